@@ -1,0 +1,197 @@
+// `dataplane`: the command-line face of the core. Thin: read files, call core, print.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { detectDialect } from '../core/detect';
+import { analyzeIptables, statusSummary, type IptablesAnalysis } from '../core/language/iptables';
+import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
+import { countBySeverity, type Diagnostic } from '../core/model/diagnostics';
+import { humanPosition } from '../core/model/range';
+
+const VERSION = '0.1.0';
+
+const HELP = `dataplane ${VERSION} — read a Kubernetes node's Service dataplane from its dumps
+
+Usage:
+  dataplane parse FILE|- [FILE…] [--json]     parse dumps, print counts and diagnostics
+  dataplane services FILE… [--json]          list Service ports: frontends, endpoints, shares
+  dataplane --help | --version
+
+FILE is an iptables-save / iptables-restore dump ("-" reads standard input).
+Exit status: 0 fine, 1 a file has errors, 2 bad usage or unreadable file.
+
+--json output:
+  parse:    {"dialect","producer","counts":{…},"diagnostics":[{"line","column","severity","code","message"}]}
+            (an array of those when several files are given)
+  services: {"mode":"iptables","services":[{"namespace","name","portName","protocol",
+            "frontends":[{"kind","address"?,"port"}],"endpoints":[{"address","port","probability","local"?}],
+            "policies":{…}}]}
+`;
+
+interface Loaded {
+  name: string;
+  text: string;
+}
+
+class UsageError extends Error {}
+
+function readInput(file: string): Loaded {
+  if (file === '-') return { name: '<stdin>', text: readFileSync(0, 'utf8') };
+  try {
+    return { name: file, text: readFileSync(file, 'utf8') };
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+function analyze(input: Loaded): { analysis?: IptablesAnalysis; dialect?: string } {
+  const dialect = detectDialect(input.text, input.name) ?? 'iptables';
+  if (dialect !== 'iptables') return { dialect };
+  return { analysis: analyzeIptables(input.text), dialect };
+}
+
+function diagnosticJson(d: Diagnostic) {
+  const p = humanPosition(d.range.start);
+  return { line: p.line, column: p.column, severity: d.severity, code: d.code, message: d.message };
+}
+
+function unsupported(name: string, dialect: string): Record<string, unknown> {
+  return {
+    dialect,
+    producer: null,
+    counts: {},
+    diagnostics: [{ line: 1, column: 1, severity: 'error', code: 'unsupported-dialect', message: `${name}: ${dialect} dumps are not supported yet` }],
+  };
+}
+
+function parseCommand(files: string[], json: boolean, out: (s: string) => void): number {
+  let failed = false;
+  const results: unknown[] = [];
+  for (const file of files) {
+    const input = readInput(file);
+    const { analysis, dialect } = analyze(input);
+    if (!analysis) {
+      failed = true;
+      const r = unsupported(input.name, dialect!);
+      if (json) results.push(r);
+      else out(`${input.name}: ${dialect} dumps are not supported yet`);
+      continue;
+    }
+    const s = statusSummary(analysis);
+    const severities = countBySeverity(analysis.diagnostics);
+    if (severities.error > 0) failed = true;
+    if (json) {
+      results.push({
+        dialect: 'iptables',
+        producer: analysis.ruleset.producer ?? null,
+        counts: {
+          tables: s.tables,
+          chains: s.chains,
+          rules: s.rules,
+          services: s.services,
+          saves: analysis.ruleset.saves.length,
+          lines: analysis.ruleset.lineCount,
+          errors: severities.error,
+          warnings: severities.warning,
+          information: severities.information,
+          hints: severities.hint,
+        },
+        diagnostics: analysis.diagnostics.map(diagnosticJson).sort((a, b) => a.line - b.line || a.column - b.column),
+      });
+    } else {
+      out(`${input.name}: iptables${s.producer ? ` (${s.producer}, backend ${s.backend})` : ''}, ${s.family}`);
+      out(`  ${s.tables} tables, ${s.chains} chains, ${s.rules} rules, ${s.services} services`);
+      out(`  ${severities.error} errors, ${severities.warning} warnings, ${severities.information} information, ${severities.hint} hints`);
+      const sorted = [...analysis.diagnostics].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+      for (const d of sorted) {
+        const p = humanPosition(d.range.start);
+        out(`  ${basename(input.name)}:${p.line}:${p.column}: ${d.severity} [${d.code}] ${d.message}`);
+      }
+    }
+  }
+  if (json) out(JSON.stringify(results.length === 1 ? results[0] : results, null, 2));
+  return failed ? 1 : 0;
+}
+
+function servicesCommand(files: string[], json: boolean, out: (s: string) => void): number {
+  const analyses: IptablesAnalysis[] = [];
+  for (const file of files) {
+    const input = readInput(file);
+    const { analysis, dialect } = analyze(input);
+    if (!analysis) throw new UsageError(`${input.name}: ${dialect} dumps are not supported yet`);
+    analyses.push(analysis);
+  }
+  const catalogs = analyses.map((a) => a.catalog);
+  if (json) {
+    out(JSON.stringify(catalogToJson(catalogs), null, 2));
+    return 0;
+  }
+  const services = catalogs.flatMap((c) => c.services);
+  if (services.length === 0) {
+    out('No kube-proxy Services found (no KUBE-SVC / KUBE-SERVICES rules).');
+    return 0;
+  }
+  for (const s of services) for (const line of formatService(s)) out(line);
+  out(`${services.length} service ports`);
+  return 0;
+}
+
+function formatService(s: Service): string[] {
+  const lines: string[] = [];
+  const name = s.anonymous ? `${s.name} (no comments: name unknown)` : servicePortNameString(s);
+  lines.push(`${name} ${s.protocol}`);
+  for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${f.address ? `${f.address}:` : '*:'}${f.port}`);
+  if (s.endpoints.length === 0) lines.push(`  (no endpoints: ${s.policies.noEndpoints ?? 'reject'})`);
+  for (const e of s.endpoints) {
+    const addr = e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
+    lines.push(`  → ${addr.padEnd(22)} ${formatShare(e.probability).padStart(6)}${e.local ? '  local' : ''}`);
+  }
+  const p = s.policies;
+  const flags = [
+    p.sessionAffinity ? `affinity ClientIP ${p.sessionAffinity.timeoutSeconds}s` : '',
+    p.externalTrafficPolicy === 'Local' ? 'externalTrafficPolicy Local' : '',
+    p.internalTrafficPolicy === 'Local' ? 'internalTrafficPolicy Local' : '',
+    p.loadBalancerSourceRanges ? `source ranges ${p.loadBalancerSourceRanges.join(',')}` : '',
+  ].filter(Boolean);
+  if (flags.length) lines.push(`  ${flags.join('; ')}`);
+  lines.push('');
+  return lines;
+}
+
+export function run(argv: string[], out: (s: string) => void, err: (s: string) => void): number {
+  const args = argv.filter((a) => a !== '--json');
+  const json = argv.includes('--json');
+  try {
+    if (args.length === 0 || args.includes('--help') || args.includes('-h') || args[0] === 'help') {
+      out(HELP);
+      return args.length === 0 ? 2 : 0;
+    }
+    if (args.includes('--version')) {
+      out(VERSION);
+      return 0;
+    }
+    const [command, ...rest] = args;
+    const unknown = rest.find((a) => a.startsWith('--'));
+    if (unknown) throw new UsageError(`unknown option ${unknown}`);
+    if (rest.length === 0) throw new UsageError(`${command} needs at least one FILE`);
+    switch (command) {
+      case 'parse':
+        return parseCommand(rest, json, out);
+      case 'services':
+        return servicesCommand(rest, json, out);
+      default:
+        throw new UsageError(`unknown command ${command}`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      err(`dataplane: ${e.message}\nTry 'dataplane --help'.`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (require.main === module) {
+  const lines: string[] = [];
+  const code = run(process.argv.slice(2), (...s) => lines.push(...s), (s) => process.stderr.write(s + '\n'));
+  process.stdout.write(lines.length ? lines.join('\n') + '\n' : '', () => process.exit(code));
+}

@@ -1,0 +1,472 @@
+// The Service catalog (DESIGN §4) of an iptables-mode node: built from kube-proxy's comments where it
+// wrote them and from the chain structure where it did not (large clusters drop most comments).
+import type { Diagnostic } from '../model/diagnostics';
+import {
+  findAnyMatchOption,
+  findMatchOption,
+  findParam,
+  findTargetOption,
+  ruleComment,
+  type Chain,
+  type IptablesRuleset,
+  type Rule,
+  type Table,
+} from '../model/iptables';
+import type { Range } from '../model/range';
+import { t } from '../l10n';
+import { classifyKubeChain, isServiceHashedKind } from './chains';
+import { endpointHash, portProtoHash } from './hash';
+
+export type FrontendKind = 'clusterIP' | 'nodePort' | 'loadBalancer' | 'externalIP';
+
+export interface ObjectRef {
+  /** Chain name, or the rule's chain for rules. */
+  name: string;
+  tableId: string;
+  range: Range;
+  role: 'service-chain' | 'service-local-chain' | 'external-chain' | 'firewall-chain' | 'endpoint-chain' | 'frontend-rule' | 'reject-rule';
+}
+
+export interface Frontend {
+  kind: FrontendKind;
+  address?: string;
+  port: number;
+  range?: Range;
+  /**
+   * For Services without endpoints kube-proxy writes the same REJECT rule for external and load-balancer
+   * IPs, so the dump cannot tell them apart; such frontends are reported as externalIP with this flag.
+   */
+  kindUncertain?: boolean;
+}
+
+export interface Endpoint {
+  address: string;
+  port: number;
+  /** Share of new ClusterIP connections from a pod that reach this endpoint. */
+  probability: number;
+  local?: boolean;
+  /** The KUBE-SEP chain. */
+  chain?: string;
+  /** The raw `--probability` on the rule that selects it (kube-proxy writes 1/n, 1/(n-1), …). */
+  ruleProbability?: number;
+  range?: Range;
+}
+
+export interface Policies {
+  sessionAffinity?: { kind: 'ClientIP'; timeoutSeconds: number };
+  externalTrafficPolicy?: 'Cluster' | 'Local';
+  internalTrafficPolicy?: 'Cluster' | 'Local';
+  loadBalancerSourceRanges?: string[];
+  /** What happens to connections when the service has no (local) endpoints. */
+  noEndpoints?: 'reject' | 'drop';
+  /** Sources outside this range are masqueraded (the `! -s clusterCIDR -j KUBE-MARK-MASQ` rule). */
+  clusterCIDR?: string;
+  masqueradeAll?: boolean;
+}
+
+export interface HashCheck {
+  chain: string;
+  expected: string;
+  ok: boolean;
+  range: Range;
+}
+
+export interface Service {
+  namespace: string;
+  name: string;
+  portName: string;
+  protocol: string;
+  frontends: Frontend[];
+  endpoints: Endpoint[];
+  policies: Policies;
+  objects: ObjectRef[];
+  /** The hash shared by KUBE-SVC/SVL/EXT/FW chains. */
+  hash?: string;
+  /** True when the name is unknown (no comments) and `name` holds the chain name instead. */
+  anonymous?: boolean;
+  hashChecks: HashCheck[];
+  family: 'ipv4' | 'ipv6';
+}
+
+export interface Catalog {
+  mode: 'iptables';
+  services: Service[];
+  diagnostics: Diagnostic[];
+}
+
+interface ServicePortName {
+  namespace: string;
+  name: string;
+  portName: string;
+}
+
+/** `ns/name:port …` or `ns/name …` at the start of a kube-proxy comment. */
+export function parseServicePortName(comment: string | undefined): ServicePortName | undefined {
+  if (!comment) return undefined;
+  const m = /^(?:masquerade (?:LOCAL )?traffic for |pod traffic for |route LOCAL traffic for |other traffic to )?([a-z0-9]([-a-z0-9.]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)(?::([^\s]+))?(?:\s|$)/i.exec(comment);
+  if (!m) return undefined;
+  return { namespace: m[1], name: m[3], portName: m[5] ?? '' };
+}
+
+export function servicePortNameString(spn: ServicePortName): string {
+  return `${spn.namespace}/${spn.name}${spn.portName ? `:${spn.portName}` : ''}`;
+}
+
+function stripHostPrefix(address: string): string {
+  return address.replace(/\/(32|128)$/, '');
+}
+
+function splitHostPort(value: string): { address: string; port: number } | undefined {
+  const v6 = /^\[([^\]]+)\](?::(\d+))?/.exec(value);
+  if (v6) return { address: v6[1], port: Number(v6[2] ?? 0) };
+  const m = /^([^:]+)(?::(\d+))?/.exec(value);
+  if (!m) return undefined;
+  // `--to-destination 10.0.0.1:80-90` or `10.0.0.1-10.0.0.5` ranges: keep the first address/port.
+  return { address: m[1].split('-')[0], port: Number(m[2] ?? 0) };
+}
+
+function ruleProtocol(rule: Rule): string | undefined {
+  return findParam(rule, '-p')?.values[0]?.toLowerCase();
+}
+
+function dport(rule: Rule): number | undefined {
+  const o = findAnyMatchOption(rule, '--dport', '--destination-port', '--dports', '--destination-ports');
+  if (!o || o.negated) return undefined;
+  const n = Number(o.values[0]);
+  return Number.isInteger(n) ? n : undefined;
+}
+
+function destination(rule: Rule): string | undefined {
+  const d = findParam(rule, '-d');
+  if (!d || d.negated) return undefined;
+  return stripHostPrefix(d.values[0]);
+}
+
+function isStatisticRandom(rule: Rule): number | undefined {
+  const mode = findMatchOption(rule, 'statistic', '--mode');
+  if (mode?.values[0] !== 'random') return undefined;
+  const p = Number(findMatchOption(rule, 'statistic', '--probability')?.values[0]);
+  return Number.isFinite(p) ? p : undefined;
+}
+
+function isAffinityCheck(rule: Rule): boolean {
+  const m = rule.matches.find((x) => x.module === 'recent');
+  return Boolean(m && m.options.some((o) => o.name === '--rcheck' || o.name === '--update'));
+}
+
+function frontendKindFromComment(comment: string | undefined): FrontendKind | undefined {
+  if (!comment) return undefined;
+  if (/ cluster IP$/.test(comment)) return 'clusterIP';
+  if (/ external IP$/.test(comment)) return 'externalIP';
+  if (/ loadbalancer IP$/.test(comment)) return 'loadBalancer';
+  return undefined;
+}
+
+class CatalogBuilder {
+  private readonly byKey = new Map<string, Service>();
+  readonly diagnostics: Diagnostic[] = [];
+
+  constructor(private readonly ruleset: IptablesRuleset) {}
+
+  build(): Catalog {
+    for (const table of this.ruleset.tables) {
+      if (table.name === 'nat') this.natTable(table);
+    }
+    for (const table of this.ruleset.tables) {
+      if (table.name === 'filter') this.filterTable(table);
+    }
+    const services = [...this.byKey.values()];
+    for (const s of services) this.finish(s);
+    services.sort(
+      (a, b) =>
+        a.namespace.localeCompare(b.namespace) ||
+        a.name.localeCompare(b.name) ||
+        a.portName.localeCompare(b.portName) ||
+        a.protocol.localeCompare(b.protocol) ||
+        a.family.localeCompare(b.family),
+    );
+    return { mode: 'iptables', services, diagnostics: this.diagnostics };
+  }
+
+  private service(table: Table, key: string): Service {
+    const fullKey = `${table.saveIndex}\u0000${key}`;
+    let s = this.byKey.get(fullKey);
+    if (!s) {
+      s = { namespace: '', name: '', portName: '', protocol: '', frontends: [], endpoints: [], policies: {}, objects: [], hashChecks: [], family: table.family };
+      this.byKey.set(fullKey, s);
+    }
+    return s;
+  }
+
+  private nameFrom(s: Service, spn: ServicePortName | undefined): void {
+    if (!spn || s.name) return;
+    s.namespace = spn.namespace;
+    s.name = spn.name;
+    s.portName = spn.portName;
+  }
+
+  private natTable(table: Table): void {
+    const chains = table.chains.filter((c) => !c.deletedAt);
+    // 1. Hashed per-service chains give the identity and the endpoint selection.
+    for (const chain of chains) {
+      const info = classifyKubeChain(chain.name);
+      if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
+      const s = this.service(table, `hash:${info.hash}`);
+      s.hash = info.hash;
+      const role: ObjectRef['role'] =
+        info.kind === 'service' ? 'service-chain' : info.kind === 'service-local' || info.kind === 'legacy-xlb' ? 'service-local-chain' : info.kind === 'external' ? 'external-chain' : 'firewall-chain';
+      s.objects.push({ name: chain.name, tableId: table.id, range: chain.nameRange, role });
+      for (const rule of chain.rules) {
+        this.nameFrom(s, parseServicePortName(ruleComment(rule)));
+        s.protocol ||= ruleProtocol(rule) ?? '';
+      }
+      if (info.kind === 'firewall') {
+        const ranges = chain.rules.filter((r) => r.target?.kind === 'jump' && findParam(r, '-s')).map((r) => findParam(r, '-s')!.values[0]);
+        if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
+      }
+      if (info.kind === 'external') {
+        const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.target?.name ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(ruleComment(r) ?? ''));
+        s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
+      }
+    }
+    // 2. Frontends from KUBE-SERVICES and KUBE-NODEPORTS.
+    const services = table.chainByName.get('KUBE-SERVICES');
+    for (const rule of services?.rules ?? []) {
+      const target = rule.target?.name ?? '';
+      const info = classifyKubeChain(target);
+      if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
+      const s = this.service(table, `hash:${info.hash}`);
+      const comment = ruleComment(rule);
+      this.nameFrom(s, parseServicePortName(comment));
+      s.protocol ||= ruleProtocol(rule) ?? '';
+      const port = dport(rule);
+      const address = destination(rule);
+      if (port === undefined) continue;
+      let kind = frontendKindFromComment(comment);
+      if (!kind) kind = info.kind === 'service' || info.kind === 'service-local' ? 'clusterIP' : info.kind === 'firewall' ? 'loadBalancer' : 'externalIP';
+      if (kind === 'clusterIP') s.policies.internalTrafficPolicy = info.kind === 'service-local' ? 'Local' : 'Cluster';
+      this.addFrontend(s, { kind, address, port, range: rule.range });
+      s.objects.push({ name: rule.chain, tableId: table.id, range: rule.range, role: 'frontend-rule' });
+    }
+    const nodePorts = table.chainByName.get('KUBE-NODEPORTS');
+    for (const rule of nodePorts?.rules ?? []) {
+      const info = classifyKubeChain(rule.target?.name ?? '');
+      if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
+      const port = dport(rule);
+      if (port === undefined) continue;
+      const s = this.service(table, `hash:${info.hash}`);
+      this.nameFrom(s, parseServicePortName(ruleComment(rule)));
+      s.protocol ||= ruleProtocol(rule) ?? '';
+      this.addFrontend(s, { kind: 'nodePort', port, range: rule.range });
+      s.objects.push({ name: rule.chain, tableId: table.id, range: rule.range, role: 'frontend-rule' });
+    }
+    // 3. Endpoints: follow the chain the ClusterIP frontend uses (SVC, or SVL for internalTrafficPolicy Local).
+    for (const [key, s] of this.byKey) {
+      if (!key.startsWith(`${table.saveIndex}\u0000hash:`) || !s.hash) continue;
+      const svc = table.chainByName.get(`KUBE-SVC-${s.hash}`);
+      const svl = table.chainByName.get(`KUBE-SVL-${s.hash}`) ?? table.chainByName.get(`KUBE-XLB-${s.hash}`);
+      const primary = s.policies.internalTrafficPolicy === 'Local' ? svl : (svc ?? svl);
+      const localSeps = new Set(svl ? this.selectedEndpoints(table, svl).map((e) => e.chain) : []);
+      if (primary) {
+        s.endpoints = this.selectedEndpoints(table, primary);
+        for (const e of s.endpoints) if (localSeps.has(e.chain)) e.local = true;
+        for (const rule of primary.rules) {
+          const mark = rule.target?.name === 'KUBE-MARK-MASQ';
+          if (!mark) continue;
+          const src = findParam(rule, '-s');
+          if (src?.negated) s.policies.clusterCIDR = src.values[0];
+          else if (!src) s.policies.masqueradeAll = true;
+        }
+        const affinity = primary.rules.find(isAffinityCheck);
+        if (affinity) {
+          const seconds = Number(findMatchOption(affinity, 'recent', '--seconds')?.values[0] ?? 10800);
+          s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: seconds };
+        }
+      }
+      // Endpoints reachable only through the local chain (externalTrafficPolicy Local, all endpoints elsewhere).
+      if (svl && primary !== svl) {
+        for (const e of this.selectedEndpoints(table, svl)) {
+          if (!s.endpoints.some((x) => x.chain === e.chain)) s.endpoints.push({ ...e, probability: 0, local: true });
+        }
+      }
+      this.checkHashes(table, s);
+    }
+  }
+
+  /** Endpoints a new connection can reach from a KUBE-SVC/SVL chain, with effective probabilities. */
+  private selectedEndpoints(table: Table, chain: Chain): Endpoint[] {
+    const out: Endpoint[] = [];
+    let remaining = 1;
+    for (const rule of chain.rules) {
+      const target = rule.target?.name ?? '';
+      if (!target.startsWith('KUBE-SEP-') || isAffinityCheck(rule)) continue;
+      const p = isStatisticRandom(rule);
+      const share = remaining * (p ?? 1);
+      remaining -= share;
+      const sep = table.chainByName.get(target);
+      const dnat = sep?.rules.find((r) => r.target?.kind === 'dnat');
+      const to = dnat ? findTargetOption(dnat, '--to-destination')?.values[0] : undefined;
+      const hostPort = to ? splitHostPort(to) : parseEndpointComment(ruleComment(rule));
+      if (!hostPort) continue;
+      const endpoint: Endpoint = { address: hostPort.address, port: hostPort.port, probability: share, chain: target, range: rule.range };
+      if (p !== undefined) endpoint.ruleProbability = p;
+      out.push(endpoint);
+      if (p === undefined) break; // an unconditional jump ends the selection: later rules are unreachable
+    }
+    return out;
+  }
+
+  private checkHashes(table: Table, s: Service): void {
+    if (!s.name || !s.protocol || !s.hash) return;
+    const spn = servicePortNameString(s);
+    const expected = portProtoHash(spn, s.protocol);
+    for (const prefix of ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-']) {
+      const chain = table.chainByName.get(prefix + s.hash);
+      if (!chain || !chain.declared) continue;
+      s.hashChecks.push({ chain: chain.name, expected: prefix + expected, ok: expected === s.hash, range: chain.nameRange });
+    }
+    for (const e of s.endpoints) {
+      if (!e.chain) continue;
+      const chain = table.chainByName.get(e.chain);
+      if (!chain?.declared) continue;
+      const endpoint = e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
+      const h = endpointHash(spn, s.protocol, endpoint);
+      s.hashChecks.push({ chain: e.chain, expected: `KUBE-SEP-${h}`, ok: `KUBE-SEP-${h}` === e.chain, range: chain.nameRange });
+    }
+    for (const check of s.hashChecks) {
+      if (check.ok) continue;
+      this.diagnostics.push({
+        range: check.range,
+        severity: 'hint',
+        code: 'hash-mismatch',
+        message: t('kube-proxy would name this chain {0} for {1}/{2}: the name does not match its comments (edited by hand, or a different kube-proxy version).', check.expected, spn, s.protocol),
+      });
+    }
+  }
+
+  private filterTable(table: Table): void {
+    for (const chainName of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES']) {
+      const chain = table.chainByName.get(chainName);
+      for (const rule of chain?.rules ?? []) {
+        const verdict = rule.target?.name;
+        if (verdict !== 'REJECT' && verdict !== 'DROP') continue;
+        const comment = ruleComment(rule);
+        const spn = parseServicePortName(comment);
+        const port = dport(rule);
+        if (port === undefined) continue;
+        const protocol = ruleProtocol(rule) ?? 'tcp';
+        const address = destination(rule);
+        const s = this.findByName(table, spn, protocol) ?? this.findByFrontend(table, address, port, protocol) ?? this.service(table, `noep:${spn ? servicePortNameString(spn) : `${address}:${port}`}/${protocol}`);
+        this.nameFrom(s, spn);
+        s.protocol ||= protocol;
+        const noLocal = /has no local endpoints/.test(comment ?? '');
+        let kind: FrontendKind;
+        if (chainName === 'KUBE-SERVICES') kind = 'clusterIP';
+        else if (!address && findMatchOption(rule, 'addrtype', '--dst-type')?.values[0] === 'LOCAL') kind = 'nodePort';
+        else kind = s.frontends.find((f) => f.address === address && f.port === port)?.kind ?? 'externalIP';
+        if (!s.frontends.some((f) => f.kind === kind && f.port === port && (kind === 'nodePort' || f.address === address))) {
+          const uncertain = chainName === 'KUBE-EXTERNAL-SERVICES' && kind === 'externalIP';
+          this.addFrontend(s, kind === 'nodePort' ? { kind, port, range: rule.range } : { kind, address, port, range: rule.range, ...(uncertain ? { kindUncertain: true } : {}) });
+        }
+        if (!noLocal || s.endpoints.length === 0) s.policies.noEndpoints = verdict === 'REJECT' ? 'reject' : 'drop';
+        if (noLocal) s.policies.externalTrafficPolicy = 'Local';
+        s.objects.push({ name: rule.chain, tableId: table.id, range: rule.range, role: 'reject-rule' });
+      }
+    }
+  }
+
+  private findByName(table: Table, spn: ServicePortName | undefined, protocol: string): Service | undefined {
+    if (!spn) return undefined;
+    for (const [key, s] of this.byKey) {
+      if (!key.startsWith(`${table.saveIndex}\u0000`)) continue;
+      if (s.namespace === spn.namespace && s.name === spn.name && s.portName === spn.portName && (!s.protocol || s.protocol === protocol)) return s;
+    }
+    return undefined;
+  }
+
+  private findByFrontend(table: Table, address: string | undefined, port: number, protocol: string): Service | undefined {
+    if (!address) return undefined;
+    for (const [key, s] of this.byKey) {
+      if (!key.startsWith(`${table.saveIndex}\u0000`)) continue;
+      if (s.protocol === protocol && s.frontends.some((f) => f.address === address && f.port === port)) return s;
+    }
+    return undefined;
+  }
+
+  private addFrontend(s: Service, f: Frontend): void {
+    const same = s.frontends.find((x) => x.kind === f.kind && x.port === f.port && (f.kind === 'nodePort' || x.address === f.address));
+    if (same) return;
+    s.frontends.push(f);
+  }
+
+  private finish(s: Service): void {
+    if (!s.name) {
+      s.anonymous = true;
+      s.name = s.hash ? `KUBE-SVC-${s.hash}` : (s.frontends[0] ? `${s.frontends[0].address ?? ''}:${s.frontends[0].port}` : '?');
+    }
+    s.protocol ||= 'tcp';
+    if (s.endpoints.length > 0 && s.policies.noEndpoints === 'reject' && !s.endpoints.some((e) => e.probability > 0)) {
+      // only local endpoints left for external traffic
+    }
+    const order: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
+    s.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
+  }
+}
+
+function parseEndpointComment(comment: string | undefined): { address: string; port: number } | undefined {
+  const m = / -> (\S+)$/.exec(comment ?? '');
+  return m ? splitHostPort(m[1]) : undefined;
+}
+
+export function buildCatalog(ruleset: IptablesRuleset): Catalog {
+  return new CatalogBuilder(ruleset).build();
+}
+
+/** The services JSON of `dataplane services --json` (CLI contract). */
+export function catalogToJson(catalogs: Catalog[]): unknown {
+  const services = catalogs.flatMap((c) => c.services);
+  return {
+    mode: 'iptables',
+    services: services.map((s) => ({
+      namespace: s.namespace,
+      name: s.name,
+      portName: s.portName,
+      protocol: s.protocol,
+      frontends: s.frontends.map((f) => (f.address === undefined ? { kind: f.kind, port: f.port } : { kind: f.kind, address: f.address, port: f.port })),
+      endpoints: s.endpoints.map((e) => {
+        const out: { address: string; port: number; probability: number; local?: boolean } = { address: e.address, port: e.port, probability: roundProbability(e.probability) };
+        if (e.local !== undefined) out.local = e.local;
+        return out;
+      }),
+      policies: policiesJson(s.policies),
+    })),
+  };
+}
+
+function policiesJson(p: Policies): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  out.sessionAffinity = p.sessionAffinity ? 'ClientIP' : 'None';
+  if (p.sessionAffinity) out.sessionAffinityTimeoutSeconds = p.sessionAffinity.timeoutSeconds;
+  if (p.externalTrafficPolicy) out.externalTrafficPolicy = p.externalTrafficPolicy;
+  if (p.internalTrafficPolicy) out.internalTrafficPolicy = p.internalTrafficPolicy;
+  if (p.loadBalancerSourceRanges) out.loadBalancerSourceRanges = p.loadBalancerSourceRanges;
+  if (p.noEndpoints) out.noEndpoints = p.noEndpoints;
+  if (p.clusterCIDR) out.clusterCIDR = p.clusterCIDR;
+  if (p.masqueradeAll) out.masqueradeAll = true;
+  return out;
+}
+
+/** Probabilities from chained 1/n rules carry float noise; 12 significant digits are plenty. */
+export function roundProbability(p: number): number {
+  return Number(p.toPrecision(12));
+}
+
+export function formatShare(p: number): string {
+  const pct = p * 100;
+  if (pct === 0 || pct === 100) return `${pct}%`;
+  return `${pct.toFixed(pct < 1 ? 2 : 1).replace(/\.0+$/, '')}%`;
+}
+
+export function serviceLabel(s: Service): string {
+  return s.anonymous ? s.name : `${servicePortNameString(s)}/${s.protocol}`;
+}

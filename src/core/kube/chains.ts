@@ -1,0 +1,72 @@
+// kube-proxy's iptables chains: what each name means (iptables and IPVS modes).
+
+export type KubeChainKind =
+  | 'services'
+  | 'service'
+  | 'service-local'
+  | 'external'
+  | 'firewall'
+  | 'endpoint'
+  | 'nodeports'
+  | 'mark-masq'
+  | 'mark-drop'
+  | 'postrouting'
+  | 'forward'
+  | 'external-services'
+  | 'proxy-firewall'
+  | 'proxy-canary'
+  | 'kubelet-canary'
+  | 'kubelet-firewall'
+  | 'node-port'
+  | 'load-balancer'
+  | 'loop-back'
+  | 'legacy-xlb'
+  | 'other-kube';
+
+const FIXED: Record<string, KubeChainKind> = {
+  'KUBE-SERVICES': 'services',
+  'KUBE-NODEPORTS': 'nodeports',
+  'KUBE-MARK-MASQ': 'mark-masq',
+  'KUBE-MARK-DROP': 'mark-drop',
+  'KUBE-POSTROUTING': 'postrouting',
+  'KUBE-FORWARD': 'forward',
+  'KUBE-EXTERNAL-SERVICES': 'external-services',
+  'KUBE-PROXY-FIREWALL': 'proxy-firewall',
+  'KUBE-PROXY-CANARY': 'proxy-canary',
+  'KUBE-KUBELET-CANARY': 'kubelet-canary',
+  'KUBE-FIREWALL': 'kubelet-firewall',
+  'KUBE-NODE-PORT': 'node-port',
+  'KUBE-LOAD-BALANCER': 'load-balancer',
+  'KUBE-LOOP-BACK': 'loop-back',
+};
+
+const HASHED: [string, KubeChainKind][] = [
+  ['KUBE-SVC-', 'service'],
+  ['KUBE-SVL-', 'service-local'],
+  ['KUBE-EXT-', 'external'],
+  ['KUBE-FW-', 'firewall'],
+  ['KUBE-SEP-', 'endpoint'],
+  ['KUBE-XLB-', 'legacy-xlb'],
+];
+
+export interface KubeChainInfo {
+  kind: KubeChainKind;
+  /** The 16-character hash of hashed chains. */
+  hash?: string;
+}
+
+/** Classifies a chain name; undefined for names kube-proxy does not write. */
+export function classifyKubeChain(name: string): KubeChainInfo | undefined {
+  const fixed = FIXED[name];
+  if (fixed) return { kind: fixed };
+  for (const [prefix, kind] of HASHED) {
+    if (name.startsWith(prefix)) return { kind, hash: name.slice(prefix.length) };
+  }
+  if (name.startsWith('KUBE-')) return { kind: 'other-kube' };
+  return undefined;
+}
+
+/** Chains whose suffix is portProtoHash(servicePortName, protocol). */
+export function isServiceHashedKind(kind: KubeChainKind): boolean {
+  return kind === 'service' || kind === 'service-local' || kind === 'external' || kind === 'firewall' || kind === 'legacy-xlb';
+}

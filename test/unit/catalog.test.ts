@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeIptables } from '../../src/core/language/iptables';
+import { catalogToJson } from '../../src/core/kube/catalog';
+import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+
+type Json = { services: { namespace: string; name: string; portName: string; protocol: string; frontends: { kind: string; address?: string; port: number }[]; endpoints: { address: string; port: number; probability: number; local?: boolean }[] }[] };
+
+/** The catalog reduced to what the generator knows as ground truth, in a canonical order. */
+function normalized(services: Json['services']) {
+  return services
+    .map((s) => ({
+      id: `${s.namespace}/${s.name}:${s.portName}/${s.protocol}`,
+      frontends: s.frontends.map((f) => `${f.kind} ${f.address ?? '*'}:${f.port}`).sort(),
+      endpoints: s.endpoints
+        .map((e) => ({ at: `${e.address}:${e.port}`, p: Math.round(e.probability * 1e6) / 1e6, local: Boolean(e.local) }))
+        .sort((a, b) => a.at.localeCompare(b.at)),
+    }))
+    .sort((a, b) => a.id.localeCompare(b.id));
+}
+
+function catalogOf(text: string) {
+  const a = analyzeIptables(text);
+  return { analysis: a, json: catalogToJson([a.catalog]) as Json };
+}
+
+/**
+ * Without endpoints kube-proxy writes identical REJECT rules for external and load-balancer IPs, so the
+ * dump cannot tell them apart: the catalog says externalIP (flagged kindUncertain); so must the truth.
+ */
+function truthAsDumpShowsIt(services: GenServicePort[]) {
+  return expectedCatalog(services).map((s) =>
+    s.endpoints.length > 0 || !s.frontends.some((f) => f.kind === 'loadBalancer')
+      ? s
+      : { ...s, frontends: s.frontends.map((f) => (f.kind === 'loadBalancer' ? { ...f, kind: 'externalIP' as const } : f)) },
+  );
+}
+
+function check(services: GenServicePort[], style: 'restore-input' | 'iptables-nft-save' | 'iptables-legacy-save', comments: boolean, family: 'ipv4' | 'ipv6' = 'ipv4') {
+  const text = generateIptablesDump({ services, style, comments, family });
+  const { analysis, json } = catalogOf(text);
+  expect(analysis.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  const expected = normalized(truthAsDumpShowsIt(services) as Json['services']);
+  expect(normalized(json.services)).toEqual(expected);
+}
+
+describe('Service catalog against generated kube-proxy dumps (ground truth from the generator)', () => {
+  for (const seed of [1, 2, 3, 7, 42]) {
+    for (const style of ['restore-input', 'iptables-nft-save', 'iptables-legacy-save'] as const) {
+      it(`seed ${seed}, ${style}, with comments`, () => check(randomServices(40, 4, seed), style, true));
+    }
+    it(`seed ${seed}, iptables-nft-save, without comments (large-cluster mode)`, () => check(randomServices(40, 4, seed), 'iptables-nft-save', false));
+  }
+  it('IPv6 dumps', () => check(randomServices(20, 3, 99).map((s, i) => ({
+    ...s,
+    clusterIP: `fd00:96::${(i + 1).toString(16)}`,
+    externalIPs: undefined,
+    loadBalancerIPs: undefined,
+    loadBalancerSourceRanges: undefined,
+    endpoints: s.endpoints.map((e, k) => ({ ...e, address: `fd00:10::${(i * 16 + k + 1).toString(16)}` })),
+  })), 'iptables-nft-save', true, 'ipv6'));
+});
+
+describe('effective probabilities', () => {
+  it('gives each of n endpoints 1/n although the rules say 1/n, 1/(n-1), …', () => {
+    const endpoints = Array.from({ length: 7 }, (_, k) => ({ address: `10.1.0.${k + 1}`, port: 8080 }));
+    const text = generateIptablesDump({ style: 'iptables-nft-save', services: [{ namespace: 'web', name: 'api', portName: 'http', protocol: 'tcp', clusterIP: '10.96.0.20', port: 80, endpoints }] });
+    const { analysis } = catalogOf(text);
+    const s = analysis.catalog.services[0];
+    expect(s.endpoints.map((e) => e.probability.toFixed(6))).toEqual(Array(7).fill((1 / 7).toFixed(6)));
+    expect(s.endpoints[0].ruleProbability).toBeCloseTo(1 / 7, 9);
+    expect(s.endpoints[5].ruleProbability).toBeCloseTo(1 / 2, 9);
+    expect(s.endpoints[6].ruleProbability).toBeUndefined();
+    expect(s.endpoints.reduce((sum, e) => sum + e.probability, 0)).toBeCloseTo(1, 9);
+  });
+
+  it('reads uneven hand-written probabilities as they really act', () => {
+    const text = [
+      '*nat',
+      ':KUBE-SVC-AAAAAAAAAAAAAAAA - [0:0]',
+      ':KUBE-SEP-AAAAAAAAAAAAAAA1 - [0:0]',
+      ':KUBE-SEP-AAAAAAAAAAAAAAA2 - [0:0]',
+      ':KUBE-SEP-AAAAAAAAAAAAAAA3 - [0:0]',
+      '-A KUBE-SVC-AAAAAAAAAAAAAAAA -m statistic --mode random --probability 0.25 -j KUBE-SEP-AAAAAAAAAAAAAAA1',
+      '-A KUBE-SVC-AAAAAAAAAAAAAAAA -m statistic --mode random --probability 0.5 -j KUBE-SEP-AAAAAAAAAAAAAAA2',
+      '-A KUBE-SVC-AAAAAAAAAAAAAAAA -j KUBE-SEP-AAAAAAAAAAAAAAA3',
+      '-A KUBE-SEP-AAAAAAAAAAAAAAA1 -p tcp -j DNAT --to-destination 10.0.0.1:80',
+      '-A KUBE-SEP-AAAAAAAAAAAAAAA2 -p tcp -j DNAT --to-destination 10.0.0.2:80',
+      '-A KUBE-SEP-AAAAAAAAAAAAAAA3 -p tcp -j DNAT --to-destination 10.0.0.3:80',
+      'COMMIT',
+    ].join('\n');
+    const s = analyzeIptables(text).catalog.services[0];
+    expect(s.anonymous).toBe(true);
+    expect(s.endpoints.map((e) => [e.address, e.probability])).toEqual([
+      ['10.0.0.1', 0.25],
+      ['10.0.0.2', 0.375],
+      ['10.0.0.3', 0.375],
+    ]);
+  });
+});
