@@ -140,7 +140,8 @@ function formatService(s: Service): string[] {
   const name = s.anonymous ? `${s.name} (no comments: name unknown)` : servicePortNameString(s);
   lines.push(`${name} ${s.protocol}`);
   for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${f.address ? `${f.address}:` : '*:'}${f.port}`);
-  if (s.endpoints.length === 0) lines.push(`  (no endpoints: ${s.policies.noEndpoints ?? 'reject'})`);
+  if (s.endpointsNotInDump) lines.push('  (endpoints not in this file: its chain comes from an earlier restore)');
+  else if (s.endpoints.length === 0) lines.push(`  (no endpoints: ${s.policies.noEndpoints ?? 'no rule for them in this file'})`);
   for (const e of s.endpoints) {
     const addr = e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
     lines.push(`  → ${addr.padEnd(22)} ${formatShare(e.probability).padStart(6)}${e.local ? '  local' : ''}`);

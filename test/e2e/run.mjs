@@ -220,12 +220,12 @@ async function main() {
   install();
   if (opt.installOnly) return undefined;
 
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(OUT, { recursive: true });
   if (!opt.noPackage && !opt.vsix) run('npm', ['run', 'package'], { cwd: REPO, env: { ...process.env, npm_config_update_notifier: 'false' } });
   const vsix = opt.vsix ?? newestVsix();
   log(`VSIX: ${path.relative(REPO, vsix)} (${(statSync(vsix).size / 1024).toFixed(0)} KiB)`);
 
-  rmSync(OUT, { recursive: true, force: true });
-  mkdirSync(OUT, { recursive: true });
 
   tmp = mkdtempSync(path.join(os.tmpdir(), 'dataplane-e2e-'));
   const dirs = {

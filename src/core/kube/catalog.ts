@@ -86,6 +86,8 @@ export interface Service {
   anonymous?: boolean;
   hashChecks: HashCheck[];
   family: 'ipv4' | 'ipv6';
+  /** The Service's chain is jumped to but not in this file (kube-proxy's partial restore input). */
+  endpointsNotInDump?: boolean;
 }
 
 export interface Catalog {
@@ -236,6 +238,7 @@ class CatalogBuilder {
       const info = classifyKubeChain(target);
       if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
       const s = this.service(table, `hash:${info.hash}`);
+      s.hash = info.hash;
       const comment = ruleComment(rule);
       this.nameFrom(s, parseServicePortName(comment));
       s.protocol ||= ruleProtocol(rule) ?? '';
@@ -255,6 +258,7 @@ class CatalogBuilder {
       const port = dport(rule);
       if (port === undefined) continue;
       const s = this.service(table, `hash:${info.hash}`);
+      s.hash = info.hash;
       this.nameFrom(s, parseServicePortName(ruleComment(rule)));
       s.protocol ||= ruleProtocol(rule) ?? '';
       this.addFrontend(s, { kind: 'nodePort', port, range: rule.range });
@@ -267,6 +271,7 @@ class CatalogBuilder {
       const svl = table.chainByName.get(`KUBE-SVL-${s.hash}`) ?? table.chainByName.get(`KUBE-XLB-${s.hash}`);
       const primary = s.policies.internalTrafficPolicy === 'Local' ? svl : (svc ?? svl);
       const localSeps = new Set(svl ? this.selectedEndpoints(table, svl).map((e) => e.chain) : []);
+      if (!primary && !svc && !svl) s.endpointsNotInDump = true;
       if (primary) {
         s.endpoints = this.selectedEndpoints(table, primary);
         for (const e of s.endpoints) if (localSeps.has(e.chain)) e.local = true;
@@ -438,13 +443,14 @@ export function catalogToJson(catalogs: Catalog[]): unknown {
         if (e.local !== undefined) out.local = e.local;
         return out;
       }),
-      policies: policiesJson(s.policies),
+      policies: policiesJson(s.policies, s),
     })),
   };
 }
 
-function policiesJson(p: Policies): Record<string, unknown> {
+function policiesJson(p: Policies, s: Service): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (s.endpointsNotInDump) out.endpointsNotInDump = true;
   out.sessionAffinity = p.sessionAffinity ? 'ClientIP' : 'None';
   if (p.sessionAffinity) out.sessionAffinityTimeoutSeconds = p.sessionAffinity.timeoutSeconds;
   if (p.externalTrafficPolicy) out.externalTrafficPolicy = p.externalTrafficPolicy;

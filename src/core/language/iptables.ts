@@ -234,8 +234,12 @@ export function serviceDetails(a: IptablesAnalysis, s: Service, kind: KubeChainK
     for (const e of s.endpoints) {
       out.push(`- \`${hostPort(e)}\` — ${formatShare(e.probability)}${e.local ? ' · ' + t('on this node') : ''}`);
     }
-  } else {
+  } else if (s.endpointsNotInDump) {
+    out.push('', t('The Service chain is not in this file (kube-proxy\'s partial restore input): its endpoints are unknown here.'));
+  } else if (s.policies.noEndpoints) {
     out.push('', s.policies.noEndpoints === 'drop' ? t('No endpoints: connections are dropped.') : t('No endpoints: connections are rejected (ICMP port unreachable).'));
+  } else {
+    out.push('', t('No endpoints in this dump.'));
   }
   const p = s.policies;
   const policies: string[] = [];
