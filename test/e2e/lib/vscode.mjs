@@ -86,6 +86,25 @@ export async function openFile(page, name) {
   await page.waitForSelector('.editor-instance .monaco-editor .view-lines .view-line');
 }
 
+/**
+ * Makes sure the active editor is in language mode `id`; when it is not, switches it the way a person would
+ * (F1 > Change Language Mode) and returns the mode it had, so a test can tell that detection did not work.
+ */
+export async function ensureLanguageMode(page, id, log) {
+  const mode = await statusItem(page, 'status.editor.mode');
+  if (mode?.toLowerCase() === id) return mode;
+  log?.(`  (editor was in language mode "${mode}"; switching it to ${id} with Change Language Mode)`);
+  await runCommand(page, 'Change Language Mode');
+  await page.locator('.quick-input-widget .quick-input-box input').fill(id);
+  await poll(
+    async () => ((await page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused').first().getAttribute('aria-label').catch(() => '')) ?? '').toLowerCase().startsWith(`${id} `),
+    { what: `language "${id}" in the language picker` },
+  );
+  await page.keyboard.press('Enter');
+  await poll(async () => (await statusItem(page, 'status.editor.mode'))?.toLowerCase() === id, { what: `language mode ${id}` });
+  return mode;
+}
+
 /** aria-label of the active editor tab. */
 export async function activeTab(page) {
   const tab = page.locator('.tabs-container .tab.active');

@@ -44,12 +44,13 @@ export default [
 
   {
     name: 'jump targets and KUBE chain names are coloured',
-    async run({ page, vscode }) {
+    async run({ page, vscode, log }) {
       // Plain text's colour: a token of a plaintext file.
       await vscode.openFile(page, 'notes.txt');
-      const plain = await vscode.poll(async () => (await vscode.token(page, 'Plain notes, not a dump: the command palette test runs with this file active.', 'Plain')).color, { what: 'a token in notes.txt' });
+      const plain = await vscode.poll(async () => (await vscode.token(page, 'Plain notes, not a dump: the colour test reads the colour of plain text from this file.', 'Plain')).color, { what: 'a token in notes.txt' });
 
       await vscode.openFile(page, 'node1.txt');
+      await vscode.ensureLanguageMode(page, 'iptables', log);
       const checks = [
         { what: `jump target ${SVC}`, line: SERVICES_RULE, needle: SVC },
         { what: 'jump target ACCEPT', line: ACCEPT_RULE, needle: 'ACCEPT' },
@@ -75,8 +76,9 @@ export default [
 
   {
     name: 'hover on a KUBE-SVC jump target shows the service and its endpoints',
-    async run({ page, vscode }) {
+    async run({ page, vscode, log }) {
       await vscode.openFile(page, 'node1.txt');
+      await vscode.ensureLanguageMode(page, 'iptables', log);
       await vscode.gotoLine(page, SERVICES_RULE);
       const lineText = NODE1[SERVICES_RULE - 1];
       let text = '';
@@ -105,8 +107,9 @@ export default [
 
   {
     name: 'F12 on a jump target goes to the chain declaration',
-    async run({ page, vscode }) {
+    async run({ page, vscode, log }) {
       await vscode.openFile(page, 'node1.txt');
+      await vscode.ensureLanguageMode(page, 'iptables', log);
       // Put the cursor inside the jump target with Go to Line's "line:column".
       const col = NODE1[SERVICES_RULE - 1].indexOf(`-j ${SVC}`) + 6;
       await vscode.gotoLine(page, SERVICES_RULE, col);
@@ -130,8 +133,9 @@ export default [
 
   {
     name: 'outline lists tables and their chains',
-    async run({ page, vscode }) {
+    async run({ page, vscode, log }) {
       await vscode.openFile(page, 'node1.txt');
+      await vscode.ensureLanguageMode(page, 'iptables', log);
       await vscode.runCommand(page, 'Explorer: Focus on Outline View');
       const seen = new Map();
       const want = ['mangle', 'filter', 'nat', 'KUBE-SERVICES', SVC, SEP1, SEP2];
@@ -171,8 +175,10 @@ export default [
 
   {
     name: 'command palette lists the Dataplane Explorer commands',
-    async run({ page, vscode }) {
-      await vscode.openFile(page, 'notes.txt');
+    async run({ page, vscode, log }) {
+      // With an iptables editor active, where all three commands apply.
+      await vscode.openFile(page, 'node1.txt');
+      await vscode.ensureLanguageMode(page, 'iptables', log);
       await page.keyboard.press('F1');
       await page.locator('.quick-input-widget .quick-input-box input').fill('>Dataplane Explorer');
       const want = ['Dataplane Explorer: List Services', 'Dataplane Explorer: Show Log', 'Dataplane Explorer: Open as Dataplane Dump'];
