@@ -19,6 +19,8 @@ const common = {
 const builds = [
   { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The dump generator (samples, benchmarks); not part of the VSIX.
+  { ...common, entryPoints: ['scripts/generate.ts'], outfile: 'dist/generate.js' },
 ];
 
 if (watch) {

@@ -40,6 +40,8 @@ export function explainKubeChainKind(kind: KubeChainKind, table: string): string
       return t('An empty chain kubelet creates so it notices when someone flushes the tables and then recreates its rules.');
     case 'kubelet-firewall':
       return t('Drops packets to 127.0.0.0/8 that do not come from localhost (guarding NodePorts on localhost when route_localnet is on); older versions also drop packets marked 0x8000.');
+    case 'iptables-hint':
+      return t('An empty chain kubelet creates in the mangle table of the iptables backend it uses. kube-proxy and other containerized tools look for it to pick the same backend (iptables-nft or iptables-legacy) as the host, so that all rules end up in one place.');
     case 'node-port':
       return t('IPVS mode: matches NodePort traffic through the KUBE-NODE-PORT-* ipsets and marks it for masquerade where needed.');
     case 'load-balancer':
@@ -71,6 +73,7 @@ export function kubeChainKindTitle(kind: KubeChainKind): string {
     case 'proxy-canary': return t('kube-proxy canary');
     case 'kubelet-canary': return t('kubelet canary');
     case 'kubelet-firewall': return t('Localhost protection');
+    case 'iptables-hint': return t('iptables backend hint');
     case 'node-port': return t('NodePorts (IPVS mode)');
     case 'load-balancer': return t('Load balancers (IPVS mode)');
     case 'loop-back': return t('Hairpin masquerade (IPVS mode)');

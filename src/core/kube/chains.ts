@@ -17,6 +17,7 @@ export type KubeChainKind =
   | 'proxy-canary'
   | 'kubelet-canary'
   | 'kubelet-firewall'
+  | 'iptables-hint'
   | 'node-port'
   | 'load-balancer'
   | 'loop-back'
@@ -35,6 +36,7 @@ const FIXED: Record<string, KubeChainKind> = {
   'KUBE-PROXY-CANARY': 'proxy-canary',
   'KUBE-KUBELET-CANARY': 'kubelet-canary',
   'KUBE-FIREWALL': 'kubelet-firewall',
+  'KUBE-IPTABLES-HINT': 'iptables-hint',
   'KUBE-NODE-PORT': 'node-port',
   'KUBE-LOAD-BALANCER': 'load-balancer',
   'KUBE-LOOP-BACK': 'loop-back',

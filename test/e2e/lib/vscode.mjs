@@ -96,11 +96,13 @@ export async function ensureLanguageMode(page, id, log) {
   log?.(`  (editor was in language mode "${mode}"; switching it to ${id} with Change Language Mode)`);
   await runCommand(page, 'Change Language Mode');
   await page.locator('.quick-input-widget .quick-input-box input').fill(id);
-  await poll(
-    async () => ((await page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused').first().getAttribute('aria-label').catch(() => '')) ?? '').toLowerCase().startsWith(`${id} `),
-    { what: `language "${id}" in the language picker` },
-  );
-  await page.keyboard.press('Enter');
+  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  const index = await poll(async () => {
+    const labels = await quickInputRows(page);
+    const i = labels.findIndex((l) => l.replace(/\s+/g, ' ').trim().toLowerCase().startsWith(`${id} (`));
+    return i >= 0 ? i + 1 : undefined;
+  }, { what: `language "${id}" in the language picker` });
+  await rows.nth(index - 1).click();
   await poll(async () => (await statusItem(page, 'status.editor.mode'))?.toLowerCase() === id, { what: `language mode ${id}` });
   return mode;
 }

@@ -231,11 +231,13 @@ class RulesetBuilder {
       if (this.saveHasTables && this.save.tool !== undefined && this.save.tool !== tool) this.startSave();
       else if (this.saveHasTables && this.save.tool === undefined) this.startSave();
       const version = header[2];
-      const backend: IptablesBackend = header[3] === 'nf_tables' || /-nft-/.test(tool)
+      // The nf_tables variant always says so ("(nf_tables)", or xtables-save in 1.6); plain
+      // iptables-save output without that mark comes from the legacy x_tables backend.
+      const backend: IptablesBackend = header[3] === 'nf_tables' || /-nft-|^xtables/.test(tool)
         ? 'nf_tables'
-        : header[3] === 'legacy' || /-legacy-/.test(tool)
+        : header[3] === 'legacy' || /-legacy-/.test(tool) || /^ip6?tables-save$/.test(tool)
           ? 'legacy'
-          : version && /^1\.[0-7]\./.test(version) ? 'legacy' : 'unknown';
+          : 'unknown';
       this.save.tool = tool;
       this.save.version = version;
       this.save.producer = version ? `${tool} v${version}` : tool;
@@ -777,7 +779,7 @@ class RulesetBuilder {
 
 /** kube-proxy's (and Docker's) top-level chains are entered from built-in chains that restore input omits. */
 function isEntryChain(name: string): boolean {
-  return /^KUBE-(SERVICES|POSTROUTING|FORWARD|FIREWALL|EXTERNAL-SERVICES|PROXY-FIREWALL|NODEPORTS|PROXY-CANARY|KUBELET-CANARY|MARK-MASQ|MARK-DROP|NODE-PORT|LOAD-BALANCER|LOOP-BACK)$/.test(name)
+  return /^KUBE-(SERVICES|POSTROUTING|FORWARD|FIREWALL|EXTERNAL-SERVICES|PROXY-FIREWALL|NODEPORTS|PROXY-CANARY|KUBELET-CANARY|IPTABLES-HINT|MARK-MASQ|MARK-DROP|NODE-PORT|LOAD-BALANCER|LOOP-BACK)$/.test(name)
     || /^(DOCKER|DOCKER-USER|DOCKER-ISOLATION-STAGE-\d)$/.test(name);
 }
 
