@@ -1,15 +1,21 @@
 // Parses each document once per version and shares the result with every provider.
 import * as vscode from 'vscode';
-import { analyzeIptables, type IptablesAnalysis } from '../core/language/iptables';
+import { featuresFor, LANGUAGES, type AnyFeatures } from '../core/language';
+import type { DumpAnalysis } from '../core/language/types';
 import type { Log } from './log';
 import { readSettings } from './settings';
 
 export const IPTABLES_LANGUAGE = 'iptables';
-export const DUMP_SELECTOR: vscode.DocumentSelector = [{ language: IPTABLES_LANGUAGE }];
+export const DUMP_SELECTOR: vscode.DocumentSelector = LANGUAGES.map((l) => ({ language: l.languageId }));
+
+export interface Analyzed {
+  features: AnyFeatures;
+  analysis: DumpAnalysis;
+}
 
 interface Entry {
   version: number;
-  analysis: IptablesAnalysis | undefined;
+  analyzed: Analyzed | undefined;
 }
 
 export class DocumentCache implements vscode.Disposable {
@@ -23,24 +29,26 @@ export class DocumentCache implements vscode.Disposable {
     this.disposables.push(vscode.workspace.onDidCloseTextDocument((d) => this.entries.delete(d.uri.toString())));
   }
 
-  /** The analysis of an iptables document, or undefined for other languages and oversized documents. */
-  get(document: vscode.TextDocument): IptablesAnalysis | undefined {
-    if (document.languageId !== IPTABLES_LANGUAGE) return undefined;
+  /** The analysis of a dump document, or undefined for other languages and oversized documents. */
+  get(document: vscode.TextDocument): Analyzed | undefined {
+    const features = featuresFor(document.languageId);
+    if (!features) return undefined;
     const key = document.uri.toString();
     const cached = this.entries.get(key);
-    if (cached && cached.version === document.version) return cached.analysis;
+    if (cached && cached.version === document.version && cached.analyzed?.features === features) return cached.analyzed;
     const text = document.getText();
-    let analysis: IptablesAnalysis | undefined;
+    let analyzed: Analyzed | undefined;
     if (text.length > readSettings().maxDocumentSize) {
       this.log.warn(`${document.uri.fsPath}: ${text.length} characters is above dataplane.maxDocumentSize; not analysed`);
     } else {
       const started = Date.now();
-      analysis = analyzeIptables(text);
-      this.log.info(`${document.uri.fsPath} v${document.version}: ${analysis.ruleset.lineCount} lines, ${analysis.ruleset.tables.length} tables, ${analysis.catalog.services.length} services, ${analysis.diagnostics.length} diagnostics in ${Date.now() - started} ms`);
+      analyzed = { features, analysis: features.analyze(text) };
+      const s = features.statusSummary(analyzed.analysis);
+      this.log.info(`${document.uri.fsPath} v${document.version} (${features.languageId}): ${s.tables} tables, ${s.chains} chains, ${s.rules} rules, ${s.services} services, ${analyzed.analysis.diagnostics.length} diagnostics in ${Date.now() - started} ms`);
     }
-    this.entries.set(key, { version: document.version, analysis });
+    this.entries.set(key, { version: document.version, analyzed });
     this.changed.fire(document);
-    return analysis;
+    return analyzed;
   }
 
   isTooLarge(document: vscode.TextDocument): boolean {

@@ -2,8 +2,7 @@
 // providers only convert types; everything that decides what the user sees lives (and is tested) here.
 import type { Diagnostic } from '../model/diagnostics';
 import type { IptablesRuleset, Option, Rule, Table } from '../model/iptables';
-import { findMatchOption, isBuiltinChain } from '../model/iptables';
-import { containsPosition, lineRange, type Position, type Range } from '../model/range';
+import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIptables } from '../parse/iptables/parser';
 import { buildCatalog, formatShare, servicePortNameString, type Catalog, type Endpoint, type Service } from '../kube/catalog';
@@ -23,6 +22,9 @@ import {
   mdEscape,
 } from '../explain/iptables';
 import { t } from '../l10n';
+import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+
+export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
 
 export interface IptablesAnalysis {
   dialect: 'iptables';
@@ -86,15 +88,6 @@ export function referencesAt(a: IptablesAnalysis, position: Position, includeDec
   return out;
 }
 
-export interface OutlineItem {
-  name: string;
-  detail: string;
-  kind: 'table' | 'chain';
-  range: Range;
-  selectionRange: Range;
-  children: OutlineItem[];
-}
-
 export function outline(a: IptablesAnalysis): OutlineItem[] {
   const multipleSaves = new Set(a.ruleset.tables.map((tb) => tb.saveIndex)).size > 1;
   return a.ruleset.tables.map((table) => {
@@ -123,11 +116,6 @@ export function outline(a: IptablesAnalysis): OutlineItem[] {
   });
 }
 
-export interface FoldingRange {
-  start: number;
-  end: number;
-}
-
 /** Tables (header to COMMIT) and each run of consecutive rules of one chain. */
 export function foldingRanges(a: IptablesAnalysis): FoldingRange[] {
   const out: FoldingRange[] = [];
@@ -152,11 +140,6 @@ export function foldingRanges(a: IptablesAnalysis): FoldingRange[] {
     flush();
   }
   return out;
-}
-
-export interface Hover {
-  markdown: string;
-  range: Range;
 }
 
 export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefined {
@@ -304,19 +287,6 @@ function optionPartRange(o: Option, position: Position): Range {
   return o.nameRange;
 }
 
-export interface StatusSummary {
-  dialect: string;
-  producer?: string;
-  backend: string;
-  family: string;
-  tables: number;
-  chains: number;
-  rules: number;
-  services: number;
-  errors: number;
-  warnings: number;
-}
-
 export function statusSummary(a: IptablesAnalysis): StatusSummary {
   const tables = a.ruleset.tables;
   return {
@@ -333,4 +303,14 @@ export function statusSummary(a: IptablesAnalysis): StatusSummary {
   };
 }
 
-export { isBuiltinChain, findMatchOption, lineRange };
+export const iptablesFeatures: LanguageFeatures<IptablesAnalysis> = {
+  languageId: 'iptables',
+  analyze: analyzeIptables,
+  definitionAt,
+  referencesAt,
+  outline,
+  foldingRanges,
+  hoverAt,
+  statusSummary,
+  services: (a) => a.catalog.services,
+};

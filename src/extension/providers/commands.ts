@@ -31,12 +31,12 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
 
     vscode.commands.registerCommand('dataplane.listServices', async () => {
       const editor = vscode.window.activeTextEditor;
-      const analysis = editor ? cache.get(editor.document) : undefined;
-      if (!editor || !analysis) {
+      const entry = editor ? cache.get(editor.document) : undefined;
+      if (!editor || !entry) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Open an iptables-save dump to list its Services.'));
         return;
       }
-      const services = analysis.catalog.services;
+      const services = entry.features.services(entry.analysis);
       if (services.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('No kube-proxy Services in this dump (no KUBE-SERVICES rules).'));
         return;

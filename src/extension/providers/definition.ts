@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { definitionAt } from '../../core/language/iptables';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { toPosition, toRange } from '../convert';
 
@@ -8,9 +7,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
   context.subscriptions.push(
     vscode.languages.registerDefinitionProvider(DUMP_SELECTOR, {
       provideDefinition(document, position) {
-        const analysis = cache.get(document);
-        if (!analysis) return undefined;
-        const def = definitionAt(analysis, toPosition(position));
+        const entry = cache.get(document);
+        if (!entry) return undefined;
+        const def = entry.features.definitionAt(entry.analysis, toPosition(position));
         if (!def) return undefined;
         return [{ targetUri: document.uri, targetRange: toRange(def.fullRange), targetSelectionRange: toRange(def.range), originSelectionRange: undefined } satisfies vscode.LocationLink];
       },

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { IPTABLES_LANGUAGE, type DocumentCache } from '../documentCache';
+import { featuresFor } from '../../core/language';
+import type { DocumentCache } from '../documentCache';
 import { toDiagnostic } from '../convert';
 import { readSettings } from '../settings';
 
@@ -8,19 +9,19 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
   const collection = vscode.languages.createDiagnosticCollection('dataplane');
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const update = (document: vscode.TextDocument) => {
-    if (document.languageId !== IPTABLES_LANGUAGE) {
+    if (!featuresFor(document.languageId)) {
       collection.delete(document.uri);
       return;
     }
-    const analysis = cache.get(document);
-    if (!analysis) {
+    const entry = cache.get(document);
+    if (!entry) {
       collection.set(document.uri, cache.isTooLarge(document)
         ? [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), vscode.l10n.t('This dump is larger than dataplane.maxDocumentSize and was not analysed; use the dataplane command line instead.'), vscode.DiagnosticSeverity.Information)]
         : []);
       return;
     }
     const reportUnreferenced = readSettings().reportUnreferencedChains;
-    collection.set(document.uri, analysis.diagnostics.filter((d) => reportUnreferenced || d.code !== 'unreferenced-chain').map(toDiagnostic));
+    collection.set(document.uri, entry.analysis.diagnostics.filter((d) => reportUnreferenced || d.code !== 'unreferenced-chain').map(toDiagnostic));
   };
   const schedule = (document: vscode.TextDocument) => {
     const key = document.uri.toString();

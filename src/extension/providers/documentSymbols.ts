@@ -1,10 +1,17 @@
 import * as vscode from 'vscode';
-import { outline, type OutlineItem } from '../../core/language/iptables';
+import type { OutlineItem } from '../../core/language/types';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { toRange } from '../convert';
 
 function toSymbol(item: OutlineItem): vscode.DocumentSymbol {
-  const kind = item.kind === 'table' ? vscode.SymbolKind.Namespace : vscode.SymbolKind.Function;
+  const kind = {
+    table: vscode.SymbolKind.Namespace,
+    chain: vscode.SymbolKind.Function,
+    set: vscode.SymbolKind.Array,
+    map: vscode.SymbolKind.Object,
+    object: vscode.SymbolKind.Variable,
+    service: vscode.SymbolKind.Class,
+  }[item.kind];
   const symbol = new vscode.DocumentSymbol(item.name, item.detail, kind, toRange(item.range), toRange(item.selectionRange));
   symbol.children = item.children.map(toSymbol);
   return symbol;
@@ -17,8 +24,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
       DUMP_SELECTOR,
       {
         provideDocumentSymbols(document) {
-          const analysis = cache.get(document);
-          return analysis ? outline(analysis).map(toSymbol) : [];
+          const entry = cache.get(document);
+          return entry ? entry.features.outline(entry.analysis).map(toSymbol) : [];
         },
       },
       { label: 'Dataplane Explorer' },

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { foldingRanges } from '../../core/language/iptables';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 
 /** Folds each table (header to COMMIT) and each block of rules of one chain. */
@@ -7,8 +6,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
   context.subscriptions.push(
     vscode.languages.registerFoldingRangeProvider(DUMP_SELECTOR, {
       provideFoldingRanges(document) {
-        const analysis = cache.get(document);
-        return analysis ? foldingRanges(analysis).map((f) => new vscode.FoldingRange(f.start, f.end, vscode.FoldingRangeKind.Region)) : [];
+        const entry = cache.get(document);
+        return entry ? entry.features.foldingRanges(entry.analysis).map((f) => new vscode.FoldingRange(f.start, f.end, vscode.FoldingRangeKind.Region)) : [];
       },
     }),
   );

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { hoverAt } from '../../core/language/iptables';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { toMarkdown, toPosition, toRange } from '../convert';
 
@@ -8,9 +7,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
   context.subscriptions.push(
     vscode.languages.registerHoverProvider(DUMP_SELECTOR, {
       provideHover(document, position) {
-        const analysis = cache.get(document);
-        if (!analysis) return undefined;
-        const hover = hoverAt(analysis, toPosition(position));
+        const entry = cache.get(document);
+        if (!entry) return undefined;
+        const hover = entry.features.hoverAt(entry.analysis, toPosition(position));
         return hover ? new vscode.Hover(toMarkdown(hover.markdown), toRange(hover.range)) : undefined;
       },
     }),

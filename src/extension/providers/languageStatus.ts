@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { statusSummary } from '../../core/language/iptables';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 
 /** The {} item next to the language mode: dialect, backend and counts of the active dump. */
@@ -10,16 +9,16 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
   const refresh = () => {
     const document = vscode.window.activeTextEditor?.document;
     if (!document) return;
-    const analysis = cache.get(document);
-    if (!analysis) {
-      item.text = vscode.l10n.t('iptables: too large to analyse');
+    const entry = cache.get(document);
+    if (!entry) {
+      item.text = vscode.l10n.t('{0}: too large to analyse', document.languageId);
       item.detail = vscode.l10n.t('Use the dataplane command line');
       item.severity = vscode.LanguageStatusSeverity.Warning;
       return;
     }
-    const s = statusSummary(analysis);
-    const backend = s.backend === 'nf_tables' ? 'iptables-nft' : s.backend === 'legacy' ? 'iptables-legacy' : vscode.l10n.t('backend unknown');
-    item.text = vscode.l10n.t('iptables · {0} · {1} services', backend, s.services);
+    const s = entry.features.statusSummary(entry.analysis);
+    const backend = s.backend === 'nf_tables' ? 'iptables-nft' : s.backend === 'legacy' ? 'iptables-legacy' : s.backend === 'unknown' ? vscode.l10n.t('backend unknown') : s.backend;
+    item.text = vscode.l10n.t('{0} · {1} · {2} services', s.dialect, backend, s.services);
     item.detail = vscode.l10n.t('{0} tables, {1} chains, {2} rules, {3} errors, {4} warnings', s.tables, s.chains, s.rules, s.errors, s.warnings);
     item.severity = s.errors > 0 ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
   };

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { referencesAt } from '../../core/language/iptables';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { toPosition, toRange } from '../convert';
 
@@ -8,9 +7,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
   context.subscriptions.push(
     vscode.languages.registerReferenceProvider(DUMP_SELECTOR, {
       provideReferences(document, position, ctx) {
-        const analysis = cache.get(document);
-        if (!analysis) return [];
-        return referencesAt(analysis, toPosition(position), ctx.includeDeclaration).map((r) => new vscode.Location(document.uri, toRange(r)));
+        const entry = cache.get(document);
+        if (!entry) return [];
+        return entry.features.referencesAt(entry.analysis, toPosition(position), ctx.includeDeclaration).map((r) => new vscode.Location(document.uri, toRange(r)));
       },
     }),
   );

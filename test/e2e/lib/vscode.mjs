@@ -97,11 +97,14 @@ export async function ensureLanguageMode(page, id, log) {
   await runCommand(page, 'Change Language Mode');
   await page.locator('.quick-input-widget .quick-input-box input').fill(id);
   const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  let labels = [];
   const index = await poll(async () => {
-    const labels = await quickInputRows(page);
-    const i = labels.findIndex((l) => l.replace(/\s+/g, ' ').trim().toLowerCase().startsWith(`${id} (`));
+    labels = await quickInputRows(page);
+    const i = labels.findIndex((l) => /^(\S+?),? \((\S+)\)/.exec(l.trim())?.[2] === id); // "iptables, (iptables)": name, (id)
     return i >= 0 ? i + 1 : undefined;
-  }, { what: `language "${id}" in the language picker` });
+  }, { what: `language "${id}" in the language picker` }).catch((e) => {
+    throw new Error(`${e.message}; rows: ${JSON.stringify(labels)}`);
+  });
   await rows.nth(index - 1).click();
   await poll(async () => (await statusItem(page, 'status.editor.mode'))?.toLowerCase() === id, { what: `language mode ${id}` });
   return mode;

@@ -1,0 +1,55 @@
+// What every dump language offers the editor and the CLI; one implementation per dialect.
+import type { Diagnostic } from '../model/diagnostics';
+import type { Position, Range } from '../model/range';
+import type { SymbolDefinition } from '../model/symbols';
+import type { Service } from '../kube/catalog';
+
+export interface OutlineItem {
+  name: string;
+  detail: string;
+  kind: 'table' | 'chain' | 'set' | 'map' | 'object' | 'service';
+  range: Range;
+  selectionRange: Range;
+  children: OutlineItem[];
+}
+
+export interface FoldingRange {
+  start: number;
+  end: number;
+}
+
+export interface Hover {
+  markdown: string;
+  range: Range;
+}
+
+export interface StatusSummary {
+  dialect: string;
+  producer?: string;
+  backend: string;
+  family: string;
+  tables: number;
+  chains: number;
+  rules: number;
+  services: number;
+  errors: number;
+  warnings: number;
+}
+
+export interface DumpAnalysis {
+  dialect: string;
+  diagnostics: Diagnostic[];
+}
+
+export interface LanguageFeatures<A extends DumpAnalysis> {
+  /** The VS Code language id. */
+  languageId: string;
+  analyze(text: string): A;
+  definitionAt(a: A, position: Position): SymbolDefinition | undefined;
+  referencesAt(a: A, position: Position, includeDeclaration: boolean): Range[];
+  outline(a: A): OutlineItem[];
+  foldingRanges(a: A): FoldingRange[];
+  hoverAt(a: A, position: Position): Hover | undefined;
+  statusSummary(a: A): StatusSummary;
+  services(a: A): Service[];
+}
