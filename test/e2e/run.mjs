@@ -77,13 +77,15 @@ function npmInstall(prefix, spec, env = process.env) {
   mkdirSync(prefix, { recursive: true });
   writeFileSync(path.join(prefix, 'package.json'), '{ "private": true }\n');
   run('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', spec], {
-    env: { ...env, npm_config_cache: path.join(CACHE, 'npm-cache'), npm_config_update_notifier: 'false' },
+    env: { ...env, npm_config_cache: path.join(CACHE, 'npm-cache'), npm_config_logs_dir: path.join(CACHE, 'npm-logs'), npm_config_update_notifier: 'false' },
   });
 }
 
 function install() {
   mkdirSync(CACHE, { recursive: true });
-  const missing = APT_PACKAGES.filter((p) => spawnSync('dpkg', ['-s', p], { stdio: 'ignore' }).status !== 0);
+  // `dpkg -s` also succeeds for removed-but-not-purged packages: look at the status itself.
+  const installed = (p) => spawnSync('dpkg-query', ['-W', '-f=${Status}', p], { encoding: 'utf8' }).stdout === 'install ok installed';
+  const missing = APT_PACKAGES.filter((p) => !installed(p));
   if (missing.length) {
     if (process.getuid?.() !== 0) throw new Error(`missing Debian packages (need root to install): ${missing.join(' ')}`);
     const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -222,7 +224,7 @@ async function main() {
 
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
-  if (!opt.noPackage && !opt.vsix) run('npm', ['run', 'package'], { cwd: REPO, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  if (!opt.noPackage && !opt.vsix) run('npm', ['run', 'package'], { cwd: REPO, env: { ...process.env, npm_config_logs_dir: path.join(CACHE, 'npm-logs'), npm_config_update_notifier: 'false' } });
   const vsix = opt.vsix ?? newestVsix();
   log(`VSIX: ${path.relative(REPO, vsix)} (${(statSync(vsix).size / 1024).toFixed(0)} KiB)`);
 

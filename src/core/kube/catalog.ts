@@ -166,6 +166,7 @@ function frontendKindFromComment(comment: string | undefined): FrontendKind | un
 
 class CatalogBuilder {
   private readonly byKey = new Map<string, Service>();
+  private readonly indexes = new Map<number, { byName: Map<string, Service>; byFrontend: Map<string, Service> }>();
   readonly diagnostics: Diagnostic[] = [];
 
   constructor(private readonly ruleset: IptablesRuleset) {}
@@ -361,7 +362,11 @@ class CatalogBuilder {
         if (port === undefined) continue;
         const protocol = ruleProtocol(rule) ?? 'tcp';
         const address = destination(rule);
-        const s = this.findByName(table, spn, protocol) ?? this.findByFrontend(table, address, port, protocol) ?? this.service(table, `noep:${spn ? servicePortNameString(spn) : `${address}:${port}`}/${protocol}`);
+        let s = this.findByName(table, spn, protocol) ?? this.findByFrontend(table, address, port, protocol);
+        if (!s) {
+          s = this.service(table, `noep:${spn ? servicePortNameString(spn) : `${address}:${port}`}/${protocol}`);
+          if (spn) this.indexFor(table).byName.set(`${spn.namespace}/${spn.name}:${spn.portName}/${protocol}`, s);
+        }
         this.nameFrom(s, spn);
         s.protocol ||= protocol;
         const noLocal = /has no local endpoints/.test(comment ?? '');
@@ -380,22 +385,29 @@ class CatalogBuilder {
     }
   }
 
+  /** Indexes of the services found in the nat table of one save, by name and by frontend (built lazily). */
+  private indexFor(table: Table): { byName: Map<string, Service>; byFrontend: Map<string, Service> } {
+    let index = this.indexes.get(table.saveIndex);
+    if (!index) {
+      index = { byName: new Map(), byFrontend: new Map() };
+      for (const [key, s] of this.byKey) {
+        if (!key.startsWith(`${table.saveIndex}\u0000`)) continue;
+        if (s.name) index.byName.set(`${s.namespace}/${s.name}:${s.portName}/${s.protocol}`, s);
+        for (const f of s.frontends) if (f.address) index.byFrontend.set(`${f.address}:${f.port}/${s.protocol}`, s);
+      }
+      this.indexes.set(table.saveIndex, index);
+    }
+    return index;
+  }
+
   private findByName(table: Table, spn: ServicePortName | undefined, protocol: string): Service | undefined {
     if (!spn) return undefined;
-    for (const [key, s] of this.byKey) {
-      if (!key.startsWith(`${table.saveIndex}\u0000`)) continue;
-      if (s.namespace === spn.namespace && s.name === spn.name && s.portName === spn.portName && (!s.protocol || s.protocol === protocol)) return s;
-    }
-    return undefined;
+    return this.indexFor(table).byName.get(`${spn.namespace}/${spn.name}:${spn.portName}/${protocol}`);
   }
 
   private findByFrontend(table: Table, address: string | undefined, port: number, protocol: string): Service | undefined {
     if (!address) return undefined;
-    for (const [key, s] of this.byKey) {
-      if (!key.startsWith(`${table.saveIndex}\u0000`)) continue;
-      if (s.protocol === protocol && s.frontends.some((f) => f.address === address && f.port === port)) return s;
-    }
-    return undefined;
+    return this.indexFor(table).byFrontend.get(`${address}:${port}/${protocol}`);
   }
 
   private addFrontend(s: Service, f: Frontend): void {

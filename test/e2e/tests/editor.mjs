@@ -99,7 +99,8 @@ export default [
       }, { timeout: 30_000, interval: 100, what: `a hover mentioning ns1/svc1:p80 over ${SVC}` }).catch((e) => {
         throw new Error(`${e.message}\nhover text: ${JSON.stringify(text)}`);
       });
-      const expected = ['ns1/svc1:p80', '10.180.0.1:80', '10.180.0.2:80', '50%'];
+      // Service, frontend (ClusterIP:port) and both endpoints with their 50 % shares.
+      const expected = ['ns1/svc1:p80', '172.30.0.41:80', '10.180.0.1:80', '10.180.0.2:80', '50%'];
       const missing = expected.filter((s) => !text.includes(s));
       if (missing.length) throw new Error(`hover misses ${missing.map((s) => JSON.stringify(s)).join(', ')}; hover text:\n${text}`);
     },
@@ -137,6 +138,10 @@ export default [
       await vscode.openFile(page, 'node1.txt');
       await vscode.ensureLanguageMode(page, 'iptables', log);
       await vscode.runCommand(page, 'Explorer: Focus on Outline View');
+      // Give the outline the sidebar's height: collapse the explorer's folder section above it.
+      const folders = page.locator('.pane-header[aria-label^="Explorer Section"][aria-expanded="true"]');
+      if (await folders.count()) await folders.first().click();
+      await page.locator('.outline-pane .monaco-list').first().focus().catch(() => {});
       const seen = new Map();
       const want = ['mangle', 'filter', 'nat', 'KUBE-SERVICES', SVC, SEP1, SEP2];
       const find = (name) => [...seen.values()].find((r) => r.label === name || r.label.startsWith(`${name} `) || r.label.startsWith(`${name},`) || r.text.split(' ')[0] === name);
