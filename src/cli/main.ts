@@ -6,6 +6,8 @@ import { analyzeIptables, statusSummary, type IptablesAnalysis } from '../core/l
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
 import { countBySeverity, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
+import { hostPort, parseDestination, traceSnapshot, traceToJson, type Entry, type TraceResult } from '../core/trace';
+import { parseAddress } from '../core/trace/addr';
 
 const VERSION = '0.1.0';
 
@@ -14,6 +16,10 @@ const HELP = `dataplane ${VERSION} — read a Kubernetes node's Service dataplan
 Usage:
   dataplane parse FILE|- [FILE…] [--json]     parse dumps, print counts and diagnostics
   dataplane services FILE… [--json]          list Service ports: frontends, endpoints, shares
+  dataplane trace FILE… --to ADDRESS:PORT[/tcp|udp|sctp] [--from ADDRESS]
+                 [--entry pod|node|external] [--node-ip ADDRESS]… [--json]
+                                             follow a new connection through the rules: every outcome
+                                             with its probability, masquerade and the path, line by line
   dataplane --help | --version
 
 FILE is an iptables-save / iptables-restore dump ("-" reads standard input).
@@ -25,6 +31,13 @@ Exit status: 0 fine, 1 a file has errors, 2 bad usage or unreadable file.
   services: {"mode":"iptables","services":[{"namespace","name","portName","protocol",
             "frontends":[{"kind","address"?,"port"}],"endpoints":[{"address","port","probability","local"?}],
             "policies":{…}}]}
+  trace:    {"packet":{"src","dst","protocol","dport","entry"},"outcomes":[{"verdict","destination"?,
+            "probability","masquerade","assumptions":[…],"path":[{"file","line","table","chain","text","note"}]}]}
+            (warnings and what a returning client gets go to standard error)
+
+trace --entry: pod (default) a pod on this node opens the connection (PREROUTING); node: a process on
+the node (OUTPUT); external: a client outside the cluster. --from defaults to an address inside the
+cluster CIDR the rules reveal (pod), this node (node) or 203.0.113.99 (external).
 `;
 
 interface Loaded {
@@ -158,6 +171,71 @@ function formatService(s: Service): string[] {
   return lines;
 }
 
+/** Takes `--name value` pairs out of args (repeatable ones collect every value). */
+function takeOption(args: string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < args.length; ) {
+    if (args[i] === name) {
+      if (i + 1 >= args.length || args[i + 1].startsWith('--')) throw new UsageError(`${name} needs a value`);
+      values.push(args[i + 1]);
+      args.splice(i, 2);
+    } else if (args[i].startsWith(`${name}=`)) {
+      values.push(args[i].slice(name.length + 1));
+      args.splice(i, 1);
+    } else i++;
+  }
+  return values;
+}
+
+function traceCommand(args: string[], json: boolean, out: (s: string) => void, err: (s: string) => void): number {
+  const to = takeOption(args, '--to');
+  const from = takeOption(args, '--from');
+  const entry = takeOption(args, '--entry');
+  const nodeIPs = takeOption(args, '--node-ip');
+  const unknown = args.find((a) => a.startsWith('--'));
+  if (unknown) throw new UsageError(`unknown option ${unknown}`);
+  if (args.length === 0) throw new UsageError('trace needs at least one FILE');
+  if (to.length !== 1) throw new UsageError('trace needs exactly one --to ADDRESS:PORT[/tcp|udp|sctp]');
+  const destination = parseDestination(to[0]);
+  if (!destination) throw new UsageError(`--to ${to[0]}: expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp or [fd00::10]:443`);
+  const entryValue = (entry[0] ?? 'pod') as Entry;
+  if (!['pod', 'node', 'external'].includes(entryValue)) throw new UsageError(`--entry ${entryValue}: expected pod, node or external`);
+  if (from[0] && parseAddress(from[0])?.family !== parseAddress(destination.address)?.family) throw new UsageError(`--from ${from[0]}: not an address of the destination's family`);
+  for (const ip of nodeIPs) if (!parseAddress(ip)) throw new UsageError(`--node-ip ${ip}: not an address`);
+  const files: { name: string; analysis: IptablesAnalysis }[] = [];
+  for (const file of args) {
+    const input = readInput(file);
+    const { analysis, dialect } = analyze(input);
+    if (!analysis) throw new UsageError(`${input.name}: ${dialect} dumps are not supported yet`);
+    files.push({ name: input.name, analysis });
+  }
+  const result = traceSnapshot(files, { to: destination.address, dport: destination.port, protocol: destination.protocol, from: from[0], entry: entryValue, nodeIPs });
+  const names = files.map((f) => f.name);
+  if (json) {
+    out(JSON.stringify(traceToJson(result, names), null, 2));
+    for (const w of result.warnings) err(`warning: ${w}`);
+    for (const o of result.outcomes) for (const n of o.notes) err(`note: ${n}`);
+  } else {
+    for (const line of formatTrace(result, names)) out(line);
+  }
+  return 0;
+}
+
+function formatTrace(result: TraceResult, names: string[]): string[] {
+  const p = result.packet;
+  const lines = [`${p.protocol} ${p.src} → ${hostPort(p.dst, p.dport)} (from ${p.entry === 'pod' ? 'a pod on this node' : p.entry === 'node' ? 'this node' : 'outside the cluster'})`];
+  for (const w of result.warnings) lines.push(`  warning: ${w}`);
+  if (result.outcomes.length === 0) lines.push('  no outcome');
+  for (const o of result.outcomes) {
+    const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
+    lines.push('', `${formatShare(o.probability).padStart(6)}  ${what}${o.masquerade ? '  (masqueraded)' : ''}`);
+    for (const a of o.assumptions) lines.push(`        ${a}`);
+    for (const s of o.path) lines.push(`        ${basename(names[s.fileIndex] ?? '')}:${s.line + 1}  ${s.table}/${s.chain}  ${s.note}`);
+    for (const n of o.notes) lines.push(`        note: ${n}`);
+  }
+  return lines;
+}
+
 export function run(argv: string[], out: (s: string) => void, err: (s: string) => void): number {
   const args = argv.filter((a) => a !== '--json');
   const json = argv.includes('--json');
@@ -171,6 +249,7 @@ export function run(argv: string[], out: (s: string) => void, err: (s: string) =
       return 0;
     }
     const [command, ...rest] = args;
+    if (command === 'trace') return traceCommand(rest, json, out, err);
     const unknown = rest.find((a) => a.startsWith('--'));
     if (unknown) throw new UsageError(`unknown option ${unknown}`);
     if (rest.length === 0) throw new UsageError(`${command} needs at least one FILE`);

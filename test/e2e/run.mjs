@@ -16,7 +16,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, cpSync, openSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, cpSync, openSync, closeSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -180,6 +180,29 @@ let server; // code-server ChildProcess (own process group)
 let tmp; // per-run temp folder
 let context; // playwright browser context
 
+function pidsMentioning(text) {
+  const pids = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
+    } catch {}
+  }
+  return pids;
+}
+
+async function killByCommandLine(text) {
+  for (const signal of ['SIGTERM', 'SIGKILL']) {
+    const pids = pidsMentioning(text);
+    if (!pids.length) return;
+    log(`ending ${pids.length} leftover process(es) of this run with ${signal}: ${pids.join(' ')}`);
+    for (const pid of pids) {
+      try { process.kill(pid, signal); } catch {}
+    }
+    for (let i = 0; i < 30 && pidsMentioning(text).length; i++) await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function cleanup() {
   if (context) {
     const c = context;
@@ -200,6 +223,9 @@ async function cleanup() {
     }
   }
   if (tmp) {
+    // Whatever is still alive and belongs to this run (Chromium and its crashpad handlers run in their own process
+    // groups) is found by the run's unique temp folder in its command line and ended by its pid.
+    await killByCommandLine(tmp);
     // Keep code-server's and the extension host's logs for a post-mortem.
     try {
       if (existsSync(path.join(tmp, 'data', 'logs'))) cpSync(path.join(tmp, 'data', 'logs'), path.join(OUT, 'logs'), { recursive: true });
@@ -210,11 +236,15 @@ async function cleanup() {
   }
 }
 
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+let signalled = false;
+for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
   process.on(sig, async () => {
-    log(`${sig}: cleaning up`);
+    if (signalled) return;
+    signalled = true;
+    log(`${sig}: stopping code-server and Chromium, removing the temp folder`);
     await cleanup();
-    process.exit(130);
+    console.log('0 passed, 1 failed');
+    process.exit(code);
   });
 }
 
@@ -291,7 +321,11 @@ async function main() {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1600, height: 1000 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // Our own handlers below clean up on signals; playwright's would exit before code-server is stopped.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-crash-reporter'],
   });
 
   const { runSuite } = await import(pathToFileURL(path.join(HERE, 'lib', 'runner.mjs')).href);

@@ -620,7 +620,8 @@ class RulesetBuilder {
       }
       const arity = spec ? spec.arity : undefined;
       const values = this.takeValues(i, item, arity, image, spec);
-      const option = makeOption(image, values);
+      // Aliases and abbreviations (--source-port, --to) are stored under iptables-save's spelling.
+      const option = makeOption(spec ? spec.name : image, values);
       if (spec) this.checkValues(i, option, spec);
       container.options.push(option);
       if ('module' in container) container.range = spanRanges(container.range, optionRange);

@@ -1,0 +1,122 @@
+// Addresses and prefixes for the packet simulator: IPv4 as numbers, IPv6 as bigints.
+export type Family = 4 | 6;
+
+export interface Address {
+  family: Family;
+  value: bigint;
+}
+
+export interface Prefix {
+  family: Family;
+  network: bigint;
+  bits: number;
+}
+
+export function parseAddress(text: string): Address | undefined {
+  const t = text.trim().replace(/^\[|\]$/g, '');
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(t)) {
+    const parts = t.split('.').map(Number);
+    if (parts.some((p) => p > 255)) return undefined;
+    return { family: 4, value: BigInt(((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3]) };
+  }
+  if (!t.includes(':') || !/^[0-9a-fA-F:.]+$/.test(t)) return undefined;
+  let head = t;
+  let tail: number[] = [];
+  const lastColon = t.lastIndexOf(':');
+  if (t.slice(lastColon + 1).includes('.')) {
+    const v4 = parseAddress(t.slice(lastColon + 1));
+    if (!v4) return undefined;
+    tail = [Number(v4.value >> 16n), Number(v4.value & 0xffffn)];
+    head = t.slice(0, lastColon + 1); // "::ffff:" or "64:ff9b::"
+    if (!head.endsWith('::')) head = head.slice(0, -1);
+  }
+  const halves = head.split('::');
+  if (halves.length > 2) return undefined;
+  const groups = (s: string) => (s === '' ? [] : s.split(':').map((g) => (/^[0-9a-fA-F]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)));
+  const left = groups(halves[0]);
+  const right = halves.length === 2 ? groups(halves[1]) : [];
+  const all = halves.length === 2 ? [...left, ...Array(8 - left.length - right.length - tail.length).fill(0), ...right, ...tail] : [...left, ...tail];
+  if (all.length !== 8 || all.some((g) => Number.isNaN(g) || g < 0)) return undefined;
+  let value = 0n;
+  for (const g of all) value = (value << 16n) | BigInt(g);
+  return { family: 6, value };
+}
+
+function maskBits(mask: Address): number | undefined {
+  const width = mask.family === 4 ? 32 : 128;
+  let bits = 0;
+  let seenZero = false;
+  for (let i = width - 1; i >= 0; i--) {
+    const one = ((mask.value >> BigInt(i)) & 1n) === 1n;
+    if (one && seenZero) return undefined;
+    if (one) bits++;
+    else seenZero = true;
+  }
+  return bits;
+}
+
+/** `10.0.0.0/8`, `10.0.0.1`, `192.168.0.0/255.255.0.0`, `fd00::/8`. */
+export function parsePrefix(text: string): Prefix | undefined {
+  const [addr, len] = text.split('/');
+  const a = parseAddress(addr);
+  if (!a) return undefined;
+  const width = a.family === 4 ? 32 : 128;
+  let bits = width;
+  if (len !== undefined) {
+    if (/^\d+$/.test(len)) bits = Number(len);
+    else {
+      const m = parseAddress(len);
+      const b = m && m.family === a.family ? maskBits(m) : undefined;
+      if (b === undefined) return undefined;
+      bits = b;
+    }
+  }
+  if (bits > width) return undefined;
+  const shift = BigInt(width - bits);
+  return { family: a.family, network: (a.value >> shift) << shift, bits };
+}
+
+export function prefixContains(p: Prefix, a: Address): boolean {
+  if (p.family !== a.family) return false;
+  const width = p.family === 4 ? 32 : 128;
+  const shift = BigInt(width - p.bits);
+  return (a.value >> shift) << shift === p.network;
+}
+
+export function formatAddress(a: Address): string {
+  if (a.family === 4) {
+    const v = Number(a.value);
+    return [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join('.');
+  }
+  const groups: number[] = [];
+  for (let i = 7; i >= 0; i--) groups.push(Number((a.value >> BigInt(i * 16)) & 0xffffn));
+  // RFC 5952: compress the longest run of zero groups (length ≥ 2).
+  let best = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen && j - i >= 2) {
+      best = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (best < 0) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+}
+
+export function sameAddress(a: string, b: string): boolean {
+  const x = parseAddress(a);
+  const y = parseAddress(b);
+  return Boolean(x && y && x.family === y.family && x.value === y.value);
+}
+
+export function isLoopback(a: Address): boolean {
+  return a.family === 4 ? a.value >> 24n === 127n : a.value === 1n;
+}

@@ -1,0 +1,603 @@
+// The iptables packet simulator: a general netfilter evaluator over the iptables model (DESIGN §5), not a
+// kube-proxy pattern matcher. It follows the first packet of a new connection through the hooks in the
+// kernel's order, branching with probabilities on random matches and with labelled assumptions on
+// conditions the packet does not decide.
+import type { IptablesRuleset, Match, Option, Rule, Table } from '../model/iptables';
+import { ruleComment } from '../model/iptables';
+import { t } from '../l10n';
+import { formatAddress, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
+import type { Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
+
+/** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
+const MAX_BRANCHES = 4096;
+const MAX_DEPTH = 64;
+const MAX_RULE_VISITS = 2_000_000;
+
+interface State {
+  src: Address;
+  srcText: string;
+  dst: Address;
+  dstText: string;
+  dport: number;
+  sport: number;
+  protocol: string;
+  mark: number;
+  /** Set once a DNAT (or REDIRECT) rewrote the destination. */
+  dnat: boolean;
+  masquerade: boolean;
+  probability: number;
+  path: PathStep[];
+  assumptions: string[];
+  notes: string[];
+}
+
+type End = 'accept' | 'drop' | 'reject' | 'return';
+
+interface Ended {
+  state: State;
+  end: End;
+}
+
+function clone(s: State): State {
+  return { ...s, path: [...s.path], assumptions: [...s.assumptions], notes: [...s.notes] };
+}
+
+/** One condition's verdict for a state: certain, or a split with the probability of matching. */
+type Cond =
+  | { kind: 'certain'; value: boolean }
+  | { kind: 'random'; p: number; label: string }
+  | { kind: 'assume'; label: string; labelNot: string };
+
+const yes: Cond = { kind: 'certain', value: true };
+const no: Cond = { kind: 'certain', value: false };
+const certain = (v: boolean): Cond => (v ? yes : no);
+
+function portMatches(spec: string, port: number): boolean {
+  return spec.split(',').some((part) => {
+    const [lo, hi] = part.split(':');
+    const low = lo === '' ? 0 : Number(lo);
+    const high = hi === undefined ? low : hi === '' ? 65535 : Number(hi);
+    return port >= low && port <= high;
+  });
+}
+
+const PROTOCOL_NUMBERS: Record<string, string> = { '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp', '58': 'ipv6-icmp', '0': 'all' };
+
+export interface IptablesTraceInput {
+  ruleset: IptablesRuleset;
+  fileIndex: number;
+}
+
+class Tracer {
+  private visits = 0;
+  readonly warnings: string[] = [];
+  private splitBudget = MAX_BRANCHES;
+
+  constructor(
+    private readonly ruleset: IptablesRuleset,
+    private readonly fileIndex: number,
+    private readonly context: TraceContext,
+    private readonly family: 'ipv4' | 'ipv6',
+  ) {}
+
+  private table(name: string): Table | undefined {
+    return this.ruleset.tables.find((tb) => tb.name === name && tb.family === this.family);
+  }
+
+  isLocal(a: Address): boolean {
+    if (isLoopback(a)) return true;
+    return this.context.nodeIPs.some((ip) => {
+      const n = parseAddress(ip);
+      return n !== undefined && n.family === a.family && n.value === a.value;
+    });
+  }
+
+  private step(state: State, table: Table, rule: Rule, note: string): void {
+    state.path.push({ fileIndex: this.fileIndex, line: rule.range.start.line, range: rule.range, table: table.name, chain: rule.chain, text: rule.raw.trim(), note });
+  }
+
+  /** Runs one hook (e.g. PREROUTING) through every table that has it, in the kernel's table order. */
+  runHook(hook: string, tables: string[], states: State[]): { passed: State[]; ended: { state: State; verdict: Verdict }[] } {
+    let live = states;
+    const ended: { state: State; verdict: Verdict }[] = [];
+    for (const name of tables) {
+      const table = this.table(name);
+      const chain = table?.chainByName.get(hook);
+      if (!table || !chain) continue;
+      const next: State[] = [];
+      const result = this.runChain(table, hook, live, 0, []);
+      for (const e of [...result.ended, ...result.fallthrough.map((state) => ({ state, end: 'return' as End }))]) {
+        if (e.end === 'drop' || e.end === 'reject') {
+          ended.push({ state: e.state, verdict: e.end });
+        } else if (e.end === 'return') {
+          // End of a built-in chain: its policy decides.
+          const policy = chain.policy ?? 'ACCEPT';
+          if (policy === 'DROP') {
+            e.state.path.push({ fileIndex: this.fileIndex, line: chain.range.start.line, range: chain.range, table: table.name, chain: hook, text: chain.range.start.line >= 0 ? `:${hook} ${policy}` : hook, note: t('No rule decided: the policy of {0} drops the packet.', hook) });
+            ended.push({ state: e.state, verdict: 'drop' });
+          } else next.push(e.state);
+        } else next.push(e.state);
+      }
+      live = next;
+    }
+    return { passed: live, ended };
+  }
+
+  private runChain(table: Table, chainName: string, states: State[], depth: number, stack: string[]): { ended: Ended[]; fallthrough: State[] } {
+    const ended: Ended[] = [];
+    const chain = table.chainByName.get(chainName);
+    if (!chain) {
+      this.warnings.push(t('Chain {0} is not in table {1} of this dump: treated as empty.', chainName, table.name));
+      return { ended, fallthrough: states };
+    }
+    if (depth > MAX_DEPTH || stack.includes(chainName)) {
+      this.warnings.push(t('Loop or runaway depth at chain {0} ({1}): the trace stops there and drops the packet.', chainName, [...stack, chainName].join(' → ')));
+      return { ended: states.map((state) => ({ state, end: 'drop' as End })), fallthrough: [] };
+    }
+    const inner = [...stack, chainName];
+    let live = states;
+    for (const rule of chain.rules) {
+      if (live.length === 0) break;
+      const next: State[] = [];
+      for (const state of live) {
+        if (++this.visits > MAX_RULE_VISITS) {
+          this.warnings.push(t('The trace visited too many rules and stopped.'));
+          return { ended, fallthrough: [] };
+        }
+        for (const { state: s, matched, note } of this.matchRule(rule, state)) {
+          if (!matched) {
+            next.push(s);
+            continue;
+          }
+          this.applyTarget(table, rule, s, note, depth, inner, next, ended);
+        }
+      }
+      live = next;
+    }
+    return { ended, fallthrough: live };
+  }
+
+  private applyTarget(table: Table, rule: Rule, s: State, matchNote: string, depth: number, stack: string[], next: State[], ended: Ended[]): void {
+    const target = rule.target;
+    const note = (text: string) => [matchNote, text].filter(Boolean).join(' ');
+    if (!target) {
+      this.step(s, table, rule, note(t('No target: the rule only counts the packet.')));
+      next.push(s);
+      return;
+    }
+    switch (target.kind) {
+      case 'jump':
+      case 'goto': {
+        this.step(s, table, rule, note(target.kind === 'jump' ? t('Jump to {0}.', target.name) : t('Go to {0} (no return here).', target.name)));
+        const result = this.runChain(table, target.name, [s], depth + 1, stack);
+        for (const e of result.ended) {
+          if (e.end === 'return') {
+            if (target.kind === 'jump') next.push(e.state);
+            else ended.push(e);
+          } else ended.push(e);
+        }
+        for (const f of result.fallthrough) {
+          if (target.kind === 'jump') next.push(f);
+          else ended.push({ state: f, end: 'return' });
+        }
+        return;
+      }
+      case 'return':
+        this.step(s, table, rule, note(t('RETURN to the calling chain.')));
+        ended.push({ state: s, end: 'return' });
+        return;
+      case 'verdict':
+        if (target.name === 'ACCEPT') {
+          this.step(s, table, rule, note(t('ACCEPT: this table lets the packet through.')));
+          ended.push({ state: s, end: 'accept' });
+        } else if (target.name === 'DROP') {
+          this.step(s, table, rule, note(t('DROP: the packet is discarded; the client times out.')));
+          ended.push({ state: s, end: 'drop' });
+        } else {
+          this.step(s, table, rule, note(t('{0}: handed to user space; treated as accepted.', target.name)));
+          ended.push({ state: s, end: 'accept' });
+        }
+        return;
+      case 'reject':
+        this.step(s, table, rule, note(t('REJECT: the client gets an error at once.')));
+        ended.push({ state: s, end: 'reject' });
+        return;
+      case 'dnat': {
+        const to = target.options.find((o) => o.name === '--to-destination')?.values[0];
+        const rewritten = to ? this.rewrite(s, to) : false;
+        this.step(s, table, rule, note(rewritten ? t('DNAT: the destination becomes {0}.', `${hostPort(s.dstText, s.dport)}`) : t('DNAT without a usable --to-destination.')));
+        ended.push({ state: s, end: 'accept' });
+        return;
+      }
+      case 'redirect': {
+        const ports = target.options.find((o) => o.name === '--to-ports')?.values[0];
+        const local = this.context.nodeIPs.find((ip) => parseAddress(ip)?.family === s.dst.family) ?? (s.dst.family === 4 ? '127.0.0.1' : '::1');
+        this.rewrite(s, ports ? `${local}:${ports.split(/[-:]/)[0]}` : local);
+        this.step(s, table, rule, note(t('REDIRECT to this node, port {0}.', s.dport)));
+        ended.push({ state: s, end: 'accept' });
+        return;
+      }
+      case 'snat':
+      case 'masquerade':
+        s.masquerade = true;
+        this.step(s, table, rule, note(target.kind === 'masquerade' ? t('MASQUERADE: the source becomes the outgoing interface\'s address.') : t('SNAT: the source address is rewritten.')));
+        ended.push({ state: s, end: 'accept' });
+        return;
+      case 'mark': {
+        const before = s.mark;
+        if (target.name === 'MARK') s.mark = applyMark(s.mark, target.options);
+        this.step(s, table, rule, note(target.name === 'MARK' ? t('MARK: packet mark {0} → {1}.', hex(before), hex(s.mark)) : t('{0}: non-terminating, continues.', target.name)));
+        next.push(s);
+        return;
+      }
+      default:
+        if (target.name === 'CT' || target.name === 'NOTRACK') {
+          this.step(s, table, rule, note(t('{0}: connection tracking settings; continues.', target.name)));
+        } else {
+          this.step(s, table, rule, note(t('{0}: non-terminating target; continues.', target.name)));
+        }
+        next.push(s);
+    }
+  }
+
+  /** Applies `--to-destination ADDR[-ADDR][:PORT[-PORT]]` (IPv6 in brackets); ranges take their first value. */
+  private rewrite(s: State, to: string): boolean {
+    let addrText: string;
+    let portText: string | undefined;
+    const bracket = /^\[([^\]]+)\](?::(.+))?$/.exec(to);
+    if (bracket) [, addrText, portText] = bracket;
+    else if ((to.match(/:/g)?.length ?? 0) > 1) addrText = to;
+    else [addrText, portText] = to.split(':');
+    const addr = addrText ? parseAddress(addrText.split('-')[0]) : undefined;
+    if (!addr) return false;
+    s.dst = addr;
+    s.dstText = formatAddress(addr);
+    if (portText) s.dport = Number(portText.split('-')[0]);
+    s.dnat = true;
+    return true;
+  }
+
+  /** Evaluates all conditions of a rule; returns one entry per branch. */
+  private matchRule(rule: Rule, state: State): { state: State; matched: boolean; note: string }[] {
+    const conds: Cond[] = [];
+    for (const p of rule.params) conds.push(this.param(p, state));
+    for (const m of rule.matches) for (const c of this.match(m, state, rule)) conds.push(c);
+    let branches: { state: State; matched: boolean; notes: string[] }[] = [{ state, matched: true, notes: [] }];
+    for (const c of conds) {
+      if (c.kind === 'certain') {
+        if (!c.value) {
+          // Deterministic miss: every still-matching branch misses.
+          branches = branches.map((b) => ({ ...b, matched: false }));
+          break;
+        }
+        continue;
+      }
+      const out: typeof branches = [];
+      for (const b of branches) {
+        if (!b.matched) {
+          out.push(b);
+          continue;
+        }
+        if (c.kind === 'assume' && this.splitBudget <= 0) {
+          b.state.assumptions.push(c.labelNot);
+          out.push({ ...b, matched: false });
+          continue;
+        }
+        const p = c.kind === 'random' ? c.p : 0.5;
+        if (c.kind === 'assume') this.splitBudget--;
+        if (p > 0) {
+          const hit = clone(b.state);
+          hit.probability *= p;
+          if (c.kind === 'assume') hit.assumptions.push(c.label);
+          out.push({ state: hit, matched: true, notes: [...b.notes, c.kind === 'random' ? c.label : ''] });
+        }
+        if (p < 1) {
+          const miss = clone(b.state);
+          miss.probability *= 1 - p;
+          if (c.kind === 'assume') miss.assumptions.push(c.labelNot);
+          out.push({ state: miss, matched: false, notes: b.notes });
+        }
+      }
+      branches = out;
+    }
+    return branches.map((b) => ({ state: b.state, matched: b.matched, note: b.notes.filter(Boolean).join(' ') }));
+  }
+
+  private param(o: Option, s: State): Cond {
+    const v = o.values[0] ?? '';
+    const neg = (c: Cond): Cond => (o.negated ? negate(c) : c);
+    switch (o.name) {
+      case '-s':
+      case '-d': {
+        const addr = o.name === '-s' ? s.src : s.dst;
+        const prefixes = v.split(',').map(parsePrefix);
+        if (prefixes.some((p) => p === undefined)) {
+          return neg({ kind: 'assume', label: t('assuming host name {0} matches {1}', v, o.name), labelNot: t('assuming host name {0} does not match {1}', v, o.name) });
+        }
+        return neg(certain(prefixes.some((p) => prefixContains(p!, addr))));
+      }
+      case '-p': {
+        const proto = PROTOCOL_NUMBERS[v] ?? v.toLowerCase();
+        return neg(certain(proto === 'all' || proto === s.protocol));
+      }
+      case '-i':
+      case '-o':
+        return neg({ kind: 'assume', label: t('assuming the packet {0} interface {1}', o.name === '-i' ? t('arrives on') : t('leaves through'), v), labelNot: t('assuming the packet does not {0} interface {1}', o.name === '-i' ? t('arrive on') : t('leave through'), v) });
+      case '-f':
+        return neg(no); // the first packet of a connection is never a later fragment
+      default:
+        return yes;
+    }
+  }
+
+  private match(m: Match, s: State, rule: Rule): Cond[] {
+    const out: Cond[] = [];
+    const opt = (...names: string[]) => m.options.find((o) => names.includes(o.name));
+    const neg = (o: Option, c: Cond): Cond => (o.negated ? negate(c) : c);
+    switch (m.module) {
+      case 'comment':
+      case 'nfacct':
+        return [yes];
+      case 'tcp':
+      case 'udp':
+      case 'sctp':
+      case 'udplite':
+      case 'dccp': {
+        if (m.module !== s.protocol) return [no];
+        for (const o of m.options) {
+          if (o.name === '--dport') out.push(neg(o, certain(portMatches(o.values[0] ?? '', s.dport))));
+          else if (o.name === '--sport') out.push(neg(o, certain(portMatches(o.values[0] ?? '', s.sport))));
+          else if (o.name === '--syn') out.push(neg(o, yes));
+          else if (o.name === '--tcp-flags') out.push(neg(o, certain(tcpFlagsMatchSyn(o.values))));
+        }
+        return out;
+      }
+      case 'multiport':
+        for (const o of m.options) {
+          if (o.name === '--dports') out.push(neg(o, certain(portMatches(o.values[0] ?? '', s.dport))));
+          else if (o.name === '--sports') out.push(neg(o, certain(portMatches(o.values[0] ?? '', s.sport))));
+          else if (o.name === '--ports') out.push(neg(o, certain(portMatches(o.values[0] ?? '', s.dport) || portMatches(o.values[0] ?? '', s.sport))));
+        }
+        return out;
+      case 'addrtype':
+        for (const o of m.options) {
+          if (o.name !== '--src-type' && o.name !== '--dst-type') continue;
+          const addr = o.name === '--src-type' ? s.src : s.dst;
+          const types = (o.values[0] ?? '').split(',');
+          let c: Cond;
+          if (types.every((x) => x === 'LOCAL')) c = certain(this.isLocal(addr));
+          else if (types.includes('LOCAL') && this.isLocal(addr)) c = yes;
+          else c = { kind: 'assume', label: t('assuming {0} is of type {1}', formatAddress(addr), o.values[0] ?? ''), labelNot: t('assuming {0} is not of type {1}', formatAddress(addr), o.values[0] ?? '') };
+          out.push(neg(o, c));
+        }
+        return out;
+      case 'mark':
+        for (const o of m.options) {
+          if (o.name !== '--mark') continue;
+          const [value, mask] = (o.values[0] ?? '0').split('/').map((x) => Number(x));
+          const mk = Number.isFinite(mask) ? mask : 0xffffffff;
+          out.push(neg(o, certain(((s.mark & mk) >>> 0) === ((value & mk) >>> 0))));
+        }
+        return out;
+      case 'conntrack':
+      case 'state':
+        for (const o of m.options) {
+          if (o.name === '--ctstate' || o.name === '--state') {
+            const states = (o.values[0] ?? '').split(',');
+            // The first packet of a new connection: NEW, plus DNAT once a DNAT rewrote it.
+            const has = states.includes('NEW') || (states.includes('DNAT') && s.dnat) || (states.includes('SNAT') && false);
+            out.push(neg(o, certain(has)));
+          } else if (o.name === '--ctstatus') {
+            out.push(neg(o, certain(false)));
+          } else if (o.name === '--ctorigdst' || o.name === '--ctorigsrc' || o.name === '--ctreplsrc' || o.name === '--ctrepldst') {
+            out.push({ kind: 'assume', label: t('assuming {0} {1} matches', o.name, o.values[0] ?? ''), labelNot: t('assuming {0} {1} does not match', o.name, o.values[0] ?? '') });
+          } else if (o.name === '--ctproto') {
+            out.push(neg(o, certain((PROTOCOL_NUMBERS[o.values[0] ?? ''] ?? o.values[0]) === s.protocol)));
+          }
+        }
+        return out;
+      case 'statistic': {
+        const mode = opt('--mode')?.values[0];
+        if (mode === 'random') {
+          const p = Number(opt('--probability')?.values[0] ?? 1);
+          return [{ kind: 'random', p, label: t('Taken with probability {0} (--probability).', fmtP(p)) }];
+        }
+        if (mode === 'nth') {
+          const every = Number(opt('--every')?.values[0] ?? 1);
+          return [{ kind: 'random', p: 1 / every, label: t('Taken by 1 in {0} new connections (--mode nth).', every) }];
+        }
+        return [yes];
+      }
+      case 'recent': {
+        const check = m.options.find((o) => o.name === '--rcheck' || o.name === '--update');
+        if (!check) return [yes]; // --set / --remove match and record
+        const seconds = opt('--seconds')?.values[0];
+        // A new client is in no recent list; a returning one would match here (session affinity).
+        s.notes.push(seconds
+          ? t('Session affinity: a returning client (seen within {0} s) skips the random choice and goes back to the endpoint it used before ({1}).', seconds, rule.chain)
+          : t('A returning client (in recent list {0}) would match {1} rule {2} instead.', opt('--name')?.values[0] ?? 'DEFAULT', rule.chain, rule.index));
+        return [certain(Boolean(check.negated))];
+      }
+      case 'icmp':
+      case 'icmp6':
+        return [no];
+      case 'limit':
+      case 'hashlimit':
+      case 'connlimit':
+        return [{ kind: 'assume', label: t('assuming -m {0} lets the packet through', m.module), labelNot: t('assuming -m {0} holds the packet back', m.module) }];
+      case 'set': {
+        const o = opt('--match-set');
+        const name = o?.values[0] ?? '?';
+        return [{ kind: 'assume', label: t('assuming the packet is in ipset {0}', name), labelNot: t('assuming the packet is not in ipset {0}', name) }];
+      }
+      default: {
+        const label = `-m ${m.module}${m.options.length ? ' ' + m.options.map((o) => `${o.negated ? '! ' : ''}${o.name} ${o.values.join(' ')}`.trim()).join(' ') : ''}`;
+        return [{ kind: 'assume', label: t('assuming {0} matches', label), labelNot: t('assuming {0} does not match', label) }];
+      }
+    }
+  }
+
+  initialState(packet: Packet): State {
+    const src = parseAddress(packet.src)!;
+    const dst = parseAddress(packet.dst)!;
+    return {
+      src,
+      srcText: formatAddress(src),
+      dst,
+      dstText: formatAddress(dst),
+      dport: packet.dport,
+      sport: packet.sport ?? 40000,
+      protocol: packet.protocol,
+      mark: 0,
+      dnat: false,
+      masquerade: false,
+      probability: 1,
+      path: [],
+      assumptions: [],
+      notes: [],
+    };
+  }
+}
+
+function negate(c: Cond): Cond {
+  if (c.kind === 'certain') return certain(!c.value);
+  if (c.kind === 'random') return { kind: 'random', p: 1 - c.p, label: c.label };
+  return { kind: 'assume', label: c.labelNot, labelNot: c.label };
+}
+
+/** --tcp-flags MASK COMP for the first packet of a connection (SYN only). */
+function tcpFlagsMatchSyn(values: string[]): boolean {
+  const flags = (s: string) => new Set(s === 'ALL' ? ['SYN', 'ACK', 'FIN', 'RST', 'URG', 'PSH'] : s === 'NONE' ? [] : s.split(','));
+  const mask = flags(values[0] ?? 'NONE');
+  const comp = flags(values[1] ?? 'NONE');
+  for (const f of mask) if ((f === 'SYN') !== comp.has(f)) return false;
+  return true;
+}
+
+function applyMark(mark: number, options: Option[]): number {
+  for (const o of options) {
+    const [v, m] = (o.values[0] ?? '0').split('/').map((x) => Number(x));
+    const value = v >>> 0;
+    switch (o.name) {
+      case '--set-xmark': {
+        const mask = Number.isFinite(m) ? m >>> 0 : 0xffffffff;
+        mark = ((mark & ~mask) ^ value) >>> 0;
+        break;
+      }
+      case '--set-mark': {
+        const mask = Number.isFinite(m) ? m >>> 0 : 0xffffffff;
+        mark = ((mark & ~mask) | value) >>> 0;
+        break;
+      }
+      case '--or-mark':
+        mark = (mark | value) >>> 0;
+        break;
+      case '--and-mark':
+        mark = (mark & value) >>> 0;
+        break;
+      case '--xor-mark':
+        mark = (mark ^ value) >>> 0;
+        break;
+    }
+  }
+  return mark;
+}
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+const fmtP = (p: number) => `${Number((p * 100).toPrecision(6))}%`;
+
+export function hostPort(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+/** Traces the first packet of a new connection through one iptables ruleset. */
+export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context: TraceContext, fileIndex = 0): TraceResult {
+  const src = parseAddress(packet.src);
+  const dst = parseAddress(packet.dst);
+  const warnings: string[] = [];
+  if (!src || !dst || src.family !== dst.family) {
+    return { packet, outcomes: [], warnings: [t('Source and destination must be addresses of the same family.')], context };
+  }
+  const family = dst.family === 4 ? 'ipv4' : 'ipv6';
+  const tracer = new Tracer(ruleset, fileIndex, context, family);
+  if (!ruleset.tables.some((tb) => tb.family === family)) {
+    warnings.push(t('The dump has no {0} tables: nothing filters or rewrites this packet.', family === 'ipv4' ? 'IPv4' : 'IPv6'));
+  }
+  const finals: { state: State; verdict: Verdict }[] = [];
+  const start = [tracer.initialState(packet)];
+  const deliver = (states: State[]) => {
+    for (const s of states) finals.push({ state: s, verdict: s.dnat ? 'dnat' : 'accept' });
+  };
+  const run = (entry: Entry) => {
+    if (entry === 'node') {
+      const out = tracer.runHook('OUTPUT', ['raw', 'mangle', 'nat', 'filter', 'security'], start);
+      finals.push(...out.ended);
+      const post = tracer.runHook('POSTROUTING', ['mangle', 'nat'], out.passed);
+      finals.push(...post.ended);
+      // A locally generated packet to a local address loops back through INPUT.
+      const local = post.passed.filter((s) => tracer.isLocal(s.dst));
+      const remote = post.passed.filter((s) => !tracer.isLocal(s.dst));
+      const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
+      finals.push(...input.ended);
+      deliver([...input.passed, ...remote]);
+      return;
+    }
+    const pre = tracer.runHook('PREROUTING', ['raw', 'mangle', 'nat'], start);
+    finals.push(...pre.ended);
+    const local = pre.passed.filter((s) => tracer.isLocal(s.dst));
+    const forward = pre.passed.filter((s) => !tracer.isLocal(s.dst));
+    const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
+    finals.push(...input.ended);
+    deliver(input.passed);
+    const fwd = tracer.runHook('FORWARD', ['mangle', 'filter', 'security'], forward);
+    finals.push(...fwd.ended);
+    const post = tracer.runHook('POSTROUTING', ['mangle', 'nat'], fwd.passed);
+    finals.push(...post.ended);
+    deliver(post.passed);
+  };
+  run(packet.entry);
+  return { packet, outcomes: mergeOutcomes(finals), warnings: [...warnings, ...dedupe(tracer.warnings)], context };
+}
+
+function dedupe(list: string[]): string[] {
+  return [...new Set(list)];
+}
+
+/** Equal outcomes (verdict, destination, masquerade, assumptions) merge; their probabilities add up. */
+export function mergeOutcomes(finals: { state: State; verdict: Verdict }[]): Outcome[] {
+  const byKey = new Map<string, Outcome & { best: number }>();
+  for (const { state, verdict } of finals) {
+    const destination = verdict === 'dnat' ? hostPort(state.dstText, state.dport) : undefined;
+    const assumptions = [...new Set(state.assumptions)];
+    const key = JSON.stringify([verdict, destination ?? '', state.masquerade, assumptions]);
+    const existing = byKey.get(key);
+    if (existing) {
+      existing.probability += state.probability;
+      if (state.probability > existing.best) {
+        existing.best = state.probability;
+        existing.path = state.path;
+      }
+      for (const n of state.notes) if (!existing.notes.includes(n)) existing.notes.push(n);
+      continue;
+    }
+    const outcome: Outcome & { best: number } = {
+      verdict,
+      probability: state.probability,
+      masquerade: state.masquerade,
+      assumptions,
+      path: state.path,
+      notes: [...new Set(state.notes)],
+      best: state.probability,
+    };
+    if (destination) outcome.destination = destination;
+    byKey.set(key, outcome);
+  }
+  return [...byKey.values()]
+    .map(({ best: _best, ...o }) => o)
+    .sort((a, b) => b.probability - a.probability || (a.destination ?? a.verdict).localeCompare(b.destination ?? b.verdict));
+}
+
+/** Comments give a step its kube-proxy meaning; used by callers that print paths. */
+export function stepComment(rule: Rule): string | undefined {
+  return ruleComment(rule);
+}

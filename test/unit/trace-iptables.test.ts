@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeIptables } from '../../src/core/language/iptables';
+import { expectedCatalog, generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { parseDestination, traceSnapshot, traceToJson, type Entry } from '../../src/core/trace';
+import { formatAddress, parseAddress, parsePrefix, prefixContains } from '../../src/core/trace/addr';
+
+const file = (text: string) => ({ name: 'dump.iptables', analysis: analyzeIptables(text) });
+const trace = (text: string, to: string, opts: { from?: string; entry?: Entry; nodeIPs?: string[] } = {}) => {
+  const d = parseDestination(to)!;
+  return traceSnapshot([file(text)], { to: d.address, dport: d.port, protocol: d.protocol, entry: opts.entry ?? 'pod', from: opts.from, nodeIPs: opts.nodeIPs });
+};
+const summary = (r: ReturnType<typeof trace>) => r.outcomes.map((o) => `${o.probability.toFixed(4)} ${o.verdict}${o.destination ? ' ' + o.destination : ''}${o.masquerade ? ' masq' : ''}${o.assumptions.length ? ' [' + o.assumptions.join('; ') + ']' : ''}`);
+
+describe('addresses', () => {
+  it('parses and formats IPv4, IPv6, prefixes and netmasks', () => {
+    expect(formatAddress(parseAddress('10.1.2.3')!)).toBe('10.1.2.3');
+    expect(formatAddress(parseAddress('fd00:0:0:0:0:0:0:1')!)).toBe('fd00::1');
+    expect(formatAddress(parseAddress('::ffff:1.2.3.4')!)).toBe('::ffff:102:304');
+    expect(prefixContains(parsePrefix('192.168.0.0/255.255.0.0')!, parseAddress('192.168.9.9')!)).toBe(true);
+    expect(prefixContains(parsePrefix('fd00::/8')!, parseAddress('fd12::1')!)).toBe(true);
+    expect(prefixContains(parsePrefix('10.0.0.0/8')!, parseAddress('fd00::1')!)).toBe(false);
+    expect(parseAddress('10.0.0.256')).toBeUndefined();
+    expect(parseDestination('[fd00::10]:53/udp')).toEqual({ address: 'fd00::10', port: 53, protocol: 'udp' });
+    expect(parseDestination('10.96.0.1:99999')).toBeUndefined();
+  });
+});
+
+describe('iptables trace against generated kube-proxy dumps', () => {
+  for (const seed of [1, 2, 3]) {
+    it(`seed ${seed}: every ClusterIP reaches exactly the catalog's endpoints with their shares`, () => {
+      const services = randomServices(30, 4, seed);
+      const text = generateIptablesDump({ services, style: 'iptables-nft-save', nodeRules: true });
+      const f = file(text);
+      for (const truth of expectedCatalog(services)) {
+        const cluster = truth.frontends.find((fr) => fr.kind === 'clusterIP')!;
+        const r = traceSnapshot([f], { to: cluster.address!, dport: cluster.port, protocol: truth.protocol as 'tcp', entry: 'pod' });
+        const reachable = truth.endpoints.filter((e) => e.probability > 0);
+        expect(r.outcomes.reduce((s, o) => s + o.probability, 0)).toBeCloseTo(1, 9);
+        if (reachable.length === 0) {
+          // No endpoints at all: REJECT; internalTrafficPolicy Local without a local one: DROP (kube-proxy).
+          const def = services.find((x) => x.namespace === truth.namespace && x.name === truth.name && x.portName === truth.portName && x.protocol === truth.protocol)!;
+          const ready = def.endpoints.filter((e) => e.ready !== false);
+          expect(r.outcomes.map((o) => o.verdict)).toEqual([def.internalTrafficPolicy === 'Local' && ready.length > 0 ? 'drop' : 'reject']);
+          continue;
+        }
+        const got = Object.fromEntries(r.outcomes.map((o) => [o.destination, Number(o.probability.toFixed(6))]));
+        expect(got).toEqual(Object.fromEntries(reachable.map((e) => [`${e.address}:${e.port}`, Number(e.probability.toFixed(6))])));
+        // From a pod inside the cluster CIDR nothing is masqueraded (except hairpin, not traced here).
+        expect(r.outcomes.every((o) => !o.masquerade)).toBe(true);
+      }
+    });
+  }
+
+  it('from the node itself: DNAT and masquerade (KUBE-MARK-MASQ for sources outside the cluster CIDR)', () => {
+    const services = randomServices(10, 2, 4).filter((s) => s.endpoints.length > 0 && s.internalTrafficPolicy !== 'Local');
+    const text = generateIptablesDump({ services, style: 'iptables-legacy-save', nodeRules: true });
+    const s = services[0];
+    const r = trace(text, `${s.clusterIP}:${s.port}/${s.protocol}`, { entry: 'node', nodeIPs: ['192.168.0.2'] });
+    expect(r.packet.src).toBe('192.168.0.2');
+    expect(r.outcomes.every((o) => o.verdict === 'dnat' && o.masquerade)).toBe(true);
+  });
+});
+
+describe('general netfilter semantics (not kube-proxy shaped)', () => {
+  const DOCKERISH = [
+    '*filter',
+    ':INPUT ACCEPT [0:0]',
+    ':FORWARD DROP [0:0]',
+    ':OUTPUT ACCEPT [0:0]',
+    ':DOCKER - [0:0]',
+    ':ALLOW - [0:0]',
+    '-A FORWARD -o docker0 -j DOCKER',
+    '-A FORWARD -p tcp -m multiport --dports 80,443,8000:8100 -j ALLOW',
+    '-A FORWARD -p udp -j REJECT --reject-with icmp-port-unreachable',
+    '-A DOCKER -d 172.17.0.2/32 ! -i docker0 -p tcp -m tcp --dport 80 -j ACCEPT',
+    '-A ALLOW -s 10.0.0.0/8 -j RETURN',
+    '-A ALLOW -j ACCEPT',
+    'COMMIT',
+    '*nat',
+    ':PREROUTING ACCEPT [0:0]',
+    ':POSTROUTING ACCEPT [0:0]',
+    ':OUTPUT ACCEPT [0:0]',
+    '-A PREROUTING -p tcp --dport 8080 -j DNAT --to-destination 172.17.0.2:80',
+    '-A PREROUTING -p tcp --dport 2222 -j REDIRECT --to-ports 22',
+    '-A POSTROUTING -s 172.17.0.0/16 ! -o docker0 -j MASQUERADE',
+    'COMMIT',
+  ].join('\n');
+
+  it('policies, multiport ranges, RETURN to the caller, REJECT', () => {
+    expect(summary(trace(DOCKERISH, '8.8.8.8:8050', { from: '192.168.1.5', entry: 'external' }))).toEqual([
+      expect.stringMatching(/^0\.5000 accept \[assuming the packet (does not leave|leaves) through interface docker0/),
+      expect.stringMatching(/^0\.5000 accept \[assuming the packet (does not leave|leaves) through interface docker0/),
+    ]);
+    expect(summary(trace(DOCKERISH, '8.8.8.8:53/udp', { from: '192.168.1.5', entry: 'external' })).every((s) => s.includes('reject'))).toBe(true);
+    // From inside 10/8 the ALLOW chain returns and FORWARD's policy drops.
+    expect(summary(trace(DOCKERISH, '8.8.8.8:443', { from: '10.1.1.1', entry: 'external' })).every((s) => s.includes('drop'))).toBe(true);
+  });
+
+  it('interfaces split into labelled assumptions that sum to 1', () => {
+    const r = trace(DOCKERISH, '192.168.1.1:8080', { from: '192.168.1.5', entry: 'external', nodeIPs: ['192.168.1.1'] });
+    expect(r.outcomes.reduce((s, o) => s + o.probability, 0)).toBeCloseTo(1, 9);
+    expect(r.outcomes.some((o) => o.verdict === 'dnat' && o.destination === '172.17.0.2:80')).toBe(true);
+    expect(r.outcomes.flatMap((o) => o.assumptions).some((a) => a.includes('docker0'))).toBe(true);
+  });
+
+  it('REDIRECT goes to this node', () => {
+    const r = trace(DOCKERISH, '192.168.1.1:2222', { from: '192.168.1.5', entry: 'external', nodeIPs: ['192.168.1.1'] });
+    expect(r.outcomes.map((o) => [o.verdict, o.destination])).toEqual([['dnat', '192.168.1.1:22']]);
+  });
+
+  it('marks: set, test with mask, xor; goto does not return', () => {
+    const text = [
+      '*mangle', ':PREROUTING ACCEPT [0:0]', ':M - [0:0]', ':G - [0:0]',
+      '-A PREROUTING -j MARK --set-xmark 0x10/0xff',
+      '-A PREROUTING -m mark --mark 0x10/0xf0 -g G',
+      '-A PREROUTING -j DROP',
+      '-A G -j MARK --or-mark 0x4000',
+      'COMMIT',
+      '*filter', ':FORWARD ACCEPT [0:0]',
+      '-A FORWARD -m mark ! --mark 0x4000/0x4000 -j DROP',
+      'COMMIT',
+    ].join('\n');
+    // goto G, whose end returns to PREROUTING's caller (the hook): the DROP after the goto is never reached.
+    expect(summary(trace(text, '1.1.1.1:80', { from: '10.0.0.1' }))).toEqual(['1.0000 accept']);
+  });
+
+  it('statistic nth and random, nested, sum to 1', () => {
+    const text = ['*nat', ':PREROUTING ACCEPT [0:0]',
+      '-A PREROUTING -m statistic --mode nth --every 4 --packet 0 -j DNAT --to-destination 10.0.0.1:80',
+      '-A PREROUTING -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.0.0.2:80',
+      '-A PREROUTING -j DNAT --to-destination 10.0.0.3',
+      'COMMIT'].join('\n');
+    expect(summary(trace(text, '9.9.9.9:80', { from: '10.1.0.1' }))).toEqual(['0.3750 dnat 10.0.0.2:80', '0.3750 dnat 10.0.0.3:80', '0.2500 dnat 10.0.0.1:80']);
+  });
+
+  it('unknown modules and ipsets become assumptions, not guesses', () => {
+    const text = ['*filter', ':INPUT ACCEPT [0:0]', ':FORWARD ACCEPT [0:0]',
+      '-A FORWARD -m set --match-set BLOCKED src -j DROP',
+      '-A FORWARD -m frobnicate --level 3 -j REJECT',
+      'COMMIT'].join('\n');
+    const r = trace(text, '1.1.1.1:80', { from: '10.0.0.1' });
+    expect(r.outcomes.map((o) => o.verdict).sort()).toEqual(['accept', 'drop', 'reject']);
+    expect(r.outcomes.find((o) => o.verdict === 'drop')!.assumptions).toEqual(['assuming the packet is in ipset BLOCKED']);
+    expect(r.outcomes.find((o) => o.verdict === 'reject')!.assumptions).toEqual(['assuming the packet is not in ipset BLOCKED', 'assuming -m frobnicate --level 3 matches']);
+  });
+
+  it('loops are reported, never hang', () => {
+    const text = ['*filter', ':FORWARD ACCEPT [0:0]', ':A - [0:0]', ':B - [0:0]', '-A FORWARD -j A', '-A A -j B', '-A B -j A', 'COMMIT'].join('\n');
+    const r = trace(text, '1.1.1.1:80', { from: '10.0.0.1' });
+    expect(r.warnings.join(' ')).toContain('Loop');
+    expect(r.outcomes.map((o) => o.verdict)).toEqual(['drop']);
+  });
+
+  it('IPv6 packets use the IPv6 save of a concatenated dump', () => {
+    const text = ['*nat', ':PREROUTING ACCEPT [0:0]', '-A PREROUTING -d 10.0.0.1/32 -j DNAT --to-destination 10.0.0.9', 'COMMIT',
+      '*nat', ':PREROUTING ACCEPT [0:0]', '-A PREROUTING -d fd00::1/128 -p tcp -j DNAT --to-destination [fd00::9]:8080', 'COMMIT'].join('\n');
+    expect(summary(trace(text, '[fd00::1]:80', { from: 'fd00::5' }))).toEqual(['1.0000 dnat [fd00::9]:8080']);
+    expect(summary(trace(text, '10.0.0.1:80', { from: '10.0.0.5' }))).toEqual(['1.0000 dnat 10.0.0.9:80']);
+  });
+
+  it('the --json shape is exactly the documented one', () => {
+    const json = traceToJson(trace(DOCKERISH, '192.168.1.1:2222', { from: '192.168.1.5', entry: 'external', nodeIPs: ['192.168.1.1'] }), ['dump.iptables']) as { packet: object; outcomes: Record<string, unknown>[] };
+    expect(Object.keys(json)).toEqual(['packet', 'outcomes']);
+    expect(Object.keys(json.packet)).toEqual(['src', 'dst', 'protocol', 'dport', 'entry']);
+    expect(Object.keys(json.outcomes[0])).toEqual(['verdict', 'destination', 'probability', 'masquerade', 'assumptions', 'path']);
+    expect(Object.keys((json.outcomes[0].path as object[])[0])).toEqual(['file', 'line', 'table', 'chain', 'text', 'note']);
+  });
+});
