@@ -27,9 +27,9 @@ export function toDiagnostic(d: Diagnostic): vscode.Diagnostic {
 }
 
 /** Markdown built by core/explain, which escapes dump text; never trusted, never HTML. */
-export function toMarkdown(markdown: string): vscode.MarkdownString {
+export function toMarkdown(markdown: string, commands?: string[]): vscode.MarkdownString {
   const md = new vscode.MarkdownString(markdown);
-  md.isTrusted = false;
+  md.isTrusted = commands && commands.length ? { enabledCommands: commands } : false;
   md.supportHtml = false;
   return md;
 }

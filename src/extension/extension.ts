@@ -11,6 +11,7 @@ import * as folding from './providers/folding';
 import * as hover from './providers/hover';
 import * as languageStatus from './providers/languageStatus';
 import * as references from './providers/references';
+import * as trace from './trace/commands';
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = Date.now();
@@ -27,6 +28,7 @@ export function activate(context: vscode.ExtensionContext): void {
   diagnostics.register(context, cache);
   languageStatus.register(context, cache);
   commands.register(context, cache, log);
+  trace.register(context, cache, log);
   log.info(`activated in ${Date.now() - started} ms`);
 }
 

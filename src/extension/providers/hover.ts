@@ -10,7 +10,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
         const entry = cache.get(document);
         if (!entry) return undefined;
         const hover = entry.features.hoverAt(entry.analysis, toPosition(position));
-        return hover ? new vscode.Hover(toMarkdown(hover.markdown), toRange(hover.range)) : undefined;
+        return hover ? new vscode.Hover(toMarkdown(hover.markdown, hover.commands), toRange(hover.range)) : undefined;
       },
     }),
   );

@@ -20,7 +20,7 @@ function withTimeout(promise, ms, what) {
   ]);
 }
 
-export async function runSuite({ context, url, workspace, fixtures, outDir, testFiles, grep, log }) {
+export async function runSuite({ context, url, workspace, fixtures, outDir, testFiles, grep, log, stopped = () => false }) {
   const steps = [];
   for (const file of testFiles) {
     const mod = await import(pathToFileURL(file).href);
@@ -43,6 +43,7 @@ export async function runSuite({ context, url, workspace, fixtures, outDir, test
   const results = [];
   let n = 0;
   for (const s of selected) {
+    if (stopped()) break;
     n++;
     const shot = path.join(outDir, `${String(n).padStart(2, '0')}-${slug(s.name)}.png`);
     const start = Date.now();

@@ -1,0 +1,173 @@
+// Trace ClusterIP / Trace NodePort / Trace Packet…: ask what to trace, run the core tracer on the active
+// node snapshot, show the result in the trace view and mark the path's rules in the editor.
+import * as vscode from 'vscode';
+import { formatShare, serviceLabel, type Service } from '../../core/kube/catalog';
+import type { IptablesAnalysis } from '../../core/language/iptables';
+import { hostPort, parseDestination, traceSnapshot, type Entry, type Protocol } from '../../core/trace';
+import { parseAddress } from '../../core/trace/addr';
+import type { DocumentCache } from '../documentCache';
+import type { Log } from '../log';
+import { TraceTreeProvider } from './traceView';
+
+interface Target {
+  address: string;
+  port: number;
+  protocol: Protocol;
+}
+
+export function register(context: vscode.ExtensionContext, cache: DocumentCache, log: Log): void {
+  const tree = new TraceTreeProvider();
+  const view = vscode.window.createTreeView('dataplane.trace', { treeDataProvider: tree, showCollapseAll: true });
+  const decoration = vscode.window.createTextEditorDecorationType({
+    backgroundColor: new vscode.ThemeColor('editor.wordHighlightStrongBackground'),
+    overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.wordHighlightStrongForeground'),
+    overviewRulerLane: vscode.OverviewRulerLane.Center,
+    isWholeLine: true,
+  });
+
+  const decorate = () => {
+    const shown = tree.current;
+    for (const editor of vscode.window.visibleTextEditors) {
+      if (!shown) {
+        editor.setDecorations(decoration, []);
+        continue;
+      }
+      const index = shown.uris.findIndex((u) => u.toString() === editor.document.uri.toString());
+      const lines = new Set(index < 0 ? [] : shown.result.outcomes.flatMap((o) => o.path.filter((s) => s.fileIndex === index).map((s) => s.line)));
+      editor.setDecorations(decoration, [...lines].map((line) => new vscode.Range(line, 0, line, 0)));
+    }
+  };
+
+  /** The iptables dump of the active editor (the node snapshot grows with IPVS and nft support). */
+  const activeSnapshot = (): { document: vscode.TextDocument; analysis: IptablesAnalysis } | undefined => {
+    const document = vscode.window.activeTextEditor?.document;
+    const entry = document ? cache.get(document) : undefined;
+    if (!document || !entry || entry.features.languageId !== 'iptables') {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Open an iptables-save dump first: the trace follows its rules.'));
+      return undefined;
+    }
+    return { document, analysis: entry.analysis as IptablesAnalysis };
+  };
+
+  const askEntry = async (defaultEntry: Entry): Promise<Entry | undefined> => {
+    const items: (vscode.QuickPickItem & { entry: Entry })[] = [
+      { entry: 'pod', label: vscode.l10n.t('From a pod on this node'), description: 'PREROUTING', detail: vscode.l10n.t('The connection arrives from a pod network interface.') },
+      { entry: 'node', label: vscode.l10n.t('From this node'), description: 'OUTPUT', detail: vscode.l10n.t('A process on the node (or a hostNetwork pod) opens the connection.') },
+      { entry: 'external', label: vscode.l10n.t('From outside the cluster'), description: 'PREROUTING', detail: vscode.l10n.t('A client outside the cluster reaches this node.') },
+    ];
+    items.sort((a, b) => (a.entry === defaultEntry ? -1 : b.entry === defaultEntry ? 1 : 0));
+    const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Where does the packet come from?') });
+    return picked?.entry;
+  };
+
+  const run = async (target: Target, entry: Entry | undefined, snapshot = activeSnapshot()) => {
+    if (!snapshot) return;
+    const from = entry ?? (await askEntry('pod'));
+    if (!from) return;
+    const nodeIPs = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []).filter((ip) => parseAddress(ip));
+    const result = traceSnapshot([{ name: snapshot.document.fileName, analysis: snapshot.analysis }], {
+      to: target.address,
+      dport: target.port,
+      protocol: target.protocol,
+      entry: from,
+      nodeIPs,
+    });
+    log.info(`trace ${target.protocol} ${hostPort(target.address, target.port)} from ${from}: ${result.outcomes.map((o) => `${formatShare(o.probability)} ${o.verdict} ${o.destination ?? ''}`).join(', ')}`);
+    tree.show({ result, uris: [snapshot.document.uri] });
+    await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', true);
+    decorate();
+    await vscode.commands.executeCommand('dataplane.trace.focus');
+    if (result.outcomes[0]) void view.reveal(tree.getChildren().find((n) => n.type === 'outcome')!, { expand: true, focus: false, select: false });
+  };
+
+  const pickFrontend = async (services: Service[], kind: 'clusterIP' | 'nodePort'): Promise<Target | undefined> => {
+    type Item = vscode.QuickPickItem & { target?: Target };
+    const items: Item[] = [];
+    for (const s of services) {
+      for (const f of s.frontends) {
+        if (f.kind !== kind) continue;
+        const address = f.address ?? '';
+        items.push({
+          label: kind === 'clusterIP' ? `${hostPort(address, f.port)}/${s.protocol}` : `NodePort ${f.port}/${s.protocol}`,
+          description: serviceLabel(s),
+          detail: s.endpoints.length ? s.endpoints.map((e) => `${hostPort(e.address, e.port)} ${formatShare(e.probability)}`).join(' · ') : vscode.l10n.t('no endpoints'),
+          target: { address, port: f.port, protocol: s.protocol as Protocol },
+        });
+      }
+    }
+    const quickPick = vscode.window.createQuickPick<Item>();
+    quickPick.title = kind === 'clusterIP' ? vscode.l10n.t('Trace ClusterIP') : vscode.l10n.t('Trace NodePort');
+    quickPick.placeholder = kind === 'clusterIP'
+      ? vscode.l10n.t('Pick a Service or type ADDRESS:PORT[/tcp|udp|sctp]')
+      : vscode.l10n.t('Pick a NodePort Service');
+    quickPick.matchOnDescription = true;
+    quickPick.matchOnDetail = true;
+    quickPick.items = items;
+    const typed = (value: string): Item[] => {
+      const d = parseDestination(value);
+      return d ? [{ label: `${hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
+    };
+    const disposables = [quickPick.onDidChangeValue((v) => (quickPick.items = [...typed(v), ...items]))];
+    const picked = await new Promise<Item | undefined>((resolve) => {
+      disposables.push(quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0])), quickPick.onDidHide(() => resolve(undefined)));
+      quickPick.show();
+    });
+    quickPick.dispose();
+    disposables.forEach((d) => d.dispose());
+    return picked?.target;
+  };
+
+  context.subscriptions.push(
+    view,
+    decoration,
+    vscode.window.onDidChangeVisibleTextEditors(decorate),
+
+    vscode.commands.registerCommand('dataplane.traceClusterIP', async () => {
+      const snapshot = activeSnapshot();
+      if (!snapshot) return;
+      const target = await pickFrontend(snapshot.analysis.catalog.services, 'clusterIP');
+      if (target) await run(target, undefined, snapshot);
+    }),
+
+    vscode.commands.registerCommand('dataplane.traceNodePort', async () => {
+      const snapshot = activeSnapshot();
+      if (!snapshot) return;
+      const target = await pickFrontend(snapshot.analysis.catalog.services, 'nodePort');
+      if (!target) return;
+      const configured = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []);
+      const nodeIP = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Trace NodePort'),
+        prompt: vscode.l10n.t('This node\'s address (the dump does not say it)'),
+        value: configured[0] ?? '192.168.0.10',
+        validateInput: (v) => (parseAddress(v) ? undefined : vscode.l10n.t('Not an IP address')),
+      });
+      if (!nodeIP) return;
+      await run({ ...target, address: nodeIP }, await askEntry('external'), snapshot);
+    }),
+
+    vscode.commands.registerCommand('dataplane.tracePacket', async (destination?: string, entry?: Entry) => {
+      const snapshot = activeSnapshot();
+      if (!snapshot) return;
+      const text = destination ?? (await vscode.window.showInputBox({
+        title: vscode.l10n.t('Trace Packet'),
+        prompt: vscode.l10n.t('Destination ADDRESS:PORT[/tcp|udp|sctp]'),
+        placeHolder: '10.96.0.10:53/udp',
+        validateInput: (v) => (parseDestination(v) ? undefined : vscode.l10n.t('Expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp')),
+      }));
+      const d = text ? parseDestination(text) : undefined;
+      if (d) await run({ address: d.address, port: d.port, protocol: d.protocol }, entry, snapshot);
+    }),
+
+    vscode.commands.registerCommand('dataplane.revealTraceStep', async (uri: vscode.Uri, range: vscode.Range) => {
+      const editor = await vscode.window.showTextDocument(uri, { preserveFocus: false, preview: true });
+      editor.selection = new vscode.Selection(range.start, range.end);
+      editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    }),
+
+    vscode.commands.registerCommand('dataplane.clearTrace', async () => {
+      tree.show(undefined);
+      decorate();
+      await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', false);
+    }),
+  );
+}

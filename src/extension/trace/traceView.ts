@@ -1,0 +1,104 @@
+// The "Dataplane Trace" view: outcomes with their share, then the path step by step, each step clickable.
+import * as vscode from 'vscode';
+import { formatShare } from '../../core/kube/catalog';
+import { hostPort, type Outcome, type PathStep, type TraceResult } from '../../core/trace';
+import { toRange } from '../convert';
+
+export interface ShownTrace {
+  result: TraceResult;
+  /** Document URIs by the steps' fileIndex. */
+  uris: vscode.Uri[];
+}
+
+type Node =
+  | { type: 'packet'; trace: ShownTrace }
+  | { type: 'warning'; text: string }
+  | { type: 'outcome'; outcome: Outcome; trace: ShownTrace }
+  | { type: 'assumption'; text: string }
+  | { type: 'note'; text: string }
+  | { type: 'step'; step: PathStep; index: number; trace: ShownTrace };
+
+export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
+  private trace: ShownTrace | undefined;
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  show(trace: ShownTrace | undefined): void {
+    this.trace = trace;
+    this.changed.fire();
+  }
+
+  get current(): ShownTrace | undefined {
+    return this.trace;
+  }
+
+  getChildren(node?: Node): Node[] {
+    const trace = this.trace;
+    if (!trace) return [];
+    if (!node) {
+      return [
+        { type: 'packet', trace },
+        ...trace.result.warnings.map((text) => ({ type: 'warning' as const, text })),
+        ...trace.result.outcomes.map((outcome) => ({ type: 'outcome' as const, outcome, trace })),
+      ];
+    }
+    if (node.type === 'outcome') {
+      return [
+        ...node.outcome.assumptions.map((text) => ({ type: 'assumption' as const, text })),
+        ...node.outcome.path.map((step, index) => ({ type: 'step' as const, step, index, trace: node.trace })),
+        ...node.outcome.notes.map((text) => ({ type: 'note' as const, text })),
+      ];
+    }
+    return [];
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    switch (node.type) {
+      case 'packet': {
+        const p = node.trace.result.packet;
+        const from = { pod: vscode.l10n.t('from a pod on this node'), node: vscode.l10n.t('from this node'), external: vscode.l10n.t('from outside the cluster') }[p.entry];
+        const item = new vscode.TreeItem(`${p.protocol.toUpperCase()} ${p.src} → ${hostPort(p.dst, p.dport)}`);
+        item.description = from;
+        item.iconPath = new vscode.ThemeIcon('debug-start');
+        item.tooltip = vscode.l10n.t('The first packet of a new connection {0}.', from);
+        return item;
+      }
+      case 'warning': {
+        const item = new vscode.TreeItem(node.text);
+        item.iconPath = new vscode.ThemeIcon('warning');
+        item.tooltip = node.text;
+        return item;
+      }
+      case 'outcome': {
+        const o = node.outcome;
+        const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
+        const item = new vscode.TreeItem(`${formatShare(o.probability)}  ${what}`, vscode.TreeItemCollapsibleState.Expanded);
+        item.description = o.masquerade ? vscode.l10n.t('masqueraded') : undefined;
+        item.iconPath = new vscode.ThemeIcon(o.verdict === 'dnat' || o.verdict === 'accept' ? 'pass' : 'error');
+        item.tooltip = o.assumptions.length ? o.assumptions.join('\n') : undefined;
+        return item;
+      }
+      case 'assumption': {
+        const item = new vscode.TreeItem(node.text);
+        item.iconPath = new vscode.ThemeIcon('question');
+        return item;
+      }
+      case 'note': {
+        const item = new vscode.TreeItem(node.text);
+        item.iconPath = new vscode.ThemeIcon('info');
+        item.tooltip = node.text;
+        return item;
+      }
+      case 'step': {
+        const s = node.step;
+        const item = new vscode.TreeItem(s.note || `${s.table}/${s.chain}`);
+        item.description = vscode.l10n.t('{0}/{1}, line {2}', s.table, s.chain, s.line + 1);
+        item.tooltip = new vscode.MarkdownString().appendCodeblock(s.text, 'iptables');
+        item.iconPath = new vscode.ThemeIcon('arrow-small-right');
+        const uri = node.trace.uris[s.fileIndex];
+        if (uri) item.command = { command: 'dataplane.revealTraceStep', title: vscode.l10n.t('Reveal Rule'), arguments: [uri, toRange(s.range)] };
+        return item;
+      }
+    }
+  }
+}
