@@ -7,6 +7,7 @@ import * as commands from './providers/commands';
 import * as definition from './providers/definition';
 import * as diagnostics from './providers/diagnostics';
 import * as documentSymbols from './providers/documentSymbols';
+import * as firstLine from './providers/firstLine';
 import * as folding from './providers/folding';
 import * as hover from './providers/hover';
 import * as languageStatus from './providers/languageStatus';
@@ -20,6 +21,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const log = new Log(context);
   const cache = new DocumentCache(log);
   context.subscriptions.push(cache, { dispose: () => setTranslator(undefined) });
+  firstLine.register(context, log);
   definition.register(context, cache);
   references.register(context, cache);
   documentSymbols.register(context, cache);

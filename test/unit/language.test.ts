@@ -103,7 +103,7 @@ describe('hovers', () => {
     expect(md).toContain('KUBE\\-SVC\\-XPGD46QRK7WJZT7O');
     expect(md).toContain('Service load balancer');
     expect(md).toContain('ns1/svc1:p80/tcp'.replace(/[/.:-]/g, (c) => (c === '.' || c === '-' ? `\\${c}` : c)));
-    expect(md).toContain('ClusterIP `172\\.30\\.0\\.41:80`');
+    expect(md).toContain('ClusterIP `172.30.0.41:80`');
     expect(md).toContain('`10.180.0.1:80` — 50%');
     expect(md).toContain('`10.180.0.2:80` — 50%');
     expect(md).toContain('session affinity ClientIP, 10800 s');

@@ -11,7 +11,7 @@ export function mdEscape(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>&~]/g, (c) => `\\${c}`);
 }
 
-function code(text: string): string {
+export function code(text: string): string {
   // Inline code cannot contain a backtick run longer than its fence; dump text may contain any.
   const clean = text.replace(/`/g, "'").replace(/[\r\n]/g, ' ');
   return `\`${clean}\``;

@@ -20,6 +20,7 @@ import {
   explainTable,
   explainTarget,
   mdEscape,
+  code,
 } from '../explain/iptables';
 import { t } from '../l10n';
 import { formatAddress, parseAddress } from '../trace/addr';
@@ -209,7 +210,7 @@ export function serviceDetails(a: IptablesAnalysis, s: Service, kind: KubeChainK
     out.push('', t('Frontends:'));
     for (const f of s.frontends) {
       const label = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' }[f.kind];
-      out.push(`- ${label} \`${f.address ? `${mdEscape(f.address)}:` : ''}${f.port}\``);
+      out.push(`- ${label} ${code(f.address ? hostPortOf(f.address, f.port) : String(f.port))}`);
     }
   }
   if (kind === 'endpoint') {

@@ -62,12 +62,12 @@ export interface Rule {
   index: number;
   operation: RuleOperation;
   /** `-I CHAIN N` / `-R CHAIN N` position, when given. */
-  position?: number;
+  position: number | undefined;
   /** Basic parameters: -s, -d, -p, -i, -o, -f, -4, -6. */
   params: Option[];
   matches: Match[];
-  target?: Target;
-  counters?: Counters;
+  target: Target | undefined;
+  counters: Counters | undefined;
   raw: string;
   range: Range;
   chainRange: Range;
@@ -79,8 +79,8 @@ export interface Chain {
   builtin: boolean;
   /** Declared by a `:NAME` or `-N NAME` line (built-in chains may be implicit). */
   declared: boolean;
-  policy?: string;
-  counters?: Counters;
+  policy: string | undefined;
+  counters: Counters | undefined;
   /** The declaration line, or the first line that used it for implicit built-ins. */
   range: Range;
   nameRange: Range;
@@ -88,7 +88,7 @@ export interface Chain {
   fullRange: Range;
   rules: Rule[];
   /** Set when a later `-X` deletes it. */
-  deletedAt?: Range;
+  deletedAt: Range | undefined;
 }
 
 /** A chain-level command that is not a rule: -N, -X, -F, -P, -Z, -E. */

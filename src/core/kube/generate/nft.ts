@@ -1317,3 +1317,55 @@ export function ipv6Variant(services: GenServicePort[]): GenServicePort[] {
     endpoints: s.endpoints.map((e) => ({ ...e, address: map(e.address, 'pod') })),
   }));
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The services of kube-proxy's own tests (pkg/proxy/nftables/proxier_test.go, ~v1.33), keyed by the file
+// name in the shared corpus (nft/kube-proxy/<key>.nft|.json|.nft-cmds). Generate them with
+// KUBE_PROXY_NFT_TEST_OPTIONS to get those files back.
+
+export const KUBE_PROXY_NFT_TEST_OPTIONS: Pick<NftGenOptions, 'order' | 'serviceCIDRs'> = { order: 'test-expectation', serviceCIDRs: ['172.30.0.0/16'] };
+
+function testService(namespace: string, name: string, clusterIP: string, port: number, endpoints: string[], extra: Partial<GenServicePort> = {}): GenServicePort {
+  return { namespace, name, portName: `p${port}`, protocol: 'tcp', clusterIP, port, endpoints: endpoints.map((address) => ({ address, port })), ...extra };
+}
+
+const R1 = testService('ns1', 'svc1', '172.30.0.41', 80, ['10.0.1.1']);
+const R2 = testService('ns2', 'svc2', '172.30.0.42', 8080, ['10.0.2.1']);
+const R3 = testService('ns3', 'svc3', '172.30.0.43', 80, ['10.0.3.1']);
+const R4 = testService('ns4', 'svc4', '172.30.0.44', 80, []);
+
+export const KUBE_PROXY_NFT_TEST_SERVICES: Record<string, GenServicePort[]> = {
+  baseRules: [],
+  TestOverallNFTablesRules: [
+    testService('ns1', 'svc1', '172.30.0.41', 80, ['10.180.0.1']),
+    // LoadBalancer, externalTrafficPolicy Local; its endpoint is not on this node.
+    testService('ns2', 'svc2', '172.30.0.42', 80, ['10.180.0.2'], {
+      nodePort: 3001, loadBalancerIPs: ['1.2.3.4'], externalIPs: ['192.168.99.22'], externalTrafficPolicy: 'Local', healthCheckNodePort: 30000,
+    }),
+    testService('ns3', 'svc3', '172.30.0.43', 80, ['10.180.0.3'], { nodePort: 3003 }),
+    // 10.180.0.5 is on the test node, which changes nothing with externalTrafficPolicy Cluster.
+    { ...testService('ns4', 'svc4', '172.30.0.44', 80, []), externalIPs: ['192.168.99.33'], endpoints: [{ address: '10.180.0.4', port: 80 }, { address: '10.180.0.5', port: 80, local: true }] },
+    testService('ns5', 'svc5', '172.30.0.45', 80, ['10.180.0.3'], {
+      nodePort: 3002, loadBalancerIPs: ['5.6.7.8'], externalTrafficPolicy: 'Cluster', healthCheckNodePort: 30000,
+      loadBalancerSourceRanges: [' 203.0.113.0/25'], sessionAffinityTimeout: 10800,
+    }),
+    testService('ns6', 'svc6', '172.30.0.46', 80, []),
+  ],
+  // Addresses and ranges of the other family are dropped by kube-proxy.
+  TestBadIPs: [
+    testService('ns1', 'svc1', '172.30.0.41', 80, ['10.180.0.1', 'fd00:10:180::1'], {
+      nodePort: 3001, externalIPs: ['192.168.99.22', '2600:5200::1'], loadBalancerIPs: ['1.2.3.4', 'fd00::1'], loadBalancerSourceRanges: [' 203.0.113.0/25', '2001:db8::/64'],
+    }),
+  ],
+  // TestSyncProxyRulesRepeated steps that are a full state (03, 07 and 09 also hold stale flushed chains).
+  TestSyncProxyRulesRepeated__01_initial: [R1, R2],
+  TestSyncProxyRulesRepeated__02_add_svc3: [R1, R2, R3],
+  TestSyncProxyRulesRepeated__04_stale_chains_deleted: [R1, R3],
+  TestSyncProxyRulesRepeated__05_add_svc4_no_endpoints: [R1, R3, R4],
+  TestSyncProxyRulesRepeated__06_add_svc4_endpoints: [R1, R3, { ...R4, endpoints: [{ address: '10.0.4.1', port: 80 }] }],
+  TestSyncProxyRulesRepeated__08_add_svc3_endpoint: [
+    R1,
+    { ...R3, endpoints: [{ address: '10.0.3.2', port: 80 }, { address: '10.0.3.3', port: 80 }] },
+    { ...R4, endpoints: [{ address: '10.0.4.1', port: 80 }] },
+  ],
+};

@@ -334,15 +334,19 @@ class RulesetBuilder {
   private ensureChain(table: Table, name: string, range: Range): Chain {
     let chain = table.chainByName.get(name);
     if (!chain) {
+      // Every field is present from the start: one object shape for all chains keeps V8 fast.
       chain = {
         name,
         tableId: table.id,
         builtin: isBuiltinChain(table.name, name),
         declared: false,
+        policy: undefined,
+        counters: undefined,
         range,
         nameRange: range,
         fullRange: range,
         rules: [],
+        deletedAt: undefined,
       };
       table.chainByName.set(name, chain);
       table.chains.push(chain);
@@ -502,14 +506,15 @@ class RulesetBuilder {
       chain: chainName,
       index: 0,
       operation,
+      position,
       params: [],
       matches: [],
+      target: undefined,
+      counters: prefix ? parseCounters(i, prefix) : undefined,
       raw: text,
       range: fullRange,
       chainRange,
     };
-    if (position !== undefined) rule.position = position;
-    if (prefix) rule.counters = parseCounters(i, prefix);
 
     let current: Match | Target | undefined;
     let protocol: string | undefined;
@@ -548,7 +553,7 @@ class RulesetBuilder {
         if (item.negation) this.diag(tokenRange(i, item.negation), 'error', 'syntax', t('-m cannot be negated; put ! before the module\'s option.'));
         if (values.length === 0) continue;
         const module = unquote(values[0].image);
-        const match: Match = { module, options: [], range: spanRanges(tokenRange(i, item.option), tokenRange(i, values[0])), moduleRange: tokenRange(i, values[0]) };
+        const match: Match = { module, options: [], range: spanRanges(tokenRange(i, item.option), tokenRange(i, values[0])), moduleRange: tokenRange(i, values[0]), implicit: false };
         rule.matches.push(match);
         current = match;
         continue;
@@ -659,7 +664,7 @@ class RulesetBuilder {
     if (protoModule) {
       const spec = lookupMatchOption(protoModule, option);
       if (spec) {
-        const implicit = implicitMatch ?? { module: protoModule, options: [], range: lineRange(rule.range.start.line, 0, 0), implicit: true };
+        const implicit = implicitMatch ?? { module: protoModule, options: [], range: lineRange(rule.range.start.line, 0, 0), moduleRange: undefined, implicit: true };
         if (implicit.options.length === 0) {
           implicit.range = rule.params.find((p) => p.name === '-p')?.range ?? rule.range;
         }

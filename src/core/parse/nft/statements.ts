@@ -1,0 +1,1474 @@
+// Statements and expressions of nft rules, read from the ordered items the grammar produced for a unit.
+// nft tells its statements apart by keywords (`ip daddr …`, `ct state …`, `dnat to …`, `jump x`), so this is a
+// small recursive-descent reader over those items with nft's keyword tables. What it does not know it keeps
+// verbatim as a `raw` statement that runs to the next statement keyword: a rule is never dropped.
+import type { CstNode, IToken } from 'chevrotain';
+import type { Severity } from '../../model/diagnostics';
+import type {
+  NftBinaryOperator,
+  NftElement,
+  NftExpression,
+  NftMatchStatement,
+  NftNatStatement,
+  NftRelationalOperator,
+  NftSetExpression,
+  NftSetRefExpression,
+  NftStatement,
+  NftVerdictValue,
+} from '../../model/nft';
+import { lineRange, type Range } from '../../model/range';
+import { t } from '../../l10n';
+import { groupTokens, isBraceGroup, isGroup, isParenGroup, itemsOf, type Item } from './grammar';
+import {
+  Amp,
+  Caret,
+  Colon,
+  Comma,
+  Dot,
+  EqEq,
+  Greater,
+  GreaterEq,
+  Less,
+  LessEq,
+  lineOf,
+  Minus,
+  NotEq,
+  Pipe,
+  Plus,
+  RawPayload,
+  SetRef,
+  ShiftLeft,
+  ShiftRight,
+  Slash,
+  StringTok,
+  unquote,
+  Variable,
+  isWordy,
+} from './lexer';
+
+/** What the statement reader needs from the document builder. */
+export interface StatementHost {
+  /** Source text of a range (lines joined with `\n`). */
+  text(range: Range): string;
+  chainReference(name: string, range: Range, role: 'jump' | 'goto'): void;
+  setReference(name: string, range: Range): void;
+  /** The value of `$name` at this point of the file, reporting an undefined variable. */
+  variable(name: string, range: Range): NftExpression | undefined;
+  diag(range: Range, severity: Severity, code: string, message: string): void;
+}
+
+const words = (s: string) => new Set(s.split(/\s+/).filter(Boolean));
+
+export const PAYLOAD_PROTOCOLS = words(
+  'ether vlan arp ip ip6 icmp icmpv6 igmp tcp udp udplite sctp dccp th ah esp comp gre gretap geneve vxlan mh hbh dst frag srh rt0 rt2 rt4 auth',
+);
+/** nft's meta_key_unqualified: meta keys written without `meta`. */
+export const BARE_META_KEYS = words(
+  'mark iif iifname iiftype oif oifname oiftype skuid skgid nftrace rtclassid ibriport obriport ibrname obrname ibridgename obridgename pkttype cpu iifgroup oifgroup cgroup time day hour',
+);
+const EXPRESSION_KEYWORDS = words('meta ct fib numgen jhash symhash rt socket osf ipsec exthdr');
+const STATEMENT_KEYWORDS = words(
+  'accept drop continue return jump goto queue counter log limit quota comment reject dnat snat masquerade redirect notrack xt add update delete meter tproxy dup fwd synproxy flow last',
+);
+const SIMPLE_VERDICTS = words('accept drop continue return');
+const RELATIONAL_WORDS: Record<string, NftRelationalOperator> = { eq: '==', ne: '!=', lt: '<', gt: '>', le: '<=', ge: '>=' };
+const BINOP_WORDS: Record<string, NftBinaryOperator> = { and: '&', or: '|', xor: '^', lshift: '<<', rshift: '>>' };
+const BINOP_PRECEDENCE: Record<NftBinaryOperator, number> = { '|': 1, '^': 2, '&': 3, '<<': 4, '>>': 4 };
+const NAT_FLAGS = words('random fully-random persistent netmap');
+const NAT_TYPE_FLAGS = words('addr port prefix interval');
+const LOG_FLAG_WORDS = words('tcp ip sequence options skuid ether all');
+const FIB_FLAGS = words('saddr daddr mark iif oif');
+const RT_KEYS = words('classid nexthop mtu ipsec');
+const TCP_OPTION_FIELDS = words('kind length size count left right tsval tsecr subtype value');
+const IP_OPTION_FIELDS = words('type length value ptr addr');
+/** Keys whose values are bit flags: an implicit operator tests the flag (`nft -j` prints `in`). */
+const BITMASK_KEYS = words('ct:state ct:status ct:event tcp:flags');
+const ELEMENT_OPTIONS = words('timeout expires comment counter limit quota last');
+
+function isStatementStartWord(w: string): boolean {
+  return STATEMENT_KEYWORDS.has(w) || EXPRESSION_KEYWORDS.has(w) || PAYLOAD_PROTOCOLS.has(w) || BARE_META_KEYS.has(w);
+}
+
+/** Words nft knows as the start of something; a raw statement starting with any other word is worth a warning. */
+export function isKnownStatementWord(w: string): boolean {
+  return isStatementStartWord(w) || words('set tproxy osf').has(w);
+}
+
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+const IPV6 = /^\[?[0-9A-Fa-f]*:[0-9A-Fa-f:.]*\]?$/;
+const NUMBER = /^(?:0x[0-9A-Fa-f]+|\d+)$/;
+
+function isAddress(s: string): boolean {
+  return IPV4.test(s) || IPV6.test(s);
+}
+
+function isRangeEnd(s: string): boolean {
+  return NUMBER.test(s) || isAddress(s);
+}
+
+export function itemRange(item: Item): Range {
+  if (isGroup(item)) {
+    const { open, close } = groupTokens(item);
+    return { start: { line: lineOf(open), character: open.startOffset }, end: { line: lineOf(close), character: close.startOffset + 1 } };
+  }
+  const line = lineOf(item);
+  return lineRange(line, item.startOffset, item.startOffset + item.image.length);
+}
+
+export function itemsRange(items: readonly Item[], from = 0, to = items.length): Range {
+  const first = itemRange(items[from]);
+  const last = to - 1 === from ? first : itemRange(items[to - 1]);
+  return { start: first.start, end: last.end };
+}
+
+/** A value from its written form: prefixes and ranges of numbers and addresses get their own kinds. */
+export function classifyValue(image: string, text: string, range: Range, quoted = false): NftExpression {
+  if (!quoted) {
+    const slash = image.lastIndexOf('/');
+    if (slash > 0 && /^\d{1,3}$/.test(image.slice(slash + 1)) && isAddress(image.slice(0, slash))) {
+      return { kind: 'prefix', address: image.slice(0, slash), length: Number(image.slice(slash + 1)), text, range };
+    }
+    const dash = image.indexOf('-', 1);
+    if (dash > 0 && image.indexOf('-', dash + 1) < 0) {
+      const from = image.slice(0, dash);
+      const to = image.slice(dash + 1);
+      if (isRangeEnd(from) && isRangeEnd(to)) return { kind: 'range', from, to, text, range };
+    }
+  }
+  return quoted ? { kind: 'value', value: image, quoted: true, text, range } : { kind: 'value', value: image, text, range };
+}
+
+/** Splits a NAT target `addr:port`, `[v6]:port` or `:port` into its parts. */
+export function splitAddressPort(value: string): { addr?: string; port?: string } {
+  if (value.startsWith('[')) {
+    const close = value.indexOf(']');
+    if (close > 0) {
+      const addr = value.slice(1, close);
+      const rest = value.slice(close + 1);
+      if (rest.startsWith(':')) return { addr, port: rest.slice(1) };
+      // `[a]-[b]:port`
+      const m = /^-\[([^\]]*)\](?::(.+))?$/.exec(rest);
+      if (m) return { addr: `${addr}-${m[1]}`, port: m[2] };
+      return { addr };
+    }
+  }
+  if (value.startsWith(':')) return { port: value.slice(1) };
+  const colons = value.split(':').length - 1;
+  if (colons === 1) {
+    const [addr, port] = value.split(':');
+    return { addr, port };
+  }
+  return { addr: value };
+}
+
+interface RhsResult {
+  expr: NftExpression;
+  /** `tcp flags syn / syn,ack`: the mask after the slash. */
+  mask?: NftExpression;
+}
+
+export class StatementReader {
+  private items: Item[] = [];
+  private pos = 0;
+
+  constructor(private readonly host: StatementHost) {}
+
+  // ---------------------------------------------------------------------------------------------------
+  // Entry points
+
+  /** The statements of a rule. `items` must not be empty. */
+  readRule(items: Item[]): NftStatement[] {
+    return this.with(items, () => {
+      const out: NftStatement[] = [];
+      while (this.pos < this.items.length) {
+        const start = this.pos;
+        let statement: NftStatement | undefined;
+        try {
+          statement = this.statement();
+        } catch (e) {
+          if (!(e instanceof Stop)) throw e;
+          statement = undefined;
+        }
+        if (!statement || this.pos === start) {
+          this.pos = start;
+          statement = this.rawStatement(start);
+        }
+        out.push(statement);
+      }
+      return out;
+    });
+  }
+
+  /** A value as `define` and element lists use it. */
+  readValue(items: Item[]): NftExpression | undefined {
+    if (items.length === 0) return undefined;
+    return this.with(items, () => {
+      try {
+        const e = this.fullExpr();
+        if (this.pos < this.items.length) return this.rawExpr(0, this.items.length);
+        return e;
+      } catch (e) {
+        if (!(e instanceof Stop)) throw e;
+        return this.rawExpr(0, this.items.length);
+      }
+    });
+  }
+
+  /** The elements of `{ … }` (anonymous sets and maps, `elements = { … }`, `add element … { … }`). */
+  readElements(group: CstNode): NftElement[] {
+    const inner = itemsOf(group);
+    const out: NftElement[] = [];
+    let start = 0;
+    for (let i = 0; i <= inner.length; i++) {
+      if (i === inner.length || this.isToken(inner[i], Comma)) {
+        if (i > start) this.element(inner.slice(start, i), out);
+        start = i + 1;
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Item helpers
+
+  private with<T>(items: Item[], fn: () => T): T {
+    const savedItems = this.items;
+    const savedPos = this.pos;
+    this.items = items;
+    this.pos = 0;
+    try {
+      return fn();
+    } finally {
+      this.items = savedItems;
+      this.pos = savedPos;
+    }
+  }
+
+  private peek(k = 0): Item | undefined {
+    return this.items[this.pos + k];
+  }
+
+  private isToken(item: Item | undefined, type: IToken['tokenType']): item is IToken {
+    return item !== undefined && !isGroup(item) && item.tokenType === type;
+  }
+
+  private at(type: IToken['tokenType'], k = 0): boolean {
+    return this.isToken(this.peek(k), type);
+  }
+
+  /** The image of a word (Word or keyword) at k, else undefined. */
+  private word(k = 0): string | undefined {
+    const item = this.peek(k);
+    return item !== undefined && !isGroup(item) && isWordy(item) ? item.image : undefined;
+  }
+
+  private next(): Item {
+    const item = this.items[this.pos++];
+    if (item === undefined) throw Stop.instance;
+    return item;
+  }
+
+  private expectWord(): IToken {
+    const item = this.peek();
+    if (item === undefined || isGroup(item) || !isWordy(item)) throw Stop.instance;
+    this.pos++;
+    return item;
+  }
+
+  private expectNumber(): number {
+    const w = this.word();
+    if (w === undefined || !NUMBER.test(w)) throw Stop.instance;
+    this.pos++;
+    return Number(w);
+  }
+
+  private span(from: number, to = this.pos): Range {
+    return itemsRange(this.items, from, to);
+  }
+
+  private textOf(range: Range): string {
+    return this.host.text(range);
+  }
+
+  private rawExpr(from: number, to: number): NftExpression {
+    const range = this.span(from, to);
+    return { kind: 'raw', text: this.textOf(range), range };
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Statements
+
+  private statement(): NftStatement | undefined {
+    const item = this.peek();
+    if (item === undefined) return undefined;
+    if (isParenGroup(item) || this.isToken(item, RawPayload)) return this.expressionStatement();
+    const w = this.word();
+    if (w === undefined) return undefined;
+    const start = this.pos;
+    if (SIMPLE_VERDICTS.has(w)) {
+      this.pos++;
+      return { kind: 'verdict', verdict: w as 'accept', text: w, range: this.span(start) };
+    }
+    switch (w) {
+      case 'jump':
+      case 'goto': {
+        this.pos++;
+        const target = this.next();
+        if (isGroup(target)) throw Stop.instance;
+        let chain: string;
+        if (target.tokenType === Variable) {
+          const v = this.host.variable(target.image.slice(1), itemRange(target));
+          chain = v && v.kind === 'value' ? v.value : target.image;
+        } else if (isWordy(target) || target.tokenType === StringTok) {
+          chain = unquote(target.image);
+        } else throw Stop.instance;
+        const chainRange = itemRange(target);
+        if (target.tokenType !== Variable) this.host.chainReference(chain, chainRange, w);
+        const range = this.span(start);
+        return { kind: 'verdict', verdict: w, chain, chainRange, text: this.textOf(range), range };
+      }
+      case 'counter':
+        return this.counter();
+      case 'log':
+        return this.log();
+      case 'limit':
+        return this.limit();
+      case 'quota':
+        return this.quota();
+      case 'comment': {
+        if (!this.at(StringTok, 1)) return undefined;
+        this.pos += 2;
+        const range = this.span(start);
+        return { kind: 'comment', comment: unquote((this.items[start + 1] as IToken).image), text: this.textOf(range), range };
+      }
+      case 'reject':
+        return this.reject();
+      case 'dnat':
+      case 'snat':
+      case 'masquerade':
+      case 'redirect':
+        return this.nat(w);
+      case 'xt': {
+        this.pos++;
+        const type = this.expectWord().image;
+        if (type !== 'match' && type !== 'target' && type !== 'watcher') throw Stop.instance;
+        const name = this.next();
+        if (isGroup(name)) throw Stop.instance;
+        const range = this.span(start);
+        return { kind: 'xt', type, name: unquote(name.image), text: this.textOf(range), range };
+      }
+      case 'add':
+      case 'update':
+      case 'delete':
+        if (this.at(SetRef, 1)) return this.setUpdate();
+        return undefined;
+      case 'set':
+        if (['add', 'update', 'delete'].includes(this.word(1) ?? '')) return this.legacySetStatement();
+        return undefined;
+      case 'notrack':
+        this.pos++;
+        return this.raw(start);
+      case 'queue':
+        return this.queue();
+      case 'meter':
+        return this.meter();
+      case 'tproxy':
+      case 'dup':
+      case 'fwd':
+        return this.forwardLike(w);
+      case 'synproxy':
+        return this.synproxy();
+      case 'flow':
+        if ((this.word(1) === 'add' || this.word(1) === 'offload') && this.at(SetRef, 2)) {
+          this.pos += 3;
+          this.host.setReference((this.items[start + 2] as IToken).image.slice(1), this.nameRangeOfSetRef(this.items[start + 2] as IToken));
+          return this.raw(start);
+        }
+        return undefined;
+      case 'last':
+        this.pos++;
+        if (this.word() === 'used') {
+          this.pos++;
+          if (this.word() !== undefined) this.pos++;
+        }
+        return this.raw(start);
+      case 'ct':
+        if (this.word(1) === 'count') {
+          this.pos += 2;
+          if (this.word() === 'over') this.pos++;
+          this.expectWord();
+          return this.raw(start);
+        }
+        return this.expressionStatement();
+      default:
+        if (EXPRESSION_KEYWORDS.has(w) || PAYLOAD_PROTOCOLS.has(w) || BARE_META_KEYS.has(w)) return this.expressionStatement();
+        return undefined;
+    }
+  }
+
+  private raw(start: number): NftStatement {
+    const range = this.span(start);
+    return { kind: 'raw', text: this.textOf(range), range };
+  }
+
+  /** Something unknown at `start`: it runs to the next word that starts a statement. */
+  private rawStatement(start: number): NftStatement {
+    this.pos = start + 1;
+    while (this.pos < this.items.length) {
+      const item = this.items[this.pos];
+      if (this.isToken(item, RawPayload)) break;
+      const w = this.word();
+      if (w !== undefined && isStatementStartWord(w)) break;
+      this.pos++;
+    }
+    return this.raw(start);
+  }
+
+  private nameRangeOfSetRef(token: IToken): Range {
+    const r = itemRange(token);
+    return { start: { line: r.start.line, character: r.start.character + 1 }, end: r.end };
+  }
+
+  private counter(): NftStatement {
+    const start = this.pos++;
+    let packets: number | undefined;
+    let bytes: number | undefined;
+    let name: string | undefined;
+    if (this.word() === 'name') {
+      this.pos++;
+      const target = this.fullExpr();
+      name = target.kind === 'value' ? target.value : target.text;
+    } else {
+      for (;;) {
+        const w = this.word();
+        if (w === 'packets' && this.word(1) !== undefined && NUMBER.test(this.word(1)!)) {
+          this.pos++;
+          packets = this.expectNumber();
+        } else if (w === 'bytes' && this.word(1) !== undefined && NUMBER.test(this.word(1)!)) {
+          this.pos++;
+          bytes = this.expectNumber();
+        } else break;
+      }
+    }
+    const range = this.span(start);
+    const out: NftStatement = { kind: 'counter', text: this.textOf(range), range };
+    if (packets !== undefined) out.packets = packets;
+    if (bytes !== undefined) out.bytes = bytes;
+    if (name !== undefined) out.name = name;
+    return out;
+  }
+
+  private log(): NftStatement {
+    const start = this.pos++;
+    const options: Record<string, string> = {};
+    let prefix: string | undefined;
+    let level: string | undefined;
+    let group: number | undefined;
+    for (;;) {
+      const w = this.word();
+      if (w === 'prefix' || w === 'level' || w === 'group' || w === 'snaplen' || w === 'queue-threshold') {
+        this.pos++;
+        const v = this.next();
+        if (isGroup(v)) throw Stop.instance;
+        let value = unquote(v.image);
+        if (v.tokenType === Variable) {
+          const resolved = this.host.variable(v.image.slice(1), itemRange(v));
+          if (resolved && resolved.kind === 'value') value = resolved.value;
+        }
+        options[w] = value;
+        if (w === 'prefix') prefix = value;
+        else if (w === 'level') level = value;
+        else if (w === 'group') group = Number(value);
+      } else if (w === 'flags') {
+        this.pos++;
+        const parts: string[] = [];
+        while (this.word() !== undefined && LOG_FLAG_WORDS.has(this.word()!)) {
+          parts.push(this.word()!);
+          this.pos++;
+          if (this.at(Comma) && this.word(1) !== undefined && LOG_FLAG_WORDS.has(this.word(1)!)) {
+            this.pos++;
+            parts.push(',');
+          }
+        }
+        options.flags = parts.join(' ').replace(/ , /g, ',');
+      } else break;
+    }
+    const range = this.span(start);
+    const out: NftStatement = { kind: 'log', options, text: this.textOf(range), range };
+    if (prefix !== undefined) out.prefix = prefix;
+    if (level !== undefined) out.level = level;
+    if (group !== undefined) out.group = group;
+    return out;
+  }
+
+  private limit(): NftStatement {
+    const start = this.pos++;
+    let over = false;
+    let rate: string | undefined;
+    let burst: string | undefined;
+    let name: string | undefined;
+    if (this.word() === 'name') {
+      this.pos++;
+      const target = this.fullExpr();
+      name = target.kind === 'value' ? target.value : target.text;
+    } else {
+      if (this.word() !== 'rate') throw Stop.instance;
+      this.pos++;
+      if (this.word() === 'over' || this.word() === 'until') {
+        over = this.word() === 'over';
+        this.pos++;
+      }
+      const amount = this.expectWord().image;
+      rate = amount;
+      // `2000 kbytes/second`, `1 mbytes / second`
+      const unit = this.word();
+      if (unit !== undefined && /^[kmg]?bytes(\/\w+)?$/.test(unit)) {
+        this.pos++;
+        rate += ' ' + unit;
+        if (this.at(Slash) && this.word(1) !== undefined) {
+          rate += '/' + this.word(1);
+          this.pos += 2;
+        }
+      } else if (this.at(Slash) && this.word(1) !== undefined) {
+        rate += '/' + this.word(1);
+        this.pos += 2;
+      }
+      if (this.word() === 'burst') {
+        this.pos++;
+        burst = this.expectWord().image;
+        const u = this.word();
+        if (u !== undefined && /^(packets|[kmg]?bytes)$/.test(u)) {
+          this.pos++;
+          burst += ' ' + u;
+        }
+      }
+    }
+    const range = this.span(start);
+    const out: NftStatement = { kind: 'limit', over, text: this.textOf(range), range };
+    if (rate !== undefined) out.rate = rate;
+    if (burst !== undefined) out.burst = burst;
+    if (name !== undefined) out.name = name;
+    return out;
+  }
+
+  private quota(): NftStatement {
+    const start = this.pos++;
+    let over = false;
+    let amount: string | undefined;
+    let used: string | undefined;
+    let name: string | undefined;
+    if (this.word() === 'name') {
+      this.pos++;
+      const target = this.fullExpr();
+      name = target.kind === 'value' ? target.value : target.text;
+    } else {
+      if (this.word() === 'over' || this.word() === 'until') {
+        over = this.word() === 'over';
+        this.pos++;
+      }
+      amount = this.expectWord().image;
+      const unit = this.word();
+      if (unit !== undefined && /^[kmg]?bytes$/.test(unit)) {
+        this.pos++;
+        amount += ' ' + unit;
+      }
+      if (this.word() === 'used') {
+        this.pos++;
+        used = this.expectWord().image;
+        const u = this.word();
+        if (u !== undefined && /^[kmg]?bytes$/.test(u)) {
+          this.pos++;
+          used += ' ' + u;
+        }
+      }
+    }
+    const range = this.span(start);
+    const out: NftStatement = { kind: 'quota', over, text: this.textOf(range), range };
+    if (amount !== undefined) out.amount = amount;
+    if (used !== undefined) out.used = used;
+    if (name !== undefined) out.name = name;
+    return out;
+  }
+
+  private reject(): NftStatement {
+    const start = this.pos++;
+    let withText: string | undefined;
+    let type: string | undefined;
+    let code: string | undefined;
+    if (this.word() === 'with') {
+      this.pos++;
+      const from = this.pos;
+      const kind = this.expectWord().image;
+      if (kind === 'tcp') {
+        if (this.word() !== 'reset' && this.word() !== 'rst') throw Stop.instance;
+        this.pos++;
+        type = 'tcp reset';
+      } else if (kind === 'icmp' || kind === 'icmpv6' || kind === 'icmpx' || kind === 'icmp6') {
+        type = kind;
+        if (this.word() === 'type' || this.word() === 'code') this.pos++;
+        const c = this.next();
+        if (isGroup(c)) throw Stop.instance;
+        code = c.image;
+      } else throw Stop.instance;
+      withText = this.textOf(this.span(from));
+    }
+    const range = this.span(start);
+    const out: NftStatement = { kind: 'reject', text: this.textOf(range), range };
+    if (withText !== undefined) out.with = withText;
+    if (type !== undefined) out.type = type;
+    if (code !== undefined) out.code = code;
+    return out;
+  }
+
+  private nat(type: NftNatStatement['type']): NftStatement {
+    const start = this.pos++;
+    const out: NftNatStatement = { kind: 'nat', type, flags: [], text: '', range: this.span(start) };
+    const fam = this.word();
+    if ((fam === 'ip' || fam === 'ip6') && (type === 'dnat' || type === 'snat')) {
+      const after = this.word(1);
+      if (after === 'to' || (after !== undefined && NAT_TYPE_FLAGS.has(after))) {
+        out.family = fam;
+        this.pos++;
+      }
+    }
+    const typeFlags: string[] = [];
+    while (this.word() !== undefined && NAT_TYPE_FLAGS.has(this.word()!) && (this.word(1) === 'to' || this.at(Dot, 1) || (this.word(1) !== undefined && NAT_TYPE_FLAGS.has(this.word(1)!)))) {
+      typeFlags.push(this.word()!);
+      this.pos++;
+      if (this.at(Dot)) this.pos++;
+    }
+    if (typeFlags.length > 0) out.typeFlags = typeFlags;
+    let hasTarget = false;
+    if (this.word() === 'to') {
+      this.pos++;
+      hasTarget = true;
+    } else if ((type === 'dnat' || type === 'snat') && this.peek() !== undefined && !this.natFlagAhead()) {
+      // Before nft 0.9 the target followed without `to`: `dnat 10.0.0.1`.
+      const w = this.word();
+      if (w === undefined || !isStatementStartWord(w)) hasTarget = true;
+    }
+    if (hasTarget) {
+      const from = this.pos;
+      const target = this.fullExpr();
+      out.to = target;
+      if (target.kind === 'value' && !target.quoted) {
+        const { addr, port } = splitAddressPort(target.value);
+        const r = target.range;
+        if (addr !== undefined) out.addr = classifyValue(addr, addr, r);
+        if (port !== undefined) out.port = classifyValue(port, port, r);
+      } else if (target.kind === 'range' && target.to.includes(':') && !target.to.includes('::') && IPV4.test(target.from)) {
+        // 10.0.0.1-10.0.0.5:80
+        const { addr, port } = splitAddressPort(target.to);
+        out.addr = classifyValue(`${target.from}-${addr}`, `${target.from}-${addr}`, target.range);
+        if (port !== undefined) out.port = classifyValue(port, port, target.range);
+      } else {
+        out.addr = target;
+      }
+      if (from === this.pos) throw Stop.instance;
+    }
+    while (this.natFlagAhead()) {
+      out.flags.push(this.word()!);
+      this.pos++;
+      if (this.at(Comma) && this.word(1) !== undefined && NAT_FLAGS.has(this.word(1)!)) this.pos++;
+    }
+    out.range = this.span(start);
+    out.text = this.textOf(out.range);
+    return out;
+  }
+
+  private natFlagAhead(): boolean {
+    const w = this.word();
+    return w !== undefined && NAT_FLAGS.has(w);
+  }
+
+  private setUpdate(): NftStatement {
+    const start = this.pos;
+    const op = this.expectWord().image as 'add' | 'update' | 'delete';
+    const ref = this.next() as IToken;
+    const set = ref.image.slice(1);
+    const setRange = this.nameRangeOfSetRef(ref);
+    this.host.setReference(set, setRange);
+    const group = this.next();
+    if (!isBraceGroup(group)) throw Stop.instance;
+    const { key, timeout, statements } = this.with(itemsOf(group), () => this.keyWithStatements());
+    const range = this.span(start);
+    const out: NftStatement = { kind: 'setUpdate', op, set, setRange, key, statements, text: this.textOf(range), range };
+    if (timeout !== undefined) out.timeout = timeout;
+    return out;
+  }
+
+  /** `set add ip saddr @s`, `set update ip saddr timeout 10s @s` (the syntax before nft 0.9). */
+  private legacySetStatement(): NftStatement {
+    const start = this.pos++;
+    const op = this.expectWord().image as 'add' | 'update' | 'delete';
+    const key = this.lhs();
+    if (!key) throw Stop.instance;
+    let timeout: string | undefined;
+    if (this.word() === 'timeout') {
+      this.pos++;
+      timeout = this.expectWord().image;
+    }
+    const ref = this.next();
+    if (!this.isToken(ref, SetRef)) throw Stop.instance;
+    const set = ref.image.slice(1);
+    const setRange = this.nameRangeOfSetRef(ref);
+    this.host.setReference(set, setRange);
+    const range = this.span(start);
+    const out: NftStatement = { kind: 'setUpdate', op, set, setRange, key, statements: [], text: this.textOf(range), range };
+    if (timeout !== undefined) out.timeout = timeout;
+    return out;
+  }
+
+  /** Inside `{ … }` of a set statement or meter: the key, then `timeout T` and per-element statements. */
+  private keyWithStatements(): { key: NftExpression; timeout?: string; statements: string[] } {
+    const key = this.lhs();
+    if (!key) throw Stop.instance;
+    let timeout: string | undefined;
+    const statements: string[] = [];
+    while (this.pos < this.items.length) {
+      if (this.word() === 'timeout') {
+        this.pos++;
+        timeout = this.expectWord().image;
+        continue;
+      }
+      const from = this.pos;
+      let st: NftStatement | undefined;
+      try {
+        st = this.statement();
+      } catch (e) {
+        if (!(e instanceof Stop)) throw e;
+        st = undefined;
+      }
+      if (!st || this.pos === from) {
+        this.pos = from;
+        st = this.rawStatement(from);
+      }
+      statements.push(st.text);
+    }
+    return { key, timeout, statements };
+  }
+
+  private queue(): NftStatement {
+    const start = this.pos++;
+    for (;;) {
+      const w = this.word();
+      if (w === 'num' || w === 'to') {
+        this.pos++;
+        if (this.word(0) === 'symhash' || this.word(0) === 'jhash' || this.word(0) === 'numgen') this.fullExpr();
+        else this.next();
+      } else if (w === 'flags') {
+        this.pos++;
+        this.next();
+        while (this.at(Comma)) this.pos += 2;
+      } else if (w === 'bypass' || w === 'fanout') {
+        this.pos++;
+        while (this.at(Comma)) this.pos += 2;
+      } else break;
+    }
+    return this.raw(start);
+  }
+
+  private meter(): NftStatement {
+    const start = this.pos++;
+    this.expectWord();
+    if (this.word() === 'size') {
+      this.pos++;
+      this.expectWord();
+    }
+    const group = this.next();
+    if (!isBraceGroup(group)) throw Stop.instance;
+    return this.raw(start);
+  }
+
+  /** `tproxy [ip|ip6] to addr`, `dup to addr [device dev]`, `fwd [ip|ip6] to addr [device dev]`, `fwd to dev`. */
+  private forwardLike(w: string): NftStatement {
+    const start = this.pos++;
+    if (this.word() === 'ip' || this.word() === 'ip6') this.pos++;
+    if (this.word() !== 'to') throw Stop.instance;
+    this.pos++;
+    this.fullExpr();
+    if (this.word() === 'device') {
+      this.pos++;
+      this.fullExpr();
+    }
+    void w;
+    return this.raw(start);
+  }
+
+  private synproxy(): NftStatement {
+    const start = this.pos++;
+    if (this.word() === 'name') {
+      this.pos++;
+      this.fullExpr();
+      return this.raw(start);
+    }
+    for (;;) {
+      const w = this.word();
+      if (w === 'mss' || w === 'wscale') {
+        this.pos++;
+        this.expectWord();
+      } else if (w === 'timestamp' || w === 'sack-perm') this.pos++;
+      else break;
+    }
+    return this.raw(start);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Expression statements: matches, vmaps, `… set …`
+
+  private expressionStatement(): NftStatement | undefined {
+    const start = this.pos;
+    const left = this.lhs();
+    if (!left) return undefined;
+    const w = this.word();
+    if (w === 'vmap') {
+      this.pos++;
+      const map = this.mapTarget();
+      const range = this.span(start);
+      return { kind: 'vmap', key: left, map, text: this.textOf(range), range };
+    }
+    if (w === 'set') {
+      this.pos++;
+      const value = this.fullExpr();
+      const range = this.span(start);
+      const text = this.textOf(range);
+      if ((left.kind === 'meta' || left.kind === 'ct') && left.key === 'mark' && !(left.kind === 'ct' && left.direction)) {
+        return { kind: 'mark', target: left.kind === 'meta' ? 'meta mark' : 'ct mark', value, text, range };
+      }
+      return { kind: 'mangle', key: left, value, text, range };
+    }
+    let op: NftRelationalOperator | undefined;
+    const item = this.peek();
+    if (item !== undefined && !isGroup(item)) {
+      switch (item.tokenType) {
+        case EqEq: op = '=='; break;
+        case NotEq: op = '!='; break;
+        case Less: op = '<'; break;
+        case Greater: op = '>'; break;
+        case LessEq: op = '<='; break;
+        case GreaterEq: op = '>='; break;
+        default:
+          if (w !== undefined && RELATIONAL_WORDS[w] && this.peek(1) !== undefined) op = RELATIONAL_WORDS[w];
+      }
+    }
+    if (op) this.pos++;
+    if (this.peek() === undefined) {
+      if (op) throw Stop.instance;
+      // An expression alone (`tcp option mss exists` spelled without a value): keep as written.
+      return this.raw(start);
+    }
+    const rhs = this.rhs();
+    const range = this.span(start);
+    return this.match(left, op, rhs, this.textOf(range), range);
+  }
+
+  private match(left: NftExpression, written: NftRelationalOperator | undefined, rhs: RhsResult, text: string, range: Range): NftMatchStatement {
+    let right = rhs.expr;
+    let lhs = left;
+    if (rhs.mask) {
+      // `tcp flags syn / syn,ack` means (tcp flags & (syn|ack)) == syn
+      lhs = { kind: 'binop', op: '&', left, right: rhs.mask, text: `${left.text} & ${rhs.mask.text}`, range: { start: left.range.start, end: rhs.mask.range.end } };
+    }
+    const setLike = right.kind === 'set' || right.kind === 'setRef' || right.kind === 'list' || (right.kind === 'variable' && right.resolved?.kind === 'set');
+    let op: NftRelationalOperator;
+    let negated = false;
+    if (written === undefined) {
+      const bitmask = (left.kind === 'ct' || left.kind === 'payload') && BITMASK_KEYS.has(`${left.kind === 'ct' ? 'ct' : left.protocol}:${left.kind === 'ct' ? left.key : left.field}`) && !rhs.mask;
+      op = setLike || bitmask ? 'in' : '==';
+    } else if (written === '==' && setLike) {
+      op = 'in';
+    } else if (written === '!=' && setLike) {
+      op = 'in';
+      negated = true;
+    } else {
+      op = written;
+      negated = written === '!=';
+    }
+    return { kind: 'match', left: lhs, op, right, negated, implicit: written === undefined, text, range };
+  }
+
+  /** `{ … }` (anonymous map), `@name` or `$var` after `vmap` / `map`. */
+  private mapTarget(): NftSetExpression | NftSetRefExpression {
+    const item = this.next();
+    if (isBraceGroup(item)) return this.setLiteral(item);
+    if (this.isToken(item, SetRef)) return this.setRefExpr(item);
+    if (this.isToken(item, Variable)) {
+      const resolved = this.host.variable(item.image.slice(1), itemRange(item));
+      if (resolved && (resolved.kind === 'set' || resolved.kind === 'setRef')) return resolved;
+      return { kind: 'set', elements: [], text: item.image, range: itemRange(item) };
+    }
+    throw Stop.instance;
+  }
+
+  private setLiteral(group: CstNode): NftSetExpression {
+    const range = itemRange(group);
+    return { kind: 'set', elements: this.readElements(group), text: this.textOf(range), range };
+  }
+
+  private setRefExpr(token: IToken): NftSetRefExpression {
+    const nameRange = this.nameRangeOfSetRef(token);
+    const name = token.image.slice(1);
+    this.host.setReference(name, nameRange);
+    return { kind: 'setRef', name, nameRange, text: token.image, range: itemRange(token) };
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Left-hand expressions: selectors (`ip daddr`, `meta l4proto`, …), binary operations and concatenations
+
+  private lhs(): NftExpression | undefined {
+    const start = this.pos;
+    const first = this.lhsBinop();
+    if (!first) return undefined;
+    if (!this.at(Dot)) return first;
+    const parts = [first];
+    while (this.at(Dot)) {
+      this.pos++;
+      const part = this.lhsBinop();
+      if (!part) throw Stop.instance;
+      parts.push(part);
+    }
+    const range = this.span(start);
+    return { kind: 'concat', parts, text: this.textOf(range), range };
+  }
+
+  private binopAhead(): NftBinaryOperator | undefined {
+    const item = this.peek();
+    if (item === undefined || isGroup(item)) return undefined;
+    switch (item.tokenType) {
+      case Amp: return '&';
+      case Pipe: return '|';
+      case Caret: return '^';
+      case ShiftLeft: return '<<';
+      case ShiftRight: return '>>';
+    }
+    const w = isWordy(item) ? item.image : undefined;
+    return w !== undefined && BINOP_WORDS[w] && this.peek(1) !== undefined ? BINOP_WORDS[w] : undefined;
+  }
+
+  private lhsBinop(): NftExpression | undefined {
+    const first = this.selector();
+    if (!first) return undefined;
+    return this.binopTail(first, 1, () => this.operand());
+  }
+
+  /** Precedence climbing over `|`, `^`, `&`, `<<`/`>>` (nft's order, loosest first). */
+  private binopTail(left: NftExpression, minPrecedence: number, operand: () => NftExpression): NftExpression {
+    for (;;) {
+      const op = this.binopAhead();
+      if (!op || BINOP_PRECEDENCE[op] < minPrecedence) return left;
+      this.pos++;
+      let right = operand();
+      for (;;) {
+        const next = this.binopAhead();
+        if (!next || BINOP_PRECEDENCE[next] <= BINOP_PRECEDENCE[op]) break;
+        right = this.binopTail(right, BINOP_PRECEDENCE[next], operand);
+      }
+      const range = { start: left.range.start, end: right.range.end };
+      left = { kind: 'binop', op, left, right, text: this.textOf(range), range };
+    }
+  }
+
+  /** The right operand of a binary operation: a selector or a value. */
+  private operand(): NftExpression {
+    const s = this.selector();
+    if (s) return s;
+    const v = this.rhsTerm();
+    if (!v) throw Stop.instance;
+    return v;
+  }
+
+  /** A keyword-led expression; undefined (position unchanged) when the next item does not start one. */
+  private selector(): NftExpression | undefined {
+    const start = this.pos;
+    const item = this.peek();
+    if (item === undefined) return undefined;
+    if (isParenGroup(item)) {
+      this.pos++;
+      const inner = this.with(itemsOf(item), () => {
+        const e = this.fullExpr();
+        if (this.pos < this.items.length) throw Stop.instance;
+        return e;
+      });
+      return { ...inner, text: this.textOf(itemRange(item)), range: itemRange(item) };
+    }
+    if (this.isToken(item, RawPayload)) {
+      this.pos++;
+      const range = itemRange(item);
+      return { kind: 'payload', protocol: 'raw', field: item.image, text: item.image, range };
+    }
+    const w = this.word();
+    if (w === undefined) return undefined;
+    const done = (e: Omit<NftExpression, 'text' | 'range'>): NftExpression => {
+      const range = this.span(start);
+      return { ...e, text: this.textOf(range), range } as NftExpression;
+    };
+    const fieldWord = (k = 0): string | undefined => {
+      const f = this.word(k);
+      return f !== undefined && /^[a-z][a-z0-9-]*$/.test(f) && !STATEMENT_KEYWORDS.has(f) && f !== 'vmap' && f !== 'set' && f !== 'map' ? f : undefined;
+    };
+    if (w === 'meta') {
+      const key = fieldWord(1);
+      if (!key) return undefined;
+      this.pos += 2;
+      return done({ kind: 'meta', key });
+    }
+    if (BARE_META_KEYS.has(w)) {
+      this.pos++;
+      return done({ kind: 'meta', key: w });
+    }
+    if (w === 'ct') {
+      this.pos++;
+      let direction: 'original' | 'reply' | undefined;
+      let family: 'ip' | 'ip6' | undefined;
+      if (this.word() === 'original' || this.word() === 'reply') {
+        direction = this.word() as 'original' | 'reply';
+        this.pos++;
+      }
+      if ((this.word() === 'ip' || this.word() === 'ip6') && fieldWord(1)) {
+        family = this.word() as 'ip' | 'ip6';
+        this.pos++;
+      }
+      const key = fieldWord();
+      if (!key) {
+        this.pos = start;
+        return undefined;
+      }
+      this.pos++;
+      const e: { kind: 'ct'; key: string; direction?: 'original' | 'reply'; family?: 'ip' | 'ip6' } = { kind: 'ct', key };
+      if (direction) e.direction = direction;
+      if (family) e.family = family;
+      return done(e);
+    }
+    if (w === 'fib') {
+      this.pos++;
+      const flags: string[] = [];
+      while (this.word() !== undefined && FIB_FLAGS.has(this.word()!)) {
+        flags.push(this.word()!);
+        this.pos++;
+        if (this.at(Dot) && this.word(1) !== undefined && FIB_FLAGS.has(this.word(1)!)) this.pos++;
+        else break;
+      }
+      const result = fieldWord();
+      if (flags.length === 0 || !result) {
+        this.pos = start;
+        return undefined;
+      }
+      this.pos++;
+      return done({ kind: 'fib', flags, result });
+    }
+    if (w === 'numgen') {
+      this.pos++;
+      const mode = this.expectWord().image;
+      if (mode !== 'random' && mode !== 'inc') throw Stop.instance;
+      if (this.word() !== 'mod') throw Stop.instance;
+      this.pos++;
+      const mod = this.expectNumber();
+      let offset: number | undefined;
+      if (this.word() === 'offset') {
+        this.pos++;
+        offset = this.expectNumber();
+      }
+      return done(offset === undefined ? { kind: 'numgen', mode, mod } : { kind: 'numgen', mode, mod, offset });
+    }
+    if (w === 'jhash' || w === 'symhash') {
+      this.pos++;
+      let expr: NftExpression | undefined;
+      if (w === 'jhash') {
+        expr = this.lhs();
+        if (!expr) throw Stop.instance;
+      }
+      if (this.word() !== 'mod') throw Stop.instance;
+      this.pos++;
+      const mod = this.expectNumber();
+      const e: { kind: 'hash'; function: 'jhash' | 'symhash'; expr?: NftExpression; mod: number; seed?: number; offset?: number } = { kind: 'hash', function: w, mod };
+      if (expr) e.expr = expr;
+      for (;;) {
+        if (this.word() === 'seed') {
+          this.pos++;
+          e.seed = this.expectNumber();
+        } else if (this.word() === 'offset') {
+          this.pos++;
+          e.offset = this.expectNumber();
+        } else break;
+      }
+      return done(e);
+    }
+    if (w === 'rt' && (this.word(1) === 'ip' || this.word(1) === 'ip6' || RT_KEYS.has(this.word(1) ?? ''))) {
+      this.pos++;
+      if (this.word() === 'ip' || this.word() === 'ip6') this.pos++;
+      this.expectWord();
+      return done({ kind: 'raw' });
+    }
+    if (w === 'socket') {
+      this.pos++;
+      const key = this.expectWord().image;
+      if (key === 'cgroupv2' && this.word() === 'level') {
+        this.pos++;
+        this.expectWord();
+      }
+      return done({ kind: 'raw' });
+    }
+    if (w === 'osf') {
+      this.pos++;
+      if (this.word() === 'ttl') {
+        this.pos++;
+        this.expectWord();
+      }
+      this.expectWord();
+      return done({ kind: 'raw' });
+    }
+    if (w === 'ipsec' && (this.word(1) === 'in' || this.word(1) === 'out')) {
+      this.pos += 2;
+      if (this.word() === 'spnum') {
+        this.pos++;
+        this.expectWord();
+      }
+      if ((this.word() === 'ip' || this.word() === 'ip6') && fieldWord(1)) this.pos++;
+      this.expectWord();
+      return done({ kind: 'raw' });
+    }
+    if (w === 'exthdr') {
+      this.pos++;
+      this.expectWord();
+      if (fieldWord() && fieldWord() !== 'exists' && fieldWord() !== 'missing') this.pos++;
+      return done({ kind: 'raw' });
+    }
+    if ((w === 'tcp' || w === 'ip' || w === 'dccp') && this.word(1) === 'option') {
+      this.pos += 2;
+      const opt = this.next();
+      if (isGroup(opt)) throw Stop.instance;
+      const fields = w === 'ip' ? IP_OPTION_FIELDS : TCP_OPTION_FIELDS;
+      if (this.word() !== undefined && fields.has(this.word()!)) this.pos++;
+      return done({ kind: 'raw' });
+    }
+    if (w === 'sctp' && this.word(1) === 'chunk') {
+      this.pos += 2;
+      this.expectWord();
+      const f = fieldWord();
+      if (f && f !== 'exists' && f !== 'missing') this.pos++;
+      return done({ kind: 'raw' });
+    }
+    if ((w === 'vxlan' || w === 'geneve' || w === 'gretap' || w === 'gre') && PAYLOAD_PROTOCOLS.has(this.word(1) ?? '') && fieldWord(2)) {
+      // An inner header: `vxlan ip saddr`.
+      this.pos++;
+      const inner = this.selector();
+      if (!inner) throw Stop.instance;
+      return done({ kind: 'raw' });
+    }
+    if (PAYLOAD_PROTOCOLS.has(w)) {
+      const field = fieldWord(1);
+      if (!field) return undefined;
+      this.pos += 2;
+      return done({ kind: 'payload', protocol: w, field });
+    }
+    if (w === 'rt') {
+      // routing extension header: `rt type 0`, `rt nexthdr`
+      const field = fieldWord(1);
+      if (!field) return undefined;
+      this.pos += 2;
+      return done({ kind: 'payload', protocol: 'rt', field });
+    }
+    return undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Right-hand sides
+
+  /** The value a match compares with: a value, set, `@set`, concatenation, flag list or `value / mask`. */
+  private rhs(): RhsResult {
+    const start = this.pos;
+    const first = this.rhsTerm();
+    if (!first) throw Stop.instance;
+    if (this.at(Comma) && this.isListable(first)) {
+      const values = [this.valueText(first)];
+      while (this.at(Comma) && this.word(1) !== undefined) {
+        this.pos++;
+        values.push(this.expectWord().image);
+      }
+      const range = this.span(start);
+      return { expr: { kind: 'list', values, text: this.textOf(range), range } };
+    }
+    if (this.at(Slash)) {
+      // tcp flags syn / syn,ack
+      this.pos++;
+      const maskStart = this.pos;
+      const m = this.rhsTerm();
+      if (!m) throw Stop.instance;
+      let mask: NftExpression = m;
+      if (this.at(Comma)) {
+        const values = [this.valueText(m)];
+        while (this.at(Comma) && this.word(1) !== undefined) {
+          this.pos++;
+          values.push(this.expectWord().image);
+        }
+        const range = this.span(maskStart);
+        mask = { kind: 'list', values, text: this.textOf(range), range };
+      }
+      return { expr: first, mask };
+    }
+    let expr = this.binopTail(first, 1, () => {
+      const v = this.rhsTerm();
+      if (!v) throw Stop.instance;
+      return v;
+    });
+    if (this.at(Dot)) {
+      const parts = [expr];
+      while (this.at(Dot)) {
+        this.pos++;
+        const p = this.rhsTerm();
+        if (!p) throw Stop.instance;
+        parts.push(p);
+      }
+      const range = this.span(start);
+      expr = { kind: 'concat', parts, text: this.textOf(range), range };
+    }
+    return { expr };
+  }
+
+  private isListable(e: NftExpression): boolean {
+    return e.kind === 'value' && !e.quoted;
+  }
+
+  private valueText(e: NftExpression): string {
+    return e.kind === 'value' ? e.value : e.text;
+  }
+
+  /** One constant: word, string, `@set`, `$var`, `{ … }`, `( … )`, `a - b`. */
+  private rhsTerm(): NftExpression | undefined {
+    const item = this.peek();
+    if (item === undefined) return undefined;
+    if (isBraceGroup(item)) {
+      this.pos++;
+      return this.setLiteral(item);
+    }
+    if (isParenGroup(item)) {
+      this.pos++;
+      const range = itemRange(item);
+      const inner = this.with(itemsOf(item), () => {
+        const e = this.fullExpr();
+        if (this.pos < this.items.length) throw Stop.instance;
+        return e;
+      });
+      return { ...inner, text: this.textOf(range), range };
+    }
+    if (isGroup(item)) return undefined;
+    const range = itemRange(item);
+    let term: NftExpression;
+    if (item.tokenType === SetRef) {
+      this.pos++;
+      return this.setRefExpr(item);
+    } else if (item.tokenType === Variable) {
+      this.pos++;
+      const name = item.image.slice(1);
+      const resolved = this.host.variable(name, range);
+      term = resolved ? { kind: 'variable', name, resolved, text: item.image, range } : { kind: 'variable', name, text: item.image, range };
+    } else if (item.tokenType === StringTok) {
+      this.pos++;
+      term = classifyValue(unquote(item.image), item.image, range, true);
+    } else if (isWordy(item)) {
+      this.pos++;
+      term = classifyValue(item.image, item.image, range);
+    } else if ((item.tokenType === Minus || item.tokenType === Plus) && this.word(1) !== undefined) {
+      // `- 10` written apart
+      this.pos += 2;
+      const image = item.image + this.word(-1)!;
+      const r = this.span(this.pos - 2);
+      return classifyValue(image, this.textOf(r), r);
+    } else {
+      return undefined;
+    }
+    // `"17:00"-"19:00"`, `1 - 5`: a range written with a separate dash
+    if (this.at(Minus) && this.peek(1) !== undefined && !isGroup(this.peek(1)!) && (isWordy(this.peek(1) as IToken) || this.at(StringTok, 1))) {
+      const toItem = this.peek(1) as IToken;
+      this.pos += 2;
+      const r = { start: range.start, end: itemRange(toItem).end };
+      const from = term.kind === 'value' ? term.value : term.text;
+      return { kind: 'range', from, to: unquote(toItem.image), text: this.textOf(r), range: r };
+    }
+    return term;
+  }
+
+  /** A full expression (values of `set`, NAT targets, defines): selectors or values, binops, concatenations, `map`. */
+  private fullExpr(): NftExpression {
+    const start = this.pos;
+    const first = this.fullBinop();
+    let expr = first;
+    if (this.at(Dot)) {
+      const parts = [first];
+      while (this.at(Dot)) {
+        this.pos++;
+        parts.push(this.fullBinop());
+      }
+      const range = this.span(start);
+      expr = { kind: 'concat', parts, text: this.textOf(range), range };
+    } else if (this.at(Comma) && this.isListable(first) && this.word(1) !== undefined) {
+      const values = [this.valueText(first)];
+      while (this.at(Comma) && this.word(1) !== undefined) {
+        this.pos++;
+        values.push(this.expectWord().image);
+      }
+      const range = this.span(start);
+      expr = { kind: 'list', values, text: this.textOf(range), range };
+    }
+    if (this.word() === 'map') {
+      this.pos++;
+      const map = this.mapTarget();
+      const range = this.span(start);
+      expr = { kind: 'map', key: expr, map, text: this.textOf(range), range };
+    }
+    return expr;
+  }
+
+  private fullBinop(): NftExpression {
+    const first = this.fullTerm();
+    return this.binopTail(first, 1, () => this.fullTerm());
+  }
+
+  private fullTerm(): NftExpression {
+    const w = this.word();
+    if (w !== undefined && (EXPRESSION_KEYWORDS.has(w) || PAYLOAD_PROTOCOLS.has(w) || BARE_META_KEYS.has(w))) {
+      const saved = this.pos;
+      try {
+        const s = this.selector();
+        if (s) return s;
+      } catch (e) {
+        if (!(e instanceof Stop)) throw e;
+      }
+      this.pos = saved;
+    }
+    const v = this.rhsTerm();
+    if (!v) throw Stop.instance;
+    return v;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Elements
+
+  private element(items: Item[], out: NftElement[]): void {
+    this.with(items, () => {
+      // `{ $set, 3 }`: a variable holding a set literal contributes its elements.
+      if (items.length === 1 && this.isToken(items[0], Variable)) {
+        const resolved = this.host.variable((items[0] as IToken).image.slice(1), itemRange(items[0]));
+        if (resolved && resolved.kind === 'set') {
+          out.push(...resolved.elements);
+          return;
+        }
+      }
+      const key: string[] = [];
+      try {
+        key.push(this.elementPart());
+        while (this.at(Dot)) {
+          this.pos++;
+          key.push(this.elementPart());
+        }
+      } catch (e) {
+        if (!(e instanceof Stop)) throw e;
+        this.host.diag(itemsRange(items), 'error', 'bad-element', t('This set element is not understood: {0}', this.textOf(itemsRange(items))));
+        return;
+      }
+      const keyRange = this.span(0);
+      const element: NftElement = { key, range: itemsRange(items), keyRange };
+      const statements: string[] = [];
+      while (this.pos < this.items.length && !this.at(Colon)) {
+        const w = this.word();
+        if (w === 'timeout' || w === 'expires') {
+          this.pos++;
+          const v = this.expectWord().image;
+          if (w === 'timeout') element.timeout = v;
+          else element.expires = v;
+        } else if (w === 'comment' && this.at(StringTok, 1)) {
+          element.comment = unquote((this.items[this.pos + 1] as IToken).image);
+          this.pos += 2;
+        } else if (w !== undefined && ELEMENT_OPTIONS.has(w)) {
+          const from = this.pos;
+          let st: NftStatement | undefined;
+          try {
+            st = this.statement();
+          } catch (e) {
+            if (!(e instanceof Stop)) throw e;
+          }
+          if (!st || this.pos === from) {
+            this.pos = from;
+            st = this.rawStatement(from);
+          }
+          statements.push(st.text);
+        } else {
+          const r = itemRange(this.items[this.pos]);
+          this.host.diag(r, 'error', 'bad-element', t('Unexpected {0} in a set element.', JSON.stringify(this.textOf(r))));
+          return;
+        }
+      }
+      if (statements.length > 0) element.statements = statements;
+      if (this.at(Colon)) {
+        this.pos++;
+        const from = this.pos;
+        try {
+          element.value = this.elementValue();
+        } catch (e) {
+          if (!(e instanceof Stop)) throw e;
+          const r = from < this.items.length ? itemsRange(this.items, from) : itemRange(this.items[from - 1]);
+          this.host.diag(r, 'error', 'bad-element', t('The value of this map element is missing or not understood.'));
+          return;
+        }
+        if (this.pos < this.items.length) {
+          const r = itemRange(this.items[this.pos]);
+          this.host.diag(r, 'error', 'bad-element', t('Unexpected {0} in a set element.', JSON.stringify(this.textOf(r))));
+          return;
+        }
+        element.valueRange = this.span(from);
+      }
+      out.push(element);
+    });
+  }
+
+  /** One component of an element key or value. */
+  private elementPart(): string {
+    const item = this.next();
+    if (isGroup(item)) throw Stop.instance;
+    let text: string;
+    if (item.tokenType === StringTok) text = unquote(item.image);
+    else if (item.tokenType === Variable) {
+      const resolved = this.host.variable(item.image.slice(1), itemRange(item));
+      text = resolved ? (resolved.kind === 'value' ? resolved.value : resolved.text) : item.image;
+    } else if (isWordy(item)) text = item.image;
+    else if ((item.tokenType === Minus || item.tokenType === Plus) && this.word() !== undefined) text = item.image + this.expectWord().image;
+    else throw Stop.instance;
+    if (this.at(Minus) && this.peek(1) !== undefined && !isGroup(this.peek(1)!) && (isWordy(this.peek(1) as IToken) || this.at(StringTok, 1))) {
+      this.pos++;
+      text += '-' + unquote((this.next() as IToken).image);
+    }
+    return text;
+  }
+
+  private elementValue(): string | NftVerdictValue {
+    const w = this.word();
+    if (w !== undefined && (SIMPLE_VERDICTS.has(w) || w === 'jump' || w === 'goto' || w === 'queue')) {
+      this.pos++;
+      if (w === 'jump' || w === 'goto') {
+        const target = this.next();
+        if (isGroup(target)) throw Stop.instance;
+        const chainRange = itemRange(target);
+        let chain = unquote(target.image);
+        if (target.tokenType === Variable) {
+          const v = this.host.variable(target.image.slice(1), chainRange);
+          chain = v && v.kind === 'value' ? v.value : target.image;
+        } else {
+          this.host.chainReference(chain, chainRange, w);
+        }
+        return { kind: w, chain, chainRange };
+      }
+      return { kind: w as NftVerdictValue['kind'] };
+    }
+    const parts = [this.elementPart()];
+    while (this.at(Dot)) {
+      this.pos++;
+      parts.push(this.elementPart());
+    }
+    return parts.join(' . ');
+  }
+}
+
+/** Thrown inside the reader when the items do not fit; the caller falls back to a raw statement. */
+class Stop {
+  static readonly instance = new Stop();
+}
