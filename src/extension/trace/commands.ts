@@ -76,8 +76,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     tree.show({ result, uris: [snapshot.document.uri] });
     await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', true);
     decorate();
+    view.description = `${target.protocol} ${hostPort(target.address, target.port)}`;
     await vscode.commands.executeCommand('dataplane.trace.focus');
-    if (result.outcomes[0]) void view.reveal(tree.getChildren().find((n) => n.type === 'outcome')!, { expand: true, focus: false, select: false });
   };
 
   const pickFrontend = async (services: Service[], kind: 'clusterIP' | 'nodePort'): Promise<Target | undefined> => {

@@ -72,7 +72,9 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
       case 'outcome': {
         const o = node.outcome;
         const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
-        const item = new vscode.TreeItem(`${formatShare(o.probability)}  ${what}`, vscode.TreeItemCollapsibleState.Expanded);
+        // With several outcomes they start collapsed, so all of them (and their shares) are visible at once.
+        const single = node.trace.result.outcomes.length === 1;
+        const item = new vscode.TreeItem(`${formatShare(o.probability)}  ${what}`, single ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
         item.description = o.masquerade ? vscode.l10n.t('masqueraded') : undefined;
         item.iconPath = new vscode.ThemeIcon(o.verdict === 'dnat' || o.verdict === 'accept' ? 'pass' : 'error');
         item.tooltip = o.assumptions.length ? o.assumptions.join('\n') : undefined;
