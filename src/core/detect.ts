@@ -1,3 +1,5 @@
+import type { IptablesRuleset } from './model/iptables';
+
 // Which dialect a text is (DESIGN §2), from its name and its first meaningful lines.
 export type Dialect = 'iptables' | 'nftables' | 'nftables-json' | 'ipvsadm' | 'ipset';
 
@@ -27,4 +29,33 @@ export function detectDialect(text: string, fileName?: string): Dialect | undefi
     for (const [re, dialect] of BY_NAME) if (re.test(fileName)) return dialect;
   }
   return undefined;
+}
+
+
+export type KubeProxyMode = 'iptables' | 'ipvs' | 'nftables-or-none' | 'none';
+
+/**
+ * Which kube-proxy mode wrote an iptables dump, from what is in it: iptables mode has KUBE-SVC/KUBE-SEP
+ * chains; IPVS mode matches Services through KUBE-* ipsets (KUBE-CLUSTER-IP…) and has no per-Service chains;
+ * in nftables mode kube-proxy writes no iptables rules at all, only kubelet's few chains remain.
+ */
+export function kubeProxyModeOfIptables(ruleset: IptablesRuleset): { mode: KubeProxyMode; evidence: string } {
+  let kubelet = '';
+  for (const table of ruleset.tables) {
+    for (const chain of table.chains) {
+      if (/^KUBE-(SVC|SEP|SVL|EXT|FW)-/.test(chain.name)) return { mode: 'iptables', evidence: chain.name };
+    }
+  }
+  for (const table of ruleset.tables) {
+    if (table.chainByName.has('KUBE-LOAD-BALANCER') || table.chainByName.has('KUBE-LOOP-BACK')) return { mode: 'ipvs', evidence: table.chainByName.has('KUBE-LOAD-BALANCER') ? 'KUBE-LOAD-BALANCER' : 'KUBE-LOOP-BACK' };
+    for (const rule of table.rules) {
+      const set = rule.matches.find((m) => m.module === 'set')?.options.find((o) => o.name === '--match-set')?.values[0];
+      if (set && /^KUBE-(6-)?(CLUSTER-IP|NODE-PORT|LOAD-BALANCER|EXTERNAL-IP|LOOP-BACK)/.test(set)) return { mode: 'ipvs', evidence: set };
+    }
+  }
+  for (const table of ruleset.tables) {
+    if (table.chainByName.has('KUBE-SERVICES')) return { mode: 'iptables', evidence: 'KUBE-SERVICES' };
+    for (const chain of table.chains) if (/^KUBE-(KUBELET-CANARY|IPTABLES-HINT|FIREWALL)$/.test(chain.name)) kubelet = chain.name;
+  }
+  return kubelet ? { mode: 'nftables-or-none', evidence: kubelet } : { mode: 'none', evidence: '' };
 }

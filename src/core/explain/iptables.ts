@@ -4,6 +4,7 @@ import { findMatchOption, findTargetOption, type Option, type Rule, type Save, t
 import { formatShare, servicePortNameString } from '../kube/catalog';
 import type { IptablesAnalysis } from '../language/iptables';
 import { t } from '../l10n';
+import type { KubeProxyMode } from '../detect';
 import { BASIC_OPTIONS, lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS } from '../parse/iptables/extensions';
 
 /** Escapes Markdown (and HTML) metacharacters in text that came from the dump. */
@@ -17,7 +18,20 @@ export function code(text: string): string {
   return `\`${clean}\``;
 }
 
-export function explainHeader(save: Save, kind: 'generated' | 'warning', tables: Table[]): string {
+export function explainKubeProxyMode(mode: KubeProxyMode, evidence: string): string {
+  switch (mode) {
+    case 'iptables':
+      return t('kube-proxy runs in **iptables** mode here: per-Service chains such as {0} prove it.', code(evidence));
+    case 'ipvs':
+      return t('kube-proxy runs in **IPVS** mode here: Services are matched through kube-proxy\'s ipsets ({0}); the load balancing itself is in IPVS (ipvsadm -Ln), not in these rules.', code(evidence));
+    case 'nftables-or-none':
+      return t('kube-proxy writes no iptables rules here, only kubelet\'s ({0}): it runs in **nftables** mode (see nft list ruleset, table kube-proxy) or not at all (another Service proxy such as Cilium).', code(evidence));
+    case 'none':
+      return t('No Kubernetes chains: this dump is not from a kube-proxy node, or kube-proxy is not running.');
+  }
+}
+
+export function explainHeader(save: Save, kind: 'generated' | 'warning', tables: Table[], mode?: { mode: KubeProxyMode; evidence: string }): string {
   if (kind === 'warning') {
     return [
       `**${t('Legacy tables present')}**`,
@@ -38,6 +52,7 @@ export function explainHeader(save: Save, kind: 'generated' | 'warning', tables:
     t('This says which iptables backend the node uses, not which kube-proxy mode: an iptables-nft header does **not** mean kube-proxy runs in nftables mode. kube-proxy in iptables mode writes KUBE-SVC/KUBE-SEP chains like these through either backend; in nftables mode it writes no iptables rules at all but a `table ip kube-proxy` that only `nft list ruleset` shows.'),
   );
   lines.push('', t('{0} family, {1} tables in this save.', save.family === 'ipv6' ? 'IPv6' : 'IPv4', tables.length));
+  if (mode) lines.push('', explainKubeProxyMode(mode.mode, mode.evidence));
   return lines.join('\n');
 }
 

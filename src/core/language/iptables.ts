@@ -23,6 +23,7 @@ import {
   code,
 } from '../explain/iptables';
 import { t } from '../l10n';
+import { kubeProxyModeOfIptables } from '../detect';
 import { formatAddress, parseAddress } from '../trace/addr';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 
@@ -148,7 +149,7 @@ export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefi
   const header = a.ruleset.headers.find((h) => h.range.start.line === position.line);
   if (header && (header.kind === 'generated' || header.kind === 'warning')) {
     const save = a.ruleset.saves.find((s) => s.index === header.saveIndex) ?? a.ruleset.saves[0];
-    return { markdown: explainHeader(save, header.kind, a.ruleset.tables.filter((tb) => tb.saveIndex === save.index)), range: header.range };
+    return { markdown: explainHeader(save, header.kind, a.ruleset.tables.filter((tb) => tb.saveIndex === save.index), kubeProxyModeOfIptables(a.ruleset)), range: header.range };
   }
   const hit = a.ruleset.symbols.at(position);
   if (hit) {
@@ -306,6 +307,7 @@ export function statusSummary(a: IptablesAnalysis): StatusSummary {
   const tables = a.ruleset.tables;
   return {
     dialect: 'iptables',
+    kubeProxyMode: kubeProxyModeOfIptables(a.ruleset).mode,
     producer: a.ruleset.producer,
     backend: a.ruleset.backend,
     family: a.ruleset.family,

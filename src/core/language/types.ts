@@ -27,6 +27,8 @@ export interface Hover {
 
 export interface StatusSummary {
   dialect: string;
+  /** kube-proxy's mode as far as this dump shows it (iptables, ipvs, nftables-or-none, none). */
+  kubeProxyMode?: string;
   producer?: string;
   backend: string;
   family: string;

@@ -18,7 +18,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
     }
     const s = entry.features.statusSummary(entry.analysis);
     const backend = s.backend === 'nf_tables' ? 'iptables-nft' : s.backend === 'legacy' ? 'iptables-legacy' : s.backend === 'unknown' ? vscode.l10n.t('backend unknown') : s.backend;
+    const mode = s.kubeProxyMode === 'nftables-or-none' ? vscode.l10n.t('kube-proxy: nftables mode or none') : s.kubeProxyMode === 'none' ? vscode.l10n.t('no kube-proxy rules') : s.kubeProxyMode ? vscode.l10n.t('kube-proxy: {0} mode', s.kubeProxyMode) : '';
     item.text = vscode.l10n.t('{0} · {1} · {2} services', s.dialect, backend, s.services);
+    if (mode) item.text += ` · ${mode}`;
     item.detail = vscode.l10n.t('{0} tables, {1} chains, {2} rules, {3} errors, {4} warnings', s.tables, s.chains, s.rules, s.errors, s.warnings);
     item.severity = s.errors > 0 ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
   };

@@ -1,0 +1,196 @@
+// Language features for `ipset save` / restore input and `ipset list` output, as pure functions over the
+// analysed document.
+import type { Diagnostic } from '../model/diagnostics';
+import { kubeIpsetInfo, type IpSet, type IpsetDump, type IpsetMember } from '../model/ipset';
+import { containsPosition, type Position, type Range } from '../model/range';
+import type { SymbolDefinition } from '../model/symbols';
+import { parseIpset } from '../parse/ipset/parser';
+import { code, explainIpset, explainIpsetField, explainIpsetOption, explainIpsetType, explainKubeIpset, mdEscape } from '../explain/ipvs';
+import { t } from '../l10n';
+import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+
+export interface IpsetAnalysis {
+  dialect: 'ipset';
+  dump: IpsetDump;
+  diagnostics: Diagnostic[];
+}
+
+export function analyzeIpset(text: string): IpsetAnalysis {
+  const dump = parseIpset(text);
+  return { dialect: 'ipset', dump, diagnostics: dump.diagnostics };
+}
+
+/** The create line (or `Name:` line) of the set under the cursor. */
+export function definitionAt(a: IpsetAnalysis, position: Position): SymbolDefinition | undefined {
+  const def = a.dump.symbols.resolve(position);
+  return def && def.kind === 'ipset' ? def : undefined;
+}
+
+/** Every add/del/test/flush/… line naming the set, and list:set members that contain it. */
+export function referencesAt(a: IpsetAnalysis, position: Position, includeDeclaration: boolean): Range[] {
+  const hit = a.dump.symbols.at(position);
+  if (!hit) return [];
+  const { kind, scope, name } = hit.type === 'definition' ? hit.definition : hit.reference;
+  if (kind !== 'ipset') return [];
+  const out: Range[] = [];
+  const def = a.dump.symbols.definition(kind, scope, name);
+  if (includeDeclaration && def) out.push(def.range);
+  for (const ref of a.dump.symbols.referencesTo(kind, scope, name)) out.push(ref.range);
+  return out;
+}
+
+export function outline(a: IpsetAnalysis): OutlineItem[] {
+  return a.dump.sets.map((set) => {
+    const parts = [set.type || '?', set.members.length === 1 ? t('1 member') : t('{0} members', set.members.length)];
+    if (set.family === 'inet6') parts.splice(1, 0, 'IPv6');
+    const children: OutlineItem[] = set.type === 'list:set'
+      ? set.members.map((m) => ({ name: m.text, detail: t('member set'), kind: 'set' as const, range: m.range, selectionRange: m.textRange, children: [] }))
+      : [];
+    return {
+      name: set.name,
+      detail: parts.join(' · '),
+      kind: 'set' as const,
+      range: set.fullRange,
+      selectionRange: set.nameRange,
+      children,
+    };
+  });
+}
+
+/** Each set from its create / Name: line through its last member. */
+export function foldingRanges(a: IpsetAnalysis): FoldingRange[] {
+  return a.dump.sets
+    .filter((s) => s.fullRange.end.line > s.fullRange.start.line)
+    .map((s) => ({ start: s.fullRange.start.line, end: s.fullRange.end.line }));
+}
+
+function setByName(a: IpsetAnalysis, name: string): IpSet | undefined {
+  return a.dump.setByName.get(name) ?? a.dump.sets.find((s) => s.name === name);
+}
+
+/** What one member means, in words: `10.96.0.10,udp:53` → address 10.96.0.10, UDP port 53. */
+export function describeMember(set: IpSet, m: IpsetMember): string {
+  const words: string[] = [];
+  for (const p of m.parts) {
+    switch (p.dimension) {
+      case 'ip':
+      case 'net': {
+        const addr = p.addressTo !== undefined ? `${p.address}-${p.addressTo}` : p.prefix !== undefined ? `${p.address}/${p.prefix}` : p.address ?? p.text;
+        words.push(p.prefix !== undefined && p.dimension === 'net' ? t('network {0}', code(addr)) : t('address {0}', code(addr)));
+        break;
+      }
+      case 'port':
+        if (p.icmp !== undefined) words.push(t('{0} type {1}', (p.protocol ?? 'icmp').toUpperCase(), code(p.icmp)));
+        else if (p.port !== undefined) {
+          const ports = p.portTo !== undefined ? `${p.port}-${p.portTo}` : String(p.port);
+          words.push(p.protocol ? t('{0} port {1}', p.protocol.toUpperCase(), code(ports)) : t('port {0}', code(ports)));
+        }
+        break;
+      case 'mac':
+        words.push(t('MAC {0}', code(p.text)));
+        break;
+      case 'iface':
+        words.push(p.physdev ? t('bridge port {0}', code(p.address ?? '')) : t('interface {0}', code(p.address ?? '')));
+        break;
+      case 'mark':
+        words.push(t('mark {0}', code(p.text)));
+        break;
+      case 'set':
+        words.push(t('set {0}', code(p.text)));
+        break;
+    }
+  }
+  return words.length > 0 ? words.join(', ') : code(m.text);
+}
+
+function memberHover(set: IpSet, m: IpsetMember): string {
+  const lines = [`${code(m.text)} — ${t('member of {0}', mdEscape(set.name))}`, '', describeMember(set, m)];
+  const kube = kubeIpsetInfo(set.name);
+  if (kube) {
+    const meaning: Record<string, string> = {
+      'hash:ip,port': t('kube-proxy: a Service frontend (address and port).'),
+      'hash:ip,port,ip': kube.base === 'KUBE-LOOP-BACK'
+        ? t('kube-proxy: an endpoint that would reach itself through its Service (hairpin): masqueraded.')
+        : t('kube-proxy: a load balancer address and port with a source address allowed to use it.'),
+      'hash:ip,port,net': t('kube-proxy: a load balancer address and port with a source range allowed to use it.'),
+      'bitmap:port': kube.base === 'KUBE-HEALTH-CHECK-NODE-PORT' ? t('kube-proxy: a health-check node port.') : t('kube-proxy: a node port.'),
+      'hash:ip': t('kube-proxy: an address bound to kube-ipvs0.'),
+    };
+    if (meaning[kube.type]) lines.push('', meaning[kube.type]);
+  }
+  const o = m.options;
+  const extra: string[] = [];
+  if (o.timeout !== undefined) extra.push(t('expires in {0} s', o.timeout));
+  if (o.packets !== undefined) extra.push(t('{0} packets, {1} bytes matched', o.packets, o.bytes ?? 0));
+  if (o.comment !== undefined) extra.push(t('comment {0}', code(o.comment)));
+  if (o.nomatch) extra.push(t('nomatch: an exception; packets in it do not match the set'));
+  if (o.skbmark !== undefined) extra.push(t('skbmark {0}', code(o.skbmark)));
+  if (o.skbprio !== undefined) extra.push(t('skbprio {0}', code(o.skbprio)));
+  if (o.skbqueue !== undefined) extra.push(t('skbqueue {0}', o.skbqueue));
+  if (extra.length > 0) lines.push('', extra.join(' · '));
+  return lines.join('\n');
+}
+
+export function hoverAt(a: IpsetAnalysis, position: Position): Hover | undefined {
+  const at = (r: Range | undefined) => r !== undefined && containsPosition(r, position);
+  const dump = a.dump;
+  const hit = dump.symbols.at(position);
+  if (hit) {
+    const sym = hit.type === 'definition' ? hit.definition : hit.reference;
+    const range = hit.type === 'definition' ? hit.definition.range : hit.reference.range;
+    const set = setByName(a, sym.name);
+    if (set) return { markdown: explainIpset(set), range };
+    const kube = explainKubeIpset(sym.name);
+    return { markdown: kube ?? `**${mdEscape(sym.name)}**\n\n${t('Set {0} is not in this file.', mdEscape(sym.name))}`, range };
+  }
+  const set = dump.setByLine.get(position.line);
+  if (set) {
+    if (at(set.typeRange)) return { markdown: explainIpsetType(set.type), range: set.typeRange! };
+    const option = set.options.find((o) => at(o.range));
+    if (option) return { markdown: explainIpsetOption(option.name, option.value), range: option.range };
+    const field = dump.fieldByLine.get(position.line);
+    if (field && at(field.keyRange)) return { markdown: explainIpsetField(field.key), range: field.keyRange };
+  }
+  const entry = dump.memberByLine.get(position.line);
+  if (entry) return { markdown: memberHover(entry.set, entry.member), range: entry.member.textRange };
+  const command = dump.commandByLine.get(position.line);
+  if (command && at(command.range)) {
+    const text: Record<string, string> = {
+      destroy: t('destroy: removes the set (refused while iptables rules still use it).'),
+      flush: t('flush: removes every member of the set.'),
+      rename: t('rename: gives the set a new name.'),
+      swap: t('swap: exchanges the contents of two sets at once (how kube-proxy and others replace a set atomically).'),
+      del: t('del: removes a member.'),
+      test: t('test: checks whether an element is in the set.'),
+    };
+    if (text[command.command]) return { markdown: text[command.command], range: command.range };
+  }
+  return undefined;
+}
+
+export function statusSummary(a: IpsetAnalysis): StatusSummary {
+  const families = new Set(a.dump.sets.map((s) => s.family).filter((f) => f !== undefined));
+  return {
+    dialect: 'ipset',
+    backend: 'ipset',
+    family: families.size > 1 ? 'mixed' : families.has('inet6') ? 'ipv6' : 'ipv4',
+    tables: 0,
+    chains: a.dump.sets.length,
+    rules: a.dump.sets.reduce((n, s) => n + s.members.length, 0),
+    services: 0,
+    errors: a.diagnostics.filter((d) => d.severity === 'error').length,
+    warnings: a.diagnostics.filter((d) => d.severity === 'warning').length,
+  };
+}
+
+export const ipsetFeatures: LanguageFeatures<IpsetAnalysis> = {
+  languageId: 'ipset',
+  analyze: analyzeIpset,
+  definitionAt,
+  referencesAt,
+  outline,
+  foldingRanges,
+  hoverAt,
+  statusSummary,
+  services: () => [],
+};
