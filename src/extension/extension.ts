@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { setTranslator } from '../core/l10n';
 import { DocumentCache } from './documentCache';
 import { Log } from './log';
+import { Snapshots } from './snapshots';
 import * as commands from './providers/commands';
 import * as definition from './providers/definition';
 import * as diagnostics from './providers/diagnostics';
@@ -20,6 +21,7 @@ export function activate(context: vscode.ExtensionContext): void {
   setTranslator((message, args) => vscode.l10n.t(message, ...args.map(String)));
   const log = new Log(context);
   const cache = new DocumentCache(log);
+  const snapshots = new Snapshots(cache, log);
   context.subscriptions.push(cache, { dispose: () => setTranslator(undefined) });
   firstLine.register(context, log);
   definition.register(context, cache);
@@ -30,7 +32,7 @@ export function activate(context: vscode.ExtensionContext): void {
   diagnostics.register(context, cache);
   languageStatus.register(context, cache);
   commands.register(context, cache, log);
-  trace.register(context, cache, log);
+  trace.register(context, cache, snapshots, log);
   log.info(`activated in ${Date.now() - started} ms`);
 }
 

@@ -7,6 +7,7 @@ import { hostPort, parseDestination, traceSnapshot, type Entry, type Protocol } 
 import { parseAddress } from '../../core/trace/addr';
 import type { DocumentCache } from '../documentCache';
 import type { Log } from '../log';
+import type { LoadedSnapshot, Snapshots } from '../snapshots';
 import { TraceTreeProvider } from './traceView';
 
 interface Target {
@@ -15,7 +16,7 @@ interface Target {
   protocol: Protocol;
 }
 
-export function register(context: vscode.ExtensionContext, cache: DocumentCache, log: Log): void {
+export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots, log: Log): void {
   const tree = new TraceTreeProvider();
   const view = vscode.window.createTreeView('dataplane.trace', { treeDataProvider: tree, showCollapseAll: true });
   const decoration = vscode.window.createTextEditorDecorationType({
@@ -38,15 +39,20 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     }
   };
 
-  /** The iptables dump of the active editor (the node snapshot grows with IPVS and nft support). */
-  const activeSnapshot = (): { document: vscode.TextDocument; analysis: IptablesAnalysis } | undefined => {
+  /** The node snapshot of the active editor: its dump and the dumps beside it. */
+  const activeSnapshot = async (): Promise<{ document: vscode.TextDocument; loaded: LoadedSnapshot } | undefined> => {
     const document = vscode.window.activeTextEditor?.document;
     const entry = document ? cache.get(document) : undefined;
-    if (!document || !entry || entry.features.languageId !== 'iptables') {
-      void vscode.window.showInformationMessage(vscode.l10n.t('Open an iptables-save dump first: the trace follows its rules.'));
+    if (!document || !entry) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump first: the trace follows its rules.'));
       return undefined;
     }
-    return { document, analysis: entry.analysis as IptablesAnalysis };
+    const loaded = await snapshots.forDocument(document);
+    if (!loaded.snapshot.files.some((f) => f.languageId === 'iptables')) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('No iptables-save dump in this node snapshot: this version traces iptables rules.'));
+      return undefined;
+    }
+    return { document, loaded };
   };
 
   const askEntry = async (defaultEntry: Entry): Promise<Entry | undefined> => {
@@ -60,12 +66,15 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     return picked?.entry;
   };
 
-  const run = async (target: Target, entry: Entry | undefined, snapshot = activeSnapshot()) => {
+  const run = async (target: Target, entry: Entry | undefined, snapshot: Awaited<ReturnType<typeof activeSnapshot>>) => {
     if (!snapshot) return;
     const from = entry ?? (await askEntry('pod'));
     if (!from) return;
     const nodeIPs = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []).filter((ip) => parseAddress(ip));
-    const result = traceSnapshot([{ name: snapshot.document.fileName, analysis: snapshot.analysis }], {
+    const files = snapshot.loaded.snapshot.files
+      .map((f, i) => ({ f, uri: snapshot.loaded.uris[i] }))
+      .filter(({ f }) => f.languageId === 'iptables');
+    const result = traceSnapshot(files.map(({ f }) => ({ name: f.name, analysis: f.analysis as IptablesAnalysis })), {
       to: target.address,
       dport: target.port,
       protocol: target.protocol,
@@ -73,7 +82,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       nodeIPs,
     });
     log.info(`trace ${target.protocol} ${hostPort(target.address, target.port)} from ${from}: ${result.outcomes.map((o) => `${formatShare(o.probability)} ${o.verdict} ${o.destination ?? ''}`).join(', ')}`);
-    tree.show({ result, uris: [snapshot.document.uri] });
+    tree.show({ result, uris: files.map(({ uri }) => uri) });
     await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', true);
     decorate();
     view.description = `${target.protocol} ${hostPort(target.address, target.port)}`;
@@ -123,16 +132,16 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     vscode.window.onDidChangeVisibleTextEditors(decorate),
 
     vscode.commands.registerCommand('dataplane.traceClusterIP', async () => {
-      const snapshot = activeSnapshot();
+      const snapshot = await activeSnapshot();
       if (!snapshot) return;
-      const target = await pickFrontend(snapshot.analysis.catalog.services, 'clusterIP');
+      const target = await pickFrontend(snapshot.loaded.snapshot.services, 'clusterIP');
       if (target) await run(target, undefined, snapshot);
     }),
 
     vscode.commands.registerCommand('dataplane.traceNodePort', async () => {
-      const snapshot = activeSnapshot();
+      const snapshot = await activeSnapshot();
       if (!snapshot) return;
-      const target = await pickFrontend(snapshot.analysis.catalog.services, 'nodePort');
+      const target = await pickFrontend(snapshot.loaded.snapshot.services, 'nodePort');
       if (!target) return;
       const configured = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []);
       const nodeIP = await vscode.window.showInputBox({
@@ -146,7 +155,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     }),
 
     vscode.commands.registerCommand('dataplane.tracePacket', async (destination?: string, entry?: Entry) => {
-      const snapshot = activeSnapshot();
+      const snapshot = await activeSnapshot();
       if (!snapshot) return;
       const text = destination ?? (await vscode.window.showInputBox({
         title: vscode.l10n.t('Trace Packet'),

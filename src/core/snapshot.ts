@@ -1,0 +1,52 @@
+// A node snapshot (DESIGN §1): the dumps saved from one node, read together. IPVS mode needs ipvsadm +
+// iptables-save + ipset save; the trace and the Service catalog work on the snapshot, not on one file.
+import { detectDialect, kubeProxyModeOfIptables, type KubeProxyMode } from './detect';
+import { featuresFor, type AnyFeatures } from './language';
+import type { IptablesAnalysis } from './language/iptables';
+import type { DumpAnalysis } from './language/types';
+import type { Service } from './kube/catalog';
+
+export interface SnapshotFile {
+  /** Path or URI as the caller names it. */
+  name: string;
+  languageId: string;
+  features: AnyFeatures;
+  analysis: DumpAnalysis;
+}
+
+export interface NodeSnapshot {
+  files: SnapshotFile[];
+  /** kube-proxy's mode as the snapshot shows it. */
+  mode: KubeProxyMode | 'nftables';
+  services: Service[];
+}
+
+/** Maps a detected dialect to the language id that analyses it. */
+export function languageOfDialect(dialect: string | undefined): string | undefined {
+  if (dialect === 'nftables-json') return 'nftables';
+  return dialect;
+}
+
+/** Analyses a text as whatever dump it is (undefined when no language knows it). */
+export function analyzeFile(name: string, text: string, languageId?: string): SnapshotFile | undefined {
+  const id = languageId ?? languageOfDialect(detectDialect(text, name));
+  const features = id ? featuresFor(id) : undefined;
+  if (!id || !features) return undefined;
+  return { name, languageId: id, features, analysis: features.analyze(text) };
+}
+
+export function buildSnapshot(files: SnapshotFile[]): NodeSnapshot {
+  const iptables = files.filter((f) => f.languageId === 'iptables').map((f) => f.analysis as IptablesAnalysis);
+  let mode: NodeSnapshot['mode'] = 'none';
+  for (const a of iptables) {
+    const m = kubeProxyModeOfIptables(a.ruleset).mode;
+    if (m === 'iptables' || m === 'ipvs') {
+      mode = m;
+      break;
+    }
+    if (m === 'nftables-or-none') mode = m;
+  }
+  const services = files.flatMap((f) => f.features.services(f.analysis) as Service[]);
+  if (files.some((f) => f.languageId === 'nftables' && f.features.services(f.analysis).length > 0)) mode = 'nftables';
+  return { files, mode, services };
+}
