@@ -115,8 +115,9 @@ function checkLoadable(cmds: string): string[] {
       continue;
     }
     const [, verb, obj, name, rest] = m as unknown as [string, string, string, string, string];
-    const refs = [...rest.matchAll(/(?:goto|jump) (\S+)/g)].map((x) => x[1]!);
-    const setRefs = [...rest.matchAll(/@(\S+)/g)].map((x) => x[1]!);
+    const bare = rest.replace(/"[^"]*"/g, '""');
+    const refs = [...bare.matchAll(/(?:goto|jump) (\S+)/g)].map((x) => x[1]!);
+    const setRefs = [...bare.matchAll(/@(\S+)/g)].map((x) => x[1]!);
     if (obj === 'chain') {
       if (verb === 'add') chains.add(name);
       else if (!chains.has(name)) problems.push(`${verb} of missing chain: ${line}`);

@@ -24,7 +24,20 @@ export interface ObjectRef {
   name: string;
   tableId: string;
   range: Range;
-  role: 'service-chain' | 'service-local-chain' | 'external-chain' | 'firewall-chain' | 'endpoint-chain' | 'frontend-rule' | 'reject-rule';
+  role:
+    | 'service-chain'
+    | 'service-local-chain'
+    | 'external-chain'
+    | 'firewall-chain'
+    | 'endpoint-chain'
+    | 'frontend-rule'
+    | 'reject-rule'
+    | 'map-element'
+    | 'set-element'
+    | 'affinity-set'
+    | 'virtual-service'
+    | 'real-server'
+    | 'ipset-member';
 }
 
 export interface Frontend {
@@ -33,8 +46,9 @@ export interface Frontend {
   port: number;
   range?: Range;
   /**
-   * For Services without endpoints kube-proxy writes the same REJECT rule for external and load-balancer
-   * IPs, so the dump cannot tell them apart; such frontends are reported as externalIP with this flag.
+   * The dump cannot tell an external IP from a load-balancer IP here: in iptables mode for Services without
+   * endpoints (the same REJECT rule), in nftables mode for every address not listed in `firewall-ips`.
+   * Such frontends are reported as externalIP with this flag.
    */
   kindUncertain?: boolean;
 }
@@ -91,7 +105,7 @@ export interface Service {
 }
 
 export interface Catalog {
-  mode: 'iptables';
+  mode: 'iptables' | 'nftables' | 'ipvs';
   services: Service[];
   diagnostics: Diagnostic[];
 }
@@ -443,7 +457,7 @@ export function buildCatalog(ruleset: IptablesRuleset): Catalog {
 export function catalogToJson(catalogs: Catalog[]): unknown {
   const services = catalogs.flatMap((c) => c.services);
   return {
-    mode: 'iptables',
+    mode: catalogs[0]?.mode ?? 'iptables',
     services: services.map((s) => ({
       namespace: s.namespace,
       name: s.name,

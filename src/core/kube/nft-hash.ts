@@ -100,9 +100,9 @@ export function parseNftServiceObjectName(objectName: string): NftServiceObjectN
   const out: NftServiceObjectName = { kind, hash: m[2]!, hashed, namespace, name, protocol, portName, truncated };
   if (endpointPart !== undefined) {
     const slash = endpointPart.lastIndexOf('/');
-    if (slash < 0) return undefined;
     const port = Number(endpointPart.slice(slash + 1));
-    out.endpoint = { address: endpointAddressFromName(endpointPart.slice(0, slash)), port: Number.isInteger(port) ? port : 0 };
+    if (slash > 0 && Number.isInteger(port)) out.endpoint = { address: endpointAddressFromName(endpointPart.slice(0, slash)), port };
+    else if (!truncated) return undefined;
   }
   return out;
 }

@@ -69,7 +69,7 @@ function setByName(a: IpsetAnalysis, name: string): IpSet | undefined {
 }
 
 /** What one member means, in words: `10.96.0.10,udp:53` → address 10.96.0.10, UDP port 53. */
-export function describeMember(set: IpSet, m: IpsetMember): string {
+export function describeMember(m: IpsetMember): string {
   const words: string[] = [];
   for (const p of m.parts) {
     switch (p.dimension) {
@@ -104,7 +104,7 @@ export function describeMember(set: IpSet, m: IpsetMember): string {
 }
 
 function memberHover(set: IpSet, m: IpsetMember): string {
-  const lines = [`${code(m.text)} — ${t('member of {0}', mdEscape(set.name))}`, '', describeMember(set, m)];
+  const lines = [`${code(m.text)} — ${t('member of {0}', mdEscape(set.name))}`, '', describeMember(m)];
   const kube = kubeIpsetInfo(set.name);
   if (kube) {
     const meaning: Record<string, string> = {

@@ -3,7 +3,6 @@ import type { Diagnostic } from '../model/diagnostics';
 import {
   CONNECTION_COUNT_SCHEDULERS,
   DESTINATION_SCHEDULERS,
-  IPVS_SCOPE,
   realServerLabel,
   SOURCE_HASH_SCHEDULERS,
   weightShares,
@@ -13,7 +12,7 @@ import {
   type RealServer,
   type VirtualService,
 } from '../model/ipvs';
-import { containsPosition, lineRange, type Position, type Range } from '../model/range';
+import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIpvsadm } from '../parse/ipvs/parser';
 import {
@@ -109,7 +108,7 @@ export function outline(a: IpvsadmAnalysis): OutlineItem[] {
   });
   const conns = a.dump.connections;
   if (conns.length > 0) {
-    const header = a.dump.headers.find((h) => h.kind === 'connections' || h.kind === 'connection-columns');
+    const header = a.dump.headers.find((h) => (h.kind === 'connections' || h.kind === 'connection-columns') && h.range.start.line <= conns[0].line);
     const first = header?.range ?? conns[0].range;
     const last = conns[conns.length - 1].range;
     items.push({
@@ -132,7 +131,7 @@ export function foldingRanges(a: IpvsadmAnalysis): FoldingRange[] {
   }
   const conns = a.dump.connections;
   if (conns.length > 0) {
-    const header = a.dump.headers.find((h) => h.kind === 'connections');
+    const header = a.dump.headers.find((h) => h.kind === 'connections' && h.range.start.line <= conns[0].line);
     const start = header ? header.range.start.line : conns[0].line;
     const end = conns[conns.length - 1].line;
     if (end > start) out.push({ start, end });
@@ -188,7 +187,10 @@ function realServerHover(svc: VirtualService, r: RealServer): string {
   const lines = [`**${mdEscape(realServerLabel(r))}** — ${t('real server of {0}', mdEscape(svc.name))}`, ''];
   lines.push(mdEscape(serverDetail(r, share)));
   if (share !== undefined) {
-    lines.push('', t('Gets **{0}** of new connections ({1} by weight).', formatPercent(share), code(svc.scheduler ?? '')));
+    const how = svc.scheduler === 'rr' ? t('{0}: equal turns for every server with weight above 0', code('rr')) : t('{0}: its weight divided by the sum of the weights', code(svc.scheduler ?? ''));
+    lines.push('', svc.persistent
+      ? t('Gets **{0}** of new clients ({1}); a client that returns within {2} s comes back to the same server.', formatPercent(share), how, svc.persistent.timeout)
+      : t('Gets **{0}** of new connections ({1}).', formatPercent(share), how));
   } else if (svc.scheduler && CONNECTION_COUNT_SCHEDULERS.has(svc.scheduler)) {
     lines.push('', t('Its share depends on live connection counts ({0}).', code(svc.scheduler)));
   } else if (svc.scheduler && (SOURCE_HASH_SCHEDULERS.has(svc.scheduler) || DESTINATION_SCHEDULERS.has(svc.scheduler))) {
@@ -234,11 +236,17 @@ export function hoverAt(a: IpvsadmAnalysis, position: Position): Hover | undefin
     return { markdown: realServerHover(service, server), range: rs.range };
   }
   const svc = dump.serviceByLine.get(position.line);
-  if (svc && svc.line === position.line && svc.format !== 'save') {
+  const command = dump.commandByLine.get(position.line);
+  if (command) {
+    const h = commandHover(a, command, position);
+    if (h) return h;
+    return svc ? { markdown: serviceHover(svc), range: svc.nameRange } : undefined;
+  }
+  if (svc && svc.line === position.line) {
     if (at(svc.schedulerRange)) return { markdown: schedulerHover(svc), range: svc.schedulerRange! };
     if (svc.persistent && at(svc.persistent.range)) return { markdown: explainPersistence(svc.persistent, svc.family), range: svc.persistent.range };
     const flag = svc.flagRanges.findIndex((r) => at(r));
-    if (flag >= 0) return { markdown: svc.flags.filter((f) => !f.startsWith('(')).map(explainSchedFlag).join('\n\n'), range: svc.flagRanges[flag] };
+    if (flag >= 0) return { markdown: svc.flags.map(explainSchedFlag).join('\n\n'), range: svc.flagRanges[flag] };
     if (svc.stats && at(svc.stats.range)) return { markdown: `${explainColumns(svc.stats.kind)}\n\n${statsLine(svc.stats)}`, range: svc.stats.range };
     return { markdown: serviceHover(svc), range: svc.nameRange };
   }
@@ -247,8 +255,6 @@ export function hoverAt(a: IpvsadmAnalysis, position: Position): Hover | undefin
   }
   const conn = dump.connectionByLine.get(position.line);
   if (conn) return connectionHover(a, conn, position);
-  const command = dump.commandByLine.get(position.line);
-  if (command) return commandHover(a, command, position);
   return undefined;
 }
 
@@ -368,4 +374,3 @@ export const ipvsadmFeatures: LanguageFeatures<IpvsadmAnalysis> = {
   services: () => [],
 };
 
-export { IPVS_SCOPE };

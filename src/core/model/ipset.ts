@@ -74,7 +74,6 @@ export interface IpsetMember {
   range: Range;
   textRange: Range;
   line: number;
-  /** `del` lines are kept too, so that the members reflect the file's end state. */
 }
 
 export interface IpSet {
@@ -141,6 +140,8 @@ export interface IpsetDump {
   /** 0-based line → the set declared there (create / Name: line) or whose list header field it is. */
   setByLine: Map<number, IpSet>;
   commandByLine: Map<number, IpsetCommand>;
+  /** 0-based line → the `ipset list` field on it (`Revision:`, `Header:` …). */
+  fieldByLine: Map<number, { key: string; keyRange: Range; set: IpSet }>;
   lineCount: number;
 }
 
@@ -177,3 +178,58 @@ export const KNOWN_TYPES = new Set([
 export function memberCount(set: IpSet): number {
   return set.members.length;
 }
+
+/** One of the sets kube-proxy creates in IPVS mode (pkg/proxy/ipvs: ipset.go, proxier.go `ipsetInfo`). */
+export interface KubeIpsetInfo {
+  /** The IPv4 name (`KUBE-CLUSTER-IP`); `name` of the lookup result is the name asked for. */
+  base: string;
+  name: string;
+  type: string;
+  family: IpsetFamily;
+  /** kube-proxy's own comment for the set. */
+  comment: string;
+  /** How kube-proxy's iptables rules match it (`--match-set NAME dst,dst`). */
+  match?: string;
+}
+
+const KUBE_IPSETS: Array<Omit<KubeIpsetInfo, 'name' | 'family'>> = [
+  { base: 'KUBE-LOOP-BACK', type: 'hash:ip,port,ip', comment: 'Kubernetes endpoints dst ip:port, source ip for solving hairpin purpose', match: 'dst,dst,src' },
+  { base: 'KUBE-CLUSTER-IP', type: 'hash:ip,port', comment: 'Kubernetes service cluster ip + port for masquerade purpose', match: 'dst,dst' },
+  { base: 'KUBE-EXTERNAL-IP', type: 'hash:ip,port', comment: 'Kubernetes service external ip + port for masquerade and filter purpose', match: 'dst,dst' },
+  { base: 'KUBE-EXTERNAL-IP-LOCAL', type: 'hash:ip,port', comment: 'Kubernetes service external ip + port with externalTrafficPolicy=local', match: 'dst,dst' },
+  { base: 'KUBE-LOAD-BALANCER', type: 'hash:ip,port', comment: 'Kubernetes service lb portal', match: 'dst,dst' },
+  { base: 'KUBE-LOAD-BALANCER-LOCAL', type: 'hash:ip,port', comment: 'Kubernetes service load balancer ip + port with externalTrafficPolicy=local', match: 'dst,dst' },
+  { base: 'KUBE-LOAD-BALANCER-FW', type: 'hash:ip,port', comment: 'Kubernetes service load balancer ip + port for load balancer with sourceRange', match: 'dst,dst' },
+  { base: 'KUBE-LOAD-BALANCER-SOURCE-IP', type: 'hash:ip,port,ip', comment: 'Kubernetes service load balancer ip + port + source IP for packet filter purpose', match: 'dst,dst,src' },
+  { base: 'KUBE-LOAD-BALANCER-SOURCE-CIDR', type: 'hash:ip,port,net', comment: 'Kubernetes service load balancer ip + port + source cidr for packet filter purpose', match: 'dst,dst,src' },
+  { base: 'KUBE-NODE-PORT-TCP', type: 'bitmap:port', comment: 'Kubernetes nodeport TCP port for masquerade purpose', match: 'dst' },
+  { base: 'KUBE-NODE-PORT-LOCAL-TCP', type: 'bitmap:port', comment: 'Kubernetes nodeport TCP port with externalTrafficPolicy=local', match: 'dst' },
+  { base: 'KUBE-NODE-PORT-UDP', type: 'bitmap:port', comment: 'Kubernetes nodeport UDP port for masquerade purpose', match: 'dst' },
+  { base: 'KUBE-NODE-PORT-LOCAL-UDP', type: 'bitmap:port', comment: 'Kubernetes nodeport UDP port with externalTrafficPolicy=local', match: 'dst' },
+  { base: 'KUBE-NODE-PORT-SCTP-HASH', type: 'hash:ip,port', comment: "Kubernetes nodeport SCTP port for masquerade purpose with type 'hash ip:port'", match: 'dst,dst' },
+  { base: 'KUBE-NODE-PORT-LOCAL-SCTP-HASH', type: 'hash:ip,port', comment: "Kubernetes nodeport SCTP port with externalTrafficPolicy=local with type 'hash ip:port'", match: 'dst,dst' },
+  { base: 'KUBE-HEALTH-CHECK-NODE-PORT', type: 'bitmap:port', comment: 'Kubernetes health check node port', match: 'dst' },
+  { base: 'KUBE-IPVS-IPS', type: 'hash:ip', comment: 'Addresses on the ipvs interface', match: 'dst' },
+];
+
+/** kube-proxy's IPv6 name of a set: `KUBE-` becomes `KUBE-6-`, cut to 31 characters. */
+export function kubeIpv6SetName(base: string): string {
+  return base.replace(/^KUBE-/, 'KUBE-6-').slice(0, MAX_IPSET_NAME);
+}
+
+/** ipset names are at most 31 characters (IPSET_MAXNAMELEN 32 with the terminating NUL). */
+export const MAX_IPSET_NAME = 31;
+
+const KUBE_BY_NAME = new Map<string, KubeIpsetInfo>();
+for (const k of KUBE_IPSETS) {
+  KUBE_BY_NAME.set(k.base, { ...k, name: k.base, family: 'inet' });
+  const v6 = kubeIpv6SetName(k.base);
+  KUBE_BY_NAME.set(v6, { ...k, name: v6, family: 'inet6' });
+}
+
+/** What kube-proxy uses a set for, when the name is one of its IPVS-mode sets (IPv4 or KUBE-6-… IPv6). */
+export function kubeIpsetInfo(name: string): KubeIpsetInfo | undefined {
+  return KUBE_BY_NAME.get(name);
+}
+
+export const KUBE_IPSET_NAMES: readonly string[] = KUBE_IPSETS.map((k) => k.base);

@@ -198,8 +198,8 @@ export interface IpvsDump {
   symbols: Symbols;
   /** 0-based line → the service whose line it is. */
   serviceByLine: Map<number, VirtualService>;
-  /** 0-based line → the real server on it and its service. */
-  realServerByLine: Map<number, { service: VirtualService; server: RealServer }>;
+  /** 0-based line → the real server on it and its service; `range` is the line itself (a later listing's line merges into the first). */
+  realServerByLine: Map<number, { service: VirtualService; server: RealServer; range: Range }>;
   connectionByLine: Map<number, IpvsConnection>;
   commandByLine: Map<number, IpvsCommand>;
   lineCount: number;

@@ -313,6 +313,8 @@ export interface NftSetUpdateStatement extends StatementBase {
   set: string;
   setRange: Range;
   key: NftExpression;
+  /** Map updates: `update @m { ip saddr : tcp sport }`. */
+  data?: NftExpression;
   timeout?: string;
   /** Statements attached to the element (`limit rate 10/second`, `counter`), as written. */
   statements: string[];

@@ -2,19 +2,21 @@
 // the endpoint address ip:port it serves) and which source address it saw (masquerade shows up there).
 // Run inside the pod's network namespace: `ip netns exec NS node listener.mjs '<json>'`.
 //   json: { name, address, tcp: [ports], udp: [ports], lifetimeMs }
+// address '*' (the "outside world" namespace, which owns whole prefixes): TCP answers name the address the
+// connection came to; UDP ones say '*' (Node cannot tell a datagram's destination address).
 // Prints "ready" once every socket is bound; exits by itself after lifetimeMs (a bound on a forgotten
 // process) or when its stdin closes (the test process went away).
 import dgram from 'node:dgram';
 import net from 'node:net';
 
 const spec = JSON.parse(process.argv[2]);
-const answer = (port, remote) => JSON.stringify({ name: spec.name, endpoint: `${spec.address}:${port}`, seen: remote }) + '\n';
+const answer = (port, remote, local) => JSON.stringify({ name: spec.name, endpoint: `${spec.address === '*' && local ? local : spec.address}:${port}`, seen: remote }) + '\n';
 
 const pending = [];
 for (const port of spec.tcp ?? []) {
   const server = net.createServer((socket) => {
     socket.on('error', () => {});
-    socket.end(answer(port, socket.remoteAddress));
+    socket.end(answer(port, socket.remoteAddress, socket.localAddress));
   });
   pending.push(new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1269,9 +1269,11 @@ export function expectedNftCatalog(services: GenServicePort[], opts: Pick<NftGen
     }
     if (!s.hasEndpoints) policies.noEndpoints = 'reject';
     else if (!s.hasInternalEndpoints || !s.hasExternalEndpoints) policies.noEndpoints = 'drop';
-    if (s.hasInternalEndpoints) {
-      if (opts.masqueradeAll) policies.masqueradeAll = true;
-      else policies.clusterCIDR = canonicalCIDR(opts.clusterCIDR ?? (family === 'ipv4' ? '10.0.0.0/8' : 'fd00:10::/64'));
+    // The local-traffic detector's CIDR shows in the ClusterIP masquerade rule and in the "short-circuit pod
+    // traffic" rule of a Local external chain.
+    if (s.hasInternalEndpoints && opts.masqueradeAll) policies.masqueradeAll = true;
+    if ((s.hasInternalEndpoints && !opts.masqueradeAll) || (s.usesExternalTrafficChain && s.externalPolicyLocal)) {
+      policies.clusterCIDR = canonicalCIDR(opts.clusterCIDR ?? (family === 'ipv4' ? '10.0.0.0/8' : 'fd00:10::/64'));
     }
     entries.push({ namespace: svc.namespace, name: svc.name, portName: svc.portName, protocol: s.protocol, frontends, endpoints, policies });
   }
@@ -1305,7 +1307,7 @@ export function ipv6Variant(services: GenServicePort[]): GenServicePort[] {
     return canonicalIP(`${kind === 'pod' ? 'fd00:10' : '2001:db8'}::${hex(b, 0).join(':')}`);
   };
   const range = (cidr: string) => {
-    const [a, len] = cidr.split('/');
+    const [a, len] = cidr.trim().split('/');
     return canonicalCIDR(`${map(a!, 'external')}/${Number(len ?? 32) + 96}`);
   };
   return services.map((s) => ({

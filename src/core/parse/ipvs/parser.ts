@@ -118,14 +118,12 @@ function lineExtent(i: number, text: string): Range {
   return lineRange(i, start, Math.max(start, text.trimEnd().length));
 }
 
-function titleCase(protocol: string): string {
-  return protocol.toUpperCase();
-}
-
 const parser = new IpvsLineParser();
 
 interface EndpointResult {
   endpoint: IpvsEndpoint;
+  /** Whether the text had a `:port` part at all (restore input may leave it out). */
+  hasPort: boolean;
   problems: Array<{ severity: Severity; code: string; message: string }>;
 }
 
@@ -177,7 +175,7 @@ export function parseEndpoint(text: string, range: Range): EndpointResult {
       if (p.name !== undefined) endpoint.portName = p.name;
     }
   }
-  return { endpoint, problems };
+  return { endpoint, problems, hasPort: portText !== undefined };
 }
 
 function serviceName(protocol: string, endpointText: string): string {
@@ -197,7 +195,7 @@ class IpvsBuilder {
   readonly headers: IpvsHeaderLine[] = [];
   readonly formats: IpvsFormat[] = [];
   readonly serviceByLine = new Map<number, VirtualService>();
-  readonly realServerByLine = new Map<number, { service: VirtualService; server: RealServer }>();
+  readonly realServerByLine = new Map<number, { service: VirtualService; server: RealServer; range: Range }>();
   readonly connectionByLine = new Map<number, IpvsConnection>();
   readonly commandByLine = new Map<number, IpvsCommand>();
   private readonly pendingRefs: PendingRef[] = [];
@@ -283,7 +281,7 @@ class IpvsBuilder {
     const extent = lineExtent(i, text);
     const prompt = USER_PROMPT_RE.exec(text) ?? PLAIN_PROMPT_RE.exec(text) ?? ROOT_PROMPT_RE.exec(text);
     if (prompt) {
-      this.prompt(i, text, prompt[1] ?? '', extent);
+      this.prompt(text, prompt[1] ?? '', extent);
       return;
     }
     if (/^\s*#/.test(text)) {
@@ -297,26 +295,26 @@ class IpvsBuilder {
     }
     const lexed = lineLexer.tokenize(text);
     if (lexed.errors.length > 0 || lexed.tokens.length === 0) {
-      this.notIpvsadm(i, extent);
+      this.notIpvsadm(extent);
       return;
     }
     parser.input = lexed.tokens;
     const cst = parser.line();
     const parsed = parser.errors.length === 0 ? lineOf(cst) : undefined;
     if (!parsed) {
-      this.notIpvsadm(i, extent);
+      this.notIpvsadm(extent);
       return;
     }
     this.dispatch(i, text, parsed, extent);
     this.lastKind = parsed.kind;
   }
 
-  private notIpvsadm(i: number, extent: Range): void {
+  private notIpvsadm(extent: Range): void {
     this.diag(extent, 'warning', 'not-ipvsadm', t('This line is not ipvsadm output (text or a shell prompt pasted around it?); ignored.'));
     this.lastKind = 'prose';
   }
 
-  private prompt(i: number, text: string, command: string, extent: Range): void {
+  private prompt(text: string, command: string, extent: Range): void {
     this.headers.push({ kind: 'prompt', text, range: extent });
     this.diag(extent, 'information', 'shell-prompt', t('A shell prompt and command, not ipvsadm output: ignored.'));
     const words = command.trim().split(/\s+/);
@@ -426,13 +424,18 @@ class IpvsBuilder {
   }
 
   private endpoint(i: number, token: IToken): IpvsEndpoint {
+    return this.endpointResult(i, token).endpoint;
+  }
+
+  private endpointResult(i: number, token: IToken): EndpointResult {
     const r = tokenRange(i, token);
-    const { endpoint, problems } = parseEndpoint(token.image, r);
+    const result = parseEndpoint(token.image, r);
+    const { endpoint, problems } = result;
     for (const p of problems) this.diag(r, p.severity, p.code, p.message);
     if (endpoint.portName !== undefined && endpoint.port === undefined) {
       this.diag(r, 'hint', 'unknown-port-name', t('Port name {0} is not a well-known service name: its number is unknown here. ipvsadm -Ln prints numbers.', endpoint.portName));
     }
-    return endpoint;
+    return result;
   }
 
   /** `TCP  10.96.0.10:53 rr persistent 10800 mask 255.255.255.0 pe sip ops` or `FWM  100 IPv6 rr`, and the --stats/--rate variants. */
@@ -475,7 +478,7 @@ class IpvsBuilder {
       if (ep.hostname) svc.hostname = true;
       if (ep.hostname && ep.port === undefined && ep.portName === undefined && !rest[0].image.includes(':')) {
         this.diag(tokenRange(i, rest[0]), 'warning', 'truncated-name', t('ipvsadm -L cuts service names at 33 characters, so the port is missing here. List with -n for numbers.'));
-      } else if (ep.hostname && rest[0].image.length === 28) {
+      } else if (ep.hostname && ep.port === undefined && rest[0].image.length === 28) {
         this.diag(tokenRange(i, rest[0]), 'hint', 'maybe-truncated', t('ipvsadm -L cuts service names at 33 characters; this one may be cut. List with -n for numbers.'));
       }
     }
@@ -664,7 +667,7 @@ class IpvsBuilder {
       return;
     }
     const ep = this.endpoint(i, addressToken);
-    if (ep.hostname && addressToken.image.length === 28) {
+    if (ep.hostname && ep.port === undefined && addressToken.image.length === 28) {
       this.diag(ep.range, 'hint', 'maybe-truncated', t('ipvsadm -L cuts real server names at 28 characters; this one may be cut. List with -n for numbers.'));
     } else if (ep.hostname && ep.port === undefined && ep.portName === undefined && !addressToken.image.includes(':')) {
       this.diag(ep.range, 'warning', 'truncated-name', t('ipvsadm -L cuts real server names at 28 characters, so the port is missing here. List with -n for numbers.'));
@@ -697,13 +700,13 @@ class IpvsBuilder {
       const same = svc.realServers.find((r) => r.address === server.address && (r.port ?? r.portName) === (server.port ?? server.portName));
       if (same) {
         mergeServer(same, server);
-        this.realServerByLine.set(i, { service: svc, server: same });
+        this.realServerByLine.set(i, { service: svc, server: same, range: extent });
         this.extend(svc, i, text);
         return;
       }
     }
     svc.realServers.push(server);
-    this.realServerByLine.set(i, { service: svc, server });
+    this.realServerByLine.set(i, { service: svc, server, range: extent });
     this.extend(svc, i, text);
   }
 
@@ -791,7 +794,7 @@ class IpvsBuilder {
         let rest = columns.slice(1);
         if (format === 'tun-info' && rest.length === 4 && server.forward !== 'tunnel') {
           // Non-tunnel servers leave the TunnelInfo column empty.
-        } else if (format === 'tun-info' || rest.length === 4) {
+        } else if (rest.length === 4) {
           const info = rest[0];
           server.tunnel = parseTunnelInfo(info.image);
           rest = rest.slice(1);
@@ -839,7 +842,7 @@ class IpvsBuilder {
   private connectionLine(i: number, tokens: IToken[], extent: Range): void {
     const proto = tokens[0].image;
     if (!CONNECTION_PROTOCOLS.has(proto)) {
-      this.notIpvsadm(i, extent);
+      this.notIpvsadm(extent);
       return;
     }
     if (this.format !== 'connections') {
@@ -959,6 +962,7 @@ class IpvsBuilder {
     let name: string;
     let family: IpvsFamily = 'ipv4';
     let endpoint: IpvsEndpoint | undefined;
+    let hasPort = true;
     let fwmark: number | undefined;
     if (protocolWord === 'FWM') {
       fwmark = Number(specValue);
@@ -968,9 +972,11 @@ class IpvsBuilder {
       if (byName.has('-6')) family = 'ipv6';
       name = family === 'ipv6' ? `FWM ${specValue} IPv6` : `FWM ${specValue}`;
     } else {
-      endpoint = this.endpoint(i, { image: specValue, startOffset: specRange.start.character, endOffset: specRange.end.character - 1 } as IToken);
+      const result = this.endpointResult(i, { image: specValue, startOffset: specRange.start.character, endOffset: specRange.end.character - 1 } as IToken);
+      endpoint = result.endpoint;
+      hasPort = result.hasPort;
       family = endpoint.family;
-      const shown = endpoint.port === undefined && endpoint.portName === undefined ? `${specValue}:0` : specValue;
+      const shown = hasPort ? specValue : `${specValue}:0`;
       name = serviceName(protocolWord, shown);
     }
     command.service = name;
@@ -985,12 +991,12 @@ class IpvsBuilder {
         svc.format = 'save';
         if (endpoint) {
           svc.address = endpoint.address;
-          svc.port = endpoint.port ?? (endpoint.portName === undefined ? 0 : undefined);
+          svc.port = hasPort ? endpoint.port : 0;
           if (endpoint.portName !== undefined) svc.portName = endpoint.portName;
           if (endpoint.hostname) svc.hostname = true;
         }
         if (fwmark !== undefined) svc.fwmark = fwmark;
-        this.applyServiceOptions(i, svc, byName, true);
+        this.applyServiceOptions(svc, byName, true);
         this.services.push(svc);
         this.serviceByName.set(name, svc);
         this.serviceBlock.set(svc, this.block);
@@ -1005,7 +1011,7 @@ class IpvsBuilder {
         this.pendingRefs.push({ name, range: specRange, role: 'command', line: i, required: true });
         const svc = this.serviceByName.get(name);
         if (!svc) return;
-        if (kind === 'edit-service') this.applyServiceOptions(i, svc, byName, false);
+        if (kind === 'edit-service') this.applyServiceOptions(svc, byName, false);
         else this.removeService(svc);
         return;
       }
@@ -1030,7 +1036,7 @@ class IpvsBuilder {
     this.definitionOf.delete(svc);
   }
 
-  private applyServiceOptions(i: number, svc: VirtualService, byName: Map<string, IpvsOption>, adding: boolean): void {
+  private applyServiceOptions(svc: VirtualService, byName: Map<string, IpvsOption>, adding: boolean): void {
     const s = byName.get('-s');
     if (s?.values[0] !== undefined) {
       svc.scheduler = s.values[0];
@@ -1085,7 +1091,7 @@ class IpvsBuilder {
 
   private serverCommand(i: number, kind: IpvsCommand['command'], svc: VirtualService, rOpt: IpvsOption, byName: Map<string, IpvsOption>, extent: Range): void {
     const rRange = rOpt.valueRanges[0];
-    const ep = this.endpoint(i, { image: rOpt.values[0], startOffset: rRange.start.character, endOffset: rRange.end.character - 1 } as IToken);
+    const { endpoint: ep, hasPort } = this.endpointResult(i, { image: rOpt.values[0], startOffset: rRange.start.character, endOffset: rRange.end.character - 1 } as IToken);
     const forwards = (['-g', '-i', '-m'] as const).filter((f) => byName.has(f));
     if (forwards.length > 1) this.diag(byName.get(forwards[1])!.nameRange, 'error', 'two-forwards', t('Only one forwarding method: -g, -i or -m.'));
     const same = (r: RealServer) => r.address === ep.address && (r.port ?? 0) === (ep.port ?? svc.port ?? 0);
@@ -1100,7 +1106,7 @@ class IpvsBuilder {
         return;
       }
       this.applyServerOptions(i, existing, svc, byName, rRange);
-      this.realServerByLine.set(i, { service: svc, server: existing });
+      this.realServerByLine.set(i, { service: svc, server: existing, range: existing.range });
       return;
     }
     const server: RealServer = {
@@ -1114,7 +1120,7 @@ class IpvsBuilder {
       line: i,
     };
     if (ep.hostname) server.hostname = true;
-    server.port = ep.port ?? (ep.portName === undefined ? svc.port : undefined);
+    server.port = hasPort ? ep.port : svc.port;
     if (ep.portName !== undefined) server.portName = ep.portName;
     this.applyServerOptions(i, server, svc, byName, rRange);
     if (svc.realServers.some(same)) {
@@ -1125,7 +1131,7 @@ class IpvsBuilder {
       this.diag(rRange, 'error', 'family-mismatch', t('Different address families are only allowed for tunnelling servers (-i).'));
     }
     svc.realServers.push(server);
-    this.realServerByLine.set(i, { service: svc, server });
+    this.realServerByLine.set(i, { service: svc, server, range: extent });
     const text = this.lines[i];
     this.extend(svc, i, text);
   }
@@ -1232,5 +1238,3 @@ function mergeServer(into: RealServer, from: RealServer): void {
 export function parseIpvsadm(text: string): IpvsDump {
   return new IpvsBuilder(splitLines(text)).build();
 }
-
-export { titleCase as ipvsProtocolName };

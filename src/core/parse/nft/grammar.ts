@@ -8,6 +8,7 @@
 import { CstParser, type CstNode, type IToken } from 'chevrotain';
 import {
   allTokens,
+  Atom,
   Amp,
   Assign,
   Bang,
@@ -53,7 +54,7 @@ import {
 
 export class NftUnitParser extends CstParser {
   constructor() {
-    super(allTokens, { recoveryEnabled: false, maxLookahead: 4 });
+    super(allTokens, { recoveryEnabled: false, maxLookahead: 1 });
     this.performSelfAnalysis();
   }
 
@@ -236,30 +237,7 @@ export class NftUnitParser extends CstParser {
 
   private atom(): void {
     this.OR9([
-      { ALT: () => this.CONSUME9(Identifier, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(StringTok, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(SetRef, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(RawPayload, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Variable, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Dot, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Colon, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Comma, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Minus, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Plus, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Slash, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(EqEq, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(NotEq, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Less, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Greater, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(LessEq, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(GreaterEq, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(ShiftLeft, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(ShiftRight, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Assign, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Bang, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Amp, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Pipe, { LABEL: 'item' }) },
-      { ALT: () => this.CONSUME9(Caret, { LABEL: 'item' }) },
+      { ALT: () => this.CONSUME9(Atom, { LABEL: 'item' }) },
       { ALT: () => this.SUBRULE9(this.braceGroup, { LABEL: 'item' }) },
       { ALT: () => this.SUBRULE9(this.parenGroup, { LABEL: 'item' }) },
     ]);

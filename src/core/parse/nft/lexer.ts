@@ -8,9 +8,12 @@
 // are tokens of their own.
 import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
 
+/** Everything the grammar accepts as one item of a statement (all tokens but braces, parens, `;`). */
+export const Atom = createToken({ name: 'Atom', pattern: Lexer.NA });
+
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\f\v\r]+/, group: Lexer.SKIPPED });
 export const Comment = createToken({ name: 'Comment', pattern: /#.*/, group: 'comments' });
-export const StringTok = createToken({ name: 'String', pattern: /"[^"]*"/ });
+export const StringTok = createToken({ name: 'String', pattern: /"[^"]*"/, categories: [Atom] });
 export const UnterminatedString = createToken({ name: 'UnterminatedString', pattern: /"[^"]*/ });
 
 export const LBrace = createToken({ name: 'LBrace', pattern: /\{/ });
@@ -18,45 +21,49 @@ export const RBrace = createToken({ name: 'RBrace', pattern: /\}/ });
 export const LParen = createToken({ name: 'LParen', pattern: /\(/ });
 export const RParen = createToken({ name: 'RParen', pattern: /\)/ });
 export const Semicolon = createToken({ name: 'Semicolon', pattern: /;/ });
-export const Comma = createToken({ name: 'Comma', pattern: /,/ });
+export const Comma = createToken({ name: 'Comma', pattern: /,/, categories: [Atom] });
 
-export const EqEq = createToken({ name: 'EqEq', pattern: /==/ });
-export const NotEq = createToken({ name: 'NotEq', pattern: /!=/ });
-export const LessEq = createToken({ name: 'LessEq', pattern: /<=/ });
-export const GreaterEq = createToken({ name: 'GreaterEq', pattern: /\>=/ });
-export const ShiftLeft = createToken({ name: 'ShiftLeft', pattern: /<</ });
-export const ShiftRight = createToken({ name: 'ShiftRight', pattern: />>/ });
-export const Less = createToken({ name: 'Less', pattern: /</ });
-export const Greater = createToken({ name: 'Greater', pattern: />/ });
-export const Assign = createToken({ name: 'Assign', pattern: /=/ });
-export const Bang = createToken({ name: 'Bang', pattern: /!/ });
-export const Amp = createToken({ name: 'Amp', pattern: /&/ });
-export const Pipe = createToken({ name: 'Pipe', pattern: /\|/ });
-export const Caret = createToken({ name: 'Caret', pattern: /\^/ });
+export const EqEq = createToken({ name: 'EqEq', pattern: /==/, categories: [Atom] });
+export const NotEq = createToken({ name: 'NotEq', pattern: /!=/, categories: [Atom] });
+export const LessEq = createToken({ name: 'LessEq', pattern: /<=/, categories: [Atom] });
+export const GreaterEq = createToken({ name: 'GreaterEq', pattern: /\>=/, categories: [Atom] });
+export const ShiftLeft = createToken({ name: 'ShiftLeft', pattern: /<</, categories: [Atom] });
+export const ShiftRight = createToken({ name: 'ShiftRight', pattern: />>/, categories: [Atom] });
+export const Less = createToken({ name: 'Less', pattern: /</, categories: [Atom] });
+export const Greater = createToken({ name: 'Greater', pattern: />/, categories: [Atom] });
+export const Assign = createToken({ name: 'Assign', pattern: /=/, categories: [Atom] });
+export const Bang = createToken({ name: 'Bang', pattern: /!/, categories: [Atom] });
+export const Amp = createToken({ name: 'Amp', pattern: /&/, categories: [Atom] });
+export const Pipe = createToken({ name: 'Pipe', pattern: /\|/, categories: [Atom] });
+export const Caret = createToken({ name: 'Caret', pattern: /\^/, categories: [Atom] });
 
 /** `@th,16,16`, `@nh,0,8`, `tcp option @42,16,4`: raw payload offsets, not set references. */
-export const RawPayload = createToken({ name: 'RawPayload', pattern: /@(?:ll|nh|th|ih|\d+),\d+,\d+/ });
-export const SetRef = createToken({ name: 'SetRef', pattern: /@\$?[A-Za-z0-9_]+(?:[-./][A-Za-z0-9_]+)*/ });
-export const Variable = createToken({ name: 'Variable', pattern: /\$[A-Za-z_][A-Za-z0-9_]*/ });
+export const RawPayload = createToken({ name: 'RawPayload', pattern: /@(?:ll|nh|th|ih|\d+),\d+,\d+/, categories: [Atom] });
+export const SetRef = createToken({ name: 'SetRef', pattern: /@\$?[A-Za-z0-9_]+(?:[-./][A-Za-z0-9_]+)*/, categories: [Atom] });
+export const Variable = createToken({ name: 'Variable', pattern: /\$[A-Za-z_][A-Za-z0-9_]*/, categories: [Atom] });
 
 // A word: basic characters, bracketed IPv6 literals, connectors followed by a word character, and a trailing `::`.
 const BASIC = 'A-Za-z0-9_*%~';
-const WORD_RE = new RegExp(`(?:[${BASIC}]|\\[[^\\]\\s]*\\]|[-+/.:]+(?=[${BASIC}\\[])|::)+`);
+// A word does not start with a single `:` before a letter: `redirect to :tcp dport map { … }` is a port expression.
+// It may end in `-` or `/` (nft identifiers may: kube-proxy names chains of unnamed ports `service-…/ns/svc/tcp/`).
+const WORD_RE = new RegExp(
+  `(?:[${BASIC}]|\\[[^\\]\\s]*\\]|::|[-+/.]+(?=[${BASIC}\\[])|:(?=[0-9\\[]))(?:[${BASIC}]|\\[[^\\]\\s]*\\]|[-+/.:]+(?=[${BASIC}\\[])|::|[-/]+)*`,
+);
 const WORD_START = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*%~[-+/.:'];
 
 /** Names, keywords, numbers and addresses. Keywords below are in this category so a name may be any word. */
 export const Identifier = createToken({ name: 'Identifier', pattern: Lexer.NA });
-export const Word = createToken({ name: 'Word', pattern: WORD_RE, start_chars_hint: WORD_START, categories: [Identifier] });
+export const Word = createToken({ name: 'Word', pattern: WORD_RE, start_chars_hint: WORD_START, categories: [Identifier, Atom] });
 
-export const Dot = createToken({ name: 'Dot', pattern: /\./ });
-export const Colon = createToken({ name: 'Colon', pattern: /:/ });
-export const Minus = createToken({ name: 'Minus', pattern: /-/ });
-export const Plus = createToken({ name: 'Plus', pattern: /\+/ });
-export const Slash = createToken({ name: 'Slash', pattern: /\// });
+export const Dot = createToken({ name: 'Dot', pattern: /\./, categories: [Atom] });
+export const Colon = createToken({ name: 'Colon', pattern: /:/, categories: [Atom] });
+export const Minus = createToken({ name: 'Minus', pattern: /-/, categories: [Atom] });
+export const Plus = createToken({ name: 'Plus', pattern: /\+/, categories: [Atom] });
+export const Slash = createToken({ name: 'Slash', pattern: /\//, categories: [Atom] });
 
 function keyword(word: string): TokenType {
   const name = 'Kw_' + word.replace(/-/g, '_');
-  return createToken({ name, pattern: new RegExp(word.replace(/-/g, '\\-')), longer_alt: Word, categories: [Identifier] });
+  return createToken({ name, pattern: new RegExp(word.replace(/-/g, '\\-')), longer_alt: Word, categories: [Identifier, Atom] });
 }
 
 // Only the words the grammar itself needs; statement keywords (`ip`, `meta`, `accept`, …) stay Words.
@@ -111,6 +118,7 @@ export const allTokens: TokenType[] = [
   Minus,
   Plus,
   Slash,
+  Atom,
 ];
 
 export const lineLexer = new Lexer(allTokens, {

@@ -21,6 +21,7 @@ import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, isParenGroup, itemsOf, type Item } from './grammar';
 import {
   Amp,
+  Bang,
   Caret,
   Colon,
   Comma,
@@ -68,11 +69,11 @@ export const BARE_META_KEYS = words(
 );
 const EXPRESSION_KEYWORDS = words('meta ct fib numgen jhash symhash rt socket osf ipsec exthdr');
 const STATEMENT_KEYWORDS = words(
-  'accept drop continue return jump goto queue counter log limit quota comment reject dnat snat masquerade redirect notrack xt add update delete meter tproxy dup fwd synproxy flow last',
+  'accept drop continue return jump goto queue counter log limit quota comment reject dnat snat masquerade redirect notrack xt add update delete meter tproxy dup fwd synproxy flow last reset',
 );
 const SIMPLE_VERDICTS = words('accept drop continue return');
-const RELATIONAL_WORDS: Record<string, NftRelationalOperator> = { eq: '==', ne: '!=', lt: '<', gt: '>', le: '<=', ge: '>=' };
-const BINOP_WORDS: Record<string, NftBinaryOperator> = { and: '&', or: '|', xor: '^', lshift: '<<', rshift: '>>' };
+const RELATIONAL_WORDS = new Map<string, NftRelationalOperator>([['eq', '=='], ['ne', '!='], ['lt', '<'], ['gt', '>'], ['le', '<='], ['ge', '>=']]);
+const BINOP_WORDS = new Map<string, NftBinaryOperator>([['and', '&'], ['or', '|'], ['xor', '^'], ['lshift', '<<'], ['rshift', '>>']]);
 const BINOP_PRECEDENCE: Record<NftBinaryOperator, number> = { '|': 1, '^': 2, '&': 3, '<<': 4, '>>': 4 };
 const NAT_FLAGS = words('random fully-random persistent netmap');
 const NAT_TYPE_FLAGS = words('addr port prefix interval');
@@ -106,13 +107,21 @@ function isRangeEnd(s: string): boolean {
   return NUMBER.test(s) || isAddress(s);
 }
 
+/** Tokens and groups cache their range: the model shares these objects instead of allocating copies. */
+type WithRange = { r?: Range };
+
 export function itemRange(item: Item): Range {
+  const cached = (item as WithRange).r;
+  if (cached) return cached;
+  let r: Range;
   if (isGroup(item)) {
     const { open, close } = groupTokens(item);
-    return { start: { line: lineOf(open), character: open.startOffset }, end: { line: lineOf(close), character: close.startOffset + 1 } };
+    r = { start: itemRange(open).start, end: itemRange(close).end };
+  } else {
+    r = lineRange(lineOf(item), item.startOffset, item.startOffset + item.image.length);
   }
-  const line = lineOf(item);
-  return lineRange(line, item.startOffset, item.startOffset + item.image.length);
+  (item as WithRange).r = r;
+  return r;
 }
 
 export function itemsRange(items: readonly Item[], from = 0, to = items.length): Range {
@@ -138,8 +147,10 @@ export function classifyValue(image: string, text: string, range: Range, quoted 
   return quoted ? { kind: 'value', value: image, quoted: true, text, range } : { kind: 'value', value: image, text, range };
 }
 
-/** Splits a NAT target `addr:port`, `[v6]:port` or `:port` into its parts. */
+/** Splits a NAT target `addr:port`, `[v6]:port`, `a-b:p-q` or `:port` into its parts (IPv6 needs brackets for a port). */
 export function splitAddressPort(value: string): { addr?: string; port?: string } {
+  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3}(?:-\d{1,3}(?:\.\d{1,3}){3}|\/\d{1,2})?)(?::(.+))?$/.exec(value);
+  if (v4) return v4[2] !== undefined ? { addr: v4[1], port: v4[2] } : { addr: v4[1] };
   if (value.startsWith('[')) {
     const close = value.indexOf(']');
     if (close > 0) {
@@ -160,6 +171,8 @@ export function splitAddressPort(value: string): { addr?: string; port?: string 
   }
   return { addr: value };
 }
+
+type Bare<T> = T extends unknown ? Omit<T, 'text' | 'range'> : never;
 
 interface RhsResult {
   expr: NftExpression;
@@ -195,7 +208,8 @@ export class StatementReader {
         }
         out.push(statement);
       }
-      return out;
+      // A pushed-to array keeps spare capacity; the copy is exact (large dumps hold millions of these).
+      return out.slice();
     });
   }
 
@@ -225,7 +239,7 @@ export class StatementReader {
         start = i + 1;
       }
     }
-    return out;
+    return out.length < 32 ? out.slice() : out;
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -248,7 +262,7 @@ export class StatementReader {
     return this.items[this.pos + k];
   }
 
-  private isToken(item: Item | undefined, type: IToken['tokenType']): item is IToken {
+  private isToken(item: Item | undefined, type: IToken['tokenType']): boolean {
     return item !== undefined && !isGroup(item) && item.tokenType === type;
   }
 
@@ -368,6 +382,13 @@ export class StatementReader {
       case 'notrack':
         this.pos++;
         return this.raw(start);
+      case 'reset':
+        // `reset tcp option mss` (nft 1.0.8)
+        if (this.word(1) === 'tcp' && this.word(2) === 'option' && this.peek(3) !== undefined) {
+          this.pos += 4;
+          return this.raw(start);
+        }
+        return undefined;
       case 'queue':
         return this.queue();
       case 'meter':
@@ -379,9 +400,9 @@ export class StatementReader {
       case 'synproxy':
         return this.synproxy();
       case 'flow':
+        // `flow add @ft`: @ft names a flowtable, not a set.
         if ((this.word(1) === 'add' || this.word(1) === 'offload') && this.at(SetRef, 2)) {
           this.pos += 3;
-          this.host.setReference((this.items[start + 2] as IToken).image.slice(1), this.nameRangeOfSetRef(this.items[start + 2] as IToken));
           return this.raw(start);
         }
         return undefined;
@@ -639,7 +660,12 @@ export class StatementReader {
     }
     if (typeFlags.length > 0) out.typeFlags = typeFlags;
     let hasTarget = false;
-    if (this.word() === 'to') {
+    if (this.word() === 'to' && this.at(Colon, 1)) {
+      // `redirect to :tcp dport map { 83 : 8083 }`: a port computed by an expression
+      this.pos += 2;
+      out.port = this.fullExpr();
+      out.to = out.port;
+    } else if (this.word() === 'to') {
       this.pos++;
       hasTarget = true;
     } else if ((type === 'dnat' || type === 'snat') && this.peek() !== undefined && !this.natFlagAhead()) {
@@ -651,16 +677,12 @@ export class StatementReader {
       const from = this.pos;
       const target = this.fullExpr();
       out.to = target;
-      if (target.kind === 'value' && !target.quoted) {
-        const { addr, port } = splitAddressPort(target.value);
+      if ((target.kind === 'value' && !target.quoted) || target.kind === 'range' || target.kind === 'prefix') {
+        // one word: `10.0.0.1:80`, `[dead::beef]:4443`, `:8080`, `10.0.0.1-10.0.0.5:80-90`, `10.0.0.0/24`
+        const { addr, port } = splitAddressPort(target.text);
         const r = target.range;
         if (addr !== undefined) out.addr = classifyValue(addr, addr, r);
         if (port !== undefined) out.port = classifyValue(port, port, r);
-      } else if (target.kind === 'range' && target.to.includes(':') && !target.to.includes('::') && IPV4.test(target.from)) {
-        // 10.0.0.1-10.0.0.5:80
-        const { addr, port } = splitAddressPort(target.to);
-        out.addr = classifyValue(`${target.from}-${addr}`, `${target.from}-${addr}`, target.range);
-        if (port !== undefined) out.port = classifyValue(port, port, target.range);
       } else {
         out.addr = target;
       }
@@ -690,9 +712,10 @@ export class StatementReader {
     this.host.setReference(set, setRange);
     const group = this.next();
     if (!isBraceGroup(group)) throw Stop.instance;
-    const { key, timeout, statements } = this.with(itemsOf(group), () => this.keyWithStatements());
+    const { key, data, timeout, statements } = this.with(itemsOf(group), () => this.keyWithStatements());
     const range = this.span(start);
     const out: NftStatement = { kind: 'setUpdate', op, set, setRange, key, statements, text: this.textOf(range), range };
+    if (data !== undefined) out.data = data;
     if (timeout !== undefined) out.timeout = timeout;
     return out;
   }
@@ -708,8 +731,9 @@ export class StatementReader {
       this.pos++;
       timeout = this.expectWord().image;
     }
-    const ref = this.next();
-    if (!this.isToken(ref, SetRef)) throw Stop.instance;
+    const next = this.next();
+    if (!this.isToken(next, SetRef)) throw Stop.instance;
+    const ref = next as IToken;
     const set = ref.image.slice(1);
     const setRange = this.nameRangeOfSetRef(ref);
     this.host.setReference(set, setRange);
@@ -720,12 +744,18 @@ export class StatementReader {
   }
 
   /** Inside `{ … }` of a set statement or meter: the key, then `timeout T` and per-element statements. */
-  private keyWithStatements(): { key: NftExpression; timeout?: string; statements: string[] } {
+  private keyWithStatements(): { key: NftExpression; data?: NftExpression; timeout?: string; statements: string[] } {
     const key = this.lhs();
     if (!key) throw Stop.instance;
     let timeout: string | undefined;
+    let data: NftExpression | undefined;
     const statements: string[] = [];
     while (this.pos < this.items.length) {
+      if (this.at(Colon) && data === undefined) {
+        this.pos++;
+        data = this.fullExpr();
+        continue;
+      }
       if (this.word() === 'timeout') {
         this.pos++;
         timeout = this.expectWord().image;
@@ -745,7 +775,7 @@ export class StatementReader {
       }
       statements.push(st.text);
     }
-    return { key, timeout, statements };
+    return { key, data, timeout, statements };
   }
 
   private queue(): NftStatement {
@@ -754,8 +784,7 @@ export class StatementReader {
       const w = this.word();
       if (w === 'num' || w === 'to') {
         this.pos++;
-        if (this.word(0) === 'symhash' || this.word(0) === 'jhash' || this.word(0) === 'numgen') this.fullExpr();
-        else this.next();
+        this.fullExpr();
       } else if (w === 'flags') {
         this.pos++;
         this.next();
@@ -837,7 +866,7 @@ export class StatementReader {
       }
       return { kind: 'mangle', key: left, value, text, range };
     }
-    let op: NftRelationalOperator | undefined;
+    let op: NftRelationalOperator | '!' | undefined;
     const item = this.peek();
     if (item !== undefined && !isGroup(item)) {
       switch (item.tokenType) {
@@ -847,8 +876,9 @@ export class StatementReader {
         case Greater: op = '>'; break;
         case LessEq: op = '<='; break;
         case GreaterEq: op = '>='; break;
+        case Bang: op = '!'; break;
         default:
-          if (w !== undefined && RELATIONAL_WORDS[w] && this.peek(1) !== undefined) op = RELATIONAL_WORDS[w];
+          if (w !== undefined && RELATIONAL_WORDS.has(w) && this.peek(1) !== undefined) op = RELATIONAL_WORDS.get(w);
       }
     }
     if (op) this.pos++;
@@ -862,7 +892,7 @@ export class StatementReader {
     return this.match(left, op, rhs, this.textOf(range), range);
   }
 
-  private match(left: NftExpression, written: NftRelationalOperator | undefined, rhs: RhsResult, text: string, range: Range): NftMatchStatement {
+  private match(left: NftExpression, written: NftRelationalOperator | '!' | undefined, rhs: RhsResult, text: string, range: Range): NftMatchStatement {
     let right = rhs.expr;
     let lhs = left;
     if (rhs.mask) {
@@ -877,7 +907,8 @@ export class StatementReader {
       op = setLike || bitmask ? 'in' : '==';
     } else if (written === '==' && setLike) {
       op = 'in';
-    } else if (written === '!=' && setLike) {
+    } else if ((written === '!=' && setLike) || written === '!') {
+      // `tcp flags ! syn,ack`: none of the flags is set
       op = 'in';
       negated = true;
     } else {
@@ -891,11 +922,12 @@ export class StatementReader {
   private mapTarget(): NftSetExpression | NftSetRefExpression {
     const item = this.next();
     if (isBraceGroup(item)) return this.setLiteral(item);
-    if (this.isToken(item, SetRef)) return this.setRefExpr(item);
+    if (this.isToken(item, SetRef)) return this.setRefExpr(item as IToken);
     if (this.isToken(item, Variable)) {
-      const resolved = this.host.variable(item.image.slice(1), itemRange(item));
+      const tok = item as IToken;
+      const resolved = this.host.variable(tok.image.slice(1), itemRange(tok));
       if (resolved && (resolved.kind === 'set' || resolved.kind === 'setRef')) return resolved;
-      return { kind: 'set', elements: [], text: item.image, range: itemRange(item) };
+      return { kind: 'set', elements: [], text: tok.image, range: itemRange(tok) };
     }
     throw Stop.instance;
   }
@@ -923,7 +955,8 @@ export class StatementReader {
     const parts = [first];
     while (this.at(Dot)) {
       this.pos++;
-      const part = this.lhsBinop();
+      // a constant may be part of the key: `ip saddr . "lo" @s`
+      const part = this.lhsBinop() ?? (this.at(SetRef) ? undefined : this.rhsTerm());
       if (!part) throw Stop.instance;
       parts.push(part);
     }
@@ -942,7 +975,7 @@ export class StatementReader {
       case ShiftRight: return '>>';
     }
     const w = isWordy(item) ? item.image : undefined;
-    return w !== undefined && BINOP_WORDS[w] && this.peek(1) !== undefined ? BINOP_WORDS[w] : undefined;
+    return w !== undefined && this.peek(1) !== undefined ? BINOP_WORDS.get(w) : undefined;
   }
 
   private lhsBinop(): NftExpression | undefined {
@@ -998,13 +1031,15 @@ export class StatementReader {
     }
     const w = this.word();
     if (w === undefined) return undefined;
-    const done = (e: Omit<NftExpression, 'text' | 'range'>): NftExpression => {
-      const range = this.span(start);
-      return { ...e, text: this.textOf(range), range } as NftExpression;
+    const done = (e: Bare<NftExpression>): NftExpression => {
+      const out = e as NftExpression;
+      out.range = this.span(start);
+      out.text = this.textOf(out.range);
+      return out;
     };
     const fieldWord = (k = 0): string | undefined => {
       const f = this.word(k);
-      return f !== undefined && /^[a-z][a-z0-9-]*$/.test(f) && !STATEMENT_KEYWORDS.has(f) && f !== 'vmap' && f !== 'set' && f !== 'map' ? f : undefined;
+      return f !== undefined && /^[a-z][a-z0-9-]*(?:\[\d+\])?$/.test(f) && !STATEMENT_KEYWORDS.has(f) && f !== 'vmap' && f !== 'set' && f !== 'map' ? f : undefined;
     };
     if (w === 'meta') {
       const key = fieldWord(1);
@@ -1068,7 +1103,7 @@ export class StatementReader {
         this.pos++;
         offset = this.expectNumber();
       }
-      return done(offset === undefined ? { kind: 'numgen', mode, mod } : { kind: 'numgen', mode, mod, offset });
+      return done(offset === undefined ? { kind: 'numgen', mode: mode as 'random', mod } : { kind: 'numgen', mode: mode as 'random', mod, offset });
     }
     if (w === 'jhash' || w === 'symhash') {
       this.pos++;
@@ -1159,6 +1194,12 @@ export class StatementReader {
       const field = fieldWord(1);
       if (!field) return undefined;
       this.pos += 2;
+      if (w === 'arp' && (field === 'saddr' || field === 'daddr') && (this.word() === 'ip' || this.word() === 'ether') && this.peek(1) !== undefined) {
+        // `arp saddr ip 1.2.3.4`, `arp daddr ether aa:bb:cc:dd:ee:ff`
+        const sub = this.word()!;
+        this.pos++;
+        return done({ kind: 'payload', protocol: w, field: `${field} ${sub}` });
+      }
       return done({ kind: 'payload', protocol: w, field });
     }
     if (w === 'rt') {
@@ -1179,6 +1220,7 @@ export class StatementReader {
     const start = this.pos;
     const first = this.rhsTerm();
     if (!first) throw Stop.instance;
+    let value = first;
     if (this.at(Comma) && this.isListable(first)) {
       const values = [this.valueText(first)];
       while (this.at(Comma) && this.word(1) !== undefined) {
@@ -1186,7 +1228,8 @@ export class StatementReader {
         values.push(this.expectWord().image);
       }
       const range = this.span(start);
-      return { expr: { kind: 'list', values, text: this.textOf(range), range } };
+      value = { kind: 'list', values, text: this.textOf(range), range };
+      if (!this.at(Slash)) return { expr: value };
     }
     if (this.at(Slash)) {
       // tcp flags syn / syn,ack
@@ -1204,7 +1247,7 @@ export class StatementReader {
         const range = this.span(maskStart);
         mask = { kind: 'list', values, text: this.textOf(range), range };
       }
-      return { expr: first, mask };
+      return { expr: value, mask };
     }
     let expr = this.binopTail(first, 1, () => {
       const v = this.rhsTerm();
@@ -1346,6 +1389,11 @@ export class StatementReader {
 
   private element(items: Item[], out: NftElement[]): void {
     this.with(items, () => {
+      // `{ { a, b }, c }`: a nested set literal contributes its elements.
+      if (items.length === 1 && isBraceGroup(items[0])) {
+        out.push(...this.readElements(items[0]));
+        return;
+      }
       // `{ $set, 3 }`: a variable holding a set literal contributes its elements.
       if (items.length === 1 && this.isToken(items[0], Variable)) {
         const resolved = this.host.variable((items[0] as IToken).image.slice(1), itemRange(items[0]));
@@ -1433,6 +1481,10 @@ export class StatementReader {
     } else if (isWordy(item)) text = item.image;
     else if ((item.tokenType === Minus || item.tokenType === Plus) && this.word() !== undefined) text = item.image + this.expectWord().image;
     else throw Stop.instance;
+    // `fin | ack` in a set of tcp flags
+    while ((this.at(Pipe) || this.at(Amp) || this.at(Caret)) && this.word(1) !== undefined) {
+      text += ` ${(this.next() as IToken).image} ${this.expectWord().image}`;
+    }
     if (this.at(Minus) && this.peek(1) !== undefined && !isGroup(this.peek(1)!) && (isWordy(this.peek(1) as IToken) || this.at(StringTok, 1))) {
       this.pos++;
       text += '-' + unquote((this.next() as IToken).image);

@@ -1,0 +1,724 @@
+// The Service catalog (DESIGN §4) of an nftables-mode node: kube-proxy's `table ip|ip6 kube-proxy`.
+//
+// nftables mode names every per-service object after the service port (`service-ULMVA6XW-ns1/svc1/tcp/p80`,
+// `endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80`), so identities come from names rather than comments.
+// Frontends are map elements: `service-ips` (ClusterIP, external and load-balancer IPs → `service-…` /
+// `local-…` / `external-…` chains), `service-nodeports`, `no-endpoint-services` / `no-endpoint-nodeports`
+// (drop, or goto reject-chain; their elements carry the "ns/name:port" comment) and `firewall-ips`
+// (load-balancer IPs with loadBalancerSourceRanges). External and load-balancer IPs look the same in
+// service-ips: only firewall-ips proves a load balancer; the others are reported as externalIP with
+// kindUncertain. Endpoints and their shares come from each policy chain's `numgen random mod N vmap`.
+import type { Diagnostic } from '../model/diagnostics';
+import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
+import type { Range } from '../model/range';
+import { t } from '../l10n';
+import type { Catalog, Endpoint, Frontend, FrontendKind, HashCheck, ObjectRef, Service } from './catalog';
+import { NFT_OBJECT_PREFIX, nftHash8, nftObjectHashOk, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
+
+// ---------------------------------------------------------------------------------------------------------
+// Types: the shared catalog's, with nftables' object roles ('map-element', 'set-element', 'affinity-set').
+
+export type NftObjectRole = ObjectRef['role'];
+export type NftObjectRef = ObjectRef;
+export type NftService = Service;
+export interface NftCatalog extends Catalog {
+  mode: 'nftables';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// kube-proxy's fixed object names
+
+export type NftKubeObjectKind =
+  | 'base-chain'
+  | 'services'
+  | 'service-ips'
+  | 'service-nodeports'
+  | 'nodeport-ips'
+  | 'cluster-ips'
+  | 'cluster-ips-check'
+  | 'no-endpoint-services'
+  | 'no-endpoint-nodeports'
+  | 'service-endpoints-check'
+  | 'nodeport-endpoints-check'
+  | 'endpoints-check'
+  | 'reject-chain'
+  | 'firewall-ips'
+  | 'firewall-check'
+  | 'mark-for-masquerade'
+  | 'masquerading'
+  | NftServiceObjectKind;
+
+const FIXED_OBJECTS: Record<string, NftKubeObjectKind> = {
+  services: 'services',
+  'service-ips': 'service-ips',
+  'service-nodeports': 'service-nodeports',
+  'nodeport-ips': 'nodeport-ips',
+  'cluster-ips': 'cluster-ips',
+  'cluster-ips-check': 'cluster-ips-check',
+  'no-endpoint-services': 'no-endpoint-services',
+  'no-endpoint-nodeports': 'no-endpoint-nodeports',
+  'service-endpoints-check': 'service-endpoints-check',
+  'nodeport-endpoints-check': 'nodeport-endpoints-check',
+  'endpoints-check': 'endpoints-check',
+  'reject-chain': 'reject-chain',
+  'firewall-ips': 'firewall-ips',
+  'firewall-check': 'firewall-check',
+  'mark-for-masquerade': 'mark-for-masquerade',
+  masquerading: 'masquerading',
+};
+
+/** kube-proxy's base chains over the versions: `${type}-${hook}` plus the pre/post-DNAT filter chains. */
+export const NFT_KUBE_BASE_CHAINS = [
+  'filter-prerouting',
+  'filter-prerouting-pre-dnat',
+  'filter-input',
+  'filter-forward',
+  'filter-output',
+  'filter-output-pre-dnat',
+  'filter-output-post-dnat',
+  'nat-prerouting',
+  'nat-output',
+  'nat-postrouting',
+] as const;
+
+/** What a chain, set or map of kube-proxy's table is; undefined for names kube-proxy does not use. */
+export function classifyNftKubeObject(name: string): NftKubeObjectKind | undefined {
+  const fixed = FIXED_OBJECTS[name];
+  if (fixed) return fixed;
+  if ((NFT_KUBE_BASE_CHAINS as readonly string[]).includes(name)) return 'base-chain';
+  return parseNftServiceObjectName(name)?.kind;
+}
+
+/** A table kube-proxy's nftables mode wrote (or one shaped like it, as in kube-proxy's unit tests). */
+export function isKubeProxyNftTable(table: NftTable): boolean {
+  if (table.family !== 'ip' && table.family !== 'ip6' && table.family !== 'inet') return false;
+  if (table.name === 'kube-proxy' || table.mapByName.has('service-ips')) return true;
+  return table.chains.some((c) => {
+    const kind = parseNftServiceObjectName(c.name)?.kind;
+    return kind === 'service' || kind === 'endpoint';
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Small readers of the model
+
+const MASQ_CHAIN = 'mark-for-masquerade';
+
+function verdictOf(value: NftElement['value']): NftVerdictValue | undefined {
+  return value && typeof value !== 'string' ? value : undefined;
+}
+
+function stripBrackets(text: string): string {
+  return text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+}
+
+/** Seconds from nft's time text: "3h", "10800s", "1d1h1m1s", "500ms"; a bare number counts as seconds. */
+export function parseNftTime(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const s = text.trim();
+  if (/^\d+$/.test(s)) return Number(s);
+  let total = 0;
+  let matched = '';
+  for (const m of s.matchAll(/(\d+)(ms|d|h|m|s)/g)) {
+    const n = Number(m[1]);
+    total += m[2] === 'd' ? n * 86400 : m[2] === 'h' ? n * 3600 : m[2] === 'm' ? n * 60 : m[2] === 's' ? n : n / 1000;
+    matched += m[0];
+  }
+  return matched === s && s !== '' ? total : undefined;
+}
+
+/** The text of an address-like expression: "10.0.0.0/8", "1.2.3.4", "1.0.0.0-3.255.255.255". */
+function addressText(e: NftExpression): string | undefined {
+  if (e.kind === 'prefix') return `${e.address}/${e.length}`;
+  if (e.kind === 'value') return e.value;
+  if (e.kind === 'range') return `${e.from}-${e.to}`;
+  return undefined;
+}
+
+function isAddressPayload(e: NftExpression, field: 'saddr' | 'daddr'): boolean {
+  return e.kind === 'payload' && (e.protocol === 'ip' || e.protocol === 'ip6') && e.field === field;
+}
+
+function finalVerdict(rule: NftRule): NftStatement | undefined {
+  for (let i = rule.statements.length - 1; i >= 0; i--) {
+    const s = rule.statements[i]!;
+    if (s.kind === 'comment') continue;
+    return s;
+  }
+  return undefined;
+}
+
+function jumpsTo(rule: NftRule, chain: string, kind?: 'jump' | 'goto'): boolean {
+  const v = finalVerdict(rule);
+  return v?.kind === 'verdict' && v.chain === chain && (kind === undefined || v.verdict === kind);
+}
+
+function matches(rule: NftRule): Extract<NftStatement, { kind: 'match' }>[] {
+  return rule.statements.filter((s): s is Extract<NftStatement, { kind: 'match' }> => s.kind === 'match');
+}
+
+// Address intervals (for loadBalancerSourceRanges, normalized like nft prints anonymous interval sets).
+
+function parseAddress(text: string): { bits: number; value: bigint } | undefined {
+  const t = text.trim();
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(t)) {
+    const parts = t.split('.').map(Number);
+    if (parts.some((p) => p > 255)) return undefined;
+    return { bits: 32, value: parts.reduce((v, p) => (v << 8n) | BigInt(p), 0n) };
+  }
+  if (!t.includes(':')) return undefined;
+  const halves = t.split('::');
+  if (halves.length > 2) return undefined;
+  const groups = (s: string) => (s === '' ? [] : s.split(':'));
+  const left = groups(halves[0]!);
+  const right = halves.length === 2 ? groups(halves[1]!) : [];
+  const all = halves.length === 2 ? [...left, ...new Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  if (all.length !== 8 || !all.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return undefined;
+  return { bits: 128, value: all.reduce((v, g) => (v << 16n) | BigInt(parseInt(g, 16)), 0n) };
+}
+
+function formatAddress(bits: number, v: bigint): string {
+  if (bits === 32) return [24n, 16n, 8n, 0n].map((s) => String((v >> s) & 255n)).join('.');
+  const groups: number[] = [];
+  for (let i = 7; i >= 0; i--) groups.push(Number((v >> BigInt(i * 16)) & 0xffffn));
+  let best = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) [best, bestLen] = [i, j - i];
+    i = j;
+  }
+  const hex = (g: number) => g.toString(16);
+  if (bestLen < 2) return groups.map(hex).join(':');
+  return `${groups.slice(0, best).map(hex).join(':')}::${groups.slice(best + bestLen).map(hex).join(':')}`;
+}
+
+/** Sorted, merged intervals as "a.b.c.d/len", "a-b" or a bare address (what nft would print). */
+export function normalizeAddressIntervals(items: string[]): string[] {
+  const intervals: { bits: number; from: bigint; to: bigint }[] = [];
+  for (const item of items) {
+    const dash = item.indexOf('-');
+    const slash = item.indexOf('/');
+    if (dash > 0) {
+      const a = parseAddress(item.slice(0, dash));
+      const b = parseAddress(item.slice(dash + 1));
+      if (a && b && a.bits === b.bits) intervals.push({ bits: a.bits, from: a.value, to: b.value });
+    } else {
+      const a = parseAddress(slash > 0 ? item.slice(0, slash) : item);
+      if (!a) continue;
+      const len = slash > 0 ? Number(item.slice(slash + 1)) : a.bits;
+      if (!Number.isInteger(len) || len < 0 || len > a.bits) continue;
+      const host = BigInt(a.bits - len);
+      const from = (a.value >> host) << host;
+      intervals.push({ bits: a.bits, from, to: from + (1n << host) - 1n });
+    }
+  }
+  intervals.sort((x, y) => x.bits - y.bits || (x.from < y.from ? -1 : x.from > y.from ? 1 : 0));
+  const merged: typeof intervals = [];
+  for (const iv of intervals) {
+    const last = merged[merged.length - 1];
+    if (last && last.bits === iv.bits && iv.from <= last.to + 1n) {
+      if (iv.to > last.to) last.to = iv.to;
+    } else merged.push({ ...iv });
+  }
+  return merged.map(({ bits, from, to }) => {
+    if (from === to) return formatAddress(bits, from);
+    const size = to - from + 1n;
+    if ((size & (size - 1n)) === 0n && from % size === 0n) {
+      let host = 0;
+      for (let s = size; s > 1n; s >>= 1n) host++;
+      return `${formatAddress(bits, from)}/${bits - host}`;
+    }
+    return `${formatAddress(bits, from)}-${formatAddress(bits, to)}`;
+  });
+}
+
+/** "ns/name:port" or "ns/name" (kube-proxy's ServicePortName.String()) from an element comment. */
+function servicePortNameFromComment(comment: string | undefined): { namespace: string; name: string; portName: string } | undefined {
+  const m = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)(?::(\S+))?$/i.exec(comment?.trim() ?? '');
+  return m ? { namespace: m[1]!, name: m[3]!, portName: m[5] ?? '' } : undefined;
+}
+
+function endpointKey(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The builder
+
+interface Work {
+  service: NftService;
+  chains: Partial<Record<'service' | 'local' | 'external' | 'firewall', NftChain>>;
+  /** The chain the ClusterIP element of service-ips goes to. */
+  primary?: string;
+}
+
+class NftCatalogBuilder {
+  private readonly works = new Map<string, Work>();
+  private readonly byFrontend = new Map<string, Work>();
+  private readonly names = new Map<string, NftServiceObjectName | undefined>();
+  private readonly expectedNames = new Map<string, string | undefined>();
+  readonly diagnostics: Diagnostic[] = [];
+
+  /** parseNftServiceObjectName, once per name (names repeat in map elements, rules and chains). */
+  private parse(name: string): NftServiceObjectName | undefined {
+    if (this.names.has(name)) return this.names.get(name);
+    const parsed = parseNftServiceObjectName(name);
+    this.names.set(name, parsed);
+    return parsed;
+  }
+
+  constructor(private readonly ruleset: NftRuleset) {}
+
+  build(): NftCatalog {
+    for (const table of this.ruleset.tables) if (isKubeProxyNftTable(table)) this.table(table);
+    const services = [...this.works.values()].map((w) => w.service);
+    for (const s of services) this.finish(s);
+    services.sort(
+      (a, b) =>
+        a.namespace.localeCompare(b.namespace) ||
+        a.name.localeCompare(b.name) ||
+        a.portName.localeCompare(b.portName) ||
+        a.protocol.localeCompare(b.protocol) ||
+        a.family.localeCompare(b.family),
+    );
+    return { mode: 'nftables', services, diagnostics: this.diagnostics };
+  }
+
+  private familyOf(table: NftTable, address?: string): 'ipv4' | 'ipv6' {
+    if (table.family === 'ip6') return 'ipv6';
+    if (table.family === 'ip') return 'ipv4';
+    return address?.includes(':') ? 'ipv6' : 'ipv4';
+  }
+
+  private work(table: NftTable, id: { namespace: string; name: string; portName: string; protocol: string }, family?: 'ipv4' | 'ipv6'): Work {
+    const key = `${table.id}\u0000${id.namespace}/${id.name}:${id.portName}/${id.protocol}`;
+    let w = this.works.get(key);
+    if (!w) {
+      const service: NftService = {
+        namespace: id.namespace,
+        name: id.name,
+        portName: id.portName,
+        protocol: id.protocol,
+        frontends: [],
+        endpoints: [],
+        policies: {},
+        objects: [],
+        hashChecks: [],
+        family: family ?? this.familyOf(table),
+      };
+      w = { service, chains: {} };
+      this.works.set(key, w);
+    }
+    return w;
+  }
+
+  private anonymousWork(table: NftTable, label: string, protocol: string, family: 'ipv4' | 'ipv6'): Work {
+    const w = this.work(table, { namespace: '', name: label, portName: '', protocol }, family);
+    w.service.anonymous = true;
+    return w;
+  }
+
+  private frontendKey(table: NftTable, kind: FrontendKind, address: string | undefined, protocol: string, port: number): string {
+    return `${table.id}\u0000${kind === 'nodePort' ? 'node' : address}\u0000${protocol}\u0000${port}`;
+  }
+
+  private addFrontend(table: NftTable, w: Work, f: Frontend, protocol: string): void {
+    const s = w.service;
+    const existing = s.frontends.find((x) => x.port === f.port && (f.kind === 'nodePort' ? x.kind === 'nodePort' : x.kind !== 'nodePort' && x.address === f.address));
+    if (existing) {
+      // A firewall-ips element proves a load balancer; a cluster-ips member a ClusterIP.
+      if (f.kind === 'loadBalancer' || f.kind === 'clusterIP') {
+        existing.kind = f.kind;
+        delete existing.kindUncertain;
+      }
+      return;
+    }
+    s.frontends.push(f);
+    this.byFrontend.set(this.frontendKey(table, f.kind, f.address, protocol, f.port), w);
+  }
+
+  private table(table: NftTable): void {
+    // 1. Per-service chains give identities; endpoint chains and affinity sets are attached later.
+    const endpointChains = new Map<string, { chain: NftChain; parsed: NftServiceObjectName }>();
+    for (const chain of table.chains) {
+      const parsed = this.parse(chain.name);
+      if (!parsed) continue;
+      this.checkHash(parsed, chain.nameRange);
+      if (parsed.kind === 'endpoint') {
+        endpointChains.set(chain.name, { chain, parsed });
+        continue;
+      }
+      if (parsed.kind === 'affinity') continue;
+      const w = this.work(table, parsed);
+      w.service.hash ??= parsed.hash;
+      w.chains[parsed.kind] = chain;
+    }
+
+    const clusterIPs = new Set((table.setByName.get('cluster-ips')?.elements ?? []).map((e) => e.key[0] ?? ''));
+    const firewallIPs = new Set((table.mapByName.get('firewall-ips')?.elements ?? []).map((e) => e.key.join(' . ')));
+
+    // 2. Frontends with endpoints: service-ips, service-nodeports, firewall-ips.
+    const serviceIPs = table.mapByName.get('service-ips');
+    for (const e of serviceIPs?.elements ?? []) {
+      const [address, protocol, portText] = e.key;
+      const target = verdictOf(e.value)?.chain;
+      const port = Number(portText);
+      if (!address || !protocol || !target || !Number.isInteger(port)) continue;
+      const w = this.workForChain(table, target, protocol, address);
+      const kind = this.chainKind(target);
+      let f: Frontend;
+      if (kind === 'service' || kind === 'local') {
+        f = { kind: 'clusterIP', address, port, range: e.range };
+        w.primary = target;
+        w.service.policies.internalTrafficPolicy = kind === 'local' ? 'Local' : 'Cluster';
+      } else if (firewallIPs.has(e.key.join(' . '))) f = { kind: 'loadBalancer', address, port, range: e.range };
+      else if (clusterIPs.has(address) && kind !== 'external') f = { kind: 'clusterIP', address, port, range: e.range };
+      else f = { kind: 'externalIP', address, port, range: e.range, kindUncertain: true };
+      this.addFrontend(table, w, f, protocol);
+      this.elementRef(w, table, 'service-ips', e);
+    }
+    for (const e of table.mapByName.get('service-nodeports')?.elements ?? []) {
+      const [protocol, portText] = e.key;
+      const target = verdictOf(e.value)?.chain;
+      const port = Number(portText);
+      if (!protocol || !target || !Number.isInteger(port)) continue;
+      const w = this.workForChain(table, target, protocol);
+      this.addFrontend(table, w, { kind: 'nodePort', port, range: e.range }, protocol);
+      this.elementRef(w, table, 'service-nodeports', e);
+    }
+    for (const e of table.mapByName.get('firewall-ips')?.elements ?? []) {
+      const [address, protocol, portText] = e.key;
+      const target = verdictOf(e.value)?.chain;
+      const port = Number(portText);
+      if (!address || !protocol || !target || !Number.isInteger(port)) continue;
+      const w = this.workForChain(table, target, protocol, address);
+      this.addFrontend(table, w, { kind: 'loadBalancer', address, port, range: e.range }, protocol);
+      this.elementRef(w, table, 'firewall-ips', e);
+    }
+
+    // 3. Frontends without (local) endpoints.
+    for (const e of table.mapByName.get('no-endpoint-services')?.elements ?? []) {
+      const [address, protocol, portText] = e.key;
+      const port = Number(portText);
+      if (!address || !protocol || !Number.isInteger(port)) continue;
+      const isCluster = clusterIPs.has(address);
+      const kind: FrontendKind = isCluster ? 'clusterIP' : firewallIPs.has(e.key.join(' . ')) ? 'loadBalancer' : 'externalIP';
+      const w = this.workForNoEndpoint(table, e, kind, address, protocol, port);
+      this.addFrontend(table, w, kind === 'externalIP' ? { kind, address, port, range: e.range, kindUncertain: true } : { kind, address, port, range: e.range }, protocol);
+      this.noEndpointVerdict(w, e, isCluster ? 'internal' : 'external');
+      this.elementRef(w, table, 'no-endpoint-services', e);
+    }
+    for (const e of table.mapByName.get('no-endpoint-nodeports')?.elements ?? []) {
+      const [protocol, portText] = e.key;
+      const port = Number(portText);
+      if (!protocol || !Number.isInteger(port)) continue;
+      const w = this.workForNoEndpoint(table, e, 'nodePort', undefined, protocol, port);
+      this.addFrontend(table, w, { kind: 'nodePort', port, range: e.range }, protocol);
+      this.noEndpointVerdict(w, e, 'external');
+      this.elementRef(w, table, 'no-endpoint-nodeports', e);
+    }
+    const ofTable = [...this.works.entries()].filter(([key]) => key.startsWith(`${table.id}\u0000`));
+    const byClusterIP = new Map<string, Work[]>();
+    for (const [, w] of ofTable) {
+      for (const f of w.service.frontends) {
+        if (f.kind !== 'clusterIP' || f.address === undefined) continue;
+        const list = byClusterIP.get(f.address);
+        if (list) list.push(w);
+        else byClusterIP.set(f.address, [w]);
+      }
+    }
+    for (const e of table.setByName.get('cluster-ips')?.elements ?? []) {
+      for (const w of byClusterIP.get(e.key[0] ?? '') ?? []) w.service.objects.push({ name: 'cluster-ips', tableId: table.id, range: e.range, role: 'set-element' });
+    }
+
+    // 4. Chains: endpoints, masquerading, affinity, traffic policies, source ranges.
+    const referencedEndpoints = new Set<string>();
+    for (const [, w] of ofTable) this.serviceChains(table, w, endpointChains, referencedEndpoints);
+
+    // 5. Leftovers: kube-proxy flushes the chains of deleted services and endpoints and deletes them a
+    //    sync later; until then they are empty and unreferenced.
+    for (const [name, { chain }] of endpointChains) {
+      if (referencedEndpoints.has(name)) continue;
+      this.diagnostics.push({
+        range: chain.nameRange,
+        severity: 'hint',
+        code: 'kube-stale-chain',
+        message: chain.rules.length === 0
+          ? t('kube-proxy flushed this chain because its endpoint is gone; it deletes such chains on a later sync.')
+          : t('No Service chain of this table sends traffic to this endpoint chain.'),
+      });
+    }
+    for (const [key, w] of ofTable) {
+      const chains = Object.values(w.chains).filter((c): c is NftChain => c !== undefined);
+      if (w.service.frontends.length > 0 || chains.length === 0) continue;
+      if (chains.every((c) => c.rules.length === 0)) {
+        for (const c of chains) {
+          this.diagnostics.push({
+            range: c.nameRange,
+            severity: 'hint',
+            code: 'kube-stale-chain',
+            message: t('kube-proxy flushed this chain because its Service port is gone; it deletes such chains on a later sync.'),
+          });
+        }
+        this.works.delete(key);
+      }
+    }
+  }
+
+  private chainKind(chain: string): NftServiceObjectKind | undefined {
+    return this.parse(chain)?.kind;
+  }
+
+  /** The service whose chain `target` is; an anonymous one for chains that are not named like kube-proxy's. */
+  private workForChain(table: NftTable, target: string, protocol: string, address?: string): Work {
+    const parsed = this.parse(target);
+    if (parsed && parsed.kind !== 'endpoint' && parsed.kind !== 'affinity') {
+      const w = this.work(table, parsed, this.familyOf(table, address));
+      w.service.hash ??= parsed.hash;
+      return w;
+    }
+    return this.anonymousWork(table, target, protocol, this.familyOf(table, address));
+  }
+
+  private workForNoEndpoint(table: NftTable, e: NftElement, kind: FrontendKind, address: string | undefined, protocol: string, port: number): Work {
+    const spn = servicePortNameFromComment(e.comment);
+    if (spn) return this.work(table, { ...spn, protocol }, this.familyOf(table, address));
+    const known = this.byFrontend.get(this.frontendKey(table, kind, address, protocol, port));
+    if (known) return known;
+    return this.anonymousWork(table, kind === 'nodePort' ? `*:${port}` : endpointKey(address ?? '', port), protocol, this.familyOf(table, address));
+  }
+
+  private noEndpointVerdict(w: Work, e: NftElement, traffic: 'internal' | 'external'): void {
+    const v = verdictOf(e.value);
+    const p = w.service.policies;
+    if (v?.kind === 'drop') {
+      // There are endpoints, but none on this node for a Local policy.
+      p.noEndpoints ??= 'drop';
+      if (traffic === 'internal') p.internalTrafficPolicy = 'Local';
+      else p.externalTrafficPolicy = 'Local';
+    } else if (v && (v.kind === 'goto' || v.kind === 'jump') && v.chain === 'reject-chain') {
+      p.noEndpoints = 'reject';
+    }
+  }
+
+  private elementRef(w: Work, table: NftTable, name: string, e: NftElement): void {
+    w.service.objects.push({ name, tableId: table.id, range: e.range, role: 'map-element' });
+  }
+
+  /** What kube-proxy would call the object (undefined when the name was truncated), once per name. */
+  private expectedName(parsed: NftServiceObjectName): string | undefined {
+    const key = `${parsed.kind}\u0000${parsed.hash}\u0000${parsed.hashed}`;
+    if (this.expectedNames.has(key)) return this.expectedNames.get(key);
+    const out = nftObjectHashOk(parsed) === undefined ? undefined : `${NFT_OBJECT_PREFIX[parsed.kind]}${nftHash8(parsed.hashed)}-${parsed.hashed}`;
+    this.expectedNames.set(key, out);
+    return out;
+  }
+
+  private checkHash(parsed: NftServiceObjectName, range: Range): void {
+    const expected = this.expectedName(parsed);
+    if (expected === undefined || expected === `${NFT_OBJECT_PREFIX[parsed.kind]}${parsed.hash}-${parsed.hashed}`) return;
+    this.diagnostics.push({
+      range,
+      severity: 'hint',
+      code: 'hash-mismatch',
+      message: t('kube-proxy would name this {0}: the hash does not match the rest of the name (edited by hand, or a different kube-proxy version).', expected),
+    });
+  }
+
+  private hashCheck(w: Work, parsed: NftServiceObjectName, name: string, range: Range): void {
+    const expected = this.expectedName(parsed);
+    if (expected === undefined) return;
+    const check: HashCheck = { chain: name, expected, ok: expected === name, range };
+    w.service.hashChecks.push(check);
+  }
+
+  private serviceChains(table: NftTable, w: Work, endpointChains: Map<string, { chain: NftChain; parsed: NftServiceObjectName }>, referenced: Set<string>): void {
+    const s = w.service;
+    const roles: Record<'service' | 'local' | 'external' | 'firewall', ObjectRef['role']> = {
+      service: 'service-chain',
+      local: 'service-local-chain',
+      external: 'external-chain',
+      firewall: 'firewall-chain',
+    };
+    for (const kind of ['service', 'local', 'external', 'firewall'] as const) {
+      const chain = w.chains[kind];
+      if (!chain) continue;
+      s.objects.push({ name: chain.name, tableId: table.id, range: chain.nameRange, role: roles[kind] });
+      const parsed = this.parse(chain.name);
+      if (parsed) this.hashCheck(w, parsed, chain.name, chain.nameRange);
+    }
+
+    // Endpoints of each policy chain (service-…: Cluster, local-…: Local).
+    const byEndpoint = new Map<string, Endpoint>();
+    const affinitySets = new Set<string>();
+    for (const kind of ['service', 'local'] as const) {
+      const chain = w.chains[kind];
+      if (!chain) continue;
+      const primary = w.primary === chain.name;
+      for (const rule of chain.rules) {
+        // Masquerade of off-cluster sources (or of everything with --masquerade-all).
+        if (jumpsTo(rule, MASQ_CHAIN, 'jump')) {
+          const src = matches(rule).find((m) => isAddressPayload(m.left, 'saddr'));
+          if (src?.negated) s.policies.clusterCIDR = addressText(src.right) ?? s.policies.clusterCIDR;
+          else if (!src && matches(rule).some((m) => isAddressPayload(m.left, 'daddr'))) s.policies.masqueradeAll = true;
+          continue;
+        }
+        // Session affinity: `ip saddr @affinity-… goto endpoint-…`.
+        const affinity = matches(rule).find((m) => isAddressPayload(m.left, 'saddr') && m.right.kind === 'setRef' && !m.negated);
+        if (affinity && affinity.right.kind === 'setRef') {
+          affinitySets.add(affinity.right.name);
+          continue;
+        }
+        for (const st of rule.statements) {
+          if (st.kind !== 'vmap' || st.key.kind !== 'numgen') continue;
+          const selection = this.numgenShares(table, st.key.mod, st.key.offset ?? 0, st.map);
+          for (const [target, share] of selection) {
+            referenced.add(target.chain);
+            const ep = this.endpoint(table, target.chain, endpointChains);
+            if (!ep) continue;
+            const key = endpointKey(ep.address, ep.port);
+            let out = byEndpoint.get(key);
+            if (!out) {
+              out = { address: ep.address, port: ep.port, probability: 0, chain: target.chain, ...(target.range ? { range: target.range } : {}) };
+              byEndpoint.set(key, out);
+            }
+            if (primary) out.probability += share;
+            if (kind === 'local') out.local = true;
+          }
+        }
+      }
+    }
+    s.endpoints = [...byEndpoint.values()].sort((a, b) => {
+      const x = endpointKey(a.address, a.port);
+      const y = endpointKey(b.address, b.port);
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    for (const e of s.endpoints) {
+      const info = endpointChains.get(e.chain!);
+      if (!info) continue;
+      s.objects.push({ name: e.chain!, tableId: table.id, range: info.chain.nameRange, role: 'endpoint-chain' });
+      this.hashCheck(w, info.parsed, e.chain!, info.chain.nameRange);
+      if (info.parsed.endpoint && (info.parsed.endpoint.address !== e.address || info.parsed.endpoint.port !== e.port)) {
+        this.diagnostics.push({
+          range: info.chain.nameRange,
+          severity: 'hint',
+          code: 'kube-endpoint-name-mismatch',
+          message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', endpointKey(info.parsed.endpoint.address, info.parsed.endpoint.port), endpointKey(e.address, e.port)),
+        });
+      }
+      for (const rule of info.chain.rules) {
+        for (const st of rule.statements) if (st.kind === 'setUpdate') affinitySets.add(st.set.replace(/^@/, ''));
+      }
+      // kube-proxy names the set after the endpoint chain: affinity-<same hash and name>.
+      const own = NFT_OBJECT_PREFIX.affinity + e.chain!.slice(NFT_OBJECT_PREFIX.endpoint.length);
+      if (table.setByName.has(own)) affinitySets.add(own);
+    }
+    let timeout: number | undefined;
+    for (const name of affinitySets) {
+      const set = table.setByName.get(name);
+      if (!set) continue;
+      s.objects.push({ name, tableId: table.id, range: set.nameRange, role: 'affinity-set' });
+      timeout ??= parseNftTime(set.timeout);
+      const parsed = this.parse(name);
+      if (parsed) this.hashCheck(w, parsed, name, set.nameRange);
+    }
+    if (affinitySets.size > 0) s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: timeout ?? 10800 };
+
+    // externalTrafficPolicy from the external- chain.
+    const ext = w.chains.external;
+    if (ext && ext.rules.length > 0) {
+      const local = ext.rules.some(
+        (r) => matches(r).some((m) => m.left.kind === 'fib' && m.left.flags.includes('saddr')) || /^short-circuit /.test(r.comment ?? ''),
+      );
+      s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
+      if (local) {
+        const pod = ext.rules.find((r) => jumpsTo(r, w.chains.service?.name ?? '', 'goto') && matches(r).some((m) => isAddressPayload(m.left, 'saddr') && !m.negated));
+        const src = pod && matches(pod).find((m) => isAddressPayload(m.left, 'saddr'));
+        if (src) s.policies.clusterCIDR ??= addressText(src.right);
+      }
+    }
+
+    // loadBalancerSourceRanges from the firewall- chain (`ip saddr != { … } drop`).
+    const fw = w.chains.firewall;
+    if (fw) {
+      const ranges: string[] = [];
+      for (const rule of fw.rules) {
+        const v = finalVerdict(rule);
+        if (v?.kind !== 'verdict' || v.verdict !== 'drop') continue;
+        for (const m of matches(rule)) {
+          if (!isAddressPayload(m.left, 'saddr') || !m.negated) continue;
+          if (m.right.kind === 'set') for (const e of m.right.elements) ranges.push(...e.key.slice(0, 1));
+          else {
+            const text = addressText(m.right);
+            if (text) ranges.push(text);
+          }
+        }
+      }
+      if (ranges.length > 0) s.policies.loadBalancerSourceRanges = normalizeAddressIntervals(ranges);
+    }
+  }
+
+  /** numgen random mod N: which chain each of the N values goes to, as shares. */
+  private numgenShares(table: NftTable, mod: number, offset: number, map: Extract<NftStatement, { kind: 'vmap' }>['map']): [{ chain: string; range?: Range }, number][] {
+    let elements: NftElement[] = [];
+    if (map.kind === 'set') elements = map.elements;
+    else {
+      const named: NftMap | NftSet | undefined = table.mapByName.get(map.name) ?? table.setByName.get(map.name);
+      elements = named?.elements ?? [];
+    }
+    const out = new Map<string, { target: { chain: string; range?: Range }; count: number }>();
+    for (const e of elements) {
+      const v = verdictOf(e.value);
+      if (!v?.chain || (v.kind !== 'goto' && v.kind !== 'jump')) continue;
+      const k = e.key[0] ?? '';
+      const dash = k.indexOf('-');
+      const from = Number(dash > 0 ? k.slice(0, dash) : k);
+      const to = Number(dash > 0 ? k.slice(dash + 1) : k);
+      if (!Number.isInteger(from) || !Number.isInteger(to)) continue;
+      const lo = Math.max(from, offset);
+      const hi = Math.min(to, offset + mod - 1);
+      if (hi < lo) continue;
+      let entry = out.get(v.chain);
+      if (!entry) out.set(v.chain, (entry = { target: { chain: v.chain, range: e.range }, count: 0 }));
+      entry.count += hi - lo + 1;
+    }
+    return [...out.values()].map((x) => [x.target, mod > 0 ? x.count / mod : 0]);
+  }
+
+  /** An endpoint's address and port: from the DNAT of its chain, or from its name. */
+  private endpoint(table: NftTable, chainName: string, endpointChains: Map<string, { chain: NftChain; parsed: NftServiceObjectName }>): { address: string; port: number } | undefined {
+    const chain = endpointChains.get(chainName)?.chain ?? table.chainByName.get(chainName);
+    for (const rule of chain?.rules ?? []) {
+      for (const st of rule.statements) {
+        if (st.kind !== 'nat' || st.type !== 'dnat') continue;
+        const address = st.addr ? stripBrackets(addressText(st.addr) ?? st.addr.text) : undefined;
+        const port = st.port ? Number(addressText(st.port) ?? st.port.text.replace(/^:/, '')) : 0;
+        if (address) return { address, port: Number.isInteger(port) ? port : 0 };
+        const to = st.to?.text;
+        const m = to ? /^\[([^\]]+)\](?::(\d+))?$|^([^:]+)(?::(\d+))?$/.exec(to) : undefined;
+        if (m) return { address: m[1] ?? m[3]!, port: Number(m[2] ?? m[4] ?? 0) };
+      }
+    }
+    const parsed = endpointChains.get(chainName)?.parsed ?? this.parse(chainName);
+    return parsed?.endpoint;
+  }
+
+  private finish(s: NftService): void {
+    s.protocol ||= 'tcp';
+    if (s.anonymous && !s.name) s.name = s.frontends[0] ? `${s.frontends[0].address ?? '*'}:${s.frontends[0].port}` : '?';
+    const order: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
+    s.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
+  }
+}
+
+/** The catalog of every kube-proxy table in an nftables ruleset (`nft list ruleset`, `nft -f` input or `nft -j`). */
+export function buildNftCatalog(ruleset: NftRuleset): NftCatalog {
+  return new NftCatalogBuilder(ruleset).build();
+}
+

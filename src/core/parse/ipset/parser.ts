@@ -1,0 +1,779 @@
+// ipset save / restore input and `ipset list` output → the ipset model (DESIGN §3).
+// Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
+import type { IToken } from 'chevrotain';
+import type { Diagnostic, Severity } from '../../model/diagnostics';
+import {
+  IPSET_SCOPE,
+  kubeIpsetInfo,
+  MAX_IPSET_NAME,
+  typeDimensions,
+  type IpSet,
+  type IpsetCommand,
+  type IpsetDimension,
+  type IpsetDump,
+  type IpsetFamily,
+  type IpsetMember,
+  type IpsetMemberPart,
+} from '../../model/ipset';
+import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
+import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
+import { t } from '../../l10n';
+import { isIpv4, isIpv6, parsePort, splitLines } from '../ipvs/address';
+import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
+import { lineLexer, unquote } from './lexer';
+
+export const MAX_LINE_LENGTH = 65_536;
+export const MAX_DIAGNOSTICS = 1_000;
+
+const COMMAND_ALIASES: Record<string, IpsetCommand['command']> = {
+  create: 'create', '-N': 'create',
+  add: 'add', '-A': 'add',
+  del: 'del', '-D': 'del',
+  test: 'test', '-T': 'test',
+  destroy: 'destroy', '-X': 'destroy',
+  flush: 'flush', '-F': 'flush',
+  rename: 'rename', '-E': 'rename',
+  swap: 'swap', '-W': 'swap',
+};
+
+interface CreateOptionSpec {
+  arity: 0 | 1;
+  /** Which set methods accept it; undefined = all. */
+  types?: (type: string, method: string) => boolean;
+}
+const HASH = (_: string, method: string) => method === 'hash';
+const CREATE_OPTIONS: Record<string, CreateOptionSpec> = {
+  family: { arity: 1, types: (type, method) => method === 'hash' && type !== 'hash:mac' },
+  hashsize: { arity: 1, types: HASH },
+  maxelem: { arity: 1, types: HASH },
+  bucketsize: { arity: 1, types: HASH },
+  initval: { arity: 1, types: HASH },
+  forceadd: { arity: 0, types: HASH },
+  netmask: { arity: 1, types: (type) => ['hash:ip', 'hash:ip,port', 'hash:net,net', 'bitmap:ip'].includes(type) },
+  markmask: { arity: 1, types: (type) => type === 'hash:ip,mark' },
+  range: { arity: 1, types: (_, method) => method === 'bitmap' },
+  size: { arity: 1, types: (_, method) => method === 'list' },
+  timeout: { arity: 1 },
+  counters: { arity: 0 },
+  comment: { arity: 0 },
+  skbinfo: { arity: 0 },
+  '-exist': { arity: 0 },
+  '-!': { arity: 0 },
+};
+
+const MEMBER_OPTIONS: Record<string, 0 | 1> = {
+  timeout: 1, packets: 1, bytes: 1, comment: 1, nomatch: 0, skbmark: 1, skbprio: 1, skbqueue: 1, before: 1, after: 1, '-exist': 0, '-!': 0,
+};
+
+const PORT_PROTOCOLS = new Set(['tcp', 'udp', 'sctp', 'udplite', 'icmp', 'icmpv6', 'ipv6-icmp']);
+
+/** A user@host or [user@host dir]# prompt, `$ `, or `# ipset …`. */
+const PROMPT_RE = /^\s*(?:\[[^\]]*\]\s?[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s?[#$%>]|[$%>❯](?=\s))\s*(.*)$/;
+const ROOT_PROMPT_RE = /^\s*#\s*((?:sudo\s+)?(?:ipset|ipvsadm|iptables|ip6tables|iptables-save|ip|nft|kubectl|cat|watch|ssh|docker|crictl)\b.*)$/;
+
+interface PendingRef {
+  name: string;
+  range: Range;
+  role: ReferenceRole;
+  line: number;
+  /** An error when no set of that name is created before the line (restore input). */
+  required: boolean;
+}
+
+type Problem = { severity: Severity; code: string; message: string; range: Range };
+
+const parser = new IpsetLineParser();
+
+function lineExtent(i: number, text: string): Range {
+  const start = text.length - text.trimStart().length;
+  return lineRange(i, start, Math.max(start, text.trimEnd().length));
+}
+
+/** One address part (`10.0.0.1`, `10.0.0.0/8`, `10.0.0.1-10.0.0.9`, `fd00::/64`). */
+function parseAddressPart(part: IpsetMemberPart, family: IpsetFamily | undefined, problems: Problem[]): void {
+  const text = part.text;
+  const [addrRange, prefixText, ...extra] = text.split('/');
+  const [from, to, ...moreRange] = addrRange.split('-');
+  const familyOf = (a: string): IpsetFamily | undefined => (isIpv4(a) ? 'inet' : isIpv6(a) ? 'inet6' : undefined);
+  part.address = from;
+  if (extra.length > 0 || moreRange.length > 0) {
+    problems.push({ severity: 'error', code: 'bad-member', message: t('{0} is not an address, a network or an address range.', text), range: part.range });
+    return;
+  }
+  let f = familyOf(from);
+  if (!f && /^[A-Za-z][\w.-]*$/.test(from) && to === undefined && prefixText === undefined) {
+    problems.push({ severity: 'hint', code: 'hostname', message: t('{0} is a host name: ipset resolves it once, when the line is loaded.', from), range: part.range });
+    return;
+  }
+  if (!f) {
+    problems.push({ severity: 'error', code: 'bad-member', message: t('{0} is not an IP address.', from), range: part.range });
+    return;
+  }
+  part.family = f;
+  if (to !== undefined) {
+    part.addressTo = to;
+    if (familyOf(to) !== f) problems.push({ severity: 'error', code: 'bad-member', message: t('{0} is not an address of the same family as {1}.', to, from), range: part.range });
+  }
+  if (prefixText !== undefined) {
+    const max = f === 'inet' ? 32 : 128;
+    if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > max) {
+      problems.push({ severity: 'error', code: 'bad-member', message: t('/{0} is not a prefix length (0–{1}).', prefixText, max), range: part.range });
+    } else {
+      part.prefix = Number(prefixText);
+      if (part.prefix === 0) problems.push({ severity: 'error', code: 'bad-member', message: t('ipset cannot store a network with prefix length 0.'), range: part.range });
+    }
+  }
+  if (family && f !== family) {
+    problems.push({
+      severity: 'error',
+      code: 'wrong-family',
+      message: f === 'inet6' ? t('{0} is an IPv6 address, but the set is family inet (IPv4).', from) : t('{0} is an IPv4 address, but the set is family inet6 (IPv6).', from),
+      range: part.range,
+    });
+  }
+}
+
+/** `tcp:80`, `udp:53-55`, `80`, `http`, `icmp:echo-request`, `icmp:8/0`. */
+function parsePortPart(part: IpsetMemberPart, bitmap: boolean, problems: Problem[]): void {
+  let text = part.text;
+  const colon = text.indexOf(':');
+  let protocol = 'tcp';
+  if (colon >= 0) {
+    protocol = text.slice(0, colon).toLowerCase();
+    text = text.slice(colon + 1);
+    if (!PORT_PROTOCOLS.has(protocol)) {
+      problems.push({ severity: 'error', code: 'bad-member', message: t('Unknown protocol {0}: tcp, udp, sctp, udplite, icmp or icmpv6.', protocol), range: part.range });
+    }
+  }
+  if (!bitmap) part.protocol = protocol === 'ipv6-icmp' ? 'icmpv6' : protocol;
+  if (protocol === 'icmp' || protocol === 'icmpv6' || protocol === 'ipv6-icmp') {
+    part.icmp = text;
+    return;
+  }
+  const [from, to, ...extra] = text.split('-');
+  const a = parsePort(from);
+  const b = to === undefined ? undefined : parsePort(to);
+  if (extra.length > 0 || !a.valid || a.port === undefined || (b && (!b.valid || b.port === undefined))) {
+    problems.push({ severity: 'error', code: 'bad-member', message: t('{0} is not a port or a port range.', part.text), range: part.range });
+    return;
+  }
+  part.port = a.port;
+  if (b?.port !== undefined) part.portTo = b.port;
+}
+
+/** Splits a member into its typed parts following the set type. */
+export function parseMemberParts(text: string, textRange: Range, type: string, family: IpsetFamily | undefined): { parts: IpsetMemberPart[]; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const dims = typeDimensions(type);
+  const line = textRange.start.line;
+  const col = textRange.start.character;
+  if (!dims) return { parts: [], problems };
+  const pieces = text.split(',');
+  const expected = dims.dimensions;
+  const optionalMac = type === 'bitmap:ip,mac' && pieces.length === 1;
+  if (pieces.length !== expected.length && !optionalMac) {
+    problems.push({ severity: 'error', code: 'bad-member', message: t('A {0} member has {1} parts separated by commas ({2}); this one has {3}.', type, expected.length, expected.join(','), pieces.length), range: textRange });
+    return { parts: [], problems };
+  }
+  const parts: IpsetMemberPart[] = [];
+  let offset = col;
+  pieces.forEach((piece, k) => {
+    const dimension: IpsetDimension = expected[k];
+    const part: IpsetMemberPart = { dimension, text: piece, range: lineRange(line, offset, offset + piece.length) };
+    offset += piece.length + 1;
+    switch (dimension) {
+      case 'ip':
+      case 'net':
+        parseAddressPart(part, type.startsWith('bitmap:') ? 'inet' : family, problems);
+        break;
+      case 'port':
+        parsePortPart(part, type === 'bitmap:port', problems);
+        break;
+      case 'mac':
+        if (!/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/.test(piece)) problems.push({ severity: 'error', code: 'bad-member', message: t('{0} is not a MAC address.', piece), range: part.range });
+        part.address = piece;
+        break;
+      case 'iface': {
+        const name = piece.startsWith('physdev:') ? piece.slice(8) : piece;
+        if (name !== piece) part.physdev = true;
+        part.address = name;
+        if (name.length === 0 || name.length > 15) problems.push({ severity: 'error', code: 'bad-member', message: t('{0} is not an interface name (1 to 15 characters).', name), range: part.range });
+        break;
+      }
+      case 'mark': {
+        const mark = /^(0x[0-9A-Fa-f]+|\d+)$/.test(piece) ? Number(piece) : NaN;
+        if (!(mark >= 0 && mark <= 0xffffffff)) problems.push({ severity: 'error', code: 'bad-member', message: t('{0} is not a mark (a 32-bit number).', piece), range: part.range });
+        else part.mark = mark;
+        break;
+      }
+      case 'set':
+        part.address = piece;
+        break;
+    }
+    parts.push(part);
+  });
+  return { parts, problems };
+}
+
+class IpsetBuilder {
+  readonly diagnostics: Diagnostic[] = [];
+  private suppressed = 0;
+  readonly symbols = new Symbols();
+  readonly sets: IpSet[] = [];
+  readonly setByName = new Map<string, IpSet>();
+  readonly commands: IpsetCommand[] = [];
+  readonly formats: Array<'save' | 'list'> = [];
+  readonly memberByLine = new Map<number, { set: IpSet; member: IpsetMember }>();
+  readonly setByLine = new Map<number, IpSet>();
+  readonly commandByLine = new Map<number, IpsetCommand>();
+  readonly fieldByLine = new Map<number, { key: string; keyRange: Range; set: IpSet }>();
+  private readonly definitionOf = new Map<IpSet, SymbolDefinition>();
+  private readonly pendingRefs: PendingRef[] = [];
+  /** The set of an `ipset list` block being read, and whether its Members: section is open. */
+  private listed: IpSet | undefined;
+  private inMembers = false;
+  private membersSeen = false;
+
+  constructor(private readonly lines: string[]) {}
+
+  diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
+    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
+      this.suppressed++;
+      return;
+    }
+    this.diagnostics.push(unnecessary ? { range, severity, code, message, unnecessary } : { range, severity, code, message });
+  }
+
+  build(): IpsetDump {
+    for (let i = 0; i < this.lines.length; i++) this.line(i, this.lines[i]);
+    this.closeListed();
+    this.resolveReferences();
+    for (const [set, def] of this.definitionOf) def.fullRange = set.fullRange;
+    for (const set of this.sets) this.kubeChecks(set);
+    if (this.suppressed > 0) {
+      this.diagnostics.push({
+        range: lineRange(0, 0, 0),
+        severity: 'warning',
+        code: 'too-many-problems',
+        message: t('{0} more problems were not reported; is this really ipset output?', this.suppressed),
+      });
+    }
+    return {
+      dialect: 'ipset',
+      formats: this.formats,
+      sets: this.sets,
+      setByName: this.setByName,
+      commands: this.commands,
+      diagnostics: this.diagnostics,
+      symbols: this.symbols,
+      memberByLine: this.memberByLine,
+      setByLine: this.setByLine,
+      commandByLine: this.commandByLine,
+      fieldByLine: this.fieldByLine,
+      lineCount: this.lines.length,
+    };
+  }
+
+  private noteFormat(f: 'save' | 'list'): void {
+    if (!this.formats.includes(f)) this.formats.push(f);
+  }
+
+  private line(i: number, text: string): void {
+    if (text.trim() === '') {
+      // A blank line ends a listed set (ipset list separates sets with one).
+      if (this.listed) this.closeListed();
+      return;
+    }
+    if (text.length > MAX_LINE_LENGTH) {
+      this.diag(lineRange(i, 0, 200), 'error', 'line-too-long', t('Line is {0} characters long; not analysed.', text.length));
+      return;
+    }
+    if (text.includes('\u0000')) {
+      this.diag(lineRange(i, 0, Math.min(text.length, 200)), 'error', 'binary', t('Binary data, not ipset output.'));
+      return;
+    }
+    const extent = lineExtent(i, text);
+    if (PROMPT_RE.test(text) || ROOT_PROMPT_RE.test(text)) {
+      this.closeListed();
+      this.diag(extent, 'information', 'shell-prompt', t('A shell prompt and command, not ipset output: ignored.'));
+      return;
+    }
+    const lexed = lineLexer.tokenize(text);
+    if (lexed.errors.length > 0 || lexed.tokens.length === 0) {
+      this.notIpset(extent);
+      return;
+    }
+    const unterminated = lexed.tokens.find((tk) => tk.tokenType.name === 'UnterminatedString');
+    if (unterminated) {
+      this.diag(tokenRange(i, unterminated), 'error', 'unterminated-string', t('The quoted string is not closed.'));
+      return;
+    }
+    parser.input = lexed.tokens;
+    if (this.inMembers && lexed.tokens[0].tokenType.name !== 'ListKey' && lexed.tokens[0].tokenType.name !== 'Comment') {
+      const cst = parser.memberLine();
+      if (parser.errors.length === 0) {
+        this.memberLine(i, memberOf(cst), extent);
+        return;
+      }
+      this.notIpset(extent);
+      return;
+    }
+    const cst = parser.line();
+    const parsed = parser.errors.length === 0 ? lineOf(cst) : undefined;
+    if (!parsed) {
+      this.notIpset(extent);
+      return;
+    }
+    if (parsed.kind === 'comment') return;
+    if (parsed.kind === 'field') this.fieldLine(i, parsed, extent);
+    else this.commandLine(i, parsed, extent);
+  }
+
+  private notIpset(extent: Range): void {
+    this.diag(extent, 'warning', 'not-ipset', t('This line is not ipset output (text or a shell prompt pasted around it?); ignored.'));
+  }
+
+  // ---- ipset list ---------------------------------------------------------------------------------------
+
+  private fieldLine(i: number, line: IpsetLineCst, extent: Range): void {
+    this.noteFormat('list');
+    const key = line.keyword!.image.slice(0, -1);
+    const values = line.values;
+    const valueText = values.map((v) => v.image).join(' ');
+    if (key === 'Name') {
+      this.closeListed();
+      const nameToken = values[0];
+      if (!nameToken) {
+        this.diag(extent, 'error', 'missing-name', t('The set name is missing.'));
+        return;
+      }
+      const set = this.newSet(i, nameToken, '', 'list', extent);
+      this.fieldByLine.set(i, { key, keyRange: tokenRange(i, line.keyword!), set });
+      this.listed = set;
+      this.membersSeen = false;
+      this.addSet(set, tokenRange(i, nameToken));
+      return;
+    }
+    const set = this.listed;
+    if (!set) {
+      this.diag(extent, 'error', 'field-without-set', t('{0}: belongs to a set, but no Name: line comes before it.', key));
+      return;
+    }
+    this.setByLine.set(i, set);
+    this.fieldByLine.set(i, { key, keyRange: tokenRange(i, line.keyword!), set });
+    set.fullRange = spanRanges(set.fullRange, extent);
+    const number = (): number | undefined => {
+      if (/^\d+$/.test(valueText)) return Number(valueText);
+      this.diag(extent, 'warning', 'bad-field', t('{0}: should be a number.', key));
+      return undefined;
+    };
+    switch (key) {
+      case 'Type':
+        if (values[0]) this.setType(i, set, values[0]);
+        return;
+      case 'Revision':
+        set.revision = number();
+        return;
+      case 'Header':
+        this.createOptions(i, set, values);
+        return;
+      case 'Size in memory':
+        set.sizeInMemory = number();
+        return;
+      case 'References':
+        set.references = number();
+        return;
+      case 'Number of entries':
+        set.numberOfEntries = number();
+        return;
+      case 'Members':
+        this.inMembers = true;
+        this.membersSeen = true;
+        return;
+    }
+  }
+
+  private memberLine(i: number, line: IpsetLineCst, extent: Range): void {
+    const set = this.listed!;
+    // A member line is one element and its options; anything else is text pasted into the listing.
+    const rest = line.values.slice(1);
+    for (let k = 0; k < rest.length; k++) {
+      const arity = Object.hasOwn(MEMBER_OPTIONS, rest[k].image) ? MEMBER_OPTIONS[rest[k].image] : undefined;
+      if (arity === undefined) {
+        this.notIpset(extent);
+        return;
+      }
+      k += arity;
+    }
+    this.addMember(i, set, line.values, extent, 'list');
+  }
+
+  private closeListed(): void {
+    const set = this.listed;
+    this.inMembers = false;
+    this.listed = undefined;
+    if (!set) return;
+    if (this.membersSeen && set.numberOfEntries !== undefined && set.numberOfEntries !== set.members.length) {
+      this.diag(set.nameRange, 'warning', 'entry-count', t('ipset says the set has {0} entries, but {1} are listed: is the listing cut?', set.numberOfEntries, set.members.length));
+    }
+    if (!set.type) this.diag(set.nameRange, 'warning', 'missing-type', t('The Type: line of set {0} is missing.', set.name));
+  }
+
+  // ---- save / restore --------------------------------------------------------------------------------------
+
+  private commandLine(i: number, line: IpsetLineCst, extent: Range): void {
+    this.closeListed();
+    this.noteFormat('save');
+    const keyword = line.keyword!;
+    const command = COMMAND_ALIASES[keyword.image];
+    const values = line.values;
+    const nameToken = values[0];
+    const cmd: IpsetCommand = { command, keyword: keyword.image, args: values.slice(1).map((v) => v.image), range: extent, line: i };
+    if (nameToken) {
+      cmd.set = unquote(nameToken.image);
+      cmd.setRange = tokenRange(i, nameToken);
+    }
+    this.commands.push(cmd);
+    this.commandByLine.set(i, cmd);
+    if (!nameToken) {
+      if (command !== 'destroy' && command !== 'flush') this.diag(extent, 'error', 'missing-name', t('{0} needs a set name.', keyword.image));
+      else if (command === 'flush') for (const s of this.sets) s.members = [];
+      return;
+    }
+    const name = unquote(nameToken.image);
+    const nameRange = tokenRange(i, nameToken);
+    switch (command) {
+      case 'create': {
+        const typeToken = values[1];
+        if (this.setByName.has(name)) {
+          this.diag(nameRange, 'error', 'duplicate-set', t('Set {0} already exists: ipset restore fails here ("set with the same name already exists").', name));
+          this.pendingRefs.push({ name, range: nameRange, role: 'command', line: i, required: false });
+          return;
+        }
+        const set = this.newSet(i, nameToken, '', 'save', extent);
+        if (typeToken) this.setType(i, set, typeToken);
+        else this.diag(extent, 'error', 'missing-type', t('create needs a set type such as hash:ip,port.'));
+        this.createOptions(i, set, values.slice(2));
+        if (set.method === 'bitmap' && !set.range) {
+          this.diag(extent, 'error', 'missing-range', t('A {0} set needs range: ipset says "Mandatory option `range\' is missing".', set.type));
+        }
+        this.addSet(set, nameRange);
+        return;
+      }
+      case 'add':
+      case 'del':
+      case 'test': {
+        this.pendingRefs.push({ name, range: nameRange, role: command === 'add' ? 'rule-owner' : 'command', line: i, required: true });
+        const set = this.setByName.get(name);
+        const memberTokens = values.slice(1);
+        if (memberTokens.length === 0) {
+          this.diag(extent, 'error', 'missing-member', t('{0} needs an element after the set name.', keyword.image));
+          return;
+        }
+        if (!set) return;
+        if (command === 'add') {
+          this.addMember(i, set, memberTokens, extent, 'save');
+          set.fullRange = spanRanges(set.fullRange, extent);
+        } else if (command === 'del') {
+          const text = memberTokens[0].image;
+          const at = set.members.findIndex((m) => m.text === text);
+          if (at >= 0) set.members.splice(at, 1);
+          else this.diag(tokenRange(i, memberTokens[0]), 'warning', 'not-a-member', t('{0} is not in set {1} at this point: ipset restore fails here unless -exist is given.', text, name));
+        }
+        return;
+      }
+      case 'destroy':
+      case 'flush': {
+        this.pendingRefs.push({ name, range: nameRange, role: 'command', line: i, required: true });
+        const set = this.setByName.get(name);
+        if (!set) return;
+        if (command === 'flush') set.members = [];
+        else {
+          this.sets.splice(this.sets.indexOf(set), 1);
+          this.setByName.delete(name);
+        }
+        return;
+      }
+      case 'rename':
+      case 'swap': {
+        this.pendingRefs.push({ name, range: nameRange, role: 'command', line: i, required: true });
+        const other = values[1];
+        if (!other) {
+          this.diag(extent, 'error', 'missing-name', t('{0} needs two set names.', keyword.image));
+          return;
+        }
+        const otherName = unquote(other.image);
+        if (command === 'swap') {
+          this.pendingRefs.push({ name: otherName, range: tokenRange(i, other), role: 'command', line: i, required: true });
+          const a = this.setByName.get(name);
+          const b = this.setByName.get(otherName);
+          if (a && b) [a.members, b.members] = [b.members, a.members];
+        } else {
+          const set = this.setByName.get(name);
+          if (set && !this.setByName.has(otherName)) {
+            this.setByName.delete(name);
+            set.name = otherName;
+            this.setByName.set(otherName, set);
+            // From here on the set answers to its new name.
+            this.symbols.define({ kind: 'ipset', name: otherName, scope: IPSET_SCOPE, range: tokenRange(i, other), fullRange: extent });
+          }
+        }
+        return;
+      }
+    }
+  }
+
+  private newSet(i: number, nameToken: IToken, type: string, source: 'save' | 'list', extent: Range): IpSet {
+    const name = unquote(nameToken.image);
+    const nameRange = tokenRange(i, nameToken);
+    if (name.length > MAX_IPSET_NAME) {
+      this.diag(nameRange, 'error', 'name-too-long', t('Set names are at most 31 characters; {0} has {1}.', name, name.length));
+    }
+    return {
+      name,
+      type,
+      dimensions: [],
+      options: [],
+      members: [],
+      source,
+      declarationRange: extent,
+      nameRange,
+      fullRange: extent,
+      line: i,
+    };
+  }
+
+  private addSet(set: IpSet, nameRange: Range): void {
+    const existing = this.setByName.get(set.name);
+    if (existing && set.source === 'list') {
+      this.diag(nameRange, 'warning', 'duplicate-set', t('Set {0} is listed twice.', set.name));
+    }
+    this.sets.push(set);
+    if (!existing) this.setByName.set(set.name, set);
+    this.setByLine.set(set.line, set);
+    const def: SymbolDefinition = { kind: 'ipset', name: set.name, scope: IPSET_SCOPE, range: nameRange, fullRange: set.fullRange };
+    this.symbols.define(def);
+    this.definitionOf.set(set, def);
+  }
+
+  private setType(i: number, set: IpSet, token: IToken): void {
+    const r = tokenRange(i, token);
+    set.type = token.image;
+    set.typeRange = r;
+    const dims = typeDimensions(token.image);
+    if (!dims) {
+      this.diag(r, 'warning', 'unknown-type', t('Unknown set type {0}: members are kept as text.', token.image));
+      return;
+    }
+    set.method = dims.method;
+    set.dimensions = dims.dimensions;
+    if (dims.method === 'hash' && set.type !== 'hash:mac') set.family = 'inet';
+    if (set.type === 'bitmap:ip' || set.type === 'bitmap:ip,mac') set.family = 'inet';
+  }
+
+  /** The options of a create line or a Header: line. */
+  private createOptions(i: number, set: IpSet, tokens: IToken[]): void {
+    for (let k = 0; k < tokens.length; k++) {
+      const tk = tokens[k];
+      const name = tk.image;
+      const spec = Object.hasOwn(CREATE_OPTIONS, name) ? CREATE_OPTIONS[name] : undefined;
+      const r = tokenRange(i, tk);
+      if (!spec) {
+        this.diag(r, 'warning', 'unknown-option', t('Unknown set option {0}.', name));
+        continue;
+      }
+      let value: string | undefined;
+      let range = r;
+      if (spec.arity === 1) {
+        const v = tokens[k + 1];
+        if (!v) {
+          this.diag(r, 'error', 'missing-value', t('{0} needs a value.', name));
+          continue;
+        }
+        value = unquote(v.image);
+        range = spanRanges(r, tokenRange(i, v));
+        k++;
+      }
+      if (name === '-exist' || name === '-!') continue;
+      if (set.method && spec.types && !spec.types(set.type, set.method)) {
+        this.diag(r, 'error', 'option-not-for-type', t('A {0} set does not take {1}: ipset says "Unknown argument".', set.type, name));
+      }
+      set.options.push(value === undefined ? { name, range } : { name, value, range });
+      this.applyOption(set, name, value, range);
+    }
+  }
+
+  private applyOption(set: IpSet, name: string, value: string | undefined, range: Range): void {
+    const int = (): number | undefined => {
+      if (value !== undefined && /^\d+$/.test(value)) return Number(value);
+      this.diag(range, 'error', 'bad-value', t('{0} needs a number, not {1}.', name, value ?? ''));
+      return undefined;
+    };
+    switch (name) {
+      case 'family':
+        if (value === 'inet' || value === 'inet6') set.family = value;
+        else this.diag(range, 'error', 'bad-value', t('family is inet or inet6, not {0}.', value ?? ''));
+        return;
+      case 'hashsize': set.hashsize = int(); return;
+      case 'maxelem': set.maxelem = int(); return;
+      case 'bucketsize': set.bucketsize = int(); return;
+      case 'timeout': set.timeout = int(); return;
+      case 'size': set.size = int(); return;
+      case 'netmask': set.netmask = int(); return;
+      case 'initval': set.initval = value; return;
+      case 'markmask': set.markmask = value; return;
+      case 'counters': set.counters = true; return;
+      case 'comment': set.comment = true; return;
+      case 'skbinfo': set.skbinfo = true; return;
+      case 'forceadd': set.forceadd = true; return;
+      case 'range': {
+        const text = value ?? '';
+        const [from, to] = text.includes('-') ? text.split('-') : [text, text];
+        set.range = { from, to, text };
+        return;
+      }
+    }
+  }
+
+  /** An `add` line's element and options, or a member line of a listing. */
+  private addMember(i: number, set: IpSet, tokens: IToken[], extent: Range, source: 'save' | 'list'): void {
+    const textToken = tokens[0];
+    const text = textToken.image;
+    const textRange = tokenRange(i, textToken);
+    const member: IpsetMember = { text, parts: [], options: {}, range: extent, textRange, line: i };
+    if (set.type) {
+      const { parts, problems } = parseMemberParts(text, textRange, set.type, set.family);
+      member.parts = parts;
+      for (const p of problems) this.diag(p.range, p.severity, p.code, p.message);
+      this.fillMember(member);
+      if (set.type === 'list:set') {
+        this.pendingRefs.push({ name: text, range: textRange, role: 'lookup', line: i, required: source === 'save' });
+      }
+      if (set.type === 'bitmap:port' && set.range && member.port !== undefined) {
+        const from = Number(set.range.from);
+        const to = Number(set.range.to);
+        if (member.port < from || (member.portTo ?? member.port) > to) {
+          this.diag(textRange, 'error', 'out-of-range', t('Port {0} is outside the set\'s range {1}: ipset says "Element is out of the range of the set".', member.portTo !== undefined ? `${member.port}-${member.portTo}` : member.port, set.range.text));
+        }
+      }
+    }
+    this.memberOptions(i, set, member, tokens.slice(1));
+    set.members.push(member);
+    this.memberByLine.set(i, { set, member });
+    if (source === 'list') set.fullRange = spanRanges(set.fullRange, extent);
+  }
+
+  private fillMember(member: IpsetMember): void {
+    const addrs = member.parts.filter((p) => p.dimension === 'ip' || p.dimension === 'net');
+    const port = member.parts.find((p) => p.dimension === 'port');
+    if (addrs[0]) {
+      member.address = addrs[0].address;
+      if (addrs[0].prefix !== undefined) member.prefix = addrs[0].prefix;
+    }
+    if (addrs[1]) {
+      member.address2 = addrs[1].address;
+      if (addrs[1].prefix !== undefined) member.prefix2 = addrs[1].prefix;
+    }
+    if (port) {
+      if (port.protocol !== undefined) member.protocol = port.protocol;
+      if (port.port !== undefined) member.port = port.port;
+      if (port.portTo !== undefined) member.portTo = port.portTo;
+    }
+  }
+
+  private memberOptions(i: number, set: IpSet, member: IpsetMember, tokens: IToken[]): void {
+    for (let k = 0; k < tokens.length; k++) {
+      const tk = tokens[k];
+      const name = tk.image;
+      const r = tokenRange(i, tk);
+      const arity = Object.hasOwn(MEMBER_OPTIONS, name) ? MEMBER_OPTIONS[name] : undefined;
+      if (arity === undefined) {
+        this.diag(r, 'error', 'unknown-option', t('Unknown element option {0}: ipset says "Unknown argument".', JSON.stringify(name)));
+        continue;
+      }
+      let value: string | undefined;
+      if (arity === 1) {
+        const v = tokens[k + 1];
+        if (!v) {
+          this.diag(r, 'error', 'missing-value', t('{0} needs a value.', name));
+          continue;
+        }
+        value = unquote(v.image);
+        k++;
+      }
+      const o = member.options;
+      const number = (): number | undefined => {
+        if (value !== undefined && /^\d+$/.test(value)) return Number(value);
+        this.diag(r, 'error', 'bad-value', t('{0} needs a number, not {1}.', name, value ?? ''));
+        return undefined;
+      };
+      const need = (ok: boolean | undefined, message: string) => {
+        if (!ok) this.diag(r, 'error', 'extension-missing', message);
+      };
+      switch (name) {
+        case 'timeout':
+          o.timeout = number();
+          need(set.timeout !== undefined || !set.type, t('Timeout cannot be used: set {0} was created without timeout support.', set.name));
+          break;
+        case 'packets':
+        case 'bytes':
+          o[name] = number();
+          need(set.counters || !set.type, t('Packet/byte counters cannot be used: set {0} was created without counter support.', set.name));
+          break;
+        case 'comment':
+          o.comment = value;
+          need(set.comment || !set.type, t('Comment cannot be used: set {0} was created without comment support.', set.name));
+          break;
+        case 'skbmark':
+        case 'skbprio':
+          o[name] = value;
+          need(set.skbinfo || !set.type, t('skbinfo cannot be used: set {0} was created without skbinfo support.', set.name));
+          break;
+        case 'skbqueue':
+          o.skbqueue = number();
+          need(set.skbinfo || !set.type, t('skbinfo cannot be used: set {0} was created without skbinfo support.', set.name));
+          break;
+        case 'nomatch':
+          o.nomatch = true;
+          need(set.dimensions.includes('net') || !set.type, t('nomatch only exists for sets with a net part (hash:net, hash:net,port, …).'));
+          break;
+        case 'before':
+        case 'after':
+          o[name] = value;
+          need(set.type === 'list:set' || !set.type, t('before and after only exist for list:set.'));
+          if (value !== undefined) this.pendingRefs.push({ name: value, range: tokenRange(i, tokens[k]), role: 'lookup', line: i, required: true });
+          break;
+      }
+    }
+  }
+
+  private resolveReferences(): void {
+    for (const ref of this.pendingRefs) {
+      this.symbols.reference({ kind: 'ipset', name: ref.name, scope: IPSET_SCOPE, range: ref.range, role: ref.role });
+      const def = this.symbols.definition('ipset', IPSET_SCOPE, ref.name);
+      if (ref.required && (!def || def.range.start.line > ref.line)) {
+        this.diag(ref.range, 'error', 'undefined-set', t('No set {0} is created before this line: ipset restore fails here ("The set with the given name does not exist").', ref.name));
+      } else if (!def && ref.role === 'lookup') {
+        this.diag(ref.range, 'hint', 'set-not-in-file', t('Set {0} is not in this file.', ref.name));
+      }
+    }
+  }
+
+  /** kube-proxy's IPVS-mode sets have fixed types and families. */
+  private kubeChecks(set: IpSet): void {
+    const info = kubeIpsetInfo(set.name);
+    if (!info || !set.type) return;
+    if (set.type !== info.type) {
+      this.diag(set.typeRange ?? set.nameRange, 'warning', 'kube-set-type', t('kube-proxy creates {0} as {1}, not {2}.', set.name, info.type, set.type));
+    }
+    if (set.family && set.family !== info.family) {
+      this.diag(set.nameRange, 'warning', 'kube-set-family', info.family === 'inet6'
+        ? t('{0} is kube-proxy\'s IPv6 set: it should be family inet6.', set.name)
+        : t('{0} is kube-proxy\'s IPv4 set (the IPv6 one is named KUBE-6-…): it should be family inet.', set.name));
+    }
+  }
+}
+
+export function parseIpset(text: string): IpsetDump {
+  return new IpsetBuilder(splitLines(text)).build();
+}

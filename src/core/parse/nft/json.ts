@@ -1,0 +1,1028 @@
+// `nft -j list ruleset` JSON (libnftables-json(5)) → the same nft model as the text parser builds. Ranges
+// point at the JSON objects in the text (names at their string values), so navigation works in a .json
+// dump too. Malformed JSON gets one diagnostic at the offending line and column; nothing here throws.
+import type { Diagnostic, Severity } from '../../model/diagnostics';
+import {
+  isNftFamily,
+  type NftChain,
+  type NftCommand,
+  type NftCommandVerb,
+  type NftElement,
+  type NftExpression,
+  type NftFamily,
+  type NftMap,
+  type NftObjectKind,
+  type NftRelationalOperator,
+  type NftRule,
+  type NftRuleset,
+  type NftSet,
+  type NftSetExpression,
+  type NftSetRefExpression,
+  type NftStatement,
+  type NftTable,
+  type NftVerdictValue,
+} from '../../model/nft';
+import type { Range } from '../../model/range';
+import { Symbols, type SymbolDefinition, type SymbolKind } from '../../model/symbols';
+import { t } from '../../l10n';
+import { LineIndex, num, prop, readJson, str, type JObject, type JValue } from './jsonReader';
+import { emptyNftRuleset, MAX_DIAGNOSTICS } from './parser';
+
+const SIMPLE_VERDICTS = new Set(['accept', 'drop', 'continue', 'return']);
+const BITMASK_KEYS = new Set(['ct:state', 'ct:status', 'ct:event', 'tcp:flags']);
+const BINOPS = new Set(['&', '|', '^', '<<', '>>']);
+const OBJECT_KINDS: Record<string, NftObjectKind> = {
+  counter: 'counter',
+  quota: 'quota',
+  limit: 'limit',
+  secmark: 'secmark',
+  synproxy: 'synproxy',
+  'ct helper': 'ct helper',
+  'ct timeout': 'ct timeout',
+  'ct expectation': 'ct expectation',
+};
+const COMMAND_VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush', 'list', 'reset', 'rename']);
+
+/** Seconds as nft prints durations: 10800 → `3h`, 90 → `1m30s`. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return String(seconds);
+  let rest = Math.floor(seconds);
+  const ms = Math.round((seconds - rest) * 1000);
+  const parts: string[] = [];
+  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  if (ms > 0) parts.push(`${ms}ms`);
+  return parts.length > 0 ? parts.join('') : '0s';
+}
+
+interface PendingRef {
+  kind: 'chain' | 'set';
+  table: NftTable;
+  name: string;
+  range: Range;
+  role: 'jump' | 'goto' | 'lookup' | 'rule-owner' | 'command';
+}
+
+class NftJsonBuilder {
+  readonly diagnostics: Diagnostic[] = [];
+  private suppressed = 0;
+  readonly symbols = new Symbols();
+  readonly tables: NftTable[] = [];
+  readonly tableById = new Map<string, NftTable>();
+  readonly commands: NftCommand[] = [];
+  readonly ruleByLine = new Map<number, NftRule>();
+  private readonly lines: LineIndex;
+  private producer: string | undefined;
+  private readonly pending: PendingRef[] = [];
+  private readonly defined = new Map<string, SymbolDefinition>();
+  private readonly setKinds = new Map<string, 'set' | 'map'>();
+  private readonly declaredTables = new Set<string>();
+  private table: NftTable | undefined;
+
+  constructor(private readonly text: string) {
+    this.lines = new LineIndex(text);
+  }
+
+  private diag(range: Range, severity: Severity, code: string, message: string): void {
+    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
+      this.suppressed++;
+      return;
+    }
+    this.diagnostics.push({ range, severity, code, message });
+  }
+
+  private range(v: { start: number; end: number }): Range {
+    return { start: this.position(v.start), end: this.position(v.end) };
+  }
+
+  /** An offset as a position; the end of a text that ends with a line break stays on the last line. */
+  private position(offset: number): { line: number; character: number } {
+    const p = this.lines.position(offset);
+    if (p.line > 0 && p.line >= this.lineCount()) {
+      const prev = this.lines.position(offset - 1);
+      return { line: prev.line, character: prev.character };
+    }
+    return p;
+  }
+
+  private lineCount(): number {
+    const n = this.lines.lineCount;
+    return n > 1 && /(?:\r\n|\r|\n)$/.test(this.text.slice(-2)) ? n - 1 : n;
+  }
+
+  /** The inside of a string value (without its quotes), for names. */
+  private innerRange(v: JValue): Range {
+    if (v.t === 'string' && v.end - v.start >= 2) return this.range({ start: v.start + 1, end: v.end - 1 });
+    return this.range(v);
+  }
+
+  build(): NftRuleset {
+    const { value, error } = readJson(this.text);
+    if (error) {
+      const p = this.position(error.offset);
+      this.diag({ start: p, end: { line: p.line, character: p.character + 1 } }, 'error', 'bad-json', t('Not valid JSON at line {0}, column {1}: {2}.', p.line + 1, p.character + 1, error.message));
+    } else if (value) {
+      this.root(value);
+    }
+    this.resolveReferences();
+    if (this.suppressed > 0) {
+      this.diagnostics.push({ range: this.range({ start: 0, end: 0 }), severity: 'warning', code: 'too-many-problems', message: t('{0} more problems were not reported.', this.suppressed) });
+    }
+    return {
+      dialect: 'nftables',
+      producer: this.producer,
+      format: 'json',
+      tables: this.tables,
+      tableById: this.tableById,
+      diagnostics: this.diagnostics,
+      symbols: this.symbols,
+      lineCount: this.lineCount(),
+      defines: [],
+      includes: [],
+      commands: this.commands,
+      comments: [],
+      ruleByLine: this.ruleByLine,
+    };
+  }
+
+  private root(value: JValue): void {
+    const list = prop(value, 'nftables');
+    if (!list || list.t !== 'array') {
+      this.diag(this.range({ start: value.start, end: Math.min(value.end, value.start + 1) }), 'error', 'not-nft-json', t('This JSON is not an nft ruleset: it needs {"nftables": [ … ]}.'));
+      return;
+    }
+    for (const item of list.items) {
+      if (item.t !== 'object' || item.keys.length !== 1) {
+        this.diag(this.range(item), 'error', 'bad-json-object', t('Each entry of "nftables" is an object with one key such as "table", "chain" or "rule".'));
+        continue;
+      }
+      const kind = item.keys[0];
+      const body = item.values[0];
+      if (COMMAND_VERBS.has(kind)) {
+        this.command(kind as NftCommandVerb, body, item);
+        continue;
+      }
+      this.object(kind, body, item, 'add');
+    }
+  }
+
+  private command(verb: NftCommandVerb, body: JValue, item: JObject): void {
+    if (body.t !== 'object' || body.keys.length !== 1) {
+      this.diag(this.range(item), 'error', 'bad-json-object', t('A "{0}" command holds one object such as "table" or "rule".', verb));
+      return;
+    }
+    const kind = body.keys[0];
+    const inner = body.values[0];
+    const cmd: NftCommand = { verb, object: kind, text: this.text.slice(item.start, Math.min(item.end, item.start + 200)), range: this.range(item) };
+    const family = str(prop(inner, 'family'));
+    if (family && isNftFamily(family)) cmd.family = family;
+    const tableName = kind === 'table' ? str(prop(inner, 'name')) : str(prop(inner, 'table'));
+    if (tableName) cmd.table = tableName;
+    const name = kind !== 'table' ? str(prop(inner, 'name')) ?? str(prop(inner, 'chain')) : undefined;
+    if (name) cmd.name = name;
+    this.commands.push(cmd);
+    if (verb === 'add' || verb === 'create' || verb === 'insert' || verb === 'replace') {
+      this.object(kind, inner, item, verb);
+      return;
+    }
+    if (verb === 'flush' && kind === 'ruleset') {
+      this.tables.length = 0;
+      this.tableById.clear();
+      return;
+    }
+    const table = this.tableById.get(`${family ?? 'ip'} ${tableName}`);
+    if (!table) return;
+    if (verb === 'delete' || verb === 'destroy') {
+      if (kind === 'table') {
+        this.tables.splice(this.tables.indexOf(table), 1);
+        this.tableById.delete(table.id);
+      } else if (kind === 'chain' && name) {
+        const chain = table.chainByName.get(name);
+        if (chain) {
+          table.chains.splice(table.chains.indexOf(chain), 1);
+          table.chainByName.delete(name);
+        }
+      } else if (kind === 'rule') {
+        const chain = table.chainByName.get(str(prop(inner, 'chain')) ?? '');
+        const handle = num(prop(inner, 'handle'));
+        if (chain && handle !== undefined) chain.rules = chain.rules.filter((r) => r.handle !== handle);
+      }
+    } else if (verb === 'flush') {
+      if (kind === 'table') for (const c of table.chains) c.rules = [];
+      else if (kind === 'chain' && name) {
+        const chain = table.chainByName.get(name);
+        if (chain) chain.rules = [];
+      } else if ((kind === 'set' || kind === 'map') && name) {
+        const set = table.setByName.get(name) ?? table.mapByName.get(name);
+        if (set) set.elements = [];
+      }
+    }
+  }
+
+  private object(kind: string, body: JValue, item: JObject, verb: NftCommandVerb): void {
+    switch (kind) {
+      case 'metainfo': {
+        const version = str(prop(body, 'version'));
+        this.producer = version && /^\d/.test(version) ? `nft v${version}` : 'nft';
+        return;
+      }
+      case 'table':
+        this.tableObject(body, item);
+        return;
+      case 'chain':
+        this.chainObject(body, item);
+        return;
+      case 'rule':
+        this.ruleObject(body, item, verb);
+        return;
+      case 'set':
+      case 'map':
+      case 'meter':
+        this.setObject(kind === 'map' ? 'map' : 'set', body, item);
+        return;
+      case 'element':
+        this.elementObject(body, item);
+        return;
+      case 'flowtable':
+        this.flowtableObject(body, item);
+        return;
+      default:
+        if (OBJECT_KINDS[kind]) {
+          this.namedObject(OBJECT_KINDS[kind], body, item);
+          return;
+        }
+        this.diag(this.range(item), 'warning', 'unknown-json-object', t('Unknown nft JSON object "{0}"; ignored.', kind));
+    }
+  }
+
+  private familyOf(body: JValue, item: JObject): NftFamily | undefined {
+    const family = str(prop(body, 'family'));
+    if (family && isNftFamily(family)) return family;
+    this.diag(this.range(item), 'error', 'bad-family', t('Unknown or missing family {0}.', JSON.stringify(family ?? '')));
+    return undefined;
+  }
+
+  private ensureTable(family: NftFamily, name: string, nameRange: Range, range: Range): NftTable {
+    const id = `${family} ${name}`;
+    let table = this.tableById.get(id);
+    if (!table) {
+      table = {
+        id,
+        family,
+        name,
+        flags: [],
+        chains: [],
+        sets: [],
+        maps: [],
+        flowtables: [],
+        objects: [],
+        chainByName: new Map(),
+        setByName: new Map(),
+        mapByName: new Map(),
+        range,
+        nameRange,
+        declared: false,
+      };
+      this.tables.push(table);
+      this.tableById.set(id, table);
+    }
+    return table;
+  }
+
+  /** The table an object belongs to (`"family"` and `"table"` properties). */
+  private ownerTable(body: JValue, item: JObject): NftTable | undefined {
+    const family = this.familyOf(body, item);
+    const tableValue = prop(body, 'table');
+    const name = str(tableValue);
+    if (!family || name === undefined || !tableValue) {
+      if (family) this.diag(this.range(item), 'error', 'bad-json-object', t('"table" is missing.'));
+      return undefined;
+    }
+    const table = this.ensureTable(family, name, this.innerRange(tableValue), this.range(item));
+    this.table = table;
+    return table;
+  }
+
+  private tableObject(body: JValue, item: JObject): void {
+    const family = this.familyOf(body, item);
+    const nameValue = prop(body, 'name');
+    const name = str(nameValue);
+    if (!family || name === undefined || !nameValue) {
+      if (family) this.diag(this.range(item), 'error', 'bad-json-object', t('"name" is missing.'));
+      return;
+    }
+    const range = this.range(item);
+    const nameRange = this.innerRange(nameValue);
+    const table = this.ensureTable(family, name, nameRange, range);
+    if (!table.declared) {
+      table.declared = true;
+      table.range = range;
+      table.nameRange = nameRange;
+      const def: SymbolDefinition = { kind: 'table', name, scope: family, range: nameRange, fullRange: range };
+      this.symbols.define(def);
+    }
+    this.declaredTables.add(table.id);
+    const handle = num(prop(body, 'handle'));
+    if (handle !== undefined) table.handle = handle;
+    const comment = str(prop(body, 'comment'));
+    if (comment !== undefined) table.comment = comment;
+    table.flags.push(...this.strings(prop(body, 'flags')));
+  }
+
+  private strings(v: JValue | undefined): string[] {
+    if (!v) return [];
+    if (v.t === 'string') return [v.v];
+    if (v.t === 'array') return v.items.flatMap((x) => (x.t === 'string' ? [x.v] : x.t === 'number' ? [String(x.v)] : []));
+    return [];
+  }
+
+  private define(kind: SymbolKind, table: NftTable, name: string, nameRange: Range, range: Range): boolean {
+    const key = `${kind}\u0000${table.id}\u0000${name}`;
+    if (this.defined.has(key)) return false;
+    const def: SymbolDefinition = { kind, name, scope: table.id, range: nameRange, fullRange: range };
+    this.symbols.define(def);
+    this.defined.set(key, def);
+    return true;
+  }
+
+  private chainObject(body: JValue, item: JObject): void {
+    const table = this.ownerTable(body, item);
+    const nameValue = prop(body, 'name');
+    const name = str(nameValue);
+    if (!table || name === undefined || !nameValue) return;
+    const range = this.range(item);
+    const nameRange = this.innerRange(nameValue);
+    let chain = table.chainByName.get(name);
+    if (!chain) {
+      chain = { name, tableId: table.id, flags: [], rules: [], range, nameRange, fullRange: range, declared: true };
+      table.chains.push(chain);
+      table.chainByName.set(name, chain);
+    } else if (!chain.declared) {
+      chain.declared = true;
+      chain.range = chain.fullRange = range;
+      chain.nameRange = nameRange;
+    }
+    if (!this.define('chain', table, name, nameRange, range)) this.pending.push({ kind: 'chain', table, name, range: nameRange, role: 'command' });
+    const handle = num(prop(body, 'handle'));
+    if (handle !== undefined) chain.handle = handle;
+    const type = str(prop(body, 'type'));
+    if (type !== undefined) chain.type = type;
+    const hook = str(prop(body, 'hook'));
+    if (hook !== undefined) chain.hook = hook;
+    const prio = prop(body, 'prio');
+    if (prio && prio.t === 'number') chain.priority = { value: prio.v, text: String(prio.v), range: this.range(prio) };
+    const policy = str(prop(body, 'policy'));
+    if (policy !== undefined) chain.policy = policy;
+    const dev = prop(body, 'dev');
+    if (dev && dev.t === 'string') chain.device = dev.v;
+    else if (dev && dev.t === 'array') chain.devices = this.strings(dev);
+    const comment = str(prop(body, 'comment'));
+    if (comment !== undefined) chain.comment = comment;
+  }
+
+  private chainFor(table: NftTable, body: JValue): NftChain | undefined {
+    const chainValue = prop(body, 'chain');
+    const name = str(chainValue);
+    if (name === undefined || !chainValue) return undefined;
+    const nameRange = this.innerRange(chainValue);
+    this.pending.push({ kind: 'chain', table, name, range: nameRange, role: 'rule-owner' });
+    let chain = table.chainByName.get(name);
+    if (!chain) {
+      chain = { name, tableId: table.id, flags: [], rules: [], range: nameRange, nameRange, fullRange: nameRange, declared: false };
+      table.chains.push(chain);
+      table.chainByName.set(name, chain);
+    }
+    return chain;
+  }
+
+  private ruleObject(body: JValue, item: JObject, verb: NftCommandVerb): void {
+    const table = this.ownerTable(body, item);
+    if (!table) return;
+    const chain = this.chainFor(table, body);
+    if (!chain) {
+      this.diag(this.range(item), 'error', 'bad-json-object', t('"chain" is missing.'));
+      return;
+    }
+    const range = this.range(item);
+    const exprValue = prop(body, 'expr');
+    const statements: NftStatement[] = [];
+    if (exprValue && exprValue.t === 'array') {
+      for (const st of exprValue.items) statements.push(this.statement(st));
+    } else {
+      this.diag(range, 'error', 'bad-json-object', t('"expr" (the statements of the rule) is missing.'));
+    }
+    const rule: NftRule = { tableId: table.id, chain: chain.name, index: 0, statements, raw: '', range };
+    const comment = prop(body, 'comment');
+    if (comment && comment.t === 'string') {
+      rule.comment = comment.v;
+      statements.push({ kind: 'comment', comment: comment.v, text: `comment ${JSON.stringify(comment.v)}`, range: this.range(comment) });
+    }
+    rule.raw = statements.map((s) => s.text).join(' ');
+    const handle = num(prop(body, 'handle'));
+    if (handle !== undefined) rule.handle = handle;
+    if (verb === 'insert') {
+      const position = num(prop(body, 'position')) ?? num(prop(body, 'handle'));
+      const at = position !== undefined ? chain.rules.findIndex((r) => r.handle === position) : -1;
+      chain.rules.splice(at >= 0 ? at : 0, 0, rule);
+    } else if (verb === 'replace') {
+      const at = handle !== undefined ? chain.rules.findIndex((r) => r.handle === handle) : -1;
+      if (at >= 0) chain.rules[at] = rule;
+      else chain.rules.push(rule);
+    } else {
+      chain.rules.push(rule);
+    }
+    chain.rules.forEach((r, k) => (r.index = k + 1));
+    if (!this.ruleByLine.has(range.start.line)) this.ruleByLine.set(range.start.line, rule);
+  }
+
+  private setObject(kind: 'set' | 'map', body: JValue, item: JObject): void {
+    const table = this.ownerTable(body, item);
+    const nameValue = prop(body, 'name');
+    const name = str(nameValue);
+    if (!table || name === undefined || !nameValue) return;
+    const range = this.range(item);
+    const nameRange = this.innerRange(nameValue);
+    let set: NftSet | NftMap | undefined = kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name);
+    if (!set) {
+      const base = { name, tableId: table.id, keyType: [], keyTypeof: false, flags: [], extra: [], elements: [], range, nameRange, fullRange: range };
+      if (kind === 'map') {
+        const map: NftMap = { kind: 'map', ...base, dataType: [], dataTypeof: false };
+        table.maps.push(map);
+        table.mapByName.set(name, map);
+        set = map;
+      } else {
+        const s: NftSet = { kind: 'set', ...base };
+        table.sets.push(s);
+        table.setByName.set(name, s);
+        set = s;
+      }
+    }
+    if (this.define(kind, table, name, nameRange, range)) this.setKinds.set(`${table.id}\u0000${name}`, kind);
+    else this.pending.push({ kind: 'set', table, name, range: nameRange, role: 'command' });
+    const type = prop(body, 'type');
+    if (type) {
+      const parts = this.typeParts(type);
+      set.keyType = parts.parts;
+      set.keyTypeof = parts.typeof;
+    }
+    if (set.kind === 'map') {
+      const data = prop(body, 'map');
+      if (data) {
+        const parts = this.typeParts(data);
+        set.dataType = parts.parts;
+        set.dataTypeof = parts.typeof;
+      }
+    }
+    set.flags.push(...this.strings(prop(body, 'flags')));
+    const timeout = num(prop(body, 'timeout'));
+    if (timeout !== undefined) set.timeout = formatDuration(timeout);
+    const gc = num(prop(body, 'gc-interval'));
+    if (gc !== undefined) set.gcInterval = formatDuration(gc);
+    const size = num(prop(body, 'size'));
+    if (size !== undefined) set.size = size;
+    const policy = str(prop(body, 'policy'));
+    if (policy !== undefined) set.policy = policy;
+    const comment = str(prop(body, 'comment'));
+    if (comment !== undefined) set.comment = comment;
+    if (prop(body, 'auto-merge')) set.autoMerge = true;
+    const handle = num(prop(body, 'handle'));
+    if (handle !== undefined) set.handle = handle;
+    const elem = prop(body, 'elem');
+    if (elem && elem.t === 'array') {
+      this.table = table;
+      for (const e of elem.items) {
+        const element = this.element(e, set.kind === 'map');
+        if (element) set.elements.push(element);
+      }
+    }
+  }
+
+  /** `"ipv4_addr"`, `["ipv4_addr", "inet_service"]`, `{"typeof": {"concat": [ … ]}}`. */
+  private typeParts(v: JValue): { parts: string[]; typeof: boolean } {
+    if (v.t === 'string') return { parts: [v.v], typeof: false };
+    if (v.t === 'array') return { parts: v.items.map((x) => (x.t === 'string' ? x.v : this.expression(x).text)), typeof: false };
+    const tf = prop(v, 'typeof');
+    if (tf) {
+      const e = this.expression(tf);
+      return { parts: e.kind === 'concat' ? e.parts.map((p) => p.text) : [e.text], typeof: true };
+    }
+    return { parts: [this.text.slice(v.start, v.end)], typeof: false };
+  }
+
+  private elementObject(body: JValue, item: JObject): void {
+    const table = this.ownerTable(body, item);
+    const nameValue = prop(body, 'name');
+    const name = str(nameValue);
+    if (!table || name === undefined || !nameValue) return;
+    this.pending.push({ kind: 'set', table, name, range: this.innerRange(nameValue), role: 'command' });
+    const set = table.mapByName.get(name) ?? table.setByName.get(name);
+    // `"elem": [ … ]` or, as libnftables-json documents it, `"elem": {"set": [ … ]}`
+    let elem = prop(body, 'elem');
+    if (elem && elem.t === 'object') elem = prop(elem, 'set');
+    if (!elem || elem.t !== 'array') return;
+    for (const e of elem.items) {
+      const element = this.element(e, set === undefined || set.kind === 'map');
+      if (element && set) set.elements.push(element);
+    }
+  }
+
+  private flowtableObject(body: JValue, item: JObject): void {
+    const table = this.ownerTable(body, item);
+    const nameValue = prop(body, 'name');
+    const name = str(nameValue);
+    if (!table || name === undefined || !nameValue) return;
+    const range = this.range(item);
+    const ft = { name, tableId: table.id, devices: this.strings(prop(body, 'dev')), flags: this.strings(prop(body, 'flags')), range, nameRange: this.innerRange(nameValue), fullRange: range } as NftTable['flowtables'][number];
+    const hook = str(prop(body, 'hook'));
+    if (hook !== undefined) ft.hook = hook;
+    const prio = prop(body, 'prio');
+    if (prio && prio.t === 'number') ft.priority = { value: prio.v, text: String(prio.v), range: this.range(prio) };
+    const handle = num(prop(body, 'handle'));
+    if (handle !== undefined) ft.handle = handle;
+    table.flowtables.push(ft);
+  }
+
+  private namedObject(kind: NftObjectKind, body: JValue, item: JObject): void {
+    const table = this.ownerTable(body, item);
+    const nameValue = prop(body, 'name');
+    const name = str(nameValue);
+    if (!table || name === undefined || !nameValue || body.t !== 'object') return;
+    const range = this.range(item);
+    const ob: NftTable['objects'][number] = { kind, name, tableId: table.id, properties: [], range, nameRange: this.innerRange(nameValue), fullRange: range };
+    for (let k = 0; k < body.keys.length; k++) {
+      const key = body.keys[k];
+      if (key === 'family' || key === 'table' || key === 'name') continue;
+      const v = body.values[k];
+      if (key === 'handle' && v.t === 'number') {
+        ob.handle = v.v;
+        continue;
+      }
+      if (key === 'comment' && v.t === 'string') {
+        ob.comment = v.v;
+        continue;
+      }
+      const value = v.t === 'string' ? v.v : v.t === 'number' || v.t === 'literal' ? String(v.v) : this.text.slice(v.start, v.end);
+      ob.properties.push({ name: key, value, text: `${key} ${value}`, range: this.range(v) });
+    }
+    table.objects.push(ob);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Statements
+
+  private statement(v: JValue): NftStatement {
+    const range = this.range(v);
+    if (v.t !== 'object' || v.keys.length !== 1) return { kind: 'raw', text: this.jsonText(v), range };
+    const key = v.keys[0];
+    const body = v.values[0];
+    if (SIMPLE_VERDICTS.has(key)) return { kind: 'verdict', verdict: key as 'accept', text: key, range };
+    switch (key) {
+      case 'jump':
+      case 'goto': {
+        const target = prop(body, 'target');
+        const chain = str(target);
+        if (chain === undefined || !target) break;
+        const chainRange = this.innerRange(target);
+        this.chainRef(chain, chainRange, key);
+        return { kind: 'verdict', verdict: key, chain, chainRange, text: `${key} ${chain}`, range };
+      }
+      case 'match': {
+        const left = this.expression(prop(body, 'left'));
+        const right = this.expression(prop(body, 'right'));
+        const written = str(prop(body, 'op')) ?? '==';
+        const setLike = right.kind === 'set' || right.kind === 'setRef' || right.kind === 'list';
+        let op: NftRelationalOperator;
+        let negated = false;
+        if (written === '!=') {
+          op = setLike ? 'in' : '!=';
+          negated = true;
+        } else if (written === '==' || written === 'in') {
+          // nft -j prints an implicit operator as "==", or as "in" for flags (`ct state new`)
+          const bitmask = (left.kind === 'ct' && BITMASK_KEYS.has(`ct:${left.key}`)) || (left.kind === 'payload' && BITMASK_KEYS.has(`${left.protocol}:${left.field}`));
+          op = setLike || written === 'in' || bitmask ? 'in' : '==';
+        } else if (written === '<' || written === '>' || written === '<=' || written === '>=') {
+          op = written;
+        } else {
+          op = '==';
+        }
+        const opText = written === 'in' || written === '==' ? '' : ` ${written}`;
+        return { kind: 'match', left, op, right, negated, implicit: written === 'in' || written === '==', text: `${left.text}${opText} ${right.text}`, range };
+      }
+      case 'vmap': {
+        const keyExpr = this.expression(prop(body, 'key'));
+        const map = this.mapData(prop(body, 'data'));
+        return { kind: 'vmap', key: keyExpr, map, text: `${keyExpr.text} vmap ${map.text}`, range };
+      }
+      case 'mangle': {
+        const target = this.expression(prop(body, 'key'));
+        const value = this.expression(prop(body, 'value'));
+        const text = `${target.text} set ${value.text}`;
+        if ((target.kind === 'meta' || target.kind === 'ct') && target.key === 'mark' && !(target.kind === 'ct' && target.direction)) {
+          return { kind: 'mark', target: target.kind === 'meta' ? 'meta mark' : 'ct mark', value, text, range };
+        }
+        return { kind: 'mangle', key: target, value, text, range };
+      }
+      case 'counter': {
+        if (body.t === 'string') return { kind: 'counter', name: body.v, text: `counter name ${JSON.stringify(body.v)}`, range };
+        const packets = num(prop(body, 'packets'));
+        const bytes = num(prop(body, 'bytes'));
+        const out: NftStatement = { kind: 'counter', text: packets !== undefined ? `counter packets ${packets} bytes ${bytes ?? 0}` : 'counter', range };
+        if (packets !== undefined) out.packets = packets;
+        if (bytes !== undefined) out.bytes = bytes;
+        return out;
+      }
+      case 'log': {
+        const options: Record<string, string> = {};
+        if (body.t === 'object') {
+          for (let k = 0; k < body.keys.length; k++) {
+            const x = body.values[k];
+            options[body.keys[k]] = x.t === 'string' ? x.v : x.t === 'number' || x.t === 'literal' ? String(x.v) : this.strings(x).join(',');
+          }
+        }
+        const out: NftStatement = { kind: 'log', options, text: ['log', ...Object.entries(options).map(([k, x]) => (k === 'prefix' ? `prefix ${JSON.stringify(x)}` : `${k} ${x}`))].join(' '), range };
+        if (options.prefix !== undefined) out.prefix = options.prefix;
+        if (options.level !== undefined) out.level = options.level;
+        if (options.group !== undefined) out.group = Number(options.group);
+        return out;
+      }
+      case 'limit': {
+        if (body.t === 'string') return { kind: 'limit', name: body.v, over: false, text: `limit name ${JSON.stringify(body.v)}`, range };
+        const rate = num(prop(body, 'rate'));
+        const per = str(prop(body, 'per')) ?? 'second';
+        const unit = str(prop(body, 'rate_unit'));
+        const over = prop(body, 'inv')?.t === 'literal' && (prop(body, 'inv') as { v: unknown }).v === true;
+        const rateText = unit && unit !== 'packets' ? `${rate} ${unit}/${per}` : `${rate}/${per}`;
+        const out: NftStatement = { kind: 'limit', over, rate: rateText, text: `limit rate ${over ? 'over ' : ''}${rateText}`, range };
+        const burst = num(prop(body, 'burst'));
+        if (burst !== undefined && burst > 0) {
+          const bu = str(prop(body, 'burst_unit'));
+          out.burst = `${burst} ${bu ?? 'packets'}`;
+          out.text += ` burst ${out.burst}`;
+        }
+        return out;
+      }
+      case 'quota': {
+        if (body.t === 'string') return { kind: 'quota', name: body.v, over: false, text: `quota name ${JSON.stringify(body.v)}`, range };
+        const val = num(prop(body, 'val'));
+        const unit = str(prop(body, 'val_unit')) ?? 'bytes';
+        const over = prop(body, 'inv')?.t === 'literal' && (prop(body, 'inv') as { v: unknown }).v === true;
+        const out: NftStatement = { kind: 'quota', over, amount: `${val} ${unit}`, text: `quota ${over ? 'over ' : ''}${val} ${unit}`, range };
+        const used = num(prop(body, 'used'));
+        if (used !== undefined && used > 0) out.used = `${used} ${str(prop(body, 'used_unit')) ?? 'bytes'}`;
+        return out;
+      }
+      case 'reject': {
+        const type = str(prop(body, 'type'));
+        const code = str(prop(body, 'expr'));
+        const out: NftStatement = { kind: 'reject', text: 'reject', range };
+        if (type) {
+          out.type = type === 'tcp reset' ? 'tcp reset' : type;
+          out.with = type === 'tcp reset' ? 'tcp reset' : `${type} type ${code ?? ''}`.trim();
+          if (code) out.code = code;
+          out.text = `reject with ${out.with}`;
+        }
+        return out;
+      }
+      case 'dnat':
+      case 'snat':
+      case 'masquerade':
+      case 'redirect': {
+        const out: NftStatement = { kind: 'nat', type: key, flags: this.strings(prop(body, 'flags')), text: key, range };
+        const family = str(prop(body, 'family'));
+        if (family === 'ip' || family === 'ip6') out.family = family;
+        const addr = prop(body, 'addr');
+        const port = prop(body, 'port');
+        if (addr) out.addr = this.expression(addr);
+        if (port) out.port = this.expression(port);
+        const typeFlags = this.strings(prop(body, 'type_flags'));
+        if (typeFlags.length > 0) out.typeFlags = typeFlags;
+        const to = out.addr && out.port ? `${out.addr.text}:${out.port.text}` : out.addr ? out.addr.text : out.port ? `:${out.port.text}` : undefined;
+        if (out.addr && !out.port) out.to = out.addr;
+        else if (out.port && !out.addr) out.to = out.port;
+        else if (to !== undefined) out.to = { kind: 'value', value: to, text: to, range };
+        out.text = [key, out.family, to !== undefined ? `to ${to}` : undefined, out.flags.length ? out.flags.join(',') : undefined].filter(Boolean).join(' ');
+        return out;
+      }
+      case 'set': {
+        const op = str(prop(body, 'op'));
+        const setValue = prop(body, 'set');
+        const setName = str(setValue);
+        if ((op === 'add' || op === 'update' || op === 'delete') && setName !== undefined && setValue) {
+          const name = setName.replace(/^@/, '');
+          const setRange = this.innerRange(setValue);
+          this.setRef(name, setRange);
+          const keyExpr = this.expression(prop(body, 'elem'));
+          const stmts = prop(body, 'stmt');
+          const statements = stmts && stmts.t === 'array' ? stmts.items.map((s) => this.statement(s).text) : [];
+          const out: NftStatement = { kind: 'setUpdate', op, set: name, setRange, key: keyExpr, statements, text: `${op} @${name} { ${[keyExpr.text, ...statements].join(' ')} }`, range };
+          const timeout = num(prop(prop(body, 'elem'), 'timeout'));
+          if (timeout !== undefined) out.timeout = formatDuration(timeout);
+          return out;
+        }
+        break;
+      }
+      case 'map': {
+        // `update @m { ip saddr : tcp sport }`
+        const op = str(prop(body, 'op'));
+        const mapValue = prop(body, 'map');
+        const mapName = str(mapValue);
+        if ((op === 'add' || op === 'update' || op === 'delete') && mapName !== undefined && mapValue) {
+          const name = mapName.replace(/^@/, '');
+          const setRange = this.innerRange(mapValue);
+          this.setRef(name, setRange);
+          const keyExpr = this.expression(prop(body, 'elem'));
+          const data = this.expression(prop(body, 'data'));
+          return { kind: 'setUpdate', op, set: name, setRange, key: keyExpr, data, statements: [], text: `${op} @${name} { ${keyExpr.text} : ${data.text} }`, range };
+        }
+        break;
+      }
+      case 'ct helper':
+      case 'ct timeout':
+      case 'ct expectation':
+      case 'secmark': {
+        // object references: `ct helper set "ftp"`, `meta secmark set "ssh"`
+        const target: NftExpression = key === 'secmark'
+          ? { kind: 'meta', key: 'secmark', text: 'meta secmark', range }
+          : { kind: 'ct', key: key.slice(3), text: key, range };
+        const value = this.expression(body);
+        return { kind: 'mangle', key: target, value, text: `${target.text} set ${value.text}`, range };
+      }
+      case 'xt': {
+        const type = str(prop(body, 'type'));
+        const name = str(prop(body, 'name'));
+        if ((type === 'match' || type === 'target' || type === 'watcher') && name) return { kind: 'xt', type, name, text: `xt ${type} ${name}`, range };
+        break;
+      }
+    }
+    return { kind: 'raw', text: this.render(v), range };
+  }
+
+  private chainRef(name: string, range: Range, role: 'jump' | 'goto'): void {
+    if (this.table) this.pending.push({ kind: 'chain', table: this.table, name, range, role });
+  }
+
+  private setRef(name: string, range: Range): void {
+    if (this.table) this.pending.push({ kind: 'set', table: this.table, name, range, role: 'lookup' });
+  }
+
+  private jsonText(v: JValue): string {
+    return this.text.slice(v.start, Math.min(v.end, v.start + 2000));
+  }
+
+  /** nft syntax for a JSON expression or statement nft would print (best effort, for raw items). */
+  private render(v: JValue): string {
+    if (v.t === 'object' && v.keys.length === 1) {
+      const key = v.keys[0];
+      const body = v.values[0];
+      if (body.t === 'literal' && body.v === null) return key;
+      if (body.t === 'object') {
+        const parts = body.keys.map((k, i) => {
+          const x = body.values[i];
+          const value = x.t === 'string' ? x.v : x.t === 'number' || x.t === 'literal' ? String(x.v) : this.expression(x).text;
+          return `${k} ${value}`;
+        });
+        return [key, ...parts].join(' ');
+      }
+      return `${key} ${this.expression(body).text}`;
+    }
+    return this.jsonText(v);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Expressions
+
+  private expression(v: JValue | undefined): NftExpression {
+    if (!v) return { kind: 'raw', text: '', range: this.range({ start: 0, end: 0 }) };
+    const range = this.range(v);
+    switch (v.t) {
+      case 'string':
+        if (v.v.startsWith('@')) {
+          const name = v.v.slice(1);
+          const nameRange = this.range({ start: v.start + 2, end: v.end - 1 });
+          this.setRef(name, nameRange);
+          return { kind: 'setRef', name, nameRange, text: v.v, range };
+        }
+        return { kind: 'value', value: v.v, text: v.v, range };
+      case 'number':
+        return { kind: 'value', value: String(v.v), text: String(v.v), range };
+      case 'literal':
+        return { kind: 'value', value: String(v.v), text: String(v.v), range };
+      case 'array': {
+        const values = v.items.map((x) => this.expression(x).text);
+        return { kind: 'list', values, text: values.join(','), range };
+      }
+    }
+    if (v.keys.length !== 1) return { kind: 'raw', text: this.jsonText(v), range };
+    const key = v.keys[0];
+    const body = v.values[0];
+    if (SIMPLE_VERDICTS.has(key) || key === 'jump' || key === 'goto') {
+      const verdict = this.verdictValue(v);
+      if (verdict) return { kind: 'verdict', verdict, text: verdict.chain ? `${verdict.kind} ${verdict.chain}` : verdict.kind, range };
+    }
+    if (BINOPS.has(key) && body.t === 'array' && body.items.length >= 2) {
+      let left = this.expression(body.items[0]);
+      for (let k = 1; k < body.items.length; k++) {
+        const right = this.expression(body.items[k]);
+        left = { kind: 'binop', op: key as '&', left, right, text: `${left.text} ${key} ${right.text}`, range };
+      }
+      return left;
+    }
+    switch (key) {
+      case 'payload': {
+        const protocol = str(prop(body, 'protocol'));
+        const field = str(prop(body, 'field'));
+        if (protocol && field) return { kind: 'payload', protocol, field, text: `${protocol} ${field}`, range };
+        const base = str(prop(body, 'base'));
+        const raw = `@${base},${num(prop(body, 'offset'))},${num(prop(body, 'len'))}`;
+        return { kind: 'payload', protocol: 'raw', field: raw, text: raw, range };
+      }
+      case 'meta': {
+        const k = str(prop(body, 'key')) ?? '';
+        return { kind: 'meta', key: k, text: `meta ${k}`, range };
+      }
+      case 'ct': {
+        const k = str(prop(body, 'key')) ?? '';
+        const dir = str(prop(body, 'dir'));
+        const family = str(prop(body, 'family'));
+        const e: NftExpression = { kind: 'ct', key: k, text: ['ct', dir, family, k].filter(Boolean).join(' '), range };
+        if (dir === 'original' || dir === 'reply') e.direction = dir;
+        if (family === 'ip' || family === 'ip6') e.family = family;
+        return e;
+      }
+      case 'fib': {
+        const flags = this.strings(prop(body, 'flags'));
+        const result = str(prop(body, 'result')) ?? '';
+        return { kind: 'fib', flags, result, text: `fib ${flags.join(' . ')} ${result}`, range };
+      }
+      case 'numgen': {
+        const mode = str(prop(body, 'mode')) === 'inc' ? 'inc' : 'random';
+        const mod = num(prop(body, 'mod')) ?? 0;
+        const offset = num(prop(body, 'offset'));
+        const e: NftExpression = { kind: 'numgen', mode, mod, text: `numgen ${mode} mod ${mod}${offset ? ` offset ${offset}` : ''}`, range };
+        if (offset !== undefined) e.offset = offset;
+        return e;
+      }
+      case 'jhash':
+      case 'symhash': {
+        const mod = num(prop(body, 'mod')) ?? 0;
+        const e: NftExpression = { kind: 'hash', function: key, mod, text: '', range };
+        const inner = prop(body, 'expr');
+        if (inner) e.expr = this.expression(inner);
+        const seed = num(prop(body, 'seed'));
+        if (seed !== undefined) e.seed = seed;
+        const offset = num(prop(body, 'offset'));
+        if (offset !== undefined) e.offset = offset;
+        e.text = [key, e.expr?.text, `mod ${mod}`, seed !== undefined ? `seed 0x${seed.toString(16)}` : undefined, offset ? `offset ${offset}` : undefined].filter(Boolean).join(' ');
+        return e;
+      }
+      case 'concat': {
+        if (body.t !== 'array') break;
+        const parts = body.items.map((x) => this.expression(x));
+        return { kind: 'concat', parts, text: parts.map((p) => p.text).join(' . '), range };
+      }
+      case 'prefix': {
+        const addr = this.expression(prop(body, 'addr')).text;
+        const len = num(prop(body, 'len')) ?? 0;
+        return { kind: 'prefix', address: addr, length: len, text: `${addr}/${len}`, range };
+      }
+      case 'range': {
+        if (body.t !== 'array' || body.items.length !== 2) break;
+        const from = this.expression(body.items[0]).text;
+        const to = this.expression(body.items[1]).text;
+        return { kind: 'range', from, to, text: `${from}-${to}`, range };
+      }
+      case 'set': {
+        const items = body.t === 'array' ? body.items : [body];
+        const elements = items.map((x) => this.element(x, false)).filter((e): e is NftElement => e !== undefined);
+        return { kind: 'set', elements, text: `{ ${elements.map((e) => this.elementText(e)).join(', ')} }`, range };
+      }
+      case 'map': {
+        const keyExpr = this.expression(prop(body, 'key'));
+        const data = this.mapData(prop(body, 'data'));
+        return { kind: 'map', key: keyExpr, map: data, text: `${keyExpr.text} map ${data.text}`, range };
+      }
+      case 'elem': {
+        const inner = this.expression(prop(body, 'val'));
+        return { ...inner, range };
+      }
+    }
+    return { kind: 'raw', text: this.render(v), range };
+  }
+
+  /** The data of a vmap or map: an anonymous map `{"set": [[k, v], …]}` or `"@name"`. */
+  private mapData(v: JValue | undefined): NftSetExpression | NftSetRefExpression {
+    const range = v ? this.range(v) : this.range({ start: 0, end: 0 });
+    if (v && v.t === 'string' && v.v.startsWith('@')) {
+      const name = v.v.slice(1);
+      const nameRange = this.range({ start: v.start + 2, end: v.end - 1 });
+      this.setRef(name, nameRange);
+      return { kind: 'setRef', name, nameRange, text: v.v, range };
+    }
+    const items = prop(v, 'set');
+    const list = items && items.t === 'array' ? items.items : [];
+    const elements = list.map((x) => this.element(x, true)).filter((e): e is NftElement => e !== undefined);
+    return { kind: 'set', elements, text: `{ ${elements.map((e) => this.elementText(e)).join(', ')} }`, range };
+  }
+
+  private elementText(e: NftElement): string {
+    const key = e.key.join(' . ');
+    if (e.value === undefined) return key;
+    const value = typeof e.value === 'string' ? e.value : e.value.chain ? `${e.value.kind} ${e.value.chain}` : e.value.kind;
+    return `${key} : ${value}`;
+  }
+
+  private verdictValue(v: JValue): NftVerdictValue | undefined {
+    if (v.t !== 'object' || v.keys.length !== 1) return undefined;
+    const key = v.keys[0];
+    if (SIMPLE_VERDICTS.has(key) || key === 'queue') return { kind: key as 'accept' };
+    if (key === 'jump' || key === 'goto') {
+      const target = prop(v.values[0], 'target');
+      const chain = str(target);
+      if (chain === undefined || !target) return undefined;
+      const chainRange = this.innerRange(target);
+      this.chainRef(chain, chainRange, key);
+      return { kind: key, chain, chainRange };
+    }
+    return undefined;
+  }
+
+  /** A key expression as element key parts. */
+  private keyParts(v: JValue): string[] {
+    const concat = prop(v, 'concat');
+    if (concat && concat.t === 'array') return concat.items.map((x) => this.expression(x).text);
+    return [this.expression(v).text];
+  }
+
+  /** A set element: `"1.2.3.4"`, `{"concat": …}`, `{"elem": {"val": …, "timeout": …}}`, or `[key, data]` in maps. */
+  private element(v: JValue, isMap: boolean): NftElement | undefined {
+    const range = this.range(v);
+    let keyValue: JValue = v;
+    let dataValue: JValue | undefined;
+    if (isMap && v.t === 'array' && v.items.length === 2) {
+      keyValue = v.items[0];
+      dataValue = v.items[1];
+    }
+    let elem: JValue | undefined;
+    const wrapped = prop(keyValue, 'elem');
+    if (wrapped) {
+      elem = wrapped;
+      keyValue = prop(wrapped, 'val') ?? wrapped;
+    }
+    const element: NftElement = { key: this.keyParts(keyValue), range, keyRange: this.range(keyValue) };
+    if (elem) {
+      const timeout = num(prop(elem, 'timeout'));
+      if (timeout !== undefined) element.timeout = formatDuration(timeout);
+      const expires = num(prop(elem, 'expires'));
+      if (expires !== undefined) element.expires = formatDuration(expires);
+      const comment = str(prop(elem, 'comment'));
+      if (comment !== undefined) element.comment = comment;
+      const counter = prop(elem, 'counter');
+      if (counter) element.statements = [this.statement({ t: 'object', keys: ['counter'], values: [counter], start: counter.start, end: counter.end } as JObject).text];
+    }
+    if (dataValue) {
+      element.valueRange = this.range(dataValue);
+      const verdict = this.verdictValue(dataValue);
+      if (verdict) element.value = verdict;
+      else element.value = this.keyParts(dataValue).join(' . ');
+    }
+    return element;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+
+  private resolveReferences(): void {
+    for (const ref of this.pending) {
+      let kind: SymbolKind = 'chain';
+      if (ref.kind === 'set') kind = this.setKinds.get(`${ref.table.id}\u0000${ref.name}`) ?? 'set';
+      this.symbols.reference({ kind, name: ref.name, scope: ref.table.id, range: ref.range, role: ref.role });
+      if (this.defined.has(`${kind}\u0000${ref.table.id}\u0000${ref.name}`)) {
+        if ((ref.role === 'jump' || ref.role === 'goto') && ref.table.chainByName.get(ref.name)?.hook !== undefined) {
+          this.diag(ref.range, 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', ref.name));
+        }
+        continue;
+      }
+      const declaredHere = this.declaredTables.has(ref.table.id);
+      if (ref.role === 'command' && !declaredHere) continue;
+      const severity: Severity = declaredHere ? 'error' : 'warning';
+      if (ref.kind === 'chain') {
+        this.diag(ref.range, severity, 'undefined-chain', t('No chain {0} in table {1}.', ref.name, ref.table.id));
+      } else {
+        this.diag(ref.range, severity, 'undefined-set', t('No set or map {0} in table {1}.', ref.name, ref.table.id));
+      }
+    }
+  }
+}
+
+/** Parses `nft -j list ruleset` output (or an `nft -j -f` input) into the nft model. Never throws. */
+export function parseNftJson(text: string): NftRuleset {
+  try {
+    return new NftJsonBuilder(text).build();
+  } catch (e) {
+    return emptyNftRuleset('json', new LineIndex(text).lineCount, t('The nft JSON reader failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));
+  }
+}
+

@@ -1,0 +1,1500 @@
+// nft text (`nft list ruleset` output and `nft -f` scripts) → the nft model (DESIGN §3).
+//
+// Lines are lexed one at a time. The builder cuts the token stream into units at `;`, at newlines and at
+// block braces (a newline inside `{ … }` of an anonymous set or element list does not end a unit), parses each
+// unit with the grammar rule of the block it is in (top level, table, chain, set/map, object), and applies
+// it to the model. Memory stays proportional to the model, not to the token count, so a 40 MB kube-proxy dump
+// is fine. Errors are diagnostics with a range; a bad unit is skipped and reading resumes at the next line,
+// `;` or `}`. Nothing here throws.
+import type { CstNode, IToken } from 'chevrotain';
+import type { Diagnostic, Severity } from '../../model/diagnostics';
+import {
+  isNftFamily,
+  standardPriority,
+  type NftChain,
+  type NftChainPriority,
+  type NftCommand,
+  type NftCommandVerb,
+  type NftCommentLine,
+  type NftDefine,
+  type NftElement,
+  type NftExpression,
+  type NftFamily,
+  type NftFlowtable,
+  type NftInclude,
+  type NftMap,
+  type NftObject,
+  type NftObjectKind,
+  type NftRule,
+  type NftRuleset,
+  type NftSet,
+  type NftTable,
+} from '../../model/nft';
+import { lineRange, type Range } from '../../model/range';
+import { Symbols, type SymbolDefinition, type SymbolKind } from '../../model/symbols';
+import { t } from '../../l10n';
+import { isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
+import { Comma, Dot, Flags, isWordy, LBrace, lineLexer, LParen, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable } from './lexer';
+import { isKnownStatementWord, itemRange, itemsRange, StatementReader, type StatementHost } from './statements';
+
+/** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
+export const MAX_LINE_LENGTH = 1_000_000;
+/** Past this many diagnostics a file is clearly not nft syntax; the rest are summarised in one. */
+export const MAX_DIAGNOSTICS = 1_000;
+/** Braces and parentheses nested deeper than this inside one statement are refused (nft itself stops far earlier). */
+export const MAX_NESTING = 64;
+
+const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush', 'list', 'reset', 'rename', 'describe', 'monitor', 'get', 'export', 'import']);
+const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
+const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
+const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
+const SET_PROPERTIES = new Set(['timeout', 'gc-interval', 'size', 'policy', 'auto-merge', 'comment', 'counter', 'quota', 'limit', 'ct', 'last']);
+const LINE_START_DECLARATIONS = new Set(['table', 'chain', 'add', 'insert', 'create', 'replace', 'delete', 'destroy', 'flush', 'define', 'redefine', 'include']);
+
+const HOOKS: Record<NftFamily, readonly string[]> = {
+  ip: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  ip6: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  inet: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  arp: ['input', 'output'],
+  bridge: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  netdev: ['ingress', 'egress'],
+};
+const CHAIN_TYPES = new Set(['filter', 'nat', 'route']);
+
+type BlockKind = 'table' | 'chain' | 'set' | 'map' | 'flowtable' | 'object' | 'broken';
+
+interface Block {
+  kind: BlockKind;
+  table?: NftTable;
+  chain?: NftChain;
+  set?: NftSet | NftMap;
+  flowtable?: NftFlowtable;
+  object?: NftObject;
+  /** The header (`chain x {`). */
+  header: Range;
+  definition?: SymbolDefinition;
+}
+
+interface Defined {
+  definition: SymbolDefinition;
+  /** Sequence number of the command from which it exists. */
+  seq: number;
+}
+
+interface TableDefs {
+  chains: Map<string, Defined>;
+  /** Sets and maps share one namespace in nft. */
+  sets: Map<string, Defined>;
+}
+
+interface PendingRef {
+  kind: 'chain' | 'set';
+  table: NftTable;
+  name: string;
+  range: Range;
+  role: 'jump' | 'goto' | 'lookup' | 'rule-owner' | 'command';
+  seq: number;
+}
+
+interface Spec {
+  family: NftFamily;
+  familyGiven: boolean;
+  names: string[];
+  ranges: Range[];
+  next: number;
+}
+
+const unitParser = new NftUnitParser();
+
+export function splitNftLines(text: string): string[] {
+  const lines = text.split(/\r\n|\r|\n/);
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+class NftTextBuilder implements StatementHost {
+  readonly diagnostics: Diagnostic[] = [];
+  private suppressed = 0;
+  readonly symbols = new Symbols();
+  readonly tables: NftTable[] = [];
+  readonly tableById = new Map<string, NftTable>();
+  readonly defines: NftDefine[] = [];
+  private readonly defineByName = new Map<string, NftDefine>();
+  readonly includes: NftInclude[] = [];
+  readonly commands: NftCommand[] = [];
+  readonly comments: NftCommentLine[] = [];
+  readonly ruleByLine = new Map<number, NftRule>();
+  private readonly reader = new StatementReader(this);
+
+  private readonly stack: Block[] = [];
+  private unit: IToken[] = [];
+  private depth = 0;
+  private openGroups: IToken[] = [];
+  private unitBroken = false;
+  private lineComment: IToken | undefined;
+  private line = 0;
+
+  /** Sequence number of the current top-level command (a table block counts as one). */
+  private seq = 0;
+  private currentTable: NftTable | undefined;
+  private readonly pending: PendingRef[] = [];
+  /** Per table id: the first definition of each chain and set/map, and from which command on it exists. */
+  private readonly defs = new Map<string, TableDefs>();
+  private readonly tableDefinitions = new Map<string, SymbolDefinition>();
+  /** Tables declared in this file: references into them must resolve here. */
+  private readonly declaredTables = new Set<string>();
+
+  constructor(private readonly lines: string[]) {}
+
+  // ---------------------------------------------------------------------------------------------------
+  // StatementHost
+
+  text(range: Range): string {
+    const { start, end } = range;
+    if (start.line === end.line) return (this.lines[start.line] ?? '').slice(start.character, end.character);
+    const parts = [(this.lines[start.line] ?? '').slice(start.character)];
+    for (let l = start.line + 1; l < end.line; l++) parts.push(this.lines[l] ?? '');
+    parts.push((this.lines[end.line] ?? '').slice(0, end.character));
+    return parts.join('\n');
+  }
+
+  chainReference(name: string, range: Range, role: 'jump' | 'goto'): void {
+    if (this.currentTable) this.pending.push({ kind: 'chain', table: this.currentTable, name, range, role, seq: this.seq });
+  }
+
+  setReference(name: string, range: Range): void {
+    if (this.currentTable) this.pending.push({ kind: 'set', table: this.currentTable, name, range, role: 'lookup', seq: this.seq });
+  }
+
+  variable(name: string, range: Range): NftExpression | undefined {
+    const def = this.defineByName.get(name);
+    if (!def) {
+      this.diag(range, 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name));
+      return undefined;
+    }
+    return def.expression;
+  }
+
+  diag(range: Range, severity: Severity, code: string, message: string): void {
+    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
+      this.suppressed++;
+      return;
+    }
+    this.diagnostics.push({ range, severity, code, message });
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Driver
+
+  build(): NftRuleset {
+    const lines = this.lines;
+    for (let i = 0; i < lines.length; i++) this.readLine(i, lines[i]);
+    this.flushUnit();
+    if (this.depth > 0) this.reportOpenGroup();
+    const lastLine = Math.max(0, lines.length - 1);
+    const eof = lineRange(lastLine, lines[lastLine]?.length ?? 0, lines[lastLine]?.length ?? 0);
+    while (this.stack.length > 0) {
+      const block = this.stack[this.stack.length - 1];
+      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing at the end of the file.'));
+      this.closeBlock(eof);
+    }
+    this.resolveReferences();
+    this.applyWarnings();
+    if (this.suppressed > 0) {
+      this.diagnostics.push({
+        range: lineRange(0, 0, 0),
+        severity: 'warning',
+        code: 'too-many-problems',
+        message: t('{0} more problems were not reported; is this really nft syntax?', this.suppressed),
+      });
+    }
+    const managed = this.tables.length > 0 && this.tables.every((tb) => tb.managedBy === 'iptables-nft');
+    return {
+      dialect: 'nftables',
+      producer: managed ? 'iptables-nft' : undefined,
+      format: 'text',
+      tables: this.tables,
+      tableById: this.tableById,
+      diagnostics: this.diagnostics,
+      symbols: this.symbols,
+      lineCount: lines.length,
+      defines: this.defines,
+      includes: this.includes,
+      commands: this.commands,
+      comments: this.comments,
+      ruleByLine: this.ruleByLine,
+    };
+  }
+
+  private readLine(i: number, text: string): void {
+    this.line = i;
+    this.lineComment = undefined;
+    if (text.length === 0) {
+      this.endOfLine();
+      return;
+    }
+    if (text.length > MAX_LINE_LENGTH) {
+      this.diag(lineRange(i, 0, 200), 'error', 'line-too-long', t('Line is {0} characters long; not analysed.', text.length));
+      this.unitBroken = true;
+      this.endOfLine();
+      return;
+    }
+    if (text.includes('\u0000')) {
+      this.diag(lineRange(i, 0, Math.min(text.length, 200)), 'error', 'binary', t('Binary data, not nft text.'));
+      this.unitBroken = true;
+      this.endOfLine();
+      return;
+    }
+    const lexed = lineLexer.tokenize(text);
+    for (const e of lexed.errors) {
+      this.diag(lineRange(i, e.offset, e.offset + Math.max(1, e.length)), 'error', 'syntax', t('Unexpected character {0}.', JSON.stringify(text.substr(e.offset, 1))));
+    }
+    const comment = lexed.groups.comments?.[0];
+    const tokens = lexed.tokens;
+    if (comment) {
+      comment.startLine = i;
+      this.lineComment = comment;
+      if (tokens.length === 0) this.commentLine(i, comment.image, comment.startOffset);
+    }
+    for (let k = 0; k < tokens.length; k++) tokens[k].startLine = i;
+    if (this.depth > 0 && tokens.length >= 2 && isWordy(tokens[0]) && LINE_START_DECLARATIONS.has(tokens[0].image) && (isWordy(tokens[1]) || tokens[1].tokenType === StringTok)) {
+      // A declaration while `{` of an anonymous set is still open: that `{` was never closed.
+      this.reportOpenGroup();
+      this.unit = [];
+      this.depth = 0;
+      this.parens = 0;
+      this.openGroups = [];
+      this.unitBroken = false;
+    }
+    for (let k = 0; k < tokens.length; k++) this.feed(tokens[k]);
+    this.endOfLine();
+  }
+
+  private reportOpenGroup(): void {
+    const open = this.openGroups[this.openGroups.length - 1];
+    if (open) this.diag(itemRange(open), 'error', 'missing-brace', t('This { is never closed.'));
+  }
+
+  private commentLine(i: number, text: string, start: number): void {
+    const range = lineRange(i, start, start + text.length);
+    const kind: NftCommentLine['kind'] = /^#\s*Warning:/.test(text) ? 'warning' : i === 0 && text.startsWith('#!') ? 'shebang' : 'comment';
+    this.comments.push({ text, range, kind });
+  }
+
+  private feed(token: IToken): void {
+    switch (token.tokenType) {
+      case LBrace:
+        if (this.depth === 0 && this.unit.length > 0 && this.opensBlock()) {
+          this.flushUnit(token);
+          return;
+        }
+        this.depth++;
+        this.openGroups.push(token);
+        this.unit.push(token);
+        this.checkNesting(token);
+        return;
+      case RBrace:
+        if (this.depth === 0) {
+          this.flushUnit();
+          if (this.stack.length === 0) {
+            this.diag(itemRange(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
+          } else {
+            this.closeBlock(itemRange(token));
+          }
+          return;
+        }
+        this.depth--;
+        this.openGroups.pop();
+        this.unit.push(token);
+        return;
+      case Semicolon:
+        if (this.depth === 0) {
+          this.flushUnit();
+          return;
+        }
+        this.unit.push(token);
+        return;
+      case LParen:
+        this.parens++;
+        this.unit.push(token);
+        this.checkNesting(token);
+        return;
+      case RParen:
+        if (this.parens > 0) this.parens--;
+        this.unit.push(token);
+        return;
+      case UnterminatedString:
+        this.diag(itemRange(token), 'error', 'unterminated-string', t('The quoted string is not closed.'));
+        this.unitBroken = true;
+        return;
+      default:
+        this.unit.push(token);
+    }
+  }
+
+  private parens = 0;
+
+  private checkNesting(token: IToken): void {
+    if (this.depth + this.parens === MAX_NESTING + 1 && !this.unitBroken) {
+      this.diag(itemRange(token), 'error', 'too-deep', t('Nested more than {0} levels deep; not analysed.', MAX_NESTING));
+      this.unitBroken = true;
+    }
+  }
+
+  private endOfLine(): void {
+    if (this.depth === 0) this.flushUnit();
+  }
+
+  private contextKind(): BlockKind | 'top' {
+    return this.stack.length === 0 ? 'top' : this.stack[this.stack.length - 1].kind;
+  }
+
+  private unitWord(k: number): string | undefined {
+    const tok = this.unit[k];
+    return tok && isWordy(tok) ? tok.image : undefined;
+  }
+
+  /** Whether `{` after the current unit opens a block (rather than an anonymous set or element list). */
+  private opensBlock(): boolean {
+    const ctx = this.contextKind();
+    const w0 = this.unitWord(0);
+    if (w0 === undefined) return false;
+    if (ctx === 'top') {
+      let k = 0;
+      if (w0 === 'add' || w0 === 'create') k = 1;
+      else if (VERBS.has(w0)) return false;
+      const obj = this.unitWord(k);
+      if (obj === 'ct') return CT_OBJECTS.has(this.unitWord(k + 1) ?? '');
+      return obj !== undefined && BLOCK_OBJECTS.has(obj);
+    }
+    if (ctx === 'table') {
+      if (w0 === 'table') {
+        this.recoverTo('top');
+        return true;
+      }
+      if (w0 === 'ct') return CT_OBJECTS.has(this.unitWord(1) ?? '');
+      return TABLE_CHILDREN.has(w0);
+    }
+    if (ctx === 'broken') return false;
+    // Inside a chain, set or object: `chain x {` or `table ip t {` means the block before was not closed.
+    const n = this.unit.length;
+    if (w0 === 'table' && n >= 2 && n <= 3) {
+      this.recoverTo('top');
+      return true;
+    }
+    if ((w0 === 'chain' || w0 === 'set' || w0 === 'map' || w0 === 'flowtable') && n === 2 && this.stack.some((b) => b.kind === 'table')) {
+      this.recoverTo('table');
+      return true;
+    }
+    return false;
+  }
+
+  /** Closes blocks (reporting each as unclosed) until `kind` is on top. */
+  private recoverTo(kind: 'top' | 'table'): void {
+    const at = itemRange(this.unit[0]);
+    while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
+      const block = this.stack[this.stack.length - 1];
+      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
+      const prev = at.start.line > 0 ? at.start.line - 1 : 0;
+      this.closeBlock(lineRange(prev, this.lines[prev]?.length ?? 0, this.lines[prev]?.length ?? 0));
+    }
+  }
+
+  private flushUnit(blockOpen?: IToken): void {
+    const tokens = this.unit;
+    const broken = this.unitBroken;
+    this.unit = [];
+    this.depth = 0;
+    this.parens = 0;
+    this.openGroups = [];
+    this.unitBroken = false;
+    if (broken || tokens.length === 0) {
+      if (blockOpen) {
+        if (!broken) this.diag(itemRange(blockOpen), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
+        this.pushBroken(itemRange(blockOpen));
+      }
+      return;
+    }
+    const ctx = this.contextKind();
+    unitParser.input = tokens;
+    let cst: CstNode;
+    switch (ctx) {
+      case 'top':
+        cst = unitParser.topUnit();
+        break;
+      case 'chain':
+        cst = unitParser.chainUnit();
+        break;
+      case 'set':
+      case 'map':
+        cst = unitParser.setUnit();
+        break;
+      default:
+        cst = unitParser.plainUnit();
+    }
+    if (unitParser.errors.length > 0) {
+      const err = unitParser.errors[0];
+      const token = err.token && !Number.isNaN(err.token.startOffset) && err.token.image ? err.token : tokens[tokens.length - 1];
+      if (!err.token || Number.isNaN(err.token.startOffset)) {
+        this.diag(itemRange(token), 'error', 'syntax', t('Incomplete: the line ends after {0}.', JSON.stringify(token.image)));
+      } else {
+        this.diag(itemRange(token), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(token.image)));
+      }
+      if (blockOpen) this.pushBroken(itemRange(blockOpen));
+      return;
+    }
+    const range = { start: itemRange(tokens[0]).start, end: itemRange(blockOpen ?? tokens[tokens.length - 1]).end };
+    const depthBefore = this.stack.length;
+    switch (ctx) {
+      case 'top':
+        this.topUnit(cst, range, blockOpen);
+        break;
+      case 'table':
+        this.tableUnit(cst, range, blockOpen);
+        break;
+      case 'chain':
+        this.chainUnit(cst, range);
+        break;
+      case 'set':
+      case 'map':
+        this.setUnit(cst, range);
+        break;
+      case 'flowtable':
+        this.flowtableUnit(cst, range);
+        break;
+      case 'object':
+        this.objectUnit(cst, range);
+        break;
+      case 'broken':
+        break;
+    }
+    if (blockOpen && this.stack.length === depthBefore) {
+      // A header that did not open anything (reported already): keep the braces balanced.
+      this.pushBroken(itemRange(blockOpen));
+    }
+  }
+
+  private push(block: Block): void {
+    this.stack.push(block);
+  }
+
+  private pushBroken(header: Range): void {
+    this.stack.push({ kind: 'broken', header });
+  }
+
+  private closeBlock(closing: Range): void {
+    const block = this.stack.pop();
+    if (!block) return;
+    const full = { start: block.header.start, end: closing.end };
+    switch (block.kind) {
+      case 'table':
+        if (block.table && block.table.range === block.header) block.table.range = full;
+        break;
+      case 'chain':
+        if (block.chain && block.chain.fullRange === block.header) block.chain.fullRange = full;
+        // exact capacity: see StatementReader.readRule
+        if (block.chain && block.chain.rules.length < 32) block.chain.rules = block.chain.rules.slice();
+        break;
+      case 'set':
+      case 'map':
+        if (block.set && block.set.fullRange === block.header) block.set.fullRange = full;
+        break;
+      case 'flowtable':
+        if (block.flowtable) block.flowtable.fullRange = full;
+        break;
+      case 'object':
+        if (block.object) block.object.fullRange = full;
+        break;
+    }
+    if (block.definition && block.definition.fullRange === block.header) block.definition.fullRange = full;
+    if (this.stack.length === 0) this.currentTable = undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Helpers
+
+  private defsOf(tableId: string): TableDefs {
+    let d = this.defs.get(tableId);
+    if (!d) this.defs.set(tableId, (d = { chains: new Map(), sets: new Map() }));
+    return d;
+  }
+
+  private wordOf(item: Item | undefined): string | undefined {
+    return item !== undefined && !isGroup(item) && isWordy(item) ? item.image : undefined;
+  }
+
+  /** A name: a word, a quoted string, or a variable holding one. */
+  private nameOf(item: Item | undefined): string | undefined {
+    if (item === undefined || isGroup(item)) return undefined;
+    if (isWordy(item)) return item.image;
+    if (item.tokenType === StringTok) return unquote(item.image);
+    if (item.tokenType === Variable) {
+      const v = this.variable(item.image.slice(1), itemRange(item));
+      if (v && v.kind === 'value') return v.value;
+    }
+    return undefined;
+  }
+
+  /** `[family] name…`: reads `count` names, the family first when it is one and enough names follow. */
+  private spec(items: Item[], from: number, count: number): Spec | undefined {
+    let i = from;
+    let family: NftFamily = 'ip';
+    let familyGiven = false;
+    const first = this.wordOf(items[i]);
+    if (first !== undefined && isNftFamily(first)) {
+      let names = 0;
+      for (let k = i + 1; k < items.length && names < count && this.nameOf(items[k]) !== undefined; k++) names++;
+      if (names >= count) {
+        family = first;
+        familyGiven = true;
+        i++;
+      }
+    }
+    const names: string[] = [];
+    const ranges: Range[] = [];
+    for (let k = 0; k < count; k++) {
+      const item = items[i];
+      const name = this.nameOf(item);
+      if (name === undefined) return undefined;
+      names.push(name);
+      ranges.push(itemRange(item));
+      i++;
+    }
+    return { family, familyGiven, names, ranges, next: i };
+  }
+
+  private missing(range: Range, what: string): void {
+    this.diag(range, 'error', 'syntax', t('{0} is missing here.', what));
+  }
+
+  private ensureTable(family: NftFamily, name: string, nameRange: Range, declRange: Range, declare: boolean): NftTable {
+    const id = `${family} ${name}`;
+    let table = this.tableById.get(id);
+    if (!table) {
+      table = {
+        id,
+        family,
+        name,
+        flags: [],
+        chains: [],
+        sets: [],
+        maps: [],
+        flowtables: [],
+        objects: [],
+        chainByName: new Map(),
+        setByName: new Map(),
+        mapByName: new Map(),
+        range: declRange,
+        nameRange,
+        declared: false,
+      };
+      this.tables.push(table);
+      this.tableById.set(id, table);
+    }
+    if (declare) {
+      if (!table.declared) {
+        table.declared = true;
+        table.range = declRange;
+        table.nameRange = nameRange;
+      }
+      this.declaredTables.add(id);
+      if (!this.tableDefinitions.has(id)) {
+        const def: SymbolDefinition = { kind: 'table', name, scope: family, range: nameRange, fullRange: declRange };
+        this.symbols.define(def);
+        this.tableDefinitions.set(id, def);
+      }
+    }
+    return table;
+  }
+
+  private newChain(table: NftTable, name: string, nameRange: Range, declRange: Range): NftChain {
+    const chain: NftChain = { name, tableId: table.id, flags: [], rules: [], range: declRange, nameRange, fullRange: declRange, declared: false };
+    table.chains.push(chain);
+    table.chainByName.set(name, chain);
+    return chain;
+  }
+
+  private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: PendingRef['role']): { chain: NftChain; definition?: SymbolDefinition } {
+    let chain = table.chainByName.get(name);
+    if (!chain) chain = this.newChain(table, name, nameRange, declRange);
+    let definition: SymbolDefinition | undefined;
+    const chains = this.defsOf(table.id).chains;
+    if (declare && !chains.has(name)) {
+      chain.declared = true;
+      chain.range = declRange;
+      chain.nameRange = nameRange;
+      chain.fullRange = declRange;
+      definition = { kind: 'chain', name, scope: table.id, range: nameRange, fullRange: declRange };
+      this.symbols.define(definition);
+      chains.set(name, { definition, seq: this.seq });
+    } else {
+      if (declare) chain.declared = true;
+      this.pending.push({ kind: 'chain', table, name, range: nameRange, role: declare ? 'command' : role, seq: this.seq });
+    }
+    return { chain, definition };
+  }
+
+  private ensureSet(table: NftTable, kind: 'set' | 'map', name: string, nameRange: Range, declRange: Range): { set: NftSet | NftMap; definition?: SymbolDefinition } {
+    let set: NftSet | NftMap | undefined = kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name);
+    if (!set) {
+      const base = { name, tableId: table.id, keyType: [], keyTypeof: false, flags: [], extra: [], elements: [], range: declRange, nameRange, fullRange: declRange };
+      if (kind === 'map') {
+        const map: NftMap = { kind: 'map', ...base, dataType: [], dataTypeof: false };
+        table.maps.push(map);
+        table.mapByName.set(name, map);
+        set = map;
+      } else {
+        const s: NftSet = { kind: 'set', ...base };
+        table.sets.push(s);
+        table.setByName.set(name, s);
+        set = s;
+      }
+    }
+    const sets = this.defsOf(table.id).sets;
+    let definition: SymbolDefinition | undefined;
+    if (!sets.has(name)) {
+      definition = { kind, name, scope: table.id, range: nameRange, fullRange: declRange };
+      this.symbols.define(definition);
+      sets.set(name, { definition, seq: this.seq });
+    } else {
+      this.pending.push({ kind: 'set', table, name, range: nameRange, role: 'command', seq: this.seq });
+    }
+    return { set, definition };
+  }
+
+  private handleOf(range: Range): number | undefined {
+    const c = this.lineComment;
+    if (!c || c.startLine !== range.end.line) return undefined;
+    const m = /^#\s*handle\s+(\d+)/.exec(c.image);
+    return m ? Number(m[1]) : undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Top level
+
+  private topUnit(cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
+    const c = cst.children;
+    this.seq++;
+    if (c.includeCommand) {
+      const node = c.includeCommand[0] as CstNode;
+      const path = (node.children.path as IToken[])[0];
+      this.includes.push({ path: unquote(path.image), range });
+      return;
+    }
+    if (c.defineCommand) {
+      this.defineCommand(c.defineCommand[0] as CstNode, range);
+      return;
+    }
+    if (c.undefineCommand) {
+      const name = ((c.undefineCommand[0] as CstNode).children.name as IToken[])[0];
+      if (!this.defineByName.delete(name.image)) this.diag(itemRange(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
+      return;
+    }
+    this.command(itemsOf(c.items?.[0] as CstNode), range, blockOpen);
+  }
+
+  private defineCommand(node: CstNode, range: Range): void {
+    const nameToken = (node.children.name as IToken[])[0];
+    const valueItems = itemsOf(node.children.value?.[0] as CstNode);
+    const nameRange = itemRange(nameToken);
+    if (valueItems.length === 0) {
+      this.missing(nameRange, t('A value after "="'));
+      return;
+    }
+    const valueRange = itemsRange(valueItems);
+    const define: NftDefine = { name: nameToken.image, value: this.text(valueRange), range, nameRange };
+    const expression = this.reader.readValue(valueItems);
+    if (expression) define.expression = expression;
+    this.defines.push(define);
+    this.defineByName.set(define.name, define);
+  }
+
+  private command(items: Item[], range: Range, blockOpen: IToken | undefined): void {
+    let i = 0;
+    let verb: NftCommandVerb = 'add';
+    const w0 = this.wordOf(items[0]);
+    if (w0 === undefined) {
+      this.diag(itemRange(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(itemRange(items[0])))));
+      return;
+    }
+    const explicitVerb = VERBS.has(w0);
+    if (explicitVerb) {
+      verb = (['describe', 'monitor', 'get', 'export', 'import'].includes(w0) ? 'other' : w0) as NftCommandVerb;
+      i = 1;
+    }
+    let object = this.wordOf(items[i]);
+    const objectRange = items[i] ? itemRange(items[i]) : range;
+    if (object === 'ct' && CT_OBJECTS.has(this.wordOf(items[i + 1]) ?? '')) {
+      object = `ct ${this.wordOf(items[i + 1])}`;
+      i += 2;
+    } else if (object !== undefined) {
+      i++;
+    }
+    const text = this.text(range);
+    const record = (spec?: Spec, name?: string): void => {
+      const cmd: NftCommand = { verb, object: object ?? '', text, range };
+      if (spec) {
+        cmd.family = spec.family;
+        cmd.table = spec.names[0];
+      }
+      if (name !== undefined) cmd.name = name;
+      this.commands.push(cmd);
+    };
+    if (object === undefined) {
+      this.diag(range, 'error', 'syntax', t('{0} needs an object: table, chain, rule, set, map, element or ruleset.', w0));
+      return;
+    }
+    if (verb === 'other' || verb === 'list' || (verb === 'reset' && !['counter', 'quota', 'rule', 'element'].includes(object))) {
+      record();
+      return;
+    }
+    switch (object) {
+      case 'table': {
+        const spec = this.spec(items, i, 1);
+        if (!spec) return this.missing(objectRange, t('A table name'));
+        const table = this.tableCommand(verb, spec, range, blockOpen);
+        record(spec);
+        if (table && blockOpen) this.openTable(table, range);
+        return;
+      }
+      case 'ruleset': {
+        const fam = this.wordOf(items[i]);
+        if (verb === 'flush' || verb === 'delete' || verb === 'destroy') {
+          for (const table of [...this.tables]) if (!fam || table.family === fam) this.removeTable(table);
+        }
+        record();
+        return;
+      }
+      case 'chain':
+      case 'set':
+      case 'map':
+      case 'flowtable':
+      case 'counter':
+      case 'quota':
+      case 'limit':
+      case 'secmark':
+      case 'synproxy':
+      case 'meter':
+      case 'ct helper':
+      case 'ct timeout':
+      case 'ct expectation': {
+        const spec = this.spec(items, i, 2);
+        if (spec && spec.names[1] === 'handle' && /^\d+$/.test(this.wordOf(items[spec.next]) ?? '')) {
+          // `delete chain ip t handle 5`
+          record(spec);
+          return;
+        }
+        if (!spec) return this.missing(objectRange, t('A table and a name'));
+        record(spec, spec.names[1]);
+        this.objectCommand(verb, object, spec, range, blockOpen, items);
+        return;
+      }
+      case 'rule':
+        return this.ruleCommand(verb, items, i, range, record, objectRange);
+      case 'element': {
+        const spec = this.spec(items, i, 2);
+        if (!spec) return this.missing(objectRange, t('A table and a set name'));
+        record(spec, spec.names[1]);
+        const group = items[spec.next];
+        if (!group || !isBraceGroup(group)) return this.missing(spec.ranges[1], t('The elements in {…}'));
+        if (spec.next + 1 < items.length) this.diag(itemsRange(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, spec.next + 1)))));
+        this.elementCommand(verb, spec, group);
+        return;
+      }
+      default:
+        if (verb === 'add' || verb === 'insert' || verb === 'create' || verb === 'replace') {
+          if (explicitVerb && this.spec(items, i - 1, 2)) {
+            // `add ip t c <statements>`: the rule shorthand
+            return this.ruleCommand(verb, items, i - 1, range, record, objectRange);
+          }
+        }
+        if (/^(tables|chains|sets|maps|counters|quotas|limits|flowtables|meters|secmarks|synproxys|hooks)$/.test(object)) {
+          record();
+          return;
+        }
+        this.diag(objectRange, 'error', 'unknown-command', explicitVerb
+          ? t('{0} {1} is not an nft command.', w0, object)
+          : t('{0} is not an nft command: a line starts with table, add, insert, delete, flush, define or include.', JSON.stringify(object)));
+    }
+  }
+
+  private tableCommand(verb: NftCommandVerb, spec: Spec, range: Range, blockOpen: IToken | undefined): NftTable | undefined {
+    const [name] = spec.names;
+    const id = `${spec.family} ${name}`;
+    switch (verb) {
+      case 'add':
+      case 'create':
+        return this.ensureTable(spec.family, name, spec.ranges[0], range, true);
+      case 'delete':
+      case 'destroy': {
+        const table = this.tableById.get(id);
+        this.tableRef(spec, range);
+        if (table) this.removeTable(table);
+        return undefined;
+      }
+      case 'flush': {
+        const table = this.tableById.get(id);
+        this.tableRef(spec, range);
+        if (table) for (const chain of table.chains) chain.rules = [];
+        return undefined;
+      }
+      default:
+        this.tableRef(spec, range);
+        void blockOpen;
+        return undefined;
+    }
+  }
+
+  private tableRef(spec: Spec, range: Range): void {
+    void range;
+    this.symbols.reference({ kind: 'table', name: spec.names[0], scope: spec.family, range: spec.ranges[0], role: 'command' });
+  }
+
+  private removeTable(table: NftTable): void {
+    const i = this.tables.indexOf(table);
+    if (i >= 0) this.tables.splice(i, 1);
+    this.tableById.delete(table.id);
+    for (const chain of table.chains) for (const rule of chain.rules) this.forgetRule(rule);
+  }
+
+  private forgetRule(rule: NftRule): void {
+    const line = rule.range.start.line;
+    if (this.ruleByLine.get(line) === rule) this.ruleByLine.delete(line);
+  }
+
+  private tableOf(spec: Spec, range: Range): NftTable {
+    const table = this.ensureTable(spec.family, spec.names[0], spec.ranges[0], range, false);
+    this.symbols.reference({ kind: 'table', name: spec.names[0], scope: spec.family, range: spec.ranges[0], role: 'command' });
+    return table;
+  }
+
+  private objectCommand(verb: NftCommandVerb, object: string, spec: Spec, range: Range, blockOpen: IToken | undefined, items: Item[]): void {
+    const table = this.tableOf(spec, range);
+    const name = spec.names[1];
+    const nameRange = spec.ranges[1];
+    this.currentTable = table;
+    if (verb === 'add' || verb === 'create') {
+      if (spec.next < items.length) {
+        this.diag(itemsRange(items, spec.next), 'error', 'syntax', t('Unexpected {0}: a declaration continues in { … }.', JSON.stringify(this.text(itemsRange(items, spec.next)))));
+      }
+      this.openDeclaration(table, object, name, nameRange, range, blockOpen !== undefined, true);
+      return;
+    }
+    if (verb === 'rename' && object === 'chain') {
+      const chain = table.chainByName.get(name);
+      const newName = this.nameOf(items[spec.next]);
+      this.pending.push({ kind: 'chain', table, name, range: nameRange, role: 'command', seq: this.seq });
+      if (chain && newName !== undefined) {
+        table.chainByName.delete(name);
+        chain.name = newName;
+        table.chainByName.set(newName, chain);
+        for (const rule of chain.rules) rule.chain = newName;
+      }
+      return;
+    }
+    if (object === 'chain') {
+      this.pending.push({ kind: 'chain', table, name, range: nameRange, role: 'command', seq: this.seq });
+      const chain = table.chainByName.get(name);
+      if (!chain) return;
+      if (verb === 'flush') {
+        for (const rule of chain.rules) this.forgetRule(rule);
+        chain.rules = [];
+      } else if (verb === 'delete' || verb === 'destroy') {
+        for (const rule of chain.rules) this.forgetRule(rule);
+        table.chains.splice(table.chains.indexOf(chain), 1);
+        table.chainByName.delete(name);
+      }
+      return;
+    }
+    if (object === 'set' || object === 'map' || object === 'meter') {
+      this.pending.push({ kind: 'set', table, name, range: nameRange, role: 'command', seq: this.seq });
+      const set = object === 'map' ? table.mapByName.get(name) : table.setByName.get(name) ?? table.mapByName.get(name);
+      if (!set) return;
+      if (verb === 'flush') set.elements = [];
+      else if (verb === 'delete' || verb === 'destroy') {
+        if (set.kind === 'map') {
+          table.maps.splice(table.maps.indexOf(set), 1);
+          table.mapByName.delete(name);
+        } else {
+          table.sets.splice(table.sets.indexOf(set), 1);
+          table.setByName.delete(name);
+        }
+      }
+      return;
+    }
+    if (verb === 'delete' || verb === 'destroy') {
+      if (object === 'flowtable') {
+        const ft = table.flowtables.findIndex((f) => f.name === name);
+        if (ft >= 0) table.flowtables.splice(ft, 1);
+      } else {
+        const ob = table.objects.findIndex((o) => o.kind === object && o.name === name);
+        if (ob >= 0) table.objects.splice(ob, 1);
+      }
+    }
+  }
+
+  private ruleCommand(verb: NftCommandVerb, items: Item[], i: number, range: Range, record: (spec?: Spec, name?: string) => void, objectRange: Range): void {
+    const spec = this.spec(items, i, 2);
+    if (!spec) return this.missing(objectRange, t('A table and a chain name'));
+    record(spec, spec.names[1]);
+    const table = this.tableOf(spec, range);
+    this.currentTable = table;
+    const chainName = spec.names[1];
+    const chainRange = spec.ranges[1];
+    let k = spec.next;
+    let position: { kind: 'position' | 'handle' | 'index'; value: number } | undefined;
+    const pw = this.wordOf(items[k]);
+    if ((pw === 'position' || pw === 'handle' || pw === 'index') && /^\d+$/.test(this.wordOf(items[k + 1]) ?? '')) {
+      position = { kind: pw, value: Number(this.wordOf(items[k + 1])) };
+      k += 2;
+    }
+    const { chain } = this.ensureChain(table, chainName, chainRange, range, false, 'rule-owner');
+    if (verb === 'delete' || verb === 'destroy') {
+      if (position && position.kind === 'handle') {
+        const at = chain.rules.findIndex((r) => r.handle === position!.value);
+        if (at >= 0) {
+          this.forgetRule(chain.rules[at]);
+          chain.rules.splice(at, 1);
+          this.reindex(chain);
+        }
+      } else {
+        this.missing(chainRange, t('"handle N" of the rule to delete'));
+      }
+      return;
+    }
+    if (k >= items.length) {
+      if (verb === 'reset') return;
+      return this.missing(itemsRange(items, items.length - 1), t('The statements of the rule'));
+    }
+    const rule = this.makeRule(table, chain, items.slice(k));
+    if (verb === 'reset') return;
+    let at = chain.rules.length;
+    if (verb === 'insert') at = 0;
+    if (position) {
+      if (position.kind === 'index') {
+        at = Math.min(chain.rules.length, verb === 'insert' ? position.value : position.value + 1);
+      } else {
+        const h = chain.rules.findIndex((r) => r.handle === position!.value);
+        if (h >= 0) at = verb === 'insert' ? h : h + 1;
+        if (verb === 'replace' && h >= 0) {
+          this.forgetRule(chain.rules[h]);
+          chain.rules.splice(h, 1, rule);
+          this.reindex(chain);
+          return;
+        }
+      }
+    }
+    chain.rules.splice(at, 0, rule);
+    this.reindex(chain);
+  }
+
+  private reindex(chain: NftChain): void {
+    for (let k = 0; k < chain.rules.length; k++) chain.rules[k].index = k + 1;
+  }
+
+  private elementCommand(verb: NftCommandVerb, spec: Spec, group: CstNode): void {
+    const table = this.tableOf(spec, spec.ranges[0]);
+    this.currentTable = table;
+    const name = spec.names[1];
+    this.pending.push({ kind: 'set', table, name, range: spec.ranges[1], role: 'command', seq: this.seq });
+    const elements = this.reader.readElements(group);
+    const set = table.mapByName.get(name) ?? table.setByName.get(name);
+    if (!set) {
+      // Unknown here (the set may exist in the kernel): keep the elements on an undeclared set of the table.
+      if (verb !== 'add' && verb !== 'create') return;
+      const kind = elements.some((e) => e.value !== undefined) ? 'map' : 'set';
+      const base = { name, tableId: table.id, keyType: [], keyTypeof: false, flags: [], extra: [], elements, range: spec.ranges[1], nameRange: spec.ranges[1], fullRange: spec.ranges[1] };
+      if (kind === 'map') {
+        const map: NftMap = { kind: 'map', ...base, dataType: [], dataTypeof: false };
+        table.maps.push(map);
+        table.mapByName.set(name, map);
+      } else {
+        const s: NftSet = { kind: 'set', ...base };
+        table.sets.push(s);
+        table.setByName.set(name, s);
+      }
+      return;
+    }
+    if (verb === 'add' || verb === 'create') {
+      for (const e of elements) set.elements.push(e);
+    } else if (verb === 'delete' || verb === 'destroy') {
+      const gone = new Set(elements.map((e) => e.key.join('\u0000')));
+      set.elements = set.elements.filter((e) => !gone.has(e.key.join('\u0000')));
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Blocks
+
+  private openTable(table: NftTable, header: Range): void {
+    this.currentTable = table;
+    this.push({ kind: 'table', table, header, definition: this.tableDefinitions.get(table.id) });
+    if (table.range.start.line === header.start.line && table.range.start.character === header.start.character) table.range = header;
+    const handle = this.handleOf(header);
+    if (handle !== undefined) table.handle = handle;
+  }
+
+  /** A declaration inside a table block or from `add chain/set/map/… ip t name`. */
+  private openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean, fromCommand: boolean): void {
+    void fromCommand;
+    const handle = this.handleOf(header);
+    switch (object) {
+      case 'chain': {
+        const { chain, definition } = this.ensureChain(table, name, nameRange, header, true, 'command');
+        if (handle !== undefined) chain.handle = handle;
+        if (block) this.push({ kind: 'chain', table, chain, header, definition });
+        return;
+      }
+      case 'set':
+      case 'map':
+      case 'meter': {
+        const { set, definition } = this.ensureSet(table, object === 'map' ? 'map' : 'set', name, nameRange, header);
+        if (handle !== undefined) set.handle = handle;
+        if (block) this.push({ kind: object === 'map' ? 'map' : 'set', table, set, header, definition });
+        return;
+      }
+      case 'flowtable': {
+        let ft = table.flowtables.find((f) => f.name === name);
+        if (!ft) {
+          ft = { name, tableId: table.id, devices: [], flags: [], range: header, nameRange, fullRange: header };
+          table.flowtables.push(ft);
+        }
+        if (handle !== undefined) ft.handle = handle;
+        if (block) this.push({ kind: 'flowtable', table, flowtable: ft, header });
+        return;
+      }
+      default: {
+        const kind = object as NftObjectKind;
+        let ob = table.objects.find((o) => o.kind === kind && o.name === name);
+        if (!ob) {
+          ob = { kind, name, tableId: table.id, properties: [], range: header, nameRange, fullRange: header };
+          table.objects.push(ob);
+        }
+        if (handle !== undefined) ob.handle = handle;
+        if (block) this.push({ kind: 'object', table, object: ob, header });
+      }
+    }
+  }
+
+  private tableUnit(cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
+    const block = this.stack[this.stack.length - 1];
+    const table = block.table!;
+    this.currentTable = table;
+    const c = cst.children;
+    if (c.flagsSpec) {
+      table.flags.push(...this.flagsOf(c.flagsSpec[0] as CstNode));
+      return;
+    }
+    if (c.defineCommand) {
+      this.defineCommand(c.defineCommand[0] as CstNode, range);
+      return;
+    }
+    if (c.devicesSpec) {
+      this.diag(range, 'error', 'syntax', t('"devices" belongs in a chain or flowtable, not in a table.'));
+      return;
+    }
+    const items = itemsOf(c.items?.[0] as CstNode);
+    const w0 = this.wordOf(items[0]);
+    if (blockOpen) {
+      let object = w0 ?? '';
+      let k = 1;
+      if (object === 'ct') {
+        object = `ct ${this.wordOf(items[1])}`;
+        k = 2;
+      }
+      const name = this.nameOf(items[k]);
+      if (name === undefined) return this.missing(itemRange(items[k - 1]), t('A name'));
+      if (items.length > k + 1) this.diag(itemsRange(items, k + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, k + 1)))));
+      this.openDeclaration(table, object, name, itemRange(items[k]), range, true, false);
+      return;
+    }
+    if (w0 === 'comment' && items.length === 2 && this.isString(items[1])) {
+      table.comment = unquote((items[1] as IToken).image);
+      return;
+    }
+    if (w0 !== undefined && TABLE_CHILDREN.has(w0)) {
+      this.diag(range, 'error', 'syntax', t('{0} needs a block: {0} NAME { … }.', w0));
+      return;
+    }
+    this.diag(range, 'error', 'unexpected-in-table', t('{0} is not allowed directly in a table: rules belong in a chain.', JSON.stringify(this.text(range).slice(0, 60))));
+  }
+
+  private isString(item: Item | undefined): boolean {
+    return item !== undefined && !isGroup(item) && item.tokenType === StringTok;
+  }
+
+  private flagsOf(node: CstNode): string[] {
+    return ((node.children.flag as IToken[] | undefined) ?? []).map((f) => {
+      if (f.tokenType === Variable) {
+        const v = this.variable(f.image.slice(1), itemRange(f));
+        return v ? (v.kind === 'value' ? v.value : v.text) : f.image;
+      }
+      return f.image;
+    });
+  }
+
+  private devicesOf(node: CstNode): string[] {
+    const dev = node.children.devices?.[0];
+    if (!dev) return [];
+    if (isGroup(dev as Item)) {
+      return itemsOf(dev as CstNode)
+        .filter((it) => !isGroup(it) && it.tokenType !== Comma)
+        .map((it) => {
+          const tok = it as IToken;
+          if (tok.tokenType === Variable) {
+            const v = this.variable(tok.image.slice(1), itemRange(tok));
+            return v ? (v.kind === 'value' ? v.value : v.text) : tok.image;
+          }
+          return unquote(tok.image);
+        });
+    }
+    const tok = dev as IToken;
+    const v = this.variable(tok.image.slice(1), itemRange(tok));
+    if (v && v.kind === 'set') return v.elements.map((e) => e.key.join(' . '));
+    return v ? [v.kind === 'value' ? v.value : v.text] : [];
+  }
+
+  private chainUnit(cst: CstNode, range: Range): void {
+    const block = this.stack[this.stack.length - 1];
+    const chain = block.chain!;
+    const table = block.table!;
+    this.currentTable = table;
+    const c = cst.children;
+    if (c.hookSpec) {
+      this.hookSpec(c.hookSpec[0] as CstNode, chain, table);
+      return;
+    }
+    if (c.policySpec) {
+      const p = (c.policySpec[0] as CstNode).children.policy![0] as IToken;
+      let policy = p.image;
+      if (p.tokenType === Variable) {
+        const v = this.variable(p.image.slice(1), itemRange(p));
+        policy = v && v.kind === 'value' ? v.value : p.image;
+      }
+      if (policy !== 'accept' && policy !== 'drop' && p.tokenType !== Variable) {
+        this.diag(itemRange(p), 'error', 'bad-policy', t('A chain policy is accept or drop, not {0}.', JSON.stringify(policy)));
+      }
+      chain.policy = policy;
+      return;
+    }
+    if (c.devicesSpec) {
+      chain.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
+      return;
+    }
+    if (c.defineCommand) {
+      this.defineCommand(c.defineCommand[0] as CstNode, range);
+      return;
+    }
+    const items = itemsOf(c.items?.[0] as CstNode);
+    const first = items[0];
+    if (this.wordOf(first) === 'comment' && items.length === 2 && this.isString(items[1])) {
+      chain.comment = unquote((items[1] as IToken).image);
+      return;
+    }
+    if (first && !isGroup(first) && first.tokenType === Flags) {
+      chain.flags.push(...items.slice(1).filter((it) => this.wordOf(it) !== undefined).map((it) => (it as IToken).image));
+      return;
+    }
+    if (first && !isGroup(first) && isWordy(first) && (first.image === 'type' || first.image === 'hook' || first.image === 'priority')) {
+      this.diag(range, 'error', 'syntax', t('A base chain is declared as "type TYPE hook HOOK priority PRIORITY".'));
+      return;
+    }
+    const rule = this.makeRule(table, chain, items);
+    chain.rules.push(rule);
+    rule.index = chain.rules.length;
+  }
+
+  private hookSpec(node: CstNode, chain: NftChain, table: NftTable): void {
+    const c = node.children;
+    const type = (c.chainType as IToken[])[0];
+    const hook = (c.hook as IToken[])[0];
+    chain.type = type.image;
+    chain.hook = hook.image;
+    if (!CHAIN_TYPES.has(type.image)) this.diag(itemRange(type), 'error', 'bad-chain-type', t('Unknown chain type {0}: nft knows filter, nat and route.', JSON.stringify(type.image)));
+    if (!HOOKS[table.family].includes(hook.image)) {
+      this.diag(itemRange(hook), 'error', 'bad-hook', t('The {0} family has no hook {1} (it has {2}).', table.family, JSON.stringify(hook.image), HOOKS[table.family].join(', ')));
+    }
+    const device = (c.device as IToken[] | undefined)?.[0];
+    if (device) {
+      if (device.tokenType === Variable) {
+        const v = this.variable(device.image.slice(1), itemRange(device));
+        chain.device = v ? (v.kind === 'value' ? v.value : v.text) : device.image;
+      } else chain.device = unquote(device.image);
+    }
+    if (c.devices) chain.devices = this.devicesOf(node);
+    if (c.priority) {
+      const items = itemsOf(c.priority[0] as CstNode);
+      if (items.length === 0) {
+        this.missing(itemRange((c.Kw_priority as IToken[])[0]), t('A priority'));
+        return;
+      }
+      chain.priority = this.priority(items, table.family, hook.image);
+    }
+  }
+
+  /** `priority filter`, `priority -110`, `priority dstnat - 10`, `priority $p`. */
+  private priority(items: Item[], family: NftFamily, hook: string | undefined): NftChainPriority {
+    const range = itemsRange(items);
+    const text = this.text(range);
+    const out: NftChainPriority = { text, range };
+    const compact = text.replace(/\s+/g, '');
+    let m = /^([a-z]+)(?:([+-])(\d+))?$/.exec(compact);
+    let base: string | undefined;
+    let sign = '+';
+    let offset = 0;
+    if (items.length === 1 && !isGroup(items[0]) && items[0].tokenType === Variable) {
+      const v = this.variable(items[0].image.slice(1), range);
+      if (!v || v.kind !== 'value') return out;
+      const vm = /^(-?\d+)$/.exec(v.value);
+      if (vm) {
+        out.value = Number(vm[1]);
+        return out;
+      }
+      m = /^([a-z]+)(?:([+-])(\d+))?$/.exec(v.value.replace(/\s+/g, ''));
+    }
+    if (/^-?\d+$/.test(compact)) {
+      out.value = Number(compact);
+      return out;
+    }
+    if (!m) {
+      this.diag(range, 'error', 'bad-priority', t('{0} is not a priority: a number, or a name such as filter, optionally with + or - a number.', JSON.stringify(text)));
+      return out;
+    }
+    base = m[1];
+    sign = m[2] ?? '+';
+    offset = m[3] ? Number(m[3]) : 0;
+    const value = standardPriority(base, family, hook);
+    if (value === undefined) {
+      this.diag(range, 'error', 'bad-priority', t('{0} is not a valid priority for a {1} chain on the {2} hook.', JSON.stringify(base), family, hook ?? '?'));
+      return out;
+    }
+    out.value = sign === '-' ? value - offset : value + offset;
+    return out;
+  }
+
+  private makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
+    this.currentTable = table;
+    const range = itemsRange(items);
+    const statements = this.reader.readRule(items);
+    const rule: NftRule = { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
+    for (const st of statements) {
+      if (st.kind === 'comment') rule.comment = st.comment;
+      else if (st.kind === 'raw') {
+        const first = /^[^\s]+/.exec(st.text)?.[0] ?? '';
+        if (!isKnownStatementWord(first)) {
+          this.diag(st.range, 'warning', 'unknown-statement', t('{0} is not an nft statement this extension knows; kept as written.', JSON.stringify(first)));
+        }
+      }
+    }
+    const handle = this.handleOf(range);
+    if (handle !== undefined) rule.handle = handle;
+    if (!this.ruleByLine.has(range.start.line)) this.ruleByLine.set(range.start.line, rule);
+    return rule;
+  }
+
+  private setUnit(cst: CstNode, range: Range): void {
+    const block = this.stack[this.stack.length - 1];
+    const set = block.set!;
+    this.currentTable = block.table;
+    const c = cst.children;
+    if (c.typeSpec) {
+      const node = c.typeSpec[0] as CstNode;
+      const typeofKw = ((node.children.keyword as IToken[])[0]).image === 'typeof';
+      set.keyType = this.typeParts(node.children.key[0] as CstNode);
+      set.keyTypeof = typeofKw;
+      if (node.children.data) {
+        let data = this.typeParts(node.children.data[0] as CstNode);
+        if (set.kind !== 'map') {
+          this.diag(range, 'error', 'set-with-data', t('A set has no data type; declare a map for "key : data".'));
+          return;
+        }
+        if (data.length === 1 && data[0].startsWith('interval ')) {
+          set.dataInterval = true;
+          data = [data[0].slice('interval '.length)];
+        }
+        set.dataType = data;
+        set.dataTypeof = typeofKw || node.children.dataTypeof !== undefined;
+      } else if (set.kind === 'map') {
+        this.diag(range, 'error', 'map-without-data', t('A map needs a data type: type KEY : DATA.'));
+      }
+      return;
+    }
+    if (c.flagsSpec) {
+      set.flags.push(...this.flagsOf(c.flagsSpec[0] as CstNode));
+      return;
+    }
+    if (c.elementsSpec) {
+      const e = (c.elementsSpec[0] as CstNode).children.elements![0];
+      if (isGroup(e as Item)) {
+        for (const el of this.reader.readElements(e as CstNode)) set.elements.push(el);
+      } else {
+        const tok = e as IToken;
+        const v = this.variable(tok.image.slice(1), itemRange(tok));
+        if (v && v.kind === 'set') set.elements.push(...v.elements);
+      }
+      return;
+    }
+    const items = itemsOf(c.items?.[0] as CstNode);
+    const w0 = this.wordOf(items[0]) ?? '';
+    const valueText = items.length > 1 ? this.text(itemsRange(items, 1)) : '';
+    switch (w0) {
+      case 'timeout':
+        set.timeout = valueText;
+        return;
+      case 'gc-interval':
+        set.gcInterval = valueText;
+        return;
+      case 'size':
+        set.size = Number(valueText);
+        if (!/^\d+$/.test(valueText)) this.diag(range, 'error', 'syntax', t('A set size is a number.'));
+        return;
+      case 'policy':
+        set.policy = valueText;
+        return;
+      case 'auto-merge':
+        set.autoMerge = true;
+        return;
+      case 'comment':
+        if (items.length === 2 && this.isString(items[1])) {
+          set.comment = unquote((items[1] as IToken).image);
+          return;
+        }
+        break;
+    }
+    if (SET_PROPERTIES.has(w0)) {
+      set.extra.push(this.text(range));
+      return;
+    }
+    this.diag(range, 'error', 'unknown-property', t('{0} is not a set or map property (type, typeof, flags, timeout, size, policy, elements, comment…).', JSON.stringify(this.text(range).slice(0, 60))));
+  }
+
+  /** `ipv4_addr . inet_proto` → ['ipv4_addr', 'inet_proto']; `ip saddr . tcp dport` → ['ip saddr', 'tcp dport']. */
+  private typeParts(node: CstNode): string[] {
+    const parts: string[] = [];
+    let current: string[] = [];
+    for (const tok of (node.children.item as IToken[] | undefined) ?? []) {
+      if (tok.tokenType === Dot) {
+        parts.push(current.join(' '));
+        current = [];
+      } else if (tok.tokenType === Variable) {
+        const v = this.variable(tok.image.slice(1), itemRange(tok));
+        current.push(v ? (v.kind === 'value' ? v.value : v.text) : tok.image);
+      } else current.push(unquote(tok.image));
+    }
+    parts.push(current.join(' '));
+    return parts;
+  }
+
+  private flowtableUnit(cst: CstNode, range: Range): void {
+    const block = this.stack[this.stack.length - 1];
+    const ft = block.flowtable!;
+    const c = cst.children;
+    if (c.flagsSpec) {
+      ft.flags.push(...this.flagsOf(c.flagsSpec[0] as CstNode));
+      return;
+    }
+    if (c.devicesSpec) {
+      ft.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
+      return;
+    }
+    if (c.defineCommand) return this.defineCommand(c.defineCommand[0] as CstNode, range);
+    const items = itemsOf(c.items?.[0] as CstNode);
+    const w0 = this.wordOf(items[0]);
+    if (w0 === 'hook') {
+      ft.hook = this.wordOf(items[1]);
+      const p = items.findIndex((it) => this.wordOf(it) === 'priority');
+      if (p >= 0 && p + 1 < items.length) ft.priority = this.priority(items.slice(p + 1), 'netdev', ft.hook);
+      return;
+    }
+    if (w0 === 'counter' || w0 === 'comment') return;
+    this.diag(range, 'error', 'unknown-property', t('{0} is not a flowtable property (hook, priority, devices, flags, counter).', JSON.stringify(this.text(range).slice(0, 60))));
+  }
+
+  private objectUnit(cst: CstNode, range: Range): void {
+    const block = this.stack[this.stack.length - 1];
+    if (!block.object) return;
+    const c = cst.children;
+    if (c.defineCommand) return this.defineCommand(c.defineCommand[0] as CstNode, range);
+    const text = this.text(range);
+    const items = itemsOf(c.items?.[0] as CstNode);
+    if (this.wordOf(items[0]) === 'comment' && items.length === 2 && this.isString(items[1])) {
+      block.object.comment = unquote((items[1] as IToken).image);
+      return;
+    }
+    const first = /^[A-Za-z][\w-]*/.exec(text)?.[0];
+    const name = first && !/^\d/.test(first) && !['over', 'until'].includes(first) ? first : '';
+    block.object.properties.push({ name, value: name ? text.slice(name.length).trim() : text, text, range });
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // References and comments
+
+  private resolveReferences(): void {
+    const reported = new Set<string>();
+    for (const ref of this.pending) {
+      const d = this.defs.get(ref.table.id);
+      const defined = d ? (ref.kind === 'chain' ? d.chains : d.sets).get(ref.name) : undefined;
+      const kind: SymbolKind = ref.kind === 'chain' ? 'chain' : (defined?.definition.kind ?? 'set');
+      this.symbols.reference({ kind, name: ref.name, scope: ref.table.id, range: ref.range, role: ref.role });
+      const available = defined?.seq;
+      const declaredHere = this.declaredTables.has(ref.table.id);
+      if (available === undefined) {
+        if (ref.role === 'command' && !declaredHere) continue;
+        const rk = `${kind}\u0000${ref.table.id}\u0000${ref.name}\u0000${ref.range.start.line}\u0000${ref.range.start.character}`;
+        if (reported.has(rk)) continue;
+        reported.add(rk);
+        const severity: Severity = declaredHere ? 'error' : 'warning';
+        if (ref.kind === 'chain') {
+          this.diag(ref.range, severity, 'undefined-chain', declaredHere
+            ? t('No chain {0} in table {1}.', ref.name, ref.table.id)
+            : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', ref.name, ref.table.id));
+        } else {
+          this.diag(ref.range, severity, 'undefined-set', declaredHere
+            ? t('No set or map {0} in table {1}.', ref.name, ref.table.id)
+            : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', ref.name, ref.table.id));
+        }
+      } else if (available > ref.seq) {
+        this.diag(ref.range, 'warning', 'defined-later', t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', ref.name, defined!.definition.range.start.line + 1));
+      } else if ((ref.role === 'jump' || ref.role === 'goto') && ref.table.chainByName.get(ref.name)?.hook !== undefined) {
+        this.diag(ref.range, 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', ref.name));
+      }
+    }
+  }
+
+  private applyWarnings(): void {
+    for (const c of this.comments) {
+      const m = /^#\s*Warning: table (\S+) (\S+) is managed by iptables-nft/.exec(c.text);
+      if (!m) continue;
+      const table = this.tableById.get(`${m[1]} ${m[2]}`);
+      if (table) table.managedBy = 'iptables-nft';
+    }
+  }
+}
+
+/** Parses nft text: `nft list ruleset` output or an `nft -f` script. Never throws. */
+export function parseNft(text: string): NftRuleset {
+  const lines = splitNftLines(text);
+  try {
+    return new NftTextBuilder(lines).build();
+  } catch (e) {
+    // A bug, not the input's fault: say so instead of taking the editor down.
+    return emptyNftRuleset('text', lines.length, t('The nft parser failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));
+  }
+}
+
+export function emptyNftRuleset(format: 'text' | 'json', lineCount: number, problem: string): NftRuleset {
+  return {
+    dialect: 'nftables',
+    format,
+    tables: [],
+    tableById: new Map(),
+    diagnostics: [{ range: lineRange(0, 0, 0), severity: 'error', code: 'internal-error', message: problem }],
+    symbols: new Symbols(),
+    lineCount,
+    defines: [],
+    includes: [],
+    commands: [],
+    comments: [],
+    ruleByLine: new Map(),
+  };
+}

@@ -1,0 +1,91 @@
+// Comparing the tracer's outcomes for one packet with what the kernel did to many such packets.
+import type { Outcome, TraceResult } from '../../../src/core/trace';
+import { chiSquare, type ChiSquare } from './stats';
+import { OUTSIDE, type AttemptResult } from './topology';
+
+/**
+ * One observable outcome: `dnat 10.244.1.1:8080` (+ ` masquerade` when the endpoint saw another source than
+ * the client's own), `accept` (left the node unchanged: the world namespace answered), `reject`
+ * (ECONNREFUSED), `drop` (timeout; EPERM for a packet the node's own OUTPUT chain dropped), or `error CODE`
+ * (never expected).
+ */
+export function outcomeKey(o: Outcome): string {
+  if (o.verdict === 'dnat') return `dnat ${o.destination}${o.masquerade ? ' masquerade' : ''}`;
+  return o.verdict;
+}
+
+export function observedKey(r: AttemptResult): string {
+  switch (r.outcome) {
+    case 'answer':
+      if (r.name === OUTSIDE) return 'accept';
+      return `dnat ${r.endpoint}${r.seen !== r.src ? ' masquerade' : ''}`;
+    case 'refused':
+      return 'reject';
+    case 'timeout':
+      return 'drop';
+    case 'error':
+      // A datagram dropped by the sender's own OUTPUT chain fails at once with EPERM (and no ICMP error follows).
+      return r.code === 'EPERM' ? 'drop' : `error ${r.code ?? '?'}`;
+  }
+}
+
+export function predicted(result: TraceResult): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const o of result.outcomes) out.set(outcomeKey(o), (out.get(outcomeKey(o)) ?? 0) + o.probability);
+  return out;
+}
+
+export function tally(keys: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const k of keys) out.set(k, (out.get(k) ?? 0) + 1);
+  return out;
+}
+
+export interface Verdict {
+  ok: boolean;
+  problems: string[];
+  chi?: ChiSquare;
+}
+
+/**
+ * The observations agree with the prediction when: every observed outcome is predicted (probability > 0);
+ * every predicted outcome was observed at least once, as long as missing it had a chance below 1e-9; and,
+ * with two or more predicted outcomes, the counts pass a chi-square test at level alpha.
+ */
+export function judge(pred: Map<string, number>, observed: Map<string, number>, alpha: number): Verdict {
+  const problems: string[] = [];
+  const n = [...observed.values()].reduce((s, x) => s + x, 0);
+  const expected = [...pred.entries()].filter(([, p]) => p > 0);
+  for (const [k, c] of observed) {
+    if (!expected.some(([e]) => e === k)) problems.push(`kernel did "${k}" ${c}×, which the trace does not predict`);
+  }
+  for (const [k, p] of expected) {
+    if (!observed.has(k) && Math.pow(1 - p, n) < 1e-9) problems.push(`trace predicts "${k}" with probability ${p.toFixed(4)}, never seen in ${n} attempts`);
+  }
+  let chi: ChiSquare | undefined;
+  if (problems.length === 0 && expected.length >= 2) {
+    const total = expected.reduce((s, [, p]) => s + p, 0);
+    chi = chiSquare(
+      expected.map(([k]) => observed.get(k) ?? 0),
+      expected.map(([, p]) => p / total),
+    );
+    if (chi.p < alpha) problems.push(`frequencies differ from the trace: chi² = ${chi.statistic.toFixed(2)}, df ${chi.df}, p = ${chi.p.toExponential(2)} < ${alpha}`);
+  }
+  return { ok: problems.length === 0, problems, chi };
+}
+
+export function describeTrace(result: TraceResult): string {
+  const lines = result.outcomes.map((o) => {
+    const steps = o.path.map((s) => `      ${s.table}/${s.chain}: ${s.text}`).join('\n');
+    return `  ${(o.probability * 100).toFixed(3)}% ${outcomeKey(o)}${o.assumptions.length ? ` [${o.assumptions.join('; ')}]` : ''}\n${steps}`;
+  });
+  if (result.warnings.length) lines.push(`  warnings: ${result.warnings.join(' | ')}`);
+  return lines.join('\n');
+}
+
+export function describeCounts(observed: Map<string, number>): string {
+  return [...observed.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([k, c]) => `  ${c}× ${k}`)
+    .join('\n');
+}

@@ -1,0 +1,275 @@
+// One simulated Kubernetes node made of network namespaces:
+//
+//   ext (203.0.113.99/24) ── eth0 ── node ── vcli ── cli (10.128.0.10/32, + more client addresses)
+//                          203.0.113.1  │ ip_forward=1, kube-proxy's rules, route_localnet=1
+//                                       ├── vp0 ── pod 0 (endpoint address/32) — listener
+//                                       ├── vp1 ── pod 1 …
+//   wld (198.19.255.2/30) ── eth1 ───────┘ default route (src 203.0.113.1)
+//
+// Pods are wired as with a point-to-point CNI (ptp, Calico): a /32 address on the pod's eth0, a link route
+// to the gateway 10.255.255.1 and a default route through it; the node side of every pod veth carries that
+// gateway address (so MASQUERADE towards a pod picks 10.255.255.1, which tells masqueraded traffic apart
+// from traffic sent by the node itself, whose source is 203.0.113.1) and a /32 route to the pod. The node's
+// default route points at the "world" namespace, as a real node's points at its network (a node-originated
+// packet to a ClusterIP needs a route before the OUTPUT hook can DNAT it); wld owns the ClusterIP, load-balancer
+// and external-IP ranges (local routes) and answers there as "outside": a packet that leaves the node without
+// DNAT (the tracer's ACCEPT) is seen arriving there. The external client's default route is the node. All
+// addresses exist only inside these namespaces; nothing is routed to or from the root namespace.
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { addNamespaces, deleteNamespaces, ipBatch, nsExec, nsName, type Backend } from './netns';
+import { run, startDaemon, stopDaemon, type Daemon } from './proc';
+
+export const NODE_IP = '203.0.113.1';
+export const EXTERNAL_CLIENT_IP = '203.0.113.99';
+export const POD_GATEWAY = '10.255.255.1';
+export const CLIENT_IP = '10.128.0.10';
+export const CLIENT_ROUTE = '10.128.0.0/16';
+export const CLUSTER_CIDR = '10.0.0.0/8';
+export const NODE_UPLINK_IP = '198.19.255.1';
+export const WORLD_IP = '198.19.255.2';
+/** What the world namespace owns: the generator's ClusterIP, load-balancer and external-IP ranges. */
+export const WORLD_PREFIXES = ['10.96.0.0/12', '192.168.100.0/24', '198.18.0.0/16'];
+/** The listener name of the world namespace. */
+export const OUTSIDE = 'outside';
+/** Every address of the node namespace: what `addrtype LOCAL` means there. */
+export const NODE_ADDRESSES = [NODE_IP, POD_GATEWAY, NODE_UPLINK_IP];
+export const NFACCT_OBJECTS = ['ct_state_invalid_dropped_pkts', 'localhost_nps_accepted_pkts'];
+
+const here = dirname(fileURLToPath(import.meta.url));
+const LISTENER = join(here, 'listener.mjs');
+const CLIENT = join(here, 'client.mjs');
+
+export interface PodSpec {
+  /** Shown in answers; unique in the topology. */
+  name: string;
+  address: string;
+  tcp: number[];
+  udp: number[];
+}
+
+export interface TopologySpec {
+  /** Short tag, unique in this run (part of the namespace names). */
+  id: string;
+  backend: Backend;
+  dump: string;
+  pods: PodSpec[];
+  /** Ports the world namespace answers on (the Services' ports). */
+  outside: { tcp: number[]; udp: number[] };
+  /** More addresses of the client pod (several clients, e.g. for session affinity). */
+  extraClientAddresses?: string[];
+  /** Whether the nfacct tool exists; without it the -m nfacct matches are cut from the dump (see README). */
+  nfacct: boolean;
+}
+
+export type Origin = { kind: 'client' } | { kind: 'external' } | { kind: 'node' } | { kind: 'pod'; address: string };
+
+export interface Attempt {
+  src?: string;
+  sport: number;
+  wave?: number;
+}
+
+export interface AttemptResult {
+  sport: number;
+  /** The client's own source address for the attempt (before any NAT). */
+  src: string | null;
+  outcome: 'answer' | 'refused' | 'timeout' | 'error';
+  code?: string;
+  name?: string;
+  endpoint?: string;
+  seen?: string;
+}
+
+export interface ClientRequest {
+  protocol: 'tcp' | 'udp';
+  to: string;
+  port: number;
+  attempts: Attempt[];
+  concurrency?: number;
+  timeoutMs?: number;
+}
+
+/** Cuts `-m nfacct --nfacct-name X` out of rules (for machines without the nfacct tool). */
+export function withoutNfacct(dump: string): string {
+  return dump.replace(/ -m nfacct --nfacct-name +\S+/g, '');
+}
+
+export class Topology {
+  readonly node: string;
+  readonly client: string;
+  readonly external: string;
+  readonly world: string;
+  readonly podNs = new Map<string, string>();
+  /** What the backend's iptables-save prints after loading: what the tracer reads. */
+  savedDump = '';
+  /** The text given to iptables-restore. */
+  loadedDump = '';
+  private readonly daemons: Daemon[] = [];
+  private readonly clients = new Map<string, Promise<Daemon>>();
+  private readonly nextPort = new Map<string, number>();
+
+  private constructor(readonly spec: TopologySpec) {
+    this.node = nsName(`${spec.id}-node`);
+    this.client = nsName(`${spec.id}-cli`);
+    this.external = nsName(`${spec.id}-ext`);
+    this.world = nsName(`${spec.id}-wld`);
+    spec.pods.forEach((p, i) => this.podNs.set(p.address, nsName(`${spec.id}-p${i}`)));
+  }
+
+  get namespaces(): string[] {
+    return [this.node, this.client, this.external, this.world, ...this.podNs.values()];
+  }
+
+  static async create(spec: TopologySpec): Promise<Topology> {
+    const t = new Topology(spec);
+    try {
+      await t.build();
+    } catch (e) {
+      await t.destroy();
+      throw e;
+    }
+    return t;
+  }
+
+  private async build(): Promise<void> {
+    const { spec } = this;
+    await addNamespaces(this.namespaces);
+
+    const node: string[] = [
+      'link set lo up',
+      `link add eth0 type veth peer name eth0 netns ${this.external}`,
+      `addr add ${NODE_IP}/24 dev eth0`,
+      'link set eth0 up',
+      `link add vcli type veth peer name eth0 netns ${this.client}`,
+      `addr add ${POD_GATEWAY}/32 dev vcli`,
+      'link set vcli up',
+      `route add ${CLIENT_ROUTE} dev vcli`,
+    ];
+    spec.pods.forEach((p, i) => {
+      node.push(`link add vp${i} type veth peer name eth0 netns ${this.podNs.get(p.address)}`, `addr add ${POD_GATEWAY}/32 dev vp${i}`, `link set vp${i} up`, `route add ${p.address}/32 dev vp${i}`);
+    });
+    node.push(
+      `link add eth1 type veth peer name eth0 netns ${this.world}`,
+      `addr add ${NODE_UPLINK_IP}/30 dev eth1`,
+      'link set eth1 up',
+      `route add default via ${WORLD_IP} dev eth1 src ${NODE_IP}`,
+    );
+    await ipBatch(this.node, node);
+
+    const podLines = (addresses: string[]) => [
+      'link set lo up',
+      ...addresses.map((a) => `addr add ${a}/32 dev eth0`),
+      'link set eth0 up',
+      `route add ${POD_GATEWAY} dev eth0 scope link`,
+      `route add default via ${POD_GATEWAY} dev eth0`,
+    ];
+    await Promise.all([
+      ipBatch(this.client, podLines([CLIENT_IP, ...(spec.extraClientAddresses ?? [])])),
+      ipBatch(this.external, ['link set lo up', `addr add ${EXTERNAL_CLIENT_IP}/24 dev eth0`, 'link set eth0 up', `route add default via ${NODE_IP} dev eth0`]),
+      ipBatch(this.world, ['link set lo up', `addr add ${WORLD_IP}/30 dev eth0`, 'link set eth0 up', `route add default via ${NODE_UPLINK_IP} dev eth0`, ...WORLD_PREFIXES.map((p) => `route add local ${p} dev lo`)]),
+      ...spec.pods.map((p) => ipBatch(this.podNs.get(p.address)!, podLines([p.address]))),
+    ]);
+
+    // What kube-proxy and the CNI set on a node. icmp_ratelimit=0: REJECT answers with ICMP port unreachable,
+    // and the kernel's default ICMP rate limit (1 per second per destination after a burst of 6) would turn
+    // most of a burst of rejected attempts into timeouts (see README).
+    const sysctls: Record<string, string> = {
+      'net/ipv4/ip_forward': '1',
+      'net/ipv4/conf/all/rp_filter': '0',
+      'net/ipv4/conf/default/rp_filter': '0',
+      'net/ipv4/conf/all/route_localnet': '1',
+      'net/ipv4/icmp_ratelimit': '0',
+    };
+    const script = Object.entries(sysctls)
+      .map(([k, v]) => `echo ${v} > /proc/sys/${k}`)
+      .join('; ');
+    await nsExec(this.node, 'sh', ['-ec', script]);
+
+    let dump = spec.dump;
+    if (spec.nfacct) {
+      for (const o of NFACCT_OBJECTS) await nsExec(this.node, 'nfacct', ['add', o]);
+    } else {
+      dump = withoutNfacct(dump);
+    }
+    this.loadedDump = dump;
+    await nsExec(this.node, spec.backend.restore, [], { input: dump, timeoutMs: 60_000 });
+    this.savedDump = (await nsExec(this.node, spec.backend.save, [], { timeoutMs: 60_000 })).stdout;
+
+    // Listeners, a few at a time (each is a Node process).
+    const queue: { ns: string; pod: PodSpec }[] = [
+      { ns: this.world, pod: { name: OUTSIDE, address: '*', ...spec.outside } },
+      ...spec.pods.map((pod) => ({ ns: this.podNs.get(pod.address)!, pod })),
+    ];
+    const startOne = async ({ ns, pod: p }: { ns: string; pod: PodSpec }) => {
+      const json = JSON.stringify({ name: p.name, address: p.address, tcp: p.tcp, udp: p.udp, lifetimeMs: 900_000 });
+      this.daemons.push(await startDaemon('ip', ['netns', 'exec', ns, process.execPath, LISTENER, json], 30_000));
+    };
+    await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        for (let p = queue.shift(); p; p = queue.shift()) await startOne(p);
+      }),
+    );
+  }
+
+  /** The namespace a request starts in. */
+  originNs(origin: Origin): string {
+    switch (origin.kind) {
+      case 'client':
+        return this.client;
+      case 'external':
+        return this.external;
+      case 'node':
+        return this.node;
+      case 'pod': {
+        const ns = this.podNs.get(origin.address);
+        if (!ns) throw new Error(`no pod ${origin.address}`);
+        return ns;
+      }
+    }
+  }
+
+  /** n distinct source ports for the given namespace (never reused in this topology). */
+  ports(ns: string, n: number): number[] {
+    const start = this.nextPort.get(ns) ?? 10_000;
+    if (start + n > 60_000) throw new Error(`out of source ports in ${ns}`);
+    this.nextPort.set(ns, start + n);
+    return Array.from({ length: n }, (_, i) => start + i);
+  }
+
+  async request(origin: Origin, req: ClientRequest): Promise<{ ms: number; results: AttemptResult[] }> {
+    const ns = this.originNs(origin);
+    let client = this.clients.get(ns);
+    if (!client) {
+      // One client process per namespace, started on first use and kept until the topology goes.
+      client = startDaemon('ip', ['netns', 'exec', ns, process.execPath, CLIENT, '900000'], 30_000);
+      this.clients.set(ns, client);
+      this.daemons.push(await client);
+    }
+    const spec = { ...req, timeoutMs: req.timeoutMs ?? 1000, concurrency: req.concurrency ?? 32, deadlineMs: 90_000 };
+    const line = await (await client).request(JSON.stringify(spec), 120_000);
+    const out = JSON.parse(line) as { ms: number; results: AttemptResult[]; error?: string };
+    if (out.error) throw new Error(`client in ${ns}: ${out.error}`);
+    return out;
+  }
+
+  /** The node's xt_recent lists: name -> source addresses in it. */
+  async recentLists(): Promise<Map<string, string[]>> {
+    const r = await nsExec(this.node, 'sh', ['-c', 'for f in /proc/net/xt_recent/*; do [ -e "$f" ] && echo "== ${f##*/}" && cat "$f"; done; true']);
+    const out = new Map<string, string[]>();
+    let current: string[] | undefined;
+    for (const line of r.stdout.split('\n')) {
+      if (line.startsWith('== ')) out.set(line.slice(3), (current = []));
+      else if (current && line.startsWith('src=')) current.push(line.slice(4).split(/\s/)[0]!);
+    }
+    return out;
+  }
+
+  async destroy(): Promise<void> {
+    for (const d of this.daemons.splice(0)) stopDaemon(d);
+    this.clients.clear();
+    await deleteNamespaces(this.namespaces);
+  }
+}
+
+export { run };

@@ -1,0 +1,146 @@
+// Property tests for parseIpset and the ipset language features: random and mutated inputs never throw,
+// every diagnostic, symbol, outline item, folding range and hover range lies inside the text, and the
+// work grows linearly with the input.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { analyzeIpset, foldingRanges, hoverAt, outline, type IpsetAnalysis } from '../../src/core/language/ipset';
+import type { Range } from '../../src/core/model/range';
+import { splitLines } from '../../src/core/parse/ipvs/address';
+
+const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');
+const SEEDS = ['kube-proxy-node.ipset', 'kube-proxy-node.list.ipset', 'misc.ipset', 'misc.list.ipset'].map((f) => readFileSync(resolve(FIXTURES, f), 'utf8'));
+const SEED_DUMP = ['[root@node1 ~]# ipset save', SEEDS[0], 'some prose', '# ipset list', SEEDS[3]].join('\n');
+const SEED_LINES = SEED_DUMP.split('\n');
+const ALPHABET = ['-', ' ', '\t', '\r', ':', ',', '/', '"', '\\', '0', '65535', 'add', 'create', 'Name:', 'Members:', 'hash:ip,port', 'timeout', 'comment', '#', '\u0000', '中', '😀', '\n'];
+
+function inside(r: Range, lines: string[]): void {
+  expect(r.start.line).toBeGreaterThanOrEqual(0);
+  expect(r.end.line).toBeLessThan(Math.max(lines.length, 1));
+  expect(r.start.character).toBeGreaterThanOrEqual(0);
+  expect(r.end.line * 1e7 + r.end.character).toBeGreaterThanOrEqual(r.start.line * 1e7 + r.start.character);
+  expect(r.end.character).toBeLessThanOrEqual(Math.max(lines[r.end.line]?.length ?? 0, 200));
+}
+
+function checkInvariants(text: string): IpsetAnalysis {
+  const a = analyzeIpset(text);
+  const lines = splitLines(text);
+  for (const d of a.diagnostics) {
+    inside(d.range, lines);
+    expect(d.message.length).toBeGreaterThan(0);
+  }
+  for (const def of a.dump.symbols.definitions) inside(def.range, lines);
+  for (const ref of a.dump.symbols.references) inside(ref.range, lines);
+  for (const set of a.dump.sets) {
+    inside(set.fullRange, lines);
+    for (const m of set.members) {
+      inside(m.textRange, lines);
+      for (const p of m.parts) inside(p.range, lines);
+    }
+  }
+  for (const item of outline(a)) {
+    inside(item.range, lines);
+    for (const child of item.children) inside(child.range, lines);
+  }
+  for (const f of foldingRanges(a)) expect(f.end).toBeGreaterThan(f.start);
+  for (const line of [0, Math.floor(lines.length / 2), lines.length - 1]) {
+    for (const character of [0, 8, 25]) {
+      const h = hoverAt(a, { line: Math.max(0, line), character });
+      if (h) {
+        inside(h.range, lines);
+        expect(h.markdown.length).toBeGreaterThan(0);
+      }
+    }
+  }
+  return a;
+}
+
+type Mutation = { kind: string; at?: number; text?: string; length?: number; a?: number; b?: number };
+const mutation = fc.oneof(
+  fc.record({ kind: fc.constant('insert'), at: fc.nat(), text: fc.oneof(fc.constantFrom(...ALPHABET), fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 4 })) }),
+  fc.record({ kind: fc.constant('delete'), at: fc.nat(), length: fc.integer({ min: 1, max: 40 }) }),
+  fc.record({ kind: fc.constant('swapLines'), a: fc.nat(), b: fc.nat() }),
+  fc.record({ kind: fc.constant('duplicateLine'), a: fc.nat() }),
+  fc.record({ kind: fc.constant('truncate'), at: fc.nat() }),
+);
+
+function mutate(base: string, mutations: Mutation[]): string {
+  let text = base;
+  for (const m of mutations) {
+    const at = (m.at ?? 0) % (text.length + 1);
+    if (m.kind === 'insert') text = text.slice(0, at) + m.text + text.slice(at);
+    else if (m.kind === 'delete') text = text.slice(0, at) + text.slice(at + (m.length ?? 1));
+    else if (m.kind === 'truncate') text = text.slice(0, at);
+    else {
+      const lines = text.split('\n');
+      const i = (m.a ?? 0) % lines.length;
+      if (m.kind === 'duplicateLine') lines.splice(i, 0, lines[i]);
+      else {
+        const j = (m.b ?? 0) % lines.length;
+        [lines[i], lines[j]] = [lines[j], lines[i]];
+      }
+      text = lines.join('\n');
+    }
+  }
+  return text;
+}
+
+describe('parseIpset robustness (6,500 generated inputs)', () => {
+  it('the fixtures themselves keep every invariant', () => {
+    for (const seed of SEEDS) checkInvariants(seed);
+    checkInvariants(SEED_DUMP);
+  });
+
+  it('mutated real output: 3,000 inputs', () => {
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: SEED_LINES.length - 1 }), fc.integer({ min: 1, max: 50 }), (ms, start, count) => {
+        checkInvariants(mutate(SEED_LINES.slice(start, start + count).join('\n'), ms));
+      }),
+      { numRuns: 3000, seed: 20261130 },
+    );
+  });
+
+  it('random lines built from ipset tokens: 2,000 inputs', () => {
+    const token = fc.oneof(
+      fc.constantFrom('create', 'add', 'del', 'test', 'flush', 'destroy', 'rename', 'swap', '-A', '-N', 'Name:', 'Type:', 'Header:', 'Members:', 'Number of entries:', 'References:', 'KUBE-CLUSTER-IP', 'KUBE-6-LOOP-BACK', 's', 'hash:ip,port', 'hash:net', 'bitmap:port', 'list:set', 'hash:ip,port,ip', 'family', 'inet6', 'range', '0-65535', 'timeout', 'comment', '"a b"', '"open', 'nomatch', 'packets', '10.0.0.1,tcp:80', '10.0.0.0/8', 'fd00::1,udp:53,fd00::2', '80', 'before', '#', '$'),
+      fc.string({ maxLength: 6 }),
+    );
+    const line = fc.array(token, { maxLength: 10 }).map((ts) => ts.join(' '));
+    fc.assert(fc.property(fc.array(line, { maxLength: 30 }), (ls) => { checkInvariants(ls.join('\n')); }), { numRuns: 2000, seed: 13 });
+  });
+
+  it('arbitrary strings and bytes: 1,500 inputs', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1'))), (s) => { checkInvariants(s); }),
+      { numRuns: 1500, seed: 5 },
+    );
+  });
+
+  it('does not hang on pathological lines', () => {
+    checkInvariants('create a hash:ip ' + 'family inet '.repeat(5_000));
+    checkInvariants('create a hash:ip comment\n' + 'add a 10.0.0.1 comment "x\\"'.repeat(2_000));
+    checkInvariants('create a hash:ip,port\nadd a ' + '10.0.0.1,'.repeat(10_000));
+    checkInvariants('"'.repeat(60_000));
+  });
+});
+
+describe('parseIpset cost is linear in the input size', () => {
+  function medianMs(text: string): number {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      analyzeIpset(text);
+      times.push(performance.now() - start);
+    }
+    return times.sort((x, y) => x - y)[2];
+  }
+  const save = (n: number) => ['create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536', ...Array.from({ length: n }, (_, i) => `add KUBE-CLUSTER-IP 10.${(i >> 8) & 255}.${i & 255}.1,tcp:${1 + (i % 60000)}`)].join('\n');
+  const list = (n: number) => ['Name: KUBE-LOOP-BACK', 'Type: hash:ip,port,ip', 'Members:', ...Array.from({ length: n }, (_, i) => `10.${(i >> 8) & 255}.${i & 255}.1,udp:53,10.${(i >> 8) & 255}.${i & 255}.1`)].join('\n');
+  it('8× the members cost at most ~24× the time', () => {
+    for (const make of [save, list]) {
+      medianMs(make(1000));
+      expect(medianMs(make(8000)) / medianMs(make(1000))).toBeLessThan(24);
+    }
+  });
+});

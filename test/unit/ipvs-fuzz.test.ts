@@ -1,0 +1,144 @@
+// Property tests for parseIpvsadm and the ipvsadm language features: random and mutated inputs never
+// throw, every diagnostic, symbol, outline item, folding range and hover range lies inside the text,
+// weight shares add up, and the work grows linearly with the input.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { analyzeIpvsadm, foldingRanges, hoverAt, outline, type IpvsadmAnalysis } from '../../src/core/language/ipvsadm';
+import { weightShares } from '../../src/core/model/ipvs';
+import type { Range } from '../../src/core/model/range';
+import { splitLines } from '../../src/core/parse/ipvs/address';
+
+const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');
+const SEEDS = ['kube-proxy-node.ipvsadm', 'kube-proxy-node.save.ipvsadm', 'director.ipvsadm', 'director.save.ipvsadm', 'kube-proxy-node.stats.ipvsadm', 'kube-proxy-node.persistent-conn.ipvsadm', 'kube-proxy-node.connections.ipvsadm'].map((f) => readFileSync(resolve(FIXTURES, f), 'utf8'));
+const SEED_DUMP = ['[root@node1 ~]# ipvsadm -Ln', SEEDS[0], 'some prose', SEEDS[6], '# ipvsadm -Sn', SEEDS[3]].join('\n');
+const SEED_LINES = SEED_DUMP.split('\n');
+const ALPHABET = ['-', '->', ' ', '\t', '\r', ':', '[', ']', '(', ')', ',', '0', '65535', 'TCP', 'UDP', 'FWM', 'rr', 'persistent', 'mask', 'Masq', '-A', '-a', '-t', '-w', '#', '\u0000', '中', '😀', '\n'];
+
+function inside(r: Range, lines: string[]): void {
+  expect(r.start.line).toBeGreaterThanOrEqual(0);
+  expect(r.end.line).toBeLessThan(Math.max(lines.length, 1));
+  expect(r.start.character).toBeGreaterThanOrEqual(0);
+  expect(r.end.line * 1e7 + r.end.character).toBeGreaterThanOrEqual(r.start.line * 1e7 + r.start.character);
+  expect(r.end.character).toBeLessThanOrEqual(Math.max(lines[r.end.line]?.length ?? 0, 200));
+}
+
+/** Checks the invariants every analysis must keep, whatever the input. */
+function checkInvariants(text: string): IpvsadmAnalysis {
+  const a = analyzeIpvsadm(text);
+  const lines = splitLines(text);
+  for (const d of a.diagnostics) {
+    inside(d.range, lines);
+    expect(d.message.length).toBeGreaterThan(0);
+  }
+  for (const def of a.dump.symbols.definitions) inside(def.range, lines);
+  for (const ref of a.dump.symbols.references) inside(ref.range, lines);
+  for (const svc of a.dump.services) {
+    inside(svc.fullRange, lines);
+    const shares = weightShares(svc);
+    if (shares && shares.some((s) => s > 0)) expect(Math.abs(shares.reduce((n, s) => n + s, 0) - 1)).toBeLessThan(1e-9);
+  }
+  for (const item of outline(a)) {
+    inside(item.range, lines);
+    for (const child of item.children) inside(child.range, lines);
+  }
+  for (const f of foldingRanges(a)) expect(f.end).toBeGreaterThan(f.start);
+  for (const line of [0, Math.floor(lines.length / 2), lines.length - 1]) {
+    const h = hoverAt(a, { line: Math.max(0, line), character: 6 });
+    if (h) {
+      inside(h.range, lines);
+      expect(h.markdown.length).toBeGreaterThan(0);
+    }
+  }
+  return a;
+}
+
+type Mutation = { kind: string; at?: number; text?: string; length?: number; a?: number; b?: number };
+const mutation = fc.oneof(
+  fc.record({ kind: fc.constant('insert'), at: fc.nat(), text: fc.oneof(fc.constantFrom(...ALPHABET), fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 4 })) }),
+  fc.record({ kind: fc.constant('delete'), at: fc.nat(), length: fc.integer({ min: 1, max: 40 }) }),
+  fc.record({ kind: fc.constant('swapLines'), a: fc.nat(), b: fc.nat() }),
+  fc.record({ kind: fc.constant('duplicateLine'), a: fc.nat() }),
+  fc.record({ kind: fc.constant('truncate'), at: fc.nat() }),
+);
+
+function mutate(base: string, mutations: Mutation[]): string {
+  let text = base;
+  for (const m of mutations) {
+    const at = (m.at ?? 0) % (text.length + 1);
+    if (m.kind === 'insert') text = text.slice(0, at) + m.text + text.slice(at);
+    else if (m.kind === 'delete') text = text.slice(0, at) + text.slice(at + (m.length ?? 1));
+    else if (m.kind === 'truncate') text = text.slice(0, at);
+    else {
+      const lines = text.split('\n');
+      const i = (m.a ?? 0) % lines.length;
+      if (m.kind === 'duplicateLine') lines.splice(i, 0, lines[i]);
+      else {
+        const j = (m.b ?? 0) % lines.length;
+        [lines[i], lines[j]] = [lines[j], lines[i]];
+      }
+      text = lines.join('\n');
+    }
+  }
+  return text;
+}
+
+describe('parseIpvsadm robustness (6,500 generated inputs)', () => {
+  it('the fixtures themselves keep every invariant', () => {
+    for (const seed of SEEDS) checkInvariants(seed);
+    checkInvariants(SEED_DUMP);
+  });
+
+  it('mutated real-shaped output: 3,000 inputs', () => {
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: SEED_LINES.length - 1 }), fc.integer({ min: 1, max: 40 }), (ms, start, count) => {
+        checkInvariants(mutate(SEED_LINES.slice(start, start + count).join('\n'), ms));
+      }),
+      { numRuns: 3000, seed: 20261130 },
+    );
+  });
+
+  it('random lines built from ipvsadm tokens: 2,000 inputs', () => {
+    const token = fc.oneof(
+      fc.constantFrom('TCP', 'UDP', 'SCTP', 'FWM', 'IPv6', '->', 'Masq', 'Route', 'Tunnel', 'Local', 'rr', 'wrr', 'sh', 'persistent', 'mask', 'pe', 'ops', '(sh-port)', '10.0.0.1:80', '[fd00::1]:53', 'web:http', '0', '1', '65536', '12:34', 'NONE', 'ESTABLISHED', '-A', '-a', '-E', '-e', '-D', '-d', '-C', '-t', '-u', '-f', '-6', '-s', '-p', '-M', '-b', '-r', '-g', '-m', '-i', '-w', '-x', '--tun-type', 'Prot', 'pro', 'IP Virtual Server version', 'IPVS connection entries', '#', '$'),
+      fc.string({ maxLength: 6 }),
+    );
+    const line = fc.tuple(fc.constantFrom('', '  ', '\t'), fc.array(token, { maxLength: 10 })).map(([indent, ts]) => indent + ts.join(' '));
+    fc.assert(fc.property(fc.array(line, { maxLength: 30 }), (ls) => { checkInvariants(ls.join('\n')); }), { numRuns: 2000, seed: 12 });
+  });
+
+  it('arbitrary strings and bytes: 1,500 inputs', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1'))), (s) => { checkInvariants(s); }),
+      { numRuns: 1500, seed: 4 },
+    );
+  });
+
+  it('does not hang on pathological lines', () => {
+    checkInvariants('TCP  10.0.0.1:80 rr ' + 'persistent 1 '.repeat(5_000));
+    checkInvariants('TCP  10.0.0.1:80 rr\n' + '  -> 10.0.0.2:80 Masq 1 0 0\n'.repeat(5_000));
+    checkInvariants('-A -t 10.0.0.1:80 ' + '-s rr '.repeat(5_000));
+    checkInvariants('['.repeat(60_000));
+  });
+});
+
+describe('parseIpvsadm cost is linear in the input size', () => {
+  function medianMs(text: string): number {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      analyzeIpvsadm(text);
+      times.push(performance.now() - start);
+    }
+    return times.sort((x, y) => x - y)[2];
+  }
+  const listing = (n: number) => ['IP Virtual Server version 1.2.1 (size=4096)', ...Array.from({ length: n }, (_, i) => `TCP  10.${(i >> 8) & 255}.${i & 255}.1:80 rr\n  -> 10.244.${(i >> 8) & 255}.${i & 255}:8080 Masq 1 0 0\n  -> 10.245.${(i >> 8) & 255}.${i & 255}:8080 Masq 1 0 0`)].join('\n');
+  const save = (n: number) => Array.from({ length: n }, (_, i) => `-A -t 10.${(i >> 8) & 255}.${i & 255}.1:80 -s rr\n-a -t 10.${(i >> 8) & 255}.${i & 255}.1:80 -r 10.244.0.1:80 -m -w 1`).join('\n');
+  it('8× the services cost at most ~24× the time', () => {
+    for (const make of [listing, save]) {
+      medianMs(make(500));
+      expect(medianMs(make(4000)) / medianMs(make(500))).toBeLessThan(24);
+    }
+  });
+});
