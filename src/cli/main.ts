@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { detectDialect } from '../core/detect';
-import { analyzeIptables, statusSummary, type IptablesAnalysis } from '../core/language/iptables';
+import { analyzeIptables, type IptablesAnalysis } from '../core/language/iptables';
+import { analyzeFile, buildSnapshot, type SnapshotFile } from '../core/snapshot';
+import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
 import { countBySeverity, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
@@ -22,13 +24,14 @@ Usage:
                                              with its probability, masquerade and the path, line by line
   dataplane --help | --version
 
-FILE is an iptables-save / iptables-restore dump ("-" reads standard input).
+FILE is a dump: iptables-save / iptables-restore, ipvsadm -Ln / -Sn, ipset save / list ("-" reads
+standard input); the files given together are one node snapshot (IPVS mode: ipvsadm + ipset + iptables).
 Exit status: 0 fine, 1 a file has errors, 2 bad usage or unreadable file.
 
 --json output:
   parse:    {"dialect","producer","counts":{…},"diagnostics":[{"line","column","severity","code","message"}]}
             (an array of those when several files are given)
-  services: {"mode":"iptables","services":[{"namespace","name","portName","protocol",
+  services: {"mode":"iptables"|"ipvs","services":[{"namespace","name","portName","protocol",
             "frontends":[{"kind","address"?,"port"}],"endpoints":[{"address","port","probability","local"?}],
             "policies":{…}}]}
   trace:    {"packet":{"src","dst","protocol","dport","entry"},"outcomes":[{"verdict","destination"?,
@@ -62,47 +65,38 @@ function analyze(input: Loaded): { analysis?: IptablesAnalysis; dialect?: string
   return { analysis: analyzeIptables(input.text), dialect };
 }
 
+/** Any dump: the language its content (or name) says; iptables when nothing is recognisable. */
+function analyzeAny(input: Loaded): SnapshotFile {
+  const file = analyzeFile(input.name, input.text);
+  if (file) return file;
+  return analyzeFile(input.name, input.text, 'iptables')!;
+}
+
 function diagnosticJson(d: Diagnostic) {
   const p = humanPosition(d.range.start);
   return { line: p.line, column: p.column, severity: d.severity, code: d.code, message: d.message };
 }
 
-function unsupported(name: string, dialect: string): Record<string, unknown> {
-  return {
-    dialect,
-    producer: null,
-    counts: {},
-    diagnostics: [{ line: 1, column: 1, severity: 'error', code: 'unsupported-dialect', message: `${name}: ${dialect} dumps are not supported yet` }],
-  };
-}
 
 function parseCommand(files: string[], json: boolean, out: (s: string) => void): number {
   let failed = false;
   const results: unknown[] = [];
   for (const file of files) {
     const input = readInput(file);
-    const { analysis, dialect } = analyze(input);
-    if (!analysis) {
-      failed = true;
-      const r = unsupported(input.name, dialect!);
-      if (json) results.push(r);
-      else out(`${input.name}: ${dialect} dumps are not supported yet`);
-      continue;
-    }
-    const s = statusSummary(analysis);
+    const { analysis, features } = analyzeAny(input);
+    const s = features.statusSummary(analysis);
     const severities = countBySeverity(analysis.diagnostics);
     if (severities.error > 0) failed = true;
     if (json) {
       results.push({
-        dialect: 'iptables',
-        producer: analysis.ruleset.producer ?? null,
+        dialect: s.dialect,
+        producer: s.producer ?? null,
         counts: {
           tables: s.tables,
           chains: s.chains,
           rules: s.rules,
           services: s.services,
-          saves: analysis.ruleset.saves.length,
-          lines: analysis.ruleset.lineCount,
+          lines: input.text.length === 0 ? 0 : input.text.split(/\r\n|\r|\n/).length - (/(\r\n|\r|\n)$/.test(input.text) ? 1 : 0),
           errors: severities.error,
           warnings: severities.warning,
           information: severities.information,
@@ -111,8 +105,8 @@ function parseCommand(files: string[], json: boolean, out: (s: string) => void):
         diagnostics: analysis.diagnostics.map(diagnosticJson).sort((a, b) => a.line - b.line || a.column - b.column),
       });
     } else {
-      out(`${input.name}: iptables${s.producer ? ` (${s.producer}, backend ${s.backend})` : ''}, ${s.family}`);
-      out(`  ${s.tables} tables, ${s.chains} chains, ${s.rules} rules, ${s.services} services`);
+      out(`${input.name}: ${s.dialect}${s.producer ? ` (${s.producer}${s.dialect === 'iptables' ? `, backend ${s.backend}` : ''})` : ''}, ${s.family}${s.kubeProxyMode ? `, kube-proxy ${s.kubeProxyMode}` : ''}`);
+      out(`  ${countsText(s)}`);
       out(`  ${severities.error} errors, ${severities.warning} warnings, ${severities.information} information, ${severities.hint} hints`);
       const sorted = [...analysis.diagnostics].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
       for (const d of sorted) {
@@ -126,33 +120,41 @@ function parseCommand(files: string[], json: boolean, out: (s: string) => void):
 }
 
 function servicesCommand(files: string[], json: boolean, out: (s: string) => void): number {
-  const analyses: IptablesAnalysis[] = [];
-  for (const file of files) {
-    const input = readInput(file);
-    const { analysis, dialect } = analyze(input);
-    if (!analysis) throw new UsageError(`${input.name}: ${dialect} dumps are not supported yet`);
-    analyses.push(analysis);
-  }
-  const catalogs = analyses.map((a) => a.catalog);
+  // The files are one node snapshot: IPVS mode is read from ipvsadm + ipset + iptables together.
+  const snapshot = buildSnapshot(files.map((file) => analyzeAny(readInput(file))));
+  const catalogs = snapshot.catalogs;
   if (json) {
     out(JSON.stringify(catalogToJson(catalogs), null, 2));
     return 0;
   }
   const services = catalogs.flatMap((c) => c.services);
   if (services.length === 0) {
-    out('No kube-proxy Services found (no KUBE-SVC / KUBE-SERVICES rules).');
+    out('No kube-proxy Services found (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).');
     return 0;
   }
+  out(`kube-proxy mode: ${snapshot.mode}`);
+  out('');
   for (const s of services) for (const line of formatService(s)) out(line);
   out(`${services.length} service ports`);
   return 0;
 }
 
+function countsText(s: StatusSummary): string {
+  switch (s.dialect) {
+    case 'ipvsadm':
+      return `${s.chains} virtual services, ${s.rules} real servers`;
+    case 'ipset':
+      return `${s.chains} sets, ${s.rules} members`;
+    default:
+      return `${s.tables} tables, ${s.chains} chains, ${s.rules} rules, ${s.services} services`;
+  }
+}
+
 function formatService(s: Service): string[] {
   const lines: string[] = [];
-  const name = s.anonymous ? `${s.name} (no comments: name unknown)` : servicePortNameString(s);
+  const name = s.anonymous ? `${s.name} (Service name not in the dumps)` : servicePortNameString(s);
   lines.push(`${name} ${s.protocol}`);
-  for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${f.address ? `${f.address}:` : '*:'}${f.port}`);
+  for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${f.address ? hostPort(f.address, f.port) : `*:${f.port}`}${f.kindUncertain ? '  (kind uncertain)' : ''}`);
   if (s.endpointsNotInDump) lines.push('  (endpoints not in this file: its chain comes from an earlier restore)');
   else if (s.endpoints.length === 0) lines.push(`  (no endpoints: ${s.policies.noEndpoints ?? 'no rule for them in this file'})`);
   for (const e of s.endpoints) {
@@ -165,7 +167,9 @@ function formatService(s: Service): string[] {
     p.externalTrafficPolicy === 'Local' ? 'externalTrafficPolicy Local' : '',
     p.internalTrafficPolicy === 'Local' ? 'internalTrafficPolicy Local' : '',
     p.loadBalancerSourceRanges ? `source ranges ${p.loadBalancerSourceRanges.join(',')}` : '',
+    p.scheduler ? `scheduler ${p.scheduler}` : '',
   ].filter(Boolean);
+  if (p.schedulerNote && p.scheduler !== 'rr' && p.scheduler !== 'wrr') flags.push(p.schedulerNote);
   if (flags.length) lines.push(`  ${flags.join('; ')}`);
   lines.push('');
   return lines;

@@ -4,7 +4,10 @@ import { detectDialect, kubeProxyModeOfIptables, type KubeProxyMode } from './de
 import { featuresFor, type AnyFeatures } from './language';
 import type { IptablesAnalysis } from './language/iptables';
 import type { DumpAnalysis } from './language/types';
-import type { Service } from './kube/catalog';
+import type { Catalog, Service } from './kube/catalog';
+import { buildIpvsCatalog } from './kube/ipvs-catalog';
+import type { IpsetAnalysis } from './language/ipset';
+import type { IpvsadmAnalysis } from './language/ipvsadm';
 
 export interface SnapshotFile {
   /** Path or URI as the caller names it. */
@@ -19,6 +22,8 @@ export interface NodeSnapshot {
   /** kube-proxy's mode as the snapshot shows it. */
   mode: KubeProxyMode | 'nftables';
   services: Service[];
+  /** The catalogs the services come from (one per iptables/nft dump, or the IPVS snapshot's). */
+  catalogs: Catalog[];
 }
 
 /** Maps a detected dialect to the language id that analyses it. */
@@ -46,7 +51,19 @@ export function buildSnapshot(files: SnapshotFile[]): NodeSnapshot {
     }
     if (m === 'nftables-or-none') mode = m;
   }
+  const ipvs = files.map((f, fileIndex) => ({ f, fileIndex })).filter(({ f }) => f.languageId === 'ipvsadm');
+  if (ipvs.length > 0 && (mode === 'ipvs' || mode === 'none' || iptables.length === 0)) {
+    // IPVS mode: the Services live in ipvsadm, read together with ipset and iptables (DESIGN §1).
+    const catalog = buildIpvsCatalog({
+      ipvs: ipvs.map(({ f, fileIndex }) => ({ dump: (f.analysis as IpvsadmAnalysis).dump, fileIndex })),
+      ipsets: files.filter((f) => f.languageId === 'ipset').map((f) => (f.analysis as IpsetAnalysis).dump),
+      iptables: iptables.map((a) => a.ruleset),
+    });
+    return { files, mode: 'ipvs', services: catalog.services, catalogs: [catalog] };
+  }
   const services = files.flatMap((f) => f.features.services(f.analysis) as Service[]);
   if (files.some((f) => f.languageId === 'nftables' && f.features.services(f.analysis).length > 0)) mode = 'nftables';
-  return { files, mode, services };
+  const catalogs: Catalog[] = [];
+  for (const a of iptables) catalogs.push(a.catalog);
+  return { files, mode, services, catalogs };
 }

@@ -24,8 +24,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const snapshots = new Snapshots(cache, log);
   context.subscriptions.push(cache, { dispose: () => setTranslator(undefined) });
   firstLine.register(context, log);
-  definition.register(context, cache);
-  references.register(context, cache);
+  definition.register(context, cache, snapshots);
+  references.register(context, cache, snapshots);
   documentSymbols.register(context, cache);
   folding.register(context, cache);
   hover.register(context, cache);

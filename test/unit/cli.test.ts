@@ -91,6 +91,26 @@ describe('dataplane services', () => {
   });
 });
 
+describe('dataplane services on an IPVS node snapshot (ipvsadm + ipset + iptables)', () => {
+  it('joins the three dumps: mode ipvs, ClusterIP and NodePort frontends, endpoint shares, scheduler', () => {
+    const samples = sampleFiles();
+    const paths = ['ipvs/node1.ipvsadm', 'ipvs/node1.ipset', 'ipvs/node1.iptables'].map((p) => {
+      const path = join(dir, p.replace('/', '-'));
+      writeFileSync(path, samples[p]);
+      return path;
+    });
+    const r = cli('services', ...paths, '--json');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out);
+    expect(json.mode).toBe('ipvs');
+    const web = json.services.find((s: { frontends: { address?: string }[] }) => s.frontends.some((f) => f.address === '10.96.12.40'));
+    expect(web.frontends).toEqual([{ kind: 'clusterIP', address: '10.96.12.40', port: 80 }, { kind: 'nodePort', address: '192.168.0.10', port: 30080 }]);
+    expect(web.endpoints.map((e: { probability: number }) => e.probability)).toEqual([1 / 3, 1 / 3, 1 / 3].map((p) => expect.closeTo(p, 9)));
+    expect(web.policies.scheduler).toBe('rr');
+    expect(cli('services', ...paths).out).toContain('kube-proxy mode: ipvs');
+  });
+});
+
 describe('bundled samples', () => {
   it('are exactly what the generator writes (npm run samples)', () => {
     for (const [path, text] of Object.entries(sampleFiles())) {

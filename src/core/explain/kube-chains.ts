@@ -48,6 +48,12 @@ export function explainKubeChainKind(kind: KubeChainKind, table: string): string
       return t('IPVS mode: matches load-balancer IP traffic through the KUBE-LOAD-BALANCER* ipsets, applying source ranges and traffic policy.');
     case 'loop-back':
       return t('IPVS mode: masquerades hairpin traffic (a pod reaching itself through its own Service), listed in the KUBE-LOOP-BACK ipset.');
+    case 'source-ranges-firewall':
+      return t('IPVS mode: drops load-balancer traffic whose source is outside loadBalancerSourceRanges (allowed sources are listed in the KUBE-LOAD-BALANCER-SOURCE-* ipsets).');
+    case 'ipvs-filter':
+      return t('IPVS mode: stops traffic to addresses bound on kube-ipvs0 (ClusterIPs, load-balancer IPs) on ports that are no Service, so they do not reach host processes by accident.');
+    case 'ipvs-out-filter':
+      return t('IPVS mode: filters traffic leaving towards kube-ipvs0 addresses that are no Service.');
     case 'legacy-xlb':
       return t('Older kube-proxy\'s chain for externalTrafficPolicy: Local (only this node\'s endpoints); newer versions use KUBE-EXT and KUBE-SVL instead.');
     case 'other-kube':
@@ -77,6 +83,9 @@ export function kubeChainKindTitle(kind: KubeChainKind): string {
     case 'node-port': return t('NodePorts (IPVS mode)');
     case 'load-balancer': return t('Load balancers (IPVS mode)');
     case 'loop-back': return t('Hairpin masquerade (IPVS mode)');
+    case 'source-ranges-firewall': return t('Load-balancer source ranges (IPVS mode)');
+    case 'ipvs-filter': return t('Non-Service ports on Service addresses (IPVS mode)');
+    case 'ipvs-out-filter': return t('Outgoing filter (IPVS mode)');
     case 'legacy-xlb': return t('Local endpoints (older kube-proxy)');
     case 'other-kube': return t('Kubernetes chain');
   }

@@ -76,6 +76,9 @@ export interface Policies {
   /** Sources outside this range are masqueraded (the `! -s clusterCIDR -j KUBE-MARK-MASQ` rule). */
   clusterCIDR?: string;
   masqueradeAll?: boolean;
+  /** IPVS mode: the virtual service's scheduler and what it means for the shares. */
+  scheduler?: string;
+  schedulerNote?: string;
 }
 
 export interface HashCheck {
@@ -485,6 +488,8 @@ function policiesJson(p: Policies, s: Service): Record<string, unknown> {
   if (p.noEndpoints) out.noEndpoints = p.noEndpoints;
   if (p.clusterCIDR) out.clusterCIDR = p.clusterCIDR;
   if (p.masqueradeAll) out.masqueradeAll = true;
+  if (p.scheduler) out.scheduler = p.scheduler;
+  if (p.schedulerNote) out.schedulerNote = p.schedulerNote;
   return out;
 }
 

@@ -21,6 +21,9 @@ export type KubeChainKind =
   | 'node-port'
   | 'load-balancer'
   | 'loop-back'
+  | 'source-ranges-firewall'
+  | 'ipvs-filter'
+  | 'ipvs-out-filter'
   | 'legacy-xlb'
   | 'other-kube';
 
@@ -40,6 +43,9 @@ const FIXED: Record<string, KubeChainKind> = {
   'KUBE-NODE-PORT': 'node-port',
   'KUBE-LOAD-BALANCER': 'load-balancer',
   'KUBE-LOOP-BACK': 'loop-back',
+  'KUBE-SOURCE-RANGES-FIREWALL': 'source-ranges-firewall',
+  'KUBE-IPVS-FILTER': 'ipvs-filter',
+  'KUBE-IPVS-OUT-FILTER': 'ipvs-out-filter',
 };
 
 const HASHED: [string, KubeChainKind][] = [

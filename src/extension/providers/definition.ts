@@ -1,17 +1,25 @@
 import * as vscode from 'vscode';
+import { snapshotDefinitions } from '../../core/crossref';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { toPosition, toRange } from '../convert';
+import type { Snapshots } from '../snapshots';
 
-/** F12 on a jump target (or any chain name) goes to its `:CHAIN` declaration line. */
-export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
+/**
+ * F12: a jump target (or any chain name) goes to its `:CHAIN` line; across the node snapshot, an iptables
+ * `--match-set NAME` goes to the ipset and an ipset member to its IPVS virtual service.
+ */
+export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots): void {
   context.subscriptions.push(
     vscode.languages.registerDefinitionProvider(DUMP_SELECTOR, {
-      provideDefinition(document, position) {
+      async provideDefinition(document, position) {
         const entry = cache.get(document);
         if (!entry) return undefined;
         const def = entry.features.definitionAt(entry.analysis, toPosition(position));
-        if (!def) return undefined;
-        return [{ targetUri: document.uri, targetRange: toRange(def.fullRange), targetSelectionRange: toRange(def.range), originSelectionRange: undefined } satisfies vscode.LocationLink];
+        if (def) {
+          return [{ targetUri: document.uri, targetRange: toRange(def.fullRange), targetSelectionRange: toRange(def.range) } satisfies vscode.LocationLink];
+        }
+        const { snapshot, uris } = await snapshots.forDocument(document);
+        return snapshotDefinitions(snapshot, 0, toPosition(position)).map((l) => new vscode.Location(uris[l.fileIndex], toRange(l.range)));
       },
     }),
   );

@@ -1,6 +1,7 @@
 // The sample node snapshots bundled with the project: the same few Services in every mode, so the same
 // question can be asked of each. Generated (never copied): `npm run samples` rewrites samples/.
 import { generateIptablesDump, type GenServicePort } from './iptables';
+import { generateIpvsSnapshot } from './ipvs';
 
 export const SAMPLE_SERVICES: GenServicePort[] = [
   {
@@ -35,7 +36,11 @@ const DATE = 'Sun Nov 29 12:00:00 2026';
 
 /** Path (relative to samples/) → content. */
 export function sampleFiles(): Record<string, string> {
+  const ipvs = generateIpvsSnapshot({ services: SAMPLE_SERVICES, nodeIPs: ['192.168.0.10'], date: DATE });
   return {
+    'ipvs/node1.ipvsadm': ipvs['ipvsadm-list'],
+    'ipvs/node1.ipset': ipvs['ipset-save'],
+    'ipvs/node1.iptables': ipvs['iptables-save'],
     'iptables-nft/node1.iptables': generateIptablesDump({ services: SAMPLE_SERVICES, style: 'iptables-nft-save', nodeRules: true, date: DATE }),
     'iptables-legacy/node1.iptables': generateIptablesDump({ services: SAMPLE_SERVICES, style: 'iptables-legacy-save', nodeRules: true, date: DATE }),
   };

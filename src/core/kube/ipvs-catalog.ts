@@ -1,0 +1,178 @@
+// The Service catalog of an IPVS-mode node (DESIGN §4), from its three dumps read together: ipvsadm (virtual
+// and real servers), ipset (which addresses are ClusterIPs, NodePorts, load balancers; which endpoints are
+// local) and iptables-save (masquerade decisions). IPVS keeps no Service names: a Service is known by its
+// ClusterIP:port/protocol, and NodePort / load-balancer / external virtual services join the ClusterIP whose
+// real servers they use.
+import type { Diagnostic } from '../model/diagnostics';
+import type { IpSet, IpsetDump } from '../model/ipset';
+import { CONNECTION_COUNT_SCHEDULERS, DESTINATION_SCHEDULERS, SOURCE_HASH_SCHEDULERS, weightShares, type IpvsDump, type VirtualService } from '../model/ipvs';
+import type { IptablesRuleset } from '../model/iptables';
+import { t } from '../l10n';
+import { formatAddress, parseAddress } from '../trace/addr';
+import type { Catalog, Endpoint, Frontend, FrontendKind, Service } from './catalog';
+
+export interface IpvsSnapshotInput {
+  ipvs: { dump: IpvsDump; fileIndex: number }[];
+  ipsets: IpsetDump[];
+  iptables: IptablesRuleset[];
+}
+
+function canonical(address: string | undefined): string {
+  const a = address ? parseAddress(address) : undefined;
+  return a ? formatAddress(a) : address ?? '';
+}
+
+function key(address: string | undefined, port: number | undefined, protocol: string): string {
+  return `${canonical(address)}|${port ?? ''}|${protocol}`;
+}
+
+/** Members of a `hash:ip,port[,…]` set as address|port|protocol keys; `bitmap:port` sets as ports. */
+function setKeys(set: IpSet | undefined): { ipPorts: Set<string>; ports: Set<number>; triples: Set<string> } {
+  const ipPorts = new Set<string>();
+  const ports = new Set<number>();
+  const triples = new Set<string>();
+  for (const m of set?.members ?? []) {
+    if (set!.type.startsWith('bitmap:port')) {
+      if (m.port !== undefined) for (let p = m.port; p <= (m.portTo ?? m.port); p++) ports.add(p);
+      continue;
+    }
+    if (m.address !== undefined && m.port !== undefined) {
+      ipPorts.add(key(m.address, m.port, (m.protocol ?? 'tcp').toLowerCase()));
+      if (m.address2 !== undefined) triples.add(`${key(m.address, m.port, (m.protocol ?? 'tcp').toLowerCase())}|${canonical(m.address2)}`);
+    }
+  }
+  return { ipPorts, ports, triples };
+}
+
+function schedulerNote(scheduler: string | undefined): string {
+  const s = scheduler ?? 'wlc';
+  if (s === 'rr' || s === 'wrr') return t('{0}: new connections are spread by weight, so the shares are exact.', s);
+  if (CONNECTION_COUNT_SCHEDULERS.has(s)) return t('{0}: the choice depends on live connection counts; the shares shown are the weight shares, what an idle node would give.', s);
+  if (SOURCE_HASH_SCHEDULERS.has(s)) return t('{0}: a hash of the client address picks the real server, so each client always reaches the same one; the shares are over many clients.', s);
+  if (DESTINATION_SCHEDULERS.has(s)) return t('{0}: the destination address picks the real server; the shares are the weight shares.', s);
+  return t('{0}: the shares shown are the weight shares.', s);
+}
+
+export function buildIpvsCatalog(input: IpvsSnapshotInput): Catalog {
+  const diagnostics: Diagnostic[] = [];
+  const sets = new Map<string, IpSet>();
+  for (const dump of input.ipsets) for (const s of dump.sets) if (!sets.has(s.name)) sets.set(s.name, s);
+  const haveSets = input.ipsets.length > 0;
+  const cluster = setKeys(sets.get('KUBE-CLUSTER-IP') ?? sets.get('KUBE-6-CLUSTER-IP'));
+  const lb = setKeys(sets.get('KUBE-LOAD-BALANCER') ?? sets.get('KUBE-6-LOAD-BALANCER'));
+  const external = setKeys(sets.get('KUBE-EXTERNAL-IP') ?? sets.get('KUBE-6-EXTERNAL-IP'));
+  const loopBack = setKeys(sets.get('KUBE-LOOP-BACK') ?? sets.get('KUBE-6-LOOP-BACK'));
+  const nodePorts: Record<string, Set<number>> = {};
+  for (const proto of ['tcp', 'udp', 'sctp']) {
+    const up = proto.toUpperCase();
+    nodePorts[proto] = setKeys(sets.get(`KUBE-NODE-PORT-${up}`) ?? sets.get(`KUBE-6-NODE-PORT-${up}`)).ports;
+  }
+  const sctpHash = setKeys(sets.get('KUBE-NODE-PORT-SCTP-HASH') ?? sets.get('KUBE-6-NODE-PORT-SCTP-HASH'));
+  const clusterCIDR = clusterCidrOf(input.iptables);
+
+  const kindOf = (vs: VirtualService): { kind: FrontendKind; uncertain?: boolean } => {
+    const proto = vs.protocol === 'fwmark' ? 'tcp' : vs.protocol;
+    const k = key(vs.address, vs.port, proto);
+    if (cluster.ipPorts.has(k)) return { kind: 'clusterIP' };
+    if (lb.ipPorts.has(k)) return { kind: 'loadBalancer' };
+    if (external.ipPorts.has(k)) return { kind: 'externalIP' };
+    if (vs.port !== undefined && (nodePorts[proto]?.has(vs.port) || sctpHash.ipPorts.has(k))) return { kind: 'nodePort' };
+    // Without the ipset dump (or for an address it does not list) the kind is a guess.
+    return { kind: haveSets ? 'externalIP' : 'clusterIP', uncertain: true };
+  };
+
+  interface Group {
+    service: Service;
+    reals: Set<string>;
+    targetPorts: Set<number>;
+  }
+  const groups: Group[] = [];
+  const all: { vs: VirtualService; fileIndex: number; kind: FrontendKind; uncertain?: boolean }[] = [];
+  for (const { dump, fileIndex } of input.ipvs) {
+    for (const vs of dump.services) {
+      if (vs.protocol === 'fwmark' || vs.address === undefined || vs.port === undefined) continue;
+      all.push({ vs, fileIndex, ...kindOf(vs) });
+    }
+  }
+  const realsKey = (vs: VirtualService) => new Set(vs.realServers.map((r) => `${canonical(r.address)}:${r.port ?? ''}`));
+  const makeService = (vs: VirtualService, fileIndex: number): Group => {
+    const protocol = vs.protocol as string;
+    const shares = weightShares({ ...vs, scheduler: vs.scheduler === 'rr' || vs.scheduler === 'wrr' ? vs.scheduler : 'wrr' }) ?? vs.realServers.map(() => 1 / Math.max(1, vs.realServers.length));
+    const endpoints: Endpoint[] = vs.realServers.map((r, i) => {
+      const e: Endpoint = { address: canonical(r.address), port: r.port ?? 0, probability: shares[i] ?? 0, range: r.range };
+      if (loopBack.triples.size > 0) {
+        // KUBE-LOOP-BACK lists endpointIP,proto:port,endpointIP for the endpoints on this node.
+        if (loopBack.triples.has(`${key(r.address, r.port, protocol)}|${canonical(r.address)}`)) e.local = true;
+      }
+      return e;
+    });
+    const service: Service = {
+      namespace: '',
+      name: `${vs.family === 'ipv6' ? `[${canonical(vs.address)}]` : canonical(vs.address)}:${vs.port}`,
+      portName: '',
+      protocol,
+      frontends: [],
+      endpoints,
+      policies: {},
+      objects: [],
+      anonymous: true,
+      hashChecks: [],
+      family: vs.family,
+    };
+    if (vs.persistent) service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: vs.persistent.timeout };
+    if (vs.realServers.length === 0) service.policies.noEndpoints = 'reject';
+    if (clusterCIDR) service.policies.clusterCIDR = clusterCIDR;
+    service.policies.scheduler = vs.scheduler ?? 'wlc';
+    service.policies.schedulerNote = schedulerNote(vs.scheduler);
+    const group = { service, reals: realsKey(vs), targetPorts: new Set(vs.realServers.map((r) => r.port ?? 0)) };
+    groups.push(group);
+    void fileIndex;
+    return group;
+  };
+  const addFrontend = (g: Group, entry: (typeof all)[number]) => {
+    const f: Frontend = { kind: entry.kind, address: canonical(entry.vs.address), port: entry.vs.port!, range: entry.vs.range };
+    if (entry.uncertain) f.kindUncertain = true;
+    g.service.frontends.push(f);
+    g.service.objects.push({ name: entry.vs.name, tableId: `ipvs:${entry.fileIndex}`, range: entry.vs.nameRange, role: 'virtual-service' });
+  };
+  // ClusterIPs anchor the Services; every other virtual service joins the ClusterIP whose real servers it
+  // uses (all of them, or the local subset for traffic policy Local), or stands alone when that is unclear.
+  for (const entry of all) if (entry.kind === 'clusterIP') addFrontend(makeService(entry.vs, entry.fileIndex), entry);
+  for (const entry of all) {
+    if (entry.kind === 'clusterIP') continue;
+    const reals = realsKey(entry.vs);
+    const candidates = groups.filter(
+      (g) => g.service.protocol === entry.vs.protocol && g.service.frontends.some((f) => f.kind === 'clusterIP') && reals.size > 0 && [...reals].every((r) => g.reals.has(r)),
+    );
+    const exact = candidates.filter((g) => g.reals.size === reals.size);
+    const chosen = exact.length === 1 ? exact[0] : exact.length === 0 && candidates.length === 1 ? candidates[0] : undefined;
+    if (chosen) {
+      addFrontend(chosen, entry);
+      if (reals.size < chosen.reals.size) chosen.service.policies.externalTrafficPolicy = 'Local';
+      if (entry.vs.persistent && !chosen.service.policies.sessionAffinity) chosen.service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: entry.vs.persistent.timeout };
+    } else {
+      addFrontend(makeService(entry.vs, entry.fileIndex), entry);
+    }
+  }
+  for (const g of groups) {
+    if (g.service.frontends.some((f) => f.kind !== 'clusterIP') && !g.service.policies.externalTrafficPolicy) g.service.policies.externalTrafficPolicy = 'Cluster';
+    const order: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
+    g.service.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
+  }
+  const services = groups.map((g) => g.service);
+  services.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }) || a.protocol.localeCompare(b.protocol));
+  return { mode: 'ipvs', services, diagnostics };
+}
+
+/** The cluster CIDR from IPVS mode's `KUBE-SERVICES ! -s CIDR -m set --match-set KUBE-CLUSTER-IP … -j KUBE-MARK-MASQ`. */
+function clusterCidrOf(rulesets: IptablesRuleset[]): string | undefined {
+  for (const r of rulesets) {
+    for (const table of r.tables) {
+      for (const rule of table.chainByName.get('KUBE-SERVICES')?.rules ?? []) {
+        const src = rule.params.find((p) => p.name === '-s');
+        if (src?.negated && rule.target?.name === 'KUBE-MARK-MASQ') return src.values[0];
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,68 @@
+// The IPVS-mode catalog of a node snapshot (ipvsadm + ipset + iptables) against the generator's truth.
+import { describe, expect, it } from 'vitest';
+import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
+import { catalogToJson } from '../../src/core/kube/catalog';
+import { expectedIpvsCatalog, generateIpvsSnapshot, type IpvsGenOptions } from '../../src/core/kube/generate/ipvs';
+import { randomServices } from '../../src/core/kube/generate/iptables';
+import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+
+function snapshotOf(opts: IpvsGenOptions, which: ('ipvsadm-save' | 'ipvsadm-list' | 'ipset-save' | 'ipset-list' | 'iptables-save')[]) {
+  const dumps = generateIpvsSnapshot(opts);
+  const files = which.map((w) => analyzeFile(`node1/${w}`, dumps[w])).filter((f): f is SnapshotFile => Boolean(f));
+  expect(files.map((f) => f.languageId)).toEqual(which.map((w) => (w.startsWith('ipvsadm') ? 'ipvsadm' : w.startsWith('ipset') ? 'ipset' : 'iptables')));
+  return buildSnapshot(files);
+}
+
+type Entry = { frontends: { kind: string; address?: string; port: number }[]; endpoints: { address: string; port: number; probability: number; local?: boolean }[]; protocol: string };
+
+/** Keyed by the ClusterIP frontend: IPVS keeps no names. */
+function byClusterIP(entries: Entry[]) {
+  const out: Record<string, { frontends: string[]; endpoints: string[] }> = {};
+  for (const e of entries) {
+    const c = e.frontends.find((f) => f.kind === 'clusterIP');
+    if (!c) continue;
+    out[`${c.address}:${c.port}/${e.protocol}`] = {
+      frontends: e.frontends.map((f) => `${f.kind} ${f.address ?? '*'}:${f.port}`).sort(),
+      endpoints: e.endpoints.filter((x) => x.probability > 0).map((x) => `${x.address}:${x.port} ${x.probability.toFixed(6)}${x.local ? ' local' : ''}`).sort(),
+    };
+  }
+  return out;
+}
+
+const NODE_IPS = ['192.168.0.10', '10.0.2.15'];
+
+describe('IPVS-mode catalog from a node snapshot', () => {
+  it('the sample Services: every ClusterIP with its NodePorts, load balancer, endpoints, shares and affinity', () => {
+    const opts = { services: SAMPLE_SERVICES, nodeIPs: NODE_IPS };
+    const snap = snapshotOf(opts, ['ipvsadm-list', 'ipset-save', 'iptables-save']);
+    expect(snap.mode).toBe('ipvs');
+    const json = catalogToJson(snap.catalogs) as { mode: string; services: (Entry & { policies: Record<string, unknown> })[] };
+    expect(json.mode).toBe('ipvs');
+    // The no-endpoint Service's NodePorts cannot be told apart from others without endpoints: compare ClusterIPs.
+    expect(byClusterIP(json.services)).toEqual(byClusterIP(expectedIpvsCatalog(opts)));
+    const cart = json.services.find((s) => s.frontends.some((f) => f.address === '10.96.12.41'))!;
+    expect(cart.policies).toMatchObject({ sessionAffinity: 'ClientIP', sessionAffinityTimeoutSeconds: 10800, scheduler: 'rr' });
+    const gateway = json.services.find((s) => s.frontends.some((f) => f.address === '10.96.20.5'))!;
+    expect(gateway.frontends.map((f) => f.kind)).toEqual(['clusterIP', 'nodePort', 'nodePort', 'loadBalancer']);
+    expect(gateway.policies.externalTrafficPolicy).toBe('Local');
+  });
+
+  for (const seed of [1, 2, 3]) {
+    for (const form of ['ipvsadm-save', 'ipvsadm-list'] as const) {
+      it(`random cluster seed ${seed} (${form}): ClusterIPs, frontends and endpoint shares match the truth`, () => {
+        const opts = { services: randomServices(40, 4, seed), nodeIPs: NODE_IPS };
+        const snap = snapshotOf(opts, [form, 'ipset-list', 'iptables-save']);
+        const truth = expectedIpvsCatalog(opts).filter((e) => e.endpoints.some((x) => x.probability > 0));
+        const got = byClusterIP((catalogToJson(snap.catalogs) as { services: Entry[] }).services);
+        for (const [k, v] of Object.entries(byClusterIP(truth))) expect(got[k], k).toEqual(v);
+      });
+    }
+  }
+
+  it('without the ipset dump the frontends are still found, flagged as uncertain kinds', () => {
+    const opts = { services: SAMPLE_SERVICES, nodeIPs: NODE_IPS };
+    const snap = snapshotOf(opts, ['ipvsadm-save']);
+    expect(snap.services.length).toBeGreaterThan(0);
+    expect(snap.services.flatMap((s) => s.frontends).every((f) => f.kindUncertain)).toBe(true);
+  });
+});
