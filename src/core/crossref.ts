@@ -1,7 +1,9 @@
 // Navigation across the files of a node snapshot (IPVS mode): an iptables `--match-set NAME` goes to the
 // ipset; an ipset member `10.96.0.10,udp:53` goes to its IPVS virtual service; a virtual service's
 // references are the ipset members naming it and the iptables rules matching those sets.
+import type { Diagnostic } from './model/diagnostics';
 import type { IpsetAnalysis } from './language/ipset';
+import { t } from './l10n';
 import type { IptablesAnalysis } from './language/iptables';
 import type { IpvsadmAnalysis } from './language/ipvsadm';
 import type { IpSet, IpsetMember } from './model/ipset';
@@ -125,5 +127,30 @@ export function snapshotReferences(snapshot: NodeSnapshot, fileIndex: number, po
       }
     }
   });
+  return out;
+}
+
+/** Problems only the whole snapshot shows: an iptables rule matching an ipset that the snapshot's ipset dump lacks. */
+export function snapshotDiagnostics(snapshot: NodeSnapshot, fileIndex: number): Diagnostic[] {
+  const file = snapshot.files[fileIndex];
+  const ipsetFiles = snapshot.files.filter((f) => f.languageId === 'ipset');
+  if (!file || file.languageId !== 'iptables' || ipsetFiles.length === 0) return [];
+  const known = new Set<string>();
+  for (const f of ipsetFiles) for (const s of (f.analysis as IpsetAnalysis).dump.sets) known.add(s.name);
+  const out: Diagnostic[] = [];
+  for (const table of (file.analysis as IptablesAnalysis).ruleset.tables) {
+    for (const rule of table.rules) {
+      for (const m of rule.matches) {
+        const o = m.module === 'set' ? m.options.find((x) => x.name === '--match-set') : undefined;
+        if (!o || !o.values[0] || known.has(o.values[0]) || !o.valueRanges[0]) continue;
+        out.push({
+          range: o.valueRanges[0],
+          severity: 'warning',
+          code: 'unknown-ipset',
+          message: t('The ipset dump of this node has no set {0}: iptables-restore would fail ("Set {0} doesn\'t exist").', o.values[0]),
+        });
+      }
+    }
+  }
   return out;
 }

@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
   documentSymbols.register(context, cache);
   folding.register(context, cache);
   hover.register(context, cache);
-  diagnostics.register(context, cache);
+  diagnostics.register(context, cache, snapshots);
   languageStatus.register(context, cache);
   commands.register(context, cache, log);
   trace.register(context, cache, snapshots, log);

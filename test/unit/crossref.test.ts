@@ -1,6 +1,6 @@
 // Navigation across an IPVS node snapshot: iptables → ipset → ipvsadm and back.
 import { describe, expect, it } from 'vitest';
-import { snapshotDefinitions, snapshotReferences } from '../../src/core/crossref';
+import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '../../src/core/crossref';
 import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
 import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
@@ -40,5 +40,22 @@ describe('cross-file navigation in an IPVS node snapshot', () => {
     const rules = refs.filter((r) => r.fileIndex === 0).map(text);
     expect(rules.length).toBeGreaterThan(0);
     expect(new Set(rules)).toEqual(new Set(['KUBE-CLUSTER-IP']));
+  });
+});
+
+describe('snapshot diagnostics', () => {
+  it('flags a --match-set naming a set the ipset dump lacks, only when there is an ipset dump', () => {
+    expect(snapshotDiagnostics(snapshot, 0)).toEqual([]);
+    const edited = dumps['iptables-save'].replace('--match-set KUBE-CLUSTER-IP ', '--match-set KUBE-CLUSTR-IP ');
+    const withTypo = buildSnapshot([analyzeFile('node1.iptables', edited)!, files[1], files[2]]);
+    const d = snapshotDiagnostics(withTypo, 0);
+    expect(d.length).toBeGreaterThan(0);
+    expect(d[0]).toMatchObject({ severity: 'warning', code: 'unknown-ipset' });
+    expect(snapshotDiagnostics(buildSnapshot([analyzeFile('node1.iptables', edited)!]), 0)).toEqual([]);
+  });
+
+  it('a virtual service without real servers is a warning in the ipvsadm file', () => {
+    const a = files[2].analysis;
+    expect(a.diagnostics.some((d) => d.code === 'no-real-servers' && d.message.includes('10.96.12.42:443'))).toBe(true);
   });
 });

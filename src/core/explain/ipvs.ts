@@ -53,7 +53,20 @@ export function explainScheduler(name: string): string {
     ovf: t('New connections go to the real server with the highest weight until its active connections exceed its weight, then to the next one.'),
     twos: t('Two real servers are picked at random (in proportion to their weights) and the one with fewer connections wins.'),
   };
-  return text[name] ?? t('The kernel has no IPVS scheduler of this name; ipvsadm -R would fail to create the service.');
+  const explained = text[name] ?? t('The kernel has no IPVS scheduler of this name; ipvsadm -R would fail to create the service.');
+  return LEAST_CONNECTION.has(name) ? `${explained}\n\n${kubernetesLeastConnectionNote()}` : explained;
+}
+
+const LEAST_CONNECTION = new Set(['lc', 'wlc', 'sed', 'nq', 'lblc', 'lblcr']);
+
+/** Why connection-count schedulers are less clever under kube-proxy than they sound. */
+export function kubernetesLeastConnectionNote(): string {
+  return t('In Kubernetes every node runs its own IPVS and counts only the connections it balanced itself: "least connections" is per node. A pod busy with connections from other nodes looks idle here, so with many nodes the choice is close to random; long-lived connections make it worse.');
+}
+
+/** The status of kube-proxy's IPVS mode in Kubernetes. */
+export function ipvsModeStatusNote(): string {
+  return t('kube-proxy\'s IPVS mode is deprecated since Kubernetes 1.35: the IPVS model cannot express all Service semantics and still needs iptables (masquerade, filtering, NodePorts) beside it. nftables mode is the way forward.');
 }
 
 /** How the scheduler's choice can be predicted from this dump. */
@@ -138,6 +151,8 @@ export function explainIpvsHeader(kind: 'version' | 'columns' | 'real-server-col
         `**${t('IP Virtual Server')}**`,
         '',
         t('The kernel\'s IPVS version (1.2.1 in every kernel since 2.6) and the size of its connection hash table ({0} buckets; this is not a limit on connections). IPVS load-balances in the kernel: each virtual service below picks a real server for every new connection.', tableSize ?? '?'),
+        '',
+        ipvsModeStatusNote(),
       ].join('\n');
     case 'timeout':
       return t('IPVS connection timeouts in seconds: established TCP, TCP after FIN, and UDP.');

@@ -40,7 +40,19 @@ export interface IpvsadmAnalysis {
 
 export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
   const dump = parseIpvsadm(text);
-  return { dialect: 'ipvsadm', dump, diagnostics: dump.diagnostics };
+  const diagnostics = [...dump.diagnostics];
+  for (const svc of dump.services) {
+    // A listing (not a connection table or a lone -a line) that shows a virtual service without servers.
+    if (svc.realServers.length === 0 && svc.format !== 'connections') {
+      diagnostics.push({
+        range: svc.nameRange,
+        severity: 'warning',
+        code: 'no-real-servers',
+        message: t('{0} has no real servers: IPVS answers new connections with ICMP port unreachable (a Service without ready endpoints).', svc.name),
+      });
+    }
+  }
+  return { dialect: 'ipvsadm', dump, diagnostics };
 }
 
 /** The defining line of the virtual service under the cursor (service line, `-A` line, `-a` line, connection entry). */

@@ -3,9 +3,11 @@ import { featuresFor } from '../../core/language';
 import type { DocumentCache } from '../documentCache';
 import { toDiagnostic } from '../convert';
 import { readSettings } from '../settings';
+import type { Snapshots } from '../snapshots';
+import { snapshotDiagnostics } from '../../core/crossref';
 
 /** Publishes parse errors and kube-proxy hints for open dumps, debounced while typing. */
-export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
+export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots): void {
   const collection = vscode.languages.createDiagnosticCollection('dataplane');
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const update = (document: vscode.TextDocument) => {
@@ -21,7 +23,15 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
       return;
     }
     const reportUnreferenced = readSettings().reportUnreferencedChains;
-    collection.set(document.uri, entry.analysis.diagnostics.filter((d) => reportUnreferenced || d.code !== 'unreferenced-chain').map(toDiagnostic));
+    const own = entry.analysis.diagnostics.filter((d) => reportUnreferenced || d.code !== 'unreferenced-chain').map(toDiagnostic);
+    collection.set(document.uri, own);
+    // Problems that need the other dumps of the node snapshot arrive a moment later.
+    const version = document.version;
+    void snapshots.forDocument(document).then(({ snapshot }) => {
+      if (document.isClosed || document.version !== version) return;
+      const across = snapshotDiagnostics(snapshot, 0);
+      if (across.length > 0) collection.set(document.uri, [...own, ...across.map(toDiagnostic)]);
+    });
   };
   const schedule = (document: vscode.TextDocument) => {
     const key = document.uri.toString();
