@@ -8,6 +8,7 @@ import type { Catalog, Service } from './kube/catalog';
 import { buildIpvsCatalog } from './kube/ipvs-catalog';
 import type { IpsetAnalysis } from './language/ipset';
 import type { IpvsadmAnalysis } from './language/ipvsadm';
+import type { NftAnalysis } from './language/nft';
 
 export interface SnapshotFile {
   /** Path or URI as the caller names it. */
@@ -65,5 +66,8 @@ export function buildSnapshot(files: SnapshotFile[]): NodeSnapshot {
   if (files.some((f) => f.languageId === 'nftables' && f.features.services(f.analysis).length > 0)) mode = 'nftables';
   const catalogs: Catalog[] = [];
   for (const a of iptables) catalogs.push(a.catalog);
+  for (const f of files) if (f.languageId === 'nftables') catalogs.push((f.analysis as NftAnalysis).catalog);
+  // A node in nftables mode also has an iptables dump with kubelet's chains only: list the nft Services.
+  if (mode === 'nftables') catalogs.sort((x, y) => (x.mode === 'nftables' ? 0 : 1) - (y.mode === 'nftables' ? 0 : 1));
   return { files, mode, services, catalogs };
 }

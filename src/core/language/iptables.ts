@@ -24,6 +24,7 @@ import {
 } from '../explain/iptables';
 import { t } from '../l10n';
 import { kubeProxyModeOfIptables } from '../detect';
+import { describeService } from '../explain/service';
 import { formatAddress, parseAddress } from '../trace/addr';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 
@@ -204,53 +205,8 @@ export function chainHover(a: IptablesAnalysis, table: Table, name: string): str
   return lines.join('\n');
 }
 
-export function serviceDetails(a: IptablesAnalysis, s: Service, kind: KubeChainKind | undefined, chainName: string): string[] {
-  const out: string[] = [];
-  out.push(t('Service **{0}**', mdEscape(serviceName(s))) + (s.anonymous ? ' ' + t('(name unknown: kube-proxy wrote no comments)') : ''));
-  if (s.frontends.length > 0) {
-    out.push('', t('Frontends:'));
-    for (const f of s.frontends) {
-      const label = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' }[f.kind];
-      out.push(`- ${label} ${code(f.address ? hostPortOf(f.address, f.port) : String(f.port))}`);
-    }
-  }
-  if (kind === 'endpoint') {
-    const e = s.endpoints.find((x) => x.chain === chainName);
-    if (e) out.push('', t('This endpoint: `{0}` receives **{1}** of new connections.', hostPort(e), formatShare(e.probability)));
-  }
-  if (s.endpoints.length > 0) {
-    out.push('', t('Endpoints (share of new ClusterIP connections from a pod):'));
-    for (const e of s.endpoints) {
-      out.push(`- \`${hostPort(e)}\` — ${formatShare(e.probability)}${e.local ? ' · ' + t('on this node') : ''}`);
-    }
-  } else if (s.endpointsNotInDump) {
-    out.push('', t('The Service chain is not in this file (kube-proxy\'s partial restore input): its endpoints are unknown here.'));
-  } else if (s.policies.noEndpoints) {
-    out.push('', s.policies.noEndpoints === 'drop' ? t('No endpoints: connections are dropped.') : t('No endpoints: connections are rejected (ICMP port unreachable).'));
-  } else {
-    out.push('', t('No endpoints in this dump.'));
-  }
-  const p = s.policies;
-  const policies: string[] = [];
-  if (p.sessionAffinity) policies.push(t('session affinity ClientIP, {0} s', p.sessionAffinity.timeoutSeconds));
-  if (p.externalTrafficPolicy) policies.push(t('externalTrafficPolicy {0}', p.externalTrafficPolicy));
-  if (p.internalTrafficPolicy === 'Local') policies.push(t('internalTrafficPolicy Local'));
-  if (p.loadBalancerSourceRanges) policies.push(t('source ranges {0}', p.loadBalancerSourceRanges.map(mdEscape).join(', ')));
-  if (p.clusterCIDR) policies.push(t('masquerades sources outside {0}', mdEscape(p.clusterCIDR)));
-  if (p.masqueradeAll) policies.push(t('masquerades all traffic'));
-  if (policies.length > 0) out.push('', policies.join(' · '));
-  const cluster = s.frontends.find((f) => f.kind === 'clusterIP' && f.address && parseAddress(f.address));
-  if (cluster) {
-    // The link's argument is rebuilt from the parsed address, never copied from the dump's text.
-    const target = `${hostPortOf(formatAddress(parseAddress(cluster.address!)!), cluster.port)}/${s.protocol === 'udp' || s.protocol === 'sctp' ? s.protocol : 'tcp'}`;
-    out.push('', `[${t('Trace this Service')}](command:dataplane.tracePacket?${encodeURIComponent(JSON.stringify([target]))} "${t('Trace a new connection to {0}', target)}")`);
-  }
-  const check = s.hashChecks.find((c) => c.chain === chainName);
-  if (check) {
-    out.push('', check.ok ? t('✓ The chain name matches kube-proxy\'s hash of the Service.') : t('⚠ kube-proxy would name this chain {0}: the name does not match the Service in its comments.', check.expected));
-  }
-  void a;
-  return out;
+export function serviceDetails(_a: IptablesAnalysis, s: Service, kind: KubeChainKind | undefined, chainName: string): string[] {
+  return describeService(s, { endpointChain: kind === 'endpoint' ? chainName : undefined, hashChain: chainName });
 }
 
 function hostPortOf(address: string, port: number): string {

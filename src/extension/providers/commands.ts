@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import { detectDialect } from '../../core/detect';
+import { featuresFor } from '../../core/language';
+import { languageOfDialect } from '../../core/snapshot';
 import { formatShare, serviceLabel } from '../../core/kube/catalog';
 import { IPTABLES_LANGUAGE, type DocumentCache } from '../documentCache';
 import type { Log } from '../log';
@@ -24,6 +26,12 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
         }
         await vscode.languages.setTextDocumentLanguage(editor.document, IPTABLES_LANGUAGE);
         log.info(`${editor.document.uri.fsPath}: opened as iptables`);
+        return;
+      }
+      const language = languageOfDialect(dialect);
+      if (language && featuresFor(language)) {
+        await vscode.languages.setTextDocumentLanguage(editor.document, language);
+        log.info(`${editor.document.uri.fsPath}: opened as ${language}`);
         return;
       }
       void vscode.window.showInformationMessage(vscode.l10n.t('This looks like a {0} dump, which this version cannot read yet.', dialect));

@@ -153,8 +153,10 @@ export async function token(page, lineText, needle, occurrence = 0) {
   return page.evaluate(
     ({ lineText, needle, occurrence }) => {
       const norm = (s) => s.replace(/\u00a0/g, ' ');
+      // Tabs render as runs of spaces: compare lines with whitespace runs collapsed.
+      const squash = (s) => norm(s).replace(/\s+/g, ' ').trim();
       const lines = [...document.querySelectorAll('.editor-instance .monaco-editor .view-lines .view-line')];
-      const line = lines.find((l) => norm(l.textContent) === lineText);
+      const line = lines.find((l) => squash(l.textContent) === squash(lineText));
       if (!line) return { error: `line not rendered: ${lineText}` };
       let at = -1;
       for (let i = 0; i <= occurrence; i++) at = norm(line.textContent).indexOf(needle, at + 1);

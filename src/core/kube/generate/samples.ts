@@ -2,6 +2,7 @@
 // question can be asked of each. Generated (never copied): `npm run samples` rewrites samples/.
 import { generateIptablesDump, type GenServicePort } from './iptables';
 import { generateIpvsSnapshot } from './ipvs';
+import { generateNftDump } from './nft';
 
 export const SAMPLE_SERVICES: GenServicePort[] = [
   {
@@ -38,6 +39,7 @@ const DATE = 'Sun Nov 29 12:00:00 2026';
 export function sampleFiles(): Record<string, string> {
   const ipvs = generateIpvsSnapshot({ services: SAMPLE_SERVICES, nodeIPs: ['192.168.0.10'], date: DATE });
   return {
+    'nftables/node1.nft': generateNftDump({ services: SAMPLE_SERVICES, style: 'nft-list-ruleset' }),
     'ipvs/node1.ipvsadm': ipvs['ipvsadm-list'],
     'ipvs/node1.ipset': ipvs['ipset-save'],
     'ipvs/node1.iptables': ipvs['iptables-save'],

@@ -1,0 +1,244 @@
+// Language features for nftables (`nft list ruleset`, nft scripts, `nft -j` JSON), as pure functions.
+import type { Diagnostic } from '../model/diagnostics';
+import type { NftChain, NftElement, NftMap, NftRuleset, NftSet, NftStatement, NftTable } from '../model/nft';
+import { containsPosition, type Position, type Range } from '../model/range';
+import type { SymbolDefinition } from '../model/symbols';
+import { parseNft } from '../parse/nft/parser';
+import { parseNftJson } from '../parse/nft/json';
+import { buildNftCatalog, classifyNftKubeObject, isKubeProxyNftTable, type NftCatalog } from '../kube/nft-catalog';
+import type { Service } from '../kube/catalog';
+import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode, nftKubeObjectTitle } from '../explain/kube-nft';
+import { describeService } from '../explain/service';
+import { code, mdEscape } from '../explain/iptables';
+import { t } from '../l10n';
+import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+
+export interface NftAnalysis {
+  dialect: 'nftables';
+  ruleset: NftRuleset;
+  catalog: NftCatalog;
+  diagnostics: Diagnostic[];
+  /** `tableId\0object name` → the Service it implements. */
+  serviceByObject: Map<string, Service>;
+}
+
+const objectKey = (tableId: string, name: string) => `${tableId}\u0000${name}`;
+
+/** `nft -j` output is JSON; everything else is nft text (list output or a script). */
+export function isNftJson(text: string): boolean {
+  return /^\s*\{\s*"nftables"\s*:/.test(text.slice(0, 4096));
+}
+
+export function analyzeNft(text: string): NftAnalysis {
+  const ruleset = isNftJson(text) ? parseNftJson(text) : parseNft(text);
+  const catalog = buildNftCatalog(ruleset);
+  const serviceByObject = new Map<string, Service>();
+  for (const s of catalog.services) {
+    for (const o of s.objects) if (o.role !== 'map-element' && o.role !== 'set-element') serviceByObject.set(objectKey(o.tableId, o.name), s);
+    for (const e of s.endpoints) {
+      const tableId = s.objects[0]?.tableId;
+      if (e.chain && tableId) serviceByObject.set(objectKey(tableId, e.chain), s);
+    }
+  }
+  return { dialect: 'nftables', ruleset, catalog, diagnostics: [...ruleset.diagnostics, ...catalog.diagnostics], serviceByObject };
+}
+
+export function definitionAt(a: NftAnalysis, position: Position): SymbolDefinition | undefined {
+  const def = a.ruleset.symbols.resolve(position);
+  return def && (def.kind === 'chain' || def.kind === 'set' || def.kind === 'map') ? def : undefined;
+}
+
+export function referencesAt(a: NftAnalysis, position: Position, includeDeclaration: boolean): Range[] {
+  const hit = a.ruleset.symbols.at(position);
+  if (!hit) return [];
+  const { kind, scope, name } = hit.type === 'definition' ? hit.definition : hit.reference;
+  if (kind !== 'chain' && kind !== 'set' && kind !== 'map') return [];
+  const out: Range[] = [];
+  const def = a.ruleset.symbols.definition(kind, scope, name);
+  if (includeDeclaration && def) out.push(def.range);
+  for (const ref of a.ruleset.symbols.referencesTo(kind, scope, name)) if (ref.role !== 'rule-owner') out.push(ref.range);
+  return out;
+}
+
+function chainDetail(a: NftAnalysis, table: NftTable, chain: NftChain): string {
+  const parts: string[] = [];
+  if (chain.type && chain.hook) parts.push(`${chain.type} ${chain.hook}${chain.priority ? ` ${chain.priority.text}` : ''}`);
+  if (chain.policy) parts.push(chain.policy);
+  parts.push(chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length));
+  const service = a.serviceByObject.get(objectKey(table.id, chain.name));
+  if (service) parts.push(service.anonymous ? service.name : `${service.namespace}/${service.name}${service.portName ? `:${service.portName}` : ''}/${service.protocol}`);
+  return parts.join(' · ');
+}
+
+export function outline(a: NftAnalysis): OutlineItem[] {
+  return a.ruleset.tables.map((table) => {
+    const children: OutlineItem[] = [
+      ...table.sets.map((s) => setItem(s, 'set')),
+      ...table.maps.map((m) => setItem(m, 'map')),
+      ...table.chains.map((chain) => ({
+        name: chain.name,
+        detail: chainDetail(a, table, chain),
+        kind: 'chain' as const,
+        range: chain.fullRange,
+        selectionRange: chain.nameRange,
+        children: [],
+      })),
+    ];
+    return {
+      name: `${table.family} ${table.name}`,
+      detail: table.managedBy ? t('managed by iptables-nft') : isKubeProxyNftTable(table) ? t('kube-proxy') : '',
+      kind: 'table' as const,
+      range: table.range,
+      selectionRange: table.nameRange,
+      children,
+    };
+  });
+}
+
+function setItem(s: NftSet | NftMap, kind: 'set' | 'map'): OutlineItem {
+  const type = kind === 'map' ? `${s.keyType.join(' . ')} : ${(s as NftMap).dataType.join(' . ')}` : s.keyType.join(' . ');
+  return {
+    name: s.name,
+    detail: `${type} · ${s.elements.length === 1 ? t('1 element') : t('{0} elements', s.elements.length)}`,
+    kind,
+    range: s.fullRange,
+    selectionRange: s.nameRange,
+    children: [],
+  };
+}
+
+export function foldingRanges(a: NftAnalysis): FoldingRange[] {
+  const out: FoldingRange[] = [];
+  const add = (r: Range) => {
+    if (r.end.line > r.start.line) out.push({ start: r.start.line, end: r.end.line - 1 });
+  };
+  for (const table of a.ruleset.tables) {
+    add(table.range);
+    for (const c of table.chains) add(c.fullRange);
+    for (const s of [...table.sets, ...table.maps]) add(s.fullRange);
+  }
+  return out;
+}
+
+function tableOf(a: NftAnalysis, scope: string): NftTable | undefined {
+  return a.ruleset.tableById.get(scope);
+}
+
+function objectHover(a: NftAnalysis, table: NftTable, name: string, kind: 'chain' | 'set' | 'map'): string {
+  const title = nftKubeObjectTitle(name);
+  const lines = [`**${mdEscape(name)}**${title ? ` — ${title}` : ''}`, ''];
+  if (kind === 'chain') {
+    const chain = table.chainByName.get(name);
+    if (chain) lines.push(chainDetail(a, table, chain));
+  } else {
+    const s = kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name);
+    if (s) lines.push(`${kind} ${code(s.keyType.join(' . '))}${kind === 'map' ? ` : ${code((s as NftMap).dataType.join(' . '))}` : ''} · ${t('{0} elements', s.elements.length)}${s.timeout ? ` · ${t('timeout {0}', s.timeout)}` : ''}`);
+  }
+  const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(name) : undefined;
+  if (explained) lines.push('', explained);
+  const service = a.serviceByObject.get(objectKey(table.id, name));
+  if (service) lines.push('', ...describeService(service, { endpointChain: classifyNftKubeObject(name) === 'endpoint' ? name : undefined }));
+  return lines.join('\n');
+}
+
+function elementAt(table: NftTable, position: Position): { set: NftSet | NftMap; element: NftElement } | undefined {
+  for (const s of [...table.maps, ...table.sets]) {
+    if (!containsPosition(s.fullRange, position)) continue;
+    for (const element of s.elements) if (containsPosition(element.range, position)) return { set: s, element };
+  }
+  return undefined;
+}
+
+function statementAt(statements: NftStatement[], position: Position): NftStatement | undefined {
+  return statements.find((s) => containsPosition(s.range, position));
+}
+
+export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
+  const comment = a.ruleset.comments.find((c) => c.range.start.line === position.line);
+  if (comment?.kind === 'warning') {
+    return {
+      range: comment.range,
+      markdown: [
+        `**${t('Managed by iptables-nft')}**`,
+        '',
+        t('This table was written by iptables-nft, the nf_tables backend of iptables: these are iptables rules shown in nft syntax (xt matches, odd spacing, no comments). If they contain KUBE-SVC/KUBE-SEP chains, kube-proxy runs in **iptables mode** on this node, not in nftables mode — nftables mode writes its own table ip kube-proxy. Read these rules with iptables-save instead.'),
+      ].join('\n'),
+    };
+  }
+  const hit = a.ruleset.symbols.at(position);
+  if (hit) {
+    const sym = hit.type === 'definition' ? hit.definition : hit.reference;
+    const range = hit.type === 'definition' ? hit.definition.range : hit.reference.range;
+    const table = tableOf(a, sym.scope);
+    if (sym.kind === 'table') {
+      const t2 = a.ruleset.tables.find((x) => x.name === sym.name && x.family === sym.scope) ?? a.ruleset.tables.find((x) => x.name === sym.name);
+      if (t2 && isKubeProxyNftTable(t2)) return { markdown: `**${t2.family} ${mdEscape(t2.name)}**\n\n${explainNftKubeProxyMode()}`, range };
+      return { markdown: `**${t2 ? `${t2.family} ` : ''}${mdEscape(sym.name)}** — ${t('table')}`, range };
+    }
+    if (table && (sym.kind === 'chain' || sym.kind === 'set' || sym.kind === 'map')) {
+      const markdown = objectHover(a, table, sym.name, sym.kind);
+      return markdown.includes('](command:dataplane.tracePacket') ? { markdown, range, commands: ['dataplane.tracePacket'] } : { markdown, range };
+    }
+  }
+  for (const table of a.ruleset.tables) {
+    if (!containsPosition(table.range, position)) continue;
+    const hitElement = elementAt(table, position);
+    if (hitElement) {
+      const { set, element } = hitElement;
+      const lines = [`${code(element.key.join(' . '))}${element.value !== undefined ? ` : ${code(typeof element.value === 'string' ? element.value : `${element.value.kind}${element.value.chain ? ` ${element.value.chain}` : ''}`)}` : ''}`, ''];
+      const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(set.name) : undefined;
+      if (explained) lines.push(explained, '');
+      const chain = typeof element.value === 'object' ? element.value.chain : undefined;
+      const service = chain ? a.serviceByObject.get(objectKey(table.id, chain)) : undefined;
+      if (service) lines.push(...describeService(service));
+      if (element.comment) lines.push('', `${t('comment')}: ${code(element.comment)}`);
+      const markdown = lines.join('\n').trim();
+      return markdown.includes('](command:dataplane.tracePacket') ? { markdown, range: element.range, commands: ['dataplane.tracePacket'] } : { markdown, range: element.range };
+    }
+  }
+  const rule = a.ruleset.ruleByLine.get(position.line);
+  const statement = rule ? statementAt(rule.statements, position) : undefined;
+  if (statement) {
+    if (statement.kind === 'vmap' && statement.key.kind === 'numgen') {
+      return { markdown: explainNftKubeIdiom('numgen', statement.key.mod), range: statement.range };
+    }
+    if (statement.kind === 'vmap') return { markdown: explainNftKubeIdiom('vmap-by-destination'), range: statement.range };
+    if (statement.kind === 'nat' && statement.type === 'dnat') return { markdown: `**dnat** ${code(statement.text)}\n\n${explainNftKubeIdiom('dnat')}`, range: statement.range };
+    if (statement.kind === 'nat' && statement.type === 'masquerade') {
+      return { markdown: `**masquerade**\n\n${t('Source NAT to the address of the interface the packet leaves through, for packets marked for masquerade (bit 0x4000 of the mark in kube-proxy\'s tables).')}`, range: statement.range };
+    }
+    if (statement.kind === 'mark' && /0x0*4000\b/.test(statement.text)) return { markdown: explainNftKubeIdiom('mark-masq'), range: statement.range };
+  }
+  return undefined;
+}
+
+export function statusSummary(a: NftAnalysis): StatusSummary {
+  const tables = a.ruleset.tables;
+  const kube = tables.some(isKubeProxyNftTable);
+  const viaIptables = tables.some((tb) => tb.managedBy === 'iptables-nft' && tb.chains.some((c) => /^KUBE-(SVC|SEP)-/.test(c.name)));
+  return {
+    dialect: 'nftables',
+    kubeProxyMode: kube ? 'nftables' : viaIptables ? 'iptables' : undefined,
+    producer: a.ruleset.format === 'json' ? 'nft -j' : a.ruleset.producer,
+    backend: 'nf_tables',
+    family: tables[0]?.family ?? 'ip',
+    tables: tables.length,
+    chains: tables.reduce((n, tb) => n + tb.chains.length, 0),
+    rules: tables.reduce((n, tb) => n + tb.chains.reduce((m, c) => m + c.rules.length, 0), 0),
+    services: a.catalog.services.length,
+    errors: a.diagnostics.filter((d) => d.severity === 'error').length,
+    warnings: a.diagnostics.filter((d) => d.severity === 'warning').length,
+  };
+}
+
+export const nftFeatures: LanguageFeatures<NftAnalysis> = {
+  languageId: 'nftables',
+  analyze: analyzeNft,
+  definitionAt,
+  referencesAt,
+  outline,
+  foldingRanges,
+  hoverAt,
+  statusSummary,
+  services: (a) => a.catalog.services,
+};

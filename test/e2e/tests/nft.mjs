@@ -1,0 +1,64 @@
+// An nftables dump (samples/nftables/node1.nft, written by the project's generator): language mode, the hover
+// on a service-ips element, F12 on a goto target.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'samples', 'nftables', 'node1.nft');
+const LINES = readFileSync(FILE, 'utf8').split('\n');
+const ELEMENT_LINE = LINES.findIndex((l) => l.includes('10.96.12.40 . tcp . 80 : goto')) + 1;
+const GOTO = /goto (service-[^\s,}]+)/.exec(LINES[ELEMENT_LINE - 1] ?? '')?.[1];
+const CHAIN_LINE = LINES.findIndex((l) => GOTO && l.trim() === `chain ${GOTO} {`) + 1;
+
+export default [
+  {
+    name: 'nftables dump: language mode, hover on a service-ips element, F12 on its goto target',
+    async run({ page, vscode }) {
+      if (ELEMENT_LINE <= 0 || !GOTO || CHAIN_LINE <= 0) throw new Error('samples/nftables/node1.nft lacks the web Service element or its chain');
+      await vscode.openFile(page, 'node1.nft');
+      const mode = await vscode.poll(async () => {
+        const m = await vscode.statusItem(page, 'status.editor.mode');
+        return m && m !== 'Plain Text' ? m : undefined;
+      }, { what: 'a language mode' });
+      if (!/^nftables$/i.test(mode)) throw new Error(`language mode is "${mode}", expected nftables`);
+
+      await vscode.gotoLine(page, ELEMENT_LINE);
+      let text = '';
+      await vscode.poll(async () => {
+        const tok = await vscode.token(page, LINES[ELEMENT_LINE - 1], '10.96.12.40');
+        if (tok.error) throw new Error(tok.error);
+        await page.mouse.move(1, 1);
+        await vscode.sleep(100);
+        const p = vscode.tokenPoint(tok);
+        await page.mouse.move(p.x, p.y, { steps: 3 });
+        for (let i = 0; i < 12; i++) {
+          await vscode.sleep(250);
+          text = await vscode.hoverText(page);
+          if (text.includes('shop/web:http')) return true;
+        }
+        return false;
+      }, { timeout: 30_000, interval: 100, what: 'a hover naming shop/web:http' }).catch((e) => {
+        throw new Error(`${e.message}\nhover text: ${JSON.stringify(text)}`);
+      });
+      const missing = ['10.244.1.7:8080', '10.244.2.8:8080', '10.244.3.9:8080', '33.3%'].filter((s) => !text.includes(s));
+      if (missing.length) throw new Error(`hover misses ${missing.join(', ')}: ${text}`);
+
+      await vscode.resetUi(page);
+      // Go to Line counts visual columns: expand the leading tabs (tab size 4) first.
+      const visual = LINES[ELEMENT_LINE - 1].replace(/^\t+/, (tabs) => ' '.repeat(tabs.length * 4));
+      const col = visual.indexOf(GOTO) + 3;
+      await vscode.gotoLine(page, ELEMENT_LINE, col);
+      let pos;
+      await vscode.poll(async () => {
+        await page.keyboard.press('F12');
+        for (let i = 0; i < 8; i++) {
+          await vscode.sleep(250);
+          pos = await vscode.cursorPosition(page);
+          if (pos.line !== ELEMENT_LINE) return true;
+        }
+        return false;
+      }, { timeout: 20_000, interval: 100, what: 'F12 to move the cursor' });
+      if (pos.line !== CHAIN_LINE) throw new Error(`F12 went to ${pos.text}, expected Ln ${CHAIN_LINE} (chain ${GOTO})`);
+    },
+  },
+];

@@ -1,0 +1,66 @@
+// nftables language features through the pure core, on a kube-proxy nftables-mode dump from the
+// project's generator, with positions found in its text.
+import { describe, expect, it } from 'vitest';
+import { analyzeNft, definitionAt, foldingRanges, hoverAt, outline, referencesAt, statusSummary } from '../../src/core/language/nft';
+import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+
+const text = generateNftDump({ services: SAMPLE_SERVICES, style: 'nft-list-ruleset' });
+const lines = text.split('\n');
+const a = analyzeNft(text);
+
+/** Position of `needle` (plus an offset into it) on the first line that satisfies `pred`. */
+function at(pred: (l: string) => boolean, needle: string, offset = 1) {
+  const line = lines.findIndex(pred);
+  expect(line, needle).toBeGreaterThanOrEqual(0);
+  const character = lines[line].indexOf(needle);
+  expect(character, needle).toBeGreaterThanOrEqual(0);
+  return { line, character: character + offset };
+}
+
+describe('nftables language features', () => {
+  it('analyses the dump without problems and finds the Services', () => {
+    expect(a.diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning')).toEqual([]);
+    expect(statusSummary(a)).toMatchObject({ dialect: 'nftables', kubeProxyMode: 'nftables', services: 6, errors: 0 });
+  });
+
+  it('F12 on a goto target lands on the chain, and references list every jump', () => {
+    const gotoLine = lines.find((l) => /goto service-\S+-shop\/web\/tcp\/http/.test(l))!;
+    const target = /goto (service-[^\s,}]+)/.exec(gotoLine)![1];
+    const pos = at((l) => l === gotoLine, target);
+    const def = definitionAt(a, pos)!;
+    expect(def.name).toBe(target);
+    expect(lines[def.range.start.line]).toContain(`chain ${target} {`);
+    const refs = referencesAt(a, pos, false);
+    expect(refs.length).toBeGreaterThanOrEqual(1);
+    expect(refs.every((r) => lines[r.start.line].includes(target))).toBe(true);
+  });
+
+  it('hover on a service-ips element: the Service and its endpoints with shares', () => {
+    const pos = at((l) => l.includes('10.96.12.40 . tcp . 80'), '10.96.12.40');
+    const md = hoverAt(a, pos)!.markdown;
+    expect(md).toContain('shop/web:http/tcp');
+    expect(md).toContain('10.244.1.7:8080');
+    expect(md).toContain('33.3%');
+  });
+
+  it('hover on numgen explains the share of each branch; on the table, nftables mode', () => {
+    const pos = at((l) => l.includes('numgen random mod 3'), 'numgen');
+    expect(hoverAt(a, pos)!.markdown).toContain('each of the 3 endpoints gets 1/3');
+    const table = at((l) => l.startsWith('table ip kube-proxy'), 'kube-proxy');
+    expect(hoverAt(a, table)!.markdown).toContain('one hash lookup');
+  });
+
+  it('outline: table → sets, maps, chains; folding by table and block', () => {
+    const [table] = outline(a);
+    expect(table.name).toBe('ip kube-proxy');
+    expect(table.children.some((c) => c.kind === 'map' && c.name === 'service-ips')).toBe(true);
+    expect(table.children.some((c) => c.kind === 'chain' && c.name === 'services')).toBe(true);
+    expect(foldingRanges(a)[0].start).toBe(table.range.start.line);
+  });
+
+  it('the iptables-nft warning says the rules come from iptables mode', () => {
+    const b = analyzeNft('# Warning: table ip nat is managed by iptables-nft, do not touch!\ntable ip nat {\n\tchain PREROUTING {\n\t\ttype nat hook prerouting priority dstnat; policy accept;\n\t}\n}\n');
+    expect(hoverAt(b, { line: 0, character: 3 })!.markdown).toContain('**iptables mode**');
+  });
+});
