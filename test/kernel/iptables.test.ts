@@ -48,7 +48,7 @@ const scenarios: Scenario[] = [handScenario(), randomScenario(1, 12, 3), randomS
 interface Stats {
   probes: number;
   attempts: number;
-  chi: { statistic: number; df: number }[];
+  chi: { statistic: number; df: number; p: number; name: string }[];
   started: number;
 }
 
@@ -157,6 +157,8 @@ function describeBackend(backend: Backend): void {
       const df = stats.chi.reduce((s, c) => s + c.df, 0);
       const p = df > 0 ? gammaQ(df / 2, statistic / 2) : 1;
       console.log(`[kernel ${backend.name}] ${stats.probes} probes, ${stats.attempts} connections/exchanges, ${stats.chi.length} chi-square tests (combined chi² ${statistic.toFixed(1)}, df ${df}, p ${p.toFixed(3)}), ${((Date.now() - stats.started) / 1000).toFixed(1)} s`);
+      const lowest = [...stats.chi].sort((a, b) => a.p - b.p).slice(0, 3);
+      console.log(`[kernel ${backend.name}] lowest p-values: ${lowest.map((c) => `${c.p.toExponential(1)} (${c.name})`).join('; ')}`);
       expect(p).toBeGreaterThan(ALPHA_COMBINED);
     });
   });
@@ -182,7 +184,7 @@ async function plainProbe(t: Topology, probe: Probe, trace: TraceResult, pred: M
   stats.attempts += results.length;
   const observed = tally(results.map(observedKey));
   const v = judge(pred, observed, ALPHA);
-  if (v.chi) stats.chi.push(v.chi);
+  if (v.chi) stats.chi.push({ ...v.chi, name: `${probe.protocol} ${probe.name}` });
   if (!v.ok) fail(probe, trace, observed, v.problems);
   checkSources(probe, results);
 }
@@ -209,7 +211,7 @@ async function affinityProbe(t: Topology, probe: Probe, trace: TraceResult, pred
   // First choices of the clients: as the trace predicts for a new client.
   const first = tally([...byClient.values()].map((k) => k[0]!));
   const v = judge(pred, first, ALPHA);
-  if (v.chi) stats.chi.push(v.chi);
+  if (v.chi) stats.chi.push({ ...v.chi, name: `${probe.protocol} ${probe.name}` });
   if (!v.ok) fail(probe, trace, first, v.problems);
 }
 

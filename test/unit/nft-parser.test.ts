@@ -384,6 +384,24 @@ describe('statements', () => {
     expect(problems(r)).toEqual(['3:20 warning unknown-statement']);
   });
 
+  it('names as kube-proxy writes them: unnamed ports end in `/`, IPv6 endpoints have `..`', () => {
+    const r = parseNft(`table ip6 kube-proxy {
+\tset affinity-YQZ5OTGX-ns/users-0/tcp/__fd00.10..a.f4.0.2/1563 { type ipv6_addr; }
+\tchain service-5A4QTEIJ-monitoring/backend-2/tcp/ {
+\t\tip6 saddr @affinity-YQZ5OTGX-ns/users-0/tcp/__fd00.10..a.f4.0.2/1563 goto endpoint-YQZ5OTGX-ns/users-0/tcp/__fd00.10..a.f4.0.2/1563
+\t}
+\tchain endpoint-YQZ5OTGX-ns/users-0/tcp/__fd00.10..a.f4.0.2/1563 { jump service-5A4QTEIJ-monitoring/backend-2/tcp/ }
+}`);
+    expect(problems(r)).toEqual([]);
+    const t = r.tables[0];
+    expect(t.chains.map((c) => c.name)).toEqual(['service-5A4QTEIJ-monitoring/backend-2/tcp/', 'endpoint-YQZ5OTGX-ns/users-0/tcp/__fd00.10..a.f4.0.2/1563']);
+    expect(t.chains[0].rules[0].statements).toMatchObject([
+      { kind: 'match', right: { kind: 'setRef', name: 'affinity-YQZ5OTGX-ns/users-0/tcp/__fd00.10..a.f4.0.2/1563' } },
+      { kind: 'verdict', verdict: 'goto', chain: 'endpoint-YQZ5OTGX-ns/users-0/tcp/__fd00.10..a.f4.0.2/1563' },
+    ]);
+    expect(t.chains[1].rules[0].statements[0]).toMatchObject({ chain: 'service-5A4QTEIJ-monitoring/backend-2/tcp/' });
+  });
+
   it('reads rules in inet, bridge, arp and netdev tables', () => {
     expect(statementsOf('meta nfproto ipv4 ip saddr 1.2.3.4 accept', 'inet').map((s) => s.kind)).toEqual(['match', 'match', 'verdict']);
     expect(statementsOf('ether type vlan vlan id 10 accept', 'bridge').map((s) => s.kind)).toEqual(['match', 'match', 'verdict']);

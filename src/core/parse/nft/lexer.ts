@@ -39,7 +39,7 @@ export const Caret = createToken({ name: 'Caret', pattern: /\^/, categories: [At
 
 /** `@th,16,16`, `@nh,0,8`, `tcp option @42,16,4`: raw payload offsets, not set references. */
 export const RawPayload = createToken({ name: 'RawPayload', pattern: /@(?:ll|nh|th|ih|\d+),\d+,\d+/, categories: [Atom] });
-export const SetRef = createToken({ name: 'SetRef', pattern: /@\$?[A-Za-z0-9_]+(?:[-./][A-Za-z0-9_]+)*/, categories: [Atom] });
+export const SetRef = createToken({ name: 'SetRef', pattern: /@\$?[A-Za-z0-9_]+(?:[-./]+[A-Za-z0-9_]+)*[-/]*/, categories: [Atom] });
 export const Variable = createToken({ name: 'Variable', pattern: /\$[A-Za-z_][A-Za-z0-9_]*/, categories: [Atom] });
 
 // A word: basic characters, bracketed IPv6 literals, connectors followed by a word character, and a trailing `::`.

@@ -752,7 +752,7 @@ class NftTextBuilder implements StatementHost {
       case 'table': {
         const spec = this.spec(items, i, 1);
         if (!spec) return this.missing(objectRange, t('A table name'));
-        const table = this.tableCommand(verb, spec, range, blockOpen);
+        const table = this.tableCommand(verb, spec, range);
         record(spec);
         if (table && blockOpen) this.openTable(table, range);
         return;
@@ -818,7 +818,7 @@ class NftTextBuilder implements StatementHost {
     }
   }
 
-  private tableCommand(verb: NftCommandVerb, spec: Spec, range: Range, blockOpen: IToken | undefined): NftTable | undefined {
+  private tableCommand(verb: NftCommandVerb, spec: Spec, range: Range): NftTable | undefined {
     const [name] = spec.names;
     const id = `${spec.family} ${name}`;
     switch (verb) {
@@ -828,25 +828,23 @@ class NftTextBuilder implements StatementHost {
       case 'delete':
       case 'destroy': {
         const table = this.tableById.get(id);
-        this.tableRef(spec, range);
+        this.tableRef(spec);
         if (table) this.removeTable(table);
         return undefined;
       }
       case 'flush': {
         const table = this.tableById.get(id);
-        this.tableRef(spec, range);
+        this.tableRef(spec);
         if (table) for (const chain of table.chains) chain.rules = [];
         return undefined;
       }
       default:
-        this.tableRef(spec, range);
-        void blockOpen;
+        this.tableRef(spec);
         return undefined;
     }
   }
 
-  private tableRef(spec: Spec, range: Range): void {
-    void range;
+  private tableRef(spec: Spec): void {
     this.symbols.reference({ kind: 'table', name: spec.names[0], scope: spec.family, range: spec.ranges[0], role: 'command' });
   }
 
@@ -877,7 +875,7 @@ class NftTextBuilder implements StatementHost {
       if (spec.next < items.length) {
         this.diag(itemsRange(items, spec.next), 'error', 'syntax', t('Unexpected {0}: a declaration continues in { … }.', JSON.stringify(this.text(itemsRange(items, spec.next)))));
       }
-      this.openDeclaration(table, object, name, nameRange, range, blockOpen !== undefined, true);
+      this.openDeclaration(table, object, name, nameRange, range, blockOpen !== undefined);
       return;
     }
     if (verb === 'rename' && object === 'chain') {
@@ -1035,8 +1033,7 @@ class NftTextBuilder implements StatementHost {
   }
 
   /** A declaration inside a table block or from `add chain/set/map/… ip t name`. */
-  private openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean, fromCommand: boolean): void {
-    void fromCommand;
+  private openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean): void {
     const handle = this.handleOf(header);
     switch (object) {
       case 'chain': {
@@ -1105,7 +1102,7 @@ class NftTextBuilder implements StatementHost {
       const name = this.nameOf(items[k]);
       if (name === undefined) return this.missing(itemRange(items[k - 1]), t('A name'));
       if (items.length > k + 1) this.diag(itemsRange(items, k + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, k + 1)))));
-      this.openDeclaration(table, object, name, itemRange(items[k]), range, true, false);
+      this.openDeclaration(table, object, name, itemRange(items[k]), range, true);
       return;
     }
     if (w0 === 'comment' && items.length === 2 && this.isString(items[1])) {

@@ -234,12 +234,12 @@ export class StatementReader {
     const out: NftElement[] = [];
     let start = 0;
     for (let i = 0; i <= inner.length; i++) {
-      if (i === inner.length || this.isToken(inner[i], Comma)) {
+      if (i === inner.length || isCommaItem(inner[i])) {
         if (i > start) this.element(inner.slice(start, i), out);
         start = i + 1;
       }
     }
-    return out.length < 32 ? out.slice() : out;
+    return out;
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -396,7 +396,7 @@ export class StatementReader {
       case 'tproxy':
       case 'dup':
       case 'fwd':
-        return this.forwardLike(w);
+        return this.forwardLike();
       case 'synproxy':
         return this.synproxy();
       case 'flow':
@@ -810,7 +810,7 @@ export class StatementReader {
   }
 
   /** `tproxy [ip|ip6] to addr`, `dup to addr [device dev]`, `fwd [ip|ip6] to addr [device dev]`, `fwd to dev`. */
-  private forwardLike(w: string): NftStatement {
+  private forwardLike(): NftStatement {
     const start = this.pos++;
     if (this.word() === 'ip' || this.word() === 'ip6') this.pos++;
     if (this.word() !== 'to') throw Stop.instance;
@@ -820,7 +820,6 @@ export class StatementReader {
       this.pos++;
       this.fullExpr();
     }
-    void w;
     return this.raw(start);
   }
 
@@ -934,7 +933,7 @@ export class StatementReader {
 
   private setLiteral(group: CstNode): NftSetExpression {
     const range = itemRange(group);
-    return { kind: 'set', elements: this.readElements(group), text: this.textOf(range), range };
+    return { kind: 'set', elements: exact(this.readElements(group)), text: this.textOf(range), range };
   }
 
   private setRefExpr(token: IToken): NftSetRefExpression {
@@ -961,7 +960,7 @@ export class StatementReader {
       parts.push(part);
     }
     const range = this.span(start);
-    return { kind: 'concat', parts, text: this.textOf(range), range };
+    return { kind: 'concat', parts: exact(parts), text: this.textOf(range), range };
   }
 
   private binopAhead(): NftBinaryOperator | undefined {
@@ -1089,7 +1088,7 @@ export class StatementReader {
         return undefined;
       }
       this.pos++;
-      return done({ kind: 'fib', flags, result });
+      return done({ kind: 'fib', flags: exact(flags), result });
     }
     if (w === 'numgen') {
       this.pos++;
@@ -1228,7 +1227,7 @@ export class StatementReader {
         values.push(this.expectWord().image);
       }
       const range = this.span(start);
-      value = { kind: 'list', values, text: this.textOf(range), range };
+      value = { kind: 'list', values: exact(values), text: this.textOf(range), range };
       if (!this.at(Slash)) return { expr: value };
     }
     if (this.at(Slash)) {
@@ -1245,7 +1244,7 @@ export class StatementReader {
           values.push(this.expectWord().image);
         }
         const range = this.span(maskStart);
-        mask = { kind: 'list', values, text: this.textOf(range), range };
+        mask = { kind: 'list', values: exact(values), text: this.textOf(range), range };
       }
       return { expr: value, mask };
     }
@@ -1263,7 +1262,7 @@ export class StatementReader {
         parts.push(p);
       }
       const range = this.span(start);
-      expr = { kind: 'concat', parts, text: this.textOf(range), range };
+      expr = { kind: 'concat', parts: exact(parts), text: this.textOf(range), range };
     }
     return { expr };
   }
@@ -1343,7 +1342,7 @@ export class StatementReader {
         parts.push(this.fullBinop());
       }
       const range = this.span(start);
-      expr = { kind: 'concat', parts, text: this.textOf(range), range };
+      expr = { kind: 'concat', parts: exact(parts), text: this.textOf(range), range };
     } else if (this.at(Comma) && this.isListable(first) && this.word(1) !== undefined) {
       const values = [this.valueText(first)];
       while (this.at(Comma) && this.word(1) !== undefined) {
@@ -1351,7 +1350,7 @@ export class StatementReader {
         values.push(this.expectWord().image);
       }
       const range = this.span(start);
-      expr = { kind: 'list', values, text: this.textOf(range), range };
+      expr = { kind: 'list', values: exact(values), text: this.textOf(range), range };
     }
     if (this.word() === 'map') {
       this.pos++;
@@ -1388,85 +1387,98 @@ export class StatementReader {
   // Elements
 
   private element(items: Item[], out: NftElement[]): void {
-    this.with(items, () => {
-      // `{ { a, b }, c }`: a nested set literal contributes its elements.
-      if (items.length === 1 && isBraceGroup(items[0])) {
-        out.push(...this.readElements(items[0]));
+    // No closure here: this runs once per element of lists with 100k elements, and V8 kept deoptimizing the
+    // closure form ("insufficient type feedback") on large kube-proxy maps.
+    const savedItems = this.items;
+    const savedPos = this.pos;
+    this.items = items;
+    this.pos = 0;
+    try {
+      this.elementBody(items, out);
+    } finally {
+      this.items = savedItems;
+      this.pos = savedPos;
+    }
+  }
+
+  private elementBody(items: Item[], out: NftElement[]): void {
+    // `{ { a, b }, c }`: a nested set literal contributes its elements.
+    if (items.length === 1 && isBraceGroup(items[0])) {
+      out.push(...this.readElements(items[0]));
+      return;
+    }
+    // `{ $set, 3 }`: a variable holding a set literal contributes its elements.
+    if (items.length === 1 && this.isToken(items[0], Variable)) {
+      const resolved = this.host.variable((items[0] as IToken).image.slice(1), itemRange(items[0]));
+      if (resolved && resolved.kind === 'set') {
+        out.push(...resolved.elements);
         return;
       }
-      // `{ $set, 3 }`: a variable holding a set literal contributes its elements.
-      if (items.length === 1 && this.isToken(items[0], Variable)) {
-        const resolved = this.host.variable((items[0] as IToken).image.slice(1), itemRange(items[0]));
-        if (resolved && resolved.kind === 'set') {
-          out.push(...resolved.elements);
-          return;
-        }
-      }
-      const key: string[] = [];
-      try {
-        key.push(this.elementPart());
-        while (this.at(Dot)) {
-          this.pos++;
-          key.push(this.elementPart());
-        }
-      } catch (e) {
-        if (!(e instanceof Stop)) throw e;
-        this.host.diag(itemsRange(items), 'error', 'bad-element', t('This set element is not understood: {0}', this.textOf(itemsRange(items))));
-        return;
-      }
-      const keyRange = this.span(0);
-      const element: NftElement = { key, range: itemsRange(items), keyRange };
-      const statements: string[] = [];
-      while (this.pos < this.items.length && !this.at(Colon)) {
-        const w = this.word();
-        if (w === 'timeout' || w === 'expires') {
-          this.pos++;
-          const v = this.expectWord().image;
-          if (w === 'timeout') element.timeout = v;
-          else element.expires = v;
-        } else if (w === 'comment' && this.at(StringTok, 1)) {
-          element.comment = unquote((this.items[this.pos + 1] as IToken).image);
-          this.pos += 2;
-        } else if (w !== undefined && ELEMENT_OPTIONS.has(w)) {
-          const from = this.pos;
-          let st: NftStatement | undefined;
-          try {
-            st = this.statement();
-          } catch (e) {
-            if (!(e instanceof Stop)) throw e;
-          }
-          if (!st || this.pos === from) {
-            this.pos = from;
-            st = this.rawStatement(from);
-          }
-          statements.push(st.text);
-        } else {
-          const r = itemRange(this.items[this.pos]);
-          this.host.diag(r, 'error', 'bad-element', t('Unexpected {0} in a set element.', JSON.stringify(this.textOf(r))));
-          return;
-        }
-      }
-      if (statements.length > 0) element.statements = statements;
-      if (this.at(Colon)) {
+    }
+    const key: string[] = [];
+    try {
+      key.push(this.elementPart());
+      while (this.at(Dot)) {
         this.pos++;
+        key.push(this.elementPart());
+      }
+    } catch (e) {
+      if (!(e instanceof Stop)) throw e;
+      this.host.diag(itemsRange(items), 'error', 'bad-element', t('This set element is not understood: {0}', this.textOf(itemsRange(items))));
+      return;
+    }
+    const keyRange = this.span(0);
+    const element: NftElement = { key: exact(key), range: itemsRange(items), keyRange };
+    const statements: string[] = [];
+    while (this.pos < this.items.length && !this.at(Colon)) {
+      const w = this.word();
+      if (w === 'timeout' || w === 'expires') {
+        this.pos++;
+        const v = this.expectWord().image;
+        if (w === 'timeout') element.timeout = v;
+        else element.expires = v;
+      } else if (w === 'comment' && this.at(StringTok, 1)) {
+        element.comment = unquote((this.items[this.pos + 1] as IToken).image);
+        this.pos += 2;
+      } else if (w !== undefined && ELEMENT_OPTIONS.has(w)) {
         const from = this.pos;
+        let st: NftStatement | undefined;
         try {
-          element.value = this.elementValue();
+          st = this.statement();
         } catch (e) {
           if (!(e instanceof Stop)) throw e;
-          const r = from < this.items.length ? itemsRange(this.items, from) : itemRange(this.items[from - 1]);
-          this.host.diag(r, 'error', 'bad-element', t('The value of this map element is missing or not understood.'));
-          return;
         }
-        if (this.pos < this.items.length) {
-          const r = itemRange(this.items[this.pos]);
-          this.host.diag(r, 'error', 'bad-element', t('Unexpected {0} in a set element.', JSON.stringify(this.textOf(r))));
-          return;
+        if (!st || this.pos === from) {
+          this.pos = from;
+          st = this.rawStatement(from);
         }
-        element.valueRange = this.span(from);
+        statements.push(st.text);
+      } else {
+        const r = itemRange(this.items[this.pos]);
+        this.host.diag(r, 'error', 'bad-element', t('Unexpected {0} in a set element.', JSON.stringify(this.textOf(r))));
+        return;
       }
-      out.push(element);
-    });
+    }
+    if (statements.length > 0) element.statements = statements;
+    if (this.at(Colon)) {
+      this.pos++;
+      const from = this.pos;
+      try {
+        element.value = this.elementValue();
+      } catch (e) {
+        if (!(e instanceof Stop)) throw e;
+        const r = from < this.items.length ? itemsRange(this.items, from) : itemRange(this.items[from - 1]);
+        this.host.diag(r, 'error', 'bad-element', t('The value of this map element is missing or not understood.'));
+        return;
+      }
+      if (this.pos < this.items.length) {
+        const r = itemRange(this.items[this.pos]);
+        this.host.diag(r, 'error', 'bad-element', t('Unexpected {0} in a set element.', JSON.stringify(this.textOf(r))));
+        return;
+      }
+      element.valueRange = this.span(from);
+    }
+    out.push(element);
   }
 
   /** One component of an element key or value. */
@@ -1518,6 +1530,15 @@ export class StatementReader {
     }
     return parts.join(' . ');
   }
+}
+
+/** A copy without the spare capacity a pushed-to array keeps (large dumps hold millions of small arrays). */
+function exact<T>(a: T[]): T[] {
+  return a.slice();
+}
+
+function isCommaItem(item: Item): boolean {
+  return !isGroup(item) && item.tokenType === Comma;
 }
 
 /** Thrown inside the reader when the items do not fit; the caller falls back to a raw statement. */
