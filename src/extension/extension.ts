@@ -13,6 +13,7 @@ import * as folding from './providers/folding';
 import * as hover from './providers/hover';
 import * as languageStatus from './providers/languageStatus';
 import * as references from './providers/references';
+import * as semanticTokens from './providers/semanticTokens';
 import * as trace from './trace/commands';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -31,6 +32,7 @@ export function activate(context: vscode.ExtensionContext): void {
   hover.register(context, cache);
   diagnostics.register(context, cache, snapshots);
   languageStatus.register(context, cache);
+  semanticTokens.register(context, cache);
   commands.register(context, cache, log);
   trace.register(context, cache, snapshots, log);
   log.info(`activated in ${Date.now() - started} ms`);

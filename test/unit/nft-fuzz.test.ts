@@ -121,7 +121,7 @@ function mutate(base: string, mutations: Mutation[]): string {
   return text;
 }
 
-describe('nft parser robustness (6,000+ generated inputs)', () => {
+describe('nft parser robustness (10,600 generated inputs)', () => {
   it('the seeds themselves parse without errors', () => {
     for (const seed of [SEED_LIST, SEED_CMDS, SEED_SCRIPT]) {
       const r = checkText(seed);
@@ -130,12 +130,12 @@ describe('nft parser robustness (6,000+ generated inputs)', () => {
     expect(parseNftJson(SEED_JSON).diagnostics).toEqual([]);
   });
 
-  it('mutated excerpts of real-shaped dumps and scripts: 2,500 inputs', () => {
+  it('mutated excerpts of real-shaped dumps and scripts: 4,000 inputs', () => {
     fc.assert(
       fc.property(fc.array(mutation, { minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: SEED_LINES.length - 1 }), fc.integer({ min: 1, max: 60 }), (ms, start, count) => {
         checkText(mutate(SEED_LINES.slice(start, start + count).join('\n'), ms));
       }),
-      { numRuns: 2500, seed: 20261130 },
+      { numRuns: 4000, seed: 20261130 },
     );
   });
 
@@ -148,7 +148,7 @@ describe('nft parser robustness (6,000+ generated inputs)', () => {
     );
   });
 
-  it('random lines of nft-ish tokens: 1,500 inputs', () => {
+  it('random lines of nft-ish tokens: 2,500 inputs', () => {
     const token = fc.oneof(
       fc.constantFrom(
         'table', 'ip', 'inet', 'chain', 'set', 'map', 'add', 'rule', 'element', 'flush', 'ruleset', 'delete', 'define', 'include', 'type', 'filter',
@@ -159,21 +159,21 @@ describe('nft parser robustness (6,000+ generated inputs)', () => {
       fc.string({ maxLength: 6 }),
     );
     const line = fc.array(token, { maxLength: 16 }).map((ts) => ts.join(' '));
-    fc.assert(fc.property(fc.array(line, { maxLength: 30 }), (ls) => void checkText(ls.join('\n'))), { numRuns: 1500, seed: 12 });
+    fc.assert(fc.property(fc.array(line, { maxLength: 30 }), (ls) => void checkText(ls.join('\n'))), { numRuns: 2500, seed: 12 });
   });
 
-  it('arbitrary strings and bytes: 1,000 inputs', () => {
+  it('arbitrary strings and bytes: 1,500 inputs', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1'))), (s) => {
         checkText(s);
         checkJson(s);
       }),
-      { numRuns: 1000, seed: 4 },
+      { numRuns: 1500, seed: 4 },
     );
   });
 
-  it('mutated nft -j JSON: 1,000 inputs', () => {
-    fc.assert(fc.property(fc.array(mutation, { minLength: 1, maxLength: 10 }), (ms) => checkJson(mutate(SEED_JSON, ms))), { numRuns: 1000, seed: 5 });
+  it('mutated nft -j JSON: 1,500 inputs', () => {
+    fc.assert(fc.property(fc.array(mutation, { minLength: 1, maxLength: 10 }), (ms) => checkJson(mutate(SEED_JSON, ms))), { numRuns: 1500, seed: 5 });
   });
 
   it('random JSON values in place of nft objects: 500 inputs', () => {

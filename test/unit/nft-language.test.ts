@@ -64,3 +64,21 @@ describe('nftables language features', () => {
     expect(hoverAt(b, { line: 0, character: 3 })!.markdown).toContain('**iptables mode**');
   });
 });
+
+describe('semantic tokens', () => {
+  it('colour chain definitions and goto targets alike, sets and maps as variables, kube-proxy objects marked', async () => {
+    const { nftFeatures } = await import('../../src/core/language/nft');
+    const tokens = nftFeatures.semanticSymbols!(a);
+    const textOf = (s: (typeof tokens)[number]) => lines[s.range.start.line].slice(s.range.start.character, s.range.end.character);
+    const svc = tokens.filter((s) => textOf(s).startsWith('service-') && textOf(s).includes('shop/web'));
+    expect(svc.some((s) => s.declaration && s.kind === 'chain')).toBe(true);
+    expect(svc.some((s) => !s.declaration && s.kind === 'chain')).toBe(true);
+    expect(tokens.some((s) => s.kind === 'map' && textOf(s) === 'service-ips' && s.declaration && s.kube)).toBe(true);
+    // Sorted, no overlaps: what VS Code's token stream requires.
+    for (let i = 1; i < tokens.length; i++) {
+      const p = tokens[i - 1].range;
+      const c = tokens[i].range;
+      expect(c.start.line > p.start.line || c.start.character >= p.end.character).toBe(true);
+    }
+  });
+});

@@ -27,6 +27,7 @@ import { kubeProxyModeOfIptables } from '../detect';
 import { describeService } from '../explain/service';
 import { formatAddress, parseAddress } from '../trace/addr';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+import { symbolsToSemantic } from './semantic';
 
 export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
 
@@ -286,4 +287,5 @@ export const iptablesFeatures: LanguageFeatures<IptablesAnalysis> = {
   hoverAt,
   statusSummary,
   services: (a) => a.catalog.services,
+  semanticSymbols: (a) => symbolsToSemantic(a.ruleset.symbols, (name) => name.startsWith('KUBE-')),
 };

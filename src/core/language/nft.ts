@@ -12,6 +12,7 @@ import { describeService } from '../explain/service';
 import { code, mdEscape } from '../explain/iptables';
 import { t } from '../l10n';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+import { symbolsToSemantic } from './semantic';
 
 export interface NftAnalysis {
   dialect: 'nftables';
@@ -241,4 +242,5 @@ export const nftFeatures: LanguageFeatures<NftAnalysis> = {
   hoverAt,
   statusSummary,
   services: (a) => a.catalog.services,
+  semanticSymbols: (a) => symbolsToSemantic(a.ruleset.symbols, (name) => classifyNftKubeObject(name) !== undefined),
 };

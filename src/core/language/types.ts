@@ -40,6 +40,15 @@ export interface StatusSummary {
   warnings: number;
 }
 
+/** A name the symbol table knows: coloured by what it is (semantic tokens), not by how it looks. */
+export interface SemanticSymbol {
+  range: Range;
+  kind: 'chain' | 'set' | 'map' | 'table' | 'virtualService' | 'ipset';
+  declaration: boolean;
+  /** kube-proxy's own objects get a modifier so themes can tell them apart. */
+  kube?: boolean;
+}
+
 export interface DumpAnalysis {
   dialect: string;
   diagnostics: Diagnostic[];
@@ -56,4 +65,6 @@ export interface LanguageFeatures<A extends DumpAnalysis> {
   hoverAt(a: A, position: Position): Hover | undefined;
   statusSummary(a: A): StatusSummary;
   services(a: A): Service[];
+  /** Names for semantic highlighting (definitions and references from the symbol table). */
+  semanticSymbols?(a: A): SemanticSymbol[];
 }
