@@ -7,7 +7,7 @@
 // with traceSnapshot() on the dump that iptables-save prints back. See README.md beside this file.
 //
 // Needs root, `ip netns`, iptables (nft and/or legacy); skipped with a message otherwise. Not part of
-// `npm test`: run `npx vitest run --config test/kernel/vitest.config.mts`.
+// `npm test`: run `npm run test:kernel` (= `vitest run --config test/kernel/vitest.config.mts`).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
@@ -24,8 +24,8 @@ import { CLUSTER_CIDR, NODE_ADDRESSES, OUTSIDE, POD_GATEWAY, Topology, type Atte
 const N_SPREAD = 300;
 const N_SINGLE = 30;
 /**
- * Level of each chi-square test. About 130 tests per backend run; at 1e-6 each, a correct tracer fails a run by
- * chance with probability below 0.03%. With N = 300 that still catches e.g. 1/2, 1/4, 1/4 predicted where the
+ * Level of each chi-square test. About 150 tests per backend; at 1e-6 each, a correct tracer fails a run (both
+ * backends) by chance with probability below 0.03%. With N = 300 that still catches e.g. 1/2, 1/4, 1/4 predicted where the
  * kernel does 1/3 each (chi² ≈ 37, p ≈ 1e-8). All tests of a backend are also combined into one (sum of the
  * statistics against chi² with the summed degrees of freedom) at level 1e-4, which catches a small bias that
  * recurs in many probes.
@@ -33,8 +33,8 @@ const N_SINGLE = 30;
 const ALPHA = 1e-6;
 const ALPHA_COMBINED = 1e-4;
 /**
- * No answer within this time is a DROP. Everything is a few microseconds away; even 32 connections at once on
- * a busy 2-core machine are answered within ~50 ms, so 500 ms leaves a wide margin.
+ * No answer within this time is a DROP. Everything is a few microseconds away; a whole batch of 32 connections
+ * at once is answered within tens of ms even on a busy 2-core machine, so 500 ms leaves a wide margin.
  */
 const TIMEOUT_MS = 500;
 
