@@ -1,14 +1,12 @@
 // `dataplane`: the command-line face of the core. Thin: read files, call core, print.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { detectDialect } from '../core/detect';
-import { analyzeIptables, type IptablesAnalysis } from '../core/language/iptables';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../core/snapshot';
 import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
 import { countBySeverity, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
-import { hostPort, parseDestination, traceSnapshot, traceToJson, type Entry, type TraceResult } from '../core/trace';
+import { hostPort, parseDestination, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
 import { parseAddress } from '../core/trace/addr';
 
 const VERSION = '0.1.0';
@@ -59,11 +57,6 @@ function readInput(file: string): Loaded {
   }
 }
 
-function analyze(input: Loaded): { analysis?: IptablesAnalysis; dialect?: string } {
-  const dialect = detectDialect(input.text, input.name) ?? 'iptables';
-  if (dialect !== 'iptables') return { dialect };
-  return { analysis: analyzeIptables(input.text), dialect };
-}
 
 /** Any dump: the language its content (or name) says; iptables when nothing is recognisable. */
 function analyzeAny(input: Loaded): SnapshotFile {
@@ -206,12 +199,12 @@ function traceCommand(args: string[], json: boolean, out: (s: string) => void, e
   if (!['pod', 'node', 'external'].includes(entryValue)) throw new UsageError(`--entry ${entryValue}: expected pod, node or external`);
   if (from[0] && parseAddress(from[0])?.family !== parseAddress(destination.address)?.family) throw new UsageError(`--from ${from[0]}: not an address of the destination's family`);
   for (const ip of nodeIPs) if (!parseAddress(ip)) throw new UsageError(`--node-ip ${ip}: not an address`);
-  const files: { name: string; analysis: IptablesAnalysis }[] = [];
+  // All files are one node snapshot: iptables, nftables, or IPVS (ipvsadm + ipset + iptables).
+  const files: TraceFile[] = [];
   for (const file of args) {
     const input = readInput(file);
-    const { analysis, dialect } = analyze(input);
-    if (!analysis) throw new UsageError(`${input.name}: ${dialect} dumps are not supported yet`);
-    files.push({ name: input.name, analysis });
+    const { analysis } = analyzeAny(input);
+    files.push({ name: input.name, analysis: analysis as TraceFile['analysis'] });
   }
   const result = traceSnapshot(files, { to: destination.address, dport: destination.port, protocol: destination.protocol, from: from[0], entry: entryValue, nodeIPs });
   const names = files.map((f) => f.name);

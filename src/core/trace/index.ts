@@ -4,7 +4,13 @@ import type { IptablesAnalysis } from '../language/iptables';
 import type { Service } from '../kube/catalog';
 import { t } from '../l10n';
 import { formatAddress, parseAddress, parsePrefix, sameAddress } from './addr';
-import { traceIptables } from './iptables';
+import { traceIptables, type IpvsTraceInput } from './iptables';
+import { traceNft } from './nft';
+import { buildIpvsCatalog } from '../kube/ipvs-catalog';
+import type { IpSet } from '../model/ipset';
+import type { NftAnalysis } from '../language/nft';
+import type { IpvsadmAnalysis } from '../language/ipvsadm';
+import type { IpsetAnalysis } from '../language/ipset';
 import type { Entry, Packet, Protocol, TraceContext, TraceResult } from './types';
 
 export * from './types';
@@ -12,7 +18,7 @@ export { hostPort } from './iptables';
 
 export interface SnapshotFile {
   name: string;
-  analysis: IptablesAnalysis;
+  analysis: IptablesAnalysis | NftAnalysis | IpvsadmAnalysis | IpsetAnalysis;
 }
 
 export interface TraceRequest {
@@ -35,7 +41,28 @@ export function parseDestination(text: string): { address: string; port: number;
 }
 
 function allServices(files: SnapshotFile[]): Service[] {
-  return files.flatMap((f) => f.analysis.catalog.services);
+  const out: Service[] = [];
+  for (const f of files) if (f.analysis.dialect === 'iptables' || f.analysis.dialect === 'nftables') out.push(...f.analysis.catalog.services);
+  const ipvs = ipvsInput(files);
+  if (ipvs) {
+    out.push(
+      ...buildIpvsCatalog({
+        ipvs: files.flatMap((f, fileIndex) => (f.analysis.dialect === 'ipvsadm' ? [{ dump: f.analysis.dump, fileIndex }] : [])),
+        ipsets: files.flatMap((f) => (f.analysis.dialect === 'ipset' ? [f.analysis.dump] : [])),
+        iptables: files.flatMap((f) => (f.analysis.dialect === 'iptables' ? [f.analysis.ruleset] : [])),
+      }).services,
+    );
+  }
+  return out;
+}
+
+/** The IPVS part of a snapshot (virtual services and ipsets), when there is an ipvsadm dump. */
+function ipvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
+  const services = files.flatMap((f, fileIndex) => (f.analysis.dialect === 'ipvsadm' ? f.analysis.dump.services.map((vs) => ({ vs, fileIndex })) : []));
+  if (services.length === 0) return undefined;
+  const sets = new Map<string, IpSet>();
+  for (const f of files) if (f.analysis.dialect === 'ipset') for (const set of f.analysis.dump.sets) if (!sets.has(set.name)) sets.set(set.name, set);
+  return { services, sets };
 }
 
 /** A source for the packet when none is given: inside the cluster CIDR the rules reveal, never an endpoint. */
@@ -64,6 +91,20 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
   let nodeIPs = request.nodeIPs ?? [];
   let inferred = false;
   if (nodeIPs.length === 0) {
+    // The dumps may name the node's addresses: nft's nodeport-ips set, IPVS NodePort virtual services.
+    const revealed = new Set<string>();
+    for (const f of files) {
+      if (f.analysis.dialect !== 'nftables') continue;
+      for (const tb of f.analysis.ruleset.tables) for (const e of tb.setByName.get('nodeport-ips')?.elements ?? []) if (e.key.length === 1 && parseAddress(e.key[0])) revealed.add(e.key[0]);
+    }
+    for (const svc of allServices(files)) for (const fr of svc.frontends) if (fr.kind === 'nodePort' && fr.address && parseAddress(fr.address)) revealed.add(fr.address);
+    if (revealed.size > 0) {
+      nodeIPs = [...revealed];
+      inferred = true;
+      warnings.push(t('No node address given: using {0}, which the dumps list as this node\'s NodePort addresses.', nodeIPs.join(', ')));
+    }
+  }
+  if (nodeIPs.length === 0) {
     // A destination that is no Service address but whose port is a NodePort is taken to be this node.
     const services = allServices(files);
     const isFrontend = services.some((s) => s.frontends.some((f) => f.address && sameAddress(f.address, request.to)));
@@ -79,16 +120,29 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
   const context: TraceContext = { nodeIPs, nodeIPsInferred: inferred };
   const src = request.from ?? defaultSource(files, request.entry, family, nodeIPs);
   const packet: Packet = { src, dst: request.to, protocol: request.protocol, dport: request.dport, entry: request.entry };
-  const candidates = files
+  // nftables mode (kube-proxy's nft table) is traced through nft; otherwise iptables (plus IPVS when present).
+  const nftCandidates = files
     .map((f, index) => ({ f, index }))
-    .filter(({ f }) => f.analysis.ruleset.tables.some((tb) => tb.family === (family === 4 ? 'ipv4' : 'ipv6')));
-  if (candidates.length === 0) {
-    const result = traceIptables(files[0]?.analysis.ruleset ?? emptyRuleset(), packet, context, 0);
+    .filter(({ f }) => f.analysis.dialect === 'nftables' && f.analysis.ruleset.tables.some((tb) => tb.family === 'inet' || tb.family === (family === 4 ? 'ip' : 'ip6')));
+  const iptCandidates = files
+    .map((f, index) => ({ f, index }))
+    .filter(({ f }) => f.analysis.dialect === 'iptables' && f.analysis.ruleset.tables.some((tb) => tb.family === (family === 4 ? 'ipv4' : 'ipv6')));
+  const nftKube = nftCandidates.find(({ f }) => f.analysis.dialect === 'nftables' && f.analysis.catalog.services.length > 0);
+  const iptKube = iptCandidates.find(({ f }) => f.analysis.dialect === 'iptables' && f.analysis.catalog.services.length > 0);
+  const nft = nftKube ?? (iptCandidates.length === 0 ? nftCandidates[0] : undefined);
+  if (nft && !iptKube && nft.f.analysis.dialect === 'nftables') {
+    if (iptCandidates.length > 0) warnings.push(t('The iptables rules of this node ({0}) also see the packet; only the nftables rules were traced.', iptCandidates[0].f.name));
+    const result = traceNft(nft.f.analysis.ruleset, packet, context, nft.index);
     return { ...result, warnings: [...warnings, ...result.warnings] };
   }
-  if (candidates.length > 1) warnings.push(t('Several iptables dumps hold {0} tables; traced {1} only.', family === 4 ? 'IPv4' : 'IPv6', candidates[0].f.name));
-  const { f, index } = candidates[0];
-  const result = traceIptables(f.analysis.ruleset, packet, context, index);
+  const ipvs = ipvsInput(files);
+  const chosen = iptKube ?? iptCandidates[0];
+  if (!chosen || chosen.f.analysis.dialect !== 'iptables') {
+    const result = traceIptables(emptyRuleset(), packet, context, 0, ipvs);
+    return { ...result, warnings: [...warnings, ...result.warnings] };
+  }
+  if (iptCandidates.length > 1) warnings.push(t('Several iptables dumps hold {0} tables; traced {1} only.', family === 4 ? 'IPv4' : 'IPv6', chosen.f.name));
+  const result = traceIptables(chosen.f.analysis.ruleset, packet, context, chosen.index, ipvs);
   return { ...result, warnings: [...warnings, ...result.warnings] };
 }
 

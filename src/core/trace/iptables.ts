@@ -3,6 +3,8 @@
 // kernel's order, branching with probabilities on random matches and with labelled assumptions on
 // conditions the packet does not decide.
 import type { IptablesRuleset, Match, Option, Rule, Table } from '../model/iptables';
+import type { IpSet } from '../model/ipset';
+import type { VirtualService } from '../model/ipvs';
 import { ruleComment } from '../model/iptables';
 import { t } from '../l10n';
 import { formatAddress, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
@@ -13,7 +15,7 @@ const MAX_BRANCHES = 4096;
 const MAX_DEPTH = 64;
 const MAX_RULE_VISITS = 2_000_000;
 
-interface State {
+export interface State {
   src: Address;
   srcText: string;
   dst: Address;
@@ -31,26 +33,26 @@ interface State {
   notes: string[];
 }
 
-type End = 'accept' | 'drop' | 'reject' | 'return';
+export type End = 'accept' | 'drop' | 'reject' | 'return';
 
-interface Ended {
+export interface Ended {
   state: State;
   end: End;
 }
 
-function clone(s: State): State {
+export function clone(s: State): State {
   return { ...s, path: [...s.path], assumptions: [...s.assumptions], notes: [...s.notes] };
 }
 
 /** One condition's verdict for a state: certain, or a split with the probability of matching. */
-type Cond =
+export type Cond =
   | { kind: 'certain'; value: boolean }
   | { kind: 'random'; p: number; label: string }
   | { kind: 'assume'; label: string; labelNot: string };
 
-const yes: Cond = { kind: 'certain', value: true };
-const no: Cond = { kind: 'certain', value: false };
-const certain = (v: boolean): Cond => (v ? yes : no);
+export const yes: Cond = { kind: 'certain', value: true };
+export const no: Cond = { kind: 'certain', value: false };
+export const certain = (v: boolean): Cond => (v ? yes : no);
 
 function portMatches(spec: string, port: number): boolean {
   return spec.split(',').some((part) => {
@@ -68,17 +70,31 @@ export interface IptablesTraceInput {
   fileIndex: number;
 }
 
+/** IPVS mode: the virtual services (they take over after INPUT) and the ipsets the rules match against. */
+export interface IpvsTraceInput {
+  services: { vs: VirtualService; fileIndex: number }[];
+  sets: Map<string, IpSet>;
+}
+
 class Tracer {
   private visits = 0;
   readonly warnings: string[] = [];
   private splitBudget = MAX_BRANCHES;
+  /** Addresses bound on kube-ipvs0 (every virtual service address) are local to the node. */
+  private readonly ipvsLocal: Address[];
 
   constructor(
     private readonly ruleset: IptablesRuleset,
     private readonly fileIndex: number,
     private readonly context: TraceContext,
     private readonly family: 'ipv4' | 'ipv6',
-  ) {}
+    readonly ipvs?: IpvsTraceInput,
+  ) {
+    this.ipvsLocal = (ipvs?.services ?? []).flatMap(({ vs }) => {
+      const a = vs.address ? parseAddress(vs.address) : undefined;
+      return a ? [a] : [];
+    });
+  }
 
   private table(name: string): Table | undefined {
     return this.ruleset.tables.find((tb) => tb.name === name && tb.family === this.family);
@@ -86,6 +102,7 @@ class Tracer {
 
   isLocal(a: Address): boolean {
     if (isLoopback(a)) return true;
+    if (this.ipvsLocal.some((x) => x.family === a.family && x.value === a.value)) return true;
     return this.context.nodeIPs.some((ip) => {
       const n = parseAddress(ip);
       return n !== undefined && n.family === a.family && n.value === a.value;
@@ -428,6 +445,8 @@ class Tracer {
       case 'set': {
         const o = opt('--match-set');
         const name = o?.values[0] ?? '?';
+        const set = this.ipvs?.sets.get(name);
+        if (set && o) return [neg(o, certain(ipsetContains(set, (o.values[1] ?? 'src').split(','), s)))];
         return [{ kind: 'assume', label: t('assuming the packet is in ipset {0}', name), labelNot: t('assuming the packet is not in ipset {0}', name) }];
       }
       default: {
@@ -459,7 +478,70 @@ class Tracer {
   }
 }
 
-function negate(c: Cond): Cond {
+/** Whether the packet's tuple (per --match-set flags, one per set dimension) is a member of the ipset. */
+export function ipsetContains(set: IpSet, flags: string[], s: State): boolean {
+  const dims = set.dimensions;
+  const pick = (i: number) => (flags[i] ?? flags[flags.length - 1]) === 'dst';
+  return set.members.some((m) => {
+    if (m.options.nomatch) return false;
+    for (let i = 0; i < dims.length; i++) {
+      const dst = pick(i);
+      const addr = dst ? s.dst : s.src;
+      const port = dst ? s.dport : s.sport;
+      const dim = dims[i];
+      if (dim === 'ip' || dim === 'net') {
+        const text = i === 0 ? m.address : m.address2;
+        const prefixLen = i === 0 ? m.prefix : m.prefix2;
+        const p = text ? parsePrefix(prefixLen !== undefined ? `${text}/${prefixLen}` : text) : undefined;
+        if (!p || !prefixContains(p, addr)) return false;
+      } else if (dim === 'port') {
+        if (m.port === undefined || port < m.port || port > (m.portTo ?? m.port)) return false;
+        if (m.protocol && m.protocol.toLowerCase() !== s.protocol && set.type !== 'bitmap:port') return false;
+      } else {
+        return false; // mac, iface, mark, set: not decided here
+      }
+    }
+    return true;
+  });
+}
+
+/**
+ * IPVS after INPUT: the virtual service for the destination picks a real server (weight shares for rr/wrr;
+ * for the other schedulers the same shares are shown, labelled) and forwards the connection there.
+ */
+function ipvsSelect(tracer: Tracer, s: State): { states: State[]; rejected: State[]; passthrough: boolean } {
+  const found = tracer.ipvs?.services.find(({ vs }) => vs.protocol === s.protocol && vs.port === s.dport && vs.address !== undefined && parseAddress(vs.address)?.value === s.dst.value && parseAddress(vs.address)?.family === s.dst.family);
+  if (!found) return { states: [s], rejected: [], passthrough: true };
+  const { vs, fileIndex } = found;
+  const step = (st: State, note: string) =>
+    st.path.push({ fileIndex, line: vs.range.start.line, range: vs.range, table: 'ipvs', chain: vs.name, text: vs.name, note });
+  if (vs.realServers.length === 0) {
+    step(s, t('IPVS: the virtual service has no real servers; the client gets ICMP port unreachable.'));
+    return { states: [], rejected: [s], passthrough: false };
+  }
+  const eligible = vs.realServers.filter((r) => r.weight > 0);
+  const total = eligible.reduce((n, r) => n + (vs.scheduler === 'rr' ? 1 : r.weight), 0);
+  const states: State[] = [];
+  const predictable = vs.scheduler === 'rr' || vs.scheduler === 'wrr';
+  for (const r of eligible) {
+    const share = (vs.scheduler === 'rr' ? 1 : r.weight) / total;
+    const st = clone(s);
+    st.probability *= share;
+    const addr = parseAddress(r.address);
+    if (!addr) continue;
+    st.dst = addr;
+    st.dstText = formatAddress(addr);
+    if (r.port !== undefined) st.dport = r.port;
+    st.dnat = true;
+    if (!predictable) st.assumptions.push(t('IPVS scheduler {0} decides by live state; shown: the weight shares', vs.scheduler ?? 'wlc'));
+    if (vs.persistent) st.notes.push(t('Persistence {0} s: a returning client goes back to the real server it used before.', vs.persistent.timeout));
+    step(st, t('IPVS {0}: real server {1} ({2} of new connections).', vs.scheduler ?? 'wlc', hostPort(st.dstText, st.dport), `${Number((share * 100).toPrecision(4))}%`));
+    states.push(st);
+  }
+  return { states, rejected: [], passthrough: false };
+}
+
+export function negate(c: Cond): Cond {
   if (c.kind === 'certain') return certain(!c.value);
   if (c.kind === 'random') return { kind: 'random', p: 1 - c.p, label: c.label };
   return { kind: 'assume', label: c.labelNot, labelNot: c.label };
@@ -474,7 +556,7 @@ function tcpFlagsMatchSyn(values: string[]): boolean {
   return true;
 }
 
-function applyMark(mark: number, options: Option[]): number {
+export function applyMark(mark: number, options: Option[]): number {
   for (const o of options) {
     const [v, m] = (o.values[0] ?? '0').split('/').map((x) => Number(x));
     const value = v >>> 0;
@@ -511,7 +593,7 @@ export function hostPort(address: string, port: number): string {
 }
 
 /** Traces the first packet of a new connection through one iptables ruleset. */
-export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context: TraceContext, fileIndex = 0): TraceResult {
+export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context: TraceContext, fileIndex = 0, ipvs?: IpvsTraceInput): TraceResult {
   const src = parseAddress(packet.src);
   const dst = parseAddress(packet.dst);
   const warnings: string[] = [];
@@ -519,7 +601,7 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
     return { packet, outcomes: [], warnings: [t('Source and destination must be addresses of the same family.')], context };
   }
   const family = dst.family === 4 ? 'ipv4' : 'ipv6';
-  const tracer = new Tracer(ruleset, fileIndex, context, family);
+  const tracer = new Tracer(ruleset, fileIndex, context, family, ipvs);
   if (!ruleset.tables.some((tb) => tb.family === family)) {
     warnings.push(t('The dump has no {0} tables: nothing filters or rewrites this packet.', family === 'ipv4' ? 'IPv4' : 'IPv6'));
   }
@@ -539,7 +621,12 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
       const remote = post.passed.filter((s) => !tracer.isLocal(s.dst));
       const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
       finals.push(...input.ended);
-      deliver([...input.passed, ...remote]);
+      if (ipvs) {
+        const picked = input.passed.map((s) => ipvsSelect(tracer, s));
+        for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
+        deliver(picked.flatMap((p) => p.states));
+      } else deliver(input.passed);
+      deliver(remote);
       return;
     }
     const pre = tracer.runHook('PREROUTING', ['raw', 'mangle', 'nat'], start);
@@ -548,7 +635,15 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
     const forward = pre.passed.filter((s) => !tracer.isLocal(s.dst));
     const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
     finals.push(...input.ended);
-    deliver(input.passed);
+    if (ipvs) {
+      // IPVS hooks LOCAL_IN after the filter table; forwarded connections leave through POSTROUTING.
+      const picked = input.passed.map((s) => ipvsSelect(tracer, s));
+      for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
+      deliver(picked.filter((p) => p.passthrough).flatMap((p) => p.states));
+      const sent = tracer.runHook('POSTROUTING', ['mangle', 'nat'], picked.filter((p) => !p.passthrough).flatMap((p) => p.states));
+      finals.push(...sent.ended);
+      deliver(sent.passed);
+    } else deliver(input.passed);
     const fwd = tracer.runHook('FORWARD', ['mangle', 'filter', 'security'], forward);
     finals.push(...fwd.ended);
     const post = tracer.runHook('POSTROUTING', ['mangle', 'nat'], fwd.passed);

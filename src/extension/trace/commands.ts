@@ -2,8 +2,7 @@
 // node snapshot, show the result in the trace view and mark the path's rules in the editor.
 import * as vscode from 'vscode';
 import { formatShare, serviceLabel, type Service } from '../../core/kube/catalog';
-import type { IptablesAnalysis } from '../../core/language/iptables';
-import { hostPort, parseDestination, traceSnapshot, type Entry, type Protocol } from '../../core/trace';
+import { hostPort, parseDestination, traceSnapshot, type Entry, type Protocol, type SnapshotFile as TraceFile } from '../../core/trace';
 import { parseAddress } from '../../core/trace/addr';
 import type { DocumentCache } from '../documentCache';
 import type { Log } from '../log';
@@ -48,8 +47,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       return undefined;
     }
     const loaded = await snapshots.forDocument(document);
-    if (!loaded.snapshot.files.some((f) => f.languageId === 'iptables')) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('No iptables-save dump in this node snapshot: this version traces iptables rules.'));
+    if (!loaded.snapshot.files.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables')) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('No iptables-save or nft dump in this node snapshot: nothing to trace through.'));
       return undefined;
     }
     return { document, loaded };
@@ -71,10 +70,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     const from = entry ?? (await askEntry('pod'));
     if (!from) return;
     const nodeIPs = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []).filter((ip) => parseAddress(ip));
-    const files = snapshot.loaded.snapshot.files
-      .map((f, i) => ({ f, uri: snapshot.loaded.uris[i] }))
-      .filter(({ f }) => f.languageId === 'iptables');
-    const result = traceSnapshot(files.map(({ f }) => ({ name: f.name, analysis: f.analysis as IptablesAnalysis })), {
+    const files = snapshot.loaded.snapshot.files.map((f, i) => ({ f, uri: snapshot.loaded.uris[i] }));
+    const result = traceSnapshot(files.map(({ f }) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), {
       to: target.address,
       dport: target.port,
       protocol: target.protocol,

@@ -1,0 +1,528 @@
+// The nftables packet simulator (DESIGN §5): every base chain of a hook, across the tables of the packet's
+// family, in priority order; statements evaluated left to right, verdict maps looked up with concatenated
+// keys, `numgen random mod N` branching with 1/N each, sets and maps by their elements.
+import type { NftChain, NftElement, NftExpression, NftRule, NftRuleset, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
+import { t } from '../l10n';
+import { applyMark, certain, clone, hostPort, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
+import { formatAddress, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
+import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
+
+const MAX_DEPTH = 64;
+const MAX_STATEMENT_VISITS = 2_000_000;
+const MAX_ASSUMPTION_SPLITS = 4096;
+
+/** What an expression evaluates to for a packet. */
+type Value =
+  | { kind: 'addr'; addr: Address }
+  | { kind: 'num'; n: number }
+  | { kind: 'word'; w: string }
+  | { kind: 'words'; ws: string[] }
+  | { kind: 'concat'; parts: Value[] }
+  | { kind: 'unknown'; label: string };
+
+const PROTO_NUM: Record<string, number> = { tcp: 6, udp: 17, sctp: 132, icmp: 1, 'ipv6-icmp': 58, icmpv6: 58, udplite: 136, dccp: 33 };
+
+function parseNumber(text: string): number | undefined {
+  if (/^0x[0-9a-f]+$/i.test(text)) return parseInt(text, 16);
+  if (/^\d+$/.test(text)) return Number(text);
+  return undefined;
+}
+
+/** Does one element key part (as written in the dump) contain the value? */
+function partMatches(part: string, v: Value): boolean | undefined {
+  const text = part.trim();
+  switch (v.kind) {
+    case 'addr': {
+      if (text.includes('-') && !text.includes('/')) {
+        const [a, b] = text.split('-').map((x) => parseAddress(x.trim()));
+        if (a && b && a.family === v.addr.family) return v.addr.value >= a.value && v.addr.value <= b.value;
+      }
+      const p = parsePrefix(text);
+      return p ? prefixContains(p, v.addr) : false;
+    }
+    case 'num': {
+      const range = /^(\S+)\s*-\s*(\S+)$/.exec(text);
+      if (range) {
+        const lo = parseNumber(range[1]);
+        const hi = parseNumber(range[2]);
+        if (lo !== undefined && hi !== undefined) return v.n >= lo && v.n <= hi;
+      }
+      const n = parseNumber(text) ?? PROTO_NUM[text];
+      return n !== undefined ? n === v.n : false;
+    }
+    case 'word':
+      return text === v.w || (PROTO_NUM[text] !== undefined && String(PROTO_NUM[text]) === v.w) || (PROTO_NUM[v.w] !== undefined && String(PROTO_NUM[v.w]) === text);
+    case 'words':
+      return text.split(',').some((x) => v.ws.includes(x.trim()));
+    default:
+      return undefined;
+  }
+}
+
+function keyMatches(key: string[], v: Value): boolean | undefined {
+  if (v.kind === 'concat') {
+    if (key.length !== v.parts.length) return key.length === 1 ? keyMatches(key[0].split(/\s+\.\s+/), v) : false;
+    let unknown = false;
+    for (let i = 0; i < key.length; i++) {
+      const m = partMatches(key[i], v.parts[i]);
+      if (m === false) return false;
+      if (m === undefined) unknown = true;
+    }
+    return unknown ? undefined : true;
+  }
+  return key.length === 1 ? partMatches(key[0], v) : undefined;
+}
+
+class NftTracer {
+  private visits = 0;
+  private splits = MAX_ASSUMPTION_SPLITS;
+  readonly warnings: string[] = [];
+
+  constructor(
+    private readonly ruleset: NftRuleset,
+    private readonly fileIndex: number,
+    private readonly context: TraceContext,
+    private readonly family: 4 | 6,
+  ) {}
+
+  private tables(): NftTable[] {
+    return this.ruleset.tables.filter((tb) => tb.family === 'inet' || tb.family === (this.family === 4 ? 'ip' : 'ip6'));
+  }
+
+  isLocal(a: Address): boolean {
+    if (isLoopback(a)) return true;
+    return this.context.nodeIPs.some((ip) => {
+      const n = parseAddress(ip);
+      return n !== undefined && n.family === a.family && n.value === a.value;
+    });
+  }
+
+  /** Every base chain on `hook`, across tables, in priority order (nat chains only see new connections, which these are). */
+  private baseChains(hook: string): { table: NftTable; chain: NftChain }[] {
+    const out: { table: NftTable; chain: NftChain; prio: number; order: number }[] = [];
+    let order = 0;
+    for (const table of this.tables()) {
+      for (const chain of table.chains) {
+        if (chain.hook !== hook || !chain.type) continue;
+        out.push({ table, chain, prio: chain.priority?.value ?? 0, order: order++ });
+      }
+    }
+    return out.sort((a, b) => a.prio - b.prio || a.order - b.order);
+  }
+
+  private step(s: State, table: NftTable, chain: string, rule: NftRule, note: string): void {
+    s.path.push({ fileIndex: this.fileIndex, line: rule.range.start.line, range: rule.range, table: `${table.family} ${table.name}`, chain, text: rule.raw.trim(), note });
+  }
+
+  runHook(hook: string, states: State[]): { passed: State[]; ended: { state: State; verdict: Verdict }[] } {
+    let live = states;
+    const ended: { state: State; verdict: Verdict }[] = [];
+    for (const { table, chain } of this.baseChains(hook)) {
+      const next: State[] = [];
+      const result = this.runChain(table, chain, live, 0, []);
+      for (const e of [...result.ended, ...result.fallthrough.map((state) => ({ state, end: 'return' as End }))]) {
+        if (e.end === 'drop' || e.end === 'reject') ended.push({ state: e.state, verdict: e.end });
+        else if (e.end === 'return' && chain.policy === 'drop') {
+          e.state.path.push({ fileIndex: this.fileIndex, line: chain.range.start.line, range: chain.nameRange, table: `${table.family} ${table.name}`, chain: chain.name, text: `chain ${chain.name}`, note: t('No rule decided: the policy of {0} drops the packet.', chain.name) });
+          ended.push({ state: e.state, verdict: 'drop' });
+        } else next.push(e.state); // accept ends this base chain only; the next one still sees the packet
+      }
+      live = next;
+    }
+    return { passed: live, ended };
+  }
+
+  private runChain(table: NftTable, chain: NftChain, states: State[], depth: number, stack: string[]): { ended: Ended[]; fallthrough: State[] } {
+    const ended: Ended[] = [];
+    if (depth > MAX_DEPTH || stack.includes(chain.name)) {
+      this.warnings.push(t('Loop or runaway depth at chain {0} ({1}): the trace stops there and drops the packet.', chain.name, [...stack, chain.name].join(' → ')));
+      return { ended: states.map((state) => ({ state, end: 'drop' as End })), fallthrough: [] };
+    }
+    const inner = [...stack, chain.name];
+    let live = states;
+    for (const rule of chain.rules) {
+      if (live.length === 0) break;
+      const next: State[] = [];
+      for (const state of live) {
+        if (++this.visits > MAX_STATEMENT_VISITS) {
+          this.warnings.push(t('The trace visited too many rules and stopped.'));
+          return { ended, fallthrough: [] };
+        }
+        this.runRule(table, chain, rule, state, depth, inner, next, ended);
+      }
+      live = next;
+    }
+    return { ended, fallthrough: live };
+  }
+
+  /** Evaluates one rule's statements left to right; a branch ends at a verdict or falls through to the next rule. */
+  private runRule(table: NftTable, chain: NftChain, rule: NftRule, start: State, depth: number, stack: string[], next: State[], ended: Ended[]): void {
+    type Branch = { s: State; notes: string[] };
+    let live: Branch[] = [{ s: start, notes: [] }];
+    const note = (b: Branch, text: string) => [...b.notes, text].filter(Boolean).join(' ');
+    for (const st of rule.statements) {
+      const out: Branch[] = [];
+      for (const b of live) {
+        this.statement(table, chain, rule, st, b, depth, stack, out, next, ended, note);
+      }
+      live = out;
+      if (live.length === 0) return;
+    }
+    // Matched every condition and no verdict: the rule only counted or changed things; go on.
+    for (const b of live) {
+      if (b.notes.length > 0 || rule.statements.some((x) => x.kind === 'mark' || x.kind === 'setUpdate')) this.step(b.s, table, chain.name, rule, note(b, ''));
+      next.push(b.s);
+    }
+  }
+
+  private statement(
+    table: NftTable,
+    chain: NftChain,
+    rule: NftRule,
+    st: NftStatement,
+    b: { s: State; notes: string[] },
+    depth: number,
+    stack: string[],
+    out: { s: State; notes: string[] }[],
+    next: State[],
+    ended: Ended[],
+    note: (b: { s: State; notes: string[] }, text: string) => string,
+  ): void {
+    const s = b.s;
+    switch (st.kind) {
+      case 'match': {
+        // `negated` mirrors `op === '!='` in the model; the condition applies the operator once.
+        let c = this.condition(table, st.left, st.op, st.right, s);
+        if (st.negated && st.op !== '!=') c = negate(c);
+        this.split(c, b, out, next);
+        return;
+      }
+      case 'verdict':
+        this.verdict(table, chain, rule, { kind: st.verdict, chain: st.chain }, b, depth, stack, next, ended, note);
+        return;
+      case 'vmap': {
+        if (st.key.kind === 'numgen') {
+          const n = st.key.mod;
+          const offset = st.key.offset ?? 0;
+          for (let k = 0; k < n; k++) {
+            const branch = { s: clone(s), notes: [...b.notes, t('numgen picked {0} of {1} (1/{1}).', k + offset, n)] };
+            branch.s.probability *= 1 / n;
+            const verdict = this.lookupVerdict(table, st.map, { kind: 'num', n: k + offset });
+            if (verdict) this.verdict(table, chain, rule, verdict, branch, depth, stack, next, ended, note);
+            else next.push(branch.s);
+          }
+          return;
+        }
+        const key = this.value(st.key, s);
+        const verdict = this.lookupVerdict(table, st.map, key);
+        if (verdict === undefined) {
+          out.push(b); // a miss does nothing
+          return;
+        }
+        this.verdict(table, chain, rule, verdict, { s, notes: [...b.notes, t('The verdict map sends it on.')] }, depth, stack, next, ended, note);
+        return;
+      }
+      case 'nat': {
+        if (st.type === 'masquerade' || st.type === 'snat') {
+          s.masquerade = true;
+          this.step(s, table, chain.name, rule, note(b, st.type === 'masquerade' ? t('masquerade: the source becomes the outgoing interface\'s address.') : t('snat: the source address is rewritten.')));
+        } else {
+          const target = st.to ?? st.addr;
+          const rewritten = target ? this.rewrite(s, target, st.port) : false;
+          this.step(s, table, chain.name, rule, note(b, rewritten ? t('dnat: the destination becomes {0}.', hostPort(s.dstText, s.dport)) : t('{0} to an address the dump computes at run time (a map lookup).', st.type)));
+        }
+        ended.push({ state: s, end: 'accept' });
+        return;
+      }
+      case 'mark': {
+        if (st.target === 'meta mark') {
+          const v = this.value(st.value, s);
+          if (v.kind === 'num') s.mark = v.n >>> 0;
+        }
+        out.push({ s, notes: [...b.notes, t('Packet mark is now {0}.', `0x${s.mark.toString(16)}`)] });
+        return;
+      }
+      case 'reject':
+        this.step(s, table, chain.name, rule, note(b, t('reject: the client gets an error at once.')));
+        ended.push({ state: s, end: 'reject' });
+        return;
+      case 'limit':
+      case 'quota':
+        this.split({ kind: 'assume', label: t('assuming {0} lets the packet through', st.text), labelNot: t('assuming {0} holds the packet back', st.text) }, b, out, next);
+        return;
+      case 'xt':
+        if (st.type === 'match') this.split({ kind: 'assume', label: t('assuming {0} matches', st.text), labelNot: t('assuming {0} does not match', st.text) }, b, out, next);
+        else out.push(b);
+        return;
+      case 'setUpdate':
+        out.push({ s, notes: [...b.notes, t('Records the client in set {0}.', st.set)] });
+        return;
+      default:
+        out.push(b); // counter, log, comment, and statements kept verbatim do not decide anything here
+    }
+  }
+
+  private split(c: Cond, b: { s: State; notes: string[] }, out: { s: State; notes: string[] }[], next: State[]): void {
+    if (c.kind === 'certain') {
+      if (c.value) out.push(b);
+      else next.push(b.s);
+      return;
+    }
+    if (c.kind === 'assume' && this.splits <= 0) {
+      b.s.assumptions.push(c.labelNot);
+      next.push(b.s);
+      return;
+    }
+    if (c.kind === 'assume') this.splits--;
+    const p = c.kind === 'random' ? c.p : 0.5;
+    const hit = clone(b.s);
+    hit.probability *= p;
+    const miss = clone(b.s);
+    miss.probability *= 1 - p;
+    if (c.kind === 'assume') {
+      hit.assumptions.push(c.label);
+      miss.assumptions.push(c.labelNot);
+    }
+    if (p > 0) out.push({ s: hit, notes: b.notes });
+    if (p < 1) next.push(miss);
+  }
+
+  private verdict(
+    table: NftTable,
+    chain: NftChain,
+    rule: NftRule,
+    v: NftVerdictValue,
+    b: { s: State; notes: string[] },
+    depth: number,
+    stack: string[],
+    next: State[],
+    ended: Ended[],
+    note: (b: { s: State; notes: string[] }, text: string) => string,
+  ): void {
+    const s = b.s;
+    switch (v.kind) {
+      case 'accept':
+        this.step(s, table, chain.name, rule, note(b, t('accept: this base chain lets the packet through.')));
+        ended.push({ state: s, end: 'accept' });
+        return;
+      case 'drop':
+        this.step(s, table, chain.name, rule, note(b, t('drop: the packet is discarded; the client times out.')));
+        ended.push({ state: s, end: 'drop' });
+        return;
+      case 'return':
+        this.step(s, table, chain.name, rule, note(b, t('return to the calling chain.')));
+        ended.push({ state: s, end: 'return' });
+        return;
+      case 'continue':
+        next.push(s);
+        return;
+      case 'queue':
+        this.step(s, table, chain.name, rule, note(b, t('queue: handed to user space; treated as accepted.')));
+        ended.push({ state: s, end: 'accept' });
+        return;
+      case 'jump':
+      case 'goto': {
+        const target = v.chain ? table.chainByName.get(v.chain) : undefined;
+        this.step(s, table, chain.name, rule, note(b, v.kind === 'jump' ? t('Jump to {0}.', v.chain ?? '?') : t('Go to {0} (no return here).', v.chain ?? '?')));
+        if (!target) {
+          this.warnings.push(t('Chain {0} is not in table {1} of this dump: treated as empty.', v.chain ?? '?', table.name));
+          if (v.kind === 'jump') next.push(s);
+          else ended.push({ state: s, end: 'return' });
+          return;
+        }
+        const result = this.runChain(table, target, [s], depth + 1, stack);
+        for (const e of result.ended) {
+          if (e.end === 'return' && v.kind === 'jump') next.push(e.state);
+          else ended.push(e);
+        }
+        for (const f of result.fallthrough) {
+          if (v.kind === 'jump') next.push(f);
+          else ended.push({ state: f, end: 'return' });
+        }
+        return;
+      }
+    }
+  }
+
+  private lookupVerdict(table: NftTable, map: NftExpression, key: Value): NftVerdictValue | undefined {
+    const elements: NftElement[] = map.kind === 'set' ? map.elements : map.kind === 'setRef' ? (table.mapByName.get(map.name)?.elements ?? []) : [];
+    for (const e of elements) {
+      if (keyMatches(e.key, key) && e.value && typeof e.value !== 'string') return e.value;
+    }
+    return undefined;
+  }
+
+  private rewrite(s: State, to: NftExpression, port?: NftExpression): boolean {
+    let addrText: string | undefined;
+    let portText: string | undefined;
+    if (to.kind === 'value' || to.kind === 'raw') {
+      const text = to.kind === 'value' ? to.value : to.text;
+      const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+      if (bracket) [, addrText, portText] = bracket;
+      else if ((text.match(/:/g)?.length ?? 0) > 1) addrText = text;
+      else [addrText, portText] = text.split(':');
+    } else if (to.kind === 'concat' && to.parts.length === 2 && to.parts[0].kind === 'value' && to.parts[1].kind === 'value') {
+      addrText = to.parts[0].value;
+      portText = to.parts[1].value;
+    }
+    if (port?.kind === 'value') portText = port.value;
+    const addr = addrText ? parseAddress(addrText.split('-')[0]) : undefined;
+    if (!addr) return false;
+    s.dst = addr;
+    s.dstText = formatAddress(addr);
+    if (portText && /^\d+/.test(portText)) s.dport = Number(portText.split('-')[0]);
+    s.dnat = true;
+    return true;
+  }
+
+  /** The packet's value for an expression (or a constant's value). */
+  private value(e: NftExpression, s: State): Value {
+    switch (e.kind) {
+      case 'payload': {
+        const f = e.field;
+        if (f === 'saddr' || f === 'daddr') {
+          if ((e.protocol === 'ip' && this.family !== 4) || (e.protocol === 'ip6' && this.family !== 6)) return { kind: 'unknown', label: e.text };
+          return { kind: 'addr', addr: f === 'saddr' ? s.src : s.dst };
+        }
+        if (f === 'dport' || f === 'sport') {
+          if (e.protocol !== 'th' && e.protocol !== s.protocol) return { kind: 'word', w: '<other protocol>' };
+          return { kind: 'num', n: f === 'dport' ? s.dport : s.sport };
+        }
+        if ((e.protocol === 'ip' && f === 'protocol') || (e.protocol === 'ip6' && f === 'nexthdr')) return { kind: 'num', n: PROTO_NUM[s.protocol] ?? -1 };
+        return { kind: 'unknown', label: e.text };
+      }
+      case 'meta':
+        if (e.key === 'l4proto') return { kind: 'num', n: PROTO_NUM[s.protocol] ?? -1 };
+        if (e.key === 'mark') return { kind: 'num', n: s.mark };
+        if (e.key === 'nfproto') return { kind: 'word', w: this.family === 4 ? 'ipv4' : 'ipv6' };
+        return { kind: 'unknown', label: e.text };
+      case 'ct':
+        if (e.key === 'state') return { kind: 'words', ws: ['new'] };
+        if (e.key === 'status') return { kind: 'words', ws: s.dnat ? ['dnat'] : [] };
+        if (e.key === 'mark') return { kind: 'num', n: 0 };
+        return { kind: 'unknown', label: e.text };
+      case 'fib':
+        if (e.result === 'type' && e.flags.includes('daddr')) return { kind: 'word', w: this.isLocal(s.dst) ? 'local' : 'unicast' };
+        if (e.result === 'type' && e.flags.includes('saddr')) return { kind: 'word', w: this.isLocal(s.src) ? 'local' : 'unicast' };
+        return { kind: 'unknown', label: e.text };
+      case 'concat':
+        return { kind: 'concat', parts: e.parts.map((p) => this.value(p, s)) };
+      case 'binop': {
+        const l = this.value(e.left, s);
+        const r = this.value(e.right, s);
+        if (l.kind !== 'num' || r.kind !== 'num') return { kind: 'unknown', label: e.text };
+        const n = e.op === '&' ? l.n & r.n : e.op === '|' ? l.n | r.n : e.op === '^' ? l.n ^ r.n : e.op === '<<' ? l.n << r.n : l.n >>> r.n;
+        return { kind: 'num', n: n >>> 0 };
+      }
+      case 'value': {
+        const n = parseNumber(e.value);
+        if (n !== undefined) return { kind: 'num', n };
+        const a = parseAddress(e.value);
+        if (a) return { kind: 'addr', addr: a };
+        return { kind: 'word', w: e.value };
+      }
+      default:
+        return { kind: 'unknown', label: e.text };
+    }
+  }
+
+  private condition(table: NftTable, left: NftExpression, op: string, right: NftExpression, s: State): Cond {
+    const v = this.value(left, s);
+    if (v.kind === 'unknown' || (v.kind === 'concat' && v.parts.some((p) => p.kind === 'unknown'))) {
+      const text = `${left.text} ${op === 'in' ? '' : `${op} `}${right.text}`.replace(/\s+/g, ' ');
+      return { kind: 'assume', label: t('assuming {0} matches', text), labelNot: t('assuming {0} does not match', text) };
+    }
+    let hit: boolean | undefined;
+    switch (right.kind) {
+      case 'setRef': {
+        const set = table.setByName.get(right.name) ?? table.mapByName.get(right.name);
+        if (!set) return { kind: 'assume', label: t('assuming the packet is in set {0}', right.name), labelNot: t('assuming the packet is not in set {0}', right.name) };
+        if (set.flags.includes('dynamic') && set.elements.length === 0) {
+          // An affinity set in a dump: a new client is in it only if it connected before.
+          s.notes.push(t('Session affinity: a returning client found in set {0} goes back to the endpoint it used before.', right.name));
+          hit = false;
+        } else hit = set.elements.some((e) => keyMatches(e.key, v) === true);
+        break;
+      }
+      case 'set':
+        hit = right.elements.some((e) => keyMatches(e.key, v) === true);
+        break;
+      case 'prefix':
+        hit = v.kind === 'addr' ? prefixContains(parsePrefix(`${right.address}/${right.length}`)!, v.addr) : false;
+        break;
+      case 'range':
+        hit = keyMatches([`${right.from}-${right.to}`], v) === true;
+        break;
+      case 'list':
+        hit = right.values.some((x) => keyMatches([x], v) === true);
+        break;
+      case 'value': {
+        if (v.kind === 'num' && (op === '<' || op === '>' || op === '<=' || op === '>=')) {
+          const n = parseNumber(right.value) ?? NaN;
+          hit = op === '<' ? v.n < n : op === '>' ? v.n > n : op === '<=' ? v.n <= n : v.n >= n;
+          return certain(hit);
+        }
+        hit = keyMatches([right.value], v) === true;
+        break;
+      }
+      default:
+        return { kind: 'assume', label: t('assuming {0} matches', `${left.text} ${right.text}`), labelNot: t('assuming {0} does not match', `${left.text} ${right.text}`) };
+    }
+    return op === '!=' ? certain(!hit) : hit ? yes : no;
+  }
+}
+
+/** Traces the first packet of a new connection through an nftables ruleset. */
+export function traceNft(ruleset: NftRuleset, packet: Packet, context: TraceContext, fileIndex = 0): TraceResult {
+  const src = parseAddress(packet.src);
+  const dst = parseAddress(packet.dst);
+  if (!src || !dst || src.family !== dst.family) {
+    return { packet, outcomes: [], warnings: [t('Source and destination must be addresses of the same family.')], context };
+  }
+  const tracer = new NftTracer(ruleset, fileIndex, context, dst.family);
+  const start: State = {
+    src,
+    srcText: formatAddress(src),
+    dst,
+    dstText: formatAddress(dst),
+    dport: packet.dport,
+    sport: packet.sport ?? 40000,
+    protocol: packet.protocol,
+    mark: 0,
+    dnat: false,
+    masquerade: false,
+    probability: 1,
+    path: [],
+    assumptions: [],
+    notes: [],
+  };
+  const finals: { state: State; verdict: Verdict }[] = [];
+  const deliver = (states: State[]) => {
+    for (const s of states) finals.push({ state: s, verdict: s.dnat ? 'dnat' : 'accept' });
+  };
+  const run = (entry: Entry) => {
+    if (entry === 'node') {
+      const out = tracer.runHook('output', [start]);
+      finals.push(...out.ended);
+      const post = tracer.runHook('postrouting', out.passed);
+      finals.push(...post.ended);
+      const local = post.passed.filter((s) => tracer.isLocal(s.dst));
+      const input = tracer.runHook('input', local);
+      finals.push(...input.ended);
+      deliver([...input.passed, ...post.passed.filter((s) => !tracer.isLocal(s.dst))]);
+      return;
+    }
+    const pre = tracer.runHook('prerouting', [start]);
+    finals.push(...pre.ended);
+    const input = tracer.runHook('input', pre.passed.filter((s) => tracer.isLocal(s.dst)));
+    finals.push(...input.ended);
+    deliver(input.passed);
+    const fwd = tracer.runHook('forward', pre.passed.filter((s) => !tracer.isLocal(s.dst)));
+    finals.push(...fwd.ended);
+    const post = tracer.runHook('postrouting', fwd.passed);
+    finals.push(...post.ended);
+    deliver(post.passed);
+  };
+  run(packet.entry);
+  return { packet, outcomes: mergeOutcomes(finals), warnings: [...new Set(tracer.warnings)], context };
+}
