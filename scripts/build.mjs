@@ -21,6 +21,7 @@ const builds = [
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   // The dump generator (samples, benchmarks); not part of the VSIX.
   { ...common, entryPoints: ['scripts/generate.ts'], outfile: 'dist/generate.js' },
+  { ...common, entryPoints: ['scripts/bench.ts'], outfile: 'dist/bench.js' },
 ];
 
 if (watch) {

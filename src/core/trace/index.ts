@@ -66,11 +66,11 @@ function ipvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
 }
 
 /** A source for the packet when none is given: inside the cluster CIDR the rules reveal, never an endpoint. */
-export function defaultSource(files: SnapshotFile[], entry: Entry, family: 4 | 6, nodeIPs: string[]): string {
+export function defaultSource(files: SnapshotFile[], entry: Entry, family: 4 | 6, nodeIPs: string[], known?: Service[]): string {
   if (entry === 'node') return nodeIPs.find((ip) => parseAddress(ip)?.family === family) ?? (family === 4 ? '127.0.0.1' : '::1');
   if (entry === 'external') return family === 4 ? '203.0.113.99' : '2001:db8:ffff::99';
-  const services = allServices(files);
-  const endpoints = new Set(services.flatMap((s) => s.endpoints.map((e) => e.address)));
+  const services = known ?? allServices(files);
+  const endpoints = { has: (a: string) => services.some((s) => s.endpoints.some((e) => e.address === a)) };
   const cidr = services.map((s) => s.policies.clusterCIDR).find((c) => c && parsePrefix(c)?.family === family);
   const prefix = cidr ? parsePrefix(cidr) : undefined;
   if (prefix) {
@@ -85,6 +85,8 @@ export function defaultSource(files: SnapshotFile[], entry: Entry, family: 4 | 6
 }
 
 export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): TraceResult {
+  let servicesMemo: Service[] | undefined;
+  const services = () => (servicesMemo ??= allServices(files));
   const dst = parseAddress(request.to);
   const family = dst?.family ?? 4;
   const warnings: string[] = [];
@@ -97,7 +99,7 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
       if (f.analysis.dialect !== 'nftables') continue;
       for (const tb of f.analysis.ruleset.tables) for (const e of tb.setByName.get('nodeport-ips')?.elements ?? []) if (e.key.length === 1 && parseAddress(e.key[0])) revealed.add(e.key[0]);
     }
-    for (const svc of allServices(files)) for (const fr of svc.frontends) if (fr.kind === 'nodePort' && fr.address && parseAddress(fr.address)) revealed.add(fr.address);
+    for (const svc of services()) for (const fr of svc.frontends) if (fr.kind === 'nodePort' && fr.address && parseAddress(fr.address)) revealed.add(fr.address);
     if (revealed.size > 0) {
       nodeIPs = [...revealed];
       inferred = true;
@@ -106,9 +108,8 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
   }
   if (nodeIPs.length === 0) {
     // A destination that is no Service address but whose port is a NodePort is taken to be this node.
-    const services = allServices(files);
-    const isFrontend = services.some((s) => s.frontends.some((f) => f.address && sameAddress(f.address, request.to)));
-    const isNodePort = services.some((s) => s.frontends.some((f) => f.kind === 'nodePort' && f.port === request.dport));
+    const isFrontend = services().some((s) => s.frontends.some((f) => f.address && sameAddress(f.address, request.to)));
+    const isNodePort = services().some((s) => s.frontends.some((f) => f.kind === 'nodePort' && f.port === request.dport));
     if (!isFrontend && isNodePort) {
       nodeIPs = [request.to];
       inferred = true;
@@ -118,7 +119,7 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
     }
   }
   const context: TraceContext = { nodeIPs, nodeIPsInferred: inferred };
-  const src = request.from ?? defaultSource(files, request.entry, family, nodeIPs);
+  const src = request.from ?? defaultSource(files, request.entry, family, nodeIPs, request.entry === 'pod' ? services() : undefined);
   const packet: Packet = { src, dst: request.to, protocol: request.protocol, dport: request.dport, entry: request.entry };
   // nftables mode (kube-proxy's nft table) is traced through nft; otherwise iptables (plus IPVS when present).
   const nftCandidates = files

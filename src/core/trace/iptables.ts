@@ -155,8 +155,14 @@ class Tracer {
     let live = states;
     for (const rule of chain.rules) {
       if (live.length === 0) break;
+      const quick = quickFilter(rule);
       const next: State[] = [];
       for (const state of live) {
+        // Most rules of a big KUBE-SERVICES chain fail on the destination: decide that without the full evaluation.
+        if (quick && !quick(state)) {
+          next.push(state);
+          continue;
+        }
         if (++this.visits > MAX_RULE_VISITS) {
           this.warnings.push(t('The trace visited too many rules and stopped.'));
           return { ended, fallthrough: [] };
@@ -539,6 +545,24 @@ function ipvsSelect(tracer: Tracer, s: State): { states: State[]; rejected: Stat
     states.push(st);
   }
   return { states, rejected: [], passthrough: false };
+}
+
+const quickFilters = new WeakMap<Rule, ((s: State) => boolean) | null>();
+
+/** A cheap necessary condition of a rule (its plain `-d` prefix and `-p`), compiled once per rule. */
+function quickFilter(rule: Rule): ((s: State) => boolean) | null {
+  let f = quickFilters.get(rule);
+  if (f !== undefined) return f;
+  f = null;
+  const d = rule.params.find((p) => p.name === '-d');
+  const p = rule.params.find((x) => x.name === '-p');
+  const prefix = d && !d.negated && !d.values[0]?.includes(',') ? parsePrefix(d.values[0] ?? '') : undefined;
+  const proto = p && !p.negated ? (PROTOCOL_NUMBERS[p.values[0] ?? ''] ?? p.values[0]?.toLowerCase()) : undefined;
+  if (prefix || (proto && proto !== 'all')) {
+    f = (s: State) => (!prefix || prefixContains(prefix, s.dst)) && (!proto || proto === 'all' || proto === s.protocol);
+  }
+  quickFilters.set(rule, f);
+  return f;
 }
 
 export function negate(c: Cond): Cond {

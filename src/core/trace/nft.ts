@@ -73,6 +73,62 @@ function keyMatches(key: string[], v: Value): boolean | undefined {
   return key.length === 1 ? partMatches(key[0], v) : undefined;
 }
 
+/** Canonical text of a packet value, comparable with canonical element keys. */
+function valueKey(v: Value): string {
+  switch (v.kind) {
+    case 'addr':
+      return formatAddress(v.addr);
+    case 'num':
+      return String(v.n);
+    case 'word':
+      return v.w;
+    case 'concat':
+      return v.parts.map(valueKey).join(' . ');
+    default:
+      return '\u0000';
+  }
+}
+
+/** Canonical text of an element key part, or undefined when it is an interval or prefix. */
+function partKey(part: string): string | undefined {
+  const text = part.trim();
+  if (text.includes('/') || /\s-\s|^\S+-\S+$/.test(text)) return undefined;
+  const a = parseAddress(text);
+  if (a) return formatAddress(a);
+  const n = parseNumber(text) ?? PROTO_NUM[text];
+  if (n !== undefined) return String(n);
+  return text;
+}
+
+interface ElementIndex {
+  /** Exact keys of verdict-map elements → their verdict. */
+  exact: Map<string, NftVerdictValue>;
+  /** Exact keys of set (or map) elements. */
+  members: Set<string>;
+  /** Intervals, prefixes and anything else: matched by a scan. */
+  rest: NftElement[];
+}
+
+const elementIndexes = new WeakMap<NftElement[], ElementIndex>();
+
+function exactIndex(elements: NftElement[]): ElementIndex {
+  let index = elementIndexes.get(elements);
+  if (index) return index;
+  index = { exact: new Map(), members: new Set(), rest: [] };
+  for (const e of elements) {
+    const parts = e.key.length === 1 ? e.key[0].split(/\s+\.\s+/) : e.key;
+    const keys = parts.map(partKey);
+    if (keys.every((k) => k !== undefined)) {
+      const k = keys.join(' . ');
+      index.members.add(k);
+      if (e.value && typeof e.value !== 'string' && !index.exact.has(k)) index.exact.set(k, e.value);
+      if (e.value !== undefined && typeof e.value === 'string') index.rest.push(e);
+    } else index.rest.push(e);
+  }
+  elementIndexes.set(elements, index);
+  return index;
+}
+
 class NftTracer {
   private visits = 0;
   private splits = MAX_ASSUMPTION_SPLITS;
@@ -346,7 +402,11 @@ class NftTracer {
 
   private lookupVerdict(table: NftTable, map: NftExpression, key: Value): NftVerdictValue | undefined {
     const elements: NftElement[] = map.kind === 'set' ? map.elements : map.kind === 'setRef' ? (table.mapByName.get(map.name)?.elements ?? []) : [];
-    for (const e of elements) {
+    // Exact keys are found through a hash index, as the kernel does; intervals and prefixes by a scan.
+    const index = exactIndex(elements);
+    const exact = index.exact.get(valueKey(key));
+    if (exact) return exact;
+    for (const e of index.rest) {
       if (keyMatches(e.key, key) && e.value && typeof e.value !== 'string') return e.value;
     }
     return undefined;
@@ -441,7 +501,10 @@ class NftTracer {
           // An affinity set in a dump: a new client is in it only if it connected before.
           s.notes.push(t('Session affinity: a returning client found in set {0} goes back to the endpoint it used before.', right.name));
           hit = false;
-        } else hit = set.elements.some((e) => keyMatches(e.key, v) === true);
+        } else {
+          const index = exactIndex(set.elements);
+          hit = index.members.has(valueKey(v)) || index.rest.some((e) => keyMatches(e.key, v) === true);
+        }
         break;
       }
       case 'set':
