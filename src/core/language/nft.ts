@@ -138,7 +138,7 @@ function objectHover(a: NftAnalysis, table: NftTable, name: string, kind: 'chain
   const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(name) : undefined;
   if (explained) lines.push('', explained);
   const service = a.serviceByObject.get(objectKey(table.id, name));
-  if (service) lines.push('', ...describeService(service, { endpointChain: classifyNftKubeObject(name) === 'endpoint' ? name : undefined }));
+  if (service) lines.push('', ...describeService(service, { endpointChain: classifyNftKubeObject(name) === 'endpoint' ? name : undefined, hashChain: name }));
   return lines.join('\n');
 }
 

@@ -559,7 +559,12 @@ function quickFilter(rule: Rule): ((s: State) => boolean) | null {
   const prefix = d && !d.negated && !d.values[0]?.includes(',') ? parsePrefix(d.values[0] ?? '') : undefined;
   const proto = p && !p.negated ? (PROTOCOL_NUMBERS[p.values[0] ?? ''] ?? p.values[0]?.toLowerCase()) : undefined;
   if (prefix || (proto && proto !== 'all')) {
-    f = (s: State) => (!prefix || prefixContains(prefix, s.dst)) && (!proto || proto === 'all' || proto === s.protocol);
+    const host = prefix && prefix.bits === (prefix.family === 4 ? 32 : 128) ? prefix.network : undefined;
+    const protoOk = (s: State) => !proto || proto === 'all' || proto === s.protocol;
+    // A host address (kube-proxy's `-d VIP/32`) is one bigint comparison, no shifting.
+    f = host !== undefined
+      ? (s: State) => protoOk(s) && s.dst.value === host && s.dst.family === prefix!.family
+      : (s: State) => protoOk(s) && (!prefix || prefixContains(prefix, s.dst));
   }
   quickFilters.set(rule, f);
   return f;
