@@ -3,7 +3,7 @@
 import type { IptablesAnalysis } from '../language/iptables';
 import type { Service } from '../kube/catalog';
 import { t } from '../l10n';
-import { formatAddress, parseAddress, parsePrefix, sameAddress } from './addr';
+import { formatAddress, parseAddress, parsePrefix } from './addr';
 import { traceIptables, type IpvsTraceInput } from './iptables';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
@@ -40,7 +40,62 @@ export function parseDestination(text: string): { address: string; port: number;
   return { address, port, protocol: (m[4]?.toLowerCase() as Protocol) ?? 'tcp' };
 }
 
+const servicesCache = new WeakMap<object, Service[]>();
+
+/** The snapshot's Services; cached per analysis, since traces run many times on one parse. */
 function allServices(files: SnapshotFile[]): Service[] {
+  const key = files.length === 1 ? files[0].analysis : undefined;
+  const cached = key ? servicesCache.get(key) : undefined;
+  if (cached) return cached;
+  const computed = computeServices(files);
+  if (key) servicesCache.set(key, computed);
+  return computed;
+}
+
+/** What a trace needs to know about the snapshot's Services, computed once per catalog. */
+interface ServiceFacts {
+  endpoints: Set<string>;
+  frontendAddresses: Set<string>;
+  nodePorts: Set<number>;
+  nodePortAddresses: string[];
+  clusterCIDRs: string[];
+}
+
+const factsCache = new WeakMap<Service[], ServiceFacts>();
+
+function serviceFacts(services: Service[]): ServiceFacts {
+  let facts = factsCache.get(services);
+  if (facts) return facts;
+  facts = { endpoints: new Set(), frontendAddresses: new Set(), nodePorts: new Set(), nodePortAddresses: [], clusterCIDRs: [] };
+  const cidrs = new Set<string>();
+  const nodeAddrs = new Set<string>();
+  for (const s of services) {
+    for (const e of s.endpoints) facts.endpoints.add(e.address);
+    for (const f of s.frontends) {
+      if (f.address) facts.frontendAddresses.add(canonicalAddress(f.address));
+      if (f.kind === 'nodePort') {
+        facts.nodePorts.add(f.port);
+        if (f.address && parseAddress(f.address)) nodeAddrs.add(f.address);
+      }
+    }
+    if (s.policies.clusterCIDR) cidrs.add(s.policies.clusterCIDR);
+  }
+  facts.nodePortAddresses = [...nodeAddrs];
+  facts.clusterCIDRs = [...cidrs];
+  factsCache.set(services, facts);
+  return facts;
+}
+
+function canonicalAddress(text: string): string {
+  const a = parseAddress(text);
+  return a ? formatAddress(a) : text;
+}
+
+function endpointAddresses(services: Service[]): Set<string> {
+  return serviceFacts(services).endpoints;
+}
+
+function computeServices(files: SnapshotFile[]): Service[] {
   const out: Service[] = [];
   for (const f of files) if (f.analysis.dialect === 'iptables' || f.analysis.dialect === 'nftables') out.push(...f.analysis.catalog.services);
   const ipvs = ipvsInput(files);
@@ -70,8 +125,8 @@ export function defaultSource(files: SnapshotFile[], entry: Entry, family: 4 | 6
   if (entry === 'node') return nodeIPs.find((ip) => parseAddress(ip)?.family === family) ?? (family === 4 ? '127.0.0.1' : '::1');
   if (entry === 'external') return family === 4 ? '203.0.113.99' : '2001:db8:ffff::99';
   const services = known ?? allServices(files);
-  const endpoints = { has: (a: string) => services.some((s) => s.endpoints.some((e) => e.address === a)) };
-  const cidr = services.map((s) => s.policies.clusterCIDR).find((c) => c && parsePrefix(c)?.family === family);
+  const endpoints = endpointAddresses(services);
+  const cidr = serviceFacts(services).clusterCIDRs.find((c) => parsePrefix(c)?.family === family);
   const prefix = cidr ? parsePrefix(cidr) : undefined;
   if (prefix) {
     const width = family === 4 ? 32 : 128;
@@ -99,7 +154,7 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
       if (f.analysis.dialect !== 'nftables') continue;
       for (const tb of f.analysis.ruleset.tables) for (const e of tb.setByName.get('nodeport-ips')?.elements ?? []) if (e.key.length === 1 && parseAddress(e.key[0])) revealed.add(e.key[0]);
     }
-    for (const svc of services()) for (const fr of svc.frontends) if (fr.kind === 'nodePort' && fr.address && parseAddress(fr.address)) revealed.add(fr.address);
+    for (const address of serviceFacts(services()).nodePortAddresses) revealed.add(address);
     if (revealed.size > 0) {
       nodeIPs = [...revealed];
       inferred = true;
@@ -108,8 +163,9 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
   }
   if (nodeIPs.length === 0) {
     // A destination that is no Service address but whose port is a NodePort is taken to be this node.
-    const isFrontend = services().some((s) => s.frontends.some((f) => f.address && sameAddress(f.address, request.to)));
-    const isNodePort = services().some((s) => s.frontends.some((f) => f.kind === 'nodePort' && f.port === request.dport));
+    const facts = serviceFacts(services());
+    const isFrontend = facts.frontendAddresses.has(dst ? formatAddress(dst) : request.to);
+    const isNodePort = facts.nodePorts.has(request.dport);
     if (!isFrontend && isNodePort) {
       nodeIPs = [request.to];
       inferred = true;
