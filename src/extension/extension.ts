@@ -15,6 +15,7 @@ import * as languageStatus from './providers/languageStatus';
 import * as references from './providers/references';
 import * as semanticTokens from './providers/semanticTokens';
 import * as trace from './trace/commands';
+import * as graph from './graph/panel';
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = Date.now();
@@ -35,7 +36,8 @@ export function activate(context: vscode.ExtensionContext): void {
   semanticTokens.register(context, cache);
   commands.register(context, cache, log);
   trace.register(context, cache, snapshots, log);
-  log.info(`activated in ${Date.now() - started} ms`);
+  graph.register(context, snapshots, log);
+  log.info(`activated in ${Date.now() - started} ms (display language ${vscode.env.language})`);
 }
 
 export function deactivate(): void {

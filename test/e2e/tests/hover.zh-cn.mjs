@@ -1,0 +1,38 @@
+// VS Code in Simplified Chinese (`--locale zh-cn`): the extension's hovers come from its zh-cn l10n bundle.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const NODE1 = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'node1.txt'), 'utf8').split('\n');
+const SVC = 'KUBE-SVC-XPGD46QRK7WJZT7O';
+const LINE = NODE1.findIndex((l) => l.startsWith('-A KUBE-SERVICES ') && l.endsWith(`-j ${SVC}`)) + 1;
+
+export default [
+  {
+    name: 'zh-cn: the hover on a KUBE-SVC jump target is in Chinese, technical words as the tools print them',
+    async run({ page, vscode, log }) {
+      await vscode.openFile(page, 'node1.txt');
+      await vscode.ensureLanguageMode(page, 'iptables', log);
+      await vscode.gotoLine(page, LINE);
+      let text = '';
+      await vscode.poll(async () => {
+        const tok = await vscode.token(page, NODE1[LINE - 1], SVC);
+        if (tok.error) throw new Error(tok.error);
+        await page.mouse.move(1, 1);
+        await vscode.sleep(100);
+        const p = vscode.tokenPoint(tok);
+        await page.mouse.move(p.x, p.y, { steps: 3 });
+        for (let i = 0; i < 12; i++) {
+          await vscode.sleep(250);
+          text = await vscode.hoverText(page);
+          if (text.includes('ns1/svc1:p80')) return true;
+        }
+        return false;
+      }, { timeout: 30_000, interval: 100, what: 'a hover naming ns1/svc1:p80' });
+      // Chinese prose around unchanged technical words and numbers.
+      if (!/[\u4e00-\u9fff]/.test(text)) throw new Error(`the hover is not in Chinese:\n${text}`);
+      for (const s of ['KUBE-SVC-XPGD46QRK7WJZT7O', '10.180.0.1:80', '50%']) if (!text.includes(s)) throw new Error(`hover misses ${s}:\n${text}`);
+      log(`  hover: ${text.split('\n').slice(0, 3).join(' | ')}`);
+    },
+  },
+];
