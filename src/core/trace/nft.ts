@@ -129,6 +129,8 @@ function exactIndex(elements: NftElement[]): ElementIndex {
   return index;
 }
 
+const baseChainCache = new WeakMap<NftRuleset, Map<string, { table: NftTable; chain: NftChain }[]>>();
+
 class NftTracer {
   private visits = 0;
   private splits = MAX_ASSUMPTION_SPLITS;
@@ -155,6 +157,16 @@ class NftTracer {
 
   /** Every base chain on `hook`, across tables, in priority order (nat chains only see new connections, which these are). */
   private baseChains(hook: string): { table: NftTable; chain: NftChain }[] {
+    // Base chains are few among thousands of Service chains: find them once per ruleset, family and hook.
+    let byHook = baseChainCache.get(this.ruleset);
+    if (!byHook) baseChainCache.set(this.ruleset, (byHook = new Map()));
+    const key = `${this.family}:${hook}`;
+    let cached = byHook.get(key);
+    if (!cached) byHook.set(key, (cached = this.findBaseChains(hook)));
+    return cached;
+  }
+
+  private findBaseChains(hook: string): { table: NftTable; chain: NftChain }[] {
     const out: { table: NftTable; chain: NftChain; prio: number; order: number }[] = [];
     let order = 0;
     for (const table of this.tables()) {
