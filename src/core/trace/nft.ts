@@ -509,7 +509,9 @@ class NftTracer {
       case 'setRef': {
         const set = table.setByName.get(right.name) ?? table.mapByName.get(right.name);
         if (!set) return { kind: 'assume', label: t('assuming the packet is in set {0}', right.name), labelNot: t('assuming the packet is not in set {0}', right.name) };
-        if (set.flags.includes('dynamic') && set.elements.length === 0) {
+        // An affinity set: filled at run time (`update @set`), empty in the dump. `nft -j` prints such sets
+        // with only the timeout flag, `nft list ruleset` with dynamic,timeout.
+        if ((set.flags.includes('dynamic') || set.flags.includes('timeout') || set.timeout !== undefined) && set.elements.length === 0) {
           // An affinity set in a dump: a new client is in it only if it connected before.
           s.notes.push(t('Session affinity: a returning client found in set {0} goes back to the endpoint it used before.', right.name));
           hit = false;

@@ -4,11 +4,13 @@
 // not once per request: `ip netns exec NS node client.mjs`, prints "ready", then reads one JSON request per
 // line on stdin and writes one JSON line { ms, results } per request on stdout, in order. Exits when stdin
 // closes, or after lifetimeMs (argv[2]) at the latest.
-//   request: { protocol: 'tcp'|'udp', to, port, attempts: [{ src?, sport, wave? }], concurrency, timeoutMs, deadlineMs }
+//   request: { protocol: 'tcp'|'udp', to, port, attempts: [{ src?, sport, wave? }], concurrency, timeoutMs, deadlineMs,
+//              answerGraceMs? (TCP: once connected, wait this long for the answer instead of the rest of timeoutMs) }
 // Outcome per attempt: 'answer' (with the listener's name, endpoint and the source address it saw),
 // 'refused' (ECONNREFUSED: a TCP RST or an ICMP port unreachable, i.e. REJECT), 'timeout' (nothing came
-// back: DROP), or 'error' with the errno code (EPERM: a datagram dropped by this namespace's own OUTPUT
-// chain, and no ICMP error followed). Bounded: at most 5000 attempts per request, each timeoutMs, the whole
+// back: DROP; `connected: true` when the TCP handshake had completed but no answer came), or 'error' with
+// the errno code (EPERM: a datagram dropped by this namespace's own OUTPUT chain, and no ICMP error
+// followed). Bounded: at most 5000 attempts per request, each timeoutMs (or answerGraceMs), the whole
 // request deadlineMs.
 import dgram from 'node:dgram';
 import net from 'node:net';
@@ -39,9 +41,15 @@ function tcpAttempt(spec, a) {
     const opts = { host: spec.to, port: spec.port, localPort: a.sport };
     if (a.src) opts.localAddress = a.src;
     const socket = net.connect(opts);
-    const timer = setTimeout(() => finish({ outcome: 'timeout' }), timeoutMs);
+    let timer = setTimeout(() => finish({ outcome: 'timeout' }), timeoutMs);
     socket.on('connect', () => {
       local = socket.localAddress;
+      // The handshake is the kernel's; the answer needs the listener process, which a loaded machine may not
+      // run for a while: once connected, wait answerGraceMs (if given) for it. Nothing dropped this attempt.
+      if (spec.answerGraceMs && !done) {
+        clearTimeout(timer);
+        timer = setTimeout(() => finish({ outcome: 'timeout', connected: true }), spec.answerGraceMs);
+      }
     });
     socket.setEncoding('utf8');
     socket.on('data', (d) => {

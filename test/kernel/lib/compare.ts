@@ -1,11 +1,12 @@
 // Comparing the tracer's outcomes for one packet with what the kernel did to many such packets.
 import type { Outcome, TraceResult } from '../../../src/core/trace';
 import { chiSquare, type ChiSquare } from './stats';
-import { OUTSIDE, type AttemptResult } from './topology';
+import { NODE_LOCAL, OUTSIDE, type AttemptResult } from './topology';
 
 /**
  * One observable outcome: `dnat 10.244.1.1:8080` (+ ` masquerade` when the endpoint saw another source than
- * the client's own), `accept` (left the node unchanged: the world namespace answered), `reject`
+ * the client's own), `accept` (left the node unchanged: the world namespace answered; or delivered to the node
+ * itself unchanged: its listener, where the topology has one, answered), `reject`
  * (ECONNREFUSED), `drop` (timeout; EPERM for a packet the node's own OUTPUT chain dropped), or `error CODE`
  * (never expected).
  */
@@ -17,7 +18,7 @@ export function outcomeKey(o: Outcome): string {
 export function observedKey(r: AttemptResult): string {
   switch (r.outcome) {
     case 'answer':
-      if (r.name === OUTSIDE) return 'accept';
+      if (r.name === OUTSIDE || r.name === NODE_LOCAL) return 'accept';
       return `dnat ${r.endpoint}${r.seen !== r.src ? ' masquerade' : ''}`;
     case 'refused':
       return 'reject';

@@ -69,45 +69,45 @@ const client: Origin = { kind: 'client' };
 const external: Origin = { kind: 'external' };
 const node: Origin = { kind: 'node' };
 
-function fromPod(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function fromPod(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `pod → ${svc.clusterIP}:${svc.port}`, kind: 'plain', origin: client, protocol, to: svc.clusterIP, port: svc.port, entry: 'pod', from: CLIENT_IP };
 }
-function fromNode(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function fromNode(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `node → ${svc.clusterIP}:${svc.port}`, kind: 'plain', origin: node, protocol, to: svc.clusterIP, port: svc.port, entry: 'node', from: NODE_IP };
 }
-function externalToNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function externalToNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `external → node ${NODE_IP}:${svc.nodePort}`, kind: 'plain', origin: external, protocol, to: NODE_IP, port: svc.nodePort!, entry: 'external', from: EXTERNAL_CLIENT_IP };
 }
-function podToNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function podToNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `pod → node ${NODE_IP}:${svc.nodePort}`, kind: 'plain', origin: client, protocol, to: NODE_IP, port: svc.nodePort!, entry: 'pod', from: CLIENT_IP };
 }
-function nodeToNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function nodeToNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `node → own ${NODE_IP}:${svc.nodePort}`, kind: 'plain', origin: node, protocol, to: NODE_IP, port: svc.nodePort!, entry: 'node', from: NODE_IP };
 }
-function nodeToLocalhostNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function nodeToLocalhostNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `node → 127.0.0.1:${svc.nodePort} (localhost NodePort)`, kind: 'plain', origin: node, protocol, to: '127.0.0.1', port: svc.nodePort!, entry: 'node', from: '127.0.0.1' };
 }
-function hairpin(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function hairpin(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   const self = svc.endpoints[0]!.address;
   return { name: `hairpin: endpoint ${self} → its own Service ${svc.clusterIP}:${svc.port}`, kind: 'plain', origin: { kind: 'pod', address: self }, protocol, to: svc.clusterIP, port: svc.port, entry: 'pod', from: self };
 }
-function externalToClusterIP(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function externalToClusterIP(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `external → ${svc.clusterIP}:${svc.port} (ClusterIP routed to the node)`, kind: 'plain', origin: external, protocol, to: svc.clusterIP, port: svc.port, entry: 'external', from: EXTERNAL_CLIENT_IP };
 }
-function hairpinNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function hairpinNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   const self = svc.endpoints[0]!.address;
   return { name: `hairpin: endpoint ${self} → node ${NODE_IP}:${svc.nodePort}`, kind: 'plain', origin: { kind: 'pod', address: self }, protocol, to: NODE_IP, port: svc.nodePort!, entry: 'pod', from: self };
 }
-function podToGatewayNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function podToGatewayNodePort(svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `pod → node's pod-side address ${POD_GATEWAY}:${svc.nodePort}`, kind: 'plain', origin: client, protocol, to: POD_GATEWAY, port: svc.nodePort!, entry: 'pod', from: CLIENT_IP };
 }
-function nodeTo(address: string, what: string, svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function nodeTo(address: string, what: string, svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `node → ${what} ${address}:${svc.port}`, kind: 'plain', origin: node, protocol, to: address, port: svc.port, entry: 'node', from: NODE_IP };
 }
-function externalTo(address: string, what: string, svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function externalTo(address: string, what: string, svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `external → ${what} ${address}:${svc.port}`, kind: 'plain', origin: external, protocol, to: address, port: svc.port, entry: 'external', from: EXTERNAL_CLIENT_IP };
 }
-function podTo(address: string, what: string, svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
+export function podTo(address: string, what: string, svc: GenServicePort, protocol: 'tcp' | 'udp'): Probe {
   return { name: `pod → ${what} ${address}:${svc.port}`, kind: 'plain', origin: client, protocol, to: address, port: svc.port, entry: 'pod', from: CLIENT_IP };
 }
 
@@ -119,7 +119,7 @@ export const AFFINITY_CLIENTS = Array.from({ length: 60 }, (_, i) => `10.128.2.$
 /** Client addresses for the xt_recent capacity probe: more than the kernel's default of 100 per list. */
 export const CAPACITY_CLIENTS = Array.from({ length: 250 }, (_, i) => `10.128.${3 + Math.floor(i / 200)}.${(i % 200) + 1}`);
 
-interface HandService {
+export interface HandService {
   name: string;
   clusterIP: string;
   endpoints: { address: string; local?: boolean; ready?: boolean }[];
@@ -128,9 +128,12 @@ interface HandService {
   externalTrafficPolicy?: 'Local';
   internalTrafficPolicy?: 'Local';
   affinity?: number;
+  loadBalancerIPs?: string[];
+  loadBalancerSourceRanges?: string[];
+  externalIPs?: string[];
 }
 
-function handService(h: HandService): Record<'tcp' | 'udp', GenServicePort> {
+export function handService(h: HandService): Record<'tcp' | 'udp', GenServicePort> {
   const make = (protocol: 'tcp' | 'udp'): GenServicePort => ({
     namespace: 'kernel',
     name: h.name,
@@ -142,12 +145,15 @@ function handService(h: HandService): Record<'tcp' | 'udp', GenServicePort> {
     ...(h.externalTrafficPolicy ? { externalTrafficPolicy: h.externalTrafficPolicy } : {}),
     ...(h.internalTrafficPolicy ? { internalTrafficPolicy: h.internalTrafficPolicy } : {}),
     ...(h.affinity ? { sessionAffinityTimeout: h.affinity } : {}),
+    ...(h.loadBalancerIPs ? { loadBalancerIPs: h.loadBalancerIPs } : {}),
+    ...(h.loadBalancerSourceRanges ? { loadBalancerSourceRanges: h.loadBalancerSourceRanges } : {}),
+    ...(h.externalIPs ? { externalIPs: h.externalIPs } : {}),
     endpoints: h.endpoints.map((e) => ({ address: e.address, port: h.targetPort ?? 8080, ...(e.local ? { local: true } : {}), ...(e.ready === false ? { ready: false } : {}) })),
   });
   return { tcp: make('tcp'), udp: make('udp') };
 }
 
-const eps = (block: number, n: number, local: number[] = []) => Array.from({ length: n }, (_, i) => ({ address: `10.244.${block}.${i + 1}`, ...(local.includes(i) ? { local: true } : {}) }));
+export const eps = (block: number, n: number, local: number[] = []) => Array.from({ length: n }, (_, i) => ({ address: `10.244.${block}.${i + 1}`, ...(local.includes(i) ? { local: true } : {}) }));
 
 export function handScenario(): Scenario {
   const s = {

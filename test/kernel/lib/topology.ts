@@ -32,6 +32,8 @@ export const WORLD_IP = '198.19.255.2';
 export const WORLD_PREFIXES = ['10.96.0.0/12', '192.168.100.0/24', '198.18.0.0/16'];
 /** The listener name of the world namespace. */
 export const OUTSIDE = 'outside';
+/** The listener name of the node namespace itself (TopologySpec.nodeListener): a packet delivered to the node unchanged. */
+export const NODE_LOCAL = 'node';
 /** Every address of the node namespace: what `addrtype LOCAL` means there. */
 export const NODE_ADDRESSES = [NODE_IP, POD_GATEWAY, NODE_UPLINK_IP];
 export const NFACCT_OBJECTS = ['ct_state_invalid_dropped_pkts', 'localhost_nps_accepted_pkts'];
@@ -46,20 +48,35 @@ export interface PodSpec {
   address: string;
   tcp: number[];
   udp: number[];
+  /** Bind these addresses instead of 0.0.0.0 (lib/listener.mjs). */
+  bind?: string[];
 }
 
 export interface TopologySpec {
   /** Short tag, unique in this run (part of the namespace names). */
   id: string;
-  backend: Backend;
+  /** The iptables backend that loads `dump` (unless `load` is given). */
+  backend?: Backend;
   dump: string;
+  /**
+   * Loads the rules some other way (nftables): called once the node namespace is wired; returns the text it
+   * loaded and what the tool prints back (the topology's loadedDump and savedDump). Replaces backend and nfacct.
+   */
+  load?: (nodeNs: string) => Promise<{ loaded: string; saved: string }>;
+  /** Node sysctls (path under /proc/sys → value) that replace or add to the defaults set in build(). */
+  sysctls?: Record<string, string>;
+  /**
+   * Ports the node namespace itself answers on, as NODE_LOCAL: where a packet addressed to the node (or to
+   * 127.0.0.1 from the node) arrives when no rule DNATs it. The node's client never uses them as source ports.
+   */
+  nodeListener?: { tcp: number[]; udp: number[] };
   pods: PodSpec[];
   /** Ports the world namespace answers on (the Services' ports). */
   outside: { tcp: number[]; udp: number[] };
   /** More addresses of the client pod (several clients, e.g. for session affinity). */
   extraClientAddresses?: string[];
   /** Whether the nfacct tool exists; without it the -m nfacct matches are cut from the dump (see README). */
-  nfacct: boolean;
+  nfacct?: boolean;
 }
 
 export type Origin = { kind: 'client' } | { kind: 'external' } | { kind: 'node' } | { kind: 'pod'; address: string };
@@ -75,6 +92,8 @@ export interface AttemptResult {
   /** The client's own source address for the attempt (before any NAT). */
   src: string | null;
   outcome: 'answer' | 'refused' | 'timeout' | 'error';
+  /** A TCP timeout after the handshake had completed (a slow listener, not a drop). */
+  connected?: boolean;
   code?: string;
   name?: string;
   endpoint?: string;
@@ -88,6 +107,8 @@ export interface ClientRequest {
   attempts: Attempt[];
   concurrency?: number;
   timeoutMs?: number;
+  /** TCP: once connected, wait this long for the listener's answer (lib/client.mjs). */
+  answerGraceMs?: number;
 }
 
 /** Cuts `-m nfacct --nfacct-name X` out of rules (for machines without the nfacct tool). */
@@ -182,29 +203,42 @@ export class Topology {
       'net/ipv4/conf/default/rp_filter': '0',
       'net/ipv4/conf/all/route_localnet': '1',
       'net/ipv4/icmp_ratemask': '0',
+      ...spec.sysctls,
     };
+    for (const [k, v] of Object.entries(sysctls)) {
+      if (!/^[a-z0-9_/.-]+$/.test(k) || !/^[0-9]+$/.test(v)) throw new Error(`bad sysctl ${k}=${v}`);
+    }
     const script = Object.entries(sysctls)
       .map(([k, v]) => `echo ${v} > /proc/sys/${k}`)
       .join('; ');
     await nsExec(this.node, 'sh', ['-ec', script]);
 
-    let dump = spec.dump;
-    if (spec.nfacct) {
-      for (const o of NFACCT_OBJECTS) await nsExec(this.node, 'nfacct', ['add', o]);
+    if (spec.load) {
+      const { loaded, saved } = await spec.load(this.node);
+      this.loadedDump = loaded;
+      this.savedDump = saved;
     } else {
-      dump = withoutNfacct(dump);
+      if (!spec.backend) throw new Error('topology: neither backend nor load given');
+      let dump = spec.dump;
+      if (spec.nfacct) {
+        for (const o of NFACCT_OBJECTS) await nsExec(this.node, 'nfacct', ['add', o]);
+      } else {
+        dump = withoutNfacct(dump);
+      }
+      this.loadedDump = dump;
+      await nsExec(this.node, spec.backend.restore, [], { input: dump, timeoutMs: 60_000 });
+      this.savedDump = (await nsExec(this.node, spec.backend.save, [], { timeoutMs: 60_000 })).stdout;
     }
-    this.loadedDump = dump;
-    await nsExec(this.node, spec.backend.restore, [], { input: dump, timeoutMs: 60_000 });
-    this.savedDump = (await nsExec(this.node, spec.backend.save, [], { timeoutMs: 60_000 })).stdout;
 
     // Listeners, a few at a time (each is a Node process).
     const queue: { ns: string; pod: PodSpec }[] = [
       { ns: this.world, pod: { name: OUTSIDE, address: '*', ...spec.outside } },
       ...spec.pods.map((pod) => ({ ns: this.podNs.get(pod.address)!, pod })),
+      // One socket per node address: a UDP answer must leave from the address the client sent to.
+      ...(spec.nodeListener ? [{ ns: this.node, pod: { name: NODE_LOCAL, address: '*', ...spec.nodeListener, bind: ['127.0.0.1', ...NODE_ADDRESSES] } }] : []),
     ];
     const startOne = async ({ ns, pod: p }: { ns: string; pod: PodSpec }) => {
-      const json = JSON.stringify({ name: p.name, address: p.address, tcp: p.tcp, udp: p.udp, lifetimeMs: 900_000 });
+      const json = JSON.stringify({ name: p.name, address: p.address, tcp: p.tcp, udp: p.udp, lifetimeMs: 900_000, ...(p.bind ? { bind: p.bind } : {}) });
       this.daemons.push(await startDaemon('ip', ['netns', 'exec', ns, process.execPath, LISTENER, json], 30_000));
     };
     await Promise.all(
@@ -231,12 +265,18 @@ export class Topology {
     }
   }
 
-  /** n distinct source ports for the given namespace (never reused in this topology). */
+  /** n distinct source ports for the given namespace (never reused in this topology; never a port the node listens on). */
   ports(ns: string, n: number): number[] {
-    const start = this.nextPort.get(ns) ?? 10_000;
-    if (start + n > 60_000) throw new Error(`out of source ports in ${ns}`);
-    this.nextPort.set(ns, start + n);
-    return Array.from({ length: n }, (_, i) => start + i);
+    const reserved = new Set(ns === this.node && this.spec.nodeListener ? [...this.spec.nodeListener.tcp, ...this.spec.nodeListener.udp] : []);
+    const out: number[] = [];
+    let port = this.nextPort.get(ns) ?? 10_000;
+    while (out.length < n) {
+      if (port >= 60_000) throw new Error(`out of source ports in ${ns}`);
+      if (!reserved.has(port)) out.push(port);
+      port++;
+    }
+    this.nextPort.set(ns, port);
+    return out;
   }
 
   async request(origin: Origin, req: ClientRequest): Promise<{ ms: number; results: AttemptResult[] }> {
