@@ -1,4 +1,5 @@
-// Bundles the extension host code and the CLI with esbuild (both for Node, CommonJS, `vscode` external).
+// Bundles the extension host code and the CLI with esbuild (both for Node, CommonJS, `vscode` external),
+// and the graph webview for the browser (dist/webview.js + dist/webview.css).
 import * as esbuild from 'esbuild';
 
 const production = process.argv.includes('--production');
@@ -22,6 +23,16 @@ const builds = [
   // The dump generator (samples, benchmarks); not part of the VSIX.
   { ...common, entryPoints: ['scripts/generate.ts'], outfile: 'dist/generate.js' },
   { ...common, entryPoints: ['scripts/bench.ts'], outfile: 'dist/bench.js' },
+  // The Service graph webview (issue 7): a browser bundle, loaded by nonce under a strict CSP.
+  {
+    ...common,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    entryPoints: ['webview/main.ts'],
+    outfile: 'dist/webview.js',
+  },
+  { ...common, platform: 'browser', entryPoints: ['webview/graph.css'], outfile: 'dist/webview.css' },
 ];
 
 if (watch) {

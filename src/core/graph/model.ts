@@ -1,0 +1,281 @@
+// The Service graph model (issue 7): the same layered picture for every mode, built from the Service catalog.
+// frontends → the Service object (KUBE-SVC/EXT/FW chain, nft service chain / map element, IPVS virtual service)
+// → endpoint objects (KUBE-SEP, nft endpoint chain) → pods `ip:port`, or a REJECT/DROP node without endpoints.
+// Pure: no VS Code, no DOM. Labels are plain text (the webview renders them with textContent only).
+import { formatShare, servicePortNameString, type Endpoint, type Frontend, type ObjectRef, type Service } from '../kube/catalog';
+import type { Range } from '../model/range';
+import { t } from '../l10n';
+
+export type GraphNodeKind = 'frontend' | 'service' | 'endpoint' | 'pod' | 'verdict';
+
+/** Where a node's rule or element is: the file of the snapshot (index into its files) and the range. */
+export interface GraphSource {
+  fileIndex: number;
+  range: Range;
+}
+
+export interface GraphNode {
+  id: string;
+  kind: GraphNodeKind;
+  /** Column in the left-to-right layout (0 = frontends). */
+  layer: number;
+  label: string;
+  /** Second line: the object kind (ClusterIP, KUBE-SVC chain, real server …). */
+  detail: string;
+  badges: string[];
+  source?: GraphSource;
+}
+
+export interface GraphEdge {
+  from: string;
+  to: string;
+  /** Share of new connections (endpoint probability), 0..1. */
+  share?: number;
+  label?: string;
+}
+
+export interface ServiceGraph {
+  key: string;
+  title: string;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
+
+/** One row of the searchable list. */
+export interface ServiceSummary {
+  key: string;
+  namespace: string;
+  name: string;
+  portName: string;
+  protocol: string;
+  /** `ns/name:port/proto` (or the chain name for anonymous Services). */
+  title: string;
+  /** Frontends as text (`10.96.0.10:53`, `NodePort 30080`). */
+  frontends: string[];
+  /** Mode-specific object names (chains, virtual services) for the filter. */
+  objects: string[];
+  endpointCount: number;
+  noEndpoints: boolean;
+  /** The snapshot file the Service was read from. */
+  fileIndex: number;
+}
+
+export interface GraphModel {
+  services: ServiceSummary[];
+  graphs: Map<string, ServiceGraph>;
+}
+
+/** Which snapshot file holds a Service's object (or its endpoints when no table is named). */
+export type FileLocator = (service: Service, tableId?: string) => number;
+
+export interface GraphOptions {
+  fileOf?: FileLocator;
+  /** A better location for an endpoint object (the DNAT rule of a KUBE-SEP chain). */
+  endpointSource?: (service: Service, endpoint: Endpoint) => GraphSource | undefined;
+}
+
+const FRONTEND_LABEL: Record<Frontend['kind'], string> = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' };
+
+function hostPort(address: string | undefined, port: number): string {
+  if (address === undefined) return `*:${port}`;
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+export function serviceTitle(s: Service): string {
+  return `${s.anonymous ? s.name : servicePortNameString(s)}/${s.protocol}`;
+}
+
+function objectDetail(o: ObjectRef): string {
+  switch (o.role) {
+    case 'service-chain':
+      return t('service chain');
+    case 'service-local-chain':
+      return t('local service chain');
+    case 'external-chain':
+      return t('external chain');
+    case 'firewall-chain':
+      return t('firewall chain');
+    case 'virtual-service':
+      return t('IPVS virtual service');
+    case 'map-element':
+      return t('map element');
+    default:
+      return o.role;
+  }
+}
+
+function policyBadges(s: Service): string[] {
+  const p = s.policies;
+  const out: string[] = [];
+  if (p.masqueradeAll) out.push(t('masquerade all'));
+  else if (p.clusterCIDR) out.push(t('masquerade ! {0}', p.clusterCIDR));
+  if (p.sessionAffinity) out.push(t('affinity ClientIP {0}s', p.sessionAffinity.timeoutSeconds));
+  if (p.internalTrafficPolicy === 'Local') out.push(t('internal Local'));
+  if (p.scheduler) out.push(t('scheduler {0}', p.scheduler));
+  return out;
+}
+
+function serviceKey(s: Service, fileIndex: number): string {
+  return `${fileIndex}|${s.family}|${serviceTitle(s)}`;
+}
+
+function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fileOf'>> & GraphOptions): ServiceGraph {
+  const nodes: GraphNode[] = [];
+  const edges: GraphEdge[] = [];
+  const src = (range: Range | undefined, tableId?: string): GraphSource | undefined => (range ? { fileIndex: opts.fileOf(s, tableId), range } : undefined);
+  const add = (n: Omit<GraphNode, 'id'> & { id: string }): GraphNode => {
+    const node = { ...n, id: `${key}#${n.id}` };
+    nodes.push(node);
+    return node;
+  };
+  const obj = (role: ObjectRef['role']) => s.objects.find((o) => o.role === role);
+  const objectNode = (o: ObjectRef, id: string, badges: string[] = []) =>
+    add({ id, kind: 'service', layer: 1, label: o.name, detail: objectDetail(o), badges, source: src(o.range, o.tableId) });
+
+  // The Service object(s): the chain the ClusterIP goes to, and for external frontends the EXT/FW chains.
+  const virtuals = s.objects.filter((o) => o.role === 'virtual-service');
+  const mainObject = obj(s.policies.internalTrafficPolicy === 'Local' ? 'service-local-chain' : 'service-chain') ?? obj('service-chain') ?? obj('service-local-chain') ?? obj('map-element');
+  const main = mainObject ? objectNode(mainObject, 'svc', policyBadges(s)) : undefined;
+  const extObject = obj('external-chain');
+  const fwObject = obj('firewall-chain');
+  const extBadges = s.policies.externalTrafficPolicy === 'Local' ? [t('Local')] : [];
+  const ext = extObject ? objectNode(extObject, 'ext', extBadges) : undefined;
+  const fwBadges = s.policies.loadBalancerSourceRanges ? [t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', '))] : [];
+  const fw = fwObject ? objectNode(fwObject, 'fw', fwBadges) : undefined;
+  const vsNodes = virtuals.map((o, i) => objectNode(o, `vs${i}`, policyBadges(s)));
+  if (ext && main) edges.push({ from: ext.id, to: main.id });
+  if (fw && (ext ?? main)) edges.push({ from: fw.id, to: (ext ?? main)!.id });
+  // Layers: FW before EXT before SVC when present.
+  if (ext && main) {
+    ext.layer = 1;
+    main.layer = 2;
+  }
+  if (fw) {
+    fw.layer = 1;
+    if (ext) ext.layer = 2;
+    if (main) main.layer = ext ? 3 : 2;
+  }
+  const lastObjectLayer = Math.max(1, ...nodes.map((n) => n.layer));
+
+  // Frontends.
+  const targets: GraphNode[] = [];
+  s.frontends.forEach((f, i) => {
+    const badges: string[] = [];
+    if (f.kindUncertain) badges.push(t('or LoadBalancer'));
+    if (f.kind !== 'clusterIP' && s.policies.externalTrafficPolicy === 'Local') badges.push(t('Local'));
+    if (f.kind === 'loadBalancer' && s.policies.loadBalancerSourceRanges && !fw) badges.push(t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', ')));
+    const label = f.kind === 'nodePort' ? `:${f.port}` : hostPort(f.address, f.port);
+    const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label, detail: FRONTEND_LABEL[f.kind], badges, source: src(f.range, virtuals[0]?.tableId) });
+    let to: GraphNode | undefined;
+    const vsIndex = virtuals.findIndex((o) => f.range && o.range.start.line === f.range.start.line);
+    if (vsIndex >= 0) to = vsNodes[vsIndex];
+    else if (f.kind === 'clusterIP') to = main;
+    else if (f.kind === 'loadBalancer' && fw) to = fw;
+    else to = ext ?? main ?? vsNodes[0];
+    if (to) edges.push({ from: node.id, to: to.id });
+    else targets.push(node);
+  });
+
+  // Endpoints: endpoint objects (chains) and pods.
+  const fromNodes = vsNodes.length > 0 ? vsNodes : main ? [main] : [];
+  const podLayer = lastObjectLayer + (s.endpoints.some((e) => e.chain) ? 2 : 1);
+  const pods = new Map<string, GraphNode>();
+  s.endpoints.forEach((e, i) => {
+    const at = hostPort(e.address, e.port);
+    let pod = pods.get(at);
+    const badges = e.local ? [t('on this node')] : [];
+    if (!pod) {
+      pod = add({ id: `p${i}`, kind: 'pod', layer: podLayer, label: at, detail: t('pod'), badges, source: src(e.range) });
+      pods.set(at, pod);
+    }
+    let tail = pod;
+    if (e.chain) {
+      const chainObject = s.objects.find((o) => o.role === 'endpoint-chain' && o.name === e.chain);
+      const source = opts.endpointSource?.(s, e) ?? src(chainObject?.range ?? e.range, chainObject?.tableId);
+      const epNode = add({ id: `e${i}`, kind: 'endpoint', layer: lastObjectLayer + 1, label: e.chain, detail: t('endpoint chain'), badges, source });
+      edges.push({ from: epNode.id, to: pod.id });
+      tail = epNode;
+    }
+    for (const from of fromNodes) edges.push({ from: from.id, to: tail.id, share: e.probability, label: formatShare(e.probability) });
+  });
+
+  // No endpoints: the verdict, where the rule that rejects or drops is.
+  if (s.endpoints.length === 0) {
+    const verdict = s.policies.noEndpoints === 'drop' ? 'DROP' : s.policies.noEndpoints === 'reject' ? 'REJECT' : undefined;
+    const rule = obj('reject-rule');
+    const why = s.endpointsNotInDump
+      ? t('endpoints not in this dump')
+      : verdict === 'DROP'
+        ? t('no endpoints: dropped')
+        : verdict === 'REJECT'
+          ? t('no endpoints: rejected')
+          : t('no endpoints');
+    const node = add({ id: 'verdict', kind: 'verdict', layer: lastObjectLayer + 1, label: verdict ?? '∅', detail: why, badges: [], source: src(rule?.range, rule?.tableId) });
+    const sources = fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend');
+    for (const from of sources) edges.push({ from: from.id, to: node.id });
+    if (fromNodes.length === 0) for (const n of nodes) if (n.kind === 'service') edges.push({ from: n.id, to: node.id });
+  }
+  void targets;
+  return { key, title: serviceTitle(s), nodes, edges };
+}
+
+function summary(s: Service, key: string, fileIndex: number): ServiceSummary {
+  return {
+    key,
+    fileIndex,
+    namespace: s.namespace,
+    name: s.name,
+    portName: s.portName,
+    protocol: s.protocol,
+    title: serviceTitle(s),
+    frontends: s.frontends.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${FRONTEND_LABEL[f.kind]} ${hostPort(f.address, f.port)}`)),
+    objects: [...new Set(s.objects.filter((o) => o.role !== 'frontend-rule' && o.role !== 'reject-rule').map((o) => o.name))],
+    endpointCount: s.endpoints.length,
+    noEndpoints: s.endpoints.length === 0,
+  };
+}
+
+/** The graph of every Service (keys are stable across rebuilds of the same snapshot). */
+export function buildGraphModel(services: Service[], options: GraphOptions = {}): GraphModel {
+  const fileOf = options.fileOf ?? (() => 0);
+  const graphs = new Map<string, ServiceGraph>();
+  const out: ServiceSummary[] = [];
+  for (const s of services) {
+    let key = serviceKey(s, fileOf(s));
+    for (let n = 2; graphs.has(key); n++) key = `${serviceKey(s, fileOf(s))}|${n}`;
+    graphs.set(key, buildOne(s, key, { ...options, fileOf }));
+    out.push(summary(s, key, fileOf(s)));
+  }
+  return { services: out, graphs };
+}
+
+/** Mermaid node ids: only [A-Za-z0-9_], never derived from dump text. */
+function mermaidLabel(text: string): string {
+  // Inside "…" Mermaid reads entity codes; escape everything that could end the string or open markup.
+  return text.replace(/[^A-Za-z0-9 .:/\-_%!*,[\]()]/g, (c) => `#${c.codePointAt(0)};`);
+}
+
+/** A Mermaid flowchart (left to right) of the given Service graphs. */
+export function toMermaid(graphs: ServiceGraph[]): string {
+  const lines = ['flowchart LR'];
+  const ids = new Map<string, string>();
+  const id = (nodeId: string) => {
+    let v = ids.get(nodeId);
+    if (!v) {
+      v = `n${ids.size}`;
+      ids.set(nodeId, v);
+    }
+    return v;
+  };
+  graphs.forEach((g, gi) => {
+    lines.push(`  subgraph s${gi}["${mermaidLabel(g.title)}"]`);
+    for (const n of g.nodes) {
+      const text = mermaidLabel(`${n.label}${n.detail ? ` (${n.detail})` : ''}${n.badges.length ? ` [${n.badges.join(', ')}]` : ''}`);
+      const shape = n.kind === 'frontend' ? [`(["`, `"])`] : n.kind === 'verdict' ? [`{{"`, `"}}`] : n.kind === 'pod' ? [`(["`, `"])`] : [`["`, `"]`];
+      lines.push(`    ${id(n.id)}${shape[0]}${text}${shape[1]}`);
+    }
+    lines.push('  end');
+    for (const e of g.edges) lines.push(`  ${id(e.from)} -->${e.label ? `|"${mermaidLabel(e.label)}"|` : ''} ${id(e.to)}`);
+  });
+  return lines.join('\n') + '\n';
+}
