@@ -51,6 +51,22 @@ describe('iptables trace against generated kube-proxy dumps', () => {
     });
   }
 
+  it('a big KUBE-SERVICES chain (indexed by destination) gives the same answers as the rule-by-rule walk', () => {
+    const services = randomServices(400, 3, 11);
+    const f = file(generateIptablesDump({ services, style: 'iptables-nft-save', nodeRules: true }));
+    expect(f.analysis.ruleset.tables.find((tb) => tb.name === 'nat')!.chainByName.get('KUBE-SERVICES')!.rules.length).toBeGreaterThan(256);
+    const truth = expectedCatalog(services);
+    for (const entry of truth.filter((_, i) => i % 23 === 0)) {
+      const c = entry.frontends.find((fr) => fr.kind === 'clusterIP')!;
+      const r = traceSnapshot([f], { to: c.address!, dport: c.port, protocol: entry.protocol as 'tcp', entry: 'pod' });
+      const reachable = entry.endpoints.filter((e) => e.probability > 0);
+      if (reachable.length === 0) continue;
+      expect(Object.fromEntries(r.outcomes.map((o) => [o.destination, Number(o.probability.toFixed(6))]))).toEqual(Object.fromEntries(reachable.map((e) => [`${e.address}:${e.port}`, Number(e.probability.toFixed(6))])));
+    }
+    // An address no rule names still walks the rules without a -d (the NodePort rule at the end).
+    expect(traceSnapshot([f], { to: '10.96.255.254', dport: 9, protocol: 'tcp', entry: 'pod' }).outcomes.map((o) => o.verdict)).toEqual(['accept']);
+  });
+
   it('from the node itself: DNAT and masquerade (KUBE-MARK-MASQ for sources outside the cluster CIDR)', () => {
     const services = randomServices(10, 2, 4).filter((s) => s.endpoints.length > 0 && s.internalTrafficPolicy !== 'Local');
     const text = generateIptablesDump({ services, style: 'iptables-legacy-save', nodeRules: true });

@@ -2,7 +2,7 @@
 // kube-proxy pattern matcher. It follows the first packet of a new connection through the hooks in the
 // kernel's order, branching with probabilities on random matches and with labelled assumptions on
 // conditions the packet does not decide.
-import type { IptablesRuleset, Match, Option, Rule, Table } from '../model/iptables';
+import type { Chain, IptablesRuleset, Match, Option, Rule, Table } from '../model/iptables';
 import type { IpSet } from '../model/ipset';
 import type { VirtualService } from '../model/ipvs';
 import { ruleComment } from '../model/iptables';
@@ -153,7 +153,10 @@ class Tracer {
     }
     const inner = [...stack, chainName];
     let live = states;
-    for (const rule of chain.rules) {
+    // In a big chain (KUBE-SERVICES of a large cluster) visit only the rules whose `-d` can be this packet's
+    // destination; the destination does not change inside a chain (DNAT ends it), so this is exact.
+    const rules = states.length === 1 && chain.rules.length > 256 ? candidateRules(chain, states[0].dst) : chain.rules;
+    for (const rule of rules) {
       if (live.length === 0) break;
       const quick = quickFilter(rule);
       const next: State[] = [];
@@ -545,6 +548,47 @@ function ipvsSelect(tracer: Tracer, s: State): { states: State[]; rejected: Stat
     states.push(st);
   }
   return { states, rejected: [], passthrough: false };
+}
+
+interface ChainIndex {
+  /** Rule positions by their host destination (`-d A/32`). */
+  byHost: Map<string, number[]>;
+  /** Positions of rules without a host destination: always candidates. */
+  other: number[];
+}
+
+const chainIndexes = new WeakMap<Chain, ChainIndex>();
+
+function hostKey(a: Address): string {
+  return `${a.family}:${a.value}`;
+}
+
+function candidateRules(chain: Chain, dst: Address): Rule[] {
+  let index = chainIndexes.get(chain);
+  if (!index) {
+    index = { byHost: new Map(), other: [] };
+    chain.rules.forEach((rule, i) => {
+      const d = rule.params.find((p) => p.name === '-d');
+      const prefix = d && !d.negated && !d.values[0]?.includes(',') ? parsePrefix(d.values[0] ?? '') : undefined;
+      if (prefix && prefix.bits === (prefix.family === 4 ? 32 : 128)) {
+        const key = hostKey({ family: prefix.family, value: prefix.network });
+        let list = index!.byHost.get(key);
+        if (!list) index!.byHost.set(key, (list = []));
+        list.push(i);
+      } else index!.other.push(i);
+    });
+    chainIndexes.set(chain, index);
+  }
+  const hits = index.byHost.get(hostKey(dst)) ?? [];
+  // Merge two ascending position lists: rule order is what iptables evaluates.
+  const out: Rule[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < hits.length || j < index.other.length) {
+    if (j >= index.other.length || (i < hits.length && hits[i] < index.other[j])) out.push(chain.rules[hits[i++]]);
+    else out.push(chain.rules[index.other[j++]]);
+  }
+  return out;
 }
 
 const quickFilters = new WeakMap<Rule, ((s: State) => boolean) | null>();
