@@ -13,6 +13,7 @@ import * as folding from './providers/folding';
 import * as hover from './providers/hover';
 import * as languageStatus from './providers/languageStatus';
 import * as references from './providers/references';
+import * as samples from './providers/samples';
 import * as semanticTokens from './providers/semanticTokens';
 import * as trace from './trace/commands';
 import * as graph from './graph/panel';
@@ -35,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): void {
   languageStatus.register(context, cache);
   semanticTokens.register(context, cache);
   commands.register(context, cache, log);
+  samples.register(context, log);
   trace.register(context, cache, snapshots, log);
   graph.register(context, snapshots, log);
   log.info(`activated in ${Date.now() - started} ms (display language ${vscode.env.language})`);
