@@ -7,6 +7,8 @@ import type { Log } from './log';
 import { readSettings } from './settings';
 
 const MAX_FILES = 32;
+/** Sibling dumps are analysed on the extension host: larger ones are left out until parsing moves to a worker. */
+const MAX_SIBLING_BYTES = 8 * 1024 * 1024;
 
 export interface LoadedSnapshot {
   snapshot: NodeSnapshot;
@@ -16,6 +18,7 @@ export interface LoadedSnapshot {
 
 export class Snapshots {
   private readonly onDisk = new Map<string, { mtime: number; file: SnapshotFile | undefined }>();
+  private readonly skipped = new Set<string>();
 
   constructor(
     private readonly cache: DocumentCache,
@@ -60,7 +63,13 @@ export class Snapshots {
     }
     try {
       const stat = await vscode.workspace.fs.stat(uri);
-      if (stat.size > readSettings().maxDocumentSize || stat.size === 0) return undefined;
+      if (stat.size > Math.min(readSettings().maxDocumentSize, MAX_SIBLING_BYTES) || stat.size === 0) {
+        if (stat.size > MAX_SIBLING_BYTES && !this.skipped.has(uri.toString())) {
+          this.skipped.add(uri.toString());
+          this.log.info(`snapshot: ${uri.fsPath} (${stat.size} bytes) is not read with its neighbours; open it to analyse it`);
+        }
+        return undefined;
+      }
       const cached = this.onDisk.get(uri.toString());
       if (cached && cached.mtime === stat.mtime) return cached.file;
       const bytes = await vscode.workspace.fs.readFile(uri);
