@@ -10,17 +10,13 @@ import type { IpSet, IpsetMember } from './model/ipset';
 import type { VirtualService } from './model/ipvs';
 import { containsPosition, type Position, type Range } from './model/range';
 import type { NodeSnapshot } from './snapshot';
-import { formatAddress, parseAddress } from './trace/addr';
+import { canonicalAddress as canonical } from './trace/addr';
 
 export interface SnapshotLocation {
   fileIndex: number;
   range: Range;
 }
 
-function canonical(address: string | undefined): string {
-  const a = address ? parseAddress(address) : undefined;
-  return a ? formatAddress(a) : address ?? '';
-}
 
 const vsKey = (protocol: string, address: string | undefined, port: number | undefined) => `${protocol.toLowerCase()}|${canonical(address)}|${port ?? ''}`;
 

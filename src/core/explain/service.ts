@@ -1,15 +1,11 @@
 // How a Service of the catalog is described in hovers, whatever the mode that implements it.
 import { formatShare, servicePortNameString, type Service } from '../kube/catalog';
 import { t } from '../l10n';
-import { formatAddress, parseAddress } from '../trace/addr';
+import { formatAddress, formatHostPort, parseAddress } from '../trace/addr';
 import { code, mdEscape } from './iptables';
 
-function hostPortOf(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-}
-
 function hostPort(e: { address: string; port: number }): string {
-  return hostPortOf(e.address, e.port);
+  return formatHostPort(e.address, e.port);
 }
 
 function serviceName(s: Service): string {
@@ -27,7 +23,7 @@ export function describeService(s: Service, focus: { endpointChain?: string; has
     out.push('', t('Frontends:'));
     for (const f of s.frontends) {
       const label = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' }[f.kind];
-      out.push(`- ${label} ${code(f.address ? hostPortOf(f.address, f.port) : String(f.port))}`);
+      out.push(`- ${label} ${code(f.address ? formatHostPort(f.address, f.port) : String(f.port))}`);
     }
   }
   if (focus.endpointChain) {
@@ -59,7 +55,7 @@ export function describeService(s: Service, focus: { endpointChain?: string; has
   const cluster = s.frontends.find((f) => f.kind === 'clusterIP' && f.address && parseAddress(f.address));
   if (cluster) {
     // The link's argument is rebuilt from the parsed address, never copied from the dump's text.
-    const target = `${hostPortOf(formatAddress(parseAddress(cluster.address!)!), cluster.port)}/${s.protocol === 'udp' || s.protocol === 'sctp' ? s.protocol : 'tcp'}`;
+    const target = `${formatHostPort(formatAddress(parseAddress(cluster.address!)!), cluster.port)}/${s.protocol === 'udp' || s.protocol === 'sctp' ? s.protocol : 'tcp'}`;
     out.push('', `[${t('Trace this Service')}](command:dataplane.tracePacket?${encodeURIComponent(JSON.stringify([target]))} "${t('Trace a new connection to {0}', target)}")`);
   }
   const check = focus.hashChain ? s.hashChecks.find((c) => c.chain === focus.hashChain) : undefined;

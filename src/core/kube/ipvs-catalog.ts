@@ -8,7 +8,7 @@ import type { IpSet, IpsetDump } from '../model/ipset';
 import { CONNECTION_COUNT_SCHEDULERS, DESTINATION_SCHEDULERS, SOURCE_HASH_SCHEDULERS, weightShares, type IpvsDump, type VirtualService } from '../model/ipvs';
 import type { IptablesRuleset } from '../model/iptables';
 import { t } from '../l10n';
-import { formatAddress, parseAddress } from '../trace/addr';
+import { canonicalAddress as canonical } from '../trace/addr';
 import type { Catalog, Endpoint, Frontend, FrontendKind, Service } from './catalog';
 
 export interface IpvsSnapshotInput {
@@ -17,10 +17,6 @@ export interface IpvsSnapshotInput {
   iptables: IptablesRuleset[];
 }
 
-function canonical(address: string | undefined): string {
-  const a = address ? parseAddress(address) : undefined;
-  return a ? formatAddress(a) : address ?? '';
-}
 
 function key(address: string | undefined, port: number | undefined, protocol: string): string {
   return `${canonical(address)}|${port ?? ''}|${protocol}`;

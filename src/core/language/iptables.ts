@@ -5,7 +5,7 @@ import type { IptablesRuleset, Option, Rule, Table } from '../model/iptables';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIptables } from '../parse/iptables/parser';
-import { buildCatalog, formatShare, servicePortNameString, type Catalog, type Endpoint, type Service } from '../kube/catalog';
+import { buildCatalog, servicePortNameString, type Catalog, type Endpoint, type Service } from '../kube/catalog';
 import { classifyKubeChain, type KubeChainKind } from '../kube/chains';
 import { explainKubeChainKind, kubeChainKindTitle } from '../explain/kube-chains';
 import {
@@ -20,12 +20,10 @@ import {
   explainTable,
   explainTarget,
   mdEscape,
-  code,
 } from '../explain/iptables';
 import { t } from '../l10n';
 import { kubeProxyModeOfIptables } from '../detect';
 import { describeService } from '../explain/service';
-import { formatAddress, parseAddress } from '../trace/addr';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 
@@ -208,14 +206,6 @@ export function chainHover(a: IptablesAnalysis, table: Table, name: string): str
 
 export function serviceDetails(_a: IptablesAnalysis, s: Service, kind: KubeChainKind | undefined, chainName: string): string[] {
   return describeService(s, { endpointChain: kind === 'endpoint' ? chainName : undefined, hashChain: chainName });
-}
-
-function hostPortOf(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-}
-
-function hostPort(e: { address: string; port: number }): string {
-  return e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
 }
 
 function ruleHover(a: IptablesAnalysis, rule: Rule, position: Position): Hover | undefined {

@@ -120,3 +120,14 @@ export function sameAddress(a: string, b: string): boolean {
 export function isLoopback(a: Address): boolean {
   return a.family === 4 ? a.value >> 24n === 127n : a.value === 1n;
 }
+
+/** An address as this project prints it (RFC 5952 for IPv6); text that is no address comes back unchanged. */
+export function canonicalAddress(text: string | undefined): string {
+  const a = text ? parseAddress(text) : undefined;
+  return a ? formatAddress(a) : text ?? '';
+}
+
+/** `ip:port`, with IPv6 addresses in brackets. */
+export function formatHostPort(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}

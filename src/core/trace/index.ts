@@ -3,7 +3,7 @@
 import type { IptablesAnalysis } from '../language/iptables';
 import type { Service } from '../kube/catalog';
 import { t } from '../l10n';
-import { formatAddress, parseAddress, parsePrefix } from './addr';
+import { canonicalAddress, formatAddress, parseAddress, parsePrefix } from './addr';
 import { traceIptables, type IpvsTraceInput } from './iptables';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
@@ -40,16 +40,23 @@ export function parseDestination(text: string): { address: string; port: number;
   return { address, port, protocol: (m[4]?.toLowerCase() as Protocol) ?? 'tcp' };
 }
 
-const servicesCache = new WeakMap<object, Service[]>();
+const servicesCache = new WeakMap<object, { analyses: object[]; services: Service[] }[]>();
 
-/** The snapshot's Services; cached per analysis, since traces run many times on one parse. */
+/**
+ * The snapshot's Services; cached per set of analyses, since traces run many times on one parse (and an IPVS
+ * snapshot's catalog joins three files).
+ */
 function allServices(files: SnapshotFile[]): Service[] {
-  const key = files.length === 1 ? files[0].analysis : undefined;
-  const cached = key ? servicesCache.get(key) : undefined;
-  if (cached) return cached;
-  const computed = computeServices(files);
-  if (key) servicesCache.set(key, computed);
-  return computed;
+  const analyses = files.map((f) => f.analysis);
+  if (analyses.length === 0) return [];
+  let entries = servicesCache.get(analyses[0]);
+  if (!entries) servicesCache.set(analyses[0], (entries = []));
+  const hit = entries.find((e) => e.analyses.length === analyses.length && e.analyses.every((a, i) => a === analyses[i]));
+  if (hit) return hit.services;
+  const services = computeServices(files);
+  entries.push({ analyses, services });
+  if (entries.length > 8) entries.shift();
+  return services;
 }
 
 /** What a trace needs to know about the snapshot's Services, computed once per catalog. */
@@ -84,11 +91,6 @@ function serviceFacts(services: Service[]): ServiceFacts {
   facts.clusterCIDRs = [...cidrs];
   factsCache.set(services, facts);
   return facts;
-}
-
-function canonicalAddress(text: string): string {
-  const a = parseAddress(text);
-  return a ? formatAddress(a) : text;
 }
 
 function endpointAddresses(services: Service[]): Set<string> {

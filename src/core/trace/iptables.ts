@@ -7,7 +7,7 @@ import type { IpSet } from '../model/ipset';
 import type { VirtualService } from '../model/ipvs';
 import { ruleComment } from '../model/iptables';
 import { t } from '../l10n';
-import { formatAddress, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
+import { formatAddress, formatHostPort, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
@@ -661,9 +661,8 @@ export function applyMark(mark: number, options: Option[]): number {
 const hex = (n: number) => `0x${n.toString(16)}`;
 const fmtP = (p: number) => `${Number((p * 100).toPrecision(6))}%`;
 
-export function hostPort(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-}
+/** `ip:port` (IPv6 in brackets): the one formatter, under the name the trace modules use. */
+export const hostPort = formatHostPort;
 
 /** Traces the first packet of a new connection through one iptables ruleset. */
 export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context: TraceContext, fileIndex = 0, ipvs?: IpvsTraceInput): TraceResult {

@@ -3,7 +3,7 @@
 // keys, `numgen random mod N` branching with 1/N each, sets and maps by their elements.
 import type { NftChain, NftElement, NftExpression, NftRule, NftRuleset, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { t } from '../l10n';
-import { applyMark, certain, clone, hostPort, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
+import { certain, clone, hostPort, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
 import { formatAddress, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
 

@@ -16,6 +16,7 @@
 //
 // Pure TypeScript: no Node APIs except node:crypto (in ../hash).
 import { endpointHash, portProtoHash } from '../hash';
+import { canonicalCIDR, canonicalIP, familyOf, parseIPv4, type Family } from './address';
 
 // ---------------------------------------------------------------------------------------------------------
 // Public API
@@ -86,121 +87,6 @@ export interface ExpectedCatalogEntry {
 
 // ---------------------------------------------------------------------------------------------------------
 // IP address helpers (canonical text as Go's net.IP.String() / glibc inet_ntop print it)
-
-type Family = 'ipv4' | 'ipv6';
-
-function parseIPv4(text: string): number[] | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  const bytes: number[] = [];
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p)) return undefined;
-    const v = Number(p);
-    if (v > 255) return undefined;
-    bytes.push(v);
-  }
-  return bytes;
-}
-
-function parseIPv6(text: string): number[] | undefined {
-  if (!text.includes(':')) return undefined;
-  let head = text;
-  let tailV4: number[] | undefined;
-  const lastColon = text.lastIndexOf(':');
-  if (text.slice(lastColon + 1).includes('.')) {
-    tailV4 = parseIPv4(text.slice(lastColon + 1));
-    if (!tailV4) return undefined;
-    head = text.slice(0, lastColon + 1) + '0:0';
-  }
-  const halves = head.split('::');
-  if (halves.length > 2) return undefined;
-  const parseGroups = (s: string): number[] | undefined => {
-    if (s === '') return [];
-    const groups: number[] = [];
-    for (const g of s.split(':')) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return undefined;
-      groups.push(parseInt(g, 16));
-    }
-    return groups;
-  };
-  const left = parseGroups(halves[0]!);
-  const right = halves.length === 2 ? parseGroups(halves[1]!) : [];
-  if (!left || !right) return undefined;
-  let groups: number[];
-  if (halves.length === 2) {
-    const missing = 8 - left.length - right.length;
-    if (missing < 1) return undefined;
-    groups = [...left, ...new Array<number>(missing).fill(0), ...right];
-  } else {
-    groups = left;
-  }
-  if (groups.length !== 8) return undefined;
-  const bytes: number[] = [];
-  for (const g of groups) bytes.push(g >> 8, g & 255);
-  if (tailV4) bytes.splice(12, 4, ...tailV4);
-  return bytes;
-}
-
-function parseIP(text: string): { family: Family; bytes: number[] } | undefined {
-  const t = text.trim();
-  const v4 = parseIPv4(t);
-  if (v4) return { family: 'ipv4', bytes: v4 };
-  const v6 = parseIPv6(t);
-  if (v6) return { family: 'ipv6', bytes: v6 };
-  return undefined;
-}
-
-function formatIP(family: Family, bytes: number[]): string {
-  if (family === 'ipv4') return bytes.join('.');
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!);
-  // Longest run of at least two zero groups (first one on ties) becomes "::".
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = (g: number) => g.toString(16);
-  if (bestLen < 2) return groups.map(hex).join(':');
-  const left = groups.slice(0, bestStart).map(hex).join(':');
-  const right = groups.slice(bestStart + bestLen).map(hex).join(':');
-  return `${left}::${right}`;
-}
-
-function familyOf(text: string): Family | undefined {
-  return parseIP(text.includes('/') ? text.slice(0, text.indexOf('/')) : text)?.family;
-}
-
-function canonicalIP(text: string): string {
-  const ip = parseIP(text);
-  if (!ip) throw new Error(`not an IP address: ${JSON.stringify(text)}`);
-  return formatIP(ip.family, ip.bytes);
-}
-
-/** "a.b.c.d/len" with the host bits cleared, as Go's (*net.IPNet).String() and iptables print it. */
-function canonicalCIDR(text: string): string {
-  const slash = text.indexOf('/');
-  const ip = parseIP(slash < 0 ? text : text.slice(0, slash));
-  if (!ip) throw new Error(`not a CIDR: ${JSON.stringify(text)}`);
-  const max = ip.family === 'ipv4' ? 32 : 128;
-  const len = slash < 0 ? max : Number(text.slice(slash + 1).trim());
-  if (!Number.isInteger(len) || len < 0 || len > max) throw new Error(`bad prefix length: ${JSON.stringify(text)}`);
-  const bytes = ip.bytes.map((b, i) => {
-    const bitsHere = Math.max(0, Math.min(8, len - i * 8));
-    return b & ((0xff << (8 - bitsHere)) & 0xff);
-  });
-  return `${formatIP(ip.family, bytes)}/${len}`;
-}
 
 const saveAddressCache = new Map<string, string>();
 /** How iptables-save prints an address given to -s/-d: always with a prefix length. */

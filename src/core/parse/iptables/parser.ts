@@ -6,7 +6,6 @@ import type { Diagnostic, Severity } from '../../model/diagnostics';
 import {
   BUILTIN_CHAINS,
   isBuiltinChain,
-  type AddressFamily,
   type Chain,
   type ChainCommand,
   type Counters,
