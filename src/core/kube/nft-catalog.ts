@@ -9,6 +9,7 @@
 // service-ips: only firewall-ips proves a load balancer; the others are reported as externalIP with
 // kindUncertain. Endpoints and their shares come from each policy chain's `numgen random mod N vmap`.
 import type { Diagnostic } from '../model/diagnostics';
+import { formatAddress as formatIpAddress, parseAddress as parseIpAddress } from '../trace/addr';
 import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
@@ -160,42 +161,12 @@ function matches(rule: NftRule): Extract<NftStatement, { kind: 'match' }>[] {
 // Address intervals (for loadBalancerSourceRanges, normalized like nft prints anonymous interval sets).
 
 function parseAddress(text: string): { bits: number; value: bigint } | undefined {
-  const t = text.trim();
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(t)) {
-    const parts = t.split('.').map(Number);
-    if (parts.some((p) => p > 255)) return undefined;
-    return { bits: 32, value: parts.reduce((v, p) => (v << 8n) | BigInt(p), 0n) };
-  }
-  if (!t.includes(':')) return undefined;
-  const halves = t.split('::');
-  if (halves.length > 2) return undefined;
-  const groups = (s: string) => (s === '' ? [] : s.split(':'));
-  const left = groups(halves[0]!);
-  const right = halves.length === 2 ? groups(halves[1]!) : [];
-  const all = halves.length === 2 ? [...left, ...new Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-  if (all.length !== 8 || !all.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return undefined;
-  return { bits: 128, value: all.reduce((v, g) => (v << 16n) | BigInt(parseInt(g, 16)), 0n) };
+  const a = parseIpAddress(text);
+  return a ? { bits: a.family === 4 ? 32 : 128, value: a.value } : undefined;
 }
 
 function formatAddress(bits: number, v: bigint): string {
-  if (bits === 32) return [24n, 16n, 8n, 0n].map((s) => String((v >> s) & 255n)).join('.');
-  const groups: number[] = [];
-  for (let i = 7; i >= 0; i--) groups.push(Number((v >> BigInt(i * 16)) & 0xffffn));
-  let best = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) [best, bestLen] = [i, j - i];
-    i = j;
-  }
-  const hex = (g: number) => g.toString(16);
-  if (bestLen < 2) return groups.map(hex).join(':');
-  return `${groups.slice(0, best).map(hex).join(':')}::${groups.slice(best + bestLen).map(hex).join(':')}`;
+  return formatIpAddress({ family: bits === 32 ? 4 : 6, value: v });
 }
 
 /** Sorted, merged intervals as "a.b.c.d/len", "a-b" or a bare address (what nft would print). */

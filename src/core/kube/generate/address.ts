@@ -1,5 +1,7 @@
 // Addresses as kube-proxy (Go's net.IP / net.IPNet) prints them, for the dump generators: byte arrays, so the
 // generators can also sort and hash them the way the kernel does.
+import { formatAddress } from '../../trace/addr';
+
 export type Family = 'ipv4' | 'ipv6';
 
 export function parseIPv4(text: string): number[] | undefined {
@@ -51,27 +53,9 @@ export function parseIP(text: string): { family: Family; bytes: number[] } | und
 
 /** Dotted quad, or RFC 5952 (the longest run of at least two zero groups, first on ties, becomes "::"). */
 export function formatIP(bytes: number[]): string {
-  if (bytes.length === 4) return bytes.join('.');
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!);
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = (g: number) => g.toString(16);
-  if (bestLen < 2) return groups.map(hex).join(':');
-  return `${groups.slice(0, bestStart).map(hex).join(':')}::${groups.slice(bestStart + bestLen).map(hex).join(':')}`;
+  let value = 0n;
+  for (const b of bytes) value = (value << 8n) | BigInt(b);
+  return formatAddress({ family: bytes.length === 4 ? 4 : 6, value });
 }
 
 export function familyOf(text: string): Family | undefined {
