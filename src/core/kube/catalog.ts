@@ -237,7 +237,8 @@ class CatalogBuilder {
         info.kind === 'service' ? 'service-chain' : info.kind === 'service-local' || info.kind === 'legacy-xlb' ? 'service-local-chain' : info.kind === 'external' ? 'external-chain' : 'firewall-chain';
       s.objects.push({ name: chain.name, tableId: table.id, range: chain.nameRange, role });
       for (const rule of chain.rules) {
-        this.nameFrom(s, parseServicePortName(ruleComment(rule)));
+        if (s.name && s.protocol) break; // both known: the remaining rules cannot change them
+        if (!s.name) this.nameFrom(s, parseServicePortName(ruleComment(rule)));
         s.protocol ||= ruleProtocol(rule) ?? '';
       }
       if (info.kind === 'firewall') {

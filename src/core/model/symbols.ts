@@ -34,7 +34,8 @@ export class Symbols {
   readonly references: SymbolReference[] = [];
   private readonly definitionIndex = new Map<string, SymbolDefinition>();
   private readonly referenceIndex = new Map<string, SymbolReference[]>();
-  private readonly byLine = new Map<number, SymbolHit[]>();
+  /** Definitions and references by line: one entry as it is, several in an array (large dumps have one per line). */
+  private readonly byLine = new Map<number, SymbolDefinition | SymbolReference | (SymbolDefinition | SymbolReference)[]>();
 
   private static key(kind: SymbolKind, scope: string, name: string): string {
     return `${kind}\u0000${scope}\u0000${name}`;
@@ -44,22 +45,24 @@ export class Symbols {
     const key = Symbols.key(definition.kind, definition.scope, definition.name);
     if (!this.definitionIndex.has(key)) this.definitionIndex.set(key, definition);
     this.definitions.push(definition);
-    this.index(definition.range.start.line, { type: 'definition', definition });
+    this.index(definition.range.start.line, definition);
   }
 
-  reference(reference: SymbolReference): void {
+  /** `line` (the range's start line) lets models whose ranges are made on demand avoid making one here. */
+  reference(reference: SymbolReference, line: number = reference.range.start.line): void {
     const key = Symbols.key(reference.kind, reference.scope, reference.name);
     let list = this.referenceIndex.get(key);
     if (!list) this.referenceIndex.set(key, (list = []));
     list.push(reference);
     this.references.push(reference);
-    this.index(reference.range.start.line, { type: 'reference', reference });
+    this.index(line, reference);
   }
 
-  private index(line: number, hit: SymbolHit): void {
-    let hits = this.byLine.get(line);
-    if (!hits) this.byLine.set(line, (hits = []));
-    hits.push(hit);
+  private index(line: number, entry: SymbolDefinition | SymbolReference): void {
+    const known = this.byLine.get(line);
+    if (known === undefined) this.byLine.set(line, entry);
+    else if (Array.isArray(known)) known.push(entry);
+    else this.byLine.set(line, [known, entry]);
   }
 
   /** The first definition of a name (a redefinition is reported by the parser). */
@@ -73,9 +76,12 @@ export class Symbols {
 
   /** The definition or reference under a position, if any. */
   at(position: Position): SymbolHit | undefined {
-    for (const hit of this.byLine.get(position.line) ?? []) {
-      const r = hit.type === 'definition' ? hit.definition.range : hit.reference.range;
-      if (containsPosition(r, position)) return hit;
+    const known = this.byLine.get(position.line);
+    if (known === undefined) return undefined;
+    for (const entry of Array.isArray(known) ? known : [known]) {
+      if (!containsPosition(entry.range, position)) continue;
+      // Only references have a role.
+      return 'role' in entry ? { type: 'reference', reference: entry } : { type: 'definition', definition: entry };
     }
     return undefined;
   }

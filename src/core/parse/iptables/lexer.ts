@@ -44,18 +44,27 @@ export const lineLexer = new Lexer(allTokens, {
 
 /** Removes the quoting of a Word: quotes delimit, and inside them a backslash escapes the next character. */
 export function unquote(image: string): string {
-  if (!image.includes('"')) return image;
-  let out = '';
+  const firstQuote = image.indexOf('"');
+  if (firstQuote < 0) return image;
+  // The common `"text"`: one slice, not a string built character by character (which would keep a
+  // rope of one node per character alive for every comment of a large dump).
+  if (firstQuote === 0 && image.length >= 2 && image.charCodeAt(image.length - 1) === 34 && image.indexOf('"', 1) === image.length - 1 && !image.includes('\\')) {
+    return image.slice(1, -1);
+  }
+  const parts: string[] = [];
   let quoted = false;
+  let from = 0;
   for (let i = 0; i < image.length; i++) {
-    const c = image[i];
-    if (quoted && c === '\\' && i + 1 < image.length) {
-      out += image[++i];
-    } else if (c === '"') {
+    const c = image.charCodeAt(i);
+    if (quoted && c === 92 /* \\ */ && i + 1 < image.length) {
+      parts.push(image.slice(from, i));
+      from = ++i; // the escaped character is kept as it is
+    } else if (c === 34 /* " */) {
+      parts.push(image.slice(from, i));
       quoted = !quoted;
-    } else {
-      out += c;
+      from = i + 1;
     }
   }
-  return out;
+  parts.push(image.slice(from));
+  return parts.join('');
 }

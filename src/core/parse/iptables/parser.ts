@@ -24,9 +24,10 @@ import {
 import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols } from '../../model/symbols';
 import { t } from '../../l10n';
-import { IptablesLineParser, itemOf, type ItemCst } from './grammar';
+import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from './extensions';
+import { ChainReference, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable } from './nodes';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -92,11 +93,68 @@ const WARNING_RE = /^#\s*Warning:/;
 interface PendingRef {
   table: Table;
   name: string;
-  range: Range;
+  rule: RuleNode;
+  token: number;
   role: 'jump' | 'goto' | 'owner';
 }
 
 const parser = new IptablesLineParser();
+
+/** Which way lines are read: the hand-written fast path with Chevrotain for the rest (default), or Chevrotain only. */
+export type ParseMode = 'fast' | 'chevrotain';
+
+// Scratch state of the line being built (one line at a time, never re-entered).
+const tokens = new TokenTable();
+let itemNeg = new Int32Array(64);
+let itemOpt = new Int32Array(64);
+let itemLate = new Int32Array(64);
+let itemV0 = new Int32Array(64);
+let itemNv = new Int32Array(64);
+
+function ensureItems(capacity: number): void {
+  if (capacity <= itemOpt.length) return;
+  let size = itemOpt.length;
+  while (size < capacity) size *= 2;
+  itemNeg = new Int32Array(size);
+  itemOpt = new Int32Array(size);
+  itemLate = new Int32Array(size);
+  itemV0 = new Int32Array(size);
+  itemNv = new Int32Array(size);
+}
+
+const FULL_COUNTERS = /^\[\d+:\d+\]$/;
+const NO_VALUES = Object.freeze([]) as unknown as string[];
+const NOTHING = Object.freeze([]) as readonly never[];
+
+/** The array itself when exactly sized, a copy when it has room to grow, the shared empty array when empty. */
+function exact<T>(array: T[]): T[] {
+  return array.length === 0 ? (NOTHING as unknown as T[]) : array.slice();
+}
+const DIGITS = /^\d+$/;
+
+/** Cache of extension option lookups: `module\0option` → spec (null when unknown). */
+const matchSpecCache = new Map<string, OptionSpec | null>();
+const targetSpecCache = new Map<string, OptionSpec | null>();
+
+function matchSpec(module: string, option: string): OptionSpec | undefined {
+  const key = `${module}\u0000${option}`;
+  let spec = matchSpecCache.get(key);
+  if (spec === undefined) {
+    spec = lookupMatchOption(module, option) ?? null;
+    if (matchSpecCache.size < 10_000) matchSpecCache.set(key, spec);
+  }
+  return spec ?? undefined;
+}
+
+function targetSpec(target: string, option: string): OptionSpec | undefined {
+  const key = `${target}\u0000${option}`;
+  let spec = targetSpecCache.get(key);
+  if (spec === undefined) {
+    spec = lookupTargetOption(target, option) ?? null;
+    if (targetSpecCache.size < 10_000) targetSpecCache.set(key, spec);
+  }
+  return spec ?? undefined;
+}
 
 class RulesetBuilder {
   readonly diagnostics: Diagnostic[] = [];
@@ -113,8 +171,15 @@ class RulesetBuilder {
   private readonly pendingRefs: PendingRef[] = [];
   /** Whether any save in the file came from iptables-save (a header) rather than hand-written restore input. */
   private sawSaveHeader = false;
+  /** One copy of each module and target name. */
+  private readonly names = new Map<string, string>();
+  /** The line being built: its text and where its tokens' offsets come from. */
+  private text = '';
 
-  constructor(private readonly lines: string[]) {
+  constructor(
+    private readonly lines: string[],
+    private readonly mode: ParseMode,
+  ) {
     this.save = { index: 0, backend: 'unknown', family: 'ipv4' };
     this.saves.push(this.save);
   }
@@ -125,6 +190,33 @@ class RulesetBuilder {
       return;
     }
     this.diagnostics.push(unnecessary ? { range, severity, code, message, unnecessary } : { range, severity, code, message });
+  }
+
+  private intern(s: string): string {
+    const known = this.names.get(s);
+    if (known !== undefined) return known;
+    if (this.names.size < 10_000) this.names.set(s, s);
+    return s;
+  }
+
+  // Token helpers over the scratch token table of the current line.
+  private image(k: number): string {
+    return this.text.slice(tokens.start[k], tokens.end[k]);
+  }
+
+  private value(k: number): string {
+    const image = this.image(k);
+    if (tokens.quoted[k]) return unquote(image);
+    // Short slices are copies: keep one of each ("tcp", "random", "80").
+    return image.length < 13 ? this.intern(image) : image;
+  }
+
+  private tok(i: number, k: number): Range {
+    return lineRange(i, tokens.start[k], tokens.end[k]);
+  }
+
+  private span(i: number, first: number, last: number): Range {
+    return lineRange(i, tokens.start[first], tokens.end[last]);
   }
 
   build(): IptablesRuleset {
@@ -174,6 +266,8 @@ class RulesetBuilder {
       this.comment(i, text);
       return;
     }
+    this.text = text;
+    if (this.mode === 'fast' && this.fastLine(i, text)) return;
     if (/^[ \t\f\v\r]+$/.test(text)) {
       this.diag(lineRange(i, 0, text.length), 'error', 'blank-with-spaces', t('A line with only whitespace: iptables-restore fails on it ("line {0} failed").', i + 1));
       return;
@@ -186,27 +280,130 @@ class RulesetBuilder {
     for (const e of lexed.errors) {
       this.diag(lineRange(i, e.offset, e.offset + Math.max(1, e.length)), 'error', 'syntax', t('Unexpected character {0}.', JSON.stringify(text.substr(e.offset, 1))));
     }
-    const tokens = lexed.tokens;
-    if (tokens.length === 0) return;
-    const unterminated = tokens.find((tk) => tk.tokenType.name === 'UnterminatedString');
+    const lexedTokens = lexed.tokens;
+    if (lexedTokens.length === 0) return;
+    const unterminated = lexedTokens.find((tk) => tk.tokenType.name === 'UnterminatedString');
     if (unterminated) {
       this.diag(tokenRange(i, unterminated), 'error', 'unterminated-string', t('The quoted string is not closed.'));
       return;
     }
-    parser.input = tokens;
+    parser.input = lexedTokens;
     const cst = parser.line();
     if (parser.errors.length > 0) {
       this.syntaxError(i, text, parser.errors[0].token);
       return;
     }
+    // The tokens, in the token table the builders read (the fast path fills the same table).
+    tokens.ensure(lexedTokens.length);
+    const indexOf = new Map<IToken, number>();
+    lexedTokens.forEach((tk, k) => {
+      const r = tokenRange(i, tk);
+      tokens.start[k] = r.start.character;
+      tokens.end[k] = r.end.character;
+      tokens.kind[k] = 0;
+      tokens.quoted[k] = tk.image.includes('"') ? 1 : 0;
+      indexOf.set(tk, k);
+    });
+    tokens.count = lexedTokens.length;
     const c = cst.children as Record<string, (CstNode | IToken)[] | undefined>;
     if (c.Comment) {
       // A `#` after leading whitespace: iptables-restore only skips comments that start the line.
       this.diag(tokenRange(i, c.Comment[0] as IToken), 'error', 'indented-comment', t('A comment must start at the beginning of the line; iptables-restore reads this one as a rule.'));
-    } else if (c.tableLine) this.tableLine(i, c.tableLine[0] as CstNode, text);
-    else if (c.chainLine) this.chainLine(i, c.chainLine[0] as CstNode);
-    else if (c.commitLine) this.commitLine(i, text);
-    else if (c.commandLine) this.commandLine(i, c.commandLine[0] as CstNode, text);
+    } else if (c.tableLine) {
+      this.tableLine(i, text, ((c.tableLine[0] as CstNode).children.TableName as IToken[])[0].image);
+    } else if (c.chainLine) {
+      const cc = (c.chainLine[0] as CstNode).children as Record<string, IToken[] | undefined>;
+      const policy = cc.policy?.[0];
+      const counters = cc.Counters?.[0];
+      this.chainLine(i, indexOf.get(cc.ChainDecl![0])!, policy ? indexOf.get(policy)! : -1, counters ? indexOf.get(counters)! : -1);
+    } else if (c.commitLine) this.commitLine(i, text);
+    else if (c.commandLine) {
+      const cc = (c.commandLine[0] as CstNode).children as Record<string, (CstNode | IToken)[] | undefined>;
+      const items = (cc.item as CstNode[]).map(itemOf);
+      ensureItems(items.length);
+      items.forEach((item, j) => {
+        itemNeg[j] = item.negation ? indexOf.get(item.negation)! : -1;
+        itemOpt[j] = indexOf.get(item.option)!;
+        itemLate[j] = item.lateNegation ? indexOf.get(item.lateNegation)! : -1;
+        itemV0[j] = item.values.length > 0 ? indexOf.get(item.values[0])! : itemOpt[j] + (item.lateNegation ? 2 : 1);
+        itemNv[j] = item.values.length;
+      });
+      const prefix = cc.Counters?.[0] as IToken | undefined;
+      const offsets: number[] = [];
+      for (let k = 0; k < tokens.count; k++) offsets.push(tokens.start[k], tokens.end[k]);
+      this.commandLine(i, text, prefix ? indexOf.get(prefix)! : -1, items.length, offsets);
+    }
+  }
+
+  /**
+   * The fast path: a well-formed line read by hand into the same token table and items the Chevrotain path
+   * produces, then built by the same code. Returns false, having changed nothing, for any line it does not
+   * fully understand; the Chevrotain path reads those (and reports their errors).
+   */
+  private fastLine(i: number, text: string): boolean {
+    const n = scanLine(text, tokens);
+    if (n <= 0 || tokens.start[0] !== 0) return false;
+    const kinds = tokens.kind;
+    const c0 = text.charCodeAt(0);
+    if (c0 === 42 /* * */) {
+      if (n !== 1 || tokens.quoted[0]) return false;
+      this.tableLine(i, text, this.image(0));
+      return true;
+    }
+    if (c0 === 58 /* : */) {
+      if (n > 3 || tokens.quoted[0]) return false;
+      let policy = -1;
+      let counters = -1;
+      if (n >= 2) {
+        const p0 = text.charCodeAt(tokens.start[1]);
+        if (kinds[1] !== K_VALUE || p0 === 91 || p0 === 42 || p0 === 58) return false;
+        policy = 1;
+      }
+      if (n === 3) {
+        if (tokens.quoted[2] || !FULL_COUNTERS.test(this.image(2))) return false;
+        counters = 2;
+      }
+      this.chainLine(i, 0, policy, counters);
+      return true;
+    }
+    if (c0 === 67 /* C */) {
+      if (n !== 1 || tokens.end[0] !== 6 || !text.startsWith('COMMIT')) return false;
+      this.commitLine(i, text);
+      return true;
+    }
+    if (c0 !== 45 /* - */ && c0 !== 91 /* [ */) return false;
+    let k = 0;
+    let prefix = -1;
+    if (c0 === 91) {
+      if (tokens.quoted[0] || !FULL_COUNTERS.test(this.image(0))) return false;
+      prefix = 0;
+      k = 1;
+    }
+    ensureItems((n >> 1) + 1);
+    let m = 0;
+    while (k < n) {
+      let neg = -1;
+      if (kinds[k] === K_BANG) {
+        neg = k++;
+        if (k >= n) return false;
+      }
+      const kind = kinds[k];
+      if (kind !== K_LONG && kind !== K_SHORT) return false;
+      const opt = k++;
+      // `--opt ! value` (pre-1.4.3 negation): an error the Chevrotain path reports.
+      if (k + 1 < n && kinds[k] === K_BANG && kinds[k + 1] === K_VALUE) return false;
+      const v0 = k;
+      while (k < n && kinds[k] === K_VALUE) k++;
+      itemNeg[m] = neg;
+      itemOpt[m] = opt;
+      itemLate[m] = -1;
+      itemV0[m] = v0;
+      itemNv[m] = k - v0;
+      m++;
+    }
+    if (m === 0) return false;
+    this.commandLine(i, text, prefix, m, undefined);
+    return true;
   }
 
   private syntaxError(i: number, text: string, token: IToken | undefined): void {
@@ -263,10 +460,9 @@ class RulesetBuilder {
     this.saveHasTables = false;
   }
 
-  private tableLine(i: number, node: CstNode, text: string): void {
-    const token = (node.children.TableName as IToken[])[0];
-    const name = token.image.slice(1);
-    const nameRange = lineRange(i, 1, token.image.length);
+  private tableLine(i: number, text: string, image: string): void {
+    const name = image.slice(1);
+    const nameRange = lineRange(i, 1, image.length);
     if (this.table) {
       this.diag(this.table.headerRange, 'error', 'missing-commit', t('Table {0} is not closed by COMMIT before the next table starts.', this.table.name));
       this.closeTable(i - 1);
@@ -369,78 +565,86 @@ class RulesetBuilder {
     return chain;
   }
 
-  private chainLine(i: number, node: CstNode): void {
-    const c = node.children as Record<string, IToken[] | undefined>;
-    const decl = c.ChainDecl![0];
+  /** `:NAME POLICY [p:b]`; `policy` and `counters` are token indexes or -1. */
+  private chainLine(i: number, decl: number, policy: number, counters: number): void {
     const lineRangeOfDecl = lineRange(i, 0, this.lines[i].trimEnd().length);
     const table = this.requireTable(lineRangeOfDecl);
     if (!table) return;
-    const name = decl.image.slice(1);
-    const nameRange = lineRange(i, 1, decl.image.length);
+    const declImage = this.image(decl);
+    const name = declImage.slice(1);
+    const nameRange = lineRange(i, 1, declImage.length);
     if (name.length === 0) {
-      this.diag(tokenRange(i, decl), 'error', 'chain-name-missing', t('A chain name must follow ":".'));
+      this.diag(this.tok(i, decl), 'error', 'chain-name-missing', t('A chain name must follow ":".'));
       return;
     }
     if (name.length > 28) {
       this.diag(nameRange, 'error', 'chain-name-too-long', t('Chain name {0} is longer than 28 characters; the kernel refuses it.', name));
     }
     const chain = this.declareChain(table, name, lineRangeOfDecl, nameRange);
-    const policy = c.policy?.[0];
-    if (!policy) {
+    if (policy < 0) {
       this.diag(nameRange, 'error', 'policy-missing', t('The chain line needs a policy (ACCEPT, DROP, or - for user chains) and counters.'));
       return;
     }
-    if (policy.image !== '-') {
-      chain.policy = policy.image;
+    const policyImage = this.image(policy);
+    if (policyImage !== '-') {
+      chain.policy = policyImage;
       if (!chain.builtin) {
-        this.diag(tokenRange(i, policy), 'error', 'policy-on-user-chain', t('Only built-in chains have a policy; use - for {0}.', name));
-      } else if (policy.image !== 'ACCEPT' && policy.image !== 'DROP') {
-        this.diag(tokenRange(i, policy), 'error', 'bad-policy', t('A policy is ACCEPT or DROP, not {0}.', policy.image));
+        this.diag(this.tok(i, policy), 'error', 'policy-on-user-chain', t('Only built-in chains have a policy; use - for {0}.', name));
+      } else if (policyImage !== 'ACCEPT' && policyImage !== 'DROP') {
+        this.diag(this.tok(i, policy), 'error', 'bad-policy', t('A policy is ACCEPT or DROP, not {0}.', policyImage));
       }
     }
-    const counters = c.Counters?.[0];
-    if (counters) chain.counters = parseCounters(i, counters);
+    if (counters >= 0) chain.counters = this.counters(i, counters);
   }
 
-  private commandLine(i: number, node: CstNode, text: string): void {
-    const c = node.children as Record<string, (CstNode | IToken)[] | undefined>;
-    const items = (c.item as CstNode[]).map(itemOf);
-    const prefix = c.Counters?.[0] as IToken | undefined;
+  private counters(i: number, k: number): Counters {
+    const [packets, bytes] = this.image(k).slice(1, -1).split(':').map(Number);
+    return { packets, bytes, range: this.tok(i, k) };
+  }
+
+  /**
+   * `[p:b] -A CHAIN item…` from the token table and items 0…itemCount-1; `offsets` are the token offsets
+   * the rule keeps (Chevrotain path), undefined when the rule can re-scan its text (fast path).
+   */
+  private commandLine(i: number, text: string, prefix: number, itemCount: number, offsets: number[] | undefined): void {
     const fullRange = lineRange(i, text.length - text.trimStart().length, text.trimEnd().length);
     const table = this.requireTable(fullRange);
     if (!table) return;
-    const command = items[0];
-    const commandName = command.option.image;
+    const commandToken = itemOpt[0];
+    const commandName = this.image(commandToken);
     if (!(commandName in COMMAND_ALIASES)) {
-      this.diag(tokenRange(i, command.option), 'error', 'no-command', t('A rule line starts with a command such as -A CHAIN; found {0}.', commandName));
+      this.diag(this.tok(i, commandToken), 'error', 'no-command', t('A rule line starts with a command such as -A CHAIN; found {0}.', commandName));
       return;
     }
-    if (command.negation || command.lateNegation) {
-      this.diag(tokenRange(i, (command.negation ?? command.lateNegation)!), 'error', 'syntax', t('A command cannot be negated.'));
+    if (itemNeg[0] >= 0 || itemLate[0] >= 0) {
+      this.diag(this.tok(i, itemNeg[0] >= 0 ? itemNeg[0] : itemLate[0]), 'error', 'syntax', t('A command cannot be negated.'));
     }
     if (RULE_COMMANDS.has(commandName)) {
-      this.rule(i, text, table, items, prefix, fullRange);
+      this.rule(i, text, table, prefix, itemCount, fullRange, offsets);
     } else {
-      this.chainCommand(i, table, command, items.slice(1), fullRange);
+      this.chainCommand(i, table, commandName, itemCount, fullRange);
     }
   }
 
-  private chainCommand(i: number, table: Table, command: ItemCst, rest: ItemCst[], range: Range): void {
-    const kind = COMMAND_ALIASES[command.option.image] as ChainCommand['command'];
-    const args = command.values.map((v) => unquote(v.image));
-    const chainToken = command.values[0];
+  private chainCommand(i: number, table: Table, commandName: string, itemCount: number, range: Range): void {
+    const kind = COMMAND_ALIASES[commandName] as ChainCommand['command'];
+    const v0 = itemV0[0];
+    const nv = itemNv[0];
+    const args: string[] = [];
+    for (let k = 0; k < nv; k++) args.push(this.value(v0 + k));
+    const hasChain = nv > 0;
     const cmd: ChainCommand = { tableId: table.id, command: kind, chain: args[0], args, range };
-    if (chainToken) cmd.chainRange = tokenRange(i, chainToken);
+    if (hasChain) cmd.chainRange = this.tok(i, v0);
     table.commands.push(cmd);
-    for (const extra of rest) {
-      this.diag(tokenRange(i, extra.option), 'error', 'unexpected-option', t('Option {0} is not allowed with {1}.', extra.option.image, command.option.image));
+    for (let j = 1; j < itemCount; j++) {
+      this.diag(this.tok(i, itemOpt[j]), 'error', 'unexpected-option', t('Option {0} is not allowed with {1}.', this.image(itemOpt[j]), commandName));
     }
     const needsChain = kind === 'new' || kind === 'policy' || kind === 'rename';
-    if (needsChain && !chainToken) {
-      this.diag(tokenRange(i, command.option), 'error', 'chain-missing', t('{0} needs a chain name.', command.option.image));
+    if (needsChain && !hasChain) {
+      this.diag(this.tok(i, itemOpt[0]), 'error', 'chain-missing', t('{0} needs a chain name.', commandName));
       return;
     }
-    if (!chainToken) return;
+    if (!hasChain) return;
     const name = args[0];
     const chainRange = cmd.chainRange!;
     switch (kind) {
@@ -471,76 +675,74 @@ class RulesetBuilder {
     }
   }
 
-  private rule(i: number, text: string, table: Table, items: ItemCst[], prefix: IToken | undefined, fullRange: Range): void {
-    const command = items[0];
-    const operation = COMMAND_ALIASES[command.option.image] as RuleOperation;
-    const chainToken = command.values[0];
-    if (!chainToken) {
-      this.diag(tokenRange(i, command.option), 'error', 'chain-missing', t('{0} needs a chain name.', command.option.image));
+  /** The values of item j, first `count` of them, unquoted. */
+  private values(j: number, count: number): string[] {
+    const v0 = itemV0[j];
+    if (count === 0) return NO_VALUES;
+    if (count === 1) return [this.value(v0)];
+    const out = new Array<string>(count);
+    for (let k = 0; k < count; k++) out[k] = this.value(v0 + k);
+    return out;
+  }
+
+  private rule(i: number, text: string, table: Table, prefix: number, itemCount: number, fullRange: Range, offsets: number[] | undefined): void {
+    const commandToken = itemOpt[0];
+    const commandName = this.image(commandToken);
+    const operation = COMMAND_ALIASES[commandName] as RuleOperation;
+    if (itemNv[0] === 0) {
+      this.diag(this.tok(i, commandToken), 'error', 'chain-missing', t('{0} needs a chain name.', commandName));
       return;
     }
-    const chainName = unquote(chainToken.image);
-    const chainRange = tokenRange(i, chainToken);
+    const chainToken = itemV0[0];
+    const chainName = this.value(chainToken);
     let position: number | undefined;
-    const extraCommandArgs = command.values.slice(1);
-    if (extraCommandArgs.length > 0) {
-      const n = Number(extraCommandArgs[0].image);
-      if ((operation === 'insert' || operation === 'replace' || operation === 'delete') && Number.isInteger(n) && n > 0 && extraCommandArgs.length === 1) {
+    const extraCommandArgs = itemNv[0] - 1;
+    if (extraCommandArgs > 0) {
+      const extra = this.image(chainToken + 1);
+      const n = Number(extra);
+      if ((operation === 'insert' || operation === 'replace' || operation === 'delete') && Number.isInteger(n) && n > 0 && extraCommandArgs === 1) {
         position = n;
       } else {
-        this.diag(tokenRange(i, extraCommandArgs[0]), 'error', 'unexpected-argument', t('Unexpected argument {0} after the chain name.', extraCommandArgs[0].image));
+        this.diag(this.tok(i, chainToken + 1), 'error', 'unexpected-argument', t('Unexpected argument {0} after the chain name.', extra));
       }
     } else if (operation === 'replace') {
-      this.diag(chainRange, 'error', 'position-missing', t('-R needs a rule number after the chain name.'));
+      this.diag(this.tok(i, chainToken), 'error', 'position-missing', t('-R needs a rule number after the chain name.'));
     }
-    const chain = this.ensureChain(table, chainName, chainRange);
+    const chain = table.chainByName.get(chainName) ?? this.ensureChain(table, chainName, this.tok(i, chainToken));
+    const rule = new RuleNode(table.id, chain.name, operation, position, text, i, chainToken, offsets);
     if (!chain.declared && !chain.builtin) {
       // Reported in resolveReferences if the chain never gets declared.
-      this.pendingRefs.push({ table, name: chainName, range: chainRange, role: 'owner' });
+      this.pendingRefs.push({ table, name: chain.name, rule, token: chainToken, role: 'owner' });
     }
-    this.symbols.reference({ kind: 'chain', name: chainName, scope: table.id, range: chainRange, role: 'rule-owner' });
+    this.symbols.reference(new RuleOwnerReference(rule), i);
+    if (prefix >= 0) rule.counters = this.counters(i, prefix);
 
-    const rule: Rule = {
-      tableId: table.id,
-      chain: chainName,
-      index: 0,
-      operation,
-      position,
-      params: [],
-      matches: [],
-      target: undefined,
-      counters: prefix ? parseCounters(i, prefix) : undefined,
-      raw: text,
-      range: fullRange,
-      chainRange,
-    };
-
-    let current: Match | Target | undefined;
+    let current: MatchNode | TargetNode | undefined;
     let protocol: string | undefined;
-    let implicitMatch: Match | undefined;
+    let implicitMatch: MatchNode | undefined;
+    const params: OptionNode[] = [];
+    const matches: MatchNode[] = [];
 
-    for (const item of items.slice(1)) {
-      const image = item.option.image;
-      const negated = Boolean(item.negation || item.lateNegation);
-      if (item.lateNegation) {
-        this.diag(tokenRange(i, item.lateNegation), 'error', 'old-negation', t('"{0} !" is the syntax of iptables before 1.4.3 and is rejected now; write "! {0}".', image));
+    for (let j = 1; j < itemCount; j++) {
+      const optToken = itemOpt[j];
+      const image = this.image(optToken);
+      const neg = itemNeg[j];
+      const late = itemLate[j];
+      const nv = itemNv[j];
+      const negated = neg >= 0 || late >= 0;
+      if (late >= 0) {
+        this.diag(this.tok(i, late), 'error', 'old-negation', t('"{0} !" is the syntax of iptables before 1.4.3 and is rejected now; write "! {0}".', image));
       }
-      const optionRange = spanRanges(tokenRange(i, item.negation ?? item.option), tokenRange(i, item.values.at(-1) ?? item.lateNegation ?? item.option));
-      const makeOption = (name: string, values: IToken[]): Option => ({
-        name,
-        negated,
-        values: values.map((v) => unquote(v.image)),
-        range: optionRange,
-        nameRange: tokenRange(i, item.option),
-        valueRanges: values.map((v) => tokenRange(i, v)),
-      });
+      const lastToken = nv > 0 ? itemV0[j] + nv - 1 : late >= 0 ? late : optToken;
+      const firstToken = neg >= 0 ? neg : optToken;
+      const flags = (neg >= 0 ? NEGATED_BEFORE : 0) | (late >= 0 ? NEGATED_AFTER : 0);
 
       const param = PARAM_ALIASES[image];
       if (param) {
-        const values = this.takeValues(i, item, PARAM_ARITY[param], image);
-        const option = makeOption(param, values);
-        this.checkParam(i, option);
-        rule.params.push(option);
+        const count = this.takeValues(i, j, PARAM_ARITY[param], image);
+        const option = new OptionNode(param, negated, this.values(j, count), rule, optToken, lastToken, flags);
+        this.checkParam(i, option, j);
+        params.push(option);
         if (param === '-p' && option.values[0]) {
           protocol = option.values[0].toLowerCase();
           implicitMatch = undefined;
@@ -548,92 +750,91 @@ class RulesetBuilder {
         continue;
       }
       if (image === '-m' || image === '--match') {
-        const values = this.takeValues(i, item, 1, image);
-        if (item.negation) this.diag(tokenRange(i, item.negation), 'error', 'syntax', t('-m cannot be negated; put ! before the module\'s option.'));
-        if (values.length === 0) continue;
-        const module = unquote(values[0].image);
-        const match: Match = { module, options: [], range: spanRanges(tokenRange(i, item.option), tokenRange(i, values[0])), moduleRange: tokenRange(i, values[0]), implicit: false };
-        rule.matches.push(match);
+        const count = this.takeValues(i, j, 1, image);
+        if (neg >= 0) this.diag(this.tok(i, neg), 'error', 'syntax', t('-m cannot be negated; put ! before the module\'s option.'));
+        if (count === 0) continue;
+        const v0 = itemV0[j];
+        const match = new MatchNode(this.intern(this.value(v0)), rule, optToken, v0, v0, false);
+        matches.push(match);
         current = match;
         continue;
       }
       if (image === '-j' || image === '--jump' || image === '-g' || image === '--goto') {
         const goto = image === '-g' || image === '--goto';
-        const values = this.takeValues(i, item, 1, image);
-        if (item.negation) this.diag(tokenRange(i, item.negation), 'error', 'syntax', t('A target cannot be negated.'));
-        if (values.length === 0) continue;
+        const count = this.takeValues(i, j, 1, image);
+        if (neg >= 0) this.diag(this.tok(i, neg), 'error', 'syntax', t('A target cannot be negated.'));
+        if (count === 0) continue;
+        const v0 = itemV0[j];
         if (rule.target) {
-          this.diag(tokenRange(i, item.option), 'error', 'two-targets', t('A rule has only one target; {0} is the second.', values[0].image));
+          this.diag(this.tok(i, optToken), 'error', 'two-targets', t('A rule has only one target; {0} is the second.', this.image(v0)));
           continue;
         }
-        const name = unquote(values[0].image);
-        const nameRange = tokenRange(i, values[0]);
+        const value = this.value(v0);
+        const known = table.chainByName.get(value);
+        const name = known ? known.name : this.intern(value);
         const isExtension = name in TARGET_EXTENSIONS || VERDICTS.has(name) || name === 'RETURN';
-        const target: Target = {
-          kind: targetKindOf(name, !isExtension, goto),
-          name,
-          options: [],
-          range: spanRanges(tokenRange(i, item.option), nameRange),
-          nameRange,
-        };
+        const target = new TargetNode(targetKindOf(name, !isExtension, goto), name, rule, optToken, v0, v0);
         if (table.name === 'nat' && (name === 'DROP' || name === 'REJECT')) {
-          this.diag(nameRange, 'error', 'filtering-in-nat', t('{0} is refused in the nat table: iptables says "The nat table is not intended for filtering".', name));
+          this.diag(this.tok(i, v0), 'error', 'filtering-in-nat', t('{0} is refused in the nat table: iptables says "The nat table is not intended for filtering".', name));
         }
         if (goto && isExtension) {
-          this.diag(nameRange, 'error', 'goto-target', t('-g needs a user-defined chain, not the target {0}.', name));
+          this.diag(this.tok(i, v0), 'error', 'goto-target', t('-g needs a user-defined chain, not the target {0}.', name));
         }
         if (!isExtension) {
-          this.pendingRefs.push({ table, name, range: nameRange, role: goto ? 'goto' : 'jump' });
+          this.pendingRefs.push({ table, name, rule, token: v0, role: goto ? 'goto' : 'jump' });
         }
         rule.target = target;
         current = target;
         continue;
       }
       if (image === '-c' || image === '--set-counters') {
-        const values = this.takeValues(i, item, 2, image);
-        if (values.length === 2 && values.every((v) => /^\d+$/.test(v.image))) {
-          rule.counters = { packets: Number(values[0].image), bytes: Number(values[1].image), range: optionRange };
-        } else if (values.length === 2) {
-          this.diag(optionRange, 'error', 'bad-counters', t('-c needs two numbers: packets and bytes.'));
+        const count = this.takeValues(i, j, 2, image);
+        const v0 = itemV0[j];
+        if (count === 2 && DIGITS.test(this.image(v0)) && DIGITS.test(this.image(v0 + 1))) {
+          rule.counters = { packets: Number(this.image(v0)), bytes: Number(this.image(v0 + 1)), range: this.span(i, firstToken, lastToken) };
+        } else if (count === 2) {
+          this.diag(this.span(i, firstToken, lastToken), 'error', 'bad-counters', t('-c needs two numbers: packets and bytes.'));
         }
         continue;
       }
       if (image in COMMAND_ALIASES) {
-        this.diag(tokenRange(i, item.option), 'error', 'two-commands', t('Only one command per line; {0} is the second.', image));
+        this.diag(this.tok(i, optToken), 'error', 'two-commands', t('Only one command per line; {0} is the second.', image));
         continue;
       }
       if (!image.startsWith('--')) {
-        this.diag(tokenRange(i, item.option), 'error', 'unknown-option', t('Unknown option {0}.', image));
+        this.diag(this.tok(i, optToken), 'error', 'unknown-option', t('Unknown option {0}.', image));
         continue;
       }
       // A long option: find the extension that owns it, the way iptables' option parser does.
-      const owner = this.ownerOf(rule, current, image, protocol, implicitMatch);
+      const owner = this.ownerOf(rule, params, matches, current, image, protocol, implicitMatch);
       if (owner.implicit && !implicitMatch) {
         implicitMatch = owner.implicit;
-        rule.matches.push(implicitMatch);
+        matches.push(implicitMatch);
       }
       const container = owner.container;
       if (!container) {
-        this.diag(tokenRange(i, item.option), 'error', 'option-without-module', t('Option {0} belongs to no match or target here: is a "-m MODULE" missing?', image));
+        this.diag(this.tok(i, optToken), 'error', 'option-without-module', t('Option {0} belongs to no match or target here: is a "-m MODULE" missing?', image));
         continue;
       }
       const spec = owner.spec;
       if (!spec && owner.known) {
-        const where = 'module' in container ? `-m ${container.module}` : `-j ${container.name}`;
-        this.diag(tokenRange(i, item.option), 'warning', 'unknown-option', t('{0} does not know the option {1}; iptables-restore would reject this line.', where, image));
+        const where = container instanceof MatchNode ? `-m ${container.module}` : `-j ${container.name}`;
+        this.diag(this.tok(i, optToken), 'warning', 'unknown-option', t('{0} does not know the option {1}; iptables-restore would reject this line.', where, image));
       }
       const arity = spec ? spec.arity : undefined;
-      const values = this.takeValues(i, item, arity, image, spec);
+      const count = this.takeValues(i, j, arity, image, spec);
       // Aliases and abbreviations (--source-port, --to) are stored under iptables-save's spelling.
-      const option = makeOption(spec ? spec.name : image, values);
-      if (spec) this.checkValues(i, option, spec);
+      const option = new OptionNode(spec ? spec.name : image, negated, this.values(j, count), rule, optToken, lastToken, flags);
+      if (spec) this.checkValues(i, option, spec, j);
       container.options.push(option);
-      if ('module' in container) container.range = spanRanges(container.range, optionRange);
-      else container.range = spanRanges(container.range, optionRange);
+      container.lastToken = lastToken;
     }
-    if (!rule.target && rule.params.length === 0 && rule.matches.length === 0 && operation !== 'delete') {
-      // An empty rule is legal (it only counts packets); nothing to report.
-    }
+    // Exact-size arrays: a growing array keeps room for 16 entries, and a dump has hundreds of thousands.
+    // Empty ones are one shared frozen array.
+    rule.params = exact(params);
+    rule.matches = exact(matches);
+    for (const m of matches) m.options = exact(m.options);
+    if (rule.target) rule.target.options = exact(rule.target.options);
     table.rules.push(rule);
     chain.rules.push(rule);
     rule.index = chain.rules.length;
@@ -643,96 +844,100 @@ class RulesetBuilder {
 
   /** Which match or target an option belongs to, following iptables: the current one, earlier ones, then -p's. */
   private ownerOf(
-    rule: Rule,
-    current: Match | Target | undefined,
+    rule: RuleNode,
+    params: OptionNode[],
+    matches: MatchNode[],
+    current: MatchNode | TargetNode | undefined,
     option: string,
     protocol: string | undefined,
-    implicitMatch: Match | undefined,
-  ): { container?: Match | Target; spec?: OptionSpec; known: boolean; implicit?: Match } {
-    const specFor = (c: Match | Target): OptionSpec | undefined =>
-      'module' in c ? lookupMatchOption(c.module, option) : lookupTargetOption(c.name, option);
+    implicitMatch: MatchNode | undefined,
+  ): { container?: MatchNode | TargetNode; spec?: OptionSpec; known: boolean; implicit?: MatchNode } {
     if (current) {
-      const spec = specFor(current);
+      const spec = current instanceof MatchNode ? matchSpec(current.module, option) : targetSpec(current.name, option);
       if (spec) return { container: current, spec, known: true };
     }
-    for (let k = rule.matches.length - 1; k >= 0; k--) {
-      const spec = lookupMatchOption(rule.matches[k].module, option);
-      if (spec) return { container: rule.matches[k], spec, known: true };
+    for (let k = matches.length - 1; k >= 0; k--) {
+      const spec = matchSpec(matches[k].module, option);
+      if (spec) return { container: matches[k], spec, known: true };
     }
     const protoModule = protocol ? IMPLICIT_PROTOCOL_MATCH[protocol] : undefined;
     if (protoModule) {
-      const spec = lookupMatchOption(protoModule, option);
+      const spec = matchSpec(protoModule, option);
       if (spec) {
-        const implicit = implicitMatch ?? { module: protoModule, options: [], range: lineRange(rule.range.start.line, 0, 0), moduleRange: undefined, implicit: true };
+        const implicit = implicitMatch ?? new MatchNode(protoModule, rule, 0, 0, -1, true);
         if (implicit.options.length === 0) {
-          implicit.range = rule.params.find((p) => p.name === '-p')?.range ?? rule.range;
+          // The implicit match spans from the rule's (first) -p option.
+          const p = params.find((o) => o.name === '-p');
+          if (p) {
+            implicit.startAt(p.firstToken);
+            implicit.lastToken = p.lastToken;
+          }
         }
         return { container: implicit, spec, known: true, implicit };
       }
     }
     if (!current) return { known: false };
-    const known = 'module' in current ? current.module in MATCH_EXTENSIONS : current.name in TARGET_EXTENSIONS;
+    const known = current instanceof MatchNode ? current.module in MATCH_EXTENSIONS : current.name in TARGET_EXTENSIONS;
     return { container: current, known };
   }
 
   /**
-   * Applies an option's arity to the words the grammar collected after it. Unknown options keep all words
-   * (verbatim); extra words are reported — leniently for unquoted comments, which kube-proxy's tests contain.
+   * Applies an option's arity to the words the grammar collected after item j's option; returns how many
+   * are taken. Unknown options keep all words (verbatim); extra words are reported — leniently for unquoted
+   * comments, which kube-proxy's tests contain.
    */
-  private takeValues(i: number, item: ItemCst, arity: OptionSpec['arity'] | undefined, image: string, spec?: OptionSpec): IToken[] {
-    const values = item.values;
-    if (arity === undefined) return values;
+  private takeValues(i: number, j: number, arity: OptionSpec['arity'] | undefined, image: string, spec?: OptionSpec): number {
+    const count = itemNv[j];
+    if (arity === undefined) return count;
     const max = arity === 'optional' ? 1 : arity;
     const min = arity === 'optional' ? 0 : arity;
-    if (values.length < min) {
-      this.diag(tokenRange(i, item.option), 'error', 'missing-value', min === 1
+    if (count < min) {
+      this.diag(this.tok(i, itemOpt[j]), 'error', 'missing-value', min === 1
         ? t('{0} needs a value.', image)
         : t('{0} needs {1} values.', image, min));
-      return values;
+      return count;
     }
-    if (values.length > max) {
-      const extra = values.slice(max);
-      const range = spanRanges(tokenRange(i, extra[0]), tokenRange(i, extra.at(-1)!));
+    if (count > max) {
+      const first = itemV0[j] + max;
+      const range = this.span(i, first, itemV0[j] + count - 1);
       if (image === '--comment' || spec?.valueKind === 'string') {
-        this.diag(range, 'warning', 'unquoted-comment', t('Text with spaces must be quoted: iptables-restore rejects this line ("Bad argument `{0}\'"). Read leniently as one text.', unquote(extra[0].image)));
-        return values;
+        this.diag(range, 'warning', 'unquoted-comment', t('Text with spaces must be quoted: iptables-restore rejects this line ("Bad argument `{0}\'"). Read leniently as one text.', this.value(first)));
+        return count;
       }
-      this.diag(range, 'error', 'unexpected-argument', t('Unexpected argument {0}: {1} takes {2}.', JSON.stringify(unquote(extra[0].image)), image, max === 0 ? t('no value') : max === 1 ? t('one value') : t('{0} values', max)));
-      return values.slice(0, max);
+      this.diag(range, 'error', 'unexpected-argument', t('Unexpected argument {0}: {1} takes {2}.', JSON.stringify(this.value(first)), image, max === 0 ? t('no value') : max === 1 ? t('one value') : t('{0} values', max)));
+      return max;
     }
-    return values;
+    return count;
   }
 
-  private checkParam(i: number, option: Option): void {
+  private checkParam(i: number, option: Option, j: number): void {
     const value = option.values[0];
-    const r = option.valueRanges[0];
-    if (value === undefined || !r) return;
+    if (value === undefined) return;
     switch (option.name) {
       case '-s':
       case '-d':
         for (const part of value.split(',')) {
           const problem = addressProblem(part);
           if (problem === 'hostname') continue;
-          if (problem) this.diag(r, problem.severity, 'bad-address', problem.message);
+          if (problem) this.diag(this.tok(i, itemV0[j]), problem.severity, 'bad-address', problem.message);
         }
         break;
       case '-i':
       case '-o':
-        if (value.length > 15) this.diag(r, 'error', 'bad-interface', t('Interface name {0} is longer than 15 characters.', value));
+        if (value.length > 15) this.diag(this.tok(i, itemV0[j]), 'error', 'bad-interface', t('Interface name {0} is longer than 15 characters.', value));
         break;
     }
   }
 
-  private checkValues(i: number, option: Option, spec: OptionSpec): void {
-    const r = option.valueRanges[0];
+  private checkValues(i: number, option: Option, spec: OptionSpec, j: number): void {
     const value = option.values[0];
-    if (!r || value === undefined) return;
+    if (value === undefined) return;
     if (spec.valueKind === 'mac' && !/^[0-9A-Fa-f]{1,2}(:[0-9A-Fa-f]{1,2}){5}$/.test(value)) {
-      this.diag(r, 'error', 'bad-mac', t('{0} is not a MAC address (six hex bytes separated by colons).', value));
+      this.diag(this.tok(i, itemV0[j]), 'error', 'bad-mac', t('{0} is not a MAC address (six hex bytes separated by colons).', value));
     }
     if (spec.valueKind === 'probability') {
       const p = Number(value);
-      if (!(p >= 0 && p <= 1)) this.diag(r, 'error', 'bad-probability', t('A probability is a number from 0 to 1, not {0}.', value));
+      if (!(p >= 0 && p <= 1)) this.diag(this.tok(i, itemV0[j]), 'error', 'bad-probability', t('A probability is a number from 0 to 1, not {0}.', value));
     }
   }
 
@@ -744,18 +949,19 @@ class RulesetBuilder {
       const defined = chain && (chain.declared || chain.builtin);
       const isOwner = ref.role === 'owner';
       if (ref.role !== 'owner') {
-        this.symbols.reference({ kind: 'chain', name: ref.name, scope: ref.table.id, range: ref.range, role: ref.role });
+        this.symbols.reference(new ChainReference(ref.name, ref.role, ref.rule, ref.token), ref.rule.line);
       }
       if (defined) continue;
-      const key = `${ref.table.id}\u0000${ref.name}\u0000${ref.range.start.line}`;
+      const key = `${ref.table.id}\u0000${ref.name}\u0000${ref.rule.line}`;
       if (reported.has(key)) continue;
       reported.add(key);
+      const range = ref.rule.tokenSpan(ref.token, ref.token);
       if (isOwner) {
-        this.diag(ref.range, strict ? 'error' : 'warning', 'undeclared-chain', strict
+        this.diag(range, strict ? 'error' : 'warning', 'undeclared-chain', strict
           ? t('Chain {0} is not declared in table {1}: iptables-restore would refuse this rule.', ref.name, ref.table.name)
           : t('Chain {0} is not declared in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', ref.name, ref.table.name));
       } else {
-        this.diag(ref.range, strict ? 'error' : 'warning', 'undefined-chain', strict
+        this.diag(range, strict ? 'error' : 'warning', 'undefined-chain', strict
           ? t('No chain or target {0} in table {1}: iptables-restore would refuse the file.', ref.name, ref.table.name)
           : t('No chain or target {0} in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', ref.name, ref.table.name));
       }
@@ -786,11 +992,6 @@ class RulesetBuilder {
 function isEntryChain(name: string): boolean {
   return /^KUBE-(SERVICES|POSTROUTING|FORWARD|FIREWALL|EXTERNAL-SERVICES|PROXY-FIREWALL|NODEPORTS|PROXY-CANARY|KUBELET-CANARY|IPTABLES-HINT|MARK-MASQ|MARK-DROP|NODE-PORT|LOAD-BALANCER|LOOP-BACK|SOURCE-RANGES-FIREWALL|IPVS-FILTER|IPVS-OUT-FILTER)$/.test(name)
     || /^(DOCKER|DOCKER-USER|DOCKER-ISOLATION-STAGE-\d)$/.test(name);
-}
-
-function parseCounters(line: number, token: IToken): Counters {
-  const [packets, bytes] = token.image.slice(1, -1).split(':').map(Number);
-  return { packets, bytes, range: tokenRange(line, token) };
 }
 
 const IPV4_RE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
@@ -826,12 +1027,32 @@ export function addressProblem(value: string): { severity: Severity; message: st
 
 /** Splits text into lines the way VS Code counts them (\r\n, \n or \r). */
 export function splitLines(text: string): string[] {
-  return text.split(/\r\n|\r|\n/);
+  // By hand: slices share the text's memory, where the regular-expression split copies every line.
+  const out: string[] = [];
+  let from = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      out.push(text.slice(from, i));
+      from = i + 1;
+    } else if (c === 13) {
+      out.push(text.slice(from, i));
+      if (text.charCodeAt(i + 1) === 10) i++;
+      from = i + 1;
+    }
+  }
+  out.push(text.slice(from));
+  return out;
 }
 
-export function parseIptables(text: string): IptablesRuleset {
+/**
+ * Parses an iptables-save / iptables-restore text. `mode: 'chevrotain'` reads every line with the Chevrotain
+ * lexer and parser instead of the fast path (the tests check that both build the same model).
+ */
+export function parseIptables(text: string, options: { mode?: ParseMode } = {}): IptablesRuleset {
   const lines = splitLines(text);
   // A final newline does not start another line for our purposes.
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  return new RulesetBuilder(lines).build();
+  return new RulesetBuilder(lines, options.mode ?? 'fast').build();
 }

@@ -1,0 +1,317 @@
+// The lean iptables model: rules, options, matches and targets keep token indexes instead of Range objects
+// and create the ranges (plain `{ start, end }` objects, as everywhere else) only when a feature asks.
+// A 400,000-line dump would otherwise hold tens of millions of small objects (issue #8).
+//
+// Token offsets of a line come from `scanLine` (the fast path's lexer, re-run on demand from `raw`), or, for
+// lines the Chevrotain lexer read, from an explicit offsets array kept on the rule.
+import type { Counters, Match, Option, Rule, RuleOperation, Target, TargetKind } from '../../model/iptables';
+import type { Range } from '../../model/range';
+import type { ReferenceRole, SymbolReference } from '../../model/symbols';
+
+export const K_VALUE = 0;
+export const K_LONG = 1;
+export const K_SHORT = 2;
+export const K_BANG = 3;
+
+/** Reusable token table of one line: start and end (exclusive) column and kind of each token. */
+export class TokenTable {
+  start = new Int32Array(256);
+  end = new Int32Array(256);
+  kind = new Uint8Array(256);
+  /** A token contains a double quote (its value must be unquoted). */
+  quoted = new Uint8Array(256);
+  count = 0;
+
+  ensure(capacity: number): void {
+    if (capacity <= this.start.length) return;
+    let size = this.start.length;
+    while (size < capacity) size *= 2;
+    this.start = new Int32Array(size);
+    this.end = new Int32Array(size);
+    this.kind = new Uint8Array(size);
+    this.quoted = new Uint8Array(size);
+  }
+}
+
+const isSpace = (c: number) => c === 32 || c === 9 || c === 12 || c === 11 || c === 13;
+const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const COUNTERS_PREFIX = /^\[\d+:\d+\]/;
+
+/**
+ * Splits a well-formed line into tokens exactly as the Chevrotain lexer (lexer.ts) would, and classifies them
+ * as options, `!` or values. Returns the token count, or -1 when the line holds anything whose lexing is not
+ * plain (comments, unterminated quotes, non-ASCII token starts, quotes after `*`/`:`, glued counters): such
+ * lines go to the Chevrotain lexer and parser, which also produce the diagnostics.
+ */
+export function scanLine(text: string, out: TokenTable): number {
+  const length = text.length;
+  out.ensure((length >> 1) + 2);
+  const starts = out.start;
+  const ends = out.end;
+  const kinds = out.kind;
+  const quotedFlags = out.quoted;
+  let n = 0;
+  let p = 0;
+  for (;;) {
+    while (p < length && isSpace(text.charCodeAt(p))) p++;
+    if (p >= length) break;
+    const start = p;
+    const first = text.charCodeAt(p);
+    if (first < 33 || first > 126 || first === 35 /* # */) return -1;
+    let quoted = 0;
+    while (p < length) {
+      const c = text.charCodeAt(p);
+      if (isSpace(c)) break;
+      if (c === 0) return -1; // binary data: reported by the full path
+      if (c === 34 /* " */) {
+        quoted = 1;
+        p++;
+        for (;;) {
+          if (p >= length) return -1; // never closed
+          const q = text.charCodeAt(p);
+          if (q === 0) return -1;
+          if (q === 92 /* \ */) {
+            // `\\.` in the lexer: `.` stops at line terminators.
+            const next = text.charCodeAt(p + 1);
+            if (p + 1 >= length || next === 10 || next === 13 || next === 0x2028 || next === 0x2029) return -1;
+            p += 2;
+          } else if (q === 34) {
+            p++;
+            break;
+          } else {
+            p++;
+          }
+        }
+      } else {
+        p++;
+      }
+    }
+    let kind = K_VALUE;
+    const len = p - start;
+    if (quoted) {
+      if (first === 42 /* * */ || first === 58 /* : */ || first === 91 /* [ */) return -1;
+    } else if (first === 33 /* ! */) {
+      if (len === 1) kind = K_BANG;
+    } else if (first === 45 /* - */) {
+      if (len === 2 && isAlnum(text.charCodeAt(start + 1))) kind = K_SHORT;
+      else if (len >= 3 && text.charCodeAt(start + 1) === 45 && isAlnum(text.charCodeAt(start + 2))) {
+        kind = K_LONG;
+        for (let k = start + 3; k < p; k++) {
+          const c = text.charCodeAt(k);
+          if (!(isAlnum(c) || c === 95 || c === 46 || c === 45)) {
+            kind = K_VALUE;
+            break;
+          }
+        }
+      }
+    } else if (first === 91 /* [ */) {
+      const m = COUNTERS_PREFIX.exec(text.slice(start, p));
+      if (m && m[0].length !== len) return -1;
+    }
+    starts[n] = start;
+    ends[n] = p;
+    kinds[n] = kind;
+    quotedFlags[n] = quoted;
+    n++;
+  }
+  out.count = n;
+  return n;
+}
+
+const rescanTable = new TokenTable();
+
+/** Flattened [start0, end0, start1, end1, …] of the tokens of a line the fast path read. */
+function rescan(raw: string): number[] {
+  const n = scanLine(raw, rescanTable);
+  const out = new Array<number>(Math.max(0, n) * 2);
+  for (let k = 0; k < n; k++) {
+    out[2 * k] = rescanTable.start[k];
+    out[2 * k + 1] = rescanTable.end[k];
+  }
+  return out;
+}
+
+const lr = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
+
+export class RuleNode implements Rule {
+  index = 0;
+  params: Option[] = [];
+  matches: Match[] = [];
+  target: Target | undefined = undefined;
+  counters: Counters | undefined = undefined;
+  /** Token offsets; undefined until needed for lines the fast path read. */
+  private offsets: number[] | undefined;
+
+  constructor(
+    readonly tableId: string,
+    readonly chain: string,
+    readonly operation: RuleOperation,
+    readonly position: number | undefined,
+    readonly raw: string,
+    /** 0-based line. */
+    readonly line: number,
+    /** Index of the chain name token. */
+    private readonly chainToken: number,
+    offsets: number[] | undefined,
+  ) {
+    this.offsets = offsets;
+  }
+
+  /** Range of tokens `first` through `last` of the line. */
+  tokenSpan(first: number, last: number): Range {
+    const o = (this.offsets ??= rescan(this.raw));
+    return lr(this.line, o[2 * first], o[2 * last + 1]);
+  }
+
+  get range(): Range {
+    const raw = this.raw;
+    return lr(this.line, raw.length - raw.trimStart().length, raw.trimEnd().length);
+  }
+
+  get chainRange(): Range {
+    return this.tokenSpan(this.chainToken, this.chainToken);
+  }
+}
+
+export const NEGATED_BEFORE = 1;
+export const NEGATED_AFTER = 2;
+
+export class OptionNode implements Option {
+  /** The value of a one-value option as it is (no array per option), else the array. */
+  private readonly stored: string | string[];
+  constructor(
+    readonly name: string,
+    readonly negated: boolean,
+    values: string[],
+    private readonly rule: RuleNode,
+    /** The option's own token. */
+    private readonly token: number,
+    /** The last token of the option as written (its last value, even one that was not taken). */
+    readonly lastToken: number,
+    /** NEGATED_BEFORE | NEGATED_AFTER. */
+    private readonly flags: number,
+  ) {
+    this.stored = values.length === 1 ? values[0] : values;
+  }
+
+  /** Unquoted values; a one-value option makes its array when asked. */
+  get values(): string[] {
+    const stored = this.stored;
+    return typeof stored === 'string' ? [stored] : stored;
+  }
+
+  get firstToken(): number {
+    return this.flags & NEGATED_BEFORE ? this.token - 1 : this.token;
+  }
+
+  get range(): Range {
+    return this.rule.tokenSpan(this.firstToken, this.lastToken);
+  }
+
+  get nameRange(): Range {
+    return this.rule.tokenSpan(this.token, this.token);
+  }
+
+  get valueRanges(): Range[] {
+    const first = this.token + (this.flags & NEGATED_AFTER ? 2 : 1);
+    const count = typeof this.stored === 'string' ? 1 : this.stored.length;
+    const out: Range[] = [];
+    for (let k = 0; k < count; k++) out.push(this.rule.tokenSpan(first + k, first + k));
+    return out;
+  }
+}
+
+export class MatchNode implements Match {
+  options: Option[] = [];
+  constructor(
+    readonly module: string,
+    private readonly rule: RuleNode,
+    /** First token of the range: `-m`, or the `-p` option of an implicit match. */
+    private firstToken: number,
+    /** Last token of the range (grows with the options). */
+    public lastToken: number,
+    /** The module name token, -1 for implicit matches. */
+    private readonly moduleToken: number,
+    readonly implicit: boolean,
+  ) {}
+
+  /** An implicit match starts where the rule's `-p` option does. */
+  startAt(token: number): void {
+    this.firstToken = token;
+  }
+
+  get range(): Range {
+    return this.rule.tokenSpan(this.firstToken, this.lastToken);
+  }
+
+  get moduleRange(): Range | undefined {
+    return this.moduleToken < 0 ? undefined : this.rule.tokenSpan(this.moduleToken, this.moduleToken);
+  }
+}
+
+export class TargetNode implements Target {
+  options: Option[] = [];
+  constructor(
+    readonly kind: TargetKind,
+    readonly name: string,
+    private readonly rule: RuleNode,
+    private readonly firstToken: number,
+    private readonly nameToken: number,
+    public lastToken: number,
+  ) {}
+
+  get range(): Range {
+    return this.rule.tokenSpan(this.firstToken, this.lastToken);
+  }
+
+  get nameRange(): Range {
+    return this.rule.tokenSpan(this.nameToken, this.nameToken);
+  }
+}
+
+/** A chain reference (`-j CHAIN`, `-g CHAIN`) whose range is made when asked for. */
+export class ChainReference implements SymbolReference {
+  constructor(
+    readonly name: string,
+    readonly role: ReferenceRole,
+    private readonly rule: RuleNode,
+    private readonly token: number,
+  ) {}
+
+  get kind(): 'chain' {
+    return 'chain';
+  }
+
+  get scope(): string {
+    return this.rule.tableId;
+  }
+
+  get range(): Range {
+    return this.rule.tokenSpan(this.token, this.token);
+  }
+}
+
+/** The `-A CHAIN` of a rule as a reference: everything comes from the rule. */
+export class RuleOwnerReference implements SymbolReference {
+  constructor(private readonly rule: RuleNode) {}
+
+  get kind(): 'chain' {
+    return 'chain';
+  }
+
+  get role(): ReferenceRole {
+    return 'rule-owner';
+  }
+
+  get name(): string {
+    return this.rule.chain;
+  }
+
+  get scope(): string {
+    return this.rule.tableId;
+  }
+
+  get range(): Range {
+    return this.rule.chainRange;
+  }
+}
