@@ -14,7 +14,7 @@ import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, 
 import type { Range } from '../model/range';
 import { t } from '../l10n';
 import type { Catalog, Endpoint, Frontend, FrontendKind, HashCheck, ObjectRef, Service } from './catalog';
-import { NFT_OBJECT_PREFIX, nftHash8, nftObjectHashOk, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
+import { NFT_OBJECT_PREFIX, nftHash8, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
 
 // ---------------------------------------------------------------------------------------------------------
 // Types: the shared catalog's, with nftables' object roles ('map-element', 'set-element', 'affinity-set').
@@ -233,7 +233,8 @@ class NftCatalogBuilder {
   private readonly works = new Map<string, Work>();
   private readonly byFrontend = new Map<string, Work>();
   private readonly names = new Map<string, NftServiceObjectName | undefined>();
-  private readonly expectedNames = new Map<string, string | undefined>();
+  /** Per parsed name (parse() gives one object per name). */
+  private readonly expectedHashes = new Map<NftServiceObjectName, string>();
   readonly diagnostics: Diagnostic[] = [];
 
   /** parseNftServiceObjectName, once per name (names repeat in map elements, rules and chains). */
@@ -482,18 +483,18 @@ class NftCatalogBuilder {
     w.service.objects.push({ name, tableId: table.id, range: e.range, role: 'map-element' });
   }
 
-  /** What kube-proxy would call the object (undefined when the name was truncated), once per name. */
-  private expectedName(parsed: NftServiceObjectName): string | undefined {
-    const key = `${parsed.kind}\u0000${parsed.hash}\u0000${parsed.hashed}`;
-    if (this.expectedNames.has(key)) return this.expectedNames.get(key);
-    const out = nftObjectHashOk(parsed) === undefined ? undefined : `${NFT_OBJECT_PREFIX[parsed.kind]}${nftHash8(parsed.hashed)}-${parsed.hashed}`;
-    this.expectedNames.set(key, out);
-    return out;
+  /** The hash kube-proxy computes for the readable part (undefined when the name was truncated), once per name. */
+  private expectedHash(parsed: NftServiceObjectName): string | undefined {
+    if (parsed.truncated) return undefined;
+    let hash = this.expectedHashes.get(parsed);
+    if (hash === undefined) this.expectedHashes.set(parsed, (hash = nftHash8(parsed.hashed)));
+    return hash;
   }
 
   private checkHash(parsed: NftServiceObjectName, range: Range): void {
-    const expected = this.expectedName(parsed);
-    if (expected === undefined || expected === `${NFT_OBJECT_PREFIX[parsed.kind]}${parsed.hash}-${parsed.hashed}`) return;
+    const hash = this.expectedHash(parsed);
+    if (hash === undefined || hash === parsed.hash) return;
+    const expected = `${NFT_OBJECT_PREFIX[parsed.kind]}${hash}-${parsed.hashed}`;
     this.diagnostics.push({
       range,
       severity: 'hint',
@@ -503,9 +504,11 @@ class NftCatalogBuilder {
   }
 
   private hashCheck(w: Work, parsed: NftServiceObjectName, name: string, range: Range): void {
-    const expected = this.expectedName(parsed);
-    if (expected === undefined) return;
-    const check: HashCheck = { chain: name, expected, ok: expected === name, range };
+    const hash = this.expectedHash(parsed);
+    if (hash === undefined) return;
+    // `name` parses to prefix-hash-hashed, so a matching hash means kube-proxy's name is `name` itself.
+    const ok = hash === parsed.hash;
+    const check: HashCheck = { chain: name, expected: ok ? name : `${NFT_OBJECT_PREFIX[parsed.kind]}${hash}-${parsed.hashed}`, ok, range };
     w.service.hashChecks.push(check);
   }
 

@@ -142,3 +142,310 @@ export function lineOf(token: IToken): number {
 export function unquote(image: string): string {
   return image.length >= 2 && image.charCodeAt(0) === 34 && image.charCodeAt(image.length - 1) === 34 ? image.slice(1, -1) : image;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The fast line lexer. Chevrotain's lexer tries the token patterns one after another at every position; for
+// a 600,000-line dump that is most of the lexing time. This hand-written scanner produces exactly the same
+// tokens (image, startOffset, tokenTypeIdx, tokenType, plus the builder's startLine) as `lineLexer` for every
+// line it accepts, and gives up (returns undefined) on anything the lexer would report as an error or that it
+// does not model (unclosed `[`, non-ASCII outside strings and comments), so the caller falls back to
+// `lineLexer`. test/unit/nft-fast-path.test.ts checks the equivalence.
+
+const enum C {
+  Tab = 9,
+  Vt = 11,
+  Ff = 12,
+  Cr = 13,
+  Space = 32,
+  Bang = 33,
+  Quote = 34,
+  Hash = 35,
+  Dollar = 36,
+  Percent = 37,
+  Amp = 38,
+  LParen = 40,
+  RParen = 41,
+  Star = 42,
+  Plus = 43,
+  Comma = 44,
+  Minus = 45,
+  Dot = 46,
+  Slash = 47,
+  D0 = 48,
+  D9 = 57,
+  Colon = 58,
+  Semi = 59,
+  Less = 60,
+  Eq = 61,
+  Greater = 62,
+  At = 64,
+  LBracket = 91,
+  RBracket = 93,
+  Caret = 94,
+  Underscore = 95,
+  LBrace = 123,
+  Pipe = 124,
+  RBrace = 125,
+  Tilde = 126,
+}
+
+/** [A-Za-z0-9_*%~] */
+function isBasic(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= C.D0 && c <= C.D9) || c === C.Underscore || c === C.Star || c === C.Percent || c === C.Tilde;
+}
+
+/** [A-Za-z0-9_] */
+function isNameChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= C.D0 && c <= C.D9) || c === C.Underscore;
+}
+
+function isSpace(c: number): boolean {
+  return c === C.Space || c === C.Tab || c === C.Cr || c === C.Ff || c === C.Vt;
+}
+
+/** `\[[^\]\s]*\]` at i: the end, or -1. */
+function bracketEnd(s: string, i: number): number {
+  const n = s.length;
+  let k = i + 1;
+  while (k < n) {
+    const c = s.charCodeAt(k);
+    if (c === C.RBracket) return k + 1;
+    // \s: the ASCII blanks and the Unicode spaces; anything else non-ASCII is left to the Chevrotain lexer.
+    if (isSpace(c) || c === 10 || c >= 0x80) return -1;
+    k++;
+  }
+  return -1;
+}
+
+/** A maximal run of [-+/.:] (with `colon`) or [-+/.] at i, then whether a word character or `[` follows. */
+function connectorEnd(s: string, i: number, colon: boolean): number {
+  const n = s.length;
+  let k = i;
+  while (k < n) {
+    const c = s.charCodeAt(k);
+    if (c === C.Minus || c === C.Plus || c === C.Slash || c === C.Dot || (colon && c === C.Colon)) k++;
+    else break;
+  }
+  if (k === i || k >= n) return -1;
+  const c = s.charCodeAt(k);
+  return isBasic(c) || c === C.LBracket ? k : -1;
+}
+
+/** WORD_RE at i: the end of the word, -1 when no word starts here, -2 when the scanner cannot tell. */
+function wordEnd(s: string, i: number): number {
+  const n = s.length;
+  const c = s.charCodeAt(i);
+  let k: number;
+  // First item: [BASIC] | \[…\] | :: | [-+/.]+(?=[BASIC\[]) | :(?=[0-9\[])
+  if (isBasic(c)) k = i + 1;
+  else if (c === C.LBracket) {
+    k = bracketEnd(s, i);
+    if (k < 0) return -2;
+  } else if (c === C.Colon && i + 1 < n && s.charCodeAt(i + 1) === C.Colon) k = i + 2;
+  else if (c === C.Minus || c === C.Plus || c === C.Slash || c === C.Dot) {
+    k = connectorEnd(s, i, false);
+    if (k < 0) return -1;
+  } else if (c === C.Colon && i + 1 < n && ((s.charCodeAt(i + 1) >= C.D0 && s.charCodeAt(i + 1) <= C.D9) || s.charCodeAt(i + 1) === C.LBracket)) k = i + 1;
+  else return -1;
+  // More items: [BASIC] | \[…\] | [-+/.:]+(?=[BASIC\[]) | :: | [-/]+
+  while (k < n) {
+    const d = s.charCodeAt(k);
+    if (isBasic(d)) {
+      k++;
+      continue;
+    }
+    if (d === C.LBracket) {
+      const e = bracketEnd(s, k);
+      if (e < 0) return -2;
+      k = e;
+      continue;
+    }
+    if (d === C.Minus || d === C.Plus || d === C.Slash || d === C.Dot || d === C.Colon) {
+      const e = connectorEnd(s, k, true);
+      if (e >= 0) {
+        k = e;
+        continue;
+      }
+      if (d === C.Colon && k + 1 < n && s.charCodeAt(k + 1) === C.Colon) {
+        k += 2;
+        continue;
+      }
+      if (d === C.Minus || d === C.Slash) {
+        while (k < n && (s.charCodeAt(k) === C.Minus || s.charCodeAt(k) === C.Slash)) k++;
+        continue;
+      }
+    }
+    break;
+  }
+  return k;
+}
+
+const KEYWORD_BY_IMAGE = new Map<string, TokenType>(KEYWORDS.map((k) => [(k.PATTERN as RegExp).source.replace(/\\-/g, '-'), k]));
+const RAW_PAYLOAD_AT = /@(?:ll|nh|th|ih|\d+),\d+,\d+/y;
+const SET_REF_AT = /@\$?[A-Za-z0-9_]+(?:[-./]+[A-Za-z0-9_]+)*[-/]*/y;
+/** Where `#.*` stops (lines never hold \n or \r, but the scanner does not rely on that). */
+const LINE_SEPARATORS = /[\n\r\u2028\u2029]/;
+/** V8 copies substrings shorter than 13 characters (longer ones are slices of the line): those are worth sharing. */
+export const MAX_INTERNED = 12;
+
+let tokenLine = 0;
+
+function tok(image: string, startOffset: number, tokenType: TokenType): IToken {
+  // Chevrotain's tokens with positionTracking 'onlyOffset' (Lexer.createOffsetOnlyToken), plus the two
+  // properties the builder adds to every token (its line, and the range cache of statements.ts) declared up
+  // front, which saves V8 a map transition and an out-of-object property store per token.
+  return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, startLine: tokenLine, r: undefined } as IToken;
+}
+
+/**
+ * The tokens and the comment of line number `line`, exactly as `lineLexer.tokenize` gives them (with
+ * `startLine` set to `line`, as the builder stamps it), or undefined when the
+ * line has something this scanner leaves to Chevrotain (lexer errors, unusual characters).
+ */
+export function fastLexLine(s: string, intern?: Map<string, string>, line = 0): { tokens: IToken[]; comment: IToken | undefined } | undefined {
+  tokenLine = line;
+  const tokens: IToken[] = [];
+  let comment: IToken | undefined;
+  const n = s.length;
+  let i = 0;
+  while (i < n) {
+    const c = s.charCodeAt(i);
+    if (isSpace(c)) {
+      i++;
+      continue;
+    }
+    switch (c) {
+      case C.Hash: {
+        const rest = s.slice(i);
+        if (LINE_SEPARATORS.test(rest)) return undefined;
+        comment = tok(rest, i, Comment);
+        i = n;
+        continue;
+      }
+      case C.Quote: {
+        const close = s.indexOf('"', i + 1);
+        if (close < 0) return undefined;
+        tokens.push(tok(s.slice(i, close + 1), i, StringTok));
+        i = close + 1;
+        continue;
+      }
+      case C.LBrace:
+        tokens.push(tok('{', i++, LBrace));
+        continue;
+      case C.RBrace:
+        tokens.push(tok('}', i++, RBrace));
+        continue;
+      case C.LParen:
+        tokens.push(tok('(', i++, LParen));
+        continue;
+      case C.RParen:
+        tokens.push(tok(')', i++, RParen));
+        continue;
+      case C.Semi:
+        tokens.push(tok(';', i++, Semicolon));
+        continue;
+      case C.Comma:
+        tokens.push(tok(',', i++, Comma));
+        continue;
+      case C.Eq:
+        if (s.charCodeAt(i + 1) === C.Eq) {
+          tokens.push(tok('==', i, EqEq));
+          i += 2;
+        } else tokens.push(tok('=', i++, Assign));
+        continue;
+      case C.Bang:
+        if (s.charCodeAt(i + 1) === C.Eq) {
+          tokens.push(tok('!=', i, NotEq));
+          i += 2;
+        } else tokens.push(tok('!', i++, Bang));
+        continue;
+      case C.Less: {
+        const d = s.charCodeAt(i + 1);
+        if (d === C.Eq) tokens.push(tok('<=', i, LessEq));
+        else if (d === C.Less) tokens.push(tok('<<', i, ShiftLeft));
+        else {
+          tokens.push(tok('<', i++, Less));
+          continue;
+        }
+        i += 2;
+        continue;
+      }
+      case C.Greater: {
+        const d = s.charCodeAt(i + 1);
+        if (d === C.Eq) tokens.push(tok('>=', i, GreaterEq));
+        else if (d === C.Greater) tokens.push(tok('>>', i, ShiftRight));
+        else {
+          tokens.push(tok('>', i++, Greater));
+          continue;
+        }
+        i += 2;
+        continue;
+      }
+      case C.Amp:
+        tokens.push(tok('&', i++, Amp));
+        continue;
+      case C.Pipe:
+        tokens.push(tok('|', i++, Pipe));
+        continue;
+      case C.Caret:
+        tokens.push(tok('^', i++, Caret));
+        continue;
+      case C.At: {
+        RAW_PAYLOAD_AT.lastIndex = i;
+        let m = RAW_PAYLOAD_AT.exec(s);
+        let type = RawPayload;
+        if (!m) {
+          SET_REF_AT.lastIndex = i;
+          m = SET_REF_AT.exec(s);
+          type = SetRef;
+        }
+        if (!m) return undefined;
+        tokens.push(tok(m[0], i, type));
+        i += m[0].length;
+        continue;
+      }
+      case C.Dollar: {
+        let k = i + 1;
+        const d = s.charCodeAt(k);
+        if (!((d >= 97 && d <= 122) || (d >= 65 && d <= 90) || d === C.Underscore)) return undefined;
+        while (k < n && isNameChar(s.charCodeAt(k))) k++;
+        tokens.push(tok(s.slice(i, k), i, Variable));
+        i = k;
+        continue;
+      }
+    }
+    const end = wordEnd(s, i);
+    if (end === -2) return undefined;
+    if (end > i) {
+      let image = s.slice(i, end);
+      if (intern !== undefined && end - i <= MAX_INTERNED) {
+        // Short words repeat (`ip`, `saddr`, `goto`, addresses): share one string instead of a copy per token.
+        const known = intern.get(image);
+        if (known === undefined) intern.set(image, image);
+        else image = known;
+      }
+      tokens.push(tok(image, i, (c >= 97 && c <= 122 && KEYWORD_BY_IMAGE.get(image)) || Word));
+      i = end;
+      continue;
+    }
+    switch (c) {
+      case C.Dot:
+        tokens.push(tok('.', i++, Dot));
+        continue;
+      case C.Colon:
+        tokens.push(tok(':', i++, Colon));
+        continue;
+      case C.Minus:
+        tokens.push(tok('-', i++, Minus));
+        continue;
+      case C.Plus:
+        tokens.push(tok('+', i++, Plus));
+        continue;
+      case C.Slash:
+        tokens.push(tok('/', i++, Slash));
+        continue;
+    }
+    return undefined;
+  }
+  return { tokens, comment };
+}

@@ -6,6 +6,10 @@
 // it to the model. Memory stays proportional to the model, not to the token count, so a 40 MB kube-proxy dump
 // is fine. Errors are diagnostics with a range; a bad unit is skipped and reading resumes at the next line,
 // `;` or `}`. Nothing here throws.
+//
+// Fast paths (issue 8), each giving exactly what Chevrotain gives: lines go through `fastLexLine` (the
+// Chevrotain lexer only gets the lines it cannot read), and a unit starting with a plain word, which the
+// grammar always reads as its `items` alternative, gets its CST built directly (`plainItemsUnit`).
 import type { CstNode, IToken } from 'chevrotain';
 import type { Diagnostic, Severity } from '../../model/diagnostics';
 import {
@@ -34,7 +38,7 @@ import { lineRange, type Range } from '../../model/range';
 import { Symbols, type SymbolDefinition, type SymbolKind } from '../../model/symbols';
 import { t } from '../../l10n';
 import { isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
-import { Comma, Dot, Flags, isWordy, LBrace, lineLexer, LParen, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable } from './lexer';
+import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
 import { isKnownStatementWord, itemRange, itemsRange, StatementReader, type StatementHost } from './statements';
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
@@ -107,7 +111,8 @@ interface Spec {
 const unitParser = new NftUnitParser();
 
 export function splitNftLines(text: string): string[] {
-  const lines = text.split(/\r\n|\r|\n/);
+  // Splitting at one character is several times faster than at a regular expression; most dumps have no \r.
+  const lines = text.includes('\r') ? text.split(/\r\n|\r|\n/) : text.split('\n');
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   return lines;
 }
@@ -125,6 +130,8 @@ class NftTextBuilder implements StatementHost {
   readonly comments: NftCommentLine[] = [];
   readonly ruleByLine = new Map<number, NftRule>();
   private readonly reader = new StatementReader(this);
+  /** Short strings of the model, shared (see fastLexLine). */
+  private readonly interned = new Map<string, string>();
 
   private readonly stack: Block[] = [];
   private unit: IToken[] = [];
@@ -144,14 +151,24 @@ class NftTextBuilder implements StatementHost {
   /** Tables declared in this file: references into them must resolve here. */
   private readonly declaredTables = new Set<string>();
 
-  constructor(private readonly lines: string[]) {}
+  constructor(
+    private readonly lines: string[],
+    private readonly fast: boolean,
+  ) {}
 
   // ---------------------------------------------------------------------------------------------------
   // StatementHost
 
   text(range: Range): string {
     const { start, end } = range;
-    if (start.line === end.line) return (this.lines[start.line] ?? '').slice(start.character, end.character);
+    if (start.line === end.line) {
+      const text = (this.lines[start.line] ?? '').slice(start.character, end.character);
+      if (!this.fast || text.length > MAX_INTERNED) return text;
+      const known = this.interned.get(text);
+      if (known !== undefined) return known;
+      this.interned.set(text, text);
+      return text;
+    }
     const parts = [(this.lines[start.line] ?? '').slice(start.character)];
     for (let l = start.line + 1; l < end.line; l++) parts.push(this.lines[l] ?? '');
     parts.push((this.lines[end.line] ?? '').slice(0, end.character));
@@ -245,18 +262,26 @@ class NftTextBuilder implements StatementHost {
       this.endOfLine();
       return;
     }
-    const lexed = lineLexer.tokenize(text);
-    for (const e of lexed.errors) {
-      this.diag(lineRange(i, e.offset, e.offset + Math.max(1, e.length)), 'error', 'syntax', t('Unexpected character {0}.', JSON.stringify(text.substr(e.offset, 1))));
+    let tokens: IToken[];
+    let comment: IToken | undefined;
+    const fast = this.fast ? fastLexLine(text, this.interned, i) : undefined;
+    if (fast) {
+      tokens = fast.tokens;
+      comment = fast.comment;
+    } else {
+      const lexed = lineLexer.tokenize(text);
+      for (const e of lexed.errors) {
+        this.diag(lineRange(i, e.offset, e.offset + Math.max(1, e.length)), 'error', 'syntax', t('Unexpected character {0}.', JSON.stringify(text.substr(e.offset, 1))));
+      }
+      comment = lexed.groups.comments?.[0];
+      tokens = lexed.tokens;
+      for (let k = 0; k < tokens.length; k++) tokens[k].startLine = i;
     }
-    const comment = lexed.groups.comments?.[0];
-    const tokens = lexed.tokens;
     if (comment) {
       comment.startLine = i;
       this.lineComment = comment;
       if (tokens.length === 0) this.commentLine(i, comment.image, comment.startOffset);
     }
-    for (let k = 0; k < tokens.length; k++) tokens[k].startLine = i;
     if (this.depth > 0 && tokens.length >= 2 && isWordy(tokens[0]) && LINE_START_DECLARATIONS.has(tokens[0].image) && (isWordy(tokens[1]) || tokens[1].tokenType === StringTok)) {
       // A declaration while `{` of an anonymous set is still open: that `{` was never closed.
       this.reportOpenGroup();
@@ -416,6 +441,11 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     const ctx = this.contextKind();
+    const fastCst = this.fast ? plainItemsUnit(tokens, ctx) : undefined;
+    if (fastCst) {
+      this.applyUnit(ctx, fastCst, tokens, blockOpen);
+      return;
+    }
     unitParser.input = tokens;
     let cst: CstNode;
     switch (ctx) {
@@ -443,6 +473,10 @@ class NftTextBuilder implements StatementHost {
       if (blockOpen) this.pushBroken(itemRange(blockOpen));
       return;
     }
+    this.applyUnit(ctx, cst, tokens, blockOpen);
+  }
+
+  private applyUnit(ctx: BlockKind | 'top', cst: CstNode, tokens: IToken[], blockOpen: IToken | undefined): void {
     const range = { start: itemRange(tokens[0]).start, end: itemRange(blockOpen ?? tokens[tokens.length - 1]).end };
     const depthBefore = this.stack.length;
     switch (ctx) {
@@ -1468,11 +1502,58 @@ class NftTextBuilder implements StatementHost {
   }
 }
 
+export interface NftTextOptions {
+  /**
+   * Use the fast paths (default): the hand-written line scanner and the direct building of plain units, both
+   * giving exactly what the Chevrotain lexer and parser give. false runs everything through Chevrotain (tests
+   * compare the two).
+   */
+  fastPath?: boolean;
+}
+
+/**
+ * The CST of a unit that is a plain list of items (a rule, a property, a command): what the grammar's
+ * `items` alternative builds, without running the parser. A unit starting with a Word always takes that
+ * alternative (the others start with keyword tokens); undefined when the grammar would reject the unit or
+ * when the parser is needed (`;` or unbalanced braces and parentheses inside the unit).
+ */
+function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | undefined {
+  if (tokens[0].tokenType !== Word) return undefined;
+  const top: Item[] = [];
+  // Open groups: their item lists, opening tokens and kinds.
+  const lists: Item[][] = [top];
+  const opens: IToken[] = [];
+  for (let k = 0; k < tokens.length; k++) {
+    const token = tokens[k];
+    const type = token.tokenType;
+    if (type === LBrace || type === LParen) {
+      opens.push(token);
+      lists.push([]);
+    } else if (type === RBrace || type === RParen) {
+      const open = opens.pop();
+      if (!open || (open.tokenType === LBrace) !== (type === RBrace)) return undefined;
+      const items = lists.pop()!;
+      const children: CstNode['children'] = type === RBrace ? { LBrace: [open] } : { LParen: [open] };
+      if (items.length > 0) children.item = items;
+      if (type === RBrace) children.RBrace = [token];
+      else children.RParen = [token];
+      lists[lists.length - 1].push({ name: type === RBrace ? 'braceGroup' : 'parenGroup', children });
+    } else if (type === Semicolon) {
+      return undefined;
+    } else {
+      lists[lists.length - 1].push(token);
+    }
+  }
+  if (opens.length > 0) return undefined;
+  const name = ctx === 'top' ? 'topUnit' : ctx === 'chain' ? 'chainUnit' : ctx === 'set' || ctx === 'map' ? 'setUnit' : 'plainUnit';
+  return { name, children: { items: [{ name: 'items', children: { item: top } }] } };
+}
+
 /** Parses nft text: `nft list ruleset` output or an `nft -f` script. Never throws. */
-export function parseNft(text: string): NftRuleset {
+export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset {
   const lines = splitNftLines(text);
   try {
-    return new NftTextBuilder(lines).build();
+    return new NftTextBuilder(lines, options.fastPath !== false).build();
   } catch (e) {
     // A bug, not the input's fault: say so instead of taking the editor down.
     return emptyNftRuleset('text', lines.length, t('The nft parser failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));

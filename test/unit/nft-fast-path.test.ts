@@ -1,0 +1,135 @@
+// The fast paths of the nft text parser (issue 8) must be invisible: the hand-written line scanner gives
+// exactly Chevrotain's tokens, and a parse with the fast paths gives exactly the model of a parse without
+// them (tables, chains, sets, maps, rules, statements, ranges, symbols, diagnostics), on generated kube-proxy
+// dumps and on every nft text dump of the shared corpus.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IToken } from 'chevrotain';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { randomServices } from '../../src/core/kube/generate/iptables';
+import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../src/core/kube/generate/nft';
+import { fastLexLine, lineLexer } from '../../src/core/parse/nft/lexer';
+import { parseNft, splitNftLines } from '../../src/core/parse/nft/parser';
+import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
+
+/** What Chevrotain's lexer makes of a line, when it lexes it without errors. */
+function chevrotainLine(line: string) {
+  const lexed = lineLexer.tokenize(line);
+  return { errors: lexed.errors.length, tokens: lexed.tokens, comment: lexed.groups.comments?.[0], comments: lexed.groups.comments?.length ?? 0 };
+}
+
+/** Lines the fast scanner took and lines where it disagrees with Chevrotain. */
+function compareLexers(lines: readonly string[]): { taken: number; mismatches: string[] } {
+  let taken = 0;
+  const mismatches: string[] = [];
+  // The fast tokens also carry the builder's line stamp and an empty range cache.
+  const chevrotainShape = (t: IToken | undefined, line: number) => t && { ...t, startLine: line, r: undefined };
+  for (const [n, line] of lines.entries()) {
+    const fast = fastLexLine(line, new Map(), n);
+    if (!fast) continue;
+    taken++;
+    const slow = chevrotainLine(line);
+    try {
+      expect(slow.errors).toBe(0);
+      expect(slow.comments).toBeLessThanOrEqual(1);
+      expect(fast.tokens).toStrictEqual(slow.tokens.map((t) => chevrotainShape(t, n)));
+      expect(fast.comment).toStrictEqual(chevrotainShape(slow.comment, n));
+    } catch {
+      mismatches.push(line);
+    }
+  }
+  return { taken, mismatches };
+}
+
+const GENERATED: [string, NftGenOptions][] = [
+  ['seed 1', { services: randomServices(60, 4, 1), style: 'nft-list-ruleset' }],
+  ['seed 7, 1 endpoint', { services: randomServices(80, 1, 7), style: 'nft-list-ruleset' }],
+  ['seed 23, masquerade-all, nodePortAddresses all', { services: randomServices(60, 3, 23), style: 'nft-list-ruleset', masqueradeAll: true, nodePortAddresses: 'all' }],
+  ['IPv6 seed 4', { services: ipv6Variant(randomServices(60, 3, 4)), family: 'ipv6', style: 'nft-list-ruleset' }],
+  ['seed 5, nft -f commands', { services: randomServices(40, 3, 5), style: 'nft-cmds' }],
+  ['seed 9, nft -f adds', { services: randomServices(40, 3, 9), style: 'nft-cmds', cmds: 'adds' }],
+];
+
+/** Hand-written lines and scripts around the edges of the scanner and of the plain-unit builder. */
+const EDGES = [
+  'table ip t {\n\tchain c {\n\t\ttype filter hook input priority filter; policy accept;\n\t\tip saddr { 10.0.0.1, 10.0.0.2 } ( tcp dport 22 ) accept\n\t}\n}',
+  'table ip t {\n\tchain c {\n\t\tip saddr { 10.0.0.1; 10.0.0.2 } accept\n\t\tip daddr ( 1 } drop\n\t\ttcp dport ) accept\n\t}\n}',
+  'table ip t {\n\tset s {\n\t\ttype ipv4_addr . inet_service\n\t\tflags interval,timeout\n\t\telements = { 10.0.0.0/8 . 80, 192.168.0.1-192.168.0.9 . 443 }\n\t}\n\tchain c {\n\t\tip saddr . tcp dport @s counter packets 0 bytes 0 accept # handle 3\n\t}\n}',
+  'table ip6 t {\n\tchain c {\n\t\tip6 daddr [fd00::1] dnat to [fd00::2]:80\n\t\tip6 saddr fd00:10::/64 dnat ip6 to [fd00::1\n\t\tmeta l4proto tcp redirect to :8080\n\t}\n}',
+  'define ports = { 22, 80 }\ntable inet t {\n\tchain c {\n\t\ttcp dport $ports accept\n\t\ttcp dport $undefined drop\n\t\t@th,16,16 0x50 accept\n\t\tmeta mark set mark and 0xff00 | 0x4000 return\n\t}\n}',
+  'table ip t {\n\tchain c {\n\t\tip saddr "unterminated accept\n\t\tip saddr 1.2.3.4 ` drop\n\t\tip saddr @ drop\n\t\tdevices = { eth0 }\n\t}\n}\n}',
+  'add table ip t\nadd chain ip t c { type nat hook prerouting priority dstnat - 10 ; }\nadd rule ip t c jump d\nadd chain ip t d\nadd rule ip t d ip daddr 10.0.0.1 tcp dport 80 dnat to 10.0.0.2:8080\ntypes ip t\ntypeof\ntype x y\nflagsx a',
+  'table ip t {\n\tmap m {\n\t\ttype ipv4_addr : verdict\n\t\telements = { 10.0.0.1 comment "a/b:c" : goto x,\n\t\t\t     10.0.0.2 : drop }\n\t}\n\tchain x {\n\t}\n\tchain c {\n\t\tip daddr vmap @m\n\t\tnumgen random mod 2 vmap { 0 : goto x, 1 : goto x }\n\t\tct state established,related accept\n\t\tiifname != "lo" fib daddr type local drop\n\t}',
+];
+
+describe('nft fast line scanner', () => {
+  it('takes every line of generated kube-proxy dumps and agrees with the Chevrotain lexer on each', () => {
+    for (const [name, options] of GENERATED) {
+      const lines = splitNftLines(generateNftDump(options));
+      const { taken, mismatches } = compareLexers(lines);
+      expect(mismatches, name).toEqual([]);
+      expect(taken, name).toBe(lines.length);
+    }
+  });
+
+  it('agrees with the Chevrotain lexer on hand-written edge cases and leaves lexer errors to it', () => {
+    const lines = EDGES.flatMap((e) => splitNftLines(e));
+    expect(compareLexers(lines).mismatches).toEqual([]);
+    for (const bad of ['ip saddr "open', 'ip saddr @ drop', 'a ` b', 'x [::1 y', 'policy $', 'é', 'a\u00a0b', '# comment\u2028more', '# comment\rmore']) {
+      expect(fastLexLine(bad, new Map()), bad).toBeUndefined();
+    }
+  });
+
+  it('agrees with the Chevrotain lexer on random lines of nft-like pieces', () => {
+    const piece = fc.constantFrom(
+      ...['a', 'ip', 'type', 'typeof', 'types', 'device', 'devices', 'flags', 'elements', 'include', 'define', 'redefine', 'undefine', 'hook', 'priority', 'policy'],
+      ...[':', '::', '.', '-', '+', '/', '[', ']', '[::1]', '[fd00::1]:80', '@', '@th,16,16', '@nh,0,8', '@set-1/x', '@$v', '$', '$var', '"', '"a b"', '#', '# c'],
+      ...[' ', '\t', '{', '}', '(', ')', ';', ',', '=', '==', '!', '!=', '<', '<=', '<<', '>', '>=', '>>', '&', '|', '^', '*', '%', '~', '_'],
+      ...['1', '0x10', '10.0.0.1', '10.0.0.0/8', '1024-65535', 'fd00', 'fd00::', 'x-', 'y/', 'é', '\u00a0', '\r', '\u2028', '`', "'"],
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 10 }), (parts) => {
+        expect(compareLexers([parts.join('')]).mismatches).toEqual([]);
+      }),
+      { numRuns: 3000, seed: 8 },
+    );
+  });
+});
+
+describe('nft fast paths give the model of the full parser', () => {
+  const same = (text: string, name: string) => {
+    const fast = parseNft(text);
+    const full = parseNft(text, { fastPath: false });
+    expect(fast.diagnostics, name).toStrictEqual(full.diagnostics);
+    expect(fast.tables, name).toStrictEqual(full.tables);
+    expect(fast.symbols, name).toStrictEqual(full.symbols);
+    expect(fast, name).toStrictEqual(full);
+    return fast;
+  };
+
+  it.each(GENERATED)('generated dump: %s', (name, options) => {
+    const r = same(generateNftDump(options), name);
+    expect(r.tables.flatMap((t) => t.chains).length).toBeGreaterThan(50);
+  });
+
+  it('hand-written edge cases (errors included)', () => {
+    for (const text of EDGES) same(text, text.slice(0, 40));
+    expect(parseNft(EDGES[1]).diagnostics.length).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!HAVE_CORPUS)(`every nft text dump of the corpus (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const f of readdirSync(dir)) {
+        const p = join(dir, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (!/json|\.tsv$|\.txt$|\.md$/.test(f)) files.push(p);
+      }
+    };
+    const root = join(CORPUS, 'nft');
+    if (existsSync(root)) walk(root);
+    expect(files.length).toBeGreaterThan(100);
+    for (const f of files) same(readFileSync(f, 'utf8'), f);
+  });
+});
