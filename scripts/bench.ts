@@ -1,15 +1,31 @@
 // `npm run bench`: how the core scales with dump size, on generated kube-proxy dumps (written to a temp
-// folder, never into the repository). Prints a table and writes bench/results.md.
-//   node dist/bench.js [--sizes 1000,5000,10000] [--endpoints 10] [--quick]
+// folder, never into the repository). Prints a table and writes bench/results.md (issue #8).
+//   node --expose-gc dist/bench.js [--sizes 1000,5000,10000] [--endpoints 10] [--quick] [--no-legacy]
+//
+// Columns: the floor is reading the file(s) and splitting them into lines. parse includes the symbol table
+// (definitions and references are recorded while lines are read, so they cannot be timed apart); catalog is
+// the Service catalog and the per-chain indexes. heap is what the analysis keeps (heap after a GC, minus
+// the heap before reading). iptables-legacy-restore loads the same file into a throw-away network namespace
+// (root only; never the host's tables). Activation is `require("dist/extension.js")` + `activate()` with a
+// stub `vscode` module and a minimal fake context, not a real VS Code window.
 
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
 import { cpus, totalmem, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { generateIptablesDump, randomServices } from '../src/core/kube/generate/iptables';
+import { generateIpvsSnapshot } from '../src/core/kube/generate/ipvs';
 import { generateNftDump } from '../src/core/kube/generate/nft';
-import { analyzeIptables, definitionAt, hoverAt } from '../src/core/language/iptables';
-import { analyzeNft } from '../src/core/language/nft';
+import { analyzeIptablesRuleset, definitionAt, hoverAt } from '../src/core/language/iptables';
+import { nftFeatures } from '../src/core/language/nft';
+import { ipvsadmFeatures } from '../src/core/language/ipvsadm';
+import { ipsetFeatures } from '../src/core/language/ipset';
+import { parseIptables } from '../src/core/parse/iptables/parser';
+import { analyzeFile, buildSnapshot, type SnapshotFile } from '../src/core/snapshot';
+import { featuresFor } from '../src/core/language';
 import { traceSnapshot } from '../src/core/trace';
+import type { Position } from '../src/core/model/range';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -18,6 +34,7 @@ const arg = (name: string) => {
 const quick = process.argv.includes('--quick');
 const sizes = (arg('--sizes') ?? (quick ? '200,1000' : '1000,5000,10000')).split(',').map(Number);
 const endpoints = Number(arg('--endpoints') ?? 10);
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
 function time<T>(fn: () => T): { value: T; ms: number } {
   const start = process.hrtime.bigint();
@@ -38,10 +55,81 @@ interface Row {
   lines: number;
   floorMs: number;
   parseMs: number;
+  catalogMs: number;
+  totalMs: number;
+  legacyMs: number;
   heapMb: number;
   traceMs: number;
   hoverMs: number;
   defMs: number;
+}
+
+/** The column of `needle` on the first line that contains all of `parts`. */
+function find(text: string, parts: string[], needle: string, offset = 3): Position | undefined {
+  const lines = text.split('\n');
+  const line = lines.findIndex((l) => parts.every((p) => l.includes(p)));
+  if (line < 0) return undefined;
+  const at = lines[line].lastIndexOf(needle);
+  return at < 0 ? undefined : { line, character: at + offset };
+}
+
+const canLegacy = !process.argv.includes('--no-legacy') && process.getuid?.() === 0 && existsSync('/usr/sbin/iptables-legacy-restore') && existsSync('/usr/sbin/ip');
+
+/** iptables-legacy-restore of `file` in a fresh network namespace (deleted again, whatever happens). */
+function legacyRestore(file: string): number {
+  if (!canLegacy) return NaN;
+  const ns = `dpbench-${process.pid}`;
+  try {
+    execFileSync('ip', ['netns', 'add', ns], { stdio: 'ignore' });
+    const input = readFileSync(file);
+    // kube-proxy creates its nfacct counters at startup; `-m nfacct` rules need them to exist.
+    for (const name of new Set([...input.toString('utf8').matchAll(/--nfacct-name\s+(\S+)/g)].map((m) => m[1]))) {
+      execFileSync('ip', ['netns', 'exec', ns, 'nfacct', 'add', name], { stdio: 'ignore' });
+    }
+    const runs: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      runs.push(time(() => execFileSync('ip', ['netns', 'exec', ns, 'iptables-legacy-restore'], { input, stdio: ['pipe', 'ignore', 'pipe'] })).ms);
+    }
+    return runs.sort((a, b) => a - b)[1];
+  } catch (e) {
+    process.stderr.write(`iptables-legacy-restore failed: ${(e as Error).message.split('\n')[0]}\n`);
+    return NaN;
+  } finally {
+    try {
+      execFileSync('ip', ['netns', 'del', ns], { stdio: 'ignore' });
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Time to load dist/extension.js and run activate() against a stub `vscode` (labelled as such). */
+function activationMs(): number {
+  const path = resolve('dist/extension.js');
+  if (!existsSync(path)) return NaN;
+  const stub: unknown = new Proxy(function () {}, {
+    get: (_t, p) => (p === 'then' ? undefined : p === Symbol.toPrimitive ? () => '' : stub),
+    apply: () => stub,
+    construct: () => stub as object,
+    // esbuild's namespace import copies own properties; property reads then fall through to the prototype.
+    getPrototypeOf: () => stub as object,
+    set: () => true,
+  });
+  const m = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const load = m._load;
+  m._load = (request: string, ...rest: unknown[]) => (request === 'vscode' ? stub : load(request, ...rest));
+  try {
+    const context = { subscriptions: [] as unknown[], extensionUri: stub, extensionPath: resolve('.'), globalState: stub, workspaceState: stub, storageUri: undefined, globalStorageUri: stub, logUri: stub, extensionMode: 1, asAbsolutePath: (p: string) => resolve(p) };
+    return time(() => {
+      const ext = require(path) as { activate: (c: unknown) => void };
+      ext.activate(context);
+    }).ms;
+  } catch (e) {
+    process.stderr.write(`activation with a stub vscode failed: ${(e as Error).message.split('\n')[0]}\n`);
+    return NaN;
+  } finally {
+    m._load = load;
+  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'dataplane-bench-'));
@@ -50,43 +138,107 @@ try {
   for (const s of sizes) {
     const services = randomServices(s, endpoints, 1);
     const target = services.find((x) => x.endpoints.length > 0)!;
-    for (const dialect of ['iptables', 'nftables'] as const) {
-      const file = join(dir, `${dialect}-${s}.txt`);
-      writeFileSync(file, dialect === 'iptables' ? generateIptablesDump({ services, style: 'iptables-nft-save', nodeRules: true }) : generateNftDump({ services, style: 'nft-list-ruleset' }));
-      // The floor: reading the file and splitting it into lines, what any reader must do.
-      const floor = time(() => readFileSync(file, 'utf8').split('\n').length);
-      (globalThis as { gc?: () => void }).gc?.();
-      const before = process.memoryUsage().heapUsed;
-      const text = readFileSync(file, 'utf8');
-      const parsed = time(() => (dialect === 'iptables' ? analyzeIptables(text) : analyzeNft(text)));
-      const heapMb = (process.memoryUsage().heapUsed - before) / 1e6;
-      const files = [{ name: file, analysis: parsed.value }];
-      const traceMs = median(() => traceSnapshot(files, { to: target.clusterIP, dport: target.port, protocol: target.protocol, entry: 'pod' }), 5);
-      let hoverMs = NaN;
-      let defMs = NaN;
-      if (dialect === 'iptables') {
-        const a = parsed.value as ReturnType<typeof analyzeIptables>;
-        const lines = text.split('\n');
-        const line = lines.findIndex((l) => l.startsWith('-A KUBE-SERVICES') && l.includes(`-d ${target.clusterIP}/32`));
-        const character = lines[line].lastIndexOf('KUBE-SVC-') + 3;
-        hoverMs = median(() => hoverAt(a, { line, character }), 9);
-        defMs = median(() => definitionAt(a, { line, character }), 9);
-      }
-      rows.push({ dialect, services: s, mb: statSync(file).size / 1e6, lines: floor.value, floorMs: floor.ms, parseMs: parsed.ms, heapMb, traceMs, hoverMs, defMs });
-      rmSync(file);
-      process.stderr.write(`${dialect} S=${s}: parse ${parsed.ms.toFixed(0)} ms, trace ${traceMs.toFixed(1)} ms\n`);
-    }
+    for (const dialect of ['iptables', 'nftables', 'ipvs'] as const) rows.push(runCase(s, services, target, dialect));
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const vsix = readdirSync('dist').find((f) => f.endsWith('.vsix'));
+/** One dialect at one size; everything it builds is garbage when it returns (so the next heap reading is fair). */
+function runCase(s: number, services: ReturnType<typeof randomServices>, target: ReturnType<typeof randomServices>[number], dialect: 'iptables' | 'nftables' | 'ipvs'): Row {
+  {
+    {
+      // The files of the dialect (IPVS: ipvsadm + ipset + iptables together, as a node snapshot).
+      const texts: Record<string, string> =
+        dialect === 'iptables'
+          ? { 'node.iptables': generateIptablesDump({ services, style: 'iptables-nft-save', nodeRules: true }) }
+          : dialect === 'nftables'
+            ? { 'node.nft': generateNftDump({ services, style: 'nft-list-ruleset' }) }
+            : (() => {
+                const snap = generateIpvsSnapshot({ services, nodeIPs: ['192.168.0.10'] });
+                return { 'node.ipvs': snap['ipvsadm-list'], 'node.ipset': snap['ipset-save'], 'node.iptables': snap['iptables-save'] };
+              })();
+      const files = Object.keys(texts).map((name) => join(dir, `${s}-${dialect}-${name}`));
+      Object.values(texts).forEach((text, k) => writeFileSync(files[k], text));
+      const mb = files.reduce((n, f) => n + statSync(f).size, 0) / 1e6;
+      // The floor: reading the files and splitting them into lines, what any reader must do.
+      const floor = time(() => files.reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').length, 0));
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const read = files.map((f) => readFileSync(f, 'utf8'));
+      let parseMs = 0;
+      let catalogMs = 0;
+      const total = time(() => {
+        if (dialect === 'iptables') {
+          const parsed = time(() => parseIptables(read[0]));
+          const analysed = time(() => analyzeIptablesRuleset(parsed.value));
+          parseMs = parsed.ms;
+          catalogMs = analysed.ms;
+          return [{ name: files[0], languageId: 'iptables', features: featuresFor('iptables')!, analysis: analysed.value }];
+        }
+        // nft and IPVS: each file's analysis (parse, symbols and its own catalog), then the node snapshot.
+        const parsed = time(() => read.map((text, k) => analyzeFile(files[k], text, dialect === 'nftables' ? 'nftables' : ['ipvsadm', 'ipset', 'iptables'][k])!));
+        parseMs = parsed.ms;
+        return parsed.value;
+      });
+      const snapshotFiles: SnapshotFile[] = total.value;
+      const snapshot = time(() => buildSnapshot(snapshotFiles));
+      if (dialect !== 'iptables') catalogMs = snapshot.ms;
+      gc();
+      const heapMb = (process.memoryUsage().heapUsed - before) / 1e6;
+      const traceFiles = snapshotFiles as unknown as Parameters<typeof traceSnapshot>[0];
+      const traceMs = median(() => traceSnapshot(traceFiles, { to: target.clusterIP, dport: target.port, protocol: target.protocol, entry: 'pod' }), 5);
+      let hoverMs = NaN;
+      let defMs = NaN;
+      if (dialect === 'iptables') {
+        const a = snapshotFiles[0].analysis as ReturnType<typeof analyzeIptablesRuleset>;
+        const at = find(read[0], ['-A KUBE-SERVICES', `-d ${target.clusterIP}/32`], 'KUBE-SVC-');
+        if (at) {
+          hoverMs = median(() => hoverAt(a, at), 9);
+          defMs = median(() => definitionAt(a, at), 9);
+        }
+      } else if (dialect === 'nftables') {
+        // A vmap element's verdict `goto service-…` (public nft language features only).
+        const a = snapshotFiles[0].analysis as Parameters<typeof nftFeatures.hoverAt>[0];
+        const at = find(read[0], [`${target.clusterIP} . ${target.protocol} . ${target.port} :`], 'service-');
+        if (at) {
+          hoverMs = median(() => nftFeatures.hoverAt(a, at), 9);
+          defMs = median(() => nftFeatures.definitionAt(a, at), 9);
+        }
+      } else {
+        // The `--match-set` of an ipset in the iptables dump is not the hot path; hover a virtual service line.
+        const a = snapshotFiles[0].analysis as Parameters<typeof ipvsadmFeatures.hoverAt>[0];
+        const at = find(read[0], [`${target.protocol.toUpperCase()}  ${target.clusterIP}:${target.port}`], target.clusterIP, 1);
+        const b = snapshotFiles[1].analysis as Parameters<typeof ipsetFeatures.hoverAt>[0];
+        const setAt = find(read[1], ['create KUBE-CLUSTER-IP'], 'KUBE-CLUSTER-IP');
+        if (at) hoverMs = median(() => ipvsadmFeatures.hoverAt(a, at), 9);
+        if (setAt) defMs = median(() => ipsetFeatures.definitionAt(b, setAt), 9);
+      }
+      const legacyMs = dialect === 'iptables' && !quick ? legacyRestore(files[0]) : NaN;
+      const lines = floor.value;
+      const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs: total.ms + (dialect === 'iptables' ? 0 : snapshot.ms), legacyMs, heapMb, traceMs, hoverMs, defMs };
+      for (const f of files) rmSync(f);
+      process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, trace ${traceMs.toFixed(1)} ms\n`);
+      return row;
+    }
+  }
+}
+
+const activation = activationMs();
+const vsix = existsSync('dist') ? readdirSync('dist').find((f) => f.endsWith('.vsix')) : undefined;
+const vsixKiB = vsix ? statSync(join('dist', vsix)).size / 1024 : NaN;
 const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 const table = [
-  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols+catalog ms | ratio to floor | heap MB | heap / file | trace ms | hover ms | F12 ms |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.parseMs / r.floorMs, 1)}× | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.traceMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`),
+  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols ms | catalog ms | total ms | total / floor | iptables-legacy-restore ms | ours / legacy | heap MB | heap / file | trace ms | hover ms | F12 ms |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.catalogMs)} | ${fmt(r.totalMs)} | ${fmt(r.totalMs / r.floorMs, 1)}× | ${fmt(r.legacyMs)} | ${Number.isFinite(r.legacyMs) ? `${fmt(r.totalMs / r.legacyMs, 2)}×` : '—'} | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.traceMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`,
+  ),
+];
+const extras = [
+  `Extension activation (require dist/extension.js + activate() with a stub vscode module, not a real window): ${fmt(activation, 0)} ms.`,
+  vsix ? `VSIX: ${vsix}, ${fmt(vsixKiB)} KiB.` : 'VSIX: not built (npm run package).',
 ];
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 const report = [
@@ -94,12 +246,18 @@ const report = [
   '',
   `Last run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}.`,
   `Generated kube-proxy dumps (seed 1), \`node dist/bench.js${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\`.`,
-  vsix ? `VSIX: ${vsix}, ${(statSync(join('dist', vsix)).size / 1024).toFixed(0)} KiB.` : 'VSIX: not built.',
+  ...extras,
   '',
   ...table,
   '',
-  'trace: one new connection to a ClusterIP from a pod, after parsing (median of 5). hover / F12: on a KUBE-SVC jump target in KUBE-SERVICES (median of 9).',
+  'read+split: reading the file(s) and splitting them into lines. parse+symbols: parsing with the symbol table (built while lines are read).',
+  'catalog: iptables — the Service catalog and per-chain indexes; nftables / ipvs — the node snapshot (the per-file catalogs are in parse).',
+  'ipvs rows are the ipvsadm -Ln + ipset save + iptables-save files of one node together. heap: kept after a GC.',
+  'iptables-legacy-restore: the same file loaded in a throw-away network namespace (median of 3; root only).',
+  'trace: one new connection to a ClusterIP from a pod, after parsing (median of 5). hover / F12: iptables — a KUBE-SVC jump target in',
+  'KUBE-SERVICES; nftables — a `goto service-…` verdict in the service-ips map; ipvs — hover on a virtual service, F12 on an ipset name (median of 9).',
   '',
 ].join('\n');
 console.log(table.join('\n'));
+console.log(extras.join('\n'));
 if (!quick) writeFileSync(join('bench', 'results.md'), report);

@@ -23,7 +23,7 @@ import {
 } from '../explain/iptables';
 import { t } from '../l10n';
 import { kubeProxyModeOfIptables } from '../detect';
-import { describeService } from '../explain/service';
+import { describeService, hoverCommands } from '../explain/service';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 
@@ -44,7 +44,11 @@ export interface IptablesAnalysis {
 const key = (tableId: string, chain: string) => `${tableId}\u0000${chain}`;
 
 export function analyzeIptables(text: string): IptablesAnalysis {
-  const ruleset = parseIptables(text);
+  return analyzeIptablesRuleset(parseIptables(text));
+}
+
+/** The analysis of an already parsed ruleset (the benchmark times parsing and this part apart). */
+export function analyzeIptablesRuleset(ruleset: IptablesRuleset): IptablesAnalysis {
   const catalog = buildCatalog(ruleset);
   const serviceByChain = new Map<string, Service>();
   const endpointByChain = new Map<string, { service: Service; endpoint: Endpoint }>();
@@ -162,7 +166,7 @@ export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefi
       const table = a.ruleset.tableById.get(sym.scope);
       if (table) {
         const markdown = chainHover(a, table, sym.name);
-        return markdown.includes('](command:dataplane.tracePacket') ? { markdown, range, commands: ['dataplane.tracePacket'] } : { markdown, range };
+        return markdown.includes('](command:dataplane.') ? { markdown, range, commands: hoverCommands(markdown) } : { markdown, range };
       }
     }
   }
