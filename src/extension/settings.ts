@@ -6,6 +6,12 @@ export interface Settings {
   maxDocumentSize: number;
   /** Hint diagnostics for chains nothing jumps to. */
   reportUnreferencedChains: boolean;
+  /** Documents (and sibling files) larger than this (in characters) are analysed in the worker thread. */
+  workerThreshold: number;
+  /** After an edit of a document analysed in the worker, wait this long (ms) for more typing before re-parsing. */
+  reanalyzeDelay: number;
+  /** "Show in Graph" CodeLenses on Service chains and elements. */
+  graphCodeLens: boolean;
 }
 
 export function readSettings(): Settings {
@@ -13,5 +19,8 @@ export function readSettings(): Settings {
   return {
     maxDocumentSize: c.get<number>('maxDocumentSize', 100 * 1024 * 1024),
     reportUnreferencedChains: c.get<boolean>('reportUnreferencedChains', true),
+    workerThreshold: c.get<number>('workerThreshold', 64 * 1024),
+    reanalyzeDelay: c.get<number>('reanalyzeDelay', 300),
+    graphCodeLens: c.get<boolean>('graph.codeLens', true),
   };
 }

@@ -1,14 +1,17 @@
-// Finds the node snapshot of a document: every dump in the same folder (DESIGN §1), analysed once per
-// version (open documents, through the cache) or per modification time (files on disk).
+// Finds the node snapshot of a document: every dump in the same folder (DESIGN §1), and answers questions about
+// it (snapshot queries, analysis/queries.ts) where the analyses live. Small snapshots are built on the extension
+// host (open documents through the cache, files on disk once per modification time); a snapshot with a large
+// document or file is built and asked in the analysis worker, which reads the files on disk itself.
 import * as vscode from 'vscode';
 import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../core/snapshot';
-import type { DocumentCache } from './documentCache';
+import type { SnapshotAnswer, SnapshotFileSpec } from './analysis/protocol';
+import { runSnapshotQuery, type SnapshotArgs, type SnapshotMethod, type SnapshotResult } from './analysis/queries';
+import { RequestError } from './analysis/client';
+import type { DocumentAnalysis, DocumentCache } from './documentCache';
 import type { Log } from './log';
 import { readSettings } from './settings';
 
 const MAX_FILES = 32;
-/** Sibling dumps are analysed on the extension host: larger ones are left out until parsing moves to a worker. */
-const MAX_SIBLING_BYTES = 8 * 1024 * 1024;
 
 export interface LoadedSnapshot {
   snapshot: NodeSnapshot;
@@ -16,68 +19,142 @@ export interface LoadedSnapshot {
   uris: vscode.Uri[];
 }
 
+export interface SnapshotQueryAnswer<T> {
+  value: T;
+  /** URIs parallel to the snapshot's files (what `fileIndex` in the answer refers to). */
+  uris: vscode.Uri[];
+  /** Where the snapshot was asked. */
+  where: 'extension-host' | 'worker';
+}
+
+/** A file beside the document. */
+type Sibling =
+  | { uri: vscode.Uri; open: vscode.TextDocument; analysis: DocumentAnalysis }
+  | { uri: vscode.Uri; size: number; mtime: number };
+
 export class Snapshots {
   private readonly onDisk = new Map<string, { mtime: number; file: SnapshotFile | undefined }>();
-  private readonly skipped = new Set<string>();
 
   constructor(
     private readonly cache: DocumentCache,
     private readonly log: Log,
   ) {}
 
+  /**
+   * Asks a question about the node snapshot of `document` (file 0). Undefined when the document is no analysed
+   * dump (other language, too large, failed) or changed while the answer was computed.
+   */
+  async query<M extends SnapshotMethod>(document: vscode.TextDocument, method: M, ...args: SnapshotArgs<M>): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
+    const own = await this.cache.get(document);
+    if (!own) return undefined;
+    const siblings = await this.siblings(document);
+    const threshold = readSettings().workerThreshold;
+    const inWorker = own.where === 'worker' || siblings.some((s) => ('open' in s ? s.analysis.where === 'worker' : s.size > threshold));
+    if (!inWorker) {
+      const { snapshot, uris } = await this.local(document, own, siblings);
+      return { value: runSnapshotQuery(snapshot, method, args), uris, where: 'extension-host' };
+    }
+    const files: SnapshotFileSpec[] = [];
+    const uris: vscode.Uri[] = [];
+    const add = async (uri: vscode.Uri, open: vscode.TextDocument | undefined, analysis: DocumentAnalysis | undefined, disk?: { size: number; mtime: number }) => {
+      if (open && analysis) {
+        files.push(analysis.where === 'worker'
+          ? { kind: 'document', key: open.uri.toString() }
+          : { kind: 'text', key: open.uri.toString(), version: open.version, name: open.uri.fsPath, languageId: open.languageId, text: open.getText() });
+      } else if (uri.scheme === 'file') {
+        files.push({ kind: 'path', name: uri.fsPath, path: uri.fsPath, maxSize: readSettings().maxDocumentSize });
+      } else if (disk && disk.size <= readSettings().maxDocumentSize) {
+        const bytes = await vscode.workspace.fs.readFile(uri);
+        if (bytes.subarray(0, 4096).includes(0)) return;
+        // No language: the worker detects it, as for files it reads itself.
+        files.push({ kind: 'text', key: uri.toString(), version: disk.mtime, name: uri.fsPath, text: new TextDecoder().decode(bytes) });
+      } else {
+        return;
+      }
+      uris.push(uri);
+    };
+    await add(document.uri, document, own);
+    for (const s of siblings) await add(s.uri, 'open' in s ? s.open : undefined, 'open' in s ? s.analysis : undefined, 'size' in s ? s : undefined);
+    try {
+      const answer = await this.cache.worker.request<SnapshotAnswer<SnapshotResult<M>>>({ type: 'snapshot', files, method, args });
+      if (document.isClosed || document.version !== own.version) return undefined;
+      return { value: answer.value, uris: answer.included.map((i) => uris[i]), where: 'worker' };
+    } catch (e) {
+      if (e instanceof RequestError && e.kind !== 'error') return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * The snapshot built on the extension host, for code that needs the analyses themselves. Documents analysed in
+   * the worker and large files are left out: prefer query(), which asks wherever the analyses live.
+   */
   async forDocument(document: vscode.TextDocument): Promise<LoadedSnapshot> {
+    const own = await this.cache.get(document);
+    const threshold = readSettings().workerThreshold;
+    const siblings = (await this.siblings(document)).filter((s) => ('open' in s ? s.analysis.where !== 'worker' : s.size <= threshold));
+    return this.local(document, own?.local ? own : undefined, siblings);
+  }
+
+  private async local(document: vscode.TextDocument, own: DocumentAnalysis | undefined, siblings: Sibling[]): Promise<LoadedSnapshot> {
     const files: SnapshotFile[] = [];
     const uris: vscode.Uri[] = [];
-    const own = this.cache.get(document);
-    if (own) {
-      files.push({ name: document.uri.fsPath, languageId: own.features.languageId, features: own.features, analysis: own.analysis });
+    if (own?.local) {
+      files.push({ name: document.uri.fsPath, languageId: own.languageId, features: own.local.features, analysis: own.local.analysis });
       uris.push(document.uri);
     }
-    if (document.uri.scheme === 'file' || document.uri.scheme === 'vscode-remote') {
-      const folder = vscode.Uri.joinPath(document.uri, '..');
-      let entries: [string, vscode.FileType][] = [];
-      try {
-        entries = await vscode.workspace.fs.readDirectory(folder);
-      } catch (e) {
-        this.log.warn(`cannot list ${folder.fsPath}: ${(e as Error).message}`);
-      }
-      for (const [name, type] of entries.sort(([a], [b]) => a.localeCompare(b))) {
-        if (type !== vscode.FileType.File || files.length >= MAX_FILES) continue;
-        const uri = vscode.Uri.joinPath(folder, name);
-        if (uri.toString() === document.uri.toString()) continue;
-        const file = await this.load(uri);
-        if (file) {
-          files.push(file);
-          uris.push(uri);
-        }
+    for (const s of siblings) {
+      const file = 'open' in s
+        ? s.analysis.local && { name: s.uri.fsPath, languageId: s.analysis.languageId, features: s.analysis.local.features, analysis: s.analysis.local.analysis }
+        : await this.load(s.uri, s.mtime);
+      if (file) {
+        files.push(file);
+        uris.push(s.uri);
       }
     }
     return { snapshot: buildSnapshot(files), uris };
   }
 
-  private async load(uri: vscode.Uri): Promise<SnapshotFile | undefined> {
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-    if (open) {
-      const entry = this.cache.get(open);
-      if (entry) return { name: uri.fsPath, languageId: entry.features.languageId, features: entry.features, analysis: entry.analysis };
-    }
+  /** The other dumps in the document's folder: open ones with their analysis, others with their size. */
+  private async siblings(document: vscode.TextDocument): Promise<Sibling[]> {
+    if (document.uri.scheme !== 'file' && document.uri.scheme !== 'vscode-remote') return [];
+    const folder = vscode.Uri.joinPath(document.uri, '..');
+    let entries: [string, vscode.FileType][] = [];
     try {
-      const stat = await vscode.workspace.fs.stat(uri);
-      if (stat.size > Math.min(readSettings().maxDocumentSize, MAX_SIBLING_BYTES) || stat.size === 0) {
-        if (stat.size > MAX_SIBLING_BYTES && !this.skipped.has(uri.toString())) {
-          this.skipped.add(uri.toString());
-          this.log.info(`snapshot: ${uri.fsPath} (${stat.size} bytes) is not read with its neighbours; open it to analyse it`);
-        }
-        return undefined;
+      entries = await vscode.workspace.fs.readDirectory(folder);
+    } catch (e) {
+      this.log.warn(`cannot list ${folder.fsPath}: ${(e as Error).message}`);
+    }
+    const out: Sibling[] = [];
+    const maxSize = readSettings().maxDocumentSize;
+    for (const [name, type] of entries.sort(([a], [b]) => a.localeCompare(b))) {
+      if (type !== vscode.FileType.File || out.length >= MAX_FILES - 1) continue;
+      const uri = vscode.Uri.joinPath(folder, name);
+      if (uri.toString() === document.uri.toString()) continue;
+      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      const analysis = open ? await this.cache.get(open) : undefined;
+      if (open && analysis) {
+        out.push({ uri, open, analysis });
+        continue;
       }
-      const cached = this.onDisk.get(uri.toString());
-      if (cached && cached.mtime === stat.mtime) return cached.file;
+      try {
+        const stat = await vscode.workspace.fs.stat(uri);
+        if (stat.size > 0 && stat.size <= maxSize) out.push({ uri, size: stat.size, mtime: stat.mtime });
+      } catch (e) {
+        this.log.warn(`cannot read ${uri.fsPath}: ${(e as Error).message}`);
+      }
+    }
+    return out;
+  }
+
+  private async load(uri: vscode.Uri, mtime: number): Promise<SnapshotFile | undefined> {
+    const cached = this.onDisk.get(uri.toString());
+    if (cached && cached.mtime === mtime) return cached.file;
+    try {
       const bytes = await vscode.workspace.fs.readFile(uri);
       // Sniff before decoding everything: binary files and unrelated text are skipped cheaply.
-      const head = new TextDecoder().decode(bytes.subarray(0, 4096));
-      if (head.includes('\u0000')) return undefined;
-      const file = analyzeFile(uri.fsPath, new TextDecoder().decode(bytes));
-      this.onDisk.set(uri.toString(), { mtime: stat.mtime, file });
+      const file = bytes.subarray(0, 4096).includes(0) ? undefined : analyzeFile(uri.fsPath, new TextDecoder().decode(bytes));
+      this.onDisk.set(uri.toString(), { mtime, file });
       if (file) this.log.info(`snapshot: ${uri.fsPath} read as ${file.languageId}`);
       return file;
     } catch (e) {

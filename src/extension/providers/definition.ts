@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { snapshotDefinitions } from '../../core/crossref';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { toPosition, toRange } from '../convert';
 import type { Snapshots } from '../snapshots';
@@ -12,14 +11,14 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
   context.subscriptions.push(
     vscode.languages.registerDefinitionProvider(DUMP_SELECTOR, {
       async provideDefinition(document, position) {
-        const entry = cache.get(document);
+        const entry = await cache.get(document);
         if (!entry) return undefined;
-        const def = entry.features.definitionAt(entry.analysis, toPosition(position));
+        const def = await entry.query('definitionAt', toPosition(position));
         if (def) {
           return [{ targetUri: document.uri, targetRange: toRange(def.fullRange), targetSelectionRange: toRange(def.range) } satisfies vscode.LocationLink];
         }
-        const { snapshot, uris } = await snapshots.forDocument(document);
-        return snapshotDefinitions(snapshot, 0, toPosition(position)).map((l) => new vscode.Location(uris[l.fileIndex], toRange(l.range)));
+        const across = await snapshots.query(document, 'definitions', 0, toPosition(position));
+        return across?.value.map((l) => new vscode.Location(across.uris[l.fileIndex], toRange(l.range)));
       },
     }),
   );

@@ -17,15 +17,18 @@ function toSymbol(item: OutlineItem): vscode.DocumentSymbol {
   return symbol;
 }
 
+/** At most this many chains in the outline: more would stall the extension host (see limitOutline). */
+const OUTLINE_LIMIT = 5000;
+
 /** Outline and breadcrumbs: table → chains (rule count, policy, Service). */
 export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
   context.subscriptions.push(
     vscode.languages.registerDocumentSymbolProvider(
       DUMP_SELECTOR,
       {
-        provideDocumentSymbols(document) {
-          const entry = cache.get(document);
-          return entry ? entry.features.outline(entry.analysis).map(toSymbol) : [];
+        async provideDocumentSymbols(document) {
+          const outline = await (await cache.get(document))?.query('outline', OUTLINE_LIMIT);
+          return outline?.map(toSymbol) ?? [];
         },
       },
       { label: 'Dataplane Explorer' },

@@ -5,9 +5,13 @@ import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
   context.subscriptions.push(
     vscode.languages.registerFoldingRangeProvider(DUMP_SELECTOR, {
-      provideFoldingRanges(document) {
-        const entry = cache.get(document);
-        return entry ? entry.features.foldingRanges(entry.analysis).map((f) => new vscode.FoldingRange(f.start, f.end, vscode.FoldingRangeKind.Region)) : [];
+      async provideFoldingRanges(document) {
+        // VS Code keeps no more than editor.foldingMaximumRegions ranges: more are not worth sending.
+        const limit = vscode.workspace.getConfiguration('editor', document).get<number>('foldingMaximumRegions', 5000);
+        const pairs = (await (await cache.get(document))?.query('foldingRanges', limit)) ?? [];
+        const ranges: vscode.FoldingRange[] = [];
+        for (let i = 0; i + 1 < pairs.length; i += 2) ranges.push(new vscode.FoldingRange(pairs[i], pairs[i + 1], vscode.FoldingRangeKind.Region));
+        return ranges;
       },
     }),
   );

@@ -6,10 +6,8 @@ import { toMarkdown, toPosition, toRange } from '../convert';
 export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
   context.subscriptions.push(
     vscode.languages.registerHoverProvider(DUMP_SELECTOR, {
-      provideHover(document, position) {
-        const entry = cache.get(document);
-        if (!entry) return undefined;
-        const hover = entry.features.hoverAt(entry.analysis, toPosition(position));
+      async provideHover(document, position) {
+        const hover = await (await cache.get(document))?.query('hoverAt', toPosition(position));
         return hover ? new vscode.Hover(toMarkdown(hover.markdown, hover.commands), toRange(hover.range)) : undefined;
       },
     }),

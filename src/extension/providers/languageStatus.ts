@@ -1,35 +1,107 @@
 import * as vscode from 'vscode';
+import type { StatusSummary } from '../../core/language/types';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
+import { readSettings } from '../settings';
 
-/** The {} item next to the language mode: dialect, backend and counts of the active dump. */
+/** Sizes as people read them: 49.2 MB. */
+export function formatSize(characters: number): string {
+  if (characters >= 1024 * 1024) return `${(characters / (1024 * 1024)).toFixed(1)} MB`;
+  if (characters >= 1024) return `${Math.round(characters / 1024)} KB`;
+  return `${characters} B`;
+}
+
+/** The command line route for a file the editor does not analyse. */
+export function cliRoute(path: string): string {
+  const quoted = /^[\w./@:+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+  return `dataplane services ${quoted}`;
+}
+
+/** What the user reads when a dump is above dataplane.maxDocumentSize (status item detail and Problems). */
+export function tooLargeMessage(document: vscode.TextDocument, size: number): string {
+  return vscode.l10n.t(
+    'This dump ({0}) is larger than dataplane.maxDocumentSize ({1}) and was not analysed. Raise the setting, or use the command line: {2} (also dataplane parse and dataplane trace).',
+    formatSize(size),
+    formatSize(readSettings().maxDocumentSize),
+    cliRoute(document.uri.fsPath),
+  );
+}
+
+function summaryText(s: StatusSummary): string {
+  const backend = s.backend === 'nf_tables' ? 'iptables-nft' : s.backend === 'legacy' ? 'iptables-legacy' : s.backend === 'unknown' ? vscode.l10n.t('backend unknown') : s.backend;
+  const mode = s.kubeProxyMode === 'nftables-or-none' ? vscode.l10n.t('kube-proxy: nftables mode or none') : s.kubeProxyMode === 'none' ? vscode.l10n.t('no kube-proxy rules') : s.kubeProxyMode ? vscode.l10n.t('kube-proxy: {0} mode', s.kubeProxyMode) : '';
+  const text = vscode.l10n.t('{0} · {1} · {2} services', s.dialect, backend, s.services);
+  return mode ? `${text} · ${mode}` : text;
+}
+
+/**
+ * The {} item next to the language mode: dialect, backend and counts of the active dump; a spinner while a
+ * large dump is parsed in the background; what to do when it is too large or the analysis failed.
+ */
 export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
   const item = vscode.languages.createLanguageStatusItem('dataplane.status', DUMP_SELECTOR);
   item.name = vscode.l10n.t('Dataplane Explorer');
-  item.command = { command: 'dataplane.listServices', title: vscode.l10n.t('List Services') };
+  const listServices = { command: 'dataplane.listServices', title: vscode.l10n.t('List Services') };
+  let ticker: ReturnType<typeof setInterval> | undefined;
   const refresh = () => {
     const document = vscode.window.activeTextEditor?.document;
     if (!document) return;
-    const entry = cache.get(document);
-    if (!entry) {
-      item.text = vscode.l10n.t('{0}: too large to analyse', document.languageId);
-      item.detail = vscode.l10n.t('Use the dataplane command line');
-      item.severity = vscode.LanguageStatusSeverity.Warning;
-      return;
+    const state = cache.state(document);
+    clearInterval(ticker);
+    ticker = undefined;
+    item.busy = false;
+    item.command = listServices;
+    switch (state.kind) {
+      case 'none':
+        return;
+      case 'too-large':
+        item.text = vscode.l10n.t('{0}: too large to analyse', document.languageId);
+        item.detail = tooLargeMessage(document, state.size);
+        item.severity = vscode.LanguageStatusSeverity.Warning;
+        item.command = { command: 'workbench.action.openSettings', title: vscode.l10n.t('Open Settings'), arguments: ['dataplane.maxDocumentSize'] };
+        return;
+      case 'parsing': {
+        const show = () => {
+          const seconds = Math.floor((Date.now() - state.since) / 1000);
+          item.text = seconds > 0 ? vscode.l10n.t('Parsing {0}… {1} s', formatSize(state.size), seconds) : vscode.l10n.t('Parsing {0}…', formatSize(state.size));
+        };
+        show();
+        item.busy = true;
+        item.detail = vscode.l10n.t('Large dumps are parsed in the background; hovers, F12 and the outline answer when it is done.');
+        item.severity = vscode.LanguageStatusSeverity.Information;
+        item.command = undefined;
+        ticker = setInterval(show, 1000);
+        return;
+      }
+      case 'failed':
+        item.text = vscode.l10n.t('{0}: analysis failed', document.languageId);
+        item.detail = state.message;
+        item.severity = vscode.LanguageStatusSeverity.Error;
+        item.command = { command: 'dataplane.showLog', title: vscode.l10n.t('Show Log') };
+        return;
+      case 'done': {
+        const s = state.analysis.summary;
+        item.text = summaryText(s);
+        item.detail = vscode.l10n.t('{0} tables, {1} chains, {2} rules, {3} errors, {4} warnings', s.tables, s.chains, s.rules, s.errors, s.warnings);
+        if (state.analysis.where === 'worker') item.detail += ` · ${vscode.l10n.t('parsed in the background in {0} s', (state.analysis.ms / 1000).toFixed(1))}`;
+        item.severity = s.errors > 0 ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
+        return;
+      }
     }
-    const s = entry.features.statusSummary(entry.analysis);
-    const backend = s.backend === 'nf_tables' ? 'iptables-nft' : s.backend === 'legacy' ? 'iptables-legacy' : s.backend === 'unknown' ? vscode.l10n.t('backend unknown') : s.backend;
-    const mode = s.kubeProxyMode === 'nftables-or-none' ? vscode.l10n.t('kube-proxy: nftables mode or none') : s.kubeProxyMode === 'none' ? vscode.l10n.t('no kube-proxy rules') : s.kubeProxyMode ? vscode.l10n.t('kube-proxy: {0} mode', s.kubeProxyMode) : '';
-    item.text = vscode.l10n.t('{0} · {1} · {2} services', s.dialect, backend, s.services);
-    if (mode) item.text += ` · ${mode}`;
-    item.detail = vscode.l10n.t('{0} tables, {1} chains, {2} rules, {3} errors, {4} warnings', s.tables, s.chains, s.rules, s.errors, s.warnings);
-    item.severity = s.errors > 0 ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
+  };
+  const refreshActive = (document: vscode.TextDocument) => {
+    if (document === vscode.window.activeTextEditor?.document) refresh();
   };
   context.subscriptions.push(
     item,
-    vscode.window.onDidChangeActiveTextEditor(refresh),
-    cache.onDidAnalyze((document) => {
-      if (document === vscode.window.activeTextEditor?.document) refresh();
+    { dispose: () => clearInterval(ticker) },
+    vscode.window.onDidChangeActiveTextEditor((editor) => {
+      // Asking starts the analysis of a document that has none yet; the state events refresh the item.
+      if (editor) void cache.get(editor.document);
+      refresh();
     }),
+    cache.onDidChangeState(refreshActive),
   );
+  const active = vscode.window.activeTextEditor?.document;
+  if (active) void cache.get(active);
   refresh();
 }

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { snapshotReferences } from '../../core/crossref';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { toPosition, toRange } from '../convert';
 import type { Snapshots } from '../snapshots';
@@ -9,12 +8,11 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
   context.subscriptions.push(
     vscode.languages.registerReferenceProvider(DUMP_SELECTOR, {
       async provideReferences(document, position, ctx) {
-        const entry = cache.get(document);
+        const entry = await cache.get(document);
         if (!entry) return [];
-        const local = entry.features.referencesAt(entry.analysis, toPosition(position), ctx.includeDeclaration).map((r) => new vscode.Location(document.uri, toRange(r)));
-        const { snapshot, uris } = await snapshots.forDocument(document);
-        const across = snapshotReferences(snapshot, 0, toPosition(position)).map((l) => new vscode.Location(uris[l.fileIndex], toRange(l.range)));
-        return [...local, ...across];
+        const local = ((await entry.query('referencesAt', toPosition(position), ctx.includeDeclaration)) ?? []).map((r) => new vscode.Location(document.uri, toRange(r)));
+        const across = await snapshots.query(document, 'references', 0, toPosition(position));
+        return [...local, ...(across?.value.map((l) => new vscode.Location(across.uris[l.fileIndex], toRange(l.range))) ?? [])];
       },
     }),
   );

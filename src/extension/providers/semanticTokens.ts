@@ -1,12 +1,9 @@
 import * as vscode from 'vscode';
 import { LANGUAGES } from '../../core/language';
+import { SEMANTIC_TOKEN_MODIFIERS, SEMANTIC_TOKEN_TYPES } from '../analysis/queries';
 import type { DocumentCache } from '../documentCache';
 
-const TOKEN_TYPES = ['function', 'variable', 'namespace', 'class', 'enumMember'];
-const TOKEN_MODIFIERS = ['declaration', 'defaultLibrary'];
-export const LEGEND = new vscode.SemanticTokensLegend(TOKEN_TYPES, TOKEN_MODIFIERS);
-
-const TYPE_OF: Record<string, number> = { chain: 0, set: 1, map: 1, ipset: 1, table: 2, virtualService: 3 };
+export const LEGEND = new vscode.SemanticTokensLegend(SEMANTIC_TOKEN_TYPES, SEMANTIC_TOKEN_MODIFIERS);
 
 /**
  * Semantic tokens from the symbol table: chains as functions, sets and maps as variables, declarations
@@ -18,14 +15,10 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
     vscode.languages.registerDocumentSemanticTokensProvider(
       selector,
       {
-        provideDocumentSemanticTokens(document) {
-          const entry = cache.get(document);
-          const builder = new vscode.SemanticTokensBuilder(LEGEND);
-          for (const s of entry?.features.semanticSymbols?.(entry.analysis) ?? []) {
-            const modifiers = (s.declaration ? 1 : 0) | (s.kube ? 2 : 0);
-            builder.push(s.range.start.line, s.range.start.character, s.range.end.character - s.range.start.character, TYPE_OF[s.kind] ?? 0, modifiers);
-          }
-          return builder.build();
+        async provideDocumentSemanticTokens(document) {
+          // Encoded where the analysis lives (one typed array, see analysis/queries.ts).
+          const data = await (await cache.get(document))?.query('semanticTokens');
+          return new vscode.SemanticTokens(data ?? new Uint32Array(0));
         },
       },
       LEGEND,

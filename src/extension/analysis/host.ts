@@ -1,0 +1,241 @@
+// The analysis worker's state: the texts and analyses of large documents, the dumps beside them, and the
+// answers to the extension host's requests. No `vscode` and no `worker_threads` here: the worker entry wires
+// `receive` and `post` to its port, tests call them directly.
+import { readFileSync, statSync } from 'node:fs';
+import { featuresFor, type AnyFeatures, type DumpAnalysis } from '../../core/language';
+import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../core/snapshot';
+import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
+import { runDocumentQuery, runSnapshotQuery } from './queries';
+
+interface Held {
+  languageId: string;
+  name: string;
+  version: number;
+  /** Parts of a text still arriving (between `reset` and `done`). */
+  parts?: string[];
+  text?: string;
+  /** The analysis of `text` at `version`, when done. */
+  analysis?: DumpAnalysis;
+  features?: AnyFeatures;
+}
+
+const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
+
+class Failure extends Error {
+  constructor(readonly kind: FailureKind, message: string) {
+    super(message);
+  }
+}
+
+/** Applies one version's content changes, in order, to a text. */
+export function applyChanges(text: string, changes: readonly { offset: number; length: number; text: string }[]): string {
+  for (const c of changes) {
+    if (c.offset < 0 || c.offset + c.length > text.length) throw new Failure('needs-text', `edit ${c.offset}+${c.length} outside a text of ${text.length} characters`);
+    text = text.slice(0, c.offset) + c.text + text.slice(c.offset + c.length);
+  }
+  return text;
+}
+
+export class AnalysisHost {
+  private readonly held = new Map<string, Held>();
+  /** Small open documents sent along with snapshot requests, per key (one version each). */
+  private readonly texts = new Map<string, { version: number; file: SnapshotFile | undefined }>();
+  /** Files on disk, per path, while their size and modification time stay the same. */
+  private readonly onDisk = new Map<string, { mtimeMs: number; size: number; file: SnapshotFile | undefined }>();
+  private readonly queue: ToWorker[] = [];
+  private draining = false;
+
+  constructor(
+    private readonly post: (message: FromWorker) => void,
+    private readonly schedule: (fn: () => void) => void = (fn) => setImmediate(fn),
+  ) {}
+
+  /** Queues a message; the queue is drained one message per task, so later edits can make an analysis stale. */
+  receive(message: ToWorker): void {
+    this.queue.push(message);
+    if (!this.draining) {
+      this.draining = true;
+      this.schedule(() => this.drain());
+    }
+  }
+
+  private drain(): void {
+    const message = this.queue.splice(this.nextIndex(), 1)[0];
+    if (message) this.handle(message);
+    if (this.queue.length > 0) this.schedule(() => this.drain());
+    else this.draining = false;
+  }
+
+  /**
+   * The message to handle next: the first one, except that a question at the cursor (hover, F12, references)
+   * goes before whole-document questions (outline, semantic tokens: seconds on a 49 MB dump) unless a text or
+   * edit of its document is queued before it.
+   */
+  private nextIndex(): number {
+    const changed = new Set<string>();
+    for (let i = 0; i < this.queue.length; i++) {
+      const m = this.queue[i];
+      if (m.type === 'text' || m.type === 'edit' || m.type === 'close') changed.add(m.key);
+      else if (m.type === 'query' && POINT_QUERIES.has(m.method) && !changed.has(m.key)) return i;
+    }
+    return 0;
+  }
+
+  /** True when a later message in the queue changes or closes the document. */
+  private supersededInQueue(key: string): boolean {
+    return this.queue.some((m) => (m.type === 'text' || m.type === 'edit' || m.type === 'close') && m.key === key);
+  }
+
+  private handle(message: ToWorker): void {
+    switch (message.type) {
+      case 'text': {
+        let h = this.held.get(message.key);
+        if (!message.reset && !h) return; // a part for a worker that did not get the first one
+        if (message.reset || !h) {
+          h = { languageId: message.languageId, name: message.name, version: message.version, parts: [] };
+          this.held.set(message.key, h);
+        }
+        if (!h.parts || h.version !== message.version) {
+          // A part of a text that was restarted: ignore it, the restart comes with reset.
+          return;
+        }
+        h.parts.push(message.part);
+        if (message.done) {
+          h.text = h.parts.join('');
+          h.parts = undefined;
+        }
+        return;
+      }
+      case 'edit': {
+        const h = this.held.get(message.key);
+        if (!h) return;
+        h.analysis = undefined; // the old version's analysis is useless now; let it be collected before the re-parse
+        h.features = undefined;
+        if (h.text === undefined || message.version <= h.version) {
+          h.text = undefined;
+          h.version = message.version;
+          return;
+        }
+        try {
+          h.text = applyChanges(h.text, message.changes);
+        } catch {
+          h.text = undefined; // answered with needs-text: the extension host sends the whole text again
+        }
+        h.version = message.version;
+        return;
+      }
+      case 'close':
+        this.held.delete(message.key);
+        this.texts.delete(message.key);
+        return;
+      default:
+        this.answer(message);
+    }
+  }
+
+  private answer(request: Request & { id: number }): void {
+    let value: unknown;
+    try {
+      value = this.run(request);
+    } catch (e) {
+      const kind = e instanceof Failure ? e.kind : 'error';
+      const error = e as Error;
+      this.post({ id: request.id, ok: false, kind, message: kind === 'error' ? (error.stack ?? error.message) : error.message });
+      return;
+    }
+    this.post({ id: request.id, ok: true, value });
+  }
+
+  private current(key: string, version: number): Held & { text: string } {
+    const h = this.held.get(key);
+    if (!h) throw new Failure('needs-text', `${key} is not open in the worker`);
+    if (h.version > version) throw new Failure('stale', `${key} is at version ${h.version}, not ${version}`);
+    if (h.version < version || h.text === undefined) throw new Failure('needs-text', `${key}: the worker has version ${h.version}${h.text === undefined ? ' without its text' : ''}, not ${version}`);
+    return h as Held & { text: string };
+  }
+
+  private analyzed(key: string, version: number): Held & { analysis: DumpAnalysis; features: AnyFeatures } {
+    const h = this.current(key, version);
+    if (!h.analysis || !h.features) {
+      if (this.supersededInQueue(key)) throw new Failure('stale', `${key} v${version} changed before it was analysed`);
+      const features = featuresFor(h.languageId);
+      if (!features) throw new Failure('error', `no analyser for language ${h.languageId}`);
+      this.post({ type: 'parsing', key, version, size: h.text.length });
+      h.features = features;
+      h.analysis = features.analyze(h.text);
+    }
+    return h as Held & { analysis: DumpAnalysis; features: AnyFeatures };
+  }
+
+  private run(request: Request): unknown {
+    switch (request.type) {
+      case 'analyze': {
+        const started = performance.now();
+        const h = this.analyzed(request.key, request.version);
+        const result: AnalyzeResult = {
+          version: h.version,
+          languageId: h.languageId,
+          size: h.text?.length ?? 0,
+          summary: h.features.statusSummary(h.analysis),
+          diagnostics: h.analysis.diagnostics,
+          ms: Math.round(performance.now() - started),
+        };
+        return result;
+      }
+      case 'query': {
+        const h = this.analyzed(request.key, request.version);
+        return runDocumentQuery(h.features, h.analysis, request.method, request.args as never);
+      }
+      case 'snapshot': {
+        const included: number[] = [];
+        const files: SnapshotFile[] = [];
+        request.files.forEach((spec, index) => {
+          const file = this.snapshotFile(spec);
+          if (file) {
+            included.push(index);
+            files.push(file);
+          }
+        });
+        const answer: SnapshotAnswer = { included, value: runSnapshotQuery(buildSnapshot(files), request.method, request.args as never) };
+        return answer;
+      }
+      case 'analyzeFile': {
+        const file = this.fromDisk(request.path, request.name, request.maxSize);
+        if (!file) return undefined;
+        return { languageId: file.languageId, summary: file.features.statusSummary(file.analysis), services: file.features.services(file.analysis).length };
+      }
+    }
+  }
+
+  private snapshotFile(spec: SnapshotFileSpec): SnapshotFile | undefined {
+    switch (spec.kind) {
+      case 'document': {
+        const h = this.held.get(spec.key);
+        if (!h) throw new Failure('needs-text', `${spec.key} is not open in the worker`);
+        const a = this.analyzed(spec.key, h.version);
+        return { name: a.name, languageId: a.languageId, features: a.features, analysis: a.analysis };
+      }
+      case 'text': {
+        const cached = this.texts.get(spec.key);
+        if (cached && cached.version === spec.version) return cached.file;
+        const file = analyzeFile(spec.name, spec.text, spec.languageId);
+        this.texts.set(spec.key, { version: spec.version, file });
+        return file;
+      }
+      case 'path':
+        return this.fromDisk(spec.path, spec.name, spec.maxSize);
+    }
+  }
+
+  private fromDisk(path: string, name: string, maxSize: number): SnapshotFile | undefined {
+    const stat = statSync(path);
+    if (!stat.isFile() || stat.size === 0 || stat.size > maxSize) return undefined;
+    const cached = this.onDisk.get(path);
+    if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.file;
+    const bytes = readFileSync(path);
+    // Sniff before decoding everything: binary files are skipped cheaply.
+    const file = bytes.subarray(0, 4096).includes(0) ? undefined : analyzeFile(name, new TextDecoder().decode(bytes));
+    this.onDisk.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, file });
+    return file;
+  }
+}

@@ -1,0 +1,75 @@
+// Messages between the extension host and the analysis worker (like a language server: requests carry an id,
+// the answer is plain data). Large documents live in the worker: their text arrives in chunks and then as edits,
+// so the extension host never copies a whole large text in one task.
+import type { Diagnostic } from '../../core/model/diagnostics';
+import type { StatusSummary } from '../../core/language/types';
+import type { DocumentMethod, SnapshotMethod } from './queries';
+
+/** A file of a node snapshot, as the worker gets it. */
+export type SnapshotFileSpec =
+  /** A large open document the worker holds (analysed at its current version). */
+  | { kind: 'document'; key: string }
+  /** A small open document: its text travels along (the worker keeps its analysis per version). */
+  | { kind: 'text'; key: string; version: number; name: string; languageId?: string; text: string }
+  /** A file on disk the worker reads itself (skipped when it is no dump, binary, empty or above maxSize). */
+  | { kind: 'path'; name: string; path: string; maxSize: number };
+
+export interface TextChange {
+  offset: number;
+  length: number;
+  text: string;
+}
+
+/** Notifications: no answer. */
+export type Notification =
+  /** One part of a document's text; `reset` starts a new text, `done` ends it. */
+  | { type: 'text'; key: string; version: number; languageId: string; name: string; part: string; reset: boolean; done: boolean }
+  /** The document's content changes of one version, applied in order (as VS Code reports them). */
+  | { type: 'edit'; key: string; version: number; changes: TextChange[] }
+  | { type: 'close'; key: string };
+
+export type Request =
+  | { type: 'analyze'; key: string; version: number }
+  | { type: 'query'; key: string; version: number; method: DocumentMethod; args: unknown[] }
+  | { type: 'snapshot'; files: SnapshotFileSpec[]; method: SnapshotMethod; args: unknown[] }
+  | { type: 'analyzeFile'; path: string; name: string; maxSize: number };
+
+export type ToWorker = Notification | (Request & { id: number });
+
+/** What the worker says about a document once it is analysed. */
+export interface AnalyzeResult {
+  version: number;
+  languageId: string;
+  /** Characters parsed. */
+  size: number;
+  summary: StatusSummary;
+  diagnostics: Diagnostic[];
+  /** Parse + symbols + catalog time in the worker. */
+  ms: number;
+}
+
+export interface SnapshotAnswer<T = unknown> {
+  /** Indices into the request's `files` of the files that are dumps (the snapshot's files, in order). */
+  included: number[];
+  value: T;
+}
+
+export type FailureKind =
+  /** The document changed since the request was made: drop the answer. */
+  | 'stale'
+  /** The worker does not have the document's current text: send it again. */
+  | 'needs-text'
+  /** Anything else (an exception, a file that cannot be read). */
+  | 'error';
+
+export type FromWorker =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; kind: FailureKind; message: string }
+  /** Unsolicited: the worker started parsing a document version. */
+  | { id?: undefined; type: 'parsing'; key: string; version: number; size: number };
+
+/** Data the worker starts with. */
+export interface WorkerData {
+  /** The extension's l10n bundle for the display language (message → translation), if any. */
+  l10n?: Record<string, string>;
+}

@@ -1,0 +1,179 @@
+// The questions the editor asks about one analysed dump and about a node snapshot, by name. The same functions
+// answer them on the extension host (small dumps) and in the analysis worker (large dumps), so both routes give
+// the same plain-data results (no `vscode` import here: this module is bundled into the worker too).
+import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '../../core/crossref';
+import { graphOfSnapshot } from '../../core/graph/snapshot';
+import type { AnyFeatures, DumpAnalysis } from '../../core/language';
+import type { OutlineItem, SemanticSymbol } from '../../core/language/types';
+import type { Position, Range } from '../../core/model/range';
+import { formatShare, serviceLabel, type Service } from '../../core/kube/catalog';
+import { t } from '../../core/l10n';
+import type { NodeSnapshot } from '../../core/snapshot';
+import { hostPort, traceSnapshot, type Protocol, type SnapshotFile as TraceFile, type TraceRequest } from '../../core/trace';
+
+/** Semantic token legend (types and modifiers) shared by the provider and the encoder below. */
+export const SEMANTIC_TOKEN_TYPES = ['function', 'variable', 'namespace', 'class', 'enumMember'];
+export const SEMANTIC_TOKEN_MODIFIERS = ['declaration', 'defaultLibrary'];
+const TYPE_OF: Record<SemanticSymbol['kind'], number> = { chain: 0, set: 1, map: 1, ipset: 1, table: 2, virtualService: 3 };
+
+/**
+ * Semantic tokens in the editor's relative encoding (deltaLine, deltaStart, length, type, modifiers), sorted:
+ * a large dump has hundreds of thousands of names, and one typed array crosses threads in one copy.
+ */
+export function encodeSemanticTokens(symbols: readonly SemanticSymbol[]): Uint32Array {
+  const sorted = symbols
+    .filter((s) => s.range.start.line === s.range.end.line && s.range.end.character > s.range.start.character)
+    .sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+  const out = new Uint32Array(sorted.length * 5);
+  let line = 0;
+  let character = 0;
+  let n = 0;
+  for (const s of sorted) {
+    const { start, end } = s.range;
+    const deltaLine = start.line - line;
+    out[n++] = deltaLine;
+    out[n++] = deltaLine === 0 ? start.character - character : start.character;
+    out[n++] = end.character - start.character;
+    out[n++] = TYPE_OF[s.kind] ?? 0;
+    out[n++] = (s.declaration ? 1 : 0) | (s.kube ? 2 : 0);
+    line = start.line;
+    character = start.character;
+  }
+  return out;
+}
+
+/** One row of the "List Services" pick: ready-made text, so that 10,000 Services cross threads as strings. */
+export interface ServiceItem {
+  label: string;
+  description: string;
+  detail: string;
+  /** The Service's chain (or first object), where picking the row goes. */
+  range?: Range;
+}
+
+export function serviceItems(services: readonly Service[]): ServiceItem[] {
+  return services.map((s) => {
+    const target = s.objects.find((o) => o.role === 'service-chain' || o.role === 'service-local-chain') ?? s.objects[0];
+    return {
+      label: serviceLabel(s),
+      description: s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${f.address ?? ''}${f.address ? ':' : ''}${f.port}`).join('  '),
+      detail: s.endpoints.length === 0 ? t('no endpoints') : s.endpoints.map((e) => `${e.address}:${e.port} ${formatShare(e.probability)}`).join(' · '),
+      range: target?.range,
+    };
+  });
+}
+
+/** One row of the Trace ClusterIP / Trace NodePort pick. */
+export interface FrontendItem {
+  label: string;
+  description: string;
+  detail: string;
+  target: { address: string; port: number; protocol: Protocol };
+}
+
+export function frontendItems(services: readonly Service[], kind: 'clusterIP' | 'nodePort'): FrontendItem[] {
+  const items: FrontendItem[] = [];
+  for (const s of services) {
+    for (const f of s.frontends) {
+      if (f.kind !== kind) continue;
+      const address = f.address ?? '';
+      items.push({
+        label: kind === 'clusterIP' ? `${hostPort(address, f.port)}/${s.protocol}` : `NodePort ${f.port}/${s.protocol}`,
+        description: serviceLabel(s),
+        detail: s.endpoints.length ? s.endpoints.map((e) => `${hostPort(e.address, e.port)} ${formatShare(e.probability)}`).join(' · ') : t('no endpoints'),
+        target: { address, port: f.port, protocol: s.protocol as Protocol },
+      });
+    }
+  }
+  return items;
+}
+
+/** Folding ranges as pairs (start, end) in one typed array. */
+export function encodeFoldingRanges(ranges: readonly { start: number; end: number }[]): Uint32Array {
+  const out = new Uint32Array(ranges.length * 2);
+  ranges.forEach((r, i) => {
+    out[2 * i] = r.start;
+    out[2 * i + 1] = r.end;
+  });
+  return out;
+}
+
+/**
+ * The outline with at most `limit` items below the tables: a 49 MB dump has 99,000 chains, and turning that many
+ * into editor symbols (and VS Code sending them on) would hold up the extension host for a second or more. The
+ * rest is summed up in one last item per table.
+ */
+export function limitOutline(items: OutlineItem[], limit: number): OutlineItem[] {
+  let left = limit;
+  return items.map((item) => {
+    if (item.children.length <= left) {
+      left -= item.children.length;
+      return item;
+    }
+    const shown = item.children.slice(0, Math.max(0, left));
+    const first = item.children[shown.length];
+    const more = item.children.length - shown.length;
+    left = 0;
+    return {
+      ...item,
+      children: [...shown, { name: t('… {0} more', more), detail: t('the outline lists {0} items of large dumps; List Services and F12 reach the others', limit), kind: first.kind, range: first.range, selectionRange: first.selectionRange, children: [] }],
+    };
+  });
+}
+
+/** Folding ranges, the tables (outermost) first, at most `limit` (VS Code's editor.foldingMaximumRegions). */
+export function limitFoldingRanges(ranges: { start: number; end: number }[], limit: number): { start: number; end: number }[] {
+  if (ranges.length <= limit) return ranges;
+  return [...ranges].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, limit).sort((a, b) => a.start - b.start);
+}
+
+/** Questions about one document's analysis (LanguageFeatures, plus what the providers need ready-made). */
+export const documentQueries = {
+  definitionAt: (f: AnyFeatures, a: DumpAnalysis, position: Position) => f.definitionAt(a, position),
+  referencesAt: (f: AnyFeatures, a: DumpAnalysis, position: Position, includeDeclaration: boolean) => f.referencesAt(a, position, includeDeclaration),
+  outline: (f: AnyFeatures, a: DumpAnalysis, limit = Number.POSITIVE_INFINITY) => limitOutline(f.outline(a), limit),
+  foldingRanges: (f: AnyFeatures, a: DumpAnalysis, limit = Number.POSITIVE_INFINITY) => encodeFoldingRanges(limitFoldingRanges(f.foldingRanges(a), limit)),
+  hoverAt: (f: AnyFeatures, a: DumpAnalysis, position: Position) => f.hoverAt(a, position),
+  statusSummary: (f: AnyFeatures, a: DumpAnalysis) => f.statusSummary(a),
+  services: (f: AnyFeatures, a: DumpAnalysis) => f.services(a),
+  serviceItems: (f: AnyFeatures, a: DumpAnalysis) => serviceItems(f.services(a)),
+  semanticTokens: (f: AnyFeatures, a: DumpAnalysis) => encodeSemanticTokens(f.semanticSymbols?.(a) ?? []),
+  diagnostics: (_f: AnyFeatures, a: DumpAnalysis) => a.diagnostics,
+};
+
+export type DocumentQueries = typeof documentQueries;
+export type DocumentMethod = keyof DocumentQueries;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DocumentArgs<M extends DocumentMethod> = DocumentQueries[M] extends (f: AnyFeatures, a: DumpAnalysis, ...args: infer P) => any ? P : never;
+export type DocumentResult<M extends DocumentMethod> = ReturnType<DocumentQueries[M]>;
+
+export function runDocumentQuery<M extends DocumentMethod>(features: AnyFeatures, analysis: DumpAnalysis, method: M, args: DocumentArgs<M>): DocumentResult<M> {
+  if (!Object.hasOwn(documentQueries, method)) throw new Error(`unknown document query ${String(method)}`);
+  const fn = documentQueries[method] as (f: AnyFeatures, a: DumpAnalysis, ...rest: unknown[]) => DocumentResult<M>;
+  return fn(features, analysis, ...(args as unknown[]));
+}
+
+/** Questions about a node snapshot (the document is file 0). */
+export const snapshotQueries = {
+  files: (s: NodeSnapshot) => s.files.map((f) => ({ name: f.name, languageId: f.languageId })),
+  definitions: (s: NodeSnapshot, fileIndex: number, position: Position) => snapshotDefinitions(s, fileIndex, position),
+  references: (s: NodeSnapshot, fileIndex: number, position: Position) => snapshotReferences(s, fileIndex, position),
+  diagnostics: (s: NodeSnapshot, fileIndex: number) => snapshotDiagnostics(s, fileIndex),
+  services: (s: NodeSnapshot) => s.services,
+  serviceCount: (s: NodeSnapshot) => s.services.length,
+  frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItems(s.services, kind),
+  trace: (s: NodeSnapshot, request: TraceRequest) => traceSnapshot(s.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), request),
+  graph: (s: NodeSnapshot) => graphOfSnapshot(s),
+};
+
+export type SnapshotQueries = typeof snapshotQueries;
+export type SnapshotMethod = keyof SnapshotQueries;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type SnapshotArgs<M extends SnapshotMethod> = SnapshotQueries[M] extends (s: NodeSnapshot, ...args: infer P) => any ? P : never;
+export type SnapshotResult<M extends SnapshotMethod> = ReturnType<SnapshotQueries[M]>;
+
+export function runSnapshotQuery<M extends SnapshotMethod>(snapshot: NodeSnapshot, method: M, args: SnapshotArgs<M>): SnapshotResult<M> {
+  if (!Object.hasOwn(snapshotQueries, method)) throw new Error(`unknown snapshot query ${String(method)}`);
+  const fn = snapshotQueries[method] as (s: NodeSnapshot, ...rest: unknown[]) => SnapshotResult<M>;
+  return fn(snapshot, ...(args as unknown[]));
+}

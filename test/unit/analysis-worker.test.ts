@@ -1,0 +1,299 @@
+// The analysis worker (issue #8 part 4) with a real worker_threads Worker built from src/extension/worker.ts:
+// text sent in parts and then edit by edit gives the same answers as a full parse of the final text on this
+// thread; stale versions are refused; snapshots asked in the worker equal snapshots asked here; a crashed worker
+// is restarted; core messages are translated with the bundle the extension passes in.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import * as esbuild from 'esbuild';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { featuresFor } from '../../src/core/language';
+import { formatMessage, setTranslator } from '../../src/core/l10n';
+import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
+import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
+import { AnalysisClient, RequestError } from '../../src/extension/analysis/client';
+import { AnalysisHost } from '../../src/extension/analysis/host';
+import type { AnalyzeResult, FromWorker, SnapshotAnswer, SnapshotFileSpec, TextChange, WorkerData } from '../../src/extension/analysis/protocol';
+import { runDocumentQuery, runSnapshotQuery, type DocumentMethod } from '../../src/extension/analysis/queries';
+
+let dir: string;
+let workerFile: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'dataplane-worker-test-'));
+  workerFile = join(dir, 'worker.js');
+  await esbuild.build({ bundle: true, platform: 'node', format: 'cjs', target: 'node20', entryPoints: ['src/extension/worker.ts'], outfile: workerFile, logLevel: 'warning' });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const clients: AnalysisClient[] = [];
+afterAll(() => clients.forEach((c) => c.dispose()));
+function newClient(data?: WorkerData): AnalysisClient {
+  const client = new AnalysisClient(() => new Worker(workerFile, { workerData: data ?? {} }));
+  clients.push(client);
+  return client;
+}
+
+/** Lines [start, end) of a text with their line breaks, the way the extension reads a document. */
+function partsOf(text: string): { lineCount: number; part: (start: number, end: number) => string } {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return { lineCount: starts.length, part: (a, b) => text.slice(starts[a], b < starts.length ? starts[b] : text.length) };
+}
+
+async function open(client: AnalysisClient, key: string, version: number, text: string, languageId = 'iptables', linesPerPart = 37): Promise<void> {
+  const { lineCount, part } = partsOf(text);
+  expect(await client.sendText({ key, version, languageId, name: `/x/${key}`, lineCount }, part, () => true, linesPerPart)).toBe(true);
+}
+
+const dump = generateIptablesDump({ services: randomServices(40, 3, 7), style: 'iptables-nft-save', family: 'ipv4', comments: true, nodeRules: true });
+
+/** Everything the providers ask, at a few positions: compared between the worker and this thread. */
+async function everything(ask: (method: DocumentMethod, ...args: unknown[]) => Promise<unknown>, text: string): Promise<unknown[]> {
+  const lines = text.split('\n');
+  const positions = [0, 5, Math.floor(lines.length / 2), lines.length - 3].flatMap((line) => [0, 4, 12, 40].map((character) => ({ line, character })));
+  const svc = lines.findIndex((l) => l.startsWith('-A KUBE-SERVICES') && l.includes('-j KUBE-SVC-'));
+  positions.push({ line: svc, character: lines[svc].lastIndexOf('KUBE-SVC-') + 3 });
+  const out: unknown[] = [];
+  for (const m of ['outline', 'foldingRanges', 'statusSummary', 'services', 'serviceItems', 'semanticTokens', 'diagnostics'] as const) out.push(await ask(m));
+  out.push(await ask('outline', 25), await ask('foldingRanges', 7));
+  for (const p of positions) out.push(await ask('hoverAt', p), await ask('definitionAt', p), await ask('referencesAt', p, true));
+  return out;
+}
+
+function localAsk(text: string) {
+  const features = featuresFor('iptables')!;
+  const analysis = features.analyze(text);
+  return (method: DocumentMethod, ...args: unknown[]) => Promise.resolve(runDocumentQuery(features, analysis, method, args as never));
+}
+
+describe('analysis worker: documents', () => {
+  it('a text sent in parts gives the same answers as a parse on this thread', async () => {
+    const client = newClient();
+    await open(client, 'a', 1, dump);
+    const result = await client.request<AnalyzeResult>({ type: 'analyze', key: 'a', version: 1 });
+    expect(result.size).toBe(dump.length);
+    expect(result.summary.services).toBeGreaterThan(30);
+    const remote = (method: DocumentMethod, ...args: unknown[]) => client.request({ type: 'query', key: 'a', version: 1, method, args });
+    const [w, l] = [await everything(remote, dump), await everything(localAsk(dump), dump)];
+    expect(w).toEqual(l);
+    // The hover over the Service's jump target is among them and says something.
+    expect(JSON.stringify(w)).toContain('KUBE-SVC-');
+  });
+
+  it('edits applied in the worker equal a full parse of the edited text (random edits)', async () => {
+    const client = newClient();
+    let version = 1;
+    await open(client, 'e', version, dump);
+    // Edits as VS Code reports them for one version: ranges in the text before the event, sorted from the end.
+    const edit = fc.record({ at: fc.nat(), length: fc.nat({ max: 30 }), text: fc.constantFrom('', ' ', '\n', '-j ACCEPT', '\n-A KUBE-SERVICES -j DROP\n', 'x', ':NEW-CHAIN - [0:0]\n', '# c\n') });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(edit, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }), async (events) => {
+        let text = dump;
+        version++;
+        await open(client, 'e', version, dump, 'iptables', 500);
+        for (const event of events) {
+          version++;
+          const changes: TextChange[] = [];
+          let limit = text.length;
+          for (const e of event) {
+            const offset = Math.min(e.at % (text.length + 1), limit);
+            const length = Math.min(e.length, limit - offset);
+            changes.push({ offset, length, text: e.text });
+            limit = offset;
+          }
+          // Reference: the same edits on an array of characters (independent of the worker's string surgery).
+          const chars = [...text];
+          for (const c of changes) chars.splice(c.offset, c.length, ...c.text);
+          text = chars.join('');
+          client.notify({ type: 'edit', key: 'e', version, changes });
+        }
+        await client.request({ type: 'analyze', key: 'e', version });
+        const remote = (method: DocumentMethod, ...args: unknown[]) => client.request({ type: 'query', key: 'e', version, method, args });
+        expect(await everything(remote, text)).toEqual(await everything(localAsk(text), text));
+      }),
+      { numRuns: 8 },
+    );
+  });
+
+  it('refuses questions about an older version and asks for a text it does not have', async () => {
+    const client = newClient();
+    await open(client, 's', 3, dump);
+    await client.request({ type: 'analyze', key: 's', version: 3 });
+    client.notify({ type: 'edit', key: 's', version: 4, changes: [{ offset: 0, length: 0, text: '# edited\n' }] });
+    const kind = (p: Promise<unknown>) => p.then(() => 'ok', (e: RequestError) => e.kind);
+    expect(await kind(client.request({ type: 'query', key: 's', version: 3, method: 'outline', args: [] }))).toBe('stale');
+    expect(await kind(client.request({ type: 'query', key: 's', version: 5, method: 'outline', args: [] }))).toBe('needs-text');
+    expect(await kind(client.request({ type: 'query', key: 'nobody', version: 1, method: 'outline', args: [] }))).toBe('needs-text');
+    // An edit outside the text (a lost event) is caught: the worker asks for the whole text again.
+    client.notify({ type: 'edit', key: 's', version: 5, changes: [{ offset: dump.length + 100, length: 1, text: '' }] });
+    expect(await kind(client.request({ type: 'analyze', key: 's', version: 5 }))).toBe('needs-text');
+    // Only the named questions are answered (no prototype lookups).
+    await open(client, 's', 6, dump);
+    expect(await kind(client.request({ type: 'query', key: 's', version: 6, method: 'toString' as DocumentMethod, args: [] }))).toBe('error');
+    expect(await kind(client.request({ type: 'query', key: 's', version: 6, method: 'outline', args: [] }))).toBe('ok');
+  });
+
+  it('an analysis overtaken by a queued edit is not started', () => {
+    const posted: FromWorker[] = [];
+    const tasks: (() => void)[] = [];
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn));
+    host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
+    host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
+    host.receive({ type: 'edit', key: 'k', version: 2, changes: [{ offset: 0, length: 0, text: '# x\n' }] });
+    host.receive({ type: 'analyze', key: 'k', version: 2, id: 2 });
+    while (tasks.length) tasks.shift()!();
+    expect(posted.filter((m) => m.id !== undefined).map((m) => [m.id, 'ok' in m && m.ok ? 'ok' : 'kind' in m ? m.kind : ''])).toEqual([[1, 'stale'], [2, 'ok']]);
+    // Only version 2 was parsed.
+    expect(posted.filter((m) => m.id === undefined).map((m) => 'version' in m && m.version)).toEqual([2]);
+  });
+
+  it('answers a hover before queued whole-document questions, never before an edit of its document', () => {
+    const posted: FromWorker[] = [];
+    const tasks: (() => void)[] = [];
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn));
+    const at = { line: 3, character: 2 };
+    host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
+    host.receive({ type: 'text', key: 'j', version: 1, languageId: 'iptables', name: 'j', part: dump, reset: true, done: true });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'outline', args: [], id: 1 });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'semanticTokens', args: [], id: 2 });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'hoverAt', args: [at], id: 3 });
+    host.receive({ type: 'edit', key: 'j', version: 2, changes: [{ offset: 0, length: 0, text: '# x\n' }] });
+    host.receive({ type: 'query', key: 'j', version: 2, method: 'definitionAt', args: [at], id: 4 });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'foldingRanges', args: [], id: 5 });
+    while (tasks.length) tasks.shift()!();
+    const answers = posted.flatMap((m) => (m.id === undefined ? [] : [[m.id, m.ok ? 'ok' : 'kind' in m ? m.kind : '']]));
+    // The hover (3) jumps the queue; the F12 (4) does not pass the edit before it (else: needs-text for version 2).
+    expect(answers).toEqual([[3, 'ok'], [1, 'ok'], [2, 'ok'], [4, 'ok'], [5, 'ok']]);
+  });
+
+  it('a crashed worker fails the pending requests and starts again, asking for the text', async () => {
+    let started = 0;
+    let current: Worker | undefined;
+    const crashes: string[] = [];
+    const client = new AnalysisClient(() => {
+      started++;
+      current = new Worker(workerFile);
+      return current;
+    }, { onCrash: (e) => crashes.push(e.message) });
+    clients.push(client);
+    await open(client, 'c', 1, dump);
+    const pending = client.request({ type: 'analyze', key: 'c', version: 1 }).then(() => 'ok', (e: RequestError) => e.kind);
+    await current!.terminate();
+    expect(await pending).toBe('crashed');
+    expect(crashes).toHaveLength(1);
+    const again = await client.request({ type: 'analyze', key: 'c', version: 1 }).then(() => 'ok', (e: RequestError) => e.kind);
+    expect(again).toBe('needs-text');
+    expect(started).toBe(2);
+    expect(client.generation).toBe(2);
+    // A restart on purpose (to drop a parse nobody needs) fails what is pending the same way, under its own name.
+    await open(client, 'c', 2, dump);
+    const dropped = client.request({ type: 'analyze', key: 'c', version: 2 }).then(() => 'ok', (e: RequestError) => e.kind);
+    client.restart();
+    expect(await dropped).toBe('restarted');
+    expect(crashes).toHaveLength(1);
+    expect(await client.request({ type: 'analyze', key: 'c', version: 2 }).then(() => 'ok', (e: RequestError) => e.kind)).toBe('needs-text');
+    expect(started).toBe(3);
+  });
+
+  it('translates core messages with the bundle it was given', async () => {
+    const zh = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8')) as Record<string, string>;
+    const broken = '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j\nthis is prose\n-A NOWHERE -j ACCEPT\nCOMMIT\n';
+    const english = featuresFor('iptables')!.analyze(broken).diagnostics.map((d: { message: string }) => d.message);
+    setTranslator((message, args) => formatMessage(Object.hasOwn(zh, message) ? zh[message] : message, args));
+    let chinese: string[];
+    try {
+      chinese = featuresFor('iptables')!.analyze(broken).diagnostics.map((d: { message: string }) => d.message);
+    } finally {
+      setTranslator(undefined);
+    }
+    expect(chinese).not.toEqual(english);
+    const client = newClient({ l10n: zh });
+    await open(client, 'z', 1, broken);
+    const result = await client.request<AnalyzeResult>({ type: 'analyze', key: 'z', version: 1 });
+    expect(result.diagnostics.map((d) => d.message)).toEqual(chinese);
+  });
+});
+
+describe('answers sized for the extension host', () => {
+  const features = featuresFor('iptables')!;
+  const analysis = features.analyze(dump);
+
+  it('the outline of a large dump stops after the limit and says how many chains it leaves out', () => {
+    const full = runDocumentQuery(features, analysis, 'outline', []);
+    const chains = full.reduce((n, table) => n + table.children.length, 0);
+    expect(chains).toBeGreaterThan(100);
+    const limited = runDocumentQuery(features, analysis, 'outline', [100]);
+    expect(limited.map((tb) => tb.name)).toEqual(full.map((tb) => tb.name));
+    const listed = limited.flatMap((tb) => tb.children.filter((c) => !c.name.startsWith('…')));
+    expect(listed.map((c) => c.name)).toEqual(full.flatMap((tb) => tb.children).slice(0, 100).map((c) => c.name));
+    const more = limited.flatMap((tb) => tb.children.filter((c) => c.name.startsWith('…')));
+    expect(more.map((c) => Number(/\d+/.exec(c.name)![0])).reduce((x, y) => x + y, 0)).toBe(chains - 100);
+  });
+
+  it('folding ranges stop at the limit, keeping the outermost (the tables)', () => {
+    const all = featuresFor('iptables')!.foldingRanges(analysis);
+    const pairs = runDocumentQuery(features, analysis, 'foldingRanges', [10]);
+    expect(pairs.length).toBe(20);
+    const kept = Array.from({ length: 10 }, (_, i) => ({ start: pairs[2 * i], end: pairs[2 * i + 1] }));
+    const tables = all.filter((r) => (analysis.ruleset.tables as { range: { start: { line: number } } }[]).some((tb) => tb.range.start.line === r.start));
+    expect(tables.length).toBeGreaterThan(0);
+    for (const tb of tables) expect(kept).toContainEqual(tb);
+    expect(kept.every((r) => all.some((a) => a.start === r.start && a.end === r.end))).toBe(true);
+  });
+});
+
+describe('analysis worker: node snapshots', () => {
+  const dumps = generateIpvsSnapshot({ services: SAMPLE_SERVICES, nodeIPs: ['192.168.0.10'] });
+
+  it('a snapshot asked in the worker answers like one asked on this thread', async () => {
+    const folder = join(dir, 'node1');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'node1.ipset'), dumps['ipset-save']);
+    writeFileSync(join(folder, 'node1.ipvsadm'), dumps['ipvsadm-list']);
+    writeFileSync(join(folder, 'notes.txt'), 'not a dump\n');
+    writeFileSync(join(folder, 'empty.iptables'), '');
+    const client = newClient();
+    // The iptables dump is a document held by the worker; ipset is a small open document; the rest is on disk.
+    await open(client, 'ipt', 1, dumps['iptables-save']);
+    await client.request({ type: 'analyze', key: 'ipt', version: 1 });
+    const specs: SnapshotFileSpec[] = [
+      { kind: 'document', key: 'ipt' },
+      { kind: 'text', key: 'set', version: 1, name: join(folder, 'node1.ipset'), languageId: 'ipset', text: dumps['ipset-save'] },
+      { kind: 'path', name: join(folder, 'empty.iptables'), path: join(folder, 'empty.iptables'), maxSize: 1e9 },
+      { kind: 'path', name: join(folder, 'node1.ipvsadm'), path: join(folder, 'node1.ipvsadm'), maxSize: 1e9 },
+      { kind: 'path', name: join(folder, 'notes.txt'), path: join(folder, 'notes.txt'), maxSize: 1e9 },
+    ];
+    const local = buildSnapshot([
+      analyzeFile('/x/ipt', dumps['iptables-save'], 'iptables'),
+      analyzeFile(join(folder, 'node1.ipset'), dumps['ipset-save'], 'ipset'),
+      analyzeFile(join(folder, 'node1.ipvsadm'), dumps['ipvsadm-list']),
+    ] as SnapshotFile[]);
+    const lines = dumps['iptables-save'].split('\n');
+    const line = lines.findIndex((l) => l.includes('--match-set KUBE-CLUSTER-IP'));
+    const at = { line, character: lines[line].indexOf('KUBE-CLUSTER-IP') + 1 };
+    const questions: [string, unknown[]][] = [
+      ['files', []],
+      ['definitions', [0, at]],
+      ['references', [0, at]],
+      ['diagnostics', [0]],
+      ['services', []],
+      ['frontendItems', ['clusterIP']],
+      ['trace', [{ to: '10.96.0.10', dport: 53, protocol: 'udp', entry: 'pod' }]],
+      ['graph', []],
+    ];
+    for (const [method, args] of questions) {
+      const answer = await client.request<SnapshotAnswer>({ type: 'snapshot', files: specs, method: method as never, args });
+      expect(answer.included, method).toEqual([0, 1, 3]);
+      expect(answer.value, method).toEqual(runSnapshotQuery(local, method as never, args as never));
+    }
+    // The cross-file answers are real: F12 on --match-set goes to the ipset file.
+    const defs = (await client.request<SnapshotAnswer<{ fileIndex: number }[]>>({ type: 'snapshot', files: specs, method: 'definitions', args: [0, at] })).value;
+    expect(defs.map((d) => d.fileIndex)).toEqual([1]);
+  });
+});
