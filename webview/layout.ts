@@ -1,76 +1,76 @@
-// A deterministic layered layout (left to right by the model's layers), one band per Service. No DOM here.
-import type { GraphNode, ServiceGraph } from '../src/core/graph/model';
+// Layout of the selected Service graphs with ELK (layered, left to right), one band per Service stacked top to
+// bottom. ELK runs in the page (elk.bundled.js; the webview CSP allows no worker from our origin). Options are the
+// fast ones measured in bench/graph-results.md. ELK's time grows steeply with the width of a layer: beyond
+// MAX_ELK_NODES (a Service with ~200 endpoints) the core's deterministic layered layout, which places a fan-out
+// of thousands of endpoints in a few milliseconds, is used instead (the benchmark shows both).
+import ELK from 'elkjs/lib/elk.bundled.js';
+import type { ElkNode } from 'elkjs/lib/elk-api';
+import type { ServiceGraph } from '../src/core/graph/model';
+import { layeredLayout, NODE_HEIGHT, NODE_WIDTH, TITLE_HEIGHT, type GraphLayout } from '../src/core/graph/svg';
 
-export const NODE_WIDTH = 230;
-export const NODE_HEIGHT = 52;
-const COLUMN_GAP = 90;
-const ROW_GAP = 14;
-const BAND_GAP = 30;
-const TITLE_HEIGHT = 24;
 const MARGIN = 12;
+const BAND_GAP = 30;
+export const MAX_ELK_NODES = 400;
 
-export interface PlacedNode {
-  node: GraphNode;
-  x: number;
-  y: number;
+let elk: InstanceType<typeof ELK> | undefined;
+
+function options(nodeCount: number): Record<string, string> {
+  const common = {
+    'elk.algorithm': 'layered',
+    'elk.direction': 'RIGHT',
+    'elk.spacing.nodeNode': '14',
+    'elk.layered.spacing.nodeNodeBetweenLayers': '90',
+    'elk.edgeRouting': 'POLYLINE',
+    'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
+  };
+  // Small graphs get ELK's thorough crossing minimisation; large fan-outs the single-pass one (see the benchmark).
+  return nodeCount > 150 ? { ...common, 'elk.layered.thoroughness': '1' } : common;
 }
 
-export interface PlacedEdge {
-  path: string;
-  label?: string;
-  labelX: number;
-  labelY: number;
+async function layoutOne(g: ServiceGraph): Promise<GraphLayout> {
+  elk ??= new ELK();
+  const ids = new Set(g.nodes.map((n) => n.id));
+  const graph: ElkNode = {
+    id: 'root',
+    layoutOptions: options(g.nodes.length),
+    children: g.nodes.map((n) => ({
+      id: n.id,
+      width: NODE_WIDTH,
+      height: NODE_HEIGHT,
+      // Frontends first, pods last, whatever the edges say.
+      layoutOptions: (n.layer === 0 ? { 'elk.layered.layering.layerConstraint': 'FIRST' } : n.kind === 'pod' || n.kind === 'verdict' ? { 'elk.layered.layering.layerConstraint': 'LAST' } : {}) as Record<string, string>,
+    })),
+    edges: g.edges.filter((e) => ids.has(e.from) && ids.has(e.to)).map((e, i) => ({ id: `e${i}`, sources: [e.from], targets: [e.to] })),
+  };
+  const out = await elk.layout(graph);
+  const nodes = (out.children ?? []).map((c) => ({ id: c.id, x: c.x ?? 0, y: c.y ?? 0 }));
+  const edges: GraphLayout['edges'] = [];
+  const modelEdges = new Map(graph.edges!.map((m) => [m.id, m]));
+  (out.edges ?? []).forEach((e) => {
+    const section = (e as { sections?: { startPoint: { x: number; y: number }; endPoint: { x: number; y: number }; bendPoints?: { x: number; y: number }[] }[] }).sections?.[0];
+    const source = modelEdges.get(e.id);
+    if (!section || !source) return;
+    const points: [number, number][] = [[section.startPoint.x, section.startPoint.y], ...(section.bendPoints ?? []).map((p) => [p.x, p.y] as [number, number]), [section.endPoint.x, section.endPoint.y]];
+    edges.push({ from: source.sources[0], to: source.targets[0], points });
+  });
+  return { width: out.width ?? 0, height: out.height ?? 0, nodes, edges, titles: [] };
 }
 
-export interface Layout {
-  width: number;
-  height: number;
-  nodes: PlacedNode[];
-  edges: PlacedEdge[];
-  titles: { text: string; x: number; y: number }[];
-}
-
-export function layoutGraphs(graphs: ServiceGraph[]): Layout {
-  const nodes: PlacedNode[] = [];
-  const edges: PlacedEdge[] = [];
-  const titles: Layout['titles'] = [];
+/** Lays out every graph and stacks them, each under its title. */
+export async function layoutGraphs(graphs: ServiceGraph[]): Promise<GraphLayout & { engine: 'elk' | 'layered' }> {
+  const total = graphs.reduce((n, g) => n + g.nodes.length, 0);
+  if (total > MAX_ELK_NODES) return { ...layeredLayout(graphs), engine: 'layered' };
+  const result: GraphLayout = { width: 200, height: 0, nodes: [], edges: [], titles: [] };
   let top = MARGIN;
-  let width = 0;
   for (const g of graphs) {
-    titles.push({ text: g.title, x: MARGIN, y: top + 16 });
+    const one = await layoutOne(g);
+    result.titles.push({ key: g.key, x: MARGIN, y: top + 16 });
     top += TITLE_HEIGHT;
-    const layers = new Map<number, GraphNode[]>();
-    for (const n of g.nodes) {
-      const column = layers.get(n.layer) ?? [];
-      column.push(n);
-      layers.set(n.layer, column);
-    }
-    const rows = Math.max(1, ...[...layers.values()].map((c) => c.length));
-    const bandHeight = rows * (NODE_HEIGHT + ROW_GAP) - ROW_GAP;
-    const at = new Map<string, PlacedNode>();
-    for (const [layer, column] of [...layers.entries()].sort((a, b) => a[0] - b[0])) {
-      // Centre shorter columns in the band.
-      const columnHeight = column.length * (NODE_HEIGHT + ROW_GAP) - ROW_GAP;
-      const offset = (bandHeight - columnHeight) / 2;
-      column.forEach((n, i) => {
-        const p = { node: n, x: MARGIN + layer * (NODE_WIDTH + COLUMN_GAP), y: top + offset + i * (NODE_HEIGHT + ROW_GAP) };
-        at.set(n.id, p);
-        nodes.push(p);
-        width = Math.max(width, p.x + NODE_WIDTH + MARGIN);
-      });
-    }
-    for (const e of g.edges) {
-      const a = at.get(e.from);
-      const b = at.get(e.to);
-      if (!a || !b) continue;
-      const x1 = a.x + NODE_WIDTH;
-      const y1 = a.y + NODE_HEIGHT / 2;
-      const x2 = b.x;
-      const y2 = b.y + NODE_HEIGHT / 2;
-      const mid = (x1 + x2) / 2;
-      edges.push({ path: `M ${x1} ${y1} C ${mid} ${y1}, ${mid} ${y2}, ${x2} ${y2}`, label: e.label, labelX: mid - 14, labelY: (y1 + y2) / 2 - 4 });
-    }
-    top += bandHeight + BAND_GAP;
+    for (const n of one.nodes) result.nodes.push({ id: n.id, x: n.x + MARGIN, y: n.y + top });
+    for (const e of one.edges) result.edges.push({ from: e.from, to: e.to, points: e.points.map(([x, y]) => [x + MARGIN, y + top]) });
+    result.width = Math.max(result.width, one.width + 2 * MARGIN);
+    top += one.height + BAND_GAP;
   }
-  return { width: Math.max(width, 200), height: top, nodes, edges, titles };
+  result.height = top;
+  return { ...result, engine: 'elk' };
 }

@@ -1,8 +1,18 @@
 // The Service graph webview (browser bundle). Everything from the extension arrives as a checked message and is
 // rendered with textContent / setAttribute on elements we create: no HTML string is ever parsed.
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { GraphNode, ServiceGraph, ServiceSummary } from '../src/core/graph/model';
 import { parseToWebview, type FromWebview, type GraphPanelState, type GraphStrings } from '../src/core/graph/protocol';
-import { layoutGraphs, NODE_HEIGHT, NODE_WIDTH } from './layout';
+import { clip, edgeLabelAt, edgePath, NODE_HEIGHT, NODE_WIDTH, type GraphLayout } from '../src/core/graph/svg';
+import type { TraceHighlight } from '../src/core/graph/trace';
+import { layoutGraphs } from './layout';
+import { VirtualList } from './list';
+import { renderMarkdown } from './markdown';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -13,14 +23,19 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 const SVG = 'http://www.w3.org/2000/svg';
-const MAX_ROWS = 500;
+const ALL = '\u0000all';
 
 let strings: GraphStrings | undefined;
 let services: ServiceSummary[] = [];
+let haystacks: string[] = [];
 let files: string[] = [];
 let selected: string[] = [];
 let graphs: ServiceGraph[] = [];
+let highlight: TraceHighlight | null = null;
+let layout: GraphLayout | undefined;
 let filter = '';
+let namespace = ALL;
+let onlyNoEndpoints = false;
 const initial = (() => {
   try {
     return JSON.parse(document.body.dataset.state ?? '{}') as { document?: string; selected?: string[] };
@@ -31,6 +46,13 @@ const initial = (() => {
 const documentUri = typeof initial.document === 'string' ? initial.document : '';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function custom(tag: string, attrs: Record<string, string> = {}, text?: string): HTMLElement {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   if (text !== undefined) e.textContent = text;
@@ -56,158 +78,708 @@ function saveState(): void {
   vscode.setState({ document: documentUri, selected });
 }
 
-// ---- layout shell ----
+// ---------------------------------------------------------------- shell
 const app = document.getElementById('app')!;
 const side = el('aside', { class: 'side' });
-const toolbar = el('div', { class: 'toolbar' });
-const filterInput = el('input', { type: 'search', id: 'filter', class: 'filter' });
-const filterLabel = el('label', { for: 'filter', class: 'visually-hidden' });
-const count = el('div', { class: 'count', 'aria-live': 'polite' });
-const list = el('ul', { class: 'services', role: 'listbox', 'aria-multiselectable': 'true', tabindex: '0' });
-const copyButton = el('button', { type: 'button', class: 'button', id: 'copy-mermaid' });
-const main = el('main', { class: 'canvas' });
-side.append(filterLabel, filterInput, count, list);
-toolbar.append(copyButton);
-const right = el('section', { class: 'right' });
-right.append(toolbar, main);
-app.append(side, right);
+const filterInput = custom('vscode-textfield', { id: 'filter', type: 'search', class: 'filter' }) as HTMLElement & { value: string; placeholder: string; label: string };
+const namespaceSelect = custom('vscode-single-select', { id: 'namespace', class: 'namespace' }) as HTMLElement & { value: string };
+const noEndpointsBox = custom('vscode-checkbox', { id: 'no-endpoints' }) as HTMLElement & { checked: boolean; label: string };
+const countLine = el('div', { class: 'count', 'aria-live': 'polite' });
+const countBadge = custom('vscode-badge', { variant: 'counter', class: 'count-badge' });
+const countText = el('span');
+countLine.append(countBadge, countText);
+side.append(filterInput, namespaceSelect, noEndpointsBox, countLine);
 
-function matches(s: ServiceSummary, needle: string): boolean {
-  if (!needle) return true;
-  const hay = [s.title, s.namespace, s.name, s.portName, ...s.frontends, ...s.objects, files[s.fileIndex] ?? ''].join('\n').toLowerCase();
-  return needle
-    .toLowerCase()
-    .split(/\s+/)
-    .filter(Boolean)
-    .every((w) => hay.includes(w));
+const rowParts = new WeakMap<HTMLElement, { title: HTMLElement; meta: HTMLElement; badge: HTMLElement }>();
+const list = new VirtualList<ServiceSummary>({
+  container: side,
+  label: '',
+  key: (s) => s.key,
+  isSelected: (s) => selected.includes(s.key),
+  onChoose: (s, exclusive) => toggle(s.key, exclusive),
+  render(row, s) {
+    // Rows are reused while scrolling: their parts are created once and only their text changes.
+    let parts = rowParts.get(row);
+    if (!parts) {
+      // A plain span styled like vscode-badge: rows re-render many times a second while scrolling.
+      parts = { title: el('span', { class: 'title' }), meta: el('span', { class: 'meta' }), badge: el('span', { class: 'badge' }) };
+      rowParts.set(row, parts);
+      row.replaceChildren(parts.title, parts.meta, parts.badge);
+    }
+    const manyFiles = files.length > 1;
+    parts.title.textContent = clip(s.title, 200);
+    parts.meta.textContent = clip([...s.frontends, manyFiles ? files[s.fileIndex] ?? '' : ''].filter(Boolean).join(' · '), 300);
+    parts.badge.textContent = s.noEndpoints ? strings?.noEndpoints ?? '' : `${s.endpointCount} ${strings?.endpoints ?? ''}`;
+    parts.badge.classList.toggle('warn', s.noEndpoints);
+    row.title = clip([s.title, ...s.frontends, ...s.objects.slice(0, 8)].join('\n'), 2_000);
+    row.classList.toggle('no-endpoints', s.noEndpoints);
+  },
+});
+
+const right = el('section', { class: 'right' });
+const toolbar = el('div', { class: 'toolbar', role: 'toolbar' });
+const button = (id: string) => custom('vscode-button', { id, secondary: '' }) as HTMLElement & { disabled: boolean };
+const copyButton = button('copy-mermaid');
+const saveButton = button('save-svg');
+const zoomOutButton = button('zoom-out');
+const zoomInButton = button('zoom-in');
+const fitButton = button('fit');
+const traceButton = button('trace-from-here');
+const clearTraceButton = button('clear-trace');
+const traceLabel = el('span', { class: 'trace-label', 'aria-live': 'polite' });
+toolbar.append(copyButton, saveButton, zoomOutButton, zoomInButton, fitButton, traceButton, clearTraceButton, traceLabel);
+const canvas = el('div', { class: 'canvas', tabindex: '-1' });
+const hoverBox = el('div', { class: 'hover', role: 'tooltip', id: 'node-hover', hidden: '' });
+const status = el('div', { class: 'status' });
+right.append(toolbar, canvas, status);
+app.append(side, right);
+document.body.append(hoverBox);
+
+// ---------------------------------------------------------------- list
+function haystack(s: ServiceSummary): string {
+  return [s.title, s.namespace, s.name, s.portName, s.protocol, ...s.frontends, ...s.objects, files[s.fileIndex] ?? ''].join('\n').toLowerCase();
+}
+
+function shownServices(): ServiceSummary[] {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const out: ServiceSummary[] = [];
+  services.forEach((s, i) => {
+    if (namespace !== ALL && s.namespace !== namespace) return;
+    if (onlyNoEndpoints && !s.noEndpoints) return;
+    const hay = haystacks[i];
+    if (words.every((w) => hay.includes(w))) out.push(s);
+  });
+  return out;
+}
+
+function renderList(): void {
+  if (!strings) return;
+  const shown = shownServices();
+  countBadge.textContent = String(shown.length);
+  countText.textContent = format(strings.count, shown.length, services.length);
+  list.setItems(shown);
+}
+
+function renderNamespaces(): void {
+  if (!strings) return;
+  const names = [...new Set(services.map((s) => s.namespace))].sort();
+  const options = [custom('vscode-option', { value: ALL }, strings.allNamespaces), ...names.map((n) => custom('vscode-option', { value: n }, n || '—'))];
+  namespaceSelect.replaceChildren(...options);
+  if (namespace !== ALL && !names.includes(namespace)) namespace = ALL;
+  namespaceSelect.value = namespace;
 }
 
 function toggle(key: string, exclusive: boolean): void {
   if (exclusive) selected = [key];
   else selected = selected.includes(key) ? selected.filter((k) => k !== key) : [...selected, key];
   saveState();
-  renderList();
+  list.refresh();
   post({ type: 'select', keys: selected });
 }
 
-function renderList(): void {
-  if (!strings) return;
-  const shown = services.filter((s) => matches(s, filter));
-  count.textContent = format(strings.count, shown.length, services.length);
-  const manyFiles = new Set(services.map((x) => x.fileIndex)).size > 1;
-  const rows = shown.slice(0, MAX_ROWS).map((s) => {
-    const isSelected = selected.includes(s.key);
-    const li = el('li', { role: 'option', class: 'service', 'aria-selected': String(isSelected), tabindex: '-1' });
-    li.dataset.key = s.key;
-    li.append(el('span', { class: 'title' }, s.title));
-    li.append(el('span', { class: 'meta' }, s.frontends.join(' · ')));
-    // Several dumps in the snapshot: say which one the Service was read from.
-    if (manyFiles && files[s.fileIndex]) li.append(el('span', { class: 'meta file' }, files[s.fileIndex]));
-    const badge = s.noEndpoints ? el('span', { class: 'badge warn' }, strings!.noEndpoints) : el('span', { class: 'badge' }, `${s.endpointCount} ${strings!.endpoints}`);
-    li.append(badge);
-    return li;
-  });
-  list.replaceChildren(...rows);
-}
-
-list.addEventListener('click', (event) => {
-  const li = (event.target as Element).closest('li.service') as HTMLLIElement | null;
-  if (li?.dataset.key) toggle(li.dataset.key, !(event.ctrlKey || event.metaKey || event.shiftKey));
+let filterFrame = 0;
+filterInput.addEventListener('input', () => {
+  filter = filterInput.value ?? '';
+  cancelAnimationFrame(filterFrame);
+  filterFrame = requestAnimationFrame(renderList);
 });
-list.addEventListener('keydown', (event) => {
-  const items = [...list.querySelectorAll<HTMLLIElement>('li.service')];
-  const current = items.indexOf(document.activeElement as HTMLLIElement);
-  if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-    event.preventDefault();
-    const next = items[Math.min(items.length - 1, Math.max(0, current + (event.key === 'ArrowDown' ? 1 : -1)))];
-    next?.focus();
-  } else if ((event.key === 'Enter' || event.key === ' ') && current >= 0) {
-    event.preventDefault();
-    toggle(items[current].dataset.key!, event.key === 'Enter');
+filterInput.addEventListener('keydown', (e) => {
+  if (e.key === 'ArrowDown') {
+    e.preventDefault();
+    list.element.focus();
+    list.element.dispatchEvent(new KeyboardEvent('keydown', { key: 'Home' }));
   }
 });
-filterInput.addEventListener('input', () => {
-  filter = filterInput.value;
+namespaceSelect.addEventListener('change', () => {
+  namespace = namespaceSelect.value || ALL;
+  renderList();
+});
+noEndpointsBox.addEventListener('change', () => {
+  onlyNoEndpoints = noEndpointsBox.checked;
   renderList();
 });
 copyButton.addEventListener('click', () => post({ type: 'copyMermaid', keys: selected }));
+saveButton.addEventListener('click', () => {
+  if (layout) post({ type: 'saveSvg', layout });
+});
 
-// ---- graph ----
-function nodeElement(n: GraphNode, x: number, y: number): SVGGElement {
-  const g = svg('g', { class: `node ${n.kind}${n.source ? ' linked' : ''}`, transform: `translate(${x},${y})`, tabindex: n.source ? 0 : -1, role: n.source ? 'button' : 'img' });
-  g.dataset.id = n.id;
-  g.setAttribute('aria-label', [n.detail, n.label, ...n.badges].filter(Boolean).join(', '));
-  g.append(svg('title', {}, [n.label, n.detail, ...n.badges].filter(Boolean).join('\n')));
+// ---------------------------------------------------------------- zoom and pan
+let scale = 1;
+let tx = 0;
+let ty = 0;
+let viewport: SVGGElement | undefined;
+let root: SVGSVGElement | undefined;
+
+function applyTransform(): void {
+  viewport?.setAttribute('transform', `translate(${tx},${ty}) scale(${scale})`);
+  document.body.dataset.zoom = scale.toFixed(3);
+  scheduleVisible();
+}
+
+function zoomBy(factor: number, cx = canvas.clientWidth / 2, cy = canvas.clientHeight / 2): void {
+  const next = Math.min(4, Math.max(0.05, scale * factor));
+  tx = cx - ((cx - tx) * next) / scale;
+  ty = cy - ((cy - ty) * next) / scale;
+  scale = next;
+  applyTransform();
+}
+
+/** Scale and offsets that show the whole graph. */
+function wholeView(): { scale: number; tx: number; ty: number } | undefined {
+  if (!layout) return undefined;
+  const w = canvas.clientWidth || 800;
+  const h = canvas.clientHeight || 600;
+  const s = Math.max(0.05, Math.min(1, w / layout.width, h / layout.height));
+  return { scale: s, tx: Math.max(0, (w - layout.width * s) / 2), ty: Math.max(0, (h - layout.height * s) / 2) };
+}
+
+/** F / Fit: the whole graph. */
+function fit(): void {
+  const v = wholeView();
+  if (!v) return;
+  ({ scale, tx, ty } = v);
+  applyTransform();
+}
+
+/**
+ * The first view of a graph: the whole of it when it stays readable; otherwise readable (80 %) from the left,
+ * centred on the first frontend (the middle of a fan-out of many endpoints).
+ */
+function initialView(): void {
+  const v = wholeView();
+  if (!v || !layout) return;
+  if (v.scale >= 0.5) {
+    ({ scale, tx, ty } = v);
+  } else {
+    scale = 0.8;
+    tx = 0;
+    const h = canvas.clientHeight || 600;
+    const anchor = orderedNodes.find((n) => n.kind === 'frontend') ?? orderedNodes[0];
+    const p = anchor ? placed.get(anchor.id) : undefined;
+    ty = p ? Math.min(0, h / 2 - (p.y + NODE_HEIGHT / 2) * scale) : 0;
+  }
+  applyTransform();
+}
+
+function resetZoom(): void {
+  scale = 1;
+  tx = 0;
+  ty = 0;
+  applyTransform();
+}
+
+/** Pans so the node is inside the visible area. */
+function ensureVisible(x: number, y: number): void {
+  const w = canvas.clientWidth;
+  const h = canvas.clientHeight;
+  const left = x * scale + tx;
+  const top = y * scale + ty;
+  if (left < 0) tx -= left - 8;
+  else if (left + NODE_WIDTH * scale > w) tx -= left + NODE_WIDTH * scale - w + 8;
+  if (top < 0) ty -= top - 8;
+  else if (top + NODE_HEIGHT * scale > h) ty -= top + NODE_HEIGHT * scale - h + 8;
+  applyTransform();
+}
+
+canvas.addEventListener(
+  'wheel',
+  (e) => {
+    e.preventDefault();
+    const box = canvas.getBoundingClientRect();
+    // Ctrl/Cmd + wheel (and a trackpad pinch) zooms around the pointer; the wheel alone pans (Shift: sideways).
+    if (e.ctrlKey || e.metaKey) zoomBy(Math.exp(-e.deltaY * 0.002), e.clientX - box.left, e.clientY - box.top);
+    else {
+      tx -= e.shiftKey ? e.deltaY : e.deltaX;
+      ty -= e.shiftKey ? 0 : e.deltaY;
+      applyTransform();
+    }
+  },
+  { passive: false },
+);
+let drag: { x: number; y: number; tx: number; ty: number; moved: boolean } | undefined;
+canvas.addEventListener('pointerdown', (e) => {
+  if (e.button !== 0) return;
+  drag = { x: e.clientX, y: e.clientY, tx, ty, moved: false };
+});
+window.addEventListener('pointermove', (e) => {
+  if (!drag) return;
+  const dx = e.clientX - drag.x;
+  const dy = e.clientY - drag.y;
+  if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+  drag.moved = true;
+  canvas.classList.add('panning');
+  tx = drag.tx + dx;
+  ty = drag.ty + dy;
+  applyTransform();
+});
+window.addEventListener('pointerup', () => {
+  canvas.classList.remove('panning');
+  // A drag is not a click on the node it started on.
+  if (drag?.moved) setTimeout(() => (drag = undefined), 0);
+  else drag = undefined;
+});
+canvas.addEventListener('keydown', (e) => {
+  if (e.key === '+' || e.key === '=') zoomBy(1.25);
+  else if (e.key === '-' || e.key === '_') zoomBy(0.8);
+  else if (e.key === '0') resetZoom();
+  else if (e.key === 'f' || e.key === 'F') fit();
+  else if ((e.key === 'Home' || e.key === 'End') && layout) {
+    ty = e.key === 'Home' ? 0 : Math.min(0, canvas.clientHeight - layout.height * scale);
+    applyTransform();
+  } else return;
+  e.preventDefault();
+});
+zoomInButton.addEventListener('click', () => zoomBy(1.25));
+zoomOutButton.addEventListener('click', () => zoomBy(0.8));
+fitButton.addEventListener('click', fit);
+
+// ---------------------------------------------------------------- hover
+const hoverCache = new Map<string, string>();
+let hoverFor: string | undefined;
+let hoverTimer = 0;
+
+function showHover(nodeId: string): void {
+  const index = itemOfNode.get(nodeId);
+  const g = index === undefined ? undefined : (shown.get(`i${index}`) as SVGGElement | undefined);
+  const markdown = hoverCache.get(nodeId);
+  if (!g || markdown === undefined || hoverFor !== nodeId) return;
+  hoverBox.replaceChildren(renderMarkdown(markdown));
+  hoverBox.hidden = false;
+  const box = g.getBoundingClientRect();
+  const width = Math.min(420, window.innerWidth - 16);
+  hoverBox.style.maxWidth = `${width}px`;
+  const left = Math.min(Math.max(8, box.left), window.innerWidth - width - 8);
+  const below = box.bottom + 6;
+  hoverBox.style.left = `${left}px`;
+  hoverBox.style.top = `${below}px`;
+  const h = hoverBox.getBoundingClientRect().height;
+  if (below + h > window.innerHeight && box.top - h - 6 > 0) hoverBox.style.top = `${box.top - h - 6}px`;
+  g.setAttribute('aria-describedby', 'node-hover');
+}
+
+function requestHover(nodeId: string): void {
+  hoverFor = nodeId;
+  clearTimeout(hoverTimer);
+  hoverTimer = window.setTimeout(() => {
+    if (hoverCache.has(nodeId)) showHover(nodeId);
+    else post({ type: 'hover', nodeId });
+  }, 300);
+}
+
+function hideHover(): void {
+  clearTimeout(hoverTimer);
+  hoverFor = undefined;
+  hoverBox.hidden = true;
+}
+
+// ---------------------------------------------------------------- graph
+const nodeIndex = new Map<string, number>();
+let nodesById = new Map<string, GraphNode>();
+let placed = new Map<string, { x: number; y: number }>();
+let successors = new Map<string, string[]>();
+let predecessors = new Map<string, string[]>();
+let current: string | undefined;
+let renderSeq = 0;
+
+function setCurrent(id: string | undefined): void {
+  current = id;
+  traceButton.disabled = !(id && nodesById.get(id)?.kind === 'frontend' && nodesById.get(id)?.target);
+}
+
+function nodeElement(n: GraphNode, index: number, x: number, y: number): SVGGElement {
+  const g = svg('g', { class: `node ${n.kind}${n.source ? ' linked' : ''}`, transform: `translate(${x},${y})`, tabindex: -1, role: 'button' });
+  g.dataset.index = String(index);
+  g.setAttribute('aria-label', clip([n.detail, n.label, ...n.badges].filter(Boolean).join(', '), 500));
   g.append(svg('rect', { width: NODE_WIDTH, height: NODE_HEIGHT, rx: n.kind === 'frontend' || n.kind === 'pod' ? 14 : 3 }));
   g.append(svg('text', { x: 8, y: 17, class: 'label' }, clip(n.label, 30)));
   g.append(svg('text', { x: 8, y: 32, class: 'detail' }, clip(n.detail, 34)));
   if (n.badges.length > 0) g.append(svg('text', { x: 8, y: 46, class: 'badges' }, clip(n.badges.join(' · '), 36)));
-  if (n.source) {
-    const reveal = () => post({ type: 'reveal', nodeId: n.id });
-    g.addEventListener('click', reveal);
-    g.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' || e.key === ' ') {
-        e.preventDefault();
-        reveal();
-      }
-    });
+  if (n.kind === 'frontend' && n.target) {
+    const action = svg('g', { class: 'trace-action', transform: `translate(${NODE_WIDTH - 24},4)` });
+    action.append(svg('title', {}, strings?.traceFromHere ?? ''));
+    action.append(svg('rect', { width: 20, height: 20, rx: 3 }));
+    action.append(svg('path', { d: 'M 7 5 L 15 10 L 7 15 z' }));
+    g.append(action);
   }
   return g;
 }
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+function nodeOf(target: EventTarget | null): GraphNode | undefined {
+  const g = (target as Element | null)?.closest?.('g.node') as SVGGElement | null;
+  const index = g ? Number(g.dataset.index) : -1;
+  return index >= 0 ? orderedNodes[index] : undefined;
 }
 
-function renderGraph(): void {
-  if (!strings) return;
-  if (graphs.length === 0) {
-    main.replaceChildren(el('p', { class: 'empty' }, strings.noSelection));
+let orderedNodes: GraphNode[] = [];
+
+function focusNode(id: string): void {
+  const g = nodeG(id);
+  if (!g) return;
+  for (const x of shown.values()) if (x.getAttribute('tabindex') === '0') x.setAttribute('tabindex', '-1');
+  g.setAttribute('tabindex', '0');
+  const p = placed.get(id);
+  if (p) ensureVisible(p.x, p.y);
+  g.focus({ preventScroll: true });
+  setCurrent(id);
+}
+
+function traceFrom(id: string | undefined): void {
+  const n = id ? nodesById.get(id) : undefined;
+  if (n?.kind === 'frontend' && n.target) post({ type: 'trace', nodeId: n.id });
+}
+
+canvas.addEventListener('click', (e) => {
+  if (drag?.moved) return;
+  const n = nodeOf(e.target);
+  if (!n) return;
+  focusNode(n.id);
+  if ((e.target as Element).closest('.trace-action')) traceFrom(n.id);
+  else if (n.source) post({ type: 'reveal', nodeId: n.id });
+});
+canvas.addEventListener('pointerover', (e) => {
+  const n = nodeOf(e.target);
+  if (n && n.id !== hoverFor) requestHover(n.id);
+});
+canvas.addEventListener('pointerout', (e) => {
+  const to = nodeOf(e.relatedTarget);
+  if (!to && !(e.relatedTarget as Element | null)?.closest?.('.hover')) hideHover();
+});
+hoverBox.addEventListener('pointerleave', hideHover);
+canvas.addEventListener('focusin', (e) => {
+  const n = nodeOf(e.target);
+  if (n) {
+    setCurrent(n.id);
+    requestHover(n.id);
+  }
+});
+canvas.addEventListener('focusout', () => hideHover());
+canvas.addEventListener('keydown', (e) => {
+  const n = nodeOf(e.target);
+  if (!n) {
+    if ((e.key.startsWith('Arrow') || e.key === 'Tab') && orderedNodes.length > 0 && document.activeElement === canvas && e.key !== 'Tab') {
+      e.preventDefault();
+      focusNode(orderedNodes[0].id);
+    }
     return;
   }
-  const layout = layoutGraphs(graphs);
-  const root = svg('svg', { class: 'graph', width: layout.width, height: layout.height, viewBox: `0 0 ${layout.width} ${layout.height}`, role: 'group' });
-  root.setAttribute('aria-label', strings.graphLabel);
+  const column = () =>
+    orderedNodes.filter((m) => placed.get(m.id)?.x === placed.get(n.id)?.x).sort((a, b) => placed.get(a.id)!.y - placed.get(b.id)!.y);
+  const pick = (ids: string[] | undefined) => {
+    if (!ids?.length) return undefined;
+    const lit = new Set(highlight?.nodes.map((x) => x.id) ?? []);
+    return ids.find((i) => lit.has(i)) ?? ids[0];
+  };
+  let next: string | undefined;
+  switch (e.key) {
+    case 'ArrowRight':
+      next = pick(successors.get(n.id));
+      break;
+    case 'ArrowLeft':
+      next = pick(predecessors.get(n.id));
+      break;
+    case 'ArrowDown':
+    case 'ArrowUp': {
+      const c = column();
+      const i = c.findIndex((m) => m.id === n.id);
+      next = c[i + (e.key === 'ArrowDown' ? 1 : -1)]?.id;
+      break;
+    }
+    case 'Enter':
+    case ' ':
+      if (n.source) post({ type: 'reveal', nodeId: n.id });
+      e.preventDefault();
+      return;
+    case 't':
+    case 'T':
+      traceFrom(n.id);
+      e.preventDefault();
+      return;
+    case 'Escape':
+      hideHover();
+      return;
+    default:
+      return;
+  }
+  e.preventDefault();
+  if (next) focusNode(next);
+});
+traceButton.addEventListener('click', () => traceFrom(current));
+clearTraceButton.addEventListener('click', () => post({ type: 'clearTrace' }));
+
+/** Whether a node or edge is on the traced path: classes and the node's share. */
+function decorateNode(g: SVGGElement, n: GraphNode): void {
+  const h = litNodes.get(n.id);
+  g.classList.toggle('on', !!h);
+  g.querySelector('text.node-share')?.remove();
+  if (h) g.append(svg('text', { x: NODE_WIDTH - 8, y: NODE_HEIGHT - 6, class: 'node-share', 'text-anchor': 'end' }, h.label.slice(h.label.lastIndexOf(' ') + 1)));
+}
+
+function decorateEdge(g: SVGGElement): void {
+  const e = litEdges.get(`${g.dataset.from}\u0000${g.dataset.to}`);
+  g.classList.toggle('on', !!e);
+  const share = g.querySelector<SVGTextElement>('text.share');
+  if (share) share.textContent = e ? e.label : (share.dataset.model ?? '');
+}
+
+let litNodes = new Map<string, TraceHighlight['nodes'][number]>();
+let litEdges = new Map<string, TraceHighlight['edges'][number]>();
+
+function applyHighlight(): void {
+  if (!strings) return;
+  litNodes = new Map(highlight?.nodes.map((n) => [n.id, n]) ?? []);
+  litEdges = new Map(highlight?.edges.map((e) => [`${e.from}\u0000${e.to}`, e]) ?? []);
+  root?.classList.toggle('tracing', !!highlight);
+  for (const [key, element] of created) {
+    const item = items[Number(key.slice(1))];
+    if (!item) continue;
+    if (item.kind === 'node') decorateNode(element as SVGGElement, item.node!);
+    else if (item.kind === 'edge') decorateEdge(element as SVGGElement);
+  }
+  traceLabel.textContent = highlight ? format(strings.traced, highlight.title) : '';
+  clearTraceButton.hidden = !highlight;
+}
+
+// The SVG holds only what is in (or near) the visible area: a Service with thousands of endpoints costs the DOM
+// of the few dozen nodes on screen. Elements are created on first sight and kept for reuse.
+interface Item {
+  kind: 'node' | 'edge' | 'title';
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  node?: GraphNode;
+  create(): SVGElement;
+}
+let items: Item[] = [];
+const created = new Map<string, SVGElement>();
+const shown = new Map<string, SVGElement>();
+let layers: { titles: SVGGElement; edges: SVGGElement; nodes: SVGGElement } | undefined;
+let visibleFrame = 0;
+
+function scheduleVisible(): void {
+  if (visibleFrame) return;
+  visibleFrame = requestAnimationFrame(() => {
+    visibleFrame = 0;
+    updateVisible();
+  });
+}
+
+function updateVisible(): void {
+  if (!layers) return;
+  const w = canvas.clientWidth || 800;
+  const h = canvas.clientHeight || 600;
+  const margin = 150 / scale;
+  const vx0 = -tx / scale - margin;
+  const vy0 = -ty / scale - margin;
+  const vx1 = (w - tx) / scale + margin;
+  const vy1 = (h - ty) / scale + margin;
+  const want = new Set<string>();
+  items.forEach((it, i) => {
+    if (it.x1 < vx0 || it.x0 > vx1 || it.y1 < vy0 || it.y0 > vy1) return;
+    const key = `i${i}`;
+    want.add(key);
+    if (shown.has(key)) return;
+    let element = created.get(key);
+    if (!element) {
+      element = it.create();
+      created.set(key, element);
+      if (it.kind === 'node') decorateNode(element as SVGGElement, it.node!);
+      else if (it.kind === 'edge') decorateEdge(element as SVGGElement);
+    }
+    (it.kind === 'node' ? layers!.nodes : it.kind === 'edge' ? layers!.edges : layers!.titles).append(element);
+    shown.set(key, element);
+  });
+  for (const [key, element] of shown) {
+    if (want.has(key) || element.contains(document.activeElement)) continue;
+    element.remove();
+    shown.delete(key);
+  }
+  document.body.dataset.shownNodes = String([...shown.keys()].filter((k) => items[Number(k.slice(1))]?.kind === 'node').length);
+}
+
+/** The element of a node, created (and shown) if need be. */
+function nodeG(id: string): SVGGElement | undefined {
+  const index = itemOfNode.get(id);
+  if (index === undefined) return undefined;
+  if (!shown.has(`i${index}`)) {
+    const p = placed.get(id);
+    if (p) ensureVisible(p.x, p.y);
+    updateVisible();
+  }
+  return shown.get(`i${index}`) as SVGGElement | undefined;
+}
+const itemOfNode = new Map<string, number>();
+
+async function renderGraph(): Promise<void> {
+  if (!strings) return;
+  const seq = ++renderSeq;
+  hideHover();
+  if (graphs.length === 0) {
+    layout = undefined;
+    root = undefined;
+    layers = undefined;
+    items = [];
+    created.clear();
+    shown.clear();
+    canvas.replaceChildren(el('p', { class: 'empty' }, strings.noSelection));
+    saveButton.disabled = true;
+    status.textContent = strings.keys;
+    return;
+  }
+  const t0 = performance.now();
+  const laid = await layoutGraphs(graphs);
+  if (seq !== renderSeq) return;
+  const t1 = performance.now();
+  layout = { width: laid.width, height: laid.height, nodes: laid.nodes, edges: laid.edges, titles: laid.titles };
+  orderedNodes = graphs.flatMap((g) => g.nodes);
+  nodesById = new Map(orderedNodes.map((n) => [n.id, n]));
+  nodeIndex.clear();
+  orderedNodes.forEach((n, i) => nodeIndex.set(n.id, i));
+  placed = new Map(laid.nodes.map((p) => [p.id, p]));
+  successors = new Map();
+  predecessors = new Map();
+  const edgeModel = new Map<string, { label?: string }>();
+  for (const g of graphs)
+    for (const e of g.edges) {
+      let out = successors.get(e.from);
+      if (!out) successors.set(e.from, (out = []));
+      out.push(e.to);
+      let into = predecessors.get(e.to);
+      if (!into) predecessors.set(e.to, (into = []));
+      into.push(e.from);
+      edgeModel.set(`${e.from}\u0000${e.to}`, e);
+    }
+  items = [];
+  itemOfNode.clear();
+  created.clear();
+  shown.clear();
+  const titleOf = new Map(graphs.map((g) => [g.key, g.title]));
+  for (const title of laid.titles) {
+    items.push({ kind: 'title', x0: title.x, y0: title.y - 14, x1: title.x + 800, y1: title.y + 4, create: () => svg('text', { x: title.x, y: title.y, class: 'service-title' }, clip(titleOf.get(title.key) ?? '', 120)) });
+  }
+  for (const e of laid.edges) {
+    const xs = e.points.map((p) => p[0]);
+    const ys = e.points.map((p) => p[1]);
+    items.push({
+      kind: 'edge',
+      x0: Math.min(...xs),
+      y0: Math.min(...ys) - 12,
+      x1: Math.max(...xs),
+      y1: Math.max(...ys),
+      create: () => {
+        const group = svg('g', { class: 'edge-group' });
+        group.dataset.from = e.from;
+        group.dataset.to = e.to;
+        group.append(svg('path', { d: edgePath(e.points), class: 'edge', 'marker-end': 'url(#arrow)' }));
+        const label = edgeModel.get(`${e.from}\u0000${e.to}`)?.label;
+        if (label) {
+          const [x, y] = edgeLabelAt(e.points);
+          const text = svg('text', { x, y, class: 'share' }, label);
+          text.dataset.model = label;
+          group.append(text);
+        }
+        return group;
+      },
+    });
+  }
+  for (const p of laid.nodes) {
+    const n = nodesById.get(p.id);
+    if (!n) continue;
+    itemOfNode.set(n.id, items.length);
+    const index = nodeIndex.get(n.id)!;
+    items.push({ kind: 'node', node: n, x0: p.x, y0: p.y, x1: p.x + NODE_WIDTH, y1: p.y + NODE_HEIGHT, create: () => nodeElement(n, index, p.x, p.y) });
+  }
+  const svgRoot = svg('svg', { class: 'graph', role: 'group', width: '100%', height: '100%' });
+  svgRoot.setAttribute('aria-label', strings.graphLabel);
   const defs = svg('defs');
   const marker = svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
   marker.append(svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrowhead' }));
   defs.append(marker);
-  root.append(defs);
-  for (const title of layout.titles) root.append(svg('text', { x: title.x, y: title.y, class: 'service-title' }, title.text));
-  const edges = svg('g', { class: 'edges' });
-  for (const e of layout.edges) {
-    const path = svg('path', { d: e.path, class: 'edge', 'marker-end': 'url(#arrow)' });
-    edges.append(path);
-    if (e.label) edges.append(svg('text', { x: e.labelX, y: e.labelY, class: 'share' }, e.label));
-  }
-  root.append(edges);
-  for (const p of layout.nodes) root.append(nodeElement(p.node, p.x, p.y));
-  main.replaceChildren(root);
+  svgRoot.append(defs);
+  const vp = svg('g', { class: 'viewport' });
+  layers = { titles: svg('g', { class: 'titles' }), edges: svg('g', { class: 'edges' }), nodes: svg('g', { class: 'nodes' }) };
+  vp.append(layers.titles, layers.edges, layers.nodes);
+  svgRoot.append(vp);
+  canvas.replaceChildren(svgRoot);
+  root = svgRoot;
+  viewport = vp;
+  litNodes = new Map(highlight?.nodes.map((n) => [n.id, n]) ?? []);
+  litEdges = new Map(highlight?.edges.map((e) => [`${e.from}\u0000${e.to}`, e]) ?? []);
+  initialView();
+  updateVisible();
+  applyHighlight();
+  // The first frontend in view is the graph's tab stop; arrows move from there.
+  const first = [...shown.values()].find((x) => x.classList.contains('frontend')) ?? [...shown.values()].find((x) => x.classList.contains('node'));
+  first?.setAttribute('tabindex', '0');
+  saveButton.disabled = false;
+  setCurrent(undefined);
+  const tBuilt = performance.now();
+  status.textContent = `${format(strings.layoutTime, laid.nodes.length, Math.round(tBuilt - t0))} · ${strings.keys}`;
+  document.body.dataset.layoutMs = (t1 - t0).toFixed(1);
+  document.body.dataset.buildMs = (tBuilt - t1).toFixed(1);
+  document.body.dataset.renderMs = (tBuilt - t0).toFixed(1);
+  document.body.dataset.rendered = String(seq);
+  document.body.dataset.engine = laid.engine;
 }
 
-// ---- messages ----
+// ---------------------------------------------------------------- messages
 window.addEventListener('message', (event: MessageEvent) => {
   const message = parseToWebview(event.data);
   if (!message) return;
-  if (message.type === 'init') {
-    strings = message.strings;
-    services = message.services;
-    files = message.files;
-    selected = message.selected;
-    filterLabel.textContent = strings.filterLabel;
-    filterInput.placeholder = strings.filterPlaceholder;
-    list.setAttribute('aria-label', strings.servicesLabel);
-    copyButton.textContent = strings.copyMermaid;
-    saveState();
-    renderList();
-    renderGraph();
-  } else if (message.type === 'graph') {
-    graphs = message.graphs;
-    selected = graphs.map((g) => g.key);
-    saveState();
-    renderList();
-    renderGraph();
+  switch (message.type) {
+    case 'init': {
+      strings = message.strings;
+      services = message.services;
+      files = message.files;
+      haystacks = services.map(haystack);
+      selected = message.selected;
+      filterInput.placeholder = strings.filterPlaceholder;
+      filterInput.setAttribute('label', strings.filterLabel);
+      filterInput.setAttribute('aria-label', strings.filterLabel);
+      namespaceSelect.setAttribute('aria-label', strings.namespaceLabel);
+      noEndpointsBox.setAttribute('label', strings.onlyNoEndpoints);
+      list.setLabel(strings.servicesLabel);
+      copyButton.textContent = strings.copyMermaid;
+      saveButton.textContent = strings.saveSvg;
+      zoomInButton.textContent = '+';
+      zoomInButton.title = strings.zoomIn;
+      zoomInButton.setAttribute('aria-label', strings.zoomIn);
+      zoomOutButton.textContent = '−';
+      zoomOutButton.title = strings.zoomOut;
+      zoomOutButton.setAttribute('aria-label', strings.zoomOut);
+      fitButton.textContent = strings.fit;
+      traceButton.textContent = strings.traceFromHere;
+      clearTraceButton.textContent = strings.clearTrace;
+      canvas.setAttribute('aria-label', strings.graphLabel);
+      hoverCache.clear();
+      saveState();
+      renderNamespaces();
+      renderList();
+      list.invalidate();
+      if (selected[0]) list.reveal(selected[0]);
+      void renderGraph();
+      return;
+    }
+    case 'graph':
+      graphs = message.graphs;
+      selected = graphs.map((g) => g.key);
+      hoverCache.clear();
+      saveState();
+      list.refresh();
+      void renderGraph();
+      return;
+    case 'hover':
+      hoverCache.set(message.nodeId, message.markdown);
+      showHover(message.nodeId);
+      return;
+    case 'highlight':
+      highlight = message.highlight;
+      applyHighlight();
+      if (highlight?.nodes[0] && nodeIndex.has(highlight.nodes[0].id)) nodeG(highlight.nodes[0].id);
+      return;
   }
 });
 
+setCurrent(undefined);
+clearTraceButton.hidden = true;
 post({ type: 'ready' });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
 import { SAMPLE_SERVICES, sampleFiles } from '../../src/core/kube/generate/samples';
-import { buildGraphModel, toMermaid, type ServiceGraph } from '../../src/core/graph/model';
+import { buildGraphModel, findService, toMermaid, type ServiceGraph } from '../../src/core/graph/model';
+import { layeredLayout, toSvg } from '../../src/core/graph/svg';
+import { traceHighlight } from '../../src/core/graph/trace';
+import { hoverCommands, showInGraphLink } from '../../src/core/explain/service';
+import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 import { graphOfSnapshot } from '../../src/core/graph/snapshot';
 import { parseFromWebview, parseToWebview } from '../../src/core/graph/protocol';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
@@ -137,5 +141,161 @@ describe('protocol', () => {
     const g = graphOf('shop/web:http/tcp');
     expect(parseToWebview(JSON.parse(JSON.stringify({ type: 'graph', graphs: [g] })))).toBeDefined();
     expect(parseToWebview({ type: 'graph', graphs: [{ ...g, nodes: [{ ...g.nodes[0], kind: 'script' }] }] })).toBeUndefined();
+  });
+});
+
+describe('trace on the graph', () => {
+  const snapshot = buildSnapshot([analyzeFile('node1.iptables', text)!]);
+  const model = graphOfSnapshot(snapshot);
+  const web = model.graphs.get(model.services.find((s) => s.title === 'shop/web:http/tcp')!.key)!;
+  const traceFiles = snapshot.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
+
+  it('highlights frontend → KUBE-SVC → every KUBE-SEP → pod with the shares of a ClusterIP trace', () => {
+    const result = traceSnapshot(traceFiles, { to: '10.96.12.40', dport: 80, protocol: 'tcp', entry: 'pod' });
+    const h = traceHighlight([web], result);
+    const byId = new Map(web.nodes.map((n) => [n.id, n]));
+    const lit = h.nodes.map((n) => ({ ...byId.get(n.id)!, share: n.share }));
+    expect(lit.filter((n) => n.kind === 'frontend').map((n) => n.detail)).toEqual(['ClusterIP']);
+    expect(lit.some((n) => n.kind === 'service' && n.label.startsWith('KUBE-SVC-'))).toBe(true);
+    // Not the external chain: a ClusterIP connection does not pass KUBE-EXT.
+    expect(lit.some((n) => n.label.startsWith('KUBE-EXT-'))).toBe(false);
+    const pods = lit.filter((n) => n.kind === 'pod');
+    expect(pods.map((n) => n.label).sort()).toEqual(['10.244.1.7:8080', '10.244.2.8:8080', '10.244.3.9:8080']);
+    for (const p of pods) expect(p.share).toBeCloseTo(1 / 3, 6);
+    expect(lit.filter((n) => n.kind === 'endpoint')).toHaveLength(3);
+    const svc = lit.find((n) => n.kind === 'service')!;
+    expect(h.nodes.find((n) => n.id === svc.id)!.share).toBeCloseTo(1, 6);
+    const fromSvc = h.edges.filter((e) => e.from === svc.id);
+    expect(fromSvc).toHaveLength(3);
+    for (const e of fromSvc) expect(e.label).toBe('33.3%');
+    for (const e of h.edges) expect(web.edges.some((m) => m.from === e.from && m.to === e.to)).toBe(true);
+    expect(h.title).toBe('tcp 10.96.12.40:80');
+  });
+
+  it('a NodePort trace enters by the NodePort frontend and the external chain; another Service stays dark', () => {
+    const result = traceSnapshot(traceFiles, { to: '192.168.0.10', dport: 30080, protocol: 'tcp', entry: 'external', nodeIPs: ['192.168.0.10'] });
+    expect(result.outcomes.length).toBeGreaterThan(0);
+    const h = traceHighlight([web], result);
+    const lit = new Set(h.nodes.map((n) => n.id));
+    const labels = web.nodes.filter((n) => lit.has(n.id)).map((n) => `${n.kind}:${n.detail === 'NodePort' ? 'NodePort' : n.label.slice(0, 9)}`);
+    expect(labels).toContain('frontend:NodePort');
+    expect(labels).toContain('service:KUBE-EXT-');
+    expect(labels.filter((l) => l.startsWith('pod:'))).toHaveLength(3);
+    const payments = model.graphs.get(model.services.find((s) => s.title === 'shop/payments:https/tcp')!.key)!;
+    expect(traceHighlight([payments], result).nodes).toEqual([]);
+  });
+
+  it('a trace to a Service without endpoints lights its REJECT node', () => {
+    const payments = model.graphs.get(model.services.find((s) => s.title === 'shop/payments:https/tcp')!.key)!;
+    const cluster = payments.nodes.find((n) => n.kind === 'frontend' && n.target?.frontend === 'clusterIP')!;
+    const result = traceSnapshot(traceFiles, { to: cluster.target!.address!, dport: cluster.target!.port, protocol: 'tcp', entry: 'pod' });
+    const h = traceHighlight([payments], result);
+    const verdict = payments.nodes.find((n) => n.kind === 'verdict')!;
+    expect(h.nodes.map((n) => n.id)).toContain(verdict.id);
+    expect(h.nodes.map((n) => n.id)).toContain(cluster.id);
+  });
+});
+
+describe('Show in Graph', () => {
+  it('finds a Service by title and family, preferring the given file', () => {
+    const model = graphOfSnapshot(buildSnapshot([analyzeFile('a.iptables', text)!, analyzeFile('b.iptables', text)!]));
+    const keys = model.services.filter((s) => s.title === 'shop/web:http/tcp').map((s) => s.key);
+    expect(keys).toHaveLength(2);
+    expect(findService(model, { title: 'shop/web:http/tcp' })).toBe(keys[0]);
+    expect(findService(model, { title: 'shop/web:http/tcp', fileIndex: 1 })).toBe(keys[1]);
+    expect(findService(model, { title: 'shop/web:http/tcp', family: 'ipv6' })).toBeUndefined();
+    expect(findService(model, { title: 'nope' })).toBeUndefined();
+  });
+
+  it('the hover link carries the Service as encoded JSON that no title can break out of', () => {
+    const s = { ...analysis.catalog.services[0], anonymous: true, name: 'x) [y](command:evil "t" <img src=x onerror=alert(1)>' };
+    const link = showInGraphLink(s);
+    expect(link).toMatch(/^command:dataplane\.showGraph\?[A-Za-z0-9%._~-]+$/);
+    expect(JSON.parse(decodeURIComponent(link.slice(link.indexOf('?') + 1)))).toEqual([null, { title: `${s.name}/${s.protocol}`, family: s.family }]);
+    expect(hoverCommands(`[a](${link})`)).toEqual(['dataplane.showGraph']);
+  });
+});
+
+describe('SVG export', () => {
+  const hostile: ServiceGraph = {
+    key: 'k',
+    title: '</text><script>alert(1)</script>',
+    nodes: [
+      { id: 'k#a', kind: 'frontend', layer: 0, label: '<img src=x onerror=alert(1)>', detail: '"quoted" & `tick`', badges: ['x'.repeat(10_000)] },
+      { id: 'k#b', kind: 'pod', layer: 1, label: ']]><svg onload=alert(1)>\u0001', detail: "it's", badges: [] },
+    ],
+    edges: [{ from: 'k#a', to: 'k#b', share: 0.5, label: '50%<b>' }],
+  };
+
+  it('is a standalone SVG document with every node and edge at the given positions', () => {
+    const g = graphOf('shop/web:http/tcp');
+    const svg = toSvg([g], layeredLayout([g]));
+    expect(svg.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg.match(/<g class="node /g)).toHaveLength(g.nodes.length);
+    expect(svg.match(/<path class="edge/g)).toHaveLength(g.edges.length);
+    for (const n of g.nodes) expect(svg).toContain(`>${n.label}</text>`);
+    expect(svg).toContain('>33.3%</text>');
+    // No external references: styles inline, no href, no script.
+    expect(svg).not.toMatch(/href|<script|url\((?!#arrow\))/);
+  });
+
+  it('escapes hostile text: only its own elements, no attribute or CDATA break-out, no control characters', () => {
+    const svg = toSvg([hostile], layeredLayout([hostile]));
+    const tags = new Set([...svg.matchAll(/<\/?([A-Za-z?][\w:-]*)/g)].map((m) => m[1]));
+    expect([...tags].sort()).toEqual(['?xml', 'defs', 'g', 'marker', 'path', 'rect', 'style', 'svg', 'text', 'title']);
+    expect(svg).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(svg).toContain('&quot;quoted&quot; &amp; `tick`');
+    expect(svg).not.toContain('\u0001');
+    expect(svg).not.toContain(']]>');
+    // Long text is clipped in the picture (the full text stays in the node's <title>, escaped).
+    expect(svg).toMatch(/<text class="badges"[^>]*>x{35}…<\/text>/);
+    // Attributes hold only numbers and our class names.
+    for (const m of svg.matchAll(/ ([a-z-]+)="([^"]*)"/g)) expect(m[2], m[1]).toMatch(/^[\w .,#():/%=-]*$/);
+  });
+
+  it('highlights the traced path', () => {
+    const g = graphOf('shop/web:http/tcp');
+    const svc = g.nodes.find((n) => n.kind === 'service' && n.label.startsWith('KUBE-SVC-'))!;
+    const svg = toSvg([g], layeredLayout([g]), { title: 't', nodes: [{ id: svc.id, share: 1, label: 'x 100%' }], edges: [] });
+    expect(svg.match(/<g class="node service on"/g)).toHaveLength(1);
+  });
+});
+
+describe('layout messages', () => {
+  it('accepts a layout of numbers and ids only', () => {
+    const g = graphOf('shop/web:http/tcp');
+    const layout = layeredLayout([g]);
+    expect(layout.nodes).toHaveLength(g.nodes.length);
+    expect(layout.edges).toHaveLength(g.edges.length);
+    const parsed = parseFromWebview(JSON.parse(JSON.stringify({ type: 'saveSvg', layout })));
+    expect(parsed).toEqual({ type: 'saveSvg', layout });
+    const bad = [
+      { ...layout, width: 'wide' },
+      { ...layout, nodes: [{ id: 'a', x: Number.NaN, y: 0 }] },
+      { ...layout, edges: [{ from: 'a', to: 'b', points: [[0, 0, 0]] }] },
+      { ...layout, titles: [{ key: 3, x: 0, y: 0 }] },
+      { ...layout, width: 1e12 },
+    ];
+    for (const l of bad) expect(parseFromWebview({ type: 'saveSvg', layout: l })).toBeUndefined();
+    expect(parseFromWebview({ type: 'hover', nodeId: 'k#a' })).toEqual({ type: 'hover', nodeId: 'k#a' });
+    expect(parseFromWebview({ type: 'trace', nodeId: 5 })).toBeUndefined();
+    expect(parseFromWebview({ type: 'clearTrace', extra: '<x>' })).toEqual({ type: 'clearTrace' });
+    expect(parseToWebview({ type: 'hover', nodeId: 'a', markdown: '**x**' })).toEqual({ type: 'hover', nodeId: 'a', markdown: '**x**' });
+    expect(parseToWebview({ type: 'hover', nodeId: 'a', markdown: 3 })).toBeUndefined();
+    expect(parseToWebview({ type: 'highlight', highlight: null })).toEqual({ type: 'highlight', highlight: null });
+    expect(parseToWebview({ type: 'highlight', highlight: { title: 't', nodes: [{ id: 'a', share: 'all', label: '' }], edges: [] } })).toBeUndefined();
+  });
+});
+
+describe('keys', () => {
+  it('stay short and distinct for Services with very long names', () => {
+    const long = (c: string) => ({ ...analysis.catalog.services[0], anonymous: true, name: `ns1/${c.repeat(10_240)}`, hashChecks: [] });
+    const model = buildGraphModel([long('L'), long('M'), long('L')]);
+    const keys = model.services.map((s) => s.key);
+    expect(new Set(keys).size).toBe(3);
+    for (const k of keys) expect(k.length).toBeLessThan(300);
+    for (const g of model.graphs.values()) for (const n of g.nodes) expect(parseFromWebview({ type: 'reveal', nodeId: n.id })).toBeDefined();
+    expect(parseFromWebview({ type: 'select', keys })).toEqual({ type: 'select', keys });
   });
 });

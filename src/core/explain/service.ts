@@ -1,5 +1,6 @@
 // How a Service of the catalog is described in hovers, whatever the mode that implements it.
 import { formatShare, servicePortNameString, type Service } from '../kube/catalog';
+import { serviceTitle } from '../graph/model';
 import { t } from '../l10n';
 import { formatAddress, formatHostPort, parseAddress } from '../trace/addr';
 import { code, mdEscape } from './iptables';
@@ -10,6 +11,21 @@ function hostPort(e: { address: string; port: number }): string {
 
 function serviceName(s: Service): string {
   return s.anonymous ? s.name : `${servicePortNameString(s)}/${s.protocol}`;
+}
+
+/**
+ * The `command:` URI of "Show in Graph" for a Service: `[null, { title, family }]` (null: the active editor's
+ * snapshot). The title comes from the dump, so it is JSON- and URI-encoded, and the parentheses that
+ * encodeURIComponent leaves alone are encoded too: they would end the Markdown link.
+ */
+export function showInGraphLink(s: Service): string {
+  const arg = encodeURIComponent(JSON.stringify([null, { title: serviceTitle(s), family: s.family }])).replace(/[()'!*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `command:dataplane.showGraph?${arg}`;
+}
+
+/** The commands a hover's links run (VS Code enables exactly these in the trusted Markdown). */
+export function hoverCommands(markdown: string): string[] {
+  return ['dataplane.tracePacket', 'dataplane.showGraph'].filter((c) => markdown.includes(`](command:${c}?`));
 }
 
 /**
@@ -58,6 +74,7 @@ export function describeService(s: Service, focus: { endpointChain?: string; has
     const target = `${formatHostPort(formatAddress(parseAddress(cluster.address!)!), cluster.port)}/${s.protocol === 'udp' || s.protocol === 'sctp' ? s.protocol : 'tcp'}`;
     out.push('', `[${t('Trace this Service')}](command:dataplane.tracePacket?${encodeURIComponent(JSON.stringify([target]))} "${t('Trace a new connection to {0}', target)}")`);
   }
+  out.push('', `[${t('Show in Graph')}](${showInGraphLink(s)} "${t('Draw this Service in the Service graph')}")`);
   const check = focus.hashChain ? s.hashChecks.find((c) => c.chain === focus.hashChain) : undefined;
   if (check) {
     out.push('', check.ok ? t('✓ The chain name matches kube-proxy\'s hash of the Service.') : t('⚠ kube-proxy would name this chain {0}: the name does not match the Service in its comments.', check.expected));

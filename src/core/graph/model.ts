@@ -2,7 +2,7 @@
 // frontends → the Service object (KUBE-SVC/EXT/FW chain, nft service chain / map element, IPVS virtual service)
 // → endpoint objects (KUBE-SEP, nft endpoint chain) → pods `ip:port`, or a REJECT/DROP node without endpoints.
 // Pure: no VS Code, no DOM. Labels are plain text (the webview renders them with textContent only).
-import { formatShare, servicePortNameString, type Endpoint, type Frontend, type ObjectRef, type Service } from '../kube/catalog';
+import { formatShare, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/catalog';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
 
@@ -24,6 +24,15 @@ export interface GraphNode {
   detail: string;
   badges: string[];
   source?: GraphSource;
+  /** Frontends only: what "Trace from here" sends (the address is absent for NodePorts). */
+  target?: GraphTarget;
+}
+
+export interface GraphTarget {
+  frontend: FrontendKind;
+  address?: string;
+  port: number;
+  protocol: string;
 }
 
 export interface GraphEdge {
@@ -58,6 +67,7 @@ export interface ServiceSummary {
   noEndpoints: boolean;
   /** The snapshot file the Service was read from. */
   fileIndex: number;
+  family: 'ipv4' | 'ipv6';
 }
 
 export interface GraphModel {
@@ -115,8 +125,20 @@ function policyBadges(s: Service): string[] {
   return out;
 }
 
+/** FNV-1a (32 bit) of a string, as 8 hex digits. */
+function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * A Service's key: stable across rebuilds of the snapshot and short whatever the dump's names (a comment can
+ * make a title of any length; keys and node ids travel in bounded message fields).
+ */
 function serviceKey(s: Service, fileIndex: number): string {
-  return `${fileIndex}|${s.family}|${serviceTitle(s)}`;
+  const title = serviceTitle(s);
+  return title.length <= 200 ? `${fileIndex}|${s.family}|${title}` : `${fileIndex}|${s.family}|${title.slice(0, 200)}…${hash(title)}`;
 }
 
 function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fileOf'>> & GraphOptions): ServiceGraph {
@@ -165,7 +187,8 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     if (f.kind !== 'clusterIP' && s.policies.externalTrafficPolicy === 'Local') badges.push(t('Local'));
     if (f.kind === 'loadBalancer' && s.policies.loadBalancerSourceRanges && !fw) badges.push(t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', ')));
     const label = f.kind === 'nodePort' ? `:${f.port}` : hostPort(f.address, f.port);
-    const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label, detail: FRONTEND_LABEL[f.kind], badges, source: src(f.range, virtuals[0]?.tableId) });
+    const target: GraphTarget = f.address === undefined ? { frontend: f.kind, port: f.port, protocol: s.protocol } : { frontend: f.kind, address: f.address, port: f.port, protocol: s.protocol };
+    const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label, detail: FRONTEND_LABEL[f.kind], badges, source: src(f.range, virtuals[0]?.tableId), target });
     let to: GraphNode | undefined;
     const vsIndex = virtuals.findIndex((o) => f.range && o.range.start.line === f.range.start.line);
     if (vsIndex >= 0) to = vsNodes[vsIndex];
@@ -232,6 +255,7 @@ function summary(s: Service, key: string, fileIndex: number): ServiceSummary {
     objects: [...new Set(s.objects.filter((o) => o.role !== 'frontend-rule' && o.role !== 'reject-rule').map((o) => o.name))],
     endpointCount: s.endpoints.length,
     noEndpoints: s.endpoints.length === 0,
+    family: s.family,
   };
 }
 
@@ -247,6 +271,20 @@ export function buildGraphModel(services: Service[], options: GraphOptions = {})
     out.push(summary(s, key, fileOf(s)));
   }
   return { services: out, graphs };
+}
+
+/** How "Show in Graph" names a Service (hover links, CodeLenses): its title and address family. */
+export interface ServiceSelector {
+  title: string;
+  family?: 'ipv4' | 'ipv6';
+  /** Prefer the Service read from this file of the snapshot. */
+  fileIndex?: number;
+}
+
+/** The key of the Service a selector names, if any. */
+export function findService(model: GraphModel, selector: ServiceSelector): string | undefined {
+  const candidates = model.services.filter((s) => s.title === selector.title && (selector.family === undefined || s.family === selector.family));
+  return (candidates.find((s) => s.fileIndex === selector.fileIndex) ?? candidates[0])?.key;
 }
 
 /** Mermaid node ids: only [A-Za-z0-9_], never derived from dump text. */

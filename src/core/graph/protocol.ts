@@ -1,6 +1,8 @@
 // Messages between the extension and the graph webview (DESIGN §7): typed both ways and checked on receipt.
 // Dump text only ever travels as string fields of these messages; the webview renders it with textContent.
 import type { ServiceGraph, ServiceSummary } from './model';
+import type { GraphLayout } from './svg';
+import type { TraceHighlight } from './trace';
 
 /** Every string the webview shows, translated by the extension. */
 export interface GraphStrings {
@@ -14,17 +16,41 @@ export interface GraphStrings {
   /** `{0} of {1} Services` */
   count: string;
   graphLabel: string;
+  saveSvg: string;
+  fit: string;
+  zoomIn: string;
+  zoomOut: string;
+  namespaceLabel: string;
+  allNamespaces: string;
+  onlyNoEndpoints: string;
+  traceFromHere: string;
+  clearTrace: string;
+  /** `Trace {0}` */
+  traced: string;
+  /** Keyboard help shown under the graph. */
+  keys: string;
+  /** `{0} nodes laid out in {1} ms` */
+  layoutTime: string;
 }
 
 export type ToWebview =
   | { type: 'init'; title: string; strings: GraphStrings; files: string[]; services: ServiceSummary[]; selected: string[] }
-  | { type: 'graph'; graphs: ServiceGraph[] };
+  | { type: 'graph'; graphs: ServiceGraph[] }
+  /** The editor hover of a node's rule or element (Markdown, rendered as text by the webview). */
+  | { type: 'hover'; nodeId: string; markdown: string }
+  | { type: 'highlight'; highlight: TraceHighlight | null };
 
 export type FromWebview =
   | { type: 'ready' }
   | { type: 'select'; keys: string[] }
   | { type: 'reveal'; nodeId: string }
-  | { type: 'copyMermaid'; keys: string[] };
+  | { type: 'copyMermaid'; keys: string[] }
+  | { type: 'hover'; nodeId: string }
+  /** "Trace from here" on a frontend node. */
+  | { type: 'trace'; nodeId: string }
+  | { type: 'clearTrace' }
+  /** "Save as SVG": the positions the webview drew (numbers and node ids only). */
+  | { type: 'saveSvg'; layout: GraphLayout };
 
 /** State the webview persists (vscode.setState) and the serializer receives after a reload. */
 export interface GraphPanelState {
@@ -47,10 +73,55 @@ export function parseFromWebview(v: unknown): FromWebview | undefined {
     case 'copyMermaid':
       return isStringArray(v.keys, MAX_KEYS, 2_000) ? { type: v.type, keys: [...v.keys] } : undefined;
     case 'reveal':
-      return isString(v.nodeId, 2_000) ? { type: 'reveal', nodeId: v.nodeId } : undefined;
+    case 'hover':
+    case 'trace':
+      return isString(v.nodeId, 2_000) ? { type: v.type, nodeId: v.nodeId } : undefined;
+    case 'clearTrace':
+      return { type: 'clearTrace' };
+    case 'saveSvg': {
+      const layout = parseLayout(v.layout);
+      return layout ? { type: 'saveSvg', layout } : undefined;
+    }
     default:
       return undefined;
   }
+}
+
+const MAX_NODES = 200_000;
+const isPoint = (p: unknown): p is [number, number] => Array.isArray(p) && p.length === 2 && isNumber(p[0]) && isNumber(p[1]);
+
+/** A layout from the webview: only finite numbers and bounded id strings are accepted (copied, not aliased). */
+export function parseLayout(v: unknown): GraphLayout | undefined {
+  if (!isObject(v) || !isNumber(v.width) || !isNumber(v.height) || !Array.isArray(v.nodes) || !Array.isArray(v.edges) || !Array.isArray(v.titles)) return undefined;
+  if (v.nodes.length > MAX_NODES || v.edges.length > 2 * MAX_NODES || v.titles.length > MAX_KEYS) return undefined;
+  if (v.width < 0 || v.height < 0 || v.width > 1e7 || v.height > 1e8) return undefined;
+  const nodes: GraphLayout['nodes'] = [];
+  for (const n of v.nodes) {
+    if (!isObject(n) || !isString(n.id, 2_000) || !isNumber(n.x) || !isNumber(n.y)) return undefined;
+    nodes.push({ id: n.id, x: n.x, y: n.y });
+  }
+  const edges: GraphLayout['edges'] = [];
+  for (const e of v.edges) {
+    if (!isObject(e) || !isString(e.from, 2_000) || !isString(e.to, 2_000) || !Array.isArray(e.points) || e.points.length > 1_000 || !e.points.every(isPoint)) return undefined;
+    edges.push({ from: e.from, to: e.to, points: (e.points as [number, number][]).map(([x, y]) => [x, y]) });
+  }
+  const titles: GraphLayout['titles'] = [];
+  for (const t of v.titles) {
+    if (!isObject(t) || !isString(t.key, 2_000) || !isNumber(t.x) || !isNumber(t.y)) return undefined;
+    titles.push({ key: t.key, x: t.x, y: t.y });
+  }
+  return { width: v.width, height: v.height, nodes, edges, titles };
+}
+
+function isHighlight(v: unknown): v is TraceHighlight {
+  return (
+    isObject(v) &&
+    isString(v.title) &&
+    Array.isArray(v.nodes) &&
+    v.nodes.every((n: unknown) => isObject(n) && isString(n.id) && isNumber(n.share) && isString(n.label)) &&
+    Array.isArray(v.edges) &&
+    v.edges.every((e: unknown) => isObject(e) && isString(e.from) && isString(e.to) && isNumber(e.share) && isString(e.label))
+  );
 }
 
 export function parseGraphPanelState(v: unknown): GraphPanelState | undefined {
@@ -58,7 +129,10 @@ export function parseGraphPanelState(v: unknown): GraphPanelState | undefined {
   return { document: v.document, selected: [...v.selected] };
 }
 
-const STRING_KEYS: (keyof GraphStrings)[] = ['filterPlaceholder', 'filterLabel', 'servicesLabel', 'copyMermaid', 'noSelection', 'noEndpoints', 'endpoints', 'count', 'graphLabel'];
+const STRING_KEYS: (keyof GraphStrings)[] = [
+  'filterPlaceholder', 'filterLabel', 'servicesLabel', 'copyMermaid', 'noSelection', 'noEndpoints', 'endpoints', 'count', 'graphLabel',
+  'saveSvg', 'fit', 'zoomIn', 'zoomOut', 'namespaceLabel', 'allNamespaces', 'onlyNoEndpoints', 'traceFromHere', 'clearTrace', 'traced', 'keys', 'layoutTime',
+];
 
 function isSummary(v: unknown): v is ServiceSummary {
   return (
@@ -68,6 +142,7 @@ function isSummary(v: unknown): v is ServiceSummary {
     isStringArray(v.objects, 10_000) &&
     isNumber(v.endpointCount) &&
     isNumber(v.fileIndex) &&
+    (v.family === 'ipv4' || v.family === 'ipv6') &&
     typeof v.noEndpoints === 'boolean'
   );
 }
@@ -87,7 +162,8 @@ function isGraph(v: unknown): v is ServiceGraph {
       isString(n.label) &&
       isString(n.detail) &&
       isStringArray(n.badges, 100) &&
-      (n.source === undefined || (isObject(n.source) && isNumber(n.source.fileIndex) && isRange(n.source.range))),
+      (n.source === undefined || (isObject(n.source) && isNumber(n.source.fileIndex) && isRange(n.source.range))) &&
+      (n.target === undefined || (isObject(n.target) && isString(n.target.frontend, 20) && isNumber(n.target.port) && isString(n.target.protocol, 20) && (n.target.address === undefined || isString(n.target.address, 100)))),
   );
   const edgesOk = v.edges.every((e: unknown) => isObject(e) && isString(e.from) && isString(e.to) && (e.share === undefined || isNumber(e.share)) && (e.label === undefined || isString(e.label)));
   return nodesOk && edgesOk;
@@ -102,6 +178,13 @@ export function parseToWebview(v: unknown): ToWebview | undefined {
   }
   if (v.type === 'graph') {
     if (!Array.isArray(v.graphs) || !v.graphs.every(isGraph)) return undefined;
+    return v as unknown as ToWebview;
+  }
+  if (v.type === 'hover') {
+    return isString(v.nodeId, 2_000) && isString(v.markdown, 1_000_000) ? { type: 'hover', nodeId: v.nodeId, markdown: v.markdown } : undefined;
+  }
+  if (v.type === 'highlight') {
+    if (v.highlight !== null && !isHighlight(v.highlight)) return undefined;
     return v as unknown as ToWebview;
   }
   return undefined;

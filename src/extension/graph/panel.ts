@@ -1,13 +1,23 @@
 // The Service graph webview (issue 7, DESIGN §7): one panel per node snapshot, restored by a serializer.
 // Data travels only in typed messages checked on receipt; the HTML is a fixed shell with a nonce'd script.
+//
+// Following the active editor: when the active editor shows a dump of another snapshot (another folder) that has
+// no panel yet, the graph panel that is visible switches to that snapshot (keeping one panel per snapshot);
+// a snapshot that already has its own panel keeps it. Edits to the snapshot's dumps redraw the graph.
 import * as vscode from 'vscode';
-import { graphOfSnapshot } from '../../core/graph/snapshot';
-import { toMermaid, type GraphModel, type ServiceGraph } from '../../core/graph/model';
+import { activeDumpDocument } from '../activeDump';
+import { findService, toMermaid, type GraphModel, type GraphNode, type ServiceGraph, type ServiceSelector } from '../../core/graph/model';
 import { parseFromWebview, parseGraphPanelState, type GraphStrings, type ToWebview } from '../../core/graph/protocol';
+import { toSvg, type GraphLayout } from '../../core/graph/svg';
+import { traceHighlight, type TraceHighlight } from '../../core/graph/trace';
+import type { Entry, Protocol, TraceResult } from '../../core/trace';
+import { parseAddress } from '../../core/trace/addr';
+import type { DocumentCache } from '../documentCache';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
 
 export const GRAPH_VIEW_TYPE = 'dataplane.graph';
+const DUMP_LANGUAGES = new Set(['iptables', 'nftables', 'ipvsadm']);
 
 function strings(): GraphStrings {
   return {
@@ -20,6 +30,18 @@ function strings(): GraphStrings {
     endpoints: vscode.l10n.t('endpoints'),
     count: vscode.l10n.t('{0} of {1} Services'),
     graphLabel: vscode.l10n.t('Service graph'),
+    saveSvg: vscode.l10n.t('Save as SVG'),
+    fit: vscode.l10n.t('Fit'),
+    zoomIn: vscode.l10n.t('Zoom in'),
+    zoomOut: vscode.l10n.t('Zoom out'),
+    namespaceLabel: vscode.l10n.t('Namespace'),
+    allNamespaces: vscode.l10n.t('All namespaces'),
+    onlyNoEndpoints: vscode.l10n.t('Only Services without endpoints'),
+    traceFromHere: vscode.l10n.t('Trace from here'),
+    clearTrace: vscode.l10n.t('Clear Trace'),
+    traced: vscode.l10n.t('Trace {0}'),
+    keys: vscode.l10n.t('Keys: arrows move between nodes, Enter reveals the rule, T traces from a frontend, +/− zoom, 0 resets, F fits; drag or wheel to pan, Ctrl+wheel to zoom.'),
+    layoutTime: vscode.l10n.t('{0} nodes laid out in {1} ms'),
   };
 }
 
@@ -34,10 +56,28 @@ function snapshotId(uri: vscode.Uri): string {
   return vscode.Uri.joinPath(uri, '..').toString();
 }
 
+/** What `dataplane.showGraph` accepts after the URI: a Service key, or a selector (hover links, CodeLenses). */
+function parseSelector(v: unknown): ServiceSelector | string | undefined {
+  if (typeof v === 'string' && v.length <= 2_000) return v;
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.title !== 'string' || o.title.length > 2_000) return undefined;
+  const family = o.family === 'ipv4' || o.family === 'ipv6' ? o.family : undefined;
+  const fileIndex = typeof o.fileIndex === 'number' && Number.isInteger(o.fileIndex) ? o.fileIndex : undefined;
+  return { title: o.title, family, fileIndex };
+}
+
 class GraphPanel {
   private model: GraphModel | undefined;
   private uris: vscode.Uri[] = [];
   private selected: string[];
+  private trace: TraceResult | undefined;
+  private highlight: TraceHighlight | null = null;
+  private pending: ServiceSelector | string | undefined;
+  private pendingTrace: TraceResult | undefined;
+  private pendingUris: readonly vscode.Uri[] | undefined;
+  private ready = false;
+  private reloadTimer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -45,9 +85,10 @@ class GraphPanel {
     private document: vscode.Uri,
     selected: string[],
     private readonly extensionUri: vscode.Uri,
+    private readonly cache: DocumentCache,
     private readonly snapshots: Snapshots,
     private readonly log: Log,
-    onDispose: () => void,
+    private readonly onDispose: (p: GraphPanel) => void,
   ) {
     this.selected = selected;
     const dist = vscode.Uri.joinPath(extensionUri, 'dist');
@@ -55,41 +96,119 @@ class GraphPanel {
     panel.webview.html = this.html();
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.contentChanges.length > 0 && this.uris.some((u) => u.toString() === e.document.uri.toString())) this.scheduleReload();
+      }),
       panel.onDidDispose(() => {
+        clearTimeout(this.reloadTimer);
         for (const d of this.disposables) d.dispose();
-        onDispose();
+        this.onDispose(this);
       }),
     );
+  }
+
+  get documentUri(): vscode.Uri {
+    return this.document;
   }
 
   private post(message: ToWebview): void {
     void this.panel.webview.postMessage(message);
   }
 
+  private scheduleReload(): void {
+    clearTimeout(this.reloadTimer);
+    this.reloadTimer = setTimeout(() => void this.load(), 700);
+  }
+
+  /** Shows another snapshot in this panel (the panel follows the active editor). */
+  retarget(document: vscode.Uri): void {
+    this.document = document;
+    this.selected = [];
+    this.trace = undefined;
+    this.highlight = null;
+    // The state the serializer restores names the new document.
+    this.panel.webview.html = this.html();
+    this.ready = false;
+  }
+
   async load(): Promise<void> {
     try {
       const doc = await vscode.workspace.openTextDocument(this.document);
-      const loaded = await this.snapshots.forDocument(doc);
-      this.model = graphOfSnapshot(loaded.snapshot);
-      this.uris = loaded.uris;
+      // Built wherever the snapshot's analyses live (the extension host, or the worker for large dumps).
+      const answer = await this.snapshots.query(doc, 'graph');
+      if (!answer) {
+        // Not analysed (yet): changed meanwhile, too large or not a dump. A later edit or reload redraws.
+        if (!doc.isClosed && DUMP_LANGUAGES.has(doc.languageId)) this.scheduleReload();
+        return;
+      }
+      this.model = answer.value;
+      this.uris = answer.uris;
       this.selected = this.selected.filter((k) => this.model!.graphs.has(k));
+      const wanted = this.pending === undefined ? undefined : typeof this.pending === 'string' ? (this.model.graphs.has(this.pending) ? this.pending : undefined) : findService(this.model, this.pending);
+      this.pending = undefined;
+      if (wanted && !this.selected.includes(wanted)) this.selected = [wanted];
       if (this.selected.length === 0 && this.model.services.length > 0) this.selected = [this.model.services[0].key];
       const folder = vscode.workspace.asRelativePath(vscode.Uri.joinPath(this.document, '..'));
       this.panel.title = vscode.l10n.t('Service Graph: {0}', folder);
       this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
+      if (this.pendingTrace) {
+        const result = this.pendingTrace;
+        this.pendingTrace = undefined;
+        this.showTrace(result);
+        return;
+      }
       this.sendGraphs();
+      this.sendHighlight();
     } catch (e) {
       this.log.error(`graph: ${(e as Error).message}`);
       void vscode.window.showErrorMessage(vscode.l10n.t('Cannot draw the Service graph: {0}', (e as Error).message));
     }
   }
 
-  show(selectKey?: string): void {
-    if (selectKey && this.model?.graphs.has(selectKey) && !this.selected.includes(selectKey)) {
-      this.selected = [...this.selected, selectKey];
-      this.sendGraphs();
+  /** Brings the panel forward, drawing the Service a key or selector names. */
+  show(select?: ServiceSelector | string): void {
+    if (select !== undefined) {
+      const key = !this.model ? undefined : typeof select === 'string' ? (this.model.graphs.has(select) ? select : undefined) : findService(this.model, select);
+      if (!this.ready || !this.model) this.pending = select;
+      else if (key) {
+        this.selected = [key];
+        this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
+        this.sendGraphs();
+        this.sendHighlight();
+      } else {
+        void vscode.window.showInformationMessage(vscode.l10n.t('This Service is not in the graph of this snapshot.'));
+      }
     }
-    this.panel.reveal();
+    this.panel.reveal(undefined, false);
+  }
+
+  /** Draws the Services a trace reaches and highlights its path. */
+  showTrace(result: TraceResult, uris?: readonly vscode.Uri[]): void {
+    if (uris) {
+      // Steps name files of the trace's snapshot; rewrite them to this panel's files once they are known.
+      this.pendingUris = uris;
+    }
+    if (!this.ready || !this.model) {
+      this.pendingTrace = result;
+      this.panel.reveal(undefined, false);
+      return;
+    }
+    const trace = this.pendingUris ? remapTrace(result, this.pendingUris, this.uris) : result;
+    this.pendingUris = undefined;
+    const reached = [...this.model.graphs.values()].filter((g) => traceHighlight([g], trace).nodes.length > 0).map((g) => g.key);
+    if (reached.length > 0) {
+      const keep = reached.slice(0, 20);
+      if (keep.join('\n') !== this.selected.join('\n')) {
+        this.selected = keep;
+        this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
+      }
+    } else {
+      void vscode.window.showInformationMessage(vscode.l10n.t('The traced connection reaches no Service of this snapshot.'));
+    }
+    this.trace = trace;
+    this.sendGraphs();
+    this.sendHighlight();
+    this.panel.reveal(undefined, false);
   }
 
   private graphs(keys: string[]): ServiceGraph[] {
@@ -103,6 +222,17 @@ class GraphPanel {
     this.post({ type: 'graph', graphs: this.graphs(this.selected) });
   }
 
+  private sendHighlight(): void {
+    this.highlight = this.trace ? traceHighlight(this.graphs(this.selected), this.trace) : null;
+    this.post({ type: 'highlight', highlight: this.highlight });
+  }
+
+  private node(nodeId: string): GraphNode | undefined {
+    // The key is everything before the last '#'; the node is looked up, never trusted from the webview.
+    const key = nodeId.slice(0, Math.max(0, nodeId.lastIndexOf('#')));
+    return this.model?.graphs.get(key)?.nodes.find((n) => n.id === nodeId);
+  }
+
   private async receive(raw: unknown): Promise<void> {
     const message = parseFromWebview(raw);
     if (!message) {
@@ -111,11 +241,13 @@ class GraphPanel {
     }
     switch (message.type) {
       case 'ready':
+        this.ready = true;
         await this.load();
         return;
       case 'select':
         this.selected = message.keys.filter((k) => this.model?.graphs.has(k));
         this.sendGraphs();
+        this.sendHighlight();
         return;
       case 'copyMermaid': {
         const graphs = this.graphs(message.keys.length > 0 ? message.keys : this.selected);
@@ -126,23 +258,108 @@ class GraphPanel {
       case 'reveal':
         await this.reveal(message.nodeId);
         return;
+      case 'hover':
+        await this.hover(message.nodeId);
+        return;
+      case 'trace':
+        await this.traceFrom(message.nodeId);
+        return;
+      case 'clearTrace':
+        this.trace = undefined;
+        this.sendHighlight();
+        return;
+      case 'saveSvg':
+        await this.saveSvg(message.layout);
+        return;
     }
   }
 
+  /** The editor hover of the node's rule or element, computed by the core (Markdown with escaped dump text). */
+  private async hover(nodeId: string): Promise<void> {
+    const node = this.node(nodeId);
+    if (!node) return;
+    const uri = node.source ? this.uris[node.source.fileIndex] : undefined;
+    let markdown: string | undefined;
+    if (uri && node.source) {
+      try {
+        const doc = await vscode.workspace.openTextDocument(uri);
+        const analysis = await this.cache.get(doc);
+        const at = node.source.range.start;
+        const line = at.line < doc.lineCount ? doc.lineAt(at.line).text : '';
+        // Where the editor hover says most: on an iptables rule, the jump target of a frontend rule (its Service)
+        // or the rule's own chain (an endpoint and its share); elsewhere the name the range starts with.
+        const positions: number[] = [];
+        if (line.startsWith('-A ') || line.startsWith('-I ')) {
+          const jump = / -[jg] (\S+)/.exec(line);
+          if (node.kind === 'frontend' && jump) positions.push(jump.index + 4);
+          positions.push(3);
+        }
+        positions.push(at.character + 1, at.character);
+        for (const character of positions) {
+          markdown = (await analysis?.query('hoverAt', { line: at.line, character }))?.markdown;
+          if (markdown) break;
+        }
+      } catch (e) {
+        this.log.warn(`graph: hover failed: ${(e as Error).message}`);
+      }
+    }
+    // Plain text: the webview renders this with text nodes only.
+    markdown ??= [node.label, node.detail, ...node.badges].filter(Boolean).join('\n\n');
+    this.post({ type: 'hover', nodeId, markdown });
+  }
+
+  private async traceFrom(nodeId: string): Promise<void> {
+    const node = this.node(nodeId);
+    const target = node?.target;
+    if (!node || !target) return;
+    const nodeIPs = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []).filter((ip) => parseAddress(ip));
+    let address = target.address;
+    if (address === undefined) {
+      address = nodeIPs[0] ?? (await vscode.window.showInputBox({
+        title: vscode.l10n.t('Trace NodePort'),
+        prompt: vscode.l10n.t('This node\'s address (the dump does not say it)'),
+        value: '192.168.0.10',
+        validateInput: (v) => (parseAddress(v) ? undefined : vscode.l10n.t('Not an IP address')),
+      }));
+      if (!address) return;
+    }
+    const entry: Entry = target.frontend === 'clusterIP' ? 'pod' : 'external';
+    const protocol = (['tcp', 'udp', 'sctp'].includes(target.protocol) ? target.protocol : 'tcp') as Protocol;
+    const answer = await this.snapshots.query(await vscode.workspace.openTextDocument(this.document), 'trace', { to: address, dport: target.port, protocol, entry, nodeIPs });
+    if (!answer) return;
+    const result = remapTrace(answer.value, answer.uris, this.uris);
+    this.log.info(`graph: trace ${protocol} ${address}:${target.port} from ${entry}: ${result.outcomes.length} outcomes`);
+    if (result.outcomes.length === 0) void vscode.window.showInformationMessage(vscode.l10n.t('The trace found no path for this frontend.'));
+    this.trace = result;
+    this.sendHighlight();
+  }
+
+  private async saveSvg(layout: GraphLayout): Promise<void> {
+    const graphs = this.graphs(this.selected);
+    if (graphs.length === 0) return;
+    const name = graphs.length === 1 ? graphs[0].title.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) : 'service-graph';
+    const folder = vscode.Uri.joinPath(this.document, '..');
+    const uri = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(folder, `${name}.svg`), filters: { SVG: ['svg'] }, title: vscode.l10n.t('Save as SVG') });
+    if (!uri) return;
+    const text = toSvg(graphs, layout, this.highlight ?? undefined);
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+    this.log.info(`graph: saved ${uri.toString()} (${text.length} characters)`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Saved the Service graph to {0}.', vscode.workspace.asRelativePath(uri)));
+  }
+
   private async reveal(nodeId: string): Promise<void> {
-    // The key is everything before the last '#'; the node is looked up, never trusted from the webview.
-    const key = nodeId.slice(0, Math.max(0, nodeId.lastIndexOf('#')));
-    const node = this.model?.graphs.get(key)?.nodes.find((n) => n.id === nodeId);
+    const node = this.node(nodeId);
     const uri = node?.source ? this.uris[node.source.fileIndex] : undefined;
     if (!node?.source || !uri) return;
     const r = node.source.range;
     const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
     const existing = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
-    await vscode.window.showTextDocument(uri, {
+    const editor = await vscode.window.showTextDocument(uri, {
       selection: range,
       viewColumn: existing?.viewColumn ?? (this.panel.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One),
       preserveFocus: false,
     });
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
 
   private html(): string {
@@ -170,57 +387,88 @@ class GraphPanel {
   }
 
   /** Restores the panel's state in the webview after a reload (the serializer reuses the panel). */
-  static revive(
-    panel: vscode.WebviewPanel,
-    state: unknown,
-    extensionUri: vscode.Uri,
-    snapshots: Snapshots,
-    log: Log,
-    onDispose: () => void,
-  ): GraphPanel | undefined {
+  static revive(panel: vscode.WebviewPanel, state: unknown, extensionUri: vscode.Uri, cache: DocumentCache, snapshots: Snapshots, log: Log, onDispose: (p: GraphPanel) => void): GraphPanel | undefined {
     const parsed = parseGraphPanelState(state);
     if (!parsed) {
       panel.dispose();
       return undefined;
     }
-    return new GraphPanel(panel, vscode.Uri.parse(parsed.document), parsed.selected, extensionUri, snapshots, log, onDispose);
-  }
-
-  get documentUri(): vscode.Uri {
-    return this.document;
+    return new GraphPanel(panel, vscode.Uri.parse(parsed.document), parsed.selected, extensionUri, cache, snapshots, log, onDispose);
   }
 }
 
-export function register(context: vscode.ExtensionContext, snapshots: Snapshots, log: Log): void {
-  const panels = new Map<string, GraphPanel>();
-  const track = (p: GraphPanel) => {
-    const id = snapshotId(p.documentUri);
-    panels.set(id, p);
+/** A trace's file indexes (into `from`) rewritten to the panel's files (`to`); steps in other files are dropped. */
+function remapTrace(result: TraceResult, from: readonly vscode.Uri[], to: readonly vscode.Uri[]): TraceResult {
+  const index = from.map((u) => to.findIndex((v) => v.toString() === u.toString()));
+  return {
+    ...result,
+    outcomes: result.outcomes.map((o) => ({ ...o, path: o.path.filter((s) => (index[s.fileIndex] ?? -1) >= 0).map((s) => ({ ...s, fileIndex: index[s.fileIndex] })) })),
   };
-  const forget = (uri: vscode.Uri) => () => panels.delete(snapshotId(uri));
+}
+
+export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots, log: Log): void {
+  const panels = new Map<string, GraphPanel>();
+  let lastActive: GraphPanel | undefined;
+  const watched = new WeakSet<GraphPanel>();
+  const track = (p: GraphPanel) => {
+    panels.set(snapshotId(p.documentUri), p);
+    lastActive = p;
+    if (watched.has(p)) return;
+    watched.add(p);
+    const listener = p.panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.active) lastActive = p;
+    });
+    context.subscriptions.push(listener, p.panel.onDidDispose(() => listener.dispose()));
+  };
+  const forget = (p: GraphPanel) => {
+    for (const [id, q] of panels) if (q === p) panels.delete(id);
+    if (lastActive === p) lastActive = [...panels.values()].at(-1);
+  };
+  const open = (document: vscode.Uri): GraphPanel => {
+    const existing = panels.get(snapshotId(document));
+    if (existing) return existing;
+    const panel = vscode.window.createWebviewPanel(GRAPH_VIEW_TYPE, vscode.l10n.t('Service Graph'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
+      enableScripts: true,
+      retainContextWhenHidden: false,
+      localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
+    });
+    const p = new GraphPanel(panel, document, [], context.extensionUri, cache, snapshots, log, forget);
+    track(p);
+    return p;
+  };
   context.subscriptions.push(
-    vscode.commands.registerCommand('dataplane.showGraph', async (uri?: vscode.Uri, selectKey?: string) => {
-      const document = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+    vscode.commands.registerCommand('dataplane.showGraph', async (uri?: unknown, select?: unknown) => {
+      const document = uri instanceof vscode.Uri ? uri : activeDumpDocument()?.uri;
       if (!document) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump file to show its Service graph.'));
         return;
       }
-      const existing = panels.get(snapshotId(document));
-      if (existing) {
-        existing.show(typeof selectKey === 'string' ? selectKey : undefined);
-        return;
-      }
-      const panel = vscode.window.createWebviewPanel(GRAPH_VIEW_TYPE, vscode.l10n.t('Service Graph'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
-        enableScripts: true,
-        retainContextWhenHidden: false,
-        localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
-      });
-      track(new GraphPanel(panel, document, typeof selectKey === 'string' ? [selectKey] : [], context.extensionUri, snapshots, log, forget(document)));
+      open(document).show(parseSelector(select));
+    }),
+    // The trace view's "Show in Graph": the URIs and result of the trace it shows.
+    vscode.commands.registerCommand('dataplane.graph.showTrace', async (uris?: unknown, result?: TraceResult) => {
+      if (!Array.isArray(uris) || !(uris[0] instanceof vscode.Uri) || !result || !Array.isArray(result.outcomes)) return;
+      open(uris[0]).showTrace(result, uris as vscode.Uri[]);
+    }),
+    vscode.window.onDidChangeActiveTextEditor((editor) => {
+      const doc = editor?.document;
+      if (!doc || !DUMP_LANGUAGES.has(doc.languageId) || panels.has(snapshotId(doc.uri))) return;
+      const follower = lastActive && lastActive.panel.visible ? lastActive : undefined;
+      if (!follower) return;
+      forget(follower);
+      follower.retarget(doc.uri);
+      track(follower);
+      log.info(`graph: the panel follows the active editor to ${snapshotId(doc.uri)}`);
     }),
     vscode.window.registerWebviewPanelSerializer(GRAPH_VIEW_TYPE, {
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
         const parsed = parseGraphPanelState(state);
-        const revived = GraphPanel.revive(panel, state, context.extensionUri, snapshots, log, parsed ? forget(vscode.Uri.parse(parsed.document)) : () => undefined);
+        if (parsed && panels.has(snapshotId(vscode.Uri.parse(parsed.document)))) {
+          // Two restored panels of one snapshot: keep the first.
+          panel.dispose();
+          return;
+        }
+        const revived = GraphPanel.revive(panel, state, context.extensionUri, cache, snapshots, log, forget);
         if (revived) track(revived);
       },
     }),

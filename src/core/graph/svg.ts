@@ -1,0 +1,180 @@
+// Geometry of the Service graph and its standalone SVG export. The webview lays the graph out with ELK and sends
+// back only numbers and node ids (GraphLayout); the SVG text itself is built here from the model, escaped, so a
+// saved file never contains markup from a dump. `layeredLayout` is the deterministic fallback (and the layout for
+// graphs too large for ELK to place quickly). Pure: no DOM.
+import type { ServiceGraph } from './model';
+import type { TraceHighlight } from './trace';
+
+export const NODE_WIDTH = 230;
+export const NODE_HEIGHT = 52;
+export const TITLE_HEIGHT = 24;
+const COLUMN_GAP = 90;
+const ROW_GAP = 14;
+const BAND_GAP = 30;
+const MARGIN = 12;
+
+export interface LaidOutNode {
+  id: string;
+  x: number;
+  y: number;
+}
+
+export interface LaidOutEdge {
+  from: string;
+  to: string;
+  /** Polyline points: start, bends, end. */
+  points: [number, number][];
+}
+
+export interface GraphLayout {
+  width: number;
+  height: number;
+  nodes: LaidOutNode[];
+  edges: LaidOutEdge[];
+  /** One title per Service graph, by its key. */
+  titles: { key: string; x: number; y: number }[];
+}
+
+/** Left to right by the model's layers, one band per Service, columns centred. */
+export function layeredLayout(graphs: ServiceGraph[]): GraphLayout {
+  const nodes: LaidOutNode[] = [];
+  const edges: LaidOutEdge[] = [];
+  const titles: GraphLayout['titles'] = [];
+  let top = MARGIN;
+  let width = 0;
+  for (const g of graphs) {
+    titles.push({ key: g.key, x: MARGIN, y: top + 16 });
+    top += TITLE_HEIGHT;
+    const layers = new Map<number, string[]>();
+    for (const n of g.nodes) {
+      const column = layers.get(n.layer) ?? [];
+      column.push(n.id);
+      layers.set(n.layer, column);
+    }
+    let rows = 1;
+    for (const c of layers.values()) rows = Math.max(rows, c.length);
+    const bandHeight = rows * (NODE_HEIGHT + ROW_GAP) - ROW_GAP;
+    const at = new Map<string, LaidOutNode>();
+    for (const [layer, column] of [...layers.entries()].sort((a, b) => a[0] - b[0])) {
+      const columnHeight = column.length * (NODE_HEIGHT + ROW_GAP) - ROW_GAP;
+      const offset = (bandHeight - columnHeight) / 2;
+      column.forEach((id, i) => {
+        const p = { id, x: MARGIN + layer * (NODE_WIDTH + COLUMN_GAP), y: top + offset + i * (NODE_HEIGHT + ROW_GAP) };
+        at.set(id, p);
+        nodes.push(p);
+        width = Math.max(width, p.x + NODE_WIDTH + MARGIN);
+      });
+    }
+    for (const e of g.edges) {
+      const a = at.get(e.from);
+      const b = at.get(e.to);
+      if (!a || !b) continue;
+      edges.push({ from: e.from, to: e.to, points: [[a.x + NODE_WIDTH, a.y + NODE_HEIGHT / 2], [b.x, b.y + NODE_HEIGHT / 2]] });
+    }
+    top += bandHeight + BAND_GAP;
+  }
+  return { width: Math.max(width, 200), height: top, nodes, edges, titles };
+}
+
+/** A smooth path through the points (a cubic for two points, straight segments through bends otherwise). */
+export function edgePath(points: [number, number][]): string {
+  if (points.length === 2) {
+    const [[x1, y1], [x2, y2]] = points;
+    const mid = (x1 + x2) / 2;
+    return `M ${r(x1)} ${r(y1)} C ${r(mid)} ${r(y1)}, ${r(mid)} ${r(y2)}, ${r(x2)} ${r(y2)}`;
+  }
+  return points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'} ${r(x)} ${r(y)}`).join(' ');
+}
+
+/** Where an edge's share label goes: the middle of its path. */
+export function edgeLabelAt(points: [number, number][]): [number, number] {
+  if (points.length === 2) {
+    const [[x1, y1], [x2, y2]] = points;
+    return [(x1 + x2) / 2 - 14, (y1 + y2) / 2 - 4];
+  }
+  const [x, y] = points[Math.floor(points.length / 2)];
+  return [x - 14, y - 4];
+}
+
+const r = (x: number) => Math.round(x * 10) / 10;
+
+export function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
+}
+
+/** XML text and attribute escaping; characters XML 1.0 forbids are dropped. */
+export function xmlEscape(text: string): string {
+  return text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+const STYLE = [
+  'svg { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; background: #ffffff; }',
+  '.node rect { fill: #f8f8f8; stroke: #888888; stroke-width: 1; }',
+  '.frontend rect { stroke: #1a85ff; } .service rect { stroke: #8a3ffc; } .endpoint rect { stroke: #d47500; }',
+  '.pod rect { stroke: #388a34; } .verdict rect { stroke: #e51400; stroke-width: 2; }',
+  '.on rect { stroke-width: 3; fill: #fff4c2; } .edge.on { stroke: #d47500; stroke-width: 2.5; }',
+  'text { fill: #1f1f1f; font-size: 12px; } .label { font-family: ui-monospace, Menlo, Consolas, monospace; }',
+  '.detail { fill: #616161; font-size: 11px; } .badges { fill: #8a5b00; font-size: 10px; } .title { font-weight: bold; }',
+  '.edge { fill: none; stroke: #767676; stroke-width: 1.2; } .arrowhead { fill: #767676; } .share { font-size: 11px; }',
+].join('\n');
+
+/**
+ * A standalone SVG document of the graphs at the given positions (nodes without a position are left out).
+ * Only the model's text is written, escaped; ids in the file are generated, never taken from the dump.
+ */
+export function toSvg(graphs: ServiceGraph[], layout: GraphLayout, highlight?: TraceHighlight): string {
+  const at = new Map(layout.nodes.map((n) => [n.id, n]));
+  const on = new Set(highlight?.nodes.map((n) => n.id) ?? []);
+  const shareOf = new Map(highlight?.edges.map((e) => [`${e.from}\u0000${e.to}`, e.label]) ?? []);
+  const edgeOf = new Map(graphs.flatMap((g) => g.edges.map((e) => [`${e.from}\u0000${e.to}`, e] as const)));
+  const titleOf = new Map(graphs.map((g) => [g.key, g.title]));
+  const width = Math.max(1, Math.ceil(layout.width));
+  const height = Math.max(1, Math.ceil(layout.height));
+  const out: string[] = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
+    `<style>\n${STYLE}\n</style>`,
+    '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead"/></marker></defs>',
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+  ];
+  for (const t of layout.titles) {
+    const title = titleOf.get(t.key);
+    if (title !== undefined) out.push(`<text class="title" x="${r(t.x)}" y="${r(t.y)}">${xmlEscape(clip(title, 120))}</text>`);
+  }
+  for (const e of layout.edges) {
+    const model = edgeOf.get(`${e.from}\u0000${e.to}`);
+    if (!model || e.points.length < 2 || !at.has(e.from) || !at.has(e.to)) continue;
+    const key = `${e.from}\u0000${e.to}`;
+    const lit = shareOf.has(key);
+    out.push(`<path class="edge${lit ? ' on' : ''}" d="${edgePath(e.points)}" marker-end="url(#arrow)"/>`);
+    const label = lit ? shareOf.get(key) : model.label;
+    if (label) {
+      const [x, y] = edgeLabelAt(e.points);
+      out.push(`<text class="share" x="${r(x)}" y="${r(y)}">${xmlEscape(clip(label, 20))}</text>`);
+    }
+  }
+  for (const g of graphs) {
+    for (const n of g.nodes) {
+      const p = at.get(n.id);
+      if (!p) continue;
+      const full = [n.label, n.detail, ...n.badges].filter(Boolean).join('\n');
+      out.push(`<g class="node ${n.kind}${on.has(n.id) ? ' on' : ''}" transform="translate(${r(p.x)},${r(p.y)})">`);
+      out.push(`<title>${xmlEscape(clip(full, 2000))}</title>`);
+      out.push(`<rect width="${NODE_WIDTH}" height="${NODE_HEIGHT}" rx="${n.kind === 'frontend' || n.kind === 'pod' ? 14 : 3}"/>`);
+      out.push(`<text class="label" x="8" y="17">${xmlEscape(clip(n.label, 30))}</text>`);
+      out.push(`<text class="detail" x="8" y="32">${xmlEscape(clip(n.detail, 34))}</text>`);
+      if (n.badges.length > 0) out.push(`<text class="badges" x="8" y="46">${xmlEscape(clip(n.badges.join(' · '), 36))}</text>`);
+      out.push('</g>');
+    }
+  }
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}
