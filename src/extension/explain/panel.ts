@@ -1,0 +1,208 @@
+// "Dataplane Explorer: Explain This Node" (issue 9): one webview panel that explains the node snapshot of a
+// dump (its folder). The content comes from core/explain/node; the HTML is a fixed shell with a nonce'd
+// script, the data travels in checked messages, evidence links reveal their lines in the right file.
+import * as vscode from 'vscode';
+import { explainNode, type NodeExplanation } from '../../core/explain/node';
+import { parseExplainPanelState, parseFromWebview, toView, type ExplainStrings, type ToWebview } from '../../core/explain/node-protocol';
+import { toRange } from '../convert';
+import type { Log } from '../log';
+import type { Snapshots } from '../snapshots';
+
+export const EXPLAIN_VIEW_TYPE = 'dataplane.explain';
+const DUMP_LANGUAGES = new Set(['iptables', 'nftables', 'ipvsadm', 'ipset']);
+/** Files larger than this are explained without quoting their lines (the model's copy is quoted instead). */
+const MAX_QUOTED_BYTES = 32 * 1024 * 1024;
+
+function strings(): ExplainStrings {
+  return {
+    refresh: vscode.l10n.t('Refresh'),
+    files: vscode.l10n.t('Files:'),
+    reveal: vscode.l10n.t('Open {0} at line {1}'),
+    pro: vscode.l10n.t('Good:'),
+    con: vscode.l10n.t('Bad:'),
+    warning: vscode.l10n.t('Note:'),
+  };
+}
+
+function nonce(): string {
+  const bytes = new Uint8Array(18);
+  crypto.getRandomValues(bytes);
+  return Buffer.from(bytes).toString('base64').replace(/[^A-Za-z0-9]/g, '');
+}
+
+class ExplainPanel {
+  private explanation: NodeExplanation | undefined;
+  private uris: vscode.Uri[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    private document: vscode.Uri,
+    private readonly extensionUri: vscode.Uri,
+    private readonly snapshots: Snapshots,
+    private readonly log: Log,
+    onDispose: () => void,
+  ) {
+    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')] };
+    panel.webview.html = this.html();
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
+      panel.onDidDispose(() => {
+        for (const d of this.disposables) d.dispose();
+        onDispose();
+      }),
+    );
+  }
+
+  /** Shows another dump's snapshot in this panel. */
+  show(document: vscode.Uri): void {
+    const changed = document.toString() !== this.document.toString();
+    this.document = document;
+    // The shell carries the document for the serializer: rebuild it when the document changes.
+    if (changed) this.panel.webview.html = this.html();
+    else void this.load();
+    this.panel.reveal(undefined, false);
+  }
+
+  private post(message: ToWebview): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const doc = await vscode.workspace.openTextDocument(this.document);
+      const loaded = await this.snapshots.forDocument(doc);
+      const texts = await Promise.all(loaded.uris.map((uri) => this.text(uri)));
+      this.explanation = explainNode(loaded.snapshot, texts);
+      this.uris = loaded.uris;
+      this.panel.title = vscode.l10n.t('Explain: {0}', folderLabel(this.document));
+      this.post({ type: 'explain', title: this.panel.title, strings: strings(), view: toView(this.explanation) });
+      this.log.info(`explain: ${this.document.fsPath}: ${this.explanation.mode} (${this.explanation.evidence.length} evidence lines)`);
+    } catch (e) {
+      this.log.error(`explain: ${(e as Error).message}`);
+      this.post({ type: 'error', message: vscode.l10n.t('Cannot explain this node: {0}', (e as Error).message) });
+    }
+  }
+
+  /** The text of a snapshot file, to quote its lines: the open document's, else the file's. */
+  private async text(uri: vscode.Uri): Promise<string | undefined> {
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    if (open) return open.getText();
+    try {
+      const stat = await vscode.workspace.fs.stat(uri);
+      if (stat.size > MAX_QUOTED_BYTES) return undefined;
+      return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const message = parseFromWebview(raw);
+    if (!message) {
+      this.log.warn('explain: ignored a malformed message from the webview');
+      return;
+    }
+    if (message.type === 'ready' || message.type === 'refresh') await this.load();
+    else await this.reveal(message.evidence);
+  }
+
+  private async reveal(id: number): Promise<void> {
+    const evidence = this.explanation?.evidence[id];
+    const uri = evidence ? this.uris[evidence.fileIndex] : undefined;
+    if (!evidence || !uri) return;
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const range = doc.validateRange(toRange(evidence.range));
+    const existing = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
+    const editor = await vscode.window.showTextDocument(doc, {
+      selection: new vscode.Selection(range.start, range.end),
+      viewColumn: existing?.viewColumn ?? (this.panel.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One),
+      preserveFocus: false,
+    });
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+
+  private html(): string {
+    const webview = this.panel.webview;
+    const n = nonce();
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'explain.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'explain.css'));
+    const state = JSON.stringify({ document: this.document.toString() });
+    // Only our own URIs, the nonce and a JSON state in a data attribute (HTML-escaped) go into the shell.
+    const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    return `<!DOCTYPE html>
+<html lang="${attr(vscode.env.language)}">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; font-src ${webview.cspSource}; script-src 'nonce-${n}';">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${attr(style.toString())}">
+</head>
+<body data-state="${attr(state)}">
+<main id="app" aria-busy="true"></main>
+<script nonce="${n}" src="${attr(script.toString())}"></script>
+</body>
+</html>`;
+  }
+}
+
+/** The snapshot's folder as the title names it: workspace-relative, else its last two path segments. */
+function folderLabel(document: vscode.Uri): string {
+  const folder = vscode.Uri.joinPath(document, '..');
+  const relative = vscode.workspace.asRelativePath(folder, false);
+  return relative !== folder.fsPath ? relative : folder.path.split('/').filter(Boolean).slice(-2).join('/');
+}
+
+/** The dump to explain: an explicit URI, the active dump editor, or the first visible one. */
+function dumpDocument(arg: unknown): vscode.Uri | undefined {
+  if (arg instanceof vscode.Uri) return arg;
+  const active = vscode.window.activeTextEditor?.document;
+  if (active && DUMP_LANGUAGES.has(active.languageId)) return active.uri;
+  return vscode.window.visibleTextEditors.find((e) => DUMP_LANGUAGES.has(e.document.languageId))?.document.uri;
+}
+
+export function register(context: vscode.ExtensionContext, snapshots: Snapshots, log: Log): void {
+  let current: ExplainPanel | undefined;
+  const create = (panel: vscode.WebviewPanel, document: vscode.Uri) => {
+    const p = new ExplainPanel(panel, document, context.extensionUri, snapshots, log, () => {
+      if (current === p) current = undefined;
+    });
+    current = p;
+    return p;
+  };
+  context.subscriptions.push(
+    vscode.commands.registerCommand('dataplane.explainNode', async (arg?: unknown) => {
+      // A sample id (the walkthrough's button): open that sample, then explain it.
+      if (typeof arg === 'string' && /^[a-z-]{1,32}$/.test(arg)) await vscode.commands.executeCommand('dataplane.openSamples', arg);
+      const document = dumpDocument(arg);
+      if (!document) {
+        const open = vscode.l10n.t('Open Sample Dumps');
+        const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Open a dump (iptables-save, nft list ruleset, ipvsadm or ipset) to explain its node.'), open);
+        if (pick === open) await vscode.commands.executeCommand('dataplane.openSamples');
+        return;
+      }
+      if (current) {
+        current.show(document);
+        return;
+      }
+      const panel = vscode.window.createWebviewPanel(EXPLAIN_VIEW_TYPE, vscode.l10n.t('Explain This Node'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
+        enableScripts: true,
+        retainContextWhenHidden: false,
+        localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
+      });
+      create(panel, document);
+    }),
+    vscode.window.registerWebviewPanelSerializer(EXPLAIN_VIEW_TYPE, {
+      async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
+        const parsed = parseExplainPanelState(state);
+        if (!parsed) {
+          panel.dispose();
+          return;
+        }
+        create(panel, vscode.Uri.parse(parsed.document));
+      },
+    }),
+    { dispose: () => current?.panel.dispose() },
+  );
+}
