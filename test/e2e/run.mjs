@@ -6,10 +6,15 @@
 //   node test/e2e/run.mjs --no-package      reuse the newest dist/*.vsix instead of `npm run package`
 //   node test/e2e/run.mjs --vsix FILE       test that VSIX instead (no `npm run package`)
 //   node test/e2e/run.mjs --install-only    only fill the tool cache
+//   node test/e2e/run.mjs --locale zh-cn    only the Simplified Chinese run (tests named *.zh-cn.mjs); --locale en: only English
+//
+// Without --locale a run tests both display languages one after the other: the English tests (tests/*.mjs) in one
+// code-server, then the zh-cn tests (tests/*.zh-cn.mjs) in a second code-server started with --locale zh-cn.
 //
 // Tools (Node 24, code-server, playwright-core) are installed once into a cache outside the repository:
 //   ${XDG_CACHE_HOME:-$HOME/.cache}/dataplane-explorer/e2e   (override with DATAPLANE_E2E_CACHE)
-// Debian packages chromium, libkrb5-dev and build-essential are installed with apt-get when missing (needs root).
+// Debian packages chromium, libkrb5-dev, build-essential and fonts-noto-cjk are installed with apt-get when missing
+// (needs root).
 // Every run uses a fresh temp folder for HOME/XDG dirs, the user data and the extensions; it is removed at the end,
 // and code-server's whole process group is killed. Screenshots and logs go to test-output/e2e/ in the repository.
 // Plain Node ESM without dependencies: runs on the project's Node 20.
@@ -17,6 +22,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, cpSync, openSync, closeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,12 +31,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const NODE_VERSION = '24.22.3';
 const CODE_SERVER_VERSION = '4.139.1';
 const PLAYWRIGHT_VERSION = '1.65.1';
-const APT_PACKAGES = ['chromium', 'libkrb5-dev', 'build-essential'];
+// fonts-noto-cjk: Chromium draws Chinese (the zh-cn run's screenshots) with it; without a CJK font it shows boxes.
+const APT_PACKAGES = ['chromium', 'libkrb5-dev', 'build-essential', 'fonts-noto-cjk'];
 const CHROMIUM = '/usr/bin/chromium';
+// Display languages tested after English when no --locale is given: each has a fixture language pack locale-<id>/.
+const LOCALES = ['zh-cn'];
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
-const OUT = path.join(REPO, 'test-output', 'e2e');
+// Screenshots and logs; DATAPLANE_E2E_OUT puts them elsewhere (e.g. for two runs at the same time).
+const OUT = process.env.DATAPLANE_E2E_OUT ? path.resolve(process.env.DATAPLANE_E2E_OUT) : path.join(REPO, 'test-output', 'e2e');
 const CACHE =
   process.env.DATAPLANE_E2E_CACHE ||
   path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'dataplane-explorer', 'e2e');
@@ -42,12 +52,15 @@ const opt = {
   grep: args.includes('--grep') ? args[args.indexOf('--grep') + 1] : undefined,
   vsix: args.includes('--vsix') ? path.resolve(args[args.indexOf('--vsix') + 1]) : undefined,
   // --locale zh-cn: VS Code in that display language; runs the tests named *.zh-cn.mjs (and only those).
+  // --locale en: only the English tests. Default: English, then every locale that has tests (see LOCALES).
   locale: args.includes('--locale') ? args[args.indexOf('--locale') + 1] : undefined,
   // --try: `npm run try`, a real VS Code with the samples open for a person to use; stops on Ctrl-C.
   try: args.includes('--try'),
 };
 
 const t0 = Date.now();
+// Each code-server run points HOME, XDG_* and TMPDIR into its own temp folder: the next run starts from these.
+const BASE_TMP = os.tmpdir();
 const log = (msg) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
 
 function run(cmd, argv, options = {}) {
@@ -80,8 +93,12 @@ function npmInstall(prefix, spec, env = process.env) {
   rmSync(prefix, { recursive: true, force: true });
   mkdirSync(prefix, { recursive: true });
   writeFileSync(path.join(prefix, 'package.json'), '{ "private": true }\n');
+  // Under `npm run try` / `npm run test:e2e` the outer npm's settings are in the environment (npm_config_*), among
+  // them its user agent "npm/… node/v20…": the inner npm would pass it on, and code-server's postinstall reads the
+  // Node version from it and refuses to install. The inner npm starts from its own defaults.
+  const clean = Object.fromEntries(Object.entries(env).filter(([k, v]) => !/^npm_/i.test(k) || process.env[k] !== v));
   run('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', spec], {
-    env: { ...env, npm_config_cache: path.join(CACHE, 'npm-cache'), npm_config_logs_dir: path.join(CACHE, 'npm-logs'), npm_config_update_notifier: 'false' },
+    env: { ...clean, npm_config_cache: path.join(CACHE, 'npm-cache'), npm_config_logs_dir: path.join(CACHE, 'npm-logs'), npm_config_update_notifier: 'false' },
   });
 }
 
@@ -124,7 +141,7 @@ function freePort() {
 async function waitHealthy(url, server, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (server.exitCode !== null || server.signalCode !== null) throw new Error(`code-server exited early (${server.exitCode ?? server.signalCode}); see ${path.join(OUT, 'code-server.log')}`);
+    if (server.exitCode !== null || server.signalCode !== null) throw new Error(`code-server exited early (${server.exitCode ?? server.signalCode}); see ${path.join(runOut, 'code-server.log')}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
       if (res.ok) return;
@@ -184,6 +201,7 @@ const USER_SETTINGS = {
 let server; // code-server ChildProcess (own process group)
 let tmp; // per-run temp folder
 let context; // playwright browser context
+let runOut = OUT; // output folder of the current code-server run (OUT for English, OUT/<locale> for another language)
 
 function pidsMentioning(text) {
   const pids = [];
@@ -233,7 +251,7 @@ async function cleanup() {
     await killByCommandLine(tmp);
     // Keep code-server's and the extension host's logs for a post-mortem.
     try {
-      if (existsSync(path.join(tmp, 'data', 'logs'))) cpSync(path.join(tmp, 'data', 'logs'), path.join(OUT, 'logs'), { recursive: true });
+      if (existsSync(path.join(tmp, 'data', 'logs'))) cpSync(path.join(tmp, 'data', 'logs'), path.join(runOut, 'logs'), { recursive: true });
     } catch {}
     const dir = tmp;
     tmp = undefined;
@@ -254,18 +272,96 @@ for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) 
   });
 }
 
+/** The test files of one display language: `en` runs tests/*.mjs without a locale suffix, `zh-cn` runs tests/*.zh-cn.mjs. */
+function testFilesFor(locale) {
+  return readdirSync(path.join(HERE, 'tests'))
+    .filter((f) => f.endsWith('.mjs'))
+    .filter((f) => (locale !== 'en' ? f.endsWith(`.${locale}.mjs`) : !/\.[a-z]{2}(-[a-z]{2})?\.mjs$/.test(f)))
+    .sort()
+    .map((f) => path.join(HERE, 'tests', f));
+}
+
+/** How many steps of `files` --grep selects (all when no --grep). */
+async function selectedSteps(files) {
+  let n = 0;
+  for (const file of files) {
+    const steps = (await import(pathToFileURL(file).href)).default;
+    n += opt.grep ? steps.filter((s) => s.name.toLowerCase().includes(opt.grep.toLowerCase())).length : steps.length;
+  }
+  return n;
+}
+
+/**
+ * What code-server writes to <user-data>/languagepacks.json when a language pack is installed through the running
+ * server (its language pack service's post-install participant: createLanguagePacksFromExtension + updateHash).
+ * `code-server --install-extension` runs a CLI process in which that service is never created, so nothing registers
+ * the pack and `--locale` falls back to English; this writes the same entry for every installed extension that
+ * contributes `localizations`. code-server then builds its NLS files from the pack (clp/…/nls.messages.js with
+ * _VSCODE_NLS_LANGUAGE), the workbench runs in that language and starts the extension host with it.
+ */
+function registerLanguagePacks(extensionsDir, userDataDir) {
+  const packs = {};
+  const installed = JSON.parse(readFileSync(path.join(extensionsDir, 'extensions.json'), 'utf8'));
+  for (const e of installed) {
+    const location = e.location?.fsPath ?? e.location?.path ?? path.join(extensionsDir, e.relativeLocation);
+    const manifest = JSON.parse(readFileSync(path.join(location, 'package.json'), 'utf8'));
+    for (const loc of manifest.contributes?.localizations ?? []) {
+      const pack = (packs[loc.languageId] ??= { hash: '', extensions: [], translations: {}, label: loc.localizedLanguageName ?? loc.languageName });
+      pack.extensions.push({ extensionIdentifier: e.identifier, version: manifest.version });
+      for (const tr of loc.translations) pack.translations[tr.id] = path.join(location, tr.path);
+    }
+  }
+  for (const pack of Object.values(packs)) {
+    const md5 = createHash('md5');
+    for (const x of pack.extensions) md5.update(x.extensionIdentifier.uuid || x.extensionIdentifier.id).update(x.version);
+    pack.hash = md5.digest('hex');
+  }
+  writeFileSync(path.join(userDataDir, 'languagepacks.json'), JSON.stringify(packs));
+  return Object.keys(packs);
+}
+
 async function main() {
   install();
   if (opt.installOnly) return undefined;
 
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
+  // Which display languages to run, and (unless --try) only those whose tests --grep selects.
+  let locales = opt.locale ? [opt.locale] : opt.try ? ['en'] : ['en', ...LOCALES];
+  if (!opt.try) {
+    const wanted = [];
+    for (const l of locales) if ((await selectedSteps(testFilesFor(l))) > 0) wanted.push(l);
+    if (!wanted.length) throw new Error(`no test step${opt.grep ? ` matches --grep ${opt.grep}` : ''} for ${locales.join(', ')}`);
+    locales = wanted;
+  }
   if (!opt.noPackage && !opt.vsix) run('npm', ['run', 'package'], { cwd: REPO, env: { ...process.env, npm_config_logs_dir: path.join(CACHE, 'npm-logs'), npm_config_update_notifier: 'false' } });
   const vsix = opt.vsix ?? newestVsix();
   log(`VSIX: ${path.relative(REPO, vsix)} (${(statSync(vsix).size / 1024).toFixed(0)} KiB)`);
 
+  const total = { passed: 0, failed: 0 };
+  for (const locale of locales) {
+    if (signalled) break;
+    try {
+      const r = await runIn(locale, vsix);
+      total.passed += r.passed;
+      total.failed += r.failed;
+    } catch (err) {
+      // A broken run in one language (code-server did not start, ...) counts as one failure; the next one still runs.
+      console.error(`[e2e] harness error (${locale}): ${err?.stack || err}`);
+      total.failed += 1;
+    }
+    await cleanup();
+  }
+  return total;
+}
 
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'dataplane-e2e-'));
+/** One code-server + Chromium run in display language `locale` ('en' = VS Code's default). */
+async function runIn(locale, vsix) {
+  const other = locale !== 'en' ? locale : undefined;
+  runOut = other ? path.join(OUT, other) : OUT;
+  mkdirSync(runOut, { recursive: true });
+  if (other) log(`---- display language ${other}: tests/*.${other}.mjs in a code-server started with --locale ${other}`);
+  tmp = mkdtempSync(path.join(BASE_TMP, 'dataplane-e2e-'));
   const dirs = {
     home: path.join(tmp, 'home'),
     config: path.join(tmp, 'xdg-config'),
@@ -294,13 +390,18 @@ async function main() {
   delete csEnv.VSCODE_IPC_HOOK_CLI;
   const common = ['--extensions-dir', dirs.ext, '--user-data-dir', dirs.userData];
   run(nodeBin, [codeServerEntry, '--install-extension', vsix, ...common], { env: csEnv });
-  if (opt.locale) {
-    // code-server honours --locale only for a display language some installed extension contributes:
-    // a tiny fixture extension registers it (VS Code's own UI stays English, extensions load their bundles).
-    const fixture = path.join(HERE, `locale-${opt.locale}`);
-    const localeVsix = path.join(tmp, `locale-${opt.locale}.vsix`);
+  if (other) {
+    // code-server honours --locale only for a display language an installed language pack contributes: a tiny
+    // fixture pack (locale-<id>/) contributes it without translating VS Code itself (its UI stays English), so the
+    // workbench and the extension host run in that language and extensions load their l10n bundles.
+    const fixture = path.join(HERE, `locale-${other}`);
+    if (!existsSync(path.join(fixture, 'package.json'))) throw new Error(`no language pack fixture ${path.relative(REPO, fixture)} for --locale ${other}`);
+    const localeVsix = path.join(tmp, `locale-${other}.vsix`);
     run('npx', ['vsce', 'package', '--allow-missing-repository', '--skip-license', '-o', localeVsix], { cwd: fixture, env: { ...process.env, PATH: `${path.join(REPO, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}` } });
     run(nodeBin, [codeServerEntry, '--install-extension', localeVsix, ...common], { env: csEnv });
+    const languages = registerLanguagePacks(dirs.ext, dirs.userData);
+    if (!languages.includes(other)) throw new Error(`the installed language packs contribute ${languages.join(', ') || 'no language'}, not ${other}`);
+    log(`language pack for ${other} registered in ${path.join('<user-data>', 'languagepacks.json')}`);
   }
 
   mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
@@ -309,7 +410,7 @@ async function main() {
   const configYaml = path.join(tmp, 'config.yaml');
   writeFileSync(configYaml, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
 
-  const logFd = openSync(path.join(OUT, 'code-server.log'), 'w');
+  const logFd = openSync(path.join(runOut, 'code-server.log'), 'w');
   log(`starting code-server on 127.0.0.1:${port}`);
   server = spawn(
     nodeBin,
@@ -322,7 +423,7 @@ async function main() {
       '--disable-workspace-trust',
       '--disable-getting-started-override',
       '--config', configYaml,
-      ...(opt.locale ? ['--locale', opt.locale] : []),
+      ...(other ? ['--locale', other] : []),
       ...common,
       dirs.workspace,
     ],
@@ -333,6 +434,10 @@ async function main() {
   log('code-server is healthy');
   if (opt.try) {
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`;
+    // The workbench page itself answers (it is what a browser loads first), not only the health check.
+    const page = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+    if (!page.ok || !(await page.text()).includes('workbench')) throw new Error(`${url} answered ${page.status} without the workbench`);
+    log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     console.log(`\nDataplane Explorer is running with the sample dumps:\n\n    ${url}\n\nOpen it in a browser on this machine. Press Ctrl-C to stop (the server and its files are removed).\n`);
     await new Promise(() => {}); // until Ctrl-C / SIGTERM: the signal handler cleans up and exits
   }
@@ -343,26 +448,23 @@ async function main() {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1600, height: 1000 },
-    ...(opt.locale ? { locale: opt.locale.replace(/-(\w+)$/, (_, r) => `-${r.toUpperCase()}`) } : {}),
+    ...(other ? { locale: other.replace(/-(\w+)$/, (_, r) => `-${r.toUpperCase()}`) } : {}),
     // Our own handlers below clean up on signals; playwright's would exit before code-server is stopped.
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
-    args: [...(opt.locale ? [`--lang=${opt.locale}`] : []), '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-crash-reporter'],
+    args: [...(other ? [`--lang=${other}`] : []), '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-crash-reporter'],
   });
 
   const { runSuite } = await import(pathToFileURL(path.join(HERE, 'lib', 'runner.mjs')).href);
-  const testFiles = readdirSync(path.join(HERE, 'tests'))
-    .filter((f) => f.endsWith('.mjs'))
-    .filter((f) => (opt.locale ? f.endsWith(`.${opt.locale}.mjs`) : !/\.[a-z]{2}(-[a-z]{2})?\.mjs$/.test(f)))
-    .sort();
   const results = await runSuite({
     context,
     url: `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`,
     workspace: dirs.workspace,
     fixtures: path.join(HERE, 'fixtures'),
-    outDir: OUT,
-    testFiles: testFiles.map((f) => path.join(HERE, 'tests', f)),
+    outDir: runOut,
+    testFiles: testFilesFor(locale),
+    locale,
     grep: opt.grep,
     log,
     stopped: () => signalled,

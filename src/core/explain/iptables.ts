@@ -5,11 +5,20 @@ import { formatShare, servicePortNameString } from '../kube/catalog';
 import type { IptablesAnalysis } from '../language/iptables';
 import { t } from '../l10n';
 import type { KubeProxyMode } from '../detect';
-import { BASIC_OPTIONS, lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS } from '../parse/iptables/extensions';
+import { BASIC_OPTIONS, lookupMatchOption, lookupTargetOption, lowerFirst, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from '../parse/iptables/extensions';
 
 /** Escapes Markdown (and HTML) metacharacters in text that came from the dump. */
 export function mdEscape(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>&~]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The summary of a match/target extension or an option in the display language. The extension tables hold English
+ * summaries, which are the l10n keys (scripts/l10n-export.mjs collects them); an alias reads "Same as <canonical>: …".
+ */
+export function summaryText(spec: Pick<OptionSpec, 'summary' | 'canonicalSummary'> & { name: string }): string {
+  if (spec.canonicalSummary !== undefined) return t('Same as {0}: {1}', spec.name, lowerFirst(t(spec.canonicalSummary)));
+  return t(spec.summary);
 }
 
 export function code(text: string): string {
@@ -143,10 +152,10 @@ export function explainTarget(name: string, option: Option | undefined, table: s
     RETURN: t('Leaves this chain and continues after the rule that jumped here (for a built-in chain, its policy applies).'),
     REJECT: t('Discards the packet and answers with an error (ICMP port unreachable by default): the client fails fast.'),
   };
-  const lines = [`**${mdEscape(name)}**`, '', verdicts[name] ?? spec?.summary ?? t('A target extension.')];
+  const lines = [`**${mdEscape(name)}**`, '', verdicts[name] ?? (spec ? summaryText(spec) : t('A target extension.'))];
   if (option) {
     const o = lookupTargetOption(name, option.name);
-    if (o) lines.push('', `${code(option.name)} — ${o.summary}`);
+    if (o) lines.push('', `${code(option.name)} — ${summaryText(o)}`);
   }
   if (name === 'DROP' && table === 'nat') lines.push('', t('Modern iptables refuses DROP in the nat table.'));
   return lines.join('\n');
@@ -156,14 +165,14 @@ export function explainOption(module: string, option: Option | undefined, where:
   if (where === 'param' && option) {
     const spec = BASIC_OPTIONS[option.name];
     const negation = option.negated ? ' ' + t('(negated: the rule matches when this does **not** hold)') : '';
-    return `${code(`${option.negated ? '! ' : ''}${option.name} ${option.values.join(' ')}`.trim())} — ${spec?.summary ?? ''}${negation}`;
+    return `${code(`${option.negated ? '! ' : ''}${option.name} ${option.values.join(' ')}`.trim())} — ${spec ? summaryText(spec) : ''}${negation}`;
   }
   const ext = MATCH_EXTENSIONS[module];
   if (!option) {
-    return ext ? `**-m ${mdEscape(module)}** — ${ext.summary}` : t('**-m {0}**: a match module this version does not know; kept as written.', mdEscape(module));
+    return ext ? `**-m ${mdEscape(module)}** — ${summaryText(ext)}` : t('**-m {0}**: a match module this version does not know; kept as written.', mdEscape(module));
   }
   const spec = lookupMatchOption(module, option.name);
   const negation = option.negated ? ' ' + t('(negated: the rule matches when this does **not** hold)') : '';
   const head = code(`${option.negated ? '! ' : ''}${option.name} ${option.values.join(' ')}`.trim());
-  return `${head} — ${spec?.summary ?? t('an option of -m {0}', mdEscape(module))}${negation}`;
+  return `${head} — ${spec ? summaryText(spec) : t('an option of -m {0}', mdEscape(module))}${negation}`;
 }

@@ -20,7 +20,7 @@ function withTimeout(promise, ms, what) {
   ]);
 }
 
-export async function runSuite({ context, url, workspace, fixtures, outDir, testFiles, grep, log, stopped = () => false }) {
+export async function runSuite({ context, url, workspace, fixtures, outDir, testFiles, grep, log, locale = 'en', stopped = () => false }) {
   const steps = [];
   for (const file of testFiles) {
     const mod = await import(pathToFileURL(file).href);
@@ -35,11 +35,11 @@ export async function runSuite({ context, url, workspace, fixtures, outDir, test
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
 
   log(`opening ${url}`);
-  await page.goto(url);
+  await page.goto(url, { timeout: 60_000 }); // the first load compiles the workbench: slow on a busy machine
   await vscode.waitForWorkbench(page);
   log('workbench is ready');
 
-  const ctx = { page, workspace, fixtures, vscode, log };
+  const ctx = { page, workspace, fixtures, vscode, log, locale };
   const results = [];
   let n = 0;
   for (const s of selected) {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const ZH = JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8'));
 const NODE1 = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'node1.txt'), 'utf8').split('\n');
 const SVC = 'KUBE-SVC-XPGD46QRK7WJZT7O';
 const LINE = NODE1.findIndex((l) => l.startsWith('-A KUBE-SERVICES ') && l.endsWith(`-j ${SVC}`)) + 1;
@@ -11,9 +12,11 @@ export default [
   {
     name: 'zh-cn: the hover on a KUBE-SVC jump target is in Chinese, technical words as the tools print them',
     async run({ page, vscode, log }) {
+      // Earlier steps may leave views beside the editor: one group, and the target scrolled into view.
+      await vscode.runCommand(page, 'View: Close All Editor Groups');
       await vscode.openFile(page, 'node1.txt');
       await vscode.ensureLanguageMode(page, 'iptables', log);
-      await vscode.gotoLine(page, LINE);
+      await vscode.gotoLine(page, LINE, NODE1[LINE - 1].indexOf(SVC) + 1);
       let text = '';
       await vscode.poll(async () => {
         const tok = await vscode.token(page, NODE1[LINE - 1], SVC);
@@ -33,6 +36,36 @@ export default [
       if (!/[\u4e00-\u9fff]/.test(text)) throw new Error(`the hover is not in Chinese:\n${text}`);
       for (const s of ['KUBE-SVC-XPGD46QRK7WJZT7O', '10.180.0.1:80', '50%']) if (!text.includes(s)) throw new Error(`hover misses ${s}:\n${text}`);
       log(`  hover: ${text.split('\n').slice(0, 3).join(' | ')}`);
+    },
+  },
+  {
+    name: 'zh-cn: the hover on a match option (--dport) explains it with the Chinese extension summary',
+    async run({ page, vscode, log }) {
+      const summary = ZH['TCP destination port or port range (first:last; a missing end means 0 or 65535).'];
+      if (!summary) throw new Error('l10n/bundle.l10n.zh-cn.json has no translation of the tcp --dport summary');
+      await vscode.runCommand(page, 'View: Close All Editor Groups');
+      await vscode.openFile(page, 'node1.txt');
+      await vscode.ensureLanguageMode(page, 'iptables', log);
+      await vscode.gotoLine(page, LINE, NODE1[LINE - 1].indexOf('--dport') + 1);
+      let text = '';
+      await vscode.poll(async () => {
+        const tok = await vscode.token(page, NODE1[LINE - 1], '--dport');
+        if (tok.error) throw new Error(tok.error);
+        await page.mouse.move(1, 1);
+        await vscode.sleep(100);
+        const p = vscode.tokenPoint(tok);
+        await page.mouse.move(p.x, p.y, { steps: 3 });
+        for (let i = 0; i < 12; i++) {
+          await vscode.sleep(250);
+          text = await vscode.hoverText(page);
+          if (text.includes('--dport 80')) return true;
+        }
+        return false;
+      }, { timeout: 30_000, interval: 100, what: 'a hover on --dport 80' }).catch((e) => {
+        throw new Error(`${e.message}; hover text: ${JSON.stringify(text)}`);
+      });
+      if (!text.includes(summary)) throw new Error(`the --dport hover does not show "${summary}":\n${text}`);
+      log(`  hover: ${text.split('\n')[0]}`);
     },
   },
 ];

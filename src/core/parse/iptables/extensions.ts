@@ -18,6 +18,9 @@
  *   revision 0 of the kernel match; time's `--days`, never valid) are NOT listed.
  *
  * Pure data plus two lookups; no runtime imports.
+ *
+ * The summaries are English and are the keys of the l10n bundles: whoever shows one translates it with t(summary)
+ * (see explain/iptables.ts), and scripts/l10n-export.mjs collects every summary of these tables.
  */
 
 /** How many value tokens follow the option; 'optional' = 0 or 1 (the parser takes one when the next token is not an option/`!`). */
@@ -31,6 +34,8 @@ export interface OptionSpec {
   negatable?: boolean;
   /** One line, plain English. */
   summary: string;
+  /** For an alias spelling (`--source-port`): the canonical option's own summary; `summary` then reads "Same as …". */
+  canonicalSummary?: string;
   valueKind?:
     | 'address'
     | 'addresses'
@@ -71,6 +76,11 @@ interface Def {
   aliases?: string[];
 }
 
+/** "Source port" → "source port", but "TCP source port" stays as written. */
+export function lowerFirst(text: string): string {
+  return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
+}
+
 function d(arity: Arity, kind: ValueKind | undefined, summary: string, extra?: { neg?: boolean; aliases?: string[] }): Def {
   return { arity, kind, summary, neg: extra?.neg, aliases: extra?.aliases };
 }
@@ -91,7 +101,7 @@ function buildOptions(defs: Record<string, Def>): Record<string, OptionSpec> {
     if (def.kind && def.arity !== 0) spec.valueKind = def.kind;
     out[name] = Object.freeze(spec);
     for (const alias of def.aliases ?? []) {
-      out[alias] = Object.freeze({ ...spec, summary: `Same as ${name}: ${def.summary.charAt(0).toLowerCase()}${def.summary.slice(1)}` });
+      out[alias] = Object.freeze({ ...spec, summary: `Same as ${name}: ${lowerFirst(def.summary)}`, canonicalSummary: def.summary });
     }
   }
   return Object.freeze(out);
