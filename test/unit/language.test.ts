@@ -109,8 +109,9 @@ describe('hovers', () => {
     expect(md).toContain('session affinity ClientIP, 10800 s');
     expect(md).toContain('matches kube-proxy\'s hash');
     const h = hoverAt(a, fixture.cursors[2])!;
-    expect(h.commands).toEqual(['dataplane.tracePacket']);
+    expect(h.commands).toEqual(['dataplane.tracePacket', 'dataplane.showGraph']);
     expect(md).toContain(`(command:dataplane.tracePacket?${encodeURIComponent(JSON.stringify(['172.30.0.41:80/tcp']))}`);
+    expect(md).toContain(`(command:dataplane.showGraph?${encodeURIComponent(JSON.stringify([null, { title: 'ns1/svc1:p80/tcp', family: 'ipv4' }]))}`);
   });
 
   it('on --probability: the real share and why kube-proxy writes 1/n, 1/(n-1)', () => {

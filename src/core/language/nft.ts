@@ -8,7 +8,7 @@ import { parseNftJson } from '../parse/nft/json';
 import { buildNftCatalog, classifyNftKubeObject, isKubeProxyNftTable, type NftCatalog } from '../kube/nft-catalog';
 import type { Service } from '../kube/catalog';
 import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode, nftKubeObjectTitle } from '../explain/kube-nft';
-import { describeService } from '../explain/service';
+import { describeService, hoverCommands } from '../explain/service';
 import { code, mdEscape } from '../explain/iptables';
 import { t } from '../l10n';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
@@ -178,7 +178,7 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
     }
     if (table && (sym.kind === 'chain' || sym.kind === 'set' || sym.kind === 'map')) {
       const markdown = objectHover(a, table, sym.name, sym.kind);
-      return markdown.includes('](command:dataplane.tracePacket') ? { markdown, range, commands: ['dataplane.tracePacket'] } : { markdown, range };
+      return markdown.includes('](command:dataplane.') ? { markdown, range, commands: hoverCommands(markdown) } : { markdown, range };
     }
   }
   for (const table of a.ruleset.tables) {
@@ -194,7 +194,7 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
       if (service) lines.push(...describeService(service));
       if (element.comment) lines.push('', `${t('comment')}: ${code(element.comment)}`);
       const markdown = lines.join('\n').trim();
-      return markdown.includes('](command:dataplane.tracePacket') ? { markdown, range: element.range, commands: ['dataplane.tracePacket'] } : { markdown, range: element.range };
+      return markdown.includes('](command:dataplane.') ? { markdown, range: element.range, commands: hoverCommands(markdown) } : { markdown, range: element.range };
     }
   }
   const rule = a.ruleset.ruleByLine.get(position.line);

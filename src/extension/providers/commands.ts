@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import { detectDialect } from '../../core/detect';
 import { featuresFor } from '../../core/language';
 import { languageOfDialect } from '../../core/snapshot';
-import { formatShare, serviceLabel } from '../../core/kube/catalog';
 import { IPTABLES_LANGUAGE, type DocumentCache } from '../documentCache';
 import type { Log } from '../log';
 import { toRange } from '../convert';
@@ -39,35 +38,25 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
 
     vscode.commands.registerCommand('dataplane.listServices', async () => {
       const editor = vscode.window.activeTextEditor;
-      const entry = editor ? cache.get(editor.document) : undefined;
-      if (!editor || !entry) {
+      const entry = editor ? await cache.get(editor.document) : undefined;
+      // Rows are made where the analysis lives: a large dump's 10,000 Services cross threads as strings.
+      const items = await entry?.query('serviceItems');
+      if (!editor || !items) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Open an iptables-save dump to list its Services.'));
         return;
       }
-      const services = entry.features.services(entry.analysis);
-      if (services.length === 0) {
+      if (items.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('No kube-proxy Services in this dump (no KUBE-SERVICES rules).'));
         return;
       }
-      const items = services.map((s) => {
-        const target = s.objects.find((o) => o.role === 'service-chain' || o.role === 'service-local-chain') ?? s.objects[0];
-        return {
-          label: serviceLabel(s),
-          description: s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${f.address ?? ''}${f.address ? ':' : ''}${f.port}`).join('  '),
-          detail: s.endpoints.length === 0
-            ? vscode.l10n.t('no endpoints')
-            : s.endpoints.map((e) => `${e.address}:${e.port} ${formatShare(e.probability)}`).join(' · '),
-          target,
-        };
-      });
       const picked = await vscode.window.showQuickPick(items, {
         title: vscode.l10n.t('Services in {0}', vscode.workspace.asRelativePath(editor.document.uri)),
         placeHolder: vscode.l10n.t('Filter by namespace, name, address or port'),
         matchOnDescription: true,
         matchOnDetail: true,
       });
-      if (!picked?.target) return;
-      const range = toRange(picked.target.range);
+      if (!picked?.range) return;
+      const range = toRange(picked.range);
       editor.selection = new vscode.Selection(range.start, range.end);
       editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     }),

@@ -1,12 +1,13 @@
 // Trace ClusterIP / Trace NodePort / Trace Packet…: ask what to trace, run the core tracer on the active
 // node snapshot, show the result in the trace view and mark the path's rules in the editor.
 import * as vscode from 'vscode';
-import { formatShare, serviceLabel, type Service } from '../../core/kube/catalog';
-import { hostPort, parseDestination, traceSnapshot, type Entry, type Protocol, type SnapshotFile as TraceFile } from '../../core/trace';
+import { activeDumpDocument } from '../activeDump';
+import { formatShare } from '../../core/kube/catalog';
+import { hostPort, parseDestination, type Entry, type Protocol } from '../../core/trace';
 import { parseAddress } from '../../core/trace/addr';
 import type { DocumentCache } from '../documentCache';
 import type { Log } from '../log';
-import type { LoadedSnapshot, Snapshots } from '../snapshots';
+import type { Snapshots } from '../snapshots';
 import { TraceTreeProvider } from './traceView';
 
 interface Target {
@@ -38,20 +39,20 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     }
   };
 
-  /** The node snapshot of the active editor: its dump and the dumps beside it. */
-  const activeSnapshot = async (): Promise<{ document: vscode.TextDocument; loaded: LoadedSnapshot } | undefined> => {
-    const document = vscode.window.activeTextEditor?.document;
-    const entry = document ? cache.get(document) : undefined;
-    if (!document || !entry) {
+  /** The node snapshot of the active editor (its dump and the dumps beside it): its files and Services. */
+  const activeSnapshot = async (): Promise<{ document: vscode.TextDocument } | undefined> => {
+    const document = activeDumpDocument();
+    const entry = document ? await cache.get(document) : undefined;
+    const files = document && entry ? await snapshots.query(document, 'files') : undefined;
+    if (!document || !files) {
       void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump first: the trace follows its rules.'));
       return undefined;
     }
-    const loaded = await snapshots.forDocument(document);
-    if (!loaded.snapshot.files.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables')) {
+    if (!files.value.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables')) {
       void vscode.window.showInformationMessage(vscode.l10n.t('No iptables-save or nft dump in this node snapshot: nothing to trace through.'));
       return undefined;
     }
-    return { document, loaded };
+    return { document };
   };
 
   const askEntry = async (defaultEntry: Entry): Promise<Entry | undefined> => {
@@ -70,37 +71,31 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     const from = entry ?? (await askEntry('pod'));
     if (!from) return;
     const nodeIPs = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []).filter((ip) => parseAddress(ip));
-    const files = snapshot.loaded.snapshot.files.map((f, i) => ({ f, uri: snapshot.loaded.uris[i] }));
-    const result = traceSnapshot(files.map(({ f }) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), {
+    // The trace runs where the analyses live (the worker for large dumps).
+    const answer = await snapshots.query(snapshot.document, 'trace', {
       to: target.address,
       dport: target.port,
       protocol: target.protocol,
       entry: from,
       nodeIPs,
     });
-    log.info(`trace ${target.protocol} ${hostPort(target.address, target.port)} from ${from}: ${result.outcomes.map((o) => `${formatShare(o.probability)} ${o.verdict} ${o.destination ?? ''}`).join(', ')}`);
-    tree.show({ result, uris: files.map(({ uri }) => uri) });
+    if (!answer) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('The dump changed while it was traced; trace again.'));
+      return;
+    }
+    const result = answer.value;
+    log.info(`trace ${target.protocol} ${hostPort(target.address, target.port)} from ${from} (${answer.where}): ${result.outcomes.map((o) => `${formatShare(o.probability)} ${o.verdict} ${o.destination ?? ''}`).join(', ')}`);
+    tree.show({ result, uris: answer.uris });
     await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', true);
     decorate();
     view.description = `${target.protocol} ${hostPort(target.address, target.port)}`;
     await vscode.commands.executeCommand('dataplane.trace.focus');
   };
 
-  const pickFrontend = async (services: Service[], kind: 'clusterIP' | 'nodePort'): Promise<Target | undefined> => {
+  const pickFrontend = async (document: vscode.TextDocument, kind: 'clusterIP' | 'nodePort'): Promise<Target | undefined> => {
     type Item = vscode.QuickPickItem & { target?: Target };
-    const items: Item[] = [];
-    for (const s of services) {
-      for (const f of s.frontends) {
-        if (f.kind !== kind) continue;
-        const address = f.address ?? '';
-        items.push({
-          label: kind === 'clusterIP' ? `${hostPort(address, f.port)}/${s.protocol}` : `NodePort ${f.port}/${s.protocol}`,
-          description: serviceLabel(s),
-          detail: s.endpoints.length ? s.endpoints.map((e) => `${hostPort(e.address, e.port)} ${formatShare(e.probability)}`).join(' · ') : vscode.l10n.t('no endpoints'),
-          target: { address, port: f.port, protocol: s.protocol as Protocol },
-        });
-      }
-    }
+    // Rows are made where the snapshot lives (analysis/queries.ts).
+    const items: Item[] = (await snapshots.query(document, 'frontendItems', kind))?.value ?? [];
     const quickPick = vscode.window.createQuickPick<Item>();
     quickPick.title = kind === 'clusterIP' ? vscode.l10n.t('Trace ClusterIP') : vscode.l10n.t('Trace NodePort');
     quickPick.placeholder = kind === 'clusterIP'
@@ -131,14 +126,14 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     vscode.commands.registerCommand('dataplane.traceClusterIP', async () => {
       const snapshot = await activeSnapshot();
       if (!snapshot) return;
-      const target = await pickFrontend(snapshot.loaded.snapshot.services, 'clusterIP');
+      const target = await pickFrontend(snapshot.document, 'clusterIP');
       if (target) await run(target, undefined, snapshot);
     }),
 
     vscode.commands.registerCommand('dataplane.traceNodePort', async () => {
       const snapshot = await activeSnapshot();
       if (!snapshot) return;
-      const target = await pickFrontend(snapshot.loaded.snapshot.services, 'nodePort');
+      const target = await pickFrontend(snapshot.document, 'nodePort');
       if (!target) return;
       const configured = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []);
       const nodeIP = await vscode.window.showInputBox({
@@ -168,6 +163,12 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       const editor = await vscode.window.showTextDocument(uri, { preserveFocus: false, preview: true });
       editor.selection = new vscode.Selection(range.start, range.end);
       editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    }),
+
+    // "Show in Graph" in the trace view's title: the graph of the traced snapshot with the path highlighted.
+    vscode.commands.registerCommand('dataplane.showTraceInGraph', async () => {
+      const shown = tree.current;
+      if (shown) await vscode.commands.executeCommand('dataplane.graph.showTrace', shown.uris, shown.result);
     }),
 
     vscode.commands.registerCommand('dataplane.clearTrace', async () => {

@@ -200,6 +200,10 @@ export default [
       await wt.waitForEditor(page, 'node1.nft', 'nftables');
       if (!(await wt.visibleLines(page)).some((l) => l.startsWith('table ip kube-proxy'))) throw new Error('node1.nft does not show table ip kube-proxy');
       await expectTraceOffered(page, vscode, 'nftables');
+      // List Services reads the nft catalog too.
+      await vscode.runCommand(page, 'Dataplane Explorer: List Services');
+      await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('shop/web:http')), { what: 'shop/web:http in List Services of node1.nft' });
+      await page.keyboard.press('Escape');
       await wt.clickStepLink(page, TITLE, STEPS.compare.title, link('compare', 1).label);
       const mode = await wt.waitForEditor(page, 'node1.ipvsadm', 'ipvsadm');
       if (!(await wt.visibleLines(page)).some((l) => l.startsWith('IP Virtual Server'))) throw new Error('node1.ipvsadm does not show ipvsadm -Ln output');

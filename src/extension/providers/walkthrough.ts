@@ -1,0 +1,46 @@
+// The buttons of the walkthrough steps that happen in the editor: "Follow a Service with F12" puts the cursor on the
+// KUBE-SVC-… target of a Service's ClusterIP rule in the iptables-mode (nf_tables) sample, ready for F12; "Read a
+// hover" shows the hover of that KUBE-SVC chain on one of its --probability rules. The place comes from analysing the
+// sample (core/walkthrough.ts), not from line numbers. Run from a step's button (command:toSide:), they open the
+// sample in the editor group beside the walkthrough, as "Open Sample Dumps" does.
+import * as vscode from 'vscode';
+import { analyzeIptables } from '../../core/language/iptables';
+import type { Range } from '../../core/model/range';
+import { serviceToFollow, type ServiceToFollow } from '../../core/walkthrough';
+import { toRange } from '../convert';
+import type { Log } from '../log';
+
+const SAMPLE = ['samples', 'iptables-nft', 'node1.iptables'];
+
+export function register(context: vscode.ExtensionContext, log: Log): void {
+  /** Opens the sample with the cursor at the start of `where(service)`, the name selected, in the middle of the editor. */
+  const openAt = async (where: (s: ServiceToFollow) => Range): Promise<{ editor: vscode.TextEditor; service: ServiceToFollow } | undefined> => {
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(context.extensionUri, ...SAMPLE));
+    const service = serviceToFollow(analyzeIptables(document.getText()));
+    if (!service) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('No Service in {0} picks among several endpoints.', SAMPLE.join('/')));
+      return undefined;
+    }
+    const range = toRange(where(service));
+    // Anchor at the end, cursor at the start: the chain name is highlighted and F12 / the hover read the name.
+    const selection = new vscode.Selection(range.end, range.start);
+    const editor = await vscode.window.showTextDocument(document, { preview: false });
+    // (showTextDocument's `selection` option takes a range and puts the cursor at its end.)
+    editor.selection = selection;
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenter);
+    return { editor, service };
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('dataplane.walkthrough.followService', async () => {
+      const opened = await openAt((s) => s.jumpTarget);
+      if (opened) log.info(`walkthrough: cursor on ${opened.service.chain} (${opened.service.service}) in KUBE-SERVICES, line ${opened.service.jumpTarget.start.line + 1}`);
+    }),
+    vscode.commands.registerCommand('dataplane.walkthrough.showHover', async () => {
+      const opened = await openAt((s) => s.probabilityRuleChain);
+      if (!opened) return;
+      await vscode.commands.executeCommand('editor.action.showHover');
+      log.info(`walkthrough: hover of ${opened.service.chain} (${opened.service.service}), line ${opened.service.probabilityRuleChain.start.line + 1}`);
+    }),
+  );
+}
