@@ -5,6 +5,7 @@ import { catalogToJson } from '../../src/core/kube/catalog';
 import { expectedIpvsCatalog, generateIpvsSnapshot, type IpvsGenOptions } from '../../src/core/kube/generate/ipvs';
 import { randomServices } from '../../src/core/kube/generate/iptables';
 import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 
 function snapshotOf(opts: IpvsGenOptions, which: ('ipvsadm-save' | 'ipvsadm-list' | 'ipset-save' | 'ipset-list' | 'iptables-save')[]) {
   const dumps = generateIpvsSnapshot(opts);
@@ -58,6 +59,43 @@ describe('IPVS-mode catalog from a node snapshot', () => {
       });
     }
   }
+
+  it('a large node (2,000 Services × 10 endpoints): every ClusterIP with its frontends and shares, and traces reach them', () => {
+    const opts = { services: randomServices(2000, 10, 7), nodeIPs: NODE_IPS };
+    const dumps = generateIpvsSnapshot(opts);
+    const files = (['ipvsadm-list', 'ipset-save', 'iptables-save'] as const).map((w) => analyzeFile(`node1/${w}`, dumps[w])!);
+    const snap = buildSnapshot(files);
+    const truthAll = expectedIpvsCatalog(opts);
+    const json = (catalogToJson(snap.catalogs) as { services: Entry[] }).services;
+    const got = byClusterIP(json);
+    // Every ClusterIP Service is there, once, and none is made up.
+    expect(Object.keys(got).sort()).toEqual(Object.keys(byClusterIP(truthAll)).sort());
+    const truth = truthAll.filter((e) => e.endpoints.some((x) => x.probability > 0));
+    expect(truth.length).toBeGreaterThan(1500);
+    for (const [k, v] of Object.entries(byClusterIP(truth))) expect(got[k], k).toEqual(v);
+    expect(json.flatMap((s) => s.frontends).some((f) => f.kind === 'nodePort')).toBe(true);
+    // The trace over the same snapshot (its IPVS and ipset lookups are indexed) agrees with the catalog.
+    const traceFiles = files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
+    for (const e of truth.filter((_, i) => i % 25 === 0)) {
+      const c = e.frontends.find((f) => f.kind === 'clusterIP')!;
+      const r = traceSnapshot(traceFiles, { to: c.address!, dport: c.port, protocol: e.protocol as 'tcp', entry: 'pod' });
+      const reached = Object.fromEntries(r.outcomes.map((o) => [o.destination ?? o.verdict, Number(o.probability.toFixed(6))]));
+      expect(reached).toEqual(Object.fromEntries(e.endpoints.filter((x) => x.probability > 0).map((x) => [`${x.address}:${x.port}`, Number(x.probability.toFixed(6))])));
+      expect(r.outcomes.every((o) => o.assumptions.length === 0)).toBe(true);
+    }
+  });
+
+  it('building the snapshot twice gives the same catalog, and each caller its own list of Services', () => {
+    const opts = { services: randomServices(60, 3, 4), nodeIPs: NODE_IPS };
+    const dumps = generateIpvsSnapshot(opts);
+    const files = (['ipvsadm-save', 'ipset-save', 'iptables-save'] as const).map((w) => analyzeFile(`node1/${w}`, dumps[w])!);
+    const first = buildSnapshot(files);
+    const names = first.services.map((s) => s.name);
+    first.services.reverse();
+    const second = buildSnapshot(files);
+    expect(second.services.map((s) => s.name)).toEqual(names);
+    expect(catalogToJson(second.catalogs)).toEqual(catalogToJson(buildSnapshot(files.map((f) => analyzeFile(f.name, dumps[f.name.split('/')[1] as 'ipvsadm-save'])!)).catalogs));
+  });
 
   it('without the ipset dump the frontends are still found, flagged as uncertain kinds', () => {
     const opts = { services: SAMPLE_SERVICES, nodeIPs: NODE_IPS };

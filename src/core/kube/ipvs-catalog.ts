@@ -8,7 +8,7 @@ import type { IpSet, IpsetDump } from '../model/ipset';
 import { CONNECTION_COUNT_SCHEDULERS, DESTINATION_SCHEDULERS, SOURCE_HASH_SCHEDULERS, weightShares, type IpvsDump, type VirtualService } from '../model/ipvs';
 import type { IptablesRuleset } from '../model/iptables';
 import { t } from '../l10n';
-import { canonicalAddress as canonical } from '../trace/addr';
+import { canonicalAddress } from '../trace/addr';
 import type { Catalog, Endpoint, Frontend, FrontendKind, Service } from './catalog';
 
 export interface IpvsSnapshotInput {
@@ -17,6 +17,16 @@ export interface IpvsSnapshotInput {
   iptables: IptablesRuleset[];
 }
 
+
+/** Canonical addresses, memoised during one buildIpvsCatalog (each endpoint appears in several dumps and keys). */
+let canonicalMemo: Map<string, string> | undefined;
+
+function canonical(address: string | undefined): string {
+  if (address === undefined || !canonicalMemo) return canonicalAddress(address);
+  let c = canonicalMemo.get(address);
+  if (c === undefined) canonicalMemo.set(address, (c = canonicalAddress(address)));
+  return c;
+}
 
 function key(address: string | undefined, port: number | undefined, protocol: string): string {
   return `${canonical(address)}|${port ?? ''}|${protocol}`;
@@ -49,7 +59,44 @@ function schedulerNote(scheduler: string | undefined): string {
   return t('{0}: the shares shown are the weight shares.', s);
 }
 
+const FRONTEND_ORDER: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
+const numericOrder = new Intl.Collator(undefined, { numeric: true });
+const plainOrder = new Intl.Collator();
+
+/** The dumps of an input, in order, with the file index of each ipvsadm dump: what makes two inputs the same. */
+function inputKey(input: IpvsSnapshotInput): unknown[] {
+  return [...input.ipvs.flatMap((x) => [x.dump, x.fileIndex]), '|', ...input.ipsets, '|', ...input.iptables];
+}
+
+const catalogCache = new WeakMap<IpvsDump, { key: unknown[]; catalog: Catalog }[]>();
+
+/**
+ * The catalog of an IPVS snapshot; cached by the identity of its dumps, since the snapshot and every trace on
+ * it ask for the same one. Each call gets its own services array (the Services themselves are shared, as the
+ * per-file catalogs of iptables and nft dumps are).
+ */
 export function buildIpvsCatalog(input: IpvsSnapshotInput): Catalog {
+  const first = input.ipvs[0]?.dump;
+  const k = inputKey(input);
+  let entries = first ? catalogCache.get(first) : undefined;
+  const hit = entries?.find((e) => e.key.length === k.length && e.key.every((x, i) => x === k[i]));
+  if (hit) return { ...hit.catalog, services: [...hit.catalog.services] };
+  canonicalMemo = new Map();
+  let catalog: Catalog;
+  try {
+    catalog = buildCatalog(input);
+  } finally {
+    canonicalMemo = undefined;
+  }
+  if (first) {
+    if (!entries) catalogCache.set(first, (entries = []));
+    entries.push({ key: k, catalog });
+    if (entries.length > 8) entries.shift();
+  }
+  return { ...catalog, services: [...catalog.services] };
+}
+
+function buildCatalog(input: IpvsSnapshotInput): Catalog {
   const diagnostics: Diagnostic[] = [];
   const sets = new Map<string, IpSet>();
   for (const dump of input.ipsets) for (const s of dump.sets) if (!sets.has(s.name)) sets.set(s.name, s);
@@ -134,12 +181,27 @@ export function buildIpvsCatalog(input: IpvsSnapshotInput): Catalog {
   // ClusterIPs anchor the Services; every other virtual service joins the ClusterIP whose real servers it
   // uses (all of them, or the local subset for traffic policy Local), or stands alone when that is unclear.
   for (const entry of all) if (entry.kind === 'clusterIP') addFrontend(makeService(entry.vs, entry.fileIndex), entry);
+  // The ClusterIP Services by protocol and real server, built once: a joining virtual service only looks at
+  // the Services that have its rarest real server, not at every Service (linear, not quadratic, in size).
+  const byReal = new Map<string, Group[]>();
+  for (const g of groups) {
+    for (const r of g.reals) {
+      const k = `${g.service.protocol}|${r}`;
+      const list = byReal.get(k);
+      if (list) list.push(g);
+      else byReal.set(k, [g]);
+    }
+  }
   for (const entry of all) {
     if (entry.kind === 'clusterIP') continue;
     const reals = realsKey(entry.vs);
-    const candidates = groups.filter(
-      (g) => g.service.protocol === entry.vs.protocol && g.service.frontends.some((f) => f.kind === 'clusterIP') && reals.size > 0 && [...reals].every((r) => g.reals.has(r)),
-    );
+    let pool: Group[] | undefined;
+    for (const r of reals) {
+      const list = byReal.get(`${entry.vs.protocol}|${r}`) ?? [];
+      if (!pool || list.length < pool.length) pool = list;
+      if (pool.length === 0) break;
+    }
+    const candidates = (pool ?? []).filter((g) => [...reals].every((r) => g.reals.has(r)));
     const exact = candidates.filter((g) => g.reals.size === reals.size);
     const chosen = exact.length === 1 ? exact[0] : exact.length === 0 && candidates.length === 1 ? candidates[0] : undefined;
     if (chosen) {
@@ -152,11 +214,11 @@ export function buildIpvsCatalog(input: IpvsSnapshotInput): Catalog {
   }
   for (const g of groups) {
     if (g.service.frontends.some((f) => f.kind !== 'clusterIP') && !g.service.policies.externalTrafficPolicy) g.service.policies.externalTrafficPolicy = 'Cluster';
-    const order: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
-    g.service.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
+    g.service.frontends.sort((a, b) => FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || plainOrder.compare(a.address ?? '', b.address ?? '') || a.port - b.port);
   }
   const services = groups.map((g) => g.service);
-  services.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }) || a.protocol.localeCompare(b.protocol));
+  // One collator for the whole sort (what localeCompare with these options does per call).
+  services.sort((a, b) => numericOrder.compare(a.name, b.name) || plainOrder.compare(a.protocol, b.protocol));
   return { mode: 'ipvs', services, diagnostics };
 }
 

@@ -40,23 +40,27 @@ export function parseDestination(text: string): { address: string; port: number;
   return { address, port, protocol: (m[4]?.toLowerCase() as Protocol) ?? 'tcp' };
 }
 
-const servicesCache = new WeakMap<object, { analyses: object[]; services: Service[] }[]>();
+type PerAnalyses<T> = WeakMap<object, { analyses: object[]; value: T }[]>;
 
-/**
- * The snapshot's Services; cached per set of analyses, since traces run many times on one parse (and an IPVS
- * snapshot's catalog joins three files).
- */
-function allServices(files: SnapshotFile[]): Service[] {
+/** `compute(files)`, cached per list of analyses (by identity): traces run many times on one parse. */
+function perAnalyses<T>(cache: PerAnalyses<T>, files: SnapshotFile[], compute: (files: SnapshotFile[]) => T, empty: T): T {
   const analyses = files.map((f) => f.analysis);
-  if (analyses.length === 0) return [];
-  let entries = servicesCache.get(analyses[0]);
-  if (!entries) servicesCache.set(analyses[0], (entries = []));
+  if (analyses.length === 0) return empty;
+  let entries = cache.get(analyses[0]);
+  if (!entries) cache.set(analyses[0], (entries = []));
   const hit = entries.find((e) => e.analyses.length === analyses.length && e.analyses.every((a, i) => a === analyses[i]));
-  if (hit) return hit.services;
-  const services = computeServices(files);
-  entries.push({ analyses, services });
+  if (hit) return hit.value;
+  const value = compute(files);
+  entries.push({ analyses, value });
   if (entries.length > 8) entries.shift();
-  return services;
+  return value;
+}
+
+const servicesCache: PerAnalyses<Service[]> = new WeakMap();
+
+/** The snapshot's Services (an IPVS snapshot's catalog joins three files). */
+function allServices(files: SnapshotFile[]): Service[] {
+  return perAnalyses(servicesCache, files, computeServices, []);
 }
 
 /** What a trace needs to know about the snapshot's Services, computed once per catalog. */
@@ -113,8 +117,17 @@ function computeServices(files: SnapshotFile[]): Service[] {
   return out;
 }
 
-/** The IPVS part of a snapshot (virtual services and ipsets), when there is an ipvsadm dump. */
+const ipvsInputCache: PerAnalyses<IpvsTraceInput | undefined> = new WeakMap();
+
+/**
+ * The IPVS part of a snapshot (virtual services and ipsets), when there is an ipvsadm dump; one object per
+ * snapshot, so the tracer's indexes of it (keyed by its identity) are built once.
+ */
 function ipvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
+  return perAnalyses(ipvsInputCache, files, computeIpvsInput, undefined);
+}
+
+function computeIpvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
   const services = files.flatMap((f, fileIndex) => (f.analysis.dialect === 'ipvsadm' ? f.analysis.dump.services.map((vs) => ({ vs, fileIndex })) : []));
   if (services.length === 0) return undefined;
   const sets = new Map<string, IpSet>();

@@ -7,7 +7,7 @@ import type { IpSet } from '../model/ipset';
 import type { VirtualService } from '../model/ipvs';
 import { ruleComment } from '../model/iptables';
 import { t } from '../l10n';
-import { formatAddress, formatHostPort, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
+import { formatAddress, formatHostPort, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
 import type { Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
@@ -81,7 +81,7 @@ class Tracer {
   readonly warnings: string[] = [];
   private splitBudget = MAX_BRANCHES;
   /** Addresses bound on kube-ipvs0 (every virtual service address) are local to the node. */
-  private readonly ipvsLocal: Address[];
+  private readonly ipvsLocal: Set<string>;
 
   constructor(
     private readonly ruleset: IptablesRuleset,
@@ -90,10 +90,7 @@ class Tracer {
     private readonly family: 'ipv4' | 'ipv6',
     readonly ipvs?: IpvsTraceInput,
   ) {
-    this.ipvsLocal = (ipvs?.services ?? []).flatMap(({ vs }) => {
-      const a = vs.address ? parseAddress(vs.address) : undefined;
-      return a ? [a] : [];
-    });
+    this.ipvsLocal = ipvs ? ipvsIndex(ipvs).local : new Set();
   }
 
   private table(name: string): Table | undefined {
@@ -102,7 +99,7 @@ class Tracer {
 
   isLocal(a: Address): boolean {
     if (isLoopback(a)) return true;
-    if (this.ipvsLocal.some((x) => x.family === a.family && x.value === a.value)) return true;
+    if (this.ipvsLocal.has(addressKey(a))) return true;
     return this.context.nodeIPs.some((ip) => {
       const n = parseAddress(ip);
       return n !== undefined && n.family === a.family && n.value === a.value;
@@ -487,21 +484,91 @@ class Tracer {
   }
 }
 
+const addressKey = (a: Address) => `${a.family}|${a.value}`;
+
+/** What a trace looks up in an IPVS snapshot, indexed once per snapshot (the input object's identity). */
+interface IpvsIndex {
+  /** Addresses of the virtual services (bound on kube-ipvs0), as addressKey. */
+  local: Set<string>;
+  /** The first virtual service for protocol|addressKey|port, as a linear search in dump order finds it. */
+  byTuple: Map<string, { vs: VirtualService; fileIndex: number }>;
+}
+
+const ipvsIndexes = new WeakMap<IpvsTraceInput, IpvsIndex>();
+
+function ipvsIndex(ipvs: IpvsTraceInput): IpvsIndex {
+  let index = ipvsIndexes.get(ipvs);
+  if (index) return index;
+  index = { local: new Set(), byTuple: new Map() };
+  for (const entry of ipvs.services) {
+    const a = entry.vs.address !== undefined ? parseAddress(entry.vs.address) : undefined;
+    if (!a) continue;
+    index.local.add(addressKey(a));
+    const k = `${entry.vs.protocol}|${addressKey(a)}|${entry.vs.port}`;
+    if (!index.byTuple.has(k)) index.byTuple.set(k, entry);
+  }
+  ipvsIndexes.set(ipvs, index);
+  return index;
+}
+
+/** An ipset member with its address dimensions parsed (undefined: unparsable, never matches). */
+interface ParsedMember {
+  member: IpSet['members'][number];
+  prefixes: (Prefix | undefined)[];
+}
+
+/**
+ * An ipset's members, parsed once and indexed by the first dimension when it is one host address or one port:
+ * a lookup reads that bucket plus the members the index cannot key (networks, port ranges), not the whole set.
+ */
+interface IpsetIndex {
+  byFirst: Map<string, ParsedMember[]>;
+  rest: ParsedMember[];
+}
+
+const ipsetIndexes = new WeakMap<IpSet, IpsetIndex>();
+
+function ipsetIndex(set: IpSet): IpsetIndex {
+  let index = ipsetIndexes.get(set);
+  if (index) return index;
+  index = { byFirst: new Map(), rest: [] };
+  const dims = set.dimensions;
+  for (const m of set.members) {
+    if (m.options.nomatch) continue; // never a match (as the linear search has it)
+    const prefixes = dims.map((dim, i) => {
+      if (dim !== 'ip' && dim !== 'net') return undefined;
+      const text = i === 0 ? m.address : m.address2;
+      const prefixLen = i === 0 ? m.prefix : m.prefix2;
+      return text ? parsePrefix(prefixLen !== undefined ? `${text}/${prefixLen}` : text) : undefined;
+    });
+    const parsed = { member: m, prefixes };
+    let k: string | undefined;
+    const p0 = prefixes[0];
+    if ((dims[0] === 'ip' || dims[0] === 'net') && p0 && p0.bits === (p0.family === 4 ? 32 : 128)) k = `a|${p0.family}|${p0.network}`;
+    else if (dims[0] === 'port' && m.port !== undefined && (m.portTo ?? m.port) === m.port) k = `p|${m.port}`;
+    if (k === undefined) index.rest.push(parsed);
+    else {
+      const list = index.byFirst.get(k);
+      if (list) list.push(parsed);
+      else index.byFirst.set(k, [parsed]);
+    }
+  }
+  ipsetIndexes.set(set, index);
+  return index;
+}
+
 /** Whether the packet's tuple (per --match-set flags, one per set dimension) is a member of the ipset. */
 export function ipsetContains(set: IpSet, flags: string[], s: State): boolean {
   const dims = set.dimensions;
   const pick = (i: number) => (flags[i] ?? flags[flags.length - 1]) === 'dst';
-  return set.members.some((m) => {
-    if (m.options.nomatch) return false;
+  const matches = ({ member: m, prefixes }: ParsedMember): boolean => {
     for (let i = 0; i < dims.length; i++) {
       const dst = pick(i);
       const addr = dst ? s.dst : s.src;
       const port = dst ? s.dport : s.sport;
       const dim = dims[i];
       if (dim === 'ip' || dim === 'net') {
-        const text = i === 0 ? m.address : m.address2;
-        const prefixLen = i === 0 ? m.prefix : m.prefix2;
-        const p = text ? parsePrefix(prefixLen !== undefined ? `${text}/${prefixLen}` : text) : undefined;
+        const p = prefixes[i];
         if (!p || !prefixContains(p, addr)) return false;
       } else if (dim === 'port') {
         if (m.port === undefined || port < m.port || port > (m.portTo ?? m.port)) return false;
@@ -511,7 +578,12 @@ export function ipsetContains(set: IpSet, flags: string[], s: State): boolean {
       }
     }
     return true;
-  });
+  };
+  const index = ipsetIndex(set);
+  const dst0 = pick(0);
+  const first = dims[0] === 'ip' || dims[0] === 'net' ? `a|${addressKey(dst0 ? s.dst : s.src)}` : dims[0] === 'port' ? `p|${dst0 ? s.dport : s.sport}` : undefined;
+  const bucket = first !== undefined ? index.byFirst.get(first) : undefined;
+  return (bucket?.some(matches) ?? false) || index.rest.some(matches);
 }
 
 /**
@@ -519,7 +591,7 @@ export function ipsetContains(set: IpSet, flags: string[], s: State): boolean {
  * for the other schedulers the same shares are shown, labelled) and forwards the connection there.
  */
 function ipvsSelect(tracer: Tracer, s: State): { states: State[]; rejected: State[]; passthrough: boolean } {
-  const found = tracer.ipvs?.services.find(({ vs }) => vs.protocol === s.protocol && vs.port === s.dport && vs.address !== undefined && parseAddress(vs.address)?.value === s.dst.value && parseAddress(vs.address)?.family === s.dst.family);
+  const found = tracer.ipvs ? ipvsIndex(tracer.ipvs).byTuple.get(`${s.protocol}|${addressKey(s.dst)}|${s.dport}`) : undefined;
   if (!found) return { states: [s], rejected: [], passthrough: true };
   const { vs, fileIndex } = found;
   const step = (st: State, note: string) =>
