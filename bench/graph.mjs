@@ -117,6 +117,54 @@ const url = `http://127.0.0.1:${server.address().port}/`;
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+/** Loads the page and lists `summary` as its only Service (none selected yet). */
+async function showService(p, summary) {
+  await p.goto(url);
+  await p.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
+  await p.evaluate(({ strings, summary }) => window.postMessage({ type: 'init', title: 'bench', strings, files: ['node1.iptables'], services: [summary], selected: [] }, '*'), { strings, summary });
+  await p.waitForFunction(() => document.querySelector('.empty'));
+}
+
+/**
+ * Posts `graph` and waits for the next painted frame: { total (ms), build, render, layout, engine, nodes }. With `pan`,
+ * then pans through the whole graph with the wheel and adds { seen, frames, debug, shares }.
+ */
+async function drawGraph(p, graph, pan) {
+  return p.evaluate(async ({ graph, pan }) => {
+    const before = document.body.dataset.rendered;
+    const t0 = performance.now();
+    window.postMessage({ type: 'graph', graphs: [graph] }, '*');
+    while (document.body.dataset.rendered === before) await new Promise((res) => setTimeout(res, 5));
+    // The next painted frame.
+    await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+    const total = performance.now() - t0;
+    const nodes = document.querySelectorAll('svg.graph g.node').length;
+    const drawn = { total, build: Number(document.body.dataset.buildMs), render: Number(document.body.dataset.renderMs), layout: Number(document.body.dataset.layoutMs), engine: document.body.dataset.engine, nodes };
+    if (!pan) return drawn;
+    // Then pan through the whole graph with the wheel: frame times while nodes come and go.
+    const canvas = document.querySelector('.canvas');
+    const frames = [];
+    const seen = new Set();
+    // From the top (Home), then down with the wheel.
+    canvas.dispatchEvent(new KeyboardEvent('keydown', { key: 'Home', bubbles: true }));
+    await new Promise((res) => requestAnimationFrame(res));
+    for (const g of document.querySelectorAll('svg.graph g.node')) seen.add(g.dataset.index);
+    let last = performance.now();
+    for (let i = 0; i < 2000; i++) {
+      canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: 400, bubbles: true, cancelable: true }));
+      await new Promise((res) => requestAnimationFrame(res));
+      const now = performance.now();
+      frames.push(now - last);
+      last = now;
+      for (const g of document.querySelectorAll('svg.graph g.node')) seen.add(g.dataset.index);
+      const vp = document.querySelector('svg.graph g.viewport').getBoundingClientRect();
+      if (vp.bottom < canvas.getBoundingClientRect().bottom) break;
+    }
+    return { ...drawn, seen: seen.size, debug: { zoom: document.body.dataset.zoom, vp: document.querySelector('svg.graph g.viewport').getAttribute('transform'), h: canvas.clientHeight }, frames: frames.slice(1), shares: document.querySelectorAll('svg.graph text.share').length };
+  }, { graph, pan });
+}
+
 const results = {};
 try {
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -131,40 +179,8 @@ try {
   const render = [];
   const layout = [];
   for (let run = 0; run < RUNS; run++) {
-    await p.goto(url);
-    await p.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
-    await p.evaluate(({ strings, summary }) => window.postMessage({ type: 'init', title: 'bench', strings, files: ['node1.iptables'], services: [summary], selected: [] }, '*'), { strings, summary: wide.summary });
-    await p.waitForFunction(() => document.querySelector('.empty'));
-    const r = await p.evaluate(async (graph) => {
-      const before = document.body.dataset.rendered;
-      const t0 = performance.now();
-      window.postMessage({ type: 'graph', graphs: [graph] }, '*');
-      while (document.body.dataset.rendered === before) await new Promise((res) => setTimeout(res, 5));
-      // The next painted frame.
-      await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-      const total = performance.now() - t0;
-      const nodes = document.querySelectorAll('svg.graph g.node').length;
-      // Then pan through the whole graph with the wheel: frame times while nodes come and go.
-      const canvas = document.querySelector('.canvas');
-      const frames = [];
-      const seen = new Set();
-      // From the top (Home), then down with the wheel.
-      canvas.dispatchEvent(new KeyboardEvent('keydown', { key: 'Home', bubbles: true }));
-      await new Promise((res) => requestAnimationFrame(res));
-      for (const g of document.querySelectorAll('svg.graph g.node')) seen.add(g.dataset.index);
-      let last = performance.now();
-      for (let i = 0; i < 2000; i++) {
-        canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: 400, bubbles: true, cancelable: true }));
-        await new Promise((res) => requestAnimationFrame(res));
-        const now = performance.now();
-        frames.push(now - last);
-        last = now;
-        for (const g of document.querySelectorAll('svg.graph g.node')) seen.add(g.dataset.index);
-        const vp = document.querySelector('svg.graph g.viewport').getBoundingClientRect();
-        if (vp.bottom < canvas.getBoundingClientRect().bottom) break;
-      }
-      return { total, build: Number(document.body.dataset.buildMs), render: Number(document.body.dataset.renderMs), layout: Number(document.body.dataset.layoutMs), engine: document.body.dataset.engine, nodes, seen: seen.size, debug: { zoom: document.body.dataset.zoom, vp: document.querySelector('svg.graph g.viewport').getAttribute('transform'), h: canvas.clientHeight }, frames: frames.slice(1), shares: document.querySelectorAll('svg.graph text.share').length };
-    }, wide.graph);
+    await showService(p, wide.summary);
+    const r = await drawGraph(p, wide.graph, true);
     if (r.seen !== wide.graph.nodes.length) throw new Error(`panning showed ${r.seen} of ${wide.graph.nodes.length} nodes in ${r.frames.length} frames (${JSON.stringify(r.debug)})`);
     results.pan = r.frames;
     results.domNodes = r.nodes;
@@ -178,18 +194,8 @@ try {
   results.small = [];
   results.smallLayout = [];
   for (let run = 0; run < RUNS; run++) {
-    await p.goto(url);
-    await p.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
-    await p.evaluate(({ strings, summary }) => window.postMessage({ type: 'init', title: 'bench', strings, files: ['node1.iptables'], services: [summary], selected: [] }, '*'), { strings, summary: small.summary });
-    await p.waitForFunction(() => document.querySelector('.empty'));
-    const r = await p.evaluate(async (graph) => {
-      const before = document.body.dataset.rendered;
-      const t0 = performance.now();
-      window.postMessage({ type: 'graph', graphs: [graph] }, '*');
-      while (document.body.dataset.rendered === before) await new Promise((res) => setTimeout(res, 5));
-      await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-      return { total: performance.now() - t0, layout: Number(document.body.dataset.layoutMs), engine: document.body.dataset.engine };
-    }, small.graph);
+    await showService(p, small.summary);
+    const r = await drawGraph(p, small.graph, false);
     if (r.engine !== 'elk') throw new Error(`a ${SMALL}-endpoint Service was laid out by ${r.engine}`);
     results.small.push(r.total);
     results.smallLayout.push(r.layout);

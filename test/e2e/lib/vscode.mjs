@@ -70,20 +70,67 @@ export async function runCommand(page, label) {
   throw new Error(`command "${label}" not found in the palette`);
 }
 
-/** Opens a workspace file through quick open (Ctrl+P) and waits until its editor is active. */
-export async function openFile(page, name) {
-  await quickInput(page, 'Control+P', name);
+/**
+ * Opens a workspace file through quick open (Ctrl+P) and waits until its editor is active.
+ * `query`: what to type (default `name`, e.g. a relative path when several files share the name); `row(label)`: whether
+ * the focused row's aria-label is the file (default: its first word is `name`); `tabTimeout`: patience for the tab (ms);
+ * `lines: false` skips waiting for rendered lines (a large file may ask before it opens).
+ */
+export async function openFile(page, name, { query = name, row, tabTimeout = 15_000, lines = true } = {}) {
+  const isFile = row ?? ((label) => label.split(/[\s,]/)[0] === name);
+  await quickInput(page, 'Control+P', query);
   // Wait until the focused (first) row is the file itself: before the search answers, the list shows history.
   await poll(
     async () => {
       const focused = page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused');
-      return (await focused.count()) > 0 && ((await focused.first().getAttribute('aria-label')) ?? '').split(/[\s,]/)[0] === name;
+      return (await focused.count()) > 0 && isFile((await focused.first().getAttribute('aria-label')) ?? '');
     },
-    { what: `"${name}" as the first row of quick open`, timeout: 20_000 },
+    { what: `"${query}" as the first row of quick open`, timeout: 20_000 },
   );
   await page.keyboard.press('Enter');
-  await poll(async () => (await activeTab(page))?.startsWith(name), { what: `active editor tab "${name}"` });
-  await page.waitForSelector('.editor-instance .monaco-editor .view-lines .view-line');
+  await poll(async () => (await activeTab(page))?.startsWith(name), { what: `active editor tab "${name}"`, timeout: tabTimeout });
+  if (lines) await page.waitForSelector('.editor-instance .monaco-editor .view-lines .view-line');
+}
+
+/** Fills the open quick input (command palette, picker) with `text` once it is shown. */
+export async function fillQuickInput(page, text) {
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(text);
+  return input;
+}
+
+/** Types `filter` into the open quick input, waits until its first row contains `text` and accepts it with Enter. */
+export async function chooseInQuickInput(page, filter, { text = filter, what = `"${text}" first`, timeout = 15_000 } = {}) {
+  await page.locator('.quick-input-widget .quick-input-box input').fill(filter);
+  await poll(async () => (await quickInputRows(page))[0]?.includes(text), { what, timeout });
+  await page.keyboard.press('Enter');
+}
+
+/** Waits until a row of the open quick input contains `text`, then accepts the focused row with Enter. */
+export async function acceptQuickInputWhenShown(page, text, what = `"${text}" in the picker`) {
+  await poll(async () => (await quickInputRows(page)).some((r) => r.includes(text)), { what });
+  await page.keyboard.press('Enter');
+}
+
+/** Rows (aria-label, else text; no-break spaces as spaces) of the lists and trees in the panel (e.g. Dataplane Trace). */
+export async function panelRows(page) {
+  return page.$$eval('[id="workbench.parts.panel"] .monaco-list-row', (els) => els.map((r) => (r.getAttribute('aria-label') || r.innerText).replace(/\u00a0/g, ' ')));
+}
+
+/**
+ * The document of the newest ready webview (its inner `#active-frame`) that holds an element matching `selector`
+ * (several webviews may be open: the walkthrough's media is one too).
+ */
+export async function webviewWith(page, selector, what = `a webview with ${selector}`) {
+  return poll(async () => {
+    const count = await page.locator('iframe.webview.ready').count();
+    for (let i = count - 1; i >= 0; i--) {
+      const frame = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('iframe#active-frame');
+      if ((await frame.locator(selector).count()) > 0) return frame;
+    }
+    return undefined;
+  }, { timeout: 30_000, what });
 }
 
 /**
@@ -189,6 +236,68 @@ export async function hoverText(page) {
       (h) => !h.classList.contains('hidden') && h.getBoundingClientRect().height > 0,
     );
     return hovers.map((h) => h.innerText).join('\n---\n').trim();
+  });
+}
+
+/**
+ * Moves the mouse away and then to `await point()` ({ x, y }, or { error } to retry) until the editor's hover
+ * contains `expect`; each attempt watches the hover `tries` × `every` ms. Returns the hover text; on timeout throws
+ * with the last hover text seen.
+ */
+export async function hoverPointUntil(page, point, expect, { what = `a hover containing "${expect}"`, timeout = 30_000, interval = 100, away = 100, steps = 3, tries = 12, every = 250 } = {}) {
+  let text = '';
+  await poll(async () => {
+    const p = await point();
+    if (p.error) throw new Error(p.error);
+    await page.mouse.move(1, 1);
+    await sleep(away);
+    await page.mouse.move(p.x, p.y, { steps });
+    // The extension may still be activating: give the hover a few seconds, then hover again.
+    for (let i = 0; i < tries; i++) {
+      await sleep(every);
+      text = await hoverText(page);
+      if (text.includes(expect)) return true;
+    }
+    return false;
+  }, { timeout, interval, what }).catch((e) => {
+    throw new Error(`${e.message}; hover text: ${JSON.stringify(text.slice(0, 2000))}`);
+  });
+  return text;
+}
+
+/** Hovers the token `needle` in the rendered line `lineText` until the hover contains `expect`; returns the hover text. */
+export async function hoverUntil(page, lineText, needle, expect, { what = `a hover on ${needle} containing "${expect}"` } = {}) {
+  return hoverPointUntil(page, async () => {
+    const tok = await token(page, lineText, needle);
+    return tok.error ? tok : tokenPoint(tok);
+  }, expect, { what });
+}
+
+/**
+ * Presses F12 until `done(await read())` (each press gets 8 × 250 ms to show its effect, for 20 s); returns the last
+ * value read. On timeout throws with `describe(value)`.
+ */
+export async function f12Until(page, read, done, { what = 'F12 to move the cursor', describe = (v) => `last seen: ${JSON.stringify(v)}` } = {}) {
+  let value;
+  await poll(async () => {
+    await page.keyboard.press('F12');
+    for (let i = 0; i < 8; i++) {
+      await sleep(250);
+      value = await read();
+      if (done(value)) return true;
+    }
+    return false;
+  }, { timeout: 20_000, interval: 100, what }).catch((e) => {
+    throw new Error(`${e.message}; ${describe(value)}`);
+  });
+  return value;
+}
+
+/** Presses F12 until the cursor leaves line `line`; returns the cursor position ({ line, col, text }) it lands on. */
+export async function f12FromLine(page, line, { what = 'F12 to move the cursor', expected } = {}) {
+  return f12Until(page, () => cursorPosition(page), (pos) => pos.line !== line, {
+    what,
+    describe: (pos) => `status bar says "${pos?.text}"${expected ? `, expected ${expected}` : ''}`,
   });
 }
 

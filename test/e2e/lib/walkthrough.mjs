@@ -53,10 +53,7 @@ export async function shownStepTitles(page) {
 /** Opens the walkthrough `title` with "Welcome: Open Walkthrough..." and waits for its step list. */
 export async function openWalkthrough(page, title) {
   await vscode.runCommand(page, 'Welcome: Open Walkthrough...');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.fill(title);
-  await vscode.poll(async () => (await vscode.quickInputRows(page))[0]?.includes(title), { what: `walkthrough "${title}" in the picker`, timeout: 20_000 });
-  await page.keyboard.press('Enter');
+  await vscode.chooseInQuickInput(page, title, { what: `walkthrough "${title}" in the picker`, timeout: 20_000 });
   await vscode.poll(async () => (await page.locator(`${PAGE} h2.category-title`, { hasText: title }).count()) > 0, { what: `the walkthrough page "${title}"`, timeout: 20_000 });
   // The page selects its first unfinished step and moves the focus there a moment later, closing a command palette
   // opened in between.
@@ -134,44 +131,10 @@ export async function visibleLines(page) {
   );
 }
 
-/** Hovers `needle` in the rendered line `lineText` until the hover contains `expect`; returns the hover text. */
-export async function hoverUntil(page, lineText, needle, expect) {
-  let text = '';
-  await vscode.poll(async () => {
-    const tok = await vscode.token(page, lineText, needle);
-    if (tok.error) throw new Error(tok.error);
-    await page.mouse.move(1, 1);
-    await vscode.sleep(100);
-    const p = vscode.tokenPoint(tok);
-    await page.mouse.move(p.x, p.y, { steps: 3 });
-    for (let i = 0; i < 12; i++) {
-      await vscode.sleep(250);
-      text = await vscode.hoverText(page);
-      if (text.includes(expect)) return true;
-    }
-    return false;
-  }, { timeout: 30_000, interval: 100, what: `a hover on ${needle} containing "${expect}"` }).catch((e) => {
-    throw new Error(`${e.message}; hover text: ${JSON.stringify(text)}`);
-  });
-  return text;
-}
-
 /** Puts the cursor on `needle` of line `line` (1-based) of `lines`, presses F12 and returns the line it lands on. */
 export async function f12(page, lines, line, needle) {
   const col = lines[line - 1].indexOf(needle) + 3;
   if (col < 3) throw new Error(`"${needle}" not in line ${line}`);
   await vscode.gotoLine(page, line, col);
-  let pos;
-  await vscode.poll(async () => {
-    await page.keyboard.press('F12');
-    for (let i = 0; i < 8; i++) {
-      await vscode.sleep(250);
-      pos = await vscode.cursorPosition(page);
-      if (pos.line !== line) return true;
-    }
-    return false;
-  }, { timeout: 20_000, interval: 100, what: `F12 on ${needle} to move the cursor` }).catch((e) => {
-    throw new Error(`${e.message}; status bar says "${pos?.text}"`);
-  });
-  return pos.line;
+  return (await vscode.f12FromLine(page, line, { what: `F12 on ${needle} to move the cursor` })).line;
 }

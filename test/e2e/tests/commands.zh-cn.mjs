@@ -22,9 +22,7 @@ async function openSample(page, vscode, label) {
   await vscode.poll(async () => (await page.locator('.quick-input-widget .quick-input-box input').getAttribute('placeholder')) === placeholder, { what: `the mode picker asking "${placeholder}"` });
   const rows = await vscode.quickInputRows(page);
   for (const m of MODES) if (!rows.some((r) => r.includes(m.label))) throw new Error(`the mode picker misses "${m.label}": ${JSON.stringify(rows)}`);
-  await page.locator('.quick-input-widget .quick-input-box input').fill(label);
-  await vscode.poll(async () => (await vscode.quickInputRows(page))[0]?.includes(label), { what: `"${label}" first` });
-  await page.keyboard.press('Enter');
+  await vscode.chooseInQuickInput(page, label);
 }
 
 export default [

@@ -4,15 +4,8 @@
 import * as wt from '../lib/walkthrough.mjs';
 
 /** The explain webview's document: the inner frame of the webview that shows a headline (the walkthrough's media is a webview too). */
-async function webview(page, vscode) {
-  return vscode.poll(async () => {
-    const count = await page.locator('iframe.webview.ready').count();
-    for (let i = count - 1; i >= 0; i--) {
-      const frame = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('iframe#active-frame');
-      if ((await frame.locator('#headline').count()) > 0) return frame;
-    }
-    return undefined;
-  }, { timeout: 30_000, what: 'the Explain This Node webview' });
+function webview(page, vscode) {
+  return vscode.webviewWith(page, '#headline', 'the Explain This Node webview');
 }
 
 function lineOf(lines, pred, after = 0) {
@@ -60,11 +53,8 @@ const MODES = [
 
 async function openSample(page, vscode, label, file) {
   await vscode.runCommand(page, 'Dataplane Explorer: Open Sample Dumps');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
   await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes(label)), { what: 'the mode picker' });
-  await input.fill(label);
-  await vscode.poll(async () => (await vscode.quickInputRows(page))[0]?.includes(label), { what: `"${label}" first` });
-  await page.keyboard.press('Enter');
+  await vscode.chooseInQuickInput(page, label);
   await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith(file), { what: `${file} in front` });
 }
 

@@ -30,15 +30,8 @@ const CASES = [
   },
 ];
 
-async function webview(page, vscode) {
-  return vscode.poll(async () => {
-    const count = await page.locator('iframe.webview.ready').count();
-    for (let i = count - 1; i >= 0; i--) {
-      const frame = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('iframe#active-frame');
-      if ((await frame.locator('#headline').count()) > 0) return frame;
-    }
-    return undefined;
-  }, { timeout: 30_000, what: 'the Explain This Node webview' });
+function webview(page, vscode) {
+  return vscode.webviewWith(page, '#headline', 'the Explain This Node webview');
 }
 
 export default CASES.map((c) => ({
@@ -50,9 +43,7 @@ export default CASES.map((c) => ({
     await vscode.openFile(page, 'node1.txt');
     await vscode.runCommand(page, 'View: Close All Editors');
     await vscode.runCommand(page, `${CATEGORY}: ${ZH['command.openSamples']}`);
-    await page.locator('.quick-input-widget .quick-input-box input').fill(c.label);
-    await vscode.poll(async () => (await vscode.quickInputRows(page))[0]?.includes(c.label), { what: `"${c.label}" first` });
-    await page.keyboard.press('Enter');
+    await vscode.chooseInQuickInput(page, c.label);
     await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith(c.file), { what: `${c.file} in front` });
     await vscode.runCommand(page, `${CATEGORY}: ${ZH['command.explainNode']}`);
     const view = await webview(page, vscode);

@@ -17,21 +17,7 @@ export default [
       await vscode.openFile(page, 'node1.txt');
       await vscode.ensureLanguageMode(page, 'iptables', log);
       await vscode.gotoLine(page, LINE, NODE1[LINE - 1].indexOf(SVC) + 1);
-      let text = '';
-      await vscode.poll(async () => {
-        const tok = await vscode.token(page, NODE1[LINE - 1], SVC);
-        if (tok.error) throw new Error(tok.error);
-        await page.mouse.move(1, 1);
-        await vscode.sleep(100);
-        const p = vscode.tokenPoint(tok);
-        await page.mouse.move(p.x, p.y, { steps: 3 });
-        for (let i = 0; i < 12; i++) {
-          await vscode.sleep(250);
-          text = await vscode.hoverText(page);
-          if (text.includes('ns1/svc1:p80')) return true;
-        }
-        return false;
-      }, { timeout: 30_000, interval: 100, what: 'a hover naming ns1/svc1:p80' });
+      const text = await vscode.hoverUntil(page, NODE1[LINE - 1], SVC, 'ns1/svc1:p80', { what: 'a hover naming ns1/svc1:p80' });
       // Chinese prose around unchanged technical words and numbers.
       if (!/[\u4e00-\u9fff]/.test(text)) throw new Error(`the hover is not in Chinese:\n${text}`);
       for (const s of ['KUBE-SVC-XPGD46QRK7WJZT7O', '10.180.0.1:80', '50%']) if (!text.includes(s)) throw new Error(`hover misses ${s}:\n${text}`);
@@ -47,23 +33,7 @@ export default [
       await vscode.openFile(page, 'node1.txt');
       await vscode.ensureLanguageMode(page, 'iptables', log);
       await vscode.gotoLine(page, LINE, NODE1[LINE - 1].indexOf('--dport') + 1);
-      let text = '';
-      await vscode.poll(async () => {
-        const tok = await vscode.token(page, NODE1[LINE - 1], '--dport');
-        if (tok.error) throw new Error(tok.error);
-        await page.mouse.move(1, 1);
-        await vscode.sleep(100);
-        const p = vscode.tokenPoint(tok);
-        await page.mouse.move(p.x, p.y, { steps: 3 });
-        for (let i = 0; i < 12; i++) {
-          await vscode.sleep(250);
-          text = await vscode.hoverText(page);
-          if (text.includes('--dport 80')) return true;
-        }
-        return false;
-      }, { timeout: 30_000, interval: 100, what: 'a hover on --dport 80' }).catch((e) => {
-        throw new Error(`${e.message}; hover text: ${JSON.stringify(text)}`);
-      });
+      const text = await vscode.hoverUntil(page, NODE1[LINE - 1], '--dport', '--dport 80', { what: 'a hover on --dport 80' });
       if (!text.includes(summary)) throw new Error(`the --dport hover does not show "${summary}":\n${text}`);
       log(`  hover: ${text.split('\n')[0]}`);
     },

@@ -12,17 +12,7 @@ const CREATE_LINE = IPSET.findIndex((l) => l.startsWith('create KUBE-CLUSTER-IP 
 
 /** Quick open by relative path (several files are called node1.iptables). */
 async function openPath(page, vscode, relative) {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(relative);
-  await vscode.poll(async () => {
-    const focused = page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused');
-    const label = (await focused.count()) ? (await focused.first().getAttribute('aria-label')) ?? '' : '';
-    return label.startsWith(path.basename(relative)) && label.includes(path.dirname(relative));
-  }, { what: `${relative} in quick open`, timeout: 20_000 });
-  await page.keyboard.press('Enter');
-  await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith(path.basename(relative)), { what: `editor ${relative}` });
+  await vscode.openFile(page, path.basename(relative), { query: relative, row: (label) => label.startsWith(path.basename(relative)) && label.includes(path.dirname(relative)) });
 }
 
 export default [
@@ -35,18 +25,7 @@ export default [
       if (mode?.toLowerCase() !== 'iptables') throw new Error(`language mode is ${mode}`);
       const col = IPTABLES[MATCH_LINE - 1].indexOf('KUBE-CLUSTER-IP ') + 3;
       await vscode.gotoLine(page, MATCH_LINE, col);
-      let tab;
-      await vscode.poll(async () => {
-        await page.keyboard.press('F12');
-        for (let i = 0; i < 8; i++) {
-          await vscode.sleep(250);
-          tab = await vscode.activeTab(page);
-          if (tab?.startsWith('node1.ipset')) return true;
-        }
-        return false;
-      }, { timeout: 20_000, interval: 100, what: 'F12 to open node1.ipset' }).catch((e) => {
-        throw new Error(`${e.message}; active tab: ${tab}`);
-      });
+      await vscode.f12Until(page, () => vscode.activeTab(page), (tab) => tab?.startsWith('node1.ipset'), { what: 'F12 to open node1.ipset', describe: (tab) => `active tab: ${tab}` });
       const pos = await vscode.poll(async () => {
         const p = await vscode.cursorPosition(page);
         return p.line === CREATE_LINE ? p : undefined;

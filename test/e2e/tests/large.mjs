@@ -79,22 +79,7 @@ async function pointAt(page, lineText, needle) {
 /** Hovers over `needle` until the hover contains `expect`; returns the time it took (ms). */
 async function hoverUntil(vscode, page, lineText, needle, expect, timeout) {
   const started = Date.now();
-  let text = '';
-  await vscode.poll(async () => {
-    const p = await pointAt(page, lineText, needle);
-    if (p.error) throw new Error(p.error);
-    await page.mouse.move(1, 1);
-    await vscode.sleep(50);
-    await page.mouse.move(p.x, p.y, { steps: 2 });
-    for (let i = 0; i < 20; i++) {
-      await vscode.sleep(100);
-      text = await vscode.hoverText(page);
-      if (text.includes(expect)) return true;
-    }
-    return false;
-  }, { timeout, interval: 50, what: `a hover mentioning ${expect} over ${needle}` }).catch((e) => {
-    throw new Error(`${e.message}\nhover text: ${JSON.stringify(text.slice(0, 300))}`);
-  });
+  await vscode.hoverPointUntil(page, () => pointAt(page, lineText, needle), expect, { what: `a hover mentioning ${expect} over ${needle}`, timeout, interval: 50, away: 50, steps: 2, tries: 20, every: 100 });
   return Date.now() - started;
 }
 
@@ -118,9 +103,7 @@ async function cursorLine(page) {
 /** Go to Line (Ctrl+G) and wait until the cursor is on that line. */
 async function gotoLine(page, vscode, line, col) {
   await page.keyboard.press('Control+G');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(`:${line}:${col ?? 1}`);
+  await vscode.fillQuickInput(page, `:${line}:${col ?? 1}`);
   await page.keyboard.press('Enter');
   let at;
   await vscode.poll(async () => (at = await cursorLine(page)) === line, { what: `the cursor on line ${line}`, timeout: 30_000 }).catch((e) => {
@@ -131,17 +114,8 @@ async function gotoLine(page, vscode, line, col) {
 async function openBig(ctx) {
   const { page, vscode, workspace, log } = ctx;
   const b = generate(workspace, log);
-  // Like vscode.openFile, with patience: the browser loads 49 MB before the editor shows.
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(NAME);
-  await vscode.poll(async () => {
-    const focused = page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused');
-    return (await focused.count()) > 0 && ((await focused.first().getAttribute('aria-label')) ?? '').split(/[\s,]/)[0] === NAME;
-  }, { what: `"${NAME}" as the first row of quick open`, timeout: 20_000 });
-  await page.keyboard.press('Enter');
-  await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith(NAME), { what: `active editor tab "${NAME}"`, timeout: 120_000 });
+  // With patience: the browser loads 49 MB before the editor shows (and may ask first).
+  await vscode.openFile(page, NAME, { tabTimeout: 120_000, lines: false });
   // Should code-server still ask (setting not read yet), open it anyway as a person would.
   const anyway = page.getByRole('button', { name: /Open Anyway/i });
   if (await anyway.count()) await anyway.first().click();

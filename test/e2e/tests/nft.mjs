@@ -23,23 +23,7 @@ export default [
       if (!/^nftables$/i.test(mode)) throw new Error(`language mode is "${mode}", expected nftables`);
 
       await vscode.gotoLine(page, ELEMENT_LINE);
-      let text = '';
-      await vscode.poll(async () => {
-        const tok = await vscode.token(page, LINES[ELEMENT_LINE - 1], '10.96.12.40');
-        if (tok.error) throw new Error(tok.error);
-        await page.mouse.move(1, 1);
-        await vscode.sleep(100);
-        const p = vscode.tokenPoint(tok);
-        await page.mouse.move(p.x, p.y, { steps: 3 });
-        for (let i = 0; i < 12; i++) {
-          await vscode.sleep(250);
-          text = await vscode.hoverText(page);
-          if (text.includes('shop/web:http')) return true;
-        }
-        return false;
-      }, { timeout: 30_000, interval: 100, what: 'a hover naming shop/web:http' }).catch((e) => {
-        throw new Error(`${e.message}\nhover text: ${JSON.stringify(text)}`);
-      });
+      const text = await vscode.hoverUntil(page, LINES[ELEMENT_LINE - 1], '10.96.12.40', 'shop/web:http', { what: 'a hover naming shop/web:http' });
       const missing = ['10.244.1.7:8080', '10.244.2.8:8080', '10.244.3.9:8080', '33.3%'].filter((s) => !text.includes(s));
       if (missing.length) throw new Error(`hover misses ${missing.join(', ')}: ${text}`);
 
@@ -48,16 +32,7 @@ export default [
       const visual = LINES[ELEMENT_LINE - 1].replace(/^\t+/, (tabs) => ' '.repeat(tabs.length * 4));
       const col = visual.indexOf(GOTO) + 3;
       await vscode.gotoLine(page, ELEMENT_LINE, col);
-      let pos;
-      await vscode.poll(async () => {
-        await page.keyboard.press('F12');
-        for (let i = 0; i < 8; i++) {
-          await vscode.sleep(250);
-          pos = await vscode.cursorPosition(page);
-          if (pos.line !== ELEMENT_LINE) return true;
-        }
-        return false;
-      }, { timeout: 20_000, interval: 100, what: 'F12 to move the cursor' });
+      const pos = await vscode.f12FromLine(page, ELEMENT_LINE);
       if (pos.line !== CHAIN_LINE) throw new Error(`F12 went to ${pos.text}, expected Ln ${CHAIN_LINE} (chain ${GOTO})`);
     },
   },

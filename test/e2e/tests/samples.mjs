@@ -5,9 +5,7 @@ export default [
     async run({ page, vscode }) {
       await vscode.runCommand(page, 'Dataplane Explorer: Open Sample Dumps');
       await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('IPVS mode')), { what: 'the mode picker' });
-      await page.locator('.quick-input-widget .quick-input-box input').fill('IPVS');
-      await vscode.poll(async () => (await vscode.quickInputRows(page))[0]?.includes('IPVS mode'), { what: 'IPVS mode first' });
-      await page.keyboard.press('Enter');
+      await vscode.chooseInQuickInput(page, 'IPVS', { text: 'IPVS mode', what: 'IPVS mode first' });
       await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith('node1.ipvsadm'), { what: 'node1.ipvsadm in front' });
       const tabs = await page.$$eval('.tabs-container .tab', (els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
       for (const name of ['node1.ipvsadm', 'node1.ipset', 'node1.iptables']) {

@@ -10,11 +10,6 @@ const SEP1_DNAT = NODE1.findIndex((l) => l.startsWith('-A KUBE-SEP-SXIVWICOYRO3J
 
 const VIEW = '[id="workbench.parts.panel"]';
 
-/** Rows of the Dataplane Trace tree (aria-labels) in the panel. */
-async function traceRows(page) {
-  return page.$$eval(`${VIEW} .monaco-list-row`, (rows) => rows.map((r) => (r.getAttribute('aria-label') || r.innerText).replace(/\u00a0/g, ' ')));
-}
-
 export default [
   {
     name: 'Trace ClusterIP from the palette shows the endpoints with their shares; a step reveals its rule',
@@ -24,15 +19,12 @@ export default [
       await vscode.ensureLanguageMode(page, 'iptables', log);
       await vscode.runCommand(page, 'Dataplane Explorer: Trace ClusterIP');
       // Pick the Service by typing part of its name, as a person would.
-      const input = page.locator('.quick-input-widget .quick-input-box input');
-      await input.fill('ns1/svc1');
-      await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('172.30.0.41:80')), { what: 'the ClusterIP 172.30.0.41:80 in the picker' });
-      await page.keyboard.press('Enter');
-      await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('From a pod on this node')), { what: 'the "where from" picker' });
-      await page.keyboard.press('Enter');
+      await vscode.fillQuickInput(page, 'ns1/svc1');
+      await vscode.acceptQuickInputWhenShown(page, '172.30.0.41:80', 'the ClusterIP 172.30.0.41:80 in the picker');
+      await vscode.acceptQuickInputWhenShown(page, 'From a pod on this node', 'the "where from" picker');
       let rows = [];
       await vscode.poll(async () => {
-        rows = await traceRows(page);
+        rows = await vscode.panelRows(page);
         return rows.some((r) => r.includes('DNAT → 10.180.0.1:80')) && rows.some((r) => r.includes('DNAT → 10.180.0.2:80'));
       }, { timeout: 20_000, what: 'both endpoints in the Dataplane Trace view' }).catch((e) => {
         throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
