@@ -27,9 +27,7 @@ function link(step, index = 0) {
  */
 async function expectTraceOffered(page, vscode, language) {
   await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill('>Dataplane Explorer: Trace');
+  await vscode.fillQuickInput(page, '>Dataplane Explorer: Trace');
   let rows = [];
   await vscode.poll(async () => {
     rows = await vscode.quickInputRows(page);
@@ -91,7 +89,7 @@ export default [
       const sepLine = await wt.f12(page, IPT, SVC_TO_SEP, SEP);
       if (sepLine !== SEP_DECL) throw new Error(`F12 on ${SEP} went to line ${sepLine}, expected ${SEP_DECL} (:${SEP})`);
       await vscode.gotoLine(page, SERVICES_RULE, IPT[SERVICES_RULE - 1].indexOf(SVC) + 1); // scrolls the target into view
-      const text = await wt.hoverUntil(page, IPT[SERVICES_RULE - 1], SVC, 'shop/web:http');
+      const text = await vscode.hoverUntil(page, IPT[SERVICES_RULE - 1], SVC, 'shop/web:http');
       const missing = ENDPOINTS.filter((e) => !text.includes(e));
       if (missing.length) throw new Error(`the hover misses the endpoints ${missing.join(', ')}:\n${text}`);
     },
@@ -123,15 +121,7 @@ export default [
       const view = await page.locator('.editor-instance .monaco-editor .overflow-guard').first().boundingBox();
       if (!view || tok.box.x < view.x || tok.box.x + tok.box.width > view.x + view.width) throw new Error(`${SVC} is off screen: at x ${Math.round(tok.box.x)}–${Math.round(tok.box.x + tok.box.width)}, the editor shows ${Math.round(view?.x)}–${Math.round(view?.x + view?.width)}`);
       // The reader only presses F12: the editor has the focus.
-      await vscode.poll(async () => {
-        await page.keyboard.press('F12');
-        for (let i = 0; i < 8; i++) {
-          await vscode.sleep(250);
-          pos = await vscode.cursorPosition(page);
-          if (pos.line !== SERVICES_RULE) return true;
-        }
-        return false;
-      }, { timeout: 20_000, interval: 100, what: 'F12 to move the cursor' });
+      pos = await vscode.f12FromLine(page, SERVICES_RULE);
       if (pos.line !== SVC_DECL) throw new Error(`F12 went to line ${pos.line}, expected ${SVC_DECL} (:${SVC})`);
       log(`  ${pos.text}: F12 from line ${SERVICES_RULE} to :${SVC}`);
     },
@@ -161,16 +151,12 @@ export default [
     async run({ page, vscode }) {
       await openIptablesSample(page, vscode);
       await wt.clickStepLink(page, TITLE, STEPS.trace.title, link('trace').label);
-      const input = page.locator('.quick-input-widget .quick-input-box input');
-      await input.waitFor({ state: 'visible' });
-      await input.fill('shop/web');
-      await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('10.96.12.40:80')), { what: 'the ClusterIP 10.96.12.40:80 in the picker' });
-      await page.keyboard.press('Enter');
-      await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('From a pod on this node')), { what: 'the "where from" picker' });
-      await page.keyboard.press('Enter');
+      await vscode.fillQuickInput(page, 'shop/web');
+      await vscode.acceptQuickInputWhenShown(page, '10.96.12.40:80', 'the ClusterIP 10.96.12.40:80 in the picker');
+      await vscode.acceptQuickInputWhenShown(page, 'From a pod on this node', 'the "where from" picker');
       let rows = [];
       await vscode.poll(async () => {
-        rows = await page.$$eval('[id="workbench.parts.panel"] .monaco-list-row', (els) => els.map((r) => (r.getAttribute('aria-label') || r.innerText).replace(/\u00a0/g, ' ')));
+        rows = await vscode.panelRows(page);
         return ENDPOINTS.every((e) => rows.some((r) => r.includes(`DNAT → ${e}`)));
       }, { timeout: 20_000, what: 'the three endpoints in the Dataplane Trace view' }).catch((e) => {
         throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
@@ -223,7 +209,7 @@ export default [
       await wt.showStep(page, TITLE, STEPS.backend.title);
       await wt.focusTab(page, 'node1.iptables');
       await vscode.gotoLine(page, 1);
-      const text = await wt.hoverUntil(page, IPT[0], 'Generated', 'nf_tables');
+      const text = await vscode.hoverUntil(page, IPT[0], 'Generated', 'nf_tables');
       for (const s of ['does not mean kube-proxy runs in nftables mode', 'iptables mode']) if (!text.includes(s)) throw new Error(`the header hover misses "${s}":\n${text}`);
     },
   },
