@@ -19,6 +19,8 @@ const common = {
 
 const builds = [
   { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  // The analysis worker (worker_threads) that parses large dumps off the extension host's thread; no `vscode`.
+  { ...common, entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js' },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   // The dump generator (samples, benchmarks); not part of the VSIX.
   { ...common, entryPoints: ['scripts/generate.ts'], outfile: 'dist/generate.js' },
@@ -33,6 +35,9 @@ const builds = [
     outfile: 'dist/webview.js',
   },
   { ...common, platform: 'browser', entryPoints: ['webview/graph.css'], outfile: 'dist/webview.css' },
+  // The "Explain This Node" webview (issue 9): same rules, its own small bundle.
+  { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/explain/main.ts'], outfile: 'dist/explain.js' },
+  { ...common, platform: 'browser', entryPoints: ['webview/explain/explain.css'], outfile: 'dist/explain.css' },
 ];
 
 if (watch) {

@@ -4,7 +4,7 @@
 // dataplane.reanalyzeDelay ms after the last edit; providers ask the worker by message and drop answers for old
 // versions. Either way a provider sees one interface, DocumentAnalysis.
 import * as vscode from 'vscode';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { featuresFor, LANGUAGES, type AnyFeatures, type DumpAnalysis } from '../core/language';
 import type { StatusSummary } from '../core/language/types';
 import type { Diagnostic } from '../core/model/diagnostics';
@@ -103,7 +103,9 @@ export class DocumentCache implements vscode.Disposable {
       () => {
         const data: WorkerData = { l10n: vscode.l10n.bundle };
         this.log.info(`starting the analysis worker ${workerFile}`);
-        return new Worker(workerFile, { workerData: data, name: 'dataplane-analysis' });
+        // Loaded when the first large dump needs it, not at activation (issue 8: loading worker_threads costs ms).
+        const threads = require('node:worker_threads') as { Worker: typeof Worker };
+        return new threads.Worker(workerFile, { workerData: data, name: 'dataplane-analysis' });
       },
       {
         onParsing: (key, version, size) => {

@@ -1,4 +1,6 @@
 // Activation: wires the pure core to VS Code. Every provider lives in its own file under providers/.
+// First import: notes when the bundle's modules start to run (activation time, issue 8).
+import { loadStart } from './loadStart';
 import * as vscode from 'vscode';
 import { setTranslator } from '../core/l10n';
 import { DocumentCache } from './documentCache';
@@ -12,18 +14,25 @@ import * as firstLine from './providers/firstLine';
 import * as folding from './providers/folding';
 import * as hover from './providers/hover';
 import * as languageStatus from './providers/languageStatus';
+import * as largeFiles from './providers/largeFiles';
 import * as references from './providers/references';
 import * as samples from './providers/samples';
 import * as semanticTokens from './providers/semanticTokens';
+import * as walkthrough from './providers/walkthrough';
 import * as trace from './trace/commands';
 import * as graph from './graph/panel';
+import * as graphLens from './graph/codeLens';
+import * as explain from './explain/panel';
+
+// This module's body runs after every module it imports: the bundle's top level has been evaluated by now.
+const evaluatedMs = performance.now() - loadStart;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const started = Date.now();
+  const started = performance.now();
   // Core messages are English keys with {0} placeholders, exactly what vscode.l10n.t expects.
   setTranslator((message, args) => vscode.l10n.t(message, ...args.map(String)));
   const log = new Log(context);
-  const cache = new DocumentCache(log);
+  const cache = new DocumentCache(log, context.extensionUri);
   const snapshots = new Snapshots(cache, log);
   context.subscriptions.push(cache, { dispose: () => setTranslator(undefined) });
   firstLine.register(context, log);
@@ -34,12 +43,19 @@ export function activate(context: vscode.ExtensionContext): void {
   hover.register(context, cache);
   diagnostics.register(context, cache, snapshots);
   languageStatus.register(context, cache);
+  largeFiles.register(context, log);
   semanticTokens.register(context, cache);
   commands.register(context, cache, log);
   samples.register(context, log);
+  walkthrough.register(context, log);
   trace.register(context, cache, snapshots, log);
-  graph.register(context, snapshots, log);
-  log.info(`activated in ${Date.now() - started} ms (display language ${vscode.env.language})`);
+  graph.register(context, cache, snapshots, log);
+  graphLens.register(context, cache);
+  explain.register(context, snapshots, log);
+  // Both parts of activation (issue 8: ≤ 50 ms): evaluating the bundle's modules (from ./loadStart, the first to run,
+  // to the end of this module's top level; reading and compiling the file come before it and are not included, VS
+  // Code's Running Extensions view counts them) and activate() itself.
+  log.info(`activated in ${(performance.now() - started).toFixed(1)} ms; the bundle's modules were evaluated in ${evaluatedMs.toFixed(1)} ms (display language ${vscode.env.language})`);
 }
 
 export function deactivate(): void {

@@ -2,6 +2,8 @@
 // keyboard shortcuts, the command palette, quick open, the status bar, the Monaco editor's rendered lines.
 
 const NBSP = /\u00a0/g;
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -313,3 +315,18 @@ export function fixtureLines(text) {
 }
 
 export { NBSP };
+
+/** Our output channel's log files of this run (the workspace's sibling data/logs folder), joined. */
+export function extensionLog(workspace) {
+  const logs = path.join(workspace, '..', 'data', 'logs');
+  if (!existsSync(logs)) return '';
+  const found = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(dir, e.name));
+      else if (e.name === 'Dataplane Explorer.log') found.push(path.join(dir, e.name));
+    }
+  };
+  walk(logs);
+  return found.map((f) => readFileSync(f, 'utf8')).join('\n');
+}

@@ -5,9 +5,10 @@
 // it is no sibling of the fixtures) with the project's generator (dist/generate.js, built by `npm run package`).
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { extensionLog } from '../lib/vscode.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const NAME = 'big.iptables';
@@ -139,20 +140,6 @@ async function typeInUntitled(page, vscode) {
 }
 
 /** The extension's log (Output › Dataplane Explorer) of this run, read from code-server's log folder. */
-function extensionLog(workspace) {
-  const logs = path.join(workspace, '..', 'data', 'logs');
-  if (!existsSync(logs)) return '';
-  const found = [];
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(path.join(dir, e.name));
-      else if (e.name === 'Dataplane Explorer.log') found.push(path.join(dir, e.name));
-    }
-  };
-  walk(logs);
-  return found.map((f) => readFileSync(f, 'utf8')).join('\n');
-}
-
 /** The log's "… big.iptables vN (iptables, worker): … in N ms" line of version `version`, if written yet. */
 function analysed(workspace, version) {
   const re = new RegExp(`${NAME.replace('.', '\\.')} v${version} \\(iptables, worker\\):.* in (\\d+) ms`);

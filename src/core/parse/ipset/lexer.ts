@@ -1,6 +1,7 @@
 // Tokens of one line of `ipset save` / `ipset restore` input or of `ipset list` output. Lines are lexed one
 // at a time, so every token offset is a column.
 import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { lazyLexer } from '../lazyLexer';
 
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\f\v\r]+/, group: Lexer.SKIPPED });
 /** `ipset restore` skips lines that start with `#` (leading whitespace allowed). */
@@ -28,7 +29,7 @@ export const UnterminatedString = createToken({ name: 'UnterminatedString', patt
 
 export const allTokens: TokenType[] = [WhiteSpace, Comment, ListKey, Command, Word, UnterminatedString];
 
-export const lineLexer = new Lexer(allTokens, {
+export const lineLexer = lazyLexer(allTokens, {
   positionTracking: 'onlyOffset',
   ensureOptimizations: true,
 });

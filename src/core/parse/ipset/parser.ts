@@ -82,7 +82,10 @@ interface PendingRef {
 
 type Problem = { severity: Severity; code: string; message: string; range: Range };
 
-const parser = new IpsetLineParser();
+// Built on first parse, not at load: the grammar self-analysis costs milliseconds the extension's activation
+// does not have (issue 8). One instance, reused with a new input per line (Chevrotain's performance guide).
+let parserInstance: IpsetLineParser | undefined;
+const lineParser = (): IpsetLineParser => (parserInstance ??= new IpsetLineParser());
 
 function lineExtent(i: number, text: string): Range {
   const start = text.length - text.trimStart().length;
@@ -308,6 +311,7 @@ class IpsetBuilder {
       this.diag(tokenRange(i, unterminated), 'error', 'unterminated-string', t('The quoted string is not closed.'));
       return;
     }
+    const parser = lineParser();
     parser.input = lexed.tokens;
     if (this.inMembers && lexed.tokens[0].tokenType.name !== 'ListKey' && lexed.tokens[0].tokenType.name !== 'Comment') {
       const cst = parser.memberLine();

@@ -1,6 +1,7 @@
 // Tokens of one iptables-save / iptables-restore line. Lines are lexed one at a time, so every
 // token offset is a column and a bad line can never disturb the next one.
 import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { lazyLexer } from '../lazyLexer';
 
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\f\v\r]+/, group: Lexer.SKIPPED });
 export const Comment = createToken({ name: 'Comment', pattern: /#.*/ });
@@ -37,7 +38,7 @@ export const allTokens: TokenType[] = [
   UnterminatedString,
 ];
 
-export const lineLexer = new Lexer(allTokens, {
+export const lineLexer = lazyLexer(allTokens, {
   positionTracking: 'onlyOffset',
   ensureOptimizations: true,
 });

@@ -98,7 +98,10 @@ interface PendingRef {
   role: 'jump' | 'goto' | 'owner';
 }
 
-const parser = new IptablesLineParser();
+// Built on first parse, not at load: the grammar self-analysis costs milliseconds the extension's activation
+// does not have (issue 8). One instance, reused with a new input per line (Chevrotain's performance guide).
+let parserInstance: IptablesLineParser | undefined;
+const lineParser = (): IptablesLineParser => (parserInstance ??= new IptablesLineParser());
 
 /** Which way lines are read: the hand-written fast path with Chevrotain for the rest (default), or Chevrotain only. */
 export type ParseMode = 'fast' | 'chevrotain';
@@ -287,6 +290,7 @@ class RulesetBuilder {
       this.diag(tokenRange(i, unterminated), 'error', 'unterminated-string', t('The quoted string is not closed.'));
       return;
     }
+    const parser = lineParser();
     parser.input = lexedTokens;
     const cst = parser.line();
     if (parser.errors.length > 0) {

@@ -1,6 +1,7 @@
 // Tokens of one line of ipvsadm output (`-L`, `-Ln`, `--stats`, `--rate`, `-c`, …) or of `ipvsadm -S` /
 // `ipvsadm -R` input. Lines are lexed one at a time, so every token offset is a column.
 import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { lazyLexer } from '../lazyLexer';
 
 const END = '(?![^ \\t\\f\\v\\r])';
 const word = (source: string) => new RegExp(source + END);
@@ -45,7 +46,7 @@ export const allTokens: TokenType[] = [
   Word,
 ];
 
-export const lineLexer = new Lexer(allTokens, {
+export const lineLexer = lazyLexer(allTokens, {
   positionTracking: 'onlyOffset',
   ensureOptimizations: true,
 });

@@ -118,7 +118,10 @@ function lineExtent(i: number, text: string): Range {
   return lineRange(i, start, Math.max(start, text.trimEnd().length));
 }
 
-const parser = new IpvsLineParser();
+// Built on first parse, not at load: the grammar self-analysis costs milliseconds the extension's activation
+// does not have (issue 8). One instance, reused with a new input per line (Chevrotain's performance guide).
+let parserInstance: IpvsLineParser | undefined;
+const lineParser = (): IpvsLineParser => (parserInstance ??= new IpvsLineParser());
 
 interface EndpointResult {
   endpoint: IpvsEndpoint;
@@ -298,6 +301,7 @@ class IpvsBuilder {
       this.notIpvsadm(extent);
       return;
     }
+    const parser = lineParser();
     parser.input = lexed.tokens;
     const cst = parser.line();
     const parsed = parser.errors.length === 0 ? lineOf(cst) : undefined;

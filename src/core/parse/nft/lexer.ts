@@ -7,6 +7,7 @@
 // follows, so the operators nft prints with spaces around them (` . `, ` : `, `dstnat - 10`, `syn / syn,ack`)
 // are tokens of their own.
 import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
+import { lazyLexer } from '../lazyLexer';
 
 /** Everything the grammar accepts as one item of a statement (all tokens but braces, parens, `;`). */
 export const Atom = createToken({ name: 'Atom', pattern: Lexer.NA });
@@ -121,7 +122,7 @@ export const allTokens: TokenType[] = [
   Atom,
 ];
 
-export const lineLexer = new Lexer(allTokens, {
+export const lineLexer = lazyLexer(allTokens, {
   positionTracking: 'onlyOffset',
   ensureOptimizations: true,
 });

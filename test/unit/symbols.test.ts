@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { Symbols, type SymbolDefinition, type SymbolReference } from '../../src/core/model/symbols';
+import type { Range } from '../../src/core/model/range';
+
+const r = (line: number, from: number, to: number): Range => ({ start: { line, character: from }, end: { line, character: to } });
+const chain = (name: string, scope: string, range: Range): SymbolDefinition => ({ kind: 'chain', name, scope, range, fullRange: range });
+const jump = (name: string, scope: string, range: Range): SymbolReference => ({ kind: 'chain', name, scope, range, role: 'jump' });
+
+describe('Symbols', () => {
+  it('keeps kinds, scopes and names apart, and the first definition of a name', () => {
+    const s = new Symbols();
+    const a = chain('X', 'ip filter', r(0, 3, 4));
+    const b = chain('X', 'ip nat', r(1, 3, 4));
+    const again = chain('X', 'ip filter', r(2, 3, 4));
+    const set: SymbolDefinition = { kind: 'set', name: 'X', scope: 'ip filter', range: r(3, 4, 5), fullRange: r(3, 0, 9) };
+    for (const d of [a, b, again, set]) s.define(d);
+    expect(s.definition('chain', 'ip filter', 'X')).toBe(a);
+    expect(s.definition('chain', 'ip nat', 'X')).toBe(b);
+    expect(s.definition('set', 'ip filter', 'X')).toBe(set);
+    expect(s.definition('map', 'ip filter', 'X')).toBeUndefined();
+    expect(s.definition('chain', 'ip raw', 'X')).toBeUndefined();
+    // Names that would collide if joined into one string stay apart.
+    s.define(chain('b\u0000c', 'a', r(4, 0, 1)));
+    expect(s.definition('chain', 'a\u0000b', 'c')).toBeUndefined();
+    expect(s.definitions).toEqual([a, b, again, set, chain('b\u0000c', 'a', r(4, 0, 1))]);
+  });
+
+  it('lists the references to a name in the order they were added, however many', () => {
+    const s = new Symbols();
+    const refs = Array.from({ length: 12 }, (_, i) => jump('T', 't', r(i, 10, 11)));
+    const other = jump('U', 't', r(20, 10, 11));
+    s.reference(refs[0]);
+    s.reference(other);
+    expect(s.referencesTo('chain', 't', 'T')).toEqual([refs[0]]);
+    for (const ref of refs.slice(1)) s.reference(ref);
+    expect(s.referencesTo('chain', 't', 'T')).toEqual(refs);
+    expect(s.referencesTo('chain', 't', 'U')).toEqual([other]);
+    expect(s.referencesTo('chain', 'u', 'T')).toEqual([]);
+    expect(s.referencesTo('set', 't', 'T')).toEqual([]);
+    expect(s.references).toEqual([refs[0], other, ...refs.slice(1)]);
+  });
+
+  it('finds what is under a position, entries of one line in the order they were added', () => {
+    const s = new Symbols();
+    const def = chain('A', 't', r(5, 3, 4));
+    // References come in after definitions and out of line order, as parsers that resolve names at the end add them.
+    s.reference(jump('A', 't', r(9, 0, 20)));
+    s.define(def);
+    s.reference(jump('A', 't', r(2, 6, 7)));
+    const wide = jump('A', 't', r(5, 0, 10));
+    s.reference(wide);
+    expect(s.at({ line: 5, character: 3 })).toEqual({ type: 'definition', definition: def });
+    expect(s.at({ line: 5, character: 8 })).toEqual({ type: 'reference', reference: wide });
+    expect(s.at({ line: 2, character: 6 })?.type).toBe('reference');
+    expect(s.at({ line: 2, character: 9 })).toBeUndefined();
+    expect(s.at({ line: 3, character: 0 })).toBeUndefined();
+    expect(s.at({ line: 1_000_000, character: 0 })).toBeUndefined();
+    expect(s.at({ line: -1, character: 0 })).toBeUndefined();
+    expect(s.resolve({ line: 9, character: 15 })).toBe(def);
+    expect(s.resolve({ line: 5, character: 3 })).toBe(def);
+  });
+
+  it('handles many entries on one line (a one-line JSON ruleset)', () => {
+    const s = new Symbols();
+    const n = 5000;
+    for (let i = 0; i < n; i++) s.define(chain(`c${i}`, 't', r(0, i * 10, i * 10 + 4)));
+    for (let i = 0; i < n; i++) s.reference(jump(`c${i}`, 't', r(0, i * 10 + 5, i * 10 + 9)));
+    expect(s.at({ line: 0, character: 4321 * 10 + 6 })).toEqual({ type: 'reference', reference: s.references[4321] });
+    expect(s.resolve({ line: 0, character: 4321 * 10 + 6 })).toBe(s.definitions[4321]);
+    expect(s.at({ line: 0, character: 99 * 10 + 2 })).toEqual({ type: 'definition', definition: s.definitions[99] });
+  });
+
+  it('indexes a reference by the line it is given (ranges made on demand)', () => {
+    const s = new Symbols();
+    let made = 0;
+    const lazy: SymbolReference = {
+      kind: 'chain',
+      name: 'L',
+      scope: 't',
+      role: 'rule-owner',
+      get range() {
+        made++;
+        return r(7, 3, 4);
+      },
+    };
+    s.reference(lazy, 7);
+    expect(made).toBe(0);
+    expect(s.referencesTo('chain', 't', 'L')).toEqual([lazy]);
+    expect(s.at({ line: 7, character: 3 })).toEqual({ type: 'reference', reference: lazy });
+  });
+});
