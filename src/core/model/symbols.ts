@@ -28,57 +28,144 @@ export type SymbolHit =
   | { type: 'definition'; definition: SymbolDefinition }
   | { type: 'reference'; reference: SymbolReference };
 
-/** The symbol table of one document: definitions and references, indexed for position lookups. */
+/**
+ * Below this length a list grows by copying into an array of the exact size: `push` would reserve room for
+ * about 20 entries, and most names have two or three references.
+ */
+const SMALL = 8;
+
+function appended<T>(list: T[], item: T): T[] {
+  const n = list.length;
+  const out = new Array<T>(n + 1);
+  for (let i = 0; i < n; i++) out[i] = list[i];
+  out[n] = item;
+  return out;
+}
+
+/** A copy of `array` with room for `size` numbers. */
+function grow(array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(size);
+  out.set(array);
+  return out;
+}
+
+/** name → value, for one kind and scope. */
+type NameMap<T> = Map<string, T>;
+
+/**
+ * The symbol table of one document: definitions and references, indexed for position lookups.
+ *
+ * Large dumps define and reference hundreds of thousands of names, so the indexes are nested maps
+ * (kind → scope → name) keyed by the strings the entries already hold (no composite key string is built,
+ * hashed or kept per entry), a name referenced once keeps its reference without an array, and the
+ * per-line index lives in typed arrays.
+ */
 export class Symbols {
   readonly definitions: SymbolDefinition[] = [];
   readonly references: SymbolReference[] = [];
-  private readonly definitionIndex = new Map<string, SymbolDefinition>();
-  private readonly referenceIndex = new Map<string, SymbolReference[]>();
-  /** Definitions and references by line: one entry as it is, several in an array (large dumps have one per line). */
-  private readonly byLine = new Map<number, SymbolDefinition | SymbolReference | (SymbolDefinition | SymbolReference)[]>();
+  private readonly definitionIndex = new Map<SymbolKind, Map<string, NameMap<SymbolDefinition>>>();
+  private readonly referenceIndex = new Map<SymbolKind, Map<string, NameMap<SymbolReference | SymbolReference[]>>>();
+  /**
+   * Definitions and references by line, as linked lists in typed arrays: `heads[line]` and `tails[line]` are
+   * the first and last entry of the line, `next[entry]` the one after it, `slots[entry]` which definition or
+   * reference it is.
+   */
+  private count = 0;
+  private heads = new Int32Array(0);
+  private tails = new Int32Array(0);
+  private next = new Int32Array(0);
+  private slots = new Int32Array(0);
+  // The name map of the last kind and scope used: consecutive entries are mostly in the same table.
+  private lastDefKind: SymbolKind | undefined;
+  private lastDefScope: string | undefined;
+  private lastDefNames: NameMap<SymbolDefinition> | undefined;
+  private lastRefKind: SymbolKind | undefined;
+  private lastRefScope: string | undefined;
+  private lastRefNames: NameMap<SymbolReference | SymbolReference[]> | undefined;
 
-  private static key(kind: SymbolKind, scope: string, name: string): string {
-    return `${kind}\u0000${scope}\u0000${name}`;
+  private static names<T>(index: Map<SymbolKind, Map<string, NameMap<T>>>, kind: SymbolKind, scope: string, create: true): NameMap<T>;
+  private static names<T>(index: Map<SymbolKind, Map<string, NameMap<T>>>, kind: SymbolKind, scope: string, create: false): NameMap<T> | undefined;
+  private static names<T>(index: Map<SymbolKind, Map<string, NameMap<T>>>, kind: SymbolKind, scope: string, create: boolean): NameMap<T> | undefined {
+    let scopes = index.get(kind);
+    if (scopes === undefined) {
+      if (!create) return undefined;
+      index.set(kind, (scopes = new Map()));
+    }
+    let names = scopes.get(scope);
+    if (names === undefined && create) scopes.set(scope, (names = new Map()));
+    return names;
   }
 
   define(definition: SymbolDefinition): void {
-    const key = Symbols.key(definition.kind, definition.scope, definition.name);
-    if (!this.definitionIndex.has(key)) this.definitionIndex.set(key, definition);
-    this.definitions.push(definition);
-    this.index(definition.range.start.line, definition);
+    const { kind, scope } = definition;
+    let names = this.lastDefNames;
+    if (names === undefined || kind !== this.lastDefKind || scope !== this.lastDefScope) {
+      names = this.lastDefNames = Symbols.names(this.definitionIndex, kind, scope, true);
+      this.lastDefKind = kind;
+      this.lastDefScope = scope;
+    }
+    const name = definition.name;
+    if (!names.has(name)) names.set(name, definition);
+    this.index(definition.range.start.line, this.definitions.push(definition) - 1);
   }
 
   /** `line` (the range's start line) lets models whose ranges are made on demand avoid making one here. */
   reference(reference: SymbolReference, line: number = reference.range.start.line): void {
-    const key = Symbols.key(reference.kind, reference.scope, reference.name);
-    let list = this.referenceIndex.get(key);
-    if (!list) this.referenceIndex.set(key, (list = []));
-    list.push(reference);
-    this.references.push(reference);
-    this.index(line, reference);
+    const { kind, scope } = reference;
+    let names = this.lastRefNames;
+    if (names === undefined || kind !== this.lastRefKind || scope !== this.lastRefScope) {
+      names = this.lastRefNames = Symbols.names(this.referenceIndex, kind, scope, true);
+      this.lastRefKind = kind;
+      this.lastRefScope = scope;
+    }
+    const name = reference.name;
+    const known = names.get(name);
+    if (known === undefined) names.set(name, reference);
+    else if (!Array.isArray(known)) names.set(name, [known, reference]);
+    else if (known.length < SMALL) names.set(name, appended(known, reference));
+    else known.push(reference);
+    this.index(line, ~(this.references.push(reference) - 1));
   }
 
-  private index(line: number, entry: SymbolDefinition | SymbolReference): void {
-    const known = this.byLine.get(line);
-    if (known === undefined) this.byLine.set(line, entry);
-    else if (Array.isArray(known)) known.push(entry);
-    else this.byLine.set(line, [known, entry]);
+  /** `slot`: a definition's number, or the bitwise complement of a reference's number. */
+  private index(line: number, slot: number): void {
+    if (!(line >= 0 && line <= 0x7fffffff)) return; // not a line (ranges are made by our parsers: never happens)
+    const n = this.count++;
+    if (n === this.slots.length) {
+      const size = Math.max(1024, Math.ceil(n * 1.5));
+      this.slots = grow(this.slots, size);
+      this.next = grow(this.next, size);
+    }
+    this.slots[n] = slot;
+    if (line >= this.heads.length) {
+      const size = Math.max(1024, line + 1, Math.ceil(this.heads.length * 1.5));
+      this.heads = grow(this.heads, size);
+      this.tails = grow(this.tails, size);
+    }
+    // Entry numbers are stored plus one (0 is "none"); a line's entries stay in the order they were added.
+    const last = this.tails[line];
+    if (last === 0) this.heads[line] = n + 1;
+    else this.next[last - 1] = n + 1;
+    this.tails[line] = n + 1;
   }
 
   /** The first definition of a name (a redefinition is reported by the parser). */
   definition(kind: SymbolKind, scope: string, name: string): SymbolDefinition | undefined {
-    return this.definitionIndex.get(Symbols.key(kind, scope, name));
+    return Symbols.names(this.definitionIndex, kind, scope, false)?.get(name);
   }
 
   referencesTo(kind: SymbolKind, scope: string, name: string): readonly SymbolReference[] {
-    return this.referenceIndex.get(Symbols.key(kind, scope, name)) ?? [];
+    const known = Symbols.names(this.referenceIndex, kind, scope, false)?.get(name);
+    return known === undefined ? [] : Array.isArray(known) ? known : [known];
   }
 
   /** The definition or reference under a position, if any. */
   at(position: Position): SymbolHit | undefined {
-    const known = this.byLine.get(position.line);
-    if (known === undefined) return undefined;
-    for (const entry of Array.isArray(known) ? known : [known]) {
+    const line = position.line;
+    if (!Number.isInteger(line) || line < 0 || line >= this.heads.length) return undefined;
+    for (let k = this.heads[line]; k !== 0; k = this.next[k - 1]) {
+      const slot = this.slots[k - 1];
+      const entry = slot >= 0 ? this.definitions[slot] : this.references[~slot];
       if (!containsPosition(entry.range, position)) continue;
       // Only references have a role.
       return 'role' in entry ? { type: 'reference', reference: entry } : { type: 'definition', definition: entry };

@@ -7,6 +7,7 @@ import { parseExplainPanelState, parseFromWebview, toView, type ExplainStrings, 
 import { toRange } from '../convert';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
+import { revealBeside, webviewShell } from '../webviewShell';
 
 export const EXPLAIN_VIEW_TYPE = 'dataplane.explain';
 const DUMP_LANGUAGES = new Set(['iptables', 'nftables', 'ipvsadm', 'ipset']);
@@ -22,12 +23,6 @@ function strings(): ExplainStrings {
     con: vscode.l10n.t('Bad:'),
     warning: vscode.l10n.t('Note:'),
   };
-}
-
-function nonce(): string {
-  const bytes = new Uint8Array(18);
-  crypto.getRandomValues(bytes);
-  return Buffer.from(bytes).toString('base64').replace(/[^A-Za-z0-9]/g, '');
 }
 
 class ExplainPanel {
@@ -111,39 +106,18 @@ class ExplainPanel {
     const evidence = this.explanation?.evidence[id];
     const uri = evidence ? this.uris[evidence.fileIndex] : undefined;
     if (!evidence || !uri) return;
-    const doc = await vscode.workspace.openTextDocument(uri);
-    const range = doc.validateRange(toRange(evidence.range));
-    const existing = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
-    const editor = await vscode.window.showTextDocument(doc, {
-      selection: new vscode.Selection(range.start, range.end),
-      viewColumn: existing?.viewColumn ?? (this.panel.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One),
-      preserveFocus: false,
-    });
-    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    await revealBeside(this.panel, uri, toRange(evidence.range));
   }
 
   private html(): string {
-    const webview = this.panel.webview;
-    const n = nonce();
-    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'explain.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'explain.css'));
-    const state = JSON.stringify({ document: this.document.toString() });
-    // Only our own URIs, the nonce and a JSON state in a data attribute (HTML-escaped) go into the shell.
-    const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    return `<!DOCTYPE html>
-<html lang="${attr(vscode.env.language)}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; font-src ${webview.cspSource}; script-src 'nonce-${n}';">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${attr(style.toString())}">
-</head>
-<body data-state="${attr(state)}">
-<main id="app" aria-busy="true"></main>
-<script nonce="${n}" src="${attr(script.toString())}"></script>
-</body>
-</html>`;
+    return webviewShell({
+      webview: this.panel.webview,
+      extensionUri: this.extensionUri,
+      script: 'explain.js',
+      style: 'explain.css',
+      state: { document: this.document.toString() },
+      root: 'main',
+    });
   }
 }
 

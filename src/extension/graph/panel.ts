@@ -15,6 +15,7 @@ import { parseAddress } from '../../core/trace/addr';
 import type { DocumentCache } from '../documentCache';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
+import { revealBeside, webviewShell } from '../webviewShell';
 
 export const GRAPH_VIEW_TYPE = 'dataplane.graph';
 const DUMP_LANGUAGES = new Set(['iptables', 'nftables', 'ipvsadm']);
@@ -43,12 +44,6 @@ function strings(): GraphStrings {
     keys: vscode.l10n.t('Keys: arrows move between nodes, Enter reveals the rule, T traces from a frontend, +/− zoom, 0 resets, F fits; drag or wheel to pan, Ctrl+wheel to zoom.'),
     layoutTime: vscode.l10n.t('{0} nodes laid out in {1} ms'),
   };
-}
-
-function nonce(): string {
-  const bytes = new Uint8Array(18);
-  crypto.getRandomValues(bytes);
-  return Buffer.from(bytes).toString('base64').replace(/[^A-Za-z0-9]/g, '');
 }
 
 /** The snapshot a panel shows: every dump in the folder of `document`. */
@@ -352,38 +347,19 @@ class GraphPanel {
     const uri = node?.source ? this.uris[node.source.fileIndex] : undefined;
     if (!node?.source || !uri) return;
     const r = node.source.range;
-    const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
-    const existing = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
-    const editor = await vscode.window.showTextDocument(uri, {
-      selection: range,
-      viewColumn: existing?.viewColumn ?? (this.panel.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One),
-      preserveFocus: false,
-    });
-    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    await revealBeside(this.panel, uri, new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character));
   }
 
   private html(): string {
-    const webview = this.panel.webview;
-    const n = nonce();
-    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css'));
-    const state = JSON.stringify({ document: this.document.toString(), selected: this.selected });
-    // Only our own URIs, the nonce and a JSON state in a data attribute (HTML-escaped) go into the shell.
-    const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    return `<!DOCTYPE html>
-<html lang="${attr(vscode.env.language)}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; img-src ${webview.cspSource}; font-src ${webview.cspSource}; script-src 'nonce-${n}';">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${attr(style.toString())}">
-</head>
-<body data-state="${attr(state)}">
-<div id="app"></div>
-<script nonce="${n}" src="${attr(script.toString())}"></script>
-</body>
-</html>`;
+    return webviewShell({
+      webview: this.panel.webview,
+      extensionUri: this.extensionUri,
+      script: 'webview.js',
+      style: 'webview.css',
+      state: { document: this.document.toString(), selected: this.selected },
+      root: 'div',
+      images: true,
+    });
   }
 
   /** Restores the panel's state in the webview after a reload (the serializer reuses the panel). */

@@ -35,7 +35,7 @@ import {
   type NftTable,
 } from '../../model/nft';
 import { lineRange, type Range } from '../../model/range';
-import { Symbols, type SymbolDefinition, type SymbolKind } from '../../model/symbols';
+import { Symbols, type ReferenceRole, type SymbolDefinition, type SymbolKind, type SymbolReference } from '../../model/symbols';
 import { t } from '../../l10n';
 import { isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
@@ -91,15 +91,6 @@ interface TableDefs {
   sets: Map<string, Defined>;
 }
 
-interface PendingRef {
-  kind: 'chain' | 'set';
-  table: NftTable;
-  name: string;
-  range: Range;
-  role: 'jump' | 'goto' | 'lookup' | 'rule-owner' | 'command';
-  seq: number;
-}
-
 interface Spec {
   family: NftFamily;
   familyGiven: boolean;
@@ -108,7 +99,9 @@ interface Spec {
   next: number;
 }
 
-const unitParser = new NftUnitParser();
+// Built on first parse, not at load (activation time, issue 8).
+let unitParserInstance: NftUnitParser | undefined;
+const unitParser = (): NftUnitParser => (unitParserInstance ??= new NftUnitParser());
 
 export function splitNftLines(text: string): string[] {
   // Splitting at one character is several times faster than at a regular expression; most dumps have no \r.
@@ -144,7 +137,13 @@ class NftTextBuilder implements StatementHost {
   /** Sequence number of the current top-level command (a table block counts as one). */
   private seq = 0;
   private currentTable: NftTable | undefined;
-  private readonly pending: PendingRef[] = [];
+  /**
+   * References resolved at the end (names may be defined later): each is already the reference the symbol
+   * table gets (its kind is settled for sets and maps then), with its table and command number alongside.
+   */
+  private readonly pending: SymbolReference[] = [];
+  private readonly pendingTables: NftTable[] = [];
+  private readonly pendingSeqs: number[] = [];
   /** Per table id: the first definition of each chain and set/map, and from which command on it exists. */
   private readonly defs = new Map<string, TableDefs>();
   private readonly tableDefinitions = new Map<string, SymbolDefinition>();
@@ -176,11 +175,11 @@ class NftTextBuilder implements StatementHost {
   }
 
   chainReference(name: string, range: Range, role: 'jump' | 'goto'): void {
-    if (this.currentTable) this.pending.push({ kind: 'chain', table: this.currentTable, name, range, role, seq: this.seq });
+    if (this.currentTable) this.pend('chain', this.currentTable, name, range, role);
   }
 
   setReference(name: string, range: Range): void {
-    if (this.currentTable) this.pending.push({ kind: 'set', table: this.currentTable, name, range, role: 'lookup', seq: this.seq });
+    if (this.currentTable) this.pend('set', this.currentTable, name, range, 'lookup');
   }
 
   variable(name: string, range: Range): NftExpression | undefined {
@@ -446,24 +445,25 @@ class NftTextBuilder implements StatementHost {
       this.applyUnit(ctx, fastCst, tokens, blockOpen);
       return;
     }
-    unitParser.input = tokens;
+    const parser = unitParser();
+    parser.input = tokens;
     let cst: CstNode;
     switch (ctx) {
       case 'top':
-        cst = unitParser.topUnit();
+        cst = parser.topUnit();
         break;
       case 'chain':
-        cst = unitParser.chainUnit();
+        cst = parser.chainUnit();
         break;
       case 'set':
       case 'map':
-        cst = unitParser.setUnit();
+        cst = parser.setUnit();
         break;
       default:
-        cst = unitParser.plainUnit();
+        cst = parser.plainUnit();
     }
-    if (unitParser.errors.length > 0) {
-      const err = unitParser.errors[0];
+    if (parser.errors.length > 0) {
+      const err = parser.errors[0];
       const token = err.token && !Number.isNaN(err.token.startOffset) && err.token.image ? err.token : tokens[tokens.length - 1];
       if (!err.token || Number.isNaN(err.token.startOffset)) {
         this.diag(itemRange(token), 'error', 'syntax', t('Incomplete: the line ends after {0}.', JSON.stringify(token.image)));
@@ -641,6 +641,12 @@ class NftTextBuilder implements StatementHost {
     return table;
   }
 
+  private pend(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
+    this.pending.push({ kind, name, scope: table.id, range, role });
+    this.pendingTables.push(table);
+    this.pendingSeqs.push(this.seq);
+  }
+
   private newChain(table: NftTable, name: string, nameRange: Range, declRange: Range): NftChain {
     const chain: NftChain = { name, tableId: table.id, flags: [], rules: [], range: declRange, nameRange, fullRange: declRange, declared: false };
     table.chains.push(chain);
@@ -648,7 +654,7 @@ class NftTextBuilder implements StatementHost {
     return chain;
   }
 
-  private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: PendingRef['role']): { chain: NftChain; definition?: SymbolDefinition } {
+  private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
     let chain = table.chainByName.get(name);
     if (!chain) chain = this.newChain(table, name, nameRange, declRange);
     let definition: SymbolDefinition | undefined;
@@ -663,7 +669,7 @@ class NftTextBuilder implements StatementHost {
       chains.set(name, { definition, seq: this.seq });
     } else {
       if (declare) chain.declared = true;
-      this.pending.push({ kind: 'chain', table, name, range: nameRange, role: declare ? 'command' : role, seq: this.seq });
+      this.pend('chain', table, name, nameRange, declare ? 'command' : role);
     }
     return { chain, definition };
   }
@@ -691,7 +697,7 @@ class NftTextBuilder implements StatementHost {
       this.symbols.define(definition);
       sets.set(name, { definition, seq: this.seq });
     } else {
-      this.pending.push({ kind: 'set', table, name, range: nameRange, role: 'command', seq: this.seq });
+      this.pend('set', table, name, nameRange, 'command');
     }
     return { set, definition };
   }
@@ -915,7 +921,7 @@ class NftTextBuilder implements StatementHost {
     if (verb === 'rename' && object === 'chain') {
       const chain = table.chainByName.get(name);
       const newName = this.nameOf(items[spec.next]);
-      this.pending.push({ kind: 'chain', table, name, range: nameRange, role: 'command', seq: this.seq });
+      this.pend('chain', table, name, nameRange, 'command');
       if (chain && newName !== undefined) {
         table.chainByName.delete(name);
         chain.name = newName;
@@ -925,7 +931,7 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     if (object === 'chain') {
-      this.pending.push({ kind: 'chain', table, name, range: nameRange, role: 'command', seq: this.seq });
+      this.pend('chain', table, name, nameRange, 'command');
       const chain = table.chainByName.get(name);
       if (!chain) return;
       if (verb === 'flush') {
@@ -939,7 +945,7 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     if (object === 'set' || object === 'map' || object === 'meter') {
-      this.pending.push({ kind: 'set', table, name, range: nameRange, role: 'command', seq: this.seq });
+      this.pend('set', table, name, nameRange, 'command');
       const set = object === 'map' ? table.mapByName.get(name) : table.setByName.get(name) ?? table.mapByName.get(name);
       if (!set) return;
       if (verb === 'flush') set.elements = [];
@@ -1028,7 +1034,7 @@ class NftTextBuilder implements StatementHost {
     const table = this.tableOf(spec, spec.ranges[0]);
     this.currentTable = table;
     const name = spec.names[1];
-    this.pending.push({ kind: 'set', table, name, range: spec.ranges[1], role: 'command', seq: this.seq });
+    this.pend('set', table, name, spec.ranges[1], 'command');
     const elements = this.reader.readElements(group);
     const set = table.mapByName.get(name) ?? table.setByName.get(name);
     if (!set) {
@@ -1462,31 +1468,35 @@ class NftTextBuilder implements StatementHost {
 
   private resolveReferences(): void {
     const reported = new Set<string>();
-    for (const ref of this.pending) {
-      const d = this.defs.get(ref.table.id);
+    for (let i = 0; i < this.pending.length; i++) {
+      const ref = this.pending[i];
+      const table = this.pendingTables[i];
+      const seq = this.pendingSeqs[i];
+      const d = this.defs.get(ref.scope);
       const defined = d ? (ref.kind === 'chain' ? d.chains : d.sets).get(ref.name) : undefined;
-      const kind: SymbolKind = ref.kind === 'chain' ? 'chain' : (defined?.definition.kind ?? 'set');
-      this.symbols.reference({ kind, name: ref.name, scope: ref.table.id, range: ref.range, role: ref.role });
+      if (ref.kind !== 'chain') ref.kind = defined?.definition.kind ?? 'set';
+      const kind = ref.kind;
+      this.symbols.reference(ref);
       const available = defined?.seq;
-      const declaredHere = this.declaredTables.has(ref.table.id);
+      const declaredHere = this.declaredTables.has(table.id);
       if (available === undefined) {
         if (ref.role === 'command' && !declaredHere) continue;
-        const rk = `${kind}\u0000${ref.table.id}\u0000${ref.name}\u0000${ref.range.start.line}\u0000${ref.range.start.character}`;
+        const rk = `${kind}\u0000${table.id}\u0000${ref.name}\u0000${ref.range.start.line}\u0000${ref.range.start.character}`;
         if (reported.has(rk)) continue;
         reported.add(rk);
         const severity: Severity = declaredHere ? 'error' : 'warning';
         if (ref.kind === 'chain') {
           this.diag(ref.range, severity, 'undefined-chain', declaredHere
-            ? t('No chain {0} in table {1}.', ref.name, ref.table.id)
-            : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', ref.name, ref.table.id));
+            ? t('No chain {0} in table {1}.', ref.name, table.id)
+            : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', ref.name, table.id));
         } else {
           this.diag(ref.range, severity, 'undefined-set', declaredHere
-            ? t('No set or map {0} in table {1}.', ref.name, ref.table.id)
-            : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', ref.name, ref.table.id));
+            ? t('No set or map {0} in table {1}.', ref.name, table.id)
+            : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', ref.name, table.id));
         }
-      } else if (available > ref.seq) {
+      } else if (available > seq) {
         this.diag(ref.range, 'warning', 'defined-later', t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', ref.name, defined!.definition.range.start.line + 1));
-      } else if ((ref.role === 'jump' || ref.role === 'goto') && ref.table.chainByName.get(ref.name)?.hook !== undefined) {
+      } else if ((ref.role === 'jump' || ref.role === 'goto') && table.chainByName.get(ref.name)?.hook !== undefined) {
         this.diag(ref.range, 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', ref.name));
       }
     }
