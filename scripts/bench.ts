@@ -33,7 +33,13 @@ const arg = (name: string) => {
 const quick = process.argv.includes('--quick');
 const sizes = (arg('--sizes') ?? (quick ? '200,1000' : '1000,5000,10000')).split(',').map(Number);
 const endpoints = Number(arg('--endpoints') ?? 10);
-const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+const exposedGc = (globalThis as { gc?: () => void }).gc;
+// Without --expose-gc the heap readings would count garbage (even come out negative): refuse rather than print them.
+if (!exposedGc) {
+  process.stderr.write('bench: run with node --expose-gc (npm run bench does) so that heap readings are honest\n');
+  process.exit(2);
+}
+const gc = exposedGc;
 
 function time<T>(fn: () => T): { value: T; ms: number } {
   const start = process.hrtime.bigint();
