@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeIpset, foldingRanges, hoverAt, outline, type IpsetAnalysis } from '../../src/core/language/ipset';
 import type { Range } from '../../src/core/model/range';
 import { splitLines } from '../../src/core/parse/ipvs/address';
+import { mutate, mutationOf } from '../helpers/mutate';
 
 const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');
 const SEEDS = ['kube-proxy-node.ipset', 'kube-proxy-node.list.ipset', 'misc.ipset', 'misc.list.ipset'].map((f) => readFileSync(resolve(FIXTURES, f), 'utf8'));
@@ -56,35 +57,7 @@ function checkInvariants(text: string): IpsetAnalysis {
   return a;
 }
 
-type Mutation = { kind: string; at?: number; text?: string; length?: number; a?: number; b?: number };
-const mutation = fc.oneof(
-  fc.record({ kind: fc.constant('insert'), at: fc.nat(), text: fc.oneof(fc.constantFrom(...ALPHABET), fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 4 })) }),
-  fc.record({ kind: fc.constant('delete'), at: fc.nat(), length: fc.integer({ min: 1, max: 40 }) }),
-  fc.record({ kind: fc.constant('swapLines'), a: fc.nat(), b: fc.nat() }),
-  fc.record({ kind: fc.constant('duplicateLine'), a: fc.nat() }),
-  fc.record({ kind: fc.constant('truncate'), at: fc.nat() }),
-);
-
-function mutate(base: string, mutations: Mutation[]): string {
-  let text = base;
-  for (const m of mutations) {
-    const at = (m.at ?? 0) % (text.length + 1);
-    if (m.kind === 'insert') text = text.slice(0, at) + m.text + text.slice(at);
-    else if (m.kind === 'delete') text = text.slice(0, at) + text.slice(at + (m.length ?? 1));
-    else if (m.kind === 'truncate') text = text.slice(0, at);
-    else {
-      const lines = text.split('\n');
-      const i = (m.a ?? 0) % lines.length;
-      if (m.kind === 'duplicateLine') lines.splice(i, 0, lines[i]);
-      else {
-        const j = (m.b ?? 0) % lines.length;
-        [lines[i], lines[j]] = [lines[j], lines[i]];
-      }
-      text = lines.join('\n');
-    }
-  }
-  return text;
-}
+const mutation = mutationOf(ALPHABET);
 
 describe('parseIpset robustness (6,500 generated inputs)', () => {
   it('the fixtures themselves keep every invariant', () => {

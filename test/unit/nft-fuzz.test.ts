@@ -7,6 +7,7 @@ import type { Range } from '../../src/core/model/range';
 import { generateNftDump, randomServices } from '../../src/core/kube/generate/nft';
 import { parseNftJson } from '../../src/core/parse/nft/json';
 import { parseNft, splitNftLines } from '../../src/core/parse/nft/parser';
+import { mutate, mutationOf } from '../helpers/mutate';
 
 const SERVICES = randomServices(10, 3, 5);
 const SEED_LIST = generateNftDump({ services: SERVICES, style: 'nft-list-ruleset' });
@@ -90,36 +91,8 @@ function checkJson(text: string): void {
   if (bad.length > 0) expect(bad, text.slice(0, 300)).toEqual([]);
 }
 
-const mutation = fc.oneof(
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.oneof(fc.constantFrom(...ALPHABET), fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 4 })) }),
-  fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 40 }) }),
-  fc.record({ kind: fc.constant('swapLines' as const), a: fc.nat(), b: fc.nat() }),
-  fc.record({ kind: fc.constant('duplicateLine' as const), a: fc.nat() }),
-  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
-);
+const mutation = mutationOf(ALPHABET);
 
-type Mutation = { kind: string; at?: number; text?: string; length?: number; a?: number; b?: number };
-
-function mutate(base: string, mutations: Mutation[]): string {
-  let text = base;
-  for (const m of mutations) {
-    const at = (m.at ?? 0) % (text.length + 1);
-    if (m.kind === 'insert') text = text.slice(0, at) + m.text + text.slice(at);
-    else if (m.kind === 'delete') text = text.slice(0, at) + text.slice(at + (m.length ?? 1));
-    else if (m.kind === 'truncate') text = text.slice(0, at);
-    else {
-      const lines = text.split('\n');
-      const i = (m.a ?? 0) % lines.length;
-      if (m.kind === 'duplicateLine') lines.splice(i, 0, lines[i]);
-      else {
-        const j = (m.b ?? 0) % lines.length;
-        [lines[i], lines[j]] = [lines[j], lines[i]];
-      }
-      text = lines.join('\n');
-    }
-  }
-  return text;
-}
 
 describe('nft parser robustness (10,600 generated inputs)', () => {
   it('the seeds themselves parse without errors', () => {

@@ -197,14 +197,7 @@ class CatalogBuilder {
     }
     const services = [...this.byKey.values()];
     for (const s of services) this.finish(s);
-    services.sort(
-      (a, b) =>
-        a.namespace.localeCompare(b.namespace) ||
-        a.name.localeCompare(b.name) ||
-        a.portName.localeCompare(b.portName) ||
-        a.protocol.localeCompare(b.protocol) ||
-        a.family.localeCompare(b.family),
-    );
+    services.sort(compareServices);
     return { mode: 'iptables', services, diagnostics: this.diagnostics };
   }
 
@@ -507,4 +500,15 @@ export function formatShare(p: number): string {
 
 export function serviceLabel(s: Service): string {
   return s.anonymous ? s.name : `${servicePortNameString(s)}/${s.protocol}`;
+}
+
+/** The order every catalog lists its Services in: namespace, name, port name, protocol, family. */
+export function compareServices(a: Service, b: Service): number {
+  return (
+    a.namespace.localeCompare(b.namespace) ||
+    a.name.localeCompare(b.name) ||
+    a.portName.localeCompare(b.portName) ||
+    a.protocol.localeCompare(b.protocol) ||
+    a.family.localeCompare(b.family)
+  );
 }

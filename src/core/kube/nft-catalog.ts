@@ -13,7 +13,7 @@ import { formatAddress as formatIpAddress, parseAddress as parseIpAddress } from
 import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
-import type { Catalog, Endpoint, Frontend, FrontendKind, HashCheck, ObjectRef, Service } from './catalog';
+import { compareServices, type Catalog, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service } from './catalog';
 import { NFT_OBJECT_PREFIX, nftHash8, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -251,14 +251,7 @@ class NftCatalogBuilder {
     for (const table of this.ruleset.tables) if (isKubeProxyNftTable(table)) this.table(table);
     const services = [...this.works.values()].map((w) => w.service);
     for (const s of services) this.finish(s);
-    services.sort(
-      (a, b) =>
-        a.namespace.localeCompare(b.namespace) ||
-        a.name.localeCompare(b.name) ||
-        a.portName.localeCompare(b.portName) ||
-        a.protocol.localeCompare(b.protocol) ||
-        a.family.localeCompare(b.family),
-    );
+    services.sort(compareServices);
     return { mode: 'nftables', services, diagnostics: this.diagnostics };
   }
 

@@ -463,24 +463,7 @@ class Tracer {
   }
 
   initialState(packet: Packet): State {
-    const src = parseAddress(packet.src)!;
-    const dst = parseAddress(packet.dst)!;
-    return {
-      src,
-      srcText: formatAddress(src),
-      dst,
-      dstText: formatAddress(dst),
-      dport: packet.dport,
-      sport: packet.sport ?? 40000,
-      protocol: packet.protocol,
-      mark: 0,
-      dnat: false,
-      masquerade: false,
-      probability: 1,
-      path: [],
-      assumptions: [],
-      notes: [],
-    };
+    return initialState(packet, parseAddress(packet.src)!, parseAddress(packet.dst)!);
   }
 }
 
@@ -839,4 +822,24 @@ export function mergeOutcomes(finals: { state: State; verdict: Verdict }[]): Out
 /** Comments give a step its kube-proxy meaning; used by callers that print paths. */
 export function stepComment(rule: Rule): string | undefined {
   return ruleComment(rule);
+}
+
+/** A new connection's state before the first hook: no mark, no NAT, the whole probability. */
+export function initialState(packet: Packet, src: Address, dst: Address): State {
+  return {
+    src,
+    srcText: formatAddress(src),
+    dst,
+    dstText: formatAddress(dst),
+    dport: packet.dport,
+    sport: packet.sport ?? 40000,
+    protocol: packet.protocol,
+    mark: 0,
+    dnat: false,
+    masquerade: false,
+    probability: 1,
+    path: [],
+    assumptions: [],
+    notes: [],
+  };
 }

@@ -3,7 +3,7 @@
 // keys, `numgen random mod N` branching with 1/N each, sets and maps by their elements.
 import type { NftChain, NftElement, NftExpression, NftRule, NftRuleset, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { t } from '../l10n';
-import { certain, clone, hostPort, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
+import { certain, clone, hostPort, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
 import { formatAddress, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
 
@@ -557,22 +557,7 @@ export function traceNft(ruleset: NftRuleset, packet: Packet, context: TraceCont
     return { packet, outcomes: [], warnings: [t('Source and destination must be addresses of the same family.')], context };
   }
   const tracer = new NftTracer(ruleset, fileIndex, context, dst.family);
-  const start: State = {
-    src,
-    srcText: formatAddress(src),
-    dst,
-    dstText: formatAddress(dst),
-    dport: packet.dport,
-    sport: packet.sport ?? 40000,
-    protocol: packet.protocol,
-    mark: 0,
-    dnat: false,
-    masquerade: false,
-    probability: 1,
-    path: [],
-    assumptions: [],
-    notes: [],
-  };
+  const start = initialState(packet, src, dst);
   const finals: { state: State; verdict: Verdict }[] = [];
   const deliver = (states: State[]) => {
     for (const s of states) finals.push({ state: s, verdict: s.dnat ? 'dnat' : 'accept' });

@@ -236,8 +236,22 @@ interface PreparedService {
   hash: string;
 }
 
-function servicePortName(svc: GenServicePort): string {
+export function servicePortName(svc: GenServicePort): string {
   return `${svc.namespace}/${svc.name}${svc.portName ? `:${svc.portName}` : ''}`;
+}
+
+/** Each service port prepared for one family (those `prepare` leaves out dropped); a repeated port is an error. */
+export function prepareEach<F, P>(services: GenServicePort[], family: F, prepare: (svc: GenServicePort, family: F) => P | undefined): P[] {
+  const names = new Set<string>();
+  const out: P[] = [];
+  for (const svc of services) {
+    const key = `${servicePortName(svc)}/${svc.protocol}`;
+    if (names.has(key)) throw new Error(`duplicate service port ${key}`);
+    names.add(key);
+    const p = prepare(svc, family);
+    if (p) out.push(p);
+  }
+  return out;
 }
 
 /** kube-proxy's view of one service port for one IP family (BaseServicePortInfo + CategorizeEndpoints). */
@@ -296,19 +310,6 @@ function prepare(svc: GenServicePort, family: Family): PreparedService | undefin
   };
 }
 
-function prepareAll(services: GenServicePort[], family: Family): PreparedService[] {
-  const names = new Set<string>();
-  const out: PreparedService[] = [];
-  for (const svc of services) {
-    const key = `${servicePortName(svc)}/${svc.protocol}`;
-    if (names.has(key)) throw new Error(`duplicate service port ${key}`);
-    names.add(key);
-    const p = prepare(svc, family);
-    if (p) out.push(p);
-  }
-  return out;
-}
-
 /** Mirrors syncProxyRules() for a full sync; returns the filter and nat buffers in kube-proxy's write order. */
 function buildKubeProxyTables(opts: GenOptions, family: Family): { filter: TableBuffer; nat: TableBuffer } {
   const filter = new TableBuffer();
@@ -332,7 +333,7 @@ function buildKubeProxyTables(opts: GenOptions, family: Family): { filter: Table
     filter.rule(KUBE_FIREWALL, '-m', 'comment', '--comment', q('block incoming localnet connections'), '-d', '127.0.0.0/8', '!', '-s', '127.0.0.0/8', '-m', 'conntrack', '!', '--ctstate', 'RELATED,ESTABLISHED,DNAT', '-j', 'DROP');
   }
 
-  for (const s of prepareAll(opts.services, family)) {
+  for (const s of prepareEach(opts.services, family, prepare)) {
     const { spn, protocol } = s;
     const port = String(s.svc.port);
     const clusterPolicyChain = `KUBE-SVC-${s.hash}`;

@@ -29,7 +29,7 @@
 //
 // Pure TypeScript: no Node APIs.
 import { formatAddress, parseAddress, parsePrefix, prefixContains, type Address } from '../../trace/addr';
-import type { ExpectedCatalogEntry, GenEndpoint, GenServicePort } from './iptables';
+import { prepareEach, servicePortName, type ExpectedCatalogEntry, type GenEndpoint, type GenServicePort } from './iptables';
 
 export type { ExpectedCatalogEntry, GenEndpoint, GenServicePort } from './iptables';
 export { randomServices } from './iptables';
@@ -188,10 +188,6 @@ interface Prepared {
   all: Ep[];
   clusterEndpoints: Ep[];
   localEndpoints: Ep[];
-}
-
-function servicePortName(svc: GenServicePort): string {
-  return `${svc.namespace}/${svc.name}${svc.portName ? `:${svc.portName}` : ''}`;
 }
 
 function prepare(svc: GenServicePort, family: Family): Prepared | undefined {
@@ -473,23 +469,10 @@ interface SyncResult {
   noNodeAccess: { ip: string; protocol: Protocol; port: number }[];
 }
 
-function prepareAll(services: GenServicePort[], family: Family): Prepared[] {
-  const names = new Set<string>();
-  const out: Prepared[] = [];
-  for (const svc of services) {
-    const key = `${servicePortName(svc)}/${svc.protocol}`;
-    if (names.has(key)) throw new Error(`duplicate service port ${key}`);
-    names.add(key);
-    const p = prepare(svc, family);
-    if (p) out.push(p);
-  }
-  return out;
-}
-
 function sync(opts: IpvsGenOptions): SyncResult {
   const family: Family = opts.family ?? 'ipv4';
   const scheduler = opts.scheduler || 'rr';
-  const services = prepareAll(opts.services, family);
+  const services = prepareEach(opts.services, family, prepare);
   const sets = new Map<string, IpSet>();
   for (const info of IPSET_INFO) sets.set(info.base, new IpSet(info, setName(info.base, family)));
   const set = (base: string) => sets.get(base)!;

@@ -24,7 +24,7 @@
 // order; kube-proxy itself walks a Go map, so a real node's per-service order is arbitrary).
 //
 // Pure TypeScript apart from node:crypto (in ../nft-hash).
-import type { ExpectedCatalogEntry, GenServicePort } from './iptables';
+import { prepareEach, servicePortName, type ExpectedCatalogEntry, type GenServicePort } from './iptables';
 import { NFT_OBJECT_PREFIX, nftEndpointChainNameBase, nftServiceChainNameBase } from '../nft-hash';
 import { canonicalCIDR, canonicalIP, familyOf, formatIP, parseCIDR, parseIP, parseIPv4, type Family } from './address';
 
@@ -199,10 +199,6 @@ interface PreparedService {
   firewallChain: string;
 }
 
-function servicePortName(svc: GenServicePort): string {
-  return `${svc.namespace}/${svc.name}${svc.portName ? `:${svc.portName}` : ''}`;
-}
-
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -266,19 +262,6 @@ function prepare(svc: GenServicePort, family: Family): PreparedService | undefin
     externalChain: NFT_OBJECT_PREFIX.external + base,
     firewallChain: NFT_OBJECT_PREFIX.firewall + base,
   };
-}
-
-function prepareAll(services: GenServicePort[], family: Family): PreparedService[] {
-  const names = new Set<string>();
-  const out: PreparedService[] = [];
-  for (const svc of services) {
-    const key = `${servicePortName(svc)}/${svc.protocol}`;
-    if (names.has(key)) throw new Error(`duplicate service port ${key}`);
-    names.add(key);
-    const p = prepare(svc, family);
-    if (p) out.push(p);
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -742,7 +725,7 @@ class TransactionBuilder {
 function kubeProxyOrder(opts: NftGenOptions, family: Family): Op[] {
   const b = new TransactionBuilder(opts, false);
   b.setup();
-  for (const s of prepareAll(opts.services, family)) b.service(s);
+  for (const s of prepareEach(opts.services, family, prepare)) b.service(s);
   return b.ops;
 }
 
@@ -784,7 +767,7 @@ function testExpectationOrder(opts: NftGenOptions, family: Family): Op[] {
   rules.push(...byChain('service-endpoints-check'));
   elements.push(...setupOps.filter((o) => o.obj === 'element'));
 
-  for (const s of prepareAll(opts.services, family)) {
+  for (const s of prepareEach(opts.services, family, prepare)) {
     const before = b.ops.length;
     b.service(s);
     const ops = b.ops.slice(before).filter((o) => o.op === 'add');
