@@ -16,6 +16,7 @@ import type { Range } from '../model/range';
 import { t } from '../l10n';
 import { classifyKubeChain, isServiceHashedKind } from './chains';
 import { endpointHash, portProtoHash } from './hash';
+import { withTransientRuleDetails } from '../parse/iptables/nodes';
 
 export type FrontendKind = 'clusterIP' | 'nodePort' | 'loadBalancer' | 'externalIP';
 
@@ -239,14 +240,14 @@ class CatalogBuilder {
         if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
       }
       if (info.kind === 'external') {
-        const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.target?.name ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(ruleComment(r) ?? ''));
+        const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.targetName ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(ruleComment(r) ?? ''));
         s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
       }
     }
     // 2. Frontends from KUBE-SERVICES and KUBE-NODEPORTS.
     const services = table.chainByName.get('KUBE-SERVICES');
     for (const rule of services?.rules ?? []) {
-      const target = rule.target?.name ?? '';
+      const target = rule.targetName ?? '';
       const info = classifyKubeChain(target);
       if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
       const s = this.service(table, `hash:${info.hash}`);
@@ -265,7 +266,7 @@ class CatalogBuilder {
     }
     const nodePorts = table.chainByName.get('KUBE-NODEPORTS');
     for (const rule of nodePorts?.rules ?? []) {
-      const info = classifyKubeChain(rule.target?.name ?? '');
+      const info = classifyKubeChain(rule.targetName ?? '');
       if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
       const port = dport(rule);
       if (port === undefined) continue;
@@ -288,7 +289,7 @@ class CatalogBuilder {
         s.endpoints = this.selectedEndpoints(table, primary);
         for (const e of s.endpoints) if (localSeps.has(e.chain)) e.local = true;
         for (const rule of primary.rules) {
-          const mark = rule.target?.name === 'KUBE-MARK-MASQ';
+          const mark = rule.targetName === 'KUBE-MARK-MASQ';
           if (!mark) continue;
           const src = findParam(rule, '-s');
           if (src?.negated) s.policies.clusterCIDR = src.values[0];
@@ -315,13 +316,13 @@ class CatalogBuilder {
     const out: Endpoint[] = [];
     let remaining = 1;
     for (const rule of chain.rules) {
-      const target = rule.target?.name ?? '';
+      const target = rule.targetName ?? '';
       if (!target.startsWith('KUBE-SEP-') || isAffinityCheck(rule)) continue;
       const p = isStatisticRandom(rule);
       const share = remaining * (p ?? 1);
       remaining -= share;
       const sep = table.chainByName.get(target);
-      const dnat = sep?.rules.find((r) => r.target?.kind === 'dnat');
+      const dnat = sep?.rules.find((r) => r.targetName === 'DNAT');
       const to = dnat ? findTargetOption(dnat, '--to-destination')?.values[0] : undefined;
       const hostPort = to ? splitHostPort(to) : parseEndpointComment(ruleComment(rule));
       if (!hostPort) continue;
@@ -365,7 +366,7 @@ class CatalogBuilder {
     for (const chainName of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES']) {
       const chain = table.chainByName.get(chainName);
       for (const rule of chain?.rules ?? []) {
-        const verdict = rule.target?.name;
+        const verdict = rule.targetName;
         if (verdict !== 'REJECT' && verdict !== 'DROP') continue;
         const comment = ruleComment(rule);
         const spn = parseServicePortName(comment);
@@ -447,7 +448,8 @@ function parseEndpointComment(comment: string | undefined): { address: string; p
 }
 
 export function buildCatalog(ruleset: IptablesRuleset): Catalog {
-  return new CatalogBuilder(ruleset).build();
+  // The catalog reads most rules of a kube-proxy dump once: their options are not kept afterwards.
+  return withTransientRuleDetails(() => new CatalogBuilder(ruleset).build());
 }
 
 /** The services JSON of `dataplane services --json` (CLI contract). */

@@ -67,6 +67,8 @@ export interface Rule {
   params: Option[];
   matches: Match[];
   target: Target | undefined;
+  /** `target?.name`, without building the target (catalogs read it for every rule). */
+  targetName: string | undefined;
   counters: Counters | undefined;
   raw: string;
   range: Range;
@@ -137,6 +139,14 @@ export interface HeaderLine {
   saveIndex: number;
 }
 
+/** What features read of the rule-by-line index (a Map fits; the parser uses an array by line). */
+export interface RulesByLine {
+  get(line: number): Rule | undefined;
+  /** Lines that hold a rule, in increasing order. */
+  keys(): IterableIterator<number>;
+  readonly size: number;
+}
+
 export interface IptablesRuleset {
   dialect: 'iptables';
   /** First producer seen, e.g. `iptables-nft-save v1.8.9`. */
@@ -150,7 +160,7 @@ export interface IptablesRuleset {
   diagnostics: Diagnostic[];
   symbols: Symbols;
   /** Rule by 0-based line. */
-  ruleByLine: Map<number, Rule>;
+  ruleByLine: RulesByLine;
   lineCount: number;
 }
 

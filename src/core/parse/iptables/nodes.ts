@@ -44,6 +44,9 @@ const COUNTERS_PREFIX = /^\[\d+:\d+\]/;
  * lines go to the Chevrotain lexer and parser, which also produce the diagnostics.
  */
 export function scanLine(text: string, out: TokenTable): number {
+  // Most lines separate tokens by single spaces and hold no tab, form feed, vertical tab, CR or NUL: in those,
+  // the native indexOf finds the end of a token without a quote far faster than a loop over its characters.
+  const plain = text.indexOf('\t') < 0 && text.indexOf('\r') < 0 && text.indexOf('\f') < 0 && text.indexOf('\v') < 0 && text.indexOf('\u0000') < 0;
   const length = text.length;
   out.ensure((length >> 1) + 2);
   const starts = out.start;
@@ -52,6 +55,7 @@ export function scanLine(text: string, out: TokenTable): number {
   const quotedFlags = out.quoted;
   let n = 0;
   let p = 0;
+  let quote = plain ? text.indexOf('"') : 0;
   for (;;) {
     while (p < length && isSpace(text.charCodeAt(p))) p++;
     if (p >= length) break;
@@ -59,32 +63,39 @@ export function scanLine(text: string, out: TokenTable): number {
     const first = text.charCodeAt(p);
     if (first < 33 || first > 126 || first === 35 /* # */) return -1;
     let quoted = 0;
-    while (p < length) {
-      const c = text.charCodeAt(p);
-      if (isSpace(c)) break;
-      if (c === 0) return -1; // binary data: reported by the full path
-      if (c === 34 /* " */) {
-        quoted = 1;
-        p++;
-        for (;;) {
-          if (p >= length) return -1; // never closed
-          const q = text.charCodeAt(p);
-          if (q === 0) return -1;
-          if (q === 92 /* \ */) {
-            // `\\.` in the lexer: `.` stops at line terminators.
-            const next = text.charCodeAt(p + 1);
-            if (p + 1 >= length || next === 10 || next === 13 || next === 0x2028 || next === 0x2029) return -1;
-            p += 2;
-          } else if (q === 34) {
-            p++;
-            break;
-          } else {
-            p++;
+    let end = plain ? text.indexOf(' ', p) : -1;
+    if (plain && end < 0) end = length;
+    if (plain && (quote < 0 || quote >= end)) {
+      p = end;
+    } else {
+      while (p < length) {
+        const c = text.charCodeAt(p);
+        if (isSpace(c)) break;
+        if (c === 0) return -1; // binary data: reported by the full path
+        if (c === 34 /* " */) {
+          quoted = 1;
+          p++;
+          for (;;) {
+            if (p >= length) return -1; // never closed
+            const q = text.charCodeAt(p);
+            if (q === 0) return -1;
+            if (q === 92 /* \ */) {
+              // `\\.` in the lexer: `.` stops at line terminators.
+              const next = text.charCodeAt(p + 1);
+              if (p + 1 >= length || next === 10 || next === 13 || next === 0x2028 || next === 0x2029) return -1;
+              p += 2;
+            } else if (q === 34) {
+              p++;
+              break;
+            } else {
+              p++;
+            }
           }
+        } else {
+          p++;
         }
-      } else {
-        p++;
       }
+      if (plain) quote = text.indexOf('"', p);
     }
     let kind = K_VALUE;
     const len = p - start;
@@ -133,14 +144,53 @@ function rescan(raw: string): number[] {
 
 const lr = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
 
+/** What a rule holds beyond its line, chain and target name: built when first asked for (see RuleNode). */
+export interface RuleDetails {
+  params: Option[];
+  matches: Match[];
+  target: Target | undefined;
+  counters: Counters | undefined;
+}
+
+/** Re-reads a rule's line into its details (the parser that read the file, kept for this). */
+export interface RuleReader {
+  details(rule: RuleNode): RuleDetails;
+}
+
+// Details read while `transientDepth` > 0 are not kept on the rule: a pass over every rule of a large dump (the
+// Service catalog) would otherwise keep the options of all of them. The last few are remembered, because such a
+// pass asks a rule, or a chain's rules, for their target, matches and params one after the other.
+let transientDepth = 0;
+const RECENT = 32;
+const recentRules: (RuleNode | undefined)[] = new Array(RECENT).fill(undefined);
+const recentDetails: (RuleDetails | undefined)[] = new Array(RECENT).fill(undefined);
+let recentNext = 0;
+
+/** Runs `fn` with rule details read on demand but not kept (a pass over many rules that reads each once). */
+export function withTransientRuleDetails<T>(fn: () => T): T {
+  transientDepth++;
+  try {
+    return fn();
+  } finally {
+    if (--transientDepth === 0) {
+      recentRules.fill(undefined);
+      recentDetails.fill(undefined);
+    }
+  }
+}
+
+/**
+ * A rule. The parser validates every line but keeps only what every feature needs of every rule (chain, line,
+ * target name, operation); params, matches, target and counters are read again from the line when first asked for
+ * and kept from then on. A 400,000-line dump would otherwise keep tens of millions of small objects (issue #8).
+ */
 export class RuleNode implements Rule {
   index = 0;
-  params: Option[] = [];
-  matches: Match[] = [];
-  target: Target | undefined = undefined;
-  counters: Counters | undefined = undefined;
+  /** The `-j`/`-g` value (the target's name), or undefined: read by catalogs for every rule. */
+  targetName: string | undefined = undefined;
   /** Token offsets; undefined until needed for lines the fast path read. */
   private offsets: number[] | undefined;
+  private kept: RuleDetails | undefined = undefined;
 
   constructor(
     readonly tableId: string,
@@ -153,8 +203,42 @@ export class RuleNode implements Rule {
     /** Index of the chain name token. */
     private readonly chainToken: number,
     offsets: number[] | undefined,
+    private readonly reader: RuleReader,
   ) {
     this.offsets = offsets;
+  }
+
+  /** Sets the details the parser built (a rule being read again, or a model built without laziness). */
+  keep(details: RuleDetails): void {
+    this.kept = details;
+  }
+
+  private details(): RuleDetails {
+    const kept = this.kept;
+    if (kept !== undefined) return kept;
+    if (transientDepth === 0) return (this.kept = this.reader.details(this));
+    for (let k = 0; k < RECENT; k++) if (recentRules[k] === this) return recentDetails[k]!;
+    const details = this.reader.details(this);
+    recentRules[recentNext] = this;
+    recentDetails[recentNext] = details;
+    recentNext = (recentNext + 1) % RECENT;
+    return details;
+  }
+
+  get params(): Option[] {
+    return this.details().params;
+  }
+
+  get matches(): Match[] {
+    return this.details().matches;
+  }
+
+  get target(): Target | undefined {
+    return this.targetName === undefined ? undefined : this.details().target;
+  }
+
+  get counters(): Counters | undefined {
+    return this.details().counters;
   }
 
   /** Range of tokens `first` through `last` of the line. */
@@ -266,6 +350,28 @@ export class TargetNode implements Target {
 
   get nameRange(): Range {
     return this.rule.tokenSpan(this.nameToken, this.nameToken);
+  }
+}
+
+/** Rules by 0-based line in an array indexed by line: a Map of 400,000 numbers costs far more to fill. */
+export class RuleLineIndex {
+  private readonly byLine: (RuleNode | undefined)[] = [];
+  size = 0;
+
+  set(line: number, rule: RuleNode): void {
+    const byLine = this.byLine;
+    while (byLine.length < line) byLine.push(undefined); // no holes: holey arrays are slower to read
+    if (byLine[line] === undefined) this.size++;
+    byLine[line] = rule;
+  }
+
+  get(line: number): RuleNode | undefined {
+    return Number.isInteger(line) && line >= 0 ? this.byLine[line] : undefined;
+  }
+
+  *keys(): IterableIterator<number> {
+    const byLine = this.byLine;
+    for (let line = 0; line < byLine.length; line++) if (byLine[line] !== undefined) yield line;
   }
 }
 

@@ -27,7 +27,7 @@ import { t } from '../../l10n';
 import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from './extensions';
-import { ChainReference, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable } from './nodes';
+import { ChainReference, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleLineIndex, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -36,7 +36,7 @@ export const MAX_DIAGNOSTICS = 1_000;
 
 const TABLE_NAMES = new Set(Object.keys(BUILTIN_CHAINS));
 
-const PARAM_ALIASES: Record<string, string> = {
+const PARAM_ALIASES = new Map<string, string>(Object.entries({
   '-s': '-s', '--source': '-s', '--src': '-s',
   '-d': '-d', '--destination': '-d', '--dst': '-d',
   '-p': '-p', '--protocol': '-p',
@@ -45,10 +45,10 @@ const PARAM_ALIASES: Record<string, string> = {
   '-f': '-f', '--fragment': '-f',
   '-4': '-4', '--ipv4': '-4',
   '-6': '-6', '--ipv6': '-6',
-};
+}));
 const PARAM_ARITY: Record<string, number> = { '-s': 1, '-d': 1, '-p': 1, '-i': 1, '-o': 1, '-f': 0, '-4': 0, '-6': 0 };
 
-const COMMAND_ALIASES: Record<string, ChainCommand['command'] | RuleOperation> = {
+const COMMAND_ALIASES = new Map<string, ChainCommand['command'] | RuleOperation>(Object.entries({
   '-A': 'append', '--append': 'append',
   '-I': 'insert', '--insert': 'insert',
   '-D': 'delete', '--delete': 'delete',
@@ -59,7 +59,7 @@ const COMMAND_ALIASES: Record<string, ChainCommand['command'] | RuleOperation> =
   '-P': 'policy', '--policy': 'policy',
   '-Z': 'zero', '--zero': 'zero',
   '-E': 'rename', '--rename-chain': 'rename',
-};
+}));
 const RULE_COMMANDS = new Set(['-A', '--append', '-I', '--insert', '-D', '--delete', '-R', '--replace']);
 
 /** Protocol names after `-p` that make iptables load a match of the same name implicitly. */
@@ -69,6 +69,9 @@ const IMPLICIT_PROTOCOL_MATCH: Record<string, string> = {
 };
 
 const VERDICTS = new Set(['ACCEPT', 'DROP', 'QUEUE']);
+// Sets rather than `in` on the tables: a chain named "constructor" or "toString" is not an extension.
+const TARGET_EXTENSION_NAMES = new Set(Object.keys(TARGET_EXTENSIONS));
+const MATCH_EXTENSION_NAMES = new Set(Object.keys(MATCH_EXTENSIONS));
 
 export function targetKindOf(name: string, isChain: boolean, goto: boolean): TargetKind {
   if (isChain) return goto ? 'goto' : 'jump';
@@ -96,6 +99,8 @@ interface PendingRef {
   rule: RuleNode;
   token: number;
   role: 'jump' | 'goto' | 'owner';
+  /** Known to be defined when the reference was read. */
+  defined?: boolean;
 }
 
 // Built on first parse, not at load: the grammar self-analysis costs milliseconds the extension's activation
@@ -125,9 +130,38 @@ function ensureItems(capacity: number): void {
   itemNv = new Int32Array(size);
 }
 
+// The matches and the target of the line being built, in order: options find their owner among them (ownerOf).
+const containerName: string[] = [];
+let containerIsTarget = new Uint8Array(64);
+// Their objects, when a rule's details are being built.
+const containerNode: (MatchNode | TargetNode | undefined)[] = [];
+let containerCount = 0;
+
+function pushContainer(name: string, isTarget: boolean, node: MatchNode | TargetNode | undefined): number {
+  const k = containerCount++;
+  if (k === containerIsTarget.length) {
+    const grown = new Uint8Array(k * 2);
+    grown.set(containerIsTarget);
+    containerIsTarget = grown;
+  }
+  containerName[k] = name;
+  containerIsTarget[k] = isTarget ? 1 : 0;
+  containerNode[k] = node;
+  return k;
+}
+
+// What the last ownerOf call found besides the container.
+let ownerSpec: OptionSpec | undefined;
+let ownerKnown = false;
+let ownerIsNewImplicit = false;
+
+/** Basic parameters whose value is checked. */
+const PARAM_CHECKED = new Set(['-s', '-d', '-i', '-o', '-p']);
+
 const FULL_COUNTERS = /^\[\d+:\d+\]$/;
 const NO_VALUES = Object.freeze([]) as unknown as string[];
 const NOTHING = Object.freeze([]) as readonly never[];
+const NO_DETAILS: RuleDetails = Object.freeze({ params: NOTHING as unknown as Option[], matches: NOTHING as unknown as Match[], target: undefined, counters: undefined });
 
 /** The array itself when exactly sized, a copy when it has room to grow, the shared empty array when empty. */
 function exact<T>(array: T[]): T[] {
@@ -135,31 +169,29 @@ function exact<T>(array: T[]): T[] {
 }
 const DIGITS = /^\d+$/;
 
-/** Cache of extension option lookups: `module\0option` → spec (null when unknown). */
-const matchSpecCache = new Map<string, OptionSpec | null>();
-const targetSpecCache = new Map<string, OptionSpec | null>();
+/** Caches of extension option lookups: module (or target) → option → spec (null when unknown). */
+const matchSpecCache = new Map<string, Map<string, OptionSpec | null>>();
+const targetSpecCache = new Map<string, Map<string, OptionSpec | null>>();
 
-function matchSpec(module: string, option: string): OptionSpec | undefined {
-  const key = `${module}\u0000${option}`;
-  let spec = matchSpecCache.get(key);
+function cachedSpec(cache: Map<string, Map<string, OptionSpec | null>>, owner: string, option: string, lookup: (owner: string, option: string) => OptionSpec | undefined): OptionSpec | undefined {
+  let byOption = cache.get(owner);
+  if (byOption === undefined) {
+    // Bounded: hostile input could name any number of modules.
+    if (cache.size >= 2_000) return lookup(owner, option);
+    cache.set(owner, (byOption = new Map()));
+  }
+  let spec = byOption.get(option);
   if (spec === undefined) {
-    spec = lookupMatchOption(module, option) ?? null;
-    if (matchSpecCache.size < 10_000) matchSpecCache.set(key, spec);
+    spec = lookup(owner, option) ?? null;
+    if (byOption.size < 2_000) byOption.set(option, spec);
   }
   return spec ?? undefined;
 }
 
-function targetSpec(target: string, option: string): OptionSpec | undefined {
-  const key = `${target}\u0000${option}`;
-  let spec = targetSpecCache.get(key);
-  if (spec === undefined) {
-    spec = lookupTargetOption(target, option) ?? null;
-    if (targetSpecCache.size < 10_000) targetSpecCache.set(key, spec);
-  }
-  return spec ?? undefined;
-}
+const matchSpec = (module: string, option: string) => cachedSpec(matchSpecCache, module, option, lookupMatchOption);
+const targetSpec = (target: string, option: string) => cachedSpec(targetSpecCache, target, option, lookupTargetOption);
 
-class RulesetBuilder {
+class RulesetBuilder implements RuleReader {
   readonly diagnostics: Diagnostic[] = [];
   private suppressed = 0;
   readonly symbols = new Symbols();
@@ -167,7 +199,7 @@ class RulesetBuilder {
   readonly tableById = new Map<string, Table>();
   readonly saves: Save[] = [];
   readonly headers: HeaderLine[] = [];
-  readonly ruleByLine = new Map<number, Rule>();
+  readonly ruleByLine = new RuleLineIndex();
   private table: Table | undefined;
   private save: Save;
   private saveHasTables = false;
@@ -178,6 +210,13 @@ class RulesetBuilder {
   private readonly names = new Map<string, string>();
   /** The line being built: its text and where its tokens' offsets come from. */
   private text = '';
+  /** The last rule of each chain (the end of the chain's full range). */
+  private readonly lastRuleOf = new Map<Chain, RuleNode>();
+  /** The rule whose details are being read again (no diagnostics, symbols or new rules then). */
+  private reading: RuleNode | undefined;
+  /** The chain of the last rule read. */
+  private lastChain: Chain | undefined;
+  private readDetails: RuleDetails | undefined;
 
   constructor(
     private readonly lines: string[],
@@ -188,6 +227,7 @@ class RulesetBuilder {
   }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
+    if (this.reading !== undefined) return; // reported by the first reading
     if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
       this.suppressed++;
       return;
@@ -231,8 +271,14 @@ class RulesetBuilder {
       this.table.range = spanRanges(this.table.headerRange, lineRange(lastLine, 0, lines[lastLine]?.length ?? 0));
       this.table = undefined;
     }
+    for (const [chain, rule] of this.lastRuleOf) {
+      const fullRange = rule.range;
+      chain.fullRange = spanRanges(chain.range.start.line <= fullRange.start.line ? chain.range : fullRange, fullRange);
+    }
+    this.lastRuleOf.clear();
     this.resolveReferences();
-    this.inferFamilies();
+    this.pendingRefs.length = 0;
+    withTransientRuleDetails(() => this.inferFamilies());
     if (this.suppressed > 0) {
       this.diagnostics.push({
         range: lineRange(0, 0, 0),
@@ -256,6 +302,25 @@ class RulesetBuilder {
       ruleByLine: this.ruleByLine,
       lineCount: lines.length,
     };
+  }
+
+  /** RuleReader: the rule's line read again, into objects this time. */
+  details(rule: RuleNode): RuleDetails {
+    if (this.reading !== undefined) throw new Error('iptables rule details read while another rule is being read');
+    const table = this.table;
+    const text = this.text;
+    this.reading = rule;
+    this.readDetails = undefined;
+    this.table = this.tableById.get(rule.tableId);
+    try {
+      this.line(rule.line, rule.raw);
+      return this.readDetails ?? NO_DETAILS;
+    } finally {
+      this.reading = undefined;
+      this.readDetails = undefined;
+      this.table = table;
+      this.text = text;
+    }
   }
 
   private line(i: number, text: string): void {
@@ -564,6 +629,7 @@ class RulesetBuilder {
     chain.range = lineRangeOfDecl;
     chain.nameRange = nameRange;
     chain.fullRange = lineRangeOfDecl;
+    this.lastRuleOf.delete(chain);
     chain.deletedAt = undefined;
     this.symbols.define({ kind: 'chain', name, scope: table.id, range: nameRange, fullRange: lineRangeOfDecl, builtin: chain.builtin });
     return chain;
@@ -611,12 +677,14 @@ class RulesetBuilder {
    * the rule keeps (Chevrotain path), undefined when the rule can re-scan its text (fast path).
    */
   private commandLine(i: number, text: string, prefix: number, itemCount: number, offsets: number[] | undefined): void {
-    const fullRange = lineRange(i, text.length - text.trimStart().length, text.trimEnd().length);
-    const table = this.requireTable(fullRange);
-    if (!table) return;
+    const table = this.table;
+    if (!table) {
+      this.requireTable(lineRange(i, text.length - text.trimStart().length, text.trimEnd().length));
+      return;
+    }
     const commandToken = itemOpt[0];
     const commandName = this.image(commandToken);
-    if (!(commandName in COMMAND_ALIASES)) {
+    if (!COMMAND_ALIASES.has(commandName)) {
       this.diag(this.tok(i, commandToken), 'error', 'no-command', t('A rule line starts with a command such as -A CHAIN; found {0}.', commandName));
       return;
     }
@@ -624,14 +692,14 @@ class RulesetBuilder {
       this.diag(this.tok(i, itemNeg[0] >= 0 ? itemNeg[0] : itemLate[0]), 'error', 'syntax', t('A command cannot be negated.'));
     }
     if (RULE_COMMANDS.has(commandName)) {
-      this.rule(i, text, table, prefix, itemCount, fullRange, offsets);
+      this.rule(i, text, table, prefix, itemCount, offsets);
     } else {
-      this.chainCommand(i, table, commandName, itemCount, fullRange);
+      this.chainCommand(i, table, commandName, itemCount, lineRange(i, text.length - text.trimStart().length, text.trimEnd().length));
     }
   }
 
   private chainCommand(i: number, table: Table, commandName: string, itemCount: number, range: Range): void {
-    const kind = COMMAND_ALIASES[commandName] as ChainCommand['command'];
+    const kind = COMMAND_ALIASES.get(commandName) as ChainCommand['command'];
     const v0 = itemV0[0];
     const nv = itemNv[0];
     const args: string[] = [];
@@ -689,43 +757,66 @@ class RulesetBuilder {
     return out;
   }
 
-  private rule(i: number, text: string, table: Table, prefix: number, itemCount: number, fullRange: Range, offsets: number[] | undefined): void {
+  private rule(i: number, text: string, table: Table, prefix: number, itemCount: number, offsets: number[] | undefined): void {
+    // Two passes share this code: the first reading of the file (diagnostics, symbols, the rule with its chain and
+    // target name) and a rule's details read again on demand (`reading`: no diagnostics, only the objects).
+    const reading = this.reading;
+    const build = reading !== undefined;
     const commandToken = itemOpt[0];
-    const commandName = this.image(commandToken);
-    const operation = COMMAND_ALIASES[commandName] as RuleOperation;
     if (itemNv[0] === 0) {
+      const commandName = this.image(commandToken);
       this.diag(this.tok(i, commandToken), 'error', 'chain-missing', t('{0} needs a chain name.', commandName));
       return;
     }
     const chainToken = itemV0[0];
-    const chainName = this.value(chainToken);
-    let position: number | undefined;
-    const extraCommandArgs = itemNv[0] - 1;
-    if (extraCommandArgs > 0) {
-      const extra = this.image(chainToken + 1);
-      const n = Number(extra);
-      if ((operation === 'insert' || operation === 'replace' || operation === 'delete') && Number.isInteger(n) && n > 0 && extraCommandArgs === 1) {
-        position = n;
-      } else {
-        this.diag(this.tok(i, chainToken + 1), 'error', 'unexpected-argument', t('Unexpected argument {0} after the chain name.', extra));
+    let rule: RuleNode;
+    let chain: Chain | undefined;
+    if (reading !== undefined) {
+      rule = reading;
+    } else {
+      const commandName = this.image(commandToken);
+      const operation = COMMAND_ALIASES.get(commandName) as RuleOperation;
+      // Consecutive rules mostly name the same chain: compare the token with it before slicing and looking up.
+      const last = this.lastChain;
+      const start = tokens.start[chainToken];
+      const sameChain = last !== undefined && last.tableId === table.id && tokens.quoted[chainToken] === 0 &&
+        tokens.end[chainToken] - start === last.name.length && text.startsWith(last.name, start);
+      const chainName = sameChain ? last.name : this.value(chainToken);
+      let position: number | undefined;
+      const extraCommandArgs = itemNv[0] - 1;
+      if (extraCommandArgs > 0) {
+        const extra = this.image(chainToken + 1);
+        const n = Number(extra);
+        if ((operation === 'insert' || operation === 'replace' || operation === 'delete') && Number.isInteger(n) && n > 0 && extraCommandArgs === 1) {
+          position = n;
+        } else {
+          this.diag(this.tok(i, chainToken + 1), 'error', 'unexpected-argument', t('Unexpected argument {0} after the chain name.', extra));
+        }
+      } else if (operation === 'replace') {
+        this.diag(this.tok(i, chainToken), 'error', 'position-missing', t('-R needs a rule number after the chain name.'));
       }
-    } else if (operation === 'replace') {
-      this.diag(this.tok(i, chainToken), 'error', 'position-missing', t('-R needs a rule number after the chain name.'));
+      chain = sameChain ? last : (table.chainByName.get(chainName) ?? this.ensureChain(table, chainName, this.tok(i, chainToken)));
+      this.lastChain = chain;
+      rule = new RuleNode(table.id, chain.name, operation, position, text, i, chainToken, offsets, this);
+      if (!chain.declared && !chain.builtin) {
+        // Reported in resolveReferences if the chain never gets declared.
+        this.pendingRefs.push({ table, name: chain.name, rule, token: chainToken, role: 'owner' });
+      }
+      this.symbols.reference(new RuleOwnerReference(rule), i);
     }
-    const chain = table.chainByName.get(chainName) ?? this.ensureChain(table, chainName, this.tok(i, chainToken));
-    const rule = new RuleNode(table.id, chain.name, operation, position, text, i, chainToken, offsets);
-    if (!chain.declared && !chain.builtin) {
-      // Reported in resolveReferences if the chain never gets declared.
-      this.pendingRefs.push({ table, name: chain.name, rule, token: chainToken, role: 'owner' });
-    }
-    this.symbols.reference(new RuleOwnerReference(rule), i);
-    if (prefix >= 0) rule.counters = this.counters(i, prefix);
 
-    let current: MatchNode | TargetNode | undefined;
+    let counters: Counters | undefined = build && prefix >= 0 ? this.counters(i, prefix) : undefined;
+    let target: TargetNode | undefined;
+    let hasTarget = false;
     let protocol: string | undefined;
-    let implicitMatch: MatchNode | undefined;
-    const params: OptionNode[] = [];
-    const matches: MatchNode[] = [];
+    // Matches and the target as containers of options (see ownerOf): indexes into the scratch arrays.
+    let current = -1;
+    containerCount = 0;
+    // Tokens of the first -p option: where an implicit protocol match starts.
+    let protocolFirst = -1;
+    let protocolLast = -1;
+    const params: OptionNode[] | undefined = build ? [] : undefined;
+    const matches: MatchNode[] | undefined = build ? [] : undefined;
 
     for (let j = 1; j < itemCount; j++) {
       const optToken = itemOpt[j];
@@ -741,16 +832,23 @@ class RulesetBuilder {
       const firstToken = neg >= 0 ? neg : optToken;
       const flags = (neg >= 0 ? NEGATED_BEFORE : 0) | (late >= 0 ? NEGATED_AFTER : 0);
 
-      const param = PARAM_ALIASES[image];
+      const param = PARAM_ALIASES.get(image);
       if (param) {
         const count = this.takeValues(i, j, PARAM_ARITY[param], image);
-        const option = new OptionNode(param, negated, this.values(j, count), rule, optToken, lastToken, flags);
-        this.checkParam(i, option, j);
-        params.push(option);
-        if (param === '-p' && option.values[0]) {
-          protocol = option.values[0].toLowerCase();
-          implicitMatch = undefined;
+        if (param === '-p' && protocolFirst < 0) {
+          protocolFirst = firstToken;
+          protocolLast = lastToken;
         }
+        let value: string | undefined;
+        if (params !== undefined) {
+          const values = this.values(j, count);
+          params.push(new OptionNode(param, negated, values, rule, optToken, lastToken, flags));
+          value = values[0];
+        } else if (count > 0 && PARAM_CHECKED.has(param)) {
+          value = this.value(itemV0[j]);
+        }
+        if (value !== undefined && !build) this.checkParam(i, param, value, j);
+        if (param === '-p' && value) protocol = value.toLowerCase();
         continue;
       }
       if (image === '-m' || image === '--match') {
@@ -758,9 +856,10 @@ class RulesetBuilder {
         if (neg >= 0) this.diag(this.tok(i, neg), 'error', 'syntax', t('-m cannot be negated; put ! before the module\'s option.'));
         if (count === 0) continue;
         const v0 = itemV0[j];
-        const match = new MatchNode(this.intern(this.value(v0)), rule, optToken, v0, v0, false);
-        matches.push(match);
-        current = match;
+        const module = this.intern(this.value(v0));
+        const match = matches !== undefined ? new MatchNode(module, rule, optToken, v0, v0, false) : undefined;
+        if (match !== undefined) matches!.push(match);
+        current = pushContainer(module, false, match);
         continue;
       }
       if (image === '-j' || image === '--jump' || image === '-g' || image === '--goto') {
@@ -769,39 +868,45 @@ class RulesetBuilder {
         if (neg >= 0) this.diag(this.tok(i, neg), 'error', 'syntax', t('A target cannot be negated.'));
         if (count === 0) continue;
         const v0 = itemV0[j];
-        if (rule.target) {
+        if (hasTarget) {
           this.diag(this.tok(i, optToken), 'error', 'two-targets', t('A rule has only one target; {0} is the second.', this.image(v0)));
           continue;
         }
+        hasTarget = true;
         const value = this.value(v0);
         const known = table.chainByName.get(value);
         const name = known ? known.name : this.intern(value);
-        const isExtension = name in TARGET_EXTENSIONS || VERDICTS.has(name) || name === 'RETURN';
-        const target = new TargetNode(targetKindOf(name, !isExtension, goto), name, rule, optToken, v0, v0);
-        if (table.name === 'nat' && (name === 'DROP' || name === 'REJECT')) {
-          this.diag(this.tok(i, v0), 'error', 'filtering-in-nat', t('{0} is refused in the nat table: iptables says "The nat table is not intended for filtering".', name));
+        const isExtension = TARGET_EXTENSION_NAMES.has(name) || VERDICTS.has(name) || name === 'RETURN';
+        if (!build) {
+          if (table.name === 'nat' && (name === 'DROP' || name === 'REJECT')) {
+            this.diag(this.tok(i, v0), 'error', 'filtering-in-nat', t('{0} is refused in the nat table: iptables says "The nat table is not intended for filtering".', name));
+          }
+          if (goto && isExtension) {
+            this.diag(this.tok(i, v0), 'error', 'goto-target', t('-g needs a user-defined chain, not the target {0}.', name));
+          }
+          if (!isExtension) {
+            // A chain declared (or built in) now stays so: resolveReferences need not look it up again.
+            const defined = known !== undefined && (known.declared || known.builtin);
+            this.pendingRefs.push({ table, name, rule, token: v0, role: goto ? 'goto' : 'jump', defined });
+          }
+          rule.targetName = name;
+        } else {
+          target = new TargetNode(targetKindOf(name, !isExtension, goto), name, rule, optToken, v0, v0);
         }
-        if (goto && isExtension) {
-          this.diag(this.tok(i, v0), 'error', 'goto-target', t('-g needs a user-defined chain, not the target {0}.', name));
-        }
-        if (!isExtension) {
-          this.pendingRefs.push({ table, name, rule, token: v0, role: goto ? 'goto' : 'jump' });
-        }
-        rule.target = target;
-        current = target;
+        current = pushContainer(name, true, target);
         continue;
       }
       if (image === '-c' || image === '--set-counters') {
         const count = this.takeValues(i, j, 2, image);
         const v0 = itemV0[j];
         if (count === 2 && DIGITS.test(this.image(v0)) && DIGITS.test(this.image(v0 + 1))) {
-          rule.counters = { packets: Number(this.image(v0)), bytes: Number(this.image(v0 + 1)), range: this.span(i, firstToken, lastToken) };
+          if (build) counters = { packets: Number(this.image(v0)), bytes: Number(this.image(v0 + 1)), range: this.span(i, firstToken, lastToken) };
         } else if (count === 2) {
           this.diag(this.span(i, firstToken, lastToken), 'error', 'bad-counters', t('-c needs two numbers: packets and bytes.'));
         }
         continue;
       }
-      if (image in COMMAND_ALIASES) {
+      if (COMMAND_ALIASES.has(image)) {
         this.diag(this.tok(i, optToken), 'error', 'two-commands', t('Only one command per line; {0} is the second.', image));
         continue;
       }
@@ -810,79 +915,90 @@ class RulesetBuilder {
         continue;
       }
       // A long option: find the extension that owns it, the way iptables' option parser does.
-      const owner = this.ownerOf(rule, params, matches, current, image, protocol, implicitMatch);
-      if (owner.implicit && !implicitMatch) {
-        implicitMatch = owner.implicit;
-        matches.push(implicitMatch);
-      }
-      const container = owner.container;
-      if (!container) {
+      const owner = this.ownerOf(rule, image, current, protocol, protocolFirst, protocolLast, build);
+      if (ownerIsNewImplicit && matches !== undefined) matches.push(containerNode[owner] as MatchNode);
+      if (owner < 0) {
         this.diag(this.tok(i, optToken), 'error', 'option-without-module', t('Option {0} belongs to no match or target here: is a "-m MODULE" missing?', image));
         continue;
       }
-      const spec = owner.spec;
-      if (!spec && owner.known) {
-        const where = container instanceof MatchNode ? `-m ${container.module}` : `-j ${container.name}`;
+      const spec = ownerSpec;
+      if (!spec && ownerKnown) {
+        const where = containerIsTarget[owner] ? `-j ${containerName[owner]}` : `-m ${containerName[owner]}`;
         this.diag(this.tok(i, optToken), 'warning', 'unknown-option', t('{0} does not know the option {1}; iptables-restore would reject this line.', where, image));
       }
-      const arity = spec ? spec.arity : undefined;
-      const count = this.takeValues(i, j, arity, image, spec);
-      // Aliases and abbreviations (--source-port, --to) are stored under iptables-save's spelling.
-      const option = new OptionNode(spec ? spec.name : image, negated, this.values(j, count), rule, optToken, lastToken, flags);
-      if (spec) this.checkValues(i, option, spec, j);
-      container.options.push(option);
-      container.lastToken = lastToken;
+      const count = this.takeValues(i, j, spec ? spec.arity : undefined, image, spec);
+      const node = containerNode[owner];
+      if (node !== undefined) {
+        // Aliases and abbreviations (--source-port, --to) are stored under iptables-save's spelling.
+        node.options.push(new OptionNode(spec ? spec.name : image, negated, this.values(j, count), rule, optToken, lastToken, flags));
+        node.lastToken = lastToken;
+      } else if (spec && count > 0 && (spec.valueKind === 'mac' || spec.valueKind === 'probability')) {
+        this.checkValue(i, spec, this.value(itemV0[j]), j);
+      }
     }
-    // Exact-size arrays: a growing array keeps room for 16 entries, and a dump has hundreds of thousands.
-    // Empty ones are one shared frozen array.
-    rule.params = exact(params);
-    rule.matches = exact(matches);
-    for (const m of matches) m.options = exact(m.options);
-    if (rule.target) rule.target.options = exact(rule.target.options);
+    if (build) {
+      // Exact-size arrays: a growing array keeps room for 16 entries. Empty ones are one shared frozen array.
+      const builtMatches = exact(matches!);
+      for (const m of builtMatches) m.options = exact(m.options);
+      if (target) target.options = exact(target.options);
+      this.readDetails = { params: exact(params!), matches: builtMatches, target, counters };
+      containerNode.fill(undefined, 0, containerCount);
+      return;
+    }
     table.rules.push(rule);
-    chain.rules.push(rule);
-    rule.index = chain.rules.length;
-    chain.fullRange = spanRanges(chain.range.start.line <= fullRange.start.line ? chain.range : fullRange, fullRange);
+    chain!.rules.push(rule);
+    rule.index = chain!.rules.length;
+    this.lastRuleOf.set(chain!, rule);
     this.ruleByLine.set(i, rule);
   }
 
-  /** Which match or target an option belongs to, following iptables: the current one, earlier ones, then -p's. */
-  private ownerOf(
-    rule: RuleNode,
-    params: OptionNode[],
-    matches: MatchNode[],
-    current: MatchNode | TargetNode | undefined,
-    option: string,
-    protocol: string | undefined,
-    implicitMatch: MatchNode | undefined,
-  ): { container?: MatchNode | TargetNode; spec?: OptionSpec; known: boolean; implicit?: MatchNode } {
-    if (current) {
-      const spec = current instanceof MatchNode ? matchSpec(current.module, option) : targetSpec(current.name, option);
-      if (spec) return { container: current, spec, known: true };
+  /**
+   * Which match or target an option belongs to, following iptables: the current one, earlier ones, then -p's.
+   * Returns the container index or -1; sets ownerSpec, ownerKnown and ownerIsNewImplicit.
+   */
+  private ownerOf(rule: RuleNode, option: string, current: number, protocol: string | undefined, protocolFirst: number, protocolLast: number, build: boolean): number {
+    ownerIsNewImplicit = false;
+    ownerSpec = undefined;
+    ownerKnown = false;
+    if (current >= 0) {
+      const spec = containerIsTarget[current] ? targetSpec(containerName[current], option) : matchSpec(containerName[current], option);
+      if (spec) {
+        ownerSpec = spec;
+        ownerKnown = true;
+        return current;
+      }
     }
-    for (let k = matches.length - 1; k >= 0; k--) {
-      const spec = matchSpec(matches[k].module, option);
-      if (spec) return { container: matches[k], spec, known: true };
+    for (let k = containerCount - 1; k >= 0; k--) {
+      if (containerIsTarget[k]) continue;
+      const spec = matchSpec(containerName[k], option);
+      if (spec) {
+        ownerSpec = spec;
+        ownerKnown = true;
+        return k;
+      }
     }
     const protoModule = protocol ? IMPLICIT_PROTOCOL_MATCH[protocol] : undefined;
     if (protoModule) {
       const spec = matchSpec(protoModule, option);
       if (spec) {
-        const implicit = implicitMatch ?? new MatchNode(protoModule, rule, 0, 0, -1, true);
-        if (implicit.options.length === 0) {
-          // The implicit match spans from the rule's (first) -p option.
-          const p = params.find((o) => o.name === '-p');
-          if (p) {
-            implicit.startAt(p.firstToken);
-            implicit.lastToken = p.lastToken;
+        // Every match of this protocol's module was searched above: this is the first option of a new implicit match.
+        let node: MatchNode | undefined;
+        if (build) {
+          node = new MatchNode(protoModule, rule, 0, 0, -1, true);
+          if (protocolFirst >= 0) {
+            node.startAt(protocolFirst);
+            node.lastToken = protocolLast;
           }
         }
-        return { container: implicit, spec, known: true, implicit };
+        ownerSpec = spec;
+        ownerKnown = true;
+        ownerIsNewImplicit = true;
+        return pushContainer(protoModule, false, node);
       }
     }
-    if (!current) return { known: false };
-    const known = current instanceof MatchNode ? current.module in MATCH_EXTENSIONS : current.name in TARGET_EXTENSIONS;
-    return { container: current, known };
+    if (current < 0) return -1;
+    ownerKnown = containerIsTarget[current] ? TARGET_EXTENSION_NAMES.has(containerName[current]) : MATCH_EXTENSION_NAMES.has(containerName[current]);
+    return current;
   }
 
   /**
@@ -914,10 +1030,9 @@ class RulesetBuilder {
     return count;
   }
 
-  private checkParam(i: number, option: Option, j: number): void {
-    const value = option.values[0];
-    if (value === undefined) return;
-    switch (option.name) {
+  /** Value checks of the basic parameters (`name` is one of PARAM_CHECKED). */
+  private checkParam(i: number, name: string, value: string, j: number): void {
+    switch (name) {
       case '-s':
       case '-d':
         for (const part of value.split(',')) {
@@ -933,9 +1048,7 @@ class RulesetBuilder {
     }
   }
 
-  private checkValues(i: number, option: Option, spec: OptionSpec, j: number): void {
-    const value = option.values[0];
-    if (value === undefined) return;
+  private checkValue(i: number, spec: OptionSpec, value: string, j: number): void {
     if (spec.valueKind === 'mac' && !/^[0-9A-Fa-f]{1,2}(:[0-9A-Fa-f]{1,2}){5}$/.test(value)) {
       this.diag(this.tok(i, itemV0[j]), 'error', 'bad-mac', t('{0} is not a MAC address (six hex bytes separated by colons).', value));
     }
@@ -949,8 +1062,11 @@ class RulesetBuilder {
     const strict = this.sawSaveHeader;
     const reported = new Set<string>();
     for (const ref of this.pendingRefs) {
-      const chain = ref.table.chainByName.get(ref.name);
-      const defined = chain && (chain.declared || chain.builtin);
+      let defined = ref.defined === true;
+      if (!defined) {
+        const chain = ref.table.chainByName.get(ref.name);
+        defined = chain !== undefined && (chain.declared || chain.builtin);
+      }
       const isOwner = ref.role === 'owner';
       if (ref.role !== 'owner') {
         this.symbols.reference(new ChainReference(ref.name, ref.role, ref.rule, ref.token), ref.rule.line);
