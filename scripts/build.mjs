@@ -1,6 +1,7 @@
-// Bundles the extension host code and the CLI with esbuild (both for Node, CommonJS, `vscode` external),
-// and the graph webview for the browser (dist/webview.js + dist/webview.css).
+// Bundles the extension host code (dist/extension.js, which loads dist/core.js on demand) and the CLI with esbuild
+// (both for Node, CommonJS, `vscode` external), and the graph webview for the browser (dist/webview.js + .css).
 import * as esbuild from 'esbuild';
+import { coreOnDemand } from './core-on-demand.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -17,8 +18,11 @@ const common = {
   logLevel: 'warning',
 };
 
+// dist/extension.js holds the adapters only and requires dist/core.js (the parsers and the rest of the pure core,
+// src/extension/core.ts) the first time it needs it (src/extension/loadCore.ts; see scripts/core-on-demand.mjs).
 const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [coreOnDemand] },
+  { ...common, entryPoints: ['src/extension/core.ts'], outfile: 'dist/core.js' },
   // The analysis worker (worker_threads) that parses large dumps off the extension host's thread; no `vscode`.
   { ...common, entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js' },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },

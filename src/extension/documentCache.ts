@@ -5,18 +5,20 @@
 // versions. Either way a provider sees one interface, DocumentAnalysis.
 import * as vscode from 'vscode';
 import type { Worker } from 'node:worker_threads';
-import { featuresFor, LANGUAGES, type AnyFeatures, type DumpAnalysis } from '../core/language';
+import type { AnyFeatures, DumpAnalysis } from '../core/language';
 import type { StatusSummary } from '../core/language/types';
 import type { Diagnostic } from '../core/model/diagnostics';
 import { AnalysisClient, RequestError } from './analysis/client';
 import { LoopWatch } from './analysis/loopWatch';
 import type { AnalyzeResult, WorkerData } from './analysis/protocol';
-import { runDocumentQuery, type DocumentArgs, type DocumentMethod, type DocumentResult } from './analysis/queries';
+import type { DocumentArgs, DocumentMethod, DocumentResult } from './analysis/queries';
+import { DUMP_LANGUAGE_IDS, isDumpLanguage } from './dumpLanguages';
+import { core } from './loadCore';
 import type { Log } from './log';
 import { readSettings } from './settings';
 
 export const IPTABLES_LANGUAGE = 'iptables';
-export const DUMP_SELECTOR: vscode.DocumentSelector = LANGUAGES.map((l) => ({ language: l.languageId }));
+export const DUMP_SELECTOR: vscode.DocumentSelector = DUMP_LANGUAGE_IDS.map((language) => ({ language }));
 
 /** One version of one document, analysed: where it lives does not matter to the providers. */
 export interface DocumentAnalysis {
@@ -71,7 +73,7 @@ function localAnalysis(features: AnyFeatures, analysis: DumpAnalysis, version: n
     diagnostics: analysis.diagnostics,
     ms,
     local: { features, analysis },
-    query: (method, ...args) => Promise.resolve(runDocumentQuery(features, analysis, method, args)),
+    query: (method, ...args) => Promise.resolve(core().runDocumentQuery(features, analysis, method, args)),
   };
 }
 
@@ -139,21 +141,20 @@ export class DocumentCache implements vscode.Disposable {
 
   /** True when the document is (to be) analysed in the worker. */
   inWorker(document: vscode.TextDocument): boolean {
-    return featuresFor(document.languageId) !== undefined && !this.isTooLarge(document) && this.size(document) > readSettings().workerThreshold;
+    return isDumpLanguage(document.languageId) && !this.isTooLarge(document) && this.size(document) > readSettings().workerThreshold;
   }
 
   state(document: vscode.TextDocument): AnalysisState {
     const entry = this.entries.get(document.uri.toString());
     if (entry && entry.version === document.version && entry.languageId === document.languageId) return entry.state;
-    if (!featuresFor(document.languageId)) return { kind: 'none' };
+    if (!isDumpLanguage(document.languageId)) return { kind: 'none' };
     if (this.isTooLarge(document)) return { kind: 'too-large', size: this.size(document) };
     return { kind: 'parsing', size: this.size(document), since: Date.now() };
   }
 
   /** The analysis of the document's current version (undefined for other languages, oversized or failed documents). */
   get(document: vscode.TextDocument): Promise<DocumentAnalysis | undefined> {
-    const features = featuresFor(document.languageId);
-    if (!features) return Promise.resolve(undefined);
+    if (!isDumpLanguage(document.languageId)) return Promise.resolve(undefined);
     const key = document.uri.toString();
     const cached = this.entries.get(key);
     if (cached && cached.version === document.version && cached.languageId === document.languageId) return cached.promise;
@@ -165,6 +166,8 @@ export class DocumentCache implements vscode.Disposable {
     }
     if (!this.inWorker(document)) {
       this.dropRemote(key);
+      // The parsers (dist/core.js) are needed here only: documents analysed in the worker do without them.
+      const features = core().featuresFor(document.languageId)!;
       const started = performance.now();
       const analysis = features.analyze(document.getText());
       const result = localAnalysis(features, analysis, document.version, Math.round(performance.now() - started));

@@ -1,8 +1,9 @@
-// Activation: wires the pure core to VS Code. Every provider lives in its own file under providers/.
+// Activation: wires the pure core to VS Code. Every provider lives in its own file under providers/. This bundle
+// (dist/extension.js) holds the adapters only; the parsers and the rest of the core load on first use (loadCore.ts).
 // First import: notes when the bundle's modules start to run (activation time, issue 8).
 import { loadStart } from './loadStart';
 import * as vscode from 'vscode';
-import { setTranslator } from '../core/l10n';
+import { onCoreLoad, setCoreTranslator } from './loadCore';
 import { DocumentCache } from './documentCache';
 import { Log } from './log';
 import { Snapshots } from './snapshots';
@@ -30,11 +31,13 @@ const evaluatedMs = performance.now() - loadStart;
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
   // Core messages are English keys with {0} placeholders, exactly what vscode.l10n.t expects.
-  setTranslator((message, args) => vscode.l10n.t(message, ...args.map(String)));
+  setCoreTranslator((message, args) => vscode.l10n.t(message, ...args.map(String)));
   const log = new Log(context);
+  // The parsers and the rest of the core (dist/core.js) load when first needed, not here (see loadCore.ts).
+  onCoreLoad((ms) => log.info(`analysis code (dist/core.js) loaded in ${ms.toFixed(1)} ms`));
   const cache = new DocumentCache(log, context.extensionUri);
   const snapshots = new Snapshots(cache, log);
-  context.subscriptions.push(cache, { dispose: () => setTranslator(undefined) });
+  context.subscriptions.push(cache, { dispose: () => { setCoreTranslator(undefined); onCoreLoad(undefined); } });
   firstLine.register(context, log);
   definition.register(context, cache, snapshots);
   references.register(context, cache, snapshots);

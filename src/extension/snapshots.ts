@@ -3,11 +3,12 @@
 // host (open documents through the cache, files on disk once per modification time); a snapshot with a large
 // document or file is built and asked in the analysis worker, which reads the files on disk itself.
 import * as vscode from 'vscode';
-import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../core/snapshot';
+import type { NodeSnapshot, SnapshotFile } from '../core/snapshot';
 import type { SnapshotAnswer, SnapshotFileSpec } from './analysis/protocol';
-import { runSnapshotQuery, type SnapshotArgs, type SnapshotMethod, type SnapshotResult } from './analysis/queries';
+import type { SnapshotArgs, SnapshotMethod, SnapshotResult } from './analysis/queries';
 import { RequestError } from './analysis/client';
 import type { DocumentAnalysis, DocumentCache } from './documentCache';
+import { core } from './loadCore';
 import type { Log } from './log';
 import { readSettings } from './settings';
 
@@ -52,7 +53,7 @@ export class Snapshots {
     const inWorker = own.where === 'worker' || siblings.some((s) => ('open' in s ? s.analysis.where === 'worker' : s.size > threshold));
     if (!inWorker) {
       const { snapshot, uris } = await this.local(document, own, siblings);
-      return { value: runSnapshotQuery(snapshot, method, args), uris, where: 'extension-host' };
+      return { value: core().runSnapshotQuery(snapshot, method, args), uris, where: 'extension-host' };
     }
     const files: SnapshotFileSpec[] = [];
     const uris: vscode.Uri[] = [];
@@ -112,7 +113,7 @@ export class Snapshots {
         uris.push(s.uri);
       }
     }
-    return { snapshot: buildSnapshot(files), uris };
+    return { snapshot: core().buildSnapshot(files), uris };
   }
 
   /** The other dumps in the document's folder: open ones with their analysis, others with their size. */
@@ -153,7 +154,7 @@ export class Snapshots {
     try {
       const bytes = await vscode.workspace.fs.readFile(uri);
       // Sniff before decoding everything: binary files and unrelated text are skipped cheaply.
-      const file = bytes.subarray(0, 4096).includes(0) ? undefined : analyzeFile(uri.fsPath, new TextDecoder().decode(bytes));
+      const file = bytes.subarray(0, 4096).includes(0) ? undefined : core().analyzeFile(uri.fsPath, new TextDecoder().decode(bytes));
       this.onDisk.set(uri.toString(), { mtime, file });
       if (file) this.log.info(`snapshot: ${uri.fsPath} read as ${file.languageId}`);
       return file;

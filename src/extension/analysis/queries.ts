@@ -11,9 +11,8 @@ import { t } from '../../core/l10n';
 import type { NodeSnapshot } from '../../core/snapshot';
 import { hostPort, traceSnapshot, type Protocol, type SnapshotFile as TraceFile, type TraceRequest } from '../../core/trace';
 
-/** Semantic token legend (types and modifiers) shared by the provider and the encoder below. */
-export const SEMANTIC_TOKEN_TYPES = ['function', 'variable', 'namespace', 'class', 'enumMember'];
-export const SEMANTIC_TOKEN_MODIFIERS = ['declaration', 'defaultLibrary'];
+// The semantic token legend lives with the language ids activation needs (no parser code behind it).
+export { SEMANTIC_TOKEN_MODIFIERS, SEMANTIC_TOKEN_TYPES } from '../dumpLanguages';
 const TYPE_OF: Record<SemanticSymbol['kind'], number> = { chain: 0, set: 1, map: 1, ipset: 1, table: 2, virtualService: 3 };
 
 /**

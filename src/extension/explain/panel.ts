@@ -2,9 +2,10 @@
 // dump (its folder). The content comes from core/explain/node; the HTML is a fixed shell with a nonce'd
 // script, the data travels in checked messages, evidence links reveal their lines in the right file.
 import * as vscode from 'vscode';
-import { explainNode, type NodeExplanation } from '../../core/explain/node';
+import type { NodeExplanation } from '../../core/explain/node';
 import { parseExplainPanelState, parseFromWebview, toView, type ExplainStrings, type ToWebview } from '../../core/explain/node-protocol';
 import { toRange } from '../convert';
+import { core } from '../loadCore';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
 import { revealBeside, webviewShell } from '../webviewShell';
@@ -68,7 +69,7 @@ class ExplainPanel {
       const doc = await vscode.workspace.openTextDocument(this.document);
       const loaded = await this.snapshots.forDocument(doc);
       const texts = await Promise.all(loaded.uris.map((uri) => this.text(uri)));
-      this.explanation = explainNode(loaded.snapshot, texts);
+      this.explanation = core().explainNode(loaded.snapshot, texts);
       this.uris = loaded.uris;
       this.panel.title = vscode.l10n.t('Explain: {0}', folderLabel(this.document));
       this.post({ type: 'explain', title: this.panel.title, strings: strings(), view: toView(this.explanation) });

@@ -2,9 +2,9 @@
 // virtual service). Off with `dataplane.graph.codeLens`.
 import * as vscode from 'vscode';
 import type { ObjectRef, Service } from '../../core/kube/catalog';
-import { serviceTitle } from '../../core/graph/model';
 import { toRange } from '../convert';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
+import { core } from '../loadCore';
 import { readSettings } from '../settings';
 
 const MAIN_ROLES: ObjectRef['role'][] = ['service-chain', 'service-local-chain', 'virtual-service', 'map-element', 'external-chain', 'firewall-chain'];
@@ -25,6 +25,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
         const analysis = await cache.get(document);
         if (!analysis || token.isCancellationRequested) return [];
         const services = ((await analysis.query('services')) ?? []) as Service[];
+        const { serviceTitle } = core();
         const lenses: vscode.CodeLens[] = [];
         const lines = new Set<number>();
         for (const s of services) {

@@ -6,13 +6,14 @@
 // a snapshot that already has its own panel keeps it. Edits to the snapshot's dumps redraw the graph.
 import * as vscode from 'vscode';
 import { activeDumpDocument } from '../activeDump';
-import { findService, toMermaid, type GraphModel, type GraphNode, type ServiceGraph, type ServiceSelector } from '../../core/graph/model';
+import type { GraphModel, GraphNode, ServiceGraph, ServiceSelector } from '../../core/graph/model';
 import { parseFromWebview, parseGraphPanelState, type GraphStrings, type ToWebview } from '../../core/graph/protocol';
-import { toSvg, type GraphLayout } from '../../core/graph/svg';
-import { traceHighlight, type TraceHighlight } from '../../core/graph/trace';
+import type { GraphLayout } from '../../core/graph/svg';
+import type { TraceHighlight } from '../../core/graph/trace';
 import type { Entry, Protocol, TraceResult } from '../../core/trace';
 import { parseAddress } from '../../core/trace/addr';
 import type { DocumentCache } from '../documentCache';
+import { core } from '../loadCore';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
 import { revealBeside, webviewShell } from '../webviewShell';
@@ -139,7 +140,7 @@ class GraphPanel {
       this.model = answer.value;
       this.uris = answer.uris;
       this.selected = this.selected.filter((k) => this.model!.graphs.has(k));
-      const wanted = this.pending === undefined ? undefined : typeof this.pending === 'string' ? (this.model.graphs.has(this.pending) ? this.pending : undefined) : findService(this.model, this.pending);
+      const wanted = this.pending === undefined ? undefined : typeof this.pending === 'string' ? (this.model.graphs.has(this.pending) ? this.pending : undefined) : core().findService(this.model, this.pending);
       this.pending = undefined;
       if (wanted && !this.selected.includes(wanted)) this.selected = [wanted];
       if (this.selected.length === 0 && this.model.services.length > 0) this.selected = [this.model.services[0].key];
@@ -163,7 +164,7 @@ class GraphPanel {
   /** Brings the panel forward, drawing the Service a key or selector names. */
   show(select?: ServiceSelector | string): void {
     if (select !== undefined) {
-      const key = !this.model ? undefined : typeof select === 'string' ? (this.model.graphs.has(select) ? select : undefined) : findService(this.model, select);
+      const key = !this.model ? undefined : typeof select === 'string' ? (this.model.graphs.has(select) ? select : undefined) : core().findService(this.model, select);
       if (!this.ready || !this.model) this.pending = select;
       else if (key) {
         this.selected = [key];
@@ -190,7 +191,7 @@ class GraphPanel {
     }
     const trace = this.pendingUris ? remapTrace(result, this.pendingUris, this.uris) : result;
     this.pendingUris = undefined;
-    const reached = [...this.model.graphs.values()].filter((g) => traceHighlight([g], trace).nodes.length > 0).map((g) => g.key);
+    const reached = [...this.model.graphs.values()].filter((g) => core().traceHighlight([g], trace).nodes.length > 0).map((g) => g.key);
     if (reached.length > 0) {
       const keep = reached.slice(0, 20);
       if (keep.join('\n') !== this.selected.join('\n')) {
@@ -218,7 +219,7 @@ class GraphPanel {
   }
 
   private sendHighlight(): void {
-    this.highlight = this.trace ? traceHighlight(this.graphs(this.selected), this.trace) : null;
+    this.highlight = this.trace ? core().traceHighlight(this.graphs(this.selected), this.trace) : null;
     this.post({ type: 'highlight', highlight: this.highlight });
   }
 
@@ -246,7 +247,7 @@ class GraphPanel {
         return;
       case 'copyMermaid': {
         const graphs = this.graphs(message.keys.length > 0 ? message.keys : this.selected);
-        await vscode.env.clipboard.writeText(toMermaid(graphs));
+        await vscode.env.clipboard.writeText(core().toMermaid(graphs));
         void vscode.window.showInformationMessage(vscode.l10n.t('Copied the graph of {0} Services as Mermaid.', graphs.length));
         return;
       }
@@ -336,7 +337,7 @@ class GraphPanel {
     const folder = vscode.Uri.joinPath(this.document, '..');
     const uri = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(folder, `${name}.svg`), filters: { SVG: ['svg'] }, title: vscode.l10n.t('Save as SVG') });
     if (!uri) return;
-    const text = toSvg(graphs, layout, this.highlight ?? undefined);
+    const text = core().toSvg(graphs, layout, this.highlight ?? undefined);
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
     this.log.info(`graph: saved ${uri.toString()} (${text.length} characters)`);
     void vscode.window.showInformationMessage(vscode.l10n.t('Saved the Service graph to {0}.', vscode.workspace.asRelativePath(uri)));

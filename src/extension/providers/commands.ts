@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { detectDialect } from '../../core/detect';
-import { featuresFor } from '../../core/language';
-import { languageOfDialect } from '../../core/snapshot';
 import { IPTABLES_LANGUAGE, type DocumentCache } from '../documentCache';
+import { isDumpLanguage } from '../dumpLanguages';
+import { core } from '../loadCore';
 import type { Log } from '../log';
 import { toRange } from '../convert';
 
@@ -27,8 +27,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
         log.info(`${editor.document.uri.fsPath}: opened as iptables`);
         return;
       }
-      const language = languageOfDialect(dialect);
-      if (language && featuresFor(language)) {
+      const language = core().languageOfDialect(dialect);
+      if (language && isDumpLanguage(language)) {
         await vscode.languages.setTextDocumentLanguage(editor.document, language);
         log.info(`${editor.document.uri.fsPath}: opened as ${language}`);
         return;

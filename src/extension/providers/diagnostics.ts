@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { featuresFor } from '../../core/language';
 import type { DocumentCache } from '../documentCache';
 import { toDiagnostic } from '../convert';
+import { isDumpLanguage } from '../dumpLanguages';
 import { readSettings } from '../settings';
 import type { Snapshots } from '../snapshots';
 import { tooLargeMessage } from './languageStatus';
@@ -11,7 +11,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
   const collection = vscode.languages.createDiagnosticCollection('dataplane');
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const update = async (document: vscode.TextDocument) => {
-    if (!featuresFor(document.languageId)) {
+    if (!isDumpLanguage(document.languageId)) {
       collection.delete(document.uri);
       return;
     }
@@ -50,5 +50,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     }),
     { dispose: () => timers.forEach((timer) => clearTimeout(timer)) },
   );
-  vscode.workspace.textDocuments.forEach((d) => void update(d));
+  // The dumps already open are analysed just after activation, not during it (issue 8: activation ≤ 50 ms; the
+  // first analysis loads the parsers, dist/core.js).
+  const initial = setTimeout(() => vscode.workspace.textDocuments.forEach((d) => void update(d)), 0);
+  context.subscriptions.push({ dispose: () => clearTimeout(initial) });
 }

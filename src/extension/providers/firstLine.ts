@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { featuresFor } from '../../core/language';
+import { isDumpLanguage } from '../dumpLanguages';
 import type { Log } from '../log';
 
 /** First lines that identify a dump (DESIGN §2), checked where VS Code's firstLine rule cannot help. */
@@ -13,7 +13,7 @@ export function register(context: vscode.ExtensionContext, log: Log): void {
   const adopt = async (document: vscode.TextDocument) => {
     if (document.languageId !== 'plaintext' || document.lineCount === 0) return;
     const first = document.lineAt(0).text;
-    const match = FIRST_LINES.find(([re, language]) => re.test(first) && featuresFor(language));
+    const match = FIRST_LINES.find(([re, language]) => re.test(first) && isDumpLanguage(language));
     if (!match) return;
     await vscode.languages.setTextDocumentLanguage(document, match[1]);
     log.info(`${document.uri.fsPath}: first line is a ${match[1]} header; opened as ${match[1]}`);

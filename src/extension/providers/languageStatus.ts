@@ -101,7 +101,11 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
     }),
     cache.onDidChangeState(refreshActive),
   );
-  const active = vscode.window.activeTextEditor?.document;
-  if (active) void cache.get(active);
+  // The active dump is analysed just after activation, not during it (issue 8; see diagnostics.ts).
+  const initial = setTimeout(() => {
+    const active = vscode.window.activeTextEditor?.document;
+    if (active) void cache.get(active);
+  }, 0);
+  context.subscriptions.push({ dispose: () => clearTimeout(initial) });
   refresh();
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { open } from 'node:fs/promises';
+import type * as fsPromises from 'node:fs/promises';
 import { detectDialect } from '../../core/detect';
 import type { Log } from '../log';
 import { cliRoute, formatSize } from './languageStatus';
@@ -11,6 +11,8 @@ const SYNC_GRACE_MS = 2000;
 
 async function head(uri: vscode.Uri): Promise<string | undefined> {
   if (uri.scheme !== 'file') return undefined;
+  // Loaded here, not at activation (issue 8: a Node built-in module costs about a millisecond to load).
+  const { open } = require('node:fs/promises') as typeof fsPromises;
   const file = await open(uri.fsPath, 'r');
   try {
     const buffer = Buffer.alloc(64 * 1024);

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import { LANGUAGES } from '../../core/language';
-import { SEMANTIC_TOKEN_MODIFIERS, SEMANTIC_TOKEN_TYPES } from '../analysis/queries';
+import { SEMANTIC_LANGUAGE_IDS, SEMANTIC_TOKEN_MODIFIERS, SEMANTIC_TOKEN_TYPES } from '../dumpLanguages';
 import type { DocumentCache } from '../documentCache';
 
 export const LEGEND = new vscode.SemanticTokensLegend(SEMANTIC_TOKEN_TYPES, SEMANTIC_TOKEN_MODIFIERS);
@@ -10,7 +9,7 @@ export const LEGEND = new vscode.SemanticTokensLegend(SEMANTIC_TOKEN_TYPES, SEMA
  * marked, kube-proxy's objects as `defaultLibrary` (themes may colour them apart).
  */
 export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
-  const selector = LANGUAGES.filter((l) => l.semanticSymbols).map((l) => ({ language: l.languageId }));
+  const selector = SEMANTIC_LANGUAGE_IDS.map((language) => ({ language }));
   context.subscriptions.push(
     vscode.languages.registerDocumentSemanticTokensProvider(
       selector,

@@ -2,10 +2,10 @@
 // node snapshot, show the result in the trace view and mark the path's rules in the editor.
 import * as vscode from 'vscode';
 import { activeDumpDocument } from '../activeDump';
-import { formatShare } from '../../core/kube/catalog';
-import { hostPort, parseDestination, type Entry, type Protocol } from '../../core/trace';
+import type { Entry, Protocol } from '../../core/trace';
 import { parseAddress } from '../../core/trace/addr';
 import type { DocumentCache } from '../documentCache';
+import { core } from '../loadCore';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
 import { TraceTreeProvider } from './traceView';
@@ -84,11 +84,11 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       return;
     }
     const result = answer.value;
-    log.info(`trace ${target.protocol} ${hostPort(target.address, target.port)} from ${from} (${answer.where}): ${result.outcomes.map((o) => `${formatShare(o.probability)} ${o.verdict} ${o.destination ?? ''}`).join(', ')}`);
+    log.info(`trace ${target.protocol} ${core().hostPort(target.address, target.port)} from ${from} (${answer.where}): ${result.outcomes.map((o) => `${core().formatShare(o.probability)} ${o.verdict} ${o.destination ?? ''}`).join(', ')}`);
     tree.show({ result, uris: answer.uris });
     await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', true);
     decorate();
-    view.description = `${target.protocol} ${hostPort(target.address, target.port)}`;
+    view.description = `${target.protocol} ${core().hostPort(target.address, target.port)}`;
     await vscode.commands.executeCommand('dataplane.trace.focus');
   };
 
@@ -105,8 +105,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     quickPick.matchOnDetail = true;
     quickPick.items = items;
     const typed = (value: string): Item[] => {
-      const d = parseDestination(value);
-      return d ? [{ label: `${hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
+      const d = core().parseDestination(value);
+      return d ? [{ label: `${core().hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
     };
     const disposables = [quickPick.onDidChangeValue((v) => (quickPick.items = [...typed(v), ...items]))];
     const picked = await new Promise<Item | undefined>((resolve) => {
@@ -153,9 +153,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
         title: vscode.l10n.t('Trace Packet'),
         prompt: vscode.l10n.t('Destination ADDRESS:PORT[/tcp|udp|sctp]'),
         placeHolder: '10.96.0.10:53/udp',
-        validateInput: (v) => (parseDestination(v) ? undefined : vscode.l10n.t('Expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp')),
+        validateInput: (v) => (core().parseDestination(v) ? undefined : vscode.l10n.t('Expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp')),
       }));
-      const d = text ? parseDestination(text) : undefined;
+      const d = text ? core().parseDestination(text) : undefined;
       if (d) await run({ address: d.address, port: d.port, protocol: d.protocol }, entry, snapshot);
     }),
 

@@ -1,8 +1,8 @@
 // The "Dataplane Trace" view: outcomes with their share, then the path step by step, each step clickable.
 import * as vscode from 'vscode';
-import { formatShare } from '../../core/kube/catalog';
-import { hostPort, type Outcome, type PathStep, type TraceResult } from '../../core/trace';
+import type { Outcome, PathStep, TraceResult } from '../../core/trace';
 import { toRange } from '../convert';
+import { core } from '../loadCore';
 
 export interface ShownTrace {
   result: TraceResult;
@@ -57,7 +57,7 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
       case 'packet': {
         const p = node.trace.result.packet;
         const from = { pod: vscode.l10n.t('from a pod on this node'), node: vscode.l10n.t('from this node'), external: vscode.l10n.t('from outside the cluster') }[p.entry];
-        const item = new vscode.TreeItem(`${p.protocol.toUpperCase()} ${p.src} → ${hostPort(p.dst, p.dport)}`);
+        const item = new vscode.TreeItem(`${p.protocol.toUpperCase()} ${p.src} → ${core().hostPort(p.dst, p.dport)}`);
         item.description = from;
         item.iconPath = new vscode.ThemeIcon('debug-start');
         item.tooltip = vscode.l10n.t('The first packet of a new connection {0}.', from);
@@ -74,7 +74,7 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
         const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
         // With several outcomes they start collapsed, so all of them (and their shares) are visible at once.
         const single = node.trace.result.outcomes.length === 1;
-        const item = new vscode.TreeItem(`${formatShare(o.probability)}  ${what}`, single ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(`${core().formatShare(o.probability)}  ${what}`, single ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
         item.description = o.masquerade ? vscode.l10n.t('masqueraded') : undefined;
         item.iconPath = new vscode.ThemeIcon(o.verdict === 'dnat' || o.verdict === 'accept' ? 'pass' : 'error');
         item.tooltip = o.assumptions.length ? o.assumptions.join('\n') : undefined;

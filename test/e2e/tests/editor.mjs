@@ -192,7 +192,9 @@ export default [
       // The extension's own log line (Output › Dataplane Explorer): activate() and evaluating the bundle's modules.
       const re = /activated in ([\d.]+) ms; the bundle's modules were evaluated in ([\d.]+) ms/;
       const logged = await vscode.poll(async () => re.exec(extensionLog(workspace)), { timeout: 15_000, what: 'the "activated in" log line' });
-      log(`activation: ${shown} ms in Running Extensions (load + activate); log: activate() ${logged[1]} ms, modules evaluated in ${logged[2]} ms`);
+      // The parsers (dist/core.js) are not part of activation: the first dump analysed loads them, once.
+      const core = await vscode.poll(async () => /analysis code \(dist\/core\.js\) loaded in ([\d.]+) ms/.exec(extensionLog(workspace)), { timeout: 15_000, what: 'the "dist/core.js loaded" log line' });
+      log(`activation: ${shown} ms in Running Extensions (load + activate); log: activate() ${logged[1]} ms, modules evaluated in ${logged[2]} ms; dist/core.js loaded by the first analysis in ${core[1]} ms`);
       await vscode.resetUi(page);
       await vscode.runCommand(page, 'View: Close Editor');
     },

@@ -1,0 +1,17 @@
+// The entry of dist/core.js: the parsers, Chevrotain, the Service catalogs, the tracer, the explanations and the
+// graph code, everything the adapters ask of the pure core. Activation does not load it (issue 8: evaluating
+// this code is most of the bundle's cost); loadCore.ts requires it the first time an adapter needs it (the first
+// dump analysed on the extension host, the first command that reads a dump). Types come from the modules
+// themselves; only values that the adapters call are re-exported here.
+export { setTranslator } from '../core/l10n';
+export { featuresFor } from '../core/language';
+export { analyzeIptables } from '../core/language/iptables';
+export { analyzeFile, buildSnapshot, languageOfDialect } from '../core/snapshot';
+export { serviceToFollow } from '../core/walkthrough';
+export { formatShare } from '../core/kube/catalog';
+export { hostPort, parseDestination } from '../core/trace';
+export { findService, serviceTitle, toMermaid } from '../core/graph/model';
+export { toSvg } from '../core/graph/svg';
+export { traceHighlight } from '../core/graph/trace';
+export { explainNode } from '../core/explain/node';
+export { runDocumentQuery, runSnapshotQuery } from './analysis/queries';
