@@ -70,7 +70,7 @@ export function plainRuleset(r: IptablesRuleset) {
       commands: tb.commands.map((c) => ({ ...c, range: range(c.range), chainRange: range(c.chainRange) })),
     })),
     tableIds: [...r.tableById.keys()],
-    definitions: r.symbols.definitions.map((d) => ({ ...d, range: range(d.range), fullRange: range(d.fullRange) })),
+    definitions: r.symbols.definitions.map((d) => ({ kind: d.kind, name: d.name, scope: d.scope, range: range(d.range), fullRange: range(d.fullRange), builtin: d.builtin })),
     references: r.symbols.references.map((x) => ({ kind: x.kind, name: x.name, scope: x.scope, role: x.role, range: range(x.range) })),
     ruleLines: [...r.ruleByLine.keys()],
   };

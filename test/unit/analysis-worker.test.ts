@@ -65,10 +65,27 @@ async function everything(ask: (method: DocumentMethod, ...args: unknown[]) => P
   return out;
 }
 
+/**
+ * A value as plain data with what its getters answer: models make ranges with getters on demand, which a message
+ * to or from the worker would drop; comparing with this catches an answer that relies on them.
+ */
+function withGetters(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withGetters);
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = withGetters((value as Record<string, unknown>)[key]);
+  for (let proto = Object.getPrototypeOf(value); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(proto))) {
+      if (d.get && !(key in out)) out[key] = withGetters((value as Record<string, unknown>)[key]);
+    }
+  }
+  return out;
+}
+
 function localAsk(text: string) {
   const features = featuresFor('iptables')!;
   const analysis = features.analyze(text);
-  return (method: DocumentMethod, ...args: unknown[]) => Promise.resolve(runDocumentQuery(features, analysis, method, args as never));
+  return (method: DocumentMethod, ...args: unknown[]) => Promise.resolve(withGetters(runDocumentQuery(features, analysis, method, args as never)));
 }
 
 describe('analysis worker: documents', () => {

@@ -92,7 +92,7 @@ export function explainProbability(a: IptablesAnalysis, rule: Rule, option: Opti
   const lines = [`**${t('Random selection')}** — \`--probability ${mdEscape(option.values[0] ?? '')}\``, ''];
   lines.push(t('This rule matches {0} of the packets that reach it; the others go on to the next rule. kube-proxy writes 1/n, 1/(n−1), …, 1/2 on the rules for n endpoints and no condition on the last one, because each rule only sees what the rules before it left: in the end every endpoint gets 1/n of new connections.', Number.isFinite(p) ? formatShare(p) : '?'));
   const sep = rule.target?.name ?? '';
-  const entry = a.endpointByChain.get(`${rule.tableId}\u0000${sep}`);
+  const entry = a.endpointByChain.get(rule.tableId, sep);
   if (entry) {
     const e = entry.endpoint;
     lines.push('', t('Real share of endpoint `{0}` ({1}): **{2}** of new connections.', `${e.address}:${e.port}`, mdEscape(servicePortNameString(entry.service)), formatShare(e.probability)));
@@ -111,7 +111,7 @@ export function explainRecent(a: IptablesAnalysis, rule: Rule, option: Option | 
     lines.push(t('A client whose address is in the list (seen within the last {0} seconds) skips the random choice and goes back to the endpoint it used before. A new client falls through to the random rules below.', seconds ?? '?'));
   }
   lines.push('', t('Caveat: the kernel\'s xt_recent module keeps at most 100 addresses per list by default (module parameter ip_list_tot); on a busy Service older clients are forgotten and lose their affinity silently.'));
-  const entry = a.endpointByChain.get(`${rule.tableId}\u0000${name}`);
+  const entry = a.endpointByChain.get(rule.tableId, name);
   if (entry) lines.push('', t('This list belongs to endpoint `{0}`.', `${entry.endpoint.address}:${entry.endpoint.port}`));
   void option;
   return lines.join('\n');
@@ -121,7 +121,7 @@ export function explainDnat(a: IptablesAnalysis, rule: Rule): string {
   const to = findTargetOption(rule, '--to-destination')?.values[0] ?? '';
   const lines = [`**DNAT** → ${code(to)}`, ''];
   lines.push(t('Rewrites the destination of the connection\'s first packet to {0}; conntrack applies the same rewrite to every later packet and reverses it on replies, so the client keeps talking to the Service address.', code(to)));
-  const entry = a.endpointByChain.get(`${rule.tableId}\u0000${rule.chain}`);
+  const entry = a.endpointByChain.get(rule.tableId, rule.chain);
   if (entry) {
     lines.push('', t('Endpoint of **{0}**, chosen for {1} of new connections.', mdEscape(servicePortNameString(entry.service) + '/' + entry.service.protocol), formatShare(entry.endpoint.probability)));
   }

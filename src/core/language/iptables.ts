@@ -35,13 +35,26 @@ export interface IptablesAnalysis {
   catalog: Catalog;
   /** Parser diagnostics plus kube-proxy hints (hash mismatches). */
   diagnostics: Diagnostic[];
-  /** `tableId\0chain` → the Service the chain implements. */
-  serviceByChain: Map<string, Service>;
+  /** (table id, chain) → the Service the chain implements. */
+  serviceByChain: ChainIndex<Service>;
   /** `tableId\0KUBE-SEP-…` → the endpoint and its Service. */
-  endpointByChain: Map<string, { service: Service; endpoint: Endpoint }>;
+  endpointByChain: ChainIndex<{ service: Service; endpoint: Endpoint }>;
 }
 
-const key = (tableId: string, chain: string) => `${tableId}\u0000${chain}`;
+/** Values by table id and chain name (no key string is built per chain: a large dump has 100,000 of them). */
+export class ChainIndex<T> {
+  private readonly byTable = new Map<string, Map<string, T>>();
+
+  get(tableId: string, chain: string): T | undefined {
+    return this.byTable.get(tableId)?.get(chain);
+  }
+
+  set(tableId: string, chain: string, value: T): void {
+    let byName = this.byTable.get(tableId);
+    if (byName === undefined) this.byTable.set(tableId, (byName = new Map()));
+    byName.set(chain, value);
+  }
+}
 
 export function analyzeIptables(text: string): IptablesAnalysis {
   return analyzeIptablesRuleset(parseIptables(text));
@@ -50,17 +63,17 @@ export function analyzeIptables(text: string): IptablesAnalysis {
 /** The analysis of an already parsed ruleset (the benchmark times parsing and this part apart). */
 export function analyzeIptablesRuleset(ruleset: IptablesRuleset): IptablesAnalysis {
   const catalog = buildCatalog(ruleset);
-  const serviceByChain = new Map<string, Service>();
-  const endpointByChain = new Map<string, { service: Service; endpoint: Endpoint }>();
+  const serviceByChain = new ChainIndex<Service>();
+  const endpointByChain = new ChainIndex<{ service: Service; endpoint: Endpoint }>();
   for (const s of catalog.services) {
     for (const o of s.objects) {
-      if (o.role !== 'frontend-rule' && o.role !== 'reject-rule') serviceByChain.set(key(o.tableId, o.name), s);
+      if (o.role !== 'frontend-rule' && o.role !== 'reject-rule') serviceByChain.set(o.tableId, o.name, s);
     }
     const natTableId = s.objects.find((o) => o.role !== 'reject-rule' && o.role !== 'frontend-rule')?.tableId;
     for (const e of s.endpoints) {
       if (e.chain && natTableId) {
-        endpointByChain.set(key(natTableId, e.chain), { service: s, endpoint: e });
-        serviceByChain.set(key(natTableId, e.chain), s);
+        endpointByChain.set(natTableId, e.chain, { service: s, endpoint: e });
+        serviceByChain.set(natTableId, e.chain, s);
       }
     }
   }
@@ -99,7 +112,7 @@ export function outline(a: IptablesAnalysis): OutlineItem[] {
   const multipleSaves = new Set(a.ruleset.tables.map((tb) => tb.saveIndex)).size > 1;
   return a.ruleset.tables.map((table) => {
     const children: OutlineItem[] = table.chains.map((chain) => {
-      const service = a.serviceByChain.get(key(table.id, chain.name));
+      const service = a.serviceByChain.get(table.id, chain.name);
       const parts = [chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length)];
       if (chain.policy) parts.unshift(chain.policy);
       if (service) parts.push(serviceName(service));
@@ -203,7 +216,7 @@ export function chainHover(a: IptablesAnalysis, table: Table, name: string): str
   } else if (kube) {
     lines.push('', explainKubeChainKind(kube.kind, table.name));
   }
-  const service = a.serviceByChain.get(key(table.id, name));
+  const service = a.serviceByChain.get(table.id, name);
   if (service && kube) lines.push('', ...serviceDetails(a, service, kube.kind, name));
   return lines.join('\n');
 }
