@@ -662,9 +662,13 @@ class RulesetBuilder implements RuleReader {
     if (counters >= 0) chain.counters = this.counters(i, counters);
   }
 
+  /** `[packets:bytes]` of token k. */
   private counters(i: number, k: number): Counters {
-    const [packets, bytes] = this.image(k).slice(1, -1).split(':').map(Number);
-    return { packets, bytes, range: this.tok(i, k) };
+    const text = this.text;
+    const start = tokens.start[k];
+    const end = tokens.end[k];
+    const colon = text.indexOf(':', start);
+    return { packets: Number(text.slice(start + 1, colon)), bytes: Number(text.slice(colon + 1, end - 1)), range: this.tok(i, k) };
   }
 
   /**
@@ -1161,7 +1165,9 @@ export function addressProblem(value: string): { severity: Severity; message: st
 
 /** Splits text into lines the way VS Code counts them (\r\n, \n or \r). */
 export function splitLines(text: string): string[] {
-  // By hand: slices share the text's memory, where the regular-expression split copies every line.
+  // Without CRs the native split does it (about three times faster than the loop below); its lines, like the
+  // loop's slices, share the text's memory where a regular-expression split would copy every line.
+  if (text.indexOf('\r') < 0) return text.split('\n');
   const out: string[] = [];
   let from = 0;
   const length = text.length;
