@@ -88,4 +88,15 @@ describe('Symbols', () => {
     expect(s.referencesTo('chain', 't', 'L')).toEqual([lazy]);
     expect(s.at({ line: 7, character: 3 })).toEqual({ type: 'reference', reference: lazy });
   });
+
+  it('a reference kept out of the name index is still found by position and listed', () => {
+    const s = new Symbols();
+    const owner: SymbolReference = { kind: 'chain', name: 'C', scope: 't', role: 'rule-owner', range: r(2, 3, 4) };
+    const jump: SymbolReference = { kind: 'chain', name: 'C', scope: 't', role: 'jump', range: r(5, 10, 11) };
+    s.reference(owner, 2, false);
+    s.reference(jump);
+    expect(s.referencesTo('chain', 't', 'C')).toEqual([jump]);
+    expect(s.references).toEqual([owner, jump]);
+    expect(s.at({ line: 2, character: 3 })).toEqual({ type: 'reference', reference: owner });
+  });
 });

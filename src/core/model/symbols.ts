@@ -109,8 +109,16 @@ export class Symbols {
     this.index(definition.range.start.line, this.definitions.push(definition) - 1);
   }
 
-  /** `line` (the range's start line) lets models whose ranges are made on demand avoid making one here. */
-  reference(reference: SymbolReference, line: number = reference.range.start.line): void {
+  /**
+   * `line` (the range's start line) lets models whose ranges are made on demand avoid making one here.
+   * `byName: false` leaves the reference out of referencesTo (still found by position and listed in `references`):
+   * for references no caller of referencesTo wants, such as the owner chain of each of 300,000 iptables rules.
+   */
+  reference(reference: SymbolReference, line: number = reference.range.start.line, byName = true): void {
+    if (!byName) {
+      this.index(line, ~(this.references.push(reference) - 1));
+      return;
+    }
     const { kind, scope } = reference;
     let names = this.lastRefNames;
     if (names === undefined || kind !== this.lastRefKind || scope !== this.lastRefScope) {

@@ -801,7 +801,8 @@ class RulesetBuilder implements RuleReader {
         // Reported in resolveReferences if the chain never gets declared.
         this.pend(table, chain.name, rule, chainToken, OWNER);
       }
-      this.symbols.reference(new RuleOwnerReference(rule), i);
+      // Found by position (hover, F12, colours) but not by name: every caller of referencesTo skips rule owners.
+      this.symbols.reference(new RuleOwnerReference(rule), i, false);
     }
 
     let counters: Counters | undefined = build && prefix >= 0 ? this.counters(i, prefix) : undefined;
