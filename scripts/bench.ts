@@ -30,6 +30,33 @@ const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
+// `--peak DIALECT FILE…` (used by the bench itself): analyse the files in this fresh process and print the peak
+// resident memory the analysis added, as JSON.
+if (process.argv[2] === '--peak') {
+  const dialect = process.argv[3];
+  const files = process.argv.slice(4);
+  const before = process.memoryUsage().rss;
+  const read = files.map((f) => readFileSync(f, 'utf8'));
+  const analysed: SnapshotFile[] =
+    dialect === 'iptables'
+      ? [{ name: files[0], languageId: 'iptables', features: featuresFor('iptables')!, analysis: analyzeIptablesRuleset(parseIptables(read[0])) }]
+      : read.map((text, k) => analyzeFile(files[k], text, dialect === 'nftables' ? 'nftables' : ['ipvsadm', 'ipset', 'iptables'][k])!);
+  buildSnapshot(analysed);
+  process.stdout.write(JSON.stringify({ peakMb: (process.resourceUsage().maxRSS * 1024 - before) / 1e6 }));
+  process.exit(0);
+}
+
+/** The peak resident memory an analysis of the files adds, in a fresh process (MB). */
+function peakMb(dialect: string, files: string[]): number {
+  try {
+    const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1], '--peak', dialect, ...files], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    return (JSON.parse(out) as { peakMb: number }).peakMb;
+  } catch (e) {
+    process.stderr.write(`peak memory of ${dialect}: ${(e as Error).message.split('\n')[0]}\n`);
+    return NaN;
+  }
+}
+
 const quick = process.argv.includes('--quick');
 const sizes = (arg('--sizes') ?? (quick ? '200,1000' : '1000,5000,10000')).split(',').map(Number);
 const endpoints = Number(arg('--endpoints') ?? 10);
@@ -64,6 +91,7 @@ interface Row {
   totalMs: number;
   legacyMs: number;
   heapMb: number;
+  peakMb: number;
   firstTraceMs: number;
   traceMs: number;
   hoverMs: number;
@@ -252,7 +280,7 @@ function runCase(s: number, services: ReturnType<typeof randomServices>, target:
       }
       const legacyMs = dialect === 'iptables' && !quick ? legacyRestore(files[0]) : NaN;
       const lines = floor.value;
-      const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs: total.ms + (dialect === 'iptables' ? 0 : snapshot.ms), legacyMs, heapMb, firstTraceMs, traceMs, hoverMs, defMs };
+      const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs: total.ms + (dialect === 'iptables' ? 0 : snapshot.ms), legacyMs, heapMb, peakMb: peakMb(dialect, files), firstTraceMs, traceMs, hoverMs, defMs };
       for (const f of files) rmSync(f);
       process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, trace ${traceMs.toFixed(1)} ms\n`);
       return row;
@@ -265,11 +293,11 @@ const vsix = existsSync('dist') ? readdirSync('dist').find((f) => f.endsWith('.v
 const vsixKiB = vsix ? statSync(join('dist', vsix)).size / 1024 : NaN;
 const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 const table = [
-  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols ms | catalog ms | total ms | total / floor | iptables-legacy-restore ms | ours / legacy | heap MB | heap / file | first trace ms | trace ms | hover ms | F12 ms |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols ms | catalog ms | total ms | total / floor | iptables-legacy-restore ms | ours / legacy | heap MB | heap / file | peak MB | peak / file | first trace ms | trace ms | hover ms | F12 ms |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.catalogMs)} | ${fmt(r.totalMs)} | ${fmt(r.totalMs / r.floorMs, 1)}× | ${fmt(r.legacyMs)} | ${Number.isFinite(r.legacyMs) ? `${fmt(r.totalMs / r.legacyMs, 2)}×` : '—'} | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.firstTraceMs, 1)} | ${fmt(r.traceMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`,
+      `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.catalogMs)} | ${fmt(r.totalMs)} | ${fmt(r.totalMs / r.floorMs, 1)}× | ${fmt(r.legacyMs)} | ${Number.isFinite(r.legacyMs) ? `${fmt(r.totalMs / r.legacyMs, 2)}×` : '—'} | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.peakMb)} | ${fmt(r.peakMb / r.mb, 1)}× | ${fmt(r.firstTraceMs, 1)} | ${fmt(r.traceMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`,
   ),
 ];
 const extras = [
@@ -289,6 +317,7 @@ const report = [
   'read+split: reading the file(s) and splitting them into lines. parse+symbols: parsing with the symbol table (built while lines are read).',
   'catalog: iptables — the Service catalog and per-chain indexes; nftables / ipvs — the node snapshot (the per-file catalogs are in parse).',
   'ipvs rows are the ipvsadm -Ln + ipset save + iptables-save files of one node together. heap: kept after a GC.',
+  'peak: the most resident memory (RSS) the same analysis added in a fresh process (text, garbage not yet collected and all).',
   'iptables-legacy-restore: the same file loaded in a throw-away network namespace (median of 3; root only).',
   'trace: one new connection to a ClusterIP from a pod, after parsing: the first one, then the median of the next 5. hover / F12: iptables — a KUBE-SVC jump target in',
   'KUBE-SERVICES; nftables — a `goto service-…` verdict in the service-ips map; ipvs — hover on a virtual service, F12 on an ipset name (median of 9).',

@@ -277,6 +277,8 @@ class RulesetBuilder implements RuleReader {
     for (const [chain, rule] of this.lastRuleOf) {
       const fullRange = rule.range;
       chain.fullRange = spanRanges(chain.range.start.line <= fullRange.start.line ? chain.range : fullRange, fullRange);
+      // Exact size: an array grown by push keeps room for about 16 entries, and most chains hold one to three.
+      if (chain.rules.length < 16) chain.rules = chain.rules.slice();
     }
     this.lastRuleOf.clear();
     this.resolveReferences();
