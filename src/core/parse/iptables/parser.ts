@@ -155,6 +155,8 @@ let ownerIsNewImplicit = false;
 const PARAM_CHECKED = new Set(['-s', '-d', '-i', '-o', '-p']);
 
 const FULL_COUNTERS = /^\[\d+:\d+\]$/;
+/** `-x` strings by the character code of x (filled on first use). */
+const SHORT_OPTIONS: (string | undefined)[] = new Array(128).fill(undefined);
 const NO_VALUES = Object.freeze([]) as unknown as string[];
 const NOTHING = Object.freeze([]) as readonly never[];
 const NO_DETAILS: RuleDetails = Object.freeze({ params: NOTHING as unknown as Option[], matches: NOTHING as unknown as Match[], target: undefined, counters: undefined });
@@ -248,6 +250,20 @@ class RulesetBuilder implements RuleReader {
   // Token helpers over the scratch token table of the current line.
   private image(k: number): string {
     return this.text.slice(tokens.start[k], tokens.end[k]);
+  }
+
+  /**
+   * The image of an option token. Two-character options (`-A`, `-s`, `-m`, `-j`…) come from a table of constant
+   * strings: no slice is made, and the map lookups that follow find their hash already computed.
+   */
+  private optionImage(k: number): string {
+    const start = tokens.start[k];
+    if (tokens.end[k] - start === 2 && !tokens.quoted[k]) {
+      const text = this.text;
+      const c = text.charCodeAt(start + 1);
+      if (text.charCodeAt(start) === 45 /* - */ && c < 128) return (SHORT_OPTIONS[c] ??= `-${String.fromCharCode(c)}`);
+    }
+    return this.image(k);
   }
 
   private value(k: number): string {
@@ -684,7 +700,7 @@ class RulesetBuilder implements RuleReader {
       return;
     }
     const commandToken = itemOpt[0];
-    const commandName = this.image(commandToken);
+    const commandName = this.optionImage(commandToken);
     if (!COMMAND_ALIASES.has(commandName)) {
       this.diag(this.tok(i, commandToken), 'error', 'no-command', t('A rule line starts with a command such as -A CHAIN; found {0}.', commandName));
       return;
@@ -822,7 +838,7 @@ class RulesetBuilder implements RuleReader {
 
     for (let j = 1; j < itemCount; j++) {
       const optToken = itemOpt[j];
-      const image = this.image(optToken);
+      const image = this.optionImage(optToken);
       const neg = itemNeg[j];
       const late = itemLate[j];
       const nv = itemNv[j];
@@ -875,9 +891,15 @@ class RulesetBuilder implements RuleReader {
           continue;
         }
         hasTarget = true;
-        const value = this.value(v0);
-        const known = table.chainByName.get(value);
-        const name = known ? known.name : this.intern(value);
+        let name: string;
+        let known: Chain | undefined;
+        if (reading !== undefined && reading.targetName !== undefined) {
+          name = reading.targetName; // read (and looked up) the first time
+        } else {
+          const value = this.value(v0);
+          known = table.chainByName.get(value);
+          name = known ? known.name : this.intern(value);
+        }
         const isExtension = TARGET_EXTENSION_NAMES.has(name) || VERDICTS.has(name) || name === 'RETURN';
         if (!build) {
           if (table.name === 'nat' && (name === 'DROP' || name === 'REJECT')) {
