@@ -11,6 +11,8 @@ import { randomServices } from '../../src/core/kube/generate/iptables';
 import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../src/core/kube/generate/nft';
 import { fastLexLine, lineLexer } from '../../src/core/parse/nft/lexer';
 import { parseNft, splitNftLines } from '../../src/core/parse/nft/parser';
+import { LazyRule } from '../../src/core/parse/nft/nodes';
+import type { NftRuleset } from '../../src/core/model/nft';
 import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 
 /** What Chevrotain's lexer makes of a line, when it lexes it without errors. */
@@ -76,6 +78,17 @@ describe('nft fast line scanner', () => {
   it('agrees with the Chevrotain lexer on hand-written edge cases and leaves lexer errors to it', () => {
     const lines = EDGES.flatMap((e) => splitNftLines(e));
     expect(compareLexers(lines).mismatches).toEqual([]);
+    // Started at any token (and stopped before any later one), the scanner gives that part of the line's tokens.
+    for (const [n, line] of lines.entries()) {
+      const all = fastLexLine(line, undefined, n)?.tokens;
+      if (!all) continue;
+      for (let k = 0; k < all.length; k++) {
+        for (const j of [k + 1, all.length]) {
+          const to = j < all.length ? all[j].startOffset : line.length;
+          expect(fastLexLine(line, undefined, n, all[k].startOffset, to)?.tokens, `${line} @${k}..${j}`).toStrictEqual(all.slice(k, j));
+        }
+      }
+    }
     for (const bad of ['ip saddr "open', 'ip saddr @ drop', 'a ` b', 'x [::1 y', 'policy $', 'é', 'a\u00a0b', '# comment\u2028more', '# comment\rmore']) {
       expect(fastLexLine(bad, new Map()), bad).toBeUndefined();
     }
@@ -131,5 +144,65 @@ describe('nft fast paths give the model of the full parser', () => {
     if (existsSync(root)) walk(root);
     expect(files.length).toBeGreaterThan(100);
     for (const f of files) same(readFileSync(f, 'utf8'), f);
+  });
+});
+
+describe('nft lazy rules (statements read again on demand) give the rules of an eager parse', () => {
+  /** Every rule with what its getters give, and every symbol reference with its range. */
+  const view = (r: NftRuleset) => ({
+    rules: r.tables.flatMap((t) => t.chains.flatMap((c) => c.rules.map((rule) => ({ tableId: rule.tableId, chain: rule.chain, index: rule.index, raw: rule.raw, range: rule.range, handle: rule.handle, comment: rule.comment, statements: rule.statements })))),
+    references: r.symbols.references.map((x) => ({ kind: x.kind, name: x.name, scope: x.scope, role: x.role, range: x.range })),
+    ruleLines: [...r.ruleByLine.keys()],
+    diagnostics: r.diagnostics,
+  });
+  const same = (text: string, name: string): number => {
+    const lazy = parseNft(text);
+    const eager = parseNft(text, { lazyRules: false });
+    const full = parseNft(text, { fastPath: false, lazyRules: false });
+    const v = view(lazy);
+    expect(v, name).toStrictEqual(view(eager));
+    expect(v, name).toStrictEqual(view(full));
+    // Asked twice (past the cache of recently read rules), a lazy rule gives equal statements again.
+    const rules = lazy.tables.flatMap((t) => t.chains.flatMap((c) => c.rules));
+    expect(rules.map((x) => x.statements), name).toStrictEqual(v.rules.map((x) => x.statements));
+    expect(eager.tables.flatMap((t) => t.chains.flatMap((c) => c.rules)).some((x) => x instanceof LazyRule)).toBe(false);
+    return rules.filter((x) => x instanceof LazyRule).length;
+  };
+
+  it.each(GENERATED)('generated dump: %s', (name, options) => {
+    const lazyCount = same(generateNftDump(options), name);
+    expect(lazyCount, name).toBeGreaterThan(100);
+  });
+
+  it('hand-written edge cases: rules with variables or over several lines stay eager', () => {
+    for (const text of EDGES) same(text, text.slice(0, 40));
+    const r = parseNft('define p = 22\ntable ip t {\n\tchain c {\n\t\ttcp dport $p accept\n\t\tip daddr { 10.0.0.3,\n\t\t\t10.0.0.4 } drop\n\t\tip daddr 1.2.3.4 counter accept comment "x" # handle 7\n\t}\n}');
+    const rules = r.tables[0].chains[0].rules;
+    expect(rules.map((x) => x instanceof LazyRule)).toEqual([false, false, true]);
+    expect(rules[2]).toMatchObject({ raw: 'ip daddr 1.2.3.4 counter accept comment "x"', handle: 7, comment: 'x', index: 3, range: { start: { line: 6, character: 2 }, end: { line: 6, character: 45 } } });
+    expect(rules[2].statements.map((s) => s.kind)).toEqual(['match', 'counter', 'verdict', 'comment']);
+    // Several rules on one line (`;`): each is read again from its own columns only.
+    const oneLine = 'table ip t {\n\tchain x {\n\t}\n\tchain c { ' + Array.from({ length: 50 }, (_, i) => `ip saddr 10.0.0.${i} tcp dport { 22, 80 } jump x`).join('; ') + ' }\n}\n';
+    expect(same(oneLine, 'one line')).toBe(50);
+    const c = parseNft(oneLine).tables[0].chainByName.get('c')!;
+    expect(c.rules[49].raw).toBe('ip saddr 10.0.0.49 tcp dport { 22, 80 } jump x');
+    expect(c.rules[49].statements.map((s) => s.text)).toEqual(['ip saddr 10.0.0.49', 'tcp dport { 22, 80 }', 'jump x']);
+  });
+
+  it.skipIf(!HAVE_CORPUS)(`every nft text dump of the corpus (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const f of readdirSync(dir)) {
+        const p = join(dir, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (!/json|\.tsv$|\.txt$|\.md$/.test(f)) files.push(p);
+      }
+    };
+    const root = join(CORPUS, 'nft');
+    if (existsSync(root)) walk(root);
+    expect(files.length).toBeGreaterThan(100);
+    let lazy = 0;
+    for (const f of files) lazy += same(readFileSync(f, 'utf8'), f);
+    expect(lazy).toBeGreaterThan(1000);
   });
 });

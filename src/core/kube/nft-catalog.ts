@@ -105,6 +105,64 @@ export function isKubeProxyNftTable(table: NftTable): boolean {
 
 const MASQ_CHAIN = 'mark-for-masquerade';
 
+/** What has a name range: a chain or a named set (the text parser's chains make theirs when asked). */
+type Named = { readonly nameRange: Range };
+
+/** A hash check whose range is its object's name, made when asked (one per chain of a large dump, issue #8). */
+class NamedHashCheck implements HashCheck {
+  constructor(
+    readonly chain: string,
+    readonly expected: string,
+    readonly ok: boolean,
+    private readonly of: Named,
+  ) {}
+
+  get range(): Range {
+    return this.of.nameRange;
+  }
+}
+
+/**
+ * An endpoint whose range (the vmap element that selects it) is kept as numbers: the element belongs to a rule
+ * whose statements are read again on demand, so nothing else would hold that range (issue #8).
+ */
+class NftEndpoint implements Endpoint {
+  probability = 0;
+  private readonly line: number;
+  private readonly start: number;
+  private readonly endLine: number;
+  private readonly end: number;
+  constructor(
+    readonly address: string,
+    readonly port: number,
+    readonly chain: string,
+    range: Range | undefined,
+  ) {
+    this.line = range ? range.start.line : -1;
+    this.start = range ? range.start.character : 0;
+    this.endLine = range ? range.end.line : 0;
+    this.end = range ? range.end.character : 0;
+  }
+
+  get range(): Range | undefined {
+    return this.line < 0 ? undefined : { start: { line: this.line, character: this.start }, end: { line: this.endLine, character: this.end } };
+  }
+}
+
+/** An object of a Service whose range is the name of a chain or set, made when asked. */
+class NamedObjectRef implements ObjectRef {
+  constructor(
+    readonly name: string,
+    readonly tableId: string,
+    readonly role: ObjectRef['role'],
+    private readonly of: Named,
+  ) {}
+
+  get range(): Range {
+    return this.of.nameRange;
+  }
+}
+
 function verdictOf(value: NftElement['value']): NftVerdictValue | undefined {
   return value && typeof value !== 'string' ? value : undefined;
 }
@@ -314,7 +372,7 @@ class NftCatalogBuilder {
     for (const chain of table.chains) {
       const parsed = this.parse(chain.name);
       if (!parsed) continue;
-      this.checkHash(parsed, chain.nameRange);
+      this.checkHash(parsed, chain);
       if (parsed.kind === 'endpoint') {
         endpointChains.set(chain.name, { chain, parsed });
         continue;
@@ -484,24 +542,24 @@ class NftCatalogBuilder {
     return hash;
   }
 
-  private checkHash(parsed: NftServiceObjectName, range: Range): void {
+  private checkHash(parsed: NftServiceObjectName, of: Named): void {
     const hash = this.expectedHash(parsed);
     if (hash === undefined || hash === parsed.hash) return;
     const expected = `${NFT_OBJECT_PREFIX[parsed.kind]}${hash}-${parsed.hashed}`;
     this.diagnostics.push({
-      range,
+      range: of.nameRange,
       severity: 'hint',
       code: 'hash-mismatch',
       message: t('kube-proxy would name this {0}: the hash does not match the rest of the name (edited by hand, or a different kube-proxy version).', expected),
     });
   }
 
-  private hashCheck(w: Work, parsed: NftServiceObjectName, name: string, range: Range): void {
+  private hashCheck(w: Work, parsed: NftServiceObjectName, name: string, of: Named): void {
     const hash = this.expectedHash(parsed);
     if (hash === undefined) return;
     // `name` parses to prefix-hash-hashed, so a matching hash means kube-proxy's name is `name` itself.
     const ok = hash === parsed.hash;
-    const check: HashCheck = { chain: name, expected: ok ? name : `${NFT_OBJECT_PREFIX[parsed.kind]}${hash}-${parsed.hashed}`, ok, range };
+    const check: HashCheck = new NamedHashCheck(name, ok ? name : `${NFT_OBJECT_PREFIX[parsed.kind]}${hash}-${parsed.hashed}`, ok, of);
     w.service.hashChecks.push(check);
   }
 
@@ -516,9 +574,9 @@ class NftCatalogBuilder {
     for (const kind of ['service', 'local', 'external', 'firewall'] as const) {
       const chain = w.chains[kind];
       if (!chain) continue;
-      s.objects.push({ name: chain.name, tableId: table.id, range: chain.nameRange, role: roles[kind] });
+      s.objects.push(new NamedObjectRef(chain.name, table.id, roles[kind], chain));
       const parsed = this.parse(chain.name);
-      if (parsed) this.hashCheck(w, parsed, chain.name, chain.nameRange);
+      if (parsed) this.hashCheck(w, parsed, chain.name, chain);
     }
 
     // Endpoints of each policy chain (service-…: Cluster, local-…: Local).
@@ -552,7 +610,8 @@ class NftCatalogBuilder {
             const key = endpointKey(ep.address, ep.port);
             let out = byEndpoint.get(key);
             if (!out) {
-              out = { address: ep.address, port: ep.port, probability: 0, chain: target.chain, ...(target.range ? { range: target.range } : {}) };
+              // The chain's own name string (the vmap element's copy belongs to a rule read again on demand).
+              out = new NftEndpoint(ep.address, ep.port, endpointChains.get(target.chain)?.chain.name ?? target.chain, target.range);
               byEndpoint.set(key, out);
             }
             if (primary) out.probability += share;
@@ -569,8 +628,8 @@ class NftCatalogBuilder {
     for (const e of s.endpoints) {
       const info = endpointChains.get(e.chain!);
       if (!info) continue;
-      s.objects.push({ name: e.chain!, tableId: table.id, range: info.chain.nameRange, role: 'endpoint-chain' });
-      this.hashCheck(w, info.parsed, e.chain!, info.chain.nameRange);
+      s.objects.push(new NamedObjectRef(info.chain.name, table.id, 'endpoint-chain', info.chain));
+      this.hashCheck(w, info.parsed, e.chain!, info.chain);
       if (info.parsed.endpoint && (info.parsed.endpoint.address !== e.address || info.parsed.endpoint.port !== e.port)) {
         this.diagnostics.push({
           range: info.chain.nameRange,
@@ -590,10 +649,10 @@ class NftCatalogBuilder {
     for (const name of affinitySets) {
       const set = table.setByName.get(name);
       if (!set) continue;
-      s.objects.push({ name, tableId: table.id, range: set.nameRange, role: 'affinity-set' });
+      s.objects.push(new NamedObjectRef(name, table.id, 'affinity-set', set));
       timeout ??= parseNftTime(set.timeout);
       const parsed = this.parse(name);
-      if (parsed) this.hashCheck(w, parsed, name, set.nameRange);
+      if (parsed) this.hashCheck(w, parsed, name, set);
     }
     if (affinitySets.size > 0) s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: timeout ?? 10800 };
 

@@ -19,11 +19,19 @@ export interface NftAnalysis {
   ruleset: NftRuleset;
   catalog: NftCatalog;
   diagnostics: Diagnostic[];
-  /** `tableId\0object name` → the Service it implements. */
-  serviceByObject: Map<string, Service>;
+  /** table id → object name → the Service it implements (the names are the chains' own strings: no key is built). */
+  serviceByObject: Map<string, Map<string, Service>>;
 }
 
-const objectKey = (tableId: string, name: string) => `${tableId}\u0000${name}`;
+function serviceOf(a: NftAnalysis, tableId: string, name: string): Service | undefined {
+  return a.serviceByObject.get(tableId)?.get(name);
+}
+
+function addService(map: Map<string, Map<string, Service>>, tableId: string, name: string, s: Service): void {
+  let names = map.get(tableId);
+  if (!names) map.set(tableId, (names = new Map()));
+  names.set(name, s);
+}
 
 /** `nft -j` output is JSON; everything else is nft text (list output or a script). */
 export function isNftJson(text: string): boolean {
@@ -33,12 +41,12 @@ export function isNftJson(text: string): boolean {
 export function analyzeNft(text: string): NftAnalysis {
   const ruleset = isNftJson(text) ? parseNftJson(text) : parseNft(text);
   const catalog = buildNftCatalog(ruleset);
-  const serviceByObject = new Map<string, Service>();
+  const serviceByObject = new Map<string, Map<string, Service>>();
   for (const s of catalog.services) {
-    for (const o of s.objects) if (o.role !== 'map-element' && o.role !== 'set-element') serviceByObject.set(objectKey(o.tableId, o.name), s);
+    for (const o of s.objects) if (o.role !== 'map-element' && o.role !== 'set-element') addService(serviceByObject, o.tableId, o.name, s);
     for (const e of s.endpoints) {
       const tableId = s.objects[0]?.tableId;
-      if (e.chain && tableId) serviceByObject.set(objectKey(tableId, e.chain), s);
+      if (e.chain && tableId) addService(serviceByObject, tableId, e.chain, s);
     }
   }
   return { dialect: 'nftables', ruleset, catalog, diagnostics: [...ruleset.diagnostics, ...catalog.diagnostics], serviceByObject };
@@ -66,7 +74,7 @@ function chainDetail(a: NftAnalysis, table: NftTable, chain: NftChain): string {
   if (chain.type && chain.hook) parts.push(`${chain.type} ${chain.hook}${chain.priority ? ` ${chain.priority.text}` : ''}`);
   if (chain.policy) parts.push(chain.policy);
   parts.push(chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length));
-  const service = a.serviceByObject.get(objectKey(table.id, chain.name));
+  const service = serviceOf(a, table.id, chain.name);
   if (service) parts.push(service.anonymous ? service.name : `${service.namespace}/${service.name}${service.portName ? `:${service.portName}` : ''}/${service.protocol}`);
   return parts.join(' · ');
 }
@@ -137,7 +145,7 @@ function objectHover(a: NftAnalysis, table: NftTable, name: string, kind: 'chain
   }
   const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(name) : undefined;
   if (explained) lines.push('', explained);
-  const service = a.serviceByObject.get(objectKey(table.id, name));
+  const service = serviceOf(a, table.id, name);
   if (service) lines.push('', ...describeService(service, { endpointChain: classifyNftKubeObject(name) === 'endpoint' ? name : undefined, hashChain: name }));
   return lines.join('\n');
 }
@@ -190,7 +198,7 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
       const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(set.name) : undefined;
       if (explained) lines.push(explained, '');
       const chain = typeof element.value === 'object' ? element.value.chain : undefined;
-      const service = chain ? a.serviceByObject.get(objectKey(table.id, chain)) : undefined;
+      const service = chain ? serviceOf(a, table.id, chain) : undefined;
       if (service) lines.push(...describeService(service));
       if (element.comment) lines.push('', `${t('comment')}: ${code(element.comment)}`);
       const markdown = lines.join('\n').trim();

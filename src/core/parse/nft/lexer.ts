@@ -303,13 +303,16 @@ function tok(image: string, startOffset: number, tokenType: TokenType): IToken {
  * `startLine` set to `line`, as the builder stamps it), or undefined when the
  * line has something this scanner leaves to Chevrotain (lexer errors, unusual characters).
  */
-export function fastLexLine(s: string, intern?: Map<string, string>, line = 0): { tokens: IToken[]; comment: IToken | undefined } | undefined {
+export function fastLexLine(s: string, intern?: Map<string, string>, line = 0, from = 0, to = s.length): { tokens: IToken[]; comment: IToken | undefined } | undefined {
+  // `from` must be where a token starts (or 0): the scanner carries no state from one token to the next, so the
+  // tokens from there on are the line's. It stops before the first token at or after `to`.
   tokenLine = line;
   const tokens: IToken[] = [];
   let comment: IToken | undefined;
   const n = s.length;
-  let i = 0;
+  let i = from;
   while (i < n) {
+    if (i >= to && !isSpace(s.charCodeAt(i))) break;
     const c = s.charCodeAt(i);
     if (isSpace(c)) {
       i++;

@@ -40,6 +40,7 @@ import { t } from '../../l10n';
 import { isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
 import { isKnownStatementWord, itemRange, itemsRange, StatementReader, type StatementHost } from './statements';
+import { canRereadRule, ChainNode, DefinitionNode, groupItems, LazyRule, ReferenceNode } from './nodes';
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = 1_000_000;
@@ -125,6 +126,9 @@ class NftTextBuilder implements StatementHost {
   private readonly reader = new StatementReader(this);
   /** Short strings of the model, shared (see fastLexLine). */
   private readonly interned = new Map<string, string>();
+  private readonly names = new Map<string, string>();
+  /** Reading statements that are not kept (the first reading of a LazyRule). */
+  private discarding = false;
 
   private readonly stack: Block[] = [];
   private unit: IToken[] = [];
@@ -133,6 +137,9 @@ class NftTextBuilder implements StatementHost {
   private unitBroken = false;
   private lineComment: IToken | undefined;
   private line = 0;
+  /** The current line's tokens when the fast scanner read it. */
+  private lineTokens: IToken[] | undefined;
+  private lineTokenCursor = 0;
 
   /** Sequence number of the current top-level command (a table block counts as one). */
   private seq = 0;
@@ -141,7 +148,7 @@ class NftTextBuilder implements StatementHost {
    * References resolved at the end (names may be defined later): each is already the reference the symbol
    * table gets (its kind is settled for sets and maps then), with its table and command number alongside.
    */
-  private readonly pending: SymbolReference[] = [];
+  private readonly pending: ReferenceNode[] = [];
   private readonly pendingTables: NftTable[] = [];
   private readonly pendingSeqs: number[] = [];
   /** Per table id: the first definition of each chain and set/map, and from which command on it exists. */
@@ -153,6 +160,7 @@ class NftTextBuilder implements StatementHost {
   constructor(
     private readonly lines: string[],
     private readonly fast: boolean,
+    private readonly lazyRules: boolean,
   ) {}
 
   // ---------------------------------------------------------------------------------------------------
@@ -162,7 +170,7 @@ class NftTextBuilder implements StatementHost {
     const { start, end } = range;
     if (start.line === end.line) {
       const text = (this.lines[start.line] ?? '').slice(start.character, end.character);
-      if (!this.fast || text.length > MAX_INTERNED) return text;
+      if (!this.fast || this.discarding || text.length > MAX_INTERNED) return text;
       const known = this.interned.get(text);
       if (known !== undefined) return known;
       this.interned.set(text, text);
@@ -242,9 +250,28 @@ class NftTextBuilder implements StatementHost {
     };
   }
 
+  /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
+  private canReread(line: number, start: number, end: number): boolean {
+    if (!this.lazyRules) return false;
+    if (!this.fast) return canRereadRule(this.lines[line], line, start, end);
+    const tokens = this.lineTokens;
+    if (tokens === undefined) return false;
+    // Rules of one line come in order: go on from where the last one ended (no quadratic scan of long lines).
+    let k = this.lineTokenCursor;
+    while (k < tokens.length && tokens[k].startOffset < start) k++;
+    let ok = true;
+    for (; k < tokens.length && tokens[k].startOffset < end; k++) {
+      const type = tokens[k].tokenType;
+      if (type === Variable || type === Semicolon) ok = false;
+    }
+    this.lineTokenCursor = k;
+    return ok;
+  }
+
   private readLine(i: number, text: string): void {
     this.line = i;
     this.lineComment = undefined;
+    this.lineTokens = undefined;
     if (text.length === 0) {
       this.endOfLine();
       return;
@@ -264,6 +291,8 @@ class NftTextBuilder implements StatementHost {
     let tokens: IToken[];
     let comment: IToken | undefined;
     const fast = this.fast ? fastLexLine(text, this.interned, i) : undefined;
+    this.lineTokens = fast?.tokens;
+    this.lineTokenCursor = 0;
     if (fast) {
       tokens = fast.tokens;
       comment = fast.comment;
@@ -427,10 +456,11 @@ class NftTextBuilder implements StatementHost {
   private flushUnit(blockOpen?: IToken): void {
     const tokens = this.unit;
     const broken = this.unitBroken;
-    this.unit = [];
+    // Most lines end an empty unit (`}`, blank lines): allocate nothing for those.
+    if (tokens.length > 0) this.unit = [];
     this.depth = 0;
     this.parens = 0;
-    this.openGroups = [];
+    if (this.openGroups.length > 0) this.openGroups = [];
     this.unitBroken = false;
     if (broken || tokens.length === 0) {
       if (blockOpen) {
@@ -525,7 +555,7 @@ class NftTextBuilder implements StatementHost {
         if (block.table && block.table.range === block.header) block.table.range = full;
         break;
       case 'chain':
-        if (block.chain && block.chain.fullRange === block.header) block.chain.fullRange = full;
+        if (block.chain && (block.chain instanceof ChainNode ? block.chain.fullRangeIs(block.header) : block.chain.fullRange === block.header)) block.chain.fullRange = full;
         // exact capacity: see StatementReader.readRule
         if (block.chain && block.chain.rules.length < 32) block.chain.rules = block.chain.rules.slice();
         break;
@@ -540,7 +570,7 @@ class NftTextBuilder implements StatementHost {
         if (block.object) block.object.fullRange = full;
         break;
     }
-    if (block.definition && block.definition.fullRange === block.header) block.definition.fullRange = full;
+    if (block.definition && (block.definition instanceof DefinitionNode ? block.definition.fullRangeIs(block.header) : block.definition.fullRange === block.header)) block.definition.fullRange = full;
     if (this.stack.length === 0) this.currentTable = undefined;
   }
 
@@ -633,7 +663,7 @@ class NftTextBuilder implements StatementHost {
       }
       this.declaredTables.add(id);
       if (!this.tableDefinitions.has(id)) {
-        const def: SymbolDefinition = { kind: 'table', name, scope: family, range: nameRange, fullRange: declRange };
+        const def: SymbolDefinition = new DefinitionNode('table', name, family, nameRange, declRange);
         this.symbols.define(def);
         this.tableDefinitions.set(id, def);
       }
@@ -641,20 +671,29 @@ class NftTextBuilder implements StatementHost {
     return table;
   }
 
+  /** One string per chain, set or map name: references and definitions share it (as do the lines they are on). */
+  private name(name: string): string {
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    this.names.set(name, name);
+    return name;
+  }
+
   private pend(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
-    this.pending.push({ kind, name, scope: table.id, range, role });
+    this.pending.push(new ReferenceNode(kind, this.name(name), table.id, range, role));
     this.pendingTables.push(table);
     this.pendingSeqs.push(this.seq);
   }
 
   private newChain(table: NftTable, name: string, nameRange: Range, declRange: Range): NftChain {
-    const chain: NftChain = { name, tableId: table.id, flags: [], rules: [], range: declRange, nameRange, fullRange: declRange, declared: false };
+    const chain: NftChain = new ChainNode(name, table.id, nameRange, declRange);
     table.chains.push(chain);
     table.chainByName.set(name, chain);
     return chain;
   }
 
   private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
+    name = this.name(name);
     let chain = table.chainByName.get(name);
     if (!chain) chain = this.newChain(table, name, nameRange, declRange);
     let definition: SymbolDefinition | undefined;
@@ -664,7 +703,7 @@ class NftTextBuilder implements StatementHost {
       chain.range = declRange;
       chain.nameRange = nameRange;
       chain.fullRange = declRange;
-      definition = { kind: 'chain', name, scope: table.id, range: nameRange, fullRange: declRange };
+      definition = new DefinitionNode('chain', name, table.id, nameRange, declRange);
       this.symbols.define(definition);
       chains.set(name, { definition, seq: this.seq });
     } else {
@@ -693,7 +732,7 @@ class NftTextBuilder implements StatementHost {
     const sets = this.defsOf(table.id).sets;
     let definition: SymbolDefinition | undefined;
     if (!sets.has(name)) {
-      definition = { kind, name, scope: table.id, range: nameRange, fullRange: declRange };
+      definition = new DefinitionNode(kind, name, table.id, nameRange, declRange);
       this.symbols.define(definition);
       sets.set(name, { definition, seq: this.seq });
     } else {
@@ -1312,8 +1351,15 @@ class NftTextBuilder implements StatementHost {
   private makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
     this.currentTable = table;
     const range = itemsRange(items);
+    const line = range.start.line;
+    const lazy = line === range.end.line && line === this.line && this.canReread(line, range.start.character, range.end.character);
+    // The statements of a lazy rule are garbage after this reading: their texts need not be shared.
+    this.discarding = lazy;
     const statements = this.reader.readRule(items);
-    const rule: NftRule = { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
+    this.discarding = false;
+    const rule: NftRule = lazy
+      ? new LazyRule(table.id, chain.name, this.lines[line], line, range.start.character, range.end.character)
+      : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
     for (const st of statements) {
       if (st.kind === 'comment') rule.comment = st.comment;
       else if (st.kind === 'raw') {
@@ -1476,7 +1522,7 @@ class NftTextBuilder implements StatementHost {
       const defined = d ? (ref.kind === 'chain' ? d.chains : d.sets).get(ref.name) : undefined;
       if (ref.kind !== 'chain') ref.kind = defined?.definition.kind ?? 'set';
       const kind = ref.kind;
-      this.symbols.reference(ref);
+      this.symbols.reference(ref, ref.startLine);
       const available = defined?.seq;
       const declaredHere = this.declaredTables.has(table.id);
       if (available === undefined) {
@@ -1519,6 +1565,11 @@ export interface NftTextOptions {
    * compare the two).
    */
   fastPath?: boolean;
+  /**
+   * Keep rules that can be read again from their line as LazyRules (default): their statements are made on
+   * demand. false keeps every rule's statements (tests compare the two).
+   */
+  lazyRules?: boolean;
 }
 
 /**
@@ -1529,32 +1580,8 @@ export interface NftTextOptions {
  */
 function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | undefined {
   if (tokens[0].tokenType !== Word) return undefined;
-  const top: Item[] = [];
-  // Open groups: their item lists, opening tokens and kinds.
-  const lists: Item[][] = [top];
-  const opens: IToken[] = [];
-  for (let k = 0; k < tokens.length; k++) {
-    const token = tokens[k];
-    const type = token.tokenType;
-    if (type === LBrace || type === LParen) {
-      opens.push(token);
-      lists.push([]);
-    } else if (type === RBrace || type === RParen) {
-      const open = opens.pop();
-      if (!open || (open.tokenType === LBrace) !== (type === RBrace)) return undefined;
-      const items = lists.pop()!;
-      const children: CstNode['children'] = type === RBrace ? { LBrace: [open] } : { LParen: [open] };
-      if (items.length > 0) children.item = items;
-      if (type === RBrace) children.RBrace = [token];
-      else children.RParen = [token];
-      lists[lists.length - 1].push({ name: type === RBrace ? 'braceGroup' : 'parenGroup', children });
-    } else if (type === Semicolon) {
-      return undefined;
-    } else {
-      lists[lists.length - 1].push(token);
-    }
-  }
-  if (opens.length > 0) return undefined;
+  const top = groupItems(tokens);
+  if (top === undefined) return undefined;
   const name = ctx === 'top' ? 'topUnit' : ctx === 'chain' ? 'chainUnit' : ctx === 'set' || ctx === 'map' ? 'setUnit' : 'plainUnit';
   return { name, children: { items: [{ name: 'items', children: { item: top } }] } };
 }
@@ -1563,7 +1590,7 @@ function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | und
 export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset {
   const lines = splitNftLines(text);
   try {
-    return new NftTextBuilder(lines, options.fastPath !== false).build();
+    return new NftTextBuilder(lines, options.fastPath !== false, options.lazyRules !== false).build();
   } catch (e) {
     // A bug, not the input's fault: say so instead of taking the editor down.
     return emptyNftRuleset('text', lines.length, t('The nft parser failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));

@@ -1519,7 +1519,7 @@ export class StatementReader {
         } else {
           this.host.chainReference(chain, chainRange, w);
         }
-        return { kind: w, chain, chainRange };
+        return { kind: w === 'jump' ? 'jump' : 'goto', chain, chainRange };
       }
       return { kind: w as NftVerdictValue['kind'] };
     }
