@@ -13,6 +13,7 @@ import { featuresFor } from '../../src/core/language';
 import { formatMessage, setTranslator } from '../../src/core/l10n';
 import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
+import { generateNftDump } from '../../src/core/kube/generate/nft';
 import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { AnalysisClient, RequestError } from '../../src/extension/analysis/client';
@@ -57,7 +58,11 @@ async function everything(ask: (method: DocumentMethod, ...args: unknown[]) => P
   const lines = text.split('\n');
   const positions = [0, 5, Math.floor(lines.length / 2), lines.length - 3].flatMap((line) => [0, 4, 12, 40].map((character) => ({ line, character })));
   const svc = lines.findIndex((l) => l.startsWith('-A KUBE-SERVICES') && l.includes('-j KUBE-SVC-'));
-  positions.push({ line: svc, character: lines[svc].lastIndexOf('KUBE-SVC-') + 3 });
+  if (svc >= 0) positions.push({ line: svc, character: lines[svc].lastIndexOf('KUBE-SVC-') + 3 });
+  // Every name on a few more lines (chains, sets, maps, virtual services, their references).
+  for (let line = 1; line < lines.length; line += Math.max(1, Math.floor(lines.length / 12))) {
+    for (const m of lines[line].matchAll(/[A-Za-z][\w.:/-]{3,}/g)) positions.push({ line, character: m.index! + 1 });
+  }
   const out: unknown[] = [];
   for (const m of ['outline', 'foldingRanges', 'statusSummary', 'services', 'serviceItems', 'semanticTokens', 'diagnostics'] as const) out.push(await ask(m));
   out.push(await ask('outline', 25), await ask('foldingRanges', 7));
@@ -72,6 +77,8 @@ async function everything(ask: (method: DocumentMethod, ...args: unknown[]) => P
 function withGetters(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withGetters);
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, withGetters(v)]));
+  if (value instanceof Set) return new Set([...value].map(withGetters));
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) out[key] = withGetters((value as Record<string, unknown>)[key]);
   for (let proto = Object.getPrototypeOf(value); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
@@ -82,8 +89,8 @@ function withGetters(value: unknown): unknown {
   return out;
 }
 
-function localAsk(text: string) {
-  const features = featuresFor('iptables')!;
+function localAsk(text: string, languageId = 'iptables') {
+  const features = featuresFor(languageId)!;
   const analysis = features.analyze(text);
   return (method: DocumentMethod, ...args: unknown[]) => Promise.resolve(withGetters(runDocumentQuery(features, analysis, method, args as never)));
 }
@@ -100,6 +107,26 @@ describe('analysis worker: documents', () => {
     expect(w).toEqual(l);
     // The hover over the Service's jump target is among them and says something.
     expect(JSON.stringify(w)).toContain('KUBE-SVC-');
+  });
+
+  it('nft, ipvsadm and ipset documents: the same answers as on this thread, ranges made on demand included', async () => {
+    const services = randomServices(20, 3, 11);
+    const ipvs = generateIpvsSnapshot({ services, nodeIPs: ['192.168.0.10'] });
+    const texts: [string, string][] = [
+      ['nftables', generateNftDump({ services, style: 'nft-list-ruleset' })],
+      ['ipvsadm', ipvs['ipvsadm-list']],
+      ['ipset', ipvs['ipset-save']],
+    ];
+    const client = newClient();
+    for (const [languageId, text] of texts) {
+      await open(client, languageId, 1, text, languageId);
+      await client.request<AnalyzeResult>({ type: 'analyze', key: languageId, version: 1 });
+      const remote = (method: DocumentMethod, ...args: unknown[]) => client.request({ type: 'query', key: languageId, version: 1, method, args });
+      const [w, l] = [await everything(remote, text), await everything(localAsk(text, languageId), text)];
+      expect(w).toEqual(l);
+      // Definitions were asked for and found.
+      if (languageId !== 'ipvsadm') expect(JSON.stringify(w), languageId).toContain('"fullRange"');
+    }
   });
 
   it('edits applied in the worker equal a full parse of the edited text (random edits)', async () => {
@@ -307,7 +334,7 @@ describe('analysis worker: node snapshots', () => {
     for (const [method, args] of questions) {
       const answer = await client.request<SnapshotAnswer>({ type: 'snapshot', files: specs, method: method as never, args });
       expect(answer.included, method).toEqual([0, 1, 3]);
-      expect(answer.value, method).toEqual(runSnapshotQuery(local, method as never, args as never));
+      expect(answer.value, method).toEqual(withGetters(runSnapshotQuery(local, method as never, args as never)));
     }
     // The cross-file answers are real: F12 on --match-set goes to the ipset file.
     const defs = (await client.request<SnapshotAnswer<{ fileIndex: number }[]>>({ type: 'snapshot', files: specs, method: 'definitions', args: [0, at] })).value;

@@ -1,6 +1,7 @@
 // The analysis worker's state: the texts and analyses of large documents, the dumps beside them, and the
 // answers to the extension host's requests. No `vscode` and no `worker_threads` here: the worker entry wires
 // `receive` and `post` to its port, tests call them directly.
+import { plainData } from './plain';
 import { readFileSync, statSync } from 'node:fs';
 import { featuresFor, type AnyFeatures, type DumpAnalysis } from '../../core/language';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../core/snapshot';
@@ -143,7 +144,8 @@ export class AnalysisHost {
       this.post({ id: request.id, ok: false, kind, message: kind === 'error' ? (error.stack ?? error.message) : error.message });
       return;
     }
-    this.post({ id: request.id, ok: true, value });
+    // Plain data: what the models' getters answer does not survive a structured clone otherwise.
+    this.post({ id: request.id, ok: true, value: plainData(value) });
   }
 
   private current(key: string, version: number): Held & { text: string } {
