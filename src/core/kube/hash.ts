@@ -93,13 +93,13 @@ function sha256Ascii(text: string): boolean {
   return true;
 }
 
-/** The raw SHA-256 of UTF-8 text (exported for its test against node:crypto). */
+/** The raw SHA-256 of UTF-8 text; valid until the next call (no copy is made for ASCII text). */
 export function sha256(text: string): Uint8Array {
-  return sha256Ascii(text) ? digest.slice() : new Uint8Array(crypto.createHash('sha256').update(text, 'utf8').digest());
+  return sha256Ascii(text) ? digest : crypto.createHash('sha256').update(text, 'utf8').digest();
 }
 
 function hash16(text: string): string {
-  return base32First16(sha256Ascii(text) ? digest : crypto.createHash('sha256').update(text, 'utf8').digest());
+  return base32First16(sha256(text));
 }
 
 /** The 16-character hash used by KUBE-SVC-, KUBE-SVL-, KUBE-EXT- and KUBE-FW- chains. */

@@ -9,12 +9,9 @@
 //
 // Checked against kube-proxy's own test expectations: service-ULMVA6XW-ns1/svc1/tcp/p80,
 // endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80, endpoint-2CRNCTTE-ns1/svc1/tcp/p80__fd00.10.180..2.1/80.
-import * as crypto from 'node:crypto';
-
-// `crypto.hash` (Node ≥ 20.12) hashes in one call, several times faster than createHash().update().digest()
-// for short names; a large dump has a hundred thousand of them.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'buffer') => Buffer }).hash;
-const sha256 = oneShot ? (text: string): Buffer => oneShot('sha256', text, 'buffer') : (text: string): Buffer => crypto.createHash('sha256').update(text, 'utf8').digest();
+// The same SHA-256 as the iptables chain names (plain JavaScript for ASCII names: a large dump has a hundred
+// thousand of them).
+import { sha256 } from './hash';
 
 const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 /** knftables.NameLengthMax (256) minus kube-proxy's longest prefix allowance (16). */
