@@ -14,11 +14,9 @@ import {
   type IptablesRuleset,
   type Match,
   type Option,
-  type Rule,
   type RuleOperation,
   type Save,
   type Table,
-  type Target,
   type TargetKind,
 } from '../../model/iptables';
 import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
