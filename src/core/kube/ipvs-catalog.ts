@@ -5,11 +5,13 @@
 // real servers they use.
 import type { Diagnostic } from '../model/diagnostics';
 import type { IpSet, IpsetDump } from '../model/ipset';
-import { CONNECTION_COUNT_SCHEDULERS, DESTINATION_SCHEDULERS, SOURCE_HASH_SCHEDULERS, weightShares, type IpvsDump, type VirtualService } from '../model/ipvs';
+import { CONNECTION_COUNT_SCHEDULERS, DESTINATION_SCHEDULERS, SOURCE_HASH_SCHEDULERS, weightShares, type IpvsDump, type RealServer, type VirtualService } from '../model/ipvs';
+import type { Range } from '../model/range';
 import type { IptablesRuleset } from '../model/iptables';
 import { t } from '../l10n';
 import { canonicalAddress } from '../trace/addr';
-import type { Catalog, Endpoint, Frontend, FrontendKind, Service } from './catalog';
+import { ipv4Number, isIpv4 } from '../parse/ipvs/address';
+import type { Catalog, Endpoint, Frontend, FrontendKind, ObjectRef, Service } from './catalog';
 
 export interface IpvsSnapshotInput {
   ipvs: { dump: IpvsDump; fileIndex: number }[];
@@ -18,13 +20,70 @@ export interface IpvsSnapshotInput {
 }
 
 
+// The catalog's endpoints, frontends and objects read their ranges from the model when asked (issue #8: a
+// node of 10,000 Services has ~100,000 of them, and the model makes its ranges on demand).
+class RealServerEndpoint implements Endpoint {
+  address: string;
+  port: number;
+  probability: number;
+  declare local?: boolean;
+  #server: RealServer;
+  constructor(address: string, port: number, probability: number, server: RealServer) {
+    this.address = address;
+    this.port = port;
+    this.probability = probability;
+    this.#server = server;
+  }
+  get range(): Range {
+    return this.#server.range;
+  }
+}
+
+class VirtualServiceFrontend implements Frontend {
+  kind: FrontendKind;
+  address: string;
+  port: number;
+  declare kindUncertain?: boolean;
+  #vs: VirtualService;
+  constructor(kind: FrontendKind, address: string, port: number, vs: VirtualService) {
+    this.kind = kind;
+    this.address = address;
+    this.port = port;
+    this.#vs = vs;
+  }
+  get range(): Range {
+    return this.#vs.range;
+  }
+}
+
+class VirtualServiceObject implements ObjectRef {
+  name: string;
+  tableId: string;
+  role = 'virtual-service' as const;
+  #vs: VirtualService;
+  constructor(vs: VirtualService, tableId: string) {
+    this.name = vs.name;
+    this.tableId = tableId;
+    this.#vs = vs;
+  }
+  get range(): Range {
+    return this.#vs.nameRange;
+  }
+}
+
 /** Canonical addresses, memoised during one buildIpvsCatalog (each endpoint appears in several dumps and keys). */
 let canonicalMemo: Map<string, string> | undefined;
 
 function canonical(address: string | undefined): string {
+  // A dotted IPv4 address (no leading zeros) is its own canonical form: most of a node's addresses.
+  if (address !== undefined && isIpv4(address)) return address;
   if (address === undefined || !canonicalMemo) return canonicalAddress(address);
   let c = canonicalMemo.get(address);
-  if (c === undefined) canonicalMemo.set(address, (c = canonicalAddress(address)));
+  if (c === undefined) {
+    c = canonicalAddress(address);
+    // The model's own string when it is already canonical: the catalog keeps no copy of it.
+    canonicalMemo.set(address, (c = c === address ? address : c));
+  }
   return c;
 }
 
@@ -32,22 +91,36 @@ function key(address: string | undefined, port: number | undefined, protocol: st
   return `${canonical(address)}|${port ?? ''}|${protocol}`;
 }
 
-/** Members of a `hash:ip,port[,…]` set as address|port|protocol keys; `bitmap:port` sets as ports. */
-function setKeys(set: IpSet | undefined): { ipPorts: Set<string>; ports: Set<number>; triples: Set<string> } {
+/** Address → protocol → ports: the `ip,proto:port,ip` members whose two addresses are the same (KUBE-LOOP-BACK). */
+type SelfTriples = Map<string, Map<string, Set<number>>>;
+
+/**
+ * Members of a `hash:ip,port[,…]` set as address|port|protocol keys; `bitmap:port` sets as ports; the members
+ * whose second address is their first (nested maps of the model's own strings: no key string per lookup).
+ */
+function setKeys(set: IpSet | undefined): { ipPorts: Set<string>; ports: Set<number>; self: SelfTriples } {
   const ipPorts = new Set<string>();
   const ports = new Set<number>();
-  const triples = new Set<string>();
+  const self: SelfTriples = new Map();
   for (const m of set?.members ?? []) {
     if (set!.type.startsWith('bitmap:port')) {
       if (m.port !== undefined) for (let p = m.port; p <= (m.portTo ?? m.port); p++) ports.add(p);
       continue;
     }
     if (m.address !== undefined && m.port !== undefined) {
-      ipPorts.add(key(m.address, m.port, (m.protocol ?? 'tcp').toLowerCase()));
-      if (m.address2 !== undefined) triples.add(`${key(m.address, m.port, (m.protocol ?? 'tcp').toLowerCase())}|${canonical(m.address2)}`);
+      const protocol = (m.protocol ?? 'tcp').toLowerCase();
+      ipPorts.add(key(m.address, m.port, protocol));
+      const address = canonical(m.address);
+      if (m.address2 !== undefined && canonical(m.address2) === address) {
+        let byProtocol = self.get(address);
+        if (!byProtocol) self.set(address, (byProtocol = new Map()));
+        let portSet = byProtocol.get(protocol);
+        if (!portSet) byProtocol.set(protocol, (portSet = new Set()));
+        portSet.add(m.port);
+      }
     }
   }
-  return { ipPorts, ports, triples };
+  return { ipPorts, ports, self };
 }
 
 function schedulerNote(scheduler: string | undefined): string {
@@ -126,7 +199,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
 
   interface Group {
     service: Service;
-    reals: Set<string>;
+    reals: Set<string | number>;
     targetPorts: Set<number>;
   }
   const groups: Group[] = [];
@@ -137,16 +210,21 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
       all.push({ vs, fileIndex, ...kindOf(vs) });
     }
   }
-  const realsKey = (vs: VirtualService) => new Set(vs.realServers.map((r) => `${canonical(r.address)}:${r.port ?? ''}`));
+  // A real server as address and port: a number for IPv4 (no key string to build and hash), else `address:port`.
+  const realKey = (r: RealServer): string | number => {
+    const address = canonical(r.address);
+    const v = ipv4Number(address);
+    return v === undefined ? `${address}:${r.port ?? ''}` : v * 65537 + (r.port === undefined ? 0 : r.port + 1);
+  };
+  const realsKey = (vs: VirtualService) => new Set(vs.realServers.map(realKey));
   const makeService = (vs: VirtualService, fileIndex: number): Group => {
     const protocol = vs.protocol as string;
     const shares = weightShares({ ...vs, scheduler: vs.scheduler === 'rr' || vs.scheduler === 'wrr' ? vs.scheduler : 'wrr' }) ?? vs.realServers.map(() => 1 / Math.max(1, vs.realServers.length));
     const endpoints: Endpoint[] = vs.realServers.map((r, i) => {
-      const e: Endpoint = { address: canonical(r.address), port: r.port ?? 0, probability: shares[i] ?? 0, range: r.range };
-      if (loopBack.triples.size > 0) {
-        // KUBE-LOOP-BACK lists endpointIP,proto:port,endpointIP for the endpoints on this node.
-        if (loopBack.triples.has(`${key(r.address, r.port, protocol)}|${canonical(r.address)}`)) e.local = true;
-      }
+      const address = canonical(r.address);
+      const e: Endpoint = new RealServerEndpoint(address, r.port ?? 0, shares[i] ?? 0, r);
+      // KUBE-LOOP-BACK lists endpointIP,proto:port,endpointIP for the endpoints on this node.
+      if (r.port !== undefined && loopBack.self.get(address)?.get(protocol)?.has(r.port)) e.local = true;
       return e;
     });
     const service: Service = {
@@ -172,24 +250,27 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     void fileIndex;
     return group;
   };
+  const tableIds: string[] = [];
   const addFrontend = (g: Group, entry: (typeof all)[number]) => {
-    const f: Frontend = { kind: entry.kind, address: canonical(entry.vs.address), port: entry.vs.port!, range: entry.vs.range };
+    const f: Frontend = new VirtualServiceFrontend(entry.kind, canonical(entry.vs.address), entry.vs.port!, entry.vs);
     if (entry.uncertain) f.kindUncertain = true;
     g.service.frontends.push(f);
-    g.service.objects.push({ name: entry.vs.name, tableId: `ipvs:${entry.fileIndex}`, range: entry.vs.nameRange, role: 'virtual-service' });
+    g.service.objects.push(new VirtualServiceObject(entry.vs, tableIds[entry.fileIndex] ??= `ipvs:${entry.fileIndex}`));
   };
   // ClusterIPs anchor the Services; every other virtual service joins the ClusterIP whose real servers it
   // uses (all of them, or the local subset for traffic policy Local), or stands alone when that is unclear.
   for (const entry of all) if (entry.kind === 'clusterIP') addFrontend(makeService(entry.vs, entry.fileIndex), entry);
   // The ClusterIP Services by protocol and real server, built once: a joining virtual service only looks at
   // the Services that have its rarest real server, not at every Service (linear, not quadratic, in size).
-  const byReal = new Map<string, Group[]>();
+  // protocol → real server (the strings of the groups' own sets) → Services.
+  const byReal = new Map<string, Map<string | number, Group[]>>();
   for (const g of groups) {
+    let reals = byReal.get(g.service.protocol);
+    if (!reals) byReal.set(g.service.protocol, (reals = new Map()));
     for (const r of g.reals) {
-      const k = `${g.service.protocol}|${r}`;
-      const list = byReal.get(k);
+      const list = reals.get(r);
       if (list) list.push(g);
-      else byReal.set(k, [g]);
+      else reals.set(r, [g]);
     }
   }
   for (const entry of all) {
@@ -197,7 +278,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     const reals = realsKey(entry.vs);
     let pool: Group[] | undefined;
     for (const r of reals) {
-      const list = byReal.get(`${entry.vs.protocol}|${r}`) ?? [];
+      const list = byReal.get(entry.vs.protocol)?.get(r) ?? [];
       if (!pool || list.length < pool.length) pool = list;
       if (pool.length === 0) break;
     }

@@ -21,6 +21,8 @@ import { t } from '../../l10n';
 import { isIpv4, isIpv6, parsePort, splitLines } from '../ipvs/address';
 import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
 import { lineLexer, unquote } from './lexer';
+import { AddCommandNode, MemberByLine, MemberNode, SetReference } from './nodes';
+import { FAST_MAX_LINE, LineMap, pack } from '../ipvs/nodes';
 
 export const MAX_LINE_LENGTH = 65_536;
 export const MAX_DIAGNOSTICS = 1_000;
@@ -73,7 +75,8 @@ const ROOT_PROMPT_RE = /^\s*#\s*((?:sudo\s+)?(?:ipset|ipvsadm|iptables|ip6tables
 
 interface PendingRef {
   name: string;
-  range: Range;
+  /** The range, or (fast path) the reference that makes it. */
+  range: Range | SetReference;
   role: ReferenceRole;
   line: number;
   /** An error when no set of that name is created before the line (restore input). */
@@ -164,10 +167,14 @@ function parsePortPart(part: IpsetMemberPart, bitmap: boolean, problems: Problem
   if (b?.port !== undefined) part.portTo = b.port;
 }
 
+/** typeDimensions of the set types met (read only here): every member asks for its set's. */
+const DIMENSIONS = new Map<string, ReturnType<typeof typeDimensions> | null>();
+
 /** Splits a member into its typed parts following the set type. */
 export function parseMemberParts(text: string, textRange: Range, type: string, family: IpsetFamily | undefined): { parts: IpsetMemberPart[]; problems: Problem[] } {
   const problems: Problem[] = [];
-  const dims = typeDimensions(type);
+  let dims = DIMENSIONS.get(type);
+  if (dims === undefined) DIMENSIONS.set(type, (dims = typeDimensions(type) ?? null));
   const line = textRange.start.line;
   const col = textRange.start.character;
   if (!dims) return { parts: [], problems };
@@ -226,18 +233,23 @@ class IpsetBuilder {
   readonly setByName = new Map<string, IpSet>();
   readonly commands: IpsetCommand[] = [];
   readonly formats: Array<'save' | 'list'> = [];
-  readonly memberByLine = new Map<number, { set: IpSet; member: IpsetMember }>();
+  readonly memberByLine = new MemberByLine();
   readonly setByLine = new Map<number, IpSet>();
-  readonly commandByLine = new Map<number, IpsetCommand>();
+  readonly commandByLine = new LineMap<IpsetCommand>();
   readonly fieldByLine = new Map<number, { key: string; keyRange: Range; set: IpSet }>();
   private readonly definitionOf = new Map<IpSet, SymbolDefinition>();
   private readonly pendingRefs: PendingRef[] = [];
+  /** The set of the last fast-path `add` line. */
+  private lastAddSet: IpSet | undefined;
   /** The set of an `ipset list` block being read, and whether its Members: section is open. */
   private listed: IpSet | undefined;
   private inMembers = false;
   private membersSeen = false;
 
-  constructor(private readonly lines: string[]) {}
+  constructor(
+    private readonly lines: string[],
+    private readonly fast = true,
+  ) {}
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
     if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
@@ -248,7 +260,12 @@ class IpsetBuilder {
   }
 
   build(): IpsetDump {
-    for (let i = 0; i < this.lines.length; i++) this.line(i, this.lines[i]);
+    const fast = this.fast;
+    for (let i = 0; i < this.lines.length; i++) {
+      const text = this.lines[i];
+      if (fast && this.fastLine(i, text)) continue;
+      this.line(i, text);
+    }
     this.closeListed();
     this.resolveReferences();
     for (const [set, def] of this.definitionOf) def.fullRange = set.fullRange;
@@ -279,6 +296,62 @@ class IpsetBuilder {
 
   private noteFormat(f: 'save' | 'list'): void {
     if (!this.formats.includes(f)) this.formats.push(f);
+  }
+
+  /**
+   * The fast path (issue #8): `add SET MEMBER` of ipset save / restore input, without element options, for a
+   * set created before and a member without problems, read without Chevrotain into the compact nodes of
+   * ./nodes. Builds exactly what line() builds; false (nothing done) for any other line, which line() reads.
+   */
+  private fastLine(i: number, text: string): boolean {
+    if (this.listed || this.inMembers || text.length >= FAST_MAX_LINE || !text.startsWith('add ')) return false;
+    // Three words separated by spaces, printable ASCII without quotes or `#` (those are the lexer's).
+    let nameStart = 4;
+    while (text.charCodeAt(nameStart) === 32) nameStart++;
+    let nameEnd = nameStart;
+    while (nameEnd < text.length && isWordChar(text.charCodeAt(nameEnd))) nameEnd++;
+    if (nameEnd === nameStart || text.charCodeAt(nameEnd) !== 32) return false;
+    let memberStart = nameEnd;
+    while (text.charCodeAt(memberStart) === 32) memberStart++;
+    let memberEnd = memberStart;
+    while (memberEnd < text.length && isWordChar(text.charCodeAt(memberEnd))) memberEnd++;
+    if (memberEnd === memberStart) return false;
+    for (let k = memberEnd; k < text.length; k++) if (text.charCodeAt(k) !== 32) return false;
+    // Consecutive lines add to the same set: compare the name in place before looking it up.
+    let set = this.lastAddSet;
+    if (!set || nameEnd - nameStart !== set.name.length || !text.startsWith(set.name, nameStart) || this.setByName.get(set.name) !== set) {
+      set = this.lastAddSet = this.setByName.get(text.slice(nameStart, nameEnd));
+    }
+    if (!set || !set.type || set.type === 'list:set') return false;
+    const memberText = text.slice(memberStart, memberEnd);
+    const textColumns = pack(memberStart, memberEnd);
+    const member = new MemberNode(i, memberText, textColumns, set);
+    // kube-proxy's members (`10.96.0.10,udp:53`, `…,10.244.1.3`, `30080`) are read here; any other the general way.
+    if (!fastMember(member, memberText, set.type, set.family)) {
+      const { parts, problems } = parseMemberParts(memberText, unpackRange(i, textColumns), set.type, set.family);
+      if (problems.length > 0) return false;
+      this.fillMember(member, parts);
+    }
+    // commandLine(): the command and the reference to the set (named by the set's own string).
+    this.noteFormat('save');
+    const cmd = new AddCommandNode(set.name, member, pack(nameStart, nameEnd));
+    this.commands.push(cmd);
+    this.commandByLine.set(i, cmd);
+    this.pendingRefs.push({ name: set.name, range: new SetReference(set.name, 'rule-owner', i, pack(nameStart, nameEnd)), role: 'rule-owner', line: i, required: true });
+    // addMember() without options.
+    // KUBE-LOOP-BACK repeats the endpoint: keep one string for both.
+    if (member.address2 !== undefined && member.address2 === member.address) member.address2 = member.address;
+    if (set.type === 'bitmap:port' && set.range && member.port !== undefined) {
+      const from = Number(set.range.from);
+      const to = Number(set.range.to);
+      if (member.port < from || (member.portTo ?? member.port) > to) {
+        this.diag(member.textRange, 'error', 'out-of-range', t('Port {0} is outside the set\'s range {1}: ipset says "Element is out of the range of the set".', member.portTo !== undefined ? `${member.port}-${member.portTo}` : member.port, set.range.text));
+      }
+    }
+    set.members.push(member);
+    this.memberByLine.setMember(member);
+    set.fullRange = { start: set.fullRange.start, end: { line: i, character: memberEnd } };
+    return true;
   }
 
   private line(i: number, text: string): void {
@@ -667,9 +740,9 @@ class IpsetBuilder {
     if (source === 'list') set.fullRange = spanRanges(set.fullRange, extent);
   }
 
-  private fillMember(member: IpsetMember): void {
-    const addrs = member.parts.filter((p) => p.dimension === 'ip' || p.dimension === 'net');
-    const port = member.parts.find((p) => p.dimension === 'port');
+  private fillMember(member: IpsetMember, parts = member.parts): void {
+    const addrs = parts.filter((p) => p.dimension === 'ip' || p.dimension === 'net');
+    const port = parts.find((p) => p.dimension === 'port');
     if (addrs[0]) {
       member.address = addrs[0].address;
       if (addrs[0].prefix !== undefined) member.prefix = addrs[0].prefix;
@@ -753,12 +826,15 @@ class IpsetBuilder {
 
   private resolveReferences(): void {
     for (const ref of this.pendingRefs) {
-      this.symbols.reference({ kind: 'ipset', name: ref.name, scope: IPSET_SCOPE, range: ref.range, role: ref.role });
+      const node = ref.range instanceof SetReference ? ref.range : undefined;
+      if (node) this.symbols.reference(node, ref.line);
+      else this.symbols.reference({ kind: 'ipset', name: ref.name, scope: IPSET_SCOPE, range: ref.range as Range, role: ref.role });
       const def = this.symbols.definition('ipset', IPSET_SCOPE, ref.name);
+      const range = (): Range => (node ? node.range : (ref.range as Range));
       if (ref.required && (!def || def.range.start.line > ref.line)) {
-        this.diag(ref.range, 'error', 'undefined-set', t('No set {0} is created before this line: ipset restore fails here ("The set with the given name does not exist").', ref.name));
+        this.diag(range(), 'error', 'undefined-set', t('No set {0} is created before this line: ipset restore fails here ("The set with the given name does not exist").', ref.name));
       } else if (!def && ref.role === 'lookup') {
-        this.diag(ref.range, 'hint', 'set-not-in-file', t('Set {0} is not in this file.', ref.name));
+        this.diag(range(), 'hint', 'set-not-in-file', t('Set {0} is not in this file.', ref.name));
       }
     }
   }
@@ -778,6 +854,83 @@ class IpsetBuilder {
   }
 }
 
-export function parseIpset(text: string): IpsetDump {
-  return new IpsetBuilder(splitLines(text)).build();
+export interface ParseIpsetOptions {
+  /** `chevrotain` reads every line with the Chevrotain grammar (the fast path's reference, for tests). */
+  mode?: 'fast' | 'chevrotain';
+}
+
+export function parseIpset(text: string, options: ParseIpsetOptions = {}): IpsetDump {
+  return new IpsetBuilder(splitLines(text), options.mode !== 'chevrotain').build();
+}
+
+/**
+ * What parseMemberParts + fillMember give an IPv4 `hash:ip`, `hash:ip,port`, `hash:ip,port,ip` or a
+ * `bitmap:port` member of the plainest form (dotted addresses, `tcp|udp|sctp:N` or `N` ports, no ranges, no
+ * networks, no names), written into `member` without making the parts; false (nothing written) otherwise.
+ */
+function fastMember(member: IpsetMember, text: string, type: string, family: IpsetFamily | undefined): boolean {
+  if (type === 'bitmap:port') {
+    if (!isPortNumber(text, 0, text.length)) return false;
+    member.port = Number(text);
+    return true;
+  }
+  const ipPort = type === 'hash:ip,port';
+  const ipPortIp = type === 'hash:ip,port,ip';
+  if (family !== 'inet' || (type !== 'hash:ip' && !ipPort && !ipPortIp)) return false;
+  const c1 = text.indexOf(',');
+  if (type === 'hash:ip') {
+    if (c1 >= 0 || !isIpv4(text)) return false;
+    member.address = text;
+    return true;
+  }
+  if (c1 < 0) return false;
+  const c2 = text.indexOf(',', c1 + 1);
+  if (ipPort ? c2 >= 0 : c2 < 0 || text.indexOf(',', c2 + 1) >= 0) return false;
+  const portEnd = ipPort ? text.length : c2;
+  const address = text.slice(0, c1);
+  if (!isIpv4(address)) return false;
+  const colon = text.indexOf(':', c1 + 1);
+  let protocol = 'tcp';
+  let portStart = c1 + 1;
+  if (colon >= 0 && colon < portEnd) {
+    // The literal, not a slice of the line: one string for every member.
+    const written = text.slice(c1 + 1, colon);
+    if (written === 'tcp') protocol = 'tcp';
+    else if (written === 'udp') protocol = 'udp';
+    else if (written === 'sctp') protocol = 'sctp';
+    else return false;
+    portStart = colon + 1;
+  }
+  if (!isPortNumber(text, portStart, portEnd)) return false;
+  let address2: string | undefined;
+  if (ipPortIp) {
+    address2 = text.slice(c2 + 1);
+    if (!isIpv4(address2)) return false;
+  }
+  member.address = address;
+  if (address2 !== undefined) member.address2 = address2;
+  member.protocol = protocol;
+  member.port = Number(text.slice(portStart, portEnd));
+  return true;
+}
+
+/** Digits only, at most 65535 (what parsePort accepts as a number). */
+function isPortNumber(text: string, start: number, end: number): boolean {
+  if (end <= start || end - start > 5) return false;
+  let n = 0;
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 48 || c > 57) return false;
+    n = n * 10 + (c - 48);
+  }
+  return n <= 65535;
+}
+
+/** A character of a fast-path word: printable ASCII but the quote and `#`. */
+function isWordChar(c: number): boolean {
+  return c > 32 && c < 127 && c !== 34 && c !== 35;
+}
+
+function unpackRange(line: number, packed: number): Range {
+  return lineRange(line, packed & 0x7fff, packed >>> 15);
 }

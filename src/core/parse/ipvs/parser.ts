@@ -28,6 +28,7 @@ import { t } from '../../l10n';
 import { isIpv4, isIpv6, parseCount, parsePort, splitLines } from './address';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
+import { FAST_MAX_LINE, pack, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -35,6 +36,7 @@ export const MAX_LINE_LENGTH = 65_536;
 export const MAX_DIAGNOSTICS = 1_000;
 
 const SCHEDULERS = new Set<string>(IPVS_SCHEDULERS);
+const SCHEDULER_NAMES = new Map<string, string>(IPVS_SCHEDULERS.map((s) => [s, s]));
 const SCHED_FLAGS = new Set(['sh-fallback', 'sh-port', 'mh-fallback', 'mh-port', 'flag-1', 'flag-2', 'flag-3']);
 const FORWARD_NAMES: Record<string, { forward: IpvsForward; local?: boolean }> = {
   Masq: { forward: 'masq' },
@@ -198,7 +200,7 @@ class IpvsBuilder {
   readonly headers: IpvsHeaderLine[] = [];
   readonly formats: IpvsFormat[] = [];
   readonly serviceByLine = new Map<number, VirtualService>();
-  readonly realServerByLine = new Map<number, { service: VirtualService; server: RealServer; range: Range }>();
+  readonly realServerByLine = new RealServerByLine();
   readonly connectionByLine = new Map<number, IpvsConnection>();
   readonly commandByLine = new Map<number, IpvsCommand>();
   private readonly pendingRefs: PendingRef[] = [];
@@ -215,7 +217,10 @@ class IpvsBuilder {
   private block = 0;
   private lastKind: string | undefined;
 
-  constructor(private readonly lines: string[]) {}
+  constructor(
+    private readonly lines: string[],
+    private readonly fast = true,
+  ) {}
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
     if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
@@ -226,11 +231,15 @@ class IpvsBuilder {
   }
 
   build(): IpvsDump {
+    const fast = this.fast;
     for (let i = 0; i < this.lines.length; i++) {
-      this.line(i, this.lines[i]);
+      const text = this.lines[i];
+      if (fast && this.fastLine(i, text)) continue;
+      this.line(i, text);
     }
     this.resolveReferences();
-    for (const [svc, def] of this.definitionOf) def.fullRange = svc.fullRange;
+    // A listed service's definition reads its ranges from the service itself.
+    for (const [svc, def] of this.definitionOf) if (!(def instanceof ServiceDefinition)) def.fullRange = svc.fullRange;
     if (this.suppressed > 0) {
       this.diagnostics.push({
         range: lineRange(0, 0, 0),
@@ -269,6 +278,146 @@ class IpvsBuilder {
   private newBlock(): void {
     this.block++;
     this.current = undefined;
+  }
+
+  /**
+   * The fast path (issue #8): a service line (`TCP  10.96.0.10:53 rr [persistent N]`) or a real server line
+   * (`  -> 10.244.1.5:8080  Masq  1  0  0`) of a plain listing, with valid addresses, a known scheduler and
+   * numeric columns, read without Chevrotain into the compact nodes of ./nodes. Builds exactly what line()
+   * builds; false (nothing done) for any other line, which line() then reads.
+   */
+  private fastLine(i: number, text: string): boolean {
+    if (text.length >= FAST_MAX_LINE) return false;
+    const c0 = text.charCodeAt(0);
+    if (c0 === 32) return this.fastRealServer(i, text) || this.fastTitles(i, text);
+    if (c0 === 84 /* T */ || c0 === 85 /* U */ || c0 === 83 /* S */) return this.fastService(i, text);
+    if (c0 === 73 /* I */ || c0 === 80 /* P */) return this.fastTitles(i, text);
+    return false;
+  }
+
+  /**
+   * The three title lines of a plain `ipvsadm -Ln` exactly as ipvsadm prints them, as dispatch() reads them
+   * (a kube-proxy listing then needs no Chevrotain parser at all).
+   */
+  private fastTitles(i: number, text: string): boolean {
+    const trimmed = text.trimEnd();
+    // Trailing spaces only (other whitespace the lexer and trim() may see differently).
+    for (let k = trimmed.length; k < text.length; k++) if (text.charCodeAt(k) !== 32) return false;
+    const version = FAST_VERSION_RE.exec(trimmed);
+    if (version) {
+      if (this.lastKind !== 'prompt') this.newBlock();
+      this.version ??= version[1];
+      this.producer ??= `IP Virtual Server version ${version[1]}`;
+      if (this.tableSize === undefined) this.tableSize = Number(version[2]);
+      this.headers.push({ kind: 'version', text: trimmed, range: lineRange(i, 0, trimmed.length) });
+      if (this.format === undefined || this.format === 'save' || this.format === 'connections') this.format = 'list';
+      this.lastKind = 'version';
+      return true;
+    }
+    if (trimmed === FAST_COLUMNS) {
+      if (this.lastKind !== 'version') this.newBlock();
+      this.format = 'list';
+      this.current = undefined;
+      this.noteFormat('list');
+      this.headers.push({ kind: 'columns', text: trimmed, range: lineRange(i, 0, trimmed.length), format: 'list' });
+      this.lastKind = 'columns';
+      return true;
+    }
+    if (FAST_SERVER_COLUMNS_RE.test(trimmed)) {
+      const start = trimmed.indexOf('-');
+      this.headers.push({ kind: 'real-server-columns', text: trimmed.slice(start), range: lineRange(i, start, trimmed.length), format: this.format });
+      this.lastKind = 'realServer';
+      return true;
+    }
+    return false;
+  }
+
+  private fastService(i: number, text: string): boolean {
+    const f = this.format;
+    if (f !== undefined && f !== 'list' && f !== 'save' && f !== 'connections') return false;
+    const n = scanWords(text);
+    if (n !== 3 && n !== 5) return false;
+    const protoEnd = cols[1];
+    const proto = text.slice(0, protoEnd);
+    if (proto !== 'TCP' && proto !== 'UDP' && proto !== 'SCTP') return false;
+    const ep = fastEndpoint(text, cols[2], cols[3], this.addresses);
+    if (!ep) return false;
+    // The known name's own string, not a slice of the line.
+    const scheduler = SCHEDULER_NAMES.get(text.slice(cols[4], cols[5]));
+    if (scheduler === undefined) return false;
+    let timeout = -1;
+    if (n === 5) {
+      if (text.slice(cols[6], cols[7]) !== 'persistent' || !isDigits(text, cols[8], cols[9], 15)) return false;
+      timeout = Number(text.slice(cols[8], cols[9]));
+    }
+    const end = cols[2 * n - 1];
+    this.format = 'list';
+    const name = serviceName(proto, text.slice(cols[2], cols[3]));
+    const protocol = proto === 'TCP' ? 'tcp' : proto === 'UDP' ? 'udp' : 'sctp';
+    const svc = new ServiceNode(i, name, protocol, ep.family, 'list', pack(0, end), pack(0, cols[3]), pack(cols[4], cols[5]));
+    svc.address = ep.address;
+    svc.port = ep.port;
+    svc.scheduler = scheduler;
+    if (timeout >= 0) svc.persistent = { timeout, range: lineRange(i, cols[6], cols[9]) };
+    this.registerService(i, svc);
+    this.lastKind = 'service';
+    return true;
+  }
+
+  private fastRealServer(i: number, text: string): boolean {
+    const svc = this.current;
+    const f = this.format;
+    if (!svc || (f !== undefined && f !== 'list' && f !== 'save' && f !== 'connections' && f !== 'tun-info')) return false;
+    if (scanWords(text) !== 6) return false;
+    if (cols[1] - cols[0] !== 2 || text.charCodeAt(cols[0]) !== 45 /* - */ || text.charCodeAt(cols[0] + 1) !== 62 /* > */) return false;
+    const ep = fastEndpoint(text, cols[2], cols[3], this.addresses);
+    if (!ep) return false;
+    const fwd = forwardAt(text, cols[4], cols[5]);
+    if (fwd === undefined) return false;
+    if (!isDigits(text, cols[6], cols[7], 15) || !isDigits(text, cols[8], cols[9], 15) || !isDigits(text, cols[10], cols[11], 15)) return false;
+    const extent = pack(cols[0], cols[11]);
+    const server = new RealServerNode(
+      svc,
+      i,
+      ep.address,
+      ep.family,
+      ep.port,
+      fwd.forward,
+      fwd.local,
+      digitsValue(text, cols[6], cols[7]),
+      digitsValue(text, cols[8], cols[9]),
+      digitsValue(text, cols[10], cols[11]),
+      cols,
+    );
+    // What weight(), the family check and realServerLine() do for such a line, in the same order.
+    if (server.weight === 0) {
+      this.diag(server.weightRange!, 'hint', 'weight-zero', t('Weight 0: this real server gets no new connections; existing ones go on. kube-proxy sets it while an endpoint terminates.'));
+    }
+    if (server.family !== svc.family && server.forward !== 'tunnel' && !svc.hostname && svc.protocol !== 'fwmark') {
+      this.diag(server.addressRange, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', server.family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
+    }
+    const key = text.slice(cols[2], cols[3]);
+    if (this.currentServers.has(key)) {
+      this.diag(server.addressRange, 'warning', 'duplicate-real-server', t('Real server {0} is listed twice under {1}.', key, svc.name));
+    }
+    this.currentServers.add(key);
+    let target: RealServer = server;
+    if (this.currentIsMerge) {
+      const same = svc.realServers.find((r) => r.address === server.address && (r.port ?? r.portName) === server.port);
+      if (same) {
+        mergeServer(same, server);
+        target = same;
+      }
+    }
+    if (target === server) {
+      svc.realServers.push(server);
+      this.realServerByLine.setServer(server);
+    } else {
+      this.realServerByLine.set(i, new RealServerLine(svc, target, i, extent));
+    }
+    this.extend(svc, i, text);
+    this.lastKind = 'realServer';
+    return true;
   }
 
   private line(i: number, text: string): void {
@@ -645,7 +794,10 @@ class IpvsBuilder {
     this.services.push(svc);
     this.serviceByName.set(svc.name, svc);
     this.serviceBlock.set(svc, this.block);
-    const def: SymbolDefinition = { kind: 'virtualService', name: svc.name, scope: IPVS_SCOPE, range: svc.nameRange, fullRange: svc.fullRange };
+    const def: SymbolDefinition =
+      svc instanceof ServiceNode
+        ? new ServiceDefinition(svc.name, svc)
+        : { kind: 'virtualService', name: svc.name, scope: IPVS_SCOPE, range: svc.nameRange, fullRange: svc.fullRange };
     this.symbols.define(def);
     this.definitionOf.set(svc, def);
     this.serviceByLine.set(i, svc);
@@ -655,6 +807,8 @@ class IpvsBuilder {
   }
 
   private currentIsMerge = false;
+  /** IPv4 addresses of the fast path by value: one string per address (an endpoint backs several services). */
+  private readonly addresses = new Map<number, string>();
   /** Real servers already listed under the current service line (duplicates are reported). */
   private currentServers = new Set<string>();
 
@@ -715,6 +869,10 @@ class IpvsBuilder {
   }
 
   private extend(svc: VirtualService, i: number, text: string): void {
+    if (svc instanceof ServiceNode) {
+      if (i >= svc.fullEndLine()) svc.extendTo(i, text.trimEnd().length);
+      return;
+    }
     if (i >= svc.fullRange.end.line) svc.fullRange = spanRanges(svc.fullRange, lineRange(i, 0, text.trimEnd().length));
   }
 
@@ -1037,6 +1195,9 @@ class IpvsBuilder {
     const at = this.services.indexOf(svc);
     if (at >= 0) this.services.splice(at, 1);
     this.serviceByName.delete(svc.name);
+    // Its definition keeps the full range it had when it was made: the service line.
+    const def = this.definitionOf.get(svc);
+    if (def instanceof ServiceDefinition) def.fullRange = svc.range;
     this.definitionOf.delete(svc);
   }
 
@@ -1239,6 +1400,144 @@ function mergeServer(into: RealServer, from: RealServer): void {
   into.tunnel ??= from.tunnel;
 }
 
-export function parseIpvsadm(text: string): IpvsDump {
-  return new IpvsBuilder(splitLines(text)).build();
+export interface ParseIpvsadmOptions {
+  /** `chevrotain` reads every line with the Chevrotain grammar (the fast path's reference, for tests). */
+  mode?: 'fast' | 'chevrotain';
 }
+
+export function parseIpvsadm(text: string, options: ParseIpvsadmOptions = {}): IpvsDump {
+  return new IpvsBuilder(splitLines(text), options.mode !== 'chevrotain').build();
+}
+
+// ---- the fast path ------------------------------------------------------------------------------------------
+
+/** Token columns of the line the fast path is reading: [start, end) of token k at 2k, 2k+1. */
+const cols = new Int32Array(2 * 16);
+
+/**
+ * Splits a line into words separated by spaces; -1 when it has another character than a space or printable
+ * ASCII (tabs, `#`, quotes and the rest are the Chevrotain path's), or more than 16 words.
+ */
+function scanWords(text: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 32) {
+      if (inWord) {
+        cols[2 * n - 1] = k;
+        inWord = false;
+      }
+    } else if (c > 32 && c < 127 && c !== 35 /* # */) {
+      if (!inWord) {
+        if (n === 16) return -1;
+        cols[2 * n] = k;
+        n++;
+        inWord = true;
+      }
+    } else {
+      return -1;
+    }
+  }
+  if (inWord) cols[2 * n - 1] = text.length;
+  return n;
+}
+
+function isDigits(text: string, start: number, end: number, max: number): boolean {
+  if (end <= start || end - start > max) return false;
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** `10.0.0.1:80` or `[fd00::1]:80` with a valid address and port, the way ipvsadm -Ln prints them; else undefined. */
+function fastEndpoint(text: string, start: number, end: number, ipv4: Map<number, string>): { address: string; family: IpvsFamily; port: number } | undefined {
+  let portStart: number;
+  let address: string;
+  let family: IpvsFamily;
+  if (text.charCodeAt(start) === 91 /* [ */) {
+    const close = text.indexOf(']', start);
+    if (close < 0 || close + 1 >= end || text.charCodeAt(close + 1) !== 58) return undefined;
+    address = text.slice(start + 1, close);
+    if (!isIpv6(address)) return undefined;
+    family = 'ipv6';
+    portStart = close + 2;
+  } else {
+    const colon = text.indexOf(':', start);
+    if (colon < 0 || colon >= end) return undefined;
+    // One string per address (an endpoint backs several virtual services), found by its value.
+    const value = ipv4Value(text, start, colon);
+    if (Number.isNaN(value)) return undefined;
+    const known = ipv4.get(value);
+    if (known === undefined) ipv4.set(value, (address = text.slice(start, colon)));
+    else address = known;
+    family = 'ipv4';
+    portStart = colon + 1;
+  }
+  if (!isDigits(text, portStart, end, 5)) return undefined;
+  const port = Number(text.slice(portStart, end));
+  return port <= 65535 ? { address, family, port } : undefined;
+}
+
+/**
+ * The 32-bit value (as an int32, a small integer for Map keys) of the dotted IPv4 address at [start, end), when
+ * isIpv4 accepts it (so the text is determined by the value); NaN otherwise.
+ */
+function ipv4Value(text: string, start: number, end: number): number {
+  const n = end - start;
+  if (n < 7 || n > 15) return NaN;
+  let dots = 0;
+  let octet = 0;
+  let digits = 0;
+  let value = 0;
+  for (let k = start; k <= end; k++) {
+    const c = k < end ? text.charCodeAt(k) : 46;
+    if (c === 46) {
+      if (digits === 0 || octet > 255) return NaN;
+      if (k < end && ++dots > 3) return NaN;
+      value = (value << 8) | octet;
+      octet = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && octet === 0) return NaN;
+      octet = octet * 10 + (c - 48);
+      if (++digits > 3) return NaN;
+    } else {
+      return NaN;
+    }
+  }
+  return dots === 3 ? value : NaN;
+}
+
+const FAST_VERSION_RE = /^IP Virtual Server version (\d+\.\d+\.\d+) \(size=(\d+)\)$/;
+const FAST_COLUMNS = 'Prot LocalAddress:Port Scheduler Flags';
+const FAST_SERVER_COLUMNS_RE = /^ +-> RemoteAddress:Port +Forward +Weight +ActiveConn +InActConn$/;
+
+/** The value of a run of at most 15 digits (isDigits), exact as Number() of it. */
+function digitsValue(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let k = start; k < end; k++) n = n * 10 + (text.charCodeAt(k) - 48);
+  return n;
+}
+
+const MASQ = { forward: 'masq', local: false } as const;
+const ROUTE = { forward: 'route', local: false } as const;
+const TUNNEL = { forward: 'tunnel', local: false } as const;
+const LOCAL = { forward: 'route', local: true } as const;
+
+/** The Forward column (`Masq`, `Route`, `Tunnel`, `Local`) at [start, end), without slicing it. */
+function forwardAt(text: string, start: number, end: number): { forward: IpvsForward; local: boolean } | undefined {
+  switch (end - start) {
+    case 4:
+      return text.startsWith('Masq', start) ? MASQ : undefined;
+    case 5:
+      return text.startsWith('Route', start) ? ROUTE : text.startsWith('Local', start) ? LOCAL : undefined;
+    case 6:
+      return text.startsWith('Tunnel', start) ? TUNNEL : undefined;
+    default:
+      return undefined;
+  }
+}
+

@@ -1,0 +1,324 @@
+// The hand-written fast paths of the ipvsadm and ipset parsers (issue #8) must build exactly the model the
+// Chevrotain path builds: services, real servers, members, commands, ranges, symbols, per-line indexes and
+// diagnostics, compared through the public interface (lazy ranges and getters included).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
+import { Symbols } from '../../src/core/model/symbols';
+import { parseIpset } from '../../src/core/parse/ipset/parser';
+import { MemberNode } from '../../src/core/parse/ipset/nodes';
+import { LineMap, RealServerNode, ServiceNode } from '../../src/core/parse/ipvs/nodes';
+import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
+import { mutate, mutationOf } from '../helpers/mutate';
+import { CORPUS, HAVE_CORPUS } from '../helpers/shared';
+
+/**
+ * A model object as plain data: its own enumerable properties and the getters of its classes, read
+ * recursively; undefined values count as absent (as toEqual counts them). Maps become entry lists.
+ */
+function plain(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(plain);
+  if (value instanceof Map) return [...value.entries()].map(([k, v]) => [k, entry(v)]);
+  if (value instanceof Symbols) return { definitions: plain(value.definitions), references: plain(value.references) };
+  const keys = new Set(Object.keys(value));
+  for (let p = Object.getPrototypeOf(value); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const [k, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) if (d.get) keys.add(k);
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of [...keys].sort()) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = plain(v);
+  }
+  return out;
+}
+
+/** A set or service (compared in full in its list) by name and line; a per-line index value with those as references. */
+const isContainer = (v: unknown): v is { name: string; line: number } => typeof v === 'object' && v !== null && ('members' in v || 'realServers' in v);
+function entry(v: unknown): unknown {
+  if (isContainer(v)) return { ref: v.name, line: v.line };
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return plain(v);
+  const out: Record<string, unknown> = {};
+  for (const k of ['set', 'service', 'server', 'member', 'range', 'key', 'keyRange']) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== undefined) out[k] = isContainer(x) ? { ref: x.name, line: x.line } : plain(x);
+  }
+  return Object.keys(out).length > 0 ? out : plain(v);
+}
+
+function sameIpvsadm(text: string): void {
+  const fast = parseIpvsadm(text);
+  const slow = parseIpvsadm(text, { mode: 'chevrotain' });
+  expect(plain(fast)).toEqual(plain(slow));
+  // The indexes answer the same questions line by line.
+  for (const [line, entry] of slow.realServerByLine) {
+    expect(fast.realServerByLine.has(line)).toBe(true);
+    expect(plain(fast.realServerByLine.get(line)!.range)).toEqual(plain(entry.range));
+  }
+  expect(fast.realServerByLine.size).toBe(slow.realServerByLine.size);
+}
+
+function sameIpset(text: string): void {
+  const fast = parseIpset(text);
+  const slow = parseIpset(text, { mode: 'chevrotain' });
+  expect(plain(fast)).toEqual(plain(slow));
+  expect(fast.memberByLine.size).toBe(slow.memberByLine.size);
+  expect(fast.commandByLine.size).toBe(slow.commandByLine.size);
+}
+
+const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');
+const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
+const IPVSADM_FIXTURES = readdirSync(FIXTURES).filter((f) => f.endsWith('.ipvsadm'));
+const IPSET_FIXTURES = readdirSync(FIXTURES).filter((f) => f.endsWith('.ipset'));
+
+const v6 = (services: GenServicePort[]): GenServicePort[] =>
+  services.map((s, i) => ({
+    ...s,
+    clusterIP: `fd00:96::${(i + 1).toString(16)}`,
+    externalIPs: undefined,
+    loadBalancerIPs: undefined,
+    loadBalancerSourceRanges: undefined,
+    endpoints: s.endpoints.map((e, k) => ({ ...e, address: `fd00:10::${(i * 16 + k + 1).toString(16)}` })),
+  }));
+
+describe('ipvsadm fast path = Chevrotain path', () => {
+  for (const name of IPVSADM_FIXTURES) {
+    it(`fixture ${name}`, () => sameIpvsadm(fixture(name)));
+  }
+
+  for (const seed of [1, 7, 42]) {
+    it(`generated node: seed ${seed} (listing and save, IPv4 and IPv6)`, () => {
+      const snap = generateIpvsSnapshot({ services: randomServices(40, 4, seed), nodeIPs: ['192.168.0.10', '10.0.2.15'] });
+      sameIpvsadm(snap['ipvsadm-list']);
+      // (and the fast path did read the listing)
+      const services = parseIpvsadm(snap['ipvsadm-list']).services;
+      expect(services.every((s) => s instanceof ServiceNode && s.realServers.every((r) => r instanceof RealServerNode))).toBe(true);
+      sameIpvsadm(snap['ipvsadm-save']);
+      const six = generateIpvsSnapshot({ services: v6(randomServices(15, 3, seed)), nodeIPs: ['fd00::10'], family: 'ipv6' });
+      sameIpvsadm(six['ipvsadm-list']);
+      // A listing pasted twice (the second merges into the first), and one with a --stats listing after it.
+      sameIpvsadm(`${snap['ipvsadm-list']}\n${snap['ipvsadm-list']}`);
+      sameIpvsadm(`${snap['ipvsadm-list']}\n${fixture('kube-proxy-node.stats.ipvsadm')}\n${fixture('kube-proxy-node.ipvsadm')}`);
+    });
+  }
+
+  it('targeted lines: weights, duplicates, families, merges, bad columns and text the fast path leaves alone', () => {
+    sameIpvsadm(
+      [
+        '  -> 10.0.0.9:80 Masq 1 0 0',
+        'TCP  10.96.0.1:443 rr',
+        '  -> 192.168.0.1:6443            Masq    1      0          0         ',
+        '  -> 192.168.0.1:6443            Masq    1      0          0',
+        '  -> 192.168.0.2:6443            Masq    0      3          7',
+        '  -> 192.168.0.3:6443            Local   2      0          0',
+        '  -> 192.168.0.4:6443            Route   2      0          0',
+        '  -> 192.168.0.5:6443            Tunnel  2      0          0',
+        '  -> [fd00::5]:6443              Masq    1      0          0',
+        '  -> [fd00::5]:6443              Tunnel  1      0          0',
+        '  -> 192.168.0.6:6443            Bogus   1      0          0',
+        '  -> 192.168.0.7:99999           Masq    1      0          0',
+        '  -> 192.168.0.256:6443          Masq    1      0          0',
+        '  -> 192.168.00.8:6443           Masq    1      0          0',
+        '  -> 192.168.0.9:6443            Masq    -1     0          0',
+        '  -> 192.168.0.10:6443           Masq    1      0',
+        '  -> 192.168.0.11:6443\tMasq    1      0          0',
+        '  -> 192.168.0.12:6443           Masq    1      0          0  # note',
+        '  -> node1.example:6443          Masq    1      0          0',
+        '  -> 192.168.0.13:https          Masq    1      0          0',
+        'UDP  10.96.0.10:53 rr persistent 10800',
+        '  -> 10.244.1.3:53               Masq    1      0          0',
+        'UDP  [fd00::a]:53 rr',
+        '  -> 10.244.1.3:53               Masq    1      0          0',
+        'SCTP  10.96.0.20:3868 wlc',
+        'TCP  10.96.0.30:80 bogus',
+        'TCP  10.96.0.31:80 rr persistent',
+        'TCP  10.96.0.32:80 rr persistent 60 mask 255.255.255.0',
+        'TCP  10.96.0.33:80 rr ops',
+        'TCP  10.96.0.34:0 rr',
+        'TCP  10.96.0.1:443 rr',
+        '  -> 192.168.0.1:6443            Masq    1      0          0',
+        'TCP 10:00 ESTABLISHED 10.0.0.1:1 10.0.0.2:2 10.0.0.3:3',
+        'IP Virtual Server version 1.2.1 (size=4096)',
+        'Prot LocalAddress:Port Scheduler Flags',
+        '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
+        'TCP  10.96.0.1:443 rr',
+        '  -> 192.168.0.1:6443            Masq    5      1          2',
+        '  -> 192.168.0.99:6443           Masq    1      0          0',
+        'Prot LocalAddress:Port               Conns   InPkts  OutPkts  InBytes OutBytes',
+        '  -> RemoteAddress:Port',
+        'TCP  10.96.0.1:443                       1       10        0     1000        0',
+        '  -> 192.168.0.1:6443                    1       10        0     1000        0',
+        '-A -t 10.96.0.1:443 -s rr',
+        'IP Virtual Server version 1.2.1 (size=4096)  ',
+        'IP Virtual Server version 1.2.1 (size=4096)\t',
+        'IP Virtual Server version 1.2 (size=4096)',
+        'IP Virtual Server version 1.2.1 (size=4096) extra',
+        'IP  Virtual Server version 1.2.1 (size=4096)',
+        'Prot LocalAddress:Port Scheduler Flags ',
+        'Prot LocalAddress:Port Scheduler  Flags',
+        '    -> RemoteAddress:Port   Forward Weight ActiveConn InActConn  ',
+        '  -> RemoteAddress:Port Forward Weight ActiveConn InActConn TunnelInfo',
+        '  -> RemoteAddress:Port\u00a0Forward Weight ActiveConn InActConn',
+        'TCP  10.96.0.40:80 rr',
+        '  -> 10.0.0.1:80 Masq 1 0 0',
+        '-D -t 10.96.0.40:80',
+        '-C',
+      ].join('\n'),
+    );
+  });
+
+  it('mutated dumps (300 inputs)', () => {
+    const seed = [fixture('kube-proxy-node.ipvsadm'), fixture('director.ipvsadm'), fixture('kube-proxy-node.stats.ipvsadm')].join('\n');
+    const alphabet = ['-', '->', ' ', '  ', '\t', ':', '[', ']', '0', '65535', 'TCP', 'UDP', 'rr', 'persistent', 'Masq', 'Local', '-A', '#', '中', '\n', '  -> 10.0.0.1:80 Masq 1 0 0\n'];
+    fc.assert(
+      fc.property(fc.array(mutationOf(alphabet), { minLength: 1, maxLength: 6 }), (mutations) => sameIpvsadm(mutate(seed, mutations))),
+      { numRuns: 300, seed: 8 },
+    );
+  });
+
+  it.skipIf(!HAVE_CORPUS)('the shared corpus', () => {
+    const dir = join(CORPUS, 'ipvs');
+    const files = [...readdirSync(dir).map((f) => join(dir, f)), ...readdirSync(join(dir, 'pristine')).map((f) => join(dir, 'pristine', f))];
+    for (const f of files.filter((x) => statSync(x).isFile())) sameIpvsadm(readFileSync(f, 'utf8'));
+  });
+});
+
+describe('ipset fast path = Chevrotain path', () => {
+  for (const name of IPSET_FIXTURES) {
+    it(`fixture ${name}`, () => sameIpset(fixture(name)));
+  }
+
+  for (const seed of [1, 7, 42]) {
+    it(`generated node: seed ${seed} (save and list, IPv4 and IPv6)`, () => {
+      const snap = generateIpvsSnapshot({ services: randomServices(40, 4, seed), nodeIPs: ['192.168.0.10'] });
+      sameIpset(snap['ipset-save']);
+      const members = parseIpset(snap['ipset-save']).sets.flatMap((x) => x.members);
+      expect(members.length).toBeGreaterThan(0);
+      expect(members.every((m) => m instanceof MemberNode)).toBe(true);
+      sameIpset(snap['ipset-list']);
+      sameIpset(`${snap['ipset-list']}\n${snap['ipset-save']}`);
+      sameIpset(generateIpvsSnapshot({ services: v6(randomServices(15, 3, seed)), nodeIPs: ['fd00::10'], family: 'ipv6' })['ipset-save']);
+    });
+  }
+
+  it('targeted lines: members with problems, options, quotes, unknown and later sets', () => {
+    sameIpset(
+      [
+        'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443',
+        'create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536',
+        'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443',
+        'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443   ',
+        'add  KUBE-CLUSTER-IP   10.96.0.10,udp:53',
+        'add KUBE-CLUSTER-IP 10.96.0.10,udp:99999',
+        'add KUBE-CLUSTER-IP fd00::1,tcp:80',
+        'add KUBE-CLUSTER-IP 10.96.0.10',
+        'add KUBE-CLUSTER-IP 10.96.0.11,tcp:80 timeout 5',
+        'add KUBE-CLUSTER-IP 10.96.0.12,tcp:80 comment "x y"',
+        'add KUBE-CLUSTER-IP "10.96.0.13,tcp:80"',
+        'add KUBE-CLUSTER-IP\t10.96.0.14,tcp:80',
+        'add KUBE-CLUSTER-IP 10.96.0.16,TCP:80',
+        'add KUBE-CLUSTER-IP 010.96.0.17,tcp:80',
+        'add KUBE-CLUSTER-IP 10.96.0.18,tcp:00080',
+        'add KUBE-CLUSTER-IP 10.96.0.19,tcp:000080',
+        'add KUBE-CLUSTER-IP 10.96.0.20,80',
+        'add KUBE-CLUSTER-IP 10.96.0.21,icmp:echo-request',
+        'add KUBE-CLUSTER-IP 10.96.0.22,tcp:80-90',
+        'add KUBE-CLUSTER-IP 10.96.0.0/24,tcp:80',
+        'add KUBE-CLUSTER-IP 10.96.0.23,udplite:80',
+        'add KUBE-CLUSTER-IP 10.96.0.24,tcp:http',
+        'add KUBE-CLUSTER-IP 10.96.0.25,tcp:80,10.0.0.1',
+        'add KUBE-CLUSTER-IP 10.96.0.26,:80',
+        'add KUBE-CLUSTER-IP 10.96.0.27,tcp:',
+        'add KUBE-CLUSTER-IP 10.96.0.15,tcp:80 #',
+        'add KUBE-CLUSTER-IP',
+        'add NOT-CREATED 10.0.0.1,tcp:80',
+        'create KUBE-NODE-PORT-TCP bitmap:port range 30000-32767',
+        'add KUBE-NODE-PORT-TCP 30080',
+        'add KUBE-NODE-PORT-TCP 80',
+        'add KUBE-NODE-PORT-TCP 30000-30010',
+        'add KUBE-NODE-PORT-TCP 030081',
+        'add KUBE-NODE-PORT-TCP 65536',
+        'add KUBE-NODE-PORT-TCP tcp:30082',
+        'create KUBE-IPVS-IPS hash:ip family inet',
+        'add KUBE-IPVS-IPS 10.96.0.1',
+        'add KUBE-IPVS-IPS 10.96.0.1,tcp:80',
+        'add KUBE-IPVS-IPS 10.96.0.0/16',
+        'add KUBE-IPVS-IPS 10.96.0.1-10.96.0.9',
+        'create KUBE-LOOP-BACK hash:ip,port,ip family inet',
+        'add KUBE-LOOP-BACK 10.244.1.3,udp:53,10.244.1.3',
+        'add KUBE-LOOP-BACK 10.244.1.3,udp:53,10.244.1.4',
+        'add KUBE-LOOP-BACK 10.244.1.3,udp:53',
+        'add KUBE-LOOP-BACK 10.244.1.3,udp:53,10.244.1.0/24',
+        'add KUBE-LOOP-BACK 10.244.1.3,udp:53,10.244.1.4,1',
+        'create KUBE-6-CLUSTER-IP hash:ip,port family inet6',
+        'add KUBE-6-CLUSTER-IP fd00::1,tcp:80',
+        'add KUBE-6-CLUSTER-IP 10.0.0.1,tcp:80',
+        'create all list:set size 8',
+        'add all KUBE-CLUSTER-IP',
+        'create odd hash:frob',
+        'add odd whatever',
+        'create nets hash:net family inet',
+        'add nets 10.0.0.0/8',
+        'add nets 10.0.0.0/0',
+        'del KUBE-CLUSTER-IP 10.96.0.1,tcp:443',
+        'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443',
+        'flush KUBE-CLUSTER-IP',
+        'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443',
+        'Name: listed',
+        'Type: hash:ip',
+        'Members:',
+        'add KUBE-CLUSTER-IP 10.96.0.2,tcp:443',
+        '',
+        'add KUBE-CLUSTER-IP 10.96.0.3,tcp:443',
+      ].join('\n'),
+    );
+  });
+
+  it('mutated dumps (200 inputs)', () => {
+    const seed = [fixture('kube-proxy-node.ipset'), fixture('misc.ipset'), fixture('kube-proxy-node.list.ipset')].join('\n');
+    const alphabet = ['add ', 'create ', ' ', '\t', ',', ':', 'tcp:', '/', '-', '"', '#', '0', '65535', 'KUBE-CLUSTER-IP', 'timeout', '中', '\n', 'add KUBE-CLUSTER-IP 10.0.0.1,tcp:80\n'];
+    fc.assert(
+      fc.property(fc.array(mutationOf(alphabet), { minLength: 1, maxLength: 6 }), (mutations) => sameIpset(mutate(seed, mutations))),
+      { numRuns: 200, seed: 8 },
+    );
+  });
+
+  it('a fast-path member makes the same parts when they are asked for', () => {
+    const text = 'create s hash:ip,port,net family inet\nadd s 10.0.0.1,udp:53,10.1.0.0/16';
+    const fast = parseIpset(text).sets[0].members[0];
+    const slow = parseIpset(text, { mode: 'chevrotain' }).sets[0].members[0];
+    expect(plain(fast.parts)).toEqual(plain(slow.parts));
+    expect(fast.parts).toBe(fast.parts);
+    expect(fast.parts.map((p) => p.dimension)).toEqual(['ip', 'port', 'net']);
+  });
+});
+
+describe('LineMap', () => {
+  it('is a Map of line numbers: size, order, has/get/delete, iteration', () => {
+    const m = new LineMap<string>();
+    expect(m).toBeInstanceOf(Map);
+    m.set(3, 'c').set(0, 'a').set(10, 'k').set(3, 'C');
+    expect(m.size).toBe(3);
+    expect([...m.keys()]).toEqual([0, 3, 10]);
+    expect([...m]).toEqual([[0, 'a'], [3, 'C'], [10, 'k']]);
+    expect([...m.values()]).toEqual(['a', 'C', 'k']);
+    expect(m.get(3)).toBe('C');
+    expect(m.get(4)).toBeUndefined();
+    expect(m.get(-1)).toBeUndefined();
+    expect(m.get(1.5)).toBeUndefined();
+    expect(m.has(10)).toBe(true);
+    expect(m.delete(10)).toBe(true);
+    expect(m.delete(10)).toBe(false);
+    expect(m.size).toBe(2);
+    const seen: Array<[number, string]> = [];
+    m.forEach((v, k) => seen.push([k, v]));
+    expect(seen).toEqual([[0, 'a'], [3, 'C']]);
+    expect(() => m.set(-1, 'x')).toThrow(RangeError);
+    m.clear();
+    expect(m.size).toBe(0);
+    expect([...m]).toEqual([]);
+  });
+});
