@@ -2,6 +2,7 @@
 // the text, and the work grows linearly with the input.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { costRatio } from '../helpers/linear';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { splitLines } from '../../src/core/parse/iptables/parser';
 import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
@@ -71,26 +72,12 @@ describe('parser robustness (10,000+ generated inputs)', () => {
 });
 
 describe('parser cost is linear in the input size', () => {
-  // A complexity property, not a speed target: doubling the input must roughly double the time. A quadratic
-  // parser would show a ratio near 64 for an 8× input; a generous bound keeps this stable on a busy machine.
-  function medianMs(text: string): number {
-    const times: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const start = performance.now();
-      analyzeIptables(text);
-      times.push(performance.now() - start);
-    }
-    return times.sort((x, y) => x - y)[2];
-  }
   it('8× the rules cost at most ~24× the time (mutated dumps, garbage)', () => {
-    const small = generateIptablesDump({ services: randomServices(150, 4, 1), style: 'iptables-nft-save' });
-    const large = generateIptablesDump({ services: randomServices(1200, 4, 1), style: 'iptables-nft-save' });
-    medianMs(small); // warm up
-    const ratio = medianMs(large) / medianMs(small);
-    expect(ratio).toBeLessThan(24);
+    const small = generateIptablesDump({ services: randomServices(300, 4, 1), style: 'iptables-nft-save' });
+    const large = generateIptablesDump({ services: randomServices(2400, 4, 1), style: 'iptables-nft-save' });
+    expect(costRatio(analyzeIptables, small, large)).toBeLessThan(24);
     const garbageSmall = Array.from({ length: 2_000 }, (_, i) => `-A X "${i} -j ! -- ${'q'.repeat(i % 50)}`).join('\n');
     const garbageLarge = Array.from({ length: 16_000 }, (_, i) => `-A X "${i} -j ! -- ${'q'.repeat(i % 50)}`).join('\n');
-    medianMs(garbageSmall);
-    expect(medianMs(garbageLarge) / medianMs(garbageSmall)).toBeLessThan(24);
+    expect(costRatio(analyzeIptables, garbageSmall, garbageLarge)).toBeLessThan(24);
   });
 });

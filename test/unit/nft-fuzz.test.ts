@@ -2,6 +2,7 @@
 // every statement range points into the text, and the work grows linearly with the input.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { costRatio } from '../helpers/linear';
 import type { NftRuleset } from '../../src/core/model/nft';
 import type { Range } from '../../src/core/model/range';
 import { generateNftDump, randomServices } from '../../src/core/kube/generate/nft';
@@ -175,17 +176,6 @@ describe('nft parser robustness (10,600 generated inputs)', () => {
 });
 
 describe('nft parser cost is linear in the input size', () => {
-  // A complexity property, not a speed target: a quadratic parser would show a ratio near 64 for an 8× input;
-  // a generous bound keeps this stable on a busy machine.
-  function medianMs(fn: () => unknown): number {
-    const times: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const start = performance.now();
-      fn();
-      times.push(performance.now() - start);
-    }
-    return times.sort((x, y) => x - y)[1];
-  }
   it('8× the services cost at most ~24× the time (text, commands, JSON, garbage)', () => {
     const small = randomServices(60, 4, 1);
     const large = randomServices(480, 4, 1);
@@ -193,13 +183,10 @@ describe('nft parser cost is linear in the input size', () => {
       const parse = style === 'nft-json' ? parseNftJson : parseNft;
       const a = generateNftDump({ services: small, style });
       const b = generateNftDump({ services: large, style });
-      medianMs(() => parse(a));
-      const ratio = medianMs(() => parse(b)) / medianMs(() => parse(a));
-      expect(ratio, style).toBeLessThan(24);
+      expect(costRatio(parse, a, b), style).toBeLessThan(24);
     }
     const garbageSmall = Array.from({ length: 2_000 }, (_, i) => `add rule ip t c { ( "${i} vmap ! -- ${'q'.repeat(i % 50)}`).join('\n');
     const garbageLarge = Array.from({ length: 16_000 }, (_, i) => `add rule ip t c { ( "${i} vmap ! -- ${'q'.repeat(i % 50)}`).join('\n');
-    medianMs(() => parseNft(garbageSmall));
-    expect(medianMs(() => parseNft(garbageLarge)) / medianMs(() => parseNft(garbageSmall))).toBeLessThan(24);
+    expect(costRatio(parseNft, garbageSmall, garbageLarge)).toBeLessThan(24);
   });
 });
