@@ -36,3 +36,15 @@ describe('plainData', () => {
     expect(structuredClone({ x: new Lazy(1) }).x).not.toHaveProperty('range');
   });
 });
+
+describe('plainData on shared and cyclic values', () => {
+  it('keeps shared objects shared and follows a cycle without looping', () => {
+    const shared = { range: new Lazy(1) };
+    const cyclic: { self?: unknown; lazy: Lazy } = { lazy: new Lazy(2) };
+    cyclic.self = cyclic;
+    const plain = plainData({ a: shared, b: shared, cyclic });
+    expect(plain.a).toBe(plain.b);
+    expect(structuredClone(plain).a.range).toHaveProperty('range.start.line', 1);
+    expect(plain.cyclic.lazy).toHaveProperty('range.start.line', 2);
+  });
+});

@@ -23,15 +23,24 @@ function getters(proto: object): string[] {
  * are left to the structured clone.
  */
 export function plainData<T>(value: T): T {
-  return convert(value) as T;
+  return convert(value, new Map()) as T;
 }
 
-function convert(value: unknown): unknown {
+/** `seen`: each object converted so far (shared objects stay shared; a cycle leads back to the original). */
+function convert(value: unknown, seen: Map<object, unknown>): unknown {
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  if (seen.has(value)) return seen.get(value);
+  seen.set(value, value);
+  const out = convertObject(value, seen);
+  seen.set(value, out);
+  return out;
+}
+
+function convertObject(value: object, seen: Map<object, unknown>): unknown {
   if (value instanceof Map) {
     let changed = false;
     const entries = [...value].map(([k, v]) => {
-      const converted = convert(v);
+      const converted = convert(v, seen);
       changed ||= converted !== v;
       return [k, converted] as const;
     });
@@ -39,14 +48,14 @@ function convert(value: unknown): unknown {
   }
   if (value instanceof Set) {
     const before = [...value];
-    const items = before.map(convert);
+    const items = before.map((item) => convert(item, seen));
     return items.some((item, i) => item !== before[i]) ? new Set(items) : value;
   }
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item = value[i];
-      const converted = convert(item);
+      const converted = convert(item, seen);
       if (converted !== item) (out ??= value.slice())[i] = converted;
     }
     return out ?? value;
@@ -57,12 +66,12 @@ function convert(value: unknown): unknown {
   const source = value as Record<string, unknown>;
   for (const key of Object.keys(source)) {
     const item = source[key];
-    const converted = convert(item);
+    const converted = convert(item, seen);
     if (converted !== item) (out ??= { ...source })[key] = converted;
   }
   if (names !== undefined) {
     out ??= { ...source };
-    for (const name of names) if (!(name in out)) out[name] = convert(source[name]);
+    for (const name of names) if (!(name in out)) out[name] = convert(source[name], seen);
   }
   return out ?? value;
 }
