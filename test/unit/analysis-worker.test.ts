@@ -14,6 +14,7 @@ import { formatMessage, setTranslator } from '../../src/core/l10n';
 import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
 import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { serviceTitle } from '../../src/core/graph/model';
 import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { AnalysisClient, RequestError } from '../../src/extension/analysis/client';
@@ -65,6 +66,7 @@ async function everything(ask: (method: DocumentMethod, ...args: unknown[]) => P
   }
   const out: unknown[] = [];
   for (const m of ['outline', 'foldingRanges', 'statusSummary', 'services', 'serviceItems', 'semanticTokens', 'diagnostics'] as const) out.push(await ask(m));
+  out.push(await ask('serviceLenses', 5000), await ask('serviceLenses', 3));
   out.push(await ask('outline', 25), await ask('foldingRanges', 7));
   for (const p of positions) out.push(await ask('hoverAt', p), await ask('definitionAt', p), await ask('referencesAt', p, true));
   return out;
@@ -277,6 +279,18 @@ describe('answers sized for the extension host', () => {
     expect(listed.map((c) => c.name)).toEqual(full.flatMap((tb) => tb.children).slice(0, 100).map((c) => c.name));
     const more = limited.flatMap((tb) => tb.children.filter((c) => c.name.startsWith('…')));
     expect(more.map((c) => Number(/\d+/.exec(c.name)![0])).reduce((x, y) => x + y, 0)).toBe(chains - 100);
+  });
+
+  it('Show in Graph lenses: one per Service object line (its KUBE-SVC chain), at most the limit, titled by Service', () => {
+    const services = runDocumentQuery(features, analysis, 'services', []);
+    const lenses = runDocumentQuery(features, analysis, 'serviceLenses', [10_000]);
+    expect(lenses.length).toBeGreaterThan(30);
+    expect(new Set(lenses.map((l) => l.range.start.line)).size).toBe(lenses.length);
+    const lines = dump.split('\n');
+    for (const lens of lenses) expect(lines[lens.range.start.line]).toMatch(/^:KUBE-(SVC|SVL|EXT|FW)-/);
+    const titles = new Set(services.map((s) => serviceTitle(s)));
+    for (const lens of lenses) expect(titles.has(lens.title)).toBe(true);
+    expect(runDocumentQuery(features, analysis, 'serviceLenses', [5])).toEqual(lenses.slice(0, 5));
   });
 
   it('folding ranges stop at the limit, keeping the outermost (the tables)', () => {

@@ -7,7 +7,8 @@ import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import type { OutlineItem, SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
 import type { SymbolDefinition } from '../../core/model/symbols';
-import { formatShare, serviceLabel, type Service } from '../../core/kube/catalog';
+import { formatShare, serviceLabel, type ObjectRef, type Service } from '../../core/kube/catalog';
+import { serviceTitle } from '../../core/graph/model';
 import { t } from '../../core/l10n';
 import type { NodeSnapshot } from '../../core/snapshot';
 import { hostPort, traceSnapshot, type Protocol, type SnapshotFile as TraceFile, type TraceRequest } from '../../core/trace';
@@ -61,6 +62,33 @@ export function serviceItems(services: readonly Service[]): ServiceItem[] {
       range: target?.range,
     };
   });
+}
+
+/** The object a "Show in Graph" CodeLens sits above: the first of these roles a Service has. */
+const LENS_ROLES: ObjectRef['role'][] = ['service-chain', 'service-local-chain', 'virtual-service', 'map-element', 'external-chain', 'firewall-chain'];
+
+/** One "Show in Graph" CodeLens: where it goes and the Service it draws. */
+export interface ServiceLens {
+  range: Range;
+  title: string;
+  family: Service['family'];
+}
+
+/**
+ * The Services' CodeLenses, at most `limit`, one per line. Computed where the analysis lives: the Services of a
+ * 10,000-Service dump are a 40 MB message, which the extension host would spend most of a second reading.
+ */
+export function serviceLenses(services: readonly Service[], limit: number): ServiceLens[] {
+  const out: ServiceLens[] = [];
+  const lines = new Set<number>();
+  for (const s of services) {
+    if (out.length >= limit) break;
+    const object = LENS_ROLES.map((role) => s.objects.find((o) => o.role === role)).find((o) => o !== undefined);
+    if (!object || lines.has(object.range.start.line)) continue;
+    lines.add(object.range.start.line);
+    out.push({ range: object.range, title: serviceTitle(s), family: s.family });
+  }
+  return out;
 }
 
 /** One row of the Trace ClusterIP / Trace NodePort pick. */
@@ -148,6 +176,7 @@ export const documentQueries = {
   statusSummary: (f: AnyFeatures, a: DumpAnalysis) => f.statusSummary(a),
   services: (f: AnyFeatures, a: DumpAnalysis) => f.services(a),
   serviceItems: (f: AnyFeatures, a: DumpAnalysis) => serviceItems(f.services(a)),
+  serviceLenses: (f: AnyFeatures, a: DumpAnalysis, limit: number) => serviceLenses(f.services(a), limit),
   semanticTokens: (f: AnyFeatures, a: DumpAnalysis) => encodeSemanticTokens(f.semanticSymbols?.(a) ?? []),
   diagnostics: (_f: AnyFeatures, a: DumpAnalysis) => a.diagnostics,
 };
