@@ -105,6 +105,16 @@ const cachedRules: (LazyRule | undefined)[] = new Array(CACHE_SIZE).fill(undefin
 const cachedStatements: NftStatement[][] = new Array(CACHE_SIZE).fill([]);
 let cacheNext = 0;
 
+/**
+ * Forgets the lines and rules remembered above: they hold slices of a document's text, which would keep the
+ * whole text alive after the document is closed (called when a new text is parsed).
+ */
+export function forgetRereadCache(): void {
+  lastLine = undefined;
+  cachedRules.fill(undefined);
+  cachedStatements.fill([]);
+}
+
 export class LazyRule implements NftRule {
   index = 0;
   constructor(

@@ -40,7 +40,7 @@ import { t } from '../../l10n';
 import { isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
 import { isKnownStatementWord, itemRange, itemsRange, StatementReader, type StatementHost } from './statements';
-import { canRereadRule, ChainNode, DefinitionNode, groupItems, LazyRule, ReferenceNode } from './nodes';
+import { canRereadRule, ChainNode, DefinitionNode, forgetRereadCache, groupItems, LazyRule, ReferenceNode } from './nodes';
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = 1_000_000;
@@ -1589,6 +1589,8 @@ function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | und
 /** Parses nft text: `nft list ruleset` output or an `nft -f` script. Never throws. */
 export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset {
   const lines = splitNftLines(text);
+  // The rules remembered from an earlier text would keep that text alive (a closed 29 MB document).
+  forgetRereadCache();
   try {
     return new NftTextBuilder(lines, options.fastPath !== false, options.lazyRules !== false).build();
   } catch (e) {
