@@ -222,8 +222,10 @@ function runCase(s: number, services: ReturnType<typeof randomServices>, target:
       const files = Object.keys(texts).map((name) => join(dir, `${s}-${dialect}-${name}`));
       Object.values(texts).forEach((text, k) => writeFileSync(files[k], text));
       const mb = files.reduce((n, f) => n + statSync(f).size, 0) / 1e6;
-      // The floor: reading the files and splitting them into lines, what any reader must do.
-      const floor = time(() => files.reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').length, 0));
+      // The floor: reading the files and splitting them into lines, what any reader must do (median of 3: one
+      // reading alone varied by half between runs).
+      const readAndSplit = () => files.reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').length, 0);
+      const floor = { value: readAndSplit(), ms: median(readAndSplit, 3) };
       gc();
       const before = process.memoryUsage().heapUsed;
       const read = files.map((f) => readFileSync(f, 'utf8'));
@@ -314,7 +316,7 @@ const report = [
   '',
   ...table,
   '',
-  'read+split: reading the file(s) and splitting them into lines. parse+symbols: parsing with the symbol table (built while lines are read).',
+  'read+split: reading the file(s) and splitting them into lines (median of 3). parse+symbols: parsing with the symbol table (built while lines are read).',
   'catalog: iptables — the Service catalog and per-chain indexes; nftables / ipvs — the node snapshot (the per-file catalogs are in parse).',
   'ipvs rows are the ipvsadm -Ln + ipset save + iptables-save files of one node together. heap: kept after a GC.',
   'peak: the most resident memory (RSS) the same analysis added in a fresh process (text, garbage not yet collected and all).',
