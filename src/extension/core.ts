@@ -15,3 +15,4 @@ export { toSvg } from '../core/graph/svg';
 export { traceHighlight } from '../core/graph/trace';
 export { explainNode } from '../core/explain/node';
 export { runDocumentQuery, runSnapshotQuery } from './analysis/queries';
+export { releaseLastMatch } from '../core/parse/detach';

@@ -110,15 +110,19 @@ type Named = { readonly nameRange: Range };
 
 /** A hash check whose range is its object's name, made when asked (one per chain of a large dump, issue #8). */
 class NamedHashCheck implements HashCheck {
+  // A private field, like NamedObjectRef's.
+  readonly #of: Named;
   constructor(
     readonly chain: string,
     readonly expected: string,
     readonly ok: boolean,
-    private readonly of: Named,
-  ) {}
+    of: Named,
+  ) {
+    this.#of = of;
+  }
 
   get range(): Range {
-    return this.of.nameRange;
+    return this.#of.nameRange;
   }
 }
 
@@ -151,15 +155,19 @@ class NftEndpoint implements Endpoint {
 
 /** An object of a Service whose range is the name of a chain or set, made when asked. */
 class NamedObjectRef implements ObjectRef {
+  // A private field (not a property): answers sent to the extension host must not carry the whole chain.
+  readonly #of: Named;
   constructor(
     readonly name: string,
     readonly tableId: string,
     readonly role: ObjectRef['role'],
-    private readonly of: Named,
-  ) {}
+    of: Named,
+  ) {
+    this.#of = of;
+  }
 
   get range(): Range {
-    return this.of.nameRange;
+    return this.#of.nameRange;
   }
 }
 

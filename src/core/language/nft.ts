@@ -1,4 +1,5 @@
 // Language features for nftables (`nft list ruleset`, nft scripts, `nft -j` JSON), as pure functions.
+import { forgetRereadCache } from '../parse/nft/nodes';
 import type { Diagnostic } from '../model/diagnostics';
 import type { NftChain, NftElement, NftMap, NftRuleset, NftSet, NftStatement, NftTable } from '../model/nft';
 import { containsPosition, type Position, type Range } from '../model/range';
@@ -41,6 +42,8 @@ export function isNftJson(text: string): boolean {
 export function analyzeNft(text: string): NftAnalysis {
   const ruleset = isNftJson(text) ? parseNftJson(text) : parseNft(text);
   const catalog = buildNftCatalog(ruleset);
+  // The catalog read the rules through the re-read cache: let it forget them (see parseNft).
+  forgetRereadCache();
   const serviceByObject = new Map<string, Map<string, Service>>();
   for (const s of catalog.services) {
     for (const o of s.objects) if (o.role !== 'map-element' && o.role !== 'set-element') addService(serviceByObject, o.tableId, o.name, s);

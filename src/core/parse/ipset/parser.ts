@@ -23,6 +23,7 @@ import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar'
 import { lineLexer, unquote } from './lexer';
 import { AddCommandNode, MemberByLine, MemberNode, SetReference } from './nodes';
 import { FAST_MAX_LINE, LineMap, pack } from '../ipvs/nodes';
+import { detached } from '../detach';
 
 export const MAX_LINE_LENGTH = 65_536;
 export const MAX_DIAGNOSTICS = 1_000;
@@ -174,7 +175,11 @@ const DIMENSIONS = new Map<string, ReturnType<typeof typeDimensions> | null>();
 export function parseMemberParts(text: string, textRange: Range, type: string, family: IpsetFamily | undefined): { parts: IpsetMemberPart[]; problems: Problem[] } {
   const problems: Problem[] = [];
   let dims = DIMENSIONS.get(type);
-  if (dims === undefined) DIMENSIONS.set(type, (dims = typeDimensions(type) ?? null));
+  if (dims === undefined) {
+    dims = typeDimensions(type) ?? null;
+    // Bounded, and keyed by a copy: a slice of the dump would keep its whole text alive (see detach.ts).
+    if (DIMENSIONS.size < 1_000) DIMENSIONS.set(detached(type), dims);
+  }
   const line = textRange.start.line;
   const col = textRange.start.character;
   if (!dims) return { parts: [], problems };

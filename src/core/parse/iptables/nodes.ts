@@ -6,6 +6,7 @@
 // lines the Chevrotain lexer read, from an explicit offsets array kept on the rule.
 import type { Chain, Counters, Match, Option, Rule, RuleOperation, Target, TargetKind } from '../../model/iptables';
 import type { Range } from '../../model/range';
+import { DeclarationRanges } from '../../model/stored-ranges';
 import type { ReferenceRole, SymbolDefinition, SymbolReference } from '../../model/symbols';
 
 export const K_VALUE = 0;
@@ -191,6 +192,8 @@ export class RuleNode implements Rule {
   /** Token offsets; undefined until needed for lines the fast path read. */
   private offsets: number[] | undefined;
   private kept: RuleDetails | undefined = undefined;
+  // A private field, not a property: the parser (and through it the whole document) must never travel with a rule.
+  readonly #reader: RuleReader;
 
   constructor(
     readonly tableId: string,
@@ -203,22 +206,18 @@ export class RuleNode implements Rule {
     /** Index of the chain name token. */
     private readonly chainToken: number,
     offsets: number[] | undefined,
-    private readonly reader: RuleReader,
+    reader: RuleReader,
   ) {
     this.offsets = offsets;
-  }
-
-  /** Sets the details the parser built (a rule being read again, or a model built without laziness). */
-  keep(details: RuleDetails): void {
-    this.kept = details;
+    this.#reader = reader;
   }
 
   private details(): RuleDetails {
     const kept = this.kept;
     if (kept !== undefined) return kept;
-    if (transientDepth === 0) return (this.kept = this.reader.details(this));
+    if (transientDepth === 0) return (this.kept = this.#reader.details(this));
     for (let k = 0; k < RECENT; k++) if (recentRules[k] === this) return recentDetails[k]!;
-    const details = this.reader.details(this);
+    const details = this.#reader.details(this);
     recentRules[recentNext] = this;
     recentDetails[recentNext] = details;
     recentNext = (recentNext + 1) % RECENT;
@@ -353,28 +352,12 @@ export class TargetNode implements Target {
   }
 }
 
-/**
- * A chain. Its ranges and counters are kept as numbers and made into objects when read: a large dump declares
- * 100,000 chains, and nine small range objects each would be most of what the parser keeps besides the rules.
- */
-export class ChainNode implements Chain {
+/** A chain: its ranges (see DeclarationRanges) and counters are kept as numbers and made into objects when read. */
+export class ChainNode extends DeclarationRanges implements Chain {
   declared = false;
   policy: string | undefined = undefined;
   rules: Rule[] = [];
   deletedAt: Range | undefined = undefined;
-  // range, nameRange, fullRange: start line, start character, end line, end character.
-  private r0 = 0;
-  private r1 = 0;
-  private r2 = 0;
-  private r3 = 0;
-  private n0 = 0;
-  private n1 = 0;
-  private n2 = 0;
-  private n3 = 0;
-  private f0 = 0;
-  private f1 = 0;
-  private f2 = 0;
-  private f3 = 0;
   // Counters: packets, bytes, and the line and columns of their token.
   private hasCounters = false;
   private packets = 0;
@@ -389,47 +372,10 @@ export class ChainNode implements Chain {
     readonly builtin: boolean,
     range: Range,
   ) {
+    super();
     this.range = range;
     this.nameRange = range;
     this.fullRange = range;
-  }
-
-  get range(): Range {
-    return { start: { line: this.r0, character: this.r1 }, end: { line: this.r2, character: this.r3 } };
-  }
-
-  set range(r: Range) {
-    this.r0 = r.start.line;
-    this.r1 = r.start.character;
-    this.r2 = r.end.line;
-    this.r3 = r.end.character;
-  }
-
-  get nameRange(): Range {
-    return { start: { line: this.n0, character: this.n1 }, end: { line: this.n2, character: this.n3 } };
-  }
-
-  set nameRange(r: Range) {
-    this.n0 = r.start.line;
-    this.n1 = r.start.character;
-    this.n2 = r.end.line;
-    this.n3 = r.end.character;
-  }
-
-  get fullRange(): Range {
-    return { start: { line: this.f0, character: this.f1 }, end: { line: this.f2, character: this.f3 } };
-  }
-
-  set fullRange(r: Range) {
-    this.f0 = r.start.line;
-    this.f1 = r.start.character;
-    this.f2 = r.end.line;
-    this.f3 = r.end.character;
-  }
-
-  /** The first line of the range (without making it). */
-  get line(): number {
-    return this.r0;
   }
 
   get counters(): Counters | undefined {

@@ -22,6 +22,7 @@ import {
 import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols } from '../../model/symbols';
 import { t } from '../../l10n';
+import { detached } from '../detach';
 import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from './extensions';
@@ -144,6 +145,17 @@ function pushContainer(name: string, isTarget: boolean, node: MatchNode | Target
   return k;
 }
 
+/**
+ * Drops what the scratch state holds of the last line (names are slices of the document: module-level, they
+ * would keep its text alive after the document is closed).
+ */
+function forgetLine(): void {
+  containerName.fill('', 0, containerCount);
+  containerNode.fill(undefined, 0, containerCount);
+  containerCount = 0;
+  if (parserInstance) parserInstance.input = [];
+}
+
 // What the last ownerOf call found besides the container.
 let ownerSpec: OptionSpec | undefined;
 let ownerKnown = false;
@@ -174,12 +186,12 @@ function cachedSpec(cache: Map<string, Map<string, OptionSpec | null>>, owner: s
   if (byOption === undefined) {
     // Bounded: hostile input could name any number of modules.
     if (cache.size >= 2_000) return lookup(owner, option);
-    cache.set(owner, (byOption = new Map()));
+    cache.set(detached(owner), (byOption = new Map()));
   }
   let spec = byOption.get(option);
   if (spec === undefined) {
     spec = lookup(owner, option) ?? null;
-    if (byOption.size < 2_000) byOption.set(option, spec);
+    if (byOption.size < 2_000) byOption.set(detached(option), spec);
   }
   return spec ?? undefined;
 }
@@ -296,6 +308,7 @@ class RulesetBuilder implements RuleReader {
     }
     this.lastRuleOf.clear();
     this.resolveReferences();
+    forgetLine();
     this.pendingTable.length = 0;
     this.pendingName.length = 0;
     this.pendingRule.length = 0;
@@ -340,6 +353,7 @@ class RulesetBuilder implements RuleReader {
       this.line(rule.line, rule.raw);
       return this.readDetails ?? NO_DETAILS;
     } finally {
+      forgetLine();
       this.reading = undefined;
       this.readDetails = undefined;
       this.table = table;

@@ -16,6 +16,7 @@ import type { CstNode } from 'chevrotain';
 import type { NftChain, NftExpression, NftRule, NftStatement } from '../../model/nft';
 import type { ReferenceRole, SymbolDefinition, SymbolKind, SymbolReference } from '../../model/symbols';
 import { lineRange, type Range } from '../../model/range';
+import { DeclarationRanges, rangeIs } from '../../model/stored-ranges';
 import type { Item } from './grammar';
 import { fastLexLine, LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
 import { StatementReader, type StatementHost } from './statements';
@@ -179,10 +180,6 @@ export class ReferenceNode implements SymbolReference {
   }
 }
 
-/** Whether a range is [startLine:startCharacter, endLine:endCharacter) (the compact nodes compare by value). */
-function rangeIs(r: Range, startLine: number, startCharacter: number, endLine: number, endCharacter: number): boolean {
-  return r.start.line === startLine && r.start.character === startCharacter && r.end.line === endLine && r.end.character === endCharacter;
-}
 
 /** A definition (chain, set, map, table) keeping its two ranges as numbers; they are made when asked. */
 export class DefinitionNode implements SymbolDefinition {
@@ -234,68 +231,19 @@ export class DefinitionNode implements SymbolDefinition {
 }
 
 /** A chain keeping its three ranges as numbers (a kube-proxy dump of 10,000 Services has some 110,000 chains). */
-export class ChainNode implements NftChain {
+export class ChainNode extends DeclarationRanges implements NftChain {
   flags: string[] = [];
   rules: NftRule[] = [];
   declared = false;
-  private line = 0;
-  private start = 0;
-  private endLine = 0;
-  private end = 0;
-  private nameLine = 0;
-  private nameStart = 0;
-  private nameEndLine = 0;
-  private nameEnd = 0;
-  private fullLine = 0;
-  private fullStart = 0;
-  private fullEndLine = 0;
-  private fullEnd = 0;
   constructor(
     public name: string,
     readonly tableId: string,
     nameRange: Range,
     declRange: Range,
   ) {
+    super();
     this.range = declRange;
     this.nameRange = nameRange;
     this.fullRange = declRange;
-  }
-
-  get range(): Range {
-    return { start: { line: this.line, character: this.start }, end: { line: this.endLine, character: this.end } };
-  }
-
-  set range(r: Range) {
-    this.line = r.start.line;
-    this.start = r.start.character;
-    this.endLine = r.end.line;
-    this.end = r.end.character;
-  }
-
-  get nameRange(): Range {
-    return { start: { line: this.nameLine, character: this.nameStart }, end: { line: this.nameEndLine, character: this.nameEnd } };
-  }
-
-  set nameRange(r: Range) {
-    this.nameLine = r.start.line;
-    this.nameStart = r.start.character;
-    this.nameEndLine = r.end.line;
-    this.nameEnd = r.end.character;
-  }
-
-  get fullRange(): Range {
-    return { start: { line: this.fullLine, character: this.fullStart }, end: { line: this.fullEndLine, character: this.fullEnd } };
-  }
-
-  set fullRange(r: Range) {
-    this.fullLine = r.start.line;
-    this.fullStart = r.start.character;
-    this.fullEndLine = r.end.line;
-    this.fullEnd = r.end.character;
-  }
-
-  /** Whether fullRange is `r` (by value). */
-  fullRangeIs(r: Range): boolean {
-    return rangeIs(r, this.fullLine, this.fullStart, this.fullEndLine, this.fullEnd);
   }
 }

@@ -1589,13 +1589,16 @@ function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | und
 /** Parses nft text: `nft list ruleset` output or an `nft -f` script. Never throws. */
 export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset {
   const lines = splitNftLines(text);
-  // The rules remembered from an earlier text would keep that text alive (a closed 29 MB document).
+  // The rules and line the re-read cache remembers hold slices of a text: an earlier text's would keep it alive
+  // (a closed 29 MB document), this text's are not needed once it is parsed.
   forgetRereadCache();
   try {
     return new NftTextBuilder(lines, options.fastPath !== false, options.lazyRules !== false).build();
   } catch (e) {
     // A bug, not the input's fault: say so instead of taking the editor down.
     return emptyNftRuleset('text', lines.length, t('The nft parser failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));
+  } finally {
+    forgetRereadCache();
   }
 }
 
