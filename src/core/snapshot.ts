@@ -1,6 +1,5 @@
 // A node snapshot (DESIGN §1): the dumps saved from one node, read together. IPVS mode needs ipvsadm +
 // iptables-save + ipset save; the trace and the Service catalog work on the snapshot, not on one file.
-import { releaseLastMatch } from './parse/detach';
 import { detectDialect, kubeProxyModeOfIptables, type KubeProxyMode } from './detect';
 import { featuresFor, type AnyFeatures } from './language';
 import type { IptablesAnalysis } from './language/iptables';
@@ -39,9 +38,7 @@ export function analyzeFile(name: string, text: string, languageId?: string): Sn
   const id = languageId ?? languageOfDialect(detectDialect(text, name));
   const features = id ? featuresFor(id) : undefined;
   if (!id || !features) return undefined;
-  const analysis = features.analyze(text);
-  releaseLastMatch();
-  return { name, languageId: id, features, analysis };
+  return { name, languageId: id, features, analysis: features.analyze(text) };
 }
 
 export function buildSnapshot(files: SnapshotFile[]): NodeSnapshot {

@@ -5,14 +5,12 @@
 // themselves; only values that the adapters call are re-exported here.
 export { setTranslator } from '../core/l10n';
 export { featuresFor } from '../core/language';
-export { analyzeIptables } from '../core/language/iptables';
 export { analyzeFile, buildSnapshot, languageOfDialect } from '../core/snapshot';
 export { serviceToFollow } from '../core/walkthrough';
 export { formatShare } from '../core/kube/catalog';
 export { hostPort, parseDestination } from '../core/trace';
-export { findService, serviceTitle, toMermaid } from '../core/graph/model';
+export { findService, toMermaid } from '../core/graph/model';
 export { toSvg } from '../core/graph/svg';
 export { traceHighlight } from '../core/graph/trace';
 export { explainNode } from '../core/explain/node';
 export { runDocumentQuery, runSnapshotQuery } from './analysis/queries';
-export { releaseLastMatch } from '../core/parse/detach';

@@ -170,7 +170,6 @@ export class DocumentCache implements vscode.Disposable {
       const features = core().featuresFor(document.languageId)!;
       const started = performance.now();
       const analysis = features.analyze(document.getText());
-      core().releaseLastMatch();
       const result = localAnalysis(features, analysis, document.version, Math.round(performance.now() - started));
       this.logAnalysis(document, result);
       const entry: Entry = { version: document.version, languageId: document.languageId, promise: Promise.resolve(result), state: { kind: 'done', analysis: result } };

@@ -1,7 +1,22 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 /** ../shared/corpus beside the repository (present in CI and on developer machines; never copied in). */
 export const CORPUS = resolve(__dirname, '../../../shared/corpus');
 export const HAVE_CORPUS = existsSync(CORPUS);
 export const NO_CORPUS_MESSAGE = `needs ../shared/corpus beside the repository (not found at ${CORPUS}); skipped`;
+
+/** Every file below `CORPUS/sub` (recursively) whose name `skip` does not match; none when it is absent. */
+export function corpusFiles(sub: string, skip?: RegExp): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const f of readdirSync(dir)) {
+      const p = join(dir, f);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (!skip?.test(f)) out.push(p);
+    }
+  };
+  const root = join(CORPUS, sub);
+  if (existsSync(root)) walk(root);
+  return out;
+}

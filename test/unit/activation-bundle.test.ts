@@ -4,7 +4,7 @@
 // dist/core.js; the dumps already open are analysed just after activation, which loads dist/core.js, and the
 // core messages in it are translated with the extension's translator. The cheap language lists match the registry.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';

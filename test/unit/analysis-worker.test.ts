@@ -21,6 +21,7 @@ import { AnalysisClient, RequestError } from '../../src/extension/analysis/clien
 import { AnalysisHost } from '../../src/extension/analysis/host';
 import type { AnalyzeResult, FromWorker, SnapshotAnswer, SnapshotFileSpec, TextChange, WorkerData } from '../../src/extension/analysis/protocol';
 import { runDocumentQuery, runSnapshotQuery, type DocumentMethod } from '../../src/extension/analysis/queries';
+import { plainData } from '../../src/extension/analysis/plain';
 
 let dir: string;
 let workerFile: string;
@@ -72,29 +73,10 @@ async function everything(ask: (method: DocumentMethod, ...args: unknown[]) => P
   return out;
 }
 
-/**
- * A value as plain data with what its getters answer: models make ranges with getters on demand, which a message
- * to or from the worker would drop; comparing with this catches an answer that relies on them.
- */
-function withGetters(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withGetters);
-  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
-  if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, withGetters(v)]));
-  if (value instanceof Set) return new Set([...value].map(withGetters));
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = withGetters((value as Record<string, unknown>)[key]);
-  for (let proto = Object.getPrototypeOf(value); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
-    for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(proto))) {
-      if (d.get && !(key in out)) out[key] = withGetters((value as Record<string, unknown>)[key]);
-    }
-  }
-  return out;
-}
-
 function localAsk(text: string, languageId = 'iptables') {
   const features = featuresFor(languageId)!;
   const analysis = features.analyze(text);
-  return (method: DocumentMethod, ...args: unknown[]) => Promise.resolve(withGetters(runDocumentQuery(features, analysis, method, args as never)));
+  return (method: DocumentMethod, ...args: unknown[]) => Promise.resolve(plainData(runDocumentQuery(features, analysis, method, args as never)));
 }
 
 describe('analysis worker: documents', () => {
@@ -348,7 +330,7 @@ describe('analysis worker: node snapshots', () => {
     for (const [method, args] of questions) {
       const answer = await client.request<SnapshotAnswer>({ type: 'snapshot', files: specs, method: method as never, args });
       expect(answer.included, method).toEqual([0, 1, 3]);
-      expect(answer.value, method).toEqual(withGetters(runSnapshotQuery(local, method as never, args as never)));
+      expect(answer.value, method).toEqual(plainData(runSnapshotQuery(local, method as never, args as never)));
     }
     // The cross-file answers are real: F12 on --match-set goes to the ipset file.
     const defs = (await client.request<SnapshotAnswer<{ fileIndex: number }[]>>({ type: 'snapshot', files: specs, method: 'definitions', args: [0, at] })).value;

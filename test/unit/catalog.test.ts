@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ipv6Services } from '../helpers/ipv6';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { catalogToJson } from '../../src/core/kube/catalog';
 import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
@@ -50,14 +51,7 @@ describe('Service catalog against generated kube-proxy dumps (ground truth from 
     }
     it(`seed ${seed}, iptables-nft-save, without comments (large-cluster mode)`, () => check(randomServices(40, 4, seed), 'iptables-nft-save', false));
   }
-  it('IPv6 dumps', () => check(randomServices(20, 3, 99).map((s, i) => ({
-    ...s,
-    clusterIP: `fd00:96::${(i + 1).toString(16)}`,
-    externalIPs: undefined,
-    loadBalancerIPs: undefined,
-    loadBalancerSourceRanges: undefined,
-    endpoints: s.endpoints.map((e, k) => ({ ...e, address: `fd00:10::${(i * 16 + k + 1).toString(16)}` })),
-  })), 'iptables-nft-save', true, 'ipv6'));
+  it('IPv6 dumps', () => check(ipv6Services(randomServices(20, 3, 99)), 'iptables-nft-save', true, 'ipv6'));
 });
 
 describe('effective probabilities', () => {

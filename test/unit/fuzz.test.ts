@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { costRatio } from '../helpers/linear';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { splitLines } from '../../src/core/parse/iptables/parser';
+import { splitLines } from '../../src/core/parse/lines';
 import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { mutate, mutationOf } from '../helpers/mutate';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { costRatio } from '../helpers/linear';
 import { analyzeIpset, foldingRanges, hoverAt, outline, type IpsetAnalysis } from '../../src/core/language/ipset';
 import type { Range } from '../../src/core/model/range';
-import { splitLines } from '../../src/core/parse/ipvs/address';
+import { splitLines } from '../../src/core/parse/lines';
 import { mutate, mutationOf } from '../helpers/mutate';
 
 const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');

@@ -1,32 +1,22 @@
 // The hand-written fast path of the iptables parser (issue #8) must build exactly the model the Chevrotain
 // path builds: tables, chains, rules, options, ranges, symbols and diagnostics, compared through the public
 // interface (lazy ranges included).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { scanLine, TokenTable } from '../../src/core/parse/iptables/nodes';
 import { lineLexer } from '../../src/core/parse/iptables/lexer';
 import { plainRuleset } from '../helpers/iptables-plain';
-import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
+import { corpusFiles, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
+import { ipv6Services } from '../helpers/ipv6';
 
 function same(text: string): void {
   const fast = parseIptables(text);
   const slow = parseIptables(text, { mode: 'chevrotain' });
   expect(plainRuleset(fast)).toEqual(plainRuleset(slow));
 }
-
-const v6 = (services: GenServicePort[]): GenServicePort[] =>
-  services.map((s, i) => ({
-    ...s,
-    clusterIP: `fd00:96::${(i + 1).toString(16)}`,
-    externalIPs: undefined,
-    loadBalancerIPs: undefined,
-    loadBalancerSourceRanges: undefined,
-    endpoints: s.endpoints.map((e, k) => ({ ...e, address: `fd00:10::${(i * 16 + k + 1).toString(16)}` })),
-  }));
 
 describe('iptables fast path = Chevrotain path', () => {
   for (const seed of [1, 7, 42]) {
@@ -38,7 +28,7 @@ describe('iptables fast path = Chevrotain path', () => {
       }
     }
     it(`generated IPv6 dump: seed ${seed}`, () => {
-      same(generateIptablesDump({ services: v6(randomServices(15, 3, seed)), style: 'iptables-nft-save', family: 'ipv6', clusterCIDR: 'fd00:10::/64' }));
+      same(generateIptablesDump({ services: ipv6Services(randomServices(15, 3, seed)), style: 'iptables-nft-save', family: 'ipv6', clusterCIDR: 'fd00:10::/64' }));
     });
   }
 
@@ -147,17 +137,10 @@ describe('iptables fast path = Chevrotain path', () => {
   });
 });
 
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? walk(p) : [p];
-  });
-}
-
 describe.skipIf(!HAVE_CORPUS)(`iptables fast path on the shared corpus (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
   if (!HAVE_CORPUS) return;
   it('every iptables dump gives the same model both ways', () => {
-    const files = walk(join(CORPUS, 'iptables')).filter((f) => !/\.(tsv|json|md)$/.test(f));
+    const files = corpusFiles('iptables', /\.(tsv|json|md)$/);
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) same(readFileSync(f, 'utf8'));
   });

@@ -9,7 +9,7 @@ import { costRatio } from '../helpers/linear';
 import { analyzeIpvsadm, foldingRanges, hoverAt, outline, type IpvsadmAnalysis } from '../../src/core/language/ipvsadm';
 import { weightShares } from '../../src/core/model/ipvs';
 import type { Range } from '../../src/core/model/range';
-import { splitLines } from '../../src/core/parse/ipvs/address';
+import { splitLines } from '../../src/core/parse/lines';
 import { mutate, mutationOf } from '../helpers/mutate';
 
 const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');

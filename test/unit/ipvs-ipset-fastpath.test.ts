@@ -1,19 +1,21 @@
 // The hand-written fast paths of the ipvsadm and ipset parsers (issue #8) must build exactly the model the
 // Chevrotain path builds: services, real servers, members, commands, ranges, symbols, per-line indexes and
 // diagnostics, compared through the public interface (lazy ranges and getters included).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { randomServices } from '../../src/core/kube/generate/iptables';
 import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
 import { Symbols } from '../../src/core/model/symbols';
 import { parseIpset } from '../../src/core/parse/ipset/parser';
 import { MemberNode } from '../../src/core/parse/ipset/nodes';
-import { LineMap, RealServerNode, ServiceNode } from '../../src/core/parse/ipvs/nodes';
+import { RealServerNode, ServiceNode } from '../../src/core/parse/ipvs/nodes';
+import { LineMap } from '../../src/core/model/line-map';
 import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
 import { mutate, mutationOf } from '../helpers/mutate';
-import { CORPUS, HAVE_CORPUS } from '../helpers/shared';
+import { corpusFiles, HAVE_CORPUS } from '../helpers/shared';
+import { ipv6Services } from '../helpers/ipv6';
 
 /**
  * A model object as plain data: its own enumerable properties and the getters of its classes, read
@@ -74,16 +76,6 @@ const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const IPVSADM_FIXTURES = readdirSync(FIXTURES).filter((f) => f.endsWith('.ipvsadm'));
 const IPSET_FIXTURES = readdirSync(FIXTURES).filter((f) => f.endsWith('.ipset'));
 
-const v6 = (services: GenServicePort[]): GenServicePort[] =>
-  services.map((s, i) => ({
-    ...s,
-    clusterIP: `fd00:96::${(i + 1).toString(16)}`,
-    externalIPs: undefined,
-    loadBalancerIPs: undefined,
-    loadBalancerSourceRanges: undefined,
-    endpoints: s.endpoints.map((e, k) => ({ ...e, address: `fd00:10::${(i * 16 + k + 1).toString(16)}` })),
-  }));
-
 describe('ipvsadm fast path = Chevrotain path', () => {
   for (const name of IPVSADM_FIXTURES) {
     it(`fixture ${name}`, () => sameIpvsadm(fixture(name)));
@@ -97,7 +89,7 @@ describe('ipvsadm fast path = Chevrotain path', () => {
       const services = parseIpvsadm(snap['ipvsadm-list']).services;
       expect(services.every((s) => s instanceof ServiceNode && s.realServers.every((r) => r instanceof RealServerNode))).toBe(true);
       sameIpvsadm(snap['ipvsadm-save']);
-      const six = generateIpvsSnapshot({ services: v6(randomServices(15, 3, seed)), nodeIPs: ['fd00::10'], family: 'ipv6' });
+      const six = generateIpvsSnapshot({ services: ipv6Services(randomServices(15, 3, seed)), nodeIPs: ['fd00::10'], family: 'ipv6' });
       sameIpvsadm(six['ipvsadm-list']);
       // A listing pasted twice (the second merges into the first), and one with a --stats listing after it.
       sameIpvsadm(`${snap['ipvsadm-list']}\n${snap['ipvsadm-list']}`);
@@ -180,9 +172,7 @@ describe('ipvsadm fast path = Chevrotain path', () => {
   });
 
   it.skipIf(!HAVE_CORPUS)('the shared corpus', () => {
-    const dir = join(CORPUS, 'ipvs');
-    const files = [...readdirSync(dir).map((f) => join(dir, f)), ...readdirSync(join(dir, 'pristine')).map((f) => join(dir, 'pristine', f))];
-    for (const f of files.filter((x) => statSync(x).isFile())) sameIpvsadm(readFileSync(f, 'utf8'));
+    for (const f of corpusFiles('ipvs')) sameIpvsadm(readFileSync(f, 'utf8'));
   });
 });
 
@@ -200,7 +190,7 @@ describe('ipset fast path = Chevrotain path', () => {
       expect(members.every((m) => m instanceof MemberNode)).toBe(true);
       sameIpset(snap['ipset-list']);
       sameIpset(`${snap['ipset-list']}\n${snap['ipset-save']}`);
-      sameIpset(generateIpvsSnapshot({ services: v6(randomServices(15, 3, seed)), nodeIPs: ['fd00::10'], family: 'ipv6' })['ipset-save']);
+      sameIpset(generateIpvsSnapshot({ services: ipv6Services(randomServices(15, 3, seed)), nodeIPs: ['fd00::10'], family: 'ipv6' })['ipset-save']);
     });
   }
 

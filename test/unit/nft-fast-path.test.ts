@@ -2,18 +2,18 @@
 // exactly Chevrotain's tokens, and a parse with the fast paths gives exactly the model of a parse without
 // them (tables, chains, sets, maps, rules, statements, ranges, symbols, diagnostics), on generated kube-proxy
 // dumps and on every nft text dump of the shared corpus.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { IToken } from 'chevrotain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { randomServices } from '../../src/core/kube/generate/iptables';
 import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../src/core/kube/generate/nft';
 import { fastLexLine, lineLexer } from '../../src/core/parse/nft/lexer';
-import { parseNft, splitNftLines } from '../../src/core/parse/nft/parser';
+import { parseNft } from '../../src/core/parse/nft/parser';
+import { splitLines } from '../../src/core/parse/lines';
 import { LazyRule } from '../../src/core/parse/nft/nodes';
 import type { NftRuleset } from '../../src/core/model/nft';
-import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
+import { corpusFiles, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 
 /** What Chevrotain's lexer makes of a line, when it lexes it without errors. */
 function chevrotainLine(line: string) {
@@ -68,7 +68,7 @@ const EDGES = [
 describe('nft fast line scanner', () => {
   it('takes every line of generated kube-proxy dumps and agrees with the Chevrotain lexer on each', () => {
     for (const [name, options] of GENERATED) {
-      const lines = splitNftLines(generateNftDump(options));
+      const lines = splitLines(generateNftDump(options));
       const { taken, mismatches } = compareLexers(lines);
       expect(mismatches, name).toEqual([]);
       expect(taken, name).toBe(lines.length);
@@ -76,7 +76,7 @@ describe('nft fast line scanner', () => {
   });
 
   it('agrees with the Chevrotain lexer on hand-written edge cases and leaves lexer errors to it', () => {
-    const lines = EDGES.flatMap((e) => splitNftLines(e));
+    const lines = EDGES.flatMap((e) => splitLines(e));
     expect(compareLexers(lines).mismatches).toEqual([]);
     // Started at any token (and stopped before any later one), the scanner gives that part of the line's tokens.
     for (const [n, line] of lines.entries()) {
@@ -132,16 +132,7 @@ describe('nft fast paths give the model of the full parser', () => {
   });
 
   it.skipIf(!HAVE_CORPUS)(`every nft text dump of the corpus (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const f of readdirSync(dir)) {
-        const p = join(dir, f);
-        if (statSync(p).isDirectory()) walk(p);
-        else if (!/json|\.tsv$|\.txt$|\.md$/.test(f)) files.push(p);
-      }
-    };
-    const root = join(CORPUS, 'nft');
-    if (existsSync(root)) walk(root);
+    const files = corpusFiles('nft', /json|\.tsv$|\.txt$|\.md$/);
     expect(files.length).toBeGreaterThan(100);
     for (const f of files) same(readFileSync(f, 'utf8'), f);
   });
@@ -190,16 +181,7 @@ describe('nft lazy rules (statements read again on demand) give the rules of an 
   });
 
   it.skipIf(!HAVE_CORPUS)(`every nft text dump of the corpus (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const f of readdirSync(dir)) {
-        const p = join(dir, f);
-        if (statSync(p).isDirectory()) walk(p);
-        else if (!/json|\.tsv$|\.txt$|\.md$/.test(f)) files.push(p);
-      }
-    };
-    const root = join(CORPUS, 'nft');
-    if (existsSync(root)) walk(root);
+    const files = corpusFiles('nft', /json|\.tsv$|\.txt$|\.md$/);
     expect(files.length).toBeGreaterThan(100);
     let lazy = 0;
     for (const f of files) lazy += same(readFileSync(f, 'utf8'), f);

@@ -7,7 +7,8 @@ import type { NftRuleset } from '../../src/core/model/nft';
 import type { Range } from '../../src/core/model/range';
 import { generateNftDump, randomServices } from '../../src/core/kube/generate/nft';
 import { parseNftJson } from '../../src/core/parse/nft/json';
-import { parseNft, splitNftLines } from '../../src/core/parse/nft/parser';
+import { parseNft } from '../../src/core/parse/nft/parser';
+import { splitLines } from '../../src/core/parse/lines';
 import { mutate, mutationOf } from '../helpers/mutate';
 
 const SERVICES = randomServices(10, 3, 5);
@@ -36,7 +37,7 @@ table inet filter {
 }
 add rule inet filter input update @blocked { ip saddr timeout 10s }
 `;
-const SEED_LINES = [...splitNftLines(SEED_LIST), ...splitNftLines(SEED_SCRIPT)];
+const SEED_LINES = [...splitLines(SEED_LIST), ...splitLines(SEED_SCRIPT)];
 const ALPHABET = ['{', '}', '(', ')', ';', ',', '.', ':', '-', '/', '"', '#', '@', '$', '=', '!=', '\n', '\r\n', '\t', ' ', 'table', 'chain', 'vmap', 'map', 'set', 'add', 'jump', 'goto', 'elements', 'type', 'hook', 'priority', 'define', '\u0000', '中', '😀'];
 
 function before(a: Range['start'], b: Range['start']): boolean {
@@ -46,7 +47,7 @@ function before(a: Range['start'], b: Range['start']): boolean {
 /** The invariants every parse must keep, whatever the input (plain checks: `expect` per range is too slow here). */
 function checkText(text: string): NftRuleset {
   const r = parseNft(text);
-  const lines = splitNftLines(text);
+  const lines = splitLines(text);
   const bad: string[] = [];
   const inText = (range: Range, what: string) => {
     const ok =
@@ -82,7 +83,7 @@ function checkText(text: string): NftRuleset {
 
 function checkJson(text: string): void {
   const r = parseNftJson(text);
-  const lines = splitNftLines(text);
+  const lines = splitLines(text);
   const bad: string[] = [];
   for (const range of [...r.diagnostics.map((x) => x.range), ...r.symbols.references.map((x) => x.range), ...r.symbols.definitions.map((x) => x.range)]) {
     if (range.start.line >= Math.max(lines.length, 1) || range.end.line >= Math.max(lines.length, 1) || !before(range.start, range.end)) bad.push(JSON.stringify(range));

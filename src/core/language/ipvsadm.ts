@@ -58,9 +58,7 @@ export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
 /** The defining line of the virtual service under the cursor (service line, `-A` line, `-a` line, connection entry). */
 export function definitionAt(a: IpvsadmAnalysis, position: Position): SymbolDefinition | undefined {
   const def = a.dump.symbols.resolve(position);
-  if (!def || def.kind !== 'virtualService') return undefined;
-  // Plain data: a listed service's definition makes its ranges when asked, and answers cross a worker's port.
-  return { kind: def.kind, name: def.name, scope: def.scope, range: def.range, fullRange: def.fullRange };
+  return def && def.kind === 'virtualService' ? def : undefined;
 }
 
 export function referencesAt(a: IpvsadmAnalysis, position: Position, includeDeclaration: boolean): Range[] {

@@ -139,14 +139,6 @@ export interface HeaderLine {
   saveIndex: number;
 }
 
-/** What features read of the rule-by-line index (a Map fits; the parser uses an array by line). */
-export interface RulesByLine {
-  get(line: number): Rule | undefined;
-  /** Lines that hold a rule, in increasing order. */
-  keys(): IterableIterator<number>;
-  readonly size: number;
-}
-
 export interface IptablesRuleset {
   dialect: 'iptables';
   /** First producer seen, e.g. `iptables-nft-save v1.8.9`. */
@@ -160,7 +152,7 @@ export interface IptablesRuleset {
   diagnostics: Diagnostic[];
   symbols: Symbols;
   /** Rule by 0-based line. */
-  ruleByLine: RulesByLine;
+  ruleByLine: Map<number, Rule>;
   lineCount: number;
 }
 

@@ -1,7 +1,8 @@
 // Ranges kept as numbers and made into `{ start, end }` objects when read (issue #8): a kube-proxy dump of
 // 10,000 Services declares some 100,000 chains, and three Range objects (nine small objects) for each were a
-// good part of what a parser kept. The base class of the iptables and nft chain nodes.
+// good part of what a parser kept. The base class of the iptables and nft chain nodes, and their definitions.
 import type { Range } from './range';
+import type { SymbolDefinition, SymbolKind } from './symbols';
 
 /** Whether a range is [startLine:startCharacter, endLine:endCharacter) (stored ranges compare by value). */
 export function rangeIs(r: Range, startLine: number, startCharacter: number, endLine: number, endCharacter: number): boolean {
@@ -14,19 +15,15 @@ const make = (startLine: number, startCharacter: number, endLine: number, endCha
 });
 
 /**
- * A declaration's `range`, `nameRange` and `fullRange` as numbers. Reading one makes a new object each time
- * (equal, not the same: compare ranges by value); assigning one stores its numbers.
+ * A `range` and a `fullRange` as numbers. Reading one makes a new object each time (equal, not the same: compare
+ * ranges by value); assigning one stores its numbers.
  */
-export class DeclarationRanges {
-  // Start line, start character, end line, end character of range (r), nameRange (n) and fullRange (f).
+class RangeAndFullRange {
+  // Start line, start character, end line, end character of range (r) and fullRange (f).
   private r0 = 0;
   private r1 = 0;
   private r2 = 0;
   private r3 = 0;
-  private n0 = 0;
-  private n1 = 0;
-  private n2 = 0;
-  private n3 = 0;
   private f0 = 0;
   private f1 = 0;
   private f2 = 0;
@@ -43,17 +40,6 @@ export class DeclarationRanges {
     this.r3 = r.end.character;
   }
 
-  get nameRange(): Range {
-    return make(this.n0, this.n1, this.n2, this.n3);
-  }
-
-  set nameRange(r: Range) {
-    this.n0 = r.start.line;
-    this.n1 = r.start.character;
-    this.n2 = r.end.line;
-    this.n3 = r.end.character;
-  }
-
   get fullRange(): Range {
     return make(this.f0, this.f1, this.f2, this.f3);
   }
@@ -65,13 +51,47 @@ export class DeclarationRanges {
     this.f3 = r.end.character;
   }
 
-  /** The first line of `range`, without making it. */
-  get line(): number {
-    return this.r0;
-  }
-
   /** Whether fullRange is `r` (by value). */
   fullRangeIs(r: Range): boolean {
     return rangeIs(r, this.f0, this.f1, this.f2, this.f3);
+  }
+}
+
+/** A declaration's `range`, `nameRange` and `fullRange` as numbers (the base of the iptables and nft chains). */
+export class DeclarationRanges extends RangeAndFullRange {
+  private n0 = 0;
+  private n1 = 0;
+  private n2 = 0;
+  private n3 = 0;
+
+  get nameRange(): Range {
+    return make(this.n0, this.n1, this.n2, this.n3);
+  }
+
+  set nameRange(r: Range) {
+    this.n0 = r.start.line;
+    this.n1 = r.start.character;
+    this.n2 = r.end.line;
+    this.n3 = r.end.character;
+  }
+}
+
+/** A symbol definition whose `range` (the name) and `fullRange` are kept as numbers. */
+export class StoredDefinition extends RangeAndFullRange implements SymbolDefinition {
+  declare readonly builtin?: boolean;
+
+  constructor(
+    readonly kind: SymbolKind,
+    readonly name: string,
+    readonly scope: string,
+    range: Range,
+    fullRange: Range,
+    builtin?: boolean,
+  ) {
+    super();
+    this.range = range;
+    this.fullRange = fullRange;
+    // Only when given: definitions of other kinds have no such property at all.
+    if (builtin !== undefined) (this as { builtin?: boolean }).builtin = builtin;
   }
 }

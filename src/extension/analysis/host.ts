@@ -1,7 +1,6 @@
 // The analysis worker's state: the texts and analyses of large documents, the dumps beside them, and the
 // answers to the extension host's requests. No `vscode` and no `worker_threads` here: the worker entry wires
 // `receive` and `post` to its port, tests call them directly.
-import { releaseLastMatch } from '../../core/parse/detach';
 import { plainData } from './plain';
 import { readFileSync, statSync } from 'node:fs';
 import { featuresFor, type AnyFeatures, type DumpAnalysis } from '../../core/language';
@@ -166,7 +165,6 @@ export class AnalysisHost {
       this.post({ type: 'parsing', key, version, size: h.text.length });
       h.features = features;
       h.analysis = features.analyze(h.text);
-      releaseLastMatch();
     }
     return h as Held & { analysis: DumpAnalysis; features: AnyFeatures };
   }

@@ -6,7 +6,6 @@ import { graphOfSnapshot } from '../../core/graph/snapshot';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import type { OutlineItem, SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
-import type { SymbolDefinition } from '../../core/model/symbols';
 import { formatShare, serviceLabel, type ObjectRef, type Service } from '../../core/kube/catalog';
 import { serviceTitle } from '../../core/graph/model';
 import { t } from '../../core/l10n';
@@ -155,20 +154,9 @@ export function limitFoldingRanges(ranges: { start: number; end: number }[], lim
   return [...ranges].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, limit).sort((a, b) => a.start - b.start);
 }
 
-/**
- * A definition as plain data: models make ranges on demand with getters (issue #8), which a worker message (a
- * structured clone) would drop.
- */
-function plainDefinition(d: SymbolDefinition | undefined): SymbolDefinition | undefined {
-  if (d === undefined) return undefined;
-  const out: SymbolDefinition = { kind: d.kind, name: d.name, scope: d.scope, range: d.range, fullRange: d.fullRange };
-  if (d.builtin !== undefined) out.builtin = d.builtin;
-  return out;
-}
-
 /** Questions about one document's analysis (LanguageFeatures, plus what the providers need ready-made). */
 export const documentQueries = {
-  definitionAt: (f: AnyFeatures, a: DumpAnalysis, position: Position) => plainDefinition(f.definitionAt(a, position)),
+  definitionAt: (f: AnyFeatures, a: DumpAnalysis, position: Position) => f.definitionAt(a, position),
   referencesAt: (f: AnyFeatures, a: DumpAnalysis, position: Position, includeDeclaration: boolean) => f.referencesAt(a, position, includeDeclaration),
   outline: (f: AnyFeatures, a: DumpAnalysis, limit = Number.POSITIVE_INFINITY) => limitOutline(f.outline(a), limit),
   foldingRanges: (f: AnyFeatures, a: DumpAnalysis, limit = Number.POSITIVE_INFINITY) => encodeFoldingRanges(limitFoldingRanges(f.foldingRanges(a), limit)),

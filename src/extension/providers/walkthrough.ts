@@ -4,19 +4,23 @@
 // sample (core/walkthrough.ts), not from line numbers. Run from a step's button (command:toSide:), they open the
 // sample in the editor group beside the walkthrough, as "Open Sample Dumps" does.
 import * as vscode from 'vscode';
+import type { IptablesAnalysis } from '../../core/language/iptables';
 import type { Range } from '../../core/model/range';
 import type { ServiceToFollow } from '../../core/walkthrough';
 import { toRange } from '../convert';
+import type { DocumentCache } from '../documentCache';
 import { core } from '../loadCore';
 import type { Log } from '../log';
 
 const SAMPLE = ['samples', 'iptables-nft', 'node1.iptables'];
 
-export function register(context: vscode.ExtensionContext, log: Log): void {
+export function register(context: vscode.ExtensionContext, cache: DocumentCache, log: Log): void {
   /** Opens the sample with the cursor at the start of `where(service)`, the name selected, in the middle of the editor. */
   const openAt = async (where: (s: ServiceToFollow) => Range): Promise<{ editor: vscode.TextEditor; service: ServiceToFollow } | undefined> => {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(context.extensionUri, ...SAMPLE));
-    const service = core().serviceToFollow(core().analyzeIptables(document.getText()));
+    // The analysis the editor features use (the sample is small: it is analysed on this thread).
+    const analysis = (await cache.get(document))?.local?.analysis as IptablesAnalysis | undefined;
+    const service = analysis && core().serviceToFollow(analysis);
     if (!service) {
       void vscode.window.showInformationMessage(vscode.l10n.t('No Service in {0} picks among several endpoints.', SAMPLE.join('/')));
       return undefined;

@@ -6,7 +6,8 @@ import type { IpSet, IpsetCommand, IpsetMember, IpsetMemberOptions, IpsetMemberP
 import { IPSET_SCOPE } from '../../model/ipset';
 import type { Range } from '../../model/range';
 import type { ReferenceRole, SymbolReference } from '../../model/symbols';
-import { LineMap, unpack } from '../ipvs/nodes';
+import { unpack } from '../ipvs/nodes';
+import { LineMap } from '../../model/line-map';
 // A cycle (parser.ts builds these nodes), read only when a member's parts are first asked for.
 import { parseMemberParts } from './parser';
 

@@ -18,11 +18,13 @@ import {
 import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { isIpv4, isIpv6, parsePort, splitLines } from '../ipvs/address';
+import { isIpv4, isIpv6, parsePort } from '../ipvs/address';
+import { splitLines } from '../lines';
 import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { AddCommandNode, MemberByLine, MemberNode, SetReference } from './nodes';
-import { FAST_MAX_LINE, LineMap, pack } from '../ipvs/nodes';
+import { FAST_MAX_LINE, pack } from '../ipvs/nodes';
+import { LineMap } from '../../model/line-map';
 import { detached } from '../detach';
 
 export const MAX_LINE_LENGTH = 65_536;

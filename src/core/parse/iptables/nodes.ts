@@ -7,7 +7,7 @@
 import type { Chain, Counters, Match, Option, Rule, RuleOperation, Target, TargetKind } from '../../model/iptables';
 import type { Range } from '../../model/range';
 import { DeclarationRanges } from '../../model/stored-ranges';
-import type { ReferenceRole, SymbolDefinition, SymbolReference } from '../../model/symbols';
+import type { ReferenceRole, SymbolReference } from '../../model/symbols';
 
 export const K_VALUE = 0;
 export const K_LONG = 1;
@@ -391,62 +391,6 @@ export class ChainNode extends DeclarationRanges implements Chain {
     this.c0 = c.range.start.line;
     this.c1 = c.range.start.character;
     this.c2 = c.range.end.character;
-  }
-}
-
-/** The definition of a chain on its declaration line (`:NAME …` or `-N NAME`): ranges made when read. */
-export class ChainDefinition implements SymbolDefinition {
-  readonly kind = 'chain' as const;
-  private readonly line: number;
-  private readonly nameStart: number;
-  private readonly nameEnd: number;
-  private readonly fullStart: number;
-  private readonly fullEnd: number;
-
-  constructor(
-    readonly name: string,
-    readonly scope: string,
-    /** The name; one line. */
-    nameRange: Range,
-    /** The declaration; the same line. */
-    fullRange: Range,
-    readonly builtin: boolean,
-  ) {
-    this.line = nameRange.start.line;
-    this.nameStart = nameRange.start.character;
-    this.nameEnd = nameRange.end.character;
-    this.fullStart = fullRange.start.character;
-    this.fullEnd = fullRange.end.character;
-  }
-
-  get range(): Range {
-    return lr(this.line, this.nameStart, this.nameEnd);
-  }
-
-  get fullRange(): Range {
-    return lr(this.line, this.fullStart, this.fullEnd);
-  }
-}
-
-/** Rules by 0-based line in an array indexed by line: a Map of 400,000 numbers costs far more to fill. */
-export class RuleLineIndex {
-  private readonly byLine: (RuleNode | undefined)[] = [];
-  size = 0;
-
-  set(line: number, rule: RuleNode): void {
-    const byLine = this.byLine;
-    while (byLine.length < line) byLine.push(undefined); // no holes: holey arrays are slower to read
-    if (byLine[line] === undefined) this.size++;
-    byLine[line] = rule;
-  }
-
-  get(line: number): RuleNode | undefined {
-    return Number.isInteger(line) && line >= 0 ? this.byLine[line] : undefined;
-  }
-
-  *keys(): IterableIterator<number> {
-    const byLine = this.byLine;
-    for (let line = 0; line < byLine.length; line++) if (byLine[line] !== undefined) yield line;
   }
 }
 

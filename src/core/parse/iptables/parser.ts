@@ -14,6 +14,7 @@ import {
   type IptablesRuleset,
   type Match,
   type Option,
+  type Rule,
   type RuleOperation,
   type Save,
   type Table,
@@ -23,10 +24,13 @@ import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range
 import { Symbols } from '../../model/symbols';
 import { t } from '../../l10n';
 import { detached } from '../detach';
+import { splitLines } from '../lines';
+import { LineMap } from '../../model/line-map';
+import { StoredDefinition } from '../../model/stored-ranges';
 import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from './extensions';
-import { ChainDefinition, ChainNode, ChainReference, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleLineIndex, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
+import { ChainNode, ChainReference, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -207,7 +211,7 @@ class RulesetBuilder implements RuleReader {
   readonly tableById = new Map<string, Table>();
   readonly saves: Save[] = [];
   readonly headers: HeaderLine[] = [];
-  readonly ruleByLine = new RuleLineIndex();
+  readonly ruleByLine = new LineMap<Rule>();
   private table: Table | undefined;
   private save: Save;
   private saveHasTables = false;
@@ -656,7 +660,7 @@ class RulesetBuilder implements RuleReader {
     chain.fullRange = lineRangeOfDecl;
     this.lastRuleOf.delete(chain);
     chain.deletedAt = undefined;
-    this.symbols.define(new ChainDefinition(name, table.id, nameRange, lineRangeOfDecl, chain.builtin));
+    this.symbols.define(new StoredDefinition('chain', name, table.id, nameRange, lineRangeOfDecl, chain.builtin));
     return chain;
   }
 
@@ -1200,36 +1204,11 @@ export function addressProblem(value: string): { severity: Severity; message: st
   return { severity: 'warning', message: t('{0} is neither an address nor a host name: iptables-restore cannot load it.', value) };
 }
 
-/** Splits text into lines the way VS Code counts them (\r\n, \n or \r). */
-export function splitLines(text: string): string[] {
-  // Without CRs the native split does it (about three times faster than the loop below); its lines, like the
-  // loop's slices, share the text's memory where a regular-expression split would copy every line.
-  if (text.indexOf('\r') < 0) return text.split('\n');
-  const out: string[] = [];
-  let from = 0;
-  const length = text.length;
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) {
-      out.push(text.slice(from, i));
-      from = i + 1;
-    } else if (c === 13) {
-      out.push(text.slice(from, i));
-      if (text.charCodeAt(i + 1) === 10) i++;
-      from = i + 1;
-    }
-  }
-  out.push(text.slice(from));
-  return out;
-}
-
 /**
  * Parses an iptables-save / iptables-restore text. `mode: 'chevrotain'` reads every line with the Chevrotain
  * lexer and parser instead of the fast path (the tests check that both build the same model).
  */
 export function parseIptables(text: string, options: { mode?: ParseMode } = {}): IptablesRuleset {
   const lines = splitLines(text);
-  // A final newline does not start another line for our purposes.
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   return new RulesetBuilder(lines, options.mode ?? 'fast').build();
 }

@@ -1,11 +1,5 @@
-// Address, port and line helpers shared by the ipvsadm and ipset parsers.
+// Address and port helpers shared by the ipvsadm and ipset parsers.
 
-/** Splits text into lines the way VS Code counts them (\r\n, \n or \r); a final newline starts no line. */
-export function splitLines(text: string): string[] {
-  const lines = text.split(/\r\n|\r|\n/);
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
 
 /**
  * A dotted IPv4 address: four groups of one to three digits, each at most 255, without leading zeros (so also

@@ -10,13 +10,13 @@
 // equal what the first reading gave (test/unit/nft-fast-path.test.ts compares them with eager rules). The
 // first reading reported the diagnostics and recorded the symbol references; reading again does neither.
 //
-// ReferenceNode, DefinitionNode, ChainNode: symbol references, definitions and chains with numeric ranges.
+// ReferenceNode, ChainNode: symbol references and chains with numeric ranges (definitions: StoredDefinition).
 import type { IToken } from 'chevrotain';
 import type { CstNode } from 'chevrotain';
 import type { NftChain, NftExpression, NftRule, NftStatement } from '../../model/nft';
-import type { ReferenceRole, SymbolDefinition, SymbolKind, SymbolReference } from '../../model/symbols';
+import type { ReferenceRole, SymbolKind, SymbolReference } from '../../model/symbols';
 import { lineRange, type Range } from '../../model/range';
-import { DeclarationRanges, rangeIs } from '../../model/stored-ranges';
+import { DeclarationRanges } from '../../model/stored-ranges';
 import type { Item } from './grammar';
 import { fastLexLine, LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
 import { StatementReader, type StatementHost } from './statements';
@@ -180,55 +180,6 @@ export class ReferenceNode implements SymbolReference {
   }
 }
 
-
-/** A definition (chain, set, map, table) keeping its two ranges as numbers; they are made when asked. */
-export class DefinitionNode implements SymbolDefinition {
-  private nameLine = 0;
-  private nameStart = 0;
-  private nameEndLine = 0;
-  private nameEnd = 0;
-  private fullLine = 0;
-  private fullStart = 0;
-  private fullEndLine = 0;
-  private fullEnd = 0;
-  constructor(
-    readonly kind: SymbolKind,
-    readonly name: string,
-    readonly scope: string,
-    range: Range,
-    fullRange: Range,
-  ) {
-    this.range = range;
-    this.fullRange = fullRange;
-  }
-
-  get range(): Range {
-    return { start: { line: this.nameLine, character: this.nameStart }, end: { line: this.nameEndLine, character: this.nameEnd } };
-  }
-
-  set range(r: Range) {
-    this.nameLine = r.start.line;
-    this.nameStart = r.start.character;
-    this.nameEndLine = r.end.line;
-    this.nameEnd = r.end.character;
-  }
-
-  get fullRange(): Range {
-    return { start: { line: this.fullLine, character: this.fullStart }, end: { line: this.fullEndLine, character: this.fullEnd } };
-  }
-
-  set fullRange(r: Range) {
-    this.fullLine = r.start.line;
-    this.fullStart = r.start.character;
-    this.fullEndLine = r.end.line;
-    this.fullEnd = r.end.character;
-  }
-
-  /** Whether fullRange is `r` (by value). */
-  fullRangeIs(r: Range): boolean {
-    return rangeIs(r, this.fullLine, this.fullStart, this.fullEndLine, this.fullEnd);
-  }
-}
 
 /** A chain keeping its three ranges as numbers (a kube-proxy dump of 10,000 Services has some 110,000 chains). */
 export class ChainNode extends DeclarationRanges implements NftChain {

@@ -10,6 +10,8 @@
 // Fast paths (issue 8), each giving exactly what Chevrotain gives: lines go through `fastLexLine` (the
 // Chevrotain lexer only gets the lines it cannot read), and a unit starting with a plain word, which the
 // grammar always reads as its `items` alternative, gets its CST built directly (`plainItemsUnit`).
+import { StoredDefinition } from '../../model/stored-ranges';
+import { splitLines } from '../lines';
 import type { CstNode, IToken } from 'chevrotain';
 import type { Diagnostic, Severity } from '../../model/diagnostics';
 import {
@@ -40,7 +42,7 @@ import { t } from '../../l10n';
 import { isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
 import { isKnownStatementWord, itemRange, itemsRange, StatementReader, type StatementHost } from './statements';
-import { canRereadRule, ChainNode, DefinitionNode, forgetRereadCache, groupItems, LazyRule, ReferenceNode } from './nodes';
+import { canRereadRule, ChainNode, forgetRereadCache, groupItems, LazyRule, ReferenceNode } from './nodes';
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = 1_000_000;
@@ -103,13 +105,6 @@ interface Spec {
 // Built on first parse, not at load (activation time, issue 8).
 let unitParserInstance: NftUnitParser | undefined;
 const unitParser = (): NftUnitParser => (unitParserInstance ??= new NftUnitParser());
-
-export function splitNftLines(text: string): string[] {
-  // Splitting at one character is several times faster than at a regular expression; most dumps have no \r.
-  const lines = text.includes('\r') ? text.split(/\r\n|\r|\n/) : text.split('\n');
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
 
 class NftTextBuilder implements StatementHost {
   readonly diagnostics: Diagnostic[] = [];
@@ -570,7 +565,7 @@ class NftTextBuilder implements StatementHost {
         if (block.object) block.object.fullRange = full;
         break;
     }
-    if (block.definition && (block.definition instanceof DefinitionNode ? block.definition.fullRangeIs(block.header) : block.definition.fullRange === block.header)) block.definition.fullRange = full;
+    if (block.definition && (block.definition instanceof StoredDefinition ? block.definition.fullRangeIs(block.header) : block.definition.fullRange === block.header)) block.definition.fullRange = full;
     if (this.stack.length === 0) this.currentTable = undefined;
   }
 
@@ -663,7 +658,7 @@ class NftTextBuilder implements StatementHost {
       }
       this.declaredTables.add(id);
       if (!this.tableDefinitions.has(id)) {
-        const def: SymbolDefinition = new DefinitionNode('table', name, family, nameRange, declRange);
+        const def: SymbolDefinition = new StoredDefinition('table', name, family, nameRange, declRange);
         this.symbols.define(def);
         this.tableDefinitions.set(id, def);
       }
@@ -703,7 +698,7 @@ class NftTextBuilder implements StatementHost {
       chain.range = declRange;
       chain.nameRange = nameRange;
       chain.fullRange = declRange;
-      definition = new DefinitionNode('chain', name, table.id, nameRange, declRange);
+      definition = new StoredDefinition('chain', name, table.id, nameRange, declRange);
       this.symbols.define(definition);
       chains.set(name, { definition, seq: this.seq });
     } else {
@@ -732,7 +727,7 @@ class NftTextBuilder implements StatementHost {
     const sets = this.defsOf(table.id).sets;
     let definition: SymbolDefinition | undefined;
     if (!sets.has(name)) {
-      definition = new DefinitionNode(kind, name, table.id, nameRange, declRange);
+      definition = new StoredDefinition(kind, name, table.id, nameRange, declRange);
       this.symbols.define(definition);
       sets.set(name, { definition, seq: this.seq });
     } else {
@@ -1588,7 +1583,7 @@ function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | und
 
 /** Parses nft text: `nft list ruleset` output or an `nft -f` script. Never throws. */
 export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset {
-  const lines = splitNftLines(text);
+  const lines = splitLines(text);
   // The rules and line the re-read cache remembers hold slices of a text: an earlier text's would keep it alive
   // (a closed 29 MB document), this text's are not needed once it is parsed.
   forgetRereadCache();
