@@ -117,10 +117,13 @@ async function openBig(ctx) {
   const b = generate(workspace, log);
   // With patience: the browser loads 49 MB before the editor shows (and may ask first).
   await vscode.openFile(page, NAME, { tabTimeout: 120_000, lines: false });
-  // Should code-server still ask (setting not read yet), open it anyway as a person would.
+  // Should code-server still ask (setting not read yet), open it anyway as a person would. The question can come
+  // after the tab (once the file is loaded): look for it on every poll.
   const anyway = page.getByRole('button', { name: /Open Anyway/i });
-  if (await anyway.count()) await anyway.first().click();
-  await vscode.poll(async () => (await page.$$eval('.editor-instance .monaco-editor .view-lines .view-line', (ls) => ls.map((l) => l.textContent))).some((t) => /^\S/.test(t.trim()) && /KUBE|COMMIT|Generated|^[:*-]/.test(t.trim())), { what: `${NAME} rendered`, timeout: 120_000 });
+  await vscode.poll(async () => {
+    if (await anyway.count()) await anyway.first().click().catch(() => {});
+    return (await page.$$eval('.editor-instance .monaco-editor .view-lines .view-line', (ls) => ls.map((l) => l.textContent))).some((t) => /^\S/.test(t.trim()) && /KUBE|COMMIT|Generated|^[:*-]/.test(t.trim()));
+  }, { what: `${NAME} rendered`, timeout: 120_000 });
   await vscode.ensureLanguageMode(page, 'iptables', log);
   return b;
 }
