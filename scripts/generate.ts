@@ -1,30 +1,30 @@
-// `node dist/generate.js`: writes realistic kube-proxy dumps made by the project's own generator.
+// `node dist/generate.js`: writes realistic kube-proxy dumps made by the project's own generators, in any of the
+// three modes (`--help` prints the usage; the argument handling is src/core/kube/generate/cli.ts):
 //   --samples DIR                        the bundled sample node snapshots (one small set of Services per mode)
-//   --services N --endpoints M [--seed S] [--style restore-input|iptables-nft-save|iptables-legacy-save]
-//   [--no-comments] [--family ipv4|ipv6]  a random dump of any size on standard output
+//   [--mode iptables|nftables|ipvs] --services N --endpoints M [--seed S] [--family ipv4|ipv6] [--style STYLE]
+//   [--no-comments] [--node-ip ADDRESS]… [--out DIR]
+//                                        a random node of any size: iptables and nftables mode write their one
+//                                        dump to standard output, or DIR/node.iptables / DIR/node.nft with --out;
+//                                        ipvs mode writes DIR/node.ipvsadm, node.ipset and node.iptables (--out
+//                                        required). Bad usage: a message on standard error, exit status 2.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { generateIptablesDump, randomServices, type GenOptions } from '../src/core/kube/generate/iptables';
-import { SAMPLE_SERVICES, sampleFiles } from '../src/core/kube/generate/samples';
+import { dirname, join } from 'node:path';
+import { generateCli } from '../src/core/kube/generate/cli';
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-const samplesDir = arg('--samples');
-if (samplesDir) {
-  for (const [path, text] of Object.entries(sampleFiles())) {
-    mkdirSync(join(samplesDir, path, '..'), { recursive: true });
-    writeFileSync(join(samplesDir, path), text);
-    process.stderr.write(`wrote ${join(samplesDir, path)}\n`);
-  }
-  process.stderr.write(`${SAMPLE_SERVICES.length} service ports per snapshot\n`);
+const result = generateCli(process.argv.slice(2));
+if (result.kind === 'help') {
+  process.stdout.write(`${result.text}\n`);
+} else if (result.kind === 'error') {
+  process.stderr.write(`generate: ${result.message}\nRun \`node dist/generate.js --help\` for the usage.\n`);
+  process.exitCode = 2;
+} else if (result.outDir === undefined) {
+  process.stdout.write(Object.values(result.files)[0] ?? '');
 } else {
-  const services = Number(arg('--services') ?? 100);
-  const endpoints = Number(arg('--endpoints') ?? 10);
-  const seed = Number(arg('--seed') ?? 1);
-  const style = (arg('--style') ?? 'iptables-nft-save') as GenOptions['style'];
-  const family = (arg('--family') ?? 'ipv4') as GenOptions['family'];
-  process.stdout.write(generateIptablesDump({ services: randomServices(services, endpoints, seed), style, family, comments: !process.argv.includes('--no-comments'), nodeRules: style !== 'restore-input' }));
+  for (const [path, text] of Object.entries(result.files)) {
+    const file = join(result.outDir, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    process.stderr.write(`wrote ${file}\n`);
+  }
+  for (const note of result.notes) process.stderr.write(`${note}\n`);
 }
