@@ -44,6 +44,33 @@ describe('lazy iptables rule details', () => {
     for (const r of allRules(dump)) expect(r.targetName).toBe(r.target?.name);
   });
 
+  it('plainDestination is what params say of the first -d, on plain, negated, aliased, quoted and odd lines', () => {
+    const odd = [
+      '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m tcp --dport 443 -j KUBE-SVC-A',
+      '-A KUBE-SERVICES ! -d 10.96.0.2/32 -j KUBE-MARK-MASQ',
+      '-A KUBE-SERVICES --destination 10.96.0.3 -j RETURN',
+      '-A KUBE-SERVICES --dst fd00::10/128 -j RETURN',
+      '-A KUBE-SERVICES -d "10.96.0.4/32" -j RETURN',
+      '-A KUBE-SERVICES -d 10.96.0.5/32 -d 10.96.0.6/32 -j RETURN',
+      '-A KUBE-SERVICES -d ! 10.96.0.7/32 -j RETURN',
+      '-A KUBE-SERVICES -d -j RETURN',
+      '-A KUBE-SERVICES -m comment --comment "-d 10.9.9.9/32" -j RETURN',
+      '-A KUBE-SERVICES\t-d 10.96.0.8/32 -j RETURN',
+      '[1:2] -A KUBE-SERVICES -d 10.96.0.9/32,10.96.0.10/32 -j RETURN',
+      '-I KUBE-SERVICES 1 -d 10.96.0.11/32 -j RETURN',
+      '-A KUBE-SERVICES -s 10.0.0.0/8 -j RETURN',
+    ];
+    const text = `*nat\n:KUBE-SERVICES - [0:0]\n:KUBE-MARK-MASQ - [0:0]\n:KUBE-SVC-A - [0:0]\n${odd.join('\n')}\nCOMMIT\n`;
+    const rules = [...allRules(text), ...allRules(dump)];
+    expect(rules.length).toBeGreaterThan(odd.length);
+    for (const rule of rules) {
+      const d = rule.params.find((p) => p.name === '-d');
+      expect([rule.raw, rule.plainDestination ?? undefined]).toEqual([rule.raw, d && !d.negated ? d.values[0] : undefined]);
+    }
+    const byLine = allRules(text).map((r) => r.plainDestination);
+    expect(byLine.slice(0, 8)).toEqual(['10.96.0.1/32', null, '10.96.0.3', 'fd00::10/128', '10.96.0.4/32', '10.96.0.5/32', null, null]);
+  });
+
   it('rules by line answer like a map', () => {
     const r = parseIptables(dump);
     const lines = [...r.ruleByLine.keys()];

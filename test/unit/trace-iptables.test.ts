@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { expectedCatalog, generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { parseDestination, traceSnapshot, traceToJson, type Entry } from '../../src/core/trace';
-import { formatAddress, parseAddress, parsePrefix, prefixContains } from '../../src/core/trace/addr';
+import { canonicalAddress, formatAddress, isCanonicalIPv4, parseAddress, parsePrefix, prefixContains } from '../../src/core/trace/addr';
 
 const file = (text: string) => ({ name: 'dump.iptables', analysis: analyzeIptables(text) });
 const trace = (text: string, to: string, opts: { from?: string; entry?: Entry; nodeIPs?: string[] } = {}) => {
@@ -22,6 +22,16 @@ describe('addresses', () => {
     expect(parseAddress('10.0.0.256')).toBeUndefined();
     expect(parseDestination('[fd00::10]:53/udp')).toEqual({ address: 'fd00::10', port: 53, protocol: 'udp' });
     expect(parseDestination('10.96.0.1:99999')).toBeUndefined();
+  });
+
+  it('tells canonical dotted quads (kept as they are) from everything canonicalAddress must rewrite', () => {
+    const inputs = ['10.1.2.3', '0.0.0.0', '255.255.255.255', '10.01.2.3', '010.1.2.3', '10.1.2.256', '10.1.2', '10.1.2.3.4', '10.1.2.3 ', ' 10.1.2.3', '10..2.3', '10.1.2.', '.10.1.2', '1000.1.2.3', '10.1.2.3/32', 'fd00::1', '::ffff:1.2.3.4', '', 'x'];
+    for (const text of inputs) {
+      const a = parseAddress(text);
+      expect([text, isCanonicalIPv4(text)]).toEqual([text, a !== undefined && a.family === 4 && formatAddress(a) === text]);
+    }
+    expect(canonicalAddress('10.01.2.3')).toBe('10.1.2.3');
+    expect(canonicalAddress('10.1.2.3')).toBe('10.1.2.3');
   });
 });
 

@@ -73,6 +73,11 @@ export interface Rule {
   raw: string;
   range: Range;
   chainRange: Range;
+  /**
+   * The first `-d`'s value unless negated, null when there is none (or it is negated), as the parser saw it while
+   * reading the line; absent when unknown (then ask `params`). Saves reading the details of every rule.
+   */
+  plainDestination?: string | null;
 }
 
 export interface Chain {
@@ -178,6 +183,13 @@ export function allOptions(rule: Rule): Option[] {
 
 export function findParam(rule: Rule, ...names: string[]): Option | undefined {
   return rule.params.find((o) => names.includes(o.name));
+}
+
+/** The value of the rule's (first) `-s`, `-d` or `-p` when given and not negated. */
+export function plainParam(rule: Rule, name: '-s' | '-d' | '-p'): string | undefined {
+  if (name === '-d' && rule.plainDestination !== undefined) return rule.plainDestination ?? undefined;
+  const o = findParam(rule, name);
+  return o && !o.negated ? o.values[0] : undefined;
 }
 
 export function findMatch(rule: Rule, module: string): Match | undefined {

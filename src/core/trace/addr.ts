@@ -123,8 +123,28 @@ export function isLoopback(a: Address): boolean {
 
 /** An address as this project prints it (RFC 5952 for IPv6); text that is no address comes back unchanged. */
 export function canonicalAddress(text: string | undefined): string {
+  if (text !== undefined && isCanonicalIPv4(text)) return text; // most addresses of a dump: no number to build
   const a = text ? parseAddress(text) : undefined;
   return a ? formatAddress(a) : text ?? '';
+}
+
+/** `a.b.c.d` as formatAddress writes it: four numbers 0–255, no leading zeros, nothing around them. */
+export function isCanonicalIPv4(text: string): boolean {
+  let groups = 0;
+  let digits = 0;
+  let value = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 46;
+    if (c === 46 /* . */) {
+      if (digits === 0 || value > 255 || ++groups > 4) return false;
+      digits = 0;
+      value = 0;
+      continue;
+    }
+    if (c < 48 || c > 57 || (digits === 1 && value === 0) || ++digits > 3) return false;
+    value = value * 10 + (c - 48);
+  }
+  return groups === 4;
 }
 
 /** `ip:port`, with IPv6 addresses in brackets. */

@@ -3,7 +3,7 @@
 import type { IptablesAnalysis } from '../language/iptables';
 import type { Service } from '../kube/catalog';
 import { t } from '../l10n';
-import { canonicalAddress, formatAddress, parseAddress, parsePrefix } from './addr';
+import { canonicalAddress, formatAddress, isCanonicalIPv4, parseAddress, parsePrefix } from './addr';
 import { traceIptables, type IpvsTraceInput } from './iptables';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
@@ -63,13 +63,13 @@ function allServices(files: SnapshotFile[]): Service[] {
   return perAnalyses(servicesCache, files, computeServices, []);
 }
 
-/** What a trace needs to know about the snapshot's Services, computed once per catalog. */
+/** What a trace needs to know about the snapshot's Services, computed once per catalog (one cheap pass). */
 interface ServiceFacts {
-  endpoints: Set<string>;
-  frontendAddresses: Set<string>;
   nodePorts: Set<number>;
   nodePortAddresses: string[];
   clusterCIDRs: string[];
+  /** defaultSource's answer for a pod, by family (it scans every endpoint). */
+  podSource: { 4?: string; 6?: string };
 }
 
 const factsCache = new WeakMap<Service[], ServiceFacts>();
@@ -77,28 +77,32 @@ const factsCache = new WeakMap<Service[], ServiceFacts>();
 function serviceFacts(services: Service[]): ServiceFacts {
   let facts = factsCache.get(services);
   if (facts) return facts;
-  facts = { endpoints: new Set(), frontendAddresses: new Set(), nodePorts: new Set(), nodePortAddresses: [], clusterCIDRs: [] };
+  const nodePorts = new Set<number>();
   const cidrs = new Set<string>();
   const nodeAddrs = new Set<string>();
   for (const s of services) {
-    for (const e of s.endpoints) facts.endpoints.add(e.address);
     for (const f of s.frontends) {
-      if (f.address) facts.frontendAddresses.add(canonicalAddress(f.address));
-      if (f.kind === 'nodePort') {
-        facts.nodePorts.add(f.port);
-        if (f.address && parseAddress(f.address)) nodeAddrs.add(f.address);
-      }
+      if (f.kind !== 'nodePort') continue;
+      nodePorts.add(f.port);
+      if (f.address && (isCanonicalIPv4(f.address) || parseAddress(f.address))) nodeAddrs.add(f.address);
     }
     if (s.policies.clusterCIDR) cidrs.add(s.policies.clusterCIDR);
   }
-  facts.nodePortAddresses = [...nodeAddrs];
-  facts.clusterCIDRs = [...cidrs];
+  facts = { nodePorts, nodePortAddresses: [...nodeAddrs], clusterCIDRs: [...cidrs], podSource: {} };
   factsCache.set(services, facts);
   return facts;
 }
 
-function endpointAddresses(services: Service[]): Set<string> {
-  return serviceFacts(services).endpoints;
+// One address against all endpoints or frontends: a scan, not a set of 100,000 addresses built for the first
+// trace of a large dump (which asks about one or two addresses).
+function isEndpointAddress(services: Service[], address: string): boolean {
+  for (const s of services) for (const e of s.endpoints) if (e.address === address) return true;
+  return false;
+}
+
+function isFrontendAddress(services: Service[], canonical: string): boolean {
+  for (const s of services) for (const f of s.frontends) if (f.address !== undefined && (f.address === canonical || canonicalAddress(f.address) === canonical)) return true;
+  return false;
 }
 
 function computeServices(files: SnapshotFile[]): Service[] {
@@ -140,15 +144,19 @@ export function defaultSource(files: SnapshotFile[], entry: Entry, family: 4 | 6
   if (entry === 'node') return nodeIPs.find((ip) => parseAddress(ip)?.family === family) ?? (family === 4 ? '127.0.0.1' : '::1');
   if (entry === 'external') return family === 4 ? '203.0.113.99' : '2001:db8:ffff::99';
   const services = known ?? allServices(files);
-  const endpoints = endpointAddresses(services);
-  const cidr = serviceFacts(services).clusterCIDRs.find((c) => parsePrefix(c)?.family === family);
+  const facts = serviceFacts(services);
+  return (facts.podSource[family] ??= podSource(services, facts, family));
+}
+
+function podSource(services: Service[], facts: ServiceFacts, family: 4 | 6): string {
+  const cidr = facts.clusterCIDRs.find((c) => parsePrefix(c)?.family === family);
   const prefix = cidr ? parsePrefix(cidr) : undefined;
   if (prefix) {
     const width = family === 4 ? 32 : 128;
     const size = 1n << BigInt(width - prefix.bits);
     for (let k = 250n; k < 250n + 64n && k < size; k++) {
       const candidate = formatAddress({ family, value: prefix.network + (size > 512n ? size - k : k) });
-      if (!endpoints.has(candidate)) return candidate;
+      if (!isEndpointAddress(services, candidate)) return candidate;
     }
   }
   return family === 4 ? '10.0.0.250' : 'fd00::250';
@@ -179,9 +187,8 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
   if (nodeIPs.length === 0) {
     // A destination that is no Service address but whose port is a NodePort is taken to be this node.
     const facts = serviceFacts(services());
-    const isFrontend = facts.frontendAddresses.has(dst ? formatAddress(dst) : request.to);
-    const isNodePort = facts.nodePorts.has(request.dport);
-    if (!isFrontend && isNodePort) {
+    // The port first: a scan of every frontend only for a NodePort's port.
+    if (facts.nodePorts.has(request.dport) && !isFrontendAddress(services(), dst ? formatAddress(dst) : request.to)) {
       nodeIPs = [request.to];
       inferred = true;
       warnings.push(t('No node address given: {0} is taken to be this node because port {1} is a NodePort. Use --node-ip to say otherwise.', request.to, request.dport));

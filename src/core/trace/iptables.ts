@@ -5,9 +5,9 @@
 import type { Chain, IptablesRuleset, Match, Option, Rule, Table } from '../model/iptables';
 import type { IpSet } from '../model/ipset';
 import type { VirtualService } from '../model/ipvs';
-import { ruleComment } from '../model/iptables';
+import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
-import { formatAddress, formatHostPort, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
+import { formatAddress, formatHostPort, isCanonicalIPv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
 import type { Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
@@ -614,8 +614,12 @@ interface ChainIndex {
 
 const chainIndexes = new WeakMap<Chain, ChainIndex>();
 
-function hostKey(a: Address): string {
-  return `${a.family}:${a.value}`;
+/** A host destination (`-d A/32`, `-d A/128`) as formatAddress writes it, or undefined for anything else. */
+function hostOf(destination: string): string | undefined {
+  // kube-proxy's `-d 10.96.0.10/32`: already canonical, no number to build.
+  if (destination.endsWith('/32') && isCanonicalIPv4(destination.slice(0, -3))) return destination.slice(0, -3);
+  const prefix = destination.includes(',') ? undefined : parsePrefix(destination);
+  return prefix && prefix.bits === (prefix.family === 4 ? 32 : 128) ? formatAddress({ family: prefix.family, value: prefix.network }) : undefined;
 }
 
 function candidateRules(chain: Chain, dst: Address): Rule[] {
@@ -623,10 +627,9 @@ function candidateRules(chain: Chain, dst: Address): Rule[] {
   if (!index) {
     index = { byHost: new Map(), other: [] };
     chain.rules.forEach((rule, i) => {
-      const d = rule.params.find((p) => p.name === '-d');
-      const prefix = d && !d.negated && !d.values[0]?.includes(',') ? parsePrefix(d.values[0] ?? '') : undefined;
-      if (prefix && prefix.bits === (prefix.family === 4 ? 32 : 128)) {
-        const key = hostKey({ family: prefix.family, value: prefix.network });
+      const d = plainParam(rule, '-d');
+      const key = d === undefined ? undefined : hostOf(d);
+      if (key !== undefined) {
         let list = index!.byHost.get(key);
         if (!list) index!.byHost.set(key, (list = []));
         list.push(i);
@@ -634,7 +637,7 @@ function candidateRules(chain: Chain, dst: Address): Rule[] {
     });
     chainIndexes.set(chain, index);
   }
-  const hits = index.byHost.get(hostKey(dst)) ?? [];
+  const hits = index.byHost.get(formatAddress(dst)) ?? [];
   // Merge two ascending position lists: rule order is what iptables evaluates.
   const out: Rule[] = [];
   let i = 0;
@@ -653,10 +656,10 @@ function quickFilter(rule: Rule): ((s: State) => boolean) | null {
   let f = quickFilters.get(rule);
   if (f !== undefined) return f;
   f = null;
-  const d = rule.params.find((p) => p.name === '-d');
-  const p = rule.params.find((x) => x.name === '-p');
-  const prefix = d && !d.negated && !d.values[0]?.includes(',') ? parsePrefix(d.values[0] ?? '') : undefined;
-  const proto = p && !p.negated ? (PROTOCOL_NUMBERS[p.values[0] ?? ''] ?? p.values[0]?.toLowerCase()) : undefined;
+  const d = plainParam(rule, '-d');
+  const p = plainParam(rule, '-p');
+  const prefix = d !== undefined && !d.includes(',') ? parsePrefix(d) : undefined;
+  const proto = p !== undefined ? (PROTOCOL_NUMBERS[p] ?? p.toLowerCase()) : undefined;
   if (prefix || (proto && proto !== 'all')) {
     const host = prefix && prefix.bits === (prefix.family === 4 ? 32 : 128) ? prefix.network : undefined;
     const protoOk = (s: State) => !proto || proto === 'all' || proto === s.protocol;

@@ -189,6 +189,8 @@ export class RuleNode implements Rule {
   index = 0;
   /** The `-j`/`-g` value (the target's name), or undefined: read by catalogs for every rule. */
   targetName: string | undefined = undefined;
+  /** The first `-d`'s value unless negated, else null: the trace indexes KUBE-SERVICES' 10,000 rules by it. */
+  plainDestination: string | null = null;
   /** Token offsets; undefined until needed for lines the fast path read. */
   private offsets: number[] | undefined;
   private kept: RuleDetails | undefined = undefined;

@@ -847,6 +847,7 @@ class RulesetBuilder implements RuleReader {
     let current = -1;
     containerCount = 0;
     // Tokens of the first -p option: where an implicit protocol match starts.
+    let seenDestination = false;
     let protocolFirst = -1;
     let protocolLast = -1;
     const params: OptionNode[] | undefined = build ? [] : undefined;
@@ -882,6 +883,10 @@ class RulesetBuilder implements RuleReader {
           value = this.value(itemV0[j]);
         }
         if (value !== undefined && !build) this.checkParam(i, param, value, j);
+        if (param === '-d' && !build && !seenDestination) {
+          seenDestination = true;
+          if (!negated && value !== undefined) rule.plainDestination = value;
+        }
         if (param === '-p' && value) protocol = value.toLowerCase();
         continue;
       }
