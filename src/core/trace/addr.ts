@@ -123,9 +123,14 @@ export function isLoopback(a: Address): boolean {
 
 /** An address as this project prints it (RFC 5952 for IPv6); text that is no address comes back unchanged. */
 export function canonicalAddress(text: string | undefined): string {
-  if (text !== undefined && isCanonicalIPv4(text)) return text; // most addresses of a dump: no number to build
-  const a = text ? parseAddress(text) : undefined;
-  return a ? formatAddress(a) : text ?? '';
+  return (text ? addressText(text) : undefined) ?? text ?? '';
+}
+
+/** The address as formatAddress writes it, or undefined when it is none. */
+export function addressText(text: string): string | undefined {
+  if (isCanonicalIPv4(text)) return text; // most addresses of a dump: no number to build
+  const a = parseAddress(text);
+  return a ? formatAddress(a) : undefined;
 }
 
 /** `a.b.c.d` as formatAddress writes it: four numbers 0–255, no leading zeros, nothing around them. */

@@ -7,7 +7,7 @@ import type { IpSet } from '../model/ipset';
 import type { VirtualService } from '../model/ipvs';
 import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
-import { formatAddress, formatHostPort, isCanonicalIPv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
+import { addressText, formatAddress, formatHostPort, isCanonicalIPv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
 import type { Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
@@ -467,7 +467,9 @@ class Tracer {
   }
 }
 
-const addressKey = (a: Address) => `${a.family}|${a.value}`;
+// Addresses in indexes: their canonical text (IPv4 and IPv6 texts never collide), made without parsing for
+// the dotted quads of a dump.
+const addressKey = (a: Address) => formatAddress(a);
 
 /** What a trace looks up in an IPVS snapshot, indexed once per snapshot (the input object's identity). */
 interface IpvsIndex {
@@ -484,25 +486,44 @@ function ipvsIndex(ipvs: IpvsTraceInput): IpvsIndex {
   if (index) return index;
   index = { local: new Set(), byTuple: new Map() };
   for (const entry of ipvs.services) {
-    const a = entry.vs.address !== undefined ? parseAddress(entry.vs.address) : undefined;
-    if (!a) continue;
-    index.local.add(addressKey(a));
-    const k = `${entry.vs.protocol}|${addressKey(a)}|${entry.vs.port}`;
+    const a = entry.vs.address !== undefined ? addressText(entry.vs.address) : undefined;
+    if (a === undefined) continue;
+    index.local.add(a);
+    const k = `${entry.vs.protocol}|${a}|${entry.vs.port}`;
     if (!index.byTuple.has(k)) index.byTuple.set(k, entry);
   }
   ipvsIndexes.set(ipvs, index);
   return index;
 }
 
-/** An ipset member with its address dimensions parsed (undefined: unparsable, never matches). */
+/** An ipset member with its address dimensions parsed when first compared (undefined: unparsable, never matches). */
 interface ParsedMember {
   member: IpSet['members'][number];
-  prefixes: (Prefix | undefined)[];
+  prefixes: (Prefix | undefined)[] | undefined;
+}
+
+function memberPrefixes(set: IpSet, parsed: ParsedMember): (Prefix | undefined)[] {
+  const m = parsed.member;
+  return (parsed.prefixes ??= set.dimensions.map((dim, i) => {
+    if (dim !== 'ip' && dim !== 'net') return undefined;
+    const text = i === 0 ? m.address : m.address2;
+    const prefixLen = i === 0 ? m.prefix : m.prefix2;
+    return text ? parsePrefix(prefixLen !== undefined ? `${text}/${prefixLen}` : text) : undefined;
+  }));
+}
+
+/** The canonical text of a member's first address when it is one host (the index key), else undefined. */
+function memberHost(text: string | undefined, prefixLen: number | undefined): string | undefined {
+  if (!text) return undefined;
+  if ((prefixLen === undefined || prefixLen === 32) && isCanonicalIPv4(text)) return text;
+  const p = parsePrefix(prefixLen !== undefined ? `${text}/${prefixLen}` : text);
+  return p && p.bits === (p.family === 4 ? 32 : 128) ? formatAddress({ family: p.family, value: p.network }) : undefined;
 }
 
 /**
- * An ipset's members, parsed once and indexed by the first dimension when it is one host address or one port:
- * a lookup reads that bucket plus the members the index cannot key (networks, port ranges), not the whole set.
+ * An ipset's members indexed by the first dimension when it is one host address or one port: a lookup reads
+ * that bucket plus the members the index cannot key (networks, port ranges), not the whole set. Building it
+ * parses no address of the usual dotted quads; a member's addresses are parsed when a lookup compares it.
  */
 interface IpsetIndex {
   byFirst: Map<string, ParsedMember[]>;
@@ -518,17 +539,12 @@ function ipsetIndex(set: IpSet): IpsetIndex {
   const dims = set.dimensions;
   for (const m of set.members) {
     if (m.options.nomatch) continue; // never a match (as the linear search has it)
-    const prefixes = dims.map((dim, i) => {
-      if (dim !== 'ip' && dim !== 'net') return undefined;
-      const text = i === 0 ? m.address : m.address2;
-      const prefixLen = i === 0 ? m.prefix : m.prefix2;
-      return text ? parsePrefix(prefixLen !== undefined ? `${text}/${prefixLen}` : text) : undefined;
-    });
-    const parsed = { member: m, prefixes };
+    const parsed: ParsedMember = { member: m, prefixes: undefined };
     let k: string | undefined;
-    const p0 = prefixes[0];
-    if ((dims[0] === 'ip' || dims[0] === 'net') && p0 && p0.bits === (p0.family === 4 ? 32 : 128)) k = `a|${p0.family}|${p0.network}`;
-    else if (dims[0] === 'port' && m.port !== undefined && (m.portTo ?? m.port) === m.port) k = `p|${m.port}`;
+    if (dims[0] === 'ip' || dims[0] === 'net') {
+      const host = memberHost(m.address, m.prefix);
+      if (host !== undefined) k = `a|${host}`;
+    } else if (dims[0] === 'port' && m.port !== undefined && (m.portTo ?? m.port) === m.port) k = `p|${m.port}`;
     if (k === undefined) index.rest.push(parsed);
     else {
       const list = index.byFirst.get(k);
@@ -544,7 +560,9 @@ function ipsetIndex(set: IpSet): IpsetIndex {
 export function ipsetContains(set: IpSet, flags: string[], s: State): boolean {
   const dims = set.dimensions;
   const pick = (i: number) => (flags[i] ?? flags[flags.length - 1]) === 'dst';
-  const matches = ({ member: m, prefixes }: ParsedMember): boolean => {
+  const matches = (parsed: ParsedMember): boolean => {
+    const m = parsed.member;
+    const prefixes = memberPrefixes(set, parsed);
     for (let i = 0; i < dims.length; i++) {
       const dst = pick(i);
       const addr = dst ? s.dst : s.src;

@@ -4,7 +4,7 @@
 import type { NftChain, NftElement, NftExpression, NftRule, NftRuleset, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { t } from '../l10n';
 import { certain, clone, hostPort, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
-import { formatAddress, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
+import { formatAddress, isCanonicalIPv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
 
 const MAX_DEPTH = 64;
@@ -92,6 +92,7 @@ function valueKey(v: Value): string {
 /** Canonical text of an element key part, or undefined when it is an interval or prefix. */
 function partKey(part: string): string | undefined {
   const text = part.trim();
+  if (isCanonicalIPv4(text)) return text; // most keys of a Service map: already what formatAddress writes
   if (text.includes('/') || /\s-\s|^\S+-\S+$/.test(text)) return undefined;
   const a = parseAddress(text);
   if (a) return formatAddress(a);
@@ -129,7 +130,7 @@ function exactIndex(elements: NftElement[]): ElementIndex {
   return index;
 }
 
-const baseChainCache = new WeakMap<NftRuleset, Map<string, { table: NftTable; chain: NftChain }[]>>();
+const baseChainCache = new WeakMap<NftRuleset, Map<4 | 6, Map<string, { table: NftTable; chain: NftChain }[]>>>();
 
 class NftTracer {
   private visits = 0;
@@ -157,25 +158,28 @@ class NftTracer {
 
   /** Every base chain on `hook`, across tables, in priority order (nat chains only see new connections, which these are). */
   private baseChains(hook: string): { table: NftTable; chain: NftChain }[] {
-    // Base chains are few among thousands of Service chains: find them once per ruleset, family and hook.
-    let byHook = baseChainCache.get(this.ruleset);
-    if (!byHook) baseChainCache.set(this.ruleset, (byHook = new Map()));
-    const key = `${this.family}:${hook}`;
-    let cached = byHook.get(key);
-    if (!cached) byHook.set(key, (cached = this.findBaseChains(hook)));
-    return cached;
+    // Base chains are few among thousands of Service chains: find them in one pass per ruleset and family.
+    let byFamily = baseChainCache.get(this.ruleset);
+    if (!byFamily) baseChainCache.set(this.ruleset, (byFamily = new Map()));
+    let byHook = byFamily.get(this.family);
+    if (!byHook) byFamily.set(this.family, (byHook = this.findBaseChains()));
+    return byHook.get(hook) ?? [];
   }
 
-  private findBaseChains(hook: string): { table: NftTable; chain: NftChain }[] {
-    const out: { table: NftTable; chain: NftChain; prio: number; order: number }[] = [];
+  private findBaseChains(): Map<string, { table: NftTable; chain: NftChain }[]> {
+    const byHook = new Map<string, { table: NftTable; chain: NftChain; prio: number; order: number }[]>();
     let order = 0;
     for (const table of this.tables()) {
       for (const chain of table.chains) {
-        if (chain.hook !== hook || !chain.type) continue;
-        out.push({ table, chain, prio: chain.priority?.value ?? 0, order: order++ });
+        const hook = chain.hook;
+        if (hook === undefined || !chain.type) continue;
+        let list = byHook.get(hook);
+        if (!list) byHook.set(hook, (list = []));
+        list.push({ table, chain, prio: chain.priority?.value ?? 0, order: order++ });
       }
     }
-    return out.sort((a, b) => a.prio - b.prio || a.order - b.order);
+    for (const list of byHook.values()) list.sort((a, b) => a.prio - b.prio || a.order - b.order);
+    return byHook;
   }
 
   private step(s: State, table: NftTable, chain: string, rule: NftRule, note: string): void {
