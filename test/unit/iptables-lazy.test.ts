@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
-import { withTransientRuleDetails } from '../../src/core/parse/iptables/nodes';
-import { buildCatalog } from '../../src/core/kube/catalog';
-import type { Rule } from '../../src/core/model/iptables';
+import { RuleNode, withTransientRuleDetails } from '../../src/core/parse/iptables/nodes';
+import { buildCatalog, catalogToJson } from '../../src/core/kube/catalog';
+import { findMatchOption, findTargetOption, matchOptionValues, targetOptionValue, type Rule } from '../../src/core/model/iptables';
 import { plainRule, plainRuleset } from '../helpers/iptables-plain';
 
 const dump = generateIptablesDump({ services: randomServices(25, 4, 5), style: 'iptables-nft-save', counters: true, nodeRules: true });
@@ -88,5 +88,106 @@ describe('lazy iptables rule details', () => {
     const rules = r.tables[0].rules;
     expect(rules.map((x) => x.target?.kind)).toEqual(['jump', 'jump']);
     expect(r.diagnostics.filter((d) => d.code === 'undefined-chain').map((d) => d.range.start.line)).toEqual([2, 3]);
+  });
+});
+
+describe('peeks: options the catalog reads of every endpoint, straight from the line', () => {
+  const odd = [
+    '-A KUBE-SVC-A -m statistic --mode random --probability 0.25 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m comment --comment "x -> 10.0.0.1:80" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic --mode random --prob 0.5 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic --mod random --probability 0.5 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic --mode random -m statistic --mode random --probability 0.5 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic --mode "random" --probability 0.5 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic --mode random ! --probability 0.5 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic --mode nth --every 2 --packet 0 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m policy --dir in --pol ipsec --mode tunnel -m statistic --mode random --probability 0.1 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic --probability 0.3 --mode random -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic --mode random --probability 0.2 --probability 0.3 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic --mode random --probability -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m statistic -j KUBE-SEP-A --mode random',
+    '-A KUBE-SVC-A --match statistic --mode random --probability 0.4 -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -m recent --rcheck --seconds 10800 --reap --name KUBE-SEP-A --mask 255.255.255.255 --rsource -j KUBE-SEP-A',
+    '-A KUBE-SVC-A -j KUBE-SEP-A',
+    '-A KUBE-SEP-A -p tcp -m tcp -j DNAT --to-destination 10.244.0.5:8080',
+    '-A KUBE-SEP-A -p tcp -m tcp -j DNAT --to 10.244.0.6:8080',
+    '-A KUBE-SEP-A -p tcp -m tcp -j DNAT --to 10.244.0.6:8080 --to-destination 10.244.0.7:8080',
+    '-A KUBE-SEP-A -p tcp -j DNAT --to-destination 10.244.0.8:80 --to-destination 10.244.0.9:80',
+    '-A KUBE-SEP-A -p tcp -j DNAT --to-destination "10.244.0.10:80"',
+    '-A KUBE-SEP-A -p tcp --to-destination 10.244.0.11:80 -j DNAT',
+    '-A KUBE-SEP-A -p tcp -j DNAT -m tcp --dport 80 --to-destination 10.244.0.12:80',
+    '-A KUBE-SEP-A -p tcp -j DNAT --to-destination',
+    '-A KUBE-SEP-A -p tcp -j DNAT --random --to-destination 10.244.0.13',
+    '[5:6] -A KUBE-SEP-A -p tcp -m tcp -j DNAT --to-destination 10.244.0.14:80',
+    '-A KUBE-SEP-A -p tcp -m tcp -j DNAT --to-destination 10.244.0.15:80 --persistent',
+  ];
+  const text = `*nat\n:KUBE-SVC-A - [0:0]\n:KUBE-SEP-A - [0:0]\n${odd.join('\n')}\nCOMMIT\n`;
+  const options = ['--mode', '--probability'] as const;
+  const statistic = (r: Rule) => options.map((o) => findMatchOption(r, 'statistic', o)?.values[0]);
+  const destination = (r: Rule) => findTargetOption(r, '--to-destination')?.values[0];
+
+  it('answer what the details say, or nothing', () => {
+    let answered = 0;
+    for (const source of [text, dump]) {
+      for (const rule of allRules(source)) {
+        const peeked = [rule.peekMatchOptions?.('statistic', options), rule.peekTargetOption?.('--to-destination')];
+        const details = [statistic(rule), destination(rule)];
+        if (peeked[0] !== undefined) expect([rule.raw, peeked[0]]).toEqual([rule.raw, details[0]]);
+        if (peeked[1] !== undefined) expect([rule.raw, peeked[1]]).toEqual([rule.raw, details[1]]);
+        answered += peeked.filter((p) => p !== undefined).length;
+        expect(matchOptionValues(rule, 'statistic', options)).toEqual(details[0]);
+        expect(targetOptionValue(rule, '--to-destination')).toEqual(details[1]);
+      }
+    }
+    expect(answered).toBeGreaterThan(100);
+  });
+
+  it('answer kube-proxy lines and leave the doubtful ones to the details', () => {
+    const rules = allRules(text);
+    const peekedStatistic = rules.map((r) => r.peekMatchOptions?.('statistic', options));
+    expect(peekedStatistic.slice(0, 3)).toEqual([['random', '0.25'], ['random', '0.50000000000'], undefined]);
+    expect(peekedStatistic[3]).toBeUndefined(); // --mod could be --mode
+    expect(peekedStatistic[4]).toBeUndefined(); // two statistic matches
+    expect(peekedStatistic[5]).toBeUndefined(); // quoted
+    expect(peekedStatistic[8]).toBeUndefined(); // another --mode (policy's) in the line
+    expect(peekedStatistic[13]).toEqual(['random', '0.4']);
+    expect(peekedStatistic[15]).toEqual([undefined, undefined]); // no statistic match
+    expect(allRules(text.replace('-m statistic --mode random --probability 0.25', '-m "statistic" --mode random --probability 0.25'))[0].peekMatchOptions?.('statistic', options)).toBeUndefined();
+    const dnat = rules.filter((r) => r.targetName === 'DNAT').map((r) => r.peekTargetOption?.('--to-destination'));
+    expect(dnat).toEqual(['10.244.0.5:8080', undefined, undefined, undefined, undefined, undefined, undefined, undefined, '10.244.0.13', '10.244.0.14:80', '10.244.0.15:80']);
+    const read = allRules(text);
+    withTransientRuleDetails(() => read.forEach((r) => r.peekTargetOption?.('--to-destination')));
+    expect(plainRuleset(parseIptables(text))).toEqual(plainRuleset(parseIptables(text)));
+  });
+
+  it('agree with the details on random lines made of the words they look for', () => {
+    const chunks = ['-m "statistic"', '-m statistic', '--mode random', '--probability 0.5', '--prob 0.3', '-j DNAT', '--to-destination 10.0.0.1:80', '--to 10.0.0.2:80', '-p tcp', '-m tcp --dport 80', '! --probability 0.2', '-m policy --mode tunnel', '--match statistic', '-j KUBE-SEP-A', '-g KUBE-SEP-A', '-m recent --rcheck', '--mode nth --every 2', '--probability "0.7"', '-m comment --comment "a b"', '!', '--mode', '--to-destination'];
+    let seed = 12345;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const lines = Array.from({ length: 3000 }, () => `-A KUBE-SVC-A ${Array.from({ length: 1 + Math.floor(next() * 7) }, () => chunks[Math.floor(next() * chunks.length)]).join(' ')}`);
+    const rules = allRules(`*nat\n:KUBE-SVC-A - [0:0]\n:KUBE-SEP-A - [0:0]\n${lines.join('\n')}\nCOMMIT\n`);
+    let answered = 0;
+    for (const rule of rules) {
+      const peeked = [rule.peekMatchOptions?.('statistic', options), rule.peekTargetOption?.('--to-destination')];
+      if (peeked[0] !== undefined) expect([rule.raw, peeked[0]]).toEqual([rule.raw, statistic(rule)]);
+      if (peeked[1] !== undefined) expect([rule.raw, peeked[1]]).toEqual([rule.raw, destination(rule)]);
+      answered += peeked.filter((p) => p !== undefined && (Array.isArray(p) ? p.some((v) => v !== undefined) : true)).length;
+    }
+    expect(rules.length).toBeGreaterThan(1000);
+    expect(answered).toBeGreaterThan(80); // 110 with this seed: the shapes are exercised, not only refused
+  });
+
+  it('leave the catalog as it was without them', () => {
+    const proto = RuleNode.prototype as unknown as Record<string, unknown>;
+    const saved = [proto.peekMatchOptions, proto.peekTargetOption];
+    const sources = [text, dump, generateIptablesDump({ services: randomServices(40, 5, 9), style: 'iptables-legacy-save', nodeRules: true, family: 'ipv6' })];
+    const withPeeks = sources.map((s) => catalogToJson([buildCatalog(parseIptables(s))]));
+    try {
+      proto.peekMatchOptions = undefined;
+      proto.peekTargetOption = undefined;
+      expect(sources.map((s) => catalogToJson([buildCatalog(parseIptables(s))]))).toEqual(withPeeks);
+    } finally {
+      [proto.peekMatchOptions, proto.peekTargetOption] = saved;
+    }
   });
 });

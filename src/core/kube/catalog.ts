@@ -5,8 +5,9 @@ import {
   findAnyMatchOption,
   findMatchOption,
   findParam,
-  findTargetOption,
+  matchOptionValues,
   ruleComment,
+  targetOptionValue,
   type Chain,
   type IptablesRuleset,
   type Rule,
@@ -162,14 +163,17 @@ function destination(rule: Rule): string | undefined {
   return stripHostPrefix(d.values[0]);
 }
 
+const STATISTIC_OPTIONS = ['--mode', '--probability'] as const;
+
 function isStatisticRandom(rule: Rule): number | undefined {
-  const mode = findMatchOption(rule, 'statistic', '--mode');
-  if (mode?.values[0] !== 'random') return undefined;
-  const p = Number(findMatchOption(rule, 'statistic', '--probability')?.values[0]);
+  const [mode, probability] = matchOptionValues(rule, 'statistic', STATISTIC_OPTIONS);
+  if (mode !== 'random') return undefined;
+  const p = Number(probability);
   return Number.isFinite(p) ? p : undefined;
 }
 
 function isAffinityCheck(rule: Rule): boolean {
+  if (!rule.raw.includes('recent')) return false; // no `-m recent` in the line: no need to read its matches
   const m = rule.matches.find((x) => x.module === 'recent');
   return Boolean(m && m.options.some((o) => o.name === '--rcheck' || o.name === '--update'));
 }
@@ -323,7 +327,7 @@ class CatalogBuilder {
       remaining -= share;
       const sep = table.chainByName.get(target);
       const dnat = sep?.rules.find((r) => r.targetName === 'DNAT');
-      const to = dnat ? findTargetOption(dnat, '--to-destination')?.values[0] : undefined;
+      const to = dnat ? targetOptionValue(dnat, '--to-destination') : undefined;
       const hostPort = to ? splitHostPort(to) : parseEndpointComment(ruleComment(rule));
       if (!hostPort) continue;
       const endpoint: Endpoint = { address: hostPort.address, port: hostPort.port, probability: share, chain: target, range: rule.range };

@@ -78,6 +78,9 @@ export interface Rule {
    * reading the line; absent when unknown (then ask `params`). Saves reading the details of every rule.
    */
   plainDestination?: string | null;
+  /** The parser's shortcuts for matchOptionValues and targetOptionValue (undefined: ask the details). */
+  peekMatchOptions?(module: string, options: readonly string[]): (string | undefined)[] | undefined;
+  peekTargetOption?(option: string): string | undefined;
 }
 
 export interface Chain {
@@ -216,6 +219,16 @@ export function findAnyMatchOption(rule: Rule, ...names: string[]): Option | und
 
 export function findTargetOption(rule: Rule, ...names: string[]): Option | undefined {
   return rule.target?.options.find((o) => names.includes(o.name));
+}
+
+/** The first value of each of `options` of the rule's `module` match (findMatchOption's), from the line where it can. */
+export function matchOptionValues(rule: Rule, module: string, options: readonly string[]): (string | undefined)[] {
+  return rule.peekMatchOptions?.(module, options) ?? options.map((o) => findMatchOption(rule, module, o)?.values[0]);
+}
+
+/** The first value of the target's `option` (findTargetOption's), from the line where it can. */
+export function targetOptionValue(rule: Rule, option: string): string | undefined {
+  return rule.peekTargetOption?.(option) ?? findTargetOption(rule, option)?.values[0];
 }
 
 /** The comment text of a rule (`-m comment --comment …`), joined when written unquoted. */

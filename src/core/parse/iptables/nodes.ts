@@ -143,6 +143,63 @@ function rescan(raw: string): number[] {
   return out;
 }
 
+// Peeks: a few options of kube-proxy's rule shapes read straight from the line for the Service catalog, which
+// asks them of every endpoint (200,000 rules in a 10,000-service dump): a scan of the line instead of building
+// all its details. A peek answers only when the line leaves no doubt about what the details would say (one
+// owner, no abbreviation or second spelling of the option, a plain unquoted value); otherwise it returns
+// undefined and the caller asks the details.
+const peekTable = new TokenTable();
+const PEEK_ITEMS = 128;
+const peekOpt = new Int32Array(PEEK_ITEMS);
+const peekValue = new Int32Array(PEEK_ITEMS);
+let peekCount = 0;
+
+/** Splits `raw` into items (option token, first value token or -1) in peekOpt/peekValue; false if unusual. */
+function peekItems(raw: string): boolean {
+  const n = scanLine(raw, peekTable);
+  if (n <= 0) return false;
+  const kinds = peekTable.kind;
+  let k = raw.charCodeAt(peekTable.start[0]) === 91 /* [ */ ? 1 : 0;
+  let m = 0;
+  while (k < n) {
+    if (kinds[k] === K_BANG) k++;
+    if (k >= n || (kinds[k] !== K_LONG && kinds[k] !== K_SHORT) || m >= PEEK_ITEMS) return false;
+    peekOpt[m] = k++;
+    if (k < n && kinds[k] === K_BANG) return false; // `--opt ! value`: the old negation, read by the full path
+    peekValue[m] = k < n && kinds[k] === K_VALUE ? k : -1;
+    while (k < n && kinds[k] === K_VALUE) k++;
+    m++;
+  }
+  peekCount = m;
+  return true;
+}
+
+function peekImageIs(raw: string, token: number, image: string): boolean {
+  const start = peekTable.start[token];
+  return peekTable.end[token] - start === image.length && raw.startsWith(image, start);
+}
+
+/** Item j's option could be `option` written in full or abbreviated (as iptables' option parser allows). */
+function peekMaySpell(raw: string, j: number, option: string): boolean {
+  const token = peekOpt[j];
+  const start = peekTable.start[token];
+  const length = peekTable.end[token] - start;
+  if (peekTable.kind[token] !== K_LONG || length > option.length) return false;
+  for (let i = 0; i < length; i++) if (raw.charCodeAt(start + i) !== option.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The plain value of item j, or undefined when it has none or it is quoted. */
+function peekPlainValue(raw: string, j: number): string | undefined {
+  const v = peekValue[j];
+  if (v < 0 || peekTable.quoted[v]) return undefined;
+  return raw.slice(peekTable.start[v], peekTable.end[v]);
+}
+
+const isMatchItem = (raw: string, j: number) => peekImageIs(raw, peekOpt[j], '-m') || peekImageIs(raw, peekOpt[j], '--match');
+const isTargetItem = (raw: string, j: number) =>
+  peekImageIs(raw, peekOpt[j], '-j') || peekImageIs(raw, peekOpt[j], '--jump') || peekImageIs(raw, peekOpt[j], '-g') || peekImageIs(raw, peekOpt[j], '--goto');
+
 const lr = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
 
 /** What a rule holds beyond its line, chain and target name: built when first asked for (see RuleNode). */
@@ -234,6 +291,66 @@ export class RuleNode implements Rule {
     return this.details().matches;
   }
 
+  /**
+   * The values of `options` (each an option `module` knows, given once) of the rule's one `-m module`, read from
+   * the line: what findMatchOption would give, or undefined when only the details can tell (see the peeks).
+   */
+  peekMatchOptions(module: string, options: readonly string[]): (string | undefined)[] | undefined {
+    if (this.kept !== undefined) return undefined;
+    const raw = this.raw;
+    if (!peekItems(raw)) return undefined;
+    let owner = -1;
+    for (let j = 1; j < peekCount; j++) {
+      if (!isMatchItem(raw, j) || peekValue[j] < 0) continue;
+      if (peekTable.quoted[peekValue[j]]) return undefined; // `-m "name"`: the details unquote it
+      if (!peekImageIs(raw, peekValue[j], module)) continue;
+      if (owner >= 0) return undefined;
+      owner = j;
+    }
+    // No such match at all (the last rule of a KUBE-SVC chain has no statistic): none of its options either.
+    if (owner < 0) return options.map(() => undefined);
+    // The module's own run of options: up to the next match or target.
+    let end = owner + 1;
+    while (end < peekCount && !isMatchItem(raw, end) && !isTargetItem(raw, end)) end++;
+    const out: (string | undefined)[] = [];
+    for (const option of options) {
+      let at = -1;
+      for (let j = 1; j < peekCount; j++) {
+        if (!peekMaySpell(raw, j, option)) continue;
+        if (at >= 0 || j <= owner || j >= end || !peekImageIs(raw, peekOpt[j], option)) return undefined;
+        at = j;
+      }
+      if (at < 0) {
+        out.push(undefined);
+        continue;
+      }
+      const value = peekPlainValue(raw, at);
+      if (value === undefined) return undefined;
+      out.push(value);
+    }
+    return out;
+  }
+
+  /** The value of the target's `option` (written in full, once, in the target's run), read from the line; or undefined. */
+  peekTargetOption(option: string): string | undefined {
+    if (this.kept !== undefined || this.targetName === undefined) return undefined;
+    const raw = this.raw;
+    if (!peekItems(raw)) return undefined;
+    let target = -1;
+    for (let j = 1; j < peekCount && target < 0; j++) if (isTargetItem(raw, j)) target = j;
+    if (target < 0 || peekValue[target] < 0 || !peekImageIs(raw, peekValue[target], this.targetName)) return undefined;
+    // The target's own run of options: after a later `-m`, an option may belong elsewhere, or to nothing.
+    let end = target + 1;
+    while (end < peekCount && !isMatchItem(raw, end) && !isTargetItem(raw, end)) end++;
+    let at = -1;
+    for (let j = target + 1; j < peekCount; j++) {
+      if (!peekMaySpell(raw, j, option)) continue;
+      if (at >= 0 || j >= end || !peekImageIs(raw, peekOpt[j], option)) return undefined;
+      at = j;
+    }
+    return at < 0 ? undefined : peekPlainValue(raw, at);
+  }
+
   get target(): Target | undefined {
     return this.targetName === undefined ? undefined : this.details().target;
   }
@@ -250,6 +367,10 @@ export class RuleNode implements Rule {
 
   get range(): Range {
     const raw = this.raw;
+    const first = raw.charCodeAt(0);
+    const last = raw.charCodeAt(raw.length - 1);
+    // Nearly every line starts and ends with a printable ASCII character: no trimmed copies to make.
+    if (first > 32 && first < 127 && last > 32 && last < 127) return lr(this.line, 0, raw.length);
     return lr(this.line, raw.length - raw.trimStart().length, raw.trimEnd().length);
   }
 
