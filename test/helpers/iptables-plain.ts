@@ -71,7 +71,7 @@ export function plainRuleset(r: IptablesRuleset) {
     })),
     tableIds: [...r.tableById.keys()],
     definitions: r.symbols.definitions.map((d) => ({ kind: d.kind, name: d.name, scope: d.scope, range: range(d.range), fullRange: range(d.fullRange), builtin: d.builtin })),
-    references: r.symbols.references.map((x) => ({ kind: x.kind, name: x.name, scope: x.scope, role: x.role, range: range(x.range) })),
+    references: r.symbols.allReferences().map((x) => ({ kind: x.kind, name: x.name, scope: x.scope, role: x.role, range: range(x.range) })),
     ruleLines: [...r.ruleByLine.keys()],
   };
 }

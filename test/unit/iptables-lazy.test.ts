@@ -71,6 +71,19 @@ describe('lazy iptables rule details', () => {
     expect(byLine.slice(0, 8)).toEqual(['10.96.0.1/32', null, '10.96.0.3', 'fd00::10/128', '10.96.0.4/32', '10.96.0.5/32', null, null]);
   });
 
+  it('the chain of each rule is a reference found by position and listed, but not by name, and not kept', () => {
+    const r = parseIptables('*filter\n:INPUT ACCEPT [0:0]\n:KUBE-FW - [0:0]\n-A INPUT -j KUBE-FW\n-A KUBE-FW -j DROP\nCOMMIT\n');
+    const owner = r.symbols.at({ line: 3, character: 5 });
+    expect(owner).toMatchObject({ type: 'reference', reference: { kind: 'chain', name: 'INPUT', scope: r.tables[0].id, role: 'rule-owner' } });
+    expect(owner?.type === 'reference' && owner.reference.range).toEqual({ start: { line: 3, character: 3 }, end: { line: 3, character: 8 } });
+    expect(r.symbols.at({ line: 3, character: 14 })).toMatchObject({ type: 'reference', reference: { name: 'KUBE-FW', role: 'jump' } });
+    expect(r.symbols.at({ line: 4, character: 6 })).toMatchObject({ type: 'reference', reference: { name: 'KUBE-FW', role: 'rule-owner' } });
+    expect(r.symbols.at({ line: 3, character: 1 })).toBeUndefined();
+    expect(r.symbols.referencesTo('chain', r.tables[0].id, 'KUBE-FW').map((x) => x.role)).toEqual(['jump']);
+    expect(r.symbols.references.map((x) => x.role)).toEqual(['jump']);
+    expect(r.symbols.allReferences().map((x) => `${x.role} ${x.name}`).sort()).toEqual(['jump KUBE-FW', 'rule-owner INPUT', 'rule-owner KUBE-FW']);
+  });
+
   it('rules by line answer like a map', () => {
     const r = parseIptables(dump);
     const lines = [...r.ruleByLine.keys()];

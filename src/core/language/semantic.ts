@@ -11,7 +11,7 @@ export function symbolsToSemantic(symbols: Symbols, isKube: (name: string) => bo
     if (!KINDS.has(d.kind) || d.range.start.line !== d.range.end.line) continue;
     out.push({ range: d.range, kind: d.kind as SemanticSymbol['kind'], declaration: true, kube: isKube(d.name) });
   }
-  for (const r of symbols.references) {
+  for (const r of symbols.allReferences()) {
     if (!KINDS.has(r.kind) || r.range.start.line !== r.range.end.line) continue;
     out.push({ range: r.range, kind: r.kind as SemanticSymbol['kind'], declaration: false, kube: isKube(r.name) });
   }

@@ -24,6 +24,16 @@ export interface SymbolReference {
   role: ReferenceRole;
 }
 
+/**
+ * References a model keeps in its own objects and makes when asked (the owner chain of every rule of a
+ * 400,000-line iptables dump, one object each otherwise): found by position and listed by allReferences, never
+ * by name (referencesTo), at most one per line.
+ */
+export interface DerivedReferences {
+  at(line: number): SymbolReference | undefined;
+  all(): Iterable<SymbolReference>;
+}
+
 export type SymbolHit =
   | { type: 'definition'; definition: SymbolDefinition }
   | { type: 'reference'; reference: SymbolReference };
@@ -62,7 +72,9 @@ type NameMap<T> = Map<string, T>;
  */
 export class Symbols {
   readonly definitions: SymbolDefinition[] = [];
+  /** The references stored here; allReferences adds the derived ones. */
   readonly references: SymbolReference[] = [];
+  private derived: DerivedReferences | undefined;
   private readonly definitionIndex = new Map<SymbolKind, Map<string, NameMap<SymbolDefinition>>>();
   private readonly referenceIndex = new Map<SymbolKind, Map<string, NameMap<SymbolReference | SymbolReference[]>>>();
   /**
@@ -157,6 +169,16 @@ export class Symbols {
     this.tails[line] = n + 1;
   }
 
+  /** Adds references made on demand (see DerivedReferences). */
+  derive(references: DerivedReferences): void {
+    this.derived = references;
+  }
+
+  /** Every reference: the stored ones, then the derived ones. */
+  allReferences(): SymbolReference[] {
+    return this.derived ? [...this.references, ...this.derived.all()] : this.references;
+  }
+
   /** The first definition of a name (a redefinition is reported by the parser). */
   definition(kind: SymbolKind, scope: string, name: string): SymbolDefinition | undefined {
     return Symbols.names(this.definitionIndex, kind, scope, false)?.get(name);
@@ -170,7 +192,10 @@ export class Symbols {
   /** The definition or reference under a position, if any. */
   at(position: Position): SymbolHit | undefined {
     const line = position.line;
-    if (!Number.isInteger(line) || line < 0 || line >= this.heads.length) return undefined;
+    if (!Number.isInteger(line) || line < 0) return undefined;
+    const derived = this.derived?.at(line);
+    if (derived !== undefined && containsPosition(derived.range, position)) return { type: 'reference', reference: derived };
+    if (line >= this.heads.length) return undefined;
     for (let k = this.heads[line]; k !== 0; k = this.next[k - 1]) {
       const slot = this.slots[k - 1];
       const entry = slot >= 0 ? this.definitions[slot] : this.references[~slot];

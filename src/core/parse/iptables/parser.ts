@@ -312,6 +312,19 @@ class RulesetBuilder implements RuleReader {
     }
     this.lastRuleOf.clear();
     this.resolveReferences();
+    // The `-A CHAIN` of every rule as a reference: found by position (hover, F12, colours), never by name, and
+    // made when asked rather than kept (one object per rule). Only model objects are captured, not the builder.
+    const rulesByLine = this.ruleByLine;
+    const tables = this.tables;
+    this.symbols.derive({
+      at: (line) => {
+        const rule = rulesByLine.get(line);
+        return rule === undefined ? undefined : new RuleOwnerReference(rule as RuleNode);
+      },
+      *all() {
+        for (const tb of tables) for (const rule of tb.rules) yield new RuleOwnerReference(rule as RuleNode);
+      },
+    });
     forgetLine();
     this.pendingTable.length = 0;
     this.pendingName.length = 0;
@@ -835,8 +848,6 @@ class RulesetBuilder implements RuleReader {
         // Reported in resolveReferences if the chain never gets declared.
         this.pend(table, chain.name, rule, chainToken, OWNER);
       }
-      // Found by position (hover, F12, colours) but not by name: every caller of referencesTo skips rule owners.
-      this.symbols.reference(new RuleOwnerReference(rule), i, false);
     }
 
     let counters: Counters | undefined = build && prefix >= 0 ? this.counters(i, prefix) : undefined;
