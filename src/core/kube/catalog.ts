@@ -109,6 +109,86 @@ export interface Service {
   endpointsNotInDump?: boolean;
 }
 
+/** What has a name range: a chain or a named set (the parsers' chains make theirs when asked). */
+export type Named = { readonly nameRange: Range };
+
+/** A hash check whose range is its object's name, made when asked (one per chain of a large dump, issue #8). */
+export class NamedHashCheck implements HashCheck {
+  // A private field, not a property: answers sent to the extension host must not carry the whole chain.
+  readonly #of: Named;
+  constructor(
+    readonly chain: string,
+    readonly expected: string,
+    readonly ok: boolean,
+    of: Named,
+  ) {
+    this.#of = of;
+  }
+
+  get range(): Range {
+    return this.#of.nameRange;
+  }
+}
+
+/** An object of a Service whose range is the name of a chain or set, made when asked. */
+export class NamedObjectRef implements ObjectRef {
+  readonly #of: Named;
+  constructor(
+    readonly name: string,
+    readonly tableId: string,
+    readonly role: ObjectRef['role'],
+    of: Named,
+  ) {
+    this.#of = of;
+  }
+
+  get range(): Range {
+    return this.#of.nameRange;
+  }
+}
+
+/** An iptables rule as an object of a Service (its frontend or reject rule): the range is the rule's, made when asked. */
+class RuleObjectRef implements ObjectRef {
+  readonly #rule: Rule;
+  readonly name: string;
+  readonly tableId: string;
+  constructor(
+    rule: Rule,
+    readonly role: ObjectRef['role'],
+  ) {
+    this.#rule = rule;
+    this.name = rule.chain;
+    this.tableId = rule.tableId;
+  }
+
+  get range(): Range {
+    return this.#rule.range;
+  }
+}
+
+/**
+ * An endpoint selected by a rule of a KUBE-SVC/SVL chain, whose range is that rule's, made when asked: a 10,000
+ * Service dump has 100,000 of them, and three range objects each were a good part of the catalog (issue #8).
+ */
+class RuleEndpoint implements Endpoint {
+  readonly #rule: Rule;
+  declare local?: boolean;
+  declare ruleProbability?: number;
+  constructor(
+    readonly address: string,
+    readonly port: number,
+    public probability: number,
+    readonly chain: string,
+    rule: Rule,
+  ) {
+    this.#rule = rule;
+  }
+
+  get range(): Range {
+    return this.#rule.range;
+  }
+}
+
 export interface Catalog {
   mode: 'iptables' | 'nftables' | 'ipvs';
   services: Service[];
@@ -233,7 +313,7 @@ class CatalogBuilder {
       s.hash = info.hash;
       const role: ObjectRef['role'] =
         info.kind === 'service' ? 'service-chain' : info.kind === 'service-local' || info.kind === 'legacy-xlb' ? 'service-local-chain' : info.kind === 'external' ? 'external-chain' : 'firewall-chain';
-      s.objects.push({ name: chain.name, tableId: table.id, range: chain.nameRange, role });
+      s.objects.push(new NamedObjectRef(chain.name, table.id, role, chain));
       for (const rule of chain.rules) {
         if (s.name && s.protocol) break; // both known: the remaining rules cannot change them
         if (!s.name) this.nameFrom(s, parseServicePortName(ruleComment(rule)));
@@ -266,7 +346,7 @@ class CatalogBuilder {
       if (!kind) kind = info.kind === 'service' || info.kind === 'service-local' ? 'clusterIP' : info.kind === 'firewall' ? 'loadBalancer' : 'externalIP';
       if (kind === 'clusterIP') s.policies.internalTrafficPolicy = info.kind === 'service-local' ? 'Local' : 'Cluster';
       this.addFrontend(s, { kind, address, port, range: rule.range });
-      s.objects.push({ name: rule.chain, tableId: table.id, range: rule.range, role: 'frontend-rule' });
+      s.objects.push(new RuleObjectRef(rule, 'frontend-rule'));
     }
     const nodePorts = table.chainByName.get('KUBE-NODEPORTS');
     for (const rule of nodePorts?.rules ?? []) {
@@ -279,7 +359,7 @@ class CatalogBuilder {
       this.nameFrom(s, parseServicePortName(ruleComment(rule)));
       s.protocol ||= ruleProtocol(rule) ?? '';
       this.addFrontend(s, { kind: 'nodePort', port, range: rule.range });
-      s.objects.push({ name: rule.chain, tableId: table.id, range: rule.range, role: 'frontend-rule' });
+      s.objects.push(new RuleObjectRef(rule, 'frontend-rule'));
     }
     // 3. Endpoints: follow the chain the ClusterIP frontend uses (SVC, or SVL for internalTrafficPolicy Local).
     for (const [key, s] of this.byKey) {
@@ -308,7 +388,12 @@ class CatalogBuilder {
       // Endpoints reachable only through the local chain (externalTrafficPolicy Local, all endpoints elsewhere).
       if (svl && primary !== svl) {
         for (const e of this.selectedEndpoints(table, svl)) {
-          if (!s.endpoints.some((x) => x.chain === e.chain)) s.endpoints.push({ ...e, probability: 0, local: true });
+          if (!s.endpoints.some((x) => x.chain === e.chain)) {
+            // Reachable only through the local chain: the same endpoint, with no share of ClusterIP traffic.
+            e.probability = 0;
+            e.local = true;
+            s.endpoints.push(e);
+          }
         }
       }
       this.checkHashes(table, s);
@@ -330,7 +415,7 @@ class CatalogBuilder {
       const to = dnat ? targetOptionValue(dnat, '--to-destination') : undefined;
       const hostPort = to ? splitHostPort(to) : parseEndpointComment(ruleComment(rule));
       if (!hostPort) continue;
-      const endpoint: Endpoint = { address: hostPort.address, port: hostPort.port, probability: share, chain: target, range: rule.range };
+      const endpoint = new RuleEndpoint(hostPort.address, hostPort.port, share, target, rule);
       if (p !== undefined) endpoint.ruleProbability = p;
       out.push(endpoint);
       if (p === undefined) break; // an unconditional jump ends the selection: later rules are unreachable
@@ -345,7 +430,7 @@ class CatalogBuilder {
     for (const prefix of ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-']) {
       const chain = table.chainByName.get(prefix + s.hash);
       if (!chain || !chain.declared) continue;
-      s.hashChecks.push({ chain: chain.name, expected: prefix + expected, ok: expected === s.hash, range: chain.nameRange });
+      s.hashChecks.push(new NamedHashCheck(chain.name, prefix + expected, expected === s.hash, chain));
     }
     for (const e of s.endpoints) {
       if (!e.chain) continue;
@@ -353,7 +438,7 @@ class CatalogBuilder {
       if (!chain?.declared) continue;
       const endpoint = e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
       const h = endpointHash(spn, s.protocol, endpoint);
-      s.hashChecks.push({ chain: e.chain, expected: `KUBE-SEP-${h}`, ok: `KUBE-SEP-${h}` === e.chain, range: chain.nameRange });
+      s.hashChecks.push(new NamedHashCheck(e.chain, `KUBE-SEP-${h}`, `KUBE-SEP-${h}` === e.chain, chain));
     }
     for (const check of s.hashChecks) {
       if (check.ok) continue;
@@ -396,7 +481,7 @@ class CatalogBuilder {
         }
         if (!noLocal || s.endpoints.length === 0) s.policies.noEndpoints = verdict === 'REJECT' ? 'reject' : 'drop';
         if (noLocal) s.policies.externalTrafficPolicy = 'Local';
-        s.objects.push({ name: rule.chain, tableId: table.id, range: rule.range, role: 'reject-rule' });
+        s.objects.push(new RuleObjectRef(rule, 'reject-rule'));
       }
     }
   }
