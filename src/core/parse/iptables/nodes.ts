@@ -251,32 +251,45 @@ export class RuleNode implements Rule {
   /** Token offsets; undefined until needed for lines the fast path read. */
   private offsets: number[] | undefined;
   private kept: RuleDetails | undefined = undefined;
-  // A private field, not a property: the parser (and through it the whole document) must never travel with a rule.
-  readonly #reader: RuleReader;
+  // The chain (its name, table and the parser that reads details again) and, packed in one number, the operation
+  // and the chain name's token: three fewer fields on each of 400,000 rules.
+  readonly #chain: ChainNode;
+  readonly #packed: number;
 
   constructor(
-    readonly tableId: string,
-    readonly chain: string,
-    readonly operation: RuleOperation,
+    chain: ChainNode,
+    operation: RuleOperation,
     readonly position: number | undefined,
     readonly raw: string,
     /** 0-based line. */
     readonly line: number,
     /** Index of the chain name token. */
-    private readonly chainToken: number,
+    chainToken: number,
     offsets: number[] | undefined,
-    reader: RuleReader,
   ) {
     this.offsets = offsets;
-    this.#reader = reader;
+    this.#chain = chain;
+    this.#packed = OPERATIONS.indexOf(operation) | (chainToken << 2);
+  }
+
+  get tableId(): string {
+    return this.#chain.tableId;
+  }
+
+  get chain(): string {
+    return this.#chain.name;
+  }
+
+  get operation(): RuleOperation {
+    return OPERATIONS[this.#packed & 3];
   }
 
   private details(): RuleDetails {
     const kept = this.kept;
     if (kept !== undefined) return kept;
-    if (transientDepth === 0) return (this.kept = this.#reader.details(this));
+    if (transientDepth === 0) return (this.kept = this.#chain.readDetails(this));
     for (let k = 0; k < RECENT; k++) if (recentRules[k] === this) return recentDetails[k]!;
-    const details = this.#reader.details(this);
+    const details = this.#chain.readDetails(this);
     recentRules[recentNext] = this;
     recentDetails[recentNext] = details;
     recentNext = (recentNext + 1) % RECENT;
@@ -375,7 +388,8 @@ export class RuleNode implements Rule {
   }
 
   get chainRange(): Range {
-    return this.tokenSpan(this.chainToken, this.chainToken);
+    const chainToken = this.#packed >> 2;
+    return this.tokenSpan(chainToken, chainToken);
   }
 }
 
@@ -476,6 +490,8 @@ export class TargetNode implements Target {
 }
 
 /** A chain: its ranges (see DeclarationRanges) and counters are kept as numbers and made into objects when read. */
+const OPERATIONS: readonly RuleOperation[] = ['append', 'insert', 'delete', 'replace'];
+
 export class ChainNode extends DeclarationRanges implements Chain {
   declared = false;
   policy: string | undefined = undefined;
@@ -489,16 +505,26 @@ export class ChainNode extends DeclarationRanges implements Chain {
   private c1 = 0;
   private c2 = 0;
 
+  // A private field, not a property: the parser (and through it the whole document) must never travel with a chain.
+  readonly #reader: RuleReader;
+
   constructor(
     readonly name: string,
     readonly tableId: string,
     readonly builtin: boolean,
     range: Range,
+    reader: RuleReader,
   ) {
     super();
     this.range = range;
     this.nameRange = range;
     this.fullRange = range;
+    this.#reader = reader;
+  }
+
+  /** One of its rules' line read again, into objects (see RuleNode). */
+  readDetails(rule: RuleNode): RuleDetails {
+    return this.#reader.details(rule);
   }
 
   get counters(): Counters | undefined {

@@ -653,7 +653,7 @@ class RulesetBuilder implements RuleReader {
   private ensureChain(table: Table, name: string, range: Range): Chain {
     let chain = table.chainByName.get(name);
     if (!chain) {
-      chain = new ChainNode(name, table.id, isBuiltinChain(table.name, name), range);
+      chain = new ChainNode(name, table.id, isBuiltinChain(table.name, name), range, this);
       table.chainByName.set(name, chain);
       table.chains.push(chain);
     }
@@ -843,7 +843,7 @@ class RulesetBuilder implements RuleReader {
       }
       chain = sameChain ? last : (table.chainByName.get(chainName) ?? this.ensureChain(table, chainName, this.tok(i, chainToken)));
       this.lastChain = chain;
-      rule = new RuleNode(table.id, chain.name, operation, position, text, i, chainToken, offsets, this);
+      rule = new RuleNode(chain as ChainNode, operation, position, text, i, chainToken, offsets);
       if (!chain.declared && !chain.builtin) {
         // Reported in resolveReferences if the chain never gets declared.
         this.pend(table, chain.name, rule, chainToken, OWNER);
