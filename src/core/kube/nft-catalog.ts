@@ -13,7 +13,7 @@ import { formatAddress as formatIpAddress, parseAddress as parseIpAddress } from
 import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
-import { compareServices, type Catalog, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service } from './catalog';
+import { compareServices, NamedHashCheck, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service } from './catalog';
 import { NFT_OBJECT_PREFIX, nftHash8, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -105,27 +105,6 @@ export function isKubeProxyNftTable(table: NftTable): boolean {
 
 const MASQ_CHAIN = 'mark-for-masquerade';
 
-/** What has a name range: a chain or a named set (the text parser's chains make theirs when asked). */
-type Named = { readonly nameRange: Range };
-
-/** A hash check whose range is its object's name, made when asked (one per chain of a large dump, issue #8). */
-class NamedHashCheck implements HashCheck {
-  // A private field, like NamedObjectRef's.
-  readonly #of: Named;
-  constructor(
-    readonly chain: string,
-    readonly expected: string,
-    readonly ok: boolean,
-    of: Named,
-  ) {
-    this.#of = of;
-  }
-
-  get range(): Range {
-    return this.#of.nameRange;
-  }
-}
-
 /**
  * An endpoint whose range (the vmap element that selects it) is kept as numbers: the element belongs to a rule
  * whose statements are read again on demand, so nothing else would hold that range (issue #8).
@@ -150,24 +129,6 @@ class NftEndpoint implements Endpoint {
 
   get range(): Range | undefined {
     return this.line < 0 ? undefined : { start: { line: this.line, character: this.start }, end: { line: this.endLine, character: this.end } };
-  }
-}
-
-/** An object of a Service whose range is the name of a chain or set, made when asked. */
-class NamedObjectRef implements ObjectRef {
-  // A private field (not a property): answers sent to the extension host must not carry the whole chain.
-  readonly #of: Named;
-  constructor(
-    readonly name: string,
-    readonly tableId: string,
-    readonly role: ObjectRef['role'],
-    of: Named,
-  ) {
-    this.#of = of;
-  }
-
-  get range(): Range {
-    return this.#of.nameRange;
   }
 }
 
@@ -298,17 +259,16 @@ interface Work {
 class NftCatalogBuilder {
   private readonly works = new Map<string, Work>();
   private readonly byFrontend = new Map<string, Work>();
-  private readonly names = new Map<string, NftServiceObjectName | undefined>();
-  /** Per parsed name (parse() gives one object per name). */
-  private readonly expectedHashes = new Map<NftServiceObjectName, string>();
+  /** Per readable part of a name (`parsed.hashed`: a Service's chains share it). */
+  private readonly expectedHashes = new Map<string, string>();
   readonly diagnostics: Diagnostic[] = [];
 
-  /** parseNftServiceObjectName, once per name (names repeat in map elements, rules and chains). */
+  /**
+   * parseNftServiceObjectName. Not kept per name (issue #8): for 10,000 Services that was some 100,000 parsed
+   * names (40 MB) alive until the catalog was done; parsing a name again costs less than keeping it.
+   */
   private parse(name: string): NftServiceObjectName | undefined {
-    if (this.names.has(name)) return this.names.get(name);
-    const parsed = parseNftServiceObjectName(name);
-    this.names.set(name, parsed);
-    return parsed;
+    return parseNftServiceObjectName(name);
   }
 
   constructor(private readonly ruleset: NftRuleset) {}
@@ -376,13 +336,13 @@ class NftCatalogBuilder {
 
   private table(table: NftTable): void {
     // 1. Per-service chains give identities; endpoint chains and affinity sets are attached later.
-    const endpointChains = new Map<string, { chain: NftChain; parsed: NftServiceObjectName }>();
+    const endpointChains = new Map<string, NftChain>();
     for (const chain of table.chains) {
       const parsed = this.parse(chain.name);
       if (!parsed) continue;
       this.checkHash(parsed, chain);
       if (parsed.kind === 'endpoint') {
-        endpointChains.set(chain.name, { chain, parsed });
+        endpointChains.set(chain.name, chain);
         continue;
       }
       if (parsed.kind === 'affinity') continue;
@@ -474,7 +434,7 @@ class NftCatalogBuilder {
 
     // 5. Leftovers: kube-proxy flushes the chains of deleted services and endpoints and deletes them a
     //    sync later; until then they are empty and unreferenced.
-    for (const [name, { chain }] of endpointChains) {
+    for (const [name, chain] of endpointChains) {
       if (referencedEndpoints.has(name)) continue;
       this.diagnostics.push({
         range: chain.nameRange,
@@ -545,8 +505,8 @@ class NftCatalogBuilder {
   /** The hash kube-proxy computes for the readable part (undefined when the name was truncated), once per name. */
   private expectedHash(parsed: NftServiceObjectName): string | undefined {
     if (parsed.truncated) return undefined;
-    let hash = this.expectedHashes.get(parsed);
-    if (hash === undefined) this.expectedHashes.set(parsed, (hash = nftHash8(parsed.hashed)));
+    let hash = this.expectedHashes.get(parsed.hashed);
+    if (hash === undefined) this.expectedHashes.set(parsed.hashed, (hash = nftHash8(parsed.hashed)));
     return hash;
   }
 
@@ -571,7 +531,7 @@ class NftCatalogBuilder {
     w.service.hashChecks.push(check);
   }
 
-  private serviceChains(table: NftTable, w: Work, endpointChains: Map<string, { chain: NftChain; parsed: NftServiceObjectName }>, referenced: Set<string>): void {
+  private serviceChains(table: NftTable, w: Work, endpointChains: Map<string, NftChain>, referenced: Set<string>): void {
     const s = w.service;
     const roles: Record<'service' | 'local' | 'external' | 'firewall', ObjectRef['role']> = {
       service: 'service-chain',
@@ -619,7 +579,7 @@ class NftCatalogBuilder {
             let out = byEndpoint.get(key);
             if (!out) {
               // The chain's own name string (the vmap element's copy belongs to a rule read again on demand).
-              out = new NftEndpoint(ep.address, ep.port, endpointChains.get(target.chain)?.chain.name ?? target.chain, target.range);
+              out = new NftEndpoint(ep.address, ep.port, endpointChains.get(target.chain)?.name ?? target.chain, target.range);
               byEndpoint.set(key, out);
             }
             if (primary) out.probability += share;
@@ -634,19 +594,21 @@ class NftCatalogBuilder {
       return x < y ? -1 : x > y ? 1 : 0;
     });
     for (const e of s.endpoints) {
-      const info = endpointChains.get(e.chain!);
-      if (!info) continue;
-      s.objects.push(new NamedObjectRef(info.chain.name, table.id, 'endpoint-chain', info.chain));
-      this.hashCheck(w, info.parsed, e.chain!, info.chain);
-      if (info.parsed.endpoint && (info.parsed.endpoint.address !== e.address || info.parsed.endpoint.port !== e.port)) {
+      const chain = endpointChains.get(e.chain!);
+      // Endpoint chains are in the map because their names parse.
+      const parsed = chain && this.parse(chain.name);
+      if (!chain || !parsed) continue;
+      s.objects.push(new NamedObjectRef(chain.name, table.id, 'endpoint-chain', chain));
+      this.hashCheck(w, parsed, e.chain!, chain);
+      if (parsed.endpoint && (parsed.endpoint.address !== e.address || parsed.endpoint.port !== e.port)) {
         this.diagnostics.push({
-          range: info.chain.nameRange,
+          range: chain.nameRange,
           severity: 'hint',
           code: 'kube-endpoint-name-mismatch',
-          message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', endpointKey(info.parsed.endpoint.address, info.parsed.endpoint.port), endpointKey(e.address, e.port)),
+          message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', endpointKey(parsed.endpoint.address, parsed.endpoint.port), endpointKey(e.address, e.port)),
         });
       }
-      for (const rule of info.chain.rules) {
+      for (const rule of chain.rules) {
         for (const st of rule.statements) if (st.kind === 'setUpdate') affinitySets.add(st.set.replace(/^@/, ''));
       }
       // kube-proxy names the set after the endpoint chain: affinity-<same hash and name>.
@@ -726,8 +688,8 @@ class NftCatalogBuilder {
   }
 
   /** An endpoint's address and port: from the DNAT of its chain, or from its name. */
-  private endpoint(table: NftTable, chainName: string, endpointChains: Map<string, { chain: NftChain; parsed: NftServiceObjectName }>): { address: string; port: number } | undefined {
-    const chain = endpointChains.get(chainName)?.chain ?? table.chainByName.get(chainName);
+  private endpoint(table: NftTable, chainName: string, endpointChains: Map<string, NftChain>): { address: string; port: number } | undefined {
+    const chain = endpointChains.get(chainName) ?? table.chainByName.get(chainName);
     for (const rule of chain?.rules ?? []) {
       for (const st of rule.statements) {
         if (st.kind !== 'nat' || st.type !== 'dnat') continue;
@@ -739,7 +701,7 @@ class NftCatalogBuilder {
         if (m) return { address: m[1] ?? m[3]!, port: Number(m[2] ?? m[4] ?? 0) };
       }
     }
-    const parsed = endpointChains.get(chainName)?.parsed ?? this.parse(chainName);
+    const parsed = this.parse(chainName);
     return parsed?.endpoint;
   }
 

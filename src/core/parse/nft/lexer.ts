@@ -290,11 +290,23 @@ const LINE_SEPARATORS = /[\n\r\u2028\u2029]/;
 export const MAX_INTERNED = 12;
 
 let tokenLine = 0;
+let tokensOutliveLine = false;
 
 function tok(image: string, startOffset: number, tokenType: TokenType): IToken {
   // Chevrotain's tokens with positionTracking 'onlyOffset' (Lexer.createOffsetOnlyToken), plus the two
   // properties the builder adds to every token (its line, and the range cache of statements.ts) declared up
   // front, which saves V8 a map transition and an out-of-object property store per token.
+  return tokensOutliveLine ? heldToken(image, startOffset, tokenType) : lineToken(image, startOffset, tokenType);
+}
+
+// Two allocation sites for the same token (see setShortLivedReading in statements.ts): the tokens of a unit
+// spanning lines (an element list of 10,000 lines) live until the unit ends, and V8 would then allocate every
+// later token, which dies with its line, in the old generation.
+function lineToken(image: string, startOffset: number, tokenType: TokenType): IToken {
+  return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, startLine: tokenLine, r: undefined } as IToken;
+}
+
+function heldToken(image: string, startOffset: number, tokenType: TokenType): IToken {
   return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, startLine: tokenLine, r: undefined } as IToken;
 }
 
@@ -303,10 +315,19 @@ function tok(image: string, startOffset: number, tokenType: TokenType): IToken {
  * `startLine` set to `line`, as the builder stamps it), or undefined when the
  * line has something this scanner leaves to Chevrotain (lexer errors, unusual characters).
  */
-export function fastLexLine(s: string, intern?: Map<string, string>, line = 0, from = 0, to = s.length): { tokens: IToken[]; comment: IToken | undefined } | undefined {
+export function fastLexLine(
+  s: string,
+  intern?: Map<string, string>,
+  line = 0,
+  from = 0,
+  to = s.length,
+  outliveLine = false,
+): { tokens: IToken[]; comment: IToken | undefined } | undefined {
   // `from` must be where a token starts (or 0): the scanner carries no state from one token to the next, so the
-  // tokens from there on are the line's. It stops before the first token at or after `to`.
+  // tokens from there on are the line's. It stops before the first token at or after `to`. `outliveLine`: the
+  // caller keeps the tokens past the next lines (they only differ in where V8 allocates them).
   tokenLine = line;
+  tokensOutliveLine = outliveLine;
   const tokens: IToken[] = [];
   let comment: IToken | undefined;
   const n = s.length;

@@ -19,7 +19,7 @@ import { lineRange, type Range } from '../../model/range';
 import { DeclarationRanges } from '../../model/stored-ranges';
 import type { Item } from './grammar';
 import { fastLexLine, LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
-import { StatementReader, type StatementHost } from './statements';
+import { setShortLivedReading, StatementReader, type StatementHost } from './statements';
 
 /** The items of a token list as the grammar groups them (`{ … }` and `( … )`), or undefined when unbalanced. */
 export function groupItems(tokens: readonly IToken[], from = 0, to = tokens.length): Item[] | undefined {
@@ -142,7 +142,14 @@ export class LazyRule implements NftRule {
     // Only the rule's part of the line (a line may hold thousands of `;`-separated rules).
     const items = groupItems(fastLexLine(this.lineText, undefined, this.line, this.start, this.end)!.tokens)!;
     host.line = this.lineText;
-    const statements = reader.readRule(items);
+    // Most readings are dropped once looked at (the ring below holds the last few).
+    const wasShortLived = setShortLivedReading(true);
+    let statements: NftStatement[];
+    try {
+      statements = reader.readRule(items);
+    } finally {
+      setShortLivedReading(wasShortLived);
+    }
     cachedRules[cacheNext] = this;
     cachedStatements[cacheNext] = statements;
     cacheNext = (cacheNext + 1) % CACHE_SIZE;

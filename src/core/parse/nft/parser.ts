@@ -34,14 +34,15 @@ import {
   type NftRule,
   type NftRuleset,
   type NftSet,
+  type NftStatement,
   type NftTable,
 } from '../../model/nft';
 import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition, type SymbolKind, type SymbolReference } from '../../model/symbols';
 import { t } from '../../l10n';
-import { isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
-import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
-import { isKnownStatementWord, itemRange, itemsRange, StatementReader, type StatementHost } from './statements';
+import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
+import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
+import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, setShortLivedReading, StatementReader, type StatementHost } from './statements';
 import { canRereadRule, ChainNode, forgetRereadCache, groupItems, LazyRule, ReferenceNode } from './nodes';
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
@@ -285,7 +286,11 @@ class NftTextBuilder implements StatementHost {
     }
     let tokens: IToken[];
     let comment: IToken | undefined;
-    const fast = this.fast ? fastLexLine(text, this.interned, i) : undefined;
+    // Inside a `{` left open on an earlier line (an element list), the unit keeps its tokens until it is closed.
+    // Words of a chain's lines are not interned: they are rules, nearly all lazy, whose tokens are garbage after
+    // the line (interning them kept a map of every address in the dump until the end of the parse).
+    const intern = this.lazyRules && this.depth === 0 && this.contextKind() === 'chain' ? undefined : this.interned;
+    const fast = this.fast ? fastLexLine(text, intern, i, 0, text.length, this.depth > 0) : undefined;
     this.lineTokens = fast?.tokens;
     this.lineTokenCursor = 0;
     if (fast) {
@@ -314,7 +319,12 @@ class NftTextBuilder implements StatementHost {
       this.openGroups = [];
       this.unitBroken = false;
     }
-    for (let k = 0; k < tokens.length; k++) this.feed(tokens[k]);
+    if (fast && this.unit.length === 0 && this.depth === 0 && !hasStructureToken(tokens)) {
+      // Most lines are one whole unit (a rule) with nothing for feed() to act on: the line's token array is the unit.
+      if (tokens.length > 0) this.unit = tokens;
+    } else {
+      for (let k = 0; k < tokens.length; k++) this.feed(tokens[k]);
+    }
     this.endOfLine();
   }
 
@@ -347,7 +357,10 @@ class NftTextBuilder implements StatementHost {
           if (this.stack.length === 0) {
             this.diag(itemRange(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
           } else {
+            // A chain keeps its full range as numbers: the ranges made to close it are garbage.
+            const wasShortLived = setShortLivedReading(this.stack[this.stack.length - 1].kind === 'chain');
             this.closeBlock(itemRange(token));
+            setShortLivedReading(wasShortLived);
           }
           return;
         }
@@ -502,14 +515,24 @@ class NftTextBuilder implements StatementHost {
   }
 
   private applyUnit(ctx: BlockKind | 'top', cst: CstNode, tokens: IToken[], blockOpen: IToken | undefined): void {
-    const range = { start: itemRange(tokens[0]).start, end: itemRange(blockOpen ?? tokens[tokens.length - 1]).end };
+    // The ranges of chain units (rules keep their own, lazy ones none) and of chain headers (chains keep their
+    // positions as numbers) are garbage once read: they are made at their own allocation sites. Not those of set
+    // and map headers: sets keep them (a kube-proxy dump declares thousands of affinity sets).
+    const chainHeader = ctx === 'table' && tokens[0].image === 'chain';
+    const wasShortLived = setShortLivedReading(ctx === 'chain' || chainHeader);
+    const range = rangeBetween(itemRange(tokens[0]).start, itemRange(blockOpen ?? tokens[tokens.length - 1]).end);
+    if (!chainHeader) setShortLivedReading(wasShortLived);
     const depthBefore = this.stack.length;
     switch (ctx) {
       case 'top':
         this.topUnit(cst, range, blockOpen);
         break;
       case 'table':
-        this.tableUnit(cst, range, blockOpen);
+        try {
+          this.tableUnit(cst, range, blockOpen);
+        } finally {
+          setShortLivedReading(wasShortLived);
+        }
         break;
       case 'chain':
         this.chainUnit(cst, range);
@@ -544,7 +567,7 @@ class NftTextBuilder implements StatementHost {
   private closeBlock(closing: Range): void {
     const block = this.stack.pop();
     if (!block) return;
-    const full = { start: block.header.start, end: closing.end };
+    const full = rangeBetween(block.header.start, closing.end);
     switch (block.kind) {
       case 'table':
         if (block.table && block.table.range === block.header) block.table.range = full;
@@ -737,8 +760,13 @@ class NftTextBuilder implements StatementHost {
   }
 
   private handleOf(range: Range): number | undefined {
+    return this.handleAt(range.end.line);
+  }
+
+  /** The handle in the comment of the current line, when `endLine` (where a declaration or rule ends) is that line. */
+  private handleAt(endLine: number): number | undefined {
     const c = this.lineComment;
-    if (!c || c.startLine !== range.end.line) return undefined;
+    if (!c || c.startLine !== endLine) return undefined;
     const m = /^#\s*handle\s+(\d+)/.exec(c.image);
     return m ? Number(m[1]) : undefined;
   }
@@ -1345,15 +1373,27 @@ class NftTextBuilder implements StatementHost {
 
   private makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
     this.currentTable = table;
-    const range = itemsRange(items);
-    const line = range.start.line;
-    const lazy = line === range.end.line && line === this.line && this.canReread(line, range.start.character, range.end.character);
-    // The statements of a lazy rule are garbage after this reading: their texts need not be shared.
+    // Where the rule is, as numbers: a lazy rule keeps no range object.
+    const firstTok = firstToken(items[0]);
+    const lastTok = lastToken(items[items.length - 1]);
+    const line = lineOf(firstTok);
+    const startCharacter = firstTok.startOffset;
+    const endCharacter = lastTok.startOffset + lastTok.image.length;
+    const lazy = line === lineOf(lastTok) && line === this.line && this.canReread(line, startCharacter, endCharacter);
+    // The statements of a lazy rule are garbage after this reading: their texts need not be shared, and they
+    // are made at allocation sites of their own (see setShortLivedReading).
     this.discarding = lazy;
-    const statements = this.reader.readRule(items);
-    this.discarding = false;
-    const rule: NftRule = lazy
-      ? new LazyRule(table.id, chain.name, this.lines[line], line, range.start.character, range.end.character)
+    const wasShortLived = setShortLivedReading(lazy);
+    let statements: NftStatement[];
+    try {
+      statements = this.reader.readRule(items);
+    } finally {
+      setShortLivedReading(wasShortLived);
+      this.discarding = false;
+    }
+    const range = lazy ? undefined : itemsRange(items);
+    const rule: NftRule = range === undefined
+      ? new LazyRule(table.id, chain.name, this.lines[line], line, startCharacter, endCharacter)
       : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
     for (const st of statements) {
       if (st.kind === 'comment') rule.comment = st.comment;
@@ -1364,9 +1404,9 @@ class NftTextBuilder implements StatementHost {
         }
       }
     }
-    const handle = this.handleOf(range);
+    const handle = this.handleAt(range === undefined ? line : range.end.line);
     if (handle !== undefined) rule.handle = handle;
-    if (!this.ruleByLine.has(range.start.line)) this.ruleByLine.set(range.start.line, rule);
+    if (!this.ruleByLine.has(line)) this.ruleByLine.set(line, rule);
     return rule;
   }
 
@@ -1581,6 +1621,25 @@ function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | und
   return { name, children: { items: [{ name: 'items', children: { item: top } }] } };
 }
 
+/** Whether one of the tokens is one feed() does more with than add it to the unit. */
+function hasStructureToken(tokens: readonly IToken[]): boolean {
+  for (let k = 0; k < tokens.length; k++) {
+    const type = tokens[k].tokenType;
+    if (type === LBrace || type === RBrace || type === Semicolon || type === LParen || type === RParen || type === UnterminatedString) return true;
+  }
+  return false;
+}
+
+/** The first token of an item (a group's opening brace or parenthesis). */
+function firstToken(item: Item): IToken {
+  return isGroup(item) ? groupTokens(item).open : item;
+}
+
+/** The last token of an item (a group's closing brace or parenthesis). */
+function lastToken(item: Item): IToken {
+  return isGroup(item) ? groupTokens(item).close : item;
+}
+
 /** Parses nft text: `nft list ruleset` output or an `nft -f` script. Never throws. */
 export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset {
   const lines = splitLines(text);
@@ -1594,6 +1653,8 @@ export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset
     return emptyNftRuleset('text', lines.length, t('The nft parser failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));
   } finally {
     forgetRereadCache();
+    // Only the allocation site changes with it, but a failed parse must not leave it set.
+    setShortLivedReading(false);
   }
 }
 

@@ -16,7 +16,7 @@ import type {
   NftStatement,
   NftVerdictValue,
 } from '../../model/nft';
-import { lineRange, type Range } from '../../model/range';
+import type { Range } from '../../model/range';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, isParenGroup, itemsOf, type Item } from './grammar';
 import {
@@ -110,15 +110,79 @@ function isRangeEnd(s: string): boolean {
 /** Tokens and groups cache their range: the model shares these objects instead of allocating copies. */
 type WithRange = { r?: Range };
 
+// V8 pretenuring (issue 8): each object literal in the source is one allocation site, and once most objects of
+// a site outlive a young-generation GC, V8 allocates all later ones straight in the old generation. The element
+// lists at the top of a kube-proxy dump keep what they read (ranges, elements); the 200,000 rules after them
+// (LazyRules, read once and dropped) make the same objects as garbage. Sharing one site, that garbage filled the
+// old generation (with the tokens, see lexer.ts: 25× the file in peak memory for 10,000 Services instead of
+// 13×). So what a reading only looks at is made at sites of its own: same objects, other literal.
+let shortLived = false;
+
+/**
+ * Whether what the reader makes from now on is dropped soon (a LazyRule's readings): it is then allocated
+ * at allocation sites of its own, which V8 keeps in the young generation. The objects are the same.
+ */
+export function setShortLivedReading(on: boolean): boolean {
+  const was = shortLived;
+  shortLived = on;
+  return was;
+}
+
+/** `{ start, end }`, made at the allocation site setShortLivedReading says. */
+export function rangeBetween(start: Range['start'], end: Range['end']): Range {
+  return shortLived ? shortLivedSpan(start, end) : keptSpan(start, end);
+}
+
+function keptLineRange(line: number, start: number, end: number): Range {
+  return { start: { line, character: start }, end: { line, character: end } };
+}
+
+function shortLivedLineRange(line: number, start: number, end: number): Range {
+  return { start: { line, character: start }, end: { line, character: end } };
+}
+
+function keptSpan(start: Range['start'], end: Range['end']): Range {
+  return { start, end };
+}
+
+function shortLivedSpan(start: Range['start'], end: Range['end']): Range {
+  return { start, end };
+}
+
+// Elements and verdicts are kept in sets and maps, and dropped in the anonymous `vmap { … }` of lazy rules.
+function newElement(key: string[], range: Range, keyRange: Range): NftElement {
+  return shortLived ? { key, range, keyRange } : keptElement(key, range, keyRange);
+}
+
+function keptElement(key: string[], range: Range, keyRange: Range): NftElement {
+  return { key, range, keyRange };
+}
+
+function newVerdictValue(kind: 'jump' | 'goto', chain: string, chainRange: Range): NftVerdictValue {
+  return shortLived ? { kind, chain, chainRange } : keptVerdictValue(kind, chain, chainRange);
+}
+
+function keptVerdictValue(kind: 'jump' | 'goto', chain: string, chainRange: Range): NftVerdictValue {
+  return { kind, chain, chainRange };
+}
+
+function keptSimpleVerdictValue(kind: NftVerdictValue['kind']): NftVerdictValue {
+  return { kind };
+}
+
 export function itemRange(item: Item): Range {
   const cached = (item as WithRange).r;
   if (cached) return cached;
   let r: Range;
   if (isGroup(item)) {
     const { open, close } = groupTokens(item);
-    r = { start: itemRange(open).start, end: itemRange(close).end };
+    const start = itemRange(open).start;
+    const end = itemRange(close).end;
+    r = rangeBetween(start, end);
   } else {
-    r = lineRange(lineOf(item), item.startOffset, item.startOffset + item.image.length);
+    const line = lineOf(item);
+    const end = item.startOffset + item.image.length;
+    r = shortLived ? shortLivedLineRange(line, item.startOffset, end) : keptLineRange(line, item.startOffset, end);
   }
   (item as WithRange).r = r;
   return r;
@@ -127,7 +191,7 @@ export function itemRange(item: Item): Range {
 export function itemsRange(items: readonly Item[], from = 0, to = items.length): Range {
   const first = itemRange(items[from]);
   const last = to - 1 === from ? first : itemRange(items[to - 1]);
-  return { start: first.start, end: last.end };
+  return rangeBetween(first.start, last.end);
 }
 
 /** A value from its written form: prefixes and ranges of numbers and addresses get their own kinds. */
@@ -1428,7 +1492,7 @@ export class StatementReader {
       return;
     }
     const keyRange = this.span(0);
-    const element: NftElement = { key: exact(key), range: itemsRange(items), keyRange };
+    const element = newElement(exact(key), itemsRange(items), keyRange);
     const statements: string[] = [];
     while (this.pos < this.items.length && !this.at(Colon)) {
       const w = this.word();
@@ -1519,9 +1583,9 @@ export class StatementReader {
         } else {
           this.host.chainReference(chain, chainRange, w);
         }
-        return { kind: w === 'jump' ? 'jump' : 'goto', chain, chainRange };
+        return newVerdictValue(w === 'jump' ? 'jump' : 'goto', chain, chainRange);
       }
-      return { kind: w as NftVerdictValue['kind'] };
+      return shortLived ? { kind: w as NftVerdictValue['kind'] } : keptSimpleVerdictValue(w as NftVerdictValue['kind']);
     }
     const parts = [this.elementPart()];
     while (this.at(Dot)) {
