@@ -22,6 +22,7 @@ import { AnalysisHost } from '../../src/extension/analysis/host';
 import type { AnalyzeResult, FromWorker, SnapshotAnswer, SnapshotFileSpec, TextChange, WorkerData } from '../../src/extension/analysis/protocol';
 import { runDocumentQuery, runSnapshotQuery, type DocumentMethod } from '../../src/extension/analysis/queries';
 import { plainData } from '../../src/extension/analysis/plain';
+import { prepareTrace, traceSnapshot, traceToJson } from '../../src/core/trace';
 
 let dir: string;
 let workerFile: string;
@@ -178,6 +179,38 @@ describe('analysis worker: documents', () => {
     expect(posted.filter((m) => m.id !== undefined).map((m) => [m.id, 'ok' in m && m.ok ? 'ok' : 'kind' in m ? m.kind : ''])).toEqual([[1, 'stale'], [2, 'ok']]);
     // Only version 2 was parsed.
     expect(posted.filter((m) => m.id === undefined).map((m) => 'version' in m && m.version)).toEqual([2]);
+  });
+
+  it('prepares the first trace of an analysed version once nothing is queued, and not of a version edited meanwhile', () => {
+    const posted: FromWorker[] = [];
+    const tasks: (() => void)[] = [];
+    const prepared: string[] = [];
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (f) => prepared.push(`${f.name} ${f.analysis.dialect} after ${posted.filter((m) => m.id !== undefined).length} answers`));
+    host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
+    host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'outline', args: [], id: 2 });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'foldingRanges', args: [], id: 3 });
+    while (tasks.length) tasks.shift()!();
+    // Prepared after the queued questions were answered, not before them.
+    expect(prepared).toEqual(['k iptables after 3 answers']);
+    expect(posted.filter((m) => m.id !== undefined).map((m) => m.id)).toEqual([1, 2, 3]);
+    // Analysed again (same version): nothing more to prepare. An edit before the idle time: nothing prepared.
+    host.receive({ type: 'analyze', key: 'k', version: 1, id: 4 });
+    host.receive({ type: 'edit', key: 'k', version: 2, changes: [{ offset: 0, length: 0, text: '# x\n' }] });
+    while (tasks.length) tasks.shift()!();
+    host.receive({ type: 'analyze', key: 'k', version: 2, id: 5 });
+    host.receive({ type: 'close', key: 'k' });
+    while (tasks.length) tasks.shift()!();
+    expect(prepared).toEqual(['k iptables after 3 answers']);
+  });
+
+  it('a trace after the idle preparation answers as a cold trace does', () => {
+    const files = [{ name: 'n', analysis: featuresFor('iptables')!.analyze(dump) as Parameters<typeof traceSnapshot>[0][number]['analysis'] }];
+    const s = randomServices(40, 3, 7).find((x) => x.endpoints.length > 0)!;
+    const request = { to: s.clusterIP, dport: s.port, protocol: s.protocol, entry: 'pod' as const };
+    const cold = traceToJson(traceSnapshot([{ name: 'n', analysis: featuresFor('iptables')!.analyze(dump) as typeof files[0]['analysis'] }], request), ['n']);
+    prepareTrace(files);
+    expect(traceToJson(traceSnapshot(files, request), ['n'])).toEqual(cold);
   });
 
   it('answers a hover before queued whole-document questions, never before an edit of its document', () => {

@@ -162,6 +162,21 @@ function podSource(services: Service[], facts: ServiceFacts, family: 4 | 6): str
   return family === 4 ? '10.0.0.250' : 'fd00::250';
 }
 
+/**
+ * Builds what the first trace of a snapshot would otherwise build (the Service facts, the index of KUBE-SERVICES,
+ * the Service map's elements, ipset and IPVS indexes: 50–150 ms on a 10,000-Service dump) by tracing one ClusterIP,
+ * so that the first trace someone asks for answers as fast as the later ones. For idle time after an analysis.
+ */
+export function prepareTrace(files: SnapshotFile[]): void {
+  for (const s of allServices(files)) {
+    const f = s.frontends.find((x) => x.kind === 'clusterIP' && x.address !== undefined && parseAddress(x.address));
+    if (!f || s.endpoints.length === 0) continue;
+    const protocol = s.protocol === 'udp' || s.protocol === 'sctp' ? s.protocol : 'tcp';
+    traceSnapshot(files, { to: f.address!, dport: f.port, protocol, entry: 'pod' });
+    return;
+  }
+}
+
 export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): TraceResult {
   let servicesMemo: Service[] | undefined;
   const services = () => (servicesMemo ??= allServices(files));

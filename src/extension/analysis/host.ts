@@ -7,6 +7,7 @@ import { featuresFor, type AnyFeatures, type DumpAnalysis } from '../../core/lan
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../core/snapshot';
 import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
 import { runDocumentQuery, runSnapshotQuery } from './queries';
+import { prepareTrace, type SnapshotFile as TraceFile } from '../../core/trace';
 
 interface Held {
   languageId: string;
@@ -18,7 +19,16 @@ interface Held {
   /** The analysis of `text` at `version`, when done. */
   analysis?: DumpAnalysis;
   features?: AnyFeatures;
+  /** The version whose first trace was prepared (see prepareWhenIdle). */
+  prepared?: number;
 }
+
+/** Idle work after an analysis: builds what the first trace of the document needs (prepareTrace). */
+export type Prepare = (file: { name: string; analysis: DumpAnalysis }) => void;
+
+const prepareFirstTrace: Prepare = (file) => {
+  if (file.analysis.dialect === 'iptables' || file.analysis.dialect === 'nftables') prepareTrace([{ name: file.name, analysis: file.analysis as TraceFile['analysis'] }]);
+};
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
 
@@ -49,7 +59,29 @@ export class AnalysisHost {
   constructor(
     private readonly post: (message: FromWorker) => void,
     private readonly schedule: (fn: () => void) => void = (fn) => setImmediate(fn),
+    private readonly prepare: Prepare = prepareFirstTrace,
   ) {}
+
+  /**
+   * Once nothing is queued, prepares the first trace of a version just analysed, so that a trace asked later
+   * answers at once; skipped when the document changed or closed meanwhile (retried while messages wait).
+   */
+  private prepareWhenIdle(key: string, version: number, tries = 0): void {
+    this.schedule(() => {
+      const h = this.held.get(key);
+      if (!h || h.version !== version || !h.analysis || h.prepared === version) return;
+      if (this.queue.length > 0) {
+        if (tries < 10_000) this.prepareWhenIdle(key, version, tries + 1);
+        return;
+      }
+      h.prepared = version;
+      try {
+        this.prepare({ name: h.name, analysis: h.analysis });
+      } catch {
+        // Only a head start: a trace asked for reports its own problems.
+      }
+    });
+  }
 
   /** Queues a message; the queue is drained one message per task, so later edits can make an analysis stale. */
   receive(message: ToWorker): void {
@@ -182,6 +214,7 @@ export class AnalysisHost {
           diagnostics: h.analysis.diagnostics,
           ms: Math.round(performance.now() - started),
         };
+        this.prepareWhenIdle(request.key, request.version);
         return result;
       }
       case 'query': {
