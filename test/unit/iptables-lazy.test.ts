@@ -163,7 +163,13 @@ describe('peeks: options the catalog reads of every endpoint, straight from the 
     expect(peekedStatistic[4]).toBeUndefined(); // two statistic matches
     expect(peekedStatistic[5]).toBeUndefined(); // quoted
     expect(peekedStatistic[8]).toBeUndefined(); // another --mode (policy's) in the line
+    expect(peekedStatistic[6]).toBeUndefined(); // ! --probability: the details say what a negation means
     expect(peekedStatistic[13]).toEqual(['random', '0.4']);
+    // Once the details are kept, they answer (the same).
+    const kept = allRules(text);
+    for (const r of kept) r.matches;
+    const fresh = allRules(text);
+    expect(kept.map((r) => r.peekMatchOptions?.('statistic', options))).toEqual(fresh.map((r) => (r.raw.includes('! --probability') ? undefined : statistic(r))));
     expect(peekedStatistic[15]).toEqual([undefined, undefined]); // no statistic match
     expect(allRules(text.replace('-m statistic --mode random --probability 0.25', '-m "statistic" --mode random --probability 0.25'))[0].peekMatchOptions?.('statistic', options)).toBeUndefined();
     const dnat = rules.filter((r) => r.targetName === 'DNAT').map((r) => r.peekTargetOption?.('--to-destination'));

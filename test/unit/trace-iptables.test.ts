@@ -112,6 +112,27 @@ describe('general netfilter semantics (not kube-proxy shaped)', () => {
     'COMMIT',
   ].join('\n');
 
+  it('the port of a rule decides whether it is looked at: plain, negated, a range, another protocol, a kept rule', () => {
+    // Over 256 rules, so the chain is indexed and each rule first goes through its quick (necessary) condition.
+    const filler = Array.from({ length: 300 }, (_, i) => `-A CHECK -d 10.1.${i >> 8}.${i & 255}/32 -p tcp -m tcp --dport 9 -j DROP`);
+    const text = (rules: string[]) =>
+      ['*filter', ':INPUT ACCEPT [0:0]', ':FORWARD ACCEPT [0:0]', ':OUTPUT ACCEPT [0:0]', ':CHECK - [0:0]', '-A OUTPUT -j CHECK', ...filler, ...rules, 'COMMIT'].join('\n');
+    const verdict = (rules: string[], to: string) => summary(trace(text(rules), to, { entry: 'node', from: '192.168.0.1' })).map((x) => x.split(' ')[1]);
+    expect(verdict(['-A CHECK -p tcp -m tcp --dport 80 -j DROP'], '10.9.9.9:80')).toEqual(['drop']);
+    expect(verdict(['-A CHECK -p tcp -m tcp --dport 80 -j DROP'], '10.9.9.9:443')).toEqual(['accept']);
+    expect(verdict(['-A CHECK -p tcp -m tcp ! --dport 80 -j DROP'], '10.9.9.9:443')).toEqual(['drop']);
+    expect(verdict(['-A CHECK -p tcp -m tcp ! --dport 80 -j DROP'], '10.9.9.9:80')).toEqual(['accept']);
+    expect(verdict(['-A CHECK -p tcp -m tcp --dport 400:500 -j DROP'], '10.9.9.9:443')).toEqual(['drop']);
+    expect(verdict(['-A CHECK -p udp -m udp --dport 443 -j DROP'], '10.9.9.9:443')).toEqual(['accept']);
+    expect(verdict(['-A CHECK -p tcp -m tcp --dport 80 -m tcp --dport 443 -j DROP'], '10.9.9.9:443')).toEqual(['accept']);
+    // A rule whose details were read before its quick condition was made answers the same.
+    const file0 = file(text(['-A CHECK -p tcp -m tcp ! --dport 80 -j DROP']));
+    const rule = (file0.analysis as { ruleset: { tables: { rules: { raw: string; matches: unknown[] }[] }[] } }).ruleset.tables[0].rules.at(-1)!;
+    expect(rule.matches.length).toBe(1);
+    const r = traceSnapshot([file0], { to: '10.9.9.9', dport: 443, protocol: 'tcp', entry: 'node', from: '192.168.0.1' });
+    expect(r.outcomes.map((o) => o.verdict)).toEqual(['drop']);
+  });
+
   it('policies, multiport ranges, RETURN to the caller, REJECT', () => {
     expect(summary(trace(DOCKERISH, '8.8.8.8:8050', { from: '192.168.1.5', entry: 'external' }))).toEqual([
       expect.stringMatching(/^0\.5000 accept \[assuming the packet (does not leave|leaves) through interface docker0/),

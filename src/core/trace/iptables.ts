@@ -668,6 +668,7 @@ function candidateRules(chain: Chain, dst: Address): Rule[] {
 }
 
 const quickFilters = new WeakMap<Rule, ((s: State) => boolean) | null>();
+const DPORT = ['--dport'] as const;
 
 /** A cheap necessary condition of a rule (its plain `-d` prefix and `-p`), compiled once per rule. */
 function quickFilter(rule: Rule): ((s: State) => boolean) | null {
@@ -678,9 +679,13 @@ function quickFilter(rule: Rule): ((s: State) => boolean) | null {
   const p = plainParam(rule, '-p');
   const prefix = d !== undefined && !d.includes(',') ? parsePrefix(d) : undefined;
   const proto = p !== undefined ? (PROTOCOL_NUMBERS[p] ?? p.toLowerCase()) : undefined;
+  // The `-m tcp --dport N` of kube-proxy's NodePort rules (hundreds in KUBE-EXTERNAL-SERVICES, visited by every
+  // trace): one more necessary condition, when the line tells it without reading the rule's details.
+  const dport = proto === 'tcp' || proto === 'udp' || proto === 'sctp' ? rule.peekMatchOptions?.(proto, DPORT)?.[0] : undefined;
+  const port = dport !== undefined && /^\d{1,5}$/.test(dport) ? Number(dport) : undefined;
   if (prefix || (proto && proto !== 'all')) {
     const host = prefix && prefix.bits === (prefix.family === 4 ? 32 : 128) ? prefix.network : undefined;
-    const protoOk = (s: State) => !proto || proto === 'all' || proto === s.protocol;
+    const protoOk = (s: State) => (!proto || proto === 'all' || proto === s.protocol) && (port === undefined || port === s.dport);
     // A host address (kube-proxy's `-d VIP/32`) is one bigint comparison, no shifting.
     f = host !== undefined
       ? (s: State) => protoOk(s) && s.dst.value === host && s.dst.family === prefix!.family

@@ -152,6 +152,8 @@ const peekTable = new TokenTable();
 const PEEK_ITEMS = 128;
 const peekOpt = new Int32Array(PEEK_ITEMS);
 const peekValue = new Int32Array(PEEK_ITEMS);
+/** The item's option is negated (`! --opt`). */
+const peekNegated = new Uint8Array(PEEK_ITEMS);
 let peekCount = 0;
 
 /** Splits `raw` into items (option token, first value token or -1) in peekOpt/peekValue; false if unusual. */
@@ -162,8 +164,10 @@ function peekItems(raw: string): boolean {
   let k = raw.charCodeAt(peekTable.start[0]) === 91 /* [ */ ? 1 : 0;
   let m = 0;
   while (k < n) {
-    if (kinds[k] === K_BANG) k++;
+    const negated = kinds[k] === K_BANG;
+    if (negated) k++;
     if (k >= n || (kinds[k] !== K_LONG && kinds[k] !== K_SHORT) || m >= PEEK_ITEMS) return false;
+    peekNegated[m] = negated ? 1 : 0;
     peekOpt[m] = k++;
     if (k < n && kinds[k] === K_BANG) return false; // `--opt ! value`: the old negation, read by the full path
     peekValue[m] = k < n && kinds[k] === K_VALUE ? k : -1;
@@ -305,11 +309,23 @@ export class RuleNode implements Rule {
   }
 
   /**
-   * The values of `options` (each an option `module` knows, given once) of the rule's one `-m module`, read from
-   * the line: what findMatchOption would give, or undefined when only the details can tell (see the peeks).
+   * The values of `options` (each an option `module` knows, given once, not negated) of the rule's one
+   * `-m module`, read from the line: what findMatchOption would give, or undefined when only the details can tell
+   * (see the peeks).
    */
   peekMatchOptions(module: string, options: readonly string[]): (string | undefined)[] | undefined {
-    if (this.kept !== undefined) return undefined;
+    const kept = this.kept;
+    if (kept !== undefined) {
+      // Already read: the same answer from the details (findMatchOption's), as cheap as the line's.
+      const out: (string | undefined)[] = [];
+      for (const option of options) {
+        let found: Option | undefined;
+        for (const m of kept.matches) if (m.module === module && (found = m.options.find((o) => o.name === option))) break;
+        if (found?.negated) return undefined;
+        out.push(found?.values[0]);
+      }
+      return out;
+    }
     const raw = this.raw;
     if (!peekItems(raw)) return undefined;
     let owner = -1;
@@ -337,6 +353,7 @@ export class RuleNode implements Rule {
         out.push(undefined);
         continue;
       }
+      if (peekNegated[at]) return undefined;
       const value = peekPlainValue(raw, at);
       if (value === undefined) return undefined;
       out.push(value);
