@@ -87,40 +87,80 @@ function canonical(address: string | undefined): string {
   return c;
 }
 
-function key(address: string | undefined, port: number | undefined, protocol: string): string {
-  return `${canonical(address)}|${port ?? ''}|${protocol}`;
+function protocolIndex(protocol: string): number | undefined {
+  return protocol === 'tcp' ? 0 : protocol === 'udp' ? 1 : protocol === 'sctp' ? 2 : undefined;
 }
 
-/** Address → protocol → ports: the `ip,proto:port,ip` members whose two addresses are the same (KUBE-LOOP-BACK). */
-type SelfTriples = Map<string, Map<string, Set<number>>>;
+/**
+ * Address, port and protocol as one key: a number for a dotted IPv4 address, a port of 0–65535 and tcp, udp or
+ * sctp (most keys of a node: no string to build and hash), else the string `address|port|protocol`. Two triples
+ * get equal keys exactly when those strings would be equal.
+ */
+export function ipPortKey(address: string | undefined, port: number | undefined, protocol: string): string | number {
+  const c = canonical(address);
+  const v = ipv4Number(c);
+  const p = protocolIndex(protocol);
+  if (v !== undefined && p !== undefined && port !== undefined && Number.isInteger(port) && port >= 0 && port <= 65535) return (v * 65536 + port) * 3 + p;
+  return `${c}|${port ?? ''}|${protocol}`;
+}
 
 /**
- * Members of a `hash:ip,port[,…]` set as address|port|protocol keys; `bitmap:port` sets as ports; the members
- * whose second address is their first (nested maps of the model's own strings: no key string per lookup).
+ * Members of a `hash:ip,port[,…]` set as address|port|protocol keys; with `selfOnly`, only the members whose
+ * second address is their first (KUBE-LOOP-BACK's endpointIP,proto:port,endpointIP).
  */
-function setKeys(set: IpSet | undefined): { ipPorts: Set<string>; ports: Set<number>; self: SelfTriples } {
-  const ipPorts = new Set<string>();
-  const ports = new Set<number>();
-  const self: SelfTriples = new Map();
-  for (const m of set?.members ?? []) {
-    if (set!.type.startsWith('bitmap:port')) {
-      if (m.port !== undefined) for (let p = m.port; p <= (m.portTo ?? m.port); p++) ports.add(p);
-      continue;
-    }
-    if (m.address !== undefined && m.port !== undefined) {
-      const protocol = (m.protocol ?? 'tcp').toLowerCase();
-      ipPorts.add(key(m.address, m.port, protocol));
-      const address = canonical(m.address);
-      if (m.address2 !== undefined && canonical(m.address2) === address) {
-        let byProtocol = self.get(address);
-        if (!byProtocol) self.set(address, (byProtocol = new Map()));
-        let portSet = byProtocol.get(protocol);
-        if (!portSet) byProtocol.set(protocol, (portSet = new Set()));
-        portSet.add(m.port);
-      }
-    }
+function ipPortKeys(set: IpSet | undefined, selfOnly = false): KeySet {
+  const keys = new KeySet();
+  if (!set || set.type.startsWith('bitmap:port')) return keys.done();
+  for (const m of set.members) {
+    if (m.address === undefined || m.port === undefined) continue;
+    if (selfOnly && (m.address2 === undefined || canonical(m.address2) !== canonical(m.address))) continue;
+    keys.add(ipPortKey(m.address, m.port, (m.protocol ?? 'tcp').toLowerCase()));
   }
-  return { ipPorts, ports, self };
+  return keys.done();
+}
+
+/**
+ * A set of ipPortKey keys: the numbers in a sorted typed array searched by bisection (a Set of the 30,000
+ * KUBE-LOOP-BACK members of a 10,000-Service node costs megabytes of hash table and boxed numbers), the strings
+ * in a Set. add() every key, then done(), then has().
+ */
+export class KeySet {
+  #numbers = new Float64Array(16);
+  #count = 0;
+  readonly #strings = new Set<string>();
+
+  add(key: string | number): void {
+    if (typeof key === 'string') {
+      this.#strings.add(key);
+      return;
+    }
+    if (this.#count === this.#numbers.length) {
+      const grown = new Float64Array(this.#numbers.length * 2);
+      grown.set(this.#numbers);
+      this.#numbers = grown;
+    }
+    this.#numbers[this.#count++] = key;
+  }
+
+  /** Sorts the numbers; no add() after it. */
+  done(): this {
+    this.#numbers = this.#numbers.slice(0, this.#count).sort();
+    return this;
+  }
+
+  has(key: string | number): boolean {
+    if (typeof key === 'string') return this.#strings.has(key);
+    const at = lowerBound(this.#numbers, key);
+    return at < this.#numbers.length && this.#numbers[at] === key;
+  }
+}
+
+/** The ports of a `bitmap:port` set (none for another type). */
+function bitmapPorts(set: IpSet | undefined): Set<number> {
+  const ports = new Set<number>();
+  if (!set || !set.type.startsWith('bitmap:port')) return ports;
+  for (const m of set.members) if (m.port !== undefined) for (let p = m.port; p <= (m.portTo ?? m.port); p++) ports.add(p);
+  return ports;
 }
 
 function schedulerNote(scheduler: string | undefined): string {
@@ -174,40 +214,45 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   const sets = new Map<string, IpSet>();
   for (const dump of input.ipsets) for (const s of dump.sets) if (!sets.has(s.name)) sets.set(s.name, s);
   const haveSets = input.ipsets.length > 0;
-  const cluster = setKeys(sets.get('KUBE-CLUSTER-IP') ?? sets.get('KUBE-6-CLUSTER-IP'));
-  const lb = setKeys(sets.get('KUBE-LOAD-BALANCER') ?? sets.get('KUBE-6-LOAD-BALANCER'));
-  const external = setKeys(sets.get('KUBE-EXTERNAL-IP') ?? sets.get('KUBE-6-EXTERNAL-IP'));
-  const loopBack = setKeys(sets.get('KUBE-LOOP-BACK') ?? sets.get('KUBE-6-LOOP-BACK'));
+  const cluster = ipPortKeys(sets.get('KUBE-CLUSTER-IP') ?? sets.get('KUBE-6-CLUSTER-IP'));
+  const lb = ipPortKeys(sets.get('KUBE-LOAD-BALANCER') ?? sets.get('KUBE-6-LOAD-BALANCER'));
+  const external = ipPortKeys(sets.get('KUBE-EXTERNAL-IP') ?? sets.get('KUBE-6-EXTERNAL-IP'));
+  const localEndpoints = ipPortKeys(sets.get('KUBE-LOOP-BACK') ?? sets.get('KUBE-6-LOOP-BACK'), true);
   const nodePorts: Record<string, Set<number>> = {};
   for (const proto of ['tcp', 'udp', 'sctp']) {
     const up = proto.toUpperCase();
-    nodePorts[proto] = setKeys(sets.get(`KUBE-NODE-PORT-${up}`) ?? sets.get(`KUBE-6-NODE-PORT-${up}`)).ports;
+    nodePorts[proto] = bitmapPorts(sets.get(`KUBE-NODE-PORT-${up}`) ?? sets.get(`KUBE-6-NODE-PORT-${up}`));
   }
-  const sctpHash = setKeys(sets.get('KUBE-NODE-PORT-SCTP-HASH') ?? sets.get('KUBE-6-NODE-PORT-SCTP-HASH'));
+  const sctpHash = ipPortKeys(sets.get('KUBE-NODE-PORT-SCTP-HASH') ?? sets.get('KUBE-6-NODE-PORT-SCTP-HASH'));
   const clusterCIDR = clusterCidrOf(input.iptables);
 
-  const kindOf = (vs: VirtualService): { kind: FrontendKind; uncertain?: boolean } => {
+  interface Entry {
+    vs: VirtualService;
+    fileIndex: number;
+    kind: FrontendKind;
+    uncertain: boolean;
+  }
+  const entryOf = (vs: VirtualService, fileIndex: number): Entry => {
     const proto = vs.protocol === 'fwmark' ? 'tcp' : vs.protocol;
-    const k = key(vs.address, vs.port, proto);
-    if (cluster.ipPorts.has(k)) return { kind: 'clusterIP' };
-    if (lb.ipPorts.has(k)) return { kind: 'loadBalancer' };
-    if (external.ipPorts.has(k)) return { kind: 'externalIP' };
-    if (vs.port !== undefined && (nodePorts[proto]?.has(vs.port) || sctpHash.ipPorts.has(k))) return { kind: 'nodePort' };
+    const k = ipPortKey(vs.address, vs.port, proto);
+    if (cluster.has(k)) return { vs, fileIndex, kind: 'clusterIP', uncertain: false };
+    if (lb.has(k)) return { vs, fileIndex, kind: 'loadBalancer', uncertain: false };
+    if (external.has(k)) return { vs, fileIndex, kind: 'externalIP', uncertain: false };
+    if (vs.port !== undefined && (nodePorts[proto]?.has(vs.port) || sctpHash.has(k))) return { vs, fileIndex, kind: 'nodePort', uncertain: false };
     // Without the ipset dump (or for an address it does not list) the kind is a guess.
-    return { kind: haveSets ? 'externalIP' : 'clusterIP', uncertain: true };
+    return { vs, fileIndex, kind: haveSets ? 'externalIP' : 'clusterIP', uncertain: true };
   };
 
   interface Group {
     service: Service;
-    reals: Set<string | number>;
-    targetPorts: Set<number>;
+    reals: RealKeys;
   }
   const groups: Group[] = [];
-  const all: { vs: VirtualService; fileIndex: number; kind: FrontendKind; uncertain?: boolean }[] = [];
+  const all: Entry[] = [];
   for (const { dump, fileIndex } of input.ipvs) {
     for (const vs of dump.services) {
       if (vs.protocol === 'fwmark' || vs.address === undefined || vs.port === undefined) continue;
-      all.push({ vs, fileIndex, ...kindOf(vs) });
+      all.push(entryOf(vs, fileIndex));
     }
   }
   // A real server as address and port: a number for IPv4 (no key string to build and hash), else `address:port`.
@@ -216,15 +261,39 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     const v = ipv4Number(address);
     return v === undefined ? `${address}:${r.port ?? ''}` : v * 65537 + (r.port === undefined ? 0 : r.port + 1);
   };
-  const realsKey = (vs: VirtualService) => new Set(vs.realServers.map(realKey));
+  const realsKey = (vs: VirtualService): RealKeys => {
+    let reals: RealKeys = [];
+    for (const r of vs.realServers) {
+      const k = realKey(r);
+      if (Array.isArray(reals)) {
+        if (reals.includes(k)) continue;
+        if (reals.length < FEW_REAL_SERVERS) {
+          reals.push(k);
+          continue;
+        }
+        reals = new Set(reals);
+      }
+      reals.add(k);
+    }
+    return reals;
+  };
+  // The note of each scheduler, made once (the same text for every Service of the scheduler).
+  const notes = new Map<string | undefined, string>();
+  const noteOf = (scheduler: string | undefined): string => {
+    let note = notes.get(scheduler);
+    if (note === undefined) notes.set(scheduler, (note = schedulerNote(scheduler)));
+    return note;
+  };
   const makeService = (vs: VirtualService, fileIndex: number): Group => {
     const protocol = vs.protocol as string;
-    const shares = weightShares({ ...vs, scheduler: vs.scheduler === 'rr' || vs.scheduler === 'wrr' ? vs.scheduler : 'wrr' }) ?? vs.realServers.map(() => 1 / Math.max(1, vs.realServers.length));
+    // weightShares reads only the scheduler and the real servers (no copy of the whole service).
+    const shareInput = { realServers: vs.realServers, scheduler: vs.scheduler === 'rr' || vs.scheduler === 'wrr' ? vs.scheduler : 'wrr' } as VirtualService;
+    const shares = weightShares(shareInput) ?? vs.realServers.map(() => 1 / Math.max(1, vs.realServers.length));
     const endpoints: Endpoint[] = vs.realServers.map((r, i) => {
       const address = canonical(r.address);
       const e: Endpoint = new RealServerEndpoint(address, r.port ?? 0, shares[i] ?? 0, r);
       // KUBE-LOOP-BACK lists endpointIP,proto:port,endpointIP for the endpoints on this node.
-      if (r.port !== undefined && loopBack.self.get(address)?.get(protocol)?.has(r.port)) e.local = true;
+      if (r.port !== undefined && localEndpoints.has(ipPortKey(address, r.port, protocol))) e.local = true;
       return e;
     });
     const service: Service = {
@@ -244,14 +313,14 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     if (vs.realServers.length === 0) service.policies.noEndpoints = 'reject';
     if (clusterCIDR) service.policies.clusterCIDR = clusterCIDR;
     service.policies.scheduler = vs.scheduler ?? 'wlc';
-    service.policies.schedulerNote = schedulerNote(vs.scheduler);
-    const group = { service, reals: realsKey(vs), targetPorts: new Set(vs.realServers.map((r) => r.port ?? 0)) };
+    service.policies.schedulerNote = noteOf(vs.scheduler);
+    const group = { service, reals: realsKey(vs) };
     groups.push(group);
     void fileIndex;
     return group;
   };
   const tableIds: string[] = [];
-  const addFrontend = (g: Group, entry: (typeof all)[number]) => {
+  const addFrontend = (g: Group, entry: Entry) => {
     const f: Frontend = new VirtualServiceFrontend(entry.kind, canonical(entry.vs.address), entry.vs.port!, entry.vs);
     if (entry.uncertain) f.kindUncertain = true;
     g.service.frontends.push(f);
@@ -262,32 +331,23 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   for (const entry of all) if (entry.kind === 'clusterIP') addFrontend(makeService(entry.vs, entry.fileIndex), entry);
   // The ClusterIP Services by protocol and real server, built once: a joining virtual service only looks at
   // the Services that have its rarest real server, not at every Service (linear, not quadratic, in size).
-  // protocol → real server (the strings of the groups' own sets) → Services.
-  const byReal = new Map<string, Map<string | number, Group[]>>();
-  for (const g of groups) {
-    let reals = byReal.get(g.service.protocol);
-    if (!reals) byReal.set(g.service.protocol, (reals = new Map()));
-    for (const r of g.reals) {
-      const list = reals.get(r);
-      if (list) list.push(g);
-      else reals.set(r, [g]);
-    }
-  }
+  const byReal = new GroupsByReal(groups.map((g) => ({ protocol: g.service.protocol, reals: g.reals })));
+  const groupsWith = (protocol: string, real: string | number): Group[] => byReal.groupsWith(protocol, real).map((k) => groups[k]);
   for (const entry of all) {
     if (entry.kind === 'clusterIP') continue;
     const reals = realsKey(entry.vs);
     let pool: Group[] | undefined;
     for (const r of reals) {
-      const list = byReal.get(entry.vs.protocol)?.get(r) ?? [];
+      const list = groupsWith(entry.vs.protocol, r);
       if (!pool || list.length < pool.length) pool = list;
       if (pool.length === 0) break;
     }
-    const candidates = (pool ?? []).filter((g) => [...reals].every((r) => g.reals.has(r)));
-    const exact = candidates.filter((g) => g.reals.size === reals.size);
+    const candidates = (pool ?? []).filter((g) => containsAll(g.reals, reals));
+    const exact = candidates.filter((g) => sizeOf(g.reals) === sizeOf(reals));
     const chosen = exact.length === 1 ? exact[0] : exact.length === 0 && candidates.length === 1 ? candidates[0] : undefined;
     if (chosen) {
       addFrontend(chosen, entry);
-      if (reals.size < chosen.reals.size) chosen.service.policies.externalTrafficPolicy = 'Local';
+      if (sizeOf(reals) < sizeOf(chosen.reals)) chosen.service.policies.externalTrafficPolicy = 'Local';
       if (entry.vs.persistent && !chosen.service.policies.sessionAffinity) chosen.service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: entry.vs.persistent.timeout };
     } else {
       addFrontend(makeService(entry.vs, entry.fileIndex), entry);
@@ -295,12 +355,119 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   }
   for (const g of groups) {
     if (g.service.frontends.some((f) => f.kind !== 'clusterIP') && !g.service.policies.externalTrafficPolicy) g.service.policies.externalTrafficPolicy = 'Cluster';
-    g.service.frontends.sort((a, b) => FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || plainOrder.compare(a.address ?? '', b.address ?? '') || a.port - b.port);
+    if (g.service.frontends.length > 1) g.service.frontends.sort((a, b) => FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || plainOrder.compare(a.address ?? '', b.address ?? '') || a.port - b.port);
   }
   const services = groups.map((g) => g.service);
   // One collator for the whole sort (what localeCompare with these options does per call).
   services.sort((a, b) => numericOrder.compare(a.name, b.name) || plainOrder.compare(a.protocol, b.protocol));
   return { mode: 'ipvs', services, diagnostics };
+}
+
+/**
+ * The distinct real servers of a virtual service as keys, in order: an array while there are few (a Set per
+ * Service of a 10,000-Service node costs megabytes, and they all live until the catalog is built), else a Set.
+ */
+type RealKeys = Array<string | number> | Set<string | number>;
+const FEW_REAL_SERVERS = 16;
+
+function sizeOf(keys: RealKeys): number {
+  return Array.isArray(keys) ? keys.length : keys.size;
+}
+
+function containsAll(keys: RealKeys, items: RealKeys): boolean {
+  for (const item of items) if (!(Array.isArray(keys) ? keys.includes(item) : keys.has(item))) return false;
+  return true;
+}
+
+/**
+ * The groups (by index) that have a real server, per protocol. IPv4 real servers of tcp, udp and sctp (numeric
+ * keys) are kept in sorted typed arrays and found by bisection: a Map of the ~100,000 real servers of a
+ * 10,000-Service node costs ~7 MB of hash tables (issue #8: peak memory). Other keys go to a Map.
+ */
+export class GroupsByReal {
+  /** The distinct numeric keys (sortKey), ascending. */
+  readonly #keys: Float64Array;
+  /** The groups of #keys[k] are #owners[#starts[k]] … #owners[#starts[k + 1] - 1], in increasing order. */
+  readonly #starts: Int32Array;
+  readonly #owners: Int32Array;
+  readonly #others = new Map<string, Map<string | number, number[]>>();
+
+  constructor(groups: ReadonlyArray<{ protocol: string; reals: Iterable<string | number> }>) {
+    let count = 0;
+    groups.forEach((g, index) => {
+      for (const r of g.reals) {
+        if (sortKey(g.protocol, r) !== undefined) count++;
+        else this.#file(g.protocol, r, index);
+      }
+    });
+    const sorted = new Float64Array(count);
+    count = 0;
+    for (const g of groups) {
+      for (const r of g.reals) {
+        const key = sortKey(g.protocol, r);
+        if (key !== undefined) sorted[count++] = key;
+      }
+    }
+    sorted.sort();
+    let distinct = 0;
+    for (let k = 0; k < count; k++) if (k === 0 || sorted[k] !== sorted[k - 1]) sorted[distinct++] = sorted[k];
+    const keys = (this.#keys = sorted.subarray(0, distinct));
+    // A counting sort of the (key, group) pairs: within a key, the groups stay in their order.
+    const starts = new Int32Array(distinct + 1);
+    for (const g of groups) {
+      for (const r of g.reals) {
+        const key = sortKey(g.protocol, r);
+        if (key !== undefined) starts[lowerBound(keys, key) + 1]++;
+      }
+    }
+    for (let k = 0; k < distinct; k++) starts[k + 1] += starts[k];
+    const next = starts.slice(0, distinct);
+    const owners = new Int32Array(count);
+    groups.forEach((g, index) => {
+      for (const r of g.reals) {
+        const key = sortKey(g.protocol, r);
+        if (key !== undefined) owners[next[lowerBound(keys, key)]++] = index;
+      }
+    });
+    this.#starts = starts;
+    this.#owners = owners;
+  }
+
+  #file(protocol: string, real: string | number, index: number): void {
+    let byReal = this.#others.get(protocol);
+    if (!byReal) this.#others.set(protocol, (byReal = new Map()));
+    const list = byReal.get(real);
+    if (list) list.push(index);
+    else byReal.set(real, [index]);
+  }
+
+  /** The indexes of the groups that have `real`, in increasing order. */
+  groupsWith(protocol: string, real: string | number): number[] {
+    const key = sortKey(protocol, real);
+    if (key === undefined) return this.#others.get(protocol)?.get(real) ?? [];
+    const at = lowerBound(this.#keys, key);
+    if (at >= this.#keys.length || this.#keys[at] !== key) return [];
+    return Array.from(this.#owners.subarray(this.#starts[at], this.#starts[at + 1]));
+  }
+}
+
+/** A numeric real server key of tcp, udp or sctp as one exact number (a key of the typed arrays); else undefined. */
+function sortKey(protocol: string, real: string | number): number | undefined {
+  const p = protocolIndex(protocol);
+  if (typeof real !== 'number' || p === undefined || !Number.isInteger(real) || real < 0 || real > 2 ** 50) return undefined;
+  return real * 3 + p;
+}
+
+/** The first position of `sorted` whose value is not below `value`. */
+function lowerBound(sorted: Float64Array, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid] < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /** The cluster CIDR from IPVS mode's `KUBE-SERVICES ! -s CIDR -m set --match-set KUBE-CLUSTER-IP … -j KUBE-MARK-MASQ`. */

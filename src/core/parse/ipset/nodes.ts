@@ -119,6 +119,11 @@ export class SetReference implements SymbolReference {
   get range(): Range {
     return unpack(this.#line, this.#columns);
   }
+
+  /** The line of the reference (a method, not a property: a SymbolReference has no line field). */
+  lineNumber(): number {
+    return this.#line;
+  }
 }
 
 export type MemberEntry = { set: IpSet; member: IpsetMember };

@@ -19,7 +19,7 @@ import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { isIpv4, isIpv6, parsePort } from '../ipvs/address';
-import { splitLines } from '../lines';
+import { LineCursor } from '../ipvs/line-cursor';
 import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { AddCommandNode, MemberByLine, MemberNode, SetReference } from './nodes';
@@ -78,8 +78,7 @@ const ROOT_PROMPT_RE = /^\s*#\s*((?:sudo\s+)?(?:ipset|ipvsadm|iptables|ip6tables
 
 interface PendingRef {
   name: string;
-  /** The range, or (fast path) the reference that makes it. */
-  range: Range | SetReference;
+  range: Range;
   role: ReferenceRole;
   line: number;
   /** An error when no set of that name is created before the line (restore input). */
@@ -245,7 +244,8 @@ class IpsetBuilder {
   readonly commandByLine = new LineMap<IpsetCommand>();
   readonly fieldByLine = new Map<number, { key: string; keyRange: Range; set: IpSet }>();
   private readonly definitionOf = new Map<IpSet, SymbolDefinition>();
-  private readonly pendingRefs: PendingRef[] = [];
+  /** A fast-path `add` line's reference stands for itself (required, rule-owner): no wrapper per member. */
+  private readonly pendingRefs: Array<PendingRef | SetReference> = [];
   /** The set of the last fast-path `add` line. */
   private lastAddSet: IpSet | undefined;
   /** The set of an `ipset list` block being read, and whether its Members: section is open. */
@@ -254,7 +254,7 @@ class IpsetBuilder {
   private membersSeen = false;
 
   constructor(
-    private readonly lines: string[],
+    private readonly lines: LineCursor,
     private readonly fast = true,
   ) {}
 
@@ -268,8 +268,7 @@ class IpsetBuilder {
 
   build(): IpsetDump {
     const fast = this.fast;
-    for (let i = 0; i < this.lines.length; i++) {
-      const text = this.lines[i];
+    for (let i = 0, text = this.lines.next(); text !== undefined; i++, text = this.lines.next()) {
       if (fast && this.fastLine(i, text)) continue;
       this.line(i, text);
     }
@@ -297,7 +296,7 @@ class IpsetBuilder {
       setByLine: this.setByLine,
       commandByLine: this.commandByLine,
       fieldByLine: this.fieldByLine,
-      lineCount: this.lines.length,
+      lineCount: this.lines.count,
     };
   }
 
@@ -344,7 +343,7 @@ class IpsetBuilder {
     const cmd = new AddCommandNode(set.name, member, pack(nameStart, nameEnd));
     this.commands.push(cmd);
     this.commandByLine.set(i, cmd);
-    this.pendingRefs.push({ name: set.name, range: new SetReference(set.name, 'rule-owner', i, pack(nameStart, nameEnd)), role: 'rule-owner', line: i, required: true });
+    this.pendingRefs.push(new SetReference(set.name, 'rule-owner', i, pack(nameStart, nameEnd)));
     // addMember() without options.
     // KUBE-LOOP-BACK repeats the endpoint: keep one string for both.
     if (member.address2 !== undefined && member.address2 === member.address) member.address2 = member.address;
@@ -833,16 +832,19 @@ class IpsetBuilder {
 
   private resolveReferences(): void {
     for (const ref of this.pendingRefs) {
-      const node = ref.range instanceof SetReference ? ref.range : undefined;
-      if (node) this.symbols.reference(node, ref.line);
-      else this.symbols.reference({ kind: 'ipset', name: ref.name, scope: IPSET_SCOPE, range: ref.range as Range, role: ref.role });
-      const def = this.symbols.definition('ipset', IPSET_SCOPE, ref.name);
-      const range = (): Range => (node ? node.range : (ref.range as Range));
-      if (ref.required && (!def || def.range.start.line > ref.line)) {
-        this.diag(range(), 'error', 'undefined-set', t('No set {0} is created before this line: ipset restore fails here ("The set with the given name does not exist").', ref.name));
-      } else if (!def && ref.role === 'lookup') {
-        this.diag(range(), 'hint', 'set-not-in-file', t('Set {0} is not in this file.', ref.name));
-      }
+      if (ref instanceof SetReference) this.resolveReference(ref.name, ref, ref.role, ref.lineNumber(), true);
+      else this.resolveReference(ref.name, ref.range, ref.role, ref.line, ref.required);
+    }
+  }
+
+  private resolveReference(name: string, range: Range | SetReference, role: ReferenceRole, line: number, required: boolean): void {
+    if (range instanceof SetReference) this.symbols.reference(range, line);
+    else this.symbols.reference({ kind: 'ipset', name, scope: IPSET_SCOPE, range, role });
+    const def = this.symbols.definition('ipset', IPSET_SCOPE, name);
+    if (required && (!def || def.range.start.line > line)) {
+      this.diag(range instanceof SetReference ? range.range : range, 'error', 'undefined-set', t('No set {0} is created before this line: ipset restore fails here ("The set with the given name does not exist").', name));
+    } else if (!def && role === 'lookup') {
+      this.diag(range instanceof SetReference ? range.range : range, 'hint', 'set-not-in-file', t('Set {0} is not in this file.', name));
     }
   }
 
@@ -867,7 +869,7 @@ export interface ParseIpsetOptions {
 }
 
 export function parseIpset(text: string, options: ParseIpsetOptions = {}): IpsetDump {
-  return new IpsetBuilder(splitLines(text), options.mode !== 'chevrotain').build();
+  return new IpsetBuilder(new LineCursor(text), options.mode !== 'chevrotain').build();
 }
 
 /**

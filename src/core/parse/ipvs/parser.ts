@@ -26,7 +26,7 @@ import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { isIpv4, isIpv6, parseCount, parsePort } from './address';
-import { splitLines } from '../lines';
+import { LineCursor } from './line-cursor';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
 import { FAST_MAX_LINE, pack, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
@@ -218,8 +218,11 @@ class IpvsBuilder {
   private block = 0;
   private lastKind: string | undefined;
 
+  /** The line being read (serverCommand extends its service through it). */
+  private lineText = '';
+
   constructor(
-    private readonly lines: string[],
+    private readonly lines: LineCursor,
     private readonly fast = true,
   ) {}
 
@@ -233,8 +236,8 @@ class IpvsBuilder {
 
   build(): IpvsDump {
     const fast = this.fast;
-    for (let i = 0; i < this.lines.length; i++) {
-      const text = this.lines[i];
+    for (let i = 0, text = this.lines.next(); text !== undefined; i++, text = this.lines.next()) {
+      this.lineText = text;
       if (fast && this.fastLine(i, text)) continue;
       this.line(i, text);
     }
@@ -268,7 +271,7 @@ class IpvsBuilder {
       realServerByLine: this.realServerByLine,
       connectionByLine: this.connectionByLine,
       commandByLine: this.commandByLine,
-      lineCount: this.lines.length,
+      lineCount: this.lines.count,
     };
   }
 
@@ -808,8 +811,12 @@ class IpvsBuilder {
   }
 
   private currentIsMerge = false;
-  /** IPv4 addresses of the fast path by value: one string per address (an endpoint backs several services). */
-  private readonly addresses = new Map<number, string>();
+  /** IPv4 addresses of the fast path by value: one string per address, mostly (an endpoint backs several services). */
+  private addressCache: AddressCache | undefined;
+  private get addresses(): AddressCache {
+    // Sized by the text: a small dump does not need 64k slots.
+    return (this.addressCache ??= new AddressCache(Math.min(1 << 16, Math.max(256, 2 ** Math.ceil(Math.log2(this.lines.length / 64 + 1))))));
+  }
   /** Real servers already listed under the current service line (duplicates are reported). */
   private currentServers = new Set<string>();
 
@@ -871,7 +878,7 @@ class IpvsBuilder {
 
   private extend(svc: VirtualService, i: number, text: string): void {
     if (svc instanceof ServiceNode) {
-      if (i >= svc.fullEndLine()) svc.extendTo(i, text.trimEnd().length);
+      if (i >= svc.fullEndLine()) svc.extendTo(i, trimmedLength(text));
       return;
     }
     if (i >= svc.fullRange.end.line) svc.fullRange = spanRanges(svc.fullRange, lineRange(i, 0, text.trimEnd().length));
@@ -1298,8 +1305,7 @@ class IpvsBuilder {
     }
     svc.realServers.push(server);
     this.realServerByLine.set(i, { service: svc, server, range: extent });
-    const text = this.lines[i];
-    this.extend(svc, i, text);
+    this.extend(svc, i, this.lineText);
   }
 
   private applyServerOptions(i: number, server: RealServer, svc: VirtualService, byName: Map<string, IpvsOption>, rRange: Range): void {
@@ -1407,10 +1413,22 @@ export interface ParseIpvsadmOptions {
 }
 
 export function parseIpvsadm(text: string, options: ParseIpvsadmOptions = {}): IpvsDump {
-  return new IpvsBuilder(splitLines(text), options.mode !== 'chevrotain').build();
+  return new IpvsBuilder(new LineCursor(text), options.mode !== 'chevrotain').build();
 }
 
 // ---- the fast path ------------------------------------------------------------------------------------------
+
+/**
+ * `text.trimEnd().length` without making the trimmed string (ipvsadm ends its real server lines with spaces):
+ * trailing spaces are counted here, any other trailing character that may be whitespace is left to trimEnd.
+ */
+export function trimmedLength(text: string): number {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 32) end--;
+  if (end === 0) return 0;
+  const c = text.charCodeAt(end - 1);
+  return c > 32 && c < 127 ? end : text.trimEnd().length;
+}
 
 /** Token columns of the line the fast path is reading: [start, end) of token k at 2k, 2k+1. */
 const cols = new Int32Array(2 * 16);
@@ -1453,8 +1471,37 @@ function isDigits(text: string, start: number, end: number, max: number): boolea
   return true;
 }
 
+/**
+ * One string per IPv4 address where it is cheap (an endpoint backs several virtual services): a fixed table of
+ * the last address seen per hash slot. A Map of every address would be ~7 MB on a 10,000-Service node, garbage
+ * once the parse is done but promoted to the old generation by then (issue #8: peak memory).
+ */
+export class AddressCache {
+  readonly #values: Int32Array;
+  readonly #strings: Array<string | undefined>;
+  readonly #mask: number;
+
+  /** `slots`: a power of two. */
+  constructor(slots: number) {
+    this.#values = new Int32Array(slots);
+    this.#strings = new Array<string | undefined>(slots).fill(undefined);
+    this.#mask = slots - 1;
+  }
+
+  /** The text at [start, end), which is the dotted address of `value` (ipv4Value), as the string kept for it. */
+  address(value: number, text: string, start: number, end: number): string {
+    const slot = (Math.imul(value, 0x9e3779b1) >>> 16) & this.#mask;
+    const known = this.#strings[slot];
+    if (known !== undefined && this.#values[slot] === value) return known;
+    const address = text.slice(start, end);
+    this.#strings[slot] = address;
+    this.#values[slot] = value;
+    return address;
+  }
+}
+
 /** `10.0.0.1:80` or `[fd00::1]:80` with a valid address and port, the way ipvsadm -Ln prints them; else undefined. */
-function fastEndpoint(text: string, start: number, end: number, ipv4: Map<number, string>): { address: string; family: IpvsFamily; port: number } | undefined {
+function fastEndpoint(text: string, start: number, end: number, ipv4: AddressCache): { address: string; family: IpvsFamily; port: number } | undefined {
   let portStart: number;
   let address: string;
   let family: IpvsFamily;
@@ -1468,12 +1515,9 @@ function fastEndpoint(text: string, start: number, end: number, ipv4: Map<number
   } else {
     const colon = text.indexOf(':', start);
     if (colon < 0 || colon >= end) return undefined;
-    // One string per address (an endpoint backs several virtual services), found by its value.
     const value = ipv4Value(text, start, colon);
     if (Number.isNaN(value)) return undefined;
-    const known = ipv4.get(value);
-    if (known === undefined) ipv4.set(value, (address = text.slice(start, colon)));
-    else address = known;
+    address = ipv4.address(value, text, start, colon);
     family = 'ipv4';
     portStart = colon + 1;
   }
