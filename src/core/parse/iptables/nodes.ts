@@ -156,7 +156,7 @@ const peekValue = new Int32Array(PEEK_ITEMS);
 const peekNegated = new Uint8Array(PEEK_ITEMS);
 let peekCount = 0;
 
-/** Splits `raw` into items (option token, first value token or -1) in peekOpt/peekValue; false if unusual. */
+/** Splits `raw` into items (option token, first value token or -1, negated) in the peek arrays; false if unusual. */
 function peekItems(raw: string): boolean {
   const n = scanLine(raw, peekTable);
   if (n <= 0) return false;
