@@ -128,28 +128,47 @@ export function canonicalAddress(text: string | undefined): string {
 
 /** The address as formatAddress writes it, or undefined when it is none. */
 export function addressText(text: string): string | undefined {
-  if (isCanonicalIPv4(text)) return text; // most addresses of a dump: no number to build
+  if (isIpv4(text)) return text; // most addresses of a dump: no number to build
   const a = parseAddress(text);
   return a ? formatAddress(a) : undefined;
 }
 
-/** `a.b.c.d` as formatAddress writes it: four numbers 0–255, no leading zeros, nothing around them. */
-export function isCanonicalIPv4(text: string): boolean {
-  let groups = 0;
+/**
+ * A dotted IPv4 address: four groups of one to three digits, each at most 255, without leading zeros (so also
+ * the canonical spelling of its address).
+ */
+export function isIpv4(text: string): boolean {
+  return ipv4Number(text) !== undefined;
+}
+
+/**
+ * The value (0 to 2^32 - 1) of an address isIpv4 accepts, else undefined. Hand-written: the parsers and the
+ * IPVS catalog ask for every address of a dump, the trace for every key of its indexes (issue #8).
+ */
+export function ipv4Number(text: string): number | undefined {
+  const n = text.length;
+  if (n < 7 || n > 15) return undefined;
+  let dots = 0;
+  let octet = 0;
   let digits = 0;
   let value = 0;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 46;
-    if (c === 46 /* . */) {
-      if (digits === 0 || value > 255 || ++groups > 4) return false;
+  for (let k = 0; k <= n; k++) {
+    const c = k < n ? text.charCodeAt(k) : 46; // the end closes the last group like a dot
+    if (c === 46) {
+      if (digits === 0 || octet > 255) return undefined;
+      if (k < n && ++dots > 3) return undefined;
+      value = value * 256 + octet;
+      octet = 0;
       digits = 0;
-      value = 0;
-      continue;
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && octet === 0) return undefined; // a leading zero
+      octet = octet * 10 + (c - 48);
+      if (++digits > 3) return undefined;
+    } else {
+      return undefined;
     }
-    if (c < 48 || c > 57 || (digits === 1 && value === 0) || ++digits > 3) return false;
-    value = value * 10 + (c - 48);
   }
-  return groups === 4;
+  return dots === 3 ? value : undefined;
 }
 
 /** `ip:port`, with IPv6 addresses in brackets. */

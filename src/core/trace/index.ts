@@ -3,7 +3,7 @@
 import type { IptablesAnalysis } from '../language/iptables';
 import type { Service } from '../kube/catalog';
 import { t } from '../l10n';
-import { canonicalAddress, formatAddress, isCanonicalIPv4, parseAddress, parsePrefix } from './addr';
+import { addressText, canonicalAddress, formatAddress, parseAddress, parsePrefix } from './addr';
 import { traceIptables, type IpvsTraceInput } from './iptables';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
@@ -84,7 +84,7 @@ function serviceFacts(services: Service[]): ServiceFacts {
     for (const f of s.frontends) {
       if (f.kind !== 'nodePort') continue;
       nodePorts.add(f.port);
-      if (f.address && (isCanonicalIPv4(f.address) || parseAddress(f.address))) nodeAddrs.add(f.address);
+      if (f.address && addressText(f.address) !== undefined) nodeAddrs.add(f.address);
     }
     if (s.policies.clusterCIDR) cidrs.add(s.policies.clusterCIDR);
   }

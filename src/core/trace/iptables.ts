@@ -7,7 +7,7 @@ import type { IpSet } from '../model/ipset';
 import type { VirtualService } from '../model/ipvs';
 import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
-import { addressText, formatAddress, formatHostPort, isCanonicalIPv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
+import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
 import type { Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
@@ -512,14 +512,6 @@ function memberPrefixes(set: IpSet, parsed: ParsedMember): (Prefix | undefined)[
   }));
 }
 
-/** The canonical text of a member's first address when it is one host (the index key), else undefined. */
-function memberHost(text: string | undefined, prefixLen: number | undefined): string | undefined {
-  if (!text) return undefined;
-  if ((prefixLen === undefined || prefixLen === 32) && isCanonicalIPv4(text)) return text;
-  const p = parsePrefix(prefixLen !== undefined ? `${text}/${prefixLen}` : text);
-  return p && p.bits === (p.family === 4 ? 32 : 128) ? formatAddress({ family: p.family, value: p.network }) : undefined;
-}
-
 /**
  * An ipset's members indexed by the first dimension when it is one host address or one port: a lookup reads
  * that bucket plus the members the index cannot key (networks, port ranges), not the whole set. Building it
@@ -542,7 +534,7 @@ function ipsetIndex(set: IpSet): IpsetIndex {
     const parsed: ParsedMember = { member: m, prefixes: undefined };
     let k: string | undefined;
     if (dims[0] === 'ip' || dims[0] === 'net') {
-      const host = memberHost(m.address, m.prefix);
+      const host = m.address ? hostOf(m.address, m.prefix) : undefined;
       if (host !== undefined) k = `a|${host}`;
     } else if (dims[0] === 'port' && m.port !== undefined && (m.portTo ?? m.port) === m.port) k = `p|${m.port}`;
     if (k === undefined) index.rest.push(parsed);
@@ -632,11 +624,15 @@ interface ChainIndex {
 
 const chainIndexes = new WeakMap<Chain, ChainIndex>();
 
-/** A host destination (`-d A/32`, `-d A/128`) as formatAddress writes it, or undefined for anything else. */
-function hostOf(destination: string): string | undefined {
+/**
+ * The address as formatAddress writes it when `address` (with prefix length `bits`, when given apart) is one host:
+ * `-d A/32` or `A/128`, an ipset member; undefined for networks, lists and anything else.
+ */
+function hostOf(address: string, bits?: number): string | undefined {
   // kube-proxy's `-d 10.96.0.10/32`: already canonical, no number to build.
-  if (destination.endsWith('/32') && isCanonicalIPv4(destination.slice(0, -3))) return destination.slice(0, -3);
-  const prefix = destination.includes(',') ? undefined : parsePrefix(destination);
+  if (bits === undefined && address.endsWith('/32')) return hostOf(address.slice(0, -3), 32);
+  if ((bits === undefined || bits === 32) && isIpv4(address)) return address;
+  const prefix = address.includes(',') ? undefined : parsePrefix(bits !== undefined ? `${address}/${bits}` : address);
   return prefix && prefix.bits === (prefix.family === 4 ? 32 : 128) ? formatAddress({ family: prefix.family, value: prefix.network }) : undefined;
 }
 

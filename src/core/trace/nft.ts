@@ -4,7 +4,7 @@
 import type { NftChain, NftElement, NftExpression, NftRule, NftRuleset, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { t } from '../l10n';
 import { certain, clone, hostPort, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
-import { formatAddress, isCanonicalIPv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
+import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
 
 const MAX_DEPTH = 64;
@@ -92,7 +92,7 @@ function valueKey(v: Value): string {
 /** Canonical text of an element key part, or undefined when it is an interval or prefix. */
 function partKey(part: string): string | undefined {
   const text = part.trim();
-  if (isCanonicalIPv4(text)) return text; // most keys of a Service map: already what formatAddress writes
+  if (isIpv4(text)) return text; // most keys of a Service map: already what formatAddress writes
   if (text.includes('/') || /\s-\s|^\S+-\S+$/.test(text)) return undefined;
   const a = parseAddress(text);
   if (a) return formatAddress(a);

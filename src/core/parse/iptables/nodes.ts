@@ -4,7 +4,7 @@
 //
 // Token offsets of a line come from `scanLine` (the fast path's lexer, re-run on demand from `raw`), or, for
 // lines the Chevrotain lexer read, from an explicit offsets array kept on the rule.
-import type { Chain, Counters, Match, Option, Rule, RuleOperation, Target, TargetKind } from '../../model/iptables';
+import { findMatchOption, type Chain, type Counters, type Match, type Option, type Rule, type RuleOperation, type Target, type TargetKind } from '../../model/iptables';
 import type { Range } from '../../model/range';
 import { DeclarationRanges } from '../../model/stored-ranges';
 import type { ReferenceRole, SymbolReference } from '../../model/symbols';
@@ -314,17 +314,10 @@ export class RuleNode implements Rule {
    * (see the peeks).
    */
   peekMatchOptions(module: string, options: readonly string[]): (string | undefined)[] | undefined {
-    const kept = this.kept;
-    if (kept !== undefined) {
-      // Already read: the same answer from the details (findMatchOption's), as cheap as the line's.
-      const out: (string | undefined)[] = [];
-      for (const option of options) {
-        let found: Option | undefined;
-        for (const m of kept.matches) if (m.module === module && (found = m.options.find((o) => o.name === option))) break;
-        if (found?.negated) return undefined;
-        out.push(found?.values[0]);
-      }
-      return out;
+    if (this.kept !== undefined) {
+      // Already read: the same answer from the details, as cheap as the line's.
+      const found = options.map((option) => findMatchOption(this, module, option));
+      return found.some((o) => o?.negated) ? undefined : found.map((o) => o?.values[0]);
     }
     const raw = this.raw;
     if (!peekItems(raw)) return undefined;

@@ -1,43 +1,8 @@
 // Address and port helpers shared by the ipvsadm and ipset parsers.
+import { isIpv4 } from '../../trace/addr';
 
-
-/**
- * A dotted IPv4 address: four groups of one to three digits, each at most 255, without leading zeros (so also
- * the canonical spelling of its address).
- */
-export function isIpv4(text: string): boolean {
-  return ipv4Number(text) !== undefined;
-}
-
-/**
- * The value (0 to 2^32 - 1) of an address isIpv4 accepts, else undefined. Hand-written: the parsers and the
- * IPVS catalog ask for every address of a dump (issue #8).
- */
-export function ipv4Number(text: string): number | undefined {
-  const n = text.length;
-  if (n < 7 || n > 15) return undefined;
-  let dots = 0;
-  let octet = 0;
-  let digits = 0;
-  let value = 0;
-  for (let k = 0; k <= n; k++) {
-    const c = k < n ? text.charCodeAt(k) : 46; // the end closes the last group like a dot
-    if (c === 46) {
-      if (digits === 0 || octet > 255) return undefined;
-      if (k < n && ++dots > 3) return undefined;
-      value = value * 256 + octet;
-      octet = 0;
-      digits = 0;
-    } else if (c >= 48 && c <= 57) {
-      if (digits === 1 && octet === 0) return undefined; // a leading zero
-      octet = octet * 10 + (c - 48);
-      if (++digits > 3) return undefined;
-    } else {
-      return undefined;
-    }
-  }
-  return dots === 3 ? value : undefined;
-}
+// The dotted IPv4 test lives with the other address helpers (trace/addr.ts: activation loads it, and no parser).
+export { ipv4Number, isIpv4 } from '../../trace/addr';
 
 /** A syntactically valid IPv6 address (with an optional embedded IPv4 tail), no zone, no brackets. */
 export function isIpv6(text: string): boolean {
