@@ -4,8 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GroupsByReal, ipPortKey, KeySet } from '../../src/core/kube/ipvs-catalog';
-import { splitLines } from '../../src/core/parse/lines';
-import { LineCursor } from '../../src/core/parse/ipvs/line-cursor';
+import { LineCursor, splitLines } from '../../src/core/parse/lines';
 import { AddressCache, trimmedLength } from '../../src/core/parse/ipvs/parser';
 import { canonicalAddress } from '../../src/core/trace/addr';
 

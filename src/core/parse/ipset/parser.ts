@@ -19,7 +19,7 @@ import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { isIpv4, isIpv6, parsePort } from '../ipvs/address';
-import { LineCursor } from '../ipvs/line-cursor';
+import { LineCursor } from '../lines';
 import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { AddCommandNode, MemberByLine, MemberNode, SetReference } from './nodes';

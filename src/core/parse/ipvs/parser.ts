@@ -26,7 +26,7 @@ import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { isIpv4, isIpv6, parseCount, parsePort } from './address';
-import { LineCursor } from './line-cursor';
+import { LineCursor } from '../lines';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
 import { FAST_MAX_LINE, pack, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
