@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ipv6Services } from '../helpers/ipv6';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { catalogToJson } from '../../src/core/kube/catalog';
+import { catalogToJson, splitHostPort } from '../../src/core/kube/catalog';
+import fc from 'fast-check';
+import { addressProblem } from '../../src/core/parse/iptables/parser';
 import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
 
 type Json = { services: { namespace: string; name: string; portName: string; protocol: string; frontends: { kind: string; address?: string; port: number }[]; endpoints: { address: string; port: number; probability: number; local?: boolean }[] }[] };
@@ -89,5 +91,47 @@ describe('effective probabilities', () => {
       ['10.0.0.2', 0.375],
       ['10.0.0.3', 0.375],
     ]);
+  });
+});
+
+describe('DNAT destinations and addresses read without regular expressions (issue #8)', () => {
+  // The readings the catalog and the parser used before their fast paths: the answers must not change.
+  const splitBefore = (value: string) => {
+    const v6 = /^\[([^\]]+)\](?::(\d+))?/.exec(value);
+    if (v6) return { address: v6[1], port: Number(v6[2] ?? 0) };
+    const m = /^([^:]+)(?::(\d+))?/.exec(value);
+    return m ? { address: m[1].split('-')[0], port: Number(m[2] ?? 0) } : undefined;
+  };
+  const pieces = fc.constantFrom('10', '0', '255', '256', '1', '.', ':', '-', '[', ']', '/', '80', '08080', '65535', '123456', 'a', 'fd00', '::', ' ', '');
+
+  it('splitHostPort reads address and port as before', () => {
+    for (const v of ['10.0.0.1:80', '10.0.0.1', '10.0.0.1:', '10.0.0.1:80-90', '10.0.0.1-10.0.0.5', '10.0.0.1-10.0.0.5:80', '[fd00::1]:80', '[fd00::1]', 'fd00::1', ':80', '10.0.0.1:8x', '10.0.0.1:123456', '10.0.0.1:0080', 'host:80:90', '']) {
+      expect(splitHostPort(v), v).toEqual(splitBefore(v));
+    }
+    fc.assert(fc.property(fc.array(pieces, { maxLength: 8 }), (parts) => {
+      const v = parts.join('');
+      expect(splitHostPort(v)).toEqual(splitBefore(v));
+    }), { numRuns: 2000, seed: 11 });
+  });
+
+  it('addressProblem accepts plain IPv4 addresses and prefixes, and only those, as before', () => {
+    const ipv4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+    const validBefore = (value: string) => {
+      const [address, mask, ...rest] = value.split('/');
+      if (rest.length > 0 || !/^[\d.]+$/.test(address)) return undefined; // not decided by the plain IPv4 rule
+      const m = ipv4.exec(address);
+      if (!m || m.slice(1).some((o) => Number(o) > 255)) return false;
+      if (mask === undefined) return true;
+      return /^\d{1,2}$/.test(mask) ? Number(mask) <= 32 : ipv4.test(mask);
+    };
+    for (const v of ['10.0.0.1', '10.0.0.1/32', '10.0.0.0/8', '0.0.0.0/0', '10.0.0.1/33', '10.0.0.256', '010.0.0.1', '10.0.0.1/', '10.0.0.1/255.0.0.0', '10.0.0', '10.0.0.1.2', '10.0.0.1/032']) {
+      const before = validBefore(v);
+      if (before !== undefined) expect(addressProblem(v) === undefined, v).toBe(before);
+    }
+    fc.assert(fc.property(fc.array(pieces, { maxLength: 9 }), (parts) => {
+      const v = parts.join('');
+      const before = validBefore(v);
+      if (before !== undefined) expect(addressProblem(v) === undefined).toBe(before);
+    }), { numRuns: 3000, seed: 12 });
   });
 });

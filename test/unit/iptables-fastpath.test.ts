@@ -145,3 +145,18 @@ describe.skipIf(!HAVE_CORPUS)(`iptables fast path on the shared corpus (${HAVE_C
     for (const f of files) same(readFileSync(f, 'utf8'));
   });
 });
+
+describe('short texts shared between lines', () => {
+  it('gives each word its own text when two share a slot of the table (same length, third, middle and last characters)', () => {
+    // "abcde"/"xbcde" and "--abcd-x"/"--xbcd-x" fall into the same slot: the second must not get the first's text.
+    const rules = ['abcde', 'xbcde', 'abcde', 'xbcde'].map((name) => `-A INPUT -i ${name} -m comment --comment ${name} -j ACCEPT`);
+    const r = parseIptables(['*filter', ':INPUT ACCEPT [0:0]', ...rules, '-A INPUT --abcd-x 1 -j ACCEPT', '-A INPUT --xbcd-x 1 -j ACCEPT', 'COMMIT', ''].join('\n'));
+    const input = r.tables[0].chainByName.get('INPUT')!;
+    expect(input.rules.slice(0, 4).map((rule) => rule.params[0].values[0])).toEqual(['abcde', 'xbcde', 'abcde', 'xbcde']);
+    expect(input.rules.slice(0, 4).map((rule) => rule.matches[0].options[0].values[0])).toEqual(['abcde', 'xbcde', 'abcde', 'xbcde']);
+    expect(r.diagnostics.filter((d) => d.code === 'option-without-module').map((d) => d.message)).toEqual([
+      expect.stringContaining('--abcd-x'),
+      expect.stringContaining('--xbcd-x'),
+    ]);
+  });
+});

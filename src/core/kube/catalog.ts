@@ -16,7 +16,7 @@ import {
 import type { Range } from '../model/range';
 import { t } from '../l10n';
 import { classifyKubeChain, isServiceHashedKind } from './chains';
-import { endpointHash, portProtoHash } from './hash';
+import { endpointHash, isEndpointHashName, portProtoHash } from './hash';
 import { withTransientRuleDetails } from '../parse/iptables/nodes';
 
 export type FrontendKind = 'clusterIP' | 'nodePort' | 'loadBalancer' | 'externalIP';
@@ -217,7 +217,24 @@ function stripHostPrefix(address: string): string {
   return address.replace(/\/(32|128)$/, '');
 }
 
-function splitHostPort(value: string): { address: string; port: number } | undefined {
+/** The (first) address and port of a DNAT `--to-destination` or an endpoint comment; port 0 when none is given. */
+export function splitHostPort(value: string): { address: string; port: number } | undefined {
+  // `a.b.c.d:port`, the DNAT of every endpoint, without the regular expressions below.
+  const colon = value.indexOf(':');
+  if (colon > 0 && colon === value.lastIndexOf(':') && !value.includes('-') && value.charCodeAt(0) !== 91) {
+    const digits = value.length - colon - 1;
+    let port = 0;
+    for (let k = colon + 1; k < value.length; k++) {
+      const c = value.charCodeAt(k);
+      if (c < 48 || c > 57) return splitHostPortSlowly(value);
+      port = port * 10 + (c - 48);
+    }
+    if (digits >= 1 && digits <= 5) return { address: value.slice(0, colon), port };
+  }
+  return splitHostPortSlowly(value);
+}
+
+function splitHostPortSlowly(value: string): { address: string; port: number } | undefined {
   const v6 = /^\[([^\]]+)\](?::(\d+))?/.exec(value);
   if (v6) return { address: v6[1], port: Number(v6[2] ?? 0) };
   const m = /^([^:]+)(?::(\d+))?/.exec(value);
@@ -437,8 +454,8 @@ class CatalogBuilder {
       const chain = table.chainByName.get(e.chain);
       if (!chain?.declared) continue;
       const endpoint = e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
-      const h = endpointHash(spn, s.protocol, endpoint);
-      s.hashChecks.push(new NamedHashCheck(e.chain, `KUBE-SEP-${h}`, `KUBE-SEP-${h}` === e.chain, chain));
+      const ok = isEndpointHashName(e.chain, 'KUBE-SEP-', spn, s.protocol, endpoint);
+      s.hashChecks.push(new NamedHashCheck(e.chain, ok ? e.chain : `KUBE-SEP-${endpointHash(spn, s.protocol, endpoint)}`, ok, chain));
     }
     for (const check of s.hashChecks) {
       if (check.ok) continue;

@@ -111,3 +111,28 @@ export function portProtoHash(servicePortName: string, protocol: string): string
 export function endpointHash(servicePortName: string, protocol: string, endpoint: string): string {
   return hash16(servicePortName + protocol + endpoint);
 }
+
+/**
+ * Whether `name` is `prefix` + endpointHash(servicePortName, protocol, endpoint), without making the hash's text:
+ * a catalog checks 100,000 endpoint chains and nearly all of them match.
+ */
+export function isEndpointHashName(name: string, prefix: string, servicePortName: string, protocol: string, endpoint: string): boolean {
+  return name.length === prefix.length + 16 && name.startsWith(prefix) && base32First16Is(sha256(servicePortName + protocol + endpoint), name, prefix.length);
+}
+
+/** Whether `text` holds base32First16(bytes) at `at`. */
+function base32First16Is(bytes: Uint8Array, text: string, at: number): boolean {
+  let buffer = 0;
+  let bits = 0;
+  let k = at;
+  for (let i = 0; i < 10; i++) {
+    buffer = (buffer << 8) | bytes[i]!;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      if (text.charCodeAt(k++) !== BASE32_ALPHABET.charCodeAt((buffer >>> bits) & 31)) return false;
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  return true;
+}

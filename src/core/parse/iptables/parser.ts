@@ -25,6 +25,7 @@ import { Symbols } from '../../model/symbols';
 import { t } from '../../l10n';
 import { detached } from '../detach';
 import { splitLines } from '../lines';
+import { isIpv4 } from '../../trace/addr';
 import { LineMap } from '../../model/line-map';
 import { StoredDefinition } from '../../model/stored-ranges';
 import { IptablesLineParser, itemOf } from './grammar';
@@ -171,6 +172,9 @@ const PARAM_CHECKED = new Set(['-s', '-d', '-i', '-o', '-p']);
 const FULL_COUNTERS = /^\[\d+:\d+\]$/;
 /** `-x` strings by the character code of x (filled on first use). */
 const SHORT_OPTIONS: (string | undefined)[] = new Array(128).fill(undefined);
+/** See shortText. */
+const SHORT_TEXTS = 4096;
+const shortTexts: (string | undefined)[] = new Array(SHORT_TEXTS).fill(undefined);
 const NO_VALUES = Object.freeze([]) as unknown as string[];
 const NOTHING = Object.freeze([]) as readonly never[];
 const NO_DETAILS: RuleDetails = Object.freeze({ params: NOTHING as unknown as Option[], matches: NOTHING as unknown as Match[], target: undefined, counters: undefined });
@@ -277,14 +281,32 @@ class RulesetBuilder implements RuleReader {
       const c = text.charCodeAt(start + 1);
       if (text.charCodeAt(start) === 45 /* - */ && c < 128) return (SHORT_OPTIONS[c] ??= `-${String.fromCharCode(c)}`);
     }
-    return this.image(k);
+    return this.shortText(start, tokens.end[k]);
   }
 
   private value(k: number): string {
-    const image = this.image(k);
-    if (tokens.quoted[k]) return unquote(image);
+    if (tokens.quoted[k]) return unquote(this.image(k));
+    const start = tokens.start[k];
+    const end = tokens.end[k];
     // Short slices are copies: keep one of each ("tcp", "random", "80").
-    return image.length < 13 ? this.intern(image) : image;
+    return end - start < 13 ? this.shortText(start, end) : this.text.slice(start, end);
+  }
+
+  /**
+   * The line's text from start to end, as the string seen last time in the same place of a small table (found by
+   * length and three characters, compared without slicing). Most options and short values of a dump repeat
+   * ("--comment", "tcp", "statistic"): no copy is made of them, and the lookups that follow find the hash computed.
+   */
+  private shortText(start: number, end: number): string {
+    const text = this.text;
+    const length = end - start;
+    if (length > 64) return text.slice(start, end); // not kept after the parse: a hostile line's long word
+    const slot = (length * 31 + text.charCodeAt(start + 2) * 7 + text.charCodeAt(end - 1) * 131 + text.charCodeAt(start + (length >> 1))) & (SHORT_TEXTS - 1);
+    const known = shortTexts[slot];
+    if (known !== undefined && known.length === length && text.startsWith(known, start)) return known;
+    const image = this.intern(text.slice(start, end));
+    shortTexts[slot] = image;
+    return image;
   }
 
   private tok(i: number, k: number): Range {
@@ -820,7 +842,7 @@ class RulesetBuilder implements RuleReader {
     if (reading !== undefined) {
       rule = reading;
     } else {
-      const commandName = this.image(commandToken);
+      const commandName = this.optionImage(commandToken);
       const operation = COMMAND_ALIASES.get(commandName) as RuleOperation;
       // Consecutive rules mostly name the same chain: compare the token with it before slicing and looking up.
       const last = this.lastChain;
@@ -1091,7 +1113,7 @@ class RulesetBuilder implements RuleReader {
     switch (name) {
       case '-s':
       case '-d':
-        for (const part of value.split(',')) {
+        for (const part of value.includes(',') ? value.split(',') : [value]) {
           const problem = addressProblem(part);
           if (problem === 'hostname') continue;
           if (problem) this.diag(this.tok(i, itemV0[j]), problem.severity, 'bad-address', problem.message);
@@ -1193,6 +1215,8 @@ const IPV4_RE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
 /** undefined when fine, 'hostname' for names (resolved by iptables at load time), else a problem. */
 export function addressProblem(value: string): { severity: Severity; message: string } | 'hostname' | undefined {
+  // The common case without the arrays and regular expressions below: a large dump has 200,000 of them.
+  if (isIpv4WithPrefix(value)) return undefined;
   const [address, mask, ...rest] = value.split('/');
   if (rest.length > 0) return { severity: 'error', message: t('{0} is not an address.', value) };
   if (/^[\d.]+$/.test(address)) {
@@ -1218,6 +1242,21 @@ export function addressProblem(value: string): { severity: Severity; message: st
   }
   if (/^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?$/.test(address)) return 'hostname';
   return { severity: 'warning', message: t('{0} is neither an address nor a host name: iptables-restore cannot load it.', value) };
+}
+
+/** `a.b.c.d` or `a.b.c.d/N` with N from 0 to 32 (one or two digits): addresses addressProblem accepts. */
+function isIpv4WithPrefix(value: string): boolean {
+  const slash = value.indexOf('/');
+  if (slash < 0) return isIpv4(value);
+  const digits = value.length - slash - 1;
+  if (digits < 1 || digits > 2) return false;
+  let prefix = 0;
+  for (let k = slash + 1; k < value.length; k++) {
+    const c = value.charCodeAt(k);
+    if (c < 48 || c > 57) return false;
+    prefix = prefix * 10 + (c - 48);
+  }
+  return prefix <= 32 && isIpv4(value.slice(0, slash));
 }
 
 /**
