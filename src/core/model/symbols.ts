@@ -108,7 +108,8 @@ export class Symbols {
     return names;
   }
 
-  define(definition: SymbolDefinition): void {
+  /** `line` (the name's start line) lets models whose ranges are made on demand avoid making one here. */
+  define(definition: SymbolDefinition, line: number = definition.range.start.line): void {
     const { kind, scope } = definition;
     let names = this.lastDefNames;
     if (names === undefined || kind !== this.lastDefKind || scope !== this.lastDefScope) {
@@ -118,7 +119,7 @@ export class Symbols {
     }
     const name = definition.name;
     if (!names.has(name)) names.set(name, definition);
-    this.index(definition.range.start.line, this.definitions.push(definition) - 1);
+    this.index(line, this.definitions.push(definition) - 1);
   }
 
   /**

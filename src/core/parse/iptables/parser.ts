@@ -695,7 +695,7 @@ class RulesetBuilder implements RuleReader {
     chain.fullRange = lineRangeOfDecl;
     this.lastRuleOf.delete(chain);
     chain.deletedAt = undefined;
-    this.symbols.define(new StoredDefinition('chain', name, table.id, nameRange, lineRangeOfDecl, chain.builtin));
+    this.symbols.define(new StoredDefinition('chain', name, table.id, nameRange, lineRangeOfDecl, chain.builtin), nameRange.start.line);
     return chain;
   }
 

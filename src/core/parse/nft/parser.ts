@@ -9,7 +9,9 @@
 //
 // Fast paths (issue 8), each giving exactly what Chevrotain gives: lines go through `fastLexLine` (the
 // Chevrotain lexer only gets the lines it cannot read), and a unit starting with a plain word, which the
-// grammar always reads as its `items` alternative, gets its CST built directly (`plainItemsUnit`).
+// grammar always reads as its `items` alternative, gets its CST built directly (`plainItemsUnit`; a rule in a
+// chain goes to the chain without one). A lazy rule of the shapes kube-proxy writes is not read at first: only its
+// references are reported (`reportPlainRuleReferences`).
 import { StoredDefinition } from '../../model/stored-ranges';
 import { splitLines } from '../lines';
 import type { CstNode, IToken } from 'chevrotain';
@@ -42,8 +44,11 @@ import { Symbols, type ReferenceRole, type SymbolDefinition, type SymbolKind, ty
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
-import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, setShortLivedReading, StatementReader, type StatementHost } from './statements';
+import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
 import { canRereadRule, ChainNode, forgetRereadCache, groupItems, LazyRule, ReferenceNode } from './nodes';
+
+/** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
+const NO_STATEMENTS: NftStatement[] = [];
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = 1_000_000;
@@ -119,6 +124,8 @@ class NftTextBuilder implements StatementHost {
   readonly commands: NftCommand[] = [];
   readonly comments: NftCommentLine[] = [];
   readonly ruleByLine = new Map<number, NftRule>();
+  /** The line of the last rule put in ruleByLine (rules come in line order), or -1 once it was taken out again. */
+  private lastRuleLine = -1;
   private readonly reader = new StatementReader(this);
   /** Short strings of the model, shared (see fastLexLine). */
   private readonly interned = new Map<string, string>();
@@ -152,6 +159,8 @@ class NftTextBuilder implements StatementHost {
   private readonly tableDefinitions = new Map<string, SymbolDefinition>();
   /** Tables declared in this file: references into them must resolve here. */
   private readonly declaredTables = new Set<string>();
+  /** The table ensureTable answered last (while it is in tableById). */
+  private lastTable: NftTable | undefined;
 
   constructor(
     private readonly lines: string[],
@@ -478,6 +487,14 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     const ctx = this.contextKind();
+    if (this.fast && ctx === 'chain' && blockOpen === undefined && tokens[0].tokenType === Word) {
+      // A rule (or a chain's comment or flags): what plainItemsUnit and applyUnit come to, without the CST.
+      const items = groupItems(tokens);
+      if (items !== undefined) {
+        this.chainItems(items, tokens);
+        return;
+      }
+    }
     const fastCst = this.fast ? plainItemsUnit(tokens, ctx) : undefined;
     if (fastCst) {
       this.applyUnit(ctx, fastCst, tokens, blockOpen);
@@ -515,14 +532,20 @@ class NftTextBuilder implements StatementHost {
   }
 
   private applyUnit(ctx: BlockKind | 'top', cst: CstNode, tokens: IToken[], blockOpen: IToken | undefined): void {
-    // The ranges of chain units (rules keep their own, lazy ones none) and of chain headers (chains keep their
-    // positions as numbers) are garbage once read: they are made at their own allocation sites. Not those of set
-    // and map headers: sets keep them (a kube-proxy dump declares thousands of affinity sets).
-    const chainHeader = ctx === 'table' && tokens[0].image === 'chain';
-    const wasShortLived = setShortLivedReading(ctx === 'chain' || chainHeader);
-    const range = rangeBetween(itemRange(tokens[0]).start, itemRange(blockOpen ?? tokens[tokens.length - 1]).end);
-    if (!chainHeader) setShortLivedReading(wasShortLived);
     const depthBefore = this.stack.length;
+    if (ctx === 'chain') {
+      // Rules keep ranges of their own (lazy ones none): a chain unit makes its range only when it needs it.
+      this.chainUnit(cst, tokens);
+      if (blockOpen && this.stack.length === depthBefore) this.pushBroken(itemRange(blockOpen));
+      return;
+    }
+    // The ranges of chain headers (chains keep their positions as numbers) are garbage once read: they are made at
+    // their own allocation sites. Not those of set and map headers: sets keep them (a kube-proxy dump declares
+    // thousands of affinity sets).
+    const chainHeader = ctx === 'table' && tokens[0].image === 'chain';
+    const wasShortLived = setShortLivedReading(chainHeader);
+    const range = this.unitRange(tokens, blockOpen);
+    if (!chainHeader) setShortLivedReading(wasShortLived);
     switch (ctx) {
       case 'top':
         this.topUnit(cst, range, blockOpen);
@@ -533,9 +556,6 @@ class NftTextBuilder implements StatementHost {
         } finally {
           setShortLivedReading(wasShortLived);
         }
-        break;
-      case 'chain':
-        this.chainUnit(cst, range);
         break;
       case 'set':
       case 'map':
@@ -554,6 +574,11 @@ class NftTextBuilder implements StatementHost {
       // A header that did not open anything (reported already): keep the braces balanced.
       this.pushBroken(itemRange(blockOpen));
     }
+  }
+
+  /** From the unit's first token to its last, or to the `{` after it that opens a block. */
+  private unitRange(tokens: IToken[], blockOpen: IToken | undefined): Range {
+    return rangeBetween(itemRange(tokens[0]).start, itemRange(blockOpen ?? tokens[tokens.length - 1]).end);
   }
 
   private push(block: Block): void {
@@ -650,6 +675,27 @@ class NftTextBuilder implements StatementHost {
   }
 
   private ensureTable(family: NftFamily, name: string, nameRange: Range, declRange: Range, declare: boolean): NftTable {
+    // Commands name the same table again and again (`add rule ip kube-proxy …`): no key built and looked up for those.
+    let table = this.lastTable;
+    if (table === undefined || table.family !== family || table.name !== name) table = this.findOrAddTable(family, name, nameRange, declRange);
+    if (declare) {
+      if (!table.declared) {
+        table.declared = true;
+        table.range = declRange;
+        table.nameRange = nameRange;
+      }
+      const id = table.id;
+      this.declaredTables.add(id);
+      if (!this.tableDefinitions.has(id)) {
+        const def: SymbolDefinition = new StoredDefinition('table', name, family, nameRange, declRange);
+        this.symbols.define(def);
+        this.tableDefinitions.set(id, def);
+      }
+    }
+    return table;
+  }
+
+  private findOrAddTable(family: NftFamily, name: string, nameRange: Range, declRange: Range): NftTable {
     const id = `${family} ${name}`;
     let table = this.tableById.get(id);
     if (!table) {
@@ -673,19 +719,7 @@ class NftTextBuilder implements StatementHost {
       this.tables.push(table);
       this.tableById.set(id, table);
     }
-    if (declare) {
-      if (!table.declared) {
-        table.declared = true;
-        table.range = declRange;
-        table.nameRange = nameRange;
-      }
-      this.declaredTables.add(id);
-      if (!this.tableDefinitions.has(id)) {
-        const def: SymbolDefinition = new StoredDefinition('table', name, family, nameRange, declRange);
-        this.symbols.define(def);
-        this.tableDefinitions.set(id, def);
-      }
-    }
+    this.lastTable = table;
     return table;
   }
 
@@ -698,7 +732,12 @@ class NftTextBuilder implements StatementHost {
   }
 
   private pend(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
-    this.pending.push(new ReferenceNode(kind, this.name(name), table.id, range, role));
+    this.pendShared(kind, table, this.name(name), range, role);
+  }
+
+  /** pend() of a name that is the shared string already. */
+  private pendShared(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
+    this.pending.push(new ReferenceNode(kind, name, table.id, range, role));
     this.pendingTables.push(table);
     this.pendingSeqs.push(this.seq);
   }
@@ -711,22 +750,29 @@ class NftTextBuilder implements StatementHost {
   }
 
   private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
-    name = this.name(name);
-    let chain = table.chainByName.get(name);
-    if (!chain) chain = this.newChain(table, name, nameRange, declRange);
+    const known = this.names.get(name);
+    let chain: NftChain | undefined;
+    if (known === undefined) {
+      // A name never seen (chains are found and defined by their shared names only): no table has this chain yet.
+      this.names.set(name, name);
+      chain = this.newChain(table, name, nameRange, declRange);
+    } else {
+      name = known;
+      chain = table.chainByName.get(name) ?? this.newChain(table, name, nameRange, declRange);
+    }
     let definition: SymbolDefinition | undefined;
     const chains = this.defsOf(table.id).chains;
-    if (declare && !chains.has(name)) {
+    if (declare && (known === undefined || !chains.has(name))) {
       chain.declared = true;
       chain.range = declRange;
       chain.nameRange = nameRange;
       chain.fullRange = declRange;
       definition = new StoredDefinition('chain', name, table.id, nameRange, declRange);
-      this.symbols.define(definition);
+      this.symbols.define(definition, nameRange.start.line);
       chains.set(name, { definition, seq: this.seq });
     } else {
       if (declare) chain.declared = true;
-      this.pend('chain', table, name, nameRange, declare ? 'command' : role);
+      this.pendShared('chain', table, name, nameRange, declare ? 'command' : role);
     }
     return { chain, definition };
   }
@@ -751,7 +797,7 @@ class NftTextBuilder implements StatementHost {
     let definition: SymbolDefinition | undefined;
     if (!sets.has(name)) {
       definition = new StoredDefinition(kind, name, table.id, nameRange, declRange);
-      this.symbols.define(definition);
+      this.symbols.define(definition, nameRange.start.line);
       sets.set(name, { definition, seq: this.seq });
     } else {
       this.pend('set', table, name, nameRange, 'command');
@@ -951,6 +997,7 @@ class NftTextBuilder implements StatementHost {
   }
 
   private removeTable(table: NftTable): void {
+    if (table === this.lastTable) this.lastTable = undefined;
     const i = this.tables.indexOf(table);
     if (i >= 0) this.tables.splice(i, 1);
     this.tableById.delete(table.id);
@@ -959,7 +1006,10 @@ class NftTextBuilder implements StatementHost {
 
   private forgetRule(rule: NftRule): void {
     const line = rule.range.start.line;
-    if (this.ruleByLine.get(line) === rule) this.ruleByLine.delete(line);
+    if (this.ruleByLine.get(line) === rule) {
+      this.ruleByLine.delete(line);
+      if (line === this.lastRuleLine) this.lastRuleLine = -1;
+    }
   }
 
   private tableOf(spec: Spec, range: Range): NftTable {
@@ -982,7 +1032,8 @@ class NftTextBuilder implements StatementHost {
     }
     if (verb === 'rename' && object === 'chain') {
       const chain = table.chainByName.get(name);
-      const newName = this.nameOf(items[spec.next]);
+      const written = this.nameOf(items[spec.next]);
+      const newName = written === undefined ? undefined : this.name(written);
       this.pend('chain', table, name, nameRange, 'command');
       if (chain && newName !== undefined) {
         table.chainByName.delete(name);
@@ -1253,7 +1304,17 @@ class NftTextBuilder implements StatementHost {
     return v ? [v.kind === 'value' ? v.value : v.text] : [];
   }
 
-  private chainUnit(cst: CstNode, range: Range): void {
+  private chainUnit(cst: CstNode, tokens: IToken[]): void {
+    const c = cst.children;
+    if (!c.items) {
+      this.chainDeclarationUnit(cst, tokens);
+      return;
+    }
+    this.chainItems(itemsOf(c.items[0] as CstNode), tokens);
+  }
+
+  /** A chain's hook, policy or devices, or a define in a chain. */
+  private chainDeclarationUnit(cst: CstNode, tokens: IToken[]): void {
     const block = this.stack[this.stack.length - 1];
     const chain = block.chain!;
     const table = block.table!;
@@ -1280,11 +1341,15 @@ class NftTextBuilder implements StatementHost {
       chain.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
       return;
     }
-    if (c.defineCommand) {
-      this.defineCommand(c.defineCommand[0] as CstNode, range);
-      return;
-    }
-    const items = itemsOf(c.items?.[0] as CstNode);
+    if (c.defineCommand) this.defineCommand(c.defineCommand[0] as CstNode, this.unitRange(tokens, undefined));
+  }
+
+  /** A rule, or a chain's comment or flags (the unit's items). */
+  private chainItems(items: Item[], tokens: IToken[]): void {
+    const block = this.stack[this.stack.length - 1];
+    const chain = block.chain!;
+    const table = block.table!;
+    this.currentTable = table;
     const first = items[0];
     if (this.wordOf(first) === 'comment' && items.length === 2 && this.isString(items[1])) {
       chain.comment = unquote((items[1] as IToken).image);
@@ -1295,7 +1360,7 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     if (first && !isGroup(first) && isWordy(first) && (first.image === 'type' || first.image === 'hook' || first.image === 'priority')) {
-      this.diag(range, 'error', 'syntax', t('A base chain is declared as "type TYPE hook HOOK priority PRIORITY".'));
+      this.diag(this.unitRange(tokens, undefined), 'error', 'syntax', t('A base chain is declared as "type TYPE hook HOOK priority PRIORITY".'));
       return;
     }
     const rule = this.makeRule(table, chain, items);
@@ -1386,7 +1451,8 @@ class NftTextBuilder implements StatementHost {
     const wasShortLived = setShortLivedReading(lazy);
     let statements: NftStatement[];
     try {
-      statements = this.reader.readRule(items);
+      // A lazy rule of a plain shape only needs its references reported: its statements are read on demand.
+      statements = lazy && reportPlainRuleReferences(items, this) ? NO_STATEMENTS : this.reader.readRule(items);
     } finally {
       setShortLivedReading(wasShortLived);
       this.discarding = false;
@@ -1406,7 +1472,11 @@ class NftTextBuilder implements StatementHost {
     }
     const handle = this.handleAt(range === undefined ? line : range.end.line);
     if (handle !== undefined) rule.handle = handle;
-    if (!this.ruleByLine.has(line)) this.ruleByLine.set(line, rule);
+    // The first rule of a line is its entry. Rules come in line order: a line has one already only if it was the last.
+    if (line !== this.lastRuleLine) {
+      this.ruleByLine.set(line, rule);
+      this.lastRuleLine = line;
+    }
     return rule;
   }
 
@@ -1549,6 +1619,17 @@ class NftTextBuilder implements StatementHost {
 
   private resolveReferences(): void {
     const reported = new Set<string>();
+    // Per table: the names of its base chains (a few), not a lookup among all its chains per jump.
+    const baseChainNames = new Map<NftTable, Set<string>>();
+    const baseChainsOf = (table: NftTable): Set<string> => {
+      let names = baseChainNames.get(table);
+      if (names === undefined) {
+        names = new Set();
+        for (const [name, chain] of table.chainByName) if (chain.hook !== undefined) names.add(name);
+        baseChainNames.set(table, names);
+      }
+      return names;
+    };
     for (let i = 0; i < this.pending.length; i++) {
       const ref = this.pending[i];
       const table = this.pendingTables[i];
@@ -1577,7 +1658,7 @@ class NftTextBuilder implements StatementHost {
         }
       } else if (available > seq) {
         this.diag(ref.range, 'warning', 'defined-later', t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', ref.name, defined!.definition.range.start.line + 1));
-      } else if ((ref.role === 'jump' || ref.role === 'goto') && table.chainByName.get(ref.name)?.hook !== undefined) {
+      } else if ((ref.role === 'jump' || ref.role === 'goto') && baseChainsOf(table).has(ref.name)) {
         this.diag(ref.range, 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', ref.name));
       }
     }

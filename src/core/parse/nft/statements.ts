@@ -44,6 +44,7 @@ import {
   StringTok,
   unquote,
   Variable,
+  Word,
   isWordy,
 } from './lexer';
 
@@ -510,8 +511,7 @@ export class StatementReader {
   }
 
   private nameRangeOfSetRef(token: IToken): Range {
-    const r = itemRange(token);
-    return { start: { line: r.start.line, character: r.start.character + 1 }, end: r.end };
+    return setRefNameRange(token);
   }
 
   private counter(): NftStatement {
@@ -1594,6 +1594,124 @@ export class StatementReader {
     }
     return parts.join(' . ');
   }
+}
+
+/** The name of `@name` (without the `@`). */
+function setRefNameRange(token: IToken): Range {
+  const r = itemRange(token);
+  return { start: { line: r.start.line, character: r.start.character + 1 }, end: r.end };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Plain rules (issue 8). The first reading of a LazyRule only matters for what it reports: references (and
+// diagnostics, comments, unknown statements, which the shapes below never have). For the shapes kube-proxy writes
+// hundreds of thousands of times, these are found without building statements:
+//   SELECTOR [!=] VALUE      `ip saddr 10.0.0.1`, `meta l4proto tcp`, `ip saddr != 10.0.0.0/8`, `ip saddr @set`
+//   accept | drop | continue | return | jump NAME | goto NAME
+//   dnat to TARGET | snat to TARGET
+//   numgen random mod N vmap { KEY : VERDICT, … }
+// VALUE, TARGET and KEY are numbers and addresses (words that start with a digit or `[`, or hold a `:`: no keyword
+// table of the reader has one) or, except for TARGET (which the reader would try as a selector), tcp/udp/sctp. So the
+// reader takes each statement exactly as written and ends it where the next one starts, and reports the `@set` and
+// the jump and goto targets in this order. test/unit/nft-plain-rules.test.ts compares this with the reader.
+
+/** `ip saddr`, `meta l4proto`, `th dport`: payload and meta selectors of one protocol word and one field word. */
+const PLAIN_SELECTORS = new Map<string, Set<string>>([
+  ['ip', words('saddr daddr')],
+  ['ip6', words('saddr daddr')],
+  ['meta', words('l4proto')],
+  ['th', words('sport dport')],
+  ['tcp', words('sport dport')],
+  ['udp', words('sport dport')],
+  ['sctp', words('sport dport')],
+]);
+const L4_PROTOCOLS = words('tcp udp sctp');
+
+/** The image of a Word token (not a keyword, string, group…). */
+function plainWordOf(item: Item | undefined): string | undefined {
+  return item !== undefined && !isGroup(item) && item.tokenType === Word ? item.image : undefined;
+}
+
+/** A number or an address (`10.0.0.1:80`, `[fd00::1]:80`, `fd00::/64`), or tcp/udp/sctp. */
+function isPlainConstant(image: string | undefined): boolean {
+  if (image === undefined) return false;
+  const c = image.charCodeAt(0);
+  return (c >= 48 && c <= 57) || c === 91 || image.includes(':') || L4_PROTOCOLS.has(image);
+}
+
+/**
+ * When the rule's items have one of the plain shapes above: reports its references to `host` in the order the
+ * reader would, and answers true (its statements hold no comment and no raw statement). Otherwise reports
+ * nothing and answers false: the reader is needed.
+ */
+export function reportPlainRuleReferences(items: readonly Item[], host: StatementHost): boolean {
+  if (!walkPlainRule(items, undefined)) return false;
+  walkPlainRule(items, host);
+  return true;
+}
+
+/** Whether the items are a plain rule; with a host, reports the references too (called again once the answer is yes). */
+function walkPlainRule(items: readonly Item[], host: StatementHost | undefined): boolean {
+  const n = items.length;
+  let k = 0;
+  while (k < n) {
+    const w = plainWordOf(items[k]);
+    if (w === undefined) return false;
+    if (SIMPLE_VERDICTS.has(w)) k++;
+    else if (w === 'jump' || w === 'goto') {
+      if (!plainVerdictTarget(items, k + 1, w, host)) return false;
+      k += 2;
+    } else if (w === 'dnat' || w === 'snat') {
+      const target = plainWordOf(items[k + 2]);
+      if (plainWordOf(items[k + 1]) !== 'to' || !isPlainConstant(target) || L4_PROTOCOLS.has(target!)) return false;
+      k += 3;
+    } else if (w === 'numgen') {
+      if (plainWordOf(items[k + 1]) !== 'random' || plainWordOf(items[k + 2]) !== 'mod' || !/^\d+$/.test(plainWordOf(items[k + 3]) ?? '')) return false;
+      if (plainWordOf(items[k + 4]) !== 'vmap' || !plainVerdictMap(items[k + 5], host)) return false;
+      k += 6;
+    } else {
+      const fields = PLAIN_SELECTORS.get(w);
+      if (fields === undefined || !fields.has(plainWordOf(items[k + 1]) ?? '')) return false;
+      k += 2;
+      if (isTokenOf(items[k], NotEq)) k++;
+      const value = items[k];
+      if (isTokenOf(value, SetRef)) host?.setReference((value as IToken).image.slice(1), setRefNameRange(value as IToken));
+      else if (!isPlainConstant(plainWordOf(value))) return false;
+      k++;
+    }
+  }
+  return true;
+}
+
+/** The NAME of `jump NAME` / `goto NAME` at k: whether it is a word (reported to the host when there is one). */
+function plainVerdictTarget(items: readonly Item[], k: number, verdict: 'jump' | 'goto', host: StatementHost | undefined): boolean {
+  const name = plainWordOf(items[k]);
+  if (name === undefined) return false;
+  host?.chainReference(name, itemRange(items[k]), verdict);
+  return true;
+}
+
+/** `{ KEY : goto NAME, KEY : drop, … }` with plain keys (its references reported to the host when there is one). */
+function plainVerdictMap(group: Item | undefined, host: StatementHost | undefined): boolean {
+  if (group === undefined || !isBraceGroup(group)) return false;
+  const inner = itemsOf(group);
+  let k = 0;
+  for (;;) {
+    if (!isPlainConstant(plainWordOf(inner[k])) || !isTokenOf(inner[k + 1], Colon)) return false;
+    const verdict = plainWordOf(inner[k + 2]);
+    if (verdict === 'jump' || verdict === 'goto') {
+      if (!plainVerdictTarget(inner, k + 3, verdict, host)) return false;
+      k += 4;
+    } else if (verdict !== undefined && SIMPLE_VERDICTS.has(verdict)) k += 3;
+    else return false;
+    if (k === inner.length) return true;
+    if (!isTokenOf(inner[k], Comma)) return false;
+    k++;
+  }
+}
+
+function isTokenOf(item: Item | undefined, type: IToken['tokenType']): boolean {
+  return item !== undefined && !isGroup(item) && item.tokenType === type;
 }
 
 /** A copy without the spare capacity a pushed-to array keeps (large dumps hold millions of small arrays). */
