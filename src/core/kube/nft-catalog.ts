@@ -14,7 +14,8 @@ import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, 
 import type { Range } from '../model/range';
 import { t } from '../l10n';
 import { compareServices, NamedHashCheck, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service } from './catalog';
-import { NFT_OBJECT_PREFIX, nftHash8, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
+import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
+import { addressText, ruleFacts, vmapTargetOf, type NumgenVmapFact, type RuleFacts } from '../parse/nft/peek';
 
 // ---------------------------------------------------------------------------------------------------------
 // Types: the shared catalog's, with nftables' object roles ('map-element', 'set-element', 'affinity-set').
@@ -136,10 +137,6 @@ function verdictOf(value: NftElement['value']): NftVerdictValue | undefined {
   return value && typeof value !== 'string' ? value : undefined;
 }
 
-function stripBrackets(text: string): string {
-  return text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
-}
-
 /** Seconds from nft's time text: "3h", "10800s", "1d1h1m1s", "500ms"; a bare number counts as seconds. */
 export function parseNftTime(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -155,14 +152,6 @@ export function parseNftTime(text: string | undefined): number | undefined {
   return matched === s && s !== '' ? total : undefined;
 }
 
-/** The text of an address-like expression: "10.0.0.0/8", "1.2.3.4", "1.0.0.0-3.255.255.255". */
-function addressText(e: NftExpression): string | undefined {
-  if (e.kind === 'prefix') return `${e.address}/${e.length}`;
-  if (e.kind === 'value') return e.value;
-  if (e.kind === 'range') return `${e.from}-${e.to}`;
-  return undefined;
-}
-
 function isAddressPayload(e: NftExpression, field: 'saddr' | 'daddr'): boolean {
   return e.kind === 'payload' && (e.protocol === 'ip' || e.protocol === 'ip6') && e.field === field;
 }
@@ -176,9 +165,8 @@ function finalVerdict(rule: NftRule): NftStatement | undefined {
   return undefined;
 }
 
-function jumpsTo(rule: NftRule, chain: string, kind?: 'jump' | 'goto'): boolean {
-  const v = finalVerdict(rule);
-  return v?.kind === 'verdict' && v.chain === chain && (kind === undefined || v.verdict === kind);
+function jumpsTo(facts: RuleFacts, chain: string, kind: 'jump' | 'goto'): boolean {
+  return facts.verdict?.chain === chain && facts.verdict.kind === kind;
 }
 
 function matches(rule: NftRule): Extract<NftStatement, { kind: 'match' }>[] {
@@ -249,6 +237,19 @@ function endpointKey(address: string, port: number): string {
 // ---------------------------------------------------------------------------------------------------------
 // The builder
 
+/** An endpoint chain of the table being read, with what the builder learns about it on the way. */
+interface EndpointChain {
+  chain: NftChain;
+  /** Its hash check (see expectedName). */
+  hashCheck: string | true | undefined;
+  /** A Service chain's numgen vmap sends traffic to it. */
+  referenced: boolean;
+  /** The affinity set kube-proxy names after it (affinity-<same hash and name>), when the table has one. */
+  affinitySet: string | undefined;
+  /** What its rules say, once read: the first DNAT, and the sets they update. */
+  rules?: { dnat: { address: string; port: number } | undefined; setUpdates: string[] };
+}
+
 interface Work {
   service: NftService;
   chains: Partial<Record<'service' | 'local' | 'external' | 'firewall', NftChain>>;
@@ -259,17 +260,17 @@ interface Work {
 class NftCatalogBuilder {
   private readonly works = new Map<string, Work>();
   private readonly byFrontend = new Map<string, Work>();
-  /** Per readable part of a name (`parsed.hashed`: a Service's chains share it). */
-  private readonly expectedHashes = new Map<string, string>();
-  readonly diagnostics: Diagnostic[] = [];
-
+  /** Per readable part of a Service port's chain names (`parsed.hashed`: its chains share it). */
+  private readonly serviceHashes = new Map<string, string>();
   /**
-   * parseNftServiceObjectName. Not kept per name (issue #8): for 10,000 Services that was some 100,000 parsed
-   * names (40 MB) alive until the catalog was done; parsing a name again costs less than keeping it.
+   * The hash check of each per-service chain of the table being read (see expectedName), by the chain's own
+   * name string (endpoint chains keep theirs in EndpointChain). Chain names are parsed once, in step 1, and not
+   * kept (issue #8: 100,000 parsed names were 40 MB).
    */
-  private parse(name: string): NftServiceObjectName | undefined {
-    return parseNftServiceObjectName(name);
-  }
+  private readonly chainHashChecks = new Map<string, string | true>();
+  /** The Service of each service-, local-, external- and firewall- chain of the table being read. */
+  private readonly chainWorks = new Map<string, Work>();
+  readonly diagnostics: Diagnostic[] = [];
 
   constructor(private readonly ruleset: NftRuleset) {}
 
@@ -336,19 +337,24 @@ class NftCatalogBuilder {
 
   private table(table: NftTable): void {
     // 1. Per-service chains give identities; endpoint chains and affinity sets are attached later.
-    const endpointChains = new Map<string, NftChain>();
+    this.chainHashChecks.clear();
+    this.chainWorks.clear();
+    const endpointChains = new Map<string, EndpointChain>();
     for (const chain of table.chains) {
-      const parsed = this.parse(chain.name);
+      const parsed = parseNftServiceObjectName(chain.name);
       if (!parsed) continue;
-      this.checkHash(parsed, chain);
+      const check = this.expectedName(parsed);
+      if (typeof check === 'string') this.hashMismatch(check, chain);
       if (parsed.kind === 'endpoint') {
-        endpointChains.set(chain.name, chain);
+        endpointChains.set(chain.name, { chain, hashCheck: check, referenced: false, affinitySet: undefined });
         continue;
       }
       if (parsed.kind === 'affinity') continue;
+      if (check !== undefined) this.chainHashChecks.set(chain.name, check);
       const w = this.work(table, parsed);
       w.service.hash ??= parsed.hash;
       w.chains[parsed.kind] = chain;
+      this.chainWorks.set(chain.name, w);
     }
 
     const clusterIPs = new Set((table.setByName.get('cluster-ips')?.elements ?? []).map((e) => e.key[0] ?? ''));
@@ -429,13 +435,17 @@ class NftCatalogBuilder {
     }
 
     // 4. Chains: endpoints, masquerading, affinity, traffic policies, source ranges.
-    const referencedEndpoints = new Set<string>();
-    for (const [, w] of ofTable) this.serviceChains(table, w, endpointChains, referencedEndpoints);
+    for (const name of table.setByName.keys()) {
+      if (!name.startsWith(NFT_OBJECT_PREFIX.affinity)) continue;
+      const endpoint = endpointChains.get(NFT_OBJECT_PREFIX.endpoint + name.slice(NFT_OBJECT_PREFIX.affinity.length));
+      if (endpoint) endpoint.affinitySet = name;
+    }
+    for (const [, w] of ofTable) this.serviceChains(table, w, endpointChains);
 
     // 5. Leftovers: kube-proxy flushes the chains of deleted services and endpoints and deletes them a
     //    sync later; until then they are empty and unreferenced.
-    for (const [name, chain] of endpointChains) {
-      if (referencedEndpoints.has(name)) continue;
+    for (const { chain, referenced } of endpointChains.values()) {
+      if (referenced) continue;
       this.diagnostics.push({
         range: chain.nameRange,
         severity: 'hint',
@@ -463,12 +473,16 @@ class NftCatalogBuilder {
   }
 
   private chainKind(chain: string): NftServiceObjectKind | undefined {
-    return this.parse(chain)?.kind;
+    // A per-service chain of the table parsed in step 1: its kind is its prefix.
+    if (this.chainWorks.has(chain)) return chain.slice(0, chain.indexOf('-')) as NftServiceObjectKind;
+    return parseNftServiceObjectName(chain)?.kind;
   }
 
   /** The service whose chain `target` is; an anonymous one for chains that are not named like kube-proxy's. */
   private workForChain(table: NftTable, target: string, protocol: string, address?: string): Work {
-    const parsed = this.parse(target);
+    const known = this.chainWorks.get(target);
+    if (known) return known;
+    const parsed = parseNftServiceObjectName(target);
     if (parsed && parsed.kind !== 'endpoint' && parsed.kind !== 'affinity') {
       const w = this.work(table, parsed, this.familyOf(table, address));
       w.service.hash ??= parsed.hash;
@@ -502,18 +516,23 @@ class NftCatalogBuilder {
     w.service.objects.push({ name, tableId: table.id, range: e.range, role: 'map-element' });
   }
 
-  /** The hash kube-proxy computes for the readable part (undefined when the name was truncated), once per name. */
-  private expectedHash(parsed: NftServiceObjectName): string | undefined {
+  /**
+   * kube-proxy's check of a parsed name: true when the hash matches the readable part, else the name kube-proxy
+   * would write; undefined when the name was truncated. Endpoint and affinity names are each hashed once; a
+   * Service port's chains share their readable part, so its hash is kept.
+   */
+  private expectedName(parsed: NftServiceObjectName): string | true | undefined {
     if (parsed.truncated) return undefined;
-    let hash = this.expectedHashes.get(parsed.hashed);
-    if (hash === undefined) this.expectedHashes.set(parsed.hashed, (hash = nftHash8(parsed.hashed)));
-    return hash;
+    let hash: string | undefined;
+    if (parsed.kind === 'endpoint' || parsed.kind === 'affinity') hash = nftHash8(parsed.hashed);
+    else {
+      hash = this.serviceHashes.get(parsed.hashed);
+      if (hash === undefined) this.serviceHashes.set(parsed.hashed, (hash = nftHash8(parsed.hashed)));
+    }
+    return hash === parsed.hash ? true : `${NFT_OBJECT_PREFIX[parsed.kind]}${hash}-${parsed.hashed}`;
   }
 
-  private checkHash(parsed: NftServiceObjectName, of: Named): void {
-    const hash = this.expectedHash(parsed);
-    if (hash === undefined || hash === parsed.hash) return;
-    const expected = `${NFT_OBJECT_PREFIX[parsed.kind]}${hash}-${parsed.hashed}`;
+  private hashMismatch(expected: string, of: Named): void {
     this.diagnostics.push({
       range: of.nameRange,
       severity: 'hint',
@@ -522,16 +541,14 @@ class NftCatalogBuilder {
     });
   }
 
-  private hashCheck(w: Work, parsed: NftServiceObjectName, name: string, of: Named): void {
-    const hash = this.expectedHash(parsed);
-    if (hash === undefined) return;
-    // `name` parses to prefix-hash-hashed, so a matching hash means kube-proxy's name is `name` itself.
-    const ok = hash === parsed.hash;
-    const check: HashCheck = new NamedHashCheck(name, ok ? name : `${NFT_OBJECT_PREFIX[parsed.kind]}${hash}-${parsed.hashed}`, ok, of);
-    w.service.hashChecks.push(check);
+  /** A hash check of `name` (true: kube-proxy's name is `name` itself) on the Service. */
+  private hashCheck(w: Work, name: string, check: string | true | undefined, of: Named): void {
+    if (check === undefined) return;
+    const hashCheck: HashCheck = check === true ? new NamedHashCheck(name, name, true, of) : new NamedHashCheck(name, check, false, of);
+    w.service.hashChecks.push(hashCheck);
   }
 
-  private serviceChains(table: NftTable, w: Work, endpointChains: Map<string, NftChain>, referenced: Set<string>): void {
+  private serviceChains(table: NftTable, w: Work, endpointChains: Map<string, EndpointChain>): void {
     const s = w.service;
     const roles: Record<'service' | 'local' | 'external' | 'firewall', ObjectRef['role']> = {
       service: 'service-chain',
@@ -543,44 +560,46 @@ class NftCatalogBuilder {
       const chain = w.chains[kind];
       if (!chain) continue;
       s.objects.push(new NamedObjectRef(chain.name, table.id, roles[kind], chain));
-      const parsed = this.parse(chain.name);
-      if (parsed) this.hashCheck(w, parsed, chain.name, chain);
+      this.hashCheck(w, chain.name, this.chainHashChecks.get(chain.name), chain);
     }
 
     // Endpoints of each policy chain (service-…: Cluster, local-…: Local).
     const byEndpoint = new Map<string, Endpoint>();
+    const endpointChainOf = new Map<Endpoint, EndpointChain | undefined>();
     const affinitySets = new Set<string>();
     for (const kind of ['service', 'local'] as const) {
       const chain = w.chains[kind];
       if (!chain) continue;
       const primary = w.primary === chain.name;
       for (const rule of chain.rules) {
+        const facts = ruleFacts(rule);
         // Masquerade of off-cluster sources (or of everything with --masquerade-all).
-        if (jumpsTo(rule, MASQ_CHAIN, 'jump')) {
-          const src = matches(rule).find((m) => isAddressPayload(m.left, 'saddr'));
-          if (src?.negated) s.policies.clusterCIDR = addressText(src.right) ?? s.policies.clusterCIDR;
-          else if (!src && matches(rule).some((m) => isAddressPayload(m.left, 'daddr'))) s.policies.masqueradeAll = true;
+        if (jumpsTo(facts, MASQ_CHAIN, 'jump')) {
+          const src = facts.addressMatches.find((m) => m.field === 'saddr');
+          if (src?.negated) s.policies.clusterCIDR = src.address ?? s.policies.clusterCIDR;
+          else if (!src && facts.addressMatches.some((m) => m.field === 'daddr')) s.policies.masqueradeAll = true;
           continue;
         }
         // Session affinity: `ip saddr @affinity-… goto endpoint-…`.
-        const affinity = matches(rule).find((m) => isAddressPayload(m.left, 'saddr') && m.right.kind === 'setRef' && !m.negated);
-        if (affinity && affinity.right.kind === 'setRef') {
-          affinitySets.add(affinity.right.name);
+        const affinity = facts.addressMatches.find((m) => m.field === 'saddr' && m.set !== undefined && !m.negated);
+        if (affinity) {
+          affinitySets.add(affinity.set!);
           continue;
         }
-        for (const st of rule.statements) {
-          if (st.kind !== 'vmap' || st.key.kind !== 'numgen') continue;
-          const selection = this.numgenShares(table, st.key.mod, st.key.offset ?? 0, st.map);
+        for (const vmap of facts.numgenVmaps) {
+          const selection = this.numgenShares(table, vmap);
           for (const [target, share] of selection) {
-            referenced.add(target.chain);
-            const ep = this.endpoint(table, target.chain, endpointChains);
+            const endpointChain = endpointChains.get(target.chain);
+            if (endpointChain) endpointChain.referenced = true;
+            const ep = this.endpoint(table, target.chain, endpointChain);
             if (!ep) continue;
             const key = endpointKey(ep.address, ep.port);
             let out = byEndpoint.get(key);
             if (!out) {
               // The chain's own name string (the vmap element's copy belongs to a rule read again on demand).
-              out = new NftEndpoint(ep.address, ep.port, endpointChains.get(target.chain)?.name ?? target.chain, target.range);
+              out = new NftEndpoint(ep.address, ep.port, endpointChain?.chain.name ?? target.chain, target.range);
               byEndpoint.set(key, out);
+              endpointChainOf.set(out, endpointChain);
             }
             if (primary) out.probability += share;
             if (kind === 'local') out.local = true;
@@ -594,26 +613,23 @@ class NftCatalogBuilder {
       return x < y ? -1 : x > y ? 1 : 0;
     });
     for (const e of s.endpoints) {
-      const chain = endpointChains.get(e.chain!);
       // Endpoint chains are in the map because their names parse.
-      const parsed = chain && this.parse(chain.name);
-      if (!chain || !parsed) continue;
+      const endpointChain = endpointChainOf.get(e);
+      if (!endpointChain) continue;
+      const chain = endpointChain.chain;
       s.objects.push(new NamedObjectRef(chain.name, table.id, 'endpoint-chain', chain));
-      this.hashCheck(w, parsed, e.chain!, chain);
-      if (parsed.endpoint && (parsed.endpoint.address !== e.address || parsed.endpoint.port !== e.port)) {
+      this.hashCheck(w, e.chain!, endpointChain.hashCheck, chain);
+      const named = nftEndpointNameShows(chain.name, e.address, e.port) ? undefined : parseNftServiceObjectName(chain.name)?.endpoint;
+      if (named && (named.address !== e.address || named.port !== e.port)) {
         this.diagnostics.push({
           range: chain.nameRange,
           severity: 'hint',
           code: 'kube-endpoint-name-mismatch',
-          message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', endpointKey(parsed.endpoint.address, parsed.endpoint.port), endpointKey(e.address, e.port)),
+          message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', endpointKey(named.address, named.port), endpointKey(e.address, e.port)),
         });
       }
-      for (const rule of chain.rules) {
-        for (const st of rule.statements) if (st.kind === 'setUpdate') affinitySets.add(st.set.replace(/^@/, ''));
-      }
-      // kube-proxy names the set after the endpoint chain: affinity-<same hash and name>.
-      const own = NFT_OBJECT_PREFIX.affinity + e.chain!.slice(NFT_OBJECT_PREFIX.endpoint.length);
-      if (table.setByName.has(own)) affinitySets.add(own);
+      for (const set of this.endpointChainRules(endpointChain).setUpdates) affinitySets.add(set);
+      if (endpointChain.affinitySet !== undefined) affinitySets.add(endpointChain.affinitySet);
     }
     let timeout: number | undefined;
     for (const name of affinitySets) {
@@ -621,22 +637,26 @@ class NftCatalogBuilder {
       if (!set) continue;
       s.objects.push(new NamedObjectRef(name, table.id, 'affinity-set', set));
       timeout ??= parseNftTime(set.timeout);
-      const parsed = this.parse(name);
-      if (parsed) this.hashCheck(w, parsed, name, set);
+      const parsed = parseNftServiceObjectName(name);
+      if (parsed) this.hashCheck(w, name, this.expectedName(parsed), set);
     }
     if (affinitySets.size > 0) s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: timeout ?? 10800 };
 
     // externalTrafficPolicy from the external- chain.
     const ext = w.chains.external;
     if (ext && ext.rules.length > 0) {
-      const local = ext.rules.some(
-        (r) => matches(r).some((m) => m.left.kind === 'fib' && m.left.flags.includes('saddr')) || /^short-circuit /.test(r.comment ?? ''),
-      );
+      // The comment first: it is on the rule, the facts are read from the rule's text.
+      const local = ext.rules.some((r) => /^short-circuit /.test(r.comment ?? '') || ruleFacts(r).fibSaddr);
       s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
       if (local) {
-        const pod = ext.rules.find((r) => jumpsTo(r, w.chains.service?.name ?? '', 'goto') && matches(r).some((m) => isAddressPayload(m.left, 'saddr') && !m.negated));
-        const src = pod && matches(pod).find((m) => isAddressPayload(m.left, 'saddr'));
-        if (src) s.policies.clusterCIDR ??= addressText(src.right);
+        const serviceChain = w.chains.service?.name ?? '';
+        for (const r of ext.rules) {
+          const facts = ruleFacts(r);
+          if (!jumpsTo(facts, serviceChain, 'goto') || !facts.addressMatches.some((m) => m.field === 'saddr' && !m.negated)) continue;
+          const src = facts.addressMatches.find((m) => m.field === 'saddr')!;
+          s.policies.clusterCIDR ??= src.address;
+          break;
+        }
       }
     }
 
@@ -661,18 +681,17 @@ class NftCatalogBuilder {
   }
 
   /** numgen random mod N: which chain each of the N values goes to, as shares. */
-  private numgenShares(table: NftTable, mod: number, offset: number, map: Extract<NftStatement, { kind: 'vmap' }>['map']): [{ chain: string; range?: Range }, number][] {
-    let elements: NftElement[] = [];
-    if (map.kind === 'set') elements = map.elements;
-    else {
-      const named: NftMap | NftSet | undefined = table.mapByName.get(map.name) ?? table.setByName.get(map.name);
-      elements = named?.elements ?? [];
+  private numgenShares(table: NftTable, vmap: NumgenVmapFact): [{ chain: string; range?: Range }, number][] {
+    const { mod, offset } = vmap;
+    let targets = vmap.targets;
+    if (targets === undefined) {
+      const named: NftMap | NftSet | undefined = table.mapByName.get(vmap.mapName!) ?? table.setByName.get(vmap.mapName!);
+      targets = (named?.elements ?? []).map(vmapTargetOf);
     }
     const out = new Map<string, { target: { chain: string; range?: Range }; count: number }>();
-    for (const e of elements) {
-      const v = verdictOf(e.value);
-      if (!v?.chain || (v.kind !== 'goto' && v.kind !== 'jump')) continue;
-      const k = e.key[0] ?? '';
+    for (const e of targets) {
+      if (!e.chain || (e.kind !== 'goto' && e.kind !== 'jump')) continue;
+      const k = e.key;
       const dash = k.indexOf('-');
       const from = Number(dash > 0 ? k.slice(0, dash) : k);
       const to = Number(dash > 0 ? k.slice(dash + 1) : k);
@@ -680,29 +699,37 @@ class NftCatalogBuilder {
       const lo = Math.max(from, offset);
       const hi = Math.min(to, offset + mod - 1);
       if (hi < lo) continue;
-      let entry = out.get(v.chain);
-      if (!entry) out.set(v.chain, (entry = { target: { chain: v.chain, range: e.range }, count: 0 }));
+      let entry = out.get(e.chain);
+      if (!entry) out.set(e.chain, (entry = { target: { chain: e.chain, range: e.range }, count: 0 }));
       entry.count += hi - lo + 1;
     }
     return [...out.values()].map((x) => [x.target, mod > 0 ? x.count / mod : 0]);
   }
 
   /** An endpoint's address and port: from the DNAT of its chain, or from its name. */
-  private endpoint(table: NftTable, chainName: string, endpointChains: Map<string, NftChain>): { address: string; port: number } | undefined {
-    const chain = endpointChains.get(chainName) ?? table.chainByName.get(chainName);
-    for (const rule of chain?.rules ?? []) {
-      for (const st of rule.statements) {
-        if (st.kind !== 'nat' || st.type !== 'dnat') continue;
-        const address = st.addr ? stripBrackets(addressText(st.addr) ?? st.addr.text) : undefined;
-        const port = st.port ? Number(addressText(st.port) ?? st.port.text.replace(/^:/, '')) : 0;
-        if (address) return { address, port: Number.isInteger(port) ? port : 0 };
-        const to = st.to?.text;
-        const m = to ? /^\[([^\]]+)\](?::(\d+))?$|^([^:]+)(?::(\d+))?$/.exec(to) : undefined;
-        if (m) return { address: m[1] ?? m[3]!, port: Number(m[2] ?? m[4] ?? 0) };
+  private endpoint(table: NftTable, chainName: string, endpointChain: EndpointChain | undefined): { address: string; port: number } | undefined {
+    let dnat: { address: string; port: number } | undefined;
+    if (endpointChain) dnat = this.endpointChainRules(endpointChain).dnat;
+    else {
+      for (const rule of table.chainByName.get(chainName)?.rules ?? []) {
+        dnat = ruleFacts(rule).dnat;
+        if (dnat) break;
       }
     }
-    const parsed = this.parse(chainName);
-    return parsed?.endpoint;
+    return dnat ?? parseNftServiceObjectName(chainName)?.endpoint;
+  }
+
+  /** The rules of an endpoint chain, read once for both the DNAT and the affinity sets. */
+  private endpointChainRules(endpointChain: EndpointChain): NonNullable<EndpointChain['rules']> {
+    if (endpointChain.rules) return endpointChain.rules;
+    let dnat: { address: string; port: number } | undefined;
+    const setUpdates: string[] = [];
+    for (const rule of endpointChain.chain.rules) {
+      const facts = ruleFacts(rule);
+      dnat ??= facts.dnat;
+      setUpdates.push(...facts.setUpdates);
+    }
+    return (endpointChain.rules = { dnat, setUpdates });
   }
 
   private finish(s: NftService): void {

@@ -83,24 +83,77 @@ export interface NftServiceObjectName {
   truncated: boolean;
 }
 
-const OBJECT_NAME = /^(service|local|external|firewall|endpoint|affinity)-([A-Z2-7]{8})-(.+)$/;
+/** The kind a name's prefix gives (`service-` … `affinity-`), or undefined. */
+function kindOfPrefix(objectName: string): NftServiceObjectKind | undefined {
+  switch (objectName.charCodeAt(0)) {
+    case 115: // s
+      return objectName.startsWith('service-') ? 'service' : undefined;
+    case 108: // l
+      return objectName.startsWith('local-') ? 'local' : undefined;
+    case 101: // e
+      return objectName.startsWith('endpoint-') ? 'endpoint' : objectName.startsWith('external-') ? 'external' : undefined;
+    case 102: // f
+      return objectName.startsWith('firewall-') ? 'firewall' : undefined;
+    case 97: // a
+      return objectName.startsWith('affinity-') ? 'affinity' : undefined;
+  }
+  return undefined;
+}
 
-/** Splits a kube-proxy per-service chain or affinity-set name; undefined for other names. */
+/** `[A-Z2-7]{8}-` at `at`. */
+function isHashAt(objectName: string, at: number): boolean {
+  for (let i = at; i < at + 8; i++) {
+    const c = objectName.charCodeAt(i);
+    if (!((c >= 65 && c <= 90) || (c >= 50 && c <= 55))) return false;
+  }
+  return objectName.charCodeAt(at + 8) === 45;
+}
+
+/** What `.` does not match in a regular expression without the s flag. */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/**
+ * Splits a kube-proxy per-service chain or affinity-set name; undefined for other names. The name is
+ * `^(service|local|external|firewall|endpoint|affinity)-([A-Z2-7]{8})-(.+)$` with the readable part split at
+ * its first `__` (up to a second one) and at `/`; written out by hand, as a large dump has 110,000 names.
+ */
 export function parseNftServiceObjectName(objectName: string): NftServiceObjectName | undefined {
-  const m = OBJECT_NAME.exec(objectName);
-  if (!m) return undefined;
-  const kind = m[1] as NftServiceObjectKind;
-  const hashed = m[3]!;
-  const truncated = hashed.endsWith('...') && objectName.length - NFT_OBJECT_PREFIX[kind].length === CHAIN_NAME_BASE_LENGTH_MAX;
-  const [servicePart, endpointPart] = hashed.split('__', 2) as [string, string | undefined];
-  const parts = servicePart.split('/');
-  if (parts.length !== 4) return undefined;
-  const [namespace, name, protocol, portName] = parts as [string, string, string, string];
-  if (!namespace || !name || !/^(tcp|udp|sctp)$/.test(protocol)) return undefined;
+  const kind = kindOfPrefix(objectName);
+  if (kind === undefined) return undefined;
+  const prefixLength = NFT_OBJECT_PREFIX[kind].length;
+  const hashedStart = prefixLength + 9;
+  if (objectName.length <= hashedStart || !isHashAt(objectName, prefixLength)) return undefined;
+  const hashed = objectName.slice(hashedStart);
+  if (LINE_TERMINATOR.test(hashed)) return undefined;
+  const truncated = hashed.endsWith('...') && objectName.length - prefixLength === CHAIN_NAME_BASE_LENGTH_MAX;
+  // hashed.split('__', 2): the service part, and the endpoint part up to a second `__`.
+  const split = hashed.indexOf('__');
+  const serviceEnd = split < 0 ? hashed.length : split;
+  // servicePart.split('/') must give four parts: namespace and name not empty, a known protocol.
+  const slash1 = hashed.indexOf('/');
+  const slash2 = slash1 < 0 ? -1 : hashed.indexOf('/', slash1 + 1);
+  const slash3 = slash2 < 0 ? -1 : hashed.indexOf('/', slash2 + 1);
+  if (slash3 < 0 || slash3 >= serviceEnd) return undefined;
+  const slash4 = hashed.indexOf('/', slash3 + 1);
+  if (slash4 >= 0 && slash4 < serviceEnd) return undefined;
+  if (slash1 === 0 || slash2 === slash1 + 1) return undefined;
+  const protocol = hashed.slice(slash2 + 1, slash3);
+  if (protocol !== 'tcp' && protocol !== 'udp' && protocol !== 'sctp') return undefined;
   const wantsEndpoint = kind === 'endpoint' || kind === 'affinity';
-  if (wantsEndpoint !== (endpointPart !== undefined)) return undefined;
-  const out: NftServiceObjectName = { kind, hash: m[2]!, hashed, namespace, name, protocol, portName, truncated };
-  if (endpointPart !== undefined) {
+  if (wantsEndpoint !== split >= 0) return undefined;
+  const out: NftServiceObjectName = {
+    kind,
+    hash: objectName.slice(prefixLength, prefixLength + 8),
+    hashed,
+    namespace: hashed.slice(0, slash1),
+    name: hashed.slice(slash1 + 1, slash2),
+    protocol,
+    portName: hashed.slice(slash3 + 1, serviceEnd),
+    truncated,
+  };
+  if (split >= 0) {
+    const second = hashed.indexOf('__', split + 2);
+    const endpointPart = hashed.slice(split + 2, second < 0 ? hashed.length : second);
     const slash = endpointPart.lastIndexOf('/');
     const port = Number(endpointPart.slice(slash + 1));
     if (slash > 0 && Number.isInteger(port)) out.endpoint = { address: endpointAddressFromName(endpointPart.slice(0, slash)), port };
@@ -109,11 +162,41 @@ export function parseNftServiceObjectName(objectName: string): NftServiceObjectN
   return out;
 }
 
+/**
+ * True when `objectName` parses (parseNftServiceObjectName) to an endpoint `address` and `port`, told without
+ * parsing it (a large dump checks 100,000 endpoint chains); false when that takes parsing it. Only for names
+ * that parse.
+ */
+export function nftEndpointNameShows(objectName: string, address: string, port: number): boolean {
+  const written = address.replace(/:/g, '.');
+  if (written === '' || written.includes('_') || written.includes('/')) return false;
+  const tail = `__${written}/${port}`;
+  // The endpoint part runs from the name's first `__` to the next one or the end: `tail` must be all of it.
+  return objectName.endsWith(tail) && objectName.indexOf('__') === objectName.length - tail.length && endpointAddressFromName(written) === address;
+}
+
 /** "10.180.0.1" stays; "fd00.10.180..2.1" becomes "fd00:10:180::2:1" (kube-proxy replaced ':' by '.'). */
 export function endpointAddressFromName(text: string): string {
-  const parts = text.split('.');
-  if (parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return text;
-  return text.replace(/\./g, ':');
+  return isDottedQuad(text) ? text : text.replace(/\./g, ':');
+}
+
+/** Four parts of one to three digits, each at most 255. */
+function isDottedQuad(text: string): boolean {
+  let parts = 1;
+  let digits = 0;
+  let value = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || value > 255 || ++parts > 4) return false;
+      digits = 0;
+      value = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      digits++;
+      value = value * 10 + c - 48;
+    } else return false;
+  }
+  return parts === 4 && digits > 0 && value <= 255;
 }
 
 /** True when `objectName`'s hash is what kube-proxy would compute for its readable part. */
