@@ -305,7 +305,8 @@ class RulesetBuilder implements RuleReader {
     const known = shortTexts[slot];
     if (known !== undefined && known.length === length && text.startsWith(known, start)) return known;
     const image = this.intern(text.slice(start, end));
-    shortTexts[slot] = image;
+    // The table outlives the parse: it must not keep the document's text alive through a slice of it.
+    shortTexts[slot] = detached(image);
     return image;
   }
 
