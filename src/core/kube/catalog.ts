@@ -322,6 +322,9 @@ class CatalogBuilder {
 
   private natTable(table: Table): void {
     const chains = table.chains.filter((c) => !c.deletedAt);
+    // What the KUBE-MARK-MASQ rules of each SVC/SVL chain say (see masqueradeEffects), read in step 1 while the
+    // details of the chain's first rule are still at hand, applied in step 3 to the chain the Service uses.
+    const masquerade = new Map<Chain, (string | true)[]>();
     // 1. Hashed per-service chains give the identity and the endpoint selection.
     for (const chain of chains) {
       const info = classifyKubeChain(chain.name);
@@ -336,6 +339,7 @@ class CatalogBuilder {
         if (!s.name) this.nameFrom(s, parseServicePortName(ruleComment(rule)));
         s.protocol ||= ruleProtocol(rule) ?? '';
       }
+      if (info.kind === 'service' || info.kind === 'service-local' || info.kind === 'legacy-xlb') masquerade.set(chain, masqueradeEffects(chain));
       if (info.kind === 'firewall') {
         const ranges = chain.rules.filter((r) => r.target?.kind === 'jump' && findParam(r, '-s')).map((r) => findParam(r, '-s')!.values[0]);
         if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
@@ -384,17 +388,16 @@ class CatalogBuilder {
       const svc = table.chainByName.get(`KUBE-SVC-${s.hash}`);
       const svl = table.chainByName.get(`KUBE-SVL-${s.hash}`) ?? table.chainByName.get(`KUBE-XLB-${s.hash}`);
       const primary = s.policies.internalTrafficPolicy === 'Local' ? svl : (svc ?? svl);
-      const localSeps = new Set(svl ? this.selectedEndpoints(table, svl).map((e) => e.chain) : []);
+      // The local chain's endpoints, selected once: they mark the primary's and add those reachable only locally.
+      const localEndpoints = svl ? this.selectedEndpoints(table, svl) : [];
+      const localSeps = new Set(localEndpoints.map((e) => e.chain));
       if (!primary && !svc && !svl) s.endpointsNotInDump = true;
       if (primary) {
-        s.endpoints = this.selectedEndpoints(table, primary);
+        s.endpoints = primary === svl ? localEndpoints : this.selectedEndpoints(table, primary);
         for (const e of s.endpoints) if (localSeps.has(e.chain)) e.local = true;
-        for (const rule of primary.rules) {
-          const mark = rule.targetName === 'KUBE-MARK-MASQ';
-          if (!mark) continue;
-          const src = findParam(rule, '-s');
-          if (src?.negated) s.policies.clusterCIDR = src.values[0];
-          else if (!src) s.policies.masqueradeAll = true;
+        for (const effect of masquerade.get(primary) ?? masqueradeEffects(primary)) {
+          if (effect === true) s.policies.masqueradeAll = true;
+          else s.policies.clusterCIDR = effect;
         }
         const affinity = primary.rules.find(isAffinityCheck);
         if (affinity) {
@@ -404,7 +407,7 @@ class CatalogBuilder {
       }
       // Endpoints reachable only through the local chain (externalTrafficPolicy Local, all endpoints elsewhere).
       if (svl && primary !== svl) {
-        for (const e of this.selectedEndpoints(table, svl)) {
+        for (const e of localEndpoints) {
           if (!s.endpoints.some((x) => x.chain === e.chain)) {
             // Reachable only through the local chain: the same endpoint, with no share of ClusterIP traffic.
             e.probability = 0;
@@ -546,6 +549,21 @@ class CatalogBuilder {
     const order: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
     s.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
   }
+}
+
+/**
+ * In rule order, what each `-j KUBE-MARK-MASQ` rule of a KUBE-SVC/SVL chain says: the cluster CIDR of its
+ * negated `! -s`, or true (masquerade all) when it has no `-s`.
+ */
+function masqueradeEffects(chain: Chain): (string | true)[] {
+  const effects: (string | true)[] = [];
+  for (const rule of chain.rules) {
+    if (rule.targetName !== 'KUBE-MARK-MASQ') continue;
+    const src = findParam(rule, '-s');
+    if (src?.negated) effects.push(src.values[0]);
+    else if (!src) effects.push(true);
+  }
+  return effects;
 }
 
 function parseEndpointComment(comment: string | undefined): { address: string; port: number } | undefined {
