@@ -97,8 +97,15 @@ function protocolIndex(protocol: string): number | undefined {
  * get equal keys exactly when those strings would be equal.
  */
 export function ipPortKey(address: string | undefined, port: number | undefined, protocol: string): string | number {
+  // A dotted IPv4 address is already canonical: parsed once, not once by canonical() and again here.
+  const v = address === undefined ? undefined : ipv4Number(address);
+  if (v !== undefined) return canonicalIpPortKey(address!, v, port, protocol);
   const c = canonical(address);
-  const v = ipv4Number(c);
+  return canonicalIpPortKey(c, ipv4Number(c), port, protocol);
+}
+
+/** ipPortKey of a canonical address `c` whose ipv4Number is `v`. */
+function canonicalIpPortKey(c: string, v: number | undefined, port: number | undefined, protocol: string): string | number {
   const p = protocolIndex(protocol);
   if (v !== undefined && p !== undefined && port !== undefined && Number.isInteger(port) && port >= 0 && port <= 65535) return (v * 65536 + port) * 3 + p;
   return `${c}|${port ?? ''}|${protocol}`;
@@ -255,25 +262,12 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
       all.push(entryOf(vs, fileIndex));
     }
   }
-  // A real server as address and port: a number for IPv4 (no key string to build and hash), else `address:port`.
-  const realKey = (r: RealServer): string | number => {
-    const address = canonical(r.address);
-    const v = ipv4Number(address);
-    return v === undefined ? `${address}:${r.port ?? ''}` : v * 65537 + (r.port === undefined ? 0 : r.port + 1);
-  };
   const realsKey = (vs: VirtualService): RealKeys => {
     let reals: RealKeys = [];
     for (const r of vs.realServers) {
-      const k = realKey(r);
-      if (Array.isArray(reals)) {
-        if (reals.includes(k)) continue;
-        if (reals.length < FEW_REAL_SERVERS) {
-          reals.push(k);
-          continue;
-        }
-        reals = new Set(reals);
-      }
-      reals.add(k);
+      const v = ipv4Number(r.address);
+      const address = v === undefined ? canonical(r.address) : r.address;
+      reals = withReal(reals, realKey(address, v ?? ipv4Number(address), r.port));
     }
     return reals;
   };
@@ -289,11 +283,16 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     // weightShares reads only the scheduler and the real servers (no copy of the whole service).
     const shareInput = { realServers: vs.realServers, scheduler: vs.scheduler === 'rr' || vs.scheduler === 'wrr' ? vs.scheduler : 'wrr' } as VirtualService;
     const shares = weightShares(shareInput) ?? vs.realServers.map(() => 1 / Math.max(1, vs.realServers.length));
+    // Each real server's address is parsed once here for its endpoint, its KUBE-LOOP-BACK key and its real key.
+    let reals: RealKeys = [];
     const endpoints: Endpoint[] = vs.realServers.map((r, i) => {
-      const address = canonical(r.address);
+      const dotted = ipv4Number(r.address);
+      const address = dotted === undefined ? canonical(r.address) : r.address;
+      const v = dotted ?? ipv4Number(address);
       const e: Endpoint = new RealServerEndpoint(address, r.port ?? 0, shares[i] ?? 0, r);
       // KUBE-LOOP-BACK lists endpointIP,proto:port,endpointIP for the endpoints on this node.
-      if (r.port !== undefined && localEndpoints.has(ipPortKey(address, r.port, protocol))) e.local = true;
+      if (r.port !== undefined && localEndpoints.has(canonicalIpPortKey(address, v, r.port, protocol))) e.local = true;
+      reals = withReal(reals, realKey(address, v, r.port));
       return e;
     });
     const service: Service = {
@@ -314,7 +313,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     if (clusterCIDR) service.policies.clusterCIDR = clusterCIDR;
     service.policies.scheduler = vs.scheduler ?? 'wlc';
     service.policies.schedulerNote = noteOf(vs.scheduler);
-    const group = { service, reals: realsKey(vs) };
+    const group = { service, reals };
     groups.push(group);
     void fileIndex;
     return group;
@@ -336,13 +335,19 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   for (const entry of all) {
     if (entry.kind === 'clusterIP') continue;
     const reals = realsKey(entry.vs);
-    let pool: Group[] | undefined;
+    // The pool is the Services of the rarest real server (the first of the rarest): counted, then listed once.
+    let rarest: string | number | undefined;
+    let fewest = Infinity;
     for (const r of reals) {
-      const list = groupsWith(entry.vs.protocol, r);
-      if (!pool || list.length < pool.length) pool = list;
-      if (pool.length === 0) break;
+      const count = byReal.countWith(entry.vs.protocol, r);
+      if (count < fewest) {
+        rarest = r;
+        fewest = count;
+      }
+      if (count === 0) break;
     }
-    const candidates = (pool ?? []).filter((g) => containsAll(g.reals, reals));
+    const pool = rarest === undefined ? [] : groupsWith(entry.vs.protocol, rarest);
+    const candidates = pool.filter((g) => containsAll(g.reals, reals));
     const exact = candidates.filter((g) => sizeOf(g.reals) === sizeOf(reals));
     const chosen = exact.length === 1 ? exact[0] : exact.length === 0 && candidates.length === 1 ? candidates[0] : undefined;
     if (chosen) {
@@ -369,6 +374,25 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
  */
 type RealKeys = Array<string | number> | Set<string | number>;
 const FEW_REAL_SERVERS = 16;
+
+/** A real server as address and port: a number for IPv4 (no key string to build and hash), else `address:port`. */
+function realKey(canonicalAddress: string, ipv4: number | undefined, port: number | undefined): string | number {
+  return ipv4 === undefined ? `${canonicalAddress}:${port ?? ''}` : ipv4 * 65537 + (port === undefined ? 0 : port + 1);
+}
+
+/** `reals` with `key` added when it is new (the array becomes a Set past FEW_REAL_SERVERS). */
+function withReal(reals: RealKeys, key: string | number): RealKeys {
+  if (Array.isArray(reals)) {
+    if (reals.includes(key)) return reals;
+    if (reals.length < FEW_REAL_SERVERS) {
+      reals.push(key);
+      return reals;
+    }
+    reals = new Set(reals);
+  }
+  reals.add(key);
+  return reals;
+}
 
 function sizeOf(keys: RealKeys): number {
   return Array.isArray(keys) ? keys.length : keys.size;
@@ -439,6 +463,15 @@ export class GroupsByReal {
     const list = byReal.get(real);
     if (list) list.push(index);
     else byReal.set(real, [index]);
+  }
+
+  /** How many groups have `real` (the length of groupsWith, without making the list). */
+  countWith(protocol: string, real: string | number): number {
+    const key = sortKey(protocol, real);
+    if (key === undefined) return this.#others.get(protocol)?.get(real)?.length ?? 0;
+    const at = lowerBound(this.#keys, key);
+    if (at >= this.#keys.length || this.#keys[at] !== key) return 0;
+    return this.#starts[at + 1] - this.#starts[at];
   }
 
   /** The indexes of the groups that have `real`, in increasing order. */

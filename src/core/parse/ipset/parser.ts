@@ -879,8 +879,9 @@ export function parseIpset(text: string, options: ParseIpsetOptions = {}): Ipset
  */
 function fastMember(member: IpsetMember, text: string, type: string, family: IpsetFamily | undefined): boolean {
   if (type === 'bitmap:port') {
-    if (!isPortNumber(text, 0, text.length)) return false;
-    member.port = Number(text);
+    const port = portNumber(text, 0, text.length);
+    if (port < 0) return false;
+    member.port = port;
     return true;
   }
   const ipPort = type === 'hash:ip,port';
@@ -902,37 +903,40 @@ function fastMember(member: IpsetMember, text: string, type: string, family: Ips
   let protocol = 'tcp';
   let portStart = c1 + 1;
   if (colon >= 0 && colon < portEnd) {
-    // The literal, not a slice of the line: one string for every member.
-    const written = text.slice(c1 + 1, colon);
-    if (written === 'tcp') protocol = 'tcp';
-    else if (written === 'udp') protocol = 'udp';
-    else if (written === 'sctp') protocol = 'sctp';
+    // The literal, not a slice of the line: one string for every member (compared in place).
+    const length = colon - c1 - 1;
+    if (length === 3 && text.startsWith('tcp', c1 + 1)) protocol = 'tcp';
+    else if (length === 3 && text.startsWith('udp', c1 + 1)) protocol = 'udp';
+    else if (length === 4 && text.startsWith('sctp', c1 + 1)) protocol = 'sctp';
     else return false;
     portStart = colon + 1;
   }
-  if (!isPortNumber(text, portStart, portEnd)) return false;
+  const port = portNumber(text, portStart, portEnd);
+  if (port < 0) return false;
   let address2: string | undefined;
   if (ipPortIp) {
-    address2 = text.slice(c2 + 1);
-    if (!isIpv4(address2)) return false;
+    // KUBE-LOOP-BACK repeats the endpoint: the same text is the address already read (no second string).
+    const same = text.length - c2 - 1 === address.length && text.startsWith(address, c2 + 1);
+    address2 = same ? address : text.slice(c2 + 1);
+    if (!same && !isIpv4(address2)) return false;
   }
   member.address = address;
   if (address2 !== undefined) member.address2 = address2;
   member.protocol = protocol;
-  member.port = Number(text.slice(portStart, portEnd));
+  member.port = port;
   return true;
 }
 
-/** Digits only, at most 65535 (what parsePort accepts as a number). */
-function isPortNumber(text: string, start: number, end: number): boolean {
-  if (end <= start || end - start > 5) return false;
+/** The port at [start, end) when it is digits only, at most 65535 (what parsePort accepts as a number); else -1. */
+function portNumber(text: string, start: number, end: number): number {
+  if (end <= start || end - start > 5) return -1;
   let n = 0;
   for (let k = start; k < end; k++) {
     const c = text.charCodeAt(k);
-    if (c < 48 || c > 57) return false;
+    if (c < 48 || c > 57) return -1;
     n = n * 10 + (c - 48);
   }
-  return n <= 65535;
+  return n <= 65535 ? n : -1;
 }
 
 /** A character of a fast-path word: printable ASCII but the quote and `#`. */
