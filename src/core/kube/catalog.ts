@@ -18,6 +18,7 @@ import { t } from '../l10n';
 import { classifyKubeChain, isServiceHashedKind } from './chains';
 import { endpointHash, isEndpointHashName, portProtoHash } from './hash';
 import { withTransientRuleDetails } from '../parse/iptables/nodes';
+import { formatHostPort } from '../trace/addr';
 
 export type FrontendKind = 'clusterIP' | 'nodePort' | 'loadBalancer' | 'externalIP';
 
@@ -456,7 +457,7 @@ class CatalogBuilder {
       if (!e.chain) continue;
       const chain = table.chainByName.get(e.chain);
       if (!chain?.declared) continue;
-      const endpoint = e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
+      const endpoint = formatHostPort(e.address, e.port);
       const ok = isEndpointHashName(e.chain, 'KUBE-SEP-', spn, s.protocol, endpoint);
       s.hashChecks.push(new NamedHashCheck(e.chain, ok ? e.chain : `KUBE-SEP-${endpointHash(spn, s.protocol, endpoint)}`, ok, chain));
     }

@@ -8,21 +8,24 @@ import * as crypto from 'node:crypto';
 
 const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
-/** RFC 4648 base32 ("StdEncoding") of the first 10 bytes = exactly 16 characters, no padding involved. */
-function base32First16(bytes: Uint8Array): string {
+/** Character `i` of RFC 4648 base32 ("StdEncoding") of `bytes` (bits 5i to 5i + 4), as a character code. */
+function base32Code(bytes: Uint8Array, i: number): number {
+  const bit = 5 * i;
+  const word = (bytes[bit >> 3]! << 8) | (bytes[(bit >> 3) + 1] ?? 0);
+  return BASE32_ALPHABET.charCodeAt((word >>> (11 - (bit & 7))) & 31);
+}
+
+/** The first `count` characters of base32(bytes): 8 of 5 bytes and 16 of 10 need no padding. */
+export function base32Prefix(bytes: Uint8Array, count: number): string {
   let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (let i = 0; i < 10; i++) {
-    buffer = (buffer << 8) | bytes[i]!;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += BASE32_ALPHABET[(buffer >>> bits) & 31];
-    }
-    buffer &= (1 << bits) - 1;
-  }
+  for (let i = 0; i < count; i++) out += String.fromCharCode(base32Code(bytes, i));
   return out;
+}
+
+/** Whether `text` holds base32Prefix(bytes, count) at `at`, without making it. */
+export function hasBase32Prefix(bytes: Uint8Array, count: number, text: string, at: number): boolean {
+  for (let i = 0; i < count; i++) if (text.charCodeAt(at + i) !== base32Code(bytes, i)) return false;
+  return true;
 }
 
 // SHA-256 of ASCII text in plain JavaScript, without allocating: a 10,000-Service dump checks 110,000 chain
@@ -99,7 +102,7 @@ export function sha256(text: string): Uint8Array {
 }
 
 function hash16(text: string): string {
-  return base32First16(sha256(text));
+  return base32Prefix(sha256(text), 16);
 }
 
 /** The 16-character hash used by KUBE-SVC-, KUBE-SVL-, KUBE-EXT- and KUBE-FW- chains. */
@@ -117,22 +120,6 @@ export function endpointHash(servicePortName: string, protocol: string, endpoint
  * a catalog checks 100,000 endpoint chains and nearly all of them match.
  */
 export function isEndpointHashName(name: string, prefix: string, servicePortName: string, protocol: string, endpoint: string): boolean {
-  return name.length === prefix.length + 16 && name.startsWith(prefix) && base32First16Is(sha256(servicePortName + protocol + endpoint), name, prefix.length);
+  return name.length === prefix.length + 16 && name.startsWith(prefix) && hasBase32Prefix(sha256(servicePortName + protocol + endpoint), 16, name, prefix.length);
 }
 
-/** Whether `text` holds base32First16(bytes) at `at`. */
-function base32First16Is(bytes: Uint8Array, text: string, at: number): boolean {
-  let buffer = 0;
-  let bits = 0;
-  let k = at;
-  for (let i = 0; i < 10; i++) {
-    buffer = (buffer << 8) | bytes[i]!;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      if (text.charCodeAt(k++) !== BASE32_ALPHABET.charCodeAt((buffer >>> bits) & 31)) return false;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  return true;
-}

@@ -11,9 +11,9 @@
 // endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80, endpoint-2CRNCTTE-ns1/svc1/tcp/p80__fd00.10.180..2.1/80.
 // The same SHA-256 as the iptables chain names (plain JavaScript for ASCII names: a large dump has a hundred
 // thousand of them).
-import { sha256 } from './hash';
+import { base32Prefix, sha256 } from './hash';
+import { ipv4Number } from '../trace/addr';
 
-const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 /** knftables.NameLengthMax (256) minus kube-proxy's longest prefix allowance (16). */
 const CHAIN_NAME_BASE_LENGTH_MAX = 240;
 
@@ -30,20 +30,7 @@ export const NFT_OBJECT_PREFIX: Record<NftServiceObjectKind, string> = {
 
 /** The first 8 characters of RFC 4648 base32 of sha256(text) (5 bytes = exactly 8 characters). */
 export function nftHash8(text: string): string {
-  const bytes = sha256(text);
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (let i = 0; i < 5; i++) {
-    buffer = (buffer << 8) | bytes[i]!;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += BASE32_ALPHABET[(buffer >>> bits) & 31];
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  return out;
+  return base32Prefix(sha256(text), 8);
 }
 
 function hashAndTruncate(name: string): string {
@@ -177,26 +164,7 @@ export function nftEndpointNameShows(objectName: string, address: string, port: 
 
 /** "10.180.0.1" stays; "fd00.10.180..2.1" becomes "fd00:10:180::2:1" (kube-proxy replaced ':' by '.'). */
 export function endpointAddressFromName(text: string): string {
-  return isDottedQuad(text) ? text : text.replace(/\./g, ':');
-}
-
-/** Four parts of one to three digits, each at most 255. */
-function isDottedQuad(text: string): boolean {
-  let parts = 1;
-  let digits = 0;
-  let value = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0 || value > 255 || ++parts > 4) return false;
-      digits = 0;
-      value = 0;
-    } else if (c >= 48 && c <= 57 && digits < 3) {
-      digits++;
-      value = value * 10 + c - 48;
-    } else return false;
-  }
-  return parts === 4 && digits > 0 && value <= 255;
+  return ipv4Number(text, true) !== undefined ? text : text.replace(/\./g, ':');
 }
 
 /** True when `objectName`'s hash is what kube-proxy would compute for its readable part. */

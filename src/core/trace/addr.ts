@@ -142,10 +142,11 @@ export function isIpv4(text: string): boolean {
 }
 
 /**
- * The value (0 to 2^32 - 1) of an address isIpv4 accepts, else undefined. Hand-written: the parsers and the
- * IPVS catalog ask for every address of a dump, the trace for every key of its indexes (issue #8).
+ * The value (0 to 2^32 - 1) of an address isIpv4 accepts, else undefined; `leadingZeros` also accepts groups
+ * such as `010`. Hand-written: the parsers and the IPVS catalog ask for every address of a dump, the trace for
+ * every key of its indexes (issue #8).
  */
-export function ipv4Number(text: string): number | undefined {
+export function ipv4Number(text: string, leadingZeros = false): number | undefined {
   const n = text.length;
   if (n < 7 || n > 15) return undefined;
   let dots = 0;
@@ -161,7 +162,7 @@ export function ipv4Number(text: string): number | undefined {
       octet = 0;
       digits = 0;
     } else if (c >= 48 && c <= 57) {
-      if (digits === 1 && octet === 0) return undefined; // a leading zero
+      if (digits === 1 && octet === 0 && !leadingZeros) return undefined; // a leading zero
       octet = octet * 10 + (c - 48);
       if (++digits > 3) return undefined;
     } else {
