@@ -1,6 +1,7 @@
 // Worker answers become plain data before the structured clone (issue #8: models make ranges with getters).
 import { describe, expect, it } from 'vitest';
 import { plainData } from '../../src/extension/analysis/plain';
+import { SortedLineMap } from '../../src/core/model/line-map';
 
 class Lazy {
   made = 0;
@@ -30,6 +31,14 @@ describe('plainData', () => {
     const value = { a: [1, { b: 'x' }], m: new Map([[1, { c: 2 }]]), t: new Uint32Array([1, 2]) };
     const plain = plainData(value);
     expect(plain).toBe(value);
+  });
+
+  it('copies Map subclasses that keep their entries elsewhere (LineMap, SortedLineMap) into plain Maps', () => {
+    const byLine = new SortedLineMap<{ n: number }>();
+    byLine.set(3, { n: 1 }).set(9, { n: 2 });
+    const cloned = structuredClone(plainData({ byLine }));
+    expect(cloned.byLine).toBeInstanceOf(Map);
+    expect([...cloned.byLine]).toEqual([[3, { n: 1 }], [9, { n: 2 }]]);
   });
 
   it('a structured clone alone would lose what getters answer', () => {

@@ -44,12 +44,13 @@ function convertObject(value: object, seen: Map<object, unknown>): unknown {
       changed ||= converted !== v;
       return [k, converted] as const;
     });
-    return changed ? new Map(entries) : value;
+    // A subclass (LineMap, SortedLineMap) may keep its entries outside the Map: the structured clone would drop them.
+    return changed || Object.getPrototypeOf(value) !== Map.prototype ? new Map(entries) : value;
   }
   if (value instanceof Set) {
     const before = [...value];
     const items = before.map((item) => convert(item, seen));
-    return items.some((item, i) => item !== before[i]) ? new Set(items) : value;
+    return Object.getPrototypeOf(value) !== Set.prototype || items.some((item, i) => item !== before[i]) ? new Set(items) : value;
   }
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;

@@ -5,18 +5,20 @@
 // LazyRule: a rule whose statements are read again when asked instead of being kept. A kube-proxy dump of
 // 10,000 Services holds some 215,000 rules; their statements, expressions and ranges were most of the heap
 // the analysis kept. A rule on one line that the fast line scanner reads, without `$variables` (their value
-// depends on where the rule is) and without `;` inside it, keeps only its line, its columns and what its
-// first reading found (comment, handle); `statements`, `raw` and `range` are made from the line on demand and
+// depends on where the rule is) and without `;` inside it, ending before column 32,768, keeps only the document,
+// where its line starts, its columns and what its first reading found (comment, handle); `statements`, `raw` and
+// `range` are made from the line on demand and
 // equal what the first reading gave (test/unit/nft-fast-path.test.ts compares them with eager rules). The
 // first reading reported the diagnostics and recorded the symbol references; reading again does neither.
 //
-// ReferenceNode, ChainNode: symbol references and chains with numeric ranges (definitions: StoredDefinition).
+// ReferenceNode, ChainNode: symbol references and chains with numeric ranges; ChainDefinition: a chain's
+// definition, whose ranges are its chain's (other definitions: StoredDefinition).
 import type { IToken } from 'chevrotain';
 import type { CstNode } from 'chevrotain';
 import type { NftChain, NftExpression, NftRule, NftStatement } from '../../model/nft';
-import type { ReferenceRole, SymbolKind, SymbolReference } from '../../model/symbols';
+import type { ReferenceRole, SymbolDefinition, SymbolKind, SymbolReference } from '../../model/symbols';
 import { lineRange, type Range } from '../../model/range';
-import { DeclarationRanges } from '../../model/stored-ranges';
+import { rangeIs } from '../../model/stored-ranges';
 import type { Item } from './grammar';
 import { fastLexLine, LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
 import { setShortLivedReading, StatementReader, type StatementHost } from './statements';
@@ -116,32 +118,67 @@ export function forgetRereadCache(): void {
   cachedStatements.fill([]);
 }
 
+/** Columns below this fit twice in one small integer (a 31-bit Smi): start * COLUMNS + end. */
+const COLUMNS = 1 << 15;
+
+/** Whether two columns fit packColumns. */
+function fitsColumns(start: number, end: number): boolean {
+  return Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start < COLUMNS && end >= 0 && end < COLUMNS;
+}
+
+const packColumns = (start: number, end: number): number => start * COLUMNS + end;
+const startColumn = (packed: number): number => Math.floor(packed / COLUMNS);
+const endColumn = (packed: number): number => packed % COLUMNS;
+const copyRange = (r: Range): Range => ({ start: { line: r.start.line, character: r.start.character }, end: { line: r.end.line, character: r.end.character } });
+/** The range on `line` between packed columns. */
+const columnsRange = (line: number, packed: number): Range => lineRange(line, startColumn(packed), endColumn(packed));
+
 export class LazyRule implements NftRule {
   index = 0;
+  // The whole document rather than the rule's line: a line string per rule (a slice of the document) was 32 more
+  // bytes each. Private fields: answers sent to the extension host carry the rule's raw text and range, not these.
+  readonly #text: string;
+  /** Where the rule's line starts in the document. */
+  readonly #lineStart: number;
+  /** startCharacter * COLUMNS + endCharacter (see isLazyRuleSpan). */
+  readonly #columns: number;
   constructor(
     public tableId: string,
     public chain: string,
-    /** The whole line the rule is on. */
-    private readonly lineText: string,
+    /** The whole document. */
+    text: string,
     /** 0-based line. */
     readonly line: number,
-    private readonly start: number,
-    private readonly end: number,
-  ) {}
+    /** Where the line starts in `text`. */
+    lineStart: number,
+    start: number,
+    end: number,
+  ) {
+    this.#text = text;
+    this.#lineStart = lineStart;
+    this.#columns = packColumns(start, end);
+  }
 
   get raw(): string {
-    return this.lineText.slice(this.start, this.end);
+    const from = this.#lineStart;
+    const columns = this.#columns;
+    return this.#text.slice(from + startColumn(columns), from + endColumn(columns));
   }
 
   get range(): Range {
-    return lineRange(this.line, this.start, this.end);
+    return columnsRange(this.line, this.#columns);
   }
 
   get statements(): NftStatement[] {
     for (let k = 0; k < CACHE_SIZE; k++) if (cachedRules[k] === this) return cachedStatements[k];
-    // Only the rule's part of the line (a line may hold thousands of `;`-separated rules).
-    const items = groupItems(fastLexLine(this.lineText, undefined, this.line, this.start, this.end)!.tokens)!;
-    host.line = this.lineText;
+    const start = startColumn(this.#columns);
+    const end = endColumn(this.#columns);
+    // The line up to the rule's end lexes the rule's tokens as the whole line does (the scanner stops at `end`, and
+    // a token it ended there did not depend on what follows). Only the rule's part is read (a line may hold
+    // thousands of `;`-separated rules).
+    const lineText = this.#text.slice(this.#lineStart, this.#lineStart + end);
+    const items = groupItems(fastLexLine(lineText, undefined, this.line, start, end)!.tokens)!;
+    host.line = lineText;
     // Most readings are dropped once looked at (the ring below holds the last few).
     const wasShortLived = setShortLivedReading(true);
     let statements: NftStatement[];
@@ -149,6 +186,7 @@ export class LazyRule implements NftRule {
       statements = reader.readRule(items);
     } finally {
       setShortLivedReading(wasShortLived);
+      host.line = '';
     }
     cachedRules[cacheNext] = this;
     cachedStatements[cacheNext] = statements;
@@ -157,16 +195,21 @@ export class LazyRule implements NftRule {
   }
 }
 
+/** Whether a rule in columns [start, end) can be a LazyRule, which keeps both columns in one small integer. */
+export function isLazyRuleSpan(start: number, end: number): boolean {
+  return start <= end && fitsColumns(start, end);
+}
+
 /**
  * A symbol reference that keeps its position as numbers and makes its range when asked (a dump of 10,000
- * Services has some 250,000 references; most of their ranges had no other owner once rules are lazy).
+ * Services has some 250,000 references; most of their ranges had no other owner once rules are lazy). A range
+ * on one line, as nearly all are, is its line and one number for both columns.
  */
 export class ReferenceNode implements SymbolReference {
   readonly role: ReferenceRole;
   readonly startLine: number;
-  private readonly startCharacter: number;
-  private readonly endLine: number;
-  private readonly endCharacter: number;
+  /** startCharacter * COLUMNS + endCharacter when both are below COLUMNS and the range is on one line; else the range. */
+  readonly #columns: number | Range;
   constructor(
     public kind: SymbolKind,
     readonly name: string,
@@ -176,32 +219,140 @@ export class ReferenceNode implements SymbolReference {
   ) {
     // The role may be a token's own copy of `jump` / `goto`: keep the one shared constant instead.
     this.role = role === 'jump' ? 'jump' : role === 'goto' ? 'goto' : role;
-    this.startLine = range.start.line;
-    this.startCharacter = range.start.character;
-    this.endLine = range.end.line;
-    this.endCharacter = range.end.character;
+    const { start, end } = range;
+    this.startLine = start.line;
+    this.#columns = end.line === start.line && fitsColumns(start.character, end.character) ? packColumns(start.character, end.character) : copyRange(range);
   }
 
   get range(): Range {
-    return { start: { line: this.startLine, character: this.startCharacter }, end: { line: this.endLine, character: this.endCharacter } };
+    const columns = this.#columns;
+    return typeof columns === 'number' ? columnsRange(this.startLine, columns) : copyRange(columns);
   }
 }
 
+/** The flags of a chain without any: one frozen array for all of them (the parser replaces it, never adds to it). */
+const NO_FLAGS: string[] = Object.freeze([]) as unknown as string[];
 
-/** A chain keeping its three ranges as numbers (a kube-proxy dump of 10,000 Services has some 110,000 chains). */
-export class ChainNode extends DeclarationRanges implements NftChain {
-  flags: string[] = [];
+/** The three ranges of a chain that do not fit ChainNode's packed form. */
+interface WideChainRanges {
+  range: Range;
+  nameRange: Range;
+  fullRange: Range;
+}
+
+/**
+ * A chain keeping its three ranges as five numbers (a kube-proxy dump of 10,000 Services has some 110,000 chains):
+ * the declaration (`chain x {`) and the name are on one line, and the block starts where the declaration does.
+ * Other ranges are kept as copies. Reading a range makes a new object each time (compare ranges by value).
+ */
+export class ChainNode implements NftChain {
+  flags: string[] = NO_FLAGS;
   rules: NftRule[] = [];
   declared = false;
+  /** The declaration's line, or -1 when #range holds the wide form. */
+  #line = 0;
+  /** The declaration's columns (packColumns), or the three ranges when they do not fit. */
+  #range: number | WideChainRanges = 0;
+  /** The name's columns. */
+  #name = 0;
+  #fullEndLine = 0;
+  #fullEndCharacter = 0;
   constructor(
     public name: string,
     readonly tableId: string,
     nameRange: Range,
     declRange: Range,
   ) {
-    super();
-    this.range = declRange;
-    this.nameRange = nameRange;
-    this.fullRange = declRange;
+    this.#store(declRange, nameRange, declRange);
+  }
+
+  #store(range: Range, nameRange: Range, fullRange: Range): void {
+    const line = range.start.line;
+    if (
+      Number.isInteger(line) && line >= 0 &&
+      range.end.line === line && nameRange.start.line === line && nameRange.end.line === line &&
+      fullRange.start.line === line && fullRange.start.character === range.start.character &&
+      fitsColumns(range.start.character, range.end.character) && fitsColumns(nameRange.start.character, nameRange.end.character) &&
+      Number.isInteger(fullRange.end.line) && Number.isInteger(fullRange.end.character)
+    ) {
+      this.#line = line;
+      this.#range = packColumns(range.start.character, range.end.character);
+      this.#name = packColumns(nameRange.start.character, nameRange.end.character);
+      this.#fullEndLine = fullRange.end.line;
+      this.#fullEndCharacter = fullRange.end.character;
+    } else {
+      this.#line = -1;
+      this.#range = { range: copyRange(range), nameRange: copyRange(nameRange), fullRange: copyRange(fullRange) };
+    }
+  }
+
+  get range(): Range {
+    const packed = this.#range;
+    return typeof packed === 'number' ? columnsRange(this.#line, packed) : copyRange(packed.range);
+  }
+
+  set range(r: Range) {
+    this.#store(r, this.nameRange, this.fullRange);
+  }
+
+  get nameRange(): Range {
+    const packed = this.#range;
+    return typeof packed === 'number' ? columnsRange(this.#line, this.#name) : copyRange(packed.nameRange);
+  }
+
+  set nameRange(r: Range) {
+    this.#store(this.range, r, this.fullRange);
+  }
+
+  get fullRange(): Range {
+    const packed = this.#range;
+    if (typeof packed !== 'number') return copyRange(packed.fullRange);
+    return { start: { line: this.#line, character: startColumn(packed) }, end: { line: this.#fullEndLine, character: this.#fullEndCharacter } };
+  }
+
+  set fullRange(r: Range) {
+    this.#store(this.range, this.nameRange, r);
+  }
+
+  /** Whether fullRange is `r` (by value). */
+  fullRangeIs(r: Range): boolean {
+    const packed = this.#range;
+    if (typeof packed !== 'number') return rangeIs(r, packed.fullRange.start.line, packed.fullRange.start.character, packed.fullRange.end.line, packed.fullRange.end.character);
+    return rangeIs(r, this.#line, startColumn(packed), this.#fullEndLine, this.#fullEndCharacter);
+  }
+}
+
+/**
+ * The symbol definition of a chain. Its `range` (the name) and `fullRange` are the chain's nameRange and fullRange,
+ * which the parser sets together with the definition's: it keeps the chain rather than eight more numbers (a dump
+ * of 10,000 Services defines some 100,000 chains). The name is its own (a renamed chain keeps its definition).
+ */
+export class ChainDefinition implements SymbolDefinition {
+  readonly kind = 'chain';
+  // A private field, not a property: answers sent to the extension host carry the ranges, not the chain.
+  readonly #chain: ChainNode;
+  constructor(
+    readonly name: string,
+    readonly scope: string,
+    chain: ChainNode,
+  ) {
+    this.#chain = chain;
+  }
+
+  get range(): Range {
+    return this.#chain.nameRange;
+  }
+
+  get fullRange(): Range {
+    return this.#chain.fullRange;
+  }
+
+  set fullRange(r: Range) {
+    this.#chain.fullRange = r;
+  }
+
+  /** Whether fullRange is `r` (by value). */
+  fullRangeIs(r: Range): boolean {
+    return this.#chain.fullRangeIs(r);
   }
 }

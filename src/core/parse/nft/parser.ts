@@ -13,7 +13,8 @@
 // chain goes to the chain without one). A lazy rule of the shapes kube-proxy writes is not read at first: only its
 // references are reported (`reportPlainRuleReferences`).
 import { StoredDefinition } from '../../model/stored-ranges';
-import { splitLines } from '../lines';
+import { LineStarts } from '../lines';
+import { SortedLineMap } from '../../model/line-map';
 import type { CstNode, IToken } from 'chevrotain';
 import type { Diagnostic, Severity } from '../../model/diagnostics';
 import {
@@ -45,7 +46,7 @@ import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
 import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
-import { canRereadRule, ChainNode, forgetRereadCache, groupItems, LazyRule, ReferenceNode } from './nodes';
+import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule, ReferenceNode } from './nodes';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
@@ -95,7 +96,8 @@ interface Defined {
 }
 
 interface TableDefs {
-  chains: Map<string, Defined>;
+  /** The command from which each chain exists (its definition is the symbol table's first: the same one). */
+  chains: Map<string, number>;
   /** Sets and maps share one namespace in nft. */
   sets: Map<string, Defined>;
 }
@@ -123,7 +125,7 @@ class NftTextBuilder implements StatementHost {
   readonly includes: NftInclude[] = [];
   readonly commands: NftCommand[] = [];
   readonly comments: NftCommentLine[] = [];
-  readonly ruleByLine = new Map<number, NftRule>();
+  readonly ruleByLine: Map<number, NftRule> = new SortedLineMap<NftRule>();
   /** The line of the last rule put in ruleByLine (rules come in line order), or -1 once it was taken out again. */
   private lastRuleLine = -1;
   private readonly reader = new StatementReader(this);
@@ -162,8 +164,13 @@ class NftTextBuilder implements StatementHost {
   /** The table ensureTable answered last (while it is in tableById). */
   private lastTable: NftTable | undefined;
 
+  /** Where the current line starts in the text. */
+  private lineStart = 0;
+
   constructor(
-    private readonly lines: string[],
+    /** The whole text (lazy rules read their line from it). */
+    private readonly document: string,
+    private readonly lines: LineStarts,
     private readonly fast: boolean,
     private readonly lazyRules: boolean,
   ) {}
@@ -174,17 +181,36 @@ class NftTextBuilder implements StatementHost {
   text(range: Range): string {
     const { start, end } = range;
     if (start.line === end.line) {
-      const text = (this.lines[start.line] ?? '').slice(start.character, end.character);
+      const text = this.lineSlice(start.line, start.character, end.character);
       if (!this.fast || this.discarding || text.length > MAX_INTERNED) return text;
       const known = this.interned.get(text);
       if (known !== undefined) return known;
       this.interned.set(text, text);
       return text;
     }
-    const parts = [(this.lines[start.line] ?? '').slice(start.character)];
-    for (let l = start.line + 1; l < end.line; l++) parts.push(this.lines[l] ?? '');
-    parts.push((this.lines[end.line] ?? '').slice(0, end.character));
+    const parts = [(this.lines.line(start.line) ?? '').slice(start.character)];
+    for (let l = start.line + 1; l < end.line; l++) parts.push(this.lines.line(l) ?? '');
+    parts.push((this.lines.line(end.line) ?? '').slice(0, end.character));
     return parts.join('\n');
+  }
+
+  /** Line `line` from column `from` to `to` (as the line's slice(from, to); '' past the last line). */
+  private lineSlice(line: number, from: number, to: number): string {
+    const lines = this.lines;
+    if (!(Number.isInteger(line) && line >= 0 && line < lines.count)) return '';
+    const start = lines.start(line);
+    const length = lines.end(line) - start;
+    // Columns as slice() takes them: negative ones count from the end, all are clamped to the line.
+    const column = (k: number) => {
+      const c = Math.trunc(k) || 0;
+      return c < 0 ? Math.max(length + c, 0) : Math.min(c, length);
+    };
+    return this.document.slice(start + column(from), start + column(to));
+  }
+
+  /** The length of line `line` (0 past the last line). */
+  private lineLength(line: number): number {
+    return Number.isInteger(line) && line >= 0 && line < this.lines.count ? this.lines.end(line) - this.lines.start(line) : 0;
   }
 
   chainReference(name: string, range: Range, role: 'jump' | 'goto'): void {
@@ -217,11 +243,17 @@ class NftTextBuilder implements StatementHost {
 
   build(): NftRuleset {
     const lines = this.lines;
-    for (let i = 0; i < lines.length; i++) this.readLine(i, lines[i]);
+    const text = this.document;
+    for (let i = 0; i < lines.count; i++) {
+      // Each line is made here and dies young (see LineStarts).
+      const start = lines.start(i);
+      this.lineStart = start;
+      this.readLine(i, text.slice(start, lines.end(i)));
+    }
     this.flushUnit();
     if (this.depth > 0) this.reportOpenGroup();
-    const lastLine = Math.max(0, lines.length - 1);
-    const eof = lineRange(lastLine, lines[lastLine]?.length ?? 0, lines[lastLine]?.length ?? 0);
+    const lastLine = Math.max(0, lines.count - 1);
+    const eof = lineRange(lastLine, this.lineLength(lastLine), this.lineLength(lastLine));
     while (this.stack.length > 0) {
       const block = this.stack[this.stack.length - 1];
       if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing at the end of the file.'));
@@ -246,7 +278,7 @@ class NftTextBuilder implements StatementHost {
       tableById: this.tableById,
       diagnostics: this.diagnostics,
       symbols: this.symbols,
-      lineCount: lines.length,
+      lineCount: lines.count,
       defines: this.defines,
       includes: this.includes,
       commands: this.commands,
@@ -258,7 +290,7 @@ class NftTextBuilder implements StatementHost {
   /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
   private canReread(line: number, start: number, end: number): boolean {
     if (!this.lazyRules) return false;
-    if (!this.fast) return canRereadRule(this.lines[line], line, start, end);
+    if (!this.fast) return canRereadRule(this.lines.line(line)!, line, start, end);
     const tokens = this.lineTokens;
     if (tokens === undefined) return false;
     // Rules of one line come in order: go on from where the last one ended (no quadratic scan of long lines).
@@ -466,7 +498,7 @@ class NftTextBuilder implements StatementHost {
       const block = this.stack[this.stack.length - 1];
       if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
       const prev = at.start.line > 0 ? at.start.line - 1 : 0;
-      this.closeBlock(lineRange(prev, this.lines[prev]?.length ?? 0, this.lines[prev]?.length ?? 0));
+      this.closeBlock(lineRange(prev, this.lineLength(prev), this.lineLength(prev)));
     }
   }
 
@@ -613,7 +645,8 @@ class NftTextBuilder implements StatementHost {
         if (block.object) block.object.fullRange = full;
         break;
     }
-    if (block.definition && (block.definition instanceof StoredDefinition ? block.definition.fullRangeIs(block.header) : block.definition.fullRange === block.header)) block.definition.fullRange = full;
+    const definition = block.definition;
+    if (definition && (definition instanceof StoredDefinition || definition instanceof ChainDefinition ? definition.fullRangeIs(block.header) : definition.fullRange === block.header)) definition.fullRange = full;
     if (this.stack.length === 0) this.currentTable = undefined;
   }
 
@@ -767,9 +800,9 @@ class NftTextBuilder implements StatementHost {
       chain.range = declRange;
       chain.nameRange = nameRange;
       chain.fullRange = declRange;
-      definition = new StoredDefinition('chain', name, table.id, nameRange, declRange);
+      definition = chain instanceof ChainNode ? new ChainDefinition(name, table.id, chain) : new StoredDefinition('chain', name, table.id, nameRange, declRange);
       this.symbols.define(definition, nameRange.start.line);
-      chains.set(name, { definition, seq: this.seq });
+      chains.set(name, this.seq);
     } else {
       if (declare) chain.declared = true;
       this.pendShared('chain', table, name, nameRange, declare ? 'command' : role);
@@ -1356,7 +1389,8 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     if (first && !isGroup(first) && first.tokenType === Flags) {
-      chain.flags.push(...items.slice(1).filter((it) => this.wordOf(it) !== undefined).map((it) => (it as IToken).image));
+      // A new array: a ChainNode's flags may be the one shared empty array.
+      chain.flags = chain.flags.concat(items.slice(1).filter((it) => this.wordOf(it) !== undefined).map((it) => (it as IToken).image));
       return;
     }
     if (first && !isGroup(first) && isWordy(first) && (first.image === 'type' || first.image === 'hook' || first.image === 'priority')) {
@@ -1444,7 +1478,7 @@ class NftTextBuilder implements StatementHost {
     const line = lineOf(firstTok);
     const startCharacter = firstTok.startOffset;
     const endCharacter = lastTok.startOffset + lastTok.image.length;
-    const lazy = line === lineOf(lastTok) && line === this.line && this.canReread(line, startCharacter, endCharacter);
+    const lazy = line === lineOf(lastTok) && line === this.line && isLazyRuleSpan(startCharacter, endCharacter) && this.canReread(line, startCharacter, endCharacter);
     // The statements of a lazy rule are garbage after this reading: their texts need not be shared, and they
     // are made at allocation sites of their own (see setShortLivedReading).
     this.discarding = lazy;
@@ -1459,7 +1493,7 @@ class NftTextBuilder implements StatementHost {
     }
     const range = lazy ? undefined : itemsRange(items);
     const rule: NftRule = range === undefined
-      ? new LazyRule(table.id, chain.name, this.lines[line], line, startCharacter, endCharacter)
+      ? new LazyRule(table.id, chain.name, this.document, line, this.lineStart, startCharacter, endCharacter)
       : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
     for (const st of statements) {
       if (st.kind === 'comment') rule.comment = st.comment;
@@ -1635,11 +1669,19 @@ class NftTextBuilder implements StatementHost {
       const table = this.pendingTables[i];
       const seq = this.pendingSeqs[i];
       const d = this.defs.get(ref.scope);
-      const defined = d ? (ref.kind === 'chain' ? d.chains : d.sets).get(ref.name) : undefined;
-      if (ref.kind !== 'chain') ref.kind = defined?.definition.kind ?? 'set';
+      let definition: SymbolDefinition | undefined;
+      let available: number | undefined;
+      if (d !== undefined && ref.kind === 'chain') {
+        available = d.chains.get(ref.name);
+        if (available !== undefined) definition = this.symbols.definition('chain', ref.scope, ref.name);
+      } else if (d !== undefined) {
+        const defined = d.sets.get(ref.name);
+        definition = defined?.definition;
+        available = defined?.seq;
+      }
+      if (ref.kind !== 'chain') ref.kind = definition?.kind ?? 'set';
       const kind = ref.kind;
       this.symbols.reference(ref, ref.startLine);
-      const available = defined?.seq;
       const declaredHere = this.declaredTables.has(table.id);
       if (available === undefined) {
         if (ref.role === 'command' && !declaredHere) continue;
@@ -1657,7 +1699,7 @@ class NftTextBuilder implements StatementHost {
             : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', ref.name, table.id));
         }
       } else if (available > seq) {
-        this.diag(ref.range, 'warning', 'defined-later', t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', ref.name, defined!.definition.range.start.line + 1));
+        this.diag(ref.range, 'warning', 'defined-later', t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', ref.name, definition!.range.start.line + 1));
       } else if ((ref.role === 'jump' || ref.role === 'goto') && baseChainsOf(table).has(ref.name)) {
         this.diag(ref.range, 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', ref.name));
       }
@@ -1723,15 +1765,15 @@ function lastToken(item: Item): IToken {
 
 /** Parses nft text: `nft list ruleset` output or an `nft -f` script. Never throws. */
 export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset {
-  const lines = splitLines(text);
+  const lines = new LineStarts(text);
   // The rules and line the re-read cache remembers hold slices of a text: an earlier text's would keep it alive
   // (a closed 29 MB document), this text's are not needed once it is parsed.
   forgetRereadCache();
   try {
-    return new NftTextBuilder(lines, options.fastPath !== false, options.lazyRules !== false).build();
+    return new NftTextBuilder(text, lines, options.fastPath !== false, options.lazyRules !== false).build();
   } catch (e) {
     // A bug, not the input's fault: say so instead of taking the editor down.
-    return emptyNftRuleset('text', lines.length, t('The nft parser failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));
+    return emptyNftRuleset('text', lines.count, t('The nft parser failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));
   } finally {
     forgetRereadCache();
     // Only the allocation site changes with it, but a failed parse must not leave it set.

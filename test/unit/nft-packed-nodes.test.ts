@@ -1,0 +1,117 @@
+// The packed nodes of the nft text model (issue #8): ChainNode, ReferenceNode and LazyRule keep their ranges as a
+// few numbers (or, when those do not fit, as copies) and must give back exactly the ranges they were given; a lazy
+// rule reads its line from the whole document, whatever the line breaks.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Range } from '../../src/core/model/range';
+import { ChainDefinition, ChainNode, LazyRule, ReferenceNode } from '../../src/core/parse/nft/nodes';
+import { parseNft } from '../../src/core/parse/nft/parser';
+import { plainData } from '../../src/extension/analysis/plain';
+
+const range = (sl: number, sc: number, el: number, ec: number): Range => ({ start: { line: sl, character: sc }, end: { line: el, character: ec } });
+
+// Columns around the packed limit (2^15) and lines of any size.
+const column = fc.oneof(fc.nat(100), fc.integer({ min: 32_760, max: 32_775 }), fc.nat(2_000_000));
+const line = fc.oneof(fc.nat(50), fc.nat(5_000_000));
+const anyRange = fc.tuple(line, column, fc.nat(3), column).map(([sl, sc, dl, ec]) => range(sl, sc, sl + dl, ec));
+/** A chain's usual ranges: declaration and name on one line, the block from the declaration on. */
+const chainRanges = fc.tuple(line, column, column, column, column, fc.nat(1000), column).map(([l, a, b, c, d, dl, e]) => ({
+  decl: range(l, a, l, b),
+  name: range(l, c, l, d),
+  full: range(l, a, l + dl, e),
+}));
+
+describe('ChainNode', () => {
+  it('gives back the ranges it was given, packed or not', () => {
+    fc.assert(
+      fc.property(fc.oneof(chainRanges, fc.record({ decl: anyRange, name: anyRange, full: anyRange })), anyRange, ({ decl, name, full }, other) => {
+        const chain = new ChainNode('c', 'ip t', name, decl);
+        expect([chain.range, chain.nameRange, chain.fullRange]).toEqual([decl, name, decl]);
+        expect(chain.fullRangeIs(decl)).toBe(true);
+        chain.fullRange = full;
+        expect([chain.range, chain.nameRange, chain.fullRange]).toEqual([decl, name, full]);
+        expect(chain.fullRangeIs(full)).toBe(true);
+        expect(chain.fullRangeIs(other)).toBe(JSON.stringify(other) === JSON.stringify(full));
+        // Each setter changes its own range only (a range that does not fit turns the node to copies and back).
+        chain.nameRange = other;
+        expect([chain.range, chain.nameRange, chain.fullRange]).toEqual([decl, other, full]);
+        chain.nameRange = name;
+        chain.range = other;
+        expect([chain.range, chain.nameRange, chain.fullRange]).toEqual([other, name, full]);
+        chain.range = decl;
+        expect([chain.range, chain.nameRange, chain.fullRange]).toEqual([decl, name, full]);
+      }),
+      { numRuns: 400, seed: 8 },
+    );
+  });
+
+  it('makes a new range on every read, which the caller may change', () => {
+    const chain = new ChainNode('c', 'ip t', range(3, 8, 3, 9), range(3, 2, 3, 11));
+    const r = chain.nameRange;
+    expect(chain.nameRange).not.toBe(r);
+    r.start.line = 99;
+    expect(chain.nameRange).toEqual(range(3, 8, 3, 9));
+    const wide = new ChainNode('c', 'ip t', range(3, 8, 4, 9), range(3, 2, 3, 11));
+    const w = wide.nameRange;
+    w.end.character = 0;
+    expect(wide.nameRange).toEqual(range(3, 8, 4, 9));
+  });
+
+  it('has a definition whose ranges are the chain name and block, as a StoredDefinition had', () => {
+    const chain = new ChainNode('c', 'ip t', range(3, 8, 3, 9), range(3, 2, 3, 11));
+    const definition = new ChainDefinition('c', 'ip t', chain);
+    expect(plainData(definition)).toEqual({ kind: 'chain', name: 'c', scope: 'ip t', range: range(3, 8, 3, 9), fullRange: range(3, 2, 3, 11) });
+    definition.fullRange = range(3, 2, 9, 1);
+    expect(chain.fullRange).toEqual(range(3, 2, 9, 1));
+    expect(definition.fullRangeIs(range(3, 2, 9, 1))).toBe(true);
+  });
+
+  it('shares one frozen empty flags array until flags are given', () => {
+    const { tables } = parseNft('table ip t {\n\tchain a {\n\t}\n\tchain b {\n\t\tflags offload\n\t}\n}\n');
+    const [a, b] = tables[0].chains;
+    expect(a.flags).toEqual([]);
+    expect(Object.isFrozen(a.flags)).toBe(true);
+    expect(b.flags).toEqual(['offload']);
+  });
+});
+
+describe('ReferenceNode', () => {
+  it('gives back its range, packed or not', () => {
+    fc.assert(
+      fc.property(anyRange, (r) => {
+        const ref = new ReferenceNode('chain', 'c', 'ip t', r, 'jump');
+        expect(ref.range).toEqual(r);
+        expect(ref.startLine).toBe(r.start.line);
+        expect(plainData(ref)).toEqual({ kind: 'chain', name: 'c', scope: 'ip t', role: 'jump', startLine: r.start.line, range: r });
+      }),
+      { numRuns: 400, seed: 9 },
+    );
+  });
+});
+
+describe('LazyRule', () => {
+  const dump = (breakText: string, pad: number) =>
+    ['table ip t {', '\tchain a {', `\t\t${' '.repeat(pad)}ip daddr 10.0.0.1 tcp dport 80 counter accept comment "x"`, '\t\tmeta mark 0x1 jump b # after', '\t}', '\tchain b {', '\t}', '}', ''].join(breakText);
+
+  for (const [label, breakText] of [['\\n', '\n'], ['\\r\\n', '\r\n'], ['\\r', '\r']] as const) {
+    it(`reads its rule from the document with ${label} line breaks, as an eager rule does`, () => {
+      for (const pad of [0, 40_000]) {
+        const text = dump(breakText, pad);
+        const lazy = parseNft(text);
+        const eager = parseNft(text, { lazyRules: false });
+        const rules = lazy.tables[0].chains[0].rules;
+        // Past the packed columns a rule is eager (it keeps its statements).
+        expect(rules.map((r) => r instanceof LazyRule)).toEqual([pad === 0, true]);
+        expect(plainData(rules.map(({ tableId, chain, index, raw, range: r, statements, comment }) => ({ tableId, chain, index, raw, range: r, statements, comment })))).toEqual(
+          plainData(eager.tables[0].chains[0].rules.map(({ tableId, chain, index, raw, range: r, statements, comment }) => ({ tableId, chain, index, raw, range: r, statements, comment }))),
+        );
+        expect(rules[1].raw).toBe('meta mark 0x1 jump b');
+      }
+    });
+  }
+
+  it('keeps the document out of plain data', () => {
+    const rule = parseNft(dump('\n', 0)).tables[0].chains[0].rules[0];
+    expect(Object.keys(plainData(rule)).sort()).toEqual(['chain', 'comment', 'index', 'line', 'range', 'raw', 'statements', 'tableId']);
+  });
+});
