@@ -36,7 +36,8 @@ export class TokenTable {
 
 const isSpace = (c: number) => c === 32 || c === 9 || c === 12 || c === 11 || c === 13;
 const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-const COUNTERS_PREFIX = /^\[\d+:\d+\]/;
+/** A word starting like a `[packets:bytes]` prefix: only the whole word may be one (see scanLine). */
+export const COUNTERS_PREFIX = /^\[\d+:\d+\]/;
 
 /**
  * Splits a well-formed line into tokens exactly as the Chevrotain lexer (lexer.ts) would, and classifies them
@@ -206,6 +207,25 @@ const isTargetItem = (raw: string, j: number) =>
 
 const lr = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
 
+// RuleNode's packed number (a small integer: < 2^30): bits 0-1 the operation, 2-9 the chain name's token (at most 4:
+// counters, `!` and the command come before it), then what the parser noted of kube-proxy's rule shapes.
+const CHAIN_TOKEN_SHIFT = 2;
+const CHAIN_TOKEN_MASK = 0xff;
+const NOTED_COLUMN_SHIFT = 10;
+/** Columns fit in 17 bits: longer lines are not read (MAX_LINE_LENGTH). */
+const NOTED_COLUMN_MASK = 0x1ffff;
+const NOTED_PROBABILITY = 1 << 27;
+/** The line was read as one of kube-proxy's shapes: an option without a noted column is absent. */
+const NOTED_SHAPE = 1 << 28;
+
+/**
+ * The bits of a rule the parser read as one of kube-proxy's shapes (see RuleNode.notedValue): where the value of
+ * its `option` starts (`column` > 0), or that it has neither option (`column` 0).
+ */
+export function notedBits(option: '--to-destination' | '--probability', column: number): number {
+  return NOTED_SHAPE | (column << NOTED_COLUMN_SHIFT) | (option === '--probability' ? NOTED_PROBABILITY : 0);
+}
+
 /** What a rule holds beyond its line, chain and target name: built when first asked for (see RuleNode). */
 export interface RuleDetails {
   params: Option[];
@@ -270,10 +290,12 @@ export class RuleNode implements Rule {
     /** Index of the chain name token. */
     chainToken: number,
     offsets: number[] | undefined,
+    /** notedBits, or 0. */
+    noted = 0,
   ) {
     this.offsets = offsets;
     this.#chain = chain;
-    this.#packed = OPERATIONS.indexOf(operation) | (chainToken << 2);
+    this.#packed = OPERATIONS.indexOf(operation) | (chainToken << CHAIN_TOKEN_SHIFT) | noted;
   }
 
   get tableId(): string {
@@ -319,6 +341,13 @@ export class RuleNode implements Rule {
       const found = options.map((option) => findMatchOption(this, module, option));
       return found.some((o) => o?.negated) ? undefined : found.map((o) => o?.values[0]);
     }
+    // A random statistic the parser noted (100,000 endpoint rules in a large dump): no scan of the line.
+    if (module === 'statistic') {
+      const probability = this.notedValue('--probability');
+      if (typeof probability === 'string' && options.every((o) => o === '--mode' || o === '--probability')) {
+        return options.map((o) => (o === '--mode' ? 'random' : probability));
+      }
+    }
     const raw = this.raw;
     if (!peekItems(raw)) return undefined;
     let owner = -1;
@@ -357,6 +386,10 @@ export class RuleNode implements Rule {
   /** The value of the target's `option` (written in full, once, in the target's run), read from the line; or undefined. */
   peekTargetOption(option: string): string | undefined {
     if (this.kept !== undefined || this.targetName === undefined) return undefined;
+    if (option === '--to-destination') {
+      const noted = this.notedValue(option);
+      if (typeof noted === 'string') return noted;
+    }
     const raw = this.raw;
     if (!peekItems(raw)) return undefined;
     let target = -1;
@@ -397,8 +430,24 @@ export class RuleNode implements Rule {
     return lr(this.line, raw.length - raw.trimStart().length, raw.trimEnd().length);
   }
 
+  /**
+   * The first value of the `-j DNAT` target's `--to-destination`, or of the statistic match's `--probability` (the
+   * match then has `--mode random`), as the details would give it, read from the line at the column the parser
+   * noted. null: the rule has no such option. undefined: the parser did not note it (the rule is not one of the
+   * kube-proxy shapes it recognises); only the details, or a peek, can tell.
+   */
+  notedValue(option: '--to-destination' | '--probability'): string | null | undefined {
+    const packed = this.#packed;
+    if ((packed & NOTED_SHAPE) === 0) return undefined;
+    const column = (packed >> NOTED_COLUMN_SHIFT) & NOTED_COLUMN_MASK;
+    if (column === 0 || ((packed & NOTED_PROBABILITY) !== 0) !== (option === '--probability')) return null;
+    const raw = this.raw;
+    const end = raw.indexOf(' ', column);
+    return raw.slice(column, end < 0 ? raw.length : end);
+  }
+
   get chainRange(): Range {
-    const chainToken = this.#packed >> 2;
+    const chainToken = (this.#packed >> CHAIN_TOKEN_SHIFT) & CHAIN_TOKEN_MASK;
     return this.tokenSpan(chainToken, chainToken);
   }
 }

@@ -31,7 +31,7 @@ import { StoredDefinition } from '../../model/stored-ranges';
 import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from './extensions';
-import { ChainNode, ChainReference, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
+import { ChainNode, ChainReference, COUNTERS_PREFIX, notedBits, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -108,8 +108,11 @@ const DEFINED = 4;
 let parserInstance: IptablesLineParser | undefined;
 const lineParser = (): IptablesLineParser => (parserInstance ??= new IptablesLineParser());
 
-/** Which way lines are read: the hand-written fast path with Chevrotain for the rest (default), or Chevrotain only. */
-export type ParseMode = 'fast' | 'chevrotain';
+/**
+ * Which way lines are read: kube-proxy's usual rule shapes straight from the text, the hand-written fast path for
+ * other lines and Chevrotain for the rest (default); the fast path and Chevrotain ('scan'); or Chevrotain only.
+ */
+export type ParseMode = 'fast' | 'scan' | 'chevrotain';
 
 // Scratch state of the line being built (one line at a time, never re-entered).
 const tokens = new TokenTable();
@@ -207,6 +210,383 @@ function cachedSpec(cache: Map<string, Map<string, OptionSpec | null>>, owner: s
 const matchSpec = (module: string, option: string) => cachedSpec(matchSpecCache, module, option, lookupMatchOption);
 const targetSpec = (target: string, option: string) => cachedSpec(targetSpecCache, target, option, lookupTargetOption);
 
+// The vocabulary of kubeRule: matches (M_, below T_DNAT) and targets (T_); long options (O_ bits) and the other
+// options (SEEN_ bits) of a line.
+const M_COMMENT = 0;
+const M_TCP = 1;
+const M_UDP = 2;
+const M_SCTP = 3;
+const M_STATISTIC = 4;
+const T_DNAT = 5;
+/** `-j CHAIN`: a user-defined chain, which knows no option. */
+const T_CHAIN = 6;
+const KUBE_MATCHES = ['comment', 'tcp', 'udp', 'sctp', 'statistic'];
+const O_COMMENT = 1;
+const O_DPORT = 2;
+const O_SPORT = 4;
+const O_MODE = 8;
+const O_PROBABILITY = 16;
+const O_TO_DESTINATION = 32;
+const KUBE_OPTIONS: [string, number][] = [['--comment', O_COMMENT], ['--dport', O_DPORT], ['--sport', O_SPORT], ['--mode', O_MODE], ['--probability', O_PROBABILITY], ['--to-destination', O_TO_DESTINATION]];
+const SEEN_SOURCE = 64;
+const SEEN_DESTINATION = 128;
+const SEEN_PROTOCOL = 256;
+const SEEN_TARGET = 512;
+
+/** The long options each match or target of the vocabulary knows (O_ bits), from the extension tables. */
+let kubeKnowsTable: Uint8Array | null | undefined;
+
+/**
+ * The tables' answer, once; null (kubeRule off) if one of the options would not take exactly one value or would
+ * have its value checked in a way kubeRule does not repeat.
+ */
+function kubeKnows(): Uint8Array | null {
+  if (kubeKnowsTable !== undefined) return kubeKnowsTable;
+  const knows = new Uint8Array(T_CHAIN + 1);
+  for (let module = 0; module <= T_DNAT; module++) {
+    for (const [option, bit] of KUBE_OPTIONS) {
+      const spec = module === T_DNAT ? lookupTargetOption('DNAT', option) : lookupMatchOption(KUBE_MATCHES[module], option);
+      if (spec === undefined) continue;
+      if (spec.arity !== 1 || spec.valueKind === 'mac' || (spec.valueKind === 'probability' && bit !== O_PROBABILITY)) return (kubeKnowsTable = null);
+      knows[module] |= bit;
+    }
+  }
+  return (kubeKnowsTable = knows);
+}
+
+/** How many chains after the last one nextDeclaredChain compares (chains without rules are skipped). */
+const NEXT_CHAINS = 3;
+/** How far moveChainCursor looks for the chain found. */
+const CURSOR_SEARCH = 64;
+
+// The matches and targets of the line kubeRule reads, in order.
+const kubeContainer = new Uint8Array(16);
+let kubeContainerCount = 0;
+
+function pushKubeContainer(module: number): number {
+  kubeContainer[kubeContainerCount] = module;
+  return kubeContainerCount++;
+}
+
+const textIs = (text: string, start: number, end: number, word: string): boolean => end - start === word.length && text.startsWith(word, start);
+
+function kubeModuleAt(text: string, start: number, end: number): number {
+  switch (end - start) {
+    case 3:
+      return textIs(text, start, end, 'tcp') ? M_TCP : textIs(text, start, end, 'udp') ? M_UDP : -1;
+    case 4:
+      return textIs(text, start, end, 'sctp') ? M_SCTP : -1;
+    case 7:
+      return textIs(text, start, end, 'comment') ? M_COMMENT : -1;
+    case 9:
+      return textIs(text, start, end, 'statistic') ? M_STATISTIC : -1;
+    default:
+      return -1;
+  }
+}
+
+/** The O_ bit of the long option from start to end, or -1. */
+function kubeOptionAt(text: string, start: number, end: number): number {
+  switch (end - start) {
+    case 6:
+      return text.startsWith('--mode', start) ? O_MODE : -1;
+    case 7:
+      return text.startsWith('--dport', start) ? O_DPORT : text.startsWith('--sport', start) ? O_SPORT : -1;
+    case 9:
+      return text.startsWith('--comment', start) ? O_COMMENT : -1;
+    case 13:
+      return text.startsWith('--probability', start) ? O_PROBABILITY : -1;
+    case 16:
+      return text.startsWith('--to-destination', start) ? O_TO_DESTINATION : -1;
+    default:
+      return -1;
+  }
+}
+
+/** Letters, digits, `_`, `.` and `-`: the characters of the chain names kubeRule reads. */
+const WORD_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) WORD_CHAR[c] = /[A-Za-z0-9_.-]/.test(String.fromCharCode(c)) ? 1 : 0;
+
+/** The end of the name starting at `start` (a letter, digit or `_` first) followed by a space or the end; else -1. */
+function wordEnd(text: string, start: number, length: number): number {
+  const first = text.charCodeAt(start);
+  if (!(first < 128 && WORD_CHAR[first]) || first === 45 || first === 46) return -1;
+  let p = start + 1;
+  for (; p < length; p++) {
+    const c = text.charCodeAt(p);
+    if (c === 32) break;
+    if (!(c < 128 && WORD_CHAR[c])) return -1;
+  }
+  return p;
+}
+
+/**
+ * The end of a `--comment` value: a word of printable ASCII, or a quoted text of printable ASCII without quotes
+ * or backslashes inside; -1 for anything else (escapes, tabs, control characters, non-ASCII: the generic path).
+ */
+function commentEnd(text: string, start: number, length: number): number {
+  const first = text.charCodeAt(start);
+  if (first === 34 /* " */) {
+    for (let p = start + 1; p < length; p++) {
+      const c = text.charCodeAt(p);
+      if (c === 34) return p + 1;
+      if (c < 32 || c > 126 || c === 92 /* \ */) return -1;
+    }
+    return -1;
+  }
+  // Not what scanLine reads as an option, `!`, counters or a comment, nor what the Chevrotain lexer reads as a table or chain.
+  if (first === 45 || first === 33 || first === 91 || first === 35 || first === 42 || first === 58) return -1;
+  let p = start;
+  for (; p < length; p++) {
+    const c = text.charCodeAt(p);
+    if (c === 32) break;
+    if (c < 33 || c > 126 || c === 34 || c === 92) return -1;
+  }
+  return p > start ? p : -1;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** The end of the 1 to 15 digits (exact as numbers) at `start`, or -1. */
+function digitsEnd(text: string, start: number, length: number): number {
+  let p = start;
+  while (p < length && isDigit(text.charCodeAt(p))) p++;
+  return p > start && p - start <= 15 ? p : -1;
+}
+
+/** The number the digits from start to end (see digitsEnd) write, as Number() reads it. */
+function digitsValue(text: string, start: number, end: number): number {
+  let value = 0;
+  for (let p = start; p < end; p++) value = value * 10 + text.charCodeAt(p) - 48;
+  return value;
+}
+
+/** 1 to 5 digits. */
+function isPort(text: string, start: number, end: number): boolean {
+  if (end - start < 1 || end - start > 5) return false;
+  for (let p = start; p < end; p++) if (!isDigit(text.charCodeAt(p))) return false;
+  return true;
+}
+
+/** `0`, `0.DIGITS`, `1` or `1.000…`: a number from 0 to 1 as checkValue wants it. */
+function isProbability(text: string, start: number, end: number): boolean {
+  const first = text.charCodeAt(start);
+  if (end - start > 24 || (first !== 48 && first !== 49)) return false;
+  if (end === start + 1) return true;
+  if (text.charCodeAt(start + 1) !== 46 || end === start + 2) return false;
+  for (let p = start + 2; p < end; p++) {
+    const c = text.charCodeAt(p);
+    if (first === 49 ? c !== 48 : !isDigit(c)) return false;
+  }
+  return true;
+}
+
+/**
+ * An IPv4 address with an optional prefix length, octets and prefix without leading zeros; or an IPv6 one
+ * addressProblem finds fine: values of -s and -d that checkParam accepts without a word.
+ */
+function isPlainAddress(text: string, start: number, end: number): boolean {
+  let octets = 0;
+  let digits = 0;
+  let value = 0;
+  let p = start;
+  for (; p <= end; p++) {
+    const c = p < end ? text.charCodeAt(p) : 46;
+    if (isDigit(c)) {
+      if (digits === 1 && value === 0) return false;
+      value = value * 10 + c - 48;
+      if (++digits > 3) return isPlainIpv6(text, start, end); // `2001:db8::1`
+    } else if (c === 46 /* . */ || c === 47 /* / */) {
+      if (digits === 0 || value > 255 || ++octets > 4 || (c === 47 && octets !== 4) || (c === 46 && octets === 4 && p < end)) return false;
+      if (c === 47) break;
+      digits = 0;
+      value = 0;
+    } else if (c === 58 /* : */ || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)) {
+      return isPlainIpv6(text, start, end);
+    } else {
+      return false;
+    }
+  }
+  if (octets !== 4) return false;
+  if (p === end + 1) return true; // no prefix length
+  const length = end - p - 1;
+  if (length < 1 || length > 2) return false;
+  const a = text.charCodeAt(p + 1);
+  if (!isDigit(a)) return false;
+  if (length === 1) return true;
+  const b = text.charCodeAt(p + 2);
+  return a !== 48 && isDigit(b) && (a - 48) * 10 + b - 48 <= 32;
+}
+
+function isPlainIpv6(text: string, start: number, end: number): boolean {
+  if (text.charCodeAt(start) === 58 /* : */) return false; // `::1`: a chain declaration to the Chevrotain lexer
+  for (let p = start; p < end; p++) {
+    const c = text.charCodeAt(p);
+    if (!(isDigit(c) || c === 58 || c === 46 || c === 47 || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
+  }
+  return addressProblem(text.slice(start, end)) === undefined;
+}
+
+/** A DNAT destination `ADDRESS:PORT` or `[ADDRESS]:PORT` (hex digits, dots, colons and brackets: nothing to check). */
+function isHostPort(text: string, start: number, end: number): boolean {
+  const first = text.charCodeAt(start);
+  if (end <= start || first === 58 || (first === 91 /* [ */ && COUNTERS_PREFIX.test(text.slice(start, end)))) return false;
+  for (let p = start; p < end; p++) {
+    const c = text.charCodeAt(p);
+    if (!(isDigit(c) || c === 58 || c === 46 || c === 91 || c === 93 || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
+  }
+  return true;
+}
+
+// Where readKubeShape found the parts of the line (columns; -1 when absent).
+let shapeChainEnd = 0;
+let shapeDestinationStart = -1;
+let shapeDestinationEnd = -1;
+let shapeDestinationNegated = false;
+/** `-j CHAIN`: the chain name and its token. */
+let shapeTargetStart = -1;
+let shapeTargetEnd = -1;
+let shapeTargetToken = -1;
+/** `-j DNAT`. */
+let shapeIsDnat = false;
+/** The option whose value is noted on the rule, and the value's column. */
+let shapeNotedOption: '--to-destination' | '--probability' | undefined;
+let shapeNotedColumn = 0;
+
+/**
+ * Whether `text` (a line starting with `-`) is one of kube-proxy's usual rules (see kubeRule); if so, where its
+ * parts are, in the shape variables.
+ */
+function readKubeShape(text: string): boolean {
+  const knows = kubeKnows();
+  if (knows === null) return false;
+  const length = text.length;
+  if (text.charCodeAt(1) !== 65 /* A */ || text.charCodeAt(2) !== 32) return false;
+  const chainStart = 3;
+  const chainEnd = wordEnd(text, chainStart, length);
+  if (chainEnd < 0) return false;
+  shapeChainEnd = chainEnd;
+  // Tokens: `-A` 0, the chain 1, then options, their values and `!`.
+  let token = 2;
+  let p = chainEnd;
+  let seen = 0;
+  shapeDestinationStart = -1;
+  shapeDestinationEnd = -1;
+  shapeDestinationNegated = false;
+  shapeTargetStart = -1;
+  shapeTargetEnd = -1;
+  shapeTargetToken = -1;
+  shapeNotedOption = undefined;
+  shapeNotedColumn = 0;
+  let current = -1;
+  let implicitModule = -1;
+  kubeContainerCount = 0;
+  while (p < length) {
+    let start = p + 1;
+    let end = text.indexOf(' ', start);
+    if (end < 0) end = length;
+    let negated = false;
+    if (end === start + 1 && text.charCodeAt(start) === 33 /* ! */) {
+      negated = true;
+      token++;
+      start = end + 1;
+      end = text.indexOf(' ', start);
+      if (end < 0) end = length;
+    }
+    // Every option here takes one value.
+    const valueStart = end + 1;
+    if (end - start < 2 || text.charCodeAt(start) !== 45 /* - */ || valueStart >= length) return false;
+    token++;
+    const valueToken = token++;
+    let valueEnd: number;
+    if (end - start === 2) {
+      valueEnd = text.indexOf(' ', valueStart);
+      if (valueEnd < 0) valueEnd = length;
+      const c = text.charCodeAt(start + 1);
+      let bit: number;
+      if (c === 115 /* s */ || c === 100 /* d */) {
+        if (!isPlainAddress(text, valueStart, valueEnd)) return false;
+        bit = c === 115 ? SEEN_SOURCE : SEEN_DESTINATION;
+        if (c === 100) {
+          shapeDestinationStart = valueStart;
+          shapeDestinationEnd = valueEnd;
+          shapeDestinationNegated = negated;
+        }
+      } else if (negated) {
+        return false;
+      } else if (c === 112 /* p */) {
+        implicitModule = kubeModuleAt(text, valueStart, valueEnd);
+        if (implicitModule !== M_TCP && implicitModule !== M_UDP && implicitModule !== M_SCTP) return false;
+        bit = SEEN_PROTOCOL;
+      } else if (c === 109 /* m */) {
+        const module = kubeModuleAt(text, valueStart, valueEnd);
+        if (module < 0) return false;
+        for (let k = 0; k < kubeContainerCount; k++) if (kubeContainer[k] === module) return false;
+        current = pushKubeContainer(module);
+        bit = 0;
+      } else if (c === 106 /* j */) {
+        if (textIs(text, valueStart, valueEnd, 'DNAT')) {
+          current = pushKubeContainer(T_DNAT);
+        } else {
+          if (wordEnd(text, valueStart, length) !== valueEnd) return false;
+          shapeTargetStart = valueStart;
+          shapeTargetEnd = valueEnd;
+          shapeTargetToken = valueToken;
+          current = pushKubeContainer(T_CHAIN);
+        }
+        bit = SEEN_TARGET;
+      } else {
+        return false;
+      }
+      if (seen & bit) return false;
+      seen |= bit;
+    } else {
+      if (negated) return false;
+      const option = kubeOptionAt(text, start, end);
+      if (option < 0 || seen & option) return false;
+      seen |= option;
+      // The match or target that owns the option, as ownerOf finds it: the current one, earlier matches, then
+      // a new implicit match of -p's protocol. None: the generic path reports it.
+      let owner = -1;
+      if (current >= 0 && knows[kubeContainer[current]] & option) {
+        owner = current;
+      } else {
+        for (let k = kubeContainerCount - 1; k >= 0 && owner < 0; k--) {
+          const module = kubeContainer[k];
+          if (module < T_DNAT && knows[module] & option) owner = k;
+        }
+        // (Earlier matches include every one of the protocol's module: this is a new one.)
+        if (owner < 0 && implicitModule >= 0 && knows[implicitModule] & option) owner = pushKubeContainer(implicitModule);
+        if (owner < 0) return false;
+      }
+      if (option === O_COMMENT) {
+        valueEnd = commentEnd(text, valueStart, length);
+      } else {
+        valueEnd = text.indexOf(' ', valueStart);
+        if (valueEnd < 0) valueEnd = length;
+        if (option === O_DPORT || option === O_SPORT ? !isPort(text, valueStart, valueEnd)
+          : option === O_MODE ? !textIs(text, valueStart, valueEnd, 'random')
+            : option === O_PROBABILITY ? !isProbability(text, valueStart, valueEnd)
+              : !isHostPort(text, valueStart, valueEnd)) return false;
+        if (option === O_PROBABILITY || option === O_TO_DESTINATION) {
+          if (shapeNotedOption !== undefined) return false; // one noted value per rule
+          shapeNotedOption = option === O_PROBABILITY ? '--probability' : '--to-destination';
+          shapeNotedColumn = valueStart;
+        }
+      }
+      if (valueEnd < 0) return false;
+    }
+    p = valueEnd;
+    if (p < length && (text.charCodeAt(p) !== 32 || p + 1 >= length)) return false;
+  }
+  // `--probability` is noted as the value of a random statistic.
+  if (shapeNotedOption === '--probability' && (seen & O_MODE) === 0) return false;
+  shapeIsDnat = (seen & SEEN_TARGET) !== 0 && shapeTargetStart < 0;
+  return true;
+}
+
 class RulesetBuilder implements RuleReader {
   readonly diagnostics: Diagnostic[] = [];
   private suppressed = 0;
@@ -227,18 +607,31 @@ class RulesetBuilder implements RuleReader {
   private pendingToken = new Int32Array(1024);
   private pendingRole = new Uint8Array(1024);
   private pendingCount = 0;
+  /**
+   * The chains jumps and gotos name (pend notes those that exist when read, resolveReferences the others): what the
+   * unreferenced-chain hints ask of 100,000 chains, without a lookup of each name among the references.
+   */
+  private readonly jumpedTo = new Set<Chain>();
   /** Whether any save in the file came from iptables-save (a header) rather than hand-written restore input. */
   private sawSaveHeader = false;
   /** One copy of each module and target name. */
   private readonly names = new Map<string, string>();
   /** The line being built: its text and where its tokens' offsets come from. */
   private text = '';
-  /** The last rule of each chain (the end of the chain's full range). */
+  /** The last rule of each chain (the end of the chain's full range), but for the current run (see noteLastRule). */
   private readonly lastRuleOf = new Map<Chain, RuleNode>();
+  /** The chain of the current run of rules (consecutive rules of one chain) and its last rule so far. */
+  private runChain: Chain | undefined;
+  private runLast: RuleNode | undefined;
   /** The rule whose details are being read again (no diagnostics, symbols or new rules then). */
   private reading: RuleNode | undefined;
   /** The chain of the last rule read. */
   private lastChain: Chain | undefined;
+  /** Where in its table's chains kubeRule last found the chain of a run of rules (see nextDeclaredChain). */
+  private chainCursor = -1;
+  private cursorTable: Table | undefined;
+  /** The chain the last rule kubeRule read jumps to (kube-proxy's rules jump to KUBE-MARK-MASQ one after the other). */
+  private lastJump: Chain | undefined;
   private readDetails: RuleDetails | undefined;
 
   constructor(
@@ -286,8 +679,11 @@ class RulesetBuilder implements RuleReader {
 
   private value(k: number): string {
     if (tokens.quoted[k]) return unquote(this.image(k));
-    const start = tokens.start[k];
-    const end = tokens.end[k];
+    return this.plainValue(tokens.start[k], tokens.end[k]);
+  }
+
+  /** The unquoted word of the line from start to end. */
+  private plainValue(start: number, end: number): string {
     // Short slices are copies: keep one of each ("tcp", "random", "80").
     return end - start < 13 ? this.shortText(start, end) : this.text.slice(start, end);
   }
@@ -327,6 +723,7 @@ class RulesetBuilder implements RuleReader {
       this.table.range = spanRanges(this.table.headerRange, lineRange(lastLine, 0, lines[lastLine]?.length ?? 0));
       this.table = undefined;
     }
+    this.endRun();
     for (const [chain, rule] of this.lastRuleOf) {
       const fullRange = rule.range;
       chain.fullRange = spanRanges(chain.range.start.line <= fullRange.start.line ? chain.range : fullRange, fullRange);
@@ -413,7 +810,9 @@ class RulesetBuilder implements RuleReader {
       return;
     }
     this.text = text;
-    if (this.mode === 'fast' && this.fastLine(i, text)) return;
+    // kube-proxy's usual lines first (read once: the details of a rule are read by the generic path).
+    if (this.mode === 'fast' && this.reading === undefined && (first === 45 /* - */ ? this.kubeRule(i, text) : first === 58 /* : */ && this.chainDeclaration(i, text))) return;
+    if (this.mode !== 'chevrotain' && this.fastLine(i, text)) return;
     if (/^[ \t\f\v\r]+$/.test(text)) {
       this.diag(lineRange(i, 0, text.length), 'error', 'blank-with-spaces', t('A line with only whitespace: iptables-restore fails on it ("line {0} failed").', i + 1));
       return;
@@ -553,6 +952,138 @@ class RulesetBuilder implements RuleReader {
     return true;
   }
 
+  /**
+   * kube-proxy's usual rules (about 95% of the lines of a large dump), read straight from the text: `-A CHAIN`
+   * then, each at most once and in any order, `[! ]-s`/`[! ]-d ADDRESS`, `-p tcp|udp|sctp`, `-m comment|tcp|udp|
+   * sctp|statistic`, `--comment WORD|"TEXT"`, `--dport`/`--sport PORT`, `--mode random`, `--probability P`,
+   * `-j CHAIN`, `-j DNAT`, `--to-destination HOST:PORT`, separated by single spaces. On these the first reading
+   * always has the same effects, which are made here without the token table and the option lookups of `rule`.
+   * Returns false, having changed nothing, for anything else (any value the generic path would have to check,
+   * odd spacing, escapes, abbreviations, options owned by no match…): the fast path reads it.
+   */
+  private kubeRule(i: number, text: string): boolean {
+    const table = this.table;
+    if (table === undefined || !readKubeShape(text)) return false;
+    const chainStart = 3;
+    const chainEnd = shapeChainEnd;
+    const targetStart = shapeTargetStart;
+    const targetEnd = shapeTargetEnd;
+    let jumpChain: Chain | undefined;
+    let jumpName: string | undefined;
+    if (targetStart >= 0) {
+      const last = this.lastJump;
+      if (last !== undefined && last.tableId === table.id && targetEnd - targetStart === last.name.length && text.startsWith(last.name, targetStart)) {
+        jumpChain = last;
+      } else {
+        jumpName = this.plainValue(targetStart, targetEnd);
+        jumpChain = table.chainByName.get(jumpName);
+      }
+      const name = jumpChain ? jumpChain.name : jumpName!;
+      if (TARGET_EXTENSION_NAMES.has(name) || VERDICTS.has(name) || name === 'RETURN') return false;
+    }
+
+    // The line is one of the shapes: what `rule` does on its first reading.
+    const last = this.lastChain;
+    const sameChain = last !== undefined && last.tableId === table.id && chainEnd - chainStart === last.name.length && text.startsWith(last.name, chainStart);
+    let chain: Chain | undefined = sameChain ? last : this.nextDeclaredChain(table, text, chainStart, chainEnd);
+    if (chain === undefined) {
+      const chainName = this.plainValue(chainStart, chainEnd);
+      chain = table.chainByName.get(chainName) ?? this.addChain(table, chainName, lineRange(i, chainStart, chainEnd));
+      this.moveChainCursor(table, chain);
+    }
+    this.lastChain = chain;
+    const rule = new RuleNode(chain as ChainNode, 'append', undefined, text, i, 1, undefined, notedBits(shapeNotedOption ?? '--to-destination', shapeNotedColumn));
+    if (!chain.declared && !chain.builtin) this.pend(table, chain.name, rule, 1, OWNER);
+    if (shapeDestinationStart >= 0 && !shapeDestinationNegated) rule.plainDestination = this.plainValue(shapeDestinationStart, shapeDestinationEnd);
+    if (targetStart >= 0) {
+      const name = jumpChain ? jumpChain.name : this.intern(jumpName!);
+      const defined = jumpChain !== undefined && (jumpChain.declared || jumpChain.builtin);
+      this.pend(table, name, rule, shapeTargetToken, JUMP | (defined ? DEFINED : 0), jumpChain);
+      rule.targetName = name;
+      if (jumpChain !== undefined) this.lastJump = jumpChain;
+    } else if (shapeIsDnat) {
+      rule.targetName = 'DNAT';
+    }
+    table.rules.push(rule);
+    chain.rules.push(rule);
+    rule.index = chain.rules.length;
+    this.noteLastRule(chain, rule);
+    this.ruleByLine.set(i, rule);
+    return true;
+  }
+
+  /**
+   * `:NAME - [PACKETS:BYTES]`: a user-defined chain declared as iptables-save prints it (a third of the lines of a
+   * large kube-proxy dump). What chainLine does, without the token table; false, having changed nothing, for
+   * anything else (policies, long names, odd spacing…: the fast path reads those).
+   */
+  private chainDeclaration(i: number, text: string): boolean {
+    const table = this.table;
+    if (table === undefined) return false;
+    const length = text.length;
+    const nameEnd = wordEnd(text, 1, length);
+    // Names longer than 28 characters are reported by chainLine.
+    if (nameEnd < 0 || nameEnd > 29 || nameEnd + 5 > length || !text.startsWith(' - [', nameEnd)) return false;
+    const countersStart = nameEnd + 3;
+    const packetsEnd = digitsEnd(text, countersStart + 1, length);
+    if (packetsEnd < 0 || text.charCodeAt(packetsEnd) !== 58 /* : */) return false;
+    const bytesEnd = digitsEnd(text, packetsEnd + 1, length);
+    if (bytesEnd !== length - 1 || text.charCodeAt(bytesEnd) !== 93 /* ] */) return false;
+    const chain = this.declareChain(table, text.slice(1, nameEnd), lineRange(i, 0, length), lineRange(i, 1, nameEnd));
+    chain.counters = { packets: digitsValue(text, countersStart + 1, packetsEnd), bytes: digitsValue(text, packetsEnd + 1, bytesEnd), range: lineRange(i, countersStart, length) };
+    return true;
+  }
+
+  /**
+   * iptables-save prints the rules chain by chain, in the order it declares the chains: the chain of a new run of
+   * rules is mostly one of the next declared ones, found without a lookup in a map of 100,000 names (issue #8).
+   * The chain named from start to end of the text if it is one of them (as chainByName has it), else undefined.
+   */
+  private nextDeclaredChain(table: Table, text: string, start: number, end: number): Chain | undefined {
+    const chains = table.chains;
+    const from = this.cursorTable === table ? this.chainCursor + 1 : 0;
+    const to = Math.min(chains.length, from + NEXT_CHAINS);
+    for (let k = from; k < to; k++) {
+      const name = chains[k].name;
+      if (name.length === end - start && text.startsWith(name, start)) {
+        this.cursorTable = table;
+        this.chainCursor = k;
+        return chains[k];
+      }
+    }
+    return undefined;
+  }
+
+  /** After a lookup: the cursor of nextDeclaredChain follows the chain found if it comes soon after the cursor. */
+  private moveChainCursor(table: Table, chain: Chain): void {
+    const chains = table.chains;
+    const from = this.cursorTable === table ? this.chainCursor + 1 : 0;
+    const to = Math.min(chains.length, from + CURSOR_SEARCH);
+    for (let k = from; k < to; k++) {
+      if (chains[k] === chain) {
+        this.cursorTable = table;
+        this.chainCursor = k;
+        return;
+      }
+    }
+  }
+
+  /** lastRuleOf, one update per run of rules of a chain rather than per rule. */
+  private noteLastRule(chain: Chain, rule: RuleNode): void {
+    if (chain !== this.runChain) {
+      this.endRun();
+      this.runChain = chain;
+    }
+    this.runLast = rule;
+  }
+
+  private endRun(): void {
+    if (this.runChain === undefined) return;
+    this.lastRuleOf.set(this.runChain, this.runLast!);
+    this.runChain = undefined;
+    this.runLast = undefined;
+  }
+
   private syntaxError(i: number, text: string, token: IToken | undefined): void {
     const looksLikeProse = /^[^-:*\[#]/.test(text.trimStart());
     const start = token && !Number.isNaN(token.startOffset) ? token.startOffset : 0;
@@ -674,12 +1205,14 @@ class RulesetBuilder implements RuleReader {
   }
 
   private ensureChain(table: Table, name: string, range: Range): Chain {
-    let chain = table.chainByName.get(name);
-    if (!chain) {
-      chain = new ChainNode(name, table.id, isBuiltinChain(table.name, name), range, this);
-      table.chainByName.set(name, chain);
-      table.chains.push(chain);
-    }
+    return table.chainByName.get(name) ?? this.addChain(table, name, range);
+  }
+
+  /** A new chain (none of that name in the table yet). */
+  private addChain(table: Table, name: string, range: Range): Chain {
+    const chain = new ChainNode(name, table.id, isBuiltinChain(table.name, name), range, this);
+    table.chainByName.set(name, chain);
+    table.chains.push(chain);
     return chain;
   }
 
@@ -689,11 +1222,13 @@ class RulesetBuilder implements RuleReader {
       this.diag(nameRange, 'warning', 'duplicate-chain', t('Chain {0} is declared twice in table {1}.', name, table.name));
       return existing;
     }
-    const chain = this.ensureChain(table, name, nameRange);
+    // One lookup per declaration: a large dump declares 100,000 chains.
+    const chain = existing ?? this.addChain(table, name, nameRange);
     chain.declared = true;
     chain.range = lineRangeOfDecl;
     chain.nameRange = nameRange;
     chain.fullRange = lineRangeOfDecl;
+    this.endRun();
     this.lastRuleOf.delete(chain);
     chain.deletedAt = undefined;
     this.symbols.define(new StoredDefinition('chain', name, table.id, nameRange, lineRangeOfDecl, chain.builtin), nameRange.start.line);
@@ -864,7 +1399,7 @@ class RulesetBuilder implements RuleReader {
       } else if (operation === 'replace') {
         this.diag(this.tok(i, chainToken), 'error', 'position-missing', t('-R needs a rule number after the chain name.'));
       }
-      chain = sameChain ? last : (table.chainByName.get(chainName) ?? this.ensureChain(table, chainName, this.tok(i, chainToken)));
+      chain = sameChain ? last : (table.chainByName.get(chainName) ?? this.addChain(table, chainName, this.tok(i, chainToken)));
       this.lastChain = chain;
       rule = new RuleNode(chain as ChainNode, operation, position, text, i, chainToken, offsets);
       if (!chain.declared && !chain.builtin) {
@@ -966,7 +1501,7 @@ class RulesetBuilder implements RuleReader {
           if (!isExtension) {
             // A chain declared (or built in) now stays so: resolveReferences need not look it up again.
             const defined = known !== undefined && (known.declared || known.builtin);
-            this.pend(table, name, rule, v0, (goto ? GOTO : JUMP) | (defined ? DEFINED : 0));
+            this.pend(table, name, rule, v0, (goto ? GOTO : JUMP) | (defined ? DEFINED : 0), known);
           }
           rule.targetName = name;
         } else {
@@ -1027,7 +1562,7 @@ class RulesetBuilder implements RuleReader {
     table.rules.push(rule);
     chain!.rules.push(rule);
     rule.index = chain!.rules.length;
-    this.lastRuleOf.set(chain!, rule);
+    this.noteLastRule(chain!, rule);
     this.ruleByLine.set(i, rule);
   }
 
@@ -1137,7 +1672,9 @@ class RulesetBuilder implements RuleReader {
     }
   }
 
-  private pend(table: Table, name: string, rule: RuleNode, token: number, role: number): void {
+  /** `chain`: the chain a jump or goto names, when it exists already. */
+  private pend(table: Table, name: string, rule: RuleNode, token: number, role: number, chain?: Chain): void {
+    if (chain !== undefined) this.jumpedTo.add(chain);
     const k = this.pendingCount++;
     if (k === this.pendingToken.length) {
       const tokens = new Int32Array(k * 2);
@@ -1167,6 +1704,7 @@ class RulesetBuilder implements RuleReader {
       if (!defined) {
         const chain = table.chainByName.get(name);
         defined = chain !== undefined && (chain.declared || chain.builtin);
+        if (chain !== undefined && role !== OWNER) this.jumpedTo.add(chain);
       }
       if (role !== OWNER) this.symbols.reference(new ChainReference(name, role === GOTO ? 'goto' : 'jump', rule, token), rule.line);
       if (defined) continue;
@@ -1187,11 +1725,11 @@ class RulesetBuilder implements RuleReader {
     for (const table of this.tables) {
       for (const chain of table.chains) {
         if (chain.builtin || !chain.declared || chain.deletedAt) continue;
-        const used = this.symbols.referencesTo('chain', table.id, chain.name).some((r) => r.role === 'jump' || r.role === 'goto');
-        if (used || isEntryChain(chain.name)) continue;
+        if (this.jumpedTo.has(chain) || isEntryChain(chain.name)) continue;
         this.diag(chain.nameRange, 'hint', 'unreferenced-chain', t('Nothing jumps to chain {0}: possibly stale.', chain.name), true);
       }
     }
+    this.jumpedTo.clear();
   }
 
   private inferFamilies(): void {
