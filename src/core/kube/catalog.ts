@@ -2,11 +2,10 @@
 // wrote them and from the chain structure where it did not (large clusters drop most comments).
 import type { Diagnostic } from '../model/diagnostics';
 import {
-  findAnyMatchOption,
   findMatchOption,
   findParam,
   matchOptionValues,
-  ruleComment,
+  plainParam,
   targetOptionValue,
   type Chain,
   type IptablesRuleset,
@@ -18,6 +17,7 @@ import { t } from '../l10n';
 import { classifyKubeChain, isServiceHashedKind } from './chains';
 import { endpointHash, isEndpointHashName, portProtoHash } from './hash';
 import { withTransientRuleDetails } from '../parse/iptables/nodes';
+import { RulePeek } from './iptables-rule-peek';
 import { formatHostPort } from '../trace/addr';
 
 export type FrontendKind = 'clusterIP' | 'nodePort' | 'loadBalancer' | 'externalIP';
@@ -244,21 +244,10 @@ function splitHostPortSlowly(value: string): { address: string; port: number } |
   return { address: m[1].split('-')[0], port: Number(m[2] ?? 0) };
 }
 
-function ruleProtocol(rule: Rule): string | undefined {
-  return findParam(rule, '-p')?.values[0]?.toLowerCase();
-}
-
-function dport(rule: Rule): number | undefined {
-  const o = findAnyMatchOption(rule, '--dport', '--destination-port', '--dports', '--destination-ports');
-  if (!o || o.negated) return undefined;
-  const n = Number(o.values[0]);
-  return Number.isInteger(n) ? n : undefined;
-}
-
+/** The first `-d`'s value unless negated, without a /32 or /128. */
 function destination(rule: Rule): string | undefined {
-  const d = findParam(rule, '-d');
-  if (!d || d.negated) return undefined;
-  return stripHostPrefix(d.values[0]);
+  const d = plainParam(rule, '-d');
+  return d === undefined ? undefined : stripHostPrefix(d);
 }
 
 const STATISTIC_OPTIONS = ['--mode', '--probability'] as const;
@@ -270,12 +259,6 @@ function isStatisticRandom(rule: Rule): number | undefined {
   return Number.isFinite(p) ? p : undefined;
 }
 
-function isAffinityCheck(rule: Rule): boolean {
-  if (!rule.raw.includes('recent')) return false; // no `-m recent` in the line: no need to read its matches
-  const m = rule.matches.find((x) => x.module === 'recent');
-  return Boolean(m && m.options.some((o) => o.name === '--rcheck' || o.name === '--update'));
-}
-
 function frontendKindFromComment(comment: string | undefined): FrontendKind | undefined {
   if (!comment) return undefined;
   if (/ cluster IP$/.test(comment)) return 'clusterIP';
@@ -284,10 +267,35 @@ function frontendKindFromComment(comment: string | undefined): FrontendKind | un
   return undefined;
 }
 
+const FRONTEND_ORDER: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
+
+function compareFrontends(a: Frontend, b: Frontend): number {
+  return FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port;
+}
+
+/** The kinds of chain named after a Service port's hash (see isServiceHashedKind). */
+type HashedKind = 'service' | 'service-local' | 'external' | 'firewall' | 'legacy-xlb';
+
+/** One kube-proxy hash of a nat table: its Service and its chains by kind, found once by name (issue #8). */
+interface HashEntry {
+  service: Service | undefined;
+  chains: Record<HashedKind, Chain | undefined>;
+}
+
+/** The chains whose names are checked against a Service's hash, in order, with their prefix. */
+const NAME_CHECKED_CHAINS: readonly [HashedKind, string][] = [
+  ['service', 'KUBE-SVC-'],
+  ['service-local', 'KUBE-SVL-'],
+  ['external', 'KUBE-EXT-'],
+  ['firewall', 'KUBE-FW-'],
+];
+
 class CatalogBuilder {
   private readonly byKey = new Map<string, Service>();
   private readonly indexes = new Map<number, { byName: Map<string, Service>; byFrontend: Map<string, Service> }>();
   readonly diagnostics: Diagnostic[] = [];
+  /** Reads what the catalog needs of a rule from its line (see RulePeek). */
+  private readonly peek = new RulePeek();
 
   constructor(private readonly ruleset: IptablesRuleset) {}
 
@@ -314,6 +322,17 @@ class CatalogBuilder {
     return s;
   }
 
+  /** The Service of kube-proxy hash `hash` in the nat table `table`, made (and listed in `made`) when new. */
+  private hashedService(table: Table, entry: HashEntry, hash: string, made: HashEntry[]): Service {
+    let s = entry.service;
+    if (s === undefined) {
+      s = entry.service = this.service(table, `hash:${hash}`);
+      made.push(entry);
+    }
+    s.hash = hash;
+    return s;
+  }
+
   private nameFrom(s: Service, spn: ServicePortName | undefined): void {
     if (!spn || s.name) return;
     s.namespace = spn.namespace;
@@ -322,31 +341,47 @@ class CatalogBuilder {
   }
 
   private natTable(table: Table): void {
-    const chains = table.chains.filter((c) => !c.deletedAt);
-    // What the KUBE-MARK-MASQ rules of each SVC/SVL chain say (see masqueradeEffects), read in step 1 while the
-    // details of the chain's first rule are still at hand, applied in step 3 to the chain the Service uses.
+    // What the KUBE-MARK-MASQ rules of each SVC/SVL chain say (see masqueradeEffects), read in step 1 just after the
+    // chain's first rule (usually that rule), applied in step 3 to the chain the Service uses.
     const masquerade = new Map<Chain, (string | true)[]>();
+    // The table's hashes with their chains (deleted ones too), and those with a Service in the order the Services
+    // were made (that of byKey).
+    const byHash = new Map<string, HashEntry>();
+    const entry = (hash: string): HashEntry => {
+      let found = byHash.get(hash);
+      if (found === undefined) {
+        const chains = { service: undefined, 'service-local': undefined, external: undefined, firewall: undefined, 'legacy-xlb': undefined };
+        byHash.set(hash, (found = { service: undefined, chains }));
+      }
+      return found;
+    };
+    const withService: HashEntry[] = [];
     // 1. Hashed per-service chains give the identity and the endpoint selection.
-    for (const chain of chains) {
+    for (const chain of table.chains) {
+      // Endpoint chains (most of them) are read from the Service chains' rules.
+      if (chain.name.startsWith('KUBE-SEP-')) continue;
       const info = classifyKubeChain(chain.name);
       if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
-      const s = this.service(table, `hash:${info.hash}`);
-      s.hash = info.hash;
+      const hashEntry = entry(info.hash);
+      hashEntry.chains[info.kind as HashedKind] = chain;
+      if (chain.deletedAt) continue;
+      const s = this.hashedService(table, hashEntry, info.hash, withService);
       const role: ObjectRef['role'] =
         info.kind === 'service' ? 'service-chain' : info.kind === 'service-local' || info.kind === 'legacy-xlb' ? 'service-local-chain' : info.kind === 'external' ? 'external-chain' : 'firewall-chain';
       s.objects.push(new NamedObjectRef(chain.name, table.id, role, chain));
       for (const rule of chain.rules) {
         if (s.name && s.protocol) break; // both known: the remaining rules cannot change them
-        if (!s.name) this.nameFrom(s, parseServicePortName(ruleComment(rule)));
-        s.protocol ||= ruleProtocol(rule) ?? '';
+        const peek = this.peek.read(rule);
+        if (!s.name) this.nameFrom(s, parseServicePortName(peek.comment()));
+        s.protocol ||= peek.protocol() ?? '';
       }
-      if (info.kind === 'service' || info.kind === 'service-local' || info.kind === 'legacy-xlb') masquerade.set(chain, masqueradeEffects(chain));
+      if (info.kind === 'service' || info.kind === 'service-local' || info.kind === 'legacy-xlb') masquerade.set(chain, masqueradeEffects(chain, this.peek));
       if (info.kind === 'firewall') {
         const ranges = chain.rules.filter((r) => r.target?.kind === 'jump' && findParam(r, '-s')).map((r) => findParam(r, '-s')!.values[0]);
         if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
       }
       if (info.kind === 'external') {
-        const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.targetName ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(ruleComment(r) ?? ''));
+        const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.targetName ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(this.peek.read(r).comment() ?? ''));
         s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
       }
     }
@@ -356,12 +391,12 @@ class CatalogBuilder {
       const target = rule.targetName ?? '';
       const info = classifyKubeChain(target);
       if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
-      const s = this.service(table, `hash:${info.hash}`);
-      s.hash = info.hash;
-      const comment = ruleComment(rule);
-      this.nameFrom(s, parseServicePortName(comment));
-      s.protocol ||= ruleProtocol(rule) ?? '';
-      const port = dport(rule);
+      const s = this.hashedService(table, entry(info.hash), info.hash, withService);
+      const peek = this.peek.read(rule);
+      const comment = peek.comment();
+      if (!s.name) this.nameFrom(s, parseServicePortName(comment));
+      s.protocol ||= peek.protocol() ?? '';
+      const port = peek.destinationPort();
       const address = destination(rule);
       if (port === undefined) continue;
       let kind = frontendKindFromComment(comment);
@@ -374,93 +409,102 @@ class CatalogBuilder {
     for (const rule of nodePorts?.rules ?? []) {
       const info = classifyKubeChain(rule.targetName ?? '');
       if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
-      const port = dport(rule);
+      const peek = this.peek.read(rule);
+      const port = peek.destinationPort();
       if (port === undefined) continue;
-      const s = this.service(table, `hash:${info.hash}`);
-      s.hash = info.hash;
-      this.nameFrom(s, parseServicePortName(ruleComment(rule)));
-      s.protocol ||= ruleProtocol(rule) ?? '';
+      const s = this.hashedService(table, entry(info.hash), info.hash, withService);
+      if (!s.name) this.nameFrom(s, parseServicePortName(peek.comment()));
+      s.protocol ||= peek.protocol() ?? '';
       this.addFrontend(s, { kind: 'nodePort', port, range: rule.range });
       s.objects.push(new RuleObjectRef(rule, 'frontend-rule'));
     }
     // 3. Endpoints: follow the chain the ClusterIP frontend uses (SVC, or SVL for internalTrafficPolicy Local).
-    for (const [key, s] of this.byKey) {
-      if (!key.startsWith(`${table.saveIndex}\u0000hash:`) || !s.hash) continue;
-      const svc = table.chainByName.get(`KUBE-SVC-${s.hash}`);
-      const svl = table.chainByName.get(`KUBE-SVL-${s.hash}`) ?? table.chainByName.get(`KUBE-XLB-${s.hash}`);
+    for (const { service: s, chains } of withService) {
+      if (s === undefined) continue;
+      const svc = chains.service;
+      const svl = chains['service-local'] ?? chains['legacy-xlb'];
       const primary = s.policies.internalTrafficPolicy === 'Local' ? svl : (svc ?? svl);
       // The local chain's endpoints, selected once: they mark the primary's and add those reachable only locally.
-      const localEndpoints = svl ? this.selectedEndpoints(table, svl) : [];
-      const localSeps = new Set(localEndpoints.map((e) => e.chain));
+      // Each list of endpoints comes with their KUBE-SEP chains, for the hash checks.
+      const localChains: (Chain | undefined)[] = [];
+      const localEndpoints = svl ? this.selectedEndpoints(table, svl, localChains) : [];
+      const localSeps = localEndpoints.length > 0 ? new Set(localEndpoints.map((e) => e.chain)) : undefined;
+      let endpointChains = localChains;
       if (!primary && !svc && !svl) s.endpointsNotInDump = true;
       if (primary) {
-        s.endpoints = primary === svl ? localEndpoints : this.selectedEndpoints(table, primary);
-        for (const e of s.endpoints) if (localSeps.has(e.chain)) e.local = true;
-        for (const effect of masquerade.get(primary) ?? masqueradeEffects(primary)) {
+        if (primary !== svl) endpointChains = [];
+        s.endpoints = primary === svl ? localEndpoints : this.selectedEndpoints(table, primary, endpointChains);
+        if (localSeps) for (const e of s.endpoints) if (localSeps.has(e.chain)) e.local = true;
+        for (const effect of masquerade.get(primary) ?? masqueradeEffects(primary, this.peek)) {
           if (effect === true) s.policies.masqueradeAll = true;
           else s.policies.clusterCIDR = effect;
         }
-        const affinity = primary.rules.find(isAffinityCheck);
+        const affinity = primary.rules.find((rule) => this.peek.read(rule).isAffinityCheck());
         if (affinity) {
-          const seconds = Number(findMatchOption(affinity, 'recent', '--seconds')?.values[0] ?? 10800);
+          const seconds = Number(this.peek.read(affinity).affinitySeconds() ?? 10800);
           s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: seconds };
         }
       }
       // Endpoints reachable only through the local chain (externalTrafficPolicy Local, all endpoints elsewhere).
       if (svl && primary !== svl) {
-        for (const e of localEndpoints) {
+        localEndpoints.forEach((e, k) => {
           if (!s.endpoints.some((x) => x.chain === e.chain)) {
             // Reachable only through the local chain: the same endpoint, with no share of ClusterIP traffic.
             e.probability = 0;
             e.local = true;
             s.endpoints.push(e);
+            endpointChains.push(localChains[k]);
           }
-        }
+        });
       }
-      this.checkHashes(table, s);
+      this.checkHashes(s, chains, endpointChains);
     }
   }
 
-  /** Endpoints a new connection can reach from a KUBE-SVC/SVL chain, with effective probabilities. */
-  private selectedEndpoints(table: Table, chain: Chain): Endpoint[] {
+  /** Endpoints a new connection can reach from a KUBE-SVC/SVL chain, with effective probabilities; their chains go to `seps`. */
+  private selectedEndpoints(table: Table, chain: Chain, seps: (Chain | undefined)[]): Endpoint[] {
     const out: Endpoint[] = [];
     let remaining = 1;
     for (const rule of chain.rules) {
       const target = rule.targetName ?? '';
-      if (!target.startsWith('KUBE-SEP-') || isAffinityCheck(rule)) continue;
+      if (!target.startsWith('KUBE-SEP-') || this.peek.read(rule).isAffinityCheck()) continue;
       const p = isStatisticRandom(rule);
       const share = remaining * (p ?? 1);
       remaining -= share;
       const sep = table.chainByName.get(target);
-      const dnat = sep?.rules.find((r) => r.targetName === 'DNAT');
+      const dnat = sep && firstDnat(sep);
       const to = dnat ? targetOptionValue(dnat, '--to-destination') : undefined;
-      const hostPort = to ? splitHostPort(to) : parseEndpointComment(ruleComment(rule));
+      const hostPort = to ? splitHostPort(to) : parseEndpointComment(this.peek.read(rule).comment());
       if (!hostPort) continue;
       const endpoint = new RuleEndpoint(hostPort.address, hostPort.port, share, target, rule);
       if (p !== undefined) endpoint.ruleProbability = p;
       out.push(endpoint);
+      seps.push(sep);
       if (p === undefined) break; // an unconditional jump ends the selection: later rules are unreachable
     }
     return out;
   }
 
-  private checkHashes(table: Table, s: Service): void {
+  /** Checks the names of the Service's chains and of its endpoints' (`endpointChains`, one each) against its name and protocol. */
+  private checkHashes(s: Service, chains: HashEntry['chains'], endpointChains: (Chain | undefined)[]): void {
     if (!s.name || !s.protocol || !s.hash) return;
     const spn = servicePortNameString(s);
     const expected = portProtoHash(spn, s.protocol);
-    for (const prefix of ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-']) {
-      const chain = table.chainByName.get(prefix + s.hash);
+    for (const [kind, prefix] of NAME_CHECKED_CHAINS) {
+      const chain = chains[kind];
       if (!chain || !chain.declared) continue;
-      s.hashChecks.push(new NamedHashCheck(chain.name, prefix + expected, expected === s.hash, chain));
+      const ok = expected === s.hash;
+      // The chain's own name when it matches: no second copy of it for each Service.
+      s.hashChecks.push(new NamedHashCheck(chain.name, ok ? chain.name : prefix + expected, ok, chain));
     }
-    for (const e of s.endpoints) {
-      if (!e.chain) continue;
-      const chain = table.chainByName.get(e.chain);
-      if (!chain?.declared) continue;
+    s.endpoints.forEach((e, k) => {
+      if (!e.chain) return;
+      const chain = endpointChains[k];
+      if (!chain?.declared) return;
       const endpoint = formatHostPort(e.address, e.port);
       const ok = isEndpointHashName(e.chain, 'KUBE-SEP-', spn, s.protocol, endpoint);
       s.hashChecks.push(new NamedHashCheck(e.chain, ok ? e.chain : `KUBE-SEP-${endpointHash(spn, s.protocol, endpoint)}`, ok, chain));
-    }
+    });
     for (const check of s.hashChecks) {
       if (check.ok) continue;
       this.diagnostics.push({
@@ -478,11 +522,12 @@ class CatalogBuilder {
       for (const rule of chain?.rules ?? []) {
         const verdict = rule.targetName;
         if (verdict !== 'REJECT' && verdict !== 'DROP') continue;
-        const comment = ruleComment(rule);
+        const peek = this.peek.read(rule);
+        const comment = peek.comment();
         const spn = parseServicePortName(comment);
-        const port = dport(rule);
+        const port = peek.destinationPort();
         if (port === undefined) continue;
-        const protocol = ruleProtocol(rule) ?? 'tcp';
+        const protocol = peek.protocol() ?? 'tcp';
         const address = destination(rule);
         let s = this.findByName(table, spn, protocol) ?? this.findByFrontend(table, address, port, protocol);
         if (!s) {
@@ -547,8 +592,7 @@ class CatalogBuilder {
     if (s.endpoints.length > 0 && s.policies.noEndpoints === 'reject' && !s.endpoints.some((e) => e.probability > 0)) {
       // only local endpoints left for external traffic
     }
-    const order: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
-    s.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
+    if (s.frontends.length > 1) s.frontends.sort(compareFrontends);
   }
 }
 
@@ -556,15 +600,22 @@ class CatalogBuilder {
  * In rule order, what each `-j KUBE-MARK-MASQ` rule of a KUBE-SVC/SVL chain says: the cluster CIDR of its
  * negated `! -s`, or true (masquerade all) when it has no `-s`.
  */
-function masqueradeEffects(chain: Chain): (string | true)[] {
+function masqueradeEffects(chain: Chain, peek: RulePeek): (string | true)[] {
   const effects: (string | true)[] = [];
   for (const rule of chain.rules) {
     if (rule.targetName !== 'KUBE-MARK-MASQ') continue;
-    const src = findParam(rule, '-s');
-    if (src?.negated) effects.push(src.values[0]);
+    const src = peek.read(rule).source();
+    if (src?.negated) effects.push(src.value!);
     else if (!src) effects.push(true);
   }
   return effects;
+}
+
+/** The chain's first DNAT rule (a loop: called for each of 100,000 endpoints). */
+function firstDnat(chain: Chain): Rule | undefined {
+  const rules = chain.rules;
+  for (let k = 0; k < rules.length; k++) if (rules[k].targetName === 'DNAT') return rules[k];
+  return undefined;
 }
 
 function parseEndpointComment(comment: string | undefined): { address: string; port: number } | undefined {

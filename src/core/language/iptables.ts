@@ -37,8 +37,8 @@ export interface IptablesAnalysis {
   diagnostics: Diagnostic[];
   /** (table id, chain) → the Service the chain implements. */
   serviceByChain: ChainIndex<Service>;
-  /** `tableId\0KUBE-SEP-…` → the endpoint and its Service. */
-  endpointByChain: ChainIndex<{ service: Service; endpoint: Endpoint }>;
+  /** (table id, KUBE-SEP chain) → the endpoint and its Service. */
+  endpointByChain: EndpointIndex;
 }
 
 /** Values by table id and chain name (no key string is built per chain: a large dump has 100,000 of them). */
@@ -56,6 +56,24 @@ export class ChainIndex<T> {
   }
 }
 
+/**
+ * The endpoint a KUBE-SEP chain implements, found through serviceByChain, which maps each such chain to the Service
+ * whose endpoints list it last (in catalog order), and then among that Service's endpoints: no second index of
+ * 100,000 entries and pairs kept for a large dump (issue #8).
+ */
+export class EndpointIndex {
+  constructor(private readonly serviceByChain: ChainIndex<Service>) {}
+
+  get(tableId: string, chain: string): { service: Service; endpoint: Endpoint } | undefined {
+    const service = this.serviceByChain.get(tableId, chain);
+    if (service === undefined) return undefined;
+    const endpoints = service.endpoints;
+    // The last one, as an index filled in list order would keep.
+    for (let k = endpoints.length - 1; k >= 0; k--) if (endpoints[k].chain === chain) return { service, endpoint: endpoints[k] };
+    return undefined;
+  }
+}
+
 export function analyzeIptables(text: string): IptablesAnalysis {
   return analyzeIptablesRuleset(parseIptables(text));
 }
@@ -64,19 +82,16 @@ export function analyzeIptables(text: string): IptablesAnalysis {
 export function analyzeIptablesRuleset(ruleset: IptablesRuleset): IptablesAnalysis {
   const catalog = buildCatalog(ruleset);
   const serviceByChain = new ChainIndex<Service>();
-  const endpointByChain = new ChainIndex<{ service: Service; endpoint: Endpoint }>();
   for (const s of catalog.services) {
     for (const o of s.objects) {
       if (o.role !== 'frontend-rule' && o.role !== 'reject-rule') serviceByChain.set(o.tableId, o.name, s);
     }
+    // Endpoint chains (KUBE-SEP-…, never the name of one of the objects above) in the table of the Service's chains.
     const natTableId = s.objects.find((o) => o.role !== 'reject-rule' && o.role !== 'frontend-rule')?.tableId;
-    for (const e of s.endpoints) {
-      if (e.chain && natTableId) {
-        endpointByChain.set(natTableId, e.chain, { service: s, endpoint: e });
-        serviceByChain.set(natTableId, e.chain, s);
-      }
-    }
+    if (natTableId === undefined) continue;
+    for (const e of s.endpoints) if (e.chain) serviceByChain.set(natTableId, e.chain, s);
   }
+  const endpointByChain = new EndpointIndex(serviceByChain);
   return {
     dialect: 'iptables',
     ruleset,

@@ -1,0 +1,299 @@
+// What the Service catalog reads of an iptables rule — its comment, protocol, first source, destination port and
+// session-affinity check — read from the line in one scan, instead of building the rule's details (a full re-parse
+// into objects) for each of the 30,000 rules a 10,000-Service dump makes it read (issue #8).
+//
+// The scan answers only when the line leaves no doubt about what the details would hold: every option the catalog
+// reads (or an abbreviation of one) sits in the run of a `-m` match that knows it, so it cannot belong to anything
+// else; any other doubt (an unusual line, such an option before any match or after the target, two destination
+// ports) sends the reader to the details, which the accessors then use instead.
+import { findAnyMatchOption, findMatchOption, findParam, ruleComment, type Rule } from '../model/iptables';
+import { K_BANG, K_LONG, K_SHORT, K_VALUE, scanLine, TokenTable } from '../parse/iptables/nodes';
+import { lookupMatchOption } from '../parse/iptables/extensions';
+import { unquote } from '../parse/iptables/lexer';
+
+/** Options the catalog reads, in every spelling the details may store under these names (abbreviations are prefixes). */
+const READ_OPTIONS = ['--comment', '--dport', '--destination-port', '--dports', '--destination-ports', '--rcheck', '--update', '--seconds'];
+const DESTINATION_PORT_NAMES: readonly string[] = ['--dport', '--destination-port', '--dports', '--destination-ports'];
+/** The parameters the catalog reads by any spelling (see the parser's PARAM_ALIASES), and `-d`'s, which a read option's abbreviation would otherwise look like. */
+const SOURCE_SPELLINGS = ['--source', '--src'];
+const PROTOCOL_SPELLINGS = ['--protocol'];
+const DESTINATION_SPELLINGS = ['--destination', '--dst'];
+const PROTOCOL_NAMES = ['tcp', 'udp', 'sctp'];
+const FULL_COUNTERS = /^\[\d+:\d+\]$/;
+
+// What an option token is to the scan (the parser's `current` container is NONE, MATCH or TARGET).
+const NONE = -1;
+const MATCH = 0;
+const TARGET = 1;
+const PROTOCOL = 2;
+const SOURCE = 3;
+const READ = 4;
+const OTHER = 5;
+
+/** Options whose exact spelling their module stores under that name (see the unit test). */
+const CANONICAL_OPTIONS: readonly [string, string][] = [
+  ['comment', '--comment'],
+  ['tcp', '--dport'],
+  ['udp', '--dport'],
+  ['sctp', '--dport'],
+  ['multiport', '--dports'],
+  ['recent', '--rcheck'],
+  ['recent', '--update'],
+  ['recent', '--seconds'],
+];
+
+/**
+ * One rule's facts for the catalog, valid until the next `read`. Each accessor answers what the rule's details
+ * would (the same helpers' results), from the line when it could be read, else from the details.
+ */
+export class RulePeek {
+  private readonly tokens = new TokenTable();
+  private rule: Rule | undefined = undefined;
+  /** The line has been scanned (on the first question: some are answered without it). */
+  private scanned = false;
+  private readFromLine = false;
+  // What the scan found (token indexes into `tokens`, -1 when absent).
+  private protocolToken = -1;
+  private hasProtocol = false;
+  private hasSource = false;
+  private sourceToken = -1;
+  private sourceNegated = false;
+  private commentToken = -1;
+  private commentCount = 0;
+  private portToken = -1;
+  private hasPort = false;
+  private portNegated = false;
+  private affinity = false;
+  private hasSeconds = false;
+  private secondsToken = -1;
+
+  /** Starts reading `rule` (its line is scanned when first asked); returns this. */
+  read(rule: Rule): this {
+    if (rule === this.rule) return this; // the same rule again (a chain's first rule is often its masquerade rule)
+    this.rule = rule;
+    this.scanned = false;
+    return this;
+  }
+
+  /** The answers can come from the line. */
+  private get fromLine(): boolean {
+    if (!this.scanned) {
+      this.scanned = true;
+      this.readFromLine = this.scan(this.rule!.raw);
+    }
+    return this.readFromLine;
+  }
+
+  /** ruleComment's answer. */
+  comment(): string | undefined {
+    if (!this.fromLine) return ruleComment(this.rule!);
+    if (this.commentToken < 0) return undefined;
+    if (this.commentCount === 1) return this.value(this.commentToken);
+    const words: string[] = [];
+    for (let k = 0; k < this.commentCount; k++) words.push(this.value(this.commentToken + k));
+    return words.join(' ');
+  }
+
+  /** The first `-p`'s first value, in lower case (negated or not). */
+  protocol(): string | undefined {
+    if (!this.fromLine) return findParam(this.rule!, '-p')?.values[0]?.toLowerCase();
+    const token = this.protocolToken;
+    if (token < 0) return undefined;
+    // One string for the usual names, as the details' interned values: each Service keeps its protocol.
+    for (const name of PROTOCOL_NAMES) if (this.is(token, name)) return name;
+    return this.value(token).toLowerCase();
+  }
+
+  /** The first destination port option's value when given, not negated and an integer. */
+  destinationPort(): number | undefined {
+    let value: string | undefined;
+    if (this.fromLine) {
+      if (!this.hasPort || this.portNegated || this.portToken < 0) return undefined;
+      value = this.value(this.portToken);
+    } else {
+      const o = findAnyMatchOption(this.rule!, ...DESTINATION_PORT_NAMES);
+      if (!o || o.negated) return undefined;
+      value = o.values[0];
+    }
+    const n = Number(value);
+    return Number.isInteger(n) ? n : undefined;
+  }
+
+  /** The first `-s`: whether there is one, negated, and its value. */
+  source(): { negated: boolean; value: string | undefined } | undefined {
+    if (!this.fromLine) {
+      const o = findParam(this.rule!, '-s');
+      return o && { negated: o.negated, value: o.values[0] };
+    }
+    if (!this.hasSource) return undefined;
+    return { negated: this.sourceNegated, value: this.sourceToken < 0 ? undefined : this.value(this.sourceToken) };
+  }
+
+  /** The rule's first `-m recent` checks or updates the list (kube-proxy's session affinity rule). */
+  isAffinityCheck(): boolean {
+    if (!this.rule!.raw.includes('recent')) return false; // no `-m recent` in the line: nothing to read
+    if (this.fromLine) return this.affinity;
+    const m = this.rule!.matches.find((x) => x.module === 'recent');
+    return Boolean(m && m.options.some((o) => o.name === '--rcheck' || o.name === '--update'));
+  }
+
+  /** The first `--seconds` of a `-m recent`, as findMatchOption's first value. */
+  affinitySeconds(): string | undefined {
+    if (!this.fromLine) return findMatchOption(this.rule!, 'recent', '--seconds')?.values[0];
+    return this.secondsToken < 0 ? undefined : this.value(this.secondsToken);
+  }
+
+  private value(token: number): string {
+    const raw = this.rule!.raw;
+    const image = raw.slice(this.tokens.start[token], this.tokens.end[token]);
+    return this.tokens.quoted[token] ? unquote(image) : image;
+  }
+
+  private is(token: number, image: string): boolean {
+    const start = this.tokens.start[token];
+    return this.tokens.end[token] - start === image.length && this.rule!.raw.startsWith(image, start);
+  }
+
+  private isAny(token: number, images: readonly string[]): boolean {
+    for (const image of images) if (this.is(token, image)) return true;
+    return false;
+  }
+
+  /** What the option token is to the parser, as far as the catalog cares (see the parser's rule()). */
+  private roleOf(option: number): number {
+    const raw = this.rule!.raw;
+    const start = this.tokens.start[option];
+    if (this.tokens.kind[option] === K_SHORT) {
+      switch (raw.charCodeAt(start + 1)) {
+        case 112 /* p */:
+          return PROTOCOL;
+        case 115 /* s */:
+          return SOURCE;
+        case 109 /* m */:
+          return MATCH;
+        case 106 /* j */:
+        case 103 /* g */:
+          return TARGET;
+        default:
+          return OTHER;
+      }
+    }
+    // Long spellings of the parameters first: `--destination` is also an abbreviation of `--destination-port`.
+    if (this.isAny(option, PROTOCOL_SPELLINGS)) return PROTOCOL;
+    if (this.isAny(option, SOURCE_SPELLINGS)) return SOURCE;
+    if (this.isAny(option, DESTINATION_SPELLINGS)) return OTHER;
+    if (this.is(option, '--match')) return MATCH;
+    if (this.is(option, '--jump') || this.is(option, '--goto')) return TARGET;
+    return this.mayBeRead(option) ? READ : OTHER;
+  }
+
+  /** The module (a `-m` value token) is `name`. */
+  private moduleIs(token: number, name: string): boolean {
+    return this.tokens.quoted[token] ? this.value(token) === name : this.is(token, name);
+  }
+
+  /** The name the details store `option` under in the match of `module` (a token), or undefined if it does not know it. */
+  private optionOf(moduleToken: number, option: number): string | undefined {
+    // kube-proxy's spellings, known to be their own canonical names (tested), without slicing the line.
+    for (const [module, name] of CANONICAL_OPTIONS) if (this.is(option, name) && this.is(moduleToken, module)) return name;
+    const raw = this.rule!.raw;
+    return lookupMatchOption(this.value(moduleToken), raw.slice(this.tokens.start[option], this.tokens.end[option]))?.name;
+  }
+
+  /** The option token is one of READ_OPTIONS or an abbreviation of one. */
+  private mayBeRead(token: number): boolean {
+    const raw = this.rule!.raw;
+    const start = this.tokens.start[token];
+    const length = this.tokens.end[token] - start;
+    for (const name of READ_OPTIONS) {
+      if (length > name.length) continue;
+      let k = 2; // both start with `--`
+      while (k < length && raw.charCodeAt(start + k) === name.charCodeAt(k)) k++;
+      if (k === length) return true;
+    }
+    return false;
+  }
+
+  /** Reads the line into the fields above, the way the parser groups it; false when in doubt. */
+  private scan(raw: string): boolean {
+    const tokens = this.tokens;
+    const n = scanLine(raw, tokens);
+    // The parser's fast path reads only lines that start at column 0: others go through its other lexer.
+    if (n <= 0 || tokens.start[0] !== 0) return false;
+    const kinds = tokens.kind;
+    this.protocolToken = this.sourceToken = this.commentToken = this.portToken = this.secondsToken = -1;
+    this.hasProtocol = this.hasSource = this.sourceNegated = this.hasPort = this.portNegated = this.affinity = this.hasSeconds = false;
+    this.commentCount = 0;
+    let k = 0;
+    if (raw.charCodeAt(0) === 91 /* [ */) {
+      if (tokens.quoted[0] || !FULL_COUNTERS.test(raw.slice(0, tokens.end[0]))) return false;
+      k = 1;
+    }
+    // The container the next long option belongs to (the parser's `current`), and its module's value token.
+    let current = NONE;
+    let moduleToken = -1;
+    let hasTarget = false;
+    let recentMatches = 0;
+    let item = 0;
+    while (k < n) {
+      const negated = kinds[k] === K_BANG;
+      if (negated) k++;
+      if (k >= n || (kinds[k] !== K_LONG && kinds[k] !== K_SHORT)) return false;
+      const option = k++;
+      if (k < n && kinds[k] === K_BANG) return false; // `--opt !`: the old negation, or a `!` the parser may read either way
+      const first = k;
+      while (k < n && kinds[k] === K_VALUE) k++;
+      const count = k - first;
+      if (item++ === 0) continue; // the command and its chain
+      const valueToken = count > 0 ? first : -1;
+      const role = this.roleOf(option);
+      if (role === PROTOCOL) {
+        if (!this.hasProtocol) {
+          this.hasProtocol = true;
+          this.protocolToken = valueToken;
+        }
+      } else if (role === SOURCE) {
+        if (!this.hasSource) {
+          this.hasSource = true;
+          this.sourceNegated = negated;
+          this.sourceToken = valueToken;
+        }
+      } else if (role === MATCH) {
+        if (count === 0) continue;
+        current = MATCH;
+        moduleToken = first;
+        if (this.moduleIs(first, 'recent')) recentMatches++;
+      } else if (role === TARGET) {
+        if (count === 0 || hasTarget) continue; // a second target is ignored
+        hasTarget = true;
+        current = TARGET;
+      } else if (role === READ) {
+        // Owned by the current match only if it knows the option: otherwise the parser looks further.
+        if (current !== MATCH) return false;
+        const name = this.optionOf(moduleToken, option);
+        if (name === undefined) return false;
+        if (name === '--comment') {
+          if (this.moduleIs(moduleToken, 'comment') && this.commentToken < 0 && this.commentCount === 0) {
+            this.commentToken = valueToken;
+            this.commentCount = count;
+            if (count === 0) return false; // an empty comment: rare, the details tell
+          }
+        } else if (DESTINATION_PORT_NAMES.includes(name)) {
+          // Several could be found in another order than the line's (implicit matches): the details tell.
+          if (this.hasPort) return false;
+          this.hasPort = true;
+          this.portNegated = negated;
+          this.portToken = valueToken;
+        } else if (this.moduleIs(moduleToken, 'recent')) {
+          if ((name === '--rcheck' || name === '--update') && recentMatches === 1) this.affinity = true;
+          if (name === '--seconds' && !this.hasSeconds) {
+            this.hasSeconds = true;
+            this.secondsToken = valueToken;
+          }
+        }
+      }
+      // Anything else (-d, other parameters, counters, unknown options) cannot hold what the catalog reads.
+    }
+    return true;
+  }
+}
