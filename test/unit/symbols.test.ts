@@ -99,4 +99,37 @@ describe('Symbols', () => {
     expect(s.references).toEqual([owner, jump]);
     expect(s.at({ line: 2, character: 3 })).toEqual({ type: 'reference', reference: owner });
   });
+  it('answers lookups by name the same whether they come between additions or after all of them', () => {
+    // The nft, IPVS and ipset parsers look names up while they add entries: each lookup must see every earlier one.
+    let seed = 7;
+    const random = (n: number) => Math.floor((seed = (seed * 1103515245 + 12345) % 2147483648) / 65536) % n;
+    const eager = new Symbols(); // asked after every step
+    const lazy = new Symbols(); // asked at the end
+    const defs: SymbolDefinition[] = [];
+    const named: SymbolReference[] = [];
+    const hidden: SymbolReference[] = [];
+    const keys = ['s0', 's1'].flatMap((scope) => Array.from({ length: 6 }, (_, k) => [scope, `C${k}`] as const));
+    const answers = (s: Symbols) => keys.map(([scope, name]) => [s.definition('chain', scope, name), s.referencesTo('chain', scope, name)]);
+    const expected = () => keys.map(([scope, name]) => [defs.find((d) => d.scope === scope && d.name === name), named.filter((x) => x.scope === scope && x.name === name)]);
+    for (let line = 0; line < 400; line++) {
+      const op = random(4);
+      const name = `C${random(6)}`;
+      const scope = `s${random(2)}`;
+      const range = r(line, 0, 2);
+      if (op === 0) {
+        const d = chain(name, scope, range);
+        defs.push(d);
+        for (const s of [eager, lazy]) s.define(d);
+      } else {
+        const ref = jump(name, scope, range);
+        (op === 3 ? hidden : named).push(ref);
+        for (const s of [eager, lazy]) s.reference(ref, line, op !== 3);
+      }
+      expect(answers(eager)).toEqual(expected());
+    }
+    expect(answers(lazy)).toEqual(expected());
+    // Left out by name (byName false), still found by position.
+    expect(hidden.length).toBeGreaterThan(0);
+    for (const ref of hidden) expect(lazy.at({ line: ref.range.start.line, character: 1 })).toEqual({ type: 'reference', reference: ref });
+  });
 });

@@ -501,9 +501,8 @@ class CatalogBuilder {
       if (!e.chain) return;
       const chain = endpointChains[k];
       if (!chain?.declared) return;
-      const endpoint = formatHostPort(e.address, e.port);
-      const ok = isEndpointHashName(e.chain, 'KUBE-SEP-', spn, s.protocol, endpoint);
-      s.hashChecks.push(new NamedHashCheck(e.chain, ok ? e.chain : `KUBE-SEP-${endpointHash(spn, s.protocol, endpoint)}`, ok, chain));
+      const ok = isEndpointHashName(e.chain, 'KUBE-SEP-', spn, s.protocol, e.address, e.port);
+      s.hashChecks.push(new NamedHashCheck(e.chain, ok ? e.chain : `KUBE-SEP-${endpointHash(spn, s.protocol, formatHostPort(e.address, e.port))}`, ok, chain));
     });
     for (const check of s.hashChecks) {
       if (check.ok) continue;

@@ -551,13 +551,17 @@ export class TargetNode implements Target {
 /** A chain: its ranges (see DeclarationRanges) and counters are kept as numbers and made into objects when read. */
 const OPERATIONS: readonly RuleOperation[] = ['append', 'insert', 'delete', 'replace'];
 
+const HAS_COUNTERS = 1;
+const JUMPED_TO = 2;
+
 export class ChainNode extends DeclarationRanges implements Chain {
   declared = false;
   policy: string | undefined = undefined;
   rules: Rule[] = [];
   deletedAt: Range | undefined = undefined;
+  /** HAS_COUNTERS and JUMPED_TO bits (one field: each of 100,000 chains would carry a second one). */
+  private flags = 0;
   // Counters: packets, bytes, and the line and columns of their token.
-  private hasCounters = false;
   private packets = 0;
   private bytes = 0;
   private c0 = 0;
@@ -581,19 +585,31 @@ export class ChainNode extends DeclarationRanges implements Chain {
     this.#reader = reader;
   }
 
+  /** Notes that a jump or goto names the chain (the parser's unreferenced-chain hints; methods, not getters, stay out of answers). */
+  markJumpedTo(): void {
+    this.flags |= JUMPED_TO;
+  }
+
+  isJumpedTo(): boolean {
+    return (this.flags & JUMPED_TO) !== 0;
+  }
+
   /** One of its rules' line read again, into objects (see RuleNode). */
   readDetails(rule: RuleNode): RuleDetails {
     return this.#reader.details(rule);
   }
 
   get counters(): Counters | undefined {
-    if (!this.hasCounters) return undefined;
+    if ((this.flags & HAS_COUNTERS) === 0) return undefined;
     return { packets: this.packets, bytes: this.bytes, range: lr(this.c0, this.c1, this.c2) };
   }
 
   set counters(c: Counters | undefined) {
-    this.hasCounters = c !== undefined;
-    if (c === undefined) return;
+    if (c === undefined) {
+      this.flags &= ~HAS_COUNTERS;
+      return;
+    }
+    this.flags |= HAS_COUNTERS;
     this.packets = c.packets;
     this.bytes = c.bytes;
     this.c0 = c.range.start.line;

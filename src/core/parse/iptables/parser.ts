@@ -607,22 +607,12 @@ class RulesetBuilder implements RuleReader {
   private pendingToken = new Int32Array(1024);
   private pendingRole = new Uint8Array(1024);
   private pendingCount = 0;
-  /**
-   * The chains jumps and gotos name (pend notes those that exist when read, resolveReferences the others): what the
-   * unreferenced-chain hints ask of 100,000 chains, without a lookup of each name among the references.
-   */
-  private readonly jumpedTo = new Set<Chain>();
   /** Whether any save in the file came from iptables-save (a header) rather than hand-written restore input. */
   private sawSaveHeader = false;
   /** One copy of each module and target name. */
   private readonly names = new Map<string, string>();
   /** The line being built: its text and where its tokens' offsets come from. */
   private text = '';
-  /** The last rule of each chain (the end of the chain's full range), but for the current run (see noteLastRule). */
-  private readonly lastRuleOf = new Map<Chain, RuleNode>();
-  /** The chain of the current run of rules (consecutive rules of one chain) and its last rule so far. */
-  private runChain: Chain | undefined;
-  private runLast: RuleNode | undefined;
   /** The rule whose details are being read again (no diagnostics, symbols or new rules then). */
   private reading: RuleNode | undefined;
   /** The chain of the last rule read. */
@@ -723,14 +713,7 @@ class RulesetBuilder implements RuleReader {
       this.table.range = spanRanges(this.table.headerRange, lineRange(lastLine, 0, lines[lastLine]?.length ?? 0));
       this.table = undefined;
     }
-    this.endRun();
-    for (const [chain, rule] of this.lastRuleOf) {
-      const fullRange = rule.range;
-      chain.fullRange = spanRanges(chain.range.start.line <= fullRange.start.line ? chain.range : fullRange, fullRange);
-      // Exact size: an array grown by push keeps room for about 16 entries, and most chains hold one to three.
-      if (chain.rules.length < 16) chain.rules = chain.rules.slice();
-    }
-    this.lastRuleOf.clear();
+    for (const table of this.tables) for (const chain of table.chains) this.endChain(chain);
     this.resolveReferences();
     // The `-A CHAIN` of every rule as a reference: found by position (hover, F12, colours), never by name, and
     // made when asked rather than kept (one object per rule). Only model objects are captured, not the builder.
@@ -1007,7 +990,6 @@ class RulesetBuilder implements RuleReader {
     table.rules.push(rule);
     chain.rules.push(rule);
     rule.index = chain.rules.length;
-    this.noteLastRule(chain, rule);
     this.ruleByLine.set(i, rule);
     return true;
   }
@@ -1068,20 +1050,22 @@ class RulesetBuilder implements RuleReader {
     }
   }
 
-  /** lastRuleOf, one update per run of rules of a chain rather than per rule. */
-  private noteLastRule(chain: Chain, rule: RuleNode): void {
-    if (chain !== this.runChain) {
-      this.endRun();
-      this.runChain = chain;
-    }
-    this.runLast = rule;
-  }
-
-  private endRun(): void {
-    if (this.runChain === undefined) return;
-    this.lastRuleOf.set(this.runChain, this.runLast!);
-    this.runChain = undefined;
-    this.runLast = undefined;
+  /**
+   * A chain's full range ends at its last rule, unless that rule came before the chain's (last) declaration: found
+   * once all lines are read rather than noted for each run of rules (no map of 100,000 chains, issue #8).
+   */
+  private endChain(chain: Chain): void {
+    const rules = chain.rules;
+    if (rules.length === 0) return;
+    const last = rules[rules.length - 1] as RuleNode;
+    // A declaration restarts the chain's range; rules are on lines of their own, after the ones read before.
+    const declaration = chain.declared ? chain.range : undefined;
+    if (declaration !== undefined && last.line < declaration.start.line) return;
+    const fullRange = last.range;
+    const range = declaration ?? chain.range;
+    chain.fullRange = spanRanges(range.start.line <= fullRange.start.line ? range : fullRange, fullRange);
+    // Exact size: an array grown by push keeps room for about 16 entries, and most chains hold one to three.
+    if (rules.length < 16) chain.rules = rules.slice();
   }
 
   private syntaxError(i: number, text: string, token: IToken | undefined): void {
@@ -1228,8 +1212,6 @@ class RulesetBuilder implements RuleReader {
     chain.range = lineRangeOfDecl;
     chain.nameRange = nameRange;
     chain.fullRange = lineRangeOfDecl;
-    this.endRun();
-    this.lastRuleOf.delete(chain);
     chain.deletedAt = undefined;
     this.symbols.define(new StoredDefinition('chain', name, table.id, nameRange, lineRangeOfDecl, chain.builtin), nameRange.start.line);
     return chain;
@@ -1562,7 +1544,6 @@ class RulesetBuilder implements RuleReader {
     table.rules.push(rule);
     chain!.rules.push(rule);
     rule.index = chain!.rules.length;
-    this.noteLastRule(chain!, rule);
     this.ruleByLine.set(i, rule);
   }
 
@@ -1674,7 +1655,9 @@ class RulesetBuilder implements RuleReader {
 
   /** `chain`: the chain a jump or goto names, when it exists already. */
   private pend(table: Table, name: string, rule: RuleNode, token: number, role: number, chain?: Chain): void {
-    if (chain !== undefined) this.jumpedTo.add(chain);
+    // The chains jumps and gotos name are marked (here those that exist when read, in resolveReferences the others):
+    // what the unreferenced-chain hints ask of 100,000 chains, without a lookup of each name among the references.
+    if (chain !== undefined) (chain as ChainNode).markJumpedTo();
     const k = this.pendingCount++;
     if (k === this.pendingToken.length) {
       const tokens = new Int32Array(k * 2);
@@ -1704,7 +1687,7 @@ class RulesetBuilder implements RuleReader {
       if (!defined) {
         const chain = table.chainByName.get(name);
         defined = chain !== undefined && (chain.declared || chain.builtin);
-        if (chain !== undefined && role !== OWNER) this.jumpedTo.add(chain);
+        if (chain !== undefined && role !== OWNER) (chain as ChainNode).markJumpedTo();
       }
       if (role !== OWNER) this.symbols.reference(new ChainReference(name, role === GOTO ? 'goto' : 'jump', rule, token), rule.line);
       if (defined) continue;
@@ -1725,11 +1708,10 @@ class RulesetBuilder implements RuleReader {
     for (const table of this.tables) {
       for (const chain of table.chains) {
         if (chain.builtin || !chain.declared || chain.deletedAt) continue;
-        if (this.jumpedTo.has(chain) || isEntryChain(chain.name)) continue;
+        if ((chain as ChainNode).isJumpedTo() || isEntryChain(chain.name)) continue;
         this.diag(chain.nameRange, 'hint', 'unreferenced-chain', t('Nothing jumps to chain {0}: possibly stale.', chain.name), true);
       }
     }
-    this.jumpedTo.clear();
   }
 
   private inferFamilies(): void {
