@@ -6,21 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fastLexLine } from '../../src/core/parse/nft/lexer';
 import { groupItems } from '../../src/core/parse/nft/nodes';
-import { reportPlainRuleReferences, StatementReader, type StatementHost } from '../../src/core/parse/nft/statements';
-import type { Range } from '../../src/core/model/range';
-
-/** A host that records what it is told. */
-function recorder(line: string): { host: StatementHost; calls: unknown[] } {
-  const calls: unknown[] = [];
-  const host: StatementHost = {
-    text: (r: Range) => line.slice(r.start.character, r.end.character),
-    chainReference: (name, range, role) => void calls.push(['chain', name, range, role]),
-    setReference: (name, range) => void calls.push(['set', name, range]),
-    variable: (name, range) => void calls.push(['variable', name, range]),
-    diag: (range, severity, code) => void calls.push(['diag', range, severity, code]),
-  };
-  return { host, calls };
-}
+import { reportPlainRuleReferences, StatementReader } from '../../src/core/parse/nft/statements';
+import { recorder } from '../helpers/nft-host';
 
 /** Whether the plain path took the line; fails the test on any difference from the reader. */
 function check(line: string): boolean | undefined {

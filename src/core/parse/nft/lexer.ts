@@ -204,7 +204,8 @@ function isNameChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= C.D0 && c <= C.D9) || c === C.Underscore;
 }
 
-function isSpace(c: number): boolean {
+/** Whether fastLexLine skips `c` between tokens. */
+export function isSpace(c: number): boolean {
   return c === C.Space || c === C.Tab || c === C.Cr || c === C.Ff || c === C.Vt;
 }
 
@@ -289,6 +290,15 @@ const KEYWORD_BY_IMAGE = new Map<string, TokenType>(KEYWORDS.map((k) => [(k.PATT
 /** The lengths of the keywords: words of other lengths (most names and addresses) are not looked up. */
 const KEYWORD_MIN = Math.min(...[...KEYWORD_BY_IMAGE.keys()].map((k) => k.length));
 const KEYWORD_MAX = Math.max(...[...KEYWORD_BY_IMAGE.keys()].map((k) => k.length));
+
+/** Whether fastLexLine reads `s` from `start` (where a token starts) as one Word token ending at `end`. */
+export function isWordAt(s: string, start: number, end: number): boolean {
+  if (end <= start || wordEnd(s, start) !== end) return false;
+  const c = s.charCodeAt(start);
+  const length = end - start;
+  return !(c >= 97 && c <= 122 && length >= KEYWORD_MIN && length <= KEYWORD_MAX && KEYWORD_BY_IMAGE.has(s.slice(start, end)));
+}
+
 const RAW_PAYLOAD_AT = /@(?:ll|nh|th|ih|\d+),\d+,\d+/y;
 const SET_REF_AT = /@\$?[A-Za-z0-9_]+(?:[-./]+[A-Za-z0-9_]+)*[-/]*/y;
 /** Where `#.*` stops (lines never hold \n or \r, but the scanner does not rely on that). */

@@ -44,8 +44,8 @@ import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition, type SymbolKind, type SymbolReference } from '../../model/symbols';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
-import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
-import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
+import { Comma, Dot, fastLexLine, Flags, isSpace, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
+import { isKnownStatementWord, itemRange, itemsRange, plainRuleLine, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
 import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule, ReferenceNode } from './nodes';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
@@ -166,6 +166,8 @@ class NftTextBuilder implements StatementHost {
 
   /** Where the current line starts in the text. */
   private lineStart = 0;
+  /** Whether some line may hold a NUL (one search of the whole text spares one per line). */
+  private readonly mayHoldNul: boolean;
 
   constructor(
     /** The whole text (lazy rules read their line from it). */
@@ -173,7 +175,9 @@ class NftTextBuilder implements StatementHost {
     private readonly lines: LineStarts,
     private readonly fast: boolean,
     private readonly lazyRules: boolean,
-  ) {}
+  ) {
+    this.mayHoldNul = document.includes('\u0000');
+  }
 
   // ---------------------------------------------------------------------------------------------------
   // StatementHost
@@ -319,9 +323,13 @@ class NftTextBuilder implements StatementHost {
       this.endOfLine();
       return;
     }
-    if (text.includes('\u0000')) {
+    if (this.mayHoldNul && text.includes('\u0000')) {
       this.diag(lineRange(i, 0, Math.min(text.length, 200)), 'error', 'binary', t('Binary data, not nft text.'));
       this.unitBroken = true;
+      this.endOfLine();
+      return;
+    }
+    if (this.fast && this.lazyRules && this.depth === 0 && this.unit.length === 0 && !this.unitBroken && this.contextKind() === 'chain' && this.readPlainRuleLine(i, text)) {
       this.endOfLine();
       return;
     }
@@ -367,6 +375,28 @@ class NftTextBuilder implements StatementHost {
       for (let k = 0; k < tokens.length; k++) this.feed(tokens[k]);
     }
     this.endOfLine();
+  }
+
+  /**
+   * A rule line of a shape plainRuleLine reads without tokens (most of a kube-proxy dump's rules): the lazy rule
+   * and reference chainItems and makeRule make of its tokens. False, having done nothing, for other lines.
+   */
+  private readPlainRuleLine(i: number, text: string): boolean {
+    let start = 0;
+    while (start < text.length && isSpace(text.charCodeAt(start))) start++;
+    if (!isLazyRuleSpan(start, text.length)) return false;
+    const target = plainRuleLine(text, start);
+    if (target < 0) return false;
+    const block = this.stack[this.stack.length - 1];
+    const table = block.table!;
+    const chain = block.chain!;
+    this.currentTable = table;
+    if (target > 0) this.chainReference(text.slice(target), lineRange(i, target, text.length), text.startsWith('jump', target - 5) ? 'jump' : 'goto');
+    const rule = new LazyRule(table.id, chain.name, this.document, i, this.lineStart, start, text.length);
+    this.indexRule(rule, i);
+    chain.rules.push(rule);
+    rule.index = chain.rules.length;
+    return true;
   }
 
   private reportOpenGroup(): void {
@@ -785,21 +815,30 @@ class NftTextBuilder implements StatementHost {
   private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
     const known = this.names.get(name);
     let chain: NftChain | undefined;
+    // A chain made here has the declaration's ranges already.
+    let created = false;
     if (known === undefined) {
       // A name never seen (chains are found and defined by their shared names only): no table has this chain yet.
       this.names.set(name, name);
       chain = this.newChain(table, name, nameRange, declRange);
+      created = true;
     } else {
       name = known;
-      chain = table.chainByName.get(name) ?? this.newChain(table, name, nameRange, declRange);
+      chain = table.chainByName.get(name);
+      if (chain === undefined) {
+        chain = this.newChain(table, name, nameRange, declRange);
+        created = true;
+      }
     }
     let definition: SymbolDefinition | undefined;
     const chains = this.defsOf(table.id).chains;
     if (declare && (known === undefined || !chains.has(name))) {
       chain.declared = true;
-      chain.range = declRange;
-      chain.nameRange = nameRange;
-      chain.fullRange = declRange;
+      if (!created) {
+        chain.range = declRange;
+        chain.nameRange = nameRange;
+        chain.fullRange = declRange;
+      }
       definition = chain instanceof ChainNode ? new ChainDefinition(name, table.id, chain) : new StoredDefinition('chain', name, table.id, nameRange, declRange);
       this.symbols.define(definition, nameRange.start.line);
       chains.set(name, this.seq);
@@ -1506,12 +1545,16 @@ class NftTextBuilder implements StatementHost {
     }
     const handle = this.handleAt(range === undefined ? line : range.end.line);
     if (handle !== undefined) rule.handle = handle;
+    this.indexRule(rule, line);
+    return rule;
+  }
+
+  private indexRule(rule: NftRule, line: number): void {
     // The first rule of a line is its entry. Rules come in line order: a line has one already only if it was the last.
     if (line !== this.lastRuleLine) {
       this.ruleByLine.set(line, rule);
       this.lastRuleLine = line;
     }
-    return rule;
   }
 
   private setUnit(cst: CstNode, range: Range): void {

@@ -46,6 +46,7 @@ import {
   Variable,
   Word,
   isWordy,
+  isWordAt,
 } from './lexer';
 
 /** What the statement reader needs from the document builder. */
@@ -1689,6 +1690,48 @@ function plainVerdictTarget(items: readonly Item[], k: number, verdict: 'jump' |
   if (name === undefined) return false;
   host?.chainReference(name, itemRange(items[k]), verdict);
   return true;
+}
+
+/** Where the words of a plain rule line start and end (reused: one line is read at a time). */
+const lineWordStarts: number[] = [];
+const lineWordEnds: number[] = [];
+
+/**
+ * A rule alone on its line (from `start`, the end of its indentation, to the line's end) read without tokens
+ * when it has one of kube-proxy's two most common shapes (an endpoint chain's two rules): `SELECTOR FIELD VALUE
+ * jump|goto NAME` (`ip saddr 10.244.0.5 jump mark-for-masquerade`) and `meta l4proto PROTOCOL dnat|snat to
+ * ADDRESS`, single spaces between words. Answers where NAME starts (it ends
+ * at the line's end and follows `jump ` or `goto `), 0 for a rule without a reference, -1 for any other line.
+ * Exactly the lines whose tokens walkPlainRule takes as such a rule (test/unit/nft-plain-line.test.ts).
+ */
+export function plainRuleLine(text: string, start: number): number {
+  const n = text.length;
+  let words = 0;
+  let from = start;
+  while (from < n) {
+    if (words === 6) return -1;
+    let to = text.indexOf(' ', from);
+    if (to < 0) to = n;
+    if (!isWordAt(text, from, to)) return -1;
+    lineWordStarts[words] = from;
+    lineWordEnds[words++] = to;
+    from = to + 1;
+  }
+  if (from !== n + 1) return -1; // empty, or a space at the end
+  const word = (k: number) => text.slice(lineWordStarts[k], lineWordEnds[k]);
+  if (words === 5) {
+    const selector = PLAIN_SELECTORS.get(word(0));
+    const verb = word(3);
+    if (selector === undefined || !selector.has(word(1)) || !isPlainConstant(word(2)) || (verb !== 'jump' && verb !== 'goto')) return -1;
+    return lineWordStarts[4];
+  }
+  if (words === 6) {
+    const verb = word(3);
+    const target = word(5);
+    if (word(0) !== 'meta' || word(1) !== 'l4proto' || !isPlainConstant(word(2)) || (verb !== 'dnat' && verb !== 'snat') || word(4) !== 'to' || !isPlainConstant(target) || L4_PROTOCOLS.has(target)) return -1;
+    return 0;
+  }
+  return -1;
 }
 
 /** `{ KEY : goto NAME, KEY : drop, … }` with plain keys (its references reported to the host when there is one). */
