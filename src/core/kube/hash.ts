@@ -64,40 +64,7 @@ function compress(): void {
   state[0] += a; state[1] += b; state[2] += c; state[3] += d; state[4] += e; state[5] += f; state[6] += g; state[7] += h;
 }
 
-/** SHA-256 of `text` into `digest`; false (nothing computed) when the text is not ASCII. */
-function sha256Ascii(text: string): boolean {
-  const n = text.length;
-  for (let i = 0; i < n; i++) if (text.charCodeAt(i) > 127) return false;
-  state.set(INITIAL);
-  // The message, then 0x80, zeros and the length in bits (big-endian) in the last 8 bytes of the last block.
-  const blocks = ((n + 8) >>> 6) + 1;
-  for (let block = 0; block < blocks; block++) {
-    for (let t = 0; t < 16; t++) {
-      let word = 0;
-      for (let k = 0; k < 4; k++) {
-        const i = block * 64 + t * 4 + k;
-        const byte = i < n ? text.charCodeAt(i) : i === n ? 0x80 : 0;
-        word = (word << 8) | byte;
-      }
-      w[t] = word;
-    }
-    if (block === blocks - 1) {
-      w[14] = Math.floor(n / 0x20000000); // n * 8 / 2^32
-      w[15] = (n << 3) | 0;
-    }
-    compress();
-  }
-  for (let k = 0; k < 8; k++) {
-    const v = state[k];
-    digest[4 * k] = v >>> 24;
-    digest[4 * k + 1] = (v >>> 16) & 255;
-    digest[4 * k + 2] = (v >>> 8) & 255;
-    digest[4 * k + 3] = v & 255;
-  }
-  return true;
-}
-
-// SHA-256 of ASCII pieces as of their concatenation, fed byte by byte: the endpoint checks hash
+// SHA-256 of ASCII text fed byte by byte, in pieces if need be: the endpoint checks hash
 // `servicePortName + protocol + "ip:port"` for 100,000 endpoints and need not make that text first.
 let pieceBytes = 0;
 
@@ -130,6 +97,7 @@ function feedAscii(text: string): boolean {
 /** Pads, ends the hash and writes it into `digest`. */
 function finishPieces(): Uint8Array {
   const n = pieceBytes;
+  // 0x80, zeros and the length in bits (big-endian) in the last 8 bytes of the last block.
   feedByte(0x80);
   while ((pieceBytes & 63) !== 56) feedByte(0);
   w[14] = Math.floor(n / 0x20000000); // n * 8 / 2^32
@@ -143,6 +111,14 @@ function finishPieces(): Uint8Array {
     digest[4 * k + 3] = v & 255;
   }
   return digest;
+}
+
+/** SHA-256 of `text` into `digest`; false (the digest is then wrong) when the text is not ASCII. */
+function sha256Ascii(text: string): boolean {
+  startPieces();
+  if (!feedAscii(text)) return false;
+  finishPieces();
+  return true;
 }
 
 /** The raw SHA-256 of UTF-8 text; valid until the next call (no copy is made for ASCII text). */

@@ -7,7 +7,7 @@
 // else; any other doubt (an unusual line, such an option before any match or after the target, two destination
 // ports) sends the reader to the details, which the accessors then use instead.
 import { findAnyMatchOption, findMatchOption, findParam, ruleComment, type Rule } from '../model/iptables';
-import { K_BANG, K_LONG, K_SHORT, K_VALUE, scanLine, TokenTable } from '../parse/iptables/nodes';
+import { FULL_COUNTERS, K_BANG, K_LONG, K_SHORT, K_VALUE, scanLine, TokenTable } from '../parse/iptables/nodes';
 import { lookupMatchOption } from '../parse/iptables/extensions';
 import { unquote } from '../parse/iptables/lexer';
 
@@ -19,7 +19,6 @@ const SOURCE_SPELLINGS = ['--source', '--src'];
 const PROTOCOL_SPELLINGS = ['--protocol'];
 const DESTINATION_SPELLINGS = ['--destination', '--dst'];
 const PROTOCOL_NAMES = ['tcp', 'udp', 'sctp'];
-const FULL_COUNTERS = /^\[\d+:\d+\]$/;
 
 // What an option token is to the scan (the parser's `current` container is NONE, MATCH or TARGET).
 const NONE = -1;

@@ -38,6 +38,8 @@ const isSpace = (c: number) => c === 32 || c === 9 || c === 12 || c === 11 || c 
 const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 /** A word starting like a `[packets:bytes]` prefix: only the whole word may be one (see scanLine). */
 export const COUNTERS_PREFIX = /^\[\d+:\d+\]/;
+/** A whole `[packets:bytes]` token. */
+export const FULL_COUNTERS = /^\[\d+:\d+\]$/;
 
 /**
  * Splits a well-formed line into tokens exactly as the Chevrotain lexer (lexer.ts) would, and classifies them

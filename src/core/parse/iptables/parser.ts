@@ -31,7 +31,7 @@ import { StoredDefinition } from '../../model/stored-ranges';
 import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from './extensions';
-import { ChainNode, ChainReference, COUNTERS_PREFIX, notedBits, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
+import { ChainNode, ChainReference, COUNTERS_PREFIX, FULL_COUNTERS, notedBits, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -172,7 +172,6 @@ let ownerIsNewImplicit = false;
 /** Basic parameters whose value is checked. */
 const PARAM_CHECKED = new Set(['-s', '-d', '-i', '-o', '-p']);
 
-const FULL_COUNTERS = /^\[\d+:\d+\]$/;
 /** `-x` strings by the character code of x (filled on first use). */
 const SHORT_OPTIONS: (string | undefined)[] = new Array(128).fill(undefined);
 /** See shortText. */
