@@ -82,13 +82,35 @@ export async function openFile(page, name, { query = name, row, tabTimeout = 15_
   const isFile = row ?? ((label) => label.split(/[\s,]/)[0] === name);
   await quickInput(page, 'Control+P', query);
   // Wait until the focused (first) row is the file itself: before the search answers, the list shows history.
+  // Quick open closes when the focus moves (e.g. a large editor closed by the previous step settles late), and a
+  // search can be answered for the query's first keystrokes only: reopen it, or type the query again, as a person would.
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  const started = Date.now();
+  let retyped = started;
+  let seen = 'nothing';
   await poll(
     async () => {
+      if (!(await input.isVisible())) {
+        seen = 'quick open closed';
+        await quickInput(page, 'Control+P', query);
+        retyped = Date.now();
+        return false;
+      }
       const focused = page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused');
-      return (await focused.count()) > 0 && isFile((await focused.first().getAttribute('aria-label')) ?? '');
+      const label = (await focused.count()) > 0 ? ((await focused.first().getAttribute('aria-label')) ?? '') : '';
+      if (label && isFile(label)) return true;
+      seen = label ? `first row "${label}"` : 'no focused row';
+      if (Date.now() - retyped > 5_000) {
+        await input.fill('');
+        await input.fill(query);
+        retyped = Date.now();
+      }
+      return false;
     },
-    { what: `"${query}" as the first row of quick open`, timeout: 20_000 },
-  );
+    { what: `"${query}" as the first row of quick open`, timeout: 40_000 },
+  ).catch((e) => {
+    throw new Error(`${e.message} (${seen} after ${Date.now() - started} ms)`);
+  });
   await page.keyboard.press('Enter');
   await poll(async () => (await activeTab(page))?.startsWith(name), { what: `active editor tab "${name}"`, timeout: tabTimeout });
   if (lines) await page.waitForSelector('.editor-instance .monaco-editor .view-lines .view-line');

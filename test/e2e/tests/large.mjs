@@ -247,8 +247,11 @@ export default [
       await gotoLine(page, vscode, b.rule, 1);
       const after = await hoverUntil(vscode, page, b.lines.rule, b.svc, b.service, 400_000);
       log(`  hover on the edited ${NAME} answered ${((Date.now() - edited) / 1000).toFixed(1)} s after the edit (${after} ms of hovering)`);
-      // Leave the workbench as it was: revert and close the big dump.
+      // Leave the workbench as it was: revert and close the big dump, and wait until its tab is gone (closing a
+      // 49 MB editor takes a while; the next test's quick open must not lose the focus to it).
       await vscode.runCommand(page, 'View: Revert and Close Editor');
+      await vscode.poll(async () => (await page.locator('.tabs-container .tab').evaluateAll((tabs, name) => tabs.filter((t) => (t.getAttribute('aria-label') ?? '').startsWith(name)).length, NAME)) === 0, { what: `the ${NAME} tab closed`, timeout: 60_000 });
+      await vscode.sleep(1000);
     },
   },
 ];
