@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Range } from '../../src/core/model/range';
-import { ChainDefinition, ChainNode, LazyRule, ReferenceNode } from '../../src/core/parse/nft/nodes';
+import { ChainDefinition, ChainNode, LazyRule, readRange, ReferenceNode, storeRange } from '../../src/core/parse/nft/nodes';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { plainData } from '../../src/extension/analysis/plain';
 
@@ -15,7 +15,7 @@ const column = fc.oneof(fc.nat(100), fc.integer({ min: 32_760, max: 32_775 }), f
 const line = fc.oneof(fc.nat(50), fc.nat(5_000_000));
 const anyRange = fc.tuple(line, column, fc.nat(3), column).map(([sl, sc, dl, ec]) => range(sl, sc, sl + dl, ec));
 /** A chain's usual ranges: declaration and name on one line, the block from the declaration on. */
-const chainRanges = fc.tuple(line, column, column, column, column, fc.nat(1000), column).map(([l, a, b, c, d, dl, e]) => ({
+const chainRanges = fc.tuple(line, column, column, column, column, fc.oneof(fc.nat(1000), fc.integer({ min: 32_760, max: 32_775 }), fc.nat(5_000_000)), column).map(([l, a, b, c, d, dl, e]) => ({
   decl: range(l, a, l, b),
   name: range(l, c, l, d),
   full: range(l, a, l + dl, e),
@@ -86,6 +86,93 @@ describe('ReferenceNode', () => {
       }),
       { numRuns: 400, seed: 9 },
     );
+  });
+});
+
+describe('ReferenceNode kind and role', () => {
+  it('gives back every kind and role, and a kind set later', () => {
+    const kinds = ['chain', 'set', 'map', 'ipset', 'virtualService', 'table'] as const;
+    const roles = ['jump', 'goto', 'command', 'rule-owner', 'lookup'] as const;
+    for (const kind of kinds) {
+      for (const role of roles) {
+        const ref = new ReferenceNode(kind, 'n', 'ip t', range(1, 2, 1, 3), role);
+        expect([ref.kind, ref.role]).toEqual([kind, role]);
+        for (const later of kinds) {
+          ref.kind = later;
+          expect([ref.kind, ref.role]).toEqual([later, role]);
+        }
+      }
+    }
+    expect(() => new ReferenceNode('chain', 'n', 'ip t', range(1, 2, 1, 3), 'other' as never)).toThrow(RangeError);
+  });
+});
+
+describe('storeRange', () => {
+  it('gives back the range it kept, packed or not, as a new object each time', () => {
+    fc.assert(
+      fc.property(anyRange, (r) => {
+        const stored = storeRange(r);
+        expect(typeof stored === 'number').toBe(r.start.line === r.end.line && r.start.character < 32_768 && r.end.character < 32_768);
+        const back = readRange(r.start.line, stored);
+        expect(back).toEqual(r);
+        back.end.character = -1;
+        expect(readRange(r.start.line, stored)).toEqual(r);
+      }),
+      { numRuns: 400, seed: 10 },
+    );
+  });
+});
+
+describe('pending references', () => {
+  // The parser keeps them in chunks of 8,192 with their tables and commands as runs: every reference must still
+  // be resolved in its own table, against its own command, in order.
+  const special = [0, 1, 2, 8191, 8192, 8193, 8194, 16383, 16384, 16385, 19999];
+  const count = 20_000;
+  const tableOf = (k: number) => (k % 2 === 1 ? 'ip u' : 'ip t');
+  const otherTable = (k: number) => (k % 2 === 1 ? 'ip t' : 'ip u');
+  const targetOf = (k: number) => (!special.includes(k) ? 'c' : k % 3 === 0 ? `late${k}` : `elsewhere${k}`);
+
+  it('in commands (one run per reference)', () => {
+    const lines = ['add table ip t', 'add table ip u', 'add chain ip t a', 'add chain ip u a', 'add chain ip t c', 'add chain ip u c'];
+    const ruleLine = new Map<number, number>();
+    for (let k = 0; k < count; k++) {
+      ruleLine.set(k, lines.length);
+      lines.push(`add rule ${tableOf(k)} a jump ${targetOf(k)}`);
+    }
+    const definedOn = new Map<number, number>();
+    for (const k of special) {
+      definedOn.set(k, lines.length);
+      lines.push(k % 3 === 0 ? `add chain ${tableOf(k)} late${k}` : `add chain ${otherTable(k)} elsewhere${k}`);
+    }
+    const r = parseNft(lines.join('\n'));
+    const jumps = r.symbols.references.filter((ref) => ref.role === 'jump');
+    expect(jumps.map((ref) => [ref.scope, ref.name, ref.range.start.line])).toEqual([...Array(count).keys()].map((k) => [tableOf(k), targetOf(k), ruleLine.get(k)]));
+    const found = r.diagnostics.filter((d) => d.code === 'undefined-chain' || d.code === 'defined-later').map((d) => [d.range.start.line, d.code, d.message]);
+    expect(found).toEqual(
+      special.map((k) => [
+        ruleLine.get(k),
+        k % 3 === 0 ? 'defined-later' : 'undefined-chain',
+        k % 3 === 0
+          ? `late${k} is only added on line ${definedOn.get(k)! + 1}: nft -f runs commands in order, so this one fails ("No such file or directory").`
+          : `No chain elsewhere${k} in table ${tableOf(k)}.`,
+      ]),
+    );
+  });
+
+  it('in table blocks (one run per table)', () => {
+    const block = (table: string, parity: number) => {
+      const out = [`table ${table} {`, '\tchain c {', '\t}', '\tchain a {'];
+      for (let k = parity; k < count; k += 2) out.push(`\t\tjump ${targetOf(k)}`);
+      out.push('\t}', '}');
+      return out;
+    };
+    const text = [...block('ip t', 0), ...block('ip u', 1)].join('\n');
+    const r = parseNft(text);
+    const jumps = r.symbols.references.filter((ref) => ref.role === 'jump');
+    const order = [...[...Array(count).keys()].filter((k) => k % 2 === 0), ...[...Array(count).keys()].filter((k) => k % 2 === 1)];
+    expect(jumps.map((ref) => [ref.scope, ref.name])).toEqual(order.map((k) => [tableOf(k), targetOf(k)]));
+    const found = r.diagnostics.filter((d) => d.code === 'undefined-chain').map((d) => d.message);
+    expect(found).toEqual(order.filter((k) => special.includes(k)).map((k) => `No chain ${targetOf(k)} in table ${tableOf(k)}.`));
   });
 });
 

@@ -246,11 +246,22 @@ interface EndpointChain {
   referenced: boolean;
   /** The affinity set kube-proxy names after it (affinity-<same hash and name>), when the table has one. */
   affinitySet: string | undefined;
-  /** What its rules say, once read: the first DNAT, and the sets they update. */
-  rules?: { dnat: { address: string; port: number } | undefined; setUpdates: string[] };
 }
 
+/**
+ * What the rules of an endpoint chain say: the first DNAT, and the sets they update. Kept while one Service is
+ * read, not with its EndpointChain: 100,000 of them outlived the whole table's reading for nothing (issue #8).
+ */
+interface EndpointRules {
+  dnat: { address: string; port: number } | undefined;
+  setUpdates: readonly string[];
+}
+
+const NO_SET_UPDATES: readonly string[] = Object.freeze([]);
+
 interface Work {
+  /** Its key in NftCatalogBuilder.works. */
+  key: string;
   service: NftService;
   chains: Partial<Record<'service' | 'local' | 'external' | 'firewall', NftChain>>;
   /** The chain the ClusterIP element of service-ips goes to. */
@@ -304,7 +315,7 @@ class NftCatalogBuilder {
         hashChecks: [],
         family: family ?? this.familyOf(table),
       };
-      w = { service, chains: {} };
+      w = { key, service, chains: {} };
       this.works.set(key, w);
     }
     return w;
@@ -420,9 +431,14 @@ class NftCatalogBuilder {
       this.noEndpointVerdict(w, e, 'external');
       this.elementRef(w, table, 'no-endpoint-nodeports', e);
     }
-    const ofTable = [...this.works.entries()].filter(([key]) => key.startsWith(`${table.id}\u0000`));
+    // forEach: no [key, value] pair per Service (they would live as long as this table's reading).
+    const ofTable: Work[] = [];
+    const tableKey = `${table.id}\u0000`;
+    this.works.forEach((w, key) => {
+      if (key.startsWith(tableKey)) ofTable.push(w);
+    });
     const byClusterIP = new Map<string, Work[]>();
-    for (const [, w] of ofTable) {
+    for (const w of ofTable) {
       for (const f of w.service.frontends) {
         if (f.kind !== 'clusterIP' || f.address === undefined) continue;
         const list = byClusterIP.get(f.address);
@@ -440,7 +456,7 @@ class NftCatalogBuilder {
       const endpoint = endpointChains.get(NFT_OBJECT_PREFIX.endpoint + name.slice(NFT_OBJECT_PREFIX.affinity.length));
       if (endpoint) endpoint.affinitySet = name;
     }
-    for (const [, w] of ofTable) this.serviceChains(table, w, endpointChains);
+    for (const w of ofTable) this.serviceChains(table, w, endpointChains);
 
     // 5. Leftovers: kube-proxy flushes the chains of deleted services and endpoints and deletes them a
     //    sync later; until then they are empty and unreferenced.
@@ -455,9 +471,10 @@ class NftCatalogBuilder {
           : t('No Service chain of this table sends traffic to this endpoint chain.'),
       });
     }
-    for (const [key, w] of ofTable) {
+    for (const w of ofTable) {
+      if (w.service.frontends.length > 0) continue;
       const chains = Object.values(w.chains).filter((c): c is NftChain => c !== undefined);
-      if (w.service.frontends.length > 0 || chains.length === 0) continue;
+      if (chains.length === 0) continue;
       if (chains.every((c) => c.rules.length === 0)) {
         for (const c of chains) {
           this.diagnostics.push({
@@ -467,7 +484,7 @@ class NftCatalogBuilder {
             message: t('kube-proxy flushed this chain because its Service port is gone; it deletes such chains on a later sync.'),
           });
         }
-        this.works.delete(key);
+        this.works.delete(w.key);
       }
     }
   }
@@ -566,6 +583,7 @@ class NftCatalogBuilder {
     // Endpoints of each policy chain (service-…: Cluster, local-…: Local).
     const byEndpoint = new Map<string, Endpoint>();
     const endpointChainOf = new Map<Endpoint, EndpointChain | undefined>();
+    const endpointRules = new Map<EndpointChain, EndpointRules>();
     const affinitySets = new Set<string>();
     for (const kind of ['service', 'local'] as const) {
       const chain = w.chains[kind];
@@ -591,7 +609,7 @@ class NftCatalogBuilder {
           for (const [target, share] of selection) {
             const endpointChain = endpointChains.get(target.chain);
             if (endpointChain) endpointChain.referenced = true;
-            const ep = this.endpoint(table, target.chain, endpointChain);
+            const ep = this.endpoint(table, target.chain, endpointChain, endpointRules);
             if (!ep) continue;
             const key = endpointKey(ep.address, ep.port);
             let out = byEndpoint.get(key);
@@ -628,7 +646,7 @@ class NftCatalogBuilder {
           message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', endpointKey(named.address, named.port), endpointKey(e.address, e.port)),
         });
       }
-      for (const set of this.endpointChainRules(endpointChain).setUpdates) affinitySets.add(set);
+      for (const set of this.endpointChainRules(endpointChain, endpointRules).setUpdates) affinitySets.add(set);
       if (endpointChain.affinitySet !== undefined) affinitySets.add(endpointChain.affinitySet);
     }
     let timeout: number | undefined;
@@ -707,9 +725,9 @@ class NftCatalogBuilder {
   }
 
   /** An endpoint's address and port: from the DNAT of its chain, or from its name. */
-  private endpoint(table: NftTable, chainName: string, endpointChain: EndpointChain | undefined): { address: string; port: number } | undefined {
+  private endpoint(table: NftTable, chainName: string, endpointChain: EndpointChain | undefined, endpointRules: Map<EndpointChain, EndpointRules>): { address: string; port: number } | undefined {
     let dnat: { address: string; port: number } | undefined;
-    if (endpointChain) dnat = this.endpointChainRules(endpointChain).dnat;
+    if (endpointChain) dnat = this.endpointChainRules(endpointChain, endpointRules).dnat;
     else {
       for (const rule of table.chainByName.get(chainName)?.rules ?? []) {
         dnat = ruleFacts(rule).dnat;
@@ -719,24 +737,29 @@ class NftCatalogBuilder {
     return dnat ?? parseNftServiceObjectName(chainName)?.endpoint;
   }
 
-  /** The rules of an endpoint chain, read once for both the DNAT and the affinity sets. */
-  private endpointChainRules(endpointChain: EndpointChain): NonNullable<EndpointChain['rules']> {
-    if (endpointChain.rules) return endpointChain.rules;
+  /** The rules of an endpoint chain, read once per Service (`read`) for both the DNAT and the affinity sets. */
+  private endpointChainRules(endpointChain: EndpointChain, read: Map<EndpointChain, EndpointRules>): EndpointRules {
+    const known = read.get(endpointChain);
+    if (known !== undefined) return known;
     let dnat: { address: string; port: number } | undefined;
-    const setUpdates: string[] = [];
+    // The facts' own array when one rule updates sets (kube-proxy's affinity rule), a new one only to join several.
+    let setUpdates = NO_SET_UPDATES;
     for (const rule of endpointChain.chain.rules) {
       const facts = ruleFacts(rule);
       dnat ??= facts.dnat;
-      setUpdates.push(...facts.setUpdates);
+      if (facts.setUpdates.length > 0) setUpdates = setUpdates.length === 0 ? facts.setUpdates : [...setUpdates, ...facts.setUpdates];
     }
-    return (endpointChain.rules = { dnat, setUpdates });
+    const rules = { dnat, setUpdates };
+    read.set(endpointChain, rules);
+    return rules;
   }
 
   private finish(s: NftService): void {
     s.protocol ||= 'tcp';
     if (s.anonymous && !s.name) s.name = s.frontends[0] ? `${s.frontends[0].address ?? '*'}:${s.frontends[0].port}` : '?';
     const order: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
-    s.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
+    // Most Services have one frontend: sort() would still allocate its work state.
+    if (s.frontends.length > 1) s.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
   }
 }
 

@@ -44,6 +44,11 @@ export function analyzeNft(text: string): NftAnalysis {
   const catalog = buildNftCatalog(ruleset);
   // The catalog read the rules through the re-read cache: let it forget them (see parseNft).
   forgetRereadCache();
+  // Made now, not on the first hover: some 120,000 entries for 10,000 Services would make that hover wait.
+  return { dialect: 'nftables', ruleset, catalog, diagnostics: [...ruleset.diagnostics, ...catalog.diagnostics], serviceByObject: servicesByObject(catalog) };
+}
+
+function servicesByObject(catalog: NftCatalog): NftAnalysis['serviceByObject'] {
   const serviceByObject = new Map<string, Map<string, Service>>();
   for (const s of catalog.services) {
     for (const o of s.objects) if (o.role !== 'map-element' && o.role !== 'set-element') addService(serviceByObject, o.tableId, o.name, s);
@@ -52,7 +57,7 @@ export function analyzeNft(text: string): NftAnalysis {
       if (e.chain && tableId) addService(serviceByObject, tableId, e.chain, s);
     }
   }
-  return { dialect: 'nftables', ruleset, catalog, diagnostics: [...ruleset.diagnostics, ...catalog.diagnostics], serviceByObject };
+  return serviceByObject;
 }
 
 export function definitionAt(a: NftAnalysis, position: Position): SymbolDefinition | undefined {

@@ -133,6 +133,20 @@ const copyRange = (r: Range): Range => ({ start: { line: r.start.line, character
 /** The range on `line` between packed columns. */
 const columnsRange = (line: number, packed: number): Range => lineRange(line, startColumn(packed), endColumn(packed));
 
+/**
+ * A range kept small: its columns packed into one number when it is on one line and they fit (packColumns), else
+ * a copy. readRange makes it again from that and the range's start line.
+ */
+export function storeRange(range: Range): number | Range {
+  const { start, end } = range;
+  return end.line === start.line && fitsColumns(start.character, end.character) ? packColumns(start.character, end.character) : copyRange(range);
+}
+
+/** The range storeRange kept (a new object each time). */
+export function readRange(startLine: number, stored: number | Range): Range {
+  return typeof stored === 'number' ? columnsRange(startLine, stored) : copyRange(stored);
+}
+
 export class LazyRule implements NftRule {
   index = 0;
   // The whole document rather than the rule's line: a line string per rule (a slice of the document) was 32 more
@@ -206,28 +220,55 @@ export function isLazyRuleSpan(start: number, end: number): boolean {
  * on one line, as nearly all are, is its line and one number for both columns.
  */
 export class ReferenceNode implements SymbolReference {
-  readonly role: ReferenceRole;
   readonly startLine: number;
+  /** The kind's index in REFERENCE_KINDS times 8 plus the role's in REFERENCE_ROLES: one slot for both. */
+  #kindAndRole: number;
   /** startCharacter * COLUMNS + endCharacter when both are below COLUMNS and the range is on one line; else the range. */
   readonly #columns: number | Range;
   constructor(
-    public kind: SymbolKind,
+    kind: SymbolKind,
     readonly name: string,
     readonly scope: string,
     range: Range,
     role: ReferenceRole,
   ) {
-    // The role may be a token's own copy of `jump` / `goto`: keep the one shared constant instead.
-    this.role = role === 'jump' ? 'jump' : role === 'goto' ? 'goto' : role;
-    const { start, end } = range;
-    this.startLine = start.line;
-    this.#columns = end.line === start.line && fitsColumns(start.character, end.character) ? packColumns(start.character, end.character) : copyRange(range);
+    this.#kindAndRole = kindIndex(kind) * 8 + roleIndex(role);
+    this.startLine = range.start.line;
+    this.#columns = storeRange(range);
+  }
+
+  get kind(): SymbolKind {
+    return REFERENCE_KINDS[this.#kindAndRole >> 3];
+  }
+
+  /** Set once the parser knows whether a `@name` is a set or a map. */
+  set kind(kind: SymbolKind) {
+    this.#kindAndRole = kindIndex(kind) * 8 + (this.#kindAndRole & 7);
+  }
+
+  get role(): ReferenceRole {
+    return REFERENCE_ROLES[this.#kindAndRole & 7];
   }
 
   get range(): Range {
-    const columns = this.#columns;
-    return typeof columns === 'number' ? columnsRange(this.startLine, columns) : copyRange(columns);
+    return readRange(this.startLine, this.#columns);
   }
+}
+
+// ReferenceNode's kinds and roles (the parser keeps some 300,000 references: a slot fewer in each).
+const REFERENCE_KINDS: readonly SymbolKind[] = ['chain', 'set', 'map', 'ipset', 'virtualService', 'table'];
+const REFERENCE_ROLES: readonly ReferenceRole[] = ['jump', 'goto', 'command', 'rule-owner', 'lookup'];
+
+function kindIndex(kind: SymbolKind): number {
+  const k = REFERENCE_KINDS.indexOf(kind);
+  if (k < 0) throw new RangeError(`ReferenceNode: unknown kind ${kind}`);
+  return k;
+}
+
+function roleIndex(role: ReferenceRole): number {
+  const k = REFERENCE_ROLES.indexOf(role);
+  if (k < 0) throw new RangeError(`ReferenceNode: unknown role ${role}`);
+  return k;
 }
 
 /** The flags of a chain without any: one frozen array for all of them (the parser replaces it, never adds to it). */
@@ -255,8 +296,8 @@ export class ChainNode implements NftChain {
   #range: number | WideChainRanges = 0;
   /** The name's columns. */
   #name = 0;
-  #fullEndLine = 0;
-  #fullEndCharacter = 0;
+  /** Where the block ends: packColumns(lines after the declaration's, character). */
+  #fullEnd = 0;
   constructor(
     public name: string,
     readonly tableId: string,
@@ -273,13 +314,12 @@ export class ChainNode implements NftChain {
       range.end.line === line && nameRange.start.line === line && nameRange.end.line === line &&
       fullRange.start.line === line && fullRange.start.character === range.start.character &&
       fitsColumns(range.start.character, range.end.character) && fitsColumns(nameRange.start.character, nameRange.end.character) &&
-      Number.isInteger(fullRange.end.line) && Number.isInteger(fullRange.end.character)
+      fitsColumns(fullRange.end.line - line, fullRange.end.character)
     ) {
       this.#line = line;
       this.#range = packColumns(range.start.character, range.end.character);
       this.#name = packColumns(nameRange.start.character, nameRange.end.character);
-      this.#fullEndLine = fullRange.end.line;
-      this.#fullEndCharacter = fullRange.end.character;
+      this.#fullEnd = packColumns(fullRange.end.line - line, fullRange.end.character);
     } else {
       this.#line = -1;
       this.#range = { range: copyRange(range), nameRange: copyRange(nameRange), fullRange: copyRange(fullRange) };
@@ -307,7 +347,8 @@ export class ChainNode implements NftChain {
   get fullRange(): Range {
     const packed = this.#range;
     if (typeof packed !== 'number') return copyRange(packed.fullRange);
-    return { start: { line: this.#line, character: startColumn(packed) }, end: { line: this.#fullEndLine, character: this.#fullEndCharacter } };
+    const fullEnd = this.#fullEnd;
+    return { start: { line: this.#line, character: startColumn(packed) }, end: { line: this.#line + startColumn(fullEnd), character: endColumn(fullEnd) } };
   }
 
   set fullRange(r: Range) {
@@ -318,7 +359,7 @@ export class ChainNode implements NftChain {
   fullRangeIs(r: Range): boolean {
     const packed = this.#range;
     if (typeof packed !== 'number') return rangeIs(r, packed.fullRange.start.line, packed.fullRange.start.character, packed.fullRange.end.line, packed.fullRange.end.character);
-    return rangeIs(r, this.#line, startColumn(packed), this.#fullEndLine, this.#fullEndCharacter);
+    return rangeIs(r, this.#line, startColumn(packed), this.#line + startColumn(this.#fullEnd), endColumn(this.#fullEnd));
   }
 }
 
@@ -328,7 +369,11 @@ export class ChainNode implements NftChain {
  * of 10,000 Services defines some 100,000 chains). The name is its own (a renamed chain keeps its definition).
  */
 export class ChainDefinition implements SymbolDefinition {
-  readonly kind = 'chain';
+  // On the prototype rather than a field: one slot fewer in each of 100,000 definitions.
+  get kind(): 'chain' {
+    return 'chain';
+  }
+
   // A private field, not a property: answers sent to the extension host carry the ranges, not the chain.
   readonly #chain: ChainNode;
   constructor(

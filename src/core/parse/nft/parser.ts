@@ -62,6 +62,8 @@ const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy'
 const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
 const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
 const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
+/** Pending references are kept in arrays of this many (a power of two). */
+const PENDING_CHUNK = 8192;
 const SET_PROPERTIES = new Set(['timeout', 'gc-interval', 'size', 'policy', 'auto-merge', 'comment', 'counter', 'quota', 'limit', 'ct', 'last']);
 const LINE_START_DECLARATIONS = new Set(['table', 'chain', 'add', 'insert', 'create', 'replace', 'delete', 'destroy', 'flush', 'define', 'redefine', 'include']);
 
@@ -95,9 +97,33 @@ interface Defined {
   seq: number;
 }
 
+/**
+ * The references pending until the end of the parse, in fixed-size arrays: one array of 300,000 grown by push
+ * was copied again and again, and every copy outlived scavenges (issue #8).
+ */
+class ChunkedReferences {
+  private readonly chunks: ReferenceNode[][] = [];
+  length = 0;
+
+  push(ref: ReferenceNode): void {
+    const slot = this.length++ & (PENDING_CHUNK - 1);
+    if (slot === 0) this.chunks.push(new Array<ReferenceNode>(PENDING_CHUNK));
+    this.chunks[this.chunks.length - 1][slot] = ref;
+  }
+
+  at(i: number): ReferenceNode {
+    return this.chunks[Math.floor(i / PENDING_CHUNK)][i & (PENDING_CHUNK - 1)];
+  }
+}
+
 interface TableDefs {
-  /** The command from which each chain exists (its definition is the symbol table's first: the same one). */
-  chains: Map<string, number>;
+  /**
+   * The command from which each chain exists: chainSeq, the first chain's, unless laterChains says otherwise.
+   * Whether a chain is defined is whether the symbol table has its definition. A table block is one command: its
+   * 100,000 chains need no map (issue #8).
+   */
+  chainSeq: number;
+  laterChains: Map<string, number>;
   /** Sets and maps share one namespace in nft. */
   sets: Map<string, Defined>;
 }
@@ -153,9 +179,14 @@ class NftTextBuilder implements StatementHost {
    * References resolved at the end (names may be defined later): each is already the reference the symbol
    * table gets (its kind is settled for sets and maps then), with its table and command number alongside.
    */
-  private readonly pending: ReferenceNode[] = [];
-  private readonly pendingTables: NftTable[] = [];
-  private readonly pendingSeqs: number[] = [];
+  private readonly pending = new ChunkedReferences();
+  /**
+   * The table and command number of the pending references, as runs: from reference pendingRunStarts[k] on,
+   * pendingRunTables[k] and pendingRunSeqs[k] (a table block is one command, so a dump is a few runs).
+   */
+  private readonly pendingRunStarts: number[] = [];
+  private readonly pendingRunTables: NftTable[] = [];
+  private readonly pendingRunSeqs: number[] = [];
   /** Per table id: the first definition of each chain and set/map, and from which command on it exists. */
   private readonly defs = new Map<string, TableDefs>();
   private readonly tableDefinitions = new Map<string, SymbolDefinition>();
@@ -685,7 +716,7 @@ class NftTextBuilder implements StatementHost {
 
   private defsOf(tableId: string): TableDefs {
     let d = this.defs.get(tableId);
-    if (!d) this.defs.set(tableId, (d = { chains: new Map(), sets: new Map() }));
+    if (!d) this.defs.set(tableId, (d = { chainSeq: -1, laterChains: new Map(), sets: new Map() }));
     return d;
   }
 
@@ -786,8 +817,14 @@ class NftTextBuilder implements StatementHost {
     return table;
   }
 
-  /** One string per chain, set or map name: references and definitions share it (as do the lines they are on). */
-  private name(name: string): string {
+  /**
+   * One string per chain, set or map name: references and definitions share it (as do the lines they are on).
+   * A name its table has already is its object's: `names` holds only the names referenced before their table
+   * has them (kube-proxy's maps name the service chains listed after them), not all 100,000 chains (issue #8).
+   */
+  private name(kind: 'chain' | 'set', table: NftTable, name: string): string {
+    const defined = kind === 'chain' ? table.chainByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
+    if (defined !== undefined) return defined.name;
     const known = this.names.get(name);
     if (known !== undefined) return known;
     this.names.set(name, name);
@@ -795,14 +832,18 @@ class NftTextBuilder implements StatementHost {
   }
 
   private pend(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
-    this.pendShared(kind, table, this.name(name), range, role);
+    this.pendShared(kind, table, this.name(kind, table, name), range, role);
   }
 
   /** pend() of a name that is the shared string already. */
   private pendShared(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
+    const runs = this.pendingRunTables.length;
+    if (runs === 0 || this.pendingRunTables[runs - 1] !== table || this.pendingRunSeqs[runs - 1] !== this.seq) {
+      this.pendingRunStarts.push(this.pending.length);
+      this.pendingRunTables.push(table);
+      this.pendingRunSeqs.push(this.seq);
+    }
     this.pending.push(new ReferenceNode(kind, name, table.id, range, role));
-    this.pendingTables.push(table);
-    this.pendingSeqs.push(this.seq);
   }
 
   private newChain(table: NftTable, name: string, nameRange: Range, declRange: Range): NftChain {
@@ -813,26 +854,17 @@ class NftTextBuilder implements StatementHost {
   }
 
   private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
-    const known = this.names.get(name);
-    let chain: NftChain | undefined;
+    let chain = table.chainByName.get(name);
     // A chain made here has the declaration's ranges already.
     let created = false;
-    if (known === undefined) {
-      // A name never seen (chains are found and defined by their shared names only): no table has this chain yet.
-      this.names.set(name, name);
+    if (chain === undefined) {
+      // The string of the references before it, if any (see name()).
+      name = this.names.get(name) ?? name;
       chain = this.newChain(table, name, nameRange, declRange);
       created = true;
-    } else {
-      name = known;
-      chain = table.chainByName.get(name);
-      if (chain === undefined) {
-        chain = this.newChain(table, name, nameRange, declRange);
-        created = true;
-      }
-    }
+    } else name = chain.name;
     let definition: SymbolDefinition | undefined;
-    const chains = this.defsOf(table.id).chains;
-    if (declare && (known === undefined || !chains.has(name))) {
+    if (declare && this.symbols.definition('chain', table.id, name) === undefined) {
       chain.declared = true;
       if (!created) {
         chain.range = declRange;
@@ -841,7 +873,9 @@ class NftTextBuilder implements StatementHost {
       }
       definition = chain instanceof ChainNode ? new ChainDefinition(name, table.id, chain) : new StoredDefinition('chain', name, table.id, nameRange, declRange);
       this.symbols.define(definition, nameRange.start.line);
-      chains.set(name, this.seq);
+      const d = this.defsOf(table.id);
+      if (d.chainSeq < 0) d.chainSeq = this.seq;
+      else if (d.chainSeq !== this.seq) d.laterChains.set(name, this.seq);
     } else {
       if (declare) chain.declared = true;
       this.pendShared('chain', table, name, nameRange, declare ? 'command' : role);
@@ -1105,7 +1139,7 @@ class NftTextBuilder implements StatementHost {
     if (verb === 'rename' && object === 'chain') {
       const chain = table.chainByName.get(name);
       const written = this.nameOf(items[spec.next]);
-      const newName = written === undefined ? undefined : this.name(written);
+      const newName = written === undefined ? undefined : this.name('chain', table, written);
       this.pend('chain', table, name, nameRange, 'command');
       if (chain && newName !== undefined) {
         table.chainByName.delete(name);
@@ -1707,16 +1741,22 @@ class NftTextBuilder implements StatementHost {
       }
       return names;
     };
+    let run = -1;
+    let table = this.pendingRunTables[0];
+    let seq = this.pendingRunSeqs[0];
     for (let i = 0; i < this.pending.length; i++) {
-      const ref = this.pending[i];
-      const table = this.pendingTables[i];
-      const seq = this.pendingSeqs[i];
+      const ref = this.pending.at(i);
+      if (this.pendingRunStarts[run + 1] === i) {
+        run++;
+        table = this.pendingRunTables[run];
+        seq = this.pendingRunSeqs[run];
+      }
       const d = this.defs.get(ref.scope);
       let definition: SymbolDefinition | undefined;
       let available: number | undefined;
       if (d !== undefined && ref.kind === 'chain') {
-        available = d.chains.get(ref.name);
-        if (available !== undefined) definition = this.symbols.definition('chain', ref.scope, ref.name);
+        definition = this.symbols.definition('chain', ref.scope, ref.name);
+        if (definition !== undefined) available = d.laterChains.get(ref.name) ?? d.chainSeq;
       } else if (d !== undefined) {
         const defined = d.sets.get(ref.name);
         definition = defined?.definition;
