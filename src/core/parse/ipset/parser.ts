@@ -18,12 +18,12 @@ import {
 import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { isIpv4, isIpv6, parsePort } from '../ipvs/address';
+import { ipv4Number, isIpv4, isIpv6, parsePort } from '../ipvs/address';
 import { LineCursor } from '../lines';
 import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
 import { lineLexer, unquote } from './lexer';
-import { AddCommandNode, MemberByLine, MemberNode, SetReference } from './nodes';
-import { FAST_MAX_LINE, pack } from '../ipvs/nodes';
+import { AddCommandNode, Ipv4MemberNode, Ipv4PortIpMemberNode, Ipv4PortMemberNode, MemberByLine, ownCopy, SetReference, ValueMemberNode, type AddLine, type AddTarget, type MemberNode } from './nodes';
+import { FAST_MAX_LINE } from '../ipvs/nodes';
 import { LineMap } from '../../model/line-map';
 import { detached } from '../detach';
 
@@ -239,15 +239,15 @@ class IpsetBuilder {
   readonly setByName = new Map<string, IpSet>();
   readonly commands: IpsetCommand[] = [];
   readonly formats: Array<'save' | 'list'> = [];
-  readonly memberByLine = new MemberByLine();
   readonly setByLine = new Map<number, IpSet>();
   readonly commandByLine = new LineMap<IpsetCommand>();
+  readonly memberByLine = new MemberByLine(this.commandByLine);
   readonly fieldByLine = new Map<number, { key: string; keyRange: Range; set: IpSet }>();
   private readonly definitionOf = new Map<IpSet, SymbolDefinition>();
   /** A fast-path `add` line's reference stands for itself (required, rule-owner): no wrapper per member. */
   private readonly pendingRefs: Array<PendingRef | SetReference> = [];
-  /** The set of the last fast-path `add` line. */
-  private lastAddSet: IpSet | undefined;
+  /** The set of the last fast-path `add` line and its name there. */
+  private lastAddTarget: AddTarget | undefined;
   /** The set of an `ipset list` block being read, and whether its Members: section is open. */
   private listed: IpSet | undefined;
   private inMembers = false;
@@ -270,7 +270,8 @@ class IpsetBuilder {
     const fast = this.fast;
     for (let i = 0, text = this.lines.next(); text !== undefined; i++, text = this.lines.next()) {
       if (fast && this.fastLine(i, text)) continue;
-      this.line(i, text);
+      // A copy: the names, types and members cut from the line must not keep the whole dump alive.
+      this.line(i, ownCopy(text));
     }
     this.closeListed();
     this.resolveReferences();
@@ -324,38 +325,45 @@ class IpsetBuilder {
     if (memberEnd === memberStart) return false;
     for (let k = memberEnd; k < text.length; k++) if (text.charCodeAt(k) !== 32) return false;
     // Consecutive lines add to the same set: compare the name in place before looking it up.
-    let set = this.lastAddSet;
-    if (!set || nameEnd - nameStart !== set.name.length || !text.startsWith(set.name, nameStart) || this.setByName.get(set.name) !== set) {
-      set = this.lastAddSet = this.setByName.get(text.slice(nameStart, nameEnd));
+    let target = this.lastAddTarget;
+    if (!target || nameEnd - nameStart !== target.name.length || !text.startsWith(target.name, nameStart) || this.setByName.get(target.name) !== target.set) {
+      const found = this.setByName.get(text.slice(nameStart, nameEnd));
+      // The set's own name string (not a slice of the line, which would keep the dump alive).
+      target = this.lastAddTarget = found && { set: found, name: found.name };
     }
-    if (!set || !set.type || set.type === 'list:set') return false;
+    const set = target?.set;
+    if (!target || !set || !set.type || set.type === 'list:set') return false;
     const memberText = text.slice(memberStart, memberEnd);
-    const textColumns = pack(memberStart, memberEnd);
-    const member = new MemberNode(i, memberText, textColumns, set);
+    const at: AddLine = { line: i, target, nameStart, nameEnd, memberStart };
     // kube-proxy's members (`10.96.0.10,udp:53`, `…,10.244.1.3`, `30080`) are read here; any other the general way.
-    if (!fastMember(member, memberText, set.type, set.family)) {
-      const { parts, problems } = parseMemberParts(memberText, unpackRange(i, textColumns), set.type, set.family);
+    let member = fastMember(at, memberText, set.type, set.family);
+    if (!member) {
+      const node = new ValueMemberNode(at);
+      node.text = ownCopy(memberText);
+      const { parts, problems } = parseMemberParts(node.text, lineRange(i, memberStart, memberEnd), set.type, set.family);
       if (problems.length > 0) return false;
-      this.fillMember(member, parts);
+      this.fillMember(node, parts);
+      // KUBE-LOOP-BACK repeats the endpoint: keep one string for both.
+      if (node.address2 !== undefined && node.address2 === node.address) node.address2 = node.address;
+      member = node;
     }
     // commandLine(): the command and the reference to the set (named by the set's own string).
     this.noteFormat('save');
-    const cmd = new AddCommandNode(set.name, member, pack(nameStart, nameEnd));
+    const cmd = new AddCommandNode(member);
     this.commands.push(cmd);
     this.commandByLine.set(i, cmd);
-    this.pendingRefs.push(new SetReference(set.name, 'rule-owner', i, pack(nameStart, nameEnd)));
+    this.pendingRefs.push(new SetReference(member));
     // addMember() without options.
-    // KUBE-LOOP-BACK repeats the endpoint: keep one string for both.
-    if (member.address2 !== undefined && member.address2 === member.address) member.address2 = member.address;
-    if (set.type === 'bitmap:port' && set.range && member.port !== undefined) {
+    const values: IpsetMember = member;
+    if (set.type === 'bitmap:port' && set.range && values.port !== undefined) {
       const from = Number(set.range.from);
       const to = Number(set.range.to);
-      if (member.port < from || (member.portTo ?? member.port) > to) {
-        this.diag(member.textRange, 'error', 'out-of-range', t('Port {0} is outside the set\'s range {1}: ipset says "Element is out of the range of the set".', member.portTo !== undefined ? `${member.port}-${member.portTo}` : member.port, set.range.text));
+      if (values.port < from || (values.portTo ?? values.port) > to) {
+        this.diag(member.textRange, 'error', 'out-of-range', t('Port {0} is outside the set\'s range {1}: ipset says "Element is out of the range of the set".', values.portTo !== undefined ? `${values.port}-${values.portTo}` : values.port, set.range.text));
       }
     }
     set.members.push(member);
-    this.memberByLine.setMember(member);
+    this.memberByLine.addFastMember();
     set.fullRange = { start: set.fullRange.start, end: { line: i, character: memberEnd } };
     return true;
   }
@@ -875,56 +883,62 @@ export function parseIpset(text: string, options: ParseIpsetOptions = {}): Ipset
 /**
  * What parseMemberParts + fillMember give an IPv4 `hash:ip`, `hash:ip,port`, `hash:ip,port,ip` or a
  * `bitmap:port` member of the plainest form (dotted addresses, `tcp|udp|sctp:N` or `N` ports, no ranges, no
- * networks, no names), written into `member` without making the parts; false (nothing written) otherwise.
+ * networks, no names), as a node made without the parts; undefined otherwise. Most are written in the form
+ * the node makes from its values (canonicalText): only the others keep their text.
  */
-function fastMember(member: IpsetMember, text: string, type: string, family: IpsetFamily | undefined): boolean {
+function fastMember(at: AddLine, text: string, type: string, family: IpsetFamily | undefined): MemberNode | undefined {
   if (type === 'bitmap:port') {
     const port = portNumber(text, 0, text.length);
-    if (port < 0) return false;
+    if (port < 0) return undefined;
+    const member = new ValueMemberNode(at);
     member.port = port;
-    return true;
+    if (!plainNumber(text, 0, text.length)) member.text = ownCopy(text);
+    return member;
   }
   const ipPort = type === 'hash:ip,port';
   const ipPortIp = type === 'hash:ip,port,ip';
-  if (family !== 'inet' || (type !== 'hash:ip' && !ipPort && !ipPortIp)) return false;
+  if (family !== 'inet' || (type !== 'hash:ip' && !ipPort && !ipPortIp)) return undefined;
   const c1 = text.indexOf(',');
   if (type === 'hash:ip') {
-    if (c1 >= 0 || !isIpv4(text)) return false;
-    member.address = text;
-    return true;
+    const address = c1 < 0 ? ipv4Number(text) : undefined;
+    return address === undefined ? undefined : new Ipv4MemberNode(at, address);
   }
-  if (c1 < 0) return false;
+  if (c1 < 0) return undefined;
   const c2 = text.indexOf(',', c1 + 1);
-  if (ipPort ? c2 >= 0 : c2 < 0 || text.indexOf(',', c2 + 1) >= 0) return false;
+  if (ipPort ? c2 >= 0 : c2 < 0 || text.indexOf(',', c2 + 1) >= 0) return undefined;
   const portEnd = ipPort ? text.length : c2;
-  const address = text.slice(0, c1);
-  if (!isIpv4(address)) return false;
+  const addressText = text.slice(0, c1);
+  const address = ipv4Number(addressText);
+  if (address === undefined) return undefined;
   const colon = text.indexOf(':', c1 + 1);
-  let protocol = 'tcp';
+  let protocol: 0 | 1 | 2 = 0; // tcp (also when omitted), udp, sctp: Ipv4PortMemberNode's numbering
   let portStart = c1 + 1;
   if (colon >= 0 && colon < portEnd) {
-    // The literal, not a slice of the line: one string for every member (compared in place).
     const length = colon - c1 - 1;
-    if (length === 3 && text.startsWith('tcp', c1 + 1)) protocol = 'tcp';
-    else if (length === 3 && text.startsWith('udp', c1 + 1)) protocol = 'udp';
-    else if (length === 4 && text.startsWith('sctp', c1 + 1)) protocol = 'sctp';
-    else return false;
+    if (length === 3 && text.startsWith('tcp', c1 + 1)) protocol = 0;
+    else if (length === 3 && text.startsWith('udp', c1 + 1)) protocol = 1;
+    else if (length === 4 && text.startsWith('sctp', c1 + 1)) protocol = 2;
+    else return undefined;
     portStart = colon + 1;
   }
   const port = portNumber(text, portStart, portEnd);
-  if (port < 0) return false;
-  let address2: string | undefined;
+  if (port < 0) return undefined;
+  let member: MemberNode;
   if (ipPortIp) {
-    // KUBE-LOOP-BACK repeats the endpoint: the same text is the address already read (no second string).
-    const same = text.length - c2 - 1 === address.length && text.startsWith(address, c2 + 1);
-    address2 = same ? address : text.slice(c2 + 1);
-    if (!same && !isIpv4(address2)) return false;
-  }
-  member.address = address;
-  if (address2 !== undefined) member.address2 = address2;
-  member.protocol = protocol;
-  member.port = port;
-  return true;
+    // KUBE-LOOP-BACK repeats the endpoint: the same text is the address already read.
+    const same = text.length - c2 - 1 === c1 && text.startsWith(addressText, c2 + 1);
+    const address2 = same ? address : ipv4Number(text.slice(c2 + 1));
+    if (address2 === undefined) return undefined;
+    member = new Ipv4PortIpMemberNode(at, address, protocol, port, address2);
+  } else member = new Ipv4PortMemberNode(at, address, protocol, port);
+  // ipv4Number takes only addresses written as canonicalText writes them: only the port's form can differ.
+  if (portStart === c1 + 1 || !plainNumber(text, portStart, portEnd)) member.text = ownCopy(text);
+  return member;
+}
+
+/** Whether the digits at [start, end) are written as String() writes their number (no leading zero). */
+function plainNumber(text: string, start: number, end: number): boolean {
+  return end - start === 1 || text.charCodeAt(start) !== 48;
 }
 
 /** The port at [start, end) when it is digits only, at most 65535 (what parsePort accepts as a number); else -1. */
@@ -944,6 +958,3 @@ function isWordChar(c: number): boolean {
   return c > 32 && c < 127 && c !== 34 && c !== 35;
 }
 
-function unpackRange(line: number, packed: number): Range {
-  return lineRange(line, packed & 0x7fff, packed >>> 15);
-}
