@@ -4,6 +4,7 @@ import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/sn
 import { catalogToJson } from '../../src/core/kube/catalog';
 import { expectedIpvsCatalog, generateIpvsSnapshot, type IpvsGenOptions } from '../../src/core/kube/generate/ipvs';
 import { randomServices } from '../../src/core/kube/generate/iptables';
+import { ipv6Variant } from '../../src/core/kube/generate/nft';
 import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 
@@ -47,6 +48,22 @@ describe('IPVS-mode catalog from a node snapshot', () => {
     expect(gateway.frontends.map((f) => f.kind)).toEqual(['clusterIP', 'nodePort', 'nodePort', 'loadBalancer']);
     expect(gateway.policies.externalTrafficPolicy).toBe('Local');
   });
+
+  // The catalog groups real servers as runs of numbers (IPv4) and strings (IPv6): past 16 real servers a run is
+  // deduplicated with a Set; NodePorts of traffic policy Local join the ClusterIP that has a superset of theirs.
+  for (const [label, services] of [
+    ['IPv4, 24 endpoints', randomServices(30, 24, 7)],
+    ['IPv6, 24 endpoints', ipv6Variant(randomServices(30, 24, 8))],
+    ['IPv6, 3 endpoints', ipv6Variant(randomServices(40, 3, 9))],
+  ] as const) {
+    it(`joins the virtual services of many or IPv6 real servers as the truth does (${label})`, () => {
+      const opts = { services: [...services], nodeIPs: NODE_IPS };
+      const snap = snapshotOf(opts, ['ipvsadm-list', 'ipset-save', 'iptables-save']);
+      const truth = expectedIpvsCatalog(opts).filter((e) => e.endpoints.some((x) => x.probability > 0));
+      const got = byClusterIP((catalogToJson(snap.catalogs) as { services: Entry[] }).services);
+      for (const [k, v] of Object.entries(byClusterIP(truth))) expect(got[k], k).toEqual(v);
+    });
+  }
 
   for (const seed of [1, 2, 3]) {
     for (const form of ['ipvsadm-save', 'ipvsadm-list'] as const) {

@@ -11,7 +11,8 @@ import type { IptablesRuleset } from '../model/iptables';
 import { t } from '../l10n';
 import { canonicalAddress } from '../trace/addr';
 import { ipv4Number, isIpv4 } from '../parse/ipvs/address';
-import type { Catalog, Endpoint, Frontend, FrontendKind, ObjectRef, Service } from './catalog';
+import { Ipv4PortIpMemberNode, Ipv4PortMemberNode } from '../parse/ipset/nodes';
+import type { Catalog, Endpoint, Frontend, FrontendKind, HashCheck, ObjectRef, Policies, Service } from './catalog';
 
 export interface IpvsSnapshotInput {
   ipvs: { dump: IpvsDump; fileIndex: number }[];
@@ -23,20 +24,28 @@ export interface IpvsSnapshotInput {
 // The catalog's endpoints, frontends and objects read their ranges from the model when asked (issue #8: a
 // node of 10,000 Services has ~100,000 of them, and the model makes its ranges on demand).
 class RealServerEndpoint implements Endpoint {
-  address: string;
-  port: number;
   probability: number;
   declare local?: boolean;
   #server: RealServer;
-  constructor(address: string, port: number, probability: number, server: RealServer) {
-    this.address = address;
-    this.port = port;
+  constructor(probability: number, server: RealServer) {
     this.probability = probability;
     this.#server = server;
+  }
+  // Address and port are the real server's, read when asked for (two fields fewer on ~100,000 endpoints).
+  get address(): string {
+    return endpointAddress(this.#server.address);
+  }
+  get port(): number {
+    return this.#server.port ?? 0;
   }
   get range(): Range {
     return this.#server.range;
   }
+}
+
+/** The address of a real server's endpoint: a dotted IPv4 address as it is, another in its canonical form. */
+function endpointAddress(address: string): string {
+  return ipv4Number(address) === undefined ? canonical(address) : address;
 }
 
 class VirtualServiceFrontend implements Frontend {
@@ -69,6 +78,56 @@ class VirtualServiceObject implements ObjectRef {
   get range(): Range {
     return this.#vs.nameRange;
   }
+}
+
+/**
+ * A Service of the IPVS catalog. Its endpoints are made from the virtual service when first asked for (issue #8:
+ * a node of 10,000 Services has ~100,000 of them, and the tree, a trace or an explanation usually reads a few).
+ */
+class IpvsService implements Service {
+  namespace = '';
+  name: string;
+  portName = '';
+  protocol: string;
+  frontends: Frontend[] = [];
+  policies: Policies = {};
+  objects: ObjectRef[] = [];
+  anonymous = true;
+  hashChecks: HashCheck[] = [];
+  family: 'ipv4' | 'ipv6';
+  #endpoints: Endpoint[] | undefined;
+  #vs: VirtualService;
+  #localEndpoints: KeySet;
+  constructor(name: string, protocol: string, family: 'ipv4' | 'ipv6', vs: VirtualService, localEndpoints: KeySet) {
+    this.name = name;
+    this.protocol = protocol;
+    this.family = family;
+    this.#vs = vs;
+    this.#localEndpoints = localEndpoints;
+  }
+
+  get endpoints(): Endpoint[] {
+    return (this.#endpoints ??= endpointsOf(this.#vs, this.protocol, this.#localEndpoints));
+  }
+  set endpoints(endpoints: Endpoint[]) {
+    this.#endpoints = endpoints;
+  }
+}
+
+/** The endpoints of a Service: the real servers of its virtual service, with their weight shares. */
+function endpointsOf(vs: VirtualService, protocol: string, localEndpoints: KeySet): Endpoint[] {
+  // weightShares reads only the scheduler and the real servers (no copy of the whole service).
+  const shareInput = { realServers: vs.realServers, scheduler: vs.scheduler === 'rr' || vs.scheduler === 'wrr' ? vs.scheduler : 'wrr' } as VirtualService;
+  const shares = weightShares(shareInput) ?? vs.realServers.map(() => 1 / Math.max(1, vs.realServers.length));
+  return vs.realServers.map((r, i) => {
+    const dotted = ipv4Number(r.address);
+    const address = dotted === undefined ? canonical(r.address) : r.address;
+    const e: Endpoint = new RealServerEndpoint(shares[i] ?? 0, r);
+    // KUBE-LOOP-BACK lists endpointIP,proto:port,endpointIP for the endpoints on this node.
+    const port = r.port;
+    if (port !== undefined && localEndpoints.has(canonicalIpPortKey(address, dotted ?? ipv4Number(address), port, protocol))) e.local = true;
+    return e;
+  });
 }
 
 /** Canonical addresses, memoised during one buildIpvsCatalog (each endpoint appears in several dumps and keys). */
@@ -119,6 +178,13 @@ function ipPortKeys(set: IpSet | undefined, selfOnly = false): KeySet {
   const keys = new KeySet();
   if (!set || set.type.startsWith('bitmap:port')) return keys.done();
   for (const m of set.members) {
+    // kube-proxy's IPv4 members keep address, port and protocol packed: their key without making their strings.
+    const value = m instanceof Ipv4PortMemberNode ? m.addressValue() : undefined;
+    if (value !== undefined) {
+      const packed = m as Ipv4PortMemberNode;
+      if (!selfOnly || (packed instanceof Ipv4PortIpMemberNode && packed.repeatsAddress())) keys.add((value * 65536 + packed.port) * 3 + packed.protocolIndex());
+      continue;
+    }
     if (m.address === undefined || m.port === undefined) continue;
     if (selfOnly && (m.address2 === undefined || canonical(m.address2) !== canonical(m.address))) continue;
     keys.add(ipPortKey(m.address, m.port, (m.protocol ?? 'tcp').toLowerCase()));
@@ -252,7 +318,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
 
   interface Group {
     service: Service;
-    reals: RealKeys;
+    reals: RealRun;
   }
   const groups: Group[] = [];
   const all: Entry[] = [];
@@ -262,15 +328,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
       all.push(entryOf(vs, fileIndex));
     }
   }
-  const realsKey = (vs: VirtualService): RealKeys => {
-    let reals: RealKeys = [];
-    for (const r of vs.realServers) {
-      const v = ipv4Number(r.address);
-      const address = v === undefined ? canonical(r.address) : r.address;
-      reals = withReal(reals, realKey(address, v ?? ipv4Number(address), r.port));
-    }
-    return reals;
-  };
+  const runs = new RealKeyRuns();
   // The note of each scheduler, made once (the same text for every Service of the scheduler).
   const notes = new Map<string | undefined, string>();
   const noteOf = (scheduler: string | undefined): string => {
@@ -280,40 +338,13 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   };
   const makeService = (vs: VirtualService, fileIndex: number): Group => {
     const protocol = vs.protocol as string;
-    // weightShares reads only the scheduler and the real servers (no copy of the whole service).
-    const shareInput = { realServers: vs.realServers, scheduler: vs.scheduler === 'rr' || vs.scheduler === 'wrr' ? vs.scheduler : 'wrr' } as VirtualService;
-    const shares = weightShares(shareInput) ?? vs.realServers.map(() => 1 / Math.max(1, vs.realServers.length));
-    // Each real server's address is parsed once here for its endpoint, its KUBE-LOOP-BACK key and its real key.
-    let reals: RealKeys = [];
-    const endpoints: Endpoint[] = vs.realServers.map((r, i) => {
-      const dotted = ipv4Number(r.address);
-      const address = dotted === undefined ? canonical(r.address) : r.address;
-      const v = dotted ?? ipv4Number(address);
-      const e: Endpoint = new RealServerEndpoint(address, r.port ?? 0, shares[i] ?? 0, r);
-      // KUBE-LOOP-BACK lists endpointIP,proto:port,endpointIP for the endpoints on this node.
-      if (r.port !== undefined && localEndpoints.has(canonicalIpPortKey(address, v, r.port, protocol))) e.local = true;
-      reals = withReal(reals, realKey(address, v, r.port));
-      return e;
-    });
-    const service: Service = {
-      namespace: '',
-      name: `${vs.family === 'ipv6' ? `[${canonical(vs.address)}]` : canonical(vs.address)}:${vs.port}`,
-      portName: '',
-      protocol,
-      frontends: [],
-      endpoints,
-      policies: {},
-      objects: [],
-      anonymous: true,
-      hashChecks: [],
-      family: vs.family,
-    };
+    const service = new IpvsService(`${vs.family === 'ipv6' ? `[${canonical(vs.address)}]` : canonical(vs.address)}:${vs.port}`, protocol, vs.family, vs, localEndpoints);
     if (vs.persistent) service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: vs.persistent.timeout };
     if (vs.realServers.length === 0) service.policies.noEndpoints = 'reject';
     if (clusterCIDR) service.policies.clusterCIDR = clusterCIDR;
     service.policies.scheduler = vs.scheduler ?? 'wlc';
     service.policies.schedulerNote = noteOf(vs.scheduler);
-    const group = { service, reals };
+    const group = { service, reals: runs.add(vs) };
     groups.push(group);
     void fileIndex;
     return group;
@@ -330,15 +361,16 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   for (const entry of all) if (entry.kind === 'clusterIP') addFrontend(makeService(entry.vs, entry.fileIndex), entry);
   // The ClusterIP Services by protocol and real server, built once: a joining virtual service only looks at
   // the Services that have its rarest real server, not at every Service (linear, not quadratic, in size).
-  const byReal = new GroupsByReal(groups.map((g) => ({ protocol: g.service.protocol, reals: g.reals })));
+  const byReal = new GroupsByReal(groups.map((g) => ({ protocol: g.service.protocol, reals: { [Symbol.iterator]: () => runs.keysOf(g.reals) } })));
   const groupsWith = (protocol: string, real: string | number): Group[] => byReal.groupsWith(protocol, real).map((k) => groups[k]);
   for (const entry of all) {
     if (entry.kind === 'clusterIP') continue;
-    const reals = realsKey(entry.vs);
+    // The keys of a joining virtual service are looked at here only: its run is dropped again below.
+    const reals = runs.add(entry.vs);
     // The pool is the Services of the rarest real server (the first of the rarest): counted, then listed once.
     let rarest: string | number | undefined;
     let fewest = Infinity;
-    for (const r of reals) {
+    for (const r of runs.keysOf(reals)) {
       const count = byReal.countWith(entry.vs.protocol, r);
       if (count < fewest) {
         rarest = r;
@@ -347,12 +379,14 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
       if (count === 0) break;
     }
     const pool = rarest === undefined ? [] : groupsWith(entry.vs.protocol, rarest);
-    const candidates = pool.filter((g) => containsAll(g.reals, reals));
-    const exact = candidates.filter((g) => sizeOf(g.reals) === sizeOf(reals));
+    const candidates = pool.filter((g) => runs.containsAll(g.reals, reals));
+    const exact = candidates.filter((g) => runs.sizeOf(g.reals) === runs.sizeOf(reals));
     const chosen = exact.length === 1 ? exact[0] : exact.length === 0 && candidates.length === 1 ? candidates[0] : undefined;
+    const local = chosen !== undefined && runs.sizeOf(reals) < runs.sizeOf(chosen.reals);
+    runs.dropFrom(reals);
     if (chosen) {
       addFrontend(chosen, entry);
-      if (sizeOf(reals) < sizeOf(chosen.reals)) chosen.service.policies.externalTrafficPolicy = 'Local';
+      if (local) chosen.service.policies.externalTrafficPolicy = 'Local';
       if (entry.vs.persistent && !chosen.service.policies.sessionAffinity) chosen.service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: entry.vs.persistent.timeout };
     } else {
       addFrontend(makeService(entry.vs, entry.fileIndex), entry);
@@ -361,6 +395,9 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   for (const g of groups) {
     if (g.service.frontends.some((f) => f.kind !== 'clusterIP') && !g.service.policies.externalTrafficPolicy) g.service.policies.externalTrafficPolicy = 'Cluster';
     if (g.service.frontends.length > 1) g.service.frontends.sort((a, b) => FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || plainOrder.compare(a.address ?? '', b.address ?? '') || a.port - b.port);
+    // The lists grew by push, with room for 17: exact copies are a fifth of that (issue #8).
+    g.service.frontends = g.service.frontends.slice();
+    g.service.objects = g.service.objects.slice();
   }
   const services = groups.map((g) => g.service);
   // One collator for the whole sort (what localeCompare with these options does per call).
@@ -368,39 +405,88 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   return { mode: 'ipvs', services, diagnostics };
 }
 
-/**
- * The distinct real servers of a virtual service as keys, in order: an array while there are few (a Set per
- * Service of a 10,000-Service node costs megabytes, and they all live until the catalog is built), else a Set.
- */
-type RealKeys = Array<string | number> | Set<string | number>;
-const FEW_REAL_SERVERS = 16;
-
 /** A real server as address and port: a number for IPv4 (no key string to build and hash), else `address:port`. */
 function realKey(canonicalAddress: string, ipv4: number | undefined, port: number | undefined): string | number {
   return ipv4 === undefined ? `${canonicalAddress}:${port ?? ''}` : ipv4 * 65537 + (port === undefined ? 0 : port + 1);
 }
 
-/** `reals` with `key` added when it is new (the array becomes a Set past FEW_REAL_SERVERS). */
-function withReal(reals: RealKeys, key: string | number): RealKeys {
-  if (Array.isArray(reals)) {
-    if (reals.includes(key)) return reals;
-    if (reals.length < FEW_REAL_SERVERS) {
-      reals.push(key);
-      return reals;
+/** The distinct real server keys of one virtual service: #numbers[start, end) of its RealKeyRuns, plus strings. */
+interface RealRun {
+  start: number;
+  end: number;
+  strings: Set<string> | undefined;
+}
+
+/** Past this many real servers, a run is deduplicated with a Set rather than by scanning it. */
+const FEW_REAL_SERVERS = 16;
+
+/**
+ * The distinct real servers of virtual services as realKey keys, for grouping them. The numeric keys of every
+ * virtual service are runs of one growing Float64Array, each sorted: an array and a boxed number per real server
+ * of a 10,000-Service node are ~5 MB that live until the catalog is built (issue #8: peak memory). Which
+ * Service a virtual service joins does not depend on the order of its keys.
+ */
+class RealKeyRuns {
+  #numbers = new Float64Array(1024);
+  #count = 0;
+
+  /** A new run at the end, with the keys of `vs`'s real servers. */
+  add(vs: VirtualService): RealRun {
+    const run: RealRun = { start: this.#count, end: this.#count, strings: undefined };
+    let seen: Set<number> | undefined;
+    for (const r of vs.realServers) {
+      const v = ipv4Number(r.address);
+      const address = v === undefined ? canonical(r.address) : r.address;
+      const key = realKey(address, v ?? ipv4Number(address), r.port);
+      // A key that is not a finite number (a port of NaN) is kept as its string: bisection cannot find it.
+      if (typeof key === 'string' || !Number.isFinite(key)) {
+        (run.strings ??= new Set()).add(String(key));
+        continue;
+      }
+      if (seen ? seen.has(key) : this.#has(run, key)) continue;
+      if (!seen && run.end - run.start >= FEW_REAL_SERVERS) seen = new Set(this.#numbers.subarray(run.start, run.end));
+      seen?.add(key);
+      if (this.#count === this.#numbers.length) {
+        const grown = new Float64Array(this.#numbers.length * 2);
+        grown.set(this.#numbers);
+        this.#numbers = grown;
+      }
+      this.#numbers[this.#count++] = key;
+      run.end = this.#count;
     }
-    reals = new Set(reals);
+    this.#numbers.subarray(run.start, run.end).sort();
+    return run;
   }
-  reals.add(key);
-  return reals;
-}
 
-function sizeOf(keys: RealKeys): number {
-  return Array.isArray(keys) ? keys.length : keys.size;
-}
+  /** Whether the numbers of `run` (not yet sorted) have `key`. */
+  #has(run: RealRun, key: number): boolean {
+    for (let k = run.start; k < run.end; k++) if (this.#numbers[k] === key) return true;
+    return false;
+  }
 
-function containsAll(keys: RealKeys, items: RealKeys): boolean {
-  for (const item of items) if (!(Array.isArray(keys) ? keys.includes(item) : keys.has(item))) return false;
-  return true;
+  /** Forgets `run` and every later one (a virtual service whose keys were needed once). */
+  dropFrom(run: RealRun): void {
+    this.#count = run.start;
+  }
+
+  sizeOf(run: RealRun): number {
+    return run.end - run.start + (run.strings?.size ?? 0);
+  }
+
+  *keysOf(run: RealRun): Generator<string | number> {
+    for (let k = run.start; k < run.end; k++) yield this.#numbers[k];
+    if (run.strings) yield* run.strings;
+  }
+
+  /** Whether `run` has every key of `items`. */
+  containsAll(run: RealRun, items: RealRun): boolean {
+    for (let k = items.start; k < items.end; k++) {
+      const at = lowerBound(this.#numbers, this.#numbers[k], run.start, run.end);
+      if (at >= run.end || this.#numbers[at] !== this.#numbers[k]) return false;
+    }
+    if (items.strings) for (const item of items.strings) if (!run.strings?.has(item)) return false;
+    return true;
+  }
 }
 
 /**
@@ -491,10 +577,8 @@ function sortKey(protocol: string, real: string | number): number | undefined {
   return real * 3 + p;
 }
 
-/** The first position of `sorted` whose value is not below `value`. */
-function lowerBound(sorted: Float64Array, value: number): number {
-  let low = 0;
-  let high = sorted.length;
+/** The first position of `sorted` (or of its part [low, high)) whose value is not below `value`. */
+function lowerBound(sorted: Float64Array, value: number, low = 0, high = sorted.length): number {
   while (low < high) {
     const mid = (low + high) >>> 1;
     if (sorted[mid] < value) low = mid + 1;

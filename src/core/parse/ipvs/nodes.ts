@@ -1,8 +1,8 @@
 // Compact model objects of the ipvsadm fast path (issue #8): a listing of 10,000 Services has ~150,000 real
 // server lines, and a Range is three objects. These classes keep each column as one packed number
-// (start | end << 15, lines shorter than FAST_MAX_LINE) and make the Range when it is asked for; from the
-// outside they are the RealServer / VirtualService / SymbolDefinition of model/ipvs.ts (a range can still be
-// assigned, as the merge of two listings does).
+// (start | end << 15, lines shorter than FAST_MAX_LINE), a real server just where its line starts in the text,
+// and make the Range when it is asked for; from the outside they are the RealServer / VirtualService /
+// SymbolDefinition of model/ipvs.ts (a range can still be assigned, as the merge of two listings does).
 import type { IpvsFamily, IpvsForward, IpvsFormat, IpvsStats, Persistence, RealServer, TunnelInfo, VirtualService } from '../../model/ipvs';
 import { IPVS_SCOPE } from '../../model/ipvs';
 import type { Range } from '../../model/range';
@@ -27,16 +27,63 @@ type Slot = number | Range | undefined;
 const NOTHING_MISSING = Object.freeze([]) as unknown as Array<'forward' | 'weight'>;
 const read = (line: number, slot: Slot): Range | undefined => (typeof slot === 'number' ? unpack(line, slot) : slot);
 
+/** What a RealServerNode keeps of its own once one of its read-on-demand fields was assigned. */
+type ServerField = Slot | IpvsFamily | IpvsForward | Array<'forward' | 'weight'>;
+
+/** The ranges of a real server, in the order RealServerNode keeps them once one is assigned. */
+const SERVER_RANGES = ['range', 'addressRange', 'forwardRange', 'weightRange', 'activeRange', 'inactRange'] as const;
+
+/** [start, end) of the six words of a real server line, at 2k and 2k + 1 (one array, reused). */
+const serverWords = new Int32Array(12);
+
+/**
+ * The first `count` words (`->`, address, forward, weight, active, inactive) of the real server line at
+ * `lineStart` of `text`, relative to the line: a line the fast path read holds six words of printable characters
+ * between spaces.
+ */
+export function serverLineWords(text: string, lineStart: number, count = 6): Int32Array {
+  let k = lineStart;
+  for (let w = 0; w < 2 * count; w += 2) {
+    while (text.charCodeAt(k) === 32) k++;
+    serverWords[w] = k - lineStart;
+    // A word ends at a space, the line break or the end of the text (NaN).
+    while (text.charCodeAt(k) > 32) k++;
+    serverWords[w + 1] = k - lineStart;
+  }
+  return serverWords;
+}
+
+const MASQ = { forward: 'masq', local: false } as const;
+const ROUTE = { forward: 'route', local: false } as const;
+const TUNNEL = { forward: 'tunnel', local: false } as const;
+const LOCAL = { forward: 'route', local: true } as const;
+
+/** The Forward column (`Masq`, `Route`, `Tunnel`, `Local`) at [start, end), without slicing it. */
+export function forwardAt(text: string, start: number, end: number): { forward: IpvsForward; local: boolean } | undefined {
+  switch (end - start) {
+    case 4:
+      return text.startsWith('Masq', start) ? MASQ : undefined;
+    case 5:
+      return text.startsWith('Route', start) ? ROUTE : text.startsWith('Local', start) ? LOCAL : undefined;
+    case 6:
+      return text.startsWith('Tunnel', start) ? TUNNEL : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The number the digits at [start, end) of `text` write (the fast path read at most 15 of them: exact). */
+export function digitsValue(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let k = start; k < end; k++) n = n * 10 + (text.charCodeAt(k) - 48);
+  return n;
+}
+
 export class RealServerNode implements RealServer {
   address: string;
-  family: IpvsFamily;
-  port?: number;
-  forward: IpvsForward;
   declare localNode?: boolean;
+  /** A field, not read from the line: the catalog's weight shares read every server's. */
   weight: number;
-  activeConn?: number;
-  inactConn?: number;
-  notInDump: Array<'forward' | 'weight'> = NOTHING_MISSING;
   line: number;
   // Optional columns other listings add when they are merged into this server.
   declare hostname?: boolean;
@@ -46,44 +93,32 @@ export class RealServerNode implements RealServer {
   declare lowerThreshold?: number;
   declare stats?: IpvsStats;
   declare tunnel?: TunnelInfo;
-  #range: Slot;
-  #address: Slot;
-  #forward: Slot;
-  #weight: Slot;
-  #active: Slot;
-  #inact: Slot;
+  /** The dump's text: the line's columns are read again from it when a range, port, count, family or forward is asked for. */
+  #text: string;
+  /**
+   * Where the line starts in #text; or, once a range or read-on-demand field was assigned, the six ranges
+   * (SERVER_RANGES order) then activeConn, inactConn, family, forward, notInDump and port.
+   */
+  #columns: number | ServerField[];
   #service: VirtualService;
 
   constructor(
     service: VirtualService,
     line: number,
     address: string,
-    family: IpvsFamily,
-    port: number,
-    forward: IpvsForward,
     local: boolean,
     weight: number,
-    active: number,
-    inact: number,
-    /** [start, end) of the line's six words (`->`, address, forward, weight, active, inactive) at 2k, 2k + 1. */
-    columns: Int32Array,
+    /** The dump's text and where the line starts in it (a line the fast path read: six words). */
+    text: string,
+    lineStart: number,
   ) {
     this.address = address;
-    this.family = family;
-    this.port = port;
-    this.forward = forward;
     if (local) this.localNode = true;
     this.weight = weight;
-    this.activeConn = active;
-    this.inactConn = inact;
     this.line = line;
     this.#service = service;
-    this.#range = pack(columns[0], columns[11]);
-    this.#address = pack(columns[2], columns[3]);
-    this.#forward = pack(columns[4], columns[5]);
-    this.#weight = pack(columns[6], columns[7]);
-    this.#active = pack(columns[8], columns[9]);
-    this.#inact = pack(columns[10], columns[11]);
+    this.#text = text;
+    this.#columns = lineStart;
   }
 
   /** The virtual service whose line list this server is on (for RealServerByLine). */
@@ -91,41 +126,138 @@ export class RealServerNode implements RealServer {
     return this.#service;
   }
 
+  // The two helpers are static: a private instance method would add a brand slot to each of the ~150,000 servers.
+  /** The packed columns of range `which` (an index of SERVER_RANGES) of `server`, or the Range assigned to it. */
+  static #slot(server: RealServerNode, which: number): Slot {
+    const columns = server.#columns;
+    if (typeof columns !== 'number') return columns[which] as Slot;
+    // The whole line's range runs from `->` to the end of the last column; another needs the words up to its own.
+    const words = serverLineWords(server.#text, columns, which === 0 ? 6 : which + 1);
+    return which === 0 ? pack(words[0], words[11]) : pack(words[2 * which], words[2 * which + 1]);
+  }
+
+  /** Column `word` (4: ActiveConn, 5: InActConn) of `server`'s line as a number, or the count assigned to it. */
+  static #count(server: RealServerNode, word: 4 | 5): number | undefined {
+    const columns = server.#columns;
+    if (typeof columns !== 'number') return columns[word + 2] as number | undefined;
+    const words = serverLineWords(server.#text, columns, word + 1);
+    return digitsValue(server.#text, columns + words[2 * word], columns + words[2 * word + 1]);
+  }
+
+  /** The ranges and counts of `server` as an array of its own, to assign one of them. */
+  static #detach(server: RealServerNode): ServerField[] {
+    if (typeof server.#columns === 'number') {
+      server.#columns = [
+        ...SERVER_RANGES.map((_, k) => RealServerNode.#slot(server, k)),
+        RealServerNode.#count(server, 4),
+        RealServerNode.#count(server, 5),
+        server.family,
+        server.forward,
+        server.notInDump,
+        server.port,
+      ];
+    }
+    return server.#columns;
+  }
+
+  static #assign(server: RealServerNode, which: number, r: Range | undefined): void {
+    RealServerNode.#detach(server)[which] = r;
+  }
+
+  // A fast-path line's family is its address's: an IPv6 one was written in brackets, an IPv4 one dotted.
+  get family(): IpvsFamily {
+    const columns = this.#columns;
+    if (typeof columns !== 'number') return columns[8] as IpvsFamily;
+    return this.address.includes(':') ? 'ipv6' : 'ipv4';
+  }
+  set family(family: IpvsFamily) {
+    RealServerNode.#detach(this)[8] = family;
+  }
+  get forward(): IpvsForward {
+    const columns = this.#columns;
+    if (typeof columns !== 'number') return columns[9] as IpvsForward;
+    const words = serverLineWords(this.#text, columns, 3);
+    return forwardAt(this.#text, columns + words[4], columns + words[5])!.forward;
+  }
+  set forward(forward: IpvsForward) {
+    RealServerNode.#detach(this)[9] = forward;
+  }
+  /** Nothing is missing from a plain listing's line (one frozen array, replaced, never edited). */
+  get notInDump(): Array<'forward' | 'weight'> {
+    const columns = this.#columns;
+    return typeof columns !== 'number' ? (columns[10] as Array<'forward' | 'weight'>) : NOTHING_MISSING;
+  }
+  set notInDump(missing: Array<'forward' | 'weight'>) {
+    RealServerNode.#detach(this)[10] = missing;
+  }
+
+  get port(): number | undefined {
+    const columns = this.#columns;
+    if (typeof columns !== 'number') return columns[11] as number | undefined;
+    // The digits after the address (`10.0.0.1:80`, `[fd00::1]:80`): the address is the line's own text.
+    const text = this.#text;
+    let k = columns;
+    while (text.charCodeAt(k) === 32) k++;
+    k += 2;
+    while (text.charCodeAt(k) === 32) k++;
+    k += this.address.length + (text.charCodeAt(k) === 91 /* [ */ ? 3 : 1);
+    let port = 0;
+    for (let c = text.charCodeAt(k); c >= 48 && c <= 57; c = text.charCodeAt(++k)) port = port * 10 + (c - 48);
+    return port;
+  }
+  set port(port: number | undefined) {
+    RealServerNode.#detach(this)[11] = port;
+  }
+
+  // The connection counts are read from the line when asked for, like the ranges (two fields fewer per server).
+  get activeConn(): number | undefined {
+    return RealServerNode.#count(this, 4);
+  }
+  set activeConn(n: number | undefined) {
+    RealServerNode.#detach(this)[6] = n;
+  }
+  get inactConn(): number | undefined {
+    return RealServerNode.#count(this, 5);
+  }
+  set inactConn(n: number | undefined) {
+    RealServerNode.#detach(this)[7] = n;
+  }
+
   get range(): Range {
-    return read(this.line, this.#range)!;
+    return read(this.line, RealServerNode.#slot(this, 0))!;
   }
   set range(r: Range) {
-    this.#range = r;
+    RealServerNode.#assign(this, 0, r);
   }
   get addressRange(): Range {
-    return read(this.line, this.#address)!;
+    return read(this.line, RealServerNode.#slot(this, 1))!;
   }
   set addressRange(r: Range) {
-    this.#address = r;
+    RealServerNode.#assign(this, 1, r);
   }
   get forwardRange(): Range | undefined {
-    return read(this.line, this.#forward);
+    return read(this.line, RealServerNode.#slot(this, 2));
   }
   set forwardRange(r: Range | undefined) {
-    this.#forward = r;
+    RealServerNode.#assign(this, 2, r);
   }
   get weightRange(): Range | undefined {
-    return read(this.line, this.#weight);
+    return read(this.line, RealServerNode.#slot(this, 3));
   }
   set weightRange(r: Range | undefined) {
-    this.#weight = r;
+    RealServerNode.#assign(this, 3, r);
   }
   get activeRange(): Range | undefined {
-    return read(this.line, this.#active);
+    return read(this.line, RealServerNode.#slot(this, 4));
   }
   set activeRange(r: Range | undefined) {
-    this.#active = r;
+    RealServerNode.#assign(this, 4, r);
   }
   get inactRange(): Range | undefined {
-    return read(this.line, this.#inact);
+    return read(this.line, RealServerNode.#slot(this, 5));
   }
   set inactRange(r: Range | undefined) {
-    this.#inact = r;
+    RealServerNode.#assign(this, 5, r);
   }
 }
 
@@ -137,8 +269,6 @@ export class ServiceNode implements VirtualService {
   family: IpvsFamily;
   scheduler?: string;
   declare persistent?: Persistence;
-  flags: string[] = [];
-  flagRanges: Range[] = [];
   realServers: RealServer[] = [];
   format: IpvsFormat;
   line: number;
@@ -146,6 +276,9 @@ export class ServiceNode implements VirtualService {
   declare fwmark?: number;
   declare hostname?: boolean;
   declare stats?: IpvsStats;
+  /** Made when first asked for: the listing's services have no scheduler flags (two empty arrays fewer each). */
+  #flags: string[] | undefined;
+  #flagRanges: Range[] | undefined;
   #range: Slot;
   #name: Slot;
   #scheduler: Slot;
@@ -166,6 +299,18 @@ export class ServiceNode implements VirtualService {
     this.#fullEnd = range >>> 15;
   }
 
+  get flags(): string[] {
+    return (this.#flags ??= []);
+  }
+  set flags(flags: string[]) {
+    this.#flags = flags;
+  }
+  get flagRanges(): Range[] {
+    return (this.#flagRanges ??= []);
+  }
+  set flagRanges(ranges: Range[]) {
+    this.#flagRanges = ranges;
+  }
   get range(): Range {
     return read(this.line, this.#range)!;
   }

@@ -29,7 +29,7 @@ import { isIpv4, isIpv6, parseCount, parsePort } from './address';
 import { LineCursor } from '../lines';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
-import { FAST_MAX_LINE, pack, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
+import { digitsValue, FAST_MAX_LINE, forwardAt, pack, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -184,8 +184,11 @@ export function parseEndpoint(text: string, range: Range): EndpointResult {
   return { endpoint, problems, hasPort: portText !== undefined };
 }
 
+/** `TCP ` and the other prefixes of service names, made once (a listing has a name per virtual service). */
+const NAME_PREFIXES = new Map(['TCP', 'UDP', 'SCTP', 'FWM'].map((p) => [p, `${p} `]));
+
 function serviceName(protocol: string, endpointText: string): string {
-  return `${protocol} ${endpointText}`;
+  return (NAME_PREFIXES.get(protocol) ?? `${protocol} `) + endpointText;
 }
 
 class IpvsBuilder {
@@ -220,11 +223,16 @@ class IpvsBuilder {
 
   /** The line being read (serverCommand extends its service through it). */
   private lineText = '';
+  /** Where that line starts in the text (fast-path real servers read their columns there again). */
+  private lineStart = 0;
+  private readonly lines: LineCursor;
 
   constructor(
-    private readonly lines: LineCursor,
+    private readonly text: string,
     private readonly fast = true,
-  ) {}
+  ) {
+    this.lines = new LineCursor(text);
+  }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
     if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
@@ -236,10 +244,14 @@ class IpvsBuilder {
 
   build(): IpvsDump {
     const fast = this.fast;
+    const all = this.text;
     for (let i = 0, text = this.lines.next(); text !== undefined; i++, text = this.lines.next()) {
       this.lineText = text;
-      if (fast && this.fastLine(i, text)) continue;
-      this.line(i, text);
+      const fastDone = fast && this.fastLine(i, text);
+      // The next line starts after this one's break (\r\n, \n or \r).
+      const end = this.lineStart + text.length;
+      this.lineStart = end + (all.charCodeAt(end) === 13 && all.charCodeAt(end + 1) === 10 ? 2 : 1);
+      if (!fastDone) this.line(i, text);
     }
     this.resolveReferences();
     // A listed service's definition reads its ranges from the service itself.
@@ -252,6 +264,8 @@ class IpvsBuilder {
         message: t('{0} more problems were not reported; is this really ipvsadm output?', this.suppressed),
       });
     }
+    // Each list grew by push, with room to spare: an exact copy is about half the size (issue #8).
+    for (const s of this.services) if (s.realServers.length > 0) s.realServers = s.realServers.slice();
     const families = new Set(this.services.map((s) => s.family));
     return {
       dialect: 'ipvsadm',
@@ -384,21 +398,18 @@ class IpvsBuilder {
       svc,
       i,
       ep.address,
-      ep.family,
-      ep.port,
-      fwd.forward,
       fwd.local,
       digitsValue(text, cols[6], cols[7]),
-      digitsValue(text, cols[8], cols[9]),
-      digitsValue(text, cols[10], cols[11]),
-      cols,
+      this.text,
+      this.lineStart,
     );
     // What weight(), the family check and realServerLine() do for such a line, in the same order.
     if (server.weight === 0) {
       this.diag(server.weightRange!, 'hint', 'weight-zero', t('Weight 0: this real server gets no new connections; existing ones go on. kube-proxy sets it while an endpoint terminates.'));
     }
-    if (server.family !== svc.family && server.forward !== 'tunnel' && !svc.hostname && svc.protocol !== 'fwmark') {
-      this.diag(server.addressRange, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', server.family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
+    // The parsed family and forward, not the server's (it reads them from the line again).
+    if (ep.family !== svc.family && fwd.forward !== 'tunnel' && !svc.hostname && svc.protocol !== 'fwmark') {
+      this.diag(server.addressRange, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', ep.family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
     }
     const key = text.slice(cols[2], cols[3]);
     if (this.currentServers.has(key)) {
@@ -1413,7 +1424,7 @@ export interface ParseIpvsadmOptions {
 }
 
 export function parseIpvsadm(text: string, options: ParseIpvsadmOptions = {}): IpvsDump {
-  return new IpvsBuilder(new LineCursor(text), options.mode !== 'chevrotain').build();
+  return new IpvsBuilder(text, options.mode !== 'chevrotain').build();
 }
 
 // ---- the fast path ------------------------------------------------------------------------------------------
@@ -1560,29 +1571,5 @@ const FAST_VERSION_RE = /^IP Virtual Server version (\d+\.\d+\.\d+) \(size=(\d+)
 const FAST_COLUMNS = 'Prot LocalAddress:Port Scheduler Flags';
 const FAST_SERVER_COLUMNS_RE = /^ +-> RemoteAddress:Port +Forward +Weight +ActiveConn +InActConn$/;
 
-/** The value of a run of at most 15 digits (isDigits), exact as Number() of it. */
-function digitsValue(text: string, start: number, end: number): number {
-  let n = 0;
-  for (let k = start; k < end; k++) n = n * 10 + (text.charCodeAt(k) - 48);
-  return n;
-}
 
-const MASQ = { forward: 'masq', local: false } as const;
-const ROUTE = { forward: 'route', local: false } as const;
-const TUNNEL = { forward: 'tunnel', local: false } as const;
-const LOCAL = { forward: 'route', local: true } as const;
-
-/** The Forward column (`Masq`, `Route`, `Tunnel`, `Local`) at [start, end), without slicing it. */
-function forwardAt(text: string, start: number, end: number): { forward: IpvsForward; local: boolean } | undefined {
-  switch (end - start) {
-    case 4:
-      return text.startsWith('Masq', start) ? MASQ : undefined;
-    case 5:
-      return text.startsWith('Route', start) ? ROUTE : text.startsWith('Local', start) ? LOCAL : undefined;
-    case 6:
-      return text.startsWith('Tunnel', start) ? TUNNEL : undefined;
-    default:
-      return undefined;
-  }
-}
 
