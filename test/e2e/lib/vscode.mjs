@@ -42,9 +42,18 @@ export async function resetUi(page) {
 }
 
 async function quickInput(page, opener, text) {
-  await page.keyboard.press(opener);
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible' });
+  // A key pressed while a webview has the focus reaches the workbench only when the webview forwards it, and on a
+  // loaded machine that can be lost: press it again, as a person would when nothing opens.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press(opener);
+    try {
+      await input.waitFor({ state: 'visible', timeout: 7_000 });
+      break;
+    } catch (e) {
+      if (attempt === 3) throw new Error(`${opener} opened no quick input in 3 tries: ${e.message.split('\n')[0]}`);
+    }
+  }
   if (text !== undefined) await input.fill(text);
   return input;
 }
