@@ -185,7 +185,7 @@ describe('analysis worker: documents', () => {
     const posted: FromWorker[] = [];
     const tasks: (() => void)[] = [];
     const prepared: string[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (f) => prepared.push(`${f.name} ${f.analysis.dialect} after ${posted.filter((m) => m.id !== undefined).length} answers`));
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (files) => prepared.push(`${files.map((f) => `${f.name} ${f.analysis.dialect}`).join(', ')} after ${posted.filter((m) => m.id !== undefined).length} answers`));
     host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
     host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
     host.receive({ type: 'query', key: 'k', version: 1, method: 'outline', args: [], id: 2 });
@@ -202,6 +202,48 @@ describe('analysis worker: documents', () => {
     host.receive({ type: 'close', key: 'k' });
     while (tasks.length) tasks.shift()!();
     expect(prepared).toEqual(['k iptables after 3 answers']);
+  });
+
+  it('prepares the first trace of an IPVS node snapshot once per list of analyses, after the queued questions', () => {
+    const ipvs = generateIpvsSnapshot({ services: randomServices(30, 3, 5), nodeIPs: ['192.168.0.10'] });
+    const posted: FromWorker[] = [];
+    const tasks: (() => void)[] = [];
+    const prepared: string[] = [];
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (files) => prepared.push(`${files.map((f) => f.analysis.dialect).join(', ')} after ${posted.filter((m) => m.id !== undefined).length} answers`));
+    const specs = (setVersion: number): SnapshotFileSpec[] => [
+      { kind: 'text', key: 'vs', version: 1, name: 'node1.ipvsadm', languageId: 'ipvsadm', text: ipvs['ipvsadm-list'] },
+      { kind: 'text', key: 'set', version: setVersion, name: 'node1.ipset', languageId: 'ipset', text: ipvs['ipset-save'] },
+      { kind: 'text', key: 'ipt', version: 1, name: 'node1.iptables', languageId: 'iptables', text: ipvs['iptables-save'] },
+    ];
+    host.receive({ type: 'snapshot', files: specs(1), method: 'diagnostics', args: [0], id: 1 });
+    host.receive({ type: 'snapshot', files: specs(1), method: 'serviceCount', args: [], id: 2 });
+    while (tasks.length) tasks.shift()!();
+    expect(prepared).toEqual(['ipvsadm, ipset, iptables after 2 answers']);
+    // The same analyses again: nothing more. A new version of one file: prepared again.
+    host.receive({ type: 'snapshot', files: specs(1), method: 'serviceCount', args: [], id: 3 });
+    while (tasks.length) tasks.shift()!();
+    expect(prepared).toHaveLength(1);
+    host.receive({ type: 'snapshot', files: specs(2), method: 'serviceCount', args: [], id: 4 });
+    while (tasks.length) tasks.shift()!();
+    expect(prepared).toEqual(['ipvsadm, ipset, iptables after 2 answers', 'ipvsadm, ipset, iptables after 4 answers']);
+    // Not an IPVS node (an iptables-mode dump alone): its document preparation is enough.
+    host.receive({ type: 'snapshot', files: [{ kind: 'text', key: 'k', version: 1, name: 'k', languageId: 'iptables', text: dump }], method: 'serviceCount', args: [], id: 5 });
+    while (tasks.length) tasks.shift()!();
+    expect(prepared).toHaveLength(2);
+    expect(posted.filter((m) => m.id !== undefined).every((m) => 'ok' in m && m.ok)).toBe(true);
+  });
+
+  it('an IPVS trace after the idle preparation answers as a cold trace does', () => {
+    const services = randomServices(30, 3, 5);
+    const ipvs = generateIpvsSnapshot({ services, nodeIPs: ['192.168.0.10'] });
+    const analysed = () => (['ipvsadm', 'ipset', 'iptables'] as const).map((id) => ({ name: id, analysis: featuresFor(id)!.analyze(ipvs[id === 'ipvsadm' ? 'ipvsadm-list' : id === 'ipset' ? 'ipset-save' : 'iptables-save']) as Parameters<typeof traceSnapshot>[0][number]['analysis'] }));
+    const s = services.find((x) => x.endpoints.length > 0)!;
+    const request = { to: s.clusterIP, dport: s.port, protocol: s.protocol, entry: 'pod' as const };
+    const cold = traceToJson(traceSnapshot(analysed(), request), ['ipvsadm', 'ipset', 'iptables']);
+    expect((cold as { outcomes: unknown[] }).outcomes.length).toBeGreaterThan(0);
+    const files = analysed();
+    prepareTrace(files);
+    expect(traceToJson(traceSnapshot(files, request), ['ipvsadm', 'ipset', 'iptables'])).toEqual(cold);
   });
 
   it('a trace after the idle preparation answers as a cold trace does', () => {

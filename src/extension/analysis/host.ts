@@ -23,11 +23,16 @@ interface Held {
   prepared?: number;
 }
 
-/** Idle work after an analysis: builds what the first trace of the document needs (prepareTrace). */
-export type Prepare = (file: { name: string; analysis: DumpAnalysis }) => void;
+/**
+ * Idle work: builds what the first trace needs (prepareTrace), of a document just analysed (one file) or of an IPVS
+ * node snapshot just asked about (its files: the trace's ipset and IPVS indexes take 100 ms and more at 10,000 Services).
+ */
+export type Prepare = (files: { name: string; analysis: DumpAnalysis }[]) => void;
 
-const prepareFirstTrace: Prepare = (file) => {
-  if (file.analysis.dialect === 'iptables' || file.analysis.dialect === 'nftables') prepareTrace([{ name: file.name, analysis: file.analysis as TraceFile['analysis'] }]);
+const prepareFirstTrace: Prepare = (files) => {
+  // One ipset or ipvsadm dump alone is traced nowhere: an IPVS node is traced through its snapshot.
+  if (files.length === 1 && files[0].analysis.dialect !== 'iptables' && files[0].analysis.dialect !== 'nftables') return;
+  prepareTrace(files as TraceFile[]);
 };
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
@@ -55,6 +60,8 @@ export class AnalysisHost {
   private readonly onDisk = new Map<string, { mtimeMs: number; size: number; file: SnapshotFile | undefined }>();
   private readonly queue: ToWorker[] = [];
   private draining = false;
+  /** The lists of analyses (by their first) whose snapshot's first trace was prepared. */
+  private readonly preparedSnapshots = new WeakMap<object, object[][]>();
 
   constructor(
     private readonly post: (message: FromWorker) => void,
@@ -76,7 +83,33 @@ export class AnalysisHost {
       }
       h.prepared = version;
       try {
-        this.prepare({ name: h.name, analysis: h.analysis });
+        this.prepare([{ name: h.name, analysis: h.analysis }]);
+      } catch {
+        // Only a head start: a trace asked for reports its own problems.
+      }
+    });
+  }
+
+  /**
+   * Once nothing is queued, prepares the first trace of an IPVS node snapshot (ipvsadm with its ipset and iptables
+   * dumps), once per list of analyses.
+   */
+  private prepareSnapshotWhenIdle(files: SnapshotFile[], tries = 0): void {
+    const analyses = files.map((f) => f.analysis);
+    const done = (): boolean => this.preparedSnapshots.get(analyses[0])?.some((list) => list.length === analyses.length && list.every((a, i) => a === analyses[i])) ?? false;
+    if (done()) return;
+    this.schedule(() => {
+      if (done()) return;
+      if (this.queue.length > 0) {
+        if (tries < 10_000) this.prepareSnapshotWhenIdle(files, tries + 1);
+        return;
+      }
+      const lists = this.preparedSnapshots.get(analyses[0]) ?? [];
+      lists.push(analyses);
+      if (lists.length > 4) lists.shift();
+      this.preparedSnapshots.set(analyses[0], lists);
+      try {
+        this.prepare(files.map((f) => ({ name: f.name, analysis: f.analysis })));
       } catch {
         // Only a head start: a trace asked for reports its own problems.
       }
@@ -231,7 +264,9 @@ export class AnalysisHost {
             files.push(file);
           }
         });
-        const answer: SnapshotAnswer = { included, value: runSnapshotQuery(buildSnapshot(files), request.method, request.args as never) };
+        const snapshot = buildSnapshot(files);
+        const answer: SnapshotAnswer = { included, value: runSnapshotQuery(snapshot, request.method, request.args as never) };
+        if (snapshot.mode === 'ipvs' && files.length > 0) this.prepareSnapshotWhenIdle(files);
         return answer;
       }
       case 'analyzeFile': {
