@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { IpsetCommand, IpsetDump, IpsetMember } from '../../src/core/model/ipset';
 import type { SymbolReference } from '../../src/core/model/symbols';
 import { ipPortKey } from '../../src/core/kube/ipvs-catalog';
-import { Ipv4PortIpMemberNode, Ipv4PortMemberNode, MemberNode, ownCopy } from '../../src/core/parse/ipset/nodes';
+import { Ipv4PortIpMemberNode, Ipv4PortMemberNode, MemberNode } from '../../src/core/parse/ipset/nodes';
+import { detached } from '../../src/core/parse/detach';
 import { parseIpset } from '../../src/core/parse/ipset/parser';
 
 const MEMBER_KEYS = ['text', 'parts', 'address', 'prefix', 'protocol', 'port', 'portTo', 'address2', 'prefix2', 'options', 'range', 'textRange', 'line'] as const;
@@ -142,11 +143,11 @@ describe('packed IPv4 members', () => {
   });
 });
 
-describe('ownCopy', () => {
+describe('detached', () => {
   it('answers an equal string for any text', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('"\\\u0000\ud800x', 'add KUBE-LOOP-BACK 10.0.0.1')), (s) => {
-        const copy = ownCopy(`${s}${s}${s}`.slice(s.length));
+        const copy = detached(`${s}${s}${s}`.slice(s.length));
         expect(copy).toBe(`${s}${s}`);
       }),
       { numRuns: 200, seed: 3 },

@@ -2,10 +2,13 @@
 // longer than one parse, a name cut from a line would keep the whole document text (tens of MB) alive after the
 // document is closed (issue #8). Shorter slices are copies already.
 
-/** A copy of `s` that keeps no larger string alive. */
+/**
+ * A copy of `s` that keeps no larger string alive, of exactly its length: models keep many such strings (ipset
+ * members as written, cache keys), and a slice of a flattened `' ' + s` would be a view of a copy, twice the memory.
+ */
 export function detached(s: string): string {
-  // Concatenating makes a cons string; slicing it flattens it into a new string first.
-  return s.length < 13 ? s : (' ' + s).slice(1);
+  // JSON.parse makes a new flat string (lone surrogates and quotes survive the round trip).
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
 
 /**

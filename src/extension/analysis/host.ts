@@ -71,45 +71,47 @@ export class AnalysisHost {
 
   /**
    * Once nothing is queued, prepares the first trace of a version just analysed, so that a trace asked later
-   * answers at once; skipped when the document changed or closed meanwhile (retried while messages wait).
+   * answers at once; skipped when the document changed or closed meanwhile.
    */
-  private prepareWhenIdle(key: string, version: number, tries = 0): void {
-    this.schedule(() => {
-      const h = this.held.get(key);
-      if (!h || h.version !== version || !h.analysis || h.prepared === version) return;
-      if (this.queue.length > 0) {
-        if (tries < 10_000) this.prepareWhenIdle(key, version, tries + 1);
-        return;
-      }
-      h.prepared = version;
-      try {
-        this.prepare([{ name: h.name, analysis: h.analysis }]);
-      } catch {
-        // Only a head start: a trace asked for reports its own problems.
-      }
-    });
+  private prepareWhenIdle(key: string, version: number): void {
+    const h = () => this.held.get(key);
+    this.whenIdle(
+      () => h()?.version === version && h()?.analysis !== undefined && h()?.prepared !== version,
+      () => {
+        const held = h()!;
+        held.prepared = version;
+        this.prepare([{ name: held.name, analysis: held.analysis! }]);
+      },
+    );
   }
 
   /**
    * Once nothing is queued, prepares the first trace of an IPVS node snapshot (ipvsadm with its ipset and iptables
    * dumps), once per list of analyses.
    */
-  private prepareSnapshotWhenIdle(files: SnapshotFile[], tries = 0): void {
+  private prepareSnapshotWhenIdle(files: SnapshotFile[]): void {
     const analyses = files.map((f) => f.analysis);
-    const done = (): boolean => this.preparedSnapshots.get(analyses[0])?.some((list) => list.length === analyses.length && list.every((a, i) => a === analyses[i])) ?? false;
-    if (done()) return;
-    this.schedule(() => {
-      if (done()) return;
-      if (this.queue.length > 0) {
-        if (tries < 10_000) this.prepareSnapshotWhenIdle(files, tries + 1);
-        return;
-      }
+    const wanted = (): boolean => !(this.preparedSnapshots.get(analyses[0])?.some((list) => list.length === analyses.length && list.every((a, i) => a === analyses[i])) ?? false);
+    if (!wanted()) return;
+    this.whenIdle(wanted, () => {
       const lists = this.preparedSnapshots.get(analyses[0]) ?? [];
       lists.push(analyses);
       if (lists.length > 4) lists.shift();
       this.preparedSnapshots.set(analyses[0], lists);
+      this.prepare(files.map((f) => ({ name: f.name, analysis: f.analysis })));
+    });
+  }
+
+  /** Runs `work` once no message waits (retried while some do), if it is still `wanted` then. */
+  private whenIdle(wanted: () => boolean, work: () => void, tries = 0): void {
+    this.schedule(() => {
+      if (!wanted()) return;
+      if (this.queue.length > 0) {
+        if (tries < 10_000) this.whenIdle(wanted, work, tries + 1);
+        return;
+      }
       try {
-        this.prepare(files.map((f) => ({ name: f.name, analysis: f.analysis })));
+        work();
       } catch {
         // Only a head start: a trace asked for reports its own problems.
       }

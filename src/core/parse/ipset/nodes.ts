@@ -26,15 +26,6 @@ export interface AddTarget {
 const partsOf = new WeakMap<MemberNode, IpsetMemberPart[]>();
 const optionsOf = new WeakMap<MemberNode, IpsetMemberOptions>();
 
-/**
- * A copy of `s` that keeps no larger string alive: V8 makes a slice of 13 or more characters a view of the
- * line it was cut from, and the lines are views of the whole dump. (detached() of ../detach answers a view of
- * a copy: twice the memory for the millions of small strings a model keeps.)
- */
-export function ownCopy(s: string): string {
-  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
-}
-
 /** Where a fast-path line's words start: the line and its spacing (see MemberNode). */
 export interface AddLine {
   line: number;

@@ -22,7 +22,7 @@ import { ipv4Number, isIpv4, isIpv6, parsePort } from '../ipvs/address';
 import { LineCursor } from '../lines';
 import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
 import { lineLexer, unquote } from './lexer';
-import { AddCommandNode, Ipv4MemberNode, Ipv4PortIpMemberNode, Ipv4PortMemberNode, MemberByLine, ownCopy, SetReference, ValueMemberNode, type AddLine, type AddTarget, type MemberNode } from './nodes';
+import { AddCommandNode, Ipv4MemberNode, Ipv4PortIpMemberNode, Ipv4PortMemberNode, MemberByLine, SetReference, ValueMemberNode, type AddLine, type AddTarget, type MemberNode } from './nodes';
 import { FAST_MAX_LINE } from '../ipvs/nodes';
 import { LineMap } from '../../model/line-map';
 import { detached } from '../detach';
@@ -271,7 +271,7 @@ class IpsetBuilder {
     for (let i = 0, text = this.lines.next(); text !== undefined; i++, text = this.lines.next()) {
       if (fast && this.fastLine(i, text)) continue;
       // A copy: the names, types and members cut from the line must not keep the whole dump alive.
-      this.line(i, ownCopy(text));
+      this.line(i, detached(text));
     }
     this.closeListed();
     this.resolveReferences();
@@ -339,7 +339,7 @@ class IpsetBuilder {
     let member = fastMember(at, memberText, set.type, set.family);
     if (!member) {
       const node = new ValueMemberNode(at);
-      node.text = ownCopy(memberText);
+      node.text = detached(memberText);
       const { parts, problems } = parseMemberParts(node.text, lineRange(i, memberStart, memberEnd), set.type, set.family);
       if (problems.length > 0) return false;
       this.fillMember(node, parts);
@@ -892,7 +892,7 @@ function fastMember(at: AddLine, text: string, type: string, family: IpsetFamily
     if (port < 0) return undefined;
     const member = new ValueMemberNode(at);
     member.port = port;
-    if (!plainNumber(text, 0, text.length)) member.text = ownCopy(text);
+    if (!plainNumber(text, 0, text.length)) member.text = detached(text);
     return member;
   }
   const ipPort = type === 'hash:ip,port';
@@ -932,7 +932,7 @@ function fastMember(at: AddLine, text: string, type: string, family: IpsetFamily
     member = new Ipv4PortIpMemberNode(at, address, protocol, port, address2);
   } else member = new Ipv4PortMemberNode(at, address, protocol, port);
   // ipv4Number takes only addresses written as canonicalText writes them: only the port's form can differ.
-  if (portStart === c1 + 1 || !plainNumber(text, portStart, portEnd)) member.text = ownCopy(text);
+  if (portStart === c1 + 1 || !plainNumber(text, portStart, portEnd)) member.text = detached(text);
   return member;
 }
 

@@ -32,6 +32,7 @@ import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from './extensions';
 import { ChainNode, ChainReference, COUNTERS_PREFIX, FULL_COUNTERS, notedBits, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
+import { digitsValue } from '../digits';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -355,12 +356,6 @@ function digitsEnd(text: string, start: number, length: number): number {
   return p > start && p - start <= 15 ? p : -1;
 }
 
-/** The number the digits from start to end (see digitsEnd) write, as Number() reads it. */
-function digitsValue(text: string, start: number, end: number): number {
-  let value = 0;
-  for (let p = start; p < end; p++) value = value * 10 + text.charCodeAt(p) - 48;
-  return value;
-}
 
 /** 1 to 5 digits. */
 function isPort(text: string, start: number, end: number): boolean {

@@ -8,6 +8,7 @@ import { IPVS_SCOPE } from '../../model/ipvs';
 import type { Range } from '../../model/range';
 import type { SymbolDefinition } from '../../model/symbols';
 import { LineMap } from '../../model/line-map';
+import { digitsValue } from '../digits';
 
 /** The fast path only reads lines shorter than this, so that a column fits in 15 bits. */
 export const FAST_MAX_LINE = 0x7fff;
@@ -70,13 +71,6 @@ export function forwardAt(text: string, start: number, end: number): { forward: 
     default:
       return undefined;
   }
-}
-
-/** The number the digits at [start, end) of `text` write (the fast path read at most 15 of them: exact). */
-export function digitsValue(text: string, start: number, end: number): number {
-  let n = 0;
-  for (let k = start; k < end; k++) n = n * 10 + (text.charCodeAt(k) - 48);
-  return n;
 }
 
 export class RealServerNode implements RealServer {

@@ -29,7 +29,8 @@ import { isIpv4, isIpv6, parseCount, parsePort } from './address';
 import { LineCursor } from '../lines';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
-import { digitsValue, FAST_MAX_LINE, forwardAt, pack, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
+import { FAST_MAX_LINE, forwardAt, pack, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
+import { digitsValue } from '../digits';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
 export const MAX_LINE_LENGTH = 65_536;
