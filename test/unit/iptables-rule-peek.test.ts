@@ -51,6 +51,8 @@ const TRICKY = [
   '-A KUBE-SVC-X -m "recent" --rcheck -j KUBE-SEP-Y',
   '-A KUBE-SVC-X -m recent --rc --sec 3 -j KUBE-SEP-Y',
   '-A KUBE-SVC-X -m recent --r -j KUBE-SEP-Y',
+  // One of kube-proxy's shapes (never read for `-m recent`) that mentions it in its comment.
+  '-A KUBE-SVC-X -m comment --comment "-m recent --rcheck" -m statistic --mode random --probability 0.5 -j KUBE-SEP-Y',
   '-A KUBE-SVC-X -m comment --comment x -j KUBE-SEP-Y --rcheck',
   '-A KUBE-SVC-X --seconds 4 -m recent --rcheck -j KUBE-SEP-Y',
   '-A KUBE-SVC-X -m recent --rcheck -m comment --comment c --seconds 9 -j KUBE-SEP-Y',

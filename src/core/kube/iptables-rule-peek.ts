@@ -7,7 +7,7 @@
 // else; any other doubt (an unusual line, such an option before any match or after the target, two destination
 // ports) sends the reader to the details, which the accessors then use instead.
 import { findAnyMatchOption, findMatchOption, findParam, ruleComment, type Rule } from '../model/iptables';
-import { FULL_COUNTERS, K_BANG, K_LONG, K_SHORT, K_VALUE, scanLine, TokenTable } from '../parse/iptables/nodes';
+import { FULL_COUNTERS, K_BANG, K_LONG, K_SHORT, K_VALUE, RuleNode, scanLine, TokenTable } from '../parse/iptables/nodes';
 import { lookupMatchOption } from '../parse/iptables/extensions';
 import { unquote } from '../parse/iptables/lexer';
 
@@ -130,7 +130,10 @@ export class RulePeek {
 
   /** The rule's first `-m recent` checks or updates the list (kube-proxy's session affinity rule). */
   isAffinityCheck(): boolean {
-    if (!this.rule!.raw.includes('recent')) return false; // no `-m recent` in the line: nothing to read
+    const rule = this.rule!;
+    // A kube-proxy shape has no `-m recent` (100,000 endpoint rules of a large dump): the line is not even read.
+    if (rule instanceof RuleNode && rule.isKubeShape()) return false;
+    if (!rule.raw.includes('recent')) return false; // no `-m recent` in the line: nothing to read
     if (this.fromLine) return this.affinity;
     const m = this.rule!.matches.find((x) => x.module === 'recent');
     return Boolean(m && m.options.some((o) => o.name === '--rcheck' || o.name === '--update'));

@@ -448,6 +448,14 @@ export class RuleNode implements Rule {
     return raw.slice(column, end < 0 ? raw.length : end);
   }
 
+  /**
+   * The parser read the line as one of kube-proxy's usual shapes, whose only matches are tcp, udp, sctp, comment and
+   * statistic (so, for one, it has no `-m recent`).
+   */
+  isKubeShape(): boolean {
+    return (this.#packed & NOTED_SHAPE) !== 0;
+  }
+
   get chainRange(): Range {
     const chainToken = (this.#packed >> CHAIN_TOKEN_SHIFT) & CHAIN_TOKEN_MASK;
     return this.tokenSpan(chainToken, chainToken);
