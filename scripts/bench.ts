@@ -350,6 +350,37 @@ const extras = [
   `Extension activation (fresh Node process, stub vscode module, not a real window; median of 7): ${fmt(activation.total, 0)} ms = require dist/extension.js ${fmt(activation.require, 0)} ms + activate() ${fmt(activation.activate, 1)} ms (target ≤ 50 ms); CPU time ${fmt(activation.cpu, 0)} ms (less sensitive to other load on the machine). Activation does not load the parsers: the first dump analysed on the extension host (just after activation when one is open) loads dist/core.js; that first analysis of samples/iptables-nft/node1.iptables takes ${fmt(activation.firstAnalysis, 0)} ms (loading dist/core.js ${fmt(activation.coreLoad, 0)} ms), CPU time ${fmt(activation.firstAnalysisCpu, 0)} ms.`,
   vsix ? `VSIX: ${vsix}, ${fmt(vsixKiB)} KiB.` : 'VSIX: not built (npm run package).',
 ];
+/**
+ * Issue #8's targets, checked on the largest size of each dialect (linearity: from the smallest to the largest), so
+ * that the table's verdict is printed rather than worked out by each reader.
+ */
+function targetLines(): string[] {
+  const largest = new Map<string, Row>();
+  const smallest = new Map<string, Row>();
+  for (const r of rows) {
+    if (!largest.has(r.dialect) || r.services > largest.get(r.dialect)!.services) largest.set(r.dialect, r);
+    if (!smallest.has(r.dialect) || r.services < smallest.get(r.dialect)!.services) smallest.set(r.dialect, r);
+  }
+  const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : 'not met');
+  const each = (label: string, value: (r: Row) => string, ok: (r: Row) => boolean | undefined) =>
+    `| ${label} | ${[...largest.values()].map((r) => `${r.dialect} ${value(r)}: ${verdict(ok(r))}`).join('; ')} |`;
+  const perLine = (r: Row) => r.totalMs / r.lines;
+  const growth = (r: Row) => perLine(r) / perLine(smallest.get(r.dialect)!);
+  const iptables = largest.get('iptables');
+  return [
+    `| target (issue #8), largest size | result |`,
+    '|---|---|',
+    each('parse + symbols + catalog ≤ 4× read+split', (r) => `${fmt(r.totalMs / r.floorMs, 1)}×`, (r) => r.totalMs <= 4 * r.floorMs),
+    `| faster than iptables-legacy-restore | ${iptables && Number.isFinite(iptables.legacyMs) ? `iptables ${fmt(iptables.totalMs / iptables.legacyMs, 2)}×: ${verdict(iptables.totalMs < iptables.legacyMs)}` : 'not measured (needs root and iptables-legacy-restore)'} |`,
+    each('cost linear in size (time per line at the largest size ≤ 1.5× that at the smallest)', (r) => `${fmt(growth(r), 2)}×`, (r) => (rows.length > largest.size ? growth(r) <= 1.5 : undefined)),
+    each('peak memory ≤ 8× the file', (r) => `${fmt(r.peakMb / r.mb, 1)}×`, (r) => (Number.isFinite(r.peakMb) ? r.peakMb <= 8 * r.mb : undefined)),
+    each('trace ≤ 20 ms (after the first, which builds the indexes)', (r) => `${fmt(r.traceMs, 1)} ms`, (r) => r.traceMs <= 20),
+    each('first trace ≤ 20 ms, cold (the extension builds its indexes in idle time after the analysis)', (r) => `${fmt(r.firstTraceMs, 1)} ms`, (r) => r.firstTraceMs <= 20),
+    each('hover and F12 ≤ 10 ms', (r) => `${fmt(Math.max(r.hoverMs, r.defMs), 2)} ms`, (r) => Math.max(r.hoverMs, r.defMs) <= 10),
+    `| activation ≤ 50 ms | ${fmt(activation.total, 0)} ms: ${verdict(activation.total <= 50)} |`,
+  ];
+}
+const targets = targetLines();
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 const report = [
   '# Benchmark results',
@@ -359,6 +390,8 @@ const report = [
   ...extras,
   '',
   ...table,
+  '',
+  ...targets,
   '',
   'read+split: reading the file(s) and splitting them into lines (median of 3). Times: the run with the median total of 3. parse+symbols: parsing with the symbol table (built while lines are read).',
   'catalog: iptables — the Service catalog and per-chain indexes; nftables / ipvs — the node snapshot with the endpoints of every Service read (the per-file catalogs are in parse).',
@@ -370,5 +403,6 @@ const report = [
   '',
 ].join('\n');
 console.log(table.join('\n'));
+console.log(targets.join('\n'));
 console.log(extras.join('\n'));
 if (!quick) writeFileSync(join('bench', 'results.md'), report);
