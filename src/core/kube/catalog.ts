@@ -16,7 +16,7 @@ import type { Range } from '../model/range';
 import { t } from '../l10n';
 import { classifyKubeChain, isServiceHashedKind } from './chains';
 import { endpointHash, isEndpointHashName, portProtoHash } from './hash';
-import { withTransientRuleDetails } from '../parse/iptables/nodes';
+import { ChainNode, RuleNode, withTransientRuleDetails } from '../parse/iptables/nodes';
 import { RulePeek } from './iptables-rule-peek';
 import { formatHostPort } from '../trace/addr';
 
@@ -471,7 +471,7 @@ class CatalogBuilder {
       const p = isStatisticRandom(rule);
       const share = remaining * (p ?? 1);
       remaining -= share;
-      const sep = table.chainByName.get(target);
+      const sep = (rule instanceof RuleNode ? rule.knownTargetChain() : undefined) ?? table.chainByName.get(target);
       const dnat = sep && firstDnat(sep);
       const to = dnat ? targetOptionValue(dnat, '--to-destination') : undefined;
       const hostPort = to ? splitHostPort(to) : parseEndpointComment(this.peek.read(rule).comment());
@@ -610,8 +610,9 @@ function masqueradeEffects(chain: Chain, peek: RulePeek): (string | true)[] {
   return effects;
 }
 
-/** The chain's first DNAT rule (a loop: called for each of 100,000 endpoints). */
+/** The chain's first DNAT rule (called for each of 100,000 endpoints: the parser noted where it is). */
 function firstDnat(chain: Chain): Rule | undefined {
+  if (chain instanceof ChainNode) return chain.firstDnatRule();
   const rules = chain.rules;
   for (let k = 0; k < rules.length; k++) if (rules[k].targetName === 'DNAT') return rules[k];
   return undefined;

@@ -270,8 +270,10 @@ export function withTransientRuleDetails<T>(fn: () => T): T {
  */
 export class RuleNode implements Rule {
   index = 0;
-  /** The `-j`/`-g` value (the target's name), or undefined: read by catalogs for every rule. */
-  targetName: string | undefined = undefined;
+  // The `-j`/`-g` target: its name, or the chain of that name when the parser found it (the catalog follows 100,000
+  // jumps to endpoint chains without looking each one up by name, issue #8). The table's map of chains keeps the
+  // chain it first made for a name, so a chain found here is the one a lookup would find later.
+  #target: string | ChainNode | undefined = undefined;
   /** The first `-d`'s value unless negated, else null: the trace indexes KUBE-SERVICES' 10,000 rules by it. */
   plainDestination: string | null = null;
   /** Token offsets; undefined until needed for lines the fast path read. */
@@ -302,6 +304,27 @@ export class RuleNode implements Rule {
 
   get tableId(): string {
     return this.#chain.tableId;
+  }
+
+  /** The `-j`/`-g` value (the target's name), or undefined: read by catalogs for every rule. */
+  get targetName(): string | undefined {
+    const target = this.#target;
+    return typeof target === 'object' ? target.name : target;
+  }
+
+  set targetName(name: string | undefined) {
+    this.#target = name;
+  }
+
+  /** Sets the target to a chain of the rule's table, found by the target's name. */
+  targetsChain(chain: ChainNode): void {
+    this.#target = chain;
+  }
+
+  /** The chain the target names when the parser found it while reading the line, else undefined (ask the table). */
+  knownTargetChain(): Chain | undefined {
+    const target = this.#target;
+    return typeof target === 'object' ? target : undefined;
   }
 
   get chain(): string {
@@ -563,13 +586,15 @@ const OPERATIONS: readonly RuleOperation[] = ['append', 'insert', 'delete', 'rep
 
 const HAS_COUNTERS = 1;
 const JUMPED_TO = 2;
+/** Above the bits: 1 + the index of the chain's first `-j DNAT` rule, or 0. */
+const FIRST_DNAT_SHIFT = 2;
 
 export class ChainNode extends DeclarationRanges implements Chain {
   declared = false;
   policy: string | undefined = undefined;
   rules: Rule[] = [];
   deletedAt: Range | undefined = undefined;
-  /** HAS_COUNTERS and JUMPED_TO bits (one field: each of 100,000 chains would carry a second one). */
+  /** HAS_COUNTERS and JUMPED_TO bits, and where the first DNAT rule is (one field: each of 100,000 chains would carry more). */
   private flags = 0;
   // Counters: packets, bytes, and the line and columns of their token.
   private packets = 0;
@@ -602,6 +627,23 @@ export class ChainNode extends DeclarationRanges implements Chain {
 
   isJumpedTo(): boolean {
     return (this.flags & JUMPED_TO) !== 0;
+  }
+
+  /** Adds a rule the parser read: the chain's rules are the file's, in its order (none is ever taken out). */
+  addRule(rule: RuleNode): void {
+    const rules = this.rules;
+    rules.push(rule);
+    rule.index = rules.length;
+    // The catalog reads each endpoint chain's DNAT rule (100,000 of them), the second of kube-proxy's two.
+    if (this.flags >> FIRST_DNAT_SHIFT === 0 && rule.targetName === 'DNAT' && rules.length < 1 << 27) this.flags |= rules.length << FIRST_DNAT_SHIFT;
+  }
+
+  /** The first of the chain's rules whose target is DNAT, or undefined. */
+  firstDnatRule(): Rule | undefined {
+    const at = this.flags >> FIRST_DNAT_SHIFT;
+    if (at > 0) return this.rules[at - 1];
+    // Past the noted range (a chain of 2^27 rules), look.
+    return this.rules.length >= 1 << 27 ? this.rules.find((r) => r.targetName === 'DNAT') : undefined;
   }
 
   /** One of its rules' line read again, into objects (see RuleNode). */

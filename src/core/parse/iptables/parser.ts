@@ -976,14 +976,17 @@ class RulesetBuilder implements RuleReader {
       const name = jumpChain ? jumpChain.name : this.intern(jumpName!);
       const defined = jumpChain !== undefined && (jumpChain.declared || jumpChain.builtin);
       this.pend(table, name, rule, shapeTargetToken, JUMP | (defined ? DEFINED : 0), jumpChain);
-      rule.targetName = name;
-      if (jumpChain !== undefined) this.lastJump = jumpChain;
+      if (jumpChain !== undefined) {
+        rule.targetsChain(jumpChain as ChainNode);
+        this.lastJump = jumpChain;
+      } else {
+        rule.targetName = name;
+      }
     } else if (shapeIsDnat) {
       rule.targetName = 'DNAT';
     }
     table.rules.push(rule);
-    chain.rules.push(rule);
-    rule.index = chain.rules.length;
+    (chain as ChainNode).addRule(rule);
     this.ruleByLine.set(i, rule);
     return true;
   }
@@ -1479,7 +1482,8 @@ class RulesetBuilder implements RuleReader {
             const defined = known !== undefined && (known.declared || known.builtin);
             this.pend(table, name, rule, v0, (goto ? GOTO : JUMP) | (defined ? DEFINED : 0), known);
           }
-          rule.targetName = name;
+          if (known !== undefined && !isExtension) rule.targetsChain(known as ChainNode);
+          else rule.targetName = name;
         } else {
           target = new TargetNode(targetKindOf(name, !isExtension, goto), name, rule, optToken, v0, v0);
         }
@@ -1536,8 +1540,7 @@ class RulesetBuilder implements RuleReader {
       return;
     }
     table.rules.push(rule);
-    chain!.rules.push(rule);
-    rule.index = chain!.rules.length;
+    (chain as ChainNode).addRule(rule);
     this.ruleByLine.set(i, rule);
   }
 
