@@ -39,7 +39,8 @@ export interface DocumentAnalysis {
 export type AnalysisState =
   | { kind: 'none' }
   | { kind: 'too-large'; size: number }
-  | { kind: 'parsing'; size: number; since: number }
+  /** `share`: how much of the text the worker has read (1: all of it, the catalog is being built), when it said. */
+  | { kind: 'parsing'; size: number; since: number; share?: number }
   | { kind: 'done'; analysis: DocumentAnalysis }
   | { kind: 'failed'; message: string };
 
@@ -114,6 +115,7 @@ export class DocumentCache implements vscode.Disposable {
           this.parsingNow = { key, version };
           this.log.info(`worker: parsing ${key} v${version} (${size} characters)`);
         },
+        onProgress: (key, version, share) => this.progress(key, version, share),
         onCrash: (error) => this.log.error(`the analysis worker stopped: ${error.message}`),
       },
     );
@@ -297,6 +299,15 @@ export class DocumentCache implements vscode.Disposable {
         this.log.info(`${document.uri.fsPath} v${version}: text sent to the analysis worker in ${Math.round(performance.now() - started)} ms`);
       }
     }
+  }
+
+  /** The worker read `share` of a document version's text: the language status item shows it. */
+  private progress(key: string, version: number, share: number): void {
+    const entry = this.entries.get(key);
+    if (!entry || entry.version !== version || entry.state.kind !== 'parsing') return;
+    entry.state = { ...entry.state, share };
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+    if (document) this.stateChanged.fire(document);
   }
 
   private changed(e: vscode.TextDocumentChangeEvent): void {

@@ -178,7 +178,29 @@ describe('analysis worker: documents', () => {
     while (tasks.length) tasks.shift()!();
     expect(posted.filter((m) => m.id !== undefined).map((m) => [m.id, 'ok' in m && m.ok ? 'ok' : 'kind' in m ? m.kind : ''])).toEqual([[1, 'stale'], [2, 'ok']]);
     // Only version 2 was parsed.
-    expect(posted.filter((m) => m.id === undefined).map((m) => 'version' in m && m.version)).toEqual([2]);
+    expect(posted.filter((m) => m.id === undefined && m.type === 'parsing').map((m) => 'version' in m && m.version)).toEqual([2]);
+  });
+
+  it('tells how far a parse has come, between its parsing notice and its answer, ending with every line read', () => {
+    const posted: FromWorker[] = [];
+    const tasks: (() => void)[] = [];
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn));
+    const large = generateIptablesDump({ services: randomServices(1500, 4, 3), style: 'iptables-nft-save', comments: true, nodeRules: true });
+    host.receive({ type: 'text', key: 'big', version: 3, languageId: 'iptables', name: 'big', part: large, reset: true, done: true });
+    host.receive({ type: 'analyze', key: 'big', version: 3, id: 1 });
+    while (tasks.length) tasks.shift()!();
+    const kinds = posted.map((m) => (m.id !== undefined ? 'answer' : m.type));
+    expect(kinds[0]).toBe('parsing');
+    expect(kinds[kinds.length - 1]).toBe('answer');
+    const shares = posted.flatMap((m) => (m.id === undefined && m.type === 'progress' && m.key === 'big' && m.version === 3 ? [m.share] : []));
+    expect(shares.length).toBe(kinds.length - 2);
+    expect(shares[shares.length - 1]).toBe(1);
+    for (let k = 1; k < shares.length; k++) expect(shares[k]).toBeGreaterThan(shares[k - 1]);
+    // Asked again (analysed already): no second parse, no progress.
+    posted.length = 0;
+    host.receive({ type: 'analyze', key: 'big', version: 3, id: 2 });
+    while (tasks.length) tasks.shift()!();
+    expect(posted.map((m) => m.id)).toEqual([2]);
   });
 
   it('prepares the first trace of an analysed version once nothing is queued, and not of a version edited meanwhile', () => {

@@ -1,5 +1,7 @@
 // Lines of a dump, for every parser.
 
+import { PROGRESS_MASK, reportProgress } from '../progress';
+
 /**
  * Splits text into lines the way VS Code counts them (\r\n, \n or \r); a final line break starts no line.
  * The lines are slices of the text (they share its memory).
@@ -65,12 +67,13 @@ export class LineCursor {
     if (end < 0) {
       end = text.length;
       this.#from = end + 1;
+      reportProgress(1, 1); // the last line
       // The empty piece after a final line break is no line (but an empty text is one empty line).
       if (end === from && this.count > 0) return undefined;
     } else {
       this.#from = text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
     }
-    this.count++;
+    if ((++this.count & PROGRESS_MASK) === 0) reportProgress(from, text.length);
     return text.slice(from, end);
   }
 }

@@ -36,6 +36,7 @@ export class AnalysisClient {
     private readonly start: () => Worker,
     private readonly events: {
       onParsing?: (key: string, version: number, size: number) => void;
+      onProgress?: (key: string, version: number, share: number) => void;
       onCrash?: (error: Error) => void;
     } = {},
   ) {}
@@ -56,6 +57,7 @@ export class AnalysisClient {
     worker.on('message', (message: FromWorker) => {
       if (message.id === undefined) {
         if (message.type === 'parsing') this.events.onParsing?.(message.key, message.version, message.size);
+        else if (message.type === 'progress') this.events.onProgress?.(message.key, message.version, message.share);
         return;
       }
       const p = this.pending.get(message.id);

@@ -8,6 +8,7 @@ import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../core/snapsh
 import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
 import { runDocumentQuery, runSnapshotQuery } from './queries';
 import { prepareTrace, type SnapshotFile as TraceFile } from '../../core/trace';
+import { withProgress, type ProgressListener } from '../../core/progress';
 
 interface Held {
   languageId: string;
@@ -36,6 +37,9 @@ const prepareFirstTrace: Prepare = (files) => {
 };
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
+
+/** The least time between two progress messages of one parse (ms). */
+export const PROGRESS_INTERVAL = 250;
 
 class Failure extends Error {
   constructor(readonly kind: FailureKind, message: string) {
@@ -231,9 +235,26 @@ export class AnalysisHost {
       if (!features) throw new Failure('error', `no analyser for language ${h.languageId}`);
       this.post({ type: 'parsing', key, version, size: h.text.length });
       h.features = features;
-      h.analysis = features.analyze(h.text);
+      const text = h.text;
+      h.analysis = withProgress(this.progressReporter(key, version), () => features.analyze(text));
     }
     return h as Held & { analysis: DumpAnalysis; features: AnyFeatures };
+  }
+
+  /**
+   * Tells the extension host how far the parse of a document version has come: at most every PROGRESS_INTERVAL ms,
+   * and once every line is read (the catalog follows).
+   */
+  private progressReporter(key: string, version: number): ProgressListener {
+    let last = performance.now();
+    let done = false;
+    return (share) => {
+      const now = performance.now();
+      if (done || (share < 1 && now - last < PROGRESS_INTERVAL)) return;
+      last = now;
+      done = share >= 1;
+      this.post({ type: 'progress', key, version, share });
+    };
   }
 
   private run(request: Request): unknown {

@@ -66,7 +66,9 @@ export type FromWorker =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; kind: FailureKind; message: string }
   /** Unsolicited: the worker started parsing a document version. */
-  | { id?: undefined; type: 'parsing'; key: string; version: number; size: number };
+  | { id?: undefined; type: 'parsing'; key: string; version: number; size: number }
+  /** Unsolicited, while it parses: the share of the document's text read (1: every line read, the catalog comes next). */
+  | { id?: undefined; type: 'progress'; key: string; version: number; share: number };
 
 /** Data the worker starts with. */
 export interface WorkerData {

@@ -62,7 +62,11 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
       case 'parsing': {
         const show = () => {
           const seconds = Math.floor((Date.now() - state.since) / 1000);
-          item.text = seconds > 0 ? vscode.l10n.t('Parsing {0}… {1} s', formatSize(state.size), seconds) : vscode.l10n.t('Parsing {0}…', formatSize(state.size));
+          const size = formatSize(state.size);
+          // The worker's word on how far it has read, once it said; then the catalog (no share of its own).
+          if (state.share !== undefined && state.share >= 1) item.text = vscode.l10n.t('Finding the Services in {0}… {1} s', size, seconds);
+          else if (state.share !== undefined) item.text = vscode.l10n.t('Parsing {0}… {1}%', size, Math.floor(state.share * 100));
+          else item.text = seconds > 0 ? vscode.l10n.t('Parsing {0}… {1} s', size, seconds) : vscode.l10n.t('Parsing {0}…', size);
         };
         show();
         item.busy = true;

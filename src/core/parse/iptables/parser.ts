@@ -25,6 +25,7 @@ import { Symbols } from '../../model/symbols';
 import { t } from '../../l10n';
 import { detached } from '../detach';
 import { splitLines } from '../lines';
+import { PROGRESS_MASK, reportProgress } from '../../progress';
 import { isIpv4 } from '../../trace/addr';
 import { LineMap } from '../../model/line-map';
 import { StoredDefinition } from '../../model/stored-ranges';
@@ -700,7 +701,11 @@ class RulesetBuilder implements RuleReader {
 
   build(): IptablesRuleset {
     const lines = this.lines;
-    for (let i = 0; i < lines.length; i++) this.line(i, lines[i]);
+    for (let i = 0; i < lines.length; i++) {
+      if ((i & PROGRESS_MASK) === 0 && i > 0) reportProgress(i, lines.length);
+      this.line(i, lines[i]);
+    }
+    reportProgress(lines.length, lines.length);
     if (this.table) {
       const lastLine = lines.length - 1;
       this.diag(this.table.headerRange, 'error', 'missing-commit', t('Table {0} is not closed by COMMIT: iptables-restore would reject the file.', this.table.name));

@@ -14,6 +14,7 @@
 // references are reported (`reportPlainRuleReferences`).
 import { StoredDefinition } from '../../model/stored-ranges';
 import { LineStarts } from '../lines';
+import { PROGRESS_MASK, reportProgress } from '../../progress';
 import { SortedLineMap } from '../../model/line-map';
 import type { CstNode, IToken } from 'chevrotain';
 import type { Diagnostic, Severity } from '../../model/diagnostics';
@@ -280,11 +281,13 @@ class NftTextBuilder implements StatementHost {
     const lines = this.lines;
     const text = this.document;
     for (let i = 0; i < lines.count; i++) {
+      if ((i & PROGRESS_MASK) === 0 && i > 0) reportProgress(i, lines.count);
       // Each line is made here and dies young (see LineStarts).
       const start = lines.start(i);
       this.lineStart = start;
       this.readLine(i, text.slice(start, lines.end(i)));
     }
+    reportProgress(lines.count, lines.count);
     this.flushUnit();
     if (this.depth > 0) this.reportOpenGroup();
     const lastLine = Math.max(0, lines.count - 1);
