@@ -92,6 +92,20 @@ async function languageStatusBusy(page) {
   });
 }
 
+/** The text of the language status hover (its items' texts), after pointing at the status bar entry; '' when none. */
+async function languageStatusHover(page) {
+  const box = await page.locator('.part.statusbar [id="status.languageStatus"]').first().boundingBox().catch(() => null);
+  if (!box) return '';
+  await page.mouse.move(1, 1);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 2 });
+  for (let i = 0; i < 8; i++) {
+    await new Promise((r) => setTimeout(r, 150));
+    const text = await page.evaluate(() => [...document.querySelectorAll('.hover-language-status')].map((e) => e.innerText).join(' | ').replace(/\s+/g, ' ').trim());
+    if (text) return text;
+  }
+  return '';
+}
+
 /** The cursor's line number, from the editor's gutter (the status bar's "Ln, Col" item went missing after a 49 MB
  * editor was reopened in code-server, so this does not rely on it). */
 async function cursorLine(page) {
@@ -169,6 +183,17 @@ export default [
       await gotoLine(page, vscode, b.rule, 1);
       const busy = await vscode.poll(() => languageStatusBusy(page), { timeout: 10_000, interval: 50, what: 'the language status spinner' }).catch(() => false);
       log(`  language status busy after opening: ${busy}`);
+      // While the worker parses, the status item says how much it has read, then that it builds the catalog.
+      let seen = '';
+      const progress = await vscode.poll(async () => {
+        if (analysed(workspace, 1) !== undefined) return 'the parse ended first';
+        seen = await languageStatusHover(page);
+        return /Parsing [^|]*\d+%|Finding the Services in/.test(seen) ? seen : undefined;
+      }, { timeout: 120_000, interval: 100, what: 'the language status to show how far the parse has come' }).catch((e) => {
+        throw new Error(`${e.message}; last seen: ${JSON.stringify(seen)}`);
+      });
+      log(`  language status while parsing: ${progress}`);
+      await page.mouse.move(1, 1);
       const during = await typeInUntitled(page, vscode);
       const stillParsing = analysed(workspace, 1) === undefined;
       log(`  while the worker parses (${stillParsing ? 'still parsing' : 'parse already done'}): ${during.count} characters shown after ${during.ms} ms`);
