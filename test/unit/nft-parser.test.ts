@@ -410,6 +410,23 @@ describe('statements', () => {
 });
 
 describe('nft -f scripts', () => {
+  it('a chain added again after it was deleted or renamed, or its table deleted, keeps its first definition', () => {
+    const cases: [string, number][] = [
+      ['add table ip t\nadd chain ip t c\ndelete chain ip t c\nadd chain ip t c\nadd rule ip t c jump c\n', 3],
+      ['add table ip t\nadd chain ip t c\nrename chain ip t c d\nadd chain ip t c\nadd rule ip t d jump c\n', 3],
+      ['add table ip t\nadd chain ip t c\ndelete table ip t\nadd table ip t\nadd chain ip t c\n', 4],
+    ];
+    for (const [text, line] of cases) {
+      const r = parseNft(text);
+      expect(r.symbols.definition('chain', 'ip t', 'c')?.range.start.line, text).toBe(1);
+      expect(r.symbols.at({ line, character: 15 })?.type, text).toBe('reference');
+    }
+    // Without any of those, each new chain is defined where it is added.
+    const r = parseNft('add table ip t\nadd chain ip t c\nadd chain ip t d\nflush chain ip t c\nadd chain ip t c\n');
+    expect(r.symbols.at({ line: 2, character: 15 })?.type).toBe('definition');
+    expect(r.symbols.at({ line: 4, character: 15 })?.type).toBe('reference');
+  });
+
   it('flat commands build the same model as blocks (kube-proxy style, out of order)', () => {
     const r = parseNft(`add table ip kube-proxy { comment "rules for kube-proxy" ; }
 add map ip kube-proxy service-ips { type ipv4_addr . inet_proto . inet_service : verdict ; comment "x" ; }

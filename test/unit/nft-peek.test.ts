@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { randomServices } from '../../src/core/kube/generate/iptables';
 import { generateNftDump, ipv6Variant, KUBE_PROXY_NFT_TEST_OPTIONS, KUBE_PROXY_NFT_TEST_SERVICES, type NftGenOptions } from '../../src/core/kube/generate/nft';
-import { NFT_OBJECT_PREFIX, nftEndpointNameShows, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from '../../src/core/kube/nft-hash';
+import { endpointAddressFromName, NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectHashOk, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from '../../src/core/kube/nft-hash';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { LazyRule } from '../../src/core/parse/nft/nodes';
 import { peekRuleFacts, ruleFactsFromStatements } from '../../src/core/parse/nft/peek';
@@ -211,6 +211,49 @@ describe('kube-proxy object names', () => {
         expect(parseNftServiceObjectName(name)).toStrictEqual(parseWithRegExp(name));
       }),
       { numRuns: 5000, seed: 4 },
+    );
+  });
+
+  it('nftServiceObjectKind and nftObjectNameHashOk answer what the parsed name does', () => {
+    const check = (name: string) => {
+      const parsed = parseNftServiceObjectName(name);
+      const kind = nftServiceObjectKind(name);
+      expect(kind, name).toBe(parsed?.kind);
+      if (parsed && kind) expect(nftObjectNameHashOk(name, kind), name).toBe(nftObjectHashOk(parsed));
+    };
+    // Names whose hash matches, and ports Number() reads in other ways.
+    const hashed = ['ns/svc/tcp/p__10.0.0.1/80', 'ns/svc/udp/__fd00..1/0', 'a/b/sctp/x__1.2.3.4/'];
+    const odd = ['/ 8', '/0x10', '/1e3', '/8.0', '/8.5', '/-1', '/+2', '/1234567890', '/12345678901234567890', '/x', '/', '/8 '];
+    for (const text of [...hashed, ...odd.map((p) => `ns/svc/tcp/p__10.0.0.1${p}`)]) {
+      for (const prefix of ['endpoint-', 'affinity-']) check(`${prefix}${nftHash8(text)}-${text}`);
+    }
+    for (const name of names) check(name);
+    const piece = fc.constantFrom('service-', 'endpoint-', 'affinity-', 'local-', 'external-', 'firewall-', 'ABCDEFGH-', 'ABCD2345-', '/', '//', '__', '_', 'tcp', 'udp', 'sctp', 'ns', 'p80', '10.0.0.1', '.', '/80', '/ 8', '/0x1', '/1e2', '/8.0', '/-1', '80', '...', '-', '\n', ' ');
+    fc.assert(fc.property(fc.array(piece, { maxLength: 14 }), (pieces) => check(pieces.join(''))), { numRuns: 5000, seed: 5 });
+    const mutated = fc.tuple(fc.constantFrom(...names), fc.nat(), fc.nat(3), piece).map(([name, at, cut, p]) => {
+      const i = at % (name.length + 1);
+      return name.slice(0, i) + p + name.slice(i + cut);
+    });
+    fc.assert(fc.property(mutated, check), { numRuns: 5000, seed: 6 });
+  });
+
+  it('nftEndpointNameShows answers what comparing the name’s end with the endpoint’s text does', () => {
+    const shows = (name: string, address: string, port: number) => {
+      const written = address.replace(/:/g, '.');
+      if (written === '' || written.includes('_') || written.includes('/')) return false;
+      const tail = `__${written}/${port}`;
+      return name.endsWith(tail) && name.indexOf('__') === name.length - tail.length && endpointAddressFromName(written) === address;
+    };
+    const endpoints: [string, number][] = [['10.0.0.1', 80], ['10.0.0.1', 8], ['0.0.0.1', 80], ['fd00::1', 0], ['fd00..1', 0], ['1:2:3:4', 80], ['1.2.3.4', 80], ['x', 80], ['', 80], ['10.0.0.1', NaN], ['10.0.0.1', 1.5]];
+    const names2 = ['endpoint-ABCDEFGH-a/b/tcp/p__10.0.0.1/80', 'endpoint-ABCDEFGH-a/b/tcp/p__10.0.0.1/8', 'x__10.0.0.1/80', '__10.0.0.1/80', '10.0.0.1/80', 'a__b__10.0.0.1/80', 'a__fd00..1/0', 'a__1.2.3.4/80', 'a__x/80', 'a__10.0.0.1/NaN', 'a__10.0.0.1/1.5', 'a__10.0.0.1x80'];
+    for (const name of [...names, ...names2]) for (const [address, port] of endpoints) expect(nftEndpointNameShows(name, address, port), `${name} ${address} ${port}`).toBe(shows(name, address, port));
+    const piece = fc.constantFrom('__', '_', '/', '10.0.0.1', 'fd00..1', '1.2.3.4', '.', ':', '80', '8', '0', 'x', 'a');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), fc.constantFrom(...endpoints), (pieces, [address, port]) => {
+        const name = pieces.join('');
+        expect(nftEndpointNameShows(name, address, port)).toBe(shows(name, address, port));
+      }),
+      { numRuns: 5000, seed: 7 },
     );
   });
 

@@ -14,8 +14,8 @@ import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, 
 import type { Range } from '../model/range';
 import { t } from '../l10n';
 import { compareServices, NamedHashCheck, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service } from './catalog';
-import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
-import { addressText, ruleFacts, vmapTargetOf, type NumgenVmapFact, type RuleFacts } from '../parse/nft/peek';
+import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
+import { addressText, ruleFacts, vmapTargetOf, type NumgenVmapFact, type RuleFacts, type VmapTargetFact } from '../parse/nft/peek';
 
 // ---------------------------------------------------------------------------------------------------------
 // Types: the shared catalog's, with nftables' object roles ('map-element', 'set-element', 'affinity-set').
@@ -240,7 +240,7 @@ function endpointKey(address: string, port: number): string {
 /** An endpoint chain of the table being read, with what the builder learns about it on the way. */
 interface EndpointChain {
   chain: NftChain;
-  /** Its hash check (see expectedName). */
+  /** Its hash check (see nameCheck). */
   hashCheck: string | true | undefined;
   /** A Service chain's numgen vmap sends traffic to it. */
   referenced: boolean;
@@ -259,11 +259,22 @@ interface EndpointRules {
 
 const NO_SET_UPDATES: readonly string[] = Object.freeze([]);
 
+const SERVICE_CHAIN_KINDS = ['service', 'local', 'external', 'firewall'] as const;
+const POLICY_CHAIN_KINDS = ['service', 'local'] as const;
+const SERVICE_CHAIN_ROLES: Record<(typeof SERVICE_CHAIN_KINDS)[number], ObjectRef['role']> = {
+  service: 'service-chain',
+  local: 'service-local-chain',
+  external: 'external-chain',
+  firewall: 'firewall-chain',
+};
+
 interface Work {
   /** Its key in NftCatalogBuilder.works. */
   key: string;
   service: NftService;
   chains: Partial<Record<'service' | 'local' | 'external' | 'firewall', NftChain>>;
+  /** The hash check of each of `chains` (see nameCheck): its name is parsed once, in step 1, and not kept. */
+  chainChecks: Partial<Record<'service' | 'local' | 'external' | 'firewall', string | true>>;
   /** The chain the ClusterIP element of service-ips goes to. */
   primary?: string;
 }
@@ -273,12 +284,6 @@ class NftCatalogBuilder {
   private readonly byFrontend = new Map<string, Work>();
   /** Per readable part of a Service port's chain names (`parsed.hashed`: its chains share it). */
   private readonly serviceHashes = new Map<string, string>();
-  /**
-   * The hash check of each per-service chain of the table being read (see expectedName), by the chain's own
-   * name string (endpoint chains keep theirs in EndpointChain). Chain names are parsed once, in step 1, and not
-   * kept (issue #8: 100,000 parsed names were 40 MB).
-   */
-  private readonly chainHashChecks = new Map<string, string | true>();
   /** The Service of each service-, local-, external- and firewall- chain of the table being read. */
   private readonly chainWorks = new Map<string, Work>();
   readonly diagnostics: Diagnostic[] = [];
@@ -315,7 +320,7 @@ class NftCatalogBuilder {
         hashChecks: [],
         family: family ?? this.familyOf(table),
       };
-      w = { key, service, chains: {} };
+      w = { key, service, chains: {}, chainChecks: {} };
       this.works.set(key, w);
     }
     return w;
@@ -348,23 +353,23 @@ class NftCatalogBuilder {
 
   private table(table: NftTable): void {
     // 1. Per-service chains give identities; endpoint chains and affinity sets are attached later.
-    this.chainHashChecks.clear();
     this.chainWorks.clear();
     const endpointChains = new Map<string, EndpointChain>();
     for (const chain of table.chains) {
-      const parsed = parseNftServiceObjectName(chain.name);
-      if (!parsed) continue;
-      const check = this.expectedName(parsed);
+      const kind = nftServiceObjectKind(chain.name);
+      if (kind === undefined) continue;
+      const parsed = kind === 'endpoint' || kind === 'affinity' ? undefined : parseNftServiceObjectName(chain.name)!;
+      const check = this.nameCheck(chain.name, kind, parsed);
       if (typeof check === 'string') this.hashMismatch(check, chain);
-      if (parsed.kind === 'endpoint') {
+      if (kind === 'endpoint') {
         endpointChains.set(chain.name, { chain, hashCheck: check, referenced: false, affinitySet: undefined });
         continue;
       }
-      if (parsed.kind === 'affinity') continue;
-      if (check !== undefined) this.chainHashChecks.set(chain.name, check);
+      if (kind === 'affinity' || parsed === undefined) continue;
       const w = this.work(table, parsed);
       w.service.hash ??= parsed.hash;
-      w.chains[parsed.kind] = chain;
+      w.chains[kind] = chain;
+      w.chainChecks[kind] = check;
       this.chainWorks.set(chain.name, w);
     }
 
@@ -534,19 +539,24 @@ class NftCatalogBuilder {
   }
 
   /**
-   * kube-proxy's check of a parsed name: true when the hash matches the readable part, else the name kube-proxy
-   * would write; undefined when the name was truncated. Endpoint and affinity names are each hashed once; a
-   * Service port's chains share their readable part, so its hash is kept.
+   * kube-proxy's check of a per-service object name of `kind` (nftServiceObjectKind): true when the hash
+   * matches the readable part, else the name kube-proxy would write; undefined when the name was truncated.
+   * Endpoint and affinity names are each hashed once, and not parsed (100,000 in a large dump, nothing of them
+   * kept); a Service port's chains share their readable part, so its hash is kept. `parsed`: the name parsed.
    */
-  private expectedName(parsed: NftServiceObjectName): string | true | undefined {
-    if (parsed.truncated) return undefined;
-    let hash: string | undefined;
-    if (parsed.kind === 'endpoint' || parsed.kind === 'affinity') hash = nftHash8(parsed.hashed);
-    else {
-      hash = this.serviceHashes.get(parsed.hashed);
-      if (hash === undefined) this.serviceHashes.set(parsed.hashed, (hash = nftHash8(parsed.hashed)));
+  private nameCheck(objectName: string, kind: NftServiceObjectKind, parsed?: NftServiceObjectName): string | true | undefined {
+    const prefix = NFT_OBJECT_PREFIX[kind];
+    if (kind === 'endpoint' || kind === 'affinity') {
+      const ok = nftObjectNameHashOk(objectName, kind);
+      if (ok !== false) return ok;
+      const hashed = objectName.slice(prefix.length + 9);
+      return `${prefix}${nftHash8(hashed)}-${hashed}`;
     }
-    return hash === parsed.hash ? true : `${NFT_OBJECT_PREFIX[parsed.kind]}${hash}-${parsed.hashed}`;
+    const { truncated, hashed, hash: written } = parsed ?? parseNftServiceObjectName(objectName)!;
+    if (truncated) return undefined;
+    let hash = this.serviceHashes.get(hashed);
+    if (hash === undefined) this.serviceHashes.set(hashed, (hash = nftHash8(hashed)));
+    return hash === written ? true : `${prefix}${hash}-${hashed}`;
   }
 
   private hashMismatch(expected: string, of: Named): void {
@@ -567,25 +577,19 @@ class NftCatalogBuilder {
 
   private serviceChains(table: NftTable, w: Work, endpointChains: Map<string, EndpointChain>): void {
     const s = w.service;
-    const roles: Record<'service' | 'local' | 'external' | 'firewall', ObjectRef['role']> = {
-      service: 'service-chain',
-      local: 'service-local-chain',
-      external: 'external-chain',
-      firewall: 'firewall-chain',
-    };
-    for (const kind of ['service', 'local', 'external', 'firewall'] as const) {
+    for (const kind of SERVICE_CHAIN_KINDS) {
       const chain = w.chains[kind];
       if (!chain) continue;
-      s.objects.push(new NamedObjectRef(chain.name, table.id, roles[kind], chain));
-      this.hashCheck(w, chain.name, this.chainHashChecks.get(chain.name), chain);
+      s.objects.push(new NamedObjectRef(chain.name, table.id, SERVICE_CHAIN_ROLES[kind], chain));
+      this.hashCheck(w, chain.name, w.chainChecks[kind], chain);
     }
 
-    // Endpoints of each policy chain (service-…: Cluster, local-…: Local).
+    // Endpoints of each policy chain (service-…: Cluster, local-…: Local). New maps per Service: maps of the
+    // builder emptied per Service (clear()) raised the peak RSS of a large dump by 25 MB.
     const byEndpoint = new Map<string, Endpoint>();
-    const endpointChainOf = new Map<Endpoint, EndpointChain | undefined>();
     const endpointRules = new Map<EndpointChain, EndpointRules>();
     const affinitySets = new Set<string>();
-    for (const kind of ['service', 'local'] as const) {
+    for (const kind of POLICY_CHAIN_KINDS) {
       const chain = w.chains[kind];
       if (!chain) continue;
       const primary = w.primary === chain.name;
@@ -606,18 +610,21 @@ class NftCatalogBuilder {
         }
         for (const vmap of facts.numgenVmaps) {
           const selection = this.numgenShares(table, vmap);
-          for (const [target, share] of selection) {
-            const endpointChain = endpointChains.get(target.chain);
+          for (let k = 0; k < selection.targets.length; k++) {
+            const target = selection.targets[k]!;
+            const share = selection.shares[k]!;
+            // numgenShares keeps the elements that go to a chain.
+            const targetChain = target.chain!;
+            const endpointChain = endpointChains.get(targetChain);
             if (endpointChain) endpointChain.referenced = true;
-            const ep = this.endpoint(table, target.chain, endpointChain, endpointRules);
+            const ep = this.endpoint(table, targetChain, endpointChain, endpointRules);
             if (!ep) continue;
             const key = endpointKey(ep.address, ep.port);
             let out = byEndpoint.get(key);
             if (!out) {
               // The chain's own name string (the vmap element's copy belongs to a rule read again on demand).
-              out = new NftEndpoint(ep.address, ep.port, endpointChain?.chain.name ?? target.chain, target.range);
+              out = new NftEndpoint(ep.address, ep.port, endpointChain?.chain.name ?? targetChain, target.range);
               byEndpoint.set(key, out);
-              endpointChainOf.set(out, endpointChain);
             }
             if (primary) out.probability += share;
             if (kind === 'local') out.local = true;
@@ -625,14 +632,13 @@ class NftCatalogBuilder {
         }
       }
     }
-    s.endpoints = [...byEndpoint.values()].sort((a, b) => {
-      const x = endpointKey(a.address, a.port);
-      const y = endpointKey(b.address, b.port);
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
+    // In the order of their keys: sort() of strings compares UTF-16 code units, as `<` does, and keys are unique.
+    const keys = [...byEndpoint.keys()];
+    if (keys.length > 1) keys.sort();
+    s.endpoints = keys.map((k) => byEndpoint.get(k)!);
     for (const e of s.endpoints) {
-      // Endpoint chains are in the map because their names parse.
-      const endpointChain = endpointChainOf.get(e);
+      // Endpoint chains are in the map because their names parse; an endpoint's chain is the map's string then.
+      const endpointChain = endpointChains.get(e.chain!);
       if (!endpointChain) continue;
       const chain = endpointChain.chain;
       s.objects.push(new NamedObjectRef(chain.name, table.id, 'endpoint-chain', chain));
@@ -655,8 +661,8 @@ class NftCatalogBuilder {
       if (!set) continue;
       s.objects.push(new NamedObjectRef(name, table.id, 'affinity-set', set));
       timeout ??= parseNftTime(set.timeout);
-      const parsed = parseNftServiceObjectName(name);
-      if (parsed) this.hashCheck(w, name, this.expectedName(parsed), set);
+      const kind = nftServiceObjectKind(name);
+      if (kind !== undefined) this.hashCheck(w, name, this.nameCheck(name, kind), set);
     }
     if (affinitySets.size > 0) s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: timeout ?? 10800 };
 
@@ -698,15 +704,20 @@ class NftCatalogBuilder {
     }
   }
 
-  /** numgen random mod N: which chain each of the N values goes to, as shares. */
-  private numgenShares(table: NftTable, vmap: NumgenVmapFact): [{ chain: string; range?: Range }, number][] {
+  /**
+   * numgen random mod N: which chain each of the N values goes to, as shares; `targets[k]` (the first element
+   * of its chain) has `shares[k]`. Lists, not an object per endpoint: a large dump has 100,000 endpoints.
+   */
+  private numgenShares(table: NftTable, vmap: NumgenVmapFact): { targets: VmapTargetFact[]; shares: number[] } {
     const { mod, offset } = vmap;
     let targets = vmap.targets;
     if (targets === undefined) {
       const named: NftMap | NftSet | undefined = table.mapByName.get(vmap.mapName!) ?? table.setByName.get(vmap.mapName!);
       targets = (named?.elements ?? []).map(vmapTargetOf);
     }
-    const out = new Map<string, { target: { chain: string; range?: Range }; count: number }>();
+    const indexOf = new Map<string, number>();
+    const chosen: VmapTargetFact[] = [];
+    const shares: number[] = [];
     for (const e of targets) {
       if (!e.chain || (e.kind !== 'goto' && e.kind !== 'jump')) continue;
       const k = e.key;
@@ -717,11 +728,17 @@ class NftCatalogBuilder {
       const lo = Math.max(from, offset);
       const hi = Math.min(to, offset + mod - 1);
       if (hi < lo) continue;
-      let entry = out.get(e.chain);
-      if (!entry) out.set(e.chain, (entry = { target: { chain: e.chain, range: e.range }, count: 0 }));
-      entry.count += hi - lo + 1;
+      const at = indexOf.get(e.chain);
+      if (at !== undefined) shares[at]! += hi - lo + 1;
+      else {
+        indexOf.set(e.chain, chosen.length);
+        chosen.push(e);
+        shares.push(hi - lo + 1);
+      }
     }
-    return [...out.values()].map((x) => [x.target, mod > 0 ? x.count / mod : 0]);
+    // The counts of values become shares.
+    for (let k = 0; k < shares.length; k++) shares[k] = mod > 0 ? shares[k]! / mod : 0;
+    return { targets: chosen, shares };
   }
 
   /** An endpoint's address and port: from the DNAT of its chain, or from its name. */

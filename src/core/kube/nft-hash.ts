@@ -11,7 +11,7 @@
 // endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80, endpoint-2CRNCTTE-ns1/svc1/tcp/p80__fd00.10.180..2.1/80.
 // The same SHA-256 as the iptables chain names (plain JavaScript for ASCII names: a large dump has a hundred
 // thousand of them).
-import { base32Prefix, sha256 } from './hash';
+import { base32Prefix, hasBase32Prefix, sha256 } from './hash';
 import { ipv4Number } from '../trace/addr';
 
 /** knftables.NameLengthMax (256) minus kube-proxy's longest prefix allowance (16). */
@@ -99,52 +99,113 @@ function isHashAt(objectName: string, at: number): boolean {
 /** What `.` does not match in a regular expression without the s flag. */
 const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
 
+/** Where scanName found the parts of the last name it accepted (indices into the name). */
+const scanned = { prefixLength: 0, slash1: 0, slash2: 0, slash3: 0, serviceEnd: 0, split: -1, truncated: false };
+
 /**
- * Splits a kube-proxy per-service chain or affinity-set name; undefined for other names. The name is
- * `^(service|local|external|firewall|endpoint|affinity)-([A-Z2-7]{8})-(.+)$` with the readable part split at
- * its first `__` (up to a second one) and at `/`; written out by hand, as a large dump has 110,000 names.
+ * The kind of a kube-proxy per-service chain or affinity-set name, or undefined for other names; the positions
+ * of its parts go to `scanned`. The name is `^(service|local|external|firewall|endpoint|affinity)-([A-Z2-7]{8})-(.+)$`
+ * with the readable part split at its first `__` (up to a second one) and at `/`; written out by hand, as a large
+ * dump has 110,000 names, and without making the parts (the catalog keeps none of an endpoint name's).
  */
-export function parseNftServiceObjectName(objectName: string): NftServiceObjectName | undefined {
+function scanName(objectName: string): NftServiceObjectKind | undefined {
   const kind = kindOfPrefix(objectName);
   if (kind === undefined) return undefined;
   const prefixLength = NFT_OBJECT_PREFIX[kind].length;
   const hashedStart = prefixLength + 9;
   if (objectName.length <= hashedStart || !isHashAt(objectName, prefixLength)) return undefined;
-  const hashed = objectName.slice(hashedStart);
-  if (LINE_TERMINATOR.test(hashed)) return undefined;
-  const truncated = hashed.endsWith('...') && objectName.length - prefixLength === CHAIN_NAME_BASE_LENGTH_MAX;
+  // The prefix and hash have no line terminator: the readable part has none when the name has none.
+  if (LINE_TERMINATOR.test(objectName)) return undefined;
+  const truncated = objectName.endsWith('...') && objectName.length - prefixLength === CHAIN_NAME_BASE_LENGTH_MAX;
   // hashed.split('__', 2): the service part, and the endpoint part up to a second `__`.
-  const split = hashed.indexOf('__');
-  const serviceEnd = split < 0 ? hashed.length : split;
+  const split = objectName.indexOf('__', hashedStart);
+  const serviceEnd = split < 0 ? objectName.length : split;
   // servicePart.split('/') must give four parts: namespace and name not empty, a known protocol.
-  const slash1 = hashed.indexOf('/');
-  const slash2 = slash1 < 0 ? -1 : hashed.indexOf('/', slash1 + 1);
-  const slash3 = slash2 < 0 ? -1 : hashed.indexOf('/', slash2 + 1);
+  const slash1 = objectName.indexOf('/', hashedStart);
+  const slash2 = slash1 < 0 ? -1 : objectName.indexOf('/', slash1 + 1);
+  const slash3 = slash2 < 0 ? -1 : objectName.indexOf('/', slash2 + 1);
   if (slash3 < 0 || slash3 >= serviceEnd) return undefined;
-  const slash4 = hashed.indexOf('/', slash3 + 1);
+  const slash4 = objectName.indexOf('/', slash3 + 1);
   if (slash4 >= 0 && slash4 < serviceEnd) return undefined;
-  if (slash1 === 0 || slash2 === slash1 + 1) return undefined;
-  const protocol = hashed.slice(slash2 + 1, slash3);
-  if (protocol !== 'tcp' && protocol !== 'udp' && protocol !== 'sctp') return undefined;
+  if (slash1 === hashedStart || slash2 === slash1 + 1) return undefined;
+  if (!isProtocolAt(objectName, slash2 + 1, slash3)) return undefined;
   const wantsEndpoint = kind === 'endpoint' || kind === 'affinity';
   if (wantsEndpoint !== split >= 0) return undefined;
+  if (split >= 0 && !truncated) {
+    // The endpoint part must end in "/<integer>" (what Number() reads as one), after something.
+    const second = objectName.indexOf('__', split + 2);
+    const partEnd = second < 0 ? objectName.length : second;
+    const slash = objectName.lastIndexOf('/', partEnd - 1);
+    if (slash <= split + 2 || !isIntegerText(objectName, slash + 1, partEnd)) return undefined;
+  }
+  scanned.prefixLength = prefixLength;
+  scanned.slash1 = slash1;
+  scanned.slash2 = slash2;
+  scanned.slash3 = slash3;
+  scanned.serviceEnd = serviceEnd;
+  scanned.split = split;
+  scanned.truncated = truncated;
+  return kind;
+}
+
+/** "tcp", "udp" or "sctp" from `from` to `to`. */
+function isProtocolAt(text: string, from: number, to: number): boolean {
+  const length = to - from;
+  if (length === 3) return text.startsWith('tcp', from) || text.startsWith('udp', from);
+  return length === 4 && text.startsWith('sctp', from);
+}
+
+/** Number.isInteger(Number(text.slice(from, to))); plain digits (most ports) without making the slice. */
+function isIntegerText(text: string, from: number, to: number): boolean {
+  if (to - from <= 9) {
+    let digits = true;
+    for (let i = from; i < to && digits; i++) {
+      const c = text.charCodeAt(i);
+      digits = c >= 48 && c <= 57;
+    }
+    if (digits) return true;
+  }
+  return Number.isInteger(Number(text.slice(from, to)));
+}
+
+/** The kind of a kube-proxy per-service object name when parseNftServiceObjectName parses it, without parsing it. */
+export function nftServiceObjectKind(objectName: string): NftServiceObjectKind | undefined {
+  return scanName(objectName);
+}
+
+/**
+ * For names nftServiceObjectKind accepts: true when the hash matches the readable part, false when it does not,
+ * undefined when the name was truncated (as nftObjectHashOk of the parsed name), without making the hash's text.
+ */
+export function nftObjectNameHashOk(objectName: string, kind: NftServiceObjectKind): boolean | undefined {
+  const prefixLength = NFT_OBJECT_PREFIX[kind].length;
+  if (objectName.endsWith('...') && objectName.length - prefixLength === CHAIN_NAME_BASE_LENGTH_MAX) return undefined;
+  return hasBase32Prefix(sha256(objectName.slice(prefixLength + 9)), 8, objectName, prefixLength);
+}
+
+/**
+ * Splits a kube-proxy per-service chain or affinity-set name (see scanName); undefined for other names.
+ */
+export function parseNftServiceObjectName(objectName: string): NftServiceObjectName | undefined {
+  const kind = scanName(objectName);
+  if (kind === undefined) return undefined;
+  const { prefixLength, slash1, slash2, slash3, serviceEnd, split, truncated } = scanned;
   const out: NftServiceObjectName = {
     kind,
     hash: objectName.slice(prefixLength, prefixLength + 8),
-    hashed,
-    namespace: hashed.slice(0, slash1),
-    name: hashed.slice(slash1 + 1, slash2),
-    protocol,
-    portName: hashed.slice(slash3 + 1, serviceEnd),
+    hashed: objectName.slice(prefixLength + 9),
+    namespace: objectName.slice(prefixLength + 9, slash1),
+    name: objectName.slice(slash1 + 1, slash2),
+    protocol: objectName.slice(slash2 + 1, slash3),
+    portName: objectName.slice(slash3 + 1, serviceEnd),
     truncated,
   };
   if (split >= 0) {
-    const second = hashed.indexOf('__', split + 2);
-    const endpointPart = hashed.slice(split + 2, second < 0 ? hashed.length : second);
+    const second = objectName.indexOf('__', split + 2);
+    const endpointPart = objectName.slice(split + 2, second < 0 ? objectName.length : second);
     const slash = endpointPart.lastIndexOf('/');
     const port = Number(endpointPart.slice(slash + 1));
     if (slash > 0 && Number.isInteger(port)) out.endpoint = { address: endpointAddressFromName(endpointPart.slice(0, slash)), port };
-    else if (!truncated) return undefined;
   }
   return out;
 }
@@ -157,9 +218,19 @@ export function parseNftServiceObjectName(objectName: string): NftServiceObjectN
 export function nftEndpointNameShows(objectName: string, address: string, port: number): boolean {
   const written = address.replace(/:/g, '.');
   if (written === '' || written.includes('_') || written.includes('/')) return false;
-  const tail = `__${written}/${port}`;
-  // The endpoint part runs from the name's first `__` to the next one or the end: `tail` must be all of it.
-  return objectName.endsWith(tail) && objectName.indexOf('__') === objectName.length - tail.length && endpointAddressFromName(written) === address;
+  // The name must end in `__${written}/${port}` (checked piece by piece, not joined into a new string per endpoint), and the
+  // endpoint part runs from the name's first `__` to the next one or the end: that tail must be all of it.
+  const portText = String(port);
+  const tailStart = objectName.length - (2 + written.length + 1 + portText.length);
+  return (
+    tailStart >= 0 &&
+    objectName.startsWith('__', tailStart) &&
+    objectName.startsWith(written, tailStart + 2) &&
+    objectName.charCodeAt(tailStart + 2 + written.length) === 47 /* / */ &&
+    objectName.startsWith(portText, tailStart + 3 + written.length) &&
+    objectName.indexOf('__') === tailStart &&
+    endpointAddressFromName(written) === address
+  );
 }
 
 /** "10.180.0.1" stays; "fd00.10.180..2.1" becomes "fd00:10:180::2:1" (kube-proxy replaced ':' by '.'). */
