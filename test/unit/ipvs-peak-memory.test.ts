@@ -1,11 +1,14 @@
 // The pieces that keep the peak memory of an IPVS snapshot's analysis down (issue #8) must answer exactly what
 // the plain versions they replace answer: splitLines, trimEnd, a Map of addresses, a Map of real servers, and
-// the `address|port|protocol` key strings of the catalog.
+// the `address|port|protocol` key strings of the catalog; and the parse's shortcuts (the block of a service by
+// its line, lists copied to size as they close, a fast server line under a service line the slow path read).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GroupsByReal, ipPortKey, KeySet } from '../../src/core/kube/ipvs-catalog';
 import { LineCursor, splitLines } from '../../src/core/parse/lines';
-import { AddressCache, trimmedLength } from '../../src/core/parse/ipvs/parser';
+import { AddressCache, parseIpvsadm, trimmedLength } from '../../src/core/parse/ipvs/parser';
+import { PlainServiceServerNode, RealServerNode } from '../../src/core/parse/ipvs/nodes';
+import { plainData } from '../../src/extension/analysis/plain';
 import { canonicalAddress } from '../../src/core/trace/addr';
 
 function allLines(text: string): { lines: string[]; count: number } {
@@ -72,7 +75,7 @@ describe('GroupsByReal', () => {
   it('finds the groups a Map of every real server finds, in their order', () => {
     fc.assert(
       fc.property(fc.array(group, { maxLength: 12 }), fc.array(real, { maxLength: 8 }), (groups, extra) => {
-        const index = new GroupsByReal(groups);
+        const index = new GroupsByReal(groups.length, (k) => groups[k].protocol, (k) => groups[k].reals);
         const naive = new Map<string, Map<string | number, number[]>>();
         groups.forEach((g, i) => {
           let m = naive.get(g.protocol);
@@ -118,5 +121,63 @@ describe('the catalog key', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('the fast parse of listings and restore commands', () => {
+  const HEADER = ['IP Virtual Server version 1.2.1 (size=4096)', 'Prot LocalAddress:Port Scheduler Flags', '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn'];
+  const service = fc.record({ host: fc.nat(3), port: fc.constantFrom(53, 80), line: fc.constantFrom('rr', 'wrr', 'sh (sh-fallback)', 'rr persistent 60', 'mh (mh-port)') });
+  const server = fc.record({ host: fc.nat(4), forward: fc.constantFrom('Masq', 'Route', 'Local'), weight: fc.nat(3) });
+  const piece = fc.oneof(
+    fc.constant(HEADER.join('\n')),
+    fc.constant('$ ipvsadm -Ln'),
+    fc.constant(''),
+    fc.tuple(service, fc.array(server, { maxLength: 4 })).map(([s, servers]) =>
+      [`TCP  10.96.0.${s.host}:${s.port} ${s.line}`, ...servers.map((r) => `  -> 10.244.0.${r.host}:${s.port}              ${r.forward}   ${r.weight}      0          0`)].join('\n'),
+    ),
+    service.map((s) => `-A -t 10.96.0.${s.host}:${s.port} -s rr`),
+    service.map((s) => `-D -t 10.96.0.${s.host}:${s.port}`),
+    fc.tuple(service, server).map(([s, r]) => `-a -t 10.96.0.${s.host}:${s.port} -r 10.244.0.${r.host}:${s.port} -m -w ${r.weight}`),
+    fc.tuple(service, server).map(([s, r]) => `-d -t 10.96.0.${s.host}:${s.port} -r 10.244.0.${r.host}:${s.port}`),
+  );
+  const entries = (m: Map<number, unknown>) => plainData([...m]);
+
+  it('answers what the Chevrotain path answers, listings pasted twice, services removed and servers added included', () => {
+    let sawPlainServiceServer = false;
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 12 }), (pieces) => {
+        const text = pieces.join('\n');
+        const fast = parseIpvsadm(text);
+        const slow = parseIpvsadm(text, { mode: 'chevrotain' });
+        sawPlainServiceServer ||= fast.services.some((s) => s.realServers.some((r) => r instanceof PlainServiceServerNode));
+        expect(plainData(fast.services)).toEqual(plainData(slow.services));
+        expect(fast.diagnostics).toEqual(slow.diagnostics);
+        expect(plainData(fast.symbols.definitions)).toEqual(plainData(slow.symbols.definitions));
+        expect(plainData(fast.symbols.references)).toEqual(plainData(slow.symbols.references));
+        expect(entries(fast.serviceByLine)).toEqual(entries(slow.serviceByLine));
+        expect(entries(fast.realServerByLine)).toEqual(entries(slow.realServerByLine));
+      }),
+      { numRuns: 400, seed: 8 },
+    );
+    // The random listings did reach the shortcuts.
+    expect(sawPlainServiceServer).toBe(true);
+  });
+
+  it('warns of a service listed twice in one listing, not of one listed again in the next', () => {
+    const listing = [...HEADER, 'TCP  10.96.0.1:53 rr', '  -> 10.244.0.1:53              Masq    1      0          0'];
+    const twice = parseIpvsadm([...listing, 'TCP  10.96.0.1:53 rr'].join('\n'));
+    expect(twice.diagnostics.map((d) => d.code)).toContain('duplicate-service');
+    const again = parseIpvsadm([...listing, ...listing].join('\n'));
+    expect(again.diagnostics.map((d) => d.code)).not.toContain('duplicate-service');
+    expect(again.services[0].realServers).toHaveLength(1);
+    expect(again.services[0].realServers[0]).toBeInstanceOf(RealServerNode);
+  });
+
+  it('keeps the service line as the full range of a listed service that a restore command removed', () => {
+    const text = [...HEADER, 'TCP  10.96.0.1:53 rr', '  -> 10.244.0.1:53              Masq    1      0          0', '-D -t 10.96.0.1:53'].join('\n');
+    const fast = parseIpvsadm(text);
+    expect(fast.services).toHaveLength(0);
+    expect(fast.symbols.definitions[0].fullRange).toEqual({ start: { line: 3, character: 0 }, end: { line: 3, character: 20 } });
+    expect(plainData(fast.symbols.definitions)).toEqual(plainData(parseIpvsadm(text, { mode: 'chevrotain' }).symbols.definitions));
   });
 });

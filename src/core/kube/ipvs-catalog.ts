@@ -80,6 +80,9 @@ class VirtualServiceObject implements ObjectRef {
   }
 }
 
+/** What a Service's frontends and objects are until its catalog lists them (one frozen array, never edited). */
+const NOT_YET_LISTED = Object.freeze([]) as unknown as never[];
+
 /**
  * A Service of the IPVS catalog. Its endpoints are made from the virtual service when first asked for (issue #8:
  * a node of 10,000 Services has ~100,000 of them, and the tree, a trace or an explanation usually reads a few).
@@ -89,9 +92,10 @@ class IpvsService implements Service {
   name: string;
   portName = '';
   protocol: string;
-  frontends: Frontend[] = [];
+  // Both lists are made at their size once the catalog knows them.
+  frontends: Frontend[] = NOT_YET_LISTED;
   policies: Policies = {};
-  objects: ObjectRef[] = [];
+  objects: ObjectRef[] = NOT_YET_LISTED;
   anonymous = true;
   hashChecks: HashCheck[] = [];
   family: 'ipv4' | 'ipv6';
@@ -245,6 +249,14 @@ function schedulerNote(scheduler: string | undefined): string {
   return t('{0}: the shares shown are the weight shares.', s);
 }
 
+// The kinds of frontend kindOf answers (shared: no object per virtual service).
+const CLUSTER_IP = Object.freeze({ kind: 'clusterIP', uncertain: false } as const);
+const LOAD_BALANCER = Object.freeze({ kind: 'loadBalancer', uncertain: false } as const);
+const EXTERNAL_IP = Object.freeze({ kind: 'externalIP', uncertain: false } as const);
+const NODE_PORT = Object.freeze({ kind: 'nodePort', uncertain: false } as const);
+const GUESSED_CLUSTER_IP = Object.freeze({ kind: 'clusterIP', uncertain: true } as const);
+const GUESSED_EXTERNAL_IP = Object.freeze({ kind: 'externalIP', uncertain: true } as const);
+
 const FRONTEND_ORDER: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
 const numericOrder = new Intl.Collator(undefined, { numeric: true });
 const plainOrder = new Intl.Collator();
@@ -299,21 +311,16 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   const sctpHash = ipPortKeys(sets.get('KUBE-NODE-PORT-SCTP-HASH') ?? sets.get('KUBE-6-NODE-PORT-SCTP-HASH'));
   const clusterCIDR = clusterCidrOf(input.iptables);
 
-  interface Entry {
-    vs: VirtualService;
-    fileIndex: number;
-    kind: FrontendKind;
-    uncertain: boolean;
-  }
-  const entryOf = (vs: VirtualService, fileIndex: number): Entry => {
+  /** The frontend kind of a virtual service, and whether it is a guess. */
+  const kindOf = (vs: VirtualService): { kind: FrontendKind; uncertain: boolean } => {
     const proto = vs.protocol === 'fwmark' ? 'tcp' : vs.protocol;
     const k = ipPortKey(vs.address, vs.port, proto);
-    if (cluster.has(k)) return { vs, fileIndex, kind: 'clusterIP', uncertain: false };
-    if (lb.has(k)) return { vs, fileIndex, kind: 'loadBalancer', uncertain: false };
-    if (external.has(k)) return { vs, fileIndex, kind: 'externalIP', uncertain: false };
-    if (vs.port !== undefined && (nodePorts[proto]?.has(vs.port) || sctpHash.has(k))) return { vs, fileIndex, kind: 'nodePort', uncertain: false };
+    if (cluster.has(k)) return CLUSTER_IP;
+    if (lb.has(k)) return LOAD_BALANCER;
+    if (external.has(k)) return EXTERNAL_IP;
+    if (vs.port !== undefined && (nodePorts[proto]?.has(vs.port) || sctpHash.has(k))) return NODE_PORT;
     // Without the ipset dump (or for an address it does not list) the kind is a guess.
-    return { vs, fileIndex, kind: haveSets ? 'externalIP' : 'clusterIP', uncertain: true };
+    return haveSets ? GUESSED_EXTERNAL_IP : GUESSED_CLUSTER_IP;
   };
 
   interface Group {
@@ -321,11 +328,20 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     reals: RealRun;
   }
   const groups: Group[] = [];
-  const all: Entry[] = [];
+  // The virtual services that are frontends (entries), with their file and kind: parallel arrays, not an object
+  // each (issue #8: ~20,000 of them would live as long as the catalog is built, then be garbage).
+  let capacity = 0;
+  for (const { dump } of input.ipvs) capacity += dump.services.length;
+  const entryVs = new Array<VirtualService>(capacity);
+  const entryFile = new Int32Array(capacity);
+  const entryKind = new Array<{ kind: FrontendKind; uncertain: boolean }>(capacity);
+  let entries = 0;
   for (const { dump, fileIndex } of input.ipvs) {
     for (const vs of dump.services) {
       if (vs.protocol === 'fwmark' || vs.address === undefined || vs.port === undefined) continue;
-      all.push(entryOf(vs, fileIndex));
+      entryVs[entries] = vs;
+      entryFile[entries] = fileIndex;
+      entryKind[entries++] = kindOf(vs);
     }
   }
   const runs = new RealKeyRuns();
@@ -349,55 +365,74 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     void fileIndex;
     return group;
   };
-  const tableIds: string[] = [];
-  const addFrontend = (g: Group, entry: Entry) => {
-    const f: Frontend = new VirtualServiceFrontend(entry.kind, canonical(entry.vs.address), entry.vs.port!, entry.vs);
-    if (entry.uncertain) f.kindUncertain = true;
-    g.service.frontends.push(f);
-    g.service.objects.push(new VirtualServiceObject(entry.vs, tableIds[entry.fileIndex] ??= `ipvs:${entry.fileIndex}`));
-  };
+  // The group (index in groups) each entry is a frontend of: the lists of frontends are made at the end, each at
+  // its size (grown by push, they would be garbage in the old generation by then, issue #8).
+  const groupOf = new Int32Array(entries);
   // ClusterIPs anchor the Services; every other virtual service joins the ClusterIP whose real servers it
   // uses (all of them, or the local subset for traffic policy Local), or stands alone when that is unclear.
-  for (const entry of all) if (entry.kind === 'clusterIP') addFrontend(makeService(entry.vs, entry.fileIndex), entry);
+  for (let k = 0; k < entries; k++) {
+    if (entryKind[k].kind !== 'clusterIP') continue;
+    makeService(entryVs[k], entryFile[k]);
+    groupOf[k] = groups.length - 1;
+  }
   // The ClusterIP Services by protocol and real server, built once: a joining virtual service only looks at
   // the Services that have its rarest real server, not at every Service (linear, not quadratic, in size).
-  const byReal = new GroupsByReal(groups.map((g) => ({ protocol: g.service.protocol, reals: { [Symbol.iterator]: () => runs.keysOf(g.reals) } })));
-  const groupsWith = (protocol: string, real: string | number): Group[] => byReal.groupsWith(protocol, real).map((k) => groups[k]);
-  for (const entry of all) {
-    if (entry.kind === 'clusterIP') continue;
+  const byReal = new GroupsByReal(groups.length, (k) => groups[k].service.protocol, (k) => runs.keysOf(groups[k].reals));
+  for (let k = 0; k < entries; k++) {
+    if (entryKind[k].kind === 'clusterIP') continue;
+    const vs = entryVs[k];
     // The keys of a joining virtual service are looked at here only: its run is dropped again below.
-    const reals = runs.add(entry.vs);
+    const reals = runs.add(vs);
     // The pool is the Services of the rarest real server (the first of the rarest): counted, then listed once.
     let rarest: string | number | undefined;
     let fewest = Infinity;
     for (const r of runs.keysOf(reals)) {
-      const count = byReal.countWith(entry.vs.protocol, r);
+      const count = byReal.countWith(vs.protocol, r);
       if (count < fewest) {
         rarest = r;
         fewest = count;
       }
       if (count === 0) break;
     }
-    const pool = rarest === undefined ? [] : groupsWith(entry.vs.protocol, rarest);
-    const candidates = pool.filter((g) => runs.containsAll(g.reals, reals));
-    const exact = candidates.filter((g) => runs.sizeOf(g.reals) === runs.sizeOf(reals));
-    const chosen = exact.length === 1 ? exact[0] : exact.length === 0 && candidates.length === 1 ? candidates[0] : undefined;
+    const pool = rarest === undefined ? [] : byReal.groupsWith(vs.protocol, rarest);
+    const candidates = pool.filter((g) => runs.containsAll(groups[g].reals, reals));
+    const exact = candidates.filter((g) => runs.sizeOf(groups[g].reals) === runs.sizeOf(reals));
+    const chosenIndex = exact.length === 1 ? exact[0] : exact.length === 0 && candidates.length === 1 ? candidates[0] : undefined;
+    const chosen = chosenIndex === undefined ? undefined : groups[chosenIndex];
     const local = chosen !== undefined && runs.sizeOf(reals) < runs.sizeOf(chosen.reals);
     runs.dropFrom(reals);
     if (chosen) {
-      addFrontend(chosen, entry);
+      groupOf[k] = chosenIndex!;
       if (local) chosen.service.policies.externalTrafficPolicy = 'Local';
-      if (entry.vs.persistent && !chosen.service.policies.sessionAffinity) chosen.service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: entry.vs.persistent.timeout };
+      if (vs.persistent && !chosen.service.policies.sessionAffinity) chosen.service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: vs.persistent.timeout };
     } else {
-      addFrontend(makeService(entry.vs, entry.fileIndex), entry);
+      makeService(vs, entryFile[k]);
+      groupOf[k] = groups.length - 1;
     }
   }
+  // Each group's frontends and objects: its own entry first, then the ones that joined it, in their order.
+  const counts = new Int32Array(groups.length);
+  for (let k = 0; k < entries; k++) counts[groupOf[k]]++;
+  for (let g = 0; g < groups.length; g++) {
+    groups[g].service.frontends = new Array<Frontend>(counts[g]);
+    groups[g].service.objects = new Array<ObjectRef>(counts[g]);
+  }
+  const filled = new Int32Array(groups.length);
+  const tableIds: string[] = [];
+  const fill = (k: number) => {
+    const vs = entryVs[k];
+    const service = groups[groupOf[k]].service;
+    const f: Frontend = new VirtualServiceFrontend(entryKind[k].kind, canonical(vs.address), vs.port!, vs);
+    if (entryKind[k].uncertain) f.kindUncertain = true;
+    const at = filled[groupOf[k]]++;
+    service.frontends[at] = f;
+    service.objects[at] = new VirtualServiceObject(vs, (tableIds[entryFile[k]] ??= `ipvs:${entryFile[k]}`));
+  };
+  for (let k = 0; k < entries; k++) if (entryKind[k].kind === 'clusterIP') fill(k);
+  for (let k = 0; k < entries; k++) if (entryKind[k].kind !== 'clusterIP') fill(k);
   for (const g of groups) {
     if (g.service.frontends.some((f) => f.kind !== 'clusterIP') && !g.service.policies.externalTrafficPolicy) g.service.policies.externalTrafficPolicy = 'Cluster';
     if (g.service.frontends.length > 1) g.service.frontends.sort((a, b) => FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || plainOrder.compare(a.address ?? '', b.address ?? '') || a.port - b.port);
-    // The lists grew by push, with room for 17: exact copies are a fifth of that (issue #8).
-    g.service.frontends = g.service.frontends.slice();
-    g.service.objects = g.service.objects.slice();
   }
   const services = groups.map((g) => g.service);
   // One collator for the whole sort (what localeCompare with these options does per call).
@@ -502,19 +537,22 @@ export class GroupsByReal {
   readonly #owners: Int32Array;
   readonly #others = new Map<string, Map<string | number, number[]>>();
 
-  constructor(groups: ReadonlyArray<{ protocol: string; reals: Iterable<string | number> }>) {
+  /** Groups 0 … `groups` - 1, each with a protocol and its real servers (no object per group to hand them in). */
+  constructor(groups: number, protocolOf: (group: number) => string, realsOf: (group: number) => Iterable<string | number>) {
     let count = 0;
-    groups.forEach((g, index) => {
-      for (const r of g.reals) {
-        if (sortKey(g.protocol, r) !== undefined) count++;
-        else this.#file(g.protocol, r, index);
+    for (let index = 0; index < groups; index++) {
+      const protocol = protocolOf(index);
+      for (const r of realsOf(index)) {
+        if (sortKey(protocol, r) !== undefined) count++;
+        else this.#file(protocol, r, index);
       }
-    });
+    }
     const sorted = new Float64Array(count);
     count = 0;
-    for (const g of groups) {
-      for (const r of g.reals) {
-        const key = sortKey(g.protocol, r);
+    for (let index = 0; index < groups; index++) {
+      const protocol = protocolOf(index);
+      for (const r of realsOf(index)) {
+        const key = sortKey(protocol, r);
         if (key !== undefined) sorted[count++] = key;
       }
     }
@@ -524,21 +562,23 @@ export class GroupsByReal {
     const keys = (this.#keys = sorted.subarray(0, distinct));
     // A counting sort of the (key, group) pairs: within a key, the groups stay in their order.
     const starts = new Int32Array(distinct + 1);
-    for (const g of groups) {
-      for (const r of g.reals) {
-        const key = sortKey(g.protocol, r);
+    for (let index = 0; index < groups; index++) {
+      const protocol = protocolOf(index);
+      for (const r of realsOf(index)) {
+        const key = sortKey(protocol, r);
         if (key !== undefined) starts[lowerBound(keys, key) + 1]++;
       }
     }
     for (let k = 0; k < distinct; k++) starts[k + 1] += starts[k];
     const next = starts.slice(0, distinct);
     const owners = new Int32Array(count);
-    groups.forEach((g, index) => {
-      for (const r of g.reals) {
-        const key = sortKey(g.protocol, r);
+    for (let index = 0; index < groups; index++) {
+      const protocol = protocolOf(index);
+      for (const r of realsOf(index)) {
+        const key = sortKey(protocol, r);
         if (key !== undefined) owners[next[lowerBound(keys, key)]++] = index;
       }
-    });
+    }
     this.#starts = starts;
     this.#owners = owners;
   }

@@ -29,8 +29,9 @@ import { isIpv4, isIpv6, parseCount, parsePort } from './address';
 import { LineCursor } from '../lines';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
-import { FAST_MAX_LINE, forwardAt, pack, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
+import { FAST_MAX_LINE, forwardAt, pack, PlainServiceServerNode, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
 import { digitsValue } from '../digits';
+import { SortedLineMap } from '../../model/line-map';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -198,13 +199,14 @@ class IpvsBuilder {
   readonly symbols = new Symbols();
   readonly services: VirtualService[] = [];
   private readonly serviceByName = new Map<string, VirtualService>();
-  private readonly serviceBlock = new Map<VirtualService, number>();
+  /** The definitions of the services the slow path made (a ServiceDefinition reads its ranges from its ServiceNode). */
   private readonly definitionOf = new Map<VirtualService, SymbolDefinition>();
   readonly connections: IpvsConnection[] = [];
   readonly commands: IpvsCommand[] = [];
   readonly headers: IpvsHeaderLine[] = [];
   readonly formats: IpvsFormat[] = [];
-  readonly serviceByLine = new Map<number, VirtualService>();
+  /** Service lines are a tenth of a listing's lines: sorted lines and values, not a hash table (issue #8). */
+  readonly serviceByLine = new SortedLineMap<VirtualService>();
   readonly realServerByLine = new RealServerByLine();
   readonly connectionByLine = new Map<number, IpvsConnection>();
   readonly commandByLine = new Map<number, IpvsCommand>();
@@ -218,8 +220,12 @@ class IpvsBuilder {
   /** Connection tables printed with --persistent-conn carry two more columns. */
   private connectionColumns = 6;
   private current: VirtualService | undefined;
-  /** Which output a line belongs to: listings pasted one after another are separate blocks. */
-  private block = 0;
+  /**
+   * Which output a line belongs to: listings pasted one after another are separate blocks. The line the current
+   * block starts on: a service is of this block when its own line is not before it (no map from service to block:
+   * on a node of 10,000 Services it would be megabytes of garbage once the parse is done, issue #8).
+   */
+  private blockStart = 0;
   private lastKind: string | undefined;
 
   /** The line being read (serverCommand extends its service through it). */
@@ -255,8 +261,8 @@ class IpvsBuilder {
       if (!fastDone) this.line(i, text);
     }
     this.resolveReferences();
-    // A listed service's definition reads its ranges from the service itself.
-    for (const [svc, def] of this.definitionOf) if (!(def instanceof ServiceDefinition)) def.fullRange = svc.fullRange;
+    // A listed service's definition reads its ranges from the service itself; the others get them now.
+    for (const [svc, def] of this.definitionOf) def.fullRange = svc.fullRange;
     if (this.suppressed > 0) {
       this.diagnostics.push({
         range: lineRange(0, 0, 0),
@@ -266,7 +272,8 @@ class IpvsBuilder {
       });
     }
     // Each list grew by push, with room to spare: an exact copy is about half the size (issue #8).
-    for (const s of this.services) if (s.realServers.length > 0) s.realServers = s.realServers.slice();
+    this.closeServers();
+    if (this.listsEdited) for (const s of this.services) if (s.realServers.length > 0) s.realServers = s.realServers.slice();
     const families = new Set(this.services.map((s) => s.family));
     return {
       dialect: 'ipvsadm',
@@ -294,8 +301,8 @@ class IpvsBuilder {
     if (!this.formats.includes(format)) this.formats.push(format);
   }
 
-  private newBlock(): void {
-    this.block++;
+  private newBlock(line: number): void {
+    this.blockStart = line;
     this.current = undefined;
   }
 
@@ -324,7 +331,7 @@ class IpvsBuilder {
     for (let k = trimmed.length; k < text.length; k++) if (text.charCodeAt(k) !== 32) return false;
     const version = FAST_VERSION_RE.exec(trimmed);
     if (version) {
-      if (this.lastKind !== 'prompt') this.newBlock();
+      if (this.lastKind !== 'prompt') this.newBlock(i);
       this.version ??= version[1];
       this.producer ??= `IP Virtual Server version ${version[1]}`;
       if (this.tableSize === undefined) this.tableSize = Number(version[2]);
@@ -334,7 +341,7 @@ class IpvsBuilder {
       return true;
     }
     if (trimmed === FAST_COLUMNS) {
-      if (this.lastKind !== 'version') this.newBlock();
+      if (this.lastKind !== 'version') this.newBlock(i);
       this.format = 'list';
       this.current = undefined;
       this.noteFormat('list');
@@ -373,7 +380,7 @@ class IpvsBuilder {
     this.format = 'list';
     const name = serviceName(proto, text.slice(cols[2], cols[3]));
     const protocol = proto === 'TCP' ? 'tcp' : proto === 'UDP' ? 'udp' : 'sctp';
-    const svc = new ServiceNode(i, name, protocol, ep.family, 'list', pack(0, end), pack(0, cols[3]), pack(cols[4], cols[5]));
+    const svc = new ServiceNode(i, name, protocol, ep.family, 'list', pack(0, end), pack(0, cols[3]), pack(cols[4], cols[5]), this.text);
     svc.address = ep.address;
     svc.port = ep.port;
     svc.scheduler = scheduler;
@@ -395,15 +402,11 @@ class IpvsBuilder {
     if (fwd === undefined) return false;
     if (!isDigits(text, cols[6], cols[7], 15) || !isDigits(text, cols[8], cols[9], 15) || !isDigits(text, cols[10], cols[11], 15)) return false;
     const extent = pack(cols[0], cols[11]);
-    const server = new RealServerNode(
-      svc,
-      i,
-      ep.address,
-      fwd.local,
-      digitsValue(text, cols[6], cols[7]),
-      this.text,
-      this.lineStart,
-    );
+    const weight = digitsValue(text, cols[6], cols[7]);
+    const server =
+      svc instanceof ServiceNode
+        ? new RealServerNode(svc, i, ep.address, fwd.local, weight, this.lineStart)
+        : new PlainServiceServerNode(svc, i, ep.address, fwd.local, weight, this.lineStart, this.text);
     // What weight(), the family check and realServerLine() do for such a line, in the same order.
     if (server.weight === 0) {
       this.diag(server.weightRange!, 'hint', 'weight-zero', t('Weight 0: this real server gets no new connections; existing ones go on. kube-proxy sets it while an endpoint terminates.'));
@@ -426,7 +429,7 @@ class IpvsBuilder {
       }
     }
     if (target === server) {
-      svc.realServers.push(server);
+      this.pushServer(svc, server);
       this.realServerByLine.setServer(server);
     } else {
       this.realServerByLine.set(i, new RealServerLine(svc, target, i, extent));
@@ -489,7 +492,7 @@ class IpvsBuilder {
     const words = command.trim().split(/\s+/);
     if (words[0] === 'sudo') words.shift();
     if (words[0] !== 'ipvsadm') return;
-    this.newBlock();
+    this.newBlock(extent.start.line);
     this.lastKind = 'prompt';
     const long = new Set(words.filter((w) => w.startsWith('--')));
     const letters = new Set(words.filter((w) => /^-[A-Za-z]+$/.test(w)).flatMap((w) => [...w.slice(1)]));
@@ -512,7 +515,7 @@ class IpvsBuilder {
         this.diag(extent, 'information', 'comment', t('ipvsadm prints no comments: this line is not part of the output and is ignored.'));
         return;
       case 'version': {
-        if (this.lastKind !== 'prompt') this.newBlock();
+        if (this.lastKind !== 'prompt') this.newBlock(i);
         const version = tokens[1]?.image;
         const size = /^\(size=(\d+)\)$/.exec(tokens[2]?.image ?? '');
         this.version ??= version;
@@ -526,7 +529,7 @@ class IpvsBuilder {
         return;
       }
       case 'columns': {
-        if (this.lastKind !== 'version') this.newBlock();
+        if (this.lastKind !== 'version') this.newBlock(i);
         const words = new Set(tokens.map((tk) => tk.image));
         const format: IpvsFormat = words.has('Conns')
           ? 'stats'
@@ -544,14 +547,14 @@ class IpvsBuilder {
         return;
       }
       case 'connectionsHeader':
-        this.newBlock();
+        this.newBlock(i);
         this.format = 'connections';
         this.connectionColumns = 6;
         this.noteFormat('connections');
         this.headers.push({ kind: 'connections', text: text.trim(), range: extent, format: 'connections' });
         return;
       case 'connectionColumns': {
-        if (this.lastKind !== 'connectionsHeader') this.newBlock();
+        if (this.lastKind !== 'connectionsHeader') this.newBlock(i);
         this.format = 'connections';
         this.noteFormat('connections');
         this.connectionColumns = tokens.some((tk) => tk.image === 'pe' || tk.image === 'pe_data') ? 8 : 6;
@@ -792,7 +795,8 @@ class IpvsBuilder {
     this.noteFormat(svc.format);
     const existing = this.serviceByName.get(svc.name);
     if (existing) {
-      if (this.serviceBlock.get(existing) === this.block) {
+      // A service is registered on its own line.
+      if (existing.line >= this.blockStart) {
         this.diag(svc.nameRange, 'warning', 'duplicate-service', t('Virtual service {0} is listed twice.', svc.name));
       }
       // Another listing of the same node: same service, more columns.
@@ -809,13 +813,13 @@ class IpvsBuilder {
     }
     this.services.push(svc);
     this.serviceByName.set(svc.name, svc);
-    this.serviceBlock.set(svc, this.block);
-    const def: SymbolDefinition =
-      svc instanceof ServiceNode
-        ? new ServiceDefinition(svc.name, svc)
-        : { kind: 'virtualService', name: svc.name, scope: IPVS_SCOPE, range: svc.nameRange, fullRange: svc.fullRange };
-    this.symbols.define(def);
-    this.definitionOf.set(svc, def);
+    if (svc instanceof ServiceNode) {
+      this.symbols.define(new ServiceDefinition(svc));
+    } else {
+      const def: SymbolDefinition = { kind: 'virtualService', name: svc.name, scope: IPVS_SCOPE, range: svc.nameRange, fullRange: svc.fullRange };
+      this.symbols.define(def);
+      this.definitionOf.set(svc, def);
+    }
     this.serviceByLine.set(i, svc);
     this.current = svc;
     this.currentIsMerge = false;
@@ -831,6 +835,29 @@ class IpvsBuilder {
   }
   /** Real servers already listed under the current service line (duplicates are reported). */
   private currentServers = new Set<string>();
+  /**
+   * The service whose real server lines are being read: its list grows by push, with room to spare, and is
+   * copied to its exact size once the next service's lines start (while it is young: copied at the end, the
+   * grown lists of a 10,000-Service node would be megabytes of garbage in the old generation, issue #8).
+   */
+  private growing: VirtualService | undefined;
+  /** Whether restore commands added or deleted real servers: then every list is copied at the end. */
+  private listsEdited = false;
+
+  /** Adds a real server line's server to `svc` (the list copied to its size by closeServers). */
+  private pushServer(svc: VirtualService, server: RealServer): void {
+    if (this.growing !== svc) {
+      this.closeServers();
+      this.growing = svc;
+    }
+    svc.realServers.push(server);
+  }
+
+  private closeServers(): void {
+    const svc = this.growing;
+    if (svc && svc.realServers.length > 0) svc.realServers = svc.realServers.slice();
+    this.growing = undefined;
+  }
 
   /** `  -> 10.244.1.5:8080  Masq  1  0  0` and the other listings' columns. */
   private realServerLine(i: number, text: string, tokens: IToken[], extent: Range): void {
@@ -883,7 +910,7 @@ class IpvsBuilder {
         return;
       }
     }
-    svc.realServers.push(server);
+    this.pushServer(svc, server);
     this.realServerByLine.set(i, { service: svc, server, range: extent });
     this.extend(svc, i, text);
   }
@@ -1181,7 +1208,6 @@ class IpvsBuilder {
         this.applyServiceOptions(svc, byName, true);
         this.services.push(svc);
         this.serviceByName.set(name, svc);
-        this.serviceBlock.set(svc, this.block);
         const def: SymbolDefinition = { kind: 'virtualService', name, scope: IPVS_SCOPE, range: specRange, fullRange: extent };
         this.symbols.define(def);
         this.definitionOf.set(svc, def);
@@ -1215,9 +1241,12 @@ class IpvsBuilder {
     const at = this.services.indexOf(svc);
     if (at >= 0) this.services.splice(at, 1);
     this.serviceByName.delete(svc.name);
-    // Its definition keeps the full range it had when it was made: the service line.
-    const def = this.definitionOf.get(svc);
-    if (def instanceof ServiceDefinition) def.fullRange = svc.range;
+    // Its definition keeps the full range it had when it was made: the service line. A listed service's
+    // definition is found among the definitions (removing one is rare; the scan is no slower than the splice).
+    if (svc instanceof ServiceNode) {
+      const def = this.symbols.definitions.find((d) => d instanceof ServiceDefinition && d.defines(svc));
+      if (def) (def as ServiceDefinition).fullRange = svc.range;
+    }
     this.definitionOf.delete(svc);
   }
 
@@ -1280,6 +1309,7 @@ class IpvsBuilder {
     const forwards = (['-g', '-i', '-m'] as const).filter((f) => byName.has(f));
     if (forwards.length > 1) this.diag(byName.get(forwards[1])!.nameRange, 'error', 'two-forwards', t('Only one forwarding method: -g, -i or -m.'));
     const same = (r: RealServer) => r.address === ep.address && (r.port ?? 0) === (ep.port ?? svc.port ?? 0);
+    this.listsEdited = true;
     if (kind === 'delete-server' || kind === 'edit-server') {
       const existing = svc.realServers.find(same);
       if (!existing) {
