@@ -327,4 +327,25 @@ describe('LineMap', () => {
     expect(m.size).toBe(0);
     expect([...m]).toEqual([]);
   });
+
+  it('answers the same with room reserved for fewer, as many or more lines than it gets', () => {
+    const entries: [number, string][] = [[0, 'a'], [2, 'b'], [7, 'c'], [8, 'd'], [30, 'e']];
+    const plain = new LineMap<string>();
+    for (const [k, v] of entries) plain.set(k, v);
+    for (const reserved of [1, 9, 31, 100]) {
+      const m = new LineMap<string>();
+      m.reserve(reserved);
+      expect(m.size).toBe(0);
+      expect([...m]).toEqual([]);
+      for (const [k, v] of entries) m.set(k, v);
+      expect([...m], `room for ${reserved}`).toEqual([...plain]);
+      expect(m.size).toBe(plain.size);
+      for (let k = -1; k < 40; k++) expect(m.get(k)).toBe(plain.get(k));
+      m.delete(7);
+      expect([...m.keys()]).toEqual([0, 2, 8, 30]);
+    }
+    // Only before the first entry: afterwards reserving changes nothing.
+    plain.reserve(1000);
+    expect([...plain]).toEqual(entries);
+  });
 });

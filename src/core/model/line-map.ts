@@ -44,6 +44,14 @@ export class LineMap<V> extends LineKeyedMap<V> {
     this.set(line, item as V);
   }
 
+  /**
+   * Makes room for lines 0 to `lines` - 1 at once, before the first entry: an array grown entry by entry leaves
+   * its outgrown copies behind as garbage (megabytes for a large dump) and keeps up to half again as many slots.
+   */
+  reserve(lines: number): void {
+    if (this.#size === 0 && this.#values.length === 0 && Number.isInteger(lines) && lines > 0 && lines < 0x40000000) this.#values = new Array(lines);
+  }
+
   override get size(): number {
     return this.#size;
   }

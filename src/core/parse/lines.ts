@@ -59,6 +59,14 @@ export class LineCursor {
     return this.#text.length;
   }
 
+  /** How many lines the text has, or a few more (a \r without \n ends a line too): to size per-line arrays. */
+  lineCountHint(): number {
+    const text = this.#text;
+    let lines = 1;
+    for (let k = text.indexOf('\n'); k >= 0; k = text.indexOf('\n', k + 1)) lines++;
+    return lines;
+  }
+
   next(): string | undefined {
     const text = this.#text;
     const from = this.#from;

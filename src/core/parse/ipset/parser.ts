@@ -256,7 +256,10 @@ class IpsetBuilder {
   constructor(
     private readonly lines: LineCursor,
     private readonly fast = true,
-  ) {}
+  ) {
+    // Most lines of a save are `add` commands.
+    this.commandByLine.reserve(lines.lineCountHint());
+  }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
     if (this.diagnostics.length >= MAX_DIAGNOSTICS) {

@@ -701,6 +701,8 @@ class RulesetBuilder implements RuleReader {
 
   build(): IptablesRuleset {
     const lines = this.lines;
+    // Most lines of a dump are rules.
+    this.ruleByLine.reserve(lines.length);
     for (let i = 0; i < lines.length; i++) {
       if ((i & PROGRESS_MASK) === 0 && i > 0) reportProgress(i, lines.length);
       this.line(i, lines[i]);

@@ -239,6 +239,8 @@ class IpvsBuilder {
     private readonly fast = true,
   ) {
     this.lines = new LineCursor(text);
+    // Most lines of a listing are real servers.
+    this.realServerByLine.reserve(this.lines.lineCountHint());
   }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
