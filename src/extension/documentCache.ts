@@ -10,7 +10,7 @@ import type { StatusSummary } from '../core/language/types';
 import type { Diagnostic } from '../core/model/diagnostics';
 import { AnalysisClient, RequestError } from './analysis/client';
 import { LoopWatch } from './analysis/loopWatch';
-import type { AnalyzeResult, WorkerData } from './analysis/protocol';
+import { workerOptions, type AnalyzeResult, type WorkerData } from './analysis/protocol';
 import type { DocumentArgs, DocumentMethod, DocumentResult } from './analysis/queries';
 import { DUMP_LANGUAGE_IDS, isDumpLanguage } from './dumpLanguages';
 import { core } from './loadCore';
@@ -108,7 +108,7 @@ export class DocumentCache implements vscode.Disposable {
         this.log.info(`starting the analysis worker ${workerFile}`);
         // Loaded when the first large dump needs it, not at activation (issue 8: loading worker_threads costs ms).
         const threads = require('node:worker_threads') as { Worker: typeof Worker };
-        return new threads.Worker(workerFile, { workerData: data, name: 'dataplane-analysis' });
+        return new threads.Worker(workerFile, workerOptions(data));
       },
       {
         onParsing: (key, version, size) => {

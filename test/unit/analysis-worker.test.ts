@@ -19,7 +19,7 @@ import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { AnalysisClient, RequestError } from '../../src/extension/analysis/client';
 import { AnalysisHost } from '../../src/extension/analysis/host';
-import type { AnalyzeResult, FromWorker, SnapshotAnswer, SnapshotFileSpec, TextChange, WorkerData } from '../../src/extension/analysis/protocol';
+import { workerOptions, WORKER_YOUNG_GENERATION_MB, type AnalyzeResult, type FromWorker, type SnapshotAnswer, type SnapshotFileSpec, type TextChange, type WorkerData } from '../../src/extension/analysis/protocol';
 import { runDocumentQuery, runSnapshotQuery, type DocumentMethod } from '../../src/extension/analysis/queries';
 import { plainData } from '../../src/extension/analysis/plain';
 import { prepareTrace, traceSnapshot, traceToJson } from '../../src/core/trace';
@@ -179,6 +179,20 @@ describe('analysis worker: documents', () => {
     expect(posted.filter((m) => m.id !== undefined).map((m) => [m.id, 'ok' in m && m.ok ? 'ok' : 'kind' in m ? m.kind : ''])).toEqual([[1, 'stale'], [2, 'ok']]);
     // Only version 2 was parsed.
     expect(posted.filter((m) => m.id === undefined && m.type === 'parsing').map((m) => 'version' in m && m.version)).toEqual([2]);
+  });
+
+  it('runs the worker with its young generation bounded, as the bench measures it', async () => {
+    const options = workerOptions({});
+    expect(options.resourceLimits.maxYoungGenerationSizeMb).toBe(WORKER_YOUNG_GENERATION_MB);
+    // V8 in such a worker keeps its new space within the bound (about a third of it each way).
+    const probe = new Worker(
+      "const v8 = require('node:v8'); const { parentPort } = require('node:worker_threads'); const keep = []; for (let i = 0; i < 2e6; i++) keep.push({ i }); parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size);",
+      { ...options, eval: true },
+    );
+    const newSpace = await new Promise<number>((resolve, reject) => probe.once('message', resolve).once('error', reject));
+    await probe.terminate();
+    expect(newSpace).toBeGreaterThan(0);
+    expect(newSpace).toBeLessThanOrEqual((WORKER_YOUNG_GENERATION_MB / 3) * 2 * 2 ** 20);
   });
 
   it('tells how far a parse has come, between its parsing notice and its answer, ending with every line read', () => {
