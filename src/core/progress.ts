@@ -20,6 +20,11 @@ export function withProgress<T>(report: ProgressListener, fn: () => T): T {
 /** How many lines a parser reads between two reports (a power of two: `(i & PROGRESS_MASK) === 0`). */
 export const PROGRESS_MASK = 0x3fff;
 
+/** A parser is at line `line` of `total` lines: reported every PROGRESS_MASK + 1 lines. */
+export function reportLine(line: number, total: number): void {
+  if ((line & PROGRESS_MASK) === 0 && line > 0) reportProgress(line, total);
+}
+
 /** A parser has read `done` of `total` (lines or characters). */
 export function reportProgress(done: number, total: number): void {
   if (listener !== undefined && total > 0) listener(Math.min(1, done / total));

@@ -135,7 +135,7 @@ export class RulePeek {
     if (rule instanceof RuleNode && rule.isKubeShape()) return false;
     if (!rule.raw.includes('recent')) return false; // no `-m recent` in the line: nothing to read
     if (this.fromLine) return this.affinity;
-    const m = this.rule!.matches.find((x) => x.module === 'recent');
+    const m = rule.matches.find((x) => x.module === 'recent');
     return Boolean(m && m.options.some((o) => o.name === '--rcheck' || o.name === '--update'));
   }
 

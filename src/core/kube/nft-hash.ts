@@ -99,7 +99,12 @@ function isHashAt(objectName: string, at: number): boolean {
 /** What `.` does not match in a regular expression without the s flag. */
 const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
 
-/** Where scanName found the parts of the last name it accepted (indices into the name). */
+/** Whether the name is one kube-proxy cut to its length limit (its hash is then not checked). */
+function isTruncatedName(objectName: string, prefixLength: number): boolean {
+  return objectName.endsWith('...') && objectName.length - prefixLength === CHAIN_NAME_BASE_LENGTH_MAX;
+}
+
+/** Where nftServiceObjectKind found the parts of the last name it accepted (indices into the name). */
 const scanned = { prefixLength: 0, slash1: 0, slash2: 0, slash3: 0, serviceEnd: 0, split: -1, truncated: false };
 
 /**
@@ -108,7 +113,7 @@ const scanned = { prefixLength: 0, slash1: 0, slash2: 0, slash3: 0, serviceEnd: 
  * with the readable part split at its first `__` (up to a second one) and at `/`; written out by hand, as a large
  * dump has 110,000 names, and without making the parts (the catalog keeps none of an endpoint name's).
  */
-function scanName(objectName: string): NftServiceObjectKind | undefined {
+export function nftServiceObjectKind(objectName: string): NftServiceObjectKind | undefined {
   const kind = kindOfPrefix(objectName);
   if (kind === undefined) return undefined;
   const prefixLength = NFT_OBJECT_PREFIX[kind].length;
@@ -116,7 +121,7 @@ function scanName(objectName: string): NftServiceObjectKind | undefined {
   if (objectName.length <= hashedStart || !isHashAt(objectName, prefixLength)) return undefined;
   // The prefix and hash have no line terminator: the readable part has none when the name has none.
   if (LINE_TERMINATOR.test(objectName)) return undefined;
-  const truncated = objectName.endsWith('...') && objectName.length - prefixLength === CHAIN_NAME_BASE_LENGTH_MAX;
+  const truncated = isTruncatedName(objectName, prefixLength);
   // hashed.split('__', 2): the service part, and the endpoint part up to a second `__`.
   const split = objectName.indexOf('__', hashedStart);
   const serviceEnd = split < 0 ? objectName.length : split;
@@ -168,26 +173,21 @@ function isIntegerText(text: string, from: number, to: number): boolean {
   return Number.isInteger(Number(text.slice(from, to)));
 }
 
-/** The kind of a kube-proxy per-service object name when parseNftServiceObjectName parses it, without parsing it. */
-export function nftServiceObjectKind(objectName: string): NftServiceObjectKind | undefined {
-  return scanName(objectName);
-}
-
 /**
  * For names nftServiceObjectKind accepts: true when the hash matches the readable part, false when it does not,
  * undefined when the name was truncated (as nftObjectHashOk of the parsed name), without making the hash's text.
  */
 export function nftObjectNameHashOk(objectName: string, kind: NftServiceObjectKind): boolean | undefined {
   const prefixLength = NFT_OBJECT_PREFIX[kind].length;
-  if (objectName.endsWith('...') && objectName.length - prefixLength === CHAIN_NAME_BASE_LENGTH_MAX) return undefined;
+  if (isTruncatedName(objectName, prefixLength)) return undefined;
   return hasBase32Prefix(sha256(objectName.slice(prefixLength + 9)), 8, objectName, prefixLength);
 }
 
 /**
- * Splits a kube-proxy per-service chain or affinity-set name (see scanName); undefined for other names.
+ * Splits a kube-proxy per-service chain or affinity-set name (see nftServiceObjectKind); undefined for other names.
  */
 export function parseNftServiceObjectName(objectName: string): NftServiceObjectName | undefined {
-  const kind = scanName(objectName);
+  const kind = nftServiceObjectKind(objectName);
   if (kind === undefined) return undefined;
   const { prefixLength, slash1, slash2, slash3, serviceEnd, split, truncated } = scanned;
   const out: NftServiceObjectName = {

@@ -25,7 +25,7 @@ import { Symbols } from '../../model/symbols';
 import { t } from '../../l10n';
 import { detached } from '../detach';
 import { splitLines } from '../lines';
-import { PROGRESS_MASK, reportProgress } from '../../progress';
+import { reportLine, reportProgress } from '../../progress';
 import { isIpv4 } from '../../trace/addr';
 import { LineMap } from '../../model/line-map';
 import { StoredDefinition } from '../../model/stored-ranges';
@@ -704,7 +704,7 @@ class RulesetBuilder implements RuleReader {
     // Most lines of a dump are rules.
     this.ruleByLine.reserve(lines.length);
     for (let i = 0; i < lines.length; i++) {
-      if ((i & PROGRESS_MASK) === 0 && i > 0) reportProgress(i, lines.length);
+      reportLine(i, lines.length);
       this.line(i, lines[i]);
     }
     reportProgress(lines.length, lines.length);

@@ -14,7 +14,7 @@
 // references are reported (`reportPlainRuleReferences`).
 import { StoredDefinition } from '../../model/stored-ranges';
 import { LineStarts } from '../lines';
-import { PROGRESS_MASK, reportProgress } from '../../progress';
+import { reportLine, reportProgress } from '../../progress';
 import { SortedLineMap } from '../../model/line-map';
 import type { CstNode, IToken } from 'chevrotain';
 import type { Diagnostic, Severity } from '../../model/diagnostics';
@@ -281,7 +281,7 @@ class NftTextBuilder implements StatementHost {
     const lines = this.lines;
     const text = this.document;
     for (let i = 0; i < lines.count; i++) {
-      if ((i & PROGRESS_MASK) === 0 && i > 0) reportProgress(i, lines.count);
+      reportLine(i, lines.count);
       // Each line is made here and dies young (see LineStarts).
       const start = lines.start(i);
       this.lineStart = start;
