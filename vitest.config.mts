@@ -4,5 +4,6 @@ export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts', 'test/corpus/**/*.test.ts'],
     testTimeout: 60_000,
+    setupFiles: ['test/helpers/equality.ts'],
   },
 });

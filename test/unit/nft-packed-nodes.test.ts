@@ -1,4 +1,4 @@
-// The packed nodes of the nft text model (issue #8): ChainNode, ReferenceNode and LazyRule keep their ranges as a
+// The packed nodes of the nft text model (issue #8): ChainNode, ReferenceNode, LazyRule, ElementNode and VerdictNode keep their ranges as a
 // few numbers (or, when those do not fit, as copies) and must give back exactly the ranges they were given; a lazy
 // rule reads its line from the whole document, whatever the line breaks.
 import fc from 'fast-check';
@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Range } from '../../src/core/model/range';
 import { ChainDefinition, ChainNode, LazyRule, readRange, ReferenceNode, storeRange } from '../../src/core/parse/nft/nodes';
 import { parseNft } from '../../src/core/parse/nft/parser';
+import { ElementNode, VerdictNode } from '../../src/core/parse/nft/statements';
 import { plainData } from '../../src/extension/analysis/plain';
 
 const range = (sl: number, sc: number, el: number, ec: number): Range => ({ start: { line: sl, character: sc }, end: { line: el, character: ec } });
@@ -200,5 +201,60 @@ describe('LazyRule', () => {
   it('keeps the document out of plain data', () => {
     const rule = parseNft(dump('\n', 0)).tables[0].chains[0].rules[0];
     expect(Object.keys(plainData(rule)).sort()).toEqual(['chain', 'comment', 'index', 'line', 'range', 'raw', 'statements', 'tableId']);
+  });
+});
+
+describe('rare fields (defineRareFields)', () => {
+  it('belong to the object they were set on, and travel as data', () => {
+    const base = new ChainNode('input', 'ip t', range(1, 7, 1, 12), range(1, 1, 1, 14));
+    const other = new ChainNode('c', 'ip t', range(5, 7, 5, 8), range(5, 1, 5, 10));
+    base.hook = 'input';
+    base.priority = { value: 0, text: 'filter', range: range(2, 20, 2, 26) };
+    expect([base.hook, base.type, other.hook, other.priority]).toEqual(['input', undefined, undefined, undefined]);
+    other.policy = 'drop';
+    expect([base.policy, other.policy]).toEqual([undefined, 'drop']);
+    expect(Object.keys(base)).not.toContain('hook');
+    expect(plainData(base)).toMatchObject({ name: 'input', hook: 'input', priority: { value: 0, text: 'filter' } });
+  });
+});
+
+describe('ElementNode and VerdictNode', () => {
+  it('give back the ranges they were given, on the element\'s line or not', () => {
+    fc.assert(
+      fc.property(anyRange, anyRange, fc.option(anyRange, { nil: undefined }), fc.boolean(), (whole, key, value, keyOnLine) => {
+        const keyRange = keyOnLine ? range(whole.start.line, key.start.character, whole.start.line, key.end.character) : key;
+        const element = new ElementNode(['10.0.0.1', 'tcp', '80'], whole, keyRange);
+        element.valueRange = value;
+        expect([element.range, element.keyRange, element.valueRange]).toEqual([whole, keyRange, value]);
+        expect(plainData(element)).toEqual({ key: ['10.0.0.1', 'tcp', '80'], range: whole, keyRange, ...(value ? { valueRange: value } : {}) });
+        const verdict = new VerdictNode('goto', 'service-X', key);
+        expect(verdict.chainRange).toEqual(key);
+        expect(plainData(verdict)).toEqual({ kind: 'goto', chain: 'service-X', chainRange: key });
+      }),
+    );
+  });
+
+  it('keep the fields few elements have apart, and compare by their ranges in tests', () => {
+    const element = new ElementNode(['1.2.3.4'], range(7, 4, 7, 30), range(7, 4, 7, 11));
+    expect([element.timeout, element.expires, element.statements, element.comment, element.value]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    element.timeout = '3h';
+    element.statements = ['counter packets 0 bytes 0'];
+    element.comment = 'ns/svc:p80';
+    expect([element.timeout, element.expires, element.statements, element.comment]).toEqual(['3h', undefined, ['counter packets 0 bytes 0'], 'ns/svc:p80']);
+    // The equality tester of test/helpers/equality.ts reads the getters: nodes that differ only in a range differ.
+    expect(new ElementNode(['a'], range(1, 0, 1, 5), range(1, 0, 1, 1))).not.toEqual(new ElementNode(['a'], range(1, 0, 1, 6), range(1, 0, 1, 1)));
+    expect(new ElementNode(['a'], range(1, 0, 1, 5), range(1, 0, 1, 1))).toStrictEqual(new ElementNode(['a'], range(1, 0, 1, 5), range(1, 0, 1, 1)));
+    expect(new VerdictNode('goto', 'c', range(2, 3, 2, 4))).not.toEqual(new VerdictNode('goto', 'c', range(2, 3, 2, 5)));
+    expect(new VerdictNode('jump', 'c', range(2, 3, 2, 4))).toEqual({ kind: 'jump', chain: 'c', chainRange: range(2, 3, 2, 4) });
+  });
+
+  it('are what a set\'s elements and a verdict map\'s values are made of', () => {
+    const text = 'table ip t {\n\tmap m {\n\t\ttype ipv4_addr : verdict\n\t\telements = { 10.0.0.1 comment "a" : goto c,\n\t\t\t     10.0.0.2 : drop }\n\t}\n\tchain c {\n\t}\n}\n';
+    const m = parseNft(text).tables[0].mapByName.get('m')!;
+    expect(m.elements.map((e) => e instanceof ElementNode)).toEqual([true, true]);
+    const [first, second] = m.elements;
+    expect(first).toEqual({ key: ['10.0.0.1'], comment: 'a', value: { kind: 'goto', chain: 'c', chainRange: range(3, 43, 3, 44) }, range: range(3, 15, 3, 44), keyRange: range(3, 15, 3, 23), valueRange: range(3, 38, 3, 44) });
+    expect(first.value).toBeInstanceOf(VerdictNode);
+    expect(second).toEqual({ key: ['10.0.0.2'], value: { kind: 'drop' }, range: range(4, 8, 4, 23), keyRange: range(4, 8, 4, 16), valueRange: range(4, 19, 4, 23) });
   });
 });

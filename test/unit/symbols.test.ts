@@ -60,6 +60,24 @@ describe('Symbols', () => {
     expect(s.resolve({ line: 5, character: 3 })).toBe(def);
   });
 
+  it('sized for a number of lines, finds entries on those lines and past them the same', () => {
+    for (const lineCount of [0, 1, 3, 10]) {
+      const s = new Symbols(lineCount);
+      const first = chain('A', 't', r(0, 0, 1));
+      const last = jump('A', 't', r(2, 4, 5));
+      const past = jump('A', 't', r(7, 4, 5));
+      s.define(first);
+      s.reference(past);
+      s.reference(last);
+      expect(s.at({ line: 0, character: 0 })).toEqual({ type: 'definition', definition: first });
+      expect(s.at({ line: 2, character: 4 })).toEqual({ type: 'reference', reference: last });
+      expect(s.at({ line: 7, character: 4 })).toEqual({ type: 'reference', reference: past });
+      expect(s.at({ line: 1, character: 0 })).toBeUndefined();
+      expect(s.at({ line: 9, character: 4 })).toBeUndefined();
+      expect(s.referencesTo('chain', 't', 'A')).toEqual([past, last]);
+    }
+  });
+
   it('handles many entries on one line (a one-line JSON ruleset)', () => {
     const s = new Symbols();
     const n = 5000;

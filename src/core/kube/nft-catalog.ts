@@ -133,6 +133,27 @@ class NftEndpoint implements Endpoint {
   }
 }
 
+/**
+ * A set or map element as an object of a Service: its range is the element's, made when asked (the parser keeps an
+ * element's range as numbers; a copy held here would be three more objects for each of some 30,000, issue #8).
+ */
+class ElementObjectRef implements ObjectRef {
+  // A private field, not a property: answers sent to the extension host carry the range, not the element.
+  readonly #element: NftElement;
+  constructor(
+    readonly name: string,
+    readonly tableId: string,
+    readonly role: 'map-element' | 'set-element',
+    element: NftElement,
+  ) {
+    this.#element = element;
+  }
+
+  get range(): Range {
+    return this.#element.range;
+  }
+}
+
 function verdictOf(value: NftElement['value']): NftVerdictValue | undefined {
   return value && typeof value !== 'string' ? value : undefined;
 }
@@ -452,7 +473,7 @@ class NftCatalogBuilder {
       }
     }
     for (const e of table.setByName.get('cluster-ips')?.elements ?? []) {
-      for (const w of byClusterIP.get(e.key[0] ?? '') ?? []) w.service.objects.push({ name: 'cluster-ips', tableId: table.id, range: e.range, role: 'set-element' });
+      for (const w of byClusterIP.get(e.key[0] ?? '') ?? []) w.service.objects.push(new ElementObjectRef('cluster-ips', table.id, 'set-element', e));
     }
 
     // 4. Chains: endpoints, masquerading, affinity, traffic policies, source ranges.
@@ -535,7 +556,7 @@ class NftCatalogBuilder {
   }
 
   private elementRef(w: Work, table: NftTable, name: string, e: NftElement): void {
-    w.service.objects.push({ name, tableId: table.id, range: e.range, role: 'map-element' });
+    w.service.objects.push(new ElementObjectRef(name, table.id, 'map-element', e));
   }
 
   /**

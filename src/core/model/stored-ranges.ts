@@ -1,12 +1,46 @@
 // Ranges kept as numbers and made into `{ start, end }` objects when read (issue #8): a kube-proxy dump of
 // 10,000 Services declares some 100,000 chains, and three Range objects (nine small objects) for each were a
 // good part of what a parser kept. The base class of the iptables and nft chain nodes, and their definitions.
-import type { Range } from './range';
+import { lineRange, type Range } from './range';
 import type { SymbolDefinition, SymbolKind } from './symbols';
 
 /** Whether a range is [startLine:startCharacter, endLine:endCharacter) (stored ranges compare by value). */
 export function rangeIs(r: Range, startLine: number, startCharacter: number, endLine: number, endCharacter: number): boolean {
   return r.start.line === startLine && r.start.character === startCharacter && r.end.line === endLine && r.end.character === endCharacter;
+}
+
+/** Columns below this fit twice in one small integer (a 31-bit Smi): start * COLUMNS + end. */
+const COLUMNS = 1 << 15;
+
+/** Whether two columns fit packColumns. */
+export function fitsColumns(start: number, end: number): boolean {
+  return Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start < COLUMNS && end >= 0 && end < COLUMNS;
+}
+
+export const packColumns = (start: number, end: number): number => start * COLUMNS + end;
+export const startColumn = (packed: number): number => Math.floor(packed / COLUMNS);
+export const endColumn = (packed: number): number => packed % COLUMNS;
+export const copyRange = (r: Range): Range => ({ start: { line: r.start.line, character: r.start.character }, end: { line: r.end.line, character: r.end.character } });
+/** The range on `line` between packed columns. */
+export const columnsRange = (line: number, packed: number): Range => lineRange(line, startColumn(packed), endColumn(packed));
+
+/**
+ * A range kept small: its columns packed into one number when it is on one line and they fit (packColumns), else
+ * a copy. readRange makes it again from that and the range's start line.
+ */
+export function storeRange(range: Range): number | Range {
+  const { start, end } = range;
+  return end.line === start.line && fitsColumns(start.character, end.character) ? packColumns(start.character, end.character) : copyRange(range);
+}
+
+/** storeRange for a range read again with readRange(line, …): packed only when it is on that line. */
+export function storeRangeOn(line: number, range: Range): number | Range {
+  return range.start.line === line ? storeRange(range) : copyRange(range);
+}
+
+/** The range storeRange kept (a new object each time). */
+export function readRange(startLine: number, stored: number | Range): Range {
+  return typeof stored === 'number' ? columnsRange(startLine, stored) : copyRange(stored);
 }
 
 const make = (startLine: number, startCharacter: number, endLine: number, endCharacter: number): Range => ({

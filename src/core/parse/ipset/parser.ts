@@ -234,7 +234,7 @@ export function parseMemberParts(text: string, textRange: Range, type: string, f
 class IpsetBuilder {
   readonly diagnostics: Diagnostic[] = [];
   private suppressed = 0;
-  readonly symbols = new Symbols();
+  readonly symbols: Symbols;
   readonly sets: IpSet[] = [];
   readonly setByName = new Map<string, IpSet>();
   readonly commands: IpsetCommand[] = [];
@@ -257,8 +257,10 @@ class IpsetBuilder {
     private readonly lines: LineCursor,
     private readonly fast = true,
   ) {
+    const lineCount = lines.lineCountHint();
+    this.symbols = new Symbols(lineCount);
     // Most lines of a save are `add` commands.
-    this.commandByLine.reserve(lines.lineCountHint());
+    this.commandByLine.reserve(lineCount);
   }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {

@@ -585,7 +585,7 @@ function readKubeShape(text: string): boolean {
 class RulesetBuilder implements RuleReader {
   readonly diagnostics: Diagnostic[] = [];
   private suppressed = 0;
-  readonly symbols = new Symbols();
+  readonly symbols: Symbols;
   readonly tables: Table[] = [];
   readonly tableById = new Map<string, Table>();
   readonly saves: Save[] = [];
@@ -623,6 +623,7 @@ class RulesetBuilder implements RuleReader {
     private readonly lines: string[],
     private readonly mode: ParseMode,
   ) {
+    this.symbols = new Symbols(lines.length);
     this.save = { index: 0, backend: 'unknown', family: 'ipv4' };
     this.saves.push(this.save);
   }

@@ -196,7 +196,7 @@ function serviceName(protocol: string, endpointText: string): string {
 class IpvsBuilder {
   readonly diagnostics: Diagnostic[] = [];
   private suppressed = 0;
-  readonly symbols = new Symbols();
+  readonly symbols: Symbols;
   readonly services: VirtualService[] = [];
   private readonly serviceByName = new Map<string, VirtualService>();
   /** The definitions of the services the slow path made (a ServiceDefinition reads its ranges from its ServiceNode). */
@@ -239,8 +239,10 @@ class IpvsBuilder {
     private readonly fast = true,
   ) {
     this.lines = new LineCursor(text);
+    const lineCount = this.lines.lineCountHint();
+    this.symbols = new Symbols(lineCount);
     // Most lines of a listing are real servers.
-    this.realServerByLine.reserve(this.lines.lineCountHint());
+    this.realServerByLine.reserve(lineCount);
   }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {

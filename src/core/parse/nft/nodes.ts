@@ -15,10 +15,13 @@
 // definition, whose ranges are its chain's (other definitions: StoredDefinition).
 import type { IToken } from 'chevrotain';
 import type { CstNode } from 'chevrotain';
-import type { NftChain, NftExpression, NftRule, NftStatement } from '../../model/nft';
+import type { NftChain, NftChainPriority, NftExpression, NftRule, NftStatement } from '../../model/nft';
 import type { ReferenceRole, SymbolDefinition, SymbolKind, SymbolReference } from '../../model/symbols';
-import { lineRange, type Range } from '../../model/range';
-import { rangeIs } from '../../model/stored-ranges';
+import type { Range } from '../../model/range';
+import { defineRareFields } from '../../model/rare-fields';
+import { columnsRange, copyRange, endColumn, fitsColumns, packColumns, rangeIs, readRange, startColumn, storeRange } from '../../model/stored-ranges';
+
+export { readRange, storeRange };
 import type { Item } from './grammar';
 import { fastLexLine, LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
 import { setShortLivedReading, StatementReader, type StatementHost } from './statements';
@@ -116,35 +119,6 @@ export function forgetRereadCache(): void {
   lastLine = undefined;
   cachedRules.fill(undefined);
   cachedStatements.fill([]);
-}
-
-/** Columns below this fit twice in one small integer (a 31-bit Smi): start * COLUMNS + end. */
-const COLUMNS = 1 << 15;
-
-/** Whether two columns fit packColumns. */
-function fitsColumns(start: number, end: number): boolean {
-  return Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start < COLUMNS && end >= 0 && end < COLUMNS;
-}
-
-const packColumns = (start: number, end: number): number => start * COLUMNS + end;
-const startColumn = (packed: number): number => Math.floor(packed / COLUMNS);
-const endColumn = (packed: number): number => packed % COLUMNS;
-const copyRange = (r: Range): Range => ({ start: { line: r.start.line, character: r.start.character }, end: { line: r.end.line, character: r.end.character } });
-/** The range on `line` between packed columns. */
-const columnsRange = (line: number, packed: number): Range => lineRange(line, startColumn(packed), endColumn(packed));
-
-/**
- * A range kept small: its columns packed into one number when it is on one line and they fit (packColumns), else
- * a copy. readRange makes it again from that and the range's start line.
- */
-export function storeRange(range: Range): number | Range {
-  const { start, end } = range;
-  return end.line === start.line && fitsColumns(start.character, end.character) ? packColumns(start.character, end.character) : copyRange(range);
-}
-
-/** The range storeRange kept (a new object each time). */
-export function readRange(startLine: number, stored: number | Range): Range {
-  return typeof stored === 'number' ? columnsRange(startLine, stored) : copyRange(stored);
 }
 
 export class LazyRule implements NftRule {
@@ -285,11 +259,21 @@ interface WideChainRanges {
  * A chain keeping its three ranges as five numbers (a kube-proxy dump of 10,000 Services has some 110,000 chains):
  * the declaration (`chain x {`) and the name are on one line, and the block starts where the declaration does.
  * Other ranges are kept as copies. Reading a range makes a new object each time (compare ranges by value).
+ * The fields of base chains are rare fields (defineRareFields): kube-proxy declares its base chains first, and
+ * V8 would otherwise have given every chain a slot for each, 40 bytes in each of 100,000 chains.
  */
 export class ChainNode implements NftChain {
   flags: string[] = NO_FLAGS;
   rules: NftRule[] = [];
   declared = false;
+  declare type: string | undefined;
+  declare hook: string | undefined;
+  declare device: string | undefined;
+  declare devices: string[] | undefined;
+  declare priority: NftChainPriority | undefined;
+  declare policy: string | undefined;
+  declare comment: string | undefined;
+  declare handle: number | undefined;
   /** The declaration's line, or -1 when #range holds the wide form. */
   #line = 0;
   /** The declaration's columns (packColumns), or the three ranges when they do not fit. */
@@ -362,6 +346,8 @@ export class ChainNode implements NftChain {
     return rangeIs(r, this.#line, startColumn(packed), this.#line + startColumn(this.#fullEnd), endColumn(this.#fullEnd));
   }
 }
+
+defineRareFields(ChainNode.prototype, ['type', 'hook', 'device', 'devices', 'priority', 'policy', 'comment', 'handle']);
 
 /**
  * The symbol definition of a chain. Its `range` (the name) and `fullRange` are the chain's nameRange and fullRange,

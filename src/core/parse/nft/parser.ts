@@ -144,7 +144,7 @@ const unitParser = (): NftUnitParser => (unitParserInstance ??= new NftUnitParse
 class NftTextBuilder implements StatementHost {
   readonly diagnostics: Diagnostic[] = [];
   private suppressed = 0;
-  readonly symbols = new Symbols();
+  readonly symbols: Symbols;
   readonly tables: NftTable[] = [];
   readonly tableById = new Map<string, NftTable>();
   readonly defines: NftDefine[] = [];
@@ -208,6 +208,7 @@ class NftTextBuilder implements StatementHost {
     private readonly fast: boolean,
     private readonly lazyRules: boolean,
   ) {
+    this.symbols = new Symbols(lines.count);
     this.mayHoldNul = document.includes('\u0000');
   }
 

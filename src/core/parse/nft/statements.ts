@@ -17,6 +17,8 @@ import type {
   NftVerdictValue,
 } from '../../model/nft';
 import type { Range } from '../../model/range';
+import { defineRareFields } from '../../model/rare-fields';
+import { readRange, storeRange, storeRangeOn } from '../../model/stored-ranges';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, isParenGroup, itemsOf, type Item } from './grammar';
 import {
@@ -151,21 +153,80 @@ function shortLivedSpan(start: Range['start'], end: Range['end']): Range {
   return { start, end };
 }
 
-// Elements and verdicts are kept in sets and maps, and dropped in the anonymous `vmap { … }` of lazy rules.
+// Elements and verdicts are kept in sets and maps, and dropped in the anonymous `vmap { … }` of lazy rules: both
+// are the classes below (objects made by a constructor have no allocation site that V8 pretenures), so a reading
+// gives the same objects whether it is kept or not.
 function newElement(key: string[], range: Range, keyRange: Range): NftElement {
-  return shortLived ? { key, range, keyRange } : keptElement(key, range, keyRange);
+  return new ElementNode(key, range, keyRange);
 }
 
-function keptElement(key: string[], range: Range, keyRange: Range): NftElement {
-  return { key, range, keyRange };
+/**
+ * An element of a named set or map, its ranges kept as numbers and made when read (compare them by value). A
+ * kube-proxy dump of 10,000 Services has some 28,000 such elements, and their ranges, verdicts and the positions
+ * in them (ten small objects each) were some 12 MB of what the analysis kept (issue #8).
+ */
+export class ElementNode implements NftElement {
+  value: string | NftVerdictValue | undefined = undefined;
+  comment: string | undefined = undefined;
+  /** The line the element starts on; the ranges on it are kept as packed columns (storeRangeOn). */
+  readonly #line: number;
+  readonly #range: number | Range;
+  readonly #keyRange: number | Range;
+  #valueRange: number | Range | undefined = undefined;
+  // Few elements have these (defineRareFields).
+  declare timeout: string | undefined;
+  declare expires: string | undefined;
+  declare statements: string[] | undefined;
+  constructor(
+    public key: string[],
+    range: Range,
+    keyRange: Range,
+  ) {
+    this.#line = range.start.line;
+    this.#range = storeRange(range);
+    this.#keyRange = storeRangeOn(this.#line, keyRange);
+  }
+
+  get range(): Range {
+    return readRange(this.#line, this.#range);
+  }
+
+  get keyRange(): Range {
+    return readRange(this.#line, this.#keyRange);
+  }
+
+  get valueRange(): Range | undefined {
+    const stored = this.#valueRange;
+    return stored === undefined ? undefined : readRange(this.#line, stored);
+  }
+
+  set valueRange(range: Range | undefined) {
+    this.#valueRange = range === undefined ? undefined : storeRangeOn(this.#line, range);
+  }
+}
+
+defineRareFields(ElementNode.prototype, ['timeout', 'expires', 'statements']);
+
+/** A `jump` / `goto` verdict a model keeps (map data, rules read once), its chain's range kept as numbers. */
+export class VerdictNode implements NftVerdictValue {
+  readonly #line: number;
+  readonly #chainRange: number | Range;
+  constructor(
+    readonly kind: 'jump' | 'goto',
+    readonly chain: string,
+    chainRange: Range,
+  ) {
+    this.#line = chainRange.start.line;
+    this.#chainRange = storeRange(chainRange);
+  }
+
+  get chainRange(): Range {
+    return readRange(this.#line, this.#chainRange);
+  }
 }
 
 function newVerdictValue(kind: 'jump' | 'goto', chain: string, chainRange: Range): NftVerdictValue {
-  return shortLived ? { kind, chain, chainRange } : keptVerdictValue(kind, chain, chainRange);
-}
-
-function keptVerdictValue(kind: 'jump' | 'goto', chain: string, chainRange: Range): NftVerdictValue {
-  return { kind, chain, chainRange };
+  return new VerdictNode(kind, chain, chainRange);
 }
 
 function keptSimpleVerdictValue(kind: NftVerdictValue['kind']): NftVerdictValue {
