@@ -1,10 +1,12 @@
-// The packed nodes of the nft text model (issue #8): ChainNode, ReferenceNode, LazyRule, ElementNode and VerdictNode keep their ranges as a
+// The packed nodes of the nft text model (issue #8): ChainNode, ReferenceColumns, LazyRule, ElementNode and VerdictNode keep their ranges as a
 // few numbers (or, when those do not fit, as copies) and must give back exactly the ranges they were given; a lazy
 // rule reads its line from the whole document, whatever the line breaks.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Range } from '../../src/core/model/range';
-import { ChainDefinition, ChainNode, LazyRule, readRange, ReferenceNode, storeRange } from '../../src/core/parse/nft/nodes';
+import { ChainDefinition, ChainNode, LazyRule } from '../../src/core/parse/nft/nodes';
+import { readRange, storeRange } from '../../src/core/model/stored-ranges';
+import { ReferenceColumns } from '../../src/core/model/reference-columns';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { ElementNode, VerdictNode } from '../../src/core/parse/nft/statements';
 import { plainData } from '../../src/extension/analysis/plain';
@@ -76,35 +78,57 @@ describe('ChainNode', () => {
   });
 });
 
-describe('ReferenceNode', () => {
-  it('gives back its range, packed or not', () => {
+describe('ReferenceColumns', () => {
+  it('give back each reference, its range packed or not, across chunks', () => {
     fc.assert(
-      fc.property(anyRange, (r) => {
-        const ref = new ReferenceNode('chain', 'c', 'ip t', r, 'jump');
-        expect(ref.range).toEqual(r);
-        expect(ref.startLine).toBe(r.start.line);
-        expect(plainData(ref)).toEqual({ kind: 'chain', name: 'c', scope: 'ip t', role: 'jump', startLine: r.start.line, range: r });
+      fc.property(fc.array(anyRange, { minLength: 1, maxLength: 40 }), fc.nat(9000), (ranges, skip) => {
+        const columns = new ReferenceColumns();
+        // Past the first chunk (8,192 entries) now and then.
+        for (let k = 0; k < skip; k++) columns.push('chain', 'filler', 'ip t', 'jump', range(k, 0, k, 1));
+        const first = columns.length;
+        ranges.forEach((r, k) => columns.push(k % 2 ? 'set' : 'chain', `n${k}`, k % 3 ? 'ip t' : 'inet u', k % 2 ? 'lookup' : 'goto', r));
+        ranges.forEach((r, k) => {
+          const i = first + k;
+          expect(columns.reference(i)).toEqual({ kind: k % 2 ? 'set' : 'chain', name: `n${k}`, scope: k % 3 ? 'ip t' : 'inet u', role: k % 2 ? 'lookup' : 'goto', range: r });
+          expect(columns.line(i)).toBe(r.start.line);
+          // A new object each time.
+          expect(columns.range(i)).not.toBe(columns.range(i));
+        });
       }),
-      { numRuns: 400, seed: 9 },
+      { numRuns: 60, seed: 9 },
     );
   });
-});
 
-describe('ReferenceNode kind and role', () => {
-  it('gives back every kind and role, and a kind set later', () => {
+  it('give back every kind and role, and a kind set later', () => {
     const kinds = ['chain', 'set', 'map', 'ipset', 'virtualService', 'table'] as const;
     const roles = ['jump', 'goto', 'command', 'rule-owner', 'lookup'] as const;
+    const columns = new ReferenceColumns();
     for (const kind of kinds) {
       for (const role of roles) {
-        const ref = new ReferenceNode(kind, 'n', 'ip t', range(1, 2, 1, 3), role);
-        expect([ref.kind, ref.role]).toEqual([kind, role]);
+        const i = columns.push(kind, 'n', 'ip t', role, range(1, 2, 1, 3));
+        expect([columns.kind(i), columns.role(i)]).toEqual([kind, role]);
         for (const later of kinds) {
-          ref.kind = later;
-          expect([ref.kind, ref.role]).toEqual([later, role]);
+          columns.setKind(i, later);
+          expect([columns.kind(i), columns.role(i)]).toEqual([later, role]);
         }
       }
     }
-    expect(() => new ReferenceNode('chain', 'n', 'ip t', range(1, 2, 1, 3), 'other' as never)).toThrow(RangeError);
+    expect(() => columns.push('chain', 'n', 'ip t', 'other' as never, range(1, 2, 1, 3))).toThrow(RangeError);
+    expect(() => columns.push('other' as never, 'n', 'ip t', 'jump', range(1, 2, 1, 3))).toThrow(RangeError);
+  });
+
+  it('are what the nft text parser keeps its references in: listed, found by name and by position', () => {
+    const r = parseNft('table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t}\n\tchain a {\n\t\tip saddr @s jump b\n\t\tgoto b\n\t}\n\tchain b {\n\t}\n}\n');
+    expect(r.symbols.references).toEqual([]);
+    const all = r.symbols.allReferences();
+    expect(all).toEqual([
+      { kind: 'set', name: 's', scope: 'ip t', role: 'lookup', range: range(5, 12, 5, 13) },
+      { kind: 'chain', name: 'b', scope: 'ip t', role: 'jump', range: range(5, 19, 5, 20) },
+      { kind: 'chain', name: 'b', scope: 'ip t', role: 'goto', range: range(6, 7, 6, 8) },
+    ]);
+    expect(r.symbols.referencesTo('chain', 'ip t', 'b')).toEqual([all[1], all[2]]);
+    expect(r.symbols.at({ line: 6, character: 7 })).toEqual({ type: 'reference', reference: all[2] });
+    expect(r.symbols.resolve({ line: 5, character: 12 })?.name).toBe('s');
   });
 });
 
@@ -146,7 +170,7 @@ describe('pending references', () => {
       lines.push(k % 3 === 0 ? `add chain ${tableOf(k)} late${k}` : `add chain ${otherTable(k)} elsewhere${k}`);
     }
     const r = parseNft(lines.join('\n'));
-    const jumps = r.symbols.references.filter((ref) => ref.role === 'jump');
+    const jumps = r.symbols.allReferences().filter((ref) => ref.role === 'jump');
     expect(jumps.map((ref) => [ref.scope, ref.name, ref.range.start.line])).toEqual([...Array(count).keys()].map((k) => [tableOf(k), targetOf(k), ruleLine.get(k)]));
     const found = r.diagnostics.filter((d) => d.code === 'undefined-chain' || d.code === 'defined-later').map((d) => [d.range.start.line, d.code, d.message]);
     expect(found).toEqual(
@@ -169,7 +193,7 @@ describe('pending references', () => {
     };
     const text = [...block('ip t', 0), ...block('ip u', 1)].join('\n');
     const r = parseNft(text);
-    const jumps = r.symbols.references.filter((ref) => ref.role === 'jump');
+    const jumps = r.symbols.allReferences().filter((ref) => ref.role === 'jump');
     const order = [...[...Array(count).keys()].filter((k) => k % 2 === 0), ...[...Array(count).keys()].filter((k) => k % 2 === 1)];
     expect(jumps.map((ref) => [ref.scope, ref.name])).toEqual(order.map((k) => [tableOf(k), targetOf(k)]));
     const found = r.diagnostics.filter((d) => d.code === 'undefined-chain').map((d) => d.message);

@@ -1,4 +1,5 @@
 import { containsPosition, type Position, type Range } from './range';
+import type { ReferenceColumns } from './reference-columns';
 
 export type SymbolKind = 'chain' | 'set' | 'map' | 'ipset' | 'virtualService' | 'table';
 
@@ -59,6 +60,9 @@ function grow(array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuf
   return out;
 }
 
+/** A reference as the name index keeps it: the object, or its number in the symbol table's ReferenceColumns. */
+type StoredReference = SymbolReference | number;
+
 /** name → value, for one kind and scope. */
 type NameMap<T> = Map<string, T>;
 
@@ -74,9 +78,12 @@ export class Symbols {
   readonly definitions: SymbolDefinition[] = [];
   /** The references stored here; allReferences adds the derived ones. */
   readonly references: SymbolReference[] = [];
+  /** References kept as columns (indexColumn), after the objects in `references`. */
+  private columns: ReferenceColumns | undefined;
   private derived: DerivedReferences | undefined;
   private readonly definitionIndex = new Map<SymbolKind, Map<string, NameMap<SymbolDefinition>>>();
-  private readonly referenceIndex = new Map<SymbolKind, Map<string, NameMap<SymbolReference | SymbolReference[]>>>();
+  /** A name's references: objects, and numbers for those in `columns`. */
+  private readonly referenceIndex = new Map<SymbolKind, Map<string, NameMap<StoredReference | StoredReference[]>>>();
   /**
    * Definitions and references by line, as linked lists in typed arrays: `heads[line]` and `tails[line]` are
    * the first and last entry of the line, `next[entry]` the one after it, `slots[entry]` which definition or
@@ -104,7 +111,7 @@ export class Symbols {
   private lastDefNames: NameMap<SymbolDefinition> | undefined;
   private lastRefKind: SymbolKind | undefined;
   private lastRefScope: string | undefined;
-  private lastRefNames: NameMap<SymbolReference | SymbolReference[]> | undefined;
+  private lastRefNames: NameMap<StoredReference | StoredReference[]> | undefined;
 
   private static names<T>(index: Map<SymbolKind, Map<string, NameMap<T>>>, kind: SymbolKind, scope: string, create: true): NameMap<T>;
   private static names<T>(index: Map<SymbolKind, Map<string, NameMap<T>>>, kind: SymbolKind, scope: string, create: false): NameMap<T> | undefined;
@@ -140,23 +147,47 @@ export class Symbols {
    */
   reference(reference: SymbolReference, line: number = reference.range.start.line, byName = true): void {
     if (!byName) {
-      this.index(line, ~(this.references.push(reference) - 1));
+      this.index(line, ~((this.references.push(reference) - 1) * 2));
       return;
     }
-    const { kind, scope } = reference;
+    this.byName(reference.kind, reference.scope, reference.name, reference);
+    this.index(line, ~((this.references.push(reference) - 1) * 2));
+  }
+
+  /**
+   * Indexes reference `i` of `columns` (the same columns for every call: a symbol table keeps one), by name and by
+   * the line it starts on. allReferences and referencesTo make objects of them when asked.
+   */
+  indexColumn(columns: ReferenceColumns, i: number): void {
+    if (this.columns === undefined) this.columns = columns;
+    else if (this.columns !== columns) throw new Error('Symbols.indexColumn: one ReferenceColumns per symbol table');
+    this.byName(columns.kind(i), columns.scope(i), columns.name(i), i);
+    this.index(columns.line(i), ~(i * 2 + 1));
+  }
+
+  private byName(kind: SymbolKind, scope: string, name: string, reference: StoredReference): void {
     let names = this.lastRefNames;
     if (names === undefined || kind !== this.lastRefKind || scope !== this.lastRefScope) {
       names = this.lastRefNames = Symbols.names(this.referenceIndex, kind, scope, true);
       this.lastRefKind = kind;
       this.lastRefScope = scope;
     }
-    const name = reference.name;
     const known = names.get(name);
     if (known === undefined) names.set(name, reference);
     else if (!Array.isArray(known)) names.set(name, [known, reference]);
     else if (known.length < SMALL) names.set(name, appended(known, reference));
     else known.push(reference);
-    this.index(line, ~(this.references.push(reference) - 1));
+  }
+
+  /** A stored reference as an object: itself, or the one made of its columns. */
+  private referenceOf(stored: StoredReference): SymbolReference {
+    return typeof stored === 'number' ? this.columns!.reference(stored) : stored;
+  }
+
+  /** The reference of a line-index slot (~(i * 2) for references[i], ~(i * 2 + 1) for column i). */
+  private referenceOfSlot(slot: number): SymbolReference {
+    const id = ~slot;
+    return id & 1 ? this.columns!.reference(id >>> 1) : this.references[id >>> 1];
   }
 
   /** `slot`: a definition's number, or the bitwise complement of a reference's number. */
@@ -188,7 +219,12 @@ export class Symbols {
 
   /** Every reference: the stored ones, then the derived ones. */
   allReferences(): SymbolReference[] {
-    return this.derived ? [...this.references, ...this.derived.all()] : this.references;
+    if (this.derived === undefined && this.columns === undefined) return this.references;
+    const out = [...this.references];
+    const columns = this.columns;
+    if (columns !== undefined) for (let i = 0; i < columns.length; i++) out.push(columns.reference(i));
+    if (this.derived !== undefined) for (const r of this.derived.all()) out.push(r);
+    return out;
   }
 
   /** The first definition of a name (a redefinition is reported by the parser). */
@@ -198,7 +234,10 @@ export class Symbols {
 
   referencesTo(kind: SymbolKind, scope: string, name: string): readonly SymbolReference[] {
     const known = Symbols.names(this.referenceIndex, kind, scope, false)?.get(name);
-    return known === undefined ? [] : Array.isArray(known) ? known : [known];
+    if (known === undefined) return [];
+    if (!Array.isArray(known)) return [this.referenceOf(known)];
+    // Objects only: the list itself (no copy); else a list with the column references made.
+    return this.columns === undefined ? (known as SymbolReference[]) : known.map((r) => this.referenceOf(r));
   }
 
   /** The definition or reference under a position, if any. */
@@ -210,7 +249,7 @@ export class Symbols {
     if (line >= this.heads.length) return undefined;
     for (let k = this.heads[line]; k !== 0; k = this.next[k - 1]) {
       const slot = this.slots[k - 1];
-      const entry = slot >= 0 ? this.definitions[slot] : this.references[~slot];
+      const entry = slot >= 0 ? this.definitions[slot] : this.referenceOfSlot(slot);
       if (!containsPosition(entry.range, position)) continue;
       // Only references have a role.
       return 'role' in entry ? { type: 'reference', reference: entry } : { type: 'definition', definition: entry };

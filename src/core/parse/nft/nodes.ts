@@ -11,17 +11,15 @@
 // equal what the first reading gave (test/unit/nft-fast-path.test.ts compares them with eager rules). The
 // first reading reported the diagnostics and recorded the symbol references; reading again does neither.
 //
-// ReferenceNode, ChainNode: symbol references and chains with numeric ranges; ChainDefinition: a chain's
-// definition, whose ranges are its chain's (other definitions: StoredDefinition).
+// ChainNode: chains with numeric ranges; ChainDefinition: a chain's definition, whose ranges are its chain's (other
+// definitions: StoredDefinition). The parser's symbol references are columns (model/reference-columns.ts).
 import type { IToken } from 'chevrotain';
 import type { CstNode } from 'chevrotain';
 import type { NftChain, NftChainPriority, NftExpression, NftRule, NftStatement } from '../../model/nft';
-import type { ReferenceRole, SymbolDefinition, SymbolKind, SymbolReference } from '../../model/symbols';
+import type { SymbolDefinition } from '../../model/symbols';
 import type { Range } from '../../model/range';
 import { defineRareFields } from '../../model/rare-fields';
-import { columnsRange, copyRange, endColumn, fitsColumns, packColumns, rangeIs, readRange, startColumn, storeRange } from '../../model/stored-ranges';
-
-export { readRange, storeRange };
+import { columnsRange, copyRange, endColumn, fitsColumns, packColumns, rangeIs, startColumn } from '../../model/stored-ranges';
 import type { Item } from './grammar';
 import { fastLexLine, LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
 import { setShortLivedReading, StatementReader, type StatementHost } from './statements';
@@ -186,63 +184,6 @@ export class LazyRule implements NftRule {
 /** Whether a rule in columns [start, end) can be a LazyRule, which keeps both columns in one small integer. */
 export function isLazyRuleSpan(start: number, end: number): boolean {
   return start <= end && fitsColumns(start, end);
-}
-
-/**
- * A symbol reference that keeps its position as numbers and makes its range when asked (a dump of 10,000
- * Services has some 250,000 references; most of their ranges had no other owner once rules are lazy). A range
- * on one line, as nearly all are, is its line and one number for both columns.
- */
-export class ReferenceNode implements SymbolReference {
-  readonly startLine: number;
-  /** The kind's index in REFERENCE_KINDS times 8 plus the role's in REFERENCE_ROLES: one slot for both. */
-  #kindAndRole: number;
-  /** startCharacter * COLUMNS + endCharacter when both are below COLUMNS and the range is on one line; else the range. */
-  readonly #columns: number | Range;
-  constructor(
-    kind: SymbolKind,
-    readonly name: string,
-    readonly scope: string,
-    range: Range,
-    role: ReferenceRole,
-  ) {
-    this.#kindAndRole = kindIndex(kind) * 8 + roleIndex(role);
-    this.startLine = range.start.line;
-    this.#columns = storeRange(range);
-  }
-
-  get kind(): SymbolKind {
-    return REFERENCE_KINDS[this.#kindAndRole >> 3];
-  }
-
-  /** Set once the parser knows whether a `@name` is a set or a map. */
-  set kind(kind: SymbolKind) {
-    this.#kindAndRole = kindIndex(kind) * 8 + (this.#kindAndRole & 7);
-  }
-
-  get role(): ReferenceRole {
-    return REFERENCE_ROLES[this.#kindAndRole & 7];
-  }
-
-  get range(): Range {
-    return readRange(this.startLine, this.#columns);
-  }
-}
-
-// ReferenceNode's kinds and roles (the parser keeps some 300,000 references: a slot fewer in each).
-const REFERENCE_KINDS: readonly SymbolKind[] = ['chain', 'set', 'map', 'ipset', 'virtualService', 'table'];
-const REFERENCE_ROLES: readonly ReferenceRole[] = ['jump', 'goto', 'command', 'rule-owner', 'lookup'];
-
-function kindIndex(kind: SymbolKind): number {
-  const k = REFERENCE_KINDS.indexOf(kind);
-  if (k < 0) throw new RangeError(`ReferenceNode: unknown kind ${kind}`);
-  return k;
-}
-
-function roleIndex(role: ReferenceRole): number {
-  const k = REFERENCE_ROLES.indexOf(role);
-  if (k < 0) throw new RangeError(`ReferenceNode: unknown role ${role}`);
-  return k;
 }
 
 /** The flags of a chain without any: one frozen array for all of them (the parser replaces it, never adds to it). */

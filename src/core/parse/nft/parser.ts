@@ -47,7 +47,8 @@ import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isSpace, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
 import { isKnownStatementWord, itemRange, itemsRange, plainRuleLine, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
-import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule, ReferenceNode } from './nodes';
+import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
+import { ReferenceColumns } from '../../model/reference-columns';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
@@ -63,8 +64,6 @@ const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy'
 const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
 const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
 const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
-/** Pending references are kept in arrays of this many (a power of two). */
-const PENDING_CHUNK = 8192;
 const SET_PROPERTIES = new Set(['timeout', 'gc-interval', 'size', 'policy', 'auto-merge', 'comment', 'counter', 'quota', 'limit', 'ct', 'last']);
 const LINE_START_DECLARATIONS = new Set(['table', 'chain', 'add', 'insert', 'create', 'replace', 'delete', 'destroy', 'flush', 'define', 'redefine', 'include']);
 
@@ -96,25 +95,6 @@ interface Defined {
   definition: SymbolDefinition;
   /** Sequence number of the command from which it exists. */
   seq: number;
-}
-
-/**
- * The references pending until the end of the parse, in fixed-size arrays: one array of 300,000 grown by push
- * was copied again and again, and every copy outlived scavenges (issue #8).
- */
-class ChunkedReferences {
-  private readonly chunks: ReferenceNode[][] = [];
-  length = 0;
-
-  push(ref: ReferenceNode): void {
-    const slot = this.length++ & (PENDING_CHUNK - 1);
-    if (slot === 0) this.chunks.push(new Array<ReferenceNode>(PENDING_CHUNK));
-    this.chunks[this.chunks.length - 1][slot] = ref;
-  }
-
-  at(i: number): ReferenceNode {
-    return this.chunks[Math.floor(i / PENDING_CHUNK)][i & (PENDING_CHUNK - 1)];
-  }
 }
 
 interface TableDefs {
@@ -180,7 +160,8 @@ class NftTextBuilder implements StatementHost {
    * References resolved at the end (names may be defined later): each is already the reference the symbol
    * table gets (its kind is settled for sets and maps then), with its table and command number alongside.
    */
-  private readonly pending = new ChunkedReferences();
+  /** The references pending until the end of the parse (then indexed by the symbol table, which keeps these columns). */
+  private readonly pending = new ReferenceColumns();
   /**
    * The table and command number of the pending references, as runs: from reference pendingRunStarts[k] on,
    * pendingRunTables[k] and pendingRunSeqs[k] (a table block is one command, so a dump is a few runs).
@@ -847,7 +828,7 @@ class NftTextBuilder implements StatementHost {
       this.pendingRunTables.push(table);
       this.pendingRunSeqs.push(this.seq);
     }
-    this.pending.push(new ReferenceNode(kind, name, table.id, range, role));
+    this.pending.push(kind, name, table.id, role, range);
   }
 
   private newChain(table: NftTable, name: string, nameRange: Range, declRange: Range): NftChain {
@@ -1748,47 +1729,52 @@ class NftTextBuilder implements StatementHost {
     let run = -1;
     let table = this.pendingRunTables[0];
     let seq = this.pendingRunSeqs[0];
-    for (let i = 0; i < this.pending.length; i++) {
-      const ref = this.pending.at(i);
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i++) {
+      const name = pending.name(i);
+      const scope = pending.scope(i);
+      const role = pending.role(i);
       if (this.pendingRunStarts[run + 1] === i) {
         run++;
         table = this.pendingRunTables[run];
         seq = this.pendingRunSeqs[run];
       }
-      const d = this.defs.get(ref.scope);
+      const d = this.defs.get(scope);
       let definition: SymbolDefinition | undefined;
       let available: number | undefined;
-      if (d !== undefined && ref.kind === 'chain') {
-        definition = this.symbols.definition('chain', ref.scope, ref.name);
-        if (definition !== undefined) available = d.laterChains.get(ref.name) ?? d.chainSeq;
+      const isChain = pending.kind(i) === 'chain';
+      if (d !== undefined && isChain) {
+        definition = this.symbols.definition('chain', scope, name);
+        if (definition !== undefined) available = d.laterChains.get(name) ?? d.chainSeq;
       } else if (d !== undefined) {
-        const defined = d.sets.get(ref.name);
+        const defined = d.sets.get(name);
         definition = defined?.definition;
         available = defined?.seq;
       }
-      if (ref.kind !== 'chain') ref.kind = definition?.kind ?? 'set';
-      const kind = ref.kind;
-      this.symbols.reference(ref, ref.startLine);
+      if (!isChain) pending.setKind(i, definition?.kind ?? 'set');
+      const kind = pending.kind(i);
+      this.symbols.indexColumn(pending, i);
       const declaredHere = this.declaredTables.has(table.id);
       if (available === undefined) {
-        if (ref.role === 'command' && !declaredHere) continue;
-        const rk = `${kind}\u0000${table.id}\u0000${ref.name}\u0000${ref.range.start.line}\u0000${ref.range.start.character}`;
+        if (role === 'command' && !declaredHere) continue;
+        const range = pending.range(i);
+        const rk = `${kind}\u0000${table.id}\u0000${name}\u0000${range.start.line}\u0000${range.start.character}`;
         if (reported.has(rk)) continue;
         reported.add(rk);
         const severity: Severity = declaredHere ? 'error' : 'warning';
-        if (ref.kind === 'chain') {
-          this.diag(ref.range, severity, 'undefined-chain', declaredHere
-            ? t('No chain {0} in table {1}.', ref.name, table.id)
-            : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', ref.name, table.id));
+        if (isChain) {
+          this.diag(range, severity, 'undefined-chain', declaredHere
+            ? t('No chain {0} in table {1}.', name, table.id)
+            : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id));
         } else {
-          this.diag(ref.range, severity, 'undefined-set', declaredHere
-            ? t('No set or map {0} in table {1}.', ref.name, table.id)
-            : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', ref.name, table.id));
+          this.diag(range, severity, 'undefined-set', declaredHere
+            ? t('No set or map {0} in table {1}.', name, table.id)
+            : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id));
         }
       } else if (available > seq) {
-        this.diag(ref.range, 'warning', 'defined-later', t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', ref.name, definition!.range.start.line + 1));
-      } else if ((ref.role === 'jump' || ref.role === 'goto') && baseChainsOf(table).has(ref.name)) {
-        this.diag(ref.range, 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', ref.name));
+        this.diag(pending.range(i), 'warning', 'defined-later', t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', name, definition!.range.start.line + 1));
+      } else if ((role === 'jump' || role === 'goto') && baseChainsOf(table).has(name)) {
+        this.diag(pending.range(i), 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', name));
       }
     }
   }
