@@ -12,6 +12,7 @@ import type { Diagnostic } from '../model/diagnostics';
 import { formatAddress as formatIpAddress, parseAddress as parseIpAddress } from '../trace/addr';
 import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import type { Range } from '../model/range';
+import { readRange, storeRange } from '../model/stored-ranges';
 import { t } from '../l10n';
 import { compareServices, NamedHashCheck, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service } from './catalog';
 import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
@@ -112,24 +113,21 @@ const MASQ_CHAIN = 'mark-for-masquerade';
  */
 class NftEndpoint implements Endpoint {
   probability = 0;
-  private readonly line: number;
-  private readonly start: number;
-  private readonly endLine: number;
-  private readonly end: number;
+  /** The range's start line, and its columns packed (storeRange); no range: #range undefined. */
+  readonly #line: number;
+  readonly #range: number | Range | undefined;
   constructor(
     readonly address: string,
     readonly port: number,
     readonly chain: string,
     range: Range | undefined,
   ) {
-    this.line = range ? range.start.line : -1;
-    this.start = range ? range.start.character : 0;
-    this.endLine = range ? range.end.line : 0;
-    this.end = range ? range.end.character : 0;
+    this.#line = range ? range.start.line : -1;
+    this.#range = range ? storeRange(range) : undefined;
   }
 
   get range(): Range | undefined {
-    return this.line < 0 ? undefined : { start: { line: this.line, character: this.start }, end: { line: this.endLine, character: this.end } };
+    return this.#range === undefined ? undefined : readRange(this.#line, this.#range);
   }
 }
 
@@ -151,6 +149,46 @@ class ElementObjectRef implements ObjectRef {
 
   get range(): Range {
     return this.#element.range;
+  }
+}
+
+/**
+ * An endpoint chain as an object of its Service and as its hash check, one object for both (their ranges are the
+ * chain's name): two objects each for 100,000 endpoints were some 11 MB of what the analysis kept (issue #8).
+ */
+class EndpointChainRef implements ObjectRef, HashCheck {
+  // Private fields, not properties: answers sent to the extension host carry the ranges, not the chain.
+  readonly #chain: NftChain;
+  /** The name kube-proxy would write, when the hash does not match. */
+  readonly #expected: string | undefined;
+  constructor(
+    readonly name: string,
+    readonly tableId: string,
+    chain: NftChain,
+    expected: string | undefined,
+  ) {
+    this.#chain = chain;
+    this.#expected = expected;
+  }
+
+  get role(): 'endpoint-chain' {
+    return 'endpoint-chain';
+  }
+
+  get chain(): string {
+    return this.name;
+  }
+
+  get expected(): string {
+    return this.#expected ?? this.name;
+  }
+
+  get ok(): boolean {
+    return this.#expected === undefined;
+  }
+
+  get range(): Range {
+    return this.#chain.nameRange;
   }
 }
 
@@ -662,8 +700,11 @@ class NftCatalogBuilder {
       const endpointChain = endpointChains.get(e.chain!);
       if (!endpointChain) continue;
       const chain = endpointChain.chain;
-      s.objects.push(new NamedObjectRef(chain.name, table.id, 'endpoint-chain', chain));
-      this.hashCheck(w, e.chain!, endpointChain.hashCheck, chain);
+      const check = endpointChain.hashCheck;
+      const ref = new EndpointChainRef(chain.name, table.id, chain, check === true ? undefined : check);
+      s.objects.push(ref);
+      // No check for a truncated name (see nameCheck).
+      if (check !== undefined) s.hashChecks.push(ref);
       const named = nftEndpointNameShows(chain.name, e.address, e.port) ? undefined : parseNftServiceObjectName(chain.name)?.endpoint;
       if (named && (named.address !== e.address || named.port !== e.port)) {
         this.diagnostics.push({
