@@ -59,6 +59,25 @@ describe('nftables language features', () => {
     expect(foldingRanges(a)[0].start).toBe(table.range.start.line);
   });
 
+  it('outline and hover name the Service of each chain; an endpoint chain no Service sends to has none', () => {
+    const chains = outline(a)[0].children.filter((c) => c.kind === 'chain');
+    const endpointChains = chains.filter((c) => c.name.startsWith('endpoint-'));
+    expect(endpointChains.length).toBeGreaterThan(3);
+    for (const c of chains) {
+      const service = a.catalog.services.find((s) => s.endpoints.some((e) => e.chain === c.name) || s.objects.some((o) => o.name === c.name && o.role !== 'map-element' && o.role !== 'set-element'));
+      if (service) expect(c.detail, c.name).toContain(`${service.namespace}/${service.name}`);
+      else expect(c.detail, c.name).not.toMatch(/\/(tcp|udp|sctp)$/);
+    }
+    // A stale endpoint chain spelled like one of shop/web's: same Service part, not one of its endpoints.
+    const web = a.catalog.services.find((s) => s.namespace === 'shop' && s.name === 'web')!;
+    const stale = web.endpoints[0].chain!.replace(/__.*$/, '__10.9.9.9/1');
+    const withStale = analyzeNft(text.replace(/(\ttable ip kube-proxy \{\n|table ip kube-proxy \{\n)/, `$1\tchain ${stale} {\n\t}\n`));
+    const staleItem = outline(withStale)[0].children.find((c) => c.name === stale)!;
+    expect(staleItem.detail).toBe('0 rules');
+    const own = outline(withStale)[0].children.find((c) => c.name === web.endpoints[0].chain)!;
+    expect(own.detail).toContain('shop/web');
+  });
+
   it('the iptables-nft warning says the rules come from iptables mode', () => {
     const b = analyzeNft('# Warning: table ip nat is managed by iptables-nft, do not touch!\ntable ip nat {\n\tchain PREROUTING {\n\t\ttype nat hook prerouting priority dstnat; policy accept;\n\t}\n}\n');
     expect(hoverAt(b, { line: 0, character: 3 })!.markdown).toContain('**iptables mode**');

@@ -20,12 +20,37 @@ export interface NftAnalysis {
   ruleset: NftRuleset;
   catalog: NftCatalog;
   diagnostics: Diagnostic[];
-  /** table id → object name → the Service it implements (the names are the chains' own strings: no key is built). */
-  serviceByObject: Map<string, Map<string, Service>>;
+  /** The Service each object of a table implements (servicesByObject). */
+  serviceByObject: ServiceByObject;
+}
+
+/**
+ * Which Service an object implements, per table: by name for the Service's own chains and sets, and for endpoint
+ * chains by the Service port their kube-proxy name spells (`endpoint-HASH-ns/svc/tcp/p80__10.0.0.1/80`), checked
+ * against the Service's endpoints. An entry per endpoint chain (100,000 for 10,000 Services) was a 4 MB table that
+ * had grown by copies (issue #8).
+ */
+interface ServiceByObject {
+  /** table id → object name → Service. */
+  byName: Map<string, Map<string, Service>>;
+  /** table id → Service port part of its endpoint chains' names → Service. */
+  byEndpointPart: Map<string, Map<string, Service>>;
+}
+
+/** `ns/svc/tcp/p80` of a kube-proxy endpoint chain name, or undefined when the name is not spelled so. */
+function endpointServicePart(name: string): string | undefined {
+  // `endpoint-` (9 characters), an 8-character hash, `-`.
+  if (!name.startsWith('endpoint-') || name.charCodeAt(17) !== 45) return undefined;
+  const end = name.indexOf('__', 18);
+  return end > 18 ? name.slice(18, end) : undefined;
 }
 
 function serviceOf(a: NftAnalysis, tableId: string, name: string): Service | undefined {
-  return a.serviceByObject.get(tableId)?.get(name);
+  const named = a.serviceByObject.byName.get(tableId)?.get(name);
+  if (named !== undefined) return named;
+  const part = endpointServicePart(name);
+  const s = part === undefined ? undefined : a.serviceByObject.byEndpointPart.get(tableId)?.get(part);
+  return s !== undefined && s.endpoints.some((e) => e.chain === name) ? s : undefined;
 }
 
 function addService(map: Map<string, Map<string, Service>>, tableId: string, name: string, s: Service): void {
@@ -48,16 +73,25 @@ export function analyzeNft(text: string): NftAnalysis {
   return { dialect: 'nftables', ruleset, catalog, diagnostics: [...ruleset.diagnostics, ...catalog.diagnostics], serviceByObject: servicesByObject(catalog) };
 }
 
-function servicesByObject(catalog: NftCatalog): NftAnalysis['serviceByObject'] {
-  const serviceByObject = new Map<string, Map<string, Service>>();
+function servicesByObject(catalog: NftCatalog): ServiceByObject {
+  const byName = new Map<string, Map<string, Service>>();
+  const byEndpointPart = new Map<string, Map<string, Service>>();
   for (const s of catalog.services) {
-    for (const o of s.objects) if (o.role !== 'map-element' && o.role !== 'set-element') addService(serviceByObject, o.tableId, o.name, s);
+    const tableId = s.objects[0]?.tableId;
+    for (const o of s.objects) if (o.role !== 'map-element' && o.role !== 'set-element' && o.role !== 'endpoint-chain') addService(byName, o.tableId, o.name, s);
+    if (tableId === undefined) continue;
     for (const e of s.endpoints) {
-      const tableId = s.objects[0]?.tableId;
-      if (e.chain && tableId) addService(serviceByObject, tableId, e.chain, s);
+      if (!e.chain) continue;
+      const part = endpointServicePart(e.chain);
+      let parts = byEndpointPart.get(tableId);
+      if (part !== undefined && parts === undefined) byEndpointPart.set(tableId, (parts = new Map()));
+      const known = part === undefined ? undefined : parts!.get(part);
+      if (part !== undefined && known === undefined) parts!.set(part, s);
+      // Another Service spells its endpoints the same (hand-made names): this one by name.
+      else if (known !== s) addService(byName, tableId, e.chain, s);
     }
   }
-  return serviceByObject;
+  return { byName, byEndpointPart };
 }
 
 export function definitionAt(a: NftAnalysis, position: Position): SymbolDefinition | undefined {
