@@ -296,20 +296,73 @@ function endpointKey(address: string, port: number): string {
 // ---------------------------------------------------------------------------------------------------------
 // The builder
 
-/** An endpoint chain of the table being read, with what the builder learns about it on the way. */
-interface EndpointChain {
-  chain: NftChain;
-  /** Its hash check (see nameCheck). */
-  hashCheck: string | true | undefined;
-  /** A Service chain's numgen vmap sends traffic to it. */
-  referenced: boolean;
-  /** The affinity set kube-proxy names after it (affinity-<same hash and name>), when the table has one. */
-  affinitySet: string | undefined;
+/** EndpointChains' flags. */
+const REFERENCED = 1;
+const HASH_OK = 2;
+const HASH_MISMATCH = 4;
+
+/**
+ * The endpoint chains of the table being read, by name, with what the builder learns about them on the way: a
+ * number per chain in one table (the chain is the table's of that name), the few hash mismatches and affinity sets
+ * apart. An object per chain was 5.6 MB more for 100,000 endpoints, alive until the whole table was read (issue #8).
+ */
+class EndpointChains {
+  readonly #flags = new Map<string, number>();
+  /** The name kube-proxy would write, for chains whose hash does not match (see nameCheck). */
+  readonly #expected = new Map<string, string>();
+  /** The affinity set kube-proxy names after a chain (affinity-<same hash and name>), when the table has one. */
+  readonly #affinity = new Map<string, string>();
+  /** Chains that are not the table's chain of their name (none in a dump kube-proxy wrote). */
+  readonly #other = new Map<string, NftChain>();
+
+  constructor(private readonly table: NftTable) {}
+
+  /** An endpoint chain and its hash check (nameCheck). */
+  add(chain: NftChain, check: string | true | undefined): void {
+    const name = chain.name;
+    if (this.table.chainByName.get(name) !== chain) this.#other.set(name, chain);
+    if (typeof check === 'string') this.#expected.set(name, check);
+    this.#flags.set(name, check === true ? HASH_OK : check === undefined ? 0 : HASH_MISMATCH);
+  }
+
+  has(name: string): boolean {
+    return this.#flags.has(name);
+  }
+
+  chain(name: string): NftChain | undefined {
+    if (!this.#flags.has(name)) return undefined;
+    return this.#other.get(name) ?? this.table.chainByName.get(name);
+  }
+
+  /** The hash check of chain `name` (see nameCheck). */
+  check(name: string): string | true | undefined {
+    const flags = this.#flags.get(name) ?? 0;
+    return flags & HASH_OK ? true : flags & HASH_MISMATCH ? this.#expected.get(name) : undefined;
+  }
+
+  /** A Service chain's numgen vmap sends traffic to chain `name`. */
+  markReferenced(name: string): void {
+    const flags = this.#flags.get(name);
+    if (flags !== undefined) this.#flags.set(name, flags | REFERENCED);
+  }
+
+  setAffinity(name: string, set: string): void {
+    if (this.#flags.has(name)) this.#affinity.set(name, set);
+  }
+
+  affinity(name: string): string | undefined {
+    return this.#affinity.get(name);
+  }
+
+  /** The chains no Service chain sends traffic to, in the table's order. */
+  *unreferenced(): Generator<NftChain> {
+    for (const [name, flags] of this.#flags) if (!(flags & REFERENCED)) yield this.chain(name)!;
+  }
 }
 
 /**
  * What the rules of an endpoint chain say: the first DNAT, and the sets they update. Kept while one Service is
- * read, not with its EndpointChain: 100,000 of them outlived the whole table's reading for nothing (issue #8).
+ * read, not with its endpoint chain: 100,000 of them outlived the whole table's reading for nothing (issue #8).
  */
 interface EndpointRules {
   dnat: { address: string; port: number } | undefined;
@@ -413,7 +466,7 @@ class NftCatalogBuilder {
   private table(table: NftTable): void {
     // 1. Per-service chains give identities; endpoint chains and affinity sets are attached later.
     this.chainWorks.clear();
-    const endpointChains = new Map<string, EndpointChain>();
+    const endpointChains = new EndpointChains(table);
     for (const chain of table.chains) {
       const kind = nftServiceObjectKind(chain.name);
       if (kind === undefined) continue;
@@ -421,7 +474,7 @@ class NftCatalogBuilder {
       const check = this.nameCheck(chain.name, kind, parsed);
       if (typeof check === 'string') this.hashMismatch(check, chain);
       if (kind === 'endpoint') {
-        endpointChains.set(chain.name, { chain, hashCheck: check, referenced: false, affinitySet: undefined });
+        endpointChains.add(chain, check);
         continue;
       }
       if (kind === 'affinity' || parsed === undefined) continue;
@@ -517,15 +570,13 @@ class NftCatalogBuilder {
     // 4. Chains: endpoints, masquerading, affinity, traffic policies, source ranges.
     for (const name of table.setByName.keys()) {
       if (!name.startsWith(NFT_OBJECT_PREFIX.affinity)) continue;
-      const endpoint = endpointChains.get(NFT_OBJECT_PREFIX.endpoint + name.slice(NFT_OBJECT_PREFIX.affinity.length));
-      if (endpoint) endpoint.affinitySet = name;
+      endpointChains.setAffinity(NFT_OBJECT_PREFIX.endpoint + name.slice(NFT_OBJECT_PREFIX.affinity.length), name);
     }
     for (const w of ofTable) this.serviceChains(table, w, endpointChains);
 
     // 5. Leftovers: kube-proxy flushes the chains of deleted services and endpoints and deletes them a
     //    sync later; until then they are empty and unreferenced.
-    for (const { chain, referenced } of endpointChains.values()) {
-      if (referenced) continue;
+    for (const chain of endpointChains.unreferenced()) {
       this.diagnostics.push({
         range: chain.nameRange,
         severity: 'hint',
@@ -634,7 +685,7 @@ class NftCatalogBuilder {
     w.service.hashChecks.push(hashCheck);
   }
 
-  private serviceChains(table: NftTable, w: Work, endpointChains: Map<string, EndpointChain>): void {
+  private serviceChains(table: NftTable, w: Work, endpointChains: EndpointChains): void {
     const s = w.service;
     for (const kind of SERVICE_CHAIN_KINDS) {
       const chain = w.chains[kind];
@@ -646,7 +697,7 @@ class NftCatalogBuilder {
     // Endpoints of each policy chain (service-…: Cluster, local-…: Local). New maps per Service: maps of the
     // builder emptied per Service (clear()) raised the peak RSS of a large dump by 25 MB.
     const byEndpoint = new Map<string, Endpoint>();
-    const endpointRules = new Map<EndpointChain, EndpointRules>();
+    const endpointRules = new Map<NftChain, EndpointRules>();
     const affinitySets = new Set<string>();
     for (const kind of POLICY_CHAIN_KINDS) {
       const chain = w.chains[kind];
@@ -674,15 +725,15 @@ class NftCatalogBuilder {
             const share = selection.shares[k]!;
             // numgenShares keeps the elements that go to a chain.
             const targetChain = target.chain!;
-            const endpointChain = endpointChains.get(targetChain);
-            if (endpointChain) endpointChain.referenced = true;
+            const endpointChain = endpointChains.chain(targetChain);
+            if (endpointChain) endpointChains.markReferenced(targetChain);
             const ep = this.endpoint(table, targetChain, endpointChain, endpointRules);
             if (!ep) continue;
             const key = endpointKey(ep.address, ep.port);
             let out = byEndpoint.get(key);
             if (!out) {
               // The chain's own name string (the vmap element's copy belongs to a rule read again on demand).
-              out = new NftEndpoint(ep.address, ep.port, endpointChain?.chain.name ?? targetChain, target.range);
+              out = new NftEndpoint(ep.address, ep.port, endpointChain?.name ?? targetChain, target.range);
               byEndpoint.set(key, out);
             }
             if (primary) out.probability += share;
@@ -697,10 +748,9 @@ class NftCatalogBuilder {
     s.endpoints = keys.map((k) => byEndpoint.get(k)!);
     for (const e of s.endpoints) {
       // Endpoint chains are in the map because their names parse; an endpoint's chain is the map's string then.
-      const endpointChain = endpointChains.get(e.chain!);
-      if (!endpointChain) continue;
-      const chain = endpointChain.chain;
-      const check = endpointChain.hashCheck;
+      const chain = endpointChains.chain(e.chain!);
+      if (!chain) continue;
+      const check = endpointChains.check(chain.name);
       const ref = new EndpointChainRef(chain.name, table.id, chain, check === true ? undefined : check);
       s.objects.push(ref);
       // No check for a truncated name (see nameCheck).
@@ -714,8 +764,9 @@ class NftCatalogBuilder {
           message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', endpointKey(named.address, named.port), endpointKey(e.address, e.port)),
         });
       }
-      for (const set of this.endpointChainRules(endpointChain, endpointRules).setUpdates) affinitySets.add(set);
-      if (endpointChain.affinitySet !== undefined) affinitySets.add(endpointChain.affinitySet);
+      for (const set of this.endpointChainRules(chain, endpointRules).setUpdates) affinitySets.add(set);
+      const affinitySet = endpointChains.affinity(chain.name);
+      if (affinitySet !== undefined) affinitySets.add(affinitySet);
     }
     let timeout: number | undefined;
     for (const name of affinitySets) {
@@ -804,7 +855,8 @@ class NftCatalogBuilder {
   }
 
   /** An endpoint's address and port: from the DNAT of its chain, or from its name. */
-  private endpoint(table: NftTable, chainName: string, endpointChain: EndpointChain | undefined, endpointRules: Map<EndpointChain, EndpointRules>): { address: string; port: number } | undefined {
+  /** `endpointChain`: the endpoint chain of that name, when the table has one (see EndpointChains). */
+  private endpoint(table: NftTable, chainName: string, endpointChain: NftChain | undefined, endpointRules: Map<NftChain, EndpointRules>): { address: string; port: number } | undefined {
     let dnat: { address: string; port: number } | undefined;
     if (endpointChain) dnat = this.endpointChainRules(endpointChain, endpointRules).dnat;
     else {
@@ -817,13 +869,13 @@ class NftCatalogBuilder {
   }
 
   /** The rules of an endpoint chain, read once per Service (`read`) for both the DNAT and the affinity sets. */
-  private endpointChainRules(endpointChain: EndpointChain, read: Map<EndpointChain, EndpointRules>): EndpointRules {
+  private endpointChainRules(endpointChain: NftChain, read: Map<NftChain, EndpointRules>): EndpointRules {
     const known = read.get(endpointChain);
     if (known !== undefined) return known;
     let dnat: { address: string; port: number } | undefined;
     // The facts' own array when one rule updates sets (kube-proxy's affinity rule), a new one only to join several.
     let setUpdates = NO_SET_UPDATES;
-    for (const rule of endpointChain.chain.rules) {
+    for (const rule of endpointChain.rules) {
       const facts = ruleFacts(rule);
       dnat ??= facts.dnat;
       if (facts.setUpdates.length > 0) setUpdates = setUpdates.length === 0 ? facts.setUpdates : [...setUpdates, ...facts.setUpdates];

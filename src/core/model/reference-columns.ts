@@ -1,7 +1,7 @@
 // Symbol references kept as columns of numbers and shared strings, made into objects when asked (issue #8): the
 // nft text of 10,000 Services references some 235,000 chains and sets (a `jump mark-for-masquerade` in each
 // endpoint chain, a `goto` per endpoint in each Service's vmap), and one object each, with its array slot, was some
-// 17 MB of what an analysis kept. A reference here is five entries in chunked columns (about 25 bytes).
+// 17 MB of what an analysis kept. A reference here is four entries in chunked columns (17 bytes), its scope a run.
 import type { Range } from './range';
 import { columnsRange, copyRange, fitsColumns, packColumns } from './stored-ranges';
 import type { ReferenceRole, SymbolKind, SymbolReference } from './symbols';
@@ -29,7 +29,9 @@ const MASK = CHUNK - 1;
 export class ReferenceColumns {
   length = 0;
   readonly #names: string[][] = [];
-  readonly #scopes: string[][] = [];
+  /** Scopes as runs (references come table by table): from reference #runStarts[k] on, #runScopes[k]. */
+  readonly #runStarts: number[] = [];
+  readonly #runScopes: string[] = [];
   readonly #lines: Int32Array[] = [];
   /** The range's columns (packColumns) when it is on one line and they fit; else -1 - k, the range being #wide[k]. */
   readonly #columns: Int32Array[] = [];
@@ -43,7 +45,6 @@ export class ReferenceColumns {
     const slot = i & MASK;
     if (slot === 0) {
       this.#names.push(new Array<string>(CHUNK));
-      this.#scopes.push(new Array<string>(CHUNK));
       this.#lines.push(new Int32Array(CHUNK));
       this.#columns.push(new Int32Array(CHUNK));
       this.#kindRoles.push(new Uint8Array(CHUNK));
@@ -51,7 +52,11 @@ export class ReferenceColumns {
     const c = i >> CHUNK_BITS;
     const { start, end } = range;
     this.#names[c][slot] = name;
-    this.#scopes[c][slot] = scope;
+    const runs = this.#runScopes.length;
+    if (runs === 0 || this.#runScopes[runs - 1] !== scope) {
+      this.#runStarts.push(i);
+      this.#runScopes.push(scope);
+    }
     this.#lines[c][slot] = start.line;
     if (start.line === end.line && fitsColumns(start.character, end.character) && Number.isInteger(start.line) && start.line >= 0 && start.line <= 0x7fffffff) {
       this.#columns[c][slot] = packColumns(start.character, end.character);
@@ -68,7 +73,16 @@ export class ReferenceColumns {
   }
 
   scope(i: number): string {
-    return this.#scopes[i >> CHUNK_BITS][i & MASK];
+    // The last run starting at or before i.
+    const starts = this.#runStarts;
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >>> 1;
+      if (starts[mid] <= i) low = mid;
+      else high = mid - 1;
+    }
+    return this.#runScopes[low];
   }
 
   kind(i: number): SymbolKind {

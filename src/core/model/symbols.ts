@@ -190,7 +190,7 @@ export class Symbols {
     return id & 1 ? this.columns!.reference(id >>> 1) : this.references[id >>> 1];
   }
 
-  /** `slot`: a definition's number, or the bitwise complement of a reference's number. */
+  /** `slot`: a definition's number, or the bitwise complement of a reference's id (see referenceOfSlot). */
   private index(line: number, slot: number): void {
     if (!(line >= 0 && line <= 0x7fffffff)) return; // not a line (ranges are made by our parsers: never happens)
     const n = this.count++;
@@ -217,7 +217,7 @@ export class Symbols {
     this.derived = references;
   }
 
-  /** Every reference: the stored ones, then the derived ones. */
+  /** Every reference: the stored objects, those kept as columns, then the derived ones. */
   allReferences(): SymbolReference[] {
     if (this.derived === undefined && this.columns === undefined) return this.references;
     const out = [...this.references];
