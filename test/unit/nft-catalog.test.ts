@@ -357,3 +357,31 @@ describe('explanations of kube-proxy’s nftables objects', () => {
     }
   });
 });
+
+describe('endpoint chains declared on one line', () => {
+  // The catalog keeps its facts on endpoint chains by the line each is declared on; chains sharing a line (a
+  // ruleset on one line) must give what the same ruleset over many lines gives.
+  const lines = [
+    'table ip kube-proxy {',
+    'chain service-AAAAAAAA-ns/web/tcp/http { ip daddr 10.96.0.1 tcp dport 80 numgen random mod 2 vmap { 0 : goto endpoint-BBBBBBBB-ns/web/tcp/http__10.0.0.1/80, 1 : goto endpoint-CCCCCCCC-ns/web/tcp/http__10.0.0.2/80 } }',
+    'chain endpoint-BBBBBBBB-ns/web/tcp/http__10.0.0.1/80 { meta l4proto tcp dnat to 10.0.0.1:80 }',
+    'chain endpoint-CCCCCCCC-ns/web/tcp/http__10.0.0.2/80 { meta l4proto tcp dnat to 10.0.0.2:80 }',
+    'chain endpoint-DDDDDDDD-ns/old/tcp/http__10.0.0.9/80 { }',
+    'map service-ips { type ipv4_addr . inet_proto . inet_service : verdict ; elements = { 10.96.0.1 . tcp . 80 : goto service-AAAAAAAA-ns/web/tcp/http } }',
+    '}',
+  ];
+  const summary = (text: string) => {
+    const c = buildNftCatalog(parseNft(text));
+    return {
+      services: c.services.map((s) => ({ name: `${s.namespace}/${s.name}`, endpoints: s.endpoints.map((e) => `${e.address}:${e.port} ${round(e.probability)} ${e.chain}`), checks: s.hashChecks.map((h) => `${h.chain} ${h.ok}`) })),
+      diagnostics: c.diagnostics.map((d) => `${d.code} ${d.message}`).sort(),
+    };
+  };
+
+  it('gives the Services, hash checks and stale chains of the same ruleset over many lines', () => {
+    const many = summary(lines.join('\n'));
+    expect(many.services[0].endpoints).toHaveLength(2);
+    expect(many.diagnostics.filter((d) => d.startsWith('kube-stale-chain'))).toHaveLength(1);
+    expect(summary(lines.join(' '))).toEqual(many);
+  });
+});

@@ -297,66 +297,98 @@ function endpointKey(address: string, port: number): string {
 // The builder
 
 /** EndpointChains' flags. */
-const REFERENCED = 1;
-const HASH_OK = 2;
-const HASH_MISMATCH = 4;
+const ENDPOINT = 1;
+const REFERENCED = 2;
+const HASH_OK = 4;
+const HASH_MISMATCH = 8;
 
 /**
- * The endpoint chains of the table being read, by name, with what the builder learns about them on the way: a
- * number per chain in one table (the chain is the table's of that name), the few hash mismatches and affinity sets
- * apart. An object per chain was 5.6 MB more for 100,000 endpoints, alive until the whole table was read (issue #8).
+ * The endpoint chains of the table being read, with what the builder learns about them on the way: a few bits per
+ * chain in a byte array indexed by the line the chain is declared on (a table of 100,000 names was 7 MB of garbage
+ * from the table's reading, issue #8), the few hash mismatches and affinity sets apart. Chains are found by name
+ * through the table. When two endpoint chains are declared on one line (a one-line ruleset), by chain instead.
  */
 class EndpointChains {
-  readonly #flags = new Map<string, number>();
+  /** Flags by declaration line, or undefined when chains share lines. */
+  #byLine: Uint8Array | undefined;
+  readonly #byChain = new Map<NftChain, number>();
   /** The name kube-proxy would write, for chains whose hash does not match (see nameCheck). */
-  readonly #expected = new Map<string, string>();
+  readonly #expected = new Map<NftChain, string>();
   /** The affinity set kube-proxy names after a chain (affinity-<same hash and name>), when the table has one. */
-  readonly #affinity = new Map<string, string>();
+  readonly #affinity = new Map<NftChain, string>();
   /** Chains that are not the table's chain of their name (none in a dump kube-proxy wrote). */
   readonly #other = new Map<string, NftChain>();
+  /** The chains added, in the table's order. */
+  readonly #added: NftChain[] = [];
 
-  constructor(private readonly table: NftTable) {}
+  constructor(
+    private readonly table: NftTable,
+    lineCount: number,
+  ) {
+    this.#byLine = new Uint8Array(Math.max(0, lineCount));
+  }
 
   /** An endpoint chain and its hash check (nameCheck). */
   add(chain: NftChain, check: string | true | undefined): void {
-    const name = chain.name;
-    if (this.table.chainByName.get(name) !== chain) this.#other.set(name, chain);
-    if (typeof check === 'string') this.#expected.set(name, check);
-    this.#flags.set(name, check === true ? HASH_OK : check === undefined ? 0 : HASH_MISMATCH);
+    if (this.table.chainByName.get(chain.name) !== chain) this.#other.set(chain.name, chain);
+    if (typeof check === 'string') this.#expected.set(chain, check);
+    this.#added.push(chain);
+    this.#set(chain, ENDPOINT | (check === true ? HASH_OK : check === undefined ? 0 : HASH_MISMATCH), true);
   }
 
-  has(name: string): boolean {
-    return this.#flags.has(name);
+  #get(chain: NftChain): number {
+    const byLine = this.#byLine;
+    if (byLine === undefined) return this.#byChain.get(chain) ?? 0;
+    const line = chain.range.start.line;
+    return line >= 0 && line < byLine.length ? byLine[line] : 0;
   }
 
+  #set(chain: NftChain, flags: number, adding = false): void {
+    const byLine = this.#byLine;
+    if (byLine !== undefined) {
+      const line = chain.range.start.line;
+      if (Number.isInteger(line) && line >= 0 && line < byLine.length && !(adding && byLine[line] !== 0)) {
+        byLine[line] = flags;
+        return;
+      }
+      // A line shared with another endpoint chain (or none): keep every chain's flags by chain from now on.
+      this.#byLine = undefined;
+      for (const c of this.#added) if (c !== chain) this.#byChain.set(c, byLine[c.range.start.line] ?? 0);
+    }
+    this.#byChain.set(chain, flags);
+  }
+
+  /** The endpoint chain of that name, if the table has one. */
   chain(name: string): NftChain | undefined {
-    if (!this.#flags.has(name)) return undefined;
-    return this.#other.get(name) ?? this.table.chainByName.get(name);
+    // Only names spelled like an endpoint chain's are looked at (a shared line may hold another chain).
+    if (nftServiceObjectKind(name) !== 'endpoint') return undefined;
+    const chain = this.#other.get(name) ?? this.table.chainByName.get(name);
+    return chain !== undefined && this.#get(chain) & ENDPOINT ? chain : undefined;
   }
 
-  /** The hash check of chain `name` (see nameCheck). */
-  check(name: string): string | true | undefined {
-    const flags = this.#flags.get(name) ?? 0;
-    return flags & HASH_OK ? true : flags & HASH_MISMATCH ? this.#expected.get(name) : undefined;
+  /** The hash check of an endpoint chain (see nameCheck). */
+  check(chain: NftChain): string | true | undefined {
+    const flags = this.#get(chain);
+    return flags & HASH_OK ? true : flags & HASH_MISMATCH ? this.#expected.get(chain) : undefined;
   }
 
-  /** A Service chain's numgen vmap sends traffic to chain `name`. */
-  markReferenced(name: string): void {
-    const flags = this.#flags.get(name);
-    if (flags !== undefined) this.#flags.set(name, flags | REFERENCED);
+  /** A Service chain's numgen vmap sends traffic to an endpoint chain. */
+  markReferenced(chain: NftChain): void {
+    this.#set(chain, this.#get(chain) | REFERENCED);
   }
 
   setAffinity(name: string, set: string): void {
-    if (this.#flags.has(name)) this.#affinity.set(name, set);
+    const chain = this.chain(name);
+    if (chain !== undefined) this.#affinity.set(chain, set);
   }
 
-  affinity(name: string): string | undefined {
-    return this.#affinity.get(name);
+  affinity(chain: NftChain): string | undefined {
+    return this.#affinity.get(chain);
   }
 
   /** The chains no Service chain sends traffic to, in the table's order. */
   *unreferenced(): Generator<NftChain> {
-    for (const [name, flags] of this.#flags) if (!(flags & REFERENCED)) yield this.chain(name)!;
+    for (const chain of this.#added) if (!(this.#get(chain) & REFERENCED)) yield chain;
   }
 }
 
@@ -466,7 +498,7 @@ class NftCatalogBuilder {
   private table(table: NftTable): void {
     // 1. Per-service chains give identities; endpoint chains and affinity sets are attached later.
     this.chainWorks.clear();
-    const endpointChains = new EndpointChains(table);
+    const endpointChains = new EndpointChains(table, this.ruleset.lineCount);
     for (const chain of table.chains) {
       const kind = nftServiceObjectKind(chain.name);
       if (kind === undefined) continue;
@@ -726,7 +758,7 @@ class NftCatalogBuilder {
             // numgenShares keeps the elements that go to a chain.
             const targetChain = target.chain!;
             const endpointChain = endpointChains.chain(targetChain);
-            if (endpointChain) endpointChains.markReferenced(targetChain);
+            if (endpointChain) endpointChains.markReferenced(endpointChain);
             const ep = this.endpoint(table, targetChain, endpointChain, endpointRules);
             if (!ep) continue;
             const key = endpointKey(ep.address, ep.port);
@@ -750,7 +782,7 @@ class NftCatalogBuilder {
       // Endpoint chains are in the map because their names parse; an endpoint's chain is the map's string then.
       const chain = endpointChains.chain(e.chain!);
       if (!chain) continue;
-      const check = endpointChains.check(chain.name);
+      const check = endpointChains.check(chain);
       const ref = new EndpointChainRef(chain.name, table.id, chain, check === true ? undefined : check);
       s.objects.push(ref);
       // No check for a truncated name (see nameCheck).
@@ -765,7 +797,7 @@ class NftCatalogBuilder {
         });
       }
       for (const set of this.endpointChainRules(chain, endpointRules).setUpdates) affinitySets.add(set);
-      const affinitySet = endpointChains.affinity(chain.name);
+      const affinitySet = endpointChains.affinity(chain);
       if (affinitySet !== undefined) affinitySets.add(affinitySet);
     }
     let timeout: number | undefined;
