@@ -153,6 +153,15 @@ export function nftServiceObjectKind(objectName: string): NftServiceObjectKind |
   return kind;
 }
 
+/**
+ * The Service port part of a kube-proxy endpoint chain's name (`endpoint-HASH-ns/svc/tcp/p80__10.0.0.1/80` →
+ * `ns/svc/tcp/p80`), or undefined for other names.
+ */
+export function nftEndpointServicePart(objectName: string): string | undefined {
+  if (nftServiceObjectKind(objectName) !== 'endpoint') return undefined;
+  return objectName.slice(scanned.prefixLength + 9, scanned.serviceEnd);
+}
+
 /** "tcp", "udp" or "sctp" from `from` to `to`. */
 function isProtocolAt(text: string, from: number, to: number): boolean {
   const length = to - from;

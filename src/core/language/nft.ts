@@ -8,6 +8,7 @@ import { parseNft } from '../parse/nft/parser';
 import { parseNftJson } from '../parse/nft/json';
 import { buildNftCatalog, classifyNftKubeObject, isKubeProxyNftTable, type NftCatalog } from '../kube/nft-catalog';
 import type { Service } from '../kube/catalog';
+import { nftEndpointServicePart } from '../kube/nft-hash';
 import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode, nftKubeObjectTitle } from '../explain/kube-nft';
 import { describeService, hoverCommands } from '../explain/service';
 import { code, mdEscape } from '../explain/iptables';
@@ -37,18 +38,10 @@ interface ServiceByObject {
   byEndpointPart: Map<string, Map<string, Service>>;
 }
 
-/** `ns/svc/tcp/p80` of a kube-proxy endpoint chain name, or undefined when the name is not spelled so. */
-function endpointServicePart(name: string): string | undefined {
-  // `endpoint-` (9 characters), an 8-character hash, `-`.
-  if (!name.startsWith('endpoint-') || name.charCodeAt(17) !== 45) return undefined;
-  const end = name.indexOf('__', 18);
-  return end > 18 ? name.slice(18, end) : undefined;
-}
-
 function serviceOf(a: NftAnalysis, tableId: string, name: string): Service | undefined {
   const named = a.serviceByObject.byName.get(tableId)?.get(name);
   if (named !== undefined) return named;
-  const part = endpointServicePart(name);
+  const part = nftEndpointServicePart(name);
   const s = part === undefined ? undefined : a.serviceByObject.byEndpointPart.get(tableId)?.get(part);
   return s !== undefined && s.endpoints.some((e) => e.chain === name) ? s : undefined;
 }
@@ -82,12 +75,10 @@ function servicesByObject(catalog: NftCatalog): ServiceByObject {
     if (tableId === undefined) continue;
     for (const e of s.endpoints) {
       if (!e.chain) continue;
-      const part = endpointServicePart(e.chain);
-      let parts = byEndpointPart.get(tableId);
-      if (part !== undefined && parts === undefined) byEndpointPart.set(tableId, (parts = new Map()));
-      const known = part === undefined ? undefined : parts!.get(part);
-      if (part !== undefined && known === undefined) parts!.set(part, s);
-      // Another Service spells its endpoints the same (hand-made names): this one by name.
+      const part = nftEndpointServicePart(e.chain);
+      const known = part === undefined ? undefined : byEndpointPart.get(tableId)?.get(part);
+      if (part !== undefined && known === undefined) addService(byEndpointPart, tableId, part, s);
+      // A name not spelled like kube-proxy's, or another Service spells its endpoints the same: by name.
       else if (known !== s) addService(byName, tableId, e.chain, s);
     }
   }

@@ -1,6 +1,7 @@
 // Ranges kept as numbers and made into `{ start, end }` objects when read (issue #8): a kube-proxy dump of
 // 10,000 Services declares some 100,000 chains, and three Range objects (nine small objects) for each were a
-// good part of what a parser kept. The base class of the iptables and nft chain nodes, and their definitions.
+// good part of what a parser kept. The base class of the iptables and nft chain nodes, their definitions, and the
+// packing of one-line ranges into a number that the nft nodes and catalog share.
 import { lineRange, type Range } from './range';
 import type { SymbolDefinition, SymbolKind } from './symbols';
 

@@ -94,6 +94,13 @@ export class Symbols {
   private tails: Int32Array<ArrayBuffer>;
   private next = new Int32Array(0);
   private slots = new Int32Array(0);
+  // The name map of the last kind and scope used: consecutive entries are mostly in the same table.
+  private lastDefKind: SymbolKind | undefined;
+  private lastDefScope: string | undefined;
+  private lastDefNames: NameMap<SymbolDefinition> | undefined;
+  private lastRefKind: SymbolKind | undefined;
+  private lastRefScope: string | undefined;
+  private lastRefNames: NameMap<StoredReference | StoredReference[]> | undefined;
 
   /**
    * `lineCount`: the document's lines, when the parser knows them: the per-line index is made that size at once
@@ -105,13 +112,6 @@ export class Symbols {
     this.heads = new Int32Array(size);
     this.tails = new Int32Array(size);
   }
-  // The name map of the last kind and scope used: consecutive entries are mostly in the same table.
-  private lastDefKind: SymbolKind | undefined;
-  private lastDefScope: string | undefined;
-  private lastDefNames: NameMap<SymbolDefinition> | undefined;
-  private lastRefKind: SymbolKind | undefined;
-  private lastRefScope: string | undefined;
-  private lastRefNames: NameMap<StoredReference | StoredReference[]> | undefined;
 
   private static names<T>(index: Map<SymbolKind, Map<string, NameMap<T>>>, kind: SymbolKind, scope: string, create: true): NameMap<T>;
   private static names<T>(index: Map<SymbolKind, Map<string, NameMap<T>>>, kind: SymbolKind, scope: string, create: false): NameMap<T> | undefined;
