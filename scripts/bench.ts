@@ -25,7 +25,7 @@ import { parseIptables } from '../src/core/parse/iptables/parser';
 import { releaseLastMatch } from '../src/core/parse/detach';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../src/core/snapshot';
 import { featuresFor } from '../src/core/language';
-import { traceSnapshot } from '../src/core/trace';
+import { prepareTrace, traceSnapshot } from '../src/core/trace';
 import type { Position } from '../src/core/model/range';
 
 // The analysis worker's young generation bound (see WORKER_YOUNG_GENERATION_MB): times and peaks are measured as
@@ -56,6 +56,32 @@ if (process.argv[2] === '--peak') {
   process.exit(0);
 }
 
+// `--trace-path DIALECT FILE…` (used by the bench itself): in this fresh process, what a user of the extension
+// waits for: the analysis, the idle preparation the analysis worker runs next (prepareTrace, timed apart), then
+// the first trace asked for, of another Service than the one the preparation traced, and the later ones.
+if (process.argv[2] === '--trace-path') {
+  const dialect = process.argv[3];
+  const files = process.argv.slice(4);
+  const read = files.map((f) => readFileSync(f, 'utf8'));
+  const analysed: SnapshotFile[] =
+    dialect === 'iptables'
+      ? [{ name: files[0], languageId: 'iptables', features: featuresFor('iptables')!, analysis: analyzeIptablesRuleset(parseIptables(read[0])) }]
+      : read.map((text, k) => analyzeFile(files[k], text, dialect === 'nftables' ? 'nftables' : ['ipvsadm', 'ipset', 'iptables'][k])!);
+  const snapshot = withEveryEndpoint(buildSnapshot(analysed));
+  const traceFiles = analysed as unknown as Parameters<typeof traceSnapshot>[0];
+  const prepareMs = time(() => prepareTrace(traceFiles)).ms;
+  // prepareTrace traces the first Service with a ClusterIP and endpoints: the user asks about one further on.
+  const traced = snapshot.services.filter((x) => x.endpoints.length > 0 && x.frontends.some((f) => f.kind === 'clusterIP' && f.address));
+  const other = traced[traced.length >> 1];
+  const frontend = other.frontends.find((f) => f.kind === 'clusterIP' && f.address)!;
+  const protocol: 'tcp' | 'udp' | 'sctp' = other.protocol === 'udp' || other.protocol === 'sctp' ? other.protocol : 'tcp';
+  const request = { to: frontend.address!, dport: frontend.port, protocol, entry: 'pod' as const };
+  const firstMs = time(() => traceSnapshot(traceFiles, request)).ms;
+  const laterMs = median(() => traceSnapshot(traceFiles, request), 5);
+  process.stdout.write(JSON.stringify({ prepareMs, firstMs, laterMs, outcomes: traceSnapshot(traceFiles, request).outcomes.length }));
+  process.exit(0);
+}
+
 /**
  * The snapshot, with the endpoints of every Service read: the IPVS catalog makes a Service's endpoints when they are
  * first asked for, and the Services tree and the graph ask for all of them. Timed and measured with the catalog.
@@ -82,6 +108,27 @@ function peakMb(dialect: string, files: string[]): number {
   }
   peaks.sort((x, y) => x - y);
   return peaks[Math.floor(peaks.length / 2)];
+}
+
+/** Fresh processes whose medians tracePath takes. */
+const TRACE_PATH_RUNS = 3;
+
+/** The extension's trace path (see `--trace-path`) in fresh processes: each time the median of TRACE_PATH_RUNS. */
+function tracePath(dialect: string, files: string[]): { prepareMs: number; firstMs: number; laterMs: number } {
+  const runs: { prepareMs: number; firstMs: number; laterMs: number; outcomes: number }[] = [];
+  for (let run = 0; run < TRACE_PATH_RUNS; run++) {
+    try {
+      const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1], '--trace-path', dialect, ...files], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      runs.push(JSON.parse(out) as (typeof runs)[number]);
+    } catch (e) {
+      process.stderr.write(`trace path of ${dialect}: ${(e as Error).message.split('\n')[0]}\n`);
+      return { prepareMs: NaN, firstMs: NaN, laterMs: NaN };
+    }
+  }
+  // A trace that reached no backend would be fast for the wrong reason.
+  if (runs.some((r) => r.outcomes === 0)) throw new Error(`trace path of ${dialect}: the traced Service reached nothing`);
+  const mid = (key: 'prepareMs' | 'firstMs' | 'laterMs') => runs.map((r) => r[key]).sort((x, y) => x - y)[runs.length >> 1];
+  return { prepareMs: mid('prepareMs'), firstMs: mid('firstMs'), laterMs: mid('laterMs') };
 }
 
 const quick = process.argv.includes('--quick');
@@ -120,6 +167,11 @@ interface Row {
   legacySaveMs: number;
   heapMb: number;
   peakMb: number;
+  /** The first trace right after parsing, in the same process (the CLI's case). */
+  coldTraceMs: number;
+  /** The extension's idle preparation after the analysis (prepareTrace). */
+  prepareMs: number;
+  /** The first trace a user of the extension asks for, after that preparation (another Service). */
   firstTraceMs: number;
   traceMs: number;
   hoverMs: number;
@@ -312,9 +364,8 @@ function runCase(s: number, services: ReturnType<typeof randomServices>, target:
       const { parseMs, catalogMs, totalMs } = [...samples].sort((a, b) => a.totalMs - b.totalMs)[samples.length >> 1];
       const traceFiles = snapshotFiles as unknown as Parameters<typeof traceSnapshot>[0];
       const traceRequest = { to: target.clusterIP, dport: target.port, protocol: target.protocol, entry: 'pod' as const };
-      // The first trace also builds the indexes later traces reuse (and reads the rules it visits).
-      const firstTraceMs = time(() => traceSnapshot(traceFiles, traceRequest)).ms;
-      const traceMs = median(() => traceSnapshot(traceFiles, traceRequest), 5);
+      // Right after parsing, the first trace also builds the indexes later traces reuse (the CLI's case).
+      const coldTraceMs = time(() => traceSnapshot(traceFiles, traceRequest)).ms;
       let hoverMs = NaN;
       let defMs = NaN;
       if (dialect === 'iptables') {
@@ -343,9 +394,11 @@ function runCase(s: number, services: ReturnType<typeof randomServices>, target:
       }
       const { restoreMs: legacyMs, saveMs: legacySaveMs } = dialect === 'iptables' && !quick ? legacyRestore(files[0]) : { restoreMs: NaN, saveMs: NaN };
       const lines = floor.value;
-      const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs, legacyMs, legacySaveMs, heapMb, peakMb: peakMb(dialect, files), firstTraceMs, traceMs, hoverMs, defMs };
+      const path = tracePath(dialect, files);
+      const tracing = { prepareMs: path.prepareMs, firstTraceMs: path.firstMs, traceMs: path.laterMs };
+      const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs, legacyMs, legacySaveMs, heapMb, peakMb: peakMb(dialect, files), coldTraceMs, ...tracing, hoverMs, defMs };
       for (const f of files) rmSync(f);
-      process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, trace ${traceMs.toFixed(1)} ms\n`);
+      process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, first trace ${row.firstTraceMs.toFixed(1)} ms\n`);
       return row;
     }
   }
@@ -356,11 +409,11 @@ const vsix = existsSync('dist') ? readdirSync('dist').find((f) => f.endsWith('.v
 const vsixKiB = vsix ? statSync(join('dist', vsix)).size / 1024 : NaN;
 const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 const table = [
-  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols ms | catalog ms | total ms | total / floor | iptables-legacy-restore ms | ours / legacy | iptables-legacy-save ms | ours / save | heap MB | heap / file | peak MB | peak / file | first trace ms | trace ms | hover ms | F12 ms |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols ms | catalog ms | total ms | total / floor | iptables-legacy-restore ms | ours / legacy | iptables-legacy-save ms | ours / save | heap MB | heap / file | peak MB | peak / file | cold trace ms | idle prepare ms | first trace ms | trace ms | hover ms | F12 ms |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.catalogMs)} | ${fmt(r.totalMs)} | ${fmt(r.totalMs / r.floorMs, 1)}× | ${fmt(r.legacyMs)} | ${Number.isFinite(r.legacyMs) ? `${fmt(r.totalMs / r.legacyMs, 2)}×` : '—'} | ${fmt(r.legacySaveMs)} | ${Number.isFinite(r.legacySaveMs) ? `${fmt(r.totalMs / r.legacySaveMs, 2)}×` : '—'} | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.peakMb)} | ${fmt(r.peakMb / r.mb, 1)}× | ${fmt(r.firstTraceMs, 1)} | ${fmt(r.traceMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`,
+      `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.catalogMs)} | ${fmt(r.totalMs)} | ${fmt(r.totalMs / r.floorMs, 1)}× | ${fmt(r.legacyMs)} | ${Number.isFinite(r.legacyMs) ? `${fmt(r.totalMs / r.legacyMs, 2)}×` : '—'} | ${fmt(r.legacySaveMs)} | ${Number.isFinite(r.legacySaveMs) ? `${fmt(r.totalMs / r.legacySaveMs, 2)}×` : '—'} | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.peakMb)} | ${fmt(r.peakMb / r.mb, 1)}× | ${fmt(r.coldTraceMs, 1)} | ${fmt(r.prepareMs, 1)} | ${fmt(r.firstTraceMs, 1)} | ${fmt(r.traceMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`,
   ),
 ];
 const extras = [
@@ -391,8 +444,8 @@ function targetLines(): string[] {
     `| faster than iptables-legacy-restore | ${iptables && Number.isFinite(iptables.legacyMs) ? `iptables ${fmt(iptables.totalMs / iptables.legacyMs, 2)}×: ${verdict(iptables.totalMs < iptables.legacyMs)}` : 'not measured (needs root and iptables-legacy-restore)'} |`,
     each('cost linear in size (time per line at the largest size ≤ 1.5× that at the smallest)', (r) => `${fmt(growth(r), 2)}×`, (r) => (rows.length > largest.size ? growth(r) <= 1.5 : undefined)),
     each('peak memory ≤ 8× the file', (r) => `${fmt(r.peakMb / r.mb, 1)}×`, (r) => (Number.isFinite(r.peakMb) ? r.peakMb <= 8 * r.mb : undefined)),
-    each('trace ≤ 20 ms (after the first, which builds the indexes)', (r) => `${fmt(r.traceMs, 1)} ms`, (r) => r.traceMs <= 20),
-    each('first trace ≤ 20 ms, cold (the extension builds its indexes in idle time after the analysis)', (r) => `${fmt(r.firstTraceMs, 1)} ms`, (r) => r.firstTraceMs <= 20),
+    each('trace ≤ 20 ms: the first one a user of the extension asks for (after the idle preparation)', (r) => `${fmt(r.firstTraceMs, 1)} ms`, (r) => r.firstTraceMs <= 20),
+    each('trace ≤ 20 ms: later ones', (r) => `${fmt(r.traceMs, 1)} ms`, (r) => r.traceMs <= 20),
     each('hover and F12 ≤ 10 ms', (r) => `${fmt(Math.max(r.hoverMs, r.defMs), 2)} ms`, (r) => Math.max(r.hoverMs, r.defMs) <= 10),
     `| activation ≤ 50 ms | ${fmt(activation.total, 0)} ms: ${verdict(activation.total <= 50)} |`,
   ];
@@ -416,7 +469,9 @@ const report = [
   `peak: the most resident memory (RSS) the same analysis added in a fresh process (text, garbage not yet collected and all; median of ${PEAK_RUNS} processes).`,
   `Every run bounds V8's young generation as the extension's analysis worker does (${WORKER_YOUNG_GENERATION_MB} MB, \`${SEMI_SPACE_FLAG}\`).`,
   'iptables-legacy-restore: the same file loaded in a throw-away network namespace (median of 3; root only); iptables-legacy-save: printing it from there (median of 3), the time issue #8 likens to 4× the floor.',
-  'trace: one new connection to a ClusterIP from a pod, after parsing: the first one, then the median of the next 5. hover / F12: iptables — a KUBE-SVC jump target in',
+  'trace: one new connection to a ClusterIP from a pod. cold trace: the first one right after parsing, in the same process, indexes and code cold (what `dataplane trace` adds to its parse; no target). In fresh processes',
+  `(median of ${TRACE_PATH_RUNS}), as the extension's analysis worker does it: idle prepare is prepareTrace, which the worker runs once nothing is queued after an analysis (it traces the first Service with a ClusterIP);`,
+  'first trace: then a trace of another Service (halfway down the catalog), what a user waits for; trace: the median of the next 5 of it. hover / F12: iptables — a KUBE-SVC jump target in',
   'KUBE-SERVICES; nftables — a `goto service-…` verdict in the service-ips map; ipvs — hover on a virtual service, F12 on an ipset name (median of 9).',
   '',
 ].join('\n');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { expectedCatalog, generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
 import { parseDestination, traceSnapshot, traceToJson, type Entry } from '../../src/core/trace';
 import { canonicalAddress, formatAddress, isIpv4 as isCanonicalIPv4, parseAddress, parsePrefix, prefixContains } from '../../src/core/trace/addr';
 
@@ -75,6 +75,23 @@ describe('iptables trace against generated kube-proxy dumps', () => {
     }
     // An address no rule names still walks the rules without a -d (the NodePort rule at the end).
     expect(traceSnapshot([f], { to: '10.96.255.254', dport: 9, protocol: 'tcp', entry: 'pod' }).outcomes.map((o) => o.verdict)).toEqual(['accept']);
+  });
+
+  it("a pod source (none given) is never one of the traced Service's endpoints; an endpoint of another Service is a pod like any other", () => {
+    // The first candidate pod address is near the end of the cluster CIDR (10.0.0.0/8 here): 10.255.255.6.
+    const endpoint = (address: string) => ({ address, port: 8080 });
+    const services: GenServicePort[] = [
+      { namespace: 'ns', name: 'hairpin', portName: 'http', protocol: 'tcp', clusterIP: '10.96.0.10', port: 80, endpoints: [endpoint('10.255.255.6'), endpoint('10.255.255.5'), endpoint('10.1.0.2')] },
+      { namespace: 'ns', name: 'other', portName: 'http', protocol: 'tcp', clusterIP: '10.96.0.11', port: 80, endpoints: [endpoint('10.1.0.3')] },
+    ];
+    const f = file(generateIptablesDump({ services, style: 'iptables-nft-save', nodeRules: true }));
+    const to = (clusterIP: string, from?: string) => traceSnapshot([f], { to: clusterIP, dport: 80, protocol: 'tcp', entry: 'pod', from });
+    const own = to('10.96.0.10');
+    expect(own.packet.src).toBe('10.255.255.4');
+    expect(summary(own).sort()).toEqual(['0.3333 dnat 10.1.0.2:8080', '0.3333 dnat 10.255.255.5:8080', '0.3333 dnat 10.255.255.6:8080']);
+    expect(to('10.96.0.11').packet.src).toBe('10.255.255.6');
+    // From that endpoint itself, when asked: the connection that comes back to it is masqueraded (hairpin).
+    expect(summary(to('10.96.0.10', '10.255.255.6')).sort()).toEqual(['0.3333 dnat 10.1.0.2:8080', '0.3333 dnat 10.255.255.5:8080', '0.3333 dnat 10.255.255.6:8080 masq']);
   });
 
   it('from the node itself: DNAT and masquerade (KUBE-MARK-MASQ for sources outside the cluster CIDR)', () => {

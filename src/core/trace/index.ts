@@ -68,8 +68,6 @@ interface ServiceFacts {
   nodePorts: Set<number>;
   nodePortAddresses: string[];
   clusterCIDRs: string[];
-  /** defaultSource's answer for a pod, by family (it scans every endpoint). */
-  podSource: { 4?: string; 6?: string };
 }
 
 const factsCache = new WeakMap<Service[], ServiceFacts>();
@@ -88,18 +86,12 @@ function serviceFacts(services: Service[]): ServiceFacts {
     }
     if (s.policies.clusterCIDR) cidrs.add(s.policies.clusterCIDR);
   }
-  facts = { nodePorts, nodePortAddresses: [...nodeAddrs], clusterCIDRs: [...cidrs], podSource: {} };
+  facts = { nodePorts, nodePortAddresses: [...nodeAddrs], clusterCIDRs: [...cidrs] };
   factsCache.set(services, facts);
   return facts;
 }
 
-// One address against all endpoints or frontends: a scan, not a set of 100,000 addresses built for the first
-// trace of a large dump (which asks about one or two addresses).
-function isEndpointAddress(services: Service[], address: string): boolean {
-  for (const s of services) for (const e of s.endpoints) if (e.address === address) return true;
-  return false;
-}
-
+// One address against all frontends: a scan, not a set of addresses built for the first trace of a large dump.
 function isFrontendAddress(services: Service[], canonical: string): boolean {
   for (const s of services) for (const f of s.frontends) if (f.address !== undefined && (f.address === canonical || canonicalAddress(f.address) === canonical)) return true;
   return false;
@@ -139,27 +131,39 @@ function computeIpvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
   return { services, sets };
 }
 
-/** A source for the packet when none is given: inside the cluster CIDR the rules reveal, never an endpoint. */
-export function defaultSource(files: SnapshotFile[], entry: Entry, family: 4 | 6, nodeIPs: string[], known?: Service[]): string {
+/** The source of a packet from the node or from outside when none is given (a pod's: podSources). */
+function defaultSource(entry: 'node' | 'external', family: 4 | 6, nodeIPs: string[]): string {
   if (entry === 'node') return nodeIPs.find((ip) => parseAddress(ip)?.family === family) ?? (family === 4 ? '127.0.0.1' : '::1');
-  if (entry === 'external') return family === 4 ? '203.0.113.99' : '2001:db8:ffff::99';
-  const services = known ?? allServices(files);
-  const facts = serviceFacts(services);
-  return (facts.podSource[family] ??= podSource(services, facts, family));
+  return family === 4 ? '203.0.113.99' : '2001:db8:ffff::99';
 }
 
-function podSource(services: Service[], facts: ServiceFacts, family: 4 | 6): string {
+/**
+ * Addresses a pod of this node could have, in the order a trace tries them: near the end of the cluster CIDR
+ * the rules reveal (pods are given addresses from its start), else a fixed one.
+ */
+function* podSources(facts: ServiceFacts, family: 4 | 6): Generator<string> {
   const cidr = facts.clusterCIDRs.find((c) => parsePrefix(c)?.family === family);
   const prefix = cidr ? parsePrefix(cidr) : undefined;
   if (prefix) {
     const width = family === 4 ? 32 : 128;
     const size = 1n << BigInt(width - prefix.bits);
-    for (let k = 250n; k < 250n + 64n && k < size; k++) {
-      const candidate = formatAddress({ family, value: prefix.network + (size > 512n ? size - k : k) });
-      if (!isEndpointAddress(services, candidate)) return candidate;
-    }
+    for (let k = 250n; k < 250n + 64n && k < size; k++) yield formatAddress({ family, value: prefix.network + (size > 512n ? size - k : k) });
   }
-  return family === 4 ? '10.0.0.250' : 'fd00::250';
+  yield family === 4 ? '10.0.0.250' : 'fd00::250';
+}
+
+/** True when one of the trace's outcomes sends the packet back to where it came from (a hairpin). */
+function reachesSource(result: TraceResult, src: string): boolean {
+  const source = canonicalAddress(src);
+  return result.outcomes.some((o) => o.destination !== undefined && canonicalAddress(destinationHost(o.destination)) === source);
+}
+
+/** The address of an `ip:port` / `[ip6]:port` destination. */
+function destinationHost(destination: string): string {
+  const bracket = /^\[([^\]]+)\]/.exec(destination);
+  if (bracket) return bracket[1];
+  const colons = destination.split(':').length - 1;
+  return colons === 1 ? destination.slice(0, destination.indexOf(':')) : destination;
 }
 
 /**
@@ -212,8 +216,21 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
     }
   }
   const context: TraceContext = { nodeIPs, nodeIPsInferred: inferred };
-  const src = request.from ?? defaultSource(files, request.entry, family, nodeIPs, request.entry === 'pod' ? services() : undefined);
-  const packet: Packet = { src, dst: request.to, protocol: request.protocol, dport: request.dport, entry: request.entry };
+  const traceFrom = (src: string): TraceResult => tracePacket(files, { src, dst: request.to, protocol: request.protocol, dport: request.dport, entry: request.entry }, context, family, warnings);
+  if (request.from !== undefined || request.entry !== 'pod') return traceFrom(request.from ?? defaultSource(request.entry as 'node' | 'external', family, nodeIPs));
+  // A pod that is not one of the Service's endpoints: the first candidate address that no outcome sends the packet
+  // back to. Checking the outcomes instead of every endpoint of the dump keeps the first trace of a large dump
+  // from reading 100,000 endpoints (issue #8); an endpoint of another Service is a pod like any other here.
+  let result: TraceResult | undefined;
+  for (const src of podSources(serviceFacts(services()), family)) {
+    result = traceFrom(src);
+    if (!reachesSource(result, src)) break;
+  }
+  return result!;
+}
+
+/** The packet through the dump that decides its fate: nftables mode's table, else iptables (with IPVS when present). */
+function tracePacket(files: SnapshotFile[], packet: Packet, context: TraceContext, family: 4 | 6, warnings: string[]): TraceResult {
   // nftables mode (kube-proxy's nft table) is traced through nft; otherwise iptables (plus IPVS when present).
   const nftCandidates = files
     .map((f, index) => ({ f, index }))
@@ -225,9 +242,9 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
   const iptKube = iptCandidates.find(({ f }) => f.analysis.dialect === 'iptables' && f.analysis.catalog.services.length > 0);
   const nft = nftKube ?? (iptCandidates.length === 0 ? nftCandidates[0] : undefined);
   if (nft && !iptKube && nft.f.analysis.dialect === 'nftables') {
-    if (iptCandidates.length > 0) warnings.push(t('The iptables rules of this node ({0}) also see the packet; only the nftables rules were traced.', iptCandidates[0].f.name));
+    const notes = iptCandidates.length > 0 ? [t('The iptables rules of this node ({0}) also see the packet; only the nftables rules were traced.', iptCandidates[0].f.name)] : [];
     const result = traceNft(nft.f.analysis.ruleset, packet, context, nft.index);
-    return { ...result, warnings: [...warnings, ...result.warnings] };
+    return { ...result, warnings: [...warnings, ...notes, ...result.warnings] };
   }
   const ipvs = ipvsInput(files);
   const chosen = iptKube ?? iptCandidates[0];
@@ -235,9 +252,9 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
     const result = traceIptables(emptyRuleset(), packet, context, 0, ipvs);
     return { ...result, warnings: [...warnings, ...result.warnings] };
   }
-  if (iptCandidates.length > 1) warnings.push(t('Several iptables dumps hold {0} tables; traced {1} only.', family === 4 ? 'IPv4' : 'IPv6', chosen.f.name));
+  const notes = iptCandidates.length > 1 ? [t('Several iptables dumps hold {0} tables; traced {1} only.', family === 4 ? 'IPv4' : 'IPv6', chosen.f.name)] : [];
   const result = traceIptables(chosen.f.analysis.ruleset, packet, context, chosen.index, ipvs);
-  return { ...result, warnings: [...warnings, ...result.warnings] };
+  return { ...result, warnings: [...warnings, ...notes, ...result.warnings] };
 }
 
 function emptyRuleset() {
