@@ -729,6 +729,8 @@ class NftCatalogBuilder {
     // Endpoints of each policy chain (service-…: Cluster, local-…: Local). New maps per Service: maps of the
     // builder emptied per Service (clear()) raised the peak RSS of a large dump by 25 MB.
     const byEndpoint = new Map<string, Endpoint>();
+    // The endpoint chain each endpoint was made with (its name is the endpoint's chain), found once.
+    const chainOf = new Map<Endpoint, NftChain>();
     const endpointRules = new Map<NftChain, EndpointRules>();
     const affinitySets = new Set<string>();
     for (const kind of POLICY_CHAIN_KINDS) {
@@ -767,6 +769,7 @@ class NftCatalogBuilder {
               // The chain's own name string (the vmap element's copy belongs to a rule read again on demand).
               out = new NftEndpoint(ep.address, ep.port, endpointChain?.name ?? targetChain, target.range);
               byEndpoint.set(key, out);
+              if (endpointChain) chainOf.set(out, endpointChain);
             }
             if (primary) out.probability += share;
             if (kind === 'local') out.local = true;
@@ -779,8 +782,7 @@ class NftCatalogBuilder {
     if (keys.length > 1) keys.sort();
     s.endpoints = keys.map((k) => byEndpoint.get(k)!);
     for (const e of s.endpoints) {
-      // Endpoint chains are in the map because their names parse; an endpoint's chain is the map's string then.
-      const chain = endpointChains.chain(e.chain!);
+      const chain = chainOf.get(e);
       if (!chain) continue;
       const check = endpointChains.check(chain);
       const ref = new EndpointChainRef(chain.name, table.id, chain, check === true ? undefined : check);
