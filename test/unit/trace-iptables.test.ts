@@ -94,6 +94,22 @@ describe('iptables trace against generated kube-proxy dumps', () => {
     expect(summary(to('10.96.0.10', '10.255.255.6')).sort()).toEqual(['0.3333 dnat 10.1.0.2:8080', '0.3333 dnat 10.255.255.5:8080', '0.3333 dnat 10.255.255.6:8080 masq']);
   });
 
+  it('a big KUBE-NODEPORTS chain (indexed by protocol and port) gives the answers of the rule-by-rule walk', () => {
+    const services = randomServices(900, 3, 12);
+    const big = file(generateIptablesDump({ services, style: 'iptables-nft-save', nodeRules: true }));
+    expect(big.analysis.ruleset.tables.find((tb) => tb.name === 'nat')!.chainByName.get('KUBE-NODEPORTS')!.rules.length).toBeGreaterThan(256);
+    const withNodePort = services.filter((x) => x.nodePort !== undefined);
+    expect(withNodePort.length).toBeGreaterThan(100);
+    const node = '192.168.0.10';
+    const outcomes = (f: ReturnType<typeof file>, x: GenServicePort, entry: Entry) =>
+      summary(traceSnapshot([f], { to: node, dport: x.nodePort!, protocol: x.protocol, entry, nodeIPs: [node], from: entry === 'external' ? '203.0.113.7' : '10.0.0.9' })).sort();
+    for (const x of withNodePort.filter((_, i) => i % 9 === 0)) {
+      // The same Service alone in a dump: chains of a few rules, walked rule by rule.
+      const alone = file(generateIptablesDump({ services: [x], style: 'iptables-nft-save', nodeRules: true }));
+      for (const entry of ['external', 'pod'] as const) expect([x.name, entry, outcomes(big, x, entry)]).toEqual([x.name, entry, outcomes(alone, x, entry)]);
+    }
+  });
+
   it('from the node itself: DNAT and masquerade (KUBE-MARK-MASQ for sources outside the cluster CIDR)', () => {
     const services = randomServices(10, 2, 4).filter((s) => s.endpoints.length > 0 && s.internalTrafficPolicy !== 'Local');
     const text = generateIptablesDump({ services, style: 'iptables-legacy-save', nodeRules: true });
@@ -142,6 +158,13 @@ describe('general netfilter semantics (not kube-proxy shaped)', () => {
     expect(verdict(['-A CHECK -p tcp -m tcp --dport 400:500 -j DROP'], '10.9.9.9:443')).toEqual(['drop']);
     expect(verdict(['-A CHECK -p udp -m udp --dport 443 -j DROP'], '10.9.9.9:443')).toEqual(['accept']);
     expect(verdict(['-A CHECK -p tcp -m tcp --dport 80 -m tcp --dport 443 -j DROP'], '10.9.9.9:443')).toEqual(['accept']);
+    // A plain source host is a quick condition too (IPVS mode's KUBE-IPVS-OUT-FILTER); a network or a negated one is not.
+    expect(verdict(['-A CHECK -s 192.168.0.1/32 -j DROP'], '10.9.9.9:443')).toEqual(['drop']);
+    expect(verdict(['-A CHECK -s 192.168.0.2/32 -j DROP'], '10.9.9.9:443')).toEqual(['accept']);
+    expect(verdict(['-A CHECK -s 192.168.0.2/32 -p tcp -m tcp --dport 443 -j DROP'], '10.9.9.9:443')).toEqual(['accept']);
+    expect(verdict(['-A CHECK -s 192.168.0.1/32 -p tcp -m tcp --dport 443 -j DROP'], '10.9.9.9:443')).toEqual(['drop']);
+    expect(verdict(['-A CHECK ! -s 192.168.0.2/32 -j DROP'], '10.9.9.9:443')).toEqual(['drop']);
+    expect(verdict(['-A CHECK -s 192.168.0.0/24 -j DROP'], '10.9.9.9:443')).toEqual(['drop']);
     // A rule whose details were read before its quick condition was made answers the same.
     const file0 = file(text(['-A CHECK -p tcp -m tcp ! --dport 80 -j DROP']));
     const rule = (file0.analysis as { ruleset: { tables: { rules: { raw: string; matches: unknown[] }[] }[] } }).ruleset.tables[0].rules.at(-1)!;

@@ -150,9 +150,9 @@ class Tracer {
     }
     const inner = [...stack, chainName];
     let live = states;
-    // In a big chain (KUBE-SERVICES of a large cluster) visit only the rules whose `-d` can be this packet's
-    // destination; the destination does not change inside a chain (DNAT ends it), so this is exact.
-    const rules = states.length === 1 && chain.rules.length > 256 ? candidateRules(chain, states[0].dst) : chain.rules;
+    // In a big chain (KUBE-SERVICES, KUBE-NODEPORTS of a large cluster) visit only the rules that can match this
+    // packet's destination (see candidateRules).
+    const rules = states.length === 1 && chain.rules.length > 256 ? candidateRules(chain, states[0].dst, states[0].protocol, states[0].dport) : chain.rules;
     for (const rule of rules) {
       if (live.length === 0) break;
       const quick = quickFilter(rule);
@@ -618,7 +618,9 @@ function ipvsSelect(tracer: Tracer, s: State): { states: State[]; rejected: Stat
 interface ChainIndex {
   /** Rule positions by their host destination (`-d A/32`). */
   byHost: Map<string, number[]>;
-  /** Positions of rules without a host destination: always candidates. */
+  /** Positions of the other rules with a protocol and one destination port (KUBE-NODEPORTS), by `proto/port`. */
+  byPort: Map<string, number[]>;
+  /** Positions of the remaining rules: always candidates. */
   other: number[];
 }
 
@@ -636,57 +638,79 @@ function hostOf(address: string, bits?: number): string | undefined {
   return prefix && prefix.bits === (prefix.family === 4 ? 32 : 128) ? formatAddress({ family: prefix.family, value: prefix.network }) : undefined;
 }
 
-function candidateRules(chain: Chain, dst: Address): Rule[] {
+/**
+ * The rules of a big chain (KUBE-SERVICES, KUBE-NODEPORTS of a large cluster) that can match a packet to `dst`,
+ * `protocol`/`dport`, in rule order: those whose host `-d` is `dst`, those whose protocol and `--dport` are the
+ * packet's, and every rule that says neither. Exact while the packet stays in the chain: its destination does not
+ * change there (DNAT ends it).
+ */
+function candidateRules(chain: Chain, dst: Address, protocol: string, dport: number): Rule[] {
   let index = chainIndexes.get(chain);
   if (!index) {
-    index = { byHost: new Map(), other: [] };
+    index = { byHost: new Map(), byPort: new Map(), other: [] };
+    const add = (map: Map<string, number[]>, key: string, i: number) => {
+      const list = map.get(key);
+      if (list) list.push(i);
+      else map.set(key, [i]);
+    };
     chain.rules.forEach((rule, i) => {
       const d = plainParam(rule, '-d');
-      const key = d === undefined ? undefined : hostOf(d);
-      if (key !== undefined) {
-        let list = index!.byHost.get(key);
-        if (!list) index!.byHost.set(key, (list = []));
-        list.push(i);
-      } else index!.other.push(i);
+      const host = d === undefined ? undefined : hostOf(d);
+      if (host !== undefined) return add(index!.byHost, host, i);
+      // A network `-d` is left to quickFilter: the rule is a candidate for its port or in `other`.
+      const { proto, port } = protocolAndPort(rule);
+      if (proto !== undefined && port !== undefined) add(index!.byPort, `${proto}/${port}`, i);
+      else index!.other.push(i);
     });
     chainIndexes.set(chain, index);
   }
-  const hits = index.byHost.get(formatAddress(dst)) ?? [];
-  // Merge two ascending position lists: rule order is what iptables evaluates.
-  const out: Rule[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < hits.length || j < index.other.length) {
-    if (j >= index.other.length || (i < hits.length && hits[i] < index.other[j])) out.push(chain.rules[hits[i++]]);
-    else out.push(chain.rules[index.other[j++]]);
-  }
-  return out;
+  const lists = [index.byHost.get(formatAddress(dst)), index.byPort.get(`${protocol}/${dport}`), index.other].filter((l): l is number[] => l !== undefined && l.length > 0);
+  if (lists.length === 1) return lists[0].map((i) => chain.rules[i]);
+  // Merge ascending position lists: rule order is what iptables evaluates.
+  const positions = lists.flat().sort((a, b) => a - b);
+  return positions.map((i) => chain.rules[i]);
 }
 
 const quickFilters = new WeakMap<Rule, ((s: State) => boolean) | null>();
 const DPORT = ['--dport'] as const;
 
-/** A cheap necessary condition of a rule (its plain `-d` prefix and `-p`), compiled once per rule. */
+/**
+ * A rule's plain `-p` (its name in lower case) and, for tcp / udp / sctp, the `-m tcp --dport N` of kube-proxy's
+ * NodePort rules when the line tells it without reading the rule's details: necessary conditions of the rule.
+ */
+function protocolAndPort(rule: Rule): { proto?: string; port?: number } {
+  const p = plainParam(rule, '-p');
+  const proto = p !== undefined ? (PROTOCOL_NUMBERS[p] ?? p.toLowerCase()) : undefined;
+  const dport = proto === 'tcp' || proto === 'udp' || proto === 'sctp' ? rule.peekMatchOptions?.(proto, DPORT)?.[0] : undefined;
+  const port = dport !== undefined && /^\d{1,5}$/.test(dport) ? Number(dport) : undefined;
+  return { proto, port };
+}
+
+/**
+ * A cheap necessary condition of a rule (its plain `-d` prefix, `-p` and `--dport`, and a plain `-s` host), compiled
+ * once per rule.
+ */
 function quickFilter(rule: Rule): ((s: State) => boolean) | null {
   let f = quickFilters.get(rule);
   if (f !== undefined) return f;
   f = null;
   const d = plainParam(rule, '-d');
-  const p = plainParam(rule, '-p');
   const prefix = d !== undefined && !d.includes(',') ? parsePrefix(d) : undefined;
-  const proto = p !== undefined ? (PROTOCOL_NUMBERS[p] ?? p.toLowerCase()) : undefined;
-  // The `-m tcp --dport N` of kube-proxy's NodePort rules (hundreds in KUBE-EXTERNAL-SERVICES, visited by every
-  // trace): one more necessary condition, when the line tells it without reading the rule's details.
-  const dport = proto === 'tcp' || proto === 'udp' || proto === 'sctp' ? rule.peekMatchOptions?.(proto, DPORT)?.[0] : undefined;
-  const port = dport !== undefined && /^\d{1,5}$/.test(dport) ? Number(dport) : undefined;
+  const { proto, port } = protocolAndPort(rule);
+  // A source host (IPVS mode's KUBE-IPVS-OUT-FILTER: one `-s IP/32 … -j DROP` per load-balancer IP, hundreds
+  // visited by every state of a trace from the node).
+  const sv = plainParam(rule, '-s');
+  const source = sv !== undefined && !sv.includes(',') ? parsePrefix(sv) : undefined;
+  const sourceHost = source && source.bits === (source.family === 4 ? 32 : 128) ? source : undefined;
+  const sourceOk = sourceHost === undefined ? undefined : (s: State) => s.src.value === sourceHost.network && s.src.family === sourceHost.family;
   if (prefix || (proto && proto !== 'all')) {
     const host = prefix && prefix.bits === (prefix.family === 4 ? 32 : 128) ? prefix.network : undefined;
-    const protoOk = (s: State) => (!proto || proto === 'all' || proto === s.protocol) && (port === undefined || port === s.dport);
+    const protoOk = (s: State) => (!proto || proto === 'all' || proto === s.protocol) && (port === undefined || port === s.dport) && (sourceOk === undefined || sourceOk(s));
     // A host address (kube-proxy's `-d VIP/32`) is one bigint comparison, no shifting.
     f = host !== undefined
       ? (s: State) => protoOk(s) && s.dst.value === host && s.dst.family === prefix!.family
       : (s: State) => protoOk(s) && (!prefix || prefixContains(prefix, s.dst));
-  }
+  } else if (sourceOk !== undefined) f = sourceOk;
   quickFilters.set(rule, f);
   return f;
 }
