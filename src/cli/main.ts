@@ -22,14 +22,16 @@ Usage:
                                              with its probability, masquerade and the path, line by line
   dataplane --help | --version
 
-FILE is a dump: iptables-save / iptables-restore, ipvsadm -Ln / -Sn, ipset save / list ("-" reads
-standard input); the files given together are one node snapshot (IPVS mode: ipvsadm + ipset + iptables).
-Exit status: 0 fine, 1 a file has errors, 2 bad usage or unreadable file.
+FILE is a dump: iptables-save / iptables-restore, nft list ruleset (text or -j JSON), ipvsadm -Ln / -Sn,
+ipset save / list ("-" reads standard input); the files given together are one node snapshot (IPVS mode:
+ipvsadm + ipset + iptables).
+Exit status: 0 fine, 1 a file has errors (services and trace still answer from what could be read, and
+say so on standard error), 2 bad usage or unreadable file.
 
 --json output:
   parse:    {"dialect","producer","counts":{…},"diagnostics":[{"line","column","severity","code","message"}]}
             (an array of those when several files are given)
-  services: {"mode":"iptables"|"ipvs","services":[{"namespace","name","portName","protocol",
+  services: {"mode":"iptables"|"nftables"|"ipvs","services":[{"namespace","name","portName","protocol",
             "frontends":[{"kind","address"?,"port"}],"endpoints":[{"address","port","probability","local"?}],
             "policies":{…}}]}
   trace:    {"packet":{"src","dst","protocol","dport","entry"},"outcomes":[{"verdict","destination"?,
@@ -38,7 +40,8 @@ Exit status: 0 fine, 1 a file has errors, 2 bad usage or unreadable file.
 
 trace --entry: pod (default) a pod on this node opens the connection (PREROUTING); node: a process on
 the node (OUTPUT); external: a client outside the cluster. --from defaults to an address inside the
-cluster CIDR the rules reveal (pod), this node (node) or 203.0.113.99 (external).
+cluster CIDR the rules reveal that the connection does not come back to (pod), this node (node) or
+203.0.113.99 (external).
 `;
 
 interface Loaded {
@@ -48,10 +51,15 @@ interface Loaded {
 
 class UsageError extends Error {}
 
+/** The text without a UTF-8 byte order mark, as the editor reads a file (TextDecoder drops it there too). */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 function readInput(file: string): Loaded {
-  if (file === '-') return { name: '<stdin>', text: readFileSync(0, 'utf8') };
+  if (file === '-') return { name: '<stdin>', text: withoutBom(readFileSync(0, 'utf8')) };
   try {
-    return { name: file, text: readFileSync(file, 'utf8') };
+    return { name: file, text: withoutBom(readFileSync(file, 'utf8')) };
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
@@ -112,24 +120,41 @@ function parseCommand(files: string[], json: boolean, out: (s: string) => void):
   return failed ? 1 : 0;
 }
 
-function servicesCommand(files: string[], json: boolean, out: (s: string) => void): number {
+/**
+ * Says on standard error which files have errors (their parts that could be read still answer); returns the exit
+ * status: 1 when one has.
+ */
+function reportErrors(files: SnapshotFile[], err: (s: string) => void): number {
+  let status = 0;
+  for (const f of files) {
+    const errors = f.analysis.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length === 0) continue;
+    const first = humanPosition(errors[0].range.start);
+    err(`warning: ${f.name}: ${errors.length} ${errors.length === 1 ? 'error' : 'errors'} (the first at ${first.line}:${first.column}: ${errors[0].message}); the answer reads only what could be parsed — 'dataplane parse' lists them`);
+    status = 1;
+  }
+  return status;
+}
+
+function servicesCommand(files: string[], json: boolean, out: (s: string) => void, err: (s: string) => void): number {
   // The files are one node snapshot: IPVS mode is read from ipvsadm + ipset + iptables together.
   const snapshot = buildSnapshot(files.map((file) => analyzeAny(readInput(file))));
+  const status = reportErrors(snapshot.files, err);
   const catalogs = snapshot.catalogs;
   if (json) {
     out(JSON.stringify(catalogToJson(catalogs), null, 2));
-    return 0;
+    return status;
   }
   const services = catalogs.flatMap((c) => c.services);
   if (services.length === 0) {
     out('No kube-proxy Services found (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).');
-    return 0;
+    return status;
   }
   out(`kube-proxy mode: ${snapshot.mode}`);
   out('');
   for (const s of services) for (const line of formatService(s)) out(line);
   out(`${services.length} service ports`);
-  return 0;
+  return status;
 }
 
 function countsText(s: StatusSummary): string {
@@ -200,12 +225,9 @@ function traceCommand(args: string[], json: boolean, out: (s: string) => void, e
   if (from[0] && parseAddress(from[0])?.family !== parseAddress(destination.address)?.family) throw new UsageError(`--from ${from[0]}: not an address of the destination's family`);
   for (const ip of nodeIPs) if (!parseAddress(ip)) throw new UsageError(`--node-ip ${ip}: not an address`);
   // All files are one node snapshot: iptables, nftables, or IPVS (ipvsadm + ipset + iptables).
-  const files: TraceFile[] = [];
-  for (const file of args) {
-    const input = readInput(file);
-    const { analysis } = analyzeAny(input);
-    files.push({ name: input.name, analysis: analysis as TraceFile['analysis'] });
-  }
+  const analysed = args.map((file) => analyzeAny(readInput(file)));
+  const status = reportErrors(analysed, err);
+  const files: TraceFile[] = analysed.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
   const result = traceSnapshot(files, { to: destination.address, dport: destination.port, protocol: destination.protocol, from: from[0], entry: entryValue, nodeIPs });
   const names = files.map((f) => f.name);
   if (json) {
@@ -215,7 +237,7 @@ function traceCommand(args: string[], json: boolean, out: (s: string) => void, e
   } else {
     for (const line of formatTrace(result, names)) out(line);
   }
-  return 0;
+  return status;
 }
 
 function formatTrace(result: TraceResult, names: string[]): string[] {
@@ -254,7 +276,7 @@ export function run(argv: string[], out: (s: string) => void, err: (s: string) =
       case 'parse':
         return parseCommand(rest, json, out);
       case 'services':
-        return servicesCommand(rest, json, out);
+        return servicesCommand(rest, json, out, err);
       default:
         throw new UsageError(`unknown command ${command}`);
     }

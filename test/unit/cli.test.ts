@@ -56,6 +56,30 @@ describe('dataplane parse', () => {
   });
 });
 
+describe('files with errors and byte order marks', () => {
+  it('services and trace answer from what could be read, warn on standard error and exit 1', () => {
+    // A Service, then a line that is no rule.
+    const text = `${sampleFiles()['iptables-nft/node1.iptables'].replace('COMMIT', 'this is prose\nCOMMIT')}`;
+    const broken = join(dir, 'broken.iptables');
+    writeFileSync(broken, text);
+    const services = cli('services', broken, '--json');
+    expect(services.code).toBe(1);
+    expect(JSON.parse(services.out).services).toHaveLength(6);
+    expect(services.err).toMatch(/^warning: .*broken\.iptables: 1 error \(the first at \d+:1: .*\); the answer reads only what could be parsed/);
+    const trace = cli('trace', broken, '--to', '10.96.0.10:53/udp');
+    expect(trace.code).toBe(1);
+    expect(trace.out).toContain('DNAT');
+    expect(trace.err).toContain('broken.iptables: 1 error');
+    expect(cli('trace', good, '--to', '10.96.0.10:53/udp')).toMatchObject({ code: 0, err: '' });
+  });
+
+  it('a UTF-8 byte order mark is not part of the dump, as in the editor', () => {
+    const marked = join(dir, 'marked.iptables');
+    writeFileSync(marked, `\ufeff${sampleFiles()['iptables-nft/node1.iptables']}`);
+    expect(JSON.parse(cli('parse', marked, '--json').out)).toMatchObject({ dialect: 'iptables', counts: { errors: 0 }, diagnostics: [] });
+  });
+});
+
 describe('dataplane services', () => {
   it('--json lists every service port with frontends, endpoints and probabilities', () => {
     const r = cli('services', good, '--json');

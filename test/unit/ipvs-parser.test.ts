@@ -520,6 +520,21 @@ describe('what is around the output', () => {
     ]);
   });
 
+  it('a listed weight above 65535 is an error, in any length (no shares of Infinity / Infinity)', () => {
+    const d = parseIpvsadm([
+      'TCP  10.0.0.1:80 wrr',
+      '  -> 10.0.0.2:80                  Masq    65535  0          0',
+      '  -> 10.0.0.3:80                  Masq    65536  0          0',
+      '  -> 10.0.0.4:80                  Masq    999999999999999 0          0',
+      `  -> 10.0.0.5:80                  Masq    ${'9'.repeat(400)} 0          0`,
+    ].join('\n'));
+    expect(codes(d)).toEqual(['3:bad-weight', '4:bad-weight', '5:bad-weight']);
+    expect(d.diagnostics.every((x) => x.severity === 'error' && x.message === 'A weight is at most 65535.')).toBe(true);
+    const shares = weightShares(d.services[0])!;
+    expect(shares.every(Number.isFinite)).toBe(true);
+    expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+  });
+
   it('caps the number of diagnostics', () => {
     const d = parseIpvsadm(Array.from({ length: 1500 }, () => 'prose prose').join('\n'));
     expect(d.diagnostics).toHaveLength(1001);

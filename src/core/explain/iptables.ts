@@ -6,6 +6,7 @@ import type { IptablesAnalysis } from '../language/iptables';
 import { t } from '../l10n';
 import type { KubeProxyMode } from '../detect';
 import { BASIC_OPTIONS, lookupMatchOption, lookupTargetOption, lowerFirst, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from '../parse/iptables/extensions';
+import { nameTable } from '../model/name-table';
 
 /** Escapes Markdown (and HTML) metacharacters in text that came from the dump. */
 export function mdEscape(text: string): string {
@@ -66,24 +67,24 @@ export function explainHeader(save: Save, kind: 'generated' | 'warning', tables:
 }
 
 export function explainTable(name: string): string {
-  const text: Record<string, string> = {
+  const text: Record<string, string> = nameTable({
     filter: t('The **filter** table decides whether packets pass: chains INPUT (to this host), FORWARD (through it) and OUTPUT (from it).'),
     nat: t('The **nat** table rewrites addresses on the first packet of each connection; conntrack applies the same rewrite to the rest. Service load balancing happens here in kube-proxy\'s iptables mode (DNAT in PREROUTING/OUTPUT, masquerade in POSTROUTING).'),
     mangle: t('The **mangle** table alters packets and marks (TOS, TTL, marks) before routing decisions.'),
     raw: t('The **raw** table runs before connection tracking, e.g. to exempt packets from it (NOTRACK / CT).'),
     security: t('The **security** table sets SELinux security marks after filtering.'),
-  };
+  });
   return text[name] ?? t('Table **{0}**.', mdEscape(name));
 }
 
 export function explainBuiltinChain(table: string, chain: string): string {
-  const hooks: Record<string, string> = {
+  const hooks: Record<string, string> = nameTable({
     PREROUTING: t('Runs for every packet arriving on an interface, before the routing decision.'),
     INPUT: t('Runs for packets addressed to this host, after routing.'),
     FORWARD: t('Runs for packets routed through this host (for example to pods on it).'),
     OUTPUT: t('Runs for packets sent by processes on this host.'),
     POSTROUTING: t('Runs for every packet leaving an interface, after routing.'),
-  };
+  });
   return `${hooks[chain] ?? ''} ${t('The policy applies when no rule decides.')}`.trim() + (table === 'nat' ? ' ' + t('In the nat table only the first packet of a connection passes here.') : '');
 }
 
@@ -146,12 +147,12 @@ export function explainMark(option: Option): string {
 
 export function explainTarget(name: string, option: Option | undefined, table: string): string {
   const spec = TARGET_EXTENSIONS[name];
-  const verdicts: Record<string, string> = {
+  const verdicts: Record<string, string> = nameTable({
     ACCEPT: t('Stops processing in this table and lets the packet continue (to the next table or hook).'),
     DROP: t('Discards the packet silently: the client sees a timeout.'),
     RETURN: t('Leaves this chain and continues after the rule that jumped here (for a built-in chain, its policy applies).'),
     REJECT: t('Discards the packet and answers with an error (ICMP port unreachable by default): the client fails fast.'),
-  };
+  });
   const lines = [`**${mdEscape(name)}**`, '', verdicts[name] ?? (spec ? summaryText(spec) : t('A target extension.'))];
   if (option) {
     const o = lookupTargetOption(name, option.name);

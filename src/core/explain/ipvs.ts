@@ -4,6 +4,7 @@
 import { kubeIpsetInfo, type IpSet } from '../model/ipset';
 import type { IpvsFamily, IpvsFormat, IpvsForward, Persistence } from '../model/ipvs';
 import { t } from '../l10n';
+import { nameTable } from '../model/name-table';
 
 /** Escapes Markdown (and HTML) metacharacters in text that came from the dump. */
 export function mdEscape(text: string): string {
@@ -16,7 +17,7 @@ export function code(text: string): string {
 }
 
 export function schedulerTitle(name: string): string {
-  const titles: Record<string, string> = {
+  const titles: Record<string, string> = nameTable({
     rr: t('Round robin'),
     wrr: t('Weighted round robin'),
     lc: t('Least connection'),
@@ -31,13 +32,13 @@ export function schedulerTitle(name: string): string {
     fo: t('Weighted failover'),
     ovf: t('Weighted overflow'),
     twos: t('Weighted random twos choice'),
-  };
+  });
   return titles[name] ?? t('Unknown scheduler');
 }
 
 /** What a scheduler does with a new connection, in plain words. */
 export function explainScheduler(name: string): string {
-  const text: Record<string, string> = {
+  const text: Record<string, string> = nameTable({
     rr: t('Each new connection goes to the next real server in turn. Weights are ignored, except that a server with weight 0 gets nothing: with n servers each gets 1/n of new connections. kube-proxy uses rr unless told otherwise.'),
     wrr: t('Like round robin, but a server with weight w gets w turns per round: its share of new connections is its weight divided by the sum of all weights.'),
     lc: t('A new connection goes to the real server with the fewest connections (active ones count 256 times as much as inactive ones). Weights are ignored except 0. Which server that is depends on the live connection counts, not on this dump.'),
@@ -52,7 +53,7 @@ export function explainScheduler(name: string): string {
     fo: t('All new connections go to the available real server with the highest weight; the others are standby.'),
     ovf: t('New connections go to the real server with the highest weight until its active connections exceed its weight, then to the next one.'),
     twos: t('Two real servers are picked at random (in proportion to their weights) and the one with fewer connections wins.'),
-  };
+  });
   const explained = text[name] ?? t('The kernel has no IPVS scheduler of this name; ipvsadm -R would fail to create the service.');
   return LEAST_CONNECTION.has(name) ? `${explained}\n\n${kubernetesLeastConnectionNote()}` : explained;
 }
@@ -130,7 +131,7 @@ export function explainPersistence(p: Persistence, family: IpvsFamily): string {
 }
 
 export function explainSchedFlag(flag: string): string {
-  const text: Record<string, string> = {
+  const text: Record<string, string> = nameTable({
     'sh-fallback': t('sh-fallback: when the server the hash picks is unavailable (weight 0 or overloaded), try the next one instead of dropping the connection.'),
     'sh-port': t('sh-port: hash the client\'s source port too, so connections from one client spread over the servers.'),
     'mh-fallback': t('mh-fallback: when the server the hash picks is unavailable, try the next one instead of dropping the connection.'),
@@ -140,7 +141,7 @@ export function explainSchedFlag(flag: string): string {
     'flag-3': t('flag-3: scheduler-specific flag 3 (unused by the kernel\'s schedulers).'),
     ops: t('ops (one-packet scheduling): every UDP datagram is scheduled on its own instead of as part of a connection; no connection entry is kept.'),
     synproxy: t('synproxy: the director answers the TCP handshake itself before choosing a real server (a vendor extension, not upstream ipvsadm).'),
-  };
+  });
   return text[flag] ?? t('Unknown flag {0}.', mdEscape(flag));
 }
 
@@ -182,7 +183,7 @@ export function explainColumns(format: IpvsFormat | undefined): string {
 }
 
 export function explainConnectionState(state: string): string {
-  const text: Record<string, string> = {
+  const text: Record<string, string> = nameTable({
     ESTABLISHED: t('ESTABLISHED: the TCP connection is open (counted in ActiveConn).'),
     SYN_RECV: t('SYN_RECV: the client\'s SYN was forwarded, the handshake is not complete.'),
     SYN_SENT: t('SYN_SENT: a SYN was seen from the real server side.'),
@@ -196,7 +197,7 @@ export function explainConnectionState(state: string): string {
     UDP: t('UDP: a UDP "connection", kept until the UDP timeout expires.'),
     NONE: t('NONE: a persistence template (or a fwmark/UDP entry without state): it pins the client to the real server until it expires.'),
     ERR: t('ERR: an entry in an error state.'),
-  };
+  });
   return text[state] ?? t('State {0}.', mdEscape(state));
 }
 
@@ -204,7 +205,7 @@ export function explainConnectionState(state: string): string {
 
 /** What a set type stores and how a packet is matched against it. */
 export function explainIpsetType(type: string): string {
-  const text: Record<string, string> = {
+  const text: Record<string, string> = nameTable({
     'hash:ip': t('hash:ip stores IP addresses (a network given with netmask is stored as its network address).'),
     'hash:net': t('hash:net stores networks of any prefix length; the most specific match wins, and nomatch entries carve exceptions out of larger ones.'),
     'hash:ip,port': t('hash:ip,port stores address + protocol:port pairs; a rule matches it with two directions, e.g. dst,dst for destination address and port. kube-proxy keeps Service addresses and ports in such sets.'),
@@ -221,7 +222,7 @@ export function explainIpsetType(type: string): string {
     'bitmap:ip': t('bitmap:ip stores IPv4 addresses (or equal-sized networks) of one fixed range as a bitmap.'),
     'bitmap:ip,mac': t('bitmap:ip,mac stores IPv4 addresses of a fixed range, each with an optional MAC address.'),
     'list:set': t('list:set is a list of other sets: a packet matches when it matches any member set, tried in order.'),
-  };
+  });
   return text[type] ?? t('Set type {0}.', mdEscape(type));
 }
 
@@ -229,7 +230,7 @@ export function explainIpsetType(type: string): string {
 export function explainKubeIpset(name: string): string | undefined {
   const info = kubeIpsetInfo(name);
   if (!info) return undefined;
-  const text: Record<string, string> = {
+  const text: Record<string, string> = nameTable({
     'KUBE-LOOP-BACK': t('Hairpin traffic: each member is an endpoint address and port plus the same endpoint address as source. kube-proxy masquerades (KUBE-POSTROUTING, match dst,dst,src) packets of a pod that reaches itself through its Service, so the reply goes back through IPVS instead of straight to the pod.'),
     'KUBE-CLUSTER-IP': t('Every Service ClusterIP and port. In KUBE-SERVICES, packets to a member from outside the cluster CIDR (or all of them with masquerade-all) are marked for masquerade; then IPVS load-balances them.'),
     'KUBE-EXTERNAL-IP': t('Service external IPs and ports. Traffic to them is marked for masquerade and accepted towards IPVS.'),
@@ -247,7 +248,7 @@ export function explainKubeIpset(name: string): string | undefined {
     'KUBE-NODE-PORT-LOCAL-SCTP-HASH': t('SCTP node ports of Services with externalTrafficPolicy: Local, as node address + port pairs: not masqueraded.'),
     'KUBE-HEALTH-CHECK-NODE-PORT': t('Health-check node ports of Services with externalTrafficPolicy: Local: the filter rules accept them so load balancers can probe this node.'),
     'KUBE-IPVS-IPS': t('Every address bound to kube-ipvs0 (ClusterIPs, external and LB IPs). KUBE-IPVS-FILTER rejects traffic to these addresses on ports that are not Services, so it does not reach the node\'s own sockets.'),
-  };
+  });
   const lines = [
     `**${mdEscape(name)}** — ${t('kube-proxy IPVS-mode set')} (${info.family === 'inet6' ? 'IPv6' : 'IPv4'})`,
     '',
@@ -283,7 +284,7 @@ export function explainIpset(set: IpSet): string {
 /** A create option or a field of the `Header:` line. */
 export function explainIpsetOption(name: string, value: string | undefined): string {
   const v = value === undefined ? '' : mdEscape(value);
-  const text: Record<string, string> = {
+  const text: Record<string, string> = nameTable({
     family: t('family {0}: the set holds {1} addresses.', v, value === 'inet6' ? 'IPv6' : 'IPv4'),
     hashsize: t('hashsize {0}: the initial number of hash buckets; the set grows it as needed.', v),
     maxelem: t('maxelem {0}: the most members the set can hold; adding more fails.', v),
@@ -298,13 +299,13 @@ export function explainIpsetOption(name: string, value: string | undefined): str
     markmask: t('markmask {0}: marks are masked with it before they are stored or compared.', v),
     range: t('range {0}: the fixed range a bitmap set covers; members outside it are refused.', v),
     size: t('size {0}: the most member sets a list:set can hold.', v),
-  };
+  });
   return text[name] ?? t('Option {0}.', mdEscape(name));
 }
 
 /** A field of `ipset list` output. */
 export function explainIpsetField(key: string): string {
-  const text: Record<string, string> = {
+  const text: Record<string, string> = nameTable({
     Name: t('The set name, as iptables rules refer to it (-m set --match-set NAME …).'),
     Type: t('The set type: storage method and what each member holds.'),
     Revision: t('The revision of the kernel set type module (newer revisions add options).'),
@@ -313,6 +314,6 @@ export function explainIpsetField(key: string): string {
     References: t('How many iptables rules (or list:set sets) use the set right now. A set with references cannot be destroyed; 0 means nothing matches against it.'),
     'Number of entries': t('How many members the set has.'),
     Members: t('The members follow, one per line, until a blank line.'),
-  };
+  });
   return text[key] ?? key;
 }

@@ -17,6 +17,7 @@ import { t } from '../l10n';
 import { compareServices, NamedHashCheck, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service } from './catalog';
 import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
 import { addressText, ruleFacts, vmapTargetOf, type NumgenVmapFact, type RuleFacts, type VmapTargetFact } from '../parse/nft/peek';
+import { nameTable } from '../model/name-table';
 
 // ---------------------------------------------------------------------------------------------------------
 // Types: the shared catalog's, with nftables' object roles ('map-element', 'set-element', 'affinity-set').
@@ -51,7 +52,7 @@ export type NftKubeObjectKind =
   | 'masquerading'
   | NftServiceObjectKind;
 
-const FIXED_OBJECTS: Record<string, NftKubeObjectKind> = {
+const FIXED_OBJECTS: Record<string, NftKubeObjectKind> = nameTable({
   services: 'services',
   'service-ips': 'service-ips',
   'service-nodeports': 'service-nodeports',
@@ -68,7 +69,7 @@ const FIXED_OBJECTS: Record<string, NftKubeObjectKind> = {
   'firewall-check': 'firewall-check',
   'mark-for-masquerade': 'mark-for-masquerade',
   masquerading: 'masquerading',
-};
+});
 
 /** kube-proxy's base chains over the versions: `${type}-${hook}` plus the pre/post-DNAT filter chains. */
 export const NFT_KUBE_BASE_CHAINS = [

@@ -8,6 +8,7 @@ import { parseIpset } from '../parse/ipset/parser';
 import { code, explainIpset, explainIpsetField, explainIpsetOption, explainIpsetType, explainKubeIpset, mdEscape } from '../explain/ipvs';
 import { t } from '../l10n';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+import { nameTable } from '../model/name-table';
 
 export interface IpsetAnalysis {
   dialect: 'ipset';
@@ -107,7 +108,7 @@ function memberHover(set: IpSet, m: IpsetMember): string {
   const lines = [`${code(m.text)} — ${t('member of {0}', mdEscape(set.name))}`, '', describeMember(m)];
   const kube = kubeIpsetInfo(set.name);
   if (kube) {
-    const meaning: Record<string, string> = {
+    const meaning: Record<string, string> = nameTable({
       'hash:ip,port': t('kube-proxy: a Service frontend (address and port).'),
       'hash:ip,port,ip': kube.base === 'KUBE-LOOP-BACK'
         ? t('kube-proxy: an endpoint that would reach itself through its Service (hairpin): masqueraded.')
@@ -115,7 +116,7 @@ function memberHover(set: IpSet, m: IpsetMember): string {
       'hash:ip,port,net': t('kube-proxy: a load balancer address and port with a source range allowed to use it.'),
       'bitmap:port': kube.base === 'KUBE-HEALTH-CHECK-NODE-PORT' ? t('kube-proxy: a health-check node port.') : t('kube-proxy: a node port.'),
       'hash:ip': t('kube-proxy: an address bound to kube-ipvs0.'),
-    };
+    });
     if (meaning[kube.type]) lines.push('', meaning[kube.type]);
   }
   const o = m.options;
@@ -155,14 +156,14 @@ export function hoverAt(a: IpsetAnalysis, position: Position): Hover | undefined
   if (entry) return { markdown: memberHover(entry.set, entry.member), range: entry.member.textRange };
   const command = dump.commandByLine.get(position.line);
   if (command && at(command.range)) {
-    const text: Record<string, string> = {
+    const text: Record<string, string> = nameTable({
       destroy: t('destroy: removes the set (refused while iptables rules still use it).'),
       flush: t('flush: removes every member of the set.'),
       rename: t('rename: gives the set a new name.'),
       swap: t('swap: exchanges the contents of two sets at once (how kube-proxy and others replace a set atomically).'),
       del: t('del: removes a member.'),
       test: t('test: checks whether an element is in the set.'),
-    };
+    });
     if (text[command.command]) return { markdown: text[command.command], range: command.range };
   }
   return undefined;

@@ -15,6 +15,7 @@ import { code, mdEscape } from '../explain/iptables';
 import { t } from '../l10n';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
+import { appendAll } from '../model/append';
 
 export interface NftAnalysis {
   dialect: 'nftables';
@@ -232,7 +233,7 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
       if (explained) lines.push(explained, '');
       const chain = typeof element.value === 'object' ? element.value.chain : undefined;
       const service = chain ? serviceOf(a, table.id, chain) : undefined;
-      if (service) lines.push(...describeService(service));
+      if (service) appendAll(lines, describeService(service));
       if (element.comment) lines.push('', `${t('comment')}: ${code(element.comment)}`);
       const markdown = lines.join('\n').trim();
       return markdown.includes('](command:dataplane.') ? { markdown, range: element.range, commands: hoverCommands(markdown) } : { markdown, range: element.range };

@@ -2,6 +2,7 @@
 import type { Diagnostic } from './diagnostics';
 import type { Range } from './range';
 import type { Symbols } from './symbols';
+import { nameTable } from './name-table';
 
 export type IptablesBackend = 'nf_tables' | 'legacy' | 'unknown';
 export type AddressFamily = 'ipv4' | 'ipv6';
@@ -164,13 +165,13 @@ export interface IptablesRuleset {
   lineCount: number;
 }
 
-export const BUILTIN_CHAINS: Record<string, readonly string[]> = {
+export const BUILTIN_CHAINS: Record<string, readonly string[]> = nameTable({
   filter: ['INPUT', 'FORWARD', 'OUTPUT'],
   nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
   mangle: ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'],
   raw: ['PREROUTING', 'OUTPUT'],
   security: ['INPUT', 'FORWARD', 'OUTPUT'],
-};
+});
 
 export function isBuiltinChain(table: string, chain: string): boolean {
   return BUILTIN_CHAINS[table]?.includes(chain) ?? false;

@@ -7,6 +7,7 @@
 import type { Diagnostic } from './diagnostics';
 import type { Range } from './range';
 import type { Symbols } from './symbols';
+import { nameTable } from './name-table';
 
 export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
 export const NFT_FAMILIES: readonly NftFamily[] = ['ip', 'ip6', 'inet', 'arp', 'bridge', 'netdev'];
@@ -584,9 +585,9 @@ export interface NftRuleset {
 // Chain priorities
 
 /** Standard priority names for ip, ip6 and inet (arp and netdev know only `filter`). */
-export const STANDARD_PRIORITIES: Record<string, number> = { raw: -300, mangle: -150, dstnat: -100, filter: 0, security: 50, srcnat: 100 };
+export const STANDARD_PRIORITIES: Record<string, number> = nameTable({ raw: -300, mangle: -150, dstnat: -100, filter: 0, security: 50, srcnat: 100 });
 /** The bridge family's own values. */
-export const BRIDGE_PRIORITIES: Record<string, number> = { dstnat: -300, filter: -200, out: 100, srcnat: 300 };
+export const BRIDGE_PRIORITIES: Record<string, number> = nameTable({ dstnat: -300, filter: -200, out: 100, srcnat: 300 });
 
 /**
  * The number behind a standard priority name for a family and hook, following nft's std_prio_lookup

@@ -12,6 +12,7 @@ import type { NftAnalysis } from '../language/nft';
 import type { IpvsadmAnalysis } from '../language/ipvsadm';
 import type { IpsetAnalysis } from '../language/ipset';
 import type { Entry, Packet, Protocol, TraceContext, TraceResult } from './types';
+import { appendAll } from '../model/append';
 
 export * from './types';
 export { hostPort } from './iptables';
@@ -99,7 +100,7 @@ function isFrontendAddress(services: Service[], canonical: string): boolean {
 
 function computeServices(files: SnapshotFile[]): Service[] {
   const out: Service[] = [];
-  for (const f of files) if (f.analysis.dialect === 'iptables' || f.analysis.dialect === 'nftables') out.push(...f.analysis.catalog.services);
+  for (const f of files) if (f.analysis.dialect === 'iptables' || f.analysis.dialect === 'nftables') appendAll(out, f.analysis.catalog.services);
   const ipvs = ipvsInput(files);
   if (ipvs) {
     out.push(

@@ -26,11 +26,12 @@ import { AddCommandNode, Ipv4MemberNode, Ipv4PortIpMemberNode, Ipv4PortMemberNod
 import { FAST_MAX_LINE } from '../ipvs/nodes';
 import { LineMap } from '../../model/line-map';
 import { detached } from '../detach';
+import { nameTable } from '../../model/name-table';
 
 export const MAX_LINE_LENGTH = 65_536;
 export const MAX_DIAGNOSTICS = 1_000;
 
-const COMMAND_ALIASES: Record<string, IpsetCommand['command']> = {
+const COMMAND_ALIASES: Record<string, IpsetCommand['command']> = nameTable({
   create: 'create', '-N': 'create',
   add: 'add', '-A': 'add',
   del: 'del', '-D': 'del',
@@ -39,7 +40,7 @@ const COMMAND_ALIASES: Record<string, IpsetCommand['command']> = {
   flush: 'flush', '-F': 'flush',
   rename: 'rename', '-E': 'rename',
   swap: 'swap', '-W': 'swap',
-};
+});
 
 interface CreateOptionSpec {
   arity: 0 | 1;
@@ -47,7 +48,7 @@ interface CreateOptionSpec {
   types?: (type: string, method: string) => boolean;
 }
 const HASH = (_: string, method: string) => method === 'hash';
-const CREATE_OPTIONS: Record<string, CreateOptionSpec> = {
+const CREATE_OPTIONS: Record<string, CreateOptionSpec> = nameTable({
   family: { arity: 1, types: (type, method) => method === 'hash' && type !== 'hash:mac' },
   hashsize: { arity: 1, types: HASH },
   maxelem: { arity: 1, types: HASH },
@@ -64,11 +65,11 @@ const CREATE_OPTIONS: Record<string, CreateOptionSpec> = {
   skbinfo: { arity: 0 },
   '-exist': { arity: 0 },
   '-!': { arity: 0 },
-};
+});
 
-const MEMBER_OPTIONS: Record<string, 0 | 1> = {
+const MEMBER_OPTIONS: Record<string, 0 | 1> = nameTable({
   timeout: 1, packets: 1, bytes: 1, comment: 1, nomatch: 0, skbmark: 1, skbprio: 1, skbqueue: 1, before: 1, after: 1, '-exist': 0, '-!': 0,
-};
+});
 
 const PORT_PROTOCOLS = new Set(['tcp', 'udp', 'sctp', 'udplite', 'icmp', 'icmpv6', 'ipv6-icmp']);
 

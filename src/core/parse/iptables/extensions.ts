@@ -22,6 +22,7 @@
  * The summaries are English and are the keys of the l10n bundles: whoever shows one translates it with t(summary)
  * (see explain/iptables.ts), and scripts/l10n-export.mjs collects every summary of these tables.
  */
+import { emptyNameTable, nameTable } from '../../model/name-table';
 
 /** How many value tokens follow the option; 'optional' = 0 or 1 (the parser takes one when the next token is not an option/`!`). */
 export type Arity = number | 'optional';
@@ -94,7 +95,7 @@ function one(kind: ValueKind, summary: string, neg = false, aliases?: string[]):
 }
 
 function buildOptions(defs: Record<string, Def>): Record<string, OptionSpec> {
-  const out: Record<string, OptionSpec> = {};
+  const out = emptyNameTable<OptionSpec>();
   for (const [name, def] of Object.entries(defs)) {
     const spec: OptionSpec = { name, arity: def.arity, summary: def.summary };
     if (def.neg) spec.negatable = true;
@@ -147,7 +148,7 @@ const state = m('state', 'Matches the connection-tracking state of the packet (t
   '--state': one('other', 'Comma-separated states: INVALID, NEW, ESTABLISHED, RELATED, UNTRACKED.', true),
 });
 
-export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = Object.freeze({
+export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   addrtype: m('addrtype', 'Matches on the kind of address (local, broadcast, multicast, ...) the kernel routing table assigns to the source or destination.', {
     '--src-type': one('other', 'Source address type, e.g. LOCAL, UNICAST, BROADCAST, MULTICAST, BLACKHOLE, UNREACHABLE, PROHIBIT, UNSPEC (comma list allowed).', true),
     '--dst-type': one('other', 'Destination address type, e.g. LOCAL, UNICAST, BROADCAST, MULTICAST, BLACKHOLE, UNREACHABLE, PROHIBIT, UNSPEC (comma list allowed).', true),
@@ -502,7 +503,7 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = Object.freeze({
 
 const NAT_RANGE_TAIL = 'optionally :port[-port] when the rule also has -p tcp/udp/sctp/dccp';
 
-export const TARGET_EXTENSIONS: Record<string, ExtensionSpec> = Object.freeze({
+export const TARGET_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   ACCEPT: tg('ACCEPT', 'Lets the packet through: stops traversing this chain and its callers in this table.', {}),
   DROP: tg('DROP', 'Silently discards the packet.', {}),
   RETURN: tg('RETURN', 'Leaves the current chain and continues in the calling chain (or applies the built-in chain\'s policy).', {}),
@@ -737,7 +738,7 @@ export const BASIC_OPTIONS: Record<string, OptionSpec> = (() => {
     '-g': { arity: 1, kind: 'chain', summary: 'Goes to a user chain without returning here: its RETURN goes back to this chain\'s caller.', long: ['--goto'] },
     '-m': { arity: 1, kind: 'other', summary: 'Loads a match extension by name; its options follow.', long: ['--match'] },
   };
-  const out: Record<string, OptionSpec> = {};
+  const out = emptyNameTable<OptionSpec>();
   for (const [short, def] of Object.entries(defs)) {
     const spec: OptionSpec = { name: short, arity: def.arity, summary: def.summary };
     if (def.neg) spec.negatable = true;
@@ -753,7 +754,7 @@ export const BASIC_OPTIONS: Record<string, OptionSpec> = (() => {
 // ---------------------------------------------------------------------------------------------
 
 /** `-p` protocol numbers whose /etc/protocols name iptables uses to load an implicit match. */
-const PROTOCOL_NUMBER_MODULES: Record<string, string> = Object.freeze({
+const PROTOCOL_NUMBER_MODULES: Record<string, string> = nameTable({
   '1': 'icmp',
   '6': 'tcp',
   '17': 'udp',

@@ -34,6 +34,7 @@ import { lineLexer, unquote } from './lexer';
 import { lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from './extensions';
 import { ChainNode, ChainReference, COUNTERS_PREFIX, FULL_COUNTERS, notedBits, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 import { digitsValue } from '../digits';
+import { nameTable } from '../../model/name-table';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -52,7 +53,7 @@ const PARAM_ALIASES = new Map<string, string>(Object.entries({
   '-4': '-4', '--ipv4': '-4',
   '-6': '-6', '--ipv6': '-6',
 }));
-const PARAM_ARITY: Record<string, number> = { '-s': 1, '-d': 1, '-p': 1, '-i': 1, '-o': 1, '-f': 0, '-4': 0, '-6': 0 };
+const PARAM_ARITY: Record<string, number> = nameTable({ '-s': 1, '-d': 1, '-p': 1, '-i': 1, '-o': 1, '-f': 0, '-4': 0, '-6': 0 });
 
 const COMMAND_ALIASES = new Map<string, ChainCommand['command'] | RuleOperation>(Object.entries({
   '-A': 'append', '--append': 'append',
@@ -69,10 +70,10 @@ const COMMAND_ALIASES = new Map<string, ChainCommand['command'] | RuleOperation>
 const RULE_COMMANDS = new Set(['-A', '--append', '-I', '--insert', '-D', '--delete', '-R', '--replace']);
 
 /** Protocol names after `-p` that make iptables load a match of the same name implicitly. */
-const IMPLICIT_PROTOCOL_MATCH: Record<string, string> = {
+const IMPLICIT_PROTOCOL_MATCH: Record<string, string> = nameTable({
   tcp: 'tcp', udp: 'udp', udplite: 'udplite', sctp: 'sctp', dccp: 'dccp', icmp: 'icmp',
   icmpv6: 'icmp6', 'ipv6-icmp': 'icmp6', icmp6: 'icmp6', '6': 'tcp', '17': 'udp', '1': 'icmp', '58': 'icmp6', '132': 'sctp', '33': 'dccp',
-};
+});
 
 const VERDICTS = new Set(['ACCEPT', 'DROP', 'QUEUE']);
 // Sets rather than `in` on the tables: a chain named "constructor" or "toString" is not an extension.

@@ -1,5 +1,6 @@
 // Address and port helpers shared by the ipvsadm and ipset parsers.
 import { isIpv4 } from '../../trace/addr';
+import { nameTable } from '../../model/name-table';
 
 // The dotted IPv4 test lives with the other address helpers (trace/addr.ts: activation loads it, and no parser).
 export { ipv4Number, isIpv4 } from '../../trace/addr';
@@ -27,7 +28,7 @@ export function isIpv6(text: string): boolean {
 }
 
 /** Service names of /etc/services (Debian netbase) that show up in `ipvsadm -L` (without -n) and ipset members. */
-export const SERVICE_PORTS: Record<string, number> = {
+export const SERVICE_PORTS: Record<string, number> = nameTable({
   tcpmux: 1, echo: 7, discard: 9, daytime: 13, 'ftp-data': 20, ftp: 21, ssh: 22, telnet: 23, smtp: 25, time: 37,
   whois: 43, tacacs: 49, domain: 53, bootps: 67, bootpc: 68, tftp: 69, gopher: 70, finger: 79, http: 80, www: 80,
   kerberos: 88, 'iso-tsap': 102, pop3: 110, sunrpc: 111, auth: 113, nntp: 119, ntp: 123, epmap: 135,
@@ -39,7 +40,7 @@ export const SERVICE_PORTS: Record<string, number> = {
   'sip-tls': 5061, 'xmpp-client': 5222, postgresql: 5432, amqp: 5672, x11: 6000, redis: 6379, 'http-alt': 8080,
   webcache: 8080, 'bacula-dir': 9101, 'bacula-fd': 9102, 'bacula-sd': 9103, 'zabbix-agent': 10050,
   'zabbix-trapper': 10051, 'domain-s': 853,
-};
+});
 
 /** A port number (`443`) or a known service name (`https`); undefined when neither. */
 export function parsePort(text: string): { port?: number; name?: string; valid: boolean } {

@@ -32,6 +32,7 @@ import { lineLexer } from './lexer';
 import { FAST_MAX_LINE, forwardAt, pack, PlainServiceServerNode, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
 import { digitsValue } from '../digits';
 import { SortedLineMap } from '../../model/line-map';
+import { emptyNameTable, nameTable } from '../../model/name-table';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
 export const MAX_LINE_LENGTH = 65_536;
@@ -41,16 +42,16 @@ export const MAX_DIAGNOSTICS = 1_000;
 const SCHEDULERS = new Set<string>(IPVS_SCHEDULERS);
 const SCHEDULER_NAMES = new Map<string, string>(IPVS_SCHEDULERS.map((s) => [s, s]));
 const SCHED_FLAGS = new Set(['sh-fallback', 'sh-port', 'mh-fallback', 'mh-port', 'flag-1', 'flag-2', 'flag-3']);
-const FORWARD_NAMES: Record<string, { forward: IpvsForward; local?: boolean }> = {
+const FORWARD_NAMES: Record<string, { forward: IpvsForward; local?: boolean }> = nameTable({
   Masq: { forward: 'masq' },
   Route: { forward: 'route' },
   Tunnel: { forward: 'tunnel' },
   Local: { forward: 'route', local: true },
-};
+});
 /** Protocol names in /proc/net/ip_vs_conn (`IP` marks persistence templates of fwmark services). */
 const CONNECTION_PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP', 'IP', 'ICMP', 'ICMPv6', 'AH', 'ESP']);
 
-const COMMANDS: Record<string, IpvsCommand['command']> = {
+const COMMANDS: Record<string, IpvsCommand['command']> = nameTable({
   '-A': 'add-service', '--add-service': 'add-service',
   '-E': 'edit-service', '--edit-service': 'edit-service',
   '-D': 'delete-service', '--delete-service': 'delete-service',
@@ -60,7 +61,7 @@ const COMMANDS: Record<string, IpvsCommand['command']> = {
   '-C': 'clear', '--clear': 'clear',
   '-Z': 'zero', '--zero': 'zero',
   '--set': 'set',
-};
+});
 /** Commands that ipvsadm accepts on its command line but not in `ipvsadm -R` input. */
 const NOT_RESTORABLE = new Set(['-L', '-l', '--list', '-S', '--save', '-R', '--restore', '-h', '--help', '-v', '--version', '--start-daemon', '--stop-daemon']);
 
@@ -71,7 +72,7 @@ interface OptionSpec {
   /** Which commands accept it. */
   for: 'service-spec' | 'service' | 'server' | 'server-spec' | 'any';
 }
-const OPTIONS: Record<string, OptionSpec> = {};
+const OPTIONS = emptyNameTable<OptionSpec>();
 function option(names: string[], canonical: string, arity: Arity, scope: OptionSpec['for']): void {
   for (const n of names) OPTIONS[n] = { canonical, arity, for: scope };
 }
@@ -100,7 +101,7 @@ option(['--tun-csum'], '--tun-csum', 0, 'server');
 option(['--tun-remcsum'], '--tun-remcsum', 0, 'server');
 option(['-n', '--numeric'], '-n', 0, 'any');
 
-const SERVICE_SPEC_PROTOCOL: Record<string, 'TCP' | 'UDP' | 'SCTP' | 'FWM'> = { '-t': 'TCP', '-u': 'UDP', '--sctp-service': 'SCTP', '-f': 'FWM' };
+const SERVICE_SPEC_PROTOCOL: Record<string, 'TCP' | 'UDP' | 'SCTP' | 'FWM'> = nameTable({ '-t': 'TCP', '-u': 'UDP', '--sctp-service': 'SCTP', '-f': 'FWM' });
 
 /** A user@host or [user@host dir]# prompt, or `$ `, followed by a command. */
 const USER_PROMPT_RE = /^\s*(?:\[[^\]]*\]\s?[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s?[#$%>])\s*(.*)$/;
@@ -407,6 +408,7 @@ class IpvsBuilder {
     if (!isDigits(text, cols[6], cols[7], 15) || !isDigits(text, cols[8], cols[9], 15) || !isDigits(text, cols[10], cols[11], 15)) return false;
     const extent = pack(cols[0], cols[11]);
     const weight = digitsValue(text, cols[6], cols[7]);
+    if (weight > 65535) return false; // weight() reports it
     const server =
       svc instanceof ServiceNode
         ? new RealServerNode(svc, i, ep.address, fwd.local, weight, this.lineStart)
@@ -1045,7 +1047,13 @@ class IpvsBuilder {
       this.diag(r, 'error', 'bad-weight', t('{0} is not a weight (an integer, 0 or more).', tk.image));
       return;
     }
-    server.weight = Number(tk.image);
+    const weight = Number(tk.image);
+    // ipvsadm takes 0 to 65535 (a larger number would give shares of Infinity / Infinity).
+    if (weight > 65535) {
+      this.diag(r, 'error', 'bad-weight', t('A weight is at most 65535.'));
+      return;
+    }
+    server.weight = weight;
     if (server.weight === 0) {
       this.diag(r, 'hint', 'weight-zero', t('Weight 0: this real server gets no new connections; existing ones go on. kube-proxy sets it while an endpoint terminates.'));
     }
@@ -1368,7 +1376,6 @@ class IpvsBuilder {
     if (w?.values[0] !== undefined) {
       const token = { image: w.values[0], startOffset: w.valueRanges[0].start.character, endOffset: w.valueRanges[0].end.character - 1 } as IToken;
       this.weight(i, server, token);
-      if (server.weight > 65535) this.diag(w.valueRanges[0], 'error', 'bad-weight', t('A weight is at most 65535.'));
     }
     for (const [name, key] of [['-x', 'upperThreshold'], ['-y', 'lowerThreshold']] as const) {
       const o = byName.get(name);

@@ -27,11 +27,13 @@ import { Symbols, type SymbolDefinition, type SymbolKind } from '../../model/sym
 import { t } from '../../l10n';
 import { LineIndex, num, prop, readJson, str, type JObject, type JValue } from './jsonReader';
 import { emptyNftRuleset, MAX_DIAGNOSTICS } from './parser';
+import { emptyNameTable, nameTable } from '../../model/name-table';
+import { appendAll } from '../../model/append';
 
 const SIMPLE_VERDICTS = new Set(['accept', 'drop', 'continue', 'return']);
 const BITMASK_KEYS = new Set(['ct:state', 'ct:status', 'ct:event', 'tcp:flags']);
 const BINOPS = new Set(['&', '|', '^', '<<', '>>']);
-const OBJECT_KINDS: Record<string, NftObjectKind> = {
+const OBJECT_KINDS: Record<string, NftObjectKind> = nameTable({
   counter: 'counter',
   quota: 'quota',
   limit: 'limit',
@@ -40,7 +42,7 @@ const OBJECT_KINDS: Record<string, NftObjectKind> = {
   'ct helper': 'ct helper',
   'ct timeout': 'ct timeout',
   'ct expectation': 'ct expectation',
-};
+});
 const COMMAND_VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush', 'list', 'reset', 'rename']);
 
 /** Seconds as nft prints durations: 10800 → `3h`, 90 → `1m30s`. */
@@ -330,7 +332,7 @@ class NftJsonBuilder {
     if (handle !== undefined) table.handle = handle;
     const comment = str(prop(body, 'comment'));
     if (comment !== undefined) table.comment = comment;
-    table.flags.push(...this.strings(prop(body, 'flags')));
+    appendAll(table.flags, this.strings(prop(body, 'flags')));
   }
 
   private strings(v: JValue | undefined): string[] {
@@ -477,7 +479,7 @@ class NftJsonBuilder {
         set.dataTypeof = parts.typeof;
       }
     }
-    set.flags.push(...this.strings(prop(body, 'flags')));
+    appendAll(set.flags, this.strings(prop(body, 'flags')));
     const timeout = num(prop(body, 'timeout'));
     if (timeout !== undefined) set.timeout = formatDuration(timeout);
     const gc = num(prop(body, 'gc-interval'));

@@ -49,6 +49,7 @@ import { Comma, Dot, fastLexLine, Flags, isSpace, isWordy, LBrace, lineLexer, li
 import { isKnownStatementWord, itemRange, itemsRange, plainRuleLine, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
 import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
 import { ReferenceColumns } from '../../model/reference-columns';
+import { appendAll } from '../../model/append';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
@@ -1323,7 +1324,7 @@ class NftTextBuilder implements StatementHost {
     this.currentTable = table;
     const c = cst.children;
     if (c.flagsSpec) {
-      table.flags.push(...this.flagsOf(c.flagsSpec[0] as CstNode));
+      appendAll(table.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
       return;
     }
     if (c.defineCommand) {
@@ -1604,7 +1605,7 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     if (c.flagsSpec) {
-      set.flags.push(...this.flagsOf(c.flagsSpec[0] as CstNode));
+      appendAll(set.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
       return;
     }
     if (c.elementsSpec) {
@@ -1614,7 +1615,7 @@ class NftTextBuilder implements StatementHost {
       } else {
         const tok = e as IToken;
         const v = this.variable(tok.image.slice(1), itemRange(tok));
-        if (v && v.kind === 'set') set.elements.push(...v.elements);
+        if (v && v.kind === 'set') appendAll(set.elements, v.elements);
       }
       return;
     }
@@ -1674,7 +1675,7 @@ class NftTextBuilder implements StatementHost {
     const ft = block.flowtable!;
     const c = cst.children;
     if (c.flagsSpec) {
-      ft.flags.push(...this.flagsOf(c.flagsSpec[0] as CstNode));
+      appendAll(ft.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
       return;
     }
     if (c.devicesSpec) {

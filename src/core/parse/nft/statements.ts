@@ -21,6 +21,7 @@ import { defineRareFields } from '../../model/rare-fields';
 import { readRange, storeRange, storeRangeOn } from '../../model/stored-ranges';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, isParenGroup, itemsOf, type Item } from './grammar';
+import { emptyNameTable } from '../../model/name-table';
 import {
   Amp,
   Bang,
@@ -50,6 +51,7 @@ import {
   isWordy,
   isWordAt,
 } from './lexer';
+import { appendAll } from '../../model/append';
 
 /** What the statement reader needs from the document builder. */
 export interface StatementHost {
@@ -607,7 +609,7 @@ export class StatementReader {
 
   private log(): NftStatement {
     const start = this.pos++;
-    const options: Record<string, string> = {};
+    const options = emptyNameTable<string>();
     let prefix: string | undefined;
     let level: string | undefined;
     let group: number | undefined;
@@ -1530,14 +1532,14 @@ export class StatementReader {
   private elementBody(items: Item[], out: NftElement[]): void {
     // `{ { a, b }, c }`: a nested set literal contributes its elements.
     if (items.length === 1 && isBraceGroup(items[0])) {
-      out.push(...this.readElements(items[0]));
+      appendAll(out, this.readElements(items[0]));
       return;
     }
     // `{ $set, 3 }`: a variable holding a set literal contributes its elements.
     if (items.length === 1 && this.isToken(items[0], Variable)) {
       const resolved = this.host.variable((items[0] as IToken).image.slice(1), itemRange(items[0]));
       if (resolved && resolved.kind === 'set') {
-        out.push(...resolved.elements);
+        appendAll(out, resolved.elements);
         return;
       }
     }
