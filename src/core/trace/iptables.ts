@@ -9,11 +9,18 @@ import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
 import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
 import type { Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
+import { appendAll } from '../model/append';
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
 const MAX_BRANCHES = 4096;
 const MAX_DEPTH = 64;
-const MAX_RULE_VISITS = 2_000_000;
+const MAX_RULE_VISITS = 1_000_000;
+/**
+ * States one trace may create. Every branch copies the state and its path, so rules whose splits multiply (59 chains of
+ * 50 % random matches, one after the other: 2^59 paths) would take minutes and gigabytes. kube-proxy's largest (a Service of 1,000
+ * endpoints: ~2,000 states; undecided conditions: at most 2 × MAX_BRANCHES) stay well below it.
+ */
+const MAX_STATES = 25_000;
 
 export interface State {
   src: Address;
@@ -42,6 +49,55 @@ export interface Ended {
 
 export function clone(s: State): State {
   return { ...s, path: [...s.path], assumptions: [...s.assumptions], notes: [...s.notes] };
+}
+
+/**
+ * What one trace may spend (rule visits, states created by branching), shared by the iptables and nft tracers. Past a
+ * cap the trace stops: the states still under way are dropped, so the outcomes found so far cover less than 100 %.
+ */
+export class Budget {
+  private states = 0;
+  private visits = 0;
+  /** Why the trace stopped, once it has. */
+  stopped: 'states' | 'visits' | undefined;
+
+  constructor(
+    private readonly maxStates = MAX_STATES,
+    private readonly maxVisits = MAX_RULE_VISITS,
+  ) {}
+
+  /** A copy of the state for a new branch, or undefined once the trace has created too many (it stops then). */
+  branch(s: State): State | undefined {
+    if (this.stopped) return undefined;
+    if (++this.states > this.maxStates) {
+      this.stopped = 'states';
+      return undefined;
+    }
+    return clone(s);
+  }
+
+  /** Counts one rule visit; false once the trace has stopped. */
+  visit(): boolean {
+    if (this.stopped) return false;
+    if (++this.visits > this.maxVisits) {
+      this.stopped = 'visits';
+      return false;
+    }
+    return true;
+  }
+
+  /** For a trace that stopped: says that its outcomes are incomplete and how much of the traffic they cover. */
+  warning(outcomes: Outcome[]): string | undefined {
+    if (!this.stopped) return undefined;
+    let covered = 0;
+    for (const o of outcomes) covered += o.probability;
+    // A share too small to print (2^-40 of a diamond of random matches) still must not read as 0 % or 100 %.
+    const percent = covered * 100;
+    const share = percent > 0 && percent < 0.01 ? '< 0.01%' : percent > 99.99 && percent < 100 ? '> 99.99%' : `${Number(percent.toPrecision(4))}%`;
+    return this.stopped === 'states'
+      ? t('The trace stopped after creating {0} branches (random choices and undecided conditions multiply the paths): the outcomes shown are incomplete. Together they cover {1} of new connections, not 100%; the rest was not traced.', this.maxStates, share)
+      : t('The trace stopped after {0} rule visits: the outcomes shown are incomplete. Together they cover {1} of new connections, not 100%; the rest was not traced.', this.maxVisits, share);
+  }
 }
 
 /** One condition's verdict for a state: certain, or a split with the probability of matching. */
@@ -77,7 +133,7 @@ export interface IpvsTraceInput {
 }
 
 class Tracer {
-  private visits = 0;
+  readonly budget = new Budget();
   readonly warnings: string[] = [];
   private splitBudget = MAX_BRANCHES;
   /** Addresses bound on kube-ipvs0 (every virtual service address) are local to the node. */
@@ -158,15 +214,14 @@ class Tracer {
       const quick = quickFilter(rule);
       const next: State[] = [];
       for (const state of live) {
+        // A stopped trace (Budget) drops the states under way; traceIptables says the outcomes are incomplete.
+        if (this.budget.stopped) return { ended, fallthrough: [] };
         // Most rules of a big KUBE-SERVICES chain fail on the destination: decide that without the full evaluation.
         if (quick && !quick(state)) {
           next.push(state);
           continue;
         }
-        if (++this.visits > MAX_RULE_VISITS) {
-          this.warnings.push(t('The trace visited too many rules and stopped.'));
-          return { ended, fallthrough: [] };
-        }
+        if (!this.budget.visit()) return { ended, fallthrough: [] };
         for (const { state: s, matched, note } of this.matchRule(rule, state)) {
           if (!matched) {
             next.push(s);
@@ -309,13 +364,15 @@ class Tracer {
         const p = c.kind === 'random' ? c.p : 0.5;
         if (c.kind === 'assume') this.splitBudget--;
         if (p > 0) {
-          const hit = clone(b.state);
+          const hit = this.budget.branch(b.state);
+          if (!hit) return []; // the trace stops (runChain)
           hit.probability *= p;
           if (c.kind === 'assume') hit.assumptions.push(c.label);
           out.push({ state: hit, matched: true, notes: [...b.notes, c.kind === 'random' ? c.label : ''] });
         }
         if (p < 1) {
-          const miss = clone(b.state);
+          const miss = this.budget.branch(b.state);
+          if (!miss) return [];
           miss.probability *= 1 - p;
           if (c.kind === 'assume') miss.assumptions.push(c.labelNot);
           out.push({ state: miss, matched: false, notes: b.notes });
@@ -599,7 +656,8 @@ function ipvsSelect(tracer: Tracer, s: State): { states: State[]; rejected: Stat
   const predictable = vs.scheduler === 'rr' || vs.scheduler === 'wrr';
   for (const r of eligible) {
     const share = (vs.scheduler === 'rr' ? 1 : r.weight) / total;
-    const st = clone(s);
+    const st = tracer.budget.branch(s);
+    if (!st) break; // the trace stopped: traceIptables says so
     st.probability *= share;
     const addr = parseAddress(r.address);
     if (!addr) continue;
@@ -786,14 +844,14 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
   const run = (entry: Entry) => {
     if (entry === 'node') {
       const out = tracer.runHook('OUTPUT', ['raw', 'mangle', 'nat', 'filter', 'security'], start);
-      finals.push(...out.ended);
+      appendAll(finals, out.ended);
       const post = tracer.runHook('POSTROUTING', ['mangle', 'nat'], out.passed);
-      finals.push(...post.ended);
+      appendAll(finals, post.ended);
       // A locally generated packet to a local address loops back through INPUT.
       const local = post.passed.filter((s) => tracer.isLocal(s.dst));
       const remote = post.passed.filter((s) => !tracer.isLocal(s.dst));
       const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
-      finals.push(...input.ended);
+      appendAll(finals, input.ended);
       if (ipvs) {
         const picked = input.passed.map((s) => ipvsSelect(tracer, s));
         for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
@@ -803,28 +861,31 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
       return;
     }
     const pre = tracer.runHook('PREROUTING', ['raw', 'mangle', 'nat'], start);
-    finals.push(...pre.ended);
+    appendAll(finals, pre.ended);
     const local = pre.passed.filter((s) => tracer.isLocal(s.dst));
     const forward = pre.passed.filter((s) => !tracer.isLocal(s.dst));
     const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
-    finals.push(...input.ended);
+    appendAll(finals, input.ended);
     if (ipvs) {
       // IPVS hooks LOCAL_IN after the filter table; forwarded connections leave through POSTROUTING.
       const picked = input.passed.map((s) => ipvsSelect(tracer, s));
       for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
       deliver(picked.filter((p) => p.passthrough).flatMap((p) => p.states));
       const sent = tracer.runHook('POSTROUTING', ['mangle', 'nat'], picked.filter((p) => !p.passthrough).flatMap((p) => p.states));
-      finals.push(...sent.ended);
+      appendAll(finals, sent.ended);
       deliver(sent.passed);
     } else deliver(input.passed);
     const fwd = tracer.runHook('FORWARD', ['mangle', 'filter', 'security'], forward);
-    finals.push(...fwd.ended);
+    appendAll(finals, fwd.ended);
     const post = tracer.runHook('POSTROUTING', ['mangle', 'nat'], fwd.passed);
-    finals.push(...post.ended);
+    appendAll(finals, post.ended);
     deliver(post.passed);
   };
   run(packet.entry);
-  return { packet, outcomes: mergeOutcomes(finals), warnings: [...warnings, ...dedupe(tracer.warnings)], context };
+  const outcomes = mergeOutcomes(finals);
+  // A trace that hit a cap must not read as a complete answer: its warning comes first.
+  const stopped = tracer.budget.warning(outcomes);
+  return { packet, outcomes, warnings: [...(stopped ? [stopped] : []), ...warnings, ...dedupe(tracer.warnings)], context };
 }
 
 function dedupe(list: string[]): string[] {

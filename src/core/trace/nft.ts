@@ -1,14 +1,15 @@
 // The nftables packet simulator (DESIGN §5): every base chain of a hook, across the tables of the packet's
 // family, in priority order; statements evaluated left to right, verdict maps looked up with concatenated
-// keys, `numgen random mod N` branching with 1/N each, sets and maps by their elements.
+// keys, `numgen random mod N` branching by the map's elements (1/N for each value an element has), sets and maps by
+// their elements.
 import type { NftChain, NftElement, NftExpression, NftRule, NftRuleset, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { t } from '../l10n';
-import { certain, clone, hostPort, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
+import { Budget, certain, hostPort, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
 import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
+import { appendAll } from '../model/append';
 
 const MAX_DEPTH = 64;
-const MAX_STATEMENT_VISITS = 2_000_000;
 const MAX_ASSUMPTION_SPLITS = 4096;
 
 /** What an expression evaluates to for a packet. */
@@ -130,10 +131,136 @@ function exactIndex(elements: NftElement[]): ElementIndex {
   return index;
 }
 
+/** The elements of a verdict map written in the rule or named (`@name`). */
+function mapElements(table: NftTable, map: NftExpression): NftElement[] {
+  return map.kind === 'set' ? map.elements : map.kind === 'setRef' ? (table.mapByName.get(map.name)?.elements ?? []) : [];
+}
+
+/** The numbers an element key part written in the dump stands for, as partMatches reads it for a number. */
+function numericInterval(key: string[]): [number, number] | undefined {
+  if (key.length !== 1) return undefined; // a concatenated key never matches a plain number
+  const text = key[0].trim();
+  const range = /^(\S+)\s*-\s*(\S+)$/.exec(text);
+  if (range) {
+    const lo = parseNumber(range[1]);
+    const hi = parseNumber(range[2]);
+    if (lo !== undefined && hi !== undefined) return [lo, hi];
+  }
+  const n = parseNumber(text) ?? PROTO_NUM[text];
+  return n !== undefined ? [n, n] : undefined;
+}
+
+/** The values of `numgen … mod N offset O` (O + k for 0 ≤ k < N) that one element of the map decides, or that none does. */
+interface NumgenShare {
+  verdict?: NftVerdictValue;
+  /** How many of the N values. */
+  count: number;
+  /** Runs of values (inclusive), in ascending order. */
+  runs: [number, number][];
+}
+
+const numgenShareCache = new WeakMap<NftElement[], Map<string, NumgenShare[]>>();
+
+/**
+ * Splits the N values of a numgen by the map's elements, not value by value (`mod 4294967295` would be four billion
+ * states): each element gets the values its key covers that no element before it (in lookupVerdict's order: exact keys,
+ * then the others in dump order) took; the values no element covers are one share without a verdict. Shares come in
+ * the order of their smallest value, as a walk over the values would meet them.
+ */
+function numgenShares(elements: NftElement[], mod: number, offset: number): NumgenShare[] {
+  let byKey = numgenShareCache.get(elements);
+  if (!byKey) numgenShareCache.set(elements, (byKey = new Map()));
+  const cacheKey = `${mod}/${offset}`;
+  const cached = byKey.get(cacheKey);
+  if (cached) return cached;
+  // Values are k + offset for the integers 0 ≤ k < mod (the loop this replaces); worked on in k.
+  const size = Number.isFinite(mod) && mod > 0 ? Math.ceil(mod) : 0;
+  type Item = { lo: number; hi: number; prio: number; share: NumgenShare };
+  const items: Item[] = [];
+  const add = (lo: number, hi: number, verdict: NftVerdictValue) => {
+    const a = Math.max(0, Math.ceil(lo - offset));
+    const b = Math.min(size - 1, Math.floor(hi - offset));
+    if (a <= b) items.push({ lo: a, hi: b, prio: items.length, share: { verdict, count: 0, runs: [] } });
+  };
+  const index = exactIndex(elements);
+  // Exact keys win over the scanned ones (lookupVerdict): they come first, so their priority is higher.
+  for (const [k, verdict] of index.exact) {
+    const n = Number(k);
+    if (String(n) === k) add(n, n, verdict);
+  }
+  for (const e of index.rest) {
+    if (!e.value || typeof e.value === 'string') continue;
+    const interval = numericInterval(e.key);
+    if (interval) add(interval[0], interval[1], e.value);
+  }
+  // A sweep over k: the live item of highest priority (lowest prio) owns each stretch.
+  const none: NumgenShare = { count: 0, runs: [] };
+  const give = (share: NumgenShare, a: number, b: number) => {
+    share.count += b - a + 1;
+    const last = share.runs[share.runs.length - 1];
+    if (last && last[1] === a - 1) last[1] = b;
+    else share.runs.push([a, b]);
+  };
+  const starts = [...items].sort((x, y) => x.lo - y.lo || x.prio - y.prio);
+  const heap: Item[] = [];
+  const heapPush = (item: Item) => {
+    heap.push(item);
+    for (let i = heap.length - 1; i > 0; ) {
+      const up = (i - 1) >> 1;
+      if (heap[up].prio <= heap[i].prio) break;
+      [heap[up], heap[i]] = [heap[i], heap[up]];
+      i = up;
+    }
+  };
+  const heapPop = () => {
+    const top = heap[0];
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && heap[l].prio < heap[m].prio) m = l;
+        if (r < heap.length && heap[r].prio < heap[m].prio) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i], heap[m]];
+        i = m;
+      }
+    }
+    return top;
+  };
+  let pos = 0;
+  let next = 0;
+  while (pos < size) {
+    while (next < starts.length && starts[next].lo <= pos) heapPush(starts[next++]);
+    while (heap.length > 0 && heap[0].hi < pos) heapPop();
+    const nextStart = next < starts.length ? starts[next].lo : size;
+    if (heap.length === 0) {
+      give(none, pos, nextStart - 1);
+      pos = nextStart;
+      continue;
+    }
+    const end = Math.min(heap[0].hi, nextStart - 1);
+    give(heap[0].share, pos, end);
+    pos = end + 1;
+  }
+  const shares = [...items.map((i) => i.share), none].filter((x) => x.count > 0).sort((x, y) => x.runs[0][0] - y.runs[0][0]);
+  for (const share of shares) for (const run of share.runs) (run[0] += offset), (run[1] += offset);
+  byKey.set(cacheKey, shares);
+  return shares;
+}
+
+/** `1-5, 9` (at most a few runs). */
+function runsText(runs: [number, number][]): string {
+  const shown = runs.slice(0, 3).map(([a, b]) => (a === b ? String(a) : `${a}-${b}`));
+  return runs.length > 3 ? `${shown.join(', ')}, …` : shown.join(', ');
+}
+
 const baseChainCache = new WeakMap<NftRuleset, Map<4 | 6, Map<string, { table: NftTable; chain: NftChain }[]>>>();
 
 class NftTracer {
-  private visits = 0;
+  readonly budget = new Budget();
   private splits = MAX_ASSUMPTION_SPLITS;
   readonly warnings: string[] = [];
 
@@ -216,10 +343,8 @@ class NftTracer {
       if (live.length === 0) break;
       const next: State[] = [];
       for (const state of live) {
-        if (++this.visits > MAX_STATEMENT_VISITS) {
-          this.warnings.push(t('The trace visited too many rules and stopped.'));
-          return { ended, fallthrough: [] };
-        }
+        // A stopped trace (Budget) drops the states under way; traceNft says the outcomes are incomplete.
+        if (!this.budget.visit()) return { ended, fallthrough: [] };
         this.runRule(table, chain, rule, state, depth, inner, next, ended);
       }
       live = next;
@@ -274,14 +399,20 @@ class NftTracer {
         return;
       case 'vmap': {
         if (st.key.kind === 'numgen') {
+          // One branch per element of the map (each with the share of values it decides) and one for the values no
+          // element has (they go on to the next rule), as a branch per value would give, merged.
           const n = st.key.mod;
-          const offset = st.key.offset ?? 0;
-          for (let k = 0; k < n; k++) {
-            const branch = { s: clone(s), notes: [...b.notes, t('numgen picked {0} of {1} (1/{1}).', k + offset, n)] };
-            branch.s.probability *= 1 / n;
-            const verdict = this.lookupVerdict(table, st.map, { kind: 'num', n: k + offset });
-            if (verdict) this.verdict(table, chain, rule, verdict, branch, depth, stack, next, ended, note);
-            else next.push(branch.s);
+          for (const share of numgenShares(mapElements(table, st.map), n, st.key.offset ?? 0)) {
+            const s2 = this.budget.branch(s);
+            if (!s2) return; // the trace stops (runChain)
+            s2.probability *= share.count / n;
+            if (!share.verdict) {
+              next.push(s2);
+              continue;
+            }
+            const [from, to] = share.runs[0];
+            const picked = share.runs.length === 1 && from === to ? t('numgen picked {0} of {1} (1/{1}).', from, n) : t('numgen picked a value in {0} ({1} of its {2} values).', runsText(share.runs), share.count, n);
+            this.verdict(table, chain, rule, share.verdict, { s: s2, notes: [...b.notes, picked] }, depth, stack, next, ended, note);
           }
           return;
         }
@@ -347,16 +478,21 @@ class NftTracer {
     }
     if (c.kind === 'assume') this.splits--;
     const p = c.kind === 'random' ? c.p : 0.5;
-    const hit = clone(b.s);
-    hit.probability *= p;
-    const miss = clone(b.s);
-    miss.probability *= 1 - p;
-    if (c.kind === 'assume') {
-      hit.assumptions.push(c.label);
-      miss.assumptions.push(c.labelNot);
+    // A branch with no chance is not created; the trace stops when it has created too many (runChain).
+    if (p > 0) {
+      const hit = this.budget.branch(b.s);
+      if (!hit) return;
+      hit.probability *= p;
+      if (c.kind === 'assume') hit.assumptions.push(c.label);
+      out.push({ s: hit, notes: b.notes });
     }
-    if (p > 0) out.push({ s: hit, notes: b.notes });
-    if (p < 1) next.push(miss);
+    if (p < 1) {
+      const miss = this.budget.branch(b.s);
+      if (!miss) return;
+      miss.probability *= 1 - p;
+      if (c.kind === 'assume') miss.assumptions.push(c.labelNot);
+      next.push(miss);
+    }
   }
 
   private verdict(
@@ -417,7 +553,7 @@ class NftTracer {
   }
 
   private lookupVerdict(table: NftTable, map: NftExpression, key: Value): NftVerdictValue | undefined {
-    const elements: NftElement[] = map.kind === 'set' ? map.elements : map.kind === 'setRef' ? (table.mapByName.get(map.name)?.elements ?? []) : [];
+    const elements = mapElements(table, map);
     // Exact keys are found through a hash index, as the kernel does; intervals and prefixes by a scan.
     const index = exactIndex(elements);
     const exact = index.exact.get(valueKey(key));
@@ -569,26 +705,29 @@ export function traceNft(ruleset: NftRuleset, packet: Packet, context: TraceCont
   const run = (entry: Entry) => {
     if (entry === 'node') {
       const out = tracer.runHook('output', [start]);
-      finals.push(...out.ended);
+      appendAll(finals, out.ended);
       const post = tracer.runHook('postrouting', out.passed);
-      finals.push(...post.ended);
+      appendAll(finals, post.ended);
       const local = post.passed.filter((s) => tracer.isLocal(s.dst));
       const input = tracer.runHook('input', local);
-      finals.push(...input.ended);
+      appendAll(finals, input.ended);
       deliver([...input.passed, ...post.passed.filter((s) => !tracer.isLocal(s.dst))]);
       return;
     }
     const pre = tracer.runHook('prerouting', [start]);
-    finals.push(...pre.ended);
+    appendAll(finals, pre.ended);
     const input = tracer.runHook('input', pre.passed.filter((s) => tracer.isLocal(s.dst)));
-    finals.push(...input.ended);
+    appendAll(finals, input.ended);
     deliver(input.passed);
     const fwd = tracer.runHook('forward', pre.passed.filter((s) => !tracer.isLocal(s.dst)));
-    finals.push(...fwd.ended);
+    appendAll(finals, fwd.ended);
     const post = tracer.runHook('postrouting', fwd.passed);
-    finals.push(...post.ended);
+    appendAll(finals, post.ended);
     deliver(post.passed);
   };
   run(packet.entry);
-  return { packet, outcomes: mergeOutcomes(finals), warnings: [...new Set(tracer.warnings)], context };
+  const outcomes = mergeOutcomes(finals);
+  // A trace that hit a cap must not read as a complete answer: its warning comes first.
+  const stopped = tracer.budget.warning(outcomes);
+  return { packet, outcomes, warnings: [...(stopped ? [stopped] : []), ...new Set(tracer.warnings)], context };
 }
