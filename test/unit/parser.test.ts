@@ -171,6 +171,17 @@ describe('iptables parser: errors with line and column, the rest of the file sti
     expect(r.diagnostics.at(-1)?.code).toBe('too-many-problems');
   });
 
+  it('a truncated real dump: its thousands of unused chains are hints, not a reason to doubt the file', () => {
+    // kube-proxy declares every chain at the top of the table; cut off before the rules, nothing jumps to them.
+    const chains = Array.from({ length: 1500 }, (_, i) => `:KUBE-SEP-${String(i).padStart(16, 'A')} - [0:0]`);
+    const r = parseIptables(['*nat', ':PREROUTING ACCEPT [0:0]', ...chains, '-A PREROUTING -j KUBE-SEP-'].join('\n'));
+    expect(r.diagnostics.filter((d) => d.code === 'missing-commit')).toHaveLength(1);
+    expect(r.diagnostics.at(-1)).toMatchObject({ code: 'too-many-problems', severity: 'information', message: expect.stringMatching(/^\d+ more hints were not reported\.$/) });
+    // Garbage still gets the warning that asks whether the file is a dump at all.
+    const garbage = parseIptables(Array.from({ length: 5000 }, (_, i) => `garbage line ${i}`).join('\n'));
+    expect(garbage.diagnostics.at(-1)).toMatchObject({ code: 'too-many-problems', severity: 'warning', message: expect.stringContaining('is this really an iptables-save dump?') });
+  });
+
   it('every option of a parsed rule has a range inside its line', () => {
     const r = parseIptables('*nat\n:X - [0:0]\n-A X -m comment --comment "ns1/svc1:p80 cluster IP" -m tcp -p tcp -d 172.30.0.41 --dport 80 -j X\nCOMMIT\n');
     for (const o of allOptions(r.tables[0].rules[0])) {

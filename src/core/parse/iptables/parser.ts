@@ -586,6 +586,8 @@ function readKubeShape(text: string): boolean {
 class RulesetBuilder implements RuleReader {
   readonly diagnostics: Diagnostic[] = [];
   private suppressed = 0;
+  /** Of those, errors and warnings (hints alone come from a real dump: a truncated one leaves thousands of chains unused). */
+  private suppressedProblems = 0;
   readonly symbols: Symbols;
   readonly tables: Table[] = [];
   readonly tableById = new Map<string, Table>();
@@ -633,6 +635,7 @@ class RulesetBuilder implements RuleReader {
     if (this.reading !== undefined) return; // reported by the first reading
     if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
       this.suppressed++;
+      if (severity === 'error' || severity === 'warning') this.suppressedProblems++;
       return;
     }
     this.diagnostics.push(unnecessary ? { range, severity, code, message, unnecessary } : { range, severity, code, message });
@@ -739,12 +742,19 @@ class RulesetBuilder implements RuleReader {
     this.pendingRole = new Uint8Array(0);
     this.pendingCount = 0;
     withTransientRuleDetails(() => this.inferFamilies());
-    if (this.suppressed > 0) {
+    if (this.suppressedProblems > 0) {
       this.diagnostics.push({
         range: lineRange(0, 0, 0),
         severity: 'warning',
         code: 'too-many-problems',
         message: t('{0} more problems were not reported; is this really an iptables-save dump?', this.suppressed),
+      });
+    } else if (this.suppressed > 0) {
+      this.diagnostics.push({
+        range: lineRange(0, 0, 0),
+        severity: 'information',
+        code: 'too-many-problems',
+        message: t('{0} more hints were not reported.', this.suppressed),
       });
     }
     const first = this.saves.find((s) => s.producer) ?? this.saves[0];
