@@ -5,6 +5,9 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { detached, releaseLastMatch } from '../../src/core/parse/detach';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
+import { parseNft } from '../../src/core/parse/nft/parser';
+import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
+import { parseIpset } from '../../src/core/parse/ipset/parser';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -50,5 +53,19 @@ describe('the iptables parser', () => {
     // Long options and words a table keeps between parses: slices of 13 or more characters would hold the text.
     const rules = '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -m conntrack --ctstate-not-an-option NEW -m comment --comment a-word-of-20-chars -j ACCEPT\nCOMMIT\n';
     expect(keptMb((text) => parseIptables(rules + text).tables.length)).toBeLessThan(5);
+  });
+});
+
+describe('the line parsers of nft, ipvsadm and ipset', () => {
+  // A Chevrotain parser keeps its last input: the tokens of the last line it read (slices of the document), for nft
+  // the tokens of a whole block (a set's elements over many lines: 90 MB for 200,000 of them).
+  it('keep nothing of a document after its model is dropped', () => {
+    const elements = Array.from({ length: 2000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`).join(',\n\t\t');
+    const nft = `table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t\telements = { ${elements} }\n\t}\n}\n`;
+    expect(keptMb((text) => parseNft(`${nft}# ${text}\n`).tables.length)).toBeLessThan(5);
+    expect(keptMb((text) => parseNft(`# ${text}\n${nft}`).tables.length)).toBeLessThan(5);
+    // The last line is no ipvsadm output: the Chevrotain parser reads it (the fast path reads the others).
+    expect(keptMb((text) => parseIpvsadm(`TCP  10.0.0.1:80 rr\n  -> 10.0.0.2:80  Masq 1 0 0\n${text}\nsome prose that is not ipvsadm output at all\n`).services.length)).toBeLessThan(5);
+    expect(keptMb((text) => parseIpset(`create s hash:ip family inet hashsize 1024 maxelem 65536\nadd s 10.0.0.1\n${text}\nsome prose that is not ipset output at all\n`).sets.length)).toBeLessThan(5);
   });
 });

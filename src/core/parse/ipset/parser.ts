@@ -883,7 +883,12 @@ export interface ParseIpsetOptions {
 }
 
 export function parseIpset(text: string, options: ParseIpsetOptions = {}): IpsetDump {
-  return new IpsetBuilder(new LineCursor(text), options.mode !== 'chevrotain').build();
+  try {
+    return new IpsetBuilder(new LineCursor(text), options.mode !== 'chevrotain').build();
+  } finally {
+    // The line parser keeps its last input, tokens cut from the text: they would keep a closed document alive.
+    if (parserInstance) parserInstance.input = [];
+  }
 }
 
 /**

@@ -1466,7 +1466,12 @@ export interface ParseIpvsadmOptions {
 }
 
 export function parseIpvsadm(text: string, options: ParseIpvsadmOptions = {}): IpvsDump {
-  return new IpvsBuilder(text, options.mode !== 'chevrotain').build();
+  try {
+    return new IpvsBuilder(text, options.mode !== 'chevrotain').build();
+  } finally {
+    // The line parser keeps its last input, tokens cut from the text: they would keep a closed document alive.
+    if (parserInstance) parserInstance.input = [];
+  }
 }
 
 // ---- the fast path ------------------------------------------------------------------------------------------
