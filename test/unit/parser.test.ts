@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
+import { parseNft } from '../../src/core/parse/nft/parser';
+import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
+import { parseIpset } from '../../src/core/parse/ipset/parser';
 import { allOptions, findMatchOption, ruleComment } from '../../src/core/model/iptables';
 
 const codes = (text: string) => parseIptables(text).diagnostics.map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.severity} ${d.code}`);
@@ -163,6 +166,16 @@ describe('iptables parser: errors with line and column, the rest of the file sti
     const r = parseIptables('\u0000\u0001\u0002binary\n' + 'x'.repeat(70_000) + '\n*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n');
     expect(r.diagnostics.map((d) => d.code)).toEqual(['binary', 'line-too-long']);
     expect(r.tables).toHaveLength(1);
+  });
+
+  it('binary data is reported where it starts, in every dialect', () => {
+    const line = '-A INPUT -m comment --comment "a\u0000b" -j ACCEPT';
+    const at = { line: 2, character: line.indexOf('\u0000') };
+    const binary = (diagnostics: { code: string; range: { start: unknown } }[]) => diagnostics.filter((d) => d.code === 'binary').map((d) => d.range.start);
+    expect(binary(parseIptables(`*filter\n:INPUT ACCEPT [0:0]\n${line}\nCOMMIT\n`).diagnostics)).toEqual([at]);
+    expect(binary(parseNft(`table ip t {\n\tchain c {\n${line}\n\t}\n}\n`).diagnostics)).toEqual([at]);
+    expect(binary(parseIpvsadm(`TCP  10.0.0.1:80 rr\n  -> 10.0.0.2:80  Masq 1 0 0\n${line}\n`).diagnostics)).toEqual([at]);
+    expect(binary(parseIpset(`create s hash:ip\nadd s 10.0.0.1\n${line}\n`).diagnostics)).toEqual([at]);
   });
 
   it('caps the number of diagnostics on garbage', () => {

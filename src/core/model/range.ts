@@ -19,6 +19,12 @@ export function lineRange(line: number, start: number, end: number): Range {
   return { start: { line, character: start }, end: { line, character: end } };
 }
 
+/** A line's binary data: from its first NUL character, at most 200 characters (the editor shows where it starts). */
+export function binaryRange(line: number, text: string): Range {
+  const at = Math.max(0, text.indexOf('\u0000'));
+  return lineRange(line, at, Math.min(text.length, at + 200));
+}
+
 /** Chevrotain tokens carry an inclusive `endOffset`; our ranges are end-exclusive. */
 export function tokenRange(line: number, token: { startOffset: number; endOffset?: number; image: string }): Range {
   const end = token.endOffset !== undefined && !Number.isNaN(token.endOffset) ? token.endOffset + 1 : token.startOffset + token.image.length;

@@ -15,7 +15,7 @@ import {
   type IpsetMember,
   type IpsetMemberPart,
 } from '../../model/ipset';
-import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
+import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { ipv4Number, isIpv4, isIpv6, parsePort } from '../ipvs/address';
@@ -385,7 +385,7 @@ class IpsetBuilder {
       return;
     }
     if (text.includes('\u0000')) {
-      this.diag(lineRange(i, 0, Math.min(text.length, 200)), 'error', 'binary', t('Binary data, not ipset output.'));
+      this.diag(binaryRange(i, text), 'error', 'binary', t('Binary data, not ipset output.'));
       return;
     }
     const extent = lineExtent(i, text);

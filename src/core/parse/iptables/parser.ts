@@ -20,7 +20,7 @@ import {
   type Table,
   type TargetKind,
 } from '../../model/iptables';
-import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
+import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols } from '../../model/symbols';
 import { t } from '../../l10n';
 import { detached } from '../detach';
@@ -814,7 +814,7 @@ class RulesetBuilder implements RuleReader {
       return;
     }
     if (text.includes('\u0000')) {
-      this.diag(lineRange(i, 0, Math.min(text.length, 200)), 'error', 'binary', t('Binary data, not iptables-save text.'));
+      this.diag(binaryRange(i, text), 'error', 'binary', t('Binary data, not iptables-save text.'));
       return;
     }
     const lexed = lineLexer.tokenize(text);

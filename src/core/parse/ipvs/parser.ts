@@ -22,7 +22,7 @@ import {
   type RealServer,
   type VirtualService,
 } from '../../model/ipvs';
-import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
+import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { isIpv4, isIpv6, parseCount, parsePort } from './address';
@@ -452,7 +452,7 @@ class IpvsBuilder {
       return;
     }
     if (text.includes('\u0000')) {
-      this.diag(lineRange(i, 0, Math.min(text.length, 200)), 'error', 'binary', t('Binary data, not ipvsadm output.'));
+      this.diag(binaryRange(i, text), 'error', 'binary', t('Binary data, not ipvsadm output.'));
       return;
     }
     const extent = lineExtent(i, text);

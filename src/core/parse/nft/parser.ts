@@ -41,7 +41,7 @@ import {
   type NftStatement,
   type NftTable,
 } from '../../model/nft';
-import { lineRange, type Range } from '../../model/range';
+import { binaryRange, lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition, type SymbolKind, type SymbolReference } from '../../model/symbols';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
@@ -341,7 +341,7 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     if (this.mayHoldNul && text.includes('\u0000')) {
-      this.diag(lineRange(i, 0, Math.min(text.length, 200)), 'error', 'binary', t('Binary data, not nft text.'));
+      this.diag(binaryRange(i, text), 'error', 'binary', t('Binary data, not nft text.'));
       this.unitBroken = true;
       this.endOfLine();
       return;
