@@ -12,11 +12,6 @@ const files = (...named: [string, string][]) => asTrace(named.map(([name, text])
 const trace = (fs: TraceFile[], to: string, dport = 80) => traceSnapshot(fs, { to, dport, protocol: 'tcp', from: '10.0.0.250', entry: 'pod', nodeIPs: ['192.168.0.10'] });
 const total = (r: ReturnType<typeof trace>) => r.outcomes.reduce((s, o) => s + o.probability, 0);
 const byKey = (r: ReturnType<typeof trace>) => Object.fromEntries(r.outcomes.map((o) => [o.destination ?? o.verdict, o.probability]));
-const timed = <T>(f: () => T): [T, number] => {
-  const start = performance.now();
-  const value = f();
-  return [value, performance.now() - start];
-};
 const STOPPED = /stopped after creating \d+ branches.*incomplete.*not 100%/;
 
 const nftTable = (pre: string, chains: string) => `table ip t {
@@ -33,9 +28,10 @@ describe('numgen verdict maps are split by element, not by value', () => {
   it('mod 4294967295 with a value and a range answers at once with each element\'s share', () => {
     const text = nftTable('\t\tnumgen random mod 4294967295 vmap { 0 : jump a, 1-2147483647 : jump b }', [dnatChain('a', '10.244.0.1'), dnatChain('b', '10.244.0.2')].join('\n'));
     const fs = files(['numgen.nft', text]);
-    const [r, ms] = timed(() => trace(fs, '10.0.0.5'));
-    expect(ms).toBeLessThan(500);
+    const r = trace(fs, '10.0.0.5');
+    // One branch per value would have stopped at the cap on branches (and taken minutes before there was one).
     expect(r.warnings.join(' ')).not.toMatch(/stopped/);
+    expect(r.outcomes).toHaveLength(3);
     const n = 4294967295;
     const shares = byKey(r);
     expect(shares['10.244.0.1:80']).toBe(1 / n);
@@ -108,8 +104,7 @@ function nftDiamond(levels: number): string {
 
 describe('branches that multiply stop at a cap and say the answer is incomplete', () => {
   it('iptables: 60 chains of 50% random matches (2^59 paths)', () => {
-    const [r, ms] = timed(() => trace(files(['diamond.iptables', iptablesDiamond(60)]), '10.0.0.5'));
-    expect(ms).toBeLessThan(3000);
+    const r = trace(files(['diamond.iptables', iptablesDiamond(60)]), '10.0.0.5');
     expect(r.warnings[0]).toMatch(STOPPED);
     expect(r.warnings[0]).toContain('< 0.01%');
     expect(total(r)).toBeLessThan(0.01);
@@ -117,8 +112,7 @@ describe('branches that multiply stop at a cap and say the answer is incomplete'
   });
 
   it('nft: 60 chains of numgen mod 2', () => {
-    const [r, ms] = timed(() => trace(files(['diamond.nft', nftDiamond(60)]), '10.0.0.5'));
-    expect(ms).toBeLessThan(3000);
+    const r = trace(files(['diamond.nft', nftDiamond(60)]), '10.0.0.5');
     expect(r.warnings[0]).toMatch(STOPPED);
     expect(total(r)).toBeLessThan(0.01);
   });
