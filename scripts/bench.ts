@@ -76,7 +76,8 @@ if (process.argv[2] === '--trace-path') {
   const withCluster = snapshot.services.filter((x) => x.endpoints.length > 0 && x.frontends.some((f) => f.kind === 'clusterIP' && f.address));
   const other = withCluster[withCluster.length >> 1];
   const cluster = other.frontends.find((f) => f.kind === 'clusterIP' && f.address)!;
-  const withNodePort = snapshot.services.filter((x) => x.endpoints.length > 0 && x.frontends.some((f) => f.kind === 'nodePort'));
+  // externalTrafficPolicy Cluster: from outside, Local would drop on a node without a local endpoint.
+  const withNodePort = snapshot.services.filter((x) => x.endpoints.length > 0 && x.policies.externalTrafficPolicy !== 'Local' && x.frontends.some((f) => f.kind === 'nodePort'));
   const nodePortService = withNodePort[withNodePort.length >> 1];
   // The node's address: an IPVS NodePort virtual service's, nft's nodeport-ips set, else one given as the node's.
   const nodeAddress =
