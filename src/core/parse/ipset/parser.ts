@@ -495,7 +495,7 @@ class IpsetBuilder {
     // A member line is one element and its options; anything else is text pasted into the listing.
     const rest = line.values.slice(1);
     for (let k = 0; k < rest.length; k++) {
-      const arity = Object.hasOwn(MEMBER_OPTIONS, rest[k].image) ? MEMBER_OPTIONS[rest[k].image] : undefined;
+      const arity = MEMBER_OPTIONS[rest[k].image];
       if (arity === undefined) {
         this.notIpset(extent);
         return;
@@ -673,7 +673,7 @@ class IpsetBuilder {
     for (let k = 0; k < tokens.length; k++) {
       const tk = tokens[k];
       const name = tk.image;
-      const spec = Object.hasOwn(CREATE_OPTIONS, name) ? CREATE_OPTIONS[name] : undefined;
+      const spec = CREATE_OPTIONS[name];
       const r = tokenRange(i, tk);
       if (!spec) {
         this.diag(r, 'warning', 'unknown-option', t('Unknown set option {0}.', name));
@@ -783,7 +783,7 @@ class IpsetBuilder {
       const tk = tokens[k];
       const name = tk.image;
       const r = tokenRange(i, tk);
-      const arity = Object.hasOwn(MEMBER_OPTIONS, name) ? MEMBER_OPTIONS[name] : undefined;
+      const arity = MEMBER_OPTIONS[name];
       if (arity === undefined) {
         this.diag(r, 'error', 'unknown-option', t('Unknown element option {0}: ipset says "Unknown argument".', JSON.stringify(name)));
         continue;

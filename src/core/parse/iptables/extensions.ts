@@ -769,7 +769,7 @@ const PROTOCOL_NUMBER_MODULES: Record<string, string> = nameTable({
 function resolveOption(specExt: ExtensionSpec | undefined, option: string): OptionSpec | undefined {
   if (!specExt) return undefined;
   const key = option.startsWith('-') ? option : `--${option}`;
-  const exact = Object.prototype.hasOwnProperty.call(specExt.options, key) ? specExt.options[key] : undefined;
+  const exact = specExt.options[key];
   if (exact) return exact;
   // getopt_long accepts any unambiguous prefix of a long option ("--to-port" for "--to-ports");
   // candidates that are spellings of one option (e.g. --dport/--destination-port) are not ambiguous.
@@ -790,11 +790,8 @@ function resolveOption(specExt: ExtensionSpec | undefined, option: string): Opti
  */
 export function lookupMatchOption(module: string, option: string): OptionSpec | undefined {
   const name = module.toLowerCase();
-  const spec = Object.prototype.hasOwnProperty.call(MATCH_EXTENSIONS, name)
-    ? MATCH_EXTENSIONS[name]
-    : Object.prototype.hasOwnProperty.call(PROTOCOL_NUMBER_MODULES, name)
-      ? MATCH_EXTENSIONS[PROTOCOL_NUMBER_MODULES[name]]
-      : undefined;
+  // Prototype-less tables (nameTable): `constructor` and the like find nothing.
+  const spec = MATCH_EXTENSIONS[name] ?? (PROTOCOL_NUMBER_MODULES[name] !== undefined ? MATCH_EXTENSIONS[PROTOCOL_NUMBER_MODULES[name]] : undefined);
   return resolveOption(spec, option);
 }
 

@@ -50,7 +50,7 @@ export function parsePort(text: string): { port?: number; name?: string; valid: 
   }
   if (/^[A-Za-z][\w.+-]*$/.test(text)) {
     const key = text.toLowerCase();
-    return { port: Object.hasOwn(SERVICE_PORTS, key) ? SERVICE_PORTS[key] : undefined, name: text, valid: true };
+    return { port: SERVICE_PORTS[key], name: text, valid: true };
   }
   return { valid: false };
 }
