@@ -56,6 +56,31 @@ if (process.argv[2] === '--peak') {
   process.exit(0);
 }
 
+// `--fresh floor|analysis DIALECT FILE…` (used by the bench itself): in this fresh process, the floor (reading the
+// files and splitting them into lines) or the analysis (reading them, then parse + symbols + catalog, of which only
+// the second part is timed), as JSON. Issue #8 measured its floor this way: a new Node reading and splitting the
+// file (0.16 s at 1,000 Services, 0.67 s at 5,000), which the warm floor of this long-running process undercuts 3–4×.
+if (process.argv[2] === '--fresh') {
+  const [, , , what, dialect, ...files] = process.argv;
+  const start = process.hrtime.bigint();
+  const read = files.map((f) => readFileSync(f, 'utf8'));
+  if (what === 'floor') {
+    let lines = 0;
+    for (const text of read) lines += text.split('\n').length;
+    process.stdout.write(JSON.stringify({ ms: Number(process.hrtime.bigint() - start) / 1e6, lines }));
+    process.exit(0);
+  }
+  const analysisStart = process.hrtime.bigint();
+  const analysed: SnapshotFile[] =
+    dialect === 'iptables'
+      ? [{ name: files[0], languageId: 'iptables', features: featuresFor('iptables')!, analysis: analyzeIptablesRuleset(parseIptables(read[0])) }]
+      : read.map((text, k) => analyzeFile(files[k], text, dialect === 'nftables' ? 'nftables' : ['ipvsadm', 'ipset', 'iptables'][k])!);
+  // The iptables catalog is in the analysis; nft and IPVS: the node snapshot with every endpoint, as the warm total.
+  if (dialect !== 'iptables') withEveryEndpoint(buildSnapshot(analysed));
+  process.stdout.write(JSON.stringify({ ms: Number(process.hrtime.bigint() - analysisStart) / 1e6 }));
+  process.exit(0);
+}
+
 // `--trace-path DIALECT FILE…` (used by the bench itself): in this fresh process, what a user of the extension
 // waits for: the analysis, the idle preparation the analysis worker runs next (prepareTrace, timed apart), then
 // the first traces asked for, of other Services than the ones the preparation traced (a ClusterIP from a pod and
@@ -128,6 +153,32 @@ function peakMb(dialect: string, files: string[]): number {
   return peaks[Math.floor(peaks.length / 2)];
 }
 
+/** Fresh processes (of each kind) whose medians freshTimes takes. */
+const FRESH_RUNS = 5;
+
+/**
+ * The floor and parse + symbols + catalog each in fresh processes (see `--fresh`), alternated so that a slow
+ * spell of the machine hits both: the medians of FRESH_RUNS.
+ */
+function freshTimes(dialect: string, files: string[]): { floorMs: number; totalMs: number } {
+  const floors: number[] = [];
+  const totals: number[] = [];
+  const run = (what: string) =>
+    (JSON.parse(execFileSync(process.execPath, [...process.execArgv, process.argv[1], '--fresh', what, dialect, ...files], { encoding: 'utf8', maxBuffer: 1 << 20 })) as { ms: number }).ms;
+  try {
+    // One each for the smoke run (--quick): its figures are not reported.
+    for (let k = 0; k < (quick ? 1 : FRESH_RUNS); k++) {
+      floors.push(run('floor'));
+      totals.push(run('analysis'));
+    }
+  } catch (e) {
+    process.stderr.write(`fresh-process times of ${dialect}: ${(e as Error).message.split('\n')[0]}\n`);
+    return { floorMs: NaN, totalMs: NaN };
+  }
+  const mid = (a: number[]) => a.sort((x, y) => x - y)[a.length >> 1];
+  return { floorMs: mid(floors), totalMs: mid(totals) };
+}
+
 /** Fresh processes whose medians tracePath takes. */
 const TRACE_PATH_RUNS = 3;
 
@@ -181,6 +232,9 @@ interface Row {
   parseMs: number;
   catalogMs: number;
   totalMs: number;
+  /** The floor and parse + symbols + catalog, each in fresh processes (see `--fresh`). */
+  freshFloorMs: number;
+  freshTotalMs: number;
   legacyMs: number;
   legacySaveMs: number;
   heapMb: number;
@@ -413,8 +467,9 @@ function runCase(s: number, services: ReturnType<typeof randomServices>, target:
       const { restoreMs: legacyMs, saveMs: legacySaveMs } = dialect === 'iptables' && !quick ? legacyRestore(files[0]) : { restoreMs: NaN, saveMs: NaN };
       const lines = floor.value;
       const path = tracePath(dialect, files);
+      const fresh = freshTimes(dialect, files);
       const tracing = { prepareMs: path.prepareMs, firstTraceMs: path.firstMs, traceMs: path.laterMs };
-      const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs, legacyMs, legacySaveMs, heapMb, peakMb: peakMb(dialect, files), coldTraceMs, ...tracing, hoverMs, defMs };
+      const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs, freshFloorMs: fresh.floorMs, freshTotalMs: fresh.totalMs, legacyMs, legacySaveMs, heapMb, peakMb: peakMb(dialect, files), coldTraceMs, ...tracing, hoverMs, defMs };
       for (const f of files) rmSync(f);
       process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, first trace ${row.firstTraceMs.toFixed(1)} ms\n`);
       return row;
@@ -427,11 +482,11 @@ const vsix = existsSync('dist') ? readdirSync('dist').find((f) => f.endsWith('.v
 const vsixKiB = vsix ? statSync(join('dist', vsix)).size / 1024 : NaN;
 const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 const table = [
-  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols ms | catalog ms | total ms | total / floor | iptables-legacy-restore ms | ours / legacy | iptables-legacy-save ms | ours / save | heap MB | heap / file | peak MB | peak / file | cold trace ms | idle prepare ms | first trace ms | trace ms | hover ms | F12 ms |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols ms | catalog ms | total ms | total / floor | fresh read+split ms | fresh total ms | fresh total / floor | iptables-legacy-restore ms | ours / legacy | iptables-legacy-save ms | ours / save | heap MB | heap / file | peak MB | peak / file | cold trace ms | idle prepare ms | first trace ms | trace ms | hover ms | F12 ms |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.catalogMs)} | ${fmt(r.totalMs)} | ${fmt(r.totalMs / r.floorMs, 1)}× | ${fmt(r.legacyMs)} | ${Number.isFinite(r.legacyMs) ? `${fmt(r.totalMs / r.legacyMs, 2)}×` : '—'} | ${fmt(r.legacySaveMs)} | ${Number.isFinite(r.legacySaveMs) ? `${fmt(r.totalMs / r.legacySaveMs, 2)}×` : '—'} | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.peakMb)} | ${fmt(r.peakMb / r.mb, 1)}× | ${fmt(r.coldTraceMs, 1)} | ${fmt(r.prepareMs, 1)} | ${fmt(r.firstTraceMs, 1)} | ${fmt(r.traceMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`,
+      `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.catalogMs)} | ${fmt(r.totalMs)} | ${fmt(r.totalMs / r.floorMs, 1)}× | ${fmt(r.freshFloorMs)} | ${fmt(r.freshTotalMs)} | ${fmt(r.freshTotalMs / r.freshFloorMs, 1)}× | ${fmt(r.legacyMs)} | ${Number.isFinite(r.legacyMs) ? `${fmt(r.totalMs / r.legacyMs, 2)}×` : '—'} | ${fmt(r.legacySaveMs)} | ${Number.isFinite(r.legacySaveMs) ? `${fmt(r.totalMs / r.legacySaveMs, 2)}×` : '—'} | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.peakMb)} | ${fmt(r.peakMb / r.mb, 1)}× | ${fmt(r.coldTraceMs, 1)} | ${fmt(r.prepareMs, 1)} | ${fmt(r.firstTraceMs, 1)} | ${fmt(r.traceMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`,
   ),
 ];
 const extras = [
@@ -458,7 +513,8 @@ function targetLines(): string[] {
   return [
     `| target (issue #8), largest size | result |`,
     '|---|---|',
-    each('parse + symbols + catalog ≤ 4× read+split', (r) => `${fmt(r.totalMs / r.floorMs, 1)}×`, (r) => r.totalMs <= 4 * r.floorMs),
+    each('parse + symbols + catalog ≤ 4× read+split, each in a fresh process (as issue #8 measured its floor)', (r) => `${fmt(r.freshTotalMs / r.freshFloorMs, 1)}×`, (r) => (Number.isFinite(r.freshTotalMs / r.freshFloorMs) ? r.freshTotalMs <= 4 * r.freshFloorMs : undefined)),
+    each('parse + symbols + catalog ≤ 4× read+split, both warm in this process (a floor 3–4× below the issue\'s)', (r) => `${fmt(r.totalMs / r.floorMs, 1)}×`, (r) => r.totalMs <= 4 * r.floorMs),
     `| faster than iptables-legacy-restore | ${iptables && Number.isFinite(iptables.legacyMs) ? `iptables ${fmt(iptables.totalMs / iptables.legacyMs, 2)}×: ${verdict(iptables.totalMs < iptables.legacyMs)}` : 'not measured (needs root and iptables-legacy-restore)'} |`,
     each('cost linear in size (time per line at the largest size ≤ 1.5× that at the smallest)', (r) => `${fmt(growth(r), 2)}×`, (r) => (rows.length > largest.size ? growth(r) <= 1.5 : undefined)),
     each('peak memory ≤ 8× the file', (r) => `${fmt(r.peakMb / r.mb, 1)}×`, (r) => (Number.isFinite(r.peakMb) ? r.peakMb <= 8 * r.mb : undefined)),
@@ -482,6 +538,7 @@ const report = [
   ...targets,
   '',
   'read+split: reading the file(s) and splitting them into lines (median of 3). Times: the run with the median total of 3. parse+symbols: parsing with the symbol table (built while lines are read).',
+  `fresh: the same floor and total, each in a new Node process (the read before the total is not timed), alternated, medians of ${FRESH_RUNS} each: how issue #8 measured its floor (a new Node reading and splitting the file: 0.16 s at 1,000 Services, 0.67 s at 5,000). In this long-running process, with its heap grown, reading and splitting is 3–4× cheaper than that.`,
   'catalog: iptables — the Service catalog and per-chain indexes; nftables / ipvs — the node snapshot with the endpoints of every Service read (the per-file catalogs are in parse).',
   'ipvs rows are the ipvsadm -Ln + ipset save + iptables-save files of one node together. heap: kept after a GC, against the heap before the first of the 3 runs (so code compiled by the first run counts too: a few MB, visible at S=1000).',
   `peak: the most resident memory (RSS) the same analysis added in a fresh process (text, garbage not yet collected and all; median of ${PEAK_RUNS} processes).`,

@@ -80,8 +80,23 @@ describe('lazy iptables rule details', () => {
     expect(r.symbols.at({ line: 4, character: 6 })).toMatchObject({ type: 'reference', reference: { name: 'KUBE-FW', role: 'rule-owner' } });
     expect(r.symbols.at({ line: 3, character: 1 })).toBeUndefined();
     expect(r.symbols.referencesTo('chain', r.tables[0].id, 'KUBE-FW').map((x) => x.role)).toEqual(['jump']);
-    expect(r.symbols.references.map((x) => x.role)).toEqual(['jump']);
+    // Jumps are kept as columns and owners made when asked: no reference is kept as an object.
+    expect(r.symbols.references).toEqual([]);
     expect(r.symbols.allReferences().map((x) => `${x.role} ${x.name}`).sort()).toEqual(['jump KUBE-FW', 'rule-owner INPUT', 'rule-owner KUBE-FW']);
+  });
+
+  it('the raw text of a rule is its line, cut when asked, whatever the line breaks', () => {
+    const lf = '*nat\n:KUBE-SVC-A - [0:0]\n-A KUBE-SVC-A -m comment --comment "a b" -j KUBE-SEP-A\n\n-A KUBE-SVC-A  -j RETURN\nCOMMIT\n';
+    for (const text of [lf, lf.replaceAll('\n', '\r\n'), lf.replaceAll('\n', '\r'), lf.replace('\n\n', '\r\n\r')]) {
+      const lines = text.split(/\r\n|\n|\r/);
+      const rules = allRules(text) as RuleNode[];
+      expect(rules.map((r) => r.line)).toEqual([2, lines.indexOf('-A KUBE-SVC-A  -j RETURN')]);
+      for (const rule of rules) expect(rule.raw).toBe(lines[rule.line]);
+      // The jump's reference covers the target's columns on that line.
+      const r = parseIptables(text);
+      const jump = r.symbols.at({ line: 2, character: lines[2].indexOf('KUBE-SEP-A') + 1 });
+      expect(jump).toMatchObject({ type: 'reference', reference: { name: 'KUBE-SEP-A', role: 'jump', range: { start: { line: 2, character: lines[2].indexOf('KUBE-SEP-A') }, end: { line: 2, character: lines[2].length } } } });
+    }
   });
 
   it('rules by line answer like a map', () => {

@@ -7,6 +7,7 @@
 import { findMatchOption, type Chain, type Counters, type Match, type Option, type Rule, type RuleOperation, type Target, type TargetKind } from '../../model/iptables';
 import type { Range } from '../../model/range';
 import { DeclarationRanges } from '../../model/stored-ranges';
+import { defineRareFields } from '../../model/rare-fields';
 import type { ReferenceRole, SymbolReference } from '../../model/symbols';
 
 export const K_VALUE = 0;
@@ -239,6 +240,8 @@ export interface RuleDetails {
 /** Re-reads a rule's line into its details (the parser that read the file, kept for this). */
 export interface RuleReader {
   details(rule: RuleNode): RuleDetails;
+  /** The text of line `line` (a rule's, when asked for). */
+  lineText(line: number): string;
 }
 
 // Details read while `transientDepth` > 0 are not kept on the rule: a pass over every rule of a large dump (the
@@ -268,6 +271,12 @@ export function withTransientRuleDetails<T>(fn: () => T): T {
  * target name, operation); params, matches, target and counters are read again from the line when first asked for
  * and kept from then on. A 400,000-line dump would otherwise keep tens of millions of small objects (issue #8).
  */
+/**
+ * Token offsets of the rules that have them: lines the Chevrotain lexer read, and those whose tokens' ranges were
+ * asked for (rescanned). Few rules of a large dump: a map instead of a field in each of 300,000 (issue #8).
+ */
+const ruleOffsets = new WeakMap<RuleNode, number[]>();
+
 export class RuleNode implements Rule {
   index = 0;
   // The `-j`/`-g` target: its name, or the chain of that name when the parser found it (the catalog follows 100,000
@@ -276,9 +285,9 @@ export class RuleNode implements Rule {
   #target: string | ChainNode | undefined = undefined;
   /** The first `-d`'s value unless negated, else null: the trace indexes KUBE-SERVICES' 10,000 rules by it. */
   plainDestination: string | null = null;
-  /** Token offsets; undefined until needed for lines the fast path read. */
-  private offsets: number[] | undefined;
   private kept: RuleDetails | undefined = undefined;
+  /** The rule number of `-I CHAIN N` / `-R CHAIN N`, else undefined. */
+  declare readonly position: number | undefined;
   // The chain (its name, table and the parser that reads details again) and, packed in one number, the operation
   // and the chain name's token: three fewer fields on each of 400,000 rules.
   readonly #chain: ChainNode;
@@ -287,8 +296,7 @@ export class RuleNode implements Rule {
   constructor(
     chain: ChainNode,
     operation: RuleOperation,
-    readonly position: number | undefined,
-    readonly raw: string,
+    position: number | undefined,
     /** 0-based line. */
     readonly line: number,
     /** Index of the chain name token. */
@@ -297,13 +305,23 @@ export class RuleNode implements Rule {
     /** notedBits, or 0. */
     noted = 0,
   ) {
-    this.offsets = offsets;
+    if (offsets !== undefined) ruleOffsets.set(this, offsets);
+    // `-I CHAIN N` and `-R CHAIN N` only: a rare field (see defineRareFields).
+    if (position !== undefined) (this as { position?: number }).position = position;
     this.#chain = chain;
     this.#packed = OPERATIONS.indexOf(operation) | (chainToken << CHAIN_TOKEN_SHIFT) | noted;
   }
 
   get tableId(): string {
     return this.#chain.tableId;
+  }
+
+  /**
+   * The rule's line, cut from the document when asked: a string of its own for each of 300,000 rules, and an array
+   * of all lines kept for them, were some 17 MB of a large dump's analysis (issue #8).
+   */
+  get raw(): string {
+    return this.#chain.lineText(this.line);
   }
 
   /** The `-j`/`-g` value (the target's name), or undefined: read by catalogs for every rule. */
@@ -442,7 +460,8 @@ export class RuleNode implements Rule {
 
   /** Range of tokens `first` through `last` of the line. */
   tokenSpan(first: number, last: number): Range {
-    const o = (this.offsets ??= rescan(this.raw));
+    let o = ruleOffsets.get(this);
+    if (o === undefined) ruleOffsets.set(this, (o = rescan(this.raw)));
     return lr(this.line, o[2 * first], o[2 * last + 1]);
   }
 
@@ -484,6 +503,8 @@ export class RuleNode implements Rule {
     return this.tokenSpan(chainToken, chainToken);
   }
 }
+
+defineRareFields(RuleNode.prototype, ['position']);
 
 export const NEGATED_BEFORE = 1;
 export const NEGATED_AFTER = 2;
@@ -651,6 +672,11 @@ export class ChainNode extends DeclarationRanges implements Chain {
     return this.#reader.details(rule);
   }
 
+  /** The text of one of its rules' line. */
+  lineText(line: number): string {
+    return this.#reader.lineText(line);
+  }
+
   get counters(): Counters | undefined {
     if ((this.flags & HAS_COUNTERS) === 0) return undefined;
     return { packets: this.packets, bytes: this.bytes, range: lr(this.c0, this.c1, this.c2) };
@@ -667,28 +693,6 @@ export class ChainNode extends DeclarationRanges implements Chain {
     this.c0 = c.range.start.line;
     this.c1 = c.range.start.character;
     this.c2 = c.range.end.character;
-  }
-}
-
-/** A chain reference (`-j CHAIN`, `-g CHAIN`) whose range is made when asked for. */
-export class ChainReference implements SymbolReference {
-  constructor(
-    readonly name: string,
-    readonly role: ReferenceRole,
-    private readonly rule: RuleNode,
-    private readonly token: number,
-  ) {}
-
-  get kind(): 'chain' {
-    return 'chain';
-  }
-
-  get scope(): string {
-    return this.rule.tableId;
-  }
-
-  get range(): Range {
-    return this.rule.tokenSpan(this.token, this.token);
   }
 }
 

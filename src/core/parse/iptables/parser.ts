@@ -24,15 +24,16 @@ import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../.
 import { Symbols } from '../../model/symbols';
 import { t } from '../../l10n';
 import { detached } from '../detach';
-import { splitLines } from '../lines';
+import { LineStarts } from '../lines';
 import { reportLine, reportProgress } from '../../progress';
 import { isIpv4 } from '../../trace/addr';
 import { LineMap } from '../../model/line-map';
 import { StoredDefinition } from '../../model/stored-ranges';
+import { ReferenceColumns } from '../../model/reference-columns';
 import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { lookupMatchOption, lookupTargetOption, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from './extensions';
-import { ChainNode, ChainReference, COUNTERS_PREFIX, FULL_COUNTERS, notedBits, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
+import { ChainNode, COUNTERS_PREFIX, FULL_COUNTERS, notedBits, RuleOwnerReference, K_BANG, K_LONG, K_SHORT, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, RuleNode, scanLine, TargetNode, TokenTable, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 import { digitsValue } from '../digits';
 import { nameTable } from '../../model/name-table';
 
@@ -441,10 +442,9 @@ let shapeChainEnd = 0;
 let shapeDestinationStart = -1;
 let shapeDestinationEnd = -1;
 let shapeDestinationNegated = false;
-/** `-j CHAIN`: the chain name and its token. */
+/** `-j CHAIN`: the chain name's columns. */
 let shapeTargetStart = -1;
 let shapeTargetEnd = -1;
-let shapeTargetToken = -1;
 /** `-j DNAT`. */
 let shapeIsDnat = false;
 /** The option whose value is noted on the rule, and the value's column. */
@@ -464,8 +464,6 @@ function readKubeShape(text: string): boolean {
   const chainEnd = wordEnd(text, chainStart, length);
   if (chainEnd < 0) return false;
   shapeChainEnd = chainEnd;
-  // Tokens: `-A` 0, the chain 1, then options, their values and `!`.
-  let token = 2;
   let p = chainEnd;
   let seen = 0;
   shapeDestinationStart = -1;
@@ -473,7 +471,6 @@ function readKubeShape(text: string): boolean {
   shapeDestinationNegated = false;
   shapeTargetStart = -1;
   shapeTargetEnd = -1;
-  shapeTargetToken = -1;
   shapeNotedOption = undefined;
   shapeNotedColumn = 0;
   let current = -1;
@@ -486,7 +483,6 @@ function readKubeShape(text: string): boolean {
     let negated = false;
     if (end === start + 1 && text.charCodeAt(start) === 33 /* ! */) {
       negated = true;
-      token++;
       start = end + 1;
       end = text.indexOf(' ', start);
       if (end < 0) end = length;
@@ -494,8 +490,6 @@ function readKubeShape(text: string): boolean {
     // Every option here takes one value.
     const valueStart = end + 1;
     if (end - start < 2 || text.charCodeAt(start) !== 45 /* - */ || valueStart >= length) return false;
-    token++;
-    const valueToken = token++;
     let valueEnd: number;
     if (end - start === 2) {
       valueEnd = text.indexOf(' ', valueStart);
@@ -529,7 +523,6 @@ function readKubeShape(text: string): boolean {
           if (wordEnd(text, valueStart, length) !== valueEnd) return false;
           shapeTargetStart = valueStart;
           shapeTargetEnd = valueEnd;
-          shapeTargetToken = valueToken;
           current = pushKubeContainer(T_CHAIN);
         }
         bit = SEEN_TARGET;
@@ -602,8 +595,12 @@ class RulesetBuilder implements RuleReader {
   private readonly pendingTable: Table[] = [];
   private readonly pendingName: string[] = [];
   private readonly pendingRule: RuleNode[] = [];
-  private pendingToken = new Int32Array(1024);
+  /** The columns of the name's token on the rule's line. */
+  private pendingStart = new Int32Array(1024);
+  private pendingEnd = new Int32Array(1024);
   private pendingRole = new Uint8Array(1024);
+  /** Jumps and gotos as symbol references: columns, not an object each (300,000 in a large dump). */
+  private readonly referenceColumns = new ReferenceColumns();
   private pendingCount = 0;
   /** Whether any save in the file came from iptables-save (a header) rather than hand-written restore input. */
   private sawSaveHeader = false;
@@ -623,10 +620,10 @@ class RulesetBuilder implements RuleReader {
   private readDetails: RuleDetails | undefined;
 
   constructor(
-    private readonly lines: string[],
+    private readonly lines: LineStarts,
     private readonly mode: ParseMode,
   ) {
-    this.symbols = new Symbols(lines.length);
+    this.symbols = new Symbols(lines.count);
     this.save = { index: 0, backend: 'unknown', family: 'ipv4' };
     this.saves.push(this.save);
   }
@@ -707,16 +704,17 @@ class RulesetBuilder implements RuleReader {
   build(): IptablesRuleset {
     const lines = this.lines;
     // Most lines of a dump are rules.
-    this.ruleByLine.reserve(lines.length);
-    for (let i = 0; i < lines.length; i++) {
-      reportLine(i, lines.length);
-      this.line(i, lines[i]);
+    this.ruleByLine.reserve(lines.count);
+    const count = lines.count;
+    for (let i = 0; i < count; i++) {
+      reportLine(i, count);
+      this.line(i, lines.line(i)!);
     }
-    reportProgress(lines.length, lines.length);
+    reportProgress(count, count);
     if (this.table) {
-      const lastLine = lines.length - 1;
+      const lastLine = count - 1;
       this.diag(this.table.headerRange, 'error', 'missing-commit', t('Table {0} is not closed by COMMIT: iptables-restore would reject the file.', this.table.name));
-      this.table.range = spanRanges(this.table.headerRange, lineRange(lastLine, 0, lines[lastLine]?.length ?? 0));
+      this.table.range = spanRanges(this.table.headerRange, lineRange(lastLine, 0, lines.line(lastLine)?.length ?? 0));
       this.table = undefined;
     }
     for (const table of this.tables) for (const chain of table.chains) this.endChain(chain);
@@ -738,7 +736,8 @@ class RulesetBuilder implements RuleReader {
     this.pendingTable.length = 0;
     this.pendingName.length = 0;
     this.pendingRule.length = 0;
-    this.pendingToken = new Int32Array(0);
+    this.pendingStart = new Int32Array(0);
+    this.pendingEnd = new Int32Array(0);
     this.pendingRole = new Uint8Array(0);
     this.pendingCount = 0;
     withTransientRuleDetails(() => this.inferFamilies());
@@ -770,8 +769,13 @@ class RulesetBuilder implements RuleReader {
       diagnostics: this.diagnostics,
       symbols: this.symbols,
       ruleByLine: this.ruleByLine,
-      lineCount: lines.length,
+      lineCount: lines.count,
     };
+  }
+
+  /** RuleReader: the text of a line. */
+  lineText(line: number): string {
+    return this.lines.line(line) ?? '';
   }
 
   /** RuleReader: the rule's line read again, into objects this time. */
@@ -988,13 +992,13 @@ class RulesetBuilder implements RuleReader {
       this.moveChainCursor(table, chain);
     }
     this.lastChain = chain;
-    const rule = new RuleNode(chain as ChainNode, 'append', undefined, text, i, 1, undefined, notedBits(shapeNotedOption ?? '--to-destination', shapeNotedColumn));
-    if (!chain.declared && !chain.builtin) this.pend(table, chain.name, rule, 1, OWNER);
+    const rule = new RuleNode(chain as ChainNode, 'append', undefined, i, 1, undefined, notedBits(shapeNotedOption ?? '--to-destination', shapeNotedColumn));
+    if (!chain.declared && !chain.builtin) this.pend(table, chain.name, rule, chainStart, chainEnd, OWNER);
     if (shapeDestinationStart >= 0 && !shapeDestinationNegated) rule.plainDestination = this.plainValue(shapeDestinationStart, shapeDestinationEnd);
     if (targetStart >= 0) {
       const name = jumpChain ? jumpChain.name : this.intern(jumpName!);
       const defined = jumpChain !== undefined && (jumpChain.declared || jumpChain.builtin);
-      this.pend(table, name, rule, shapeTargetToken, JUMP | (defined ? DEFINED : 0), jumpChain);
+      this.pend(table, name, rule, targetStart, targetEnd, JUMP | (defined ? DEFINED : 0), jumpChain);
       if (jumpChain !== undefined) {
         rule.targetsChain(jumpChain as ChainNode);
         this.lastJump = jumpChain;
@@ -1174,7 +1178,7 @@ class RulesetBuilder implements RuleReader {
 
   private closeTable(lastLine: number): void {
     const table = this.table!;
-    table.range = spanRanges(table.headerRange, lineRange(lastLine, 0, this.lines[lastLine]?.length ?? 0));
+    table.range = spanRanges(table.headerRange, lineRange(lastLine, 0, this.lines.line(lastLine)?.length ?? 0));
     this.table = undefined;
   }
 
@@ -1235,7 +1239,7 @@ class RulesetBuilder implements RuleReader {
 
   /** `:NAME POLICY [p:b]`; `policy` and `counters` are token indexes or -1. */
   private chainLine(i: number, decl: number, policy: number, counters: number): void {
-    const lineRangeOfDecl = lineRange(i, 0, this.lines[i].trimEnd().length);
+    const lineRangeOfDecl = lineRange(i, 0, this.lines.line(i)!.trimEnd().length);
     const table = this.requireTable(lineRangeOfDecl);
     if (!table) return;
     const declImage = this.image(decl);
@@ -1399,10 +1403,10 @@ class RulesetBuilder implements RuleReader {
       }
       chain = sameChain ? last : (table.chainByName.get(chainName) ?? this.addChain(table, chainName, this.tok(i, chainToken)));
       this.lastChain = chain;
-      rule = new RuleNode(chain as ChainNode, operation, position, text, i, chainToken, offsets);
+      rule = new RuleNode(chain as ChainNode, operation, position, i, chainToken, offsets);
       if (!chain.declared && !chain.builtin) {
         // Reported in resolveReferences if the chain never gets declared.
-        this.pend(table, chain.name, rule, chainToken, OWNER);
+        this.pend(table, chain.name, rule, tokens.start[chainToken], tokens.end[chainToken], OWNER);
       }
     }
 
@@ -1499,7 +1503,7 @@ class RulesetBuilder implements RuleReader {
           if (!isExtension) {
             // A chain declared (or built in) now stays so: resolveReferences need not look it up again.
             const defined = known !== undefined && (known.declared || known.builtin);
-            this.pend(table, name, rule, v0, (goto ? GOTO : JUMP) | (defined ? DEFINED : 0), known);
+            this.pend(table, name, rule, tokens.start[v0], tokens.end[v0], (goto ? GOTO : JUMP) | (defined ? DEFINED : 0), known);
           }
           if (known !== undefined && !isExtension) rule.targetsChain(known as ChainNode);
           else rule.targetName = name;
@@ -1669,16 +1673,19 @@ class RulesetBuilder implements RuleReader {
     }
   }
 
-  /** `chain`: the chain a jump or goto names, when it exists already. */
-  private pend(table: Table, name: string, rule: RuleNode, token: number, role: number, chain?: Chain): void {
+  /** `start`, `end`: the columns of the name on the rule's line; `chain`: the chain a jump or goto names, when it exists already. */
+  private pend(table: Table, name: string, rule: RuleNode, start: number, end: number, role: number, chain?: Chain): void {
     // The chains jumps and gotos name are marked (here those that exist when read, in resolveReferences the others):
     // what the unreferenced-chain hints ask of 100,000 chains, without a lookup of each name among the references.
     if (chain !== undefined) (chain as ChainNode).markJumpedTo();
     const k = this.pendingCount++;
-    if (k === this.pendingToken.length) {
-      const tokens = new Int32Array(k * 2);
-      tokens.set(this.pendingToken);
-      this.pendingToken = tokens;
+    if (k === this.pendingStart.length) {
+      const starts = new Int32Array(k * 2);
+      starts.set(this.pendingStart);
+      this.pendingStart = starts;
+      const ends = new Int32Array(k * 2);
+      ends.set(this.pendingEnd);
+      this.pendingEnd = ends;
       const roles = new Uint8Array(k * 2);
       roles.set(this.pendingRole);
       this.pendingRole = roles;
@@ -1686,7 +1693,8 @@ class RulesetBuilder implements RuleReader {
     this.pendingTable.push(table);
     this.pendingName.push(name);
     this.pendingRule.push(rule);
-    this.pendingToken[k] = token;
+    this.pendingStart[k] = start;
+    this.pendingEnd[k] = end;
     this.pendingRole[k] = role;
   }
 
@@ -1697,7 +1705,6 @@ class RulesetBuilder implements RuleReader {
       const table = this.pendingTable[k];
       const name = this.pendingName[k];
       const rule = this.pendingRule[k];
-      const token = this.pendingToken[k];
       const role = this.pendingRole[k] & 3;
       let defined = (this.pendingRole[k] & DEFINED) !== 0;
       if (!defined) {
@@ -1705,12 +1712,12 @@ class RulesetBuilder implements RuleReader {
         defined = chain !== undefined && (chain.declared || chain.builtin);
         if (chain !== undefined && role !== OWNER) (chain as ChainNode).markJumpedTo();
       }
-      if (role !== OWNER) this.symbols.reference(new ChainReference(name, role === GOTO ? 'goto' : 'jump', rule, token), rule.line);
+      const range = lineRange(rule.line, this.pendingStart[k], this.pendingEnd[k]);
+      if (role !== OWNER) this.symbols.indexColumn(this.referenceColumns, this.referenceColumns.push('chain', name, table.id, role === GOTO ? 'goto' : 'jump', range));
       if (defined) continue;
       const key = `${table.id}\u0000${name}\u0000${rule.line}`;
       if (reported.has(key)) continue;
       reported.add(key);
-      const range = rule.tokenSpan(token, token);
       if (role === OWNER) {
         this.diag(range, strict ? 'error' : 'warning', 'undeclared-chain', strict
           ? t('Chain {0} is not declared in table {1}: iptables-restore would refuse this rule.', name, table.name)
@@ -1801,6 +1808,7 @@ function isIpv4WithPrefix(value: string): boolean {
  * lexer and parser instead of the fast path (the tests check that both build the same model).
  */
 export function parseIptables(text: string, options: { mode?: ParseMode } = {}): IptablesRuleset {
-  const lines = splitLines(text);
-  return new RulesetBuilder(lines, options.mode ?? 'fast').build();
+  // Where the lines start, not an array of them: the builder is kept with the model (rules read their line again
+  // through it), and all 400,000 lines of a large dump as strings were some 16 MB of what it kept.
+  return new RulesetBuilder(new LineStarts(text), options.mode ?? 'fast').build();
 }
