@@ -40,6 +40,38 @@ describe('Symbols', () => {
     expect(s.references).toEqual([refs[0], other, ...refs.slice(1)]);
   });
 
+  it('keeps the references of each name in order while long lists of names referenced in turn and across scopes grow', () => {
+    const s = new Symbols();
+    const expected = new Map<string, SymbolReference[]>();
+    // Long runs of one name (grown in place), interleaved names, a scope and a kind between two runs of one name.
+    const plan = [...Array(30).fill('M'), 'A', ...Array(10).fill('M'), 'B', 'A', ...Array(5).fill('A'), 'M', 'M', 'C', ...Array(20).fill('B')];
+    plan.forEach((name, i) => {
+      for (const scope of i % 7 === 0 ? ['t', 'u'] : ['t']) {
+        const ref = jump(name, scope, r(i, scope === 't' ? 0 : 5, 4));
+        s.reference(ref);
+        expected.set(`${scope} ${name}`, [...(expected.get(`${scope} ${name}`) ?? []), ref]);
+      }
+      if (i % 11 === 0) s.reference({ ...jump(name, 't', r(i, 9, 10)), kind: 'set' });
+    });
+    for (const [key, refs] of expected) {
+      const [scope, name] = key.split(' ');
+      expect(s.referencesTo('chain', scope, name), key).toEqual(refs);
+    }
+  });
+
+  it('defineNew stores a first definition as define does', () => {
+    const a = new Symbols();
+    const b = new Symbols();
+    const defs = [chain('X', 't', r(0, 1, 2)), chain('Y', 't', r(1, 1, 2)), chain('X', 'u', r(2, 1, 2))];
+    for (const d of defs) {
+      a.define(d);
+      b.defineNew(d);
+    }
+    for (const d of defs) expect(b.definition('chain', d.scope, d.name)).toBe(a.definition('chain', d.scope, d.name));
+    expect(b.definitions).toEqual(a.definitions);
+    expect(b.at({ line: 1, character: 1 })).toEqual(a.at({ line: 1, character: 1 }));
+  });
+
   it('finds what is under a position, entries of one line in the order they were added', () => {
     const s = new Symbols();
     const def = chain('A', 't', r(5, 3, 4));

@@ -1233,7 +1233,10 @@ class RulesetBuilder implements RuleReader {
     chain.nameRange = nameRange;
     chain.fullRange = lineRangeOfDecl;
     chain.deletedAt = undefined;
-    this.symbols.define(new StoredDefinition('chain', name, table.id, nameRange, lineRangeOfDecl, chain.builtin), nameRange.start.line);
+    const definition = new StoredDefinition('chain', name, table.id, nameRange, lineRangeOfDecl, chain.builtin);
+    // Chains stay in their table's map once made and table ids are not reused: a new chain's name has no definition.
+    if (existing === undefined) this.symbols.defineNew(definition, nameRange.start.line);
+    else this.symbols.define(definition, nameRange.start.line);
     return chain;
   }
 
