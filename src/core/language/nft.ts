@@ -74,10 +74,17 @@ function servicesByObject(catalog: NftCatalog): ServiceByObject {
     const tableId = s.objects[0]?.tableId;
     for (const o of s.objects) if (o.role !== 'map-element' && o.role !== 'set-element' && o.role !== 'endpoint-chain') addService(byName, o.tableId, o.name, s);
     if (tableId === undefined) continue;
+    // A Service's endpoint chains mostly share their Service port part: the last one's entry is known.
+    let lastPart: string | undefined;
+    let lastKnown: Service | undefined;
     for (const e of s.endpoints) {
       if (!e.chain) continue;
       const part = nftEndpointServicePart(e.chain);
-      const known = part === undefined ? undefined : byEndpointPart.get(tableId)?.get(part);
+      const known = part === undefined ? undefined : part === lastPart ? lastKnown : byEndpointPart.get(tableId)?.get(part);
+      if (part !== undefined) {
+        lastPart = part;
+        lastKnown = known ?? s;
+      }
       if (part !== undefined && known === undefined) addService(byEndpointPart, tableId, part, s);
       // A name not spelled like kube-proxy's, or another Service spells its endpoints the same: by name.
       else if (known !== s) addService(byName, tableId, e.chain, s);

@@ -45,8 +45,8 @@ import { binaryRange, lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition, type SymbolKind, type SymbolReference } from '../../model/symbols';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
-import { Comma, Dot, fastLexLine, Flags, isSpace, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable, Word } from './lexer';
-import { isKnownStatementWord, itemRange, itemsRange, plainRuleLine, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
+import { Comma, Dot, fastLexLine, Flags, isSpace, isWordAt, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word } from './lexer';
+import { isKnownStatementWord, isPlainConstant, itemRange, itemsRange, plainRuleLine, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
 import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
 import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
@@ -175,6 +175,8 @@ class NftTextBuilder implements StatementHost {
   private readonly tableDefinitions = new Map<string, SymbolDefinition>();
   /** Tables declared in this file: references into them must resolve here. */
   private readonly declaredTables = new Set<string>();
+  /** Whether a chain left a table's chainByName (deleted, renamed, or its table removed): see ensureChain. */
+  private chainsForgotten = false;
   /** The table ensureTable answered last (while it is in tableById). */
   private lastTable: NftTable | undefined;
 
@@ -233,8 +235,20 @@ class NftTextBuilder implements StatementHost {
   }
 
   chainReference(name: string, range: Range, role: 'jump' | 'goto'): void {
-    if (this.currentTable) this.pend('chain', this.currentTable, name, range, role);
+    const table = this.currentTable;
+    if (!table) return;
+    // Most jumps of a dump go to one chain (`jump mark-for-masquerade`): the shared string of the last target,
+    // compared by its characters, spares a lookup of the new string in a map of 100,000 names (see name()).
+    if (table !== this.lastTargetTable || name !== this.lastTarget) {
+      this.lastTarget = this.name('chain', table, name);
+      this.lastTargetTable = table;
+    }
+    this.pendShared('chain', table, this.lastTarget, range, role);
   }
+
+  /** The last chainReference's table and shared name string. */
+  private lastTargetTable: NftTable | undefined;
+  private lastTarget = '';
 
   setReference(name: string, range: Range): void {
     if (this.currentTable) this.pend('set', this.currentTable, name, range, 'lookup');
@@ -346,6 +360,14 @@ class NftTextBuilder implements StatementHost {
       this.endOfLine();
       return;
     }
+    if (this.fast && this.depth === 0 && this.unit.length === 0 && !this.unitBroken && this.stack.length > 0) {
+      // A dump's 100,000 chains: each a `chain NAME {` line and a `}` line, read without tokens (see readChainHeaderLine).
+      const kind = this.stack[this.stack.length - 1].kind;
+      if ((kind === 'chain' && this.readChainCloseLine(i, text)) || (kind === 'table' && this.readChainHeaderLine(i, text))) {
+        this.endOfLine();
+        return;
+      }
+    }
     if (this.fast && this.lazyRules && this.depth === 0 && this.unit.length === 0 && !this.unitBroken && this.contextKind() === 'chain' && this.readPlainRuleLine(i, text)) {
       this.endOfLine();
       return;
@@ -403,16 +425,112 @@ class NftTextBuilder implements StatementHost {
     while (start < text.length && isSpace(text.charCodeAt(start))) start++;
     if (!isLazyRuleSpan(start, text.length)) return false;
     const target = plainRuleLine(text, start);
-    if (target < 0) return false;
+    if (target < 0) return this.readNumgenLine(i, text, start);
     const block = this.stack[this.stack.length - 1];
     const table = block.table!;
     const chain = block.chain!;
     this.currentTable = table;
-    if (target > 0) this.chainReference(text.slice(target), lineRange(i, target, text.length), text.startsWith('jump', target - 5) ? 'jump' : 'goto');
+    if (target > 0) {
+      // The target is the last one more often than not: no slice made then (see chainReference).
+      const last = this.lastTarget;
+      const name = table === this.lastTargetTable && text.length - target === last.length && text.startsWith(last, target) ? last : text.slice(target);
+      this.chainReference(name, lineRange(i, target, text.length), text.startsWith('jump', target - 5) ? 'jump' : 'goto');
+    }
     const rule = new LazyRule(table.id, chain.name, this.document, i, this.lineStart, start, text.length);
     this.indexRule(rule, i);
     chain.rules.push(rule);
     rule.index = chain.rules.length;
+    return true;
+  }
+
+  /**
+   * `numgen random mod N vmap { KEY : goto|jump NAME, … }` alone on its line, single spaces, plain keys (a Service
+   * chain's endpoint selection, the longest lines of a dump): the references and lazy rule walkPlainRule and makeRule
+   * make of its tokens, without them. False, having done nothing, for other lines.
+   */
+  private readNumgenLine(i: number, text: string, start: number): boolean {
+    if (!text.startsWith('numgen random mod ', start)) return false;
+    let at = start + 18;
+    let end = text.indexOf(' ', at);
+    if (end <= at || !isWordAt(text, at, end)) return false;
+    for (let k = at; k < end; k++) if (!isDigit(text.charCodeAt(k))) return false;
+    at = end;
+    if (!text.startsWith(' vmap { ', at)) return false;
+    at += 8;
+    // Validated whole first (the general path reports nothing of a line it does not take), then reported.
+    let count = 0;
+    for (;;) {
+      end = text.indexOf(' ', at);
+      if (end <= at || !isWordAt(text, at, end) || !isPlainConstant(text.slice(at, end)) || !text.startsWith(' : ', end)) return false;
+      at = end + 3;
+      const verdict = text.startsWith('goto ', at) ? 1 : text.startsWith('jump ', at) ? 2 : 0;
+      if (verdict === 0) return false;
+      at += 5;
+      end = at;
+      while (end < text.length && text.charCodeAt(end) !== 44 && text.charCodeAt(end) !== 32) end++;
+      if (end === at || !isWordAt(text, at, end)) return false;
+      vmapTargetStarts[count] = at;
+      vmapTargetEnds[count] = end;
+      vmapTargetVerdicts[count++] = verdict;
+      if (text.startsWith(', ', end)) at = end + 2;
+      else if (end === text.length - 2 && text.charCodeAt(end + 1) === 125) break;
+      else return false;
+    }
+    const block = this.stack[this.stack.length - 1];
+    const table = block.table!;
+    const chain = block.chain!;
+    this.currentTable = table;
+    for (let k = 0; k < count; k++) {
+      const from = vmapTargetStarts[k];
+      const to = vmapTargetEnds[k];
+      this.chainReference(text.slice(from, to), lineRange(i, from, to), vmapTargetVerdicts[k] === 1 ? 'goto' : 'jump');
+    }
+    const rule = new LazyRule(table.id, chain.name, this.document, i, this.lineStart, start, text.length);
+    this.indexRule(rule, i);
+    chain.rules.push(rule);
+    rule.index = chain.rules.length;
+    return true;
+  }
+
+  /**
+   * `chain NAME {` in a table block, NAME a plain Word: what the tokens `chain`, NAME and `{` come to through feed,
+   * flushUnit and tableUnit (the declaration opened), without the tokens, the CST and their ranges. False, having
+   * done nothing, for other lines.
+   */
+  private readChainHeaderLine(i: number, text: string): boolean {
+    let start = 0;
+    while (start < text.length && isSpace(text.charCodeAt(start))) start++;
+    const nameStart = start + 6;
+    const nameEnd = text.length - 2;
+    if (nameEnd <= nameStart || !text.startsWith('chain ', start) || text.charCodeAt(nameEnd) !== 32 || text.charCodeAt(nameEnd + 1) !== 123 || !isWordAt(text, nameStart, nameEnd)) return false;
+    let name = text.slice(nameStart, nameEnd);
+    if (nameEnd - nameStart <= MAX_INTERNED) {
+      // As fastLexLine shares the token's image.
+      const known = this.interned.get(name);
+      if (known === undefined) this.interned.set(name, name);
+      else name = known;
+    }
+    const table = this.stack[this.stack.length - 1].table!;
+    this.currentTable = table;
+    // As applyUnit reads a chain header: what it makes is garbage once the chain has its numbers.
+    const wasShortLived = setShortLivedReading(true);
+    try {
+      this.openDeclaration(table, 'chain', name, headerLineRange(i, nameStart, nameEnd), headerLineRange(i, start, text.length), true);
+    } finally {
+      setShortLivedReading(wasShortLived);
+    }
+    return true;
+  }
+
+  /** A line that is only `}` closing a chain block: what feed does with its token. False, having done nothing, for other lines. */
+  private readChainCloseLine(i: number, text: string): boolean {
+    let at = 0;
+    while (at < text.length && isSpace(text.charCodeAt(at))) at++;
+    if (at !== text.length - 1 || text.charCodeAt(at) !== 125) return false;
+    this.flushUnit();
+    const wasShortLived = setShortLivedReading(true);
+    this.closeBlock(headerLineRange(i, at, at + 1));
+    setShortLivedReading(wasShortLived);
     return true;
   }
 
@@ -574,7 +692,7 @@ class NftTextBuilder implements StatementHost {
         return;
       }
     }
-    const fastCst = this.fast ? plainItemsUnit(tokens, ctx) : undefined;
+    const fastCst = this.fast ? (plainItemsUnit(tokens, ctx) ?? (ctx === 'set' || ctx === 'map' ? plainSetUnit(tokens) : undefined)) : undefined;
     if (fastCst) {
       this.applyUnit(ctx, fastCst, tokens, blockOpen);
       return;
@@ -850,7 +968,9 @@ class NftTextBuilder implements StatementHost {
       created = true;
     } else name = chain.name;
     let definition: SymbolDefinition | undefined;
-    if (declare && this.symbols.definition('chain', table.id, name) === undefined) {
+    // A chain made here has no definition yet unless a table of this id forgot a chain (a declared chain stays in
+    // chainByName until then): one lookup fewer in a map of 100,000 names per chain.
+    if (declare && ((created && !this.chainsForgotten) || this.symbols.definition('chain', table.id, name) === undefined)) {
       chain.declared = true;
       if (!created) {
         chain.range = declRange;
@@ -1090,6 +1210,7 @@ class NftTextBuilder implements StatementHost {
 
   private removeTable(table: NftTable): void {
     if (table === this.lastTable) this.lastTable = undefined;
+    this.chainsForgotten = true;
     const i = this.tables.indexOf(table);
     if (i >= 0) this.tables.splice(i, 1);
     this.tableById.delete(table.id);
@@ -1128,6 +1249,7 @@ class NftTextBuilder implements StatementHost {
       const newName = written === undefined ? undefined : this.name('chain', table, written);
       this.pend('chain', table, name, nameRange, 'command');
       if (chain && newName !== undefined) {
+        this.chainsForgotten = true;
         table.chainByName.delete(name);
         chain.name = newName;
         table.chainByName.set(newName, chain);
@@ -1144,6 +1266,7 @@ class NftTextBuilder implements StatementHost {
         chain.rules = [];
       } else if (verb === 'delete' || verb === 'destroy') {
         for (const rule of chain.rules) this.forgetRule(rule);
+        this.chainsForgotten = true;
         table.chains.splice(table.chains.indexOf(chain), 1);
         table.chainByName.delete(name);
       }
@@ -1816,6 +1939,46 @@ function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | und
   if (top === undefined) return undefined;
   const name = ctx === 'top' ? 'topUnit' : ctx === 'chain' ? 'chainUnit' : ctx === 'set' || ctx === 'map' ? 'setUnit' : 'plainUnit';
   return { name, children: { items: [{ name: 'items', children: { item: top } }] } };
+}
+
+/**
+ * `type WORD` and `flags WORD, WORD…` in a set or map block (each of a dump's thousands of affinity sets has both):
+ * the CST the grammar's setUnit builds, as far as setUnit reads it; undefined for other units.
+ */
+function plainSetUnit(tokens: IToken[]): CstNode | undefined {
+  const n = tokens.length;
+  const first = tokens[0].tokenType;
+  if (first === TypeKw) {
+    if (n !== 2 || !isWordy(tokens[1])) return undefined;
+    return { name: 'setUnit', children: { typeSpec: [{ name: 'typeSpec', children: { keyword: [tokens[0]], key: [{ name: 'typeExpr', children: { item: [tokens[1]] } }] } }] } };
+  }
+  if (first !== Flags || n % 2 !== 0) return undefined;
+  const flag: IToken[] = [];
+  const commas: IToken[] = [];
+  for (let k = 1; k < n; k += 2) {
+    if (!isWordy(tokens[k])) return undefined;
+    flag.push(tokens[k]);
+    if (k + 1 === n) break;
+    if (tokens[k + 1].tokenType !== Comma) return undefined;
+    commas.push(tokens[k + 1]);
+  }
+  const children: CstNode['children'] = { Flags: [tokens[0]], flag };
+  if (commas.length > 0) children.Comma = commas;
+  return { name: 'setUnit', children: { flagsSpec: [{ name: 'flagsSpec', children }] } };
+}
+
+/** The targets readNumgenLine found on its line: columns, and 1 for goto, 2 for jump (reused line after line). */
+const vmapTargetStarts: number[] = [];
+const vmapTargetEnds: number[] = [];
+const vmapTargetVerdicts: number[] = [];
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** A range only read while a line is (chain headers and their `}`): an allocation site of its own (see setShortLivedReading). */
+function headerLineRange(line: number, start: number, end: number): Range {
+  return { start: { line, character: start }, end: { line, character: end } };
 }
 
 /** Whether one of the tokens is one feed() does more with than add it to the unit. */

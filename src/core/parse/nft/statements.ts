@@ -1697,7 +1697,7 @@ function plainWordOf(item: Item | undefined): string | undefined {
 }
 
 /** A number or an address (`10.0.0.1:80`, `[fd00::1]:80`, `fd00::/64`), or tcp/udp/sctp. */
-function isPlainConstant(image: string | undefined): boolean {
+export function isPlainConstant(image: string | undefined): boolean {
   if (image === undefined) return false;
   const c = image.charCodeAt(0);
   return (c >= 48 && c <= 57) || c === 91 || image.includes(':') || L4_PROTOCOLS.has(image);
