@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Symbols, type SymbolDefinition, type SymbolReference } from '../../src/core/model/symbols';
 import type { Range } from '../../src/core/model/range';
+import { chainDefinition } from '../../src/core/model/stored-ranges';
 
 const r = (line: number, from: number, to: number): Range => ({ start: { line, character: from }, end: { line, character: to } });
 const chain = (name: string, scope: string, range: Range): SymbolDefinition => ({ kind: 'chain', name, scope, range, fullRange: range });
@@ -181,5 +182,27 @@ describe('Symbols', () => {
     // Left out by name (byName false), still found by position.
     expect(hidden.length).toBeGreaterThan(0);
     for (const ref of hidden) expect(lazy.at({ line: ref.range.start.line, character: 1 })).toEqual({ type: 'reference', reference: ref });
+  });
+});
+
+describe('chainDefinition', () => {
+  it('answers as a plain definition, packed when its ranges are on one line and fit, else stored', () => {
+    const cases: [Range, Range][] = [
+      [r(3, 1, 20), r(3, 0, 31)],
+      [r(0, 0, 0), r(0, 0, 0)],
+      [r(7, 40_000, 40_010), r(7, 0, 40_020)], // columns past the packed width
+      [r(2, 1, 5), { start: { line: 2, character: 0 }, end: { line: 9, character: 3 } }], // a full range over lines
+      [r(2 ** 31 + 5, 1, 5), r(2 ** 31 + 5, 0, 9)], // a line past a small integer
+    ];
+    for (const [range, fullRange] of cases) {
+      for (const builtin of [false, true]) {
+        const d = chainDefinition('KUBE-SVC-X', '0/nat', range, fullRange, builtin);
+        expect({ kind: d.kind, name: d.name, scope: d.scope, range: d.range, fullRange: d.fullRange, builtin: d.builtin }).toEqual({ kind: 'chain', name: 'KUBE-SVC-X', scope: '0/nat', range, fullRange, builtin });
+        if (range.start.line > 0x7fffffff) continue; // not indexed by line (see Symbols)
+        const s = new Symbols();
+        s.define(d);
+        expect(s.at(range.start)).toEqual({ type: 'definition', definition: d });
+      }
+    }
   });
 });

@@ -130,3 +130,43 @@ export class StoredDefinition extends RangeAndFullRange implements SymbolDefinit
     if (builtin !== undefined) (this as { builtin?: boolean }).builtin = builtin;
   }
 }
+
+/**
+ * A chain definition on one line (an iptables `:NAME` or `-N NAME` line): its line and two pairs of packed columns
+ * instead of eight numbers (a dump of 10,000 Services declares some 100,000 chains). lineDefinition makes one when
+ * the ranges fit, else a StoredDefinition.
+ */
+class ChainLineDefinition implements SymbolDefinition {
+  // On the prototype rather than a field: one slot fewer in each of 100,000 definitions.
+  get kind(): 'chain' {
+    return 'chain';
+  }
+
+  constructor(
+    readonly name: string,
+    readonly scope: string,
+    private readonly line: number,
+    /** packColumns of range and of fullRange. */
+    private readonly columns: number,
+    private readonly fullColumns: number,
+    readonly builtin: boolean,
+  ) {}
+
+  get range(): Range {
+    return columnsRange(this.line, this.columns);
+  }
+
+  get fullRange(): Range {
+    return columnsRange(this.line, this.fullColumns);
+  }
+}
+
+/** A chain's definition, kept as small as its ranges allow (see ChainLineDefinition). */
+export function chainDefinition(name: string, scope: string, range: Range, fullRange: Range, builtin: boolean): SymbolDefinition {
+  const line = range.start.line;
+  const onLine = (r: Range) => r.start.line === line && r.end.line === line && fitsColumns(r.start.character, r.end.character);
+  if (Number.isInteger(line) && line >= 0 && line <= 0x7fffffff && onLine(range) && onLine(fullRange)) {
+    return new ChainLineDefinition(name, scope, line, packColumns(range.start.character, range.end.character), packColumns(fullRange.start.character, fullRange.end.character), builtin);
+  }
+  return new StoredDefinition('chain', name, scope, range, fullRange, builtin);
+}

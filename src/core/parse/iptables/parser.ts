@@ -28,7 +28,7 @@ import { LineStarts } from '../lines';
 import { reportLine, reportProgress } from '../../progress';
 import { isIpv4 } from '../../trace/addr';
 import { LineMap } from '../../model/line-map';
-import { StoredDefinition } from '../../model/stored-ranges';
+import { chainDefinition } from '../../model/stored-ranges';
 import { ReferenceColumns } from '../../model/reference-columns';
 import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
@@ -1233,7 +1233,7 @@ class RulesetBuilder implements RuleReader {
     chain.nameRange = nameRange;
     chain.fullRange = lineRangeOfDecl;
     chain.deletedAt = undefined;
-    const definition = new StoredDefinition('chain', name, table.id, nameRange, lineRangeOfDecl, chain.builtin);
+    const definition = chainDefinition(name, table.id, nameRange, lineRangeOfDecl, chain.builtin);
     // Chains stay in their table's map once made and table ids are not reused: a new chain's name has no definition.
     if (existing === undefined) this.symbols.defineNew(definition, nameRange.start.line);
     else this.symbols.define(definition, nameRange.start.line);
