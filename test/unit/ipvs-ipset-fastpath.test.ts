@@ -283,6 +283,39 @@ describe('ipset fast path = Chevrotain path', () => {
     );
   });
 
+  it('create lines: the words the lexer would cut, and lines it cuts otherwise', () => {
+    const creates = [
+      'create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 4096 maxelem 65536 bucketsize 12 initval 0xbd6fca37',
+      'create  KUBE-NODE-PORT-TCP   bitmap:port range 0-65535   ',
+      'create KUBE-NODE-PORT-TCP bitmap:port range 0-65535',
+      'create b bitmap:port',
+      'create c hash:ip family inet6 hashsize x maxelem',
+      'create d hash:mac family inet bogus -exist timeout 5 counters comment forceadd',
+      'create e list:set size 8',
+      'create f weird:type',
+      'create g',
+      'create ',
+      'create create add',
+      'create h hash:ip Name: x',
+      'create i hash:ip Size in memory: 3',
+      'create j hash:ip family "inet"',
+      'create k hash:ip\tfamily inet',
+      'create l hash:ip # family inet',
+      'create m hash:ip famïly inet',
+      'create n:',
+      'create this-name-is-longer-than-thirty-one-characters hash:ip',
+      'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443',
+      'Name: listed',
+      'Type: hash:ip',
+      'create o hash:ip',
+      '',
+      'create p hash:ip,port,ip',
+      'add p 10.0.0.1,tcp:80,10.0.0.1',
+    ];
+    sameIpset(creates.join('\n'));
+    for (const line of creates) sameIpset(`${line}\nadd b 80\n${line}\r\n`);
+  });
+
   it('mutated dumps (200 inputs)', () => {
     const seed = [fixture('kube-proxy-node.ipset'), fixture('misc.ipset'), fixture('kube-proxy-node.list.ipset')].join('\n');
     const alphabet = ['add ', 'create ', ' ', '\t', ',', ':', 'tcp:', '/', '-', '"', '#', '0', '65535', 'KUBE-CLUSTER-IP', 'timeout', '中', '\n', 'add KUBE-CLUSTER-IP 10.0.0.1,tcp:80\n'];

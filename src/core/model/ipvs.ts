@@ -238,10 +238,21 @@ export function weightShares(service: VirtualService): number[] | undefined {
   const sched = service.scheduler;
   const servers = service.realServers;
   if (sched !== 'rr' && sched !== 'wrr') return undefined;
-  if (servers.some((r) => r.notInDump.includes('weight'))) return undefined;
-  const eligible = servers.filter((r) => r.weight > 0);
-  if (eligible.length === 0) return servers.map(() => 0);
-  if (sched === 'rr') return servers.map((r) => (r.weight > 0 ? 1 / eligible.length : 0));
-  const total = eligible.reduce((n, r) => n + r.weight, 0);
-  return servers.map((r) => (r.weight > 0 ? r.weight / total : 0));
+  // Loops, without a list of the eligible servers: the IPVS catalog asks for the shares of every Service.
+  let eligible = 0;
+  let total = 0;
+  for (const r of servers) if (r.notInDump.includes('weight')) return undefined;
+  for (const r of servers) {
+    const weight = r.weight;
+    if (weight > 0) {
+      eligible++;
+      total += weight;
+    }
+  }
+  const shares: number[] = [];
+  for (const r of servers) {
+    const weight = r.weight;
+    shares.push(eligible === 0 || !(weight > 0) ? 0 : sched === 'rr' ? 1 / eligible : weight / total);
+  }
+  return shares;
 }

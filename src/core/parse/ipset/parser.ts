@@ -18,8 +18,9 @@ import {
 import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { ipv4Number, isIpv4, isIpv6, parsePort } from '../ipvs/address';
+import { ipv4Value, isIpv4, isIpv6, parsePort } from '../ipvs/address';
 import { LineCursor } from '../lines';
+import { PROGRESS_MASK, reportProgress } from '../../progress';
 import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { AddCommandNode, Ipv4MemberNode, Ipv4PortIpMemberNode, Ipv4PortMemberNode, MemberByLine, SetReference, ValueMemberNode, type AddLine, type AddTarget, type MemberNode } from './nodes';
@@ -253,8 +254,20 @@ class IpsetBuilder {
   private listed: IpSet | undefined;
   private inMembers = false;
   private membersSeen = false;
+  /** Where the fast path reads a line's words (one object, not one per line). */
+  private readonly addLine: AddLine = { line: 0, target: { set: undefined!, name: '' }, nameStart: 0, nameEnd: 0, memberStart: 0 };
+  /**
+   * The set fast-path lines added to since another line was read, through the end (line, character) of the last
+   * of them: its fullRange is extended once, when another line is read (not one new Range per member).
+   */
+  private extended: IpSet | undefined;
+  /** How many lines the text has (as LineCursor counts them). */
+  private lineCount = 0;
+  private extendedLine = 0;
+  private extendedEnd = 0;
 
   constructor(
+    private readonly text: string,
     private readonly lines: LineCursor,
     private readonly fast = true,
   ) {
@@ -274,11 +287,32 @@ class IpsetBuilder {
 
   build(): IpsetDump {
     const fast = this.fast;
-    for (let i = 0, text = this.lines.next(); text !== undefined; i++, text = this.lines.next()) {
-      if (fast && this.fastLine(i, text)) continue;
-      // A copy: the names, types and members cut from the line must not keep the whole dump alive.
-      this.line(i, detached(text));
+    const all = this.text;
+    // The lines as LineCursor cuts them (\r\n, \n or \r; a final break starts no line), read in place: only a
+    // line the fast path leaves is made a string (not a slice per line to read through).
+    const anyBreak = all.indexOf('\r') >= 0;
+    let i = 0;
+    for (let from = 0; from <= all.length; i++) {
+      let end = anyBreak ? breakAt(all, from) : all.indexOf('\n', from);
+      let next: number;
+      if (end < 0) {
+        end = all.length;
+        next = end + 1;
+        reportProgress(1, 1); // the last line
+        if (end === from && i > 0) break;
+      } else {
+        next = all.charCodeAt(end) === 13 && all.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+      }
+      if (((i + 1) & PROGRESS_MASK) === 0) reportProgress(from, all.length);
+      if (!(fast && this.fastLine(i, from, end))) {
+        this.extendSet();
+        // A copy: the names, types and members cut from the line must not keep the whole dump alive.
+        this.line(i, detached(all.slice(from, end)));
+      }
+      from = next;
     }
+    this.lineCount = i;
+    this.extendSet();
     this.closeListed();
     this.resolveReferences();
     for (const [set, def] of this.definitionOf) def.fullRange = set.fullRange;
@@ -303,7 +337,7 @@ class IpsetBuilder {
       setByLine: this.setByLine,
       commandByLine: this.commandByLine,
       fieldByLine: this.fieldByLine,
-      lineCount: this.lines.count,
+      lineCount: this.lineCount,
     };
   }
 
@@ -316,20 +350,27 @@ class IpsetBuilder {
    * set created before and a member without problems, read without Chevrotain into the compact nodes of
    * ./nodes. Builds exactly what line() builds; false (nothing done) for any other line, which line() reads.
    */
-  private fastLine(i: number, text: string): boolean {
-    if (this.listed || this.inMembers || text.length >= FAST_MAX_LINE || !text.startsWith('add ')) return false;
+  /** The line at [lineStart, lineEnd) of the text, read in place (its columns are relative to lineStart). */
+  private fastLine(i: number, lineStart: number, lineEnd: number): boolean {
+    const text = this.text;
+    if (this.listed || this.inMembers || lineEnd - lineStart >= FAST_MAX_LINE) return false;
+    // (The four or seven characters are the line's: a line break is no space.)
+    if (!text.startsWith('add ', lineStart)) return text.startsWith('create ', lineStart) && this.fastCreate(i, text.slice(lineStart, lineEnd));
     // Three words separated by spaces, printable ASCII without quotes or `#` (those are the lexer's).
-    let nameStart = 4;
-    while (text.charCodeAt(nameStart) === 32) nameStart++;
+    let nameStart = lineStart + 4;
+    while (nameStart < lineEnd && text.charCodeAt(nameStart) === 32) nameStart++;
+    // The name of the last line's set, then a space, is where the scan below would stop (that name was scanned).
+    const last = this.lastAddTarget;
     let nameEnd = nameStart;
-    while (nameEnd < text.length && isWordChar(text.charCodeAt(nameEnd))) nameEnd++;
-    if (nameEnd === nameStart || text.charCodeAt(nameEnd) !== 32) return false;
+    if (last !== undefined && text.startsWith(last.name, nameStart) && text.charCodeAt(nameStart + last.name.length) === 32 && nameStart + last.name.length < lineEnd) nameEnd += last.name.length;
+    else while (nameEnd < lineEnd && isWordChar(text.charCodeAt(nameEnd))) nameEnd++;
+    if (nameEnd === nameStart || nameEnd === lineEnd || text.charCodeAt(nameEnd) !== 32) return false;
     let memberStart = nameEnd;
-    while (text.charCodeAt(memberStart) === 32) memberStart++;
+    while (memberStart < lineEnd && text.charCodeAt(memberStart) === 32) memberStart++;
     let memberEnd = memberStart;
-    while (memberEnd < text.length && isWordChar(text.charCodeAt(memberEnd))) memberEnd++;
+    while (memberEnd < lineEnd && isWordChar(text.charCodeAt(memberEnd))) memberEnd++;
     if (memberEnd === memberStart) return false;
-    for (let k = memberEnd; k < text.length; k++) if (text.charCodeAt(k) !== 32) return false;
+    for (let k = memberEnd; k < lineEnd; k++) if (text.charCodeAt(k) !== 32) return false;
     // Consecutive lines add to the same set: compare the name in place before looking it up.
     let target = this.lastAddTarget;
     if (!target || nameEnd - nameStart !== target.name.length || !text.startsWith(target.name, nameStart) || this.setByName.get(target.name) !== target.set) {
@@ -340,7 +381,18 @@ class IpsetBuilder {
     const set = target?.set;
     if (!target || !set || !set.type || set.type === 'list:set') return false;
     const memberText = text.slice(memberStart, memberEnd);
-    const at: AddLine = { line: i, target, nameStart, nameEnd, memberStart };
+    // Columns of the line from here on.
+    nameStart -= lineStart;
+    nameEnd -= lineStart;
+    memberStart -= lineStart;
+    memberEnd -= lineStart;
+    // One object for every line (the nodes copy what they keep of it).
+    const at = this.addLine;
+    at.line = i;
+    at.target = target;
+    at.nameStart = nameStart;
+    at.nameEnd = nameEnd;
+    at.memberStart = memberStart;
     // kube-proxy's members (`10.96.0.10,udp:53`, `…,10.244.1.3`, `30080`) are read here; any other the general way.
     let member = fastMember(at, memberText, set.type, set.family);
     if (!member) {
@@ -370,8 +422,48 @@ class IpsetBuilder {
     }
     set.members.push(member);
     this.memberByLine.addFastMember();
-    set.fullRange = { start: set.fullRange.start, end: { line: i, character: memberEnd } };
+    if (this.extended !== set) this.extendSet();
+    this.extended = set;
+    this.extendedLine = i;
+    this.extendedEnd = memberEnd;
     return true;
+  }
+
+  /**
+   * A `create` line of words of printable ASCII between spaces, without quotes or `#`, none ending in `:`: the
+   * lexer cuts it into these same words (a Command, then Words or Commands; no ListKey ends a word otherwise) and
+   * the grammar reads them as a command line, so commandLine() gets what the Chevrotain path gives it, without the
+   * lexer and parser being built and run (a kube-proxy save then needs neither: tens of milliseconds at start).
+   */
+  private fastCreate(i: number, text: string): boolean {
+    for (let k = 0; k < text.length; k++) {
+      const c = text.charCodeAt(k);
+      if (c !== 32 && !isWordChar(c)) return false;
+    }
+    // A copy, as line() reads (what is cut from the line must not keep the whole dump alive).
+    const line = detached(text);
+    const words: IToken[] = [];
+    for (let k = 0; k < line.length; ) {
+      if (line.charCodeAt(k) === 32) {
+        k++;
+        continue;
+      }
+      const start = k;
+      while (k < line.length && line.charCodeAt(k) !== 32) k++;
+      if (line.charCodeAt(k - 1) === 58 /* : */) return false;
+      words.push({ image: line.slice(start, k), startOffset: start, endOffset: k - 1 } as IToken);
+    }
+    this.extendSet();
+    this.commandLine(i, { kind: 'command', keyword: words[0], values: words.slice(1) }, lineExtent(i, line));
+    return true;
+  }
+
+  /** Extends the fullRange of the set the last fast lines added to through the last of them (see `extended`). */
+  private extendSet(): void {
+    const set = this.extended;
+    if (set === undefined) return;
+    set.fullRange = { start: set.fullRange.start, end: { line: this.extendedLine, character: this.extendedEnd } };
+    this.extended = undefined;
   }
 
   private line(i: number, text: string): void {
@@ -849,12 +941,18 @@ class IpsetBuilder {
       if (ref instanceof SetReference) this.resolveReference(ref.name, ref, ref.role, ref.lineNumber(), true);
       else this.resolveReference(ref.name, ref.range, ref.role, ref.line, ref.required);
     }
+    this.lastDefined = undefined;
   }
+
+  /** The last name resolveReference looked up and its definition (runs of add lines name one set; nothing is defined meanwhile). */
+  private lastDefined: { name: string; def: SymbolDefinition | undefined } | undefined;
 
   private resolveReference(name: string, range: Range | SetReference, role: ReferenceRole, line: number, required: boolean): void {
     if (range instanceof SetReference) this.symbols.reference(range, line);
     else this.symbols.reference({ kind: 'ipset', name, scope: IPSET_SCOPE, range, role });
-    const def = this.symbols.definition('ipset', IPSET_SCOPE, name);
+    let last = this.lastDefined;
+    if (last === undefined || last.name !== name) last = this.lastDefined = { name, def: this.symbols.definition('ipset', IPSET_SCOPE, name) };
+    const def = last.def;
     if (required && (!def || def.range.start.line > line)) {
       this.diag(range instanceof SetReference ? range.range : range, 'error', 'undefined-set', t('No set {0} is created before this line: ipset restore fails here ("The set with the given name does not exist").', name));
     } else if (!def && role === 'lookup') {
@@ -884,7 +982,7 @@ export interface ParseIpsetOptions {
 
 export function parseIpset(text: string, options: ParseIpsetOptions = {}): IpsetDump {
   try {
-    return new IpsetBuilder(new LineCursor(text), options.mode !== 'chevrotain').build();
+    return new IpsetBuilder(text, new LineCursor(text), options.mode !== 'chevrotain').build();
   } finally {
     // The line parser keeps its last input, tokens cut from the text: they would keep a closed document alive.
     if (parserInstance) parserInstance.input = [];
@@ -911,16 +1009,16 @@ function fastMember(at: AddLine, text: string, type: string, family: IpsetFamily
   if (family !== 'inet' || (type !== 'hash:ip' && !ipPort && !ipPortIp)) return undefined;
   const c1 = text.indexOf(',');
   if (type === 'hash:ip') {
-    const address = c1 < 0 ? ipv4Number(text) : undefined;
-    return address === undefined ? undefined : new Ipv4MemberNode(at, address);
+    const address = c1 < 0 ? ipv4Value(text, 0, text.length) : NaN;
+    return Number.isNaN(address) ? undefined : new Ipv4MemberNode(at, address);
   }
   if (c1 < 0) return undefined;
   const c2 = text.indexOf(',', c1 + 1);
   if (ipPort ? c2 >= 0 : c2 < 0 || text.indexOf(',', c2 + 1) >= 0) return undefined;
   const portEnd = ipPort ? text.length : c2;
-  const addressText = text.slice(0, c1);
-  const address = ipv4Number(addressText);
-  if (address === undefined) return undefined;
+  // The int32 value (a small integer from the start: no boxed number, no slice of the text).
+  const address = ipv4Value(text, 0, c1);
+  if (Number.isNaN(address)) return undefined;
   const colon = text.indexOf(':', c1 + 1);
   let protocol: 0 | 1 | 2 = 0; // tcp (also when omitted), udp, sctp: Ipv4PortMemberNode's numbering
   let portStart = c1 + 1;
@@ -936,13 +1034,12 @@ function fastMember(at: AddLine, text: string, type: string, family: IpsetFamily
   if (port < 0) return undefined;
   let member: MemberNode;
   if (ipPortIp) {
-    // KUBE-LOOP-BACK repeats the endpoint: the same text is the address already read.
-    const same = text.length - c2 - 1 === c1 && text.startsWith(addressText, c2 + 1);
-    const address2 = same ? address : ipv4Number(text.slice(c2 + 1));
-    if (address2 === undefined) return undefined;
+    // KUBE-LOOP-BACK repeats the endpoint (a dotted address is determined by its value).
+    const address2 = ipv4Value(text, c2 + 1, text.length);
+    if (Number.isNaN(address2)) return undefined;
     member = new Ipv4PortIpMemberNode(at, address, protocol, port, address2);
   } else member = new Ipv4PortMemberNode(at, address, protocol, port);
-  // ipv4Number takes only addresses written as canonicalText writes them: only the port's form can differ.
+  // ipv4Value takes only addresses written as canonicalText writes them: only the port's form can differ.
   if (portStart === c1 + 1 || !plainNumber(text, portStart, portEnd)) member.text = detached(text);
   return member;
 }
@@ -962,6 +1059,15 @@ function portNumber(text: string, start: number, end: number): number {
     n = n * 10 + (c - 48);
   }
   return n <= 65535 ? n : -1;
+}
+
+/** The first \n or \r at or after `from`, or -1 (LineCursor's). */
+function breakAt(text: string, from: number): number {
+  for (let k = from; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 10 || c === 13) return k;
+  }
+  return -1;
 }
 
 /** A character of a fast-path word: printable ASCII but the quote and `#`. */

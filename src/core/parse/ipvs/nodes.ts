@@ -29,7 +29,7 @@ const NOTHING_MISSING = Object.freeze([]) as unknown as Array<'forward' | 'weigh
 const read = (line: number, slot: Slot): Range | undefined => (typeof slot === 'number' ? unpack(line, slot) : slot);
 
 /** What a RealServerNode keeps of its own once one of its read-on-demand fields was assigned. */
-type ServerField = Slot | IpvsFamily | IpvsForward | Array<'forward' | 'weight'>;
+type ServerField = Slot | string | IpvsFamily | IpvsForward | Array<'forward' | 'weight'>;
 
 /** The ranges of a real server, in the order RealServerNode keeps them once one is assigned. */
 const SERVER_RANGES = ['range', 'addressRange', 'forwardRange', 'weightRange', 'activeRange', 'inactRange'] as const;
@@ -73,8 +73,16 @@ export function forwardAt(text: string, start: number, end: number): { forward: 
   }
 }
 
+/** Where the address of the real server line at `lineStart` starts (after `->`): `10.0.0.1:80` or `[fd00::1]:80`. */
+function addressStart(text: string, lineStart: number): number {
+  let k = lineStart;
+  while (text.charCodeAt(k) === 32) k++;
+  k += 2;
+  while (text.charCodeAt(k) === 32) k++;
+  return k;
+}
+
 export class RealServerNode implements RealServer {
-  address: string;
   declare localNode?: boolean;
   /** A field, not read from the line: the catalog's weight shares read every server's. */
   weight: number;
@@ -88,9 +96,9 @@ export class RealServerNode implements RealServer {
   declare stats?: IpvsStats;
   declare tunnel?: TunnelInfo;
   /**
-   * Where the line starts in dumpText() (the line's columns are read again from it when a range, port, count,
-   * family or forward is asked for); or, once a range or read-on-demand field was assigned, the six ranges
-   * (SERVER_RANGES order) then activeConn, inactConn, family, forward, notInDump and port.
+   * Where the line starts in dumpText() (the line's columns are read again from it when a range, address, port,
+   * count, family or forward is asked for); or, once a range or read-on-demand field was assigned, the six ranges
+   * (SERVER_RANGES order) then activeConn, inactConn, family, forward, notInDump, port and address.
    */
   #columns: number | ServerField[];
   #service: VirtualService;
@@ -98,13 +106,11 @@ export class RealServerNode implements RealServer {
   constructor(
     service: VirtualService,
     line: number,
-    address: string,
     local: boolean,
     weight: number,
     /** Where the line starts in dumpText() (a line the fast path read: six words). */
     lineStart: number,
   ) {
-    this.address = address;
     if (local) this.localNode = true;
     this.weight = weight;
     this.line = line;
@@ -152,6 +158,7 @@ export class RealServerNode implements RealServer {
         server.forward,
         server.notInDump,
         server.port,
+        server.address,
       ];
     }
     return server.#columns;
@@ -161,11 +168,49 @@ export class RealServerNode implements RealServer {
     RealServerNode.#detach(server)[which] = r;
   }
 
+  // The address is read from the line too (a string per server, kept as long as the model, was ~3 MB on a
+  // 10,000-Service node, issue #8): the text between `->` and the port, without the brackets of an IPv6 one.
+  get address(): string {
+    const columns = this.#columns;
+    if (typeof columns !== 'number') return columns[12] as string;
+    const text = this.dumpText();
+    const k = addressStart(text, columns);
+    return text.charCodeAt(k) === 91 /* [ */ ? text.slice(k + 1, text.indexOf(']', k)) : text.slice(k, text.indexOf(':', k));
+  }
+  set address(address: string) {
+    RealServerNode.#detach(this)[12] = address;
+  }
+
+  /**
+   * ipv4Number(server.address) * 65536 + server.port for a server of a fast-path line with an IPv4 address, read
+   * from the line in one pass (the catalog reads every server's, and makes no address string); -1 for another.
+   */
+  static ipv4Endpoint(server: RealServer): number {
+    if (!(server instanceof RealServerNode) || typeof server.#columns !== 'number') return -1;
+    const text = server.dumpText();
+    let k = addressStart(text, server.#columns);
+    if (text.charCodeAt(k) === 91 /* [ */) return -1;
+    // The fast path read a dotted address isIpv4 accepts, then `:` and the port's digits.
+    let value = 0;
+    let octet = 0;
+    for (let c = text.charCodeAt(k); c !== 58 /* : */; c = text.charCodeAt(++k)) {
+      if (c === 46 /* . */) {
+        value = value * 256 + octet;
+        octet = 0;
+      } else octet = octet * 10 + (c - 48);
+    }
+    let port = 0;
+    for (let c = text.charCodeAt(++k); c >= 48 && c <= 57; c = text.charCodeAt(++k)) port = port * 10 + (c - 48);
+    // (value * 2^24 is past the small integers from the first 10.x address on: no overflow to deoptimise at 128.x.)
+    return value * 16777216 + octet * 65536 + port;
+  }
+
   // A fast-path line's family is its address's: an IPv6 one was written in brackets, an IPv4 one dotted.
   get family(): IpvsFamily {
     const columns = this.#columns;
     if (typeof columns !== 'number') return columns[8] as IpvsFamily;
-    return this.address.includes(':') ? 'ipv6' : 'ipv4';
+    const text = this.dumpText();
+    return text.charCodeAt(addressStart(text, columns)) === 91 /* [ */ ? 'ipv6' : 'ipv4';
   }
   set family(family: IpvsFamily) {
     RealServerNode.#detach(this)[8] = family;
@@ -192,13 +237,10 @@ export class RealServerNode implements RealServer {
   get port(): number | undefined {
     const columns = this.#columns;
     if (typeof columns !== 'number') return columns[11] as number | undefined;
-    // The digits after the address (`10.0.0.1:80`, `[fd00::1]:80`): the address is the line's own text.
+    // The digits after the address (`10.0.0.1:80`, `[fd00::1]:80`).
     const text = this.dumpText();
-    let k = columns;
-    while (text.charCodeAt(k) === 32) k++;
-    k += 2;
-    while (text.charCodeAt(k) === 32) k++;
-    k += this.address.length + (text.charCodeAt(k) === 91 /* [ */ ? 3 : 1);
+    let k = addressStart(text, columns);
+    k = text.charCodeAt(k) === 91 /* [ */ ? text.indexOf(']', k) + 2 : text.indexOf(':', k) + 1;
     let port = 0;
     for (let c = text.charCodeAt(k); c >= 48 && c <= 57; c = text.charCodeAt(++k)) port = port * 10 + (c - 48);
     return port;
@@ -262,8 +304,8 @@ export class RealServerNode implements RealServer {
 /** A fast-path server of a service line the slow path read (a plain VirtualService): it keeps the text itself. */
 export class PlainServiceServerNode extends RealServerNode {
   #text: string;
-  constructor(service: VirtualService, line: number, address: string, local: boolean, weight: number, lineStart: number, text: string) {
-    super(service, line, address, local, weight, lineStart);
+  constructor(service: VirtualService, line: number, local: boolean, weight: number, lineStart: number, text: string) {
+    super(service, line, local, weight, lineStart);
     this.#text = text;
   }
 

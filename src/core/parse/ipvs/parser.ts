@@ -25,8 +25,9 @@ import {
 import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { isIpv4, isIpv6, parseCount, parsePort } from './address';
+import { endpointNumber, ipv4Value, isIpv4, isIpv6, parseCount, parsePort } from './address';
 import { LineCursor } from '../lines';
+import { PROGRESS_MASK, reportProgress } from '../../progress';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
 import { FAST_MAX_LINE, forwardAt, pack, PlainServiceServerNode, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
@@ -190,6 +191,20 @@ export function parseEndpoint(text: string, range: Range): EndpointResult {
 /** `TCP ` and the other prefixes of service names, made once (a listing has a name per virtual service). */
 const NAME_PREFIXES = new Map(['TCP', 'UDP', 'SCTP', 'FWM'].map((p) => [p, `${p} `]));
 
+/** What the fast path reads a line as, by its first character (FAST_START). */
+const SERVER_LINE = 1;
+const SERVICE_LINE = 2;
+const TITLE_LINE = 3;
+const FAST_START = new Uint8Array(128);
+FAST_START[32] = SERVER_LINE; // `  -> …` (or the real server column titles)
+for (const c of 'TUS') FAST_START[c.charCodeAt(0)] = SERVICE_LINE;
+for (const c of 'IP') FAST_START[c.charCodeAt(0)] = TITLE_LINE;
+
+/** The protocols of fast-path service lines: the model's name and the service name's prefix. */
+const FAST_PROTOCOLS = new Map(
+  (['TCP', 'UDP', 'SCTP'] as const).map((p) => [p as string, { protocol: p.toLowerCase() as VirtualService['protocol'], prefix: NAME_PREFIXES.get(p)! }]),
+);
+
 function serviceName(protocol: string, endpointText: string): string {
   return (NAME_PREFIXES.get(protocol) ?? `${protocol} `) + endpointText;
 }
@@ -229,10 +244,10 @@ class IpvsBuilder {
   private blockStart = 0;
   private lastKind: string | undefined;
 
-  /** The line being read (serverCommand extends its service through it). */
+  /** The line being read by the slow path (serverCommand extends its service through it). */
   private lineText = '';
-  /** Where that line starts in the text (fast-path real servers read their columns there again). */
-  private lineStart = 0;
+  /** How many lines the text has (as LineCursor counts them). */
+  private lineCount = 0;
   private readonly lines: LineCursor;
 
   constructor(
@@ -257,14 +272,31 @@ class IpvsBuilder {
   build(): IpvsDump {
     const fast = this.fast;
     const all = this.text;
-    for (let i = 0, text = this.lines.next(); text !== undefined; i++, text = this.lines.next()) {
-      this.lineText = text;
-      const fastDone = fast && this.fastLine(i, text);
-      // The next line starts after this one's break (\r\n, \n or \r).
-      const end = this.lineStart + text.length;
-      this.lineStart = end + (all.charCodeAt(end) === 13 && all.charCodeAt(end + 1) === 10 ? 2 : 1);
-      if (!fastDone) this.line(i, text);
+    // The lines as LineCursor cuts them (\r\n, \n or \r; a final break starts no line), read in place: the fast
+    // path reads a line's columns in the text itself, and only a line it leaves is made a string (a slice per
+    // line was ~170,000 strings of garbage on a 10,000-Service node, and reads through a slice are slower).
+    const anyBreak = all.indexOf('\r') >= 0;
+    let i = 0;
+    for (let from = 0; from <= all.length; i++) {
+      let end = anyBreak ? breakAt(all, from) : all.indexOf('\n', from);
+      let next: number;
+      if (end < 0) {
+        end = all.length;
+        next = end + 1;
+        reportProgress(1, 1); // the last line
+        if (end === from && i > 0) break;
+      } else {
+        next = all.charCodeAt(end) === 13 && all.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+      }
+      if (((i + 1) & PROGRESS_MASK) === 0) reportProgress(from, all.length);
+      if (!(fast && this.fastLine(i, from, end))) {
+        const text = all.slice(from, end);
+        this.lineText = text;
+        this.line(i, text);
+      }
+      from = next;
     }
+    this.lineCount = i;
     this.resolveReferences();
     // A listed service's definition reads its ranges from the service itself; the others get them now.
     for (const [svc, def] of this.definitionOf) def.fullRange = svc.fullRange;
@@ -298,7 +330,7 @@ class IpvsBuilder {
       realServerByLine: this.realServerByLine,
       connectionByLine: this.connectionByLine,
       commandByLine: this.commandByLine,
-      lineCount: this.lines.count,
+      lineCount: this.lineCount,
     };
   }
 
@@ -317,12 +349,15 @@ class IpvsBuilder {
    * numeric columns, read without Chevrotain into the compact nodes of ./nodes. Builds exactly what line()
    * builds; false (nothing done) for any other line, which line() then reads.
    */
-  private fastLine(i: number, text: string): boolean {
-    if (text.length >= FAST_MAX_LINE) return false;
-    const c0 = text.charCodeAt(0);
-    if (c0 === 32) return this.fastRealServer(i, text) || this.fastTitles(i, text);
-    if (c0 === 84 /* T */ || c0 === 85 /* U */ || c0 === 83 /* S */) return this.fastService(i, text);
-    if (c0 === 73 /* I */ || c0 === 80 /* P */) return this.fastTitles(i, text);
+  private fastLine(i: number, start: number, end: number): boolean {
+    if (end - start >= FAST_MAX_LINE || end === start) return false;
+    // By a table of first characters: a listing's UDP and SCTP services come after thousands of TCP ones, and a
+    // comparison first made then would throw away the optimised code (no type feedback for it yet).
+    const c0 = this.text.charCodeAt(start);
+    const kind = c0 < 128 ? FAST_START[c0] : 0;
+    if (kind === SERVER_LINE) return this.fastRealServer(i, start, end) || this.fastTitles(i, this.text.slice(start, end));
+    if (kind === SERVICE_LINE) return this.fastService(i, start, end);
+    if (kind === TITLE_LINE) return this.fastTitles(i, this.text.slice(start, end));
     return false;
   }
 
@@ -363,29 +398,33 @@ class IpvsBuilder {
     return false;
   }
 
-  private fastService(i: number, text: string): boolean {
+  /** The line at [start, end) of the text; `cols` are relative to the line, the reads add `start`. */
+  private fastService(i: number, start: number, end: number): boolean {
     const f = this.format;
     if (f !== undefined && f !== 'list' && f !== 'save' && f !== 'connections') return false;
-    const n = scanWords(text);
+    const text = this.text;
+    const n = scanWords(text, start, end);
     if (n !== 3 && n !== 5) return false;
-    const protoEnd = cols[1];
-    const proto = text.slice(0, protoEnd);
-    if (proto !== 'TCP' && proto !== 'UDP' && proto !== 'SCTP') return false;
-    const ep = fastEndpoint(text, cols[2], cols[3], this.addresses);
+    // A table, not a chain of comparisons: a listing's UDP and SCTP services come after thousands of TCP ones,
+    // and a comparison first made then would throw away the optimised code (no type feedback for it yet).
+    const proto = FAST_PROTOCOLS.get(text.slice(start, start + cols[1]));
+    if (proto === undefined) return false;
+    const ep = fastEndpoint(text, start + cols[2], start + cols[3], this.addresses);
     if (!ep) return false;
     // The known name's own string, not a slice of the line.
-    const scheduler = SCHEDULER_NAMES.get(text.slice(cols[4], cols[5]));
+    const scheduler = SCHEDULER_NAMES.get(text.slice(start + cols[4], start + cols[5]));
     if (scheduler === undefined) return false;
     let timeout = -1;
     if (n === 5) {
-      if (text.slice(cols[6], cols[7]) !== 'persistent' || !isDigits(text, cols[8], cols[9], 15)) return false;
-      timeout = Number(text.slice(cols[8], cols[9]));
+      if (cols[7] - cols[6] !== 10 || !text.startsWith('persistent', start + cols[6]) || !isDigits(text, start + cols[8], start + cols[9], 15)) return false;
+      timeout = digitsValue(text, start + cols[8], start + cols[9]);
     }
-    const end = cols[2 * n - 1];
+    const last = cols[2 * n - 1];
     this.format = 'list';
-    const name = serviceName(proto, text.slice(cols[2], cols[3]));
-    const protocol = proto === 'TCP' ? 'tcp' : proto === 'UDP' ? 'udp' : 'sctp';
-    const svc = new ServiceNode(i, name, protocol, ep.family, 'list', pack(0, end), pack(0, cols[3]), pack(cols[4], cols[5]), this.text);
+    // Joined, not concatenated: one flat string, where `+` keeps a pair of strings and a slice of the text that
+    // the name map's hashing then copies into a flat one anyway (three strings per service, kept).
+    const name = [proto.prefix, text.slice(start + cols[2], start + cols[3])].join('');
+    const svc = new ServiceNode(i, name, proto.protocol, ep.family, 'list', pack(0, last), pack(0, cols[3]), pack(cols[4], cols[5]), text);
     svc.address = ep.address;
     svc.port = ep.port;
     svc.scheduler = scheduler;
@@ -395,40 +434,43 @@ class IpvsBuilder {
     return true;
   }
 
-  private fastRealServer(i: number, text: string): boolean {
+  /** The line at [start, end) of the text; `cols` are relative to the line, the reads add `start`. */
+  private fastRealServer(i: number, start: number, end: number): boolean {
     const svc = this.current;
     const f = this.format;
     if (!svc || (f !== undefined && f !== 'list' && f !== 'save' && f !== 'connections' && f !== 'tun-info')) return false;
-    if (scanWords(text) !== 6) return false;
-    if (cols[1] - cols[0] !== 2 || text.charCodeAt(cols[0]) !== 45 /* - */ || text.charCodeAt(cols[0] + 1) !== 62 /* > */) return false;
-    const ep = fastEndpoint(text, cols[2], cols[3], this.addresses);
-    if (!ep) return false;
-    const fwd = forwardAt(text, cols[4], cols[5]);
+    const text = this.text;
+    if (scanWords(text, start, end) !== 6) return false;
+    if (cols[1] - cols[0] !== 2 || text.charCodeAt(start + cols[0]) !== 45 /* - */ || text.charCodeAt(start + cols[0] + 1) !== 62 /* > */) return false;
+    // The server reads its address from the line when asked: the endpoint is only checked here.
+    const family = endpointFamily(text, start + cols[2], start + cols[3]);
+    if (family === undefined) return false;
+    const fwd = forwardAt(text, start + cols[4], start + cols[5]);
     if (fwd === undefined) return false;
-    if (!isDigits(text, cols[6], cols[7], 15) || !isDigits(text, cols[8], cols[9], 15) || !isDigits(text, cols[10], cols[11], 15)) return false;
+    if (!isDigits(text, start + cols[6], start + cols[7], 15) || !isDigits(text, start + cols[8], start + cols[9], 15) || !isDigits(text, start + cols[10], start + cols[11], 15)) return false;
     const extent = pack(cols[0], cols[11]);
-    const weight = digitsValue(text, cols[6], cols[7]);
+    const weight = digitsValue(text, start + cols[6], start + cols[7]);
     if (weight > 65535) return false; // weight() reports it
     const server =
       svc instanceof ServiceNode
-        ? new RealServerNode(svc, i, ep.address, fwd.local, weight, this.lineStart)
-        : new PlainServiceServerNode(svc, i, ep.address, fwd.local, weight, this.lineStart, this.text);
+        ? new RealServerNode(svc, i, fwd.local, weight, start)
+        : new PlainServiceServerNode(svc, i, fwd.local, weight, start, text);
     // What weight(), the family check and realServerLine() do for such a line, in the same order.
     if (server.weight === 0) {
       this.diag(server.weightRange!, 'hint', 'weight-zero', t('Weight 0: this real server gets no new connections; existing ones go on. kube-proxy sets it while an endpoint terminates.'));
     }
     // The parsed family and forward, not the server's (it reads them from the line again).
-    if (ep.family !== svc.family && fwd.forward !== 'tunnel' && !svc.hostname && svc.protocol !== 'fwmark') {
-      this.diag(server.addressRange, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', ep.family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
+    if (family !== svc.family && fwd.forward !== 'tunnel' && !svc.hostname && svc.protocol !== 'fwmark') {
+      this.diag(server.addressRange, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
     }
-    const key = text.slice(cols[2], cols[3]);
-    if (this.currentServers.has(key)) {
-      this.diag(server.addressRange, 'warning', 'duplicate-real-server', t('Real server {0} is listed twice under {1}.', key, svc.name));
+    if (this.currentServers.add(text, start + cols[2], start + cols[3])) {
+      this.diag(server.addressRange, 'warning', 'duplicate-real-server', t('Real server {0} is listed twice under {1}.', text.slice(start + cols[2], start + cols[3]), svc.name));
     }
-    this.currentServers.add(key);
     let target: RealServer = server;
     if (this.currentIsMerge) {
-      const same = svc.realServers.find((r) => r.address === server.address && (r.port ?? r.portName) === server.port);
+      const address = server.address;
+      const port = server.port;
+      const same = svc.realServers.find((r) => r.address === address && (r.port ?? r.portName) === port);
       if (same) {
         mergeServer(same, server);
         target = same;
@@ -440,7 +482,7 @@ class IpvsBuilder {
     } else {
       this.realServerByLine.set(i, new RealServerLine(svc, target, i, extent));
     }
-    this.extend(svc, i, text);
+    this.extendAt(svc, i, start, end);
     this.lastKind = 'realServer';
     return true;
   }
@@ -814,7 +856,7 @@ class IpvsBuilder {
       this.serviceByLine.set(i, existing);
       this.current = existing;
       this.currentIsMerge = true;
-      this.currentServers = new Set();
+      this.currentServers.clear();
       return;
     }
     this.services.push(svc);
@@ -829,7 +871,7 @@ class IpvsBuilder {
     this.serviceByLine.set(i, svc);
     this.current = svc;
     this.currentIsMerge = false;
-    this.currentServers = new Set();
+    this.currentServers.clear();
   }
 
   private currentIsMerge = false;
@@ -840,7 +882,7 @@ class IpvsBuilder {
     return (this.addressCache ??= new AddressCache(Math.min(1 << 16, Math.max(256, 2 ** Math.ceil(Math.log2(this.lines.length / 64 + 1))))));
   }
   /** Real servers already listed under the current service line (duplicates are reported). */
-  private currentServers = new Set<string>();
+  private readonly currentServers = new ServerKeys();
   /**
    * The service whose real server lines are being read: its list grows by push, with room to spare, and is
    * copied to its exact size once the next service's lines start (while it is young: copied at the end, the
@@ -903,10 +945,9 @@ class IpvsBuilder {
       this.diag(ep.range, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', server.family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
     }
     const key = addressToken.image;
-    if (this.currentServers.has(key)) {
+    if (this.currentServers.add(key, 0, key.length)) {
       this.diag(ep.range, 'warning', 'duplicate-real-server', t('Real server {0} is listed twice under {1}.', key, svc.name));
     }
-    this.currentServers.add(key);
     if (this.currentIsMerge) {
       const same = svc.realServers.find((r) => r.address === server.address && (r.port ?? r.portName) === (server.port ?? server.portName));
       if (same) {
@@ -919,6 +960,15 @@ class IpvsBuilder {
     this.pushServer(svc, server);
     this.realServerByLine.set(i, { service: svc, server, range: extent });
     this.extend(svc, i, text);
+  }
+
+  /** extend() for the line at [start, end) of the text. */
+  private extendAt(svc: VirtualService, i: number, start: number, end: number): void {
+    if (svc instanceof ServiceNode) {
+      if (i >= svc.fullEndLine()) svc.extendTo(i, trimmedEnd(this.text, start, end) - start);
+      return;
+    }
+    this.extend(svc, i, this.text.slice(start, end));
   }
 
   private extend(svc: VirtualService, i: number, text: string): void {
@@ -1481,34 +1531,40 @@ export function parseIpvsadm(text: string, options: ParseIpvsadmOptions = {}): I
  * trailing spaces are counted here, any other trailing character that may be whitespace is left to trimEnd.
  */
 export function trimmedLength(text: string): number {
-  let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 32) end--;
-  if (end === 0) return 0;
-  const c = text.charCodeAt(end - 1);
-  return c > 32 && c < 127 ? end : text.trimEnd().length;
+  return trimmedEnd(text, 0, text.length);
+}
+
+/** Where the line at [start, end) of `text` ends once trimmed (trimmedLength in place). */
+export function trimmedEnd(text: string, start: number, end: number): number {
+  let k = end;
+  while (k > start && text.charCodeAt(k - 1) === 32) k--;
+  if (k === start) return start;
+  const c = text.charCodeAt(k - 1);
+  return c > 32 && c < 127 ? k : start + text.slice(start, end).trimEnd().length;
 }
 
 /** Token columns of the line the fast path is reading: [start, end) of token k at 2k, 2k+1. */
 const cols = new Int32Array(2 * 16);
 
 /**
- * Splits a line into words separated by spaces; -1 when it has another character than a space or printable
- * ASCII (tabs, `#`, quotes and the rest are the Chevrotain path's), or more than 16 words.
+ * Splits the line at [start, end) of `text` into words separated by spaces (their columns in `cols`, relative to
+ * the line); -1 when it has another character than a space or printable ASCII (tabs, `#`, quotes and the rest are
+ * the Chevrotain path's), or more than 16 words.
  */
-function scanWords(text: string): number {
+function scanWords(text: string, start: number, end: number): number {
   let n = 0;
   let inWord = false;
-  for (let k = 0; k < text.length; k++) {
+  for (let k = start; k < end; k++) {
     const c = text.charCodeAt(k);
     if (c === 32) {
       if (inWord) {
-        cols[2 * n - 1] = k;
+        cols[2 * n - 1] = k - start;
         inWord = false;
       }
     } else if (c > 32 && c < 127 && c !== 35 /* # */) {
       if (!inWord) {
         if (n === 16) return -1;
-        cols[2 * n] = k;
+        cols[2 * n] = k - start;
         n++;
         inWord = true;
       }
@@ -1516,8 +1572,17 @@ function scanWords(text: string): number {
       return -1;
     }
   }
-  if (inWord) cols[2 * n - 1] = text.length;
+  if (inWord) cols[2 * n - 1] = end - start;
   return n;
+}
+
+/** The first \n or \r at or after `from`, or -1 (LineCursor's). */
+function breakAt(text: string, from: number): number {
+  for (let k = from; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 10 || c === 13) return k;
+  }
+  return -1;
 }
 
 function isDigits(text: string, start: number, end: number, max: number): boolean {
@@ -1558,60 +1623,112 @@ export class AddressCache {
   }
 }
 
-/** `10.0.0.1:80` or `[fd00::1]:80` with a valid address and port, the way ipvsadm -Ln prints them; else undefined. */
-function fastEndpoint(text: string, start: number, end: number, ipv4: AddressCache): { address: string; family: IpvsFamily; port: number } | undefined {
+/** The family of `10.0.0.1:80` or `[fd00::1]:80` at [start, end) with a valid address and port, the way ipvsadm -Ln prints them; else undefined. */
+function endpointFamily(text: string, start: number, end: number): IpvsFamily | undefined {
   let portStart: number;
-  let address: string;
   let family: IpvsFamily;
   if (text.charCodeAt(start) === 91 /* [ */) {
     const close = text.indexOf(']', start);
     if (close < 0 || close + 1 >= end || text.charCodeAt(close + 1) !== 58) return undefined;
-    address = text.slice(start + 1, close);
-    if (!isIpv6(address)) return undefined;
+    if (!isIpv6(text.slice(start + 1, close))) return undefined;
     family = 'ipv6';
     portStart = close + 2;
   } else {
     const colon = text.indexOf(':', start);
     if (colon < 0 || colon >= end) return undefined;
-    const value = ipv4Value(text, start, colon);
-    if (Number.isNaN(value)) return undefined;
-    address = ipv4.address(value, text, start, colon);
+    if (Number.isNaN(ipv4Value(text, start, colon))) return undefined;
     family = 'ipv4';
     portStart = colon + 1;
   }
-  if (!isDigits(text, portStart, end, 5)) return undefined;
-  const port = Number(text.slice(portStart, end));
-  return port <= 65535 ? { address, family, port } : undefined;
+  return isDigits(text, portStart, end, 5) && digitsValue(text, portStart, end) <= 65535 ? family : undefined;
+}
+
+/** The address, family and port of an endpoint endpointFamily accepts; undefined for another. */
+function fastEndpoint(text: string, start: number, end: number, ipv4: AddressCache): { address: string; family: IpvsFamily; port: number } | undefined {
+  const family = endpointFamily(text, start, end);
+  if (family === undefined) return undefined;
+  let address: string;
+  let portStart: number;
+  if (family === 'ipv6') {
+    const close = text.indexOf(']', start);
+    address = text.slice(start + 1, close);
+    portStart = close + 2;
+  } else {
+    const colon = text.indexOf(':', start);
+    address = ipv4.address(ipv4Value(text, start, colon), text, start, colon);
+    portStart = colon + 1;
+  }
+  return { address, family, port: digitsValue(text, portStart, end) };
 }
 
 /**
- * The 32-bit value (as an int32, a small integer for Map keys) of the dotted IPv4 address at [start, end), when
- * isIpv4 accepts it (so the text is determined by the value); NaN otherwise.
+ * The endpoint texts of the real servers listed under one service line, to report one listed twice. A dotted
+ * `address:port` (nearly all) is kept as its endpointNumber in one open-addressing table reused for every
+ * service (a Set of key strings per service made a string and a hash table per line and service, issue #8);
+ * another text in a Set of strings.
  */
-function ipv4Value(text: string, start: number, end: number): number {
-  const n = end - start;
-  if (n < 7 || n > 15) return NaN;
-  let dots = 0;
-  let octet = 0;
-  let digits = 0;
-  let value = 0;
-  for (let k = start; k <= end; k++) {
-    const c = k < end ? text.charCodeAt(k) : 46;
-    if (c === 46) {
-      if (digits === 0 || octet > 255) return NaN;
-      if (k < end && ++dots > 3) return NaN;
-      value = (value << 8) | octet;
-      octet = 0;
-      digits = 0;
-    } else if (c >= 48 && c <= 57) {
-      if (digits === 1 && octet === 0) return NaN;
-      octet = octet * 10 + (c - 48);
-      if (++digits > 3) return NaN;
-    } else {
-      return NaN;
+export class ServerKeys {
+  #keys = new Float64Array(64);
+  /** The generation (#generation) an entry of #keys belongs to: older entries are empty slots. */
+  #stamps = new Int32Array(64);
+  #generation = 1;
+  #count = 0;
+  #strings: Set<string> | undefined;
+
+  /** Forgets every text (a new service line). */
+  clear(): void {
+    if (this.#count === 0 && this.#strings === undefined) return;
+    this.#count = 0;
+    this.#strings = undefined;
+    if (++this.#generation === 0x7fffffff) {
+      this.#stamps.fill(0);
+      this.#generation = 1;
     }
   }
-  return dots === 3 ? value : NaN;
+
+  /** Adds the text at [start, end) of `text`; whether it was there already. */
+  add(text: string, start: number, end: number): boolean {
+    const key = endpointNumber(text, start, end);
+    if (Number.isNaN(key)) {
+      const s = text.slice(start, end);
+      const strings = (this.#strings ??= new Set());
+      if (strings.has(s)) return true;
+      strings.add(s);
+      return false;
+    }
+    if (2 * (this.#count + 1) > this.#keys.length) this.#grow();
+    if (this.#insert(key)) return true;
+    this.#count++;
+    return false;
+  }
+
+  /** Inserts `key`; whether it was there already. */
+  #insert(key: number): boolean {
+    const keys = this.#keys;
+    const stamps = this.#stamps;
+    const mask = keys.length - 1;
+    const generation = this.#generation;
+    // address * 65536 + port < 2^48: mix its two halves.
+    const hash = Math.imul((key >>> 0) ^ Math.imul((key / 4294967296) | 0, 0x85ebca6b), 0x9e3779b1);
+    for (let slot = hash ^ (hash >>> 15); ; slot++) {
+      slot &= mask;
+      if (stamps[slot] !== generation) {
+        stamps[slot] = generation;
+        keys[slot] = key;
+        return false;
+      }
+      if (keys[slot] === key) return true;
+    }
+  }
+
+  #grow(): void {
+    const keys = this.#keys;
+    const stamps = this.#stamps;
+    const generation = this.#generation;
+    this.#keys = new Float64Array(keys.length * 2);
+    this.#stamps = new Int32Array(keys.length * 2);
+    for (let k = 0; k < keys.length; k++) if (stamps[k] === generation) this.#insert(keys[k]);
+  }
 }
 
 const FAST_VERSION_RE = /^IP Virtual Server version (\d+\.\d+\.\d+) \(size=(\d+)\)$/;
