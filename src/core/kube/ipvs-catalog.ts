@@ -607,6 +607,33 @@ export class RunKeys {
   ) {}
 }
 
+/** (key, group) pairs in two typed arrays that grow together. */
+class KeyGroupPairs {
+  keys: Float64Array;
+  groups: Int32Array;
+  count = 0;
+
+  constructor(size: number) {
+    this.keys = new Float64Array(size);
+    this.groups = new Int32Array(size);
+  }
+
+  push(key: number, group: number): void {
+    const count = this.count;
+    if (count === this.keys.length) {
+      const keys = new Float64Array(count * 2);
+      keys.set(this.keys);
+      this.keys = keys;
+      const groups = new Int32Array(count * 2);
+      groups.set(this.groups);
+      this.groups = groups;
+    }
+    this.keys[count] = key;
+    this.groups[count] = group;
+    this.count = count + 1;
+  }
+}
+
 /**
  * The groups (by index) that have a real server, per protocol. IPv4 real servers of tcp, udp and sctp (numeric
  * keys) are kept in sorted typed arrays and found by bisection: a Map of the ~100,000 real servers of a
@@ -620,15 +647,15 @@ export class GroupsByReal {
   readonly #owners: Int32Array;
   readonly #others = new Map<string, Map<string | number, number[]>>();
 
-  /** Groups 0 … `groups` - 1, each with a protocol and its real servers (no object per group to hand them in). */
-  /** `sizeHint`: about how many reals the groups have (the arrays are made that size at first). */
+  /**
+   * Groups 0 … `groups` - 1, each with a protocol and its real servers (no object per group to hand them in).
+   * `sizeHint`: about how many reals the groups have (the arrays are made that size at first).
+   */
   constructor(groups: number, protocolOf: (group: number) => string, realsOf: (group: number) => Iterable<string | number> | RunKeys, sizeHint = 1024) {
     // Each group's reals are read once: the numeric keys and their groups, in group order, go to two growing
     // typed arrays. The catalog's are runs of a typed array, read in place (no generator to resume per real).
     const initial = Math.max(16, Math.min(sizeHint, 1 << 26));
-    let pairKeys = new Float64Array(initial);
-    let pairGroups = new Int32Array(initial);
-    let count = 0;
+    const pairs = new KeyGroupPairs(initial);
     for (let index = 0; index < groups; index++) {
       const protocol = protocolOf(index);
       const reals = realsOf(index);
@@ -642,16 +669,7 @@ export class GroupsByReal {
             this.#file(protocol, r, index);
             continue;
           }
-          if (count === pairKeys.length) {
-            const keys = new Float64Array(count * 2);
-            keys.set(pairKeys);
-            pairKeys = keys;
-            const owners = new Int32Array(count * 2);
-            owners.set(pairGroups);
-            pairGroups = owners;
-          }
-          pairKeys[count] = r * 3 + p;
-          pairGroups[count++] = index;
+          pairs.push(r * 3 + p, index);
         }
         if (reals.strings) for (const r of reals.strings) this.#file(protocol, r, index);
         continue;
@@ -662,18 +680,10 @@ export class GroupsByReal {
           this.#file(protocol, r, index);
           continue;
         }
-        if (count === pairKeys.length) {
-          const keys = new Float64Array(count * 2);
-          keys.set(pairKeys);
-          pairKeys = keys;
-          const owners = new Int32Array(count * 2);
-          owners.set(pairGroups);
-          pairGroups = owners;
-        }
-        pairKeys[count] = key;
-        pairGroups[count++] = index;
+        pairs.push(key, index);
       }
     }
+    const { keys: pairKeys, groups: pairGroups, count } = pairs;
     const sorted = pairKeys.slice(0, count).sort();
     let distinct = 0;
     for (let k = 0; k < count; k++) if (k === 0 || sorted[k] !== sorted[k - 1]) sorted[distinct++] = sorted[k];

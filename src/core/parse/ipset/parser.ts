@@ -19,8 +19,7 @@ import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../.
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { ipv4Value, isIpv4, isIpv6, parsePort } from '../ipvs/address';
-import { LineCursor } from '../lines';
-import { PROGRESS_MASK, reportProgress } from '../../progress';
+import { LineCursor, LineSpans } from '../lines';
 import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import { AddCommandNode, Ipv4MemberNode, Ipv4PortIpMemberNode, Ipv4PortMemberNode, MemberByLine, SetReference, ValueMemberNode, type AddLine, type AddTarget, type MemberNode } from './nodes';
@@ -288,30 +287,17 @@ class IpsetBuilder {
   build(): IpsetDump {
     const fast = this.fast;
     const all = this.text;
-    // The lines as LineCursor cuts them (\r\n, \n or \r; a final break starts no line), read in place: only a
-    // line the fast path leaves is made a string (not a slice per line to read through).
-    const anyBreak = all.indexOf('\r') >= 0;
-    let i = 0;
-    for (let from = 0; from <= all.length; i++) {
-      let end = anyBreak ? breakAt(all, from) : all.indexOf('\n', from);
-      let next: number;
-      if (end < 0) {
-        end = all.length;
-        next = end + 1;
-        reportProgress(1, 1); // the last line
-        if (end === from && i > 0) break;
-      } else {
-        next = all.charCodeAt(end) === 13 && all.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
-      }
-      if (((i + 1) & PROGRESS_MASK) === 0) reportProgress(from, all.length);
-      if (!(fast && this.fastLine(i, from, end))) {
+    // Read in place: only a line the fast path leaves is made a string (see LineSpans).
+    const spans = new LineSpans(all);
+    while (spans.next()) {
+      const { index: i, start, end } = spans;
+      if (!(fast && this.fastLine(i, start, end))) {
         this.extendSet();
         // A copy: the names, types and members cut from the line must not keep the whole dump alive.
-        this.line(i, detached(all.slice(from, end)));
+        this.line(i, detached(all.slice(start, end)));
       }
-      from = next;
     }
-    this.lineCount = i;
+    this.lineCount = spans.count;
     this.extendSet();
     this.closeListed();
     this.resolveReferences();
@@ -1059,15 +1045,6 @@ function portNumber(text: string, start: number, end: number): number {
     n = n * 10 + (c - 48);
   }
   return n <= 65535 ? n : -1;
-}
-
-/** The first \n or \r at or after `from`, or -1 (LineCursor's). */
-function breakAt(text: string, from: number): number {
-  for (let k = from; k < text.length; k++) {
-    const c = text.charCodeAt(k);
-    if (c === 10 || c === 13) return k;
-  }
-  return -1;
 }
 
 /** A character of a fast-path word: printable ASCII but the quote and `#`. */

@@ -26,8 +26,7 @@ import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../.
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { endpointNumber, ipv4Value, isIpv4, isIpv6, parseCount, parsePort } from './address';
-import { LineCursor } from '../lines';
-import { PROGRESS_MASK, reportProgress } from '../../progress';
+import { LineCursor, LineSpans } from '../lines';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
 import { FAST_MAX_LINE, forwardAt, pack, PlainServiceServerNode, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
@@ -272,31 +271,18 @@ class IpvsBuilder {
   build(): IpvsDump {
     const fast = this.fast;
     const all = this.text;
-    // The lines as LineCursor cuts them (\r\n, \n or \r; a final break starts no line), read in place: the fast
-    // path reads a line's columns in the text itself, and only a line it leaves is made a string (a slice per
-    // line was ~170,000 strings of garbage on a 10,000-Service node, and reads through a slice are slower).
-    const anyBreak = all.indexOf('\r') >= 0;
-    let i = 0;
-    for (let from = 0; from <= all.length; i++) {
-      let end = anyBreak ? breakAt(all, from) : all.indexOf('\n', from);
-      let next: number;
-      if (end < 0) {
-        end = all.length;
-        next = end + 1;
-        reportProgress(1, 1); // the last line
-        if (end === from && i > 0) break;
-      } else {
-        next = all.charCodeAt(end) === 13 && all.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
-      }
-      if (((i + 1) & PROGRESS_MASK) === 0) reportProgress(from, all.length);
-      if (!(fast && this.fastLine(i, from, end))) {
-        const text = all.slice(from, end);
+    // Read in place: the fast path reads a line's columns in the text itself, and only a line it leaves is made a
+    // string (see LineSpans).
+    const spans = new LineSpans(all);
+    while (spans.next()) {
+      const { index: i, start, end } = spans;
+      if (!(fast && this.fastLine(i, start, end))) {
+        const text = all.slice(start, end);
         this.lineText = text;
         this.line(i, text);
       }
-      from = next;
     }
-    this.lineCount = i;
+    this.lineCount = spans.count;
     this.resolveReferences();
     // A listed service's definition reads its ranges from the service itself; the others get them now.
     for (const [svc, def] of this.definitionOf) def.fullRange = svc.fullRange;
@@ -1574,15 +1560,6 @@ function scanWords(text: string, start: number, end: number): number {
   }
   if (inWord) cols[2 * n - 1] = end - start;
   return n;
-}
-
-/** The first \n or \r at or after `from`, or -1 (LineCursor's). */
-function breakAt(text: string, from: number): number {
-  for (let k = from; k < text.length; k++) {
-    const c = text.charCodeAt(k);
-    if (c === 10 || c === 13) return k;
-  }
-  return -1;
 }
 
 function isDigits(text: string, start: number, end: number, max: number): boolean {
