@@ -8,7 +8,7 @@ import { lineRange } from '../../src/core/model/range';
 import { fastLexLine, isSpace } from '../../src/core/parse/nft/lexer';
 import { groupItems } from '../../src/core/parse/nft/nodes';
 import { parseNft } from '../../src/core/parse/nft/parser';
-import { plainRuleLine, reportPlainRuleReferences } from '../../src/core/parse/nft/statements';
+import { PLAIN_JUMP, PLAIN_SET, plainLineRefEnds, plainLineRefKinds, plainLineRefStarts, plainRuleLine, reportPlainRuleReferences } from '../../src/core/parse/nft/statements';
 import { recorder } from '../helpers/nft-host';
 import { plainData } from '../../src/extension/analysis/plain';
 
@@ -30,12 +30,17 @@ function tokenPath(line: string): { start: number; end: number; calls: unknown[]
 function check(line: string): boolean {
   let start = 0;
   while (start < line.length && isSpace(line.charCodeAt(start))) start++;
-  const target = plainRuleLine(line, start);
-  if (target < 0) return false;
+  const refs = plainRuleLine(line, start);
+  if (refs < 0) return false;
   const tokens = tokenPath(line);
   expect(tokens, line).toBeDefined();
-  const verb = line.startsWith('jump', target - 5) ? 'jump' : 'goto';
-  expect({ start, end: line.length, calls: target > 0 ? [['chain', line.slice(target), lineRange(LINE, target, line.length), verb]] : [] }, line).toStrictEqual(tokens);
+  const calls: unknown[] = [];
+  for (let k = 0; k < refs; k++) {
+    const [from, to, kind] = [plainLineRefStarts[k], plainLineRefEnds[k], plainLineRefKinds[k]];
+    const range = lineRange(LINE, from, to);
+    calls.push(kind === PLAIN_SET ? ['set', line.slice(from, to), range] : ['chain', line.slice(from, to), range, kind === PLAIN_JUMP ? 'jump' : 'goto']);
+  }
+  expect({ start, end: line.length, calls }, line).toStrictEqual(tokens);
   return true;
 }
 
@@ -48,6 +53,16 @@ describe('nft plain rule lines: read without tokens as the token path reads them
       '\t\tmeta l4proto sctp dnat to [fd00:10:244::a]:8080',
       'th dport 80 jump x',
       '  meta l4proto udp snat to 10.0.0.1',
+      '\t\tip daddr 10.96.0.1 ip saddr != 10.244.0.0/16 jump mark-for-masquerade',
+      '\t\tip saddr @affinity-X-ns/svc/tcp/p__10.0.0.1/80 goto endpoint-X-ns/svc/tcp/p__10.0.0.1/80',
+      '\t\tip saddr != @s drop',
+      '\t\tip saddr != 10.0.0.0/8 jump x',
+      '\t\tip saddr @s jump x',
+      '\t\tip saddr @$s jump x',
+      '\t\tjump x',
+      '\t\tgoto service-X-ns/svc/tcp/',
+      '\t\tip saddr 10.0.0.1 jump a goto b accept',
+      'drop',
     ]) {
       expect(check(line), line).toBe(true);
     }
@@ -59,9 +74,18 @@ describe('nft plain rule lines: read without tokens as the token path reads them
       '\t\tip saddr  10.244.0.10 jump mark-for-masquerade',
       '\t\tip saddr 10.244.0.10 jump mark-for-masquerade # handle 4',
       '\t\tip saddr 10.244.0.10 jump mark-for-masquerade;',
-      '\t\tip saddr != 10.0.0.0/8 jump x',
-      '\t\tip saddr @s jump x',
       '\t\tip saddr 10.0.0.1 jump "x"',
+      '\t\tip saddr @th,16,16 jump x',
+      '\t\tip saddr @s, jump x',
+      '\t\tip saddr @ jump x',
+      '\t\tip saddr !=10.0.0.1 jump x',
+      '\t\tip saddr != != 10.0.0.1 jump x',
+      '\t\tip saddr 10.0.0.1 != jump x',
+      '\t\t!= drop',
+      '\t\tupdate @affinity-X { ip saddr }',
+      '\t\tfib saddr type local jump x comment "y"',
+      '\t\tnumgen random mod 1 vmap { 0 : goto a }',
+      '\t\tip saddr 10.0.0.1 ip saddr 10.0.0.1 ip saddr 10.0.0.1 ip saddr 10.0.0.1 ip saddr 10.0.0.1 ip saddr 10.0.0.1 accept',
       '\t\tip saddr 10.0.0.1 jump type',
       '\t\tip saddr $v jump x',
       '\t\tip saddr 10.0.0.1 jump $x',
@@ -70,7 +94,7 @@ describe('nft plain rule lines: read without tokens as the token path reads them
       '\t\tmeta l4proto tcp dnat ip to 10.0.0.1',
       '\t\tmeta l4proto tcp dnat to 10.0.0.1 fully-random',
       '\t\tmeta mark 1 dnat to 10.0.0.1',
-      '\t\tjump x',
+      '\t\tjump',
       '\t\t',
       '',
     ]) {
@@ -83,7 +107,7 @@ describe('nft plain rule lines: read without tokens as the token path reads them
       ...['ip', 'ip6', 'saddr', 'daddr', 'meta', 'l4proto', 'th', 'tcp', 'udp', 'sctp', 'dport', 'sport', 'mark', 'ct', 'state'],
       ...['jump', 'goto', 'accept', 'drop', 'dnat', 'snat', 'masquerade', 'to', 'numgen', 'vmap', 'map', 'set', 'type', 'flags', 'chain', 'comment', 'counter'],
       ...['x', 'a-b', 'mark-for-masquerade', 'endpoint-X-ns/s/tcp/p__10.0.0.1/80', 'service-Y-ns/s/udp/', 'a/', 'a-', '-a', '.a', ':a', '::1', 'a:b'],
-      ...['0', '9', '0x10', '10.0.0.1', '10.0.0.1:80', '[fd00::1]:80', '[fd00::1', 'fd00::/64', '10.0.0.0/8', '1-2', '$v', '@set', '"x"', '"x y"', '#', '# handle 1'],
+      ...['0', '9', '0x10', '10.0.0.1', '10.0.0.1:80', '[fd00::1]:80', '[fd00::1', 'fd00::/64', '10.0.0.0/8', '1-2', '$v', '@set', '@affinity-X-ns/s/tcp/p__10.0.0.1/80', '@th,1,2', '@s,', '"x"', '"x y"', '#', '# handle 1'],
       ...['!=', '==', '!', '<', '{', '}', '(', ')', ',', ';', ':', '.', '-', '/', '&', '|', '中', '\r', '\t', ''],
     );
     const rule = fc.tuple(fc.constantFrom('', '\t\t', ' ', '\t \t'), fc.array(piece, { minLength: 1, maxLength: 7 }), fc.constantFrom(' ', ' ', ' ', '  ', '\t'), fc.constantFrom('', '', ' ', '\t'));

@@ -286,6 +286,12 @@ function wordEnd(s: string, i: number): number {
   return k;
 }
 
+/** Where the Word or keyword token fastLexLine reads at `i` (where a token starts) ends, or -1 when none starts there. */
+export function wordyEnd(s: string, i: number): number {
+  const end = wordEnd(s, i);
+  return end > i ? end : -1;
+}
+
 const KEYWORD_BY_IMAGE = new Map<string, TokenType>(KEYWORDS.map((k) => [(k.PATTERN as RegExp).source.replace(/\\-/g, '-'), k]));
 /** The lengths of the keywords: words of other lengths (most names and addresses) are not looked up. */
 const KEYWORD_MIN = Math.min(...[...KEYWORD_BY_IMAGE.keys()].map((k) => k.length));
@@ -305,6 +311,15 @@ const SET_REF_AT = /@\$?[A-Za-z0-9_]+(?:[-./]+[A-Za-z0-9_]+)*[-/]*/y;
 const LINE_SEPARATORS = /[\n\r\u2028\u2029]/;
 /** V8 copies substrings shorter than 13 characters (longer ones are slices of the line): those are worth sharing. */
 export const MAX_INTERNED = 12;
+
+/** Where the SetRef token fastLexLine reads at `i` (an `@`) ends, or -1 when it reads another token or none there. */
+export function setRefEnd(s: string, i: number): number {
+  RAW_PAYLOAD_AT.lastIndex = i;
+  if (RAW_PAYLOAD_AT.test(s)) return -1;
+  SET_REF_AT.lastIndex = i;
+  const m = SET_REF_AT.exec(s);
+  return m ? i + m[0].length : -1;
+}
 
 let tokenLine = 0;
 let tokensOutliveLine = false;

@@ -40,13 +40,14 @@ import {
   type NftSet,
   type NftStatement,
   type NftTable,
+  type NftVerdictValue,
 } from '../../model/nft';
 import { binaryRange, lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition, type SymbolKind, type SymbolReference } from '../../model/symbols';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
-import { Comma, Dot, fastLexLine, Flags, isSpace, isWordAt, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word } from './lexer';
-import { isKnownStatementWord, isPlainConstant, itemRange, itemsRange, plainRuleLine, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
+import { Comma, Dot, fastLexLine, Flags, isSpace, isWordAt, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word, wordyEnd } from './lexer';
+import { ElementNode, isKnownStatementWord, isPlainConstant, itemRange, itemsRange, PLAIN_JUMP, PLAIN_SET, plainLineRefEnds, plainLineRefKinds, plainLineRefStarts, plainRuleLine, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, VerdictNode, type StatementHost } from './statements';
 import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
 import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
@@ -282,6 +283,15 @@ class NftTextBuilder implements StatementHost {
       // Each line is made here and dies young (see LineStarts).
       const start = lines.start(i);
       this.lineStart = start;
+      if (this.fast && this.depth === 0 && this.unit.length === 0 && !this.unitBroken && !this.mayHoldNul && this.stack.length > 0) {
+        const kind = this.stack[this.stack.length - 1].kind;
+        const last = kind === 'set' || kind === 'map' ? this.readElementLines(i) : -1;
+        if (last >= 0) {
+          for (let k = i + 1; k <= last; k++) reportLine(k, lines.count);
+          i = last;
+          continue;
+        }
+      }
       this.readLine(i, text.slice(start, lines.end(i)));
     }
     reportProgress(lines.count, lines.count);
@@ -363,7 +373,7 @@ class NftTextBuilder implements StatementHost {
     if (this.fast && this.depth === 0 && this.unit.length === 0 && !this.unitBroken && this.stack.length > 0) {
       // A dump's 100,000 chains: each a `chain NAME {` line and a `}` line, read without tokens (see readChainHeaderLine).
       const kind = this.stack[this.stack.length - 1].kind;
-      if ((kind === 'chain' && this.readChainCloseLine(i, text)) || (kind === 'table' && this.readChainHeaderLine(i, text))) {
+      if ((kind === 'chain' && this.readChainCloseLine(i, text)) || (kind === 'table' && this.readChainHeaderLine(i, text)) || (kind === 'set' && this.readSetLine(i, text))) {
         this.endOfLine();
         return;
       }
@@ -424,17 +434,24 @@ class NftTextBuilder implements StatementHost {
     let start = 0;
     while (start < text.length && isSpace(text.charCodeAt(start))) start++;
     if (!isLazyRuleSpan(start, text.length)) return false;
-    const target = plainRuleLine(text, start);
-    if (target < 0) return this.readNumgenLine(i, text, start);
+    const refs = plainRuleLine(text, start);
+    if (refs < 0) return this.readNumgenLine(i, text, start);
     const block = this.stack[this.stack.length - 1];
     const table = block.table!;
     const chain = block.chain!;
     this.currentTable = table;
-    if (target > 0) {
+    for (let k = 0; k < refs; k++) {
+      const from = plainLineRefStarts[k];
+      const to = plainLineRefEnds[k];
+      const kind = plainLineRefKinds[k];
+      if (kind === PLAIN_SET) {
+        this.setReference(text.slice(from, to), lineRange(i, from, to));
+        continue;
+      }
       // The target is the last one more often than not: no slice made then (see chainReference).
       const last = this.lastTarget;
-      const name = table === this.lastTargetTable && text.length - target === last.length && text.startsWith(last, target) ? last : text.slice(target);
-      this.chainReference(name, lineRange(i, target, text.length), text.startsWith('jump', target - 5) ? 'jump' : 'goto');
+      const name = table === this.lastTargetTable && to - from === last.length && text.startsWith(last, from) ? last : text.slice(from, to);
+      this.chainReference(name, lineRange(i, from, to), kind === PLAIN_JUMP ? 'jump' : 'goto');
     }
     const rule = new LazyRule(table.id, chain.name, this.document, i, this.lineStart, start, text.length);
     this.indexRule(rule, i);
@@ -500,9 +517,12 @@ class NftTextBuilder implements StatementHost {
   private readChainHeaderLine(i: number, text: string): boolean {
     let start = 0;
     while (start < text.length && isSpace(text.charCodeAt(start))) start++;
-    const nameStart = start + 6;
+    // `set NAME {` likewise (a dump declares thousands of affinity sets), its ranges kept as the set keeps them.
+    const object = text.startsWith('chain ', start) ? 'chain' : text.startsWith('set ', start) ? 'set' : text.startsWith('map ', start) ? 'map' : undefined;
+    if (object === undefined) return false;
+    const nameStart = start + object.length + 1;
     const nameEnd = text.length - 2;
-    if (nameEnd <= nameStart || !text.startsWith('chain ', start) || text.charCodeAt(nameEnd) !== 32 || text.charCodeAt(nameEnd + 1) !== 123 || !isWordAt(text, nameStart, nameEnd)) return false;
+    if (nameEnd <= nameStart || text.charCodeAt(nameEnd) !== 32 || text.charCodeAt(nameEnd + 1) !== 123 || !isWordAt(text, nameStart, nameEnd)) return false;
     let name = text.slice(nameStart, nameEnd);
     if (nameEnd - nameStart <= MAX_INTERNED) {
       // As fastLexLine shares the token's image.
@@ -512,6 +532,10 @@ class NftTextBuilder implements StatementHost {
     }
     const table = this.stack[this.stack.length - 1].table!;
     this.currentTable = table;
+    if (object !== 'chain') {
+      this.openDeclaration(table, object, name, setLineRange(i, nameStart, nameEnd), setLineRange(i, start, text.length), true);
+      return true;
+    }
     // As applyUnit reads a chain header: what it makes is garbage once the chain has its numbers.
     const wasShortLived = setShortLivedReading(true);
     try {
@@ -520,6 +544,195 @@ class NftTextBuilder implements StatementHost {
       setShortLivedReading(wasShortLived);
     }
     return true;
+  }
+
+  /**
+   * `elements = { … }` of a set or map block, line `first` on, written as nft lists them (`KEY . KEY comment "…" :
+   * goto NAME, …` with single spaces, words as keys and chain names, plain verdicts): the elements and references that
+   * feed, setUnit and readElements make of the list's tokens, without the tokens (a dump's service-ips list of 12,000
+   * lines kept all of its tokens until its `}`, then went through the Chevrotain parser). The whole list is checked
+   * before anything is made. The list's last line, or -1 having done nothing.
+   */
+  private readElementLines(first: number): number {
+    const block = this.stack[this.stack.length - 1];
+    const set = block.set;
+    const table = block.table;
+    if (set === undefined || table === undefined) return -1;
+    const doc = this.document;
+    const lines = this.lines;
+    let pos = this.elementLineStart(first);
+    if (!doc.startsWith('elements = { ', pos)) return -1;
+    pos += 13;
+    const from = pos;
+    let last = first;
+    for (;;) {
+      if (lines.end(last) - lines.start(last) > MAX_LINE_LENGTH) return -1;
+      const state = this.scanElements(last, pos, undefined);
+      if (state === LIST_CLOSED) break;
+      if (state !== LIST_GOES_ON || last + 1 >= lines.count) return -1;
+      last++;
+      pos = this.elementLineStart(last);
+      // A declaration starting a line ends a list left open (see readLine): the general path reports that.
+      const end = wordyEnd(doc, pos);
+      if (end > pos && end - pos <= 8 && LINE_START_DECLARATIONS.has(doc.slice(pos, end))) return -1;
+    }
+    this.currentTable = table;
+    for (let line = first; line <= last; line++) this.scanElements(line, line === first ? from : this.elementLineStart(line), set.elements);
+    this.line = last;
+    this.lineComment = undefined;
+    this.lineTokens = undefined;
+    return last;
+  }
+
+  /** Where the first token of line `line` of an element list starts. */
+  private elementLineStart(line: number): number {
+    const doc = this.document;
+    const end = this.lines.end(line);
+    let pos = this.lines.start(line);
+    while (pos < end && isSpace(doc.charCodeAt(pos))) pos++;
+    return pos;
+  }
+
+  /**
+   * The elements of an element list on line `line` from `pos` (see readElementLines): LIST_GOES_ON when the line ends
+   * with `,`, LIST_CLOSED when with ` }`, -1 for anything else. With `out`, the elements are made, their chains
+   * referenced, and added to `out`.
+   */
+  private scanElements(line: number, pos: number, out: NftElement[] | undefined): number {
+    const doc = this.document;
+    const lineStart = this.lines.start(line);
+    const end = this.lines.end(line);
+    const key = elementKey;
+    for (;;) {
+      // KEY ( . KEY )*
+      const keyStart = pos;
+      key.length = 0;
+      for (;;) {
+        const wordEnd = wordyEnd(doc, pos);
+        if (wordEnd < 0 || wordEnd > end) return -1;
+        if (out !== undefined) key.push(this.internWord(doc.slice(pos, wordEnd)));
+        pos = wordEnd;
+        if (!doc.startsWith(' . ', pos)) break;
+        pos += 3;
+      }
+      const keyEnd = pos;
+      // comment "…"
+      let commentStart = -1;
+      let commentEnd = -1;
+      if (doc.startsWith(' comment "', pos)) {
+        commentStart = pos + 10;
+        commentEnd = doc.indexOf('"', commentStart);
+        if (commentEnd < 0 || commentEnd >= end) return -1;
+        pos = commentEnd + 1;
+      }
+      // : accept|drop|continue|return, : goto|jump NAME
+      let valueStart = -1;
+      let verdict = '';
+      let nameStart = -1;
+      if (doc.startsWith(' : ', pos)) {
+        valueStart = pos + 3;
+        const wordEnd = wordyEnd(doc, valueStart);
+        if (wordEnd < 0 || wordEnd > end || wordEnd - valueStart > 8) return -1;
+        verdict = doc.slice(valueStart, wordEnd);
+        pos = wordEnd;
+        if (verdict === 'goto' || verdict === 'jump') {
+          if (doc.charCodeAt(pos) !== 32) return -1;
+          nameStart = pos + 1;
+          pos = wordyEnd(doc, nameStart);
+          if (pos < 0 || pos > end) return -1;
+        } else if (!ELEMENT_VERDICTS.has(verdict)) return -1;
+      }
+      const elementEnd = pos;
+      let state = 0;
+      if (pos === end - 1 && doc.charCodeAt(pos) === 44) state = LIST_GOES_ON;
+      else if (pos === end - 2 && doc.startsWith(' }', pos)) state = LIST_CLOSED;
+      else if (doc.startsWith(', ', pos) && pos + 2 < end && !isSpace(doc.charCodeAt(pos + 2))) pos += 2;
+      else return -1;
+      if (out !== undefined) {
+        const element = new ElementNode(key.slice(), elementLineRange(line, keyStart - lineStart, elementEnd - lineStart), elementLineRange(line, keyStart - lineStart, keyEnd - lineStart));
+        if (commentStart >= 0) element.comment = doc.slice(commentStart, commentEnd);
+        if (valueStart >= 0) {
+          if (nameStart >= 0) {
+            const chainRange = elementLineRange(line, nameStart - lineStart, elementEnd - lineStart);
+            const kind = verdict === 'goto' ? 'goto' : 'jump';
+            this.chainReference(doc.slice(nameStart, elementEnd), chainRange, kind);
+            // The chain's shared name (chainReference), not a copy per element.
+            element.value = new VerdictNode(kind, this.lastTarget, chainRange);
+          } else element.value = { kind: verdict as NftVerdictValue['kind'] };
+          element.valueRange = elementLineRange(line, valueStart - lineStart, elementEnd - lineStart);
+        }
+        out.push(element);
+      }
+      if (state !== 0) return state;
+    }
+  }
+
+  /** A word as fastLexLine gives it outside chains: short ones shared. */
+  private internWord(word: string): string {
+    if (word.length > MAX_INTERNED) return word;
+    const known = this.interned.get(word);
+    if (known !== undefined) return known;
+    this.interned.set(word, word);
+    return word;
+  }
+
+  /**
+   * In a set block, `type WORD`, `flags WORD,WORD…`, `size DIGITS`, `timeout WORD` and `}` alone on their line, single
+   * spaces (each of a dump's thousands of affinity sets is six such lines): what feed, flushUnit and setUnit make of
+   * their tokens, without them. False, having done nothing, for other lines.
+   */
+  private readSetLine(i: number, text: string): boolean {
+    let start = 0;
+    while (start < text.length && isSpace(text.charCodeAt(start))) start++;
+    const n = text.length;
+    if (start === n - 1 && text.charCodeAt(start) === 125) {
+      this.flushUnit();
+      this.closeBlock(setLineRange(i, start, n));
+      return true;
+    }
+    const space = text.indexOf(' ', start);
+    if (space < 0 || space - start > 7) return false;
+    const property = text.slice(start, space);
+    const valueStart = space + 1;
+    if (valueStart >= n) return false;
+    const set = this.stack[this.stack.length - 1].set!;
+    switch (property) {
+      case 'type':
+        // Wordy as plainSetUnit takes it; a set's type needs no data (a map's would be reported).
+        if (wordyEnd(text, valueStart) !== n) return false;
+        this.currentTable = this.stack[this.stack.length - 1].table;
+        set.keyType = [this.internWord(text.slice(valueStart))];
+        set.keyTypeof = false;
+        return true;
+      case 'flags': {
+        const flags: string[] = [];
+        for (let at = valueStart; ; ) {
+          const end = wordyEnd(text, at);
+          if (end < 0) return false;
+          flags.push(this.internWord(text.slice(at, end)));
+          if (end === n) break;
+          if (text.charCodeAt(end) !== 44) return false;
+          at = end + 1;
+        }
+        this.currentTable = this.stack[this.stack.length - 1].table;
+        appendAll(set.flags, flags);
+        return true;
+      }
+      case 'size':
+      case 'timeout': {
+        // One Word (a keyword would not start a value of setUnit's items the same way): size all digits (no report).
+        if (!isWordAt(text, valueStart, n)) return false;
+        if (property === 'size') {
+          for (let k = valueStart; k < n; k++) if (!isDigit(text.charCodeAt(k))) return false;
+        }
+        const value = this.internWord(text.slice(valueStart));
+        this.currentTable = this.stack[this.stack.length - 1].table;
+        if (property === 'size') set.size = Number(value);
+        else set.timeout = value;
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A line that is only `}` closing a chain block: what feed does with its token. False, having done nothing, for other lines. */
@@ -978,7 +1191,9 @@ class NftTextBuilder implements StatementHost {
         chain.fullRange = declRange;
       }
       definition = chain instanceof ChainNode ? new ChainDefinition(name, table.id, chain) : new StoredDefinition('chain', name, table.id, nameRange, declRange);
-      this.symbols.define(definition, nameRange.start.line);
+      // A chain made here has no definition (see above): no lookup of its name before storing it.
+      if (created && !this.chainsForgotten) this.symbols.defineNew(definition, nameRange.start.line);
+      else this.symbols.define(definition, nameRange.start.line);
       const d = this.defsOf(table.id);
       if (d.chainSeq < 0) d.chainSeq = this.seq;
       else if (d.chainSeq !== this.seq) d.laterChains.set(name, this.seq);
@@ -1967,6 +2182,14 @@ function plainSetUnit(tokens: IToken[]): CstNode | undefined {
   return { name: 'setUnit', children: { flagsSpec: [{ name: 'flagsSpec', children }] } };
 }
 
+/** scanElements: the line ends with `,` (the list goes on), or with ` }`. */
+const LIST_GOES_ON = 1;
+const LIST_CLOSED = 2;
+/** The verdicts of map elements that are one word. */
+const ELEMENT_VERDICTS = new Set(['accept', 'drop', 'continue', 'return']);
+/** The key scanElements reads (reused; each element gets a copy of exact length). */
+const elementKey: string[] = [];
+
 /** The targets readNumgenLine found on its line: columns, and 1 for goto, 2 for jump (reused line after line). */
 const vmapTargetStarts: number[] = [];
 const vmapTargetEnds: number[] = [];
@@ -1978,6 +2201,16 @@ function isDigit(c: number): boolean {
 
 /** A range only read while a line is (chain headers and their `}`): an allocation site of its own (see setShortLivedReading). */
 function headerLineRange(line: number, start: number, end: number): Range {
+  return { start: { line, character: start }, end: { line, character: end } };
+}
+
+/** The ranges of element lines, read into numbers (ElementNode, VerdictNode, references): garbage at once. */
+function elementLineRange(line: number, start: number, end: number): Range {
+  return { start: { line, character: start }, end: { line, character: end } };
+}
+
+/** The ranges of set headers and closing braces, which sets keep: an allocation site of their own (see headerLineRange). */
+function setLineRange(line: number, start: number, end: number): Range {
   return { start: { line, character: start }, end: { line, character: end } };
 }
 

@@ -50,6 +50,7 @@ import {
   Word,
   isWordy,
   isWordAt,
+  setRefEnd,
 } from './lexer';
 import { appendAll } from '../../model/append';
 
@@ -1755,46 +1756,84 @@ function plainVerdictTarget(items: readonly Item[], k: number, verdict: 'jump' |
   return true;
 }
 
-/** Where the words of a plain rule line start and end (reused: one line is read at a time). */
+/** Where the words of a plain rule line start and end, and what they are (reused: one line is read at a time). */
 const lineWordStarts: number[] = [];
 const lineWordEnds: number[] = [];
+const lineWordTypes: number[] = [];
+const LINE_WORD = 0;
+const LINE_NOT_EQ = 1;
+const LINE_SET_REF = 2;
+/** Longer lines (numgen vmaps, anonymous sets) are not plain rules, or are rare: not split further. */
+const MAX_LINE_WORDS = 16;
+
+/** The references plainRuleLine found, in order: columns (a set's name without its `@`) and PLAIN_* kinds. */
+export const plainLineRefStarts: number[] = [];
+export const plainLineRefEnds: number[] = [];
+export const plainLineRefKinds: number[] = [];
+export const PLAIN_GOTO = 1;
+export const PLAIN_JUMP = 2;
+export const PLAIN_SET = 3;
 
 /**
- * A rule alone on its line (from `start`, the end of its indentation, to the line's end) read without tokens
- * when it has one of kube-proxy's two most common shapes (an endpoint chain's two rules): `SELECTOR FIELD VALUE
- * jump|goto NAME` (`ip saddr 10.244.0.5 jump mark-for-masquerade`) and `meta l4proto PROTOCOL dnat|snat to
- * ADDRESS`, single spaces between words. Answers where NAME starts (it ends
- * at the line's end and follows `jump ` or `goto `), 0 for a rule without a reference, -1 for any other line.
- * Exactly the lines whose tokens walkPlainRule takes as such a rule (test/unit/nft-plain-line.test.ts).
+ * A rule alone on its line (from `start`, the end of its indentation, to the line's end) read without tokens when
+ * it is one walkPlainRule takes (`ip saddr 10.244.0.5 jump mark-for-masquerade`, `ip daddr 10.96.0.1 ip saddr !=
+ * 10.244.0.0/16 jump mark-for-masquerade`, `ip saddr @affinity-… goto endpoint-…`, `meta l4proto tcp dnat to
+ * 10.244.0.5:80`, `goto service-…`) with single spaces between words, numgen aside (readNumgenLine). Answers how
+ * many references it has (in plainLineRef*), or -1 for any other line. Exactly the lines whose tokens walkPlainRule
+ * takes, with the same references (test/unit/nft-plain-line.test.ts).
  */
 export function plainRuleLine(text: string, start: number): number {
   const n = text.length;
   let words = 0;
   let from = start;
   while (from < n) {
-    if (words === 6) return -1;
+    if (words === MAX_LINE_WORDS) return -1;
     let to = text.indexOf(' ', from);
     if (to < 0) to = n;
-    if (!isWordAt(text, from, to)) return -1;
+    let type = LINE_WORD;
+    if (isWordAt(text, from, to)) type = LINE_WORD;
+    else if (to - from === 2 && text.charCodeAt(from) === 33 && text.charCodeAt(from + 1) === 61) type = LINE_NOT_EQ;
+    else if (text.charCodeAt(from) === 64 && setRefEnd(text, from) === to) type = LINE_SET_REF;
+    else return -1;
     lineWordStarts[words] = from;
-    lineWordEnds[words++] = to;
+    lineWordEnds[words] = to;
+    lineWordTypes[words++] = type;
     from = to + 1;
   }
   if (from !== n + 1) return -1; // empty, or a space at the end
-  const word = (k: number) => text.slice(lineWordStarts[k], lineWordEnds[k]);
-  if (words === 5) {
-    const selector = PLAIN_SELECTORS.get(word(0));
-    const verb = word(3);
-    if (selector === undefined || !selector.has(word(1)) || !isPlainConstant(word(2)) || (verb !== 'jump' && verb !== 'goto')) return -1;
-    return lineWordStarts[4];
+  const word = (k: number) => (k < words && lineWordTypes[k] === LINE_WORD ? text.slice(lineWordStarts[k], lineWordEnds[k]) : undefined);
+  let refs = 0;
+  let k = 0;
+  while (k < words) {
+    // As walkPlainRule reads the items.
+    const w = word(k);
+    if (w === undefined) return -1;
+    if (SIMPLE_VERDICTS.has(w)) k++;
+    else if (w === 'jump' || w === 'goto') {
+      if (word(k + 1) === undefined) return -1;
+      plainLineRefStarts[refs] = lineWordStarts[k + 1];
+      plainLineRefEnds[refs] = lineWordEnds[k + 1];
+      plainLineRefKinds[refs++] = w === 'jump' ? PLAIN_JUMP : PLAIN_GOTO;
+      k += 2;
+    } else if (w === 'dnat' || w === 'snat') {
+      const target = word(k + 2);
+      if (word(k + 1) !== 'to' || !isPlainConstant(target) || L4_PROTOCOLS.has(target!)) return -1;
+      k += 3;
+    } else if (w === 'numgen') return -1;
+    else {
+      const fields = PLAIN_SELECTORS.get(w);
+      if (fields === undefined || !fields.has(word(k + 1) ?? '')) return -1;
+      k += 2;
+      if (k < words && lineWordTypes[k] === LINE_NOT_EQ) k++;
+      if (k < words && lineWordTypes[k] === LINE_SET_REF) {
+        plainLineRefStarts[refs] = lineWordStarts[k] + 1;
+        plainLineRefEnds[refs] = lineWordEnds[k];
+        plainLineRefKinds[refs++] = PLAIN_SET;
+      } else if (!isPlainConstant(word(k))) return -1;
+      k++;
+    }
   }
-  if (words === 6) {
-    const verb = word(3);
-    const target = word(5);
-    if (word(0) !== 'meta' || word(1) !== 'l4proto' || !isPlainConstant(word(2)) || (verb !== 'dnat' && verb !== 'snat') || word(4) !== 'to' || !isPlainConstant(target) || L4_PROTOCOLS.has(target)) return -1;
-    return 0;
-  }
-  return -1;
+  return refs;
 }
 
 /** `{ KEY : goto NAME, KEY : drop, … }` with plain keys (its references reported to the host when there is one). */
