@@ -133,7 +133,7 @@ export class StoredDefinition extends RangeAndFullRange implements SymbolDefinit
 
 /**
  * A chain definition on one line (an iptables `:NAME` or `-N NAME` line): its line and two pairs of packed columns
- * instead of eight numbers (a dump of 10,000 Services declares some 100,000 chains). lineDefinition makes one when
+ * instead of eight numbers (a dump of 10,000 Services declares some 100,000 chains). chainDefinition makes one when
  * the ranges fit, else a StoredDefinition.
  */
 class ChainLineDefinition implements SymbolDefinition {

@@ -3,7 +3,7 @@
 // A 400,000-line dump would otherwise hold tens of millions of small objects (issue #8).
 //
 // Token offsets of a line come from `scanLine` (the fast path's lexer, re-run on demand from `raw`), or, for
-// lines the Chevrotain lexer read, from an explicit offsets array kept on the rule.
+// lines the Chevrotain lexer read, from an explicit offsets array kept for the rule (ruleOffsets).
 import { findMatchOption, type Chain, type Counters, type Match, type Option, type Rule, type RuleOperation, type Target, type TargetKind } from '../../model/iptables';
 import type { Range } from '../../model/range';
 import { DeclarationRanges } from '../../model/stored-ranges';
@@ -267,16 +267,16 @@ export function withTransientRuleDetails<T>(fn: () => T): T {
 }
 
 /**
- * A rule. The parser validates every line but keeps only what every feature needs of every rule (chain, line,
- * target name, operation); params, matches, target and counters are read again from the line when first asked for
- * and kept from then on. A 400,000-line dump would otherwise keep tens of millions of small objects (issue #8).
- */
-/**
  * Token offsets of the rules that have them: lines the Chevrotain lexer read, and those whose tokens' ranges were
  * asked for (rescanned). Few rules of a large dump: a map instead of a field in each of 300,000 (issue #8).
  */
 const ruleOffsets = new WeakMap<RuleNode, number[]>();
 
+/**
+ * A rule. The parser validates every line but keeps only what every feature needs of every rule (chain, line,
+ * target name, operation); params, matches, target and counters are read again from the line when first asked for
+ * and kept from then on. A 400,000-line dump would otherwise keep tens of millions of small objects (issue #8).
+ */
 export class RuleNode implements Rule {
   index = 0;
   // The `-j`/`-g` target: its name, or the chain of that name when the parser found it (the catalog follows 100,000
