@@ -436,9 +436,7 @@ class NftTextBuilder implements StatementHost {
     if (!isLazyRuleSpan(start, text.length)) return false;
     const refs = plainRuleLine(text, start);
     if (refs < 0) return this.readNumgenLine(i, text, start);
-    const block = this.stack[this.stack.length - 1];
-    const table = block.table!;
-    const chain = block.chain!;
+    const table = this.stack[this.stack.length - 1].table!;
     this.currentTable = table;
     for (let k = 0; k < refs; k++) {
       const from = plainLineRefStarts[k];
@@ -453,11 +451,18 @@ class NftTextBuilder implements StatementHost {
       const name = table === this.lastTargetTable && to - from === last.length && text.startsWith(last, from) ? last : text.slice(from, to);
       this.chainReference(name, lineRange(i, from, to), kind === PLAIN_JUMP ? 'jump' : 'goto');
     }
-    const rule = new LazyRule(table.id, chain.name, this.document, i, this.lineStart, start, text.length);
+    this.addLazyRule(i, text, start);
+    return true;
+  }
+
+  /** The lazy rule of line `i` (its statements from `start`) in the chain being read: what makeRule makes of a plain line. */
+  private addLazyRule(i: number, text: string, start: number): void {
+    const block = this.stack[this.stack.length - 1];
+    const chain = block.chain!;
+    const rule = new LazyRule(block.table!.id, chain.name, this.document, i, this.lineStart, start, text.length);
     this.indexRule(rule, i);
     chain.rules.push(rule);
     rule.index = chain.rules.length;
-    return true;
   }
 
   /**
@@ -493,19 +498,13 @@ class NftTextBuilder implements StatementHost {
       else if (end === text.length - 2 && text.charCodeAt(end + 1) === 125) break;
       else return false;
     }
-    const block = this.stack[this.stack.length - 1];
-    const table = block.table!;
-    const chain = block.chain!;
-    this.currentTable = table;
+    this.currentTable = this.stack[this.stack.length - 1].table!;
     for (let k = 0; k < count; k++) {
       const from = vmapTargetStarts[k];
       const to = vmapTargetEnds[k];
       this.chainReference(text.slice(from, to), lineRange(i, from, to), vmapTargetVerdicts[k] === 1 ? 'goto' : 'jump');
     }
-    const rule = new LazyRule(table.id, chain.name, this.document, i, this.lineStart, start, text.length);
-    this.indexRule(rule, i);
-    chain.rules.push(rule);
-    rule.index = chain.rules.length;
+    this.addLazyRule(i, text, start);
     return true;
   }
 
