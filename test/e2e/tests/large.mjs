@@ -293,7 +293,8 @@ export default [
       const parse = parseWindow(workspace, 1);
       const whileParsed = await keyLatencies(page, Math.max(during.from, parse.from), parse.to);
       const afterwards = await keyLatencies(page, parse.to, during.to);
-      log(`  typing from ${((parse.to - during.from) / 1000).toFixed(1)} s before the worker's answer to ${((during.to - parse.to) / 1000).toFixed(1)} s after it: phrases shown after ${during.phrases.join(', ')} ms`);
+      const relative = (ms) => `${(Math.abs(ms) / 1000).toFixed(1)} s ${ms < 0 ? 'before' : 'after'}`;
+      log(`  typing from ${relative(during.from - parse.to)} the worker's answer to ${relative(during.to - parse.to)} it: phrases shown after ${during.phrases.join(', ')} ms`);
       log(`  keys while the worker parsed: ${whileParsed.length ? describeKeys(whileParsed) : 'none (the parse ended first)'}; after its answer: ${describeKeys(afterwards)}`);
       checkKeys([...whileParsed, ...afterwards], `while ${NAME} was parsed and its results taken in`);
 
