@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Symbols, type SymbolDefinition, type SymbolReference } from '../../src/core/model/symbols';
 import type { Range } from '../../src/core/model/range';
 import { chainDefinition } from '../../src/core/model/stored-ranges';
+import { ReferenceColumns } from '../../src/core/model/reference-columns';
 
 const r = (line: number, from: number, to: number): Range => ({ start: { line, character: from }, end: { line, character: to } });
 const chain = (name: string, scope: string, range: Range): SymbolDefinition => ({ kind: 'chain', name, scope, range, fullRange: range });
@@ -91,6 +92,31 @@ describe('Symbols', () => {
     expect(s.at({ line: -1, character: 0 })).toBeUndefined();
     expect(s.resolve({ line: 9, character: 15 })).toBe(def);
     expect(s.resolve({ line: 5, character: 3 })).toBe(def);
+  });
+
+  it('lists the entries of a line as the definitions and then allReferences list them, whatever order they came in', () => {
+    const s = new Symbols();
+    const columns = new ReferenceColumns();
+    // Interleaved: column, reference, definition, reference, column, definition; all on line 4 at character 2.
+    s.indexColumn(columns, columns.push('chain', 'C1', 't', 'jump', r(4, 2, 4)));
+    const ref1 = jump('R1', 't', r(4, 2, 4));
+    s.reference(ref1);
+    const def1 = chain('D1', 't', r(4, 2, 4));
+    s.define(def1);
+    const ref2 = jump('R2', 't', r(4, 2, 4));
+    s.reference(ref2, 4, false);
+    s.indexColumn(columns, columns.push('chain', 'C2', 't', 'goto', r(4, 2, 4)));
+    const def2 = chain('D2', 't', r(4, 2, 4));
+    s.define(def2);
+    const derived = jump('OWNER', 't', r(4, 2, 4));
+    s.derive({ at: (line) => (line === 4 ? derived : undefined), all: () => [derived] });
+    const names = (entries: { name: string }[]) => entries.map((e) => e.name);
+    const whole = [...s.definitions, ...s.allReferences()].filter((e) => e.range.start.line === 4);
+    expect(names(s.onLine(4))).toEqual(['D1', 'D2', 'R1', 'R2', 'C1', 'C2', 'OWNER']);
+    expect(names(s.onLine(4))).toEqual(names(whole));
+    expect(s.onLine(3)).toEqual([]);
+    expect(s.onLine(-1)).toEqual([]);
+    expect(s.onLine(1_000_000)).toEqual([]);
   });
 
   it('sized for a number of lines, finds entries on those lines and past them the same', () => {

@@ -309,5 +309,5 @@ export const iptablesFeatures: LanguageFeatures<IptablesAnalysis> = {
   hoverAt,
   statusSummary,
   services: (a) => a.catalog.services,
-  semanticSymbols: (a) => symbolsToSemantic(a.ruleset.symbols, (name) => name.startsWith('KUBE-')),
+  semanticSymbols: (a, lines) => symbolsToSemantic(a.ruleset.symbols, (name) => name.startsWith('KUBE-'), lines),
 };

@@ -291,5 +291,5 @@ export const nftFeatures: LanguageFeatures<NftAnalysis> = {
   hoverAt,
   statusSummary,
   services: (a) => a.catalog.services,
-  semanticSymbols: (a) => symbolsToSemantic(a.ruleset.symbols, (name) => classifyNftKubeObject(name) !== undefined),
+  semanticSymbols: (a, lines) => symbolsToSemantic(a.ruleset.symbols, (name) => classifyNftKubeObject(name) !== undefined, lines),
 };

@@ -1,19 +1,25 @@
 // Semantic tokens from a symbol table: definitions and references of chains, sets and maps, so that a name
 // is coloured the same wherever it appears (a map name after `@`, a chain after `goto`, its definition).
-import type { Symbols } from '../model/symbols';
+import type { SymbolDefinition, SymbolReference, Symbols } from '../model/symbols';
 import type { SemanticSymbol } from './types';
 
 const KINDS = new Set(['chain', 'set', 'map', 'table', 'virtualService', 'ipset']);
 
-export function symbolsToSemantic(symbols: Symbols, isKube: (name: string) => boolean): SemanticSymbol[] {
+/**
+ * The semantic symbols of the whole document, or of lines [lines.from, lines.to) only (what a range request asks:
+ * found through the symbol table's line index, not by sorting the document's hundreds of thousands of names).
+ */
+export function symbolsToSemantic(symbols: Symbols, isKube: (name: string) => boolean, lines?: { from: number; to: number }): SemanticSymbol[] {
   const out: SemanticSymbol[] = [];
-  for (const d of symbols.definitions) {
-    if (!KINDS.has(d.kind) || d.range.start.line !== d.range.end.line) continue;
-    out.push({ range: d.range, kind: d.kind as SemanticSymbol['kind'], declaration: true, kube: isKube(d.name) });
-  }
-  for (const r of symbols.allReferences()) {
-    if (!KINDS.has(r.kind) || r.range.start.line !== r.range.end.line) continue;
-    out.push({ range: r.range, kind: r.kind as SemanticSymbol['kind'], declaration: false, kube: isKube(r.name) });
+  const add = (entry: SymbolDefinition | SymbolReference, declaration: boolean) => {
+    if (!KINDS.has(entry.kind) || entry.range.start.line !== entry.range.end.line) return;
+    out.push({ range: entry.range, kind: entry.kind as SemanticSymbol['kind'], declaration, kube: isKube(entry.name) });
+  };
+  if (lines === undefined) {
+    for (const d of symbols.definitions) add(d, true);
+    for (const r of symbols.allReferences()) add(r, false);
+  } else {
+    for (let line = Math.max(0, lines.from); line < lines.to; line++) for (const e of symbols.onLine(line)) add(e, !('role' in e));
   }
   out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
   // Overlaps are not allowed in VS Code's token stream: keep the first of overlapping tokens.

@@ -65,6 +65,9 @@ export interface LanguageFeatures<A extends DumpAnalysis> {
   hoverAt(a: A, position: Position): Hover | undefined;
   statusSummary(a: A): StatusSummary;
   services(a: A): Service[];
-  /** Names for semantic highlighting (definitions and references from the symbol table). */
-  semanticSymbols?(a: A): SemanticSymbol[];
+  /**
+   * Names for semantic highlighting (definitions and references from the symbol table): of the whole document, or
+   * of lines [lines.from, lines.to) only.
+   */
+  semanticSymbols?(a: A, lines?: { from: number; to: number }): SemanticSymbol[];
 }

@@ -269,6 +269,23 @@ export class Symbols {
     return this.columns === undefined ? (known as SymbolReference[]) : known.map((r) => this.referenceOf(r));
   }
 
+  /**
+   * The definitions and references indexed on `line`, in the order of `definitions` then allReferences (stored
+   * references, columns, derived): what a walk over both lists meets on that line, without walking them.
+   */
+  onLine(line: number): (SymbolDefinition | SymbolReference)[] {
+    if (!Number.isInteger(line) || line < 0) return [];
+    const slots: number[] = [];
+    if (line < this.heads.length) for (let k = this.heads[line]; k !== 0; k = this.next[k - 1]) slots.push(this.slots[k - 1]);
+    // Definitions (slot ≥ 0) by number, then references[i] (~slot = 2i), then column i (~slot = 2i + 1).
+    const order = (slot: number) => (slot >= 0 ? slot : ~slot & 1 ? 2 ** 52 + (~slot >>> 1) : 2 ** 51 + (~slot >>> 1));
+    slots.sort((a, b) => order(a) - order(b));
+    const out: (SymbolDefinition | SymbolReference)[] = slots.map((slot) => (slot >= 0 ? this.definitions[slot] : this.referenceOfSlot(slot)));
+    const derived = this.derived?.at(line);
+    if (derived !== undefined) out.push(derived);
+    return out;
+  }
+
   /** The definition or reference under a position, if any. */
   at(position: Position): SymbolHit | undefined {
     const line = position.line;

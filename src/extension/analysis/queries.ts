@@ -166,6 +166,8 @@ export const documentQueries = {
   serviceItems: (f: AnyFeatures, a: DumpAnalysis) => serviceItems(f.services(a)),
   serviceLenses: (f: AnyFeatures, a: DumpAnalysis, limit: number) => serviceLenses(f.services(a), limit),
   semanticTokens: (f: AnyFeatures, a: DumpAnalysis) => encodeSemanticTokens(f.semanticSymbols?.(a) ?? []),
+  /** The tokens of lines [from, to) (a range request: the editor's viewport of a large dump). */
+  semanticTokensOfLines: (f: AnyFeatures, a: DumpAnalysis, from: number, to: number) => encodeSemanticTokens(f.semanticSymbols?.(a, { from, to }) ?? []),
   diagnostics: (_f: AnyFeatures, a: DumpAnalysis) => a.diagnostics,
 };
 

@@ -7,6 +7,12 @@ export const LEGEND = new vscode.SemanticTokensLegend(SEMANTIC_TOKEN_TYPES, SEMA
 /**
  * Semantic tokens from the symbol table: chains as functions, sets and maps as variables, declarations
  * marked, kube-proxy's objects as `defaultLibrary` (themes may colour them apart).
+ *
+ * A dump analysed on the extension host gets its whole document's tokens at once. A large dump (analysed in the
+ * worker) gets the lines the editor shows: its whole document's tokens were 630,000 names of a 49 MB dump, two
+ * seconds of the worker's time and a 12 MB message that the extension host and the window copied and decoded
+ * again after every edit. The document provider declines such a dump with a cancellation, which VS Code takes
+ * as "not available now" (nothing logged), and then asks the range provider for the viewport as it scrolls.
  */
 export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
   const selector = SEMANTIC_LANGUAGE_IDS.map((language) => ({ language }));
@@ -15,8 +21,19 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
       selector,
       {
         async provideDocumentSemanticTokens(document) {
+          if (cache.inWorker(document)) throw new vscode.CancellationError();
           // Encoded where the analysis lives (one typed array, see analysis/queries.ts).
           const data = await (await cache.get(document))?.query('semanticTokens');
+          return new vscode.SemanticTokens(data ?? new Uint32Array(0));
+        },
+      },
+      LEGEND,
+    ),
+    vscode.languages.registerDocumentRangeSemanticTokensProvider(
+      selector,
+      {
+        async provideDocumentRangeSemanticTokens(document, range) {
+          const data = await (await cache.get(document))?.query('semanticTokensOfLines', range.start.line, range.end.line + 1);
           return new vscode.SemanticTokens(data ?? new Uint32Array(0));
         },
       },

@@ -231,6 +231,21 @@ function checkKeys(ms, what) {
   if (longest > longestLimit) throw new Error(`typing ${what}: a key took ${longest} ms to show > ${longestLimit} ms (baseline ${describeKeys(base)})`);
 }
 
+/**
+ * Waits until `needle` in the rendered line `lineText` has another colour than `plain` (a part of the line no
+ * token covers), and logs both.
+ */
+async function checkColoured(page, vscode, log, lineText, needle, plain, what) {
+  let last = {};
+  await vscode.poll(async () => {
+    last = { name: await vscode.token(page, lineText, needle), plain: await vscode.token(page, lineText, plain) };
+    return last.name.color && last.plain.color && last.name.color !== last.plain.color;
+  }, { timeout: 30_000, interval: 200, what: `${needle} coloured (${what})` }).catch((e) => {
+    throw new Error(`${e.message}: ${needle} ${last.name?.color ?? last.name?.error}, ${plain} ${last.plain?.color ?? last.plain?.error}`);
+  });
+  log(`  ${what}: ${needle} ${last.name.color}, ${plain} ${last.plain.color}`);
+}
+
 /** The extension's log (Output › Dataplane Explorer) of this run, read from code-server's log folder. */
 /** The log's "… big.iptables vN (iptables, worker): … in N ms" line of version `version`, if written yet. */
 function analysed(workspace, version) {
@@ -309,6 +324,10 @@ export default [
       log(`  hover on ${b.svc} after the parse: median ${times[1]} ms (${times.join(', ')} ms, including the editor's hover delay of 200 ms); first ${first} ms`);
       if (times[1] > 5000) throw new Error(`hover took ${times[1]} ms (median) on the analysed dump`);
 
+      // Colours: VS Code gives a file this large no TextMate tokens, so a coloured name is the extension's semantic
+      // token, which a large dump gets for the lines on screen (the range provider).
+      await checkColoured(page, vscode, log, b.lines.rule, b.svc, '-A', 'the jump target on the hovered line');
+
       await vscode.resetUi(page);
       const col = b.lines.rule.indexOf(`-j ${b.svc}`) + 6;
       const f12 = [];
@@ -325,6 +344,8 @@ export default [
       }
       f12.sort((x, y) => x - y);
       log(`  F12 on ${b.svc}: median ${f12[1]} ms (${f12.join(', ')} ms)`);
+      // 192,000 lines away from the first check: tokens are asked for again as the editor scrolls.
+      await checkColoured(page, vscode, log, b.lines.decl, b.svc, '[0:0]', 'the declaration F12 went to');
       if (f12[1] > 5000) throw new Error(`F12 took ${f12[1]} ms (median)`);
       // The extension writes the measurement 5 s after the worker's last answer (answers are converted after the parse).
       const delays = await vscode.poll(async () => { const d = loopDelays(workspace); return d.length > 0 ? d : undefined; }, { timeout: 30_000, what: 'the extension\'s event loop measurement for the worker parse' }).catch(() => []);
