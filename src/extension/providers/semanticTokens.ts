@@ -13,6 +13,8 @@ export const LEGEND = new vscode.SemanticTokensLegend(SEMANTIC_TOKEN_TYPES, SEMA
  * seconds of the worker's time and a 12 MB message that the extension host and the window copied and decoded
  * again after every edit. The document provider declines such a dump with a cancellation, which VS Code takes
  * as "not available now" (nothing logged), and then asks the range provider for the viewport as it scrolls.
+ * (A dump that grows past dataplane.workerThreshold while open keeps the whole-document tokens it had, which
+ * VS Code moves along with edits, until it is reopened: VS Code asks no range provider while it has those.)
  */
 export function register(context: vscode.ExtensionContext, cache: DocumentCache): void {
   const selector = SEMANTIC_LANGUAGE_IDS.map((language) => ({ language }));
@@ -33,7 +35,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
       selector,
       {
         async provideDocumentRangeSemanticTokens(document, range) {
-          const data = await (await cache.get(document))?.query('semanticTokensOfLines', range.start.line, range.end.line + 1);
+          // Whole lines (the viewport's ranges are); a range that ends at a line's start leaves that line out.
+          const to = range.end.character > 0 || range.end.line === range.start.line ? range.end.line + 1 : range.end.line;
+          const data = await (await cache.get(document))?.query('semanticTokensOfLines', range.start.line, to);
           return new vscode.SemanticTokens(data ?? new Uint32Array(0));
         },
       },
