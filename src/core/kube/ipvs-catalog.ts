@@ -14,6 +14,7 @@ import { endpointNumber, ipv4Number, isIpv4 } from '../parse/ipvs/address';
 import { Ipv4PortIpMemberNode, Ipv4PortMemberNode } from '../parse/ipset/nodes';
 import { RealServerNode } from '../parse/ipvs/nodes';
 import type { Catalog, Endpoint, Frontend, FrontendKind, HashCheck, ObjectRef, Policies, Service } from './catalog';
+import { grown } from '../model/typed-arrays';
 
 export interface IpvsSnapshotInput {
   ipvs: { dump: IpvsDump; fileIndex: number }[];
@@ -227,11 +228,7 @@ export class KeySet {
       this.#strings.add(key);
       return;
     }
-    if (this.#count === this.#numbers.length) {
-      const grown = new Float64Array(this.#numbers.length * 2);
-      grown.set(this.#numbers);
-      this.#numbers = grown;
-    }
+    if (this.#count === this.#numbers.length) this.#numbers = grown(this.#numbers, this.#numbers.length * 2);
     this.#numbers[this.#count++] = key;
   }
 
@@ -539,11 +536,7 @@ class RealKeyRuns {
       if (seen ? seen.has(key) : this.#has(run, key)) continue;
       if (!seen && run.end - run.start >= FEW_REAL_SERVERS) seen = new Set(this.#numbers.subarray(run.start, run.end));
       seen?.add(key);
-      if (this.#count === this.#numbers.length) {
-        const grown = new Float64Array(this.#numbers.length * 2);
-        grown.set(this.#numbers);
-        this.#numbers = grown;
-      }
+      if (this.#count === this.#numbers.length) this.#numbers = grown(this.#numbers, this.#numbers.length * 2);
       this.#numbers[this.#count++] = key;
       run.end = this.#count;
     }
@@ -621,12 +614,8 @@ class KeyGroupPairs {
   push(key: number, group: number): void {
     const count = this.count;
     if (count === this.keys.length) {
-      const keys = new Float64Array(count * 2);
-      keys.set(this.keys);
-      this.keys = keys;
-      const groups = new Int32Array(count * 2);
-      groups.set(this.groups);
-      this.groups = groups;
+      this.keys = grown(this.keys, count * 2);
+      this.groups = grown(this.groups, count * 2);
     }
     this.keys[count] = key;
     this.groups[count] = group;

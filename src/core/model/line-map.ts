@@ -1,4 +1,5 @@
 // Per-line indexes of the models (rules, real servers, ipset members by line).
+import { grown } from './typed-arrays';
 
 /**
  * A Map keyed by line whose entries live outside the Map itself: everything that iterates goes through the
@@ -150,11 +151,7 @@ export class SortedLineMap<V> extends LineKeyedMap<V> {
       values[k] = value;
       return this;
     }
-    if (n === this.#lines.length) {
-      const grown = new Int32Array(n * 2);
-      grown.set(this.#lines);
-      this.#lines = grown;
-    }
+    if (n === this.#lines.length) this.#lines = grown(this.#lines, n * 2);
     if (k < n) {
       this.#lines.copyWithin(k + 1, k, n);
       values.splice(k, 0, value);

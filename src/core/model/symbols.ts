@@ -1,5 +1,6 @@
 import { containsPosition, type Position, type Range } from './range';
 import type { ReferenceColumns } from './reference-columns';
+import { grown } from './typed-arrays';
 
 export type SymbolKind = 'chain' | 'set' | 'map' | 'ipset' | 'virtualService' | 'table';
 
@@ -50,13 +51,6 @@ function appended<T>(list: T[], item: T): T[] {
   const out = new Array<T>(n + 1);
   for (let i = 0; i < n; i++) out[i] = list[i];
   out[n] = item;
-  return out;
-}
-
-/** A copy of `array` with room for `size` numbers. */
-function grow(array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
-  const out = new Int32Array(size);
-  out.set(array);
   return out;
 }
 
@@ -225,14 +219,14 @@ export class Symbols {
     const n = this.count++;
     if (n === this.slots.length) {
       const size = Math.max(1024, Math.ceil(n * 1.5));
-      this.slots = grow(this.slots, size);
-      this.next = grow(this.next, size);
+      this.slots = grown(this.slots, size);
+      this.next = grown(this.next, size);
     }
     this.slots[n] = slot;
     if (line >= this.heads.length) {
       const size = Math.max(1024, line + 1, Math.ceil(this.heads.length * 1.5));
-      this.heads = grow(this.heads, size);
-      this.tails = grow(this.tails, size);
+      this.heads = grown(this.heads, size);
+      this.tails = grown(this.tails, size);
     }
     // Entry numbers are stored plus one (0 is "none"); a line's entries stay in the order they were added.
     const last = this.tails[line];

@@ -143,21 +143,22 @@ export function isIpv4(text: string): boolean {
 
 /**
  * The value (0 to 2^32 - 1) of an address isIpv4 accepts, else undefined; `leadingZeros` also accepts groups
- * such as `010`. Hand-written: the parsers and the IPVS catalog ask for every address of a dump, the trace for
- * every key of its indexes (issue #8).
+ * such as `010`. Of the text at [start, end) when given (parsers read addresses in place, without a slice).
+ * Hand-written: the parsers and the IPVS catalog ask for every address of a dump, the trace for every key of its
+ * indexes (issue #8).
  */
-export function ipv4Number(text: string, leadingZeros = false): number | undefined {
-  const n = text.length;
+export function ipv4Number(text: string, leadingZeros = false, start = 0, end = text.length): number | undefined {
+  const n = end - start;
   if (n < 7 || n > 15) return undefined;
   let dots = 0;
   let octet = 0;
   let digits = 0;
   let value = 0;
-  for (let k = 0; k <= n; k++) {
-    const c = k < n ? text.charCodeAt(k) : 46; // the end closes the last group like a dot
+  for (let k = start; k <= end; k++) {
+    const c = k < end ? text.charCodeAt(k) : 46; // the end closes the last group like a dot
     if (c === 46) {
       if (digits === 0 || octet > 255) return undefined;
-      if (k < n && ++dots > 3) return undefined;
+      if (k < end && ++dots > 3) return undefined;
       value = value * 256 + octet;
       octet = 0;
       digits = 0;

@@ -246,29 +246,31 @@ async function checkColoured(page, vscode, log, lineText, needle, plain, what) {
   log(`  ${what}: ${needle} ${last.name.color}, ${plain} ${last.plain.color}`);
 }
 
-/** The extension's log (Output › Dataplane Explorer) of this run, read from code-server's log folder. */
-/** The log's "… big.iptables vN (iptables, worker): … in N ms" line of version `version`, if written yet. */
-function analysed(workspace, version) {
-  const re = new RegExp(`${NAME.replace('.', '\\.')} v${version} \\(iptables, worker\\):.* in (\\d+) ms`);
-  const m = re.exec(extensionLog(workspace));
-  return m ? Number(m[1]) : undefined;
-}
-
 /** Epoch ms of a log line's timestamp (code-server writes local time, as this process reads it). */
 const logTime = (stamp) => new Date(stamp.replace(' ', 'T')).getTime();
+
+/**
+ * The extension's log line about version `version` of the dump whose text after the version matches `after` (a
+ * regular expression) and that ends "in N ms": when it was written (epoch ms) and N; undefined until written.
+ */
+function logged(workspace, version, after) {
+  const m = new RegExp(`^(\\S+ \\S+) \\[info\\] \\S*${NAME.replace('.', '\\.')} v${version}${after}.* in (\\d+) ms`, 'm').exec(extensionLog(workspace));
+  return m ? { at: logTime(m[1]), ms: Number(m[2]) } : undefined;
+}
+
+/** The worker's parse time (ms) of version `version`, from the log's "… vN (iptables, worker): … in N ms" line. */
+const analysed = (workspace, version) => logged(workspace, version, ' \\(iptables, worker\\):')?.ms;
 
 /**
  * When the extension host began to read version `version` of the dump to send it to the worker (full sends only)
  * and when the worker's answer was logged, in epoch ms; each undefined until logged.
  */
 function parseWindow(workspace, version) {
-  const log = extensionLog(workspace);
-  const name = NAME.replace('.', '\\.');
-  const sent = new RegExp(`^(\\S+ \\S+) \\[info\\] \\S*${name} v${version}: text sent to the analysis worker in (\\d+) ms`, 'm').exec(log);
-  const done = new RegExp(`^(\\S+ \\S+) \\[info\\] \\S*${name} v${version} \\(iptables, worker\\):.* in (\\d+) ms`, 'm').exec(log);
+  const sent = logged(workspace, version, ': text sent to the analysis worker');
+  const done = logged(workspace, version, ' \\(iptables, worker\\):');
   return {
-    from: sent ? logTime(sent[1]) - Number(sent[2]) : done ? logTime(done[1]) - Number(done[2]) : undefined,
-    to: done ? logTime(done[1]) : undefined,
+    from: sent ? sent.at - sent.ms : done ? done.at - done.ms : undefined,
+    to: done?.at,
   };
 }
 

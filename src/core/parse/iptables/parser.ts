@@ -28,6 +28,7 @@ import { LineStarts } from '../lines';
 import { reportLine, reportProgress } from '../../progress';
 import { isIpv4 } from '../../trace/addr';
 import { LineMap } from '../../model/line-map';
+import { grown } from '../../model/typed-arrays';
 import { chainDefinition } from '../../model/stored-ranges';
 import { ReferenceColumns } from '../../model/reference-columns';
 import { IptablesLineParser, itemOf } from './grammar';
@@ -146,11 +147,7 @@ let containerCount = 0;
 
 function pushContainer(name: string, isTarget: boolean, node: MatchNode | TargetNode | undefined): number {
   const k = containerCount++;
-  if (k === containerIsTarget.length) {
-    const grown = new Uint8Array(k * 2);
-    grown.set(containerIsTarget);
-    containerIsTarget = grown;
-  }
+  if (k === containerIsTarget.length) containerIsTarget = grown(containerIsTarget, k * 2);
   containerName[k] = name;
   containerIsTarget[k] = isTarget ? 1 : 0;
   containerNode[k] = node;
@@ -1683,15 +1680,9 @@ class RulesetBuilder implements RuleReader {
     if (chain !== undefined) (chain as ChainNode).markJumpedTo();
     const k = this.pendingCount++;
     if (k === this.pendingStart.length) {
-      const starts = new Int32Array(k * 2);
-      starts.set(this.pendingStart);
-      this.pendingStart = starts;
-      const ends = new Int32Array(k * 2);
-      ends.set(this.pendingEnd);
-      this.pendingEnd = ends;
-      const roles = new Uint8Array(k * 2);
-      roles.set(this.pendingRole);
-      this.pendingRole = roles;
+      this.pendingStart = grown(this.pendingStart, k * 2);
+      this.pendingEnd = grown(this.pendingEnd, k * 2);
+      this.pendingRole = grown(this.pendingRole, k * 2);
     }
     this.pendingTable.push(table);
     this.pendingName.push(name);

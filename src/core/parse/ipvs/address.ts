@@ -1,5 +1,5 @@
 // Address and port helpers shared by the ipvsadm and ipset parsers.
-import { isIpv4 } from '../../trace/addr';
+import { ipv4Number, isIpv4 } from '../../trace/addr';
 import { nameTable } from '../../model/name-table';
 
 // The dotted IPv4 test lives with the other address helpers (trace/addr.ts: activation loads it, and no parser).
@@ -10,29 +10,8 @@ export { ipv4Number, isIpv4 } from '../../trace/addr';
  * isIpv4 accepts it (so the text is determined by the value); NaN otherwise.
  */
 export function ipv4Value(text: string, start: number, end: number): number {
-  const n = end - start;
-  if (n < 7 || n > 15) return NaN;
-  let dots = 0;
-  let octet = 0;
-  let digits = 0;
-  let value = 0;
-  for (let k = start; k <= end; k++) {
-    const c = k < end ? text.charCodeAt(k) : 46;
-    if (c === 46) {
-      if (digits === 0 || octet > 255) return NaN;
-      if (k < end && ++dots > 3) return NaN;
-      value = (value << 8) | octet;
-      octet = 0;
-      digits = 0;
-    } else if (c >= 48 && c <= 57) {
-      if (digits === 1 && octet === 0) return NaN;
-      octet = octet * 10 + (c - 48);
-      if (++digits > 3) return NaN;
-    } else {
-      return NaN;
-    }
-  }
-  return dots === 3 ? value : NaN;
+  const value = ipv4Number(text, false, start, end);
+  return value === undefined ? NaN : value | 0;
 }
 
 /**
@@ -42,17 +21,15 @@ export function ipv4Value(text: string, start: number, end: number): number {
 export function endpointNumber(text: string, start: number, end: number): number {
   const colon = text.indexOf(':', start);
   if (colon < 0 || colon >= end) return NaN;
-  const value = ipv4Value(text, start, colon);
-  if (Number.isNaN(value) || end - colon < 2 || end - colon > 6 || (end - colon > 2 && text.charCodeAt(colon + 1) === 48)) return NaN;
+  const value = ipv4Number(text, false, start, colon);
+  if (value === undefined || end - colon < 2 || end - colon > 6 || (end - colon > 2 && text.charCodeAt(colon + 1) === 48)) return NaN;
   let port = 0;
   for (let k = colon + 1; k < end; k++) {
     const c = text.charCodeAt(k);
     if (c < 48 || c > 57) return NaN;
     port = port * 10 + (c - 48);
   }
-  // The unsigned address times 65536, in doubles from the first line on (a `>>> 0` would be a small integer until
-  // the first address from 128.0.0.0 on, and throw away the optimised code then).
-  return port <= 65535 ? value * 65536 + port + (value < 0 ? 2 ** 48 : 0) : NaN;
+  return port <= 65535 ? value * 65536 + port : NaN;
 }
 
 /** A syntactically valid IPv6 address (with an optional embedded IPv4 tail), no zone, no brackets. */
