@@ -150,8 +150,7 @@ function peakMb(dialect: string, files: string[]): number {
       return NaN;
     }
   }
-  peaks.sort((x, y) => x - y);
-  return peaks[Math.floor(peaks.length / 2)];
+  return middle(peaks);
 }
 
 /** Fresh processes (of each kind) whose medians freshTimes takes. */
@@ -176,8 +175,7 @@ function freshTimes(dialect: string, files: string[]): { floorMs: number; totalM
     process.stderr.write(`fresh-process times of ${dialect}: ${(e as Error).message.split('\n')[0]}\n`);
     return { floorMs: NaN, totalMs: NaN };
   }
-  const mid = (a: number[]) => a.sort((x, y) => x - y)[a.length >> 1];
-  return { floorMs: mid(floors), totalMs: mid(totals) };
+  return { floorMs: middle(floors), totalMs: middle(totals) };
 }
 
 /** Fresh processes whose medians tracePath takes. */
@@ -197,7 +195,7 @@ function tracePath(dialect: string, files: string[]): { prepareMs: number; first
   }
   // A trace that reached no backend would be fast for the wrong reason.
   if (runs.some((r) => r.outcomes === 0)) throw new Error(`trace path of ${dialect}: a traced Service reached no endpoint`);
-  const mid = (key: 'prepareMs' | 'firstMs' | 'laterMs') => runs.map((r) => r[key]).sort((x, y) => x - y)[runs.length >> 1];
+  const mid = (key: 'prepareMs' | 'firstMs' | 'laterMs') => middle(runs.map((r) => r[key]));
   return { prepareMs: mid('prepareMs'), firstMs: mid('firstMs'), laterMs: mid('laterMs') };
 }
 
@@ -218,10 +216,15 @@ function time<T>(fn: () => T): { value: T; ms: number } {
   return { value, ms: Number(process.hrtime.bigint() - start) / 1e6 };
 }
 
+/** The middle of `values` (the upper one of an even count). */
+function middle(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[values.length >> 1];
+}
+
 function median(fn: () => void, runs: number): number {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) times.push(time(fn).ms);
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  return middle(times);
 }
 
 interface Row {
@@ -266,11 +269,14 @@ const canNative = !process.argv.includes('--no-native') && !process.argv.include
 const canLegacy = canNative && existsSync('/usr/sbin/iptables-legacy-restore');
 const canNft = canNative && existsSync('/usr/sbin/nft');
 
-/** The median, of three runs or of one: the lower middle for two. */
-const middle = (a: number[]) => [...a].sort((x, y) => x - y)[(a.length - 1) >> 1];
+/** A native tool's times: loading the file into the kernel, printing what was loaded (NaN: not measured). */
+interface NativeTimes {
+  loadMs: number;
+  printMs: number;
+}
 
 /** `work` in a fresh network namespace, deleted again whatever happens; NaN times when it fails. */
-function inNamespace(tool: string, work: (ns: string) => { loadMs: number; printMs: number }): { loadMs: number; printMs: number } {
+function inNamespace(tool: string, work: (ns: string) => NativeTimes): NativeTimes {
   const ns = `dpbench-${process.pid}`;
   try {
     execFileSync('ip', ['netns', 'add', ns], { stdio: 'ignore' });
@@ -291,7 +297,7 @@ function inNamespace(tool: string, work: (ns: string) => { loadMs: number; print
  * iptables-legacy-restore of `file` (median of 3), then iptables-legacy-save printing what was loaded (median of 3):
  * the issue's yardstick for the 4× floor target.
  */
-function legacyRestore(file: string): { loadMs: number; printMs: number } {
+function legacyRestore(file: string): NativeTimes {
   if (!canLegacy) return { loadMs: NaN, printMs: NaN };
   return inNamespace('iptables-legacy-restore or -save', (ns) => {
     const input = readFileSync(file);
@@ -299,13 +305,8 @@ function legacyRestore(file: string): { loadMs: number; printMs: number } {
     for (const name of new Set([...input.toString('utf8').matchAll(/--nfacct-name\s+(\S+)/g)].map((m) => m[1]))) {
       execFileSync('ip', ['netns', 'exec', ns, 'nfacct', 'add', name], { stdio: 'ignore' });
     }
-    const runs: number[] = [];
-    for (let k = 0; k < 3; k++) {
-      runs.push(time(() => execFileSync('ip', ['netns', 'exec', ns, 'iptables-legacy-restore'], { input, stdio: ['pipe', 'ignore', 'pipe'] })).ms);
-    }
-    const saves: number[] = [];
-    for (let k = 0; k < 3; k++) saves.push(time(() => execFileSync('ip', ['netns', 'exec', ns, 'iptables-legacy-save'], { stdio: ['ignore', 'ignore', 'pipe'] })).ms);
-    return { loadMs: middle(runs), printMs: middle(saves) };
+    const loadMs = median(() => execFileSync('ip', ['netns', 'exec', ns, 'iptables-legacy-restore'], { input, stdio: ['pipe', 'ignore', 'pipe'] }), 3);
+    return { loadMs, printMs: median(() => execFileSync('ip', ['netns', 'exec', ns, 'iptables-legacy-save'], { stdio: ['ignore', 'ignore', 'pipe'] }), 3) };
   });
 }
 
@@ -317,7 +318,7 @@ const NATIVE_REPEAT_UNDER_MS = 10_000;
  * (median of 3, or one run when the first took over NATIVE_REPEAT_UNDER_MS): what issue #8's yardsticks for
  * iptables are for nft. The printed ruleset should have as many lines as the file (the whole dump was loaded).
  */
-function nftLoadAndList(file: string, lines: number): { loadMs: number; printMs: number } {
+function nftLoadAndList(file: string, lines: number): NativeTimes {
   if (!canNft) return { loadMs: NaN, printMs: NaN };
   return inNamespace('nft -f or nft list ruleset', (ns) => {
     // Bounded, as every loop of the tests: far above the 4 minutes the largest dump takes here.
@@ -389,7 +390,7 @@ function activationMs(): Activation {
     process.stderr.write(`activation with a stub vscode failed: ${(e as Error).message.split('\n')[0]}\n`);
     return none;
   }
-  const mid = (k: keyof Activation) => runs.map((r) => r[k]).sort((a, b) => a - b)[runs.length >> 1];
+  const mid = (k: keyof Activation) => middle(runs.map((r) => r[k]));
   return { require: mid('require'), activate: mid('activate'), total: mid('total'), cpu: mid('cpu'), coreLoad: mid('coreLoad'), firstAnalysis: mid('firstAnalysis'), firstAnalysisCpu: mid('firstAnalysisCpu') };
 }
 
