@@ -1,13 +1,15 @@
 // Guards the ipvsadm and ipset TextMate grammars against super-linear tokenization, like
 // test/grammar/linear-time.check.mjs does for iptables: hostile 100,000-character lines must each tokenize
-// in under a second of CPU time, hostile short lines (../short-lines.mjs) in a few milliseconds each, and a trailing
-// carriage return or tabs instead of spaces must not change the scopes.
+// in under a second of CPU time, hostile short lines (../short-lines.mjs) in a few milliseconds each, and a
+// trailing carriage return or tabs instead of spaces must not change the scopes.
+// Every unbounded repeat of the grammar must be possessive or atomic (../quantifiers.mjs, a static check).
 //
 // Run: node test/grammar/ipvs/linear-time.check.mjs
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkQuantifiers } from '../quantifiers.mjs';
 import { checkShortLines, cpuTime, shortLines } from '../short-lines.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -110,6 +112,7 @@ const samples = {
 
 let passed = 0;
 let failed = 0;
+for (const [scope, file] of Object.entries(GRAMMARS)) failed += checkQuantifiers(scope, file);
 for (const [scope, lines] of Object.entries(cases)) {
   const grammar = await registry.loadGrammar(scope);
   grammar.tokenizeLine('warm up', tm.INITIAL);

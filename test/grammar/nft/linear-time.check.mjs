@@ -8,12 +8,14 @@
 // at the top level and inside `table … { chain … {` (where rules, sets and braces push their own rules).
 // Also checks that a trailing carriage return or tabs instead of spaces do not change the scopes of the
 // visible text.
+// Every unbounded repeat of the grammar must be possessive or atomic (../quantifiers.mjs, a static check).
 //
 // Run: node test/grammar/nft/linear-time.check.mjs
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkQuantifiers } from '../quantifiers.mjs';
 import { checkShortLines, cpuTime, shortLines } from '../short-lines.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -119,7 +121,7 @@ const cases = {
 };
 
 let passed = 0;
-let failed = 0;
+let failed = checkQuantifiers('source.nftables', grammarPath);
 for (const [name, line] of Object.entries(cases)) {
   for (const [where, stack] of Object.entries(contexts)) {
     const { ms, result } = cpuTime(() => grammar.tokenizeLine(line, stack));
