@@ -5,7 +5,7 @@ import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
 import { countBySeverity, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
-import { hostPort, parseDestination, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
+import { destinationHasLeadingZero, hostPort, parseDestination, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
 import { hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/trace/addr';
 import { checkOptions, parseArgs, parseSize, UsageError, type Args } from './args';
 import { DEFAULT_MAX_BYTES, readInput, type Loaded } from './input';
@@ -195,7 +195,7 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
   if (args.files.length === 0) throw new UsageError('trace needs at least one FILE');
   if (to.length !== 1) throw new UsageError('trace needs exactly one --to ADDRESS:PORT[/tcp|udp|sctp]');
   const destination = parseDestination(to[0]);
-  if (!destination) throw new UsageError(`--to ${clip(to[0])}: expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp or [fd00::10]:443${hasLeadingZeroPart(to[0].replace(/:\d*(\/\w*)?$/, '')) ? ' (IPv4 parts without leading zeros)' : ''}`);
+  if (!destination) throw new UsageError(`--to ${clip(to[0])}: expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp or [fd00::10]:443${destinationHasLeadingZero(to[0]) ? ' (IPv4 parts without leading zeros)' : ''}`);
   const entryValue = (entry[0] ?? 'pod') as Entry;
   if (!['pod', 'node', 'external'].includes(entryValue)) throw new UsageError(`--entry ${clip(entryValue)}: expected pod, node or external`);
   if (from[0] !== undefined && parseAddress(userAddress('--from', from[0]))!.family !== parseAddress(destination.address)!.family) throw new UsageError(`--from ${clip(from[0])}: not an address of the destination's family`);

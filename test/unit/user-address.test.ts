@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDestination } from '../../src/core/trace';
+import { destinationHasLeadingZero, parseDestination } from '../../src/core/trace';
 import { formatAddress, hasLeadingZeroPart, parseAddress, parseUserAddress } from '../../src/core/trace/addr';
 
 describe('addresses a person types', () => {
@@ -27,5 +27,14 @@ describe('addresses a person types', () => {
     expect(formatAddress(parseAddress('1:2:3:4:5:6:7::')!)).toBe('1:2:3:4:5:6:7:0');
     const text = fc.array(fc.constantFrom('1', 'f', ':', '::', '.', '0', '255', '[', ']', ' '), { maxLength: 24 }).map((a) => a.join(''));
     fc.assert(fc.property(text, (t) => (parseUserAddress(t), parseDestination(`${t}:1`), true)), { numRuns: 20_000 });
+  });
+});
+
+describe('destinations a person types', () => {
+  it('says when the address has a leading-zero IPv4 part, for a hint', () => {
+    expect(destinationHasLeadingZero('010.096.000.010:53/udp')).toBe(true);
+    expect(destinationHasLeadingZero('[::ffff:10.0.0.01]:443')).toBe(true);
+    expect(destinationHasLeadingZero('10.96.0.10:053')).toBe(false);
+    expect(destinationHasLeadingZero('10.96.0.10:53/udp')).toBe(false);
   });
 });

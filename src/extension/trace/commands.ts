@@ -8,7 +8,7 @@ import { core } from '../loadCore';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
 import { readSettings } from '../settings';
-import { addressInputProblem } from './addressInput';
+import { addressInputProblem, destinationInputProblem } from './addressInput';
 import { TraceTreeProvider } from './traceView';
 
 interface Target {
@@ -154,7 +154,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
         title: vscode.l10n.t('Trace Packet'),
         prompt: vscode.l10n.t('Destination ADDRESS:PORT[/tcp|udp|sctp]'),
         placeHolder: '10.96.0.10:53/udp',
-        validateInput: (v) => (core().parseDestination(v) ? undefined : vscode.l10n.t('Expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp')),
+        validateInput: destinationInputProblem,
       }));
       const d = text ? core().parseDestination(text) : undefined;
       if (d) await run({ address: d.address, port: d.port, protocol: d.protocol }, entry, snapshot);
