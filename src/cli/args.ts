@@ -52,9 +52,9 @@ export function checkOptions(args: Args, command: string): void {
   }
 }
 
-/** `--max-size`: bytes, or with a K, M or G suffix (powers of 1024). */
+/** `--max-size`: bytes, or with a K, M or G suffix (powers of 1024; 200M, 200MiB and 200MB are the same). */
 export function parseSize(text: string): number | undefined {
-  const m = /^(\d{1,15})([KMG]?)i?B?$/i.exec(text.trim());
+  const m = /^(\d{1,15})(?:([KMG])i?)?B?$/i.exec(text.trim());
   if (!m) return undefined;
-  return Number(m[1]) * 1024 ** ' KMG'.indexOf(m[2].toUpperCase() || ' ');
+  return Number(m[1]) * 1024 ** ' KMG'.indexOf((m[2] ?? ' ').toUpperCase());
 }

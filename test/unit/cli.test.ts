@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { describe, expect, it, vi } from 'vitest';
+import { parseSize } from '../../src/cli/args';
 import { run } from '../../src/cli/main';
 import { sampleFiles } from '../../src/core/kube/generate/samples';
 
@@ -219,5 +220,12 @@ describe('bundled samples', () => {
     for (const [path, text] of Object.entries(sampleFiles())) {
       expect(readFileSync(join(__dirname, '../../samples', path), 'utf8'), path).toBe(text);
     }
+  });
+});
+
+describe('--max-size values', () => {
+  it('reads bytes with an optional K, M or G (powers of 1024)', () => {
+    expect([parseSize('0'), parseSize('512'), parseSize('64K'), parseSize('200M'), parseSize('200MiB'), parseSize('1g'), parseSize('100B')]).toEqual([0, 512, 65536, 200 * 2 ** 20, 200 * 2 ** 20, 2 ** 30, 100]);
+    for (const bad of ['', 'lots', '1i', '-1', '1.5M', '1T', '9'.repeat(16)]) expect(parseSize(bad)).toBeUndefined();
   });
 });
