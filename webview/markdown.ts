@@ -2,9 +2,11 @@
 // `- ` lists, **bold**, `code`, [links](…)) that builds elements and text nodes only. Link targets are dropped
 // (their text stays), nothing is parsed as HTML, so a dump comment can never become markup.
 
+import { stripLinks } from './links';
+
 function inline(parent: HTMLElement, text: string): void {
   // Links: keep the text, drop the target (command links do not run from the webview).
-  const plain = text.replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1');
+  const plain = stripLinks(text);
   const re = /`([^`]*)`|\*\*([^*]+)\*\*/g;
   let last = 0;
   for (let m = re.exec(plain); m; m = re.exec(plain)) {

@@ -1,13 +1,15 @@
 // `dataplane`: the command-line face of the core. Thin: read files, call core, print.
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../core/snapshot';
 import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
 import { countBySeverity, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
-import { hostPort, parseDestination, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
-import { parseAddress } from '../core/trace/addr';
+import { destinationHasLeadingZero, hostPort, parseDestination, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
+import { hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/trace/addr';
+import { checkOptions, parseArgs, parseSize, UsageError, type Args } from './args';
+import { DEFAULT_MAX_BYTES, readInput, type Loaded } from './input';
+import { clip, visible } from './text';
 
 const VERSION = '0.1.0';
 
@@ -23,10 +25,15 @@ Usage:
   dataplane --help | --version
 
 FILE is a dump: iptables-save / iptables-restore, nft list ruleset (text or -j JSON), ipvsadm -Ln / -Sn,
-ipset save / list ("-" reads standard input); the files given together are one node snapshot (IPVS mode:
-ipvsadm + ipset + iptables).
-Exit status: 0 fine, 1 a file has errors (services and trace still answer from what could be read, and
-say so on standard error), 2 bad usage or unreadable file.
+ipset save / list ("-" reads standard input, once); the files given together are one node snapshot (IPVS
+mode: ipvsadm + ipset + iptables). Only regular text files are read, each at most 100 MiB unless
+--max-size BYTES (K, M, G: powers of 1024) says otherwise; a pipe goes to standard input. An option that
+takes a value takes the next word, whatever it is; after -- every word is a FILE. IPv4 addresses are
+written without leading zeros (010 would be octal to some tools).
+Exit status: 0 fine; 1 a file has errors (services and trace still answer from what could be read, and
+say so on standard error); 2 bad usage, or a file that cannot be read (missing, not a regular file, too
+large, binary); 3 internal error (a bug: please report it). Standard output is written only when the
+answer is complete (exit 0 or 1).
 
 --json output:
   parse:    {"dialect","producer","counts":{…},"diagnostics":[{"line","column","severity","code","message"}]}
@@ -44,26 +51,7 @@ cluster CIDR the rules reveal that the connection does not come back to (pod), t
 203.0.113.99 (external).
 `;
 
-interface Loaded {
-  name: string;
-  text: string;
-}
-
-class UsageError extends Error {}
-
-/** The text without a UTF-8 byte order mark, as the editor reads a file (TextDecoder drops it there too). */
-function withoutBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-function readInput(file: string): Loaded {
-  if (file === '-') return { name: '<stdin>', text: withoutBom(readFileSync(0, 'utf8')) };
-  try {
-    return { name: file, text: withoutBom(readFileSync(file, 'utf8')) };
-  } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
+type Read = (file: string) => Loaded;
 
 
 /** Any dump: the language its content (or name) says; iptables when nothing is recognisable. */
@@ -79,11 +67,11 @@ function diagnosticJson(d: Diagnostic) {
 }
 
 
-function parseCommand(files: string[], json: boolean, out: (s: string) => void): number {
+function parseCommand(files: string[], json: boolean, out: (s: string) => void, read: Read): number {
   let failed = false;
   const results: unknown[] = [];
   for (const file of files) {
-    const input = readInput(file);
+    const input = read(file);
     const { analysis, features } = analyzeAny(input);
     const s = features.statusSummary(analysis);
     const severities = countBySeverity(analysis.diagnostics);
@@ -136,9 +124,9 @@ function reportErrors(files: SnapshotFile[], err: (s: string) => void): number {
   return status;
 }
 
-function servicesCommand(files: string[], json: boolean, out: (s: string) => void, err: (s: string) => void): number {
+function servicesCommand(files: string[], json: boolean, out: (s: string) => void, err: (s: string) => void, read: Read): number {
   // The files are one node snapshot: IPVS mode is read from ipvsadm + ipset + iptables together.
-  const snapshot = buildSnapshot(files.map((file) => analyzeAny(readInput(file))));
+  const snapshot = buildSnapshot(files.map((file) => analyzeAny(read(file))));
   const status = reportErrors(snapshot.files, err);
   const catalogs = snapshot.catalogs;
   if (json) {
@@ -193,39 +181,26 @@ function formatService(s: Service): string[] {
   return lines;
 }
 
-/** Takes `--name value` pairs out of args (repeatable ones collect every value). */
-function takeOption(args: string[], name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < args.length; ) {
-    if (args[i] === name) {
-      if (i + 1 >= args.length || args[i + 1].startsWith('--')) throw new UsageError(`${name} needs a value`);
-      values.push(args[i + 1]);
-      args.splice(i, 2);
-    } else if (args[i].startsWith(`${name}=`)) {
-      values.push(args[i].slice(name.length + 1));
-      args.splice(i, 1);
-    } else i++;
-  }
-  return values;
+/** An address option's value, as a person types it (see parseUserAddress). */
+function userAddress(option: string, value: string): string {
+  if (parseUserAddress(value)) return value;
+  const hint = hasLeadingZeroPart(value) ? ' (write IPv4 parts without leading zeros: 010 is octal 8 to some tools)' : '';
+  throw new UsageError(`${option} ${clip(value)}: not an IP address${hint}`);
 }
 
-function traceCommand(args: string[], json: boolean, out: (s: string) => void, err: (s: string) => void): number {
-  const to = takeOption(args, '--to');
-  const from = takeOption(args, '--from');
-  const entry = takeOption(args, '--entry');
-  const nodeIPs = takeOption(args, '--node-ip');
-  const unknown = args.find((a) => a.startsWith('--'));
-  if (unknown) throw new UsageError(`unknown option ${unknown}`);
-  if (args.length === 0) throw new UsageError('trace needs at least one FILE');
+function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: (s: string) => void, read: Read): number {
+  const option = (name: string) => args.values.get(name) ?? [];
+  const [to, from, entry] = [option('--to'), option('--from'), option('--entry')];
+  const nodeIPs = option('--node-ip').map((ip) => userAddress('--node-ip', ip));
+  if (args.files.length === 0) throw new UsageError('trace needs at least one FILE');
   if (to.length !== 1) throw new UsageError('trace needs exactly one --to ADDRESS:PORT[/tcp|udp|sctp]');
   const destination = parseDestination(to[0]);
-  if (!destination) throw new UsageError(`--to ${to[0]}: expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp or [fd00::10]:443`);
+  if (!destination) throw new UsageError(`--to ${clip(to[0])}: expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp or [fd00::10]:443${destinationHasLeadingZero(to[0]) ? ' (IPv4 parts without leading zeros)' : ''}`);
   const entryValue = (entry[0] ?? 'pod') as Entry;
-  if (!['pod', 'node', 'external'].includes(entryValue)) throw new UsageError(`--entry ${entryValue}: expected pod, node or external`);
-  if (from[0] && parseAddress(from[0])?.family !== parseAddress(destination.address)?.family) throw new UsageError(`--from ${from[0]}: not an address of the destination's family`);
-  for (const ip of nodeIPs) if (!parseAddress(ip)) throw new UsageError(`--node-ip ${ip}: not an address`);
+  if (!['pod', 'node', 'external'].includes(entryValue)) throw new UsageError(`--entry ${clip(entryValue)}: expected pod, node or external`);
+  if (from[0] !== undefined && parseAddress(userAddress('--from', from[0]))!.family !== parseAddress(destination.address)!.family) throw new UsageError(`--from ${clip(from[0])}: not an address of the destination's family`);
   // All files are one node snapshot: iptables, nftables, or IPVS (ipvsadm + ipset + iptables).
-  const analysed = args.map((file) => analyzeAny(readInput(file)));
+  const analysed = args.files.map((file) => analyzeAny(read(file)));
   const status = reportErrors(analysed, err);
   const files: TraceFile[] = analysed.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
   const result = traceSnapshot(files, { to: destination.address, dport: destination.port, protocol: destination.protocol, from: from[0], entry: entryValue, nodeIPs });
@@ -255,42 +230,62 @@ function formatTrace(result: TraceResult, names: string[]): string[] {
   return lines;
 }
 
+/**
+ * Runs the command line. Standard output is held back until the answer is complete: an error exit prints
+ * nothing there. An internal error is one line and status 3, never a stack trace (DATAPLANE_DEBUG=1 adds it).
+ */
 export function run(argv: string[], out: (s: string) => void, err: (s: string) => void): number {
-  const args = argv.filter((a) => a !== '--json');
-  const json = argv.includes('--json');
+  const lines: string[] = [];
+  const errVisible = (s: string) => err(visible(s));
   try {
-    if (args.length === 0 || args.includes('--help') || args.includes('-h') || args[0] === 'help') {
-      out(HELP);
-      return args.length === 0 ? 2 : 0;
-    }
-    if (args.includes('--version')) {
-      out(VERSION);
-      return 0;
-    }
-    const [command, ...rest] = args;
-    if (command === 'trace') return traceCommand(rest, json, out, err);
-    const unknown = rest.find((a) => a.startsWith('--'));
-    if (unknown) throw new UsageError(`unknown option ${unknown}`);
-    if (rest.length === 0) throw new UsageError(`${command} needs at least one FILE`);
-    switch (command) {
-      case 'parse':
-        return parseCommand(rest, json, out);
-      case 'services':
-        return servicesCommand(rest, json, out, err);
-      default:
-        throw new UsageError(`unknown command ${command}`);
-    }
+    const status = dispatch(argv, (s) => lines.push(visible(s)), errVisible);
+    for (const line of lines) out(line);
+    return status;
   } catch (e) {
     if (e instanceof UsageError) {
-      err(`dataplane: ${e.message}\nTry 'dataplane --help'.`);
+      errVisible(`dataplane: ${e.message}\nTry 'dataplane --help'.`);
       return 2;
     }
-    throw e;
+    const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    errVisible(`dataplane: internal error: ${clip(message, 200)}, please report`);
+    if (process.env.DATAPLANE_DEBUG) errVisible(e instanceof Error ? String(e.stack) : message);
+    return 3;
   }
+}
+
+function dispatch(argv: string[], out: (s: string) => void, err: (s: string) => void): number {
+  const args = parseArgs(argv);
+  const json = args.flags.has('--json');
+  if (argv.length === 0 || args.flags.has('--help') || args.flags.has('-h') || args.command === 'help') {
+    out(HELP);
+    return argv.length === 0 ? 2 : 0;
+  }
+  if (args.flags.has('--version')) {
+    out(VERSION);
+    return 0;
+  }
+  const command = args.command;
+  if (command !== 'parse' && command !== 'services' && command !== 'trace') throw new UsageError(command === undefined ? 'no command' : `unknown command ${clip(command)}`);
+  checkOptions(args, command);
+  const read = reader(args);
+  if (command === 'trace') return traceCommand(args, json, out, err, read);
+  if (args.files.length === 0) throw new UsageError(`${command} needs at least one FILE`);
+  return command === 'parse' ? parseCommand(args.files, json, out, read) : servicesCommand(args.files, json, out, err, read);
+}
+
+/** Reads the files of `args` within --max-size; standard input only once. */
+function reader(args: Args): Read {
+  const sizes = args.values.get('--max-size') ?? [];
+  const maxBytes = sizes.length ? parseSize(sizes[sizes.length - 1]) : DEFAULT_MAX_BYTES;
+  if (maxBytes === undefined) throw new UsageError(`--max-size ${clip(sizes[sizes.length - 1])}: expected a number of bytes, e.g. 200M`);
+  if (args.files.filter((f) => f === '-').length > 1) throw new UsageError('- (standard input) can be given once');
+  return (file) => readInput(file, maxBytes);
 }
 
 if (require.main === module) {
   const lines: string[] = [];
   const code = run(process.argv.slice(2), (...s) => lines.push(...s), (s) => process.stderr.write(s + '\n'));
+  // A reader that stops early (| head) closes the pipe: that is not an error of ours.
+  process.stdout.on('error', () => process.exit(code));
   process.stdout.write(lines.length ? lines.join('\n') + '\n' : '', () => process.exit(code));
 }

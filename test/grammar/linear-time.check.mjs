@@ -1,16 +1,20 @@
 // Guards the iptables TextMate grammar against super-linear tokenization.
 //
 // Tokenizes hostile 100,000-character lines with vscode-textmate (the engine VS Code uses; it comes with
-// vscode-tmgrammar-test) and fails if any line takes a second or more. A regex with catastrophic
-// backtracking, or a capture with nested "patterns" (vscode-textmate re-scans a copy of the line prefix for
-// each such capture, which is quadratic), shows up here as seconds per line. Also checks that a trailing
+// vscode-tmgrammar-test) and fails if any line takes a second or more of CPU time, or a hostile short line
+// (short-lines.mjs) more than a few milliseconds. A regex with catastrophic backtracking, or a capture with
+// nested "patterns" (vscode-textmate re-scans a copy of the line prefix for each such capture, which is
+// quadratic), shows up here as seconds per line. Also checks that a trailing
 // carriage return or tabs instead of spaces do not change the scopes of the visible text.
+// Every unbounded repeat of the grammar must be possessive or atomic (quantifiers.mjs, a static check).
 //
 // Run: node test/grammar/linear-time.check.mjs
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkQuantifiers } from './quantifiers.mjs';
+import { checkShortLines, cpuTime, shortLines } from './short-lines.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const rootRequire = createRequire(path.join(root, 'package.json'));
@@ -85,15 +89,17 @@ const cases = {
 };
 
 let passed = 0;
-let failed = 0;
+let failed = checkQuantifiers('source.iptables', grammarPath);
 for (const [name, line] of Object.entries(cases)) {
-  const start = performance.now();
-  const result = grammar.tokenizeLine(line, tm.INITIAL);
-  const ms = performance.now() - start;
+  const { ms, result } = cpuTime(() => grammar.tokenizeLine(line, tm.INITIAL));
   const ok = ms < LIMIT_MS && !result.stoppedEarly;
   ok ? passed++ : failed++;
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${name.padEnd(30)} ${String(line.length).padStart(7)} chars ${ms.toFixed(0).padStart(6)} ms`);
 }
+
+// Hostile short lines (see short-lines.mjs) where addresses, values and strings are tokenized.
+const shortLinePrefixes = ['', '-A X -s ', '-A X -j DNAT --to-destination ', '-A X -m comment --comment ', '-A X --dport '];
+failed += checkShortLines('source.iptables', shortLines(shortLinePrefixes), (line) => grammar.tokenizeLine(line, tm.INITIAL));
 
 // A trailing \r (CRLF text split on \n only) or tabs between words must not change the scopes of the text.
 const sample = [

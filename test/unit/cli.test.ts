@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { parseSize } from '../../src/cli/args';
 import { run } from '../../src/cli/main';
 import { sampleFiles } from '../../src/core/kube/generate/samples';
 
@@ -80,6 +81,75 @@ describe('files with errors and byte order marks', () => {
   });
 });
 
+describe('hostile command lines and files', () => {
+  it('an option that takes a value takes the next word: --from -h is an address (refused), not help', () => {
+    const r = cli('trace', good, '--to', '10.96.0.10:53/udp', '--from', '-h');
+    expect(r).toMatchObject({ code: 2, out: '', err: expect.stringContaining('--from -h: not an IP address') });
+    expect(cli('trace', good, '--from', '--to', '10.96.0.10:53/udp').err).toContain('trace needs exactly one --to');
+    expect(cli('parse', '--', '-h').err).toContain('cannot read -h');
+    expect(cli('parse', good, '-h')).toMatchObject({ code: 0, out: expect.stringContaining('Exit status') });
+    expect(cli('parse', good, '--to', '10.96.0.10:53').err).toContain('parse does not take --to');
+  });
+
+  it('refuses IPv4 parts with leading zeros (octal to inet_aton) wherever an address is typed', () => {
+    expect(cli('trace', good, '--to', '010.096.000.010:53/udp').err).toContain('IPv4 parts without leading zeros');
+    expect(cli('trace', good, '--to', '10.96.0.10:53/udp', '--from', '010.0.0.1').err).toContain('--from 010.0.0.1: not an IP address (write IPv4 parts without leading zeros');
+    expect(cli('trace', good, '--to', '10.96.0.10:53/udp', '--node-ip', '192.168.000.010').code).toBe(2);
+  });
+
+  it('shortens long bad values and makes control characters visible in messages', () => {
+    const long = `10.96.0.10:${'9'.repeat(100_000)}`;
+    const r = cli('trace', good, '--to', long);
+    expect(r.code).toBe(2);
+    expect(r.err.length).toBeLessThan(400);
+    expect(r.err).toContain('(100011 characters)');
+    expect(cli('frob\u001b]0;x\u0007').err).toContain('unknown command frob\\u001b]0;x\\u0007');
+  });
+
+  it('prints nothing on standard output before an error exit', () => {
+    expect(cli('parse', good, join(dir, 'missing'))).toMatchObject({ code: 2, out: '' });
+  });
+
+  it('refuses directories, devices, /proc files, binary data and files above --max-size before reading', () => {
+    expect(cli('parse', dir).err).toContain('not a regular file (a directory)');
+    expect(cli('parse', '/dev/zero').err).toContain('not a regular file (a character device)');
+    if (process.platform === 'linux') expect(cli('parse', '/proc/self/status').err).toContain('a file of /proc');
+    const binary = join(dir, 'binary.iptables');
+    writeFileSync(binary, Buffer.from([0x2a, 0x66, 0x0a, 0x00, 0xff]));
+    expect(cli('parse', binary).err).toContain('binary data (a NUL byte at offset 3)');
+    expect(cli('parse', good, '--max-size', '1K')).toMatchObject({ code: 2, err: expect.stringMatching(/\d+ bytes is above the limit of 1024 \(raise it with --max-size\)/) });
+    expect(cli('parse', good, '--max-size=1M').code).toBe(0);
+    expect(cli('parse', good, '--max-size', 'lots').err).toContain('--max-size lots: expected a number of bytes');
+  });
+
+  it('escapes control characters from a dump in text and JSON output', () => {
+    const hostile = join(dir, 'hostile.iptables');
+    writeFileSync(hostile, '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j X\u009b31m\u001b[2J\u0007\nCOMMIT\n');
+    const text = cli('parse', hostile);
+    const json = cli('parse', hostile, '--json');
+    for (const r of [text, json]) expect(r.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(text.out).toContain('X\\u009b31m\\u001b[2J\\u0007');
+    expect(JSON.parse(json.out).diagnostics[0].message).toContain('X\u009b31m\u001b[2J\u0007');
+  });
+
+  it('an internal error is one line and exit status 3, never a stack trace', async () => {
+    vi.resetModules();
+    vi.doMock('../../src/core/snapshot', async (original) => ({
+      ...(await original<typeof import('../../src/core/snapshot')>()),
+      analyzeFile: () => {
+        throw new RangeError('Maximum call stack size exceeded');
+      },
+    }));
+    const fresh = await import('../../src/cli/main');
+    const err: string[] = [];
+    const out: string[] = [];
+    expect(fresh.run(['parse', good], (s) => out.push(s), (s) => err.push(s))).toBe(3);
+    vi.doUnmock('../../src/core/snapshot');
+    expect(out).toEqual([]);
+    expect(err).toEqual(['dataplane: internal error: RangeError: Maximum call stack size exceeded, please report']);
+  });
+});
+
 describe('dataplane services', () => {
   it('--json lists every service port with frontends, endpoints and probabilities', () => {
     const r = cli('services', good, '--json');
@@ -112,6 +182,16 @@ describe('dataplane services', () => {
     const failing = spawnSync(process.execPath, [bundle, 'parse', '-'], { input: readFileSync(bad), encoding: 'utf8' });
     expect(failing.status).toBe(1);
     expect(failing.stdout).toContain('error [undefined-chain]');
+    const binary = spawnSync(process.execPath, [bundle, 'parse', '-'], { input: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x00]), encoding: 'utf8' });
+    expect(binary).toMatchObject({ status: 2, stdout: '', stderr: expect.stringContaining('<stdin>: binary data') });
+    const endless = spawnSync(process.execPath, [bundle, 'parse', '-', '--max-size', '64K'], { input: Buffer.alloc(1 << 20, 0x20), encoding: 'utf8' });
+    expect(endless).toMatchObject({ status: 2, stderr: expect.stringContaining('<stdin>: more than 65536 bytes') });
+    if (process.platform !== 'win32') {
+      const fifo = join(dir, 'fifo');
+      execFileSync('mkfifo', [fifo]);
+      // Opening a FIFO nobody writes to would wait forever; it is refused at once.
+      expect(spawnSync(process.execPath, [bundle, 'parse', fifo], { encoding: 'utf8', timeout: 20_000 })).toMatchObject({ status: 2, stderr: expect.stringContaining('not a regular file (a FIFO)') });
+    }
   });
 });
 
@@ -140,5 +220,12 @@ describe('bundled samples', () => {
     for (const [path, text] of Object.entries(sampleFiles())) {
       expect(readFileSync(join(__dirname, '../../samples', path), 'utf8'), path).toBe(text);
     }
+  });
+});
+
+describe('--max-size values', () => {
+  it('reads bytes with an optional K, M or G (powers of 1024)', () => {
+    expect([parseSize('0'), parseSize('512'), parseSize('64K'), parseSize('200M'), parseSize('200MiB'), parseSize('1g'), parseSize('100B')]).toEqual([0, 512, 65536, 200 * 2 ** 20, 200 * 2 ** 20, 2 ** 30, 100]);
+    for (const bad of ['', 'lots', '1i', '-1', '1.5M', '1T', '9'.repeat(16)]) expect(parseSize(bad)).toBeUndefined();
   });
 });

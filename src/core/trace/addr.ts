@@ -35,11 +35,28 @@ export function parseAddress(text: string): Address | undefined {
   const groups = (s: string) => (s === '' ? [] : s.split(':').map((g) => (/^[0-9a-fA-F]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)));
   const left = groups(halves[0]);
   const right = halves.length === 2 ? groups(halves[1]) : [];
-  const all = halves.length === 2 ? [...left, ...Array(8 - left.length - right.length - tail.length).fill(0), ...right, ...tail] : [...left, ...tail];
+  const elided = 8 - left.length - right.length - tail.length; // `::` stands for at least one group
+  if (halves.length === 2 && elided < 1) return undefined;
+  const all = halves.length === 2 ? [...left, ...Array<number>(elided).fill(0), ...right, ...tail] : [...left, ...tail];
   if (all.length !== 8 || all.some((g) => Number.isNaN(g) || g < 0)) return undefined;
   let value = 0n;
   for (const g of all) value = (value << 16n) | BigInt(g);
   return { family: 6, value };
+}
+
+/**
+ * An address a person typed (command line, input box, setting): as parseAddress, but an IPv4 part with a
+ * leading zero is refused. inet_aton (ping, curl) reads `010` as octal 8 and inet_pton refuses it, so
+ * reading it either way would surprise someone.
+ */
+export function parseUserAddress(text: string): Address | undefined {
+  return hasLeadingZeroPart(text) ? undefined : parseAddress(text);
+}
+
+/** `010.96.0.10`, `::ffff:10.096.0.1`: an IPv4 part written with a leading zero. */
+export function hasLeadingZeroPart(text: string): boolean {
+  const dotted = text.trim().replace(/\]$/, '');
+  return dotted.slice(dotted.lastIndexOf(':') + 1).split('.').some((part, _, parts) => parts.length > 1 && /^0\d/.test(part));
 }
 
 function maskBits(mask: Address): number | undefined {

@@ -3,7 +3,7 @@
 import type { IptablesAnalysis } from '../language/iptables';
 import type { Service } from '../kube/catalog';
 import { t } from '../l10n';
-import { addressText, canonicalAddress, formatAddress, parseAddress, parsePrefix } from './addr';
+import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, parseAddress, parsePrefix, parseUserAddress } from './addr';
 import { traceIptables, type IpvsTraceInput } from './iptables';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
@@ -31,14 +31,19 @@ export interface TraceRequest {
   nodeIPs?: string[];
 }
 
-/** `10.96.0.10:53/udp`, `[fd00::10]:53`, `10.96.0.10:80` (tcp by default). */
+/** `10.96.0.10:53/udp`, `[fd00::10]:53`, `10.96.0.10:80` (tcp by default), as a person types it. */
 export function parseDestination(text: string): { address: string; port: number; protocol: Protocol } | undefined {
   const m = /^(?:\[([^\]]+)\]|([^:/\s]+)):(\d{1,5})(?:\/(tcp|udp|sctp))?$/i.exec(text.trim());
   if (!m) return undefined;
   const address = m[1] ?? m[2];
   const port = Number(m[3]);
-  if (!parseAddress(address) || port < 1 || port > 65535) return undefined;
+  if (!parseUserAddress(address) || port < 1 || port > 65535) return undefined;
   return { address, port, protocol: (m[4]?.toLowerCase() as Protocol) ?? 'tcp' };
+}
+
+/** Whether the address of a destination (as parseDestination reads it) has an IPv4 part with a leading zero. */
+export function destinationHasLeadingZero(text: string): boolean {
+  return hasLeadingZeroPart(text.trim().replace(/:\d*(?:\/\w*)?$/, ''));
 }
 
 type PerAnalyses<T> = WeakMap<object, { analyses: object[]; value: T }[]>;

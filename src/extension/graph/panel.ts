@@ -11,11 +11,12 @@ import { parseFromWebview, parseGraphPanelState, type GraphStrings, type ToWebvi
 import type { GraphLayout } from '../../core/graph/svg';
 import type { TraceHighlight } from '../../core/graph/trace';
 import type { Entry, Protocol, TraceResult } from '../../core/trace';
-import { parseAddress } from '../../core/trace/addr';
 import type { DocumentCache } from '../documentCache';
 import { core } from '../loadCore';
 import type { Log } from '../log';
+import { readSettings } from '../settings';
 import type { Snapshots } from '../snapshots';
+import { addressInputProblem } from '../trace/addressInput';
 import { revealBeside, webviewShell } from '../webviewShell';
 
 export const GRAPH_VIEW_TYPE = 'dataplane.graph';
@@ -308,14 +309,14 @@ class GraphPanel {
     const node = this.node(nodeId);
     const target = node?.target;
     if (!node || !target) return;
-    const nodeIPs = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []).filter((ip) => parseAddress(ip));
+    const nodeIPs = readSettings().nodeIPs;
     let address = target.address;
     if (address === undefined) {
       address = nodeIPs[0] ?? (await vscode.window.showInputBox({
         title: vscode.l10n.t('Trace NodePort'),
         prompt: vscode.l10n.t('This node\'s address (the dump does not say it)'),
         value: '192.168.0.10',
-        validateInput: (v) => (parseAddress(v) ? undefined : vscode.l10n.t('Not an IP address')),
+        validateInput: addressInputProblem,
       }));
       if (!address) return;
     }

@@ -3,11 +3,12 @@
 import * as vscode from 'vscode';
 import { activeDumpDocument } from '../activeDump';
 import type { Entry, Protocol } from '../../core/trace';
-import { parseAddress } from '../../core/trace/addr';
 import type { DocumentCache } from '../documentCache';
 import { core } from '../loadCore';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
+import { readSettings } from '../settings';
+import { addressInputProblem, destinationInputProblem } from './addressInput';
 import { TraceTreeProvider } from './traceView';
 
 interface Target {
@@ -70,7 +71,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     if (!snapshot) return;
     const from = entry ?? (await askEntry('pod'));
     if (!from) return;
-    const nodeIPs = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []).filter((ip) => parseAddress(ip));
+    const nodeIPs = readSettings().nodeIPs;
     // The trace runs where the analyses live (the worker for large dumps).
     const answer = await snapshots.query(snapshot.document, 'trace', {
       to: target.address,
@@ -135,12 +136,12 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       if (!snapshot) return;
       const target = await pickFrontend(snapshot.document, 'nodePort');
       if (!target) return;
-      const configured = vscode.workspace.getConfiguration('dataplane').get<string[]>('nodeIPs', []);
+      const configured = readSettings().nodeIPs;
       const nodeIP = await vscode.window.showInputBox({
         title: vscode.l10n.t('Trace NodePort'),
         prompt: vscode.l10n.t('This node\'s address (the dump does not say it)'),
         value: configured[0] ?? '192.168.0.10',
-        validateInput: (v) => (parseAddress(v) ? undefined : vscode.l10n.t('Not an IP address')),
+        validateInput: addressInputProblem,
       });
       if (!nodeIP) return;
       await run({ ...target, address: nodeIP }, await askEntry('external'), snapshot);
@@ -153,7 +154,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
         title: vscode.l10n.t('Trace Packet'),
         prompt: vscode.l10n.t('Destination ADDRESS:PORT[/tcp|udp|sctp]'),
         placeHolder: '10.96.0.10:53/udp',
-        validateInput: (v) => (core().parseDestination(v) ? undefined : vscode.l10n.t('Expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp')),
+        validateInput: destinationInputProblem,
       }));
       const d = text ? core().parseDestination(text) : undefined;
       if (d) await run({ address: d.address, port: d.port, protocol: d.protocol }, entry, snapshot);

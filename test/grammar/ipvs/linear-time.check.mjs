@@ -1,12 +1,16 @@
 // Guards the ipvsadm and ipset TextMate grammars against super-linear tokenization, like
 // test/grammar/linear-time.check.mjs does for iptables: hostile 100,000-character lines must each tokenize
-// in under a second, and a trailing carriage return or tabs instead of spaces must not change the scopes.
+// in under a second of CPU time, hostile short lines (../short-lines.mjs) in a few milliseconds each, and a
+// trailing carriage return or tabs instead of spaces must not change the scopes.
+// Every unbounded repeat of the grammar must be possessive or atomic (../quantifiers.mjs, a static check).
 //
 // Run: node test/grammar/ipvs/linear-time.check.mjs
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkQuantifiers } from '../quantifiers.mjs';
+import { checkShortLines, cpuTime, shortLines } from '../short-lines.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const rootRequire = createRequire(path.join(root, 'package.json'));
@@ -82,6 +86,11 @@ const cases = {
     'marks with masks': repeat('0x1/0xff '),
   },
 };
+// Where an address is tokenized: a virtual service, a real server, a connection entry, a member.
+const shortLinePrefixes = {
+  'source.ipvsadm': ['TCP  ', '  -> ', 'TCP 14:59  ESTABLISHED ', '-A -t ', 'FWM  1 '],
+  'source.ipset': ['', 'add x ', 'create x hash:ip ', 'Header: '],
+};
 const samples = {
   'source.ipvsadm': [
     'IP Virtual Server version 1.2.1 (size=4096)',
@@ -103,17 +112,17 @@ const samples = {
 
 let passed = 0;
 let failed = 0;
+for (const [scope, file] of Object.entries(GRAMMARS)) failed += checkQuantifiers(scope, file);
 for (const [scope, lines] of Object.entries(cases)) {
   const grammar = await registry.loadGrammar(scope);
   grammar.tokenizeLine('warm up', tm.INITIAL);
   for (const [name, line] of Object.entries(lines)) {
-    const start = performance.now();
-    const result = grammar.tokenizeLine(line, tm.INITIAL);
-    const ms = performance.now() - start;
+    const { ms, result } = cpuTime(() => grammar.tokenizeLine(line, tm.INITIAL));
     const ok = ms < LIMIT_MS && !result.stoppedEarly;
     ok ? passed++ : failed++;
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${scope.padEnd(15)} ${name.padEnd(32)} ${String(line.length).padStart(7)} chars ${ms.toFixed(0).padStart(6)} ms`);
   }
+  failed += checkShortLines(scope, shortLines(shortLinePrefixes[scope]), (line) => grammar.tokenizeLine(line, tm.INITIAL));
   const scopesByChar = (line) => {
     const out = [];
     for (const t of grammar.tokenizeLine(line, tm.INITIAL).tokens) {

@@ -1,18 +1,22 @@
 // Guards the nftables TextMate grammar against super-linear tokenization.
 //
 // Tokenizes hostile 100,000-character lines with vscode-textmate (the engine VS Code uses; it comes with
-// vscode-tmgrammar-test) and fails if any line takes a second or more. A regex with catastrophic
-// backtracking, or a capture with nested "patterns" (vscode-textmate re-scans a copy of the line prefix for
-// each such capture, which is quadratic), shows up here as seconds per line. Many lines are tokenized both
+// vscode-tmgrammar-test) and fails if any line takes a second or more of CPU time, or a hostile short line
+// (../short-lines.mjs) more than a few milliseconds. A regex with catastrophic backtracking, or a capture
+// with nested "patterns" (vscode-textmate re-scans a copy of the line prefix for each such capture, which is
+// quadratic), shows up here as seconds per line. Many lines are tokenized both
 // at the top level and inside `table … { chain … {` (where rules, sets and braces push their own rules).
 // Also checks that a trailing carriage return or tabs instead of spaces do not change the scopes of the
 // visible text.
+// Every unbounded repeat of the grammar must be possessive or atomic (../quantifiers.mjs, a static check).
 //
 // Run: node test/grammar/nft/linear-time.check.mjs
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkQuantifiers } from '../quantifiers.mjs';
+import { checkShortLines, cpuTime, shortLines } from '../short-lines.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const rootRequire = createRequire(path.join(root, 'package.json'));
@@ -117,18 +121,22 @@ const cases = {
 };
 
 let passed = 0;
-let failed = 0;
+let failed = checkQuantifiers('source.nftables', grammarPath);
 for (const [name, line] of Object.entries(cases)) {
   for (const [where, stack] of Object.entries(contexts)) {
-    const start = performance.now();
-    const result = grammar.tokenizeLine(line, stack);
-    const ms = performance.now() - start;
+    const { ms, result } = cpuTime(() => grammar.tokenizeLine(line, stack));
     const ok = ms < LIMIT_MS && !result.stoppedEarly;
     ok ? passed++ : failed++;
     if (!ok || process.argv.includes('--verbose')) {
       console.log(`${ok ? 'ok  ' : 'FAIL'} ${name.padEnd(30)} ${where.padEnd(12)} ${String(line.length).padStart(7)} chars ${ms.toFixed(0).padStart(6)} ms`);
     }
   }
+}
+
+// Hostile short lines where addresses, values and strings are tokenized, at the top level and in a chain.
+for (const [where, stack] of Object.entries(contexts)) {
+  const lines = shortLines(['', 'ip saddr ', 'dnat to ', 'elements = { ', 'comment ']);
+  failed += checkShortLines(`nft ${where}`, lines, (line) => grammar.tokenizeLine(line, stack));
 }
 
 // A trailing \r (CRLF text split on \n only) or tabs between words must not change the scopes of the text.

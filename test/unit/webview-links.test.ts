@@ -1,0 +1,33 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { stripLinks } from '../../webview/links';
+import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+
+/** The regex the graph's Markdown renderer used: right, but quadratic on text full of `[` or `(`. */
+const byRegex = (text: string) => text.replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1');
+
+describe('stripLinks (graph webview Markdown)', () => {
+  it('keeps a link’s text and drops its target', () => {
+    expect(stripLinks('see [Show in Graph](command:dataplane.showGraph?%5B%5D) now')).toBe('see Show in Graph now');
+    expect(stripLinks('[a](x(y)z) [b](u) [c] (d) [e]f(g)')).toBe('a b [c] (d) [e]f(g)');
+    expect(stripLinks('[[a]](b) [a](b(c) [x](')).toBe('[[a]](b) [a](b(c) [x](');
+  });
+
+  it('gives what the regex gives, on any text of link characters', () => {
+    const text = fc.array(fc.constantFrom('[', ']', '(', ')', 'a', '\\', ' ', '\n'), { maxLength: 40 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(text, (t) => stripLinks(t) === byRegex(t)),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('8× the text costs at most half what a quadratic scan would (64×)', () => {
+    const hostile = [
+      (n: number) => '[a]('.repeat(n / 4), // targets without a `)`
+      (n: number) => `[a](${'('.repeat(n)}`, // a target of `(`s
+      (n: number) => `${'[a](x('.repeat(n / 6)})`, // nested targets closed once at the end
+      (n: number) => `${'['.repeat(n / 2)}](${'a'.repeat(n / 2)}`, // `[`s before one `](`, target never closed
+    ];
+    for (const make of hostile) expect(costRatio(stripLinks, make(100_000), make(800_000))).toBeLessThan(MAX_COST_RATIO_8X);
+  });
+});
