@@ -91,4 +91,11 @@ describe('nft variable expansion', () => {
     expect(graphOfSnapshot(snapshot)).toBeDefined();
     expect(explainNode(snapshot, [text]).mode).toBeDefined();
   });
+
+  it('numgen with a mod beyond 32 bits is traced at once (its sweep stood still above 2^53)', () => {
+    const text = `table ip t {\n\tchain c {\n\t\ttype nat hook prerouting priority dstnat; policy accept;\n\t\tnumgen random mod 1152921504606846976 vmap { 0-36028797018963968 : accept, 36028797018963970-36028797018963980 : drop }\n\t}\n}\n`;
+    const file = analyzeFile('x.nft', text)!;
+    const trace = traceSnapshot([{ name: file.name, analysis: file.analysis as TraceFile['analysis'] }], { to: '10.0.0.1', dport: 80, protocol: 'tcp', entry: 'pod' });
+    expect(trace.outcomes.map((o) => [o.verdict, o.probability])).toEqual([['accept', 1]]);
+  });
 });
