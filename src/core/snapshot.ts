@@ -16,6 +16,8 @@ export interface SnapshotFile {
   languageId: string;
   features: AnyFeatures;
   analysis: DumpAnalysis;
+  /** The dump's text, read when asked (Explain This Node quotes its lines); absent when the caller has none. */
+  text?: () => string | undefined;
 }
 
 export interface NodeSnapshot {

@@ -12,5 +12,4 @@ export { destinationHasLeadingZero, hostPort, parseDestination } from '../core/t
 export { findService, toMermaid } from '../core/graph/model';
 export { toSvg } from '../core/graph/svg';
 export { traceHighlight } from '../core/graph/trace';
-export { explainNode } from '../core/explain/node';
 export { runDocumentQuery, runSnapshotQuery } from './analysis/queries';

@@ -369,6 +369,16 @@ export class DocumentCache implements vscode.Disposable {
     };
   }
 
+  /** Runs `work` (a request to the worker) with the extension host's event loop watched and logged, as parses are. */
+  async whileWorkerWorks<T>(work: () => Promise<T>): Promise<T> {
+    this.loop.begin();
+    try {
+      return await work();
+    } finally {
+      this.loop.end();
+    }
+  }
+
   /** Asks the worker for a snapshot answer (see Snapshots); exposed so that the snapshot code shares the client. */
   get worker(): AnalysisClient {
     return this.client;

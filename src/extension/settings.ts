@@ -9,7 +9,7 @@ export interface Settings {
   maxDocumentSize: number;
   /** Hint diagnostics for chains nothing jumps to. */
   reportUnreferencedChains: boolean;
-  /** Documents (and sibling files) larger than this (in characters) are analysed in the worker thread. */
+  /** Open documents larger than this (in characters) are analysed in the worker thread (files beside them always are). */
   workerThreshold: number;
   /** After an edit of a document analysed in the worker, wait this long (ms) for more typing before re-parsing. */
   reanalyzeDelay: number;

@@ -1,12 +1,13 @@
 // Finds the node snapshot of a document: every dump in the same folder (DESIGN §1), and answers questions about
-// it (snapshot queries, analysis/queries.ts) where the analyses live. Small snapshots are built on the extension
-// host (open documents through the cache, files on disk once per modification time); a snapshot with a large
-// document or file is built and asked in the analysis worker, which reads the files on disk itself.
+// it (snapshot queries, analysis/queries.ts) where the analyses live. A snapshot of open documents analysed on
+// the extension host is built there; one with a large document, or with any file on disk beside the document, is
+// built and asked in the analysis worker, which reads the files on disk itself (see snapshotInWorker).
 import * as vscode from 'vscode';
 import type { NodeSnapshot, SnapshotFile } from '../core/snapshot';
 import type { SnapshotAnswer, SnapshotFileSpec } from './analysis/protocol';
 import type { SnapshotArgs, SnapshotMethod, SnapshotResult } from './analysis/queries';
 import { RequestError } from './analysis/client';
+import { snapshotInWorker } from './analysis/route';
 import type { DocumentAnalysis, DocumentCache } from './documentCache';
 import { core } from './loadCore';
 import type { Log } from './log';
@@ -14,7 +15,7 @@ import { readSettings } from './settings';
 
 const MAX_FILES = 32;
 
-export interface LoadedSnapshot {
+interface LoadedSnapshot {
   snapshot: NodeSnapshot;
   /** URIs parallel to snapshot.files. */
   uris: vscode.Uri[];
@@ -34,8 +35,6 @@ type Sibling =
   | { uri: vscode.Uri; size: number; mtime: number };
 
 export class Snapshots {
-  private readonly onDisk = new Map<string, { mtime: number; file: SnapshotFile | undefined }>();
-
   constructor(
     private readonly cache: DocumentCache,
     private readonly log: Log,
@@ -49,10 +48,8 @@ export class Snapshots {
     const own = await this.cache.get(document);
     if (!own) return undefined;
     const siblings = await this.siblings(document);
-    const threshold = readSettings().workerThreshold;
-    const inWorker = own.where === 'worker' || siblings.some((s) => ('open' in s ? s.analysis.where === 'worker' : s.size > threshold));
-    if (!inWorker) {
-      const { snapshot, uris } = await this.local(document, own, siblings);
+    if (!snapshotInWorker(own, siblings)) {
+      const { snapshot, uris } = this.local(document, own, siblings);
       return { value: core().runSnapshotQuery(snapshot, method, args), uris, where: 'extension-host' };
     }
     const files: SnapshotFileSpec[] = [];
@@ -77,7 +74,7 @@ export class Snapshots {
     await add(document.uri, document, own);
     for (const s of siblings) await add(s.uri, 'open' in s ? s.open : undefined, 'open' in s ? s.analysis : undefined, 'size' in s ? s : undefined);
     try {
-      const answer = await this.cache.worker.request<SnapshotAnswer<SnapshotResult<M>>>({ type: 'snapshot', files, method, args });
+      const answer = await this.cache.whileWorkerWorks(() => this.cache.worker.request<SnapshotAnswer<SnapshotResult<M>>>({ type: 'snapshot', files, method, args }));
       if (document.isClosed || document.version !== own.version) return undefined;
       return { value: answer.value, uris: answer.included.map((i) => uris[i]), where: 'worker' };
     } catch (e) {
@@ -86,33 +83,17 @@ export class Snapshots {
     }
   }
 
-  /**
-   * The snapshot built on the extension host, for code that needs the analyses themselves. Documents analysed in
-   * the worker and large files are left out: prefer query(), which asks wherever the analyses live.
-   */
-  async forDocument(document: vscode.TextDocument): Promise<LoadedSnapshot> {
-    const own = await this.cache.get(document);
-    const threshold = readSettings().workerThreshold;
-    const siblings = (await this.siblings(document)).filter((s) => ('open' in s ? s.analysis.where !== 'worker' : s.size <= threshold));
-    return this.local(document, own?.local ? own : undefined, siblings);
-  }
-
-  private async local(document: vscode.TextDocument, own: DocumentAnalysis | undefined, siblings: Sibling[]): Promise<LoadedSnapshot> {
+  /** The snapshot of open documents analysed on the extension host (see snapshotInWorker). */
+  private local(document: vscode.TextDocument, own: DocumentAnalysis, siblings: Sibling[]): LoadedSnapshot {
     const files: SnapshotFile[] = [];
     const uris: vscode.Uri[] = [];
-    if (own?.local) {
-      files.push({ name: document.uri.fsPath, languageId: own.languageId, features: own.local.features, analysis: own.local.analysis });
-      uris.push(document.uri);
-    }
-    for (const s of siblings) {
-      const file = 'open' in s
-        ? s.analysis.local && { name: s.uri.fsPath, languageId: s.analysis.languageId, features: s.analysis.local.features, analysis: s.analysis.local.analysis }
-        : await this.load(s.uri, s.mtime);
-      if (file) {
-        files.push(file);
-        uris.push(s.uri);
-      }
-    }
+    const add = (uri: vscode.Uri, open: vscode.TextDocument, analysis: DocumentAnalysis) => {
+      if (!analysis.local) return;
+      files.push({ name: uri.fsPath, languageId: analysis.languageId, features: analysis.local.features, analysis: analysis.local.analysis, text: () => open.getText() });
+      uris.push(uri);
+    };
+    add(document.uri, document, own);
+    for (const s of siblings) if ('open' in s) add(s.uri, s.open, s.analysis);
     return { snapshot: core().buildSnapshot(files), uris };
   }
 
@@ -146,21 +127,5 @@ export class Snapshots {
       }
     }
     return out;
-  }
-
-  private async load(uri: vscode.Uri, mtime: number): Promise<SnapshotFile | undefined> {
-    const cached = this.onDisk.get(uri.toString());
-    if (cached && cached.mtime === mtime) return cached.file;
-    try {
-      const bytes = await vscode.workspace.fs.readFile(uri);
-      // Sniff before decoding everything: binary files and unrelated text are skipped cheaply.
-      const file = bytes.subarray(0, 4096).includes(0) ? undefined : core().analyzeFile(uri.fsPath, new TextDecoder().decode(bytes));
-      this.onDisk.set(uri.toString(), { mtime, file });
-      if (file) this.log.info(`snapshot: ${uri.fsPath} read as ${file.languageId}`);
-      return file;
-    } catch (e) {
-      this.log.warn(`cannot read ${uri.fsPath}: ${(e as Error).message}`);
-      return undefined;
-    }
   }
 }

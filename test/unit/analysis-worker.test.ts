@@ -22,7 +22,9 @@ import { AnalysisHost } from '../../src/extension/analysis/host';
 import { workerOptions, WORKER_YOUNG_GENERATION_MB, type AnalyzeResult, type FromWorker, type SnapshotAnswer, type SnapshotFileSpec, type TextChange, type WorkerData } from '../../src/extension/analysis/protocol';
 import { runDocumentQuery, runSnapshotQuery, type DocumentMethod } from '../../src/extension/analysis/queries';
 import { plainData } from '../../src/extension/analysis/plain';
+import { snapshotInWorker } from '../../src/extension/analysis/route';
 import { prepareTrace, traceSnapshot, traceToJson } from '../../src/core/trace';
+import { explainNode } from '../../src/core/explain/node';
 
 let dir: string;
 let workerFile: string;
@@ -446,5 +448,39 @@ describe('analysis worker: node snapshots', () => {
     // The cross-file answers are real: F12 on --match-set goes to the ipset file.
     const defs = (await client.request<SnapshotAnswer<{ fileIndex: number }[]>>({ type: 'snapshot', files: specs, method: 'definitions', args: [0, at] })).value;
     expect(defs.map((d) => d.fileIndex)).toEqual([1]);
+  });
+
+  it('files beside a document go to the worker whatever their size; a define bomb among them is read there, bounded', async () => {
+    const host = { where: 'extension-host' as const };
+    // Only open documents analysed on the extension host keep the snapshot there.
+    expect(snapshotInWorker(host, [])).toBe(false);
+    expect(snapshotInWorker(host, [{ analysis: host }])).toBe(false);
+    expect(snapshotInWorker(host, [{ analysis: host }, { size: 814 }])).toBe(true);
+    expect(snapshotInWorker(host, [{ analysis: { where: 'worker' } }])).toBe(true);
+    expect(snapshotInWorker({ where: 'worker' }, [])).toBe(true);
+
+    const folder = join(dir, 'hostile');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(folder, { recursive: true });
+    let bomb = '#!/usr/sbin/nft -f\ndefine v0 = { 10.0.0.1, 10.0.0.2 }\n';
+    for (let i = 1; i <= 27; i++) bomb += `define v${i} = { $v${i - 1}, $v${i - 1} }\n`;
+    writeFileSync(join(folder, 'readme.txt'), `${bomb}table ip t {\n\tchain c {\n\t\tip daddr { $v27 } accept\n\t}\n}\n`);
+    const nft = generateNftDump({ services: SAMPLE_SERVICES, style: 'nft-list-ruleset' });
+    const client = newClient();
+    const specs: SnapshotFileSpec[] = [
+      { kind: 'text', key: 'node.nft', version: 1, name: join(folder, 'node.nft'), languageId: 'nftables', text: nft },
+      { kind: 'path', name: join(folder, 'readme.txt'), path: join(folder, 'readme.txt'), maxSize: 1e9 },
+    ];
+    const files = await client.request<SnapshotAnswer<{ name: string; languageId: string }[]>>({ type: 'snapshot', files: specs, method: 'files', args: [] });
+    expect(files.value.map((f) => f.languageId)).toEqual(['nftables', 'nftables']);
+    const services = await client.request<SnapshotAnswer<number>>({ type: 'snapshot', files: specs, method: 'serviceCount', args: [] });
+    expect(services.value).toBe(buildSnapshot([analyzeFile('node.nft', nft, 'nftables')!]).services.length);
+    expect(services.value).toBeGreaterThan(0);
+    // Explain This Node is asked there too, quoting the lines of the open text and of the file on disk.
+    const explained = await client.request<SnapshotAnswer>({ type: 'snapshot', files: specs, method: 'explain', args: [] });
+    const texts = [nft, readFileSync(join(folder, 'readme.txt'), 'utf8')];
+    const local = buildSnapshot([analyzeFile(join(folder, 'node.nft'), nft, 'nftables')!, analyzeFile(join(folder, 'readme.txt'), texts[1])!]);
+    expect(explained.value).toEqual(plainData(explainNode(local, texts)));
+    expect(JSON.stringify(explained.value)).toContain('table ip kube-proxy');
   });
 });

@@ -7,6 +7,7 @@ import { randomServices } from '../../src/core/kube/generate/iptables';
 import { ipv6Variant } from '../../src/core/kube/generate/nft';
 import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
+import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
 
 function snapshotOf(opts: IpvsGenOptions, which: ('ipvsadm-save' | 'ipvsadm-list' | 'ipset-save' | 'ipset-list' | 'iptables-save')[]) {
   const dumps = generateIpvsSnapshot(opts);
@@ -119,5 +120,24 @@ describe('IPVS-mode catalog from a node snapshot', () => {
     const snap = snapshotOf(opts, ['ipvsadm-save']);
     expect(snap.services.length).toBeGreaterThan(0);
     expect(snap.services.flatMap((s) => s.frontends).every((f) => f.kindUncertain)).toBe(true);
+  });
+
+  it('NodePort ranges of a bitmap:port set cost per member, not per port', () => {
+    const ipvsadmOf = () => analyzeFile('node1/ipvsadm', '-A -t 192.168.0.10:30080 -s rr\n-a -t 192.168.0.10:30080 -r 10.244.1.5:80 -m -w 1\n')!;
+    const ipvsadm = ipvsadmOf();
+    const ipset = (members: string) => analyzeFile('node1/ipset', `create KUBE-NODE-PORT-TCP bitmap:port range 0-65535\n${members}`)!;
+    const wide = ipset(Array.from({ length: 200 }, () => 'add KUBE-NODE-PORT-TCP 0-65535\n').join(''));
+    const narrow = ipset(Array.from({ length: 200 }, (_, i) => `add KUBE-NODE-PORT-TCP ${30_100 + i}-${30_100 + i}\n`).join(''));
+    const snap = buildSnapshot([ipvsadm, wide]);
+    expect(snap.services[0].frontends.map((f) => f.kind)).toEqual(['nodePort']);
+    expect(buildSnapshot([ipvsadm, ipset('add KUBE-NODE-PORT-TCP 30000-30100\n')]).services[0].frontends.map((f) => f.kind)).toEqual(['nodePort']);
+    expect(buildSnapshot([ipvsadm, ipset('add KUBE-NODE-PORT-TCP 30081-30100\n')]).services[0].frontends[0].kindUncertain).toBe(true);
+    // Same number of members: 65,536 ports each must not cost 65,536 times as much (a new ipvsadm analysis each
+    // time: the catalog of one is kept).
+    const byText = new Map([['narrow', narrow], ['wide', wide]]);
+    const ratio = costRatio((which) => {
+      for (let k = 0; k < 40; k++) buildSnapshot([ipvsadmOf(), byText.get(which)!]);
+    }, 'narrow', 'wide');
+    expect(ratio).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });

@@ -245,11 +245,22 @@ export class KeySet {
   }
 }
 
-/** The ports of a `bitmap:port` set (none for another type). */
-function bitmapPorts(set: IpSet | undefined): Set<number> {
-  const ports = new Set<number>();
+/**
+ * The ports of a `bitmap:port` set (none for another type), one flag per port. Ranges are filled in port order,
+ * each port once: 100,000 members `0-65535` must not cost 100,000 × 65,536 steps.
+ */
+function bitmapPorts(set: IpSet | undefined): Uint8Array {
+  const ports = new Uint8Array(65_536);
   if (!set || !set.type.startsWith('bitmap:port')) return ports;
-  for (const m of set.members) if (m.port !== undefined) for (let p = m.port; p <= (m.portTo ?? m.port); p++) ports.add(p);
+  const ranges: [number, number][] = [];
+  for (const m of set.members) if (m.port !== undefined) ranges.push([m.port, Math.min(m.portTo ?? m.port, 65_535)]);
+  ranges.sort((a, b) => a[0] - b[0]);
+  let next = 0;
+  for (const [from, to] of ranges) {
+    if (to < next) continue;
+    ports.fill(1, Math.max(from, next), to + 1);
+    next = to + 1;
+  }
   return ports;
 }
 
@@ -316,7 +327,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   const lb = ipPortKeys(sets.get('KUBE-LOAD-BALANCER') ?? sets.get('KUBE-6-LOAD-BALANCER'));
   const external = ipPortKeys(sets.get('KUBE-EXTERNAL-IP') ?? sets.get('KUBE-6-EXTERNAL-IP'));
   const localEndpoints = ipPortKeys(sets.get('KUBE-LOOP-BACK') ?? sets.get('KUBE-6-LOOP-BACK'), true);
-  const nodePorts = new Map<string, Set<number>>();
+  const nodePorts = new Map<string, Uint8Array>();
   for (const proto of ['tcp', 'udp', 'sctp']) {
     const up = proto.toUpperCase();
     nodePorts.set(proto, bitmapPorts(sets.get(`KUBE-NODE-PORT-${up}`) ?? sets.get(`KUBE-6-NODE-PORT-${up}`)));
@@ -331,7 +342,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     if (cluster.has(k)) return CLUSTER_IP;
     if (lb.has(k)) return LOAD_BALANCER;
     if (external.has(k)) return EXTERNAL_IP;
-    if (vs.port !== undefined && (nodePorts.get(proto)?.has(vs.port) || sctpHash.has(k))) return NODE_PORT;
+    if (vs.port !== undefined && (nodePorts.get(proto)?.[vs.port] === 1 || sctpHash.has(k))) return NODE_PORT;
     // Without the ipset dump (or for an address it does not list) the kind is a guess.
     return haveSets ? GUESSED_EXTERNAL_IP : GUESSED_CLUSTER_IP;
   };

@@ -401,7 +401,9 @@ class NftTracer {
         if (st.key.kind === 'numgen') {
           // One branch per element of the map (each with the share of values it decides) and one for the values no
           // element has (they go on to the next rule), as a branch per value would give, merged.
-          const n = st.key.mod;
+          // numgen's register has 32 bits: a larger mod (hostile text) is cut there, where k + 1 is still exact
+          // (above 2^53 the sweep over the values stood still).
+          const n = Math.min(st.key.mod, 2 ** 32);
           for (const share of numgenShares(mapElements(table, st.map), n, st.key.offset ?? 0)) {
             const s2 = this.budget.branch(s);
             if (!s2) return; // the trace stops (runChain)

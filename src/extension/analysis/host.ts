@@ -306,12 +306,14 @@ export class AnalysisHost {
         const h = this.held.get(spec.key);
         if (!h) throw new Failure('needs-text', `${spec.key} is not open in the worker`);
         const a = this.analyzed(spec.key, h.version);
-        return { name: a.name, languageId: a.languageId, features: a.features, analysis: a.analysis };
+        return { name: a.name, languageId: a.languageId, features: a.features, analysis: a.analysis, text: () => a.text };
       }
       case 'text': {
         const cached = this.texts.get(spec.key);
         if (cached && cached.version === spec.version) return cached.file;
-        const file = analyzeFile(spec.name, spec.text, spec.languageId);
+        const text = spec.text;
+        const analysed = analyzeFile(spec.name, text, spec.languageId);
+        const file = analysed && { ...analysed, text: () => text };
         this.texts.set(spec.key, { version: spec.version, file });
         return file;
       }
@@ -327,8 +329,21 @@ export class AnalysisHost {
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.file;
     const bytes = readFileSync(path);
     // Sniff before decoding everything: binary files are skipped cheaply.
-    const file = bytes.subarray(0, 4096).includes(0) ? undefined : analyzeFile(name, new TextDecoder().decode(bytes));
+    const analysed = bytes.subarray(0, 4096).includes(0) ? undefined : analyzeFile(name, new TextDecoder().decode(bytes));
+    // The text is read again when quoted, not kept: most snapshots are never explained.
+    const file = analysed && { ...analysed, text: () => quotable(path) };
     this.onDisk.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, file });
     return file;
+  }
+}
+
+/** Files larger than this are explained without quoting their lines (the model's copy is quoted instead). */
+const MAX_QUOTED_BYTES = 32 * 1024 * 1024;
+
+function quotable(path: string): string | undefined {
+  try {
+    return statSync(path).size <= MAX_QUOTED_BYTES ? readFileSync(path, 'utf8') : undefined;
+  } catch {
+    return undefined;
   }
 }

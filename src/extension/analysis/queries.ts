@@ -2,6 +2,7 @@
 // answer them on the extension host (small dumps) and in the analysis worker (large dumps), so both routes give
 // the same plain-data results (no `vscode` import here: this module is bundled into the worker too).
 import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '../../core/crossref';
+import { explainNode } from '../../core/explain/node';
 import { graphOfSnapshot } from '../../core/graph/snapshot';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import type { OutlineItem, SemanticSymbol } from '../../core/language/types';
@@ -194,6 +195,7 @@ export const snapshotQueries = {
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItems(s.services, kind),
   trace: (s: NodeSnapshot, request: TraceRequest) => traceSnapshot(s.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), request),
   graph: (s: NodeSnapshot) => graphOfSnapshot(s),
+  explain: (s: NodeSnapshot) => explainNode(s, s.files.map((f) => f.text?.())),
 };
 
 export type SnapshotQueries = typeof snapshotQueries;

@@ -5,15 +5,12 @@ import * as vscode from 'vscode';
 import type { NodeExplanation } from '../../core/explain/node';
 import { parseExplainPanelState, parseFromWebview, toView, type ExplainStrings, type ToWebview } from '../../core/explain/node-protocol';
 import { toRange } from '../convert';
-import { core } from '../loadCore';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
 import { revealBeside, webviewShell } from '../webviewShell';
 
 export const EXPLAIN_VIEW_TYPE = 'dataplane.explain';
 const DUMP_LANGUAGES = new Set(['iptables', 'nftables', 'ipvsadm', 'ipset']);
-/** Files larger than this are explained without quoting their lines (the model's copy is quoted instead). */
-const MAX_QUOTED_BYTES = 32 * 1024 * 1024;
 
 function strings(): ExplainStrings {
   return {
@@ -67,29 +64,17 @@ class ExplainPanel {
   private async load(): Promise<void> {
     try {
       const doc = await vscode.workspace.openTextDocument(this.document);
-      const loaded = await this.snapshots.forDocument(doc);
-      const texts = await Promise.all(loaded.uris.map((uri) => this.text(uri)));
-      this.explanation = core().explainNode(loaded.snapshot, texts);
-      this.uris = loaded.uris;
+      // Asked where the analyses live: the files beside the dump are read in the worker, never here.
+      const answer = await this.snapshots.query(doc, 'explain');
+      if (!answer) throw new Error(vscode.l10n.t('the dump is not analysed (too large, or changed meanwhile)'));
+      this.explanation = answer.value;
+      this.uris = answer.uris;
       this.panel.title = vscode.l10n.t('Explain: {0}', folderLabel(this.document));
       this.post({ type: 'explain', title: this.panel.title, strings: strings(), view: toView(this.explanation) });
       this.log.info(`explain: ${this.document.fsPath}: ${this.explanation.mode} (${this.explanation.evidence.length} evidence lines)`);
     } catch (e) {
       this.log.error(`explain: ${(e as Error).message}`);
       this.post({ type: 'error', message: vscode.l10n.t('Cannot explain this node: {0}', (e as Error).message) });
-    }
-  }
-
-  /** The text of a snapshot file, to quote its lines: the open document's, else the file's. */
-  private async text(uri: vscode.Uri): Promise<string | undefined> {
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-    if (open) return open.getText();
-    try {
-      const stat = await vscode.workspace.fs.stat(uri);
-      if (stat.size > MAX_QUOTED_BYTES) return undefined;
-      return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-    } catch {
-      return undefined;
     }
   }
 

@@ -1951,8 +1951,9 @@ class NftTextBuilder implements StatementHost {
         for (const el of this.reader.readElements(e as CstNode)) set.elements.push(el);
       } else {
         const tok = e as IToken;
-        const v = this.variable(tok.image.slice(1), itemRange(tok));
-        if (v && v.kind === 'set') appendAll(set.elements, v.elements);
+        const name = tok.image.slice(1);
+        const v = this.variable(name, itemRange(tok));
+        if (v && v.kind === 'set' && this.reader.expansions.admit(set.elements.length, v.elements.length, name, itemRange(tok), (...d) => this.diag(...d))) appendAll(set.elements, v.elements);
       }
       return;
     }

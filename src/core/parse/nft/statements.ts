@@ -53,6 +53,7 @@ import {
   setRefEnd,
 } from './lexer';
 import { appendAll } from '../../model/append';
+import { ExpansionBudget } from './expansion';
 
 /** What the statement reader needs from the document builder. */
 export interface StatementHost {
@@ -313,6 +314,8 @@ interface RhsResult {
 export class StatementReader {
   private items: Item[] = [];
   private pos = 0;
+  /** The document's copies of set elements from variables (the document builder's named sets count too). */
+  readonly expansions = new ExpansionBudget();
 
   constructor(private readonly host: StatementHost) {}
 
@@ -1538,9 +1541,11 @@ export class StatementReader {
     }
     // `{ $set, 3 }`: a variable holding a set literal contributes its elements.
     if (items.length === 1 && this.isToken(items[0], Variable)) {
-      const resolved = this.host.variable((items[0] as IToken).image.slice(1), itemRange(items[0]));
+      const name = (items[0] as IToken).image.slice(1);
+      const range = itemRange(items[0]);
+      const resolved = this.host.variable(name, range);
       if (resolved && resolved.kind === 'set') {
-        appendAll(out, resolved.elements);
+        if (this.expansions.admit(out.length, resolved.elements.length, name, range, (...d) => this.host.diag(...d))) appendAll(out, resolved.elements);
         return;
       }
     }
