@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../../src/core/language';
 import type { Hover } from '../../src/core/language/types';
 import { serviceTitle } from '../../src/core/graph/model';
+import { plainLabel } from '../../src/core/explain/label';
+import { frontendItems, serviceItems } from '../../src/extension/analysis/queries';
 
 /** One token, no whitespace or quotes: a command link, a remote image, HTML, an autolink and bare URLs. */
 const PAY = '[x](command:dataplane.showGraph?%5B%7B%22path%22%3A%22%2Ftmp%2Fx%22%7D%5D)![b](https://host/p.png)<img/src=x/onerror=alert(1)><https://x.example>https://y.example/p_www.z.example_a@b.example';
@@ -210,7 +212,9 @@ describe('hovers on hostile dumps', () => {
       const problems = new Set<string>();
       let hovers = 0;
       let withCommands = 0;
+      let variantCount = 0;
       for (const text of variants(dump.text, dump.json ?? false)) {
+        variantCount++;
         const a = features.analyze(text);
         const titles = new Set(features.services(a).map(serviceTitle));
         const lines = text.split('\n');
@@ -226,6 +230,7 @@ describe('hovers on hostile dumps', () => {
           }
         });
       }
+      expect(variantCount).toBeGreaterThan(100);
       expect([...problems].slice(0, 10)).toEqual([]);
       expect(hovers).toBeGreaterThan(100);
       if (dump.languageId === 'iptables' || dump.languageId === 'nftables') expect(withCommands).toBeGreaterThan(0);
@@ -234,12 +239,26 @@ describe('hovers on hostile dumps', () => {
 
   it('the repro lines of the report: a planted command link and a remote image are text', () => {
     const features = LANGUAGES.find((l) => l.languageId === 'iptables')!;
-    const link = '[Show in Graph](command:dataplane.showGraph?%5B%7B%22%24mid%22%3A1%2C%22scheme%22%3A%22file%22%2C%22path%22%3A%22%2Ftmp%2Fx%2Fnode.iptables%22%7D%5D)';
+    // (With spaces, as in the report, the policy is split into words and the chain line is not read.)
+    const link = '[Show-in-Graph](command:dataplane.showGraph?%5B%7B%22%24mid%22%3A1%2C%22scheme%22%3A%22file%22%2C%22path%22%3A%22%2Ftmp%2Fx%2Fnode.iptables%22%7D%5D)';
     const a = features.analyze(`*nat\n:PREROUTING ${link} [0:0]\n:OUTPUT ![b](https://host/p.png) [0:0]\nCOMMIT\n`);
     for (const line of [1, 2]) {
       const hover = features.hoverAt(a, { line, character: 2 })!;
       expect(hover.commands ?? []).toEqual([]);
       expect(problem(hover, new Set())).toBe('');
     }
+  });
+
+  it('QuickPick rows, tree and status labels and notifications keep $(icon) and [text](link) literal', () => {
+    expect(plainLabel('a $(alert) [x](command:y)\nb')).toBe('a $\u200b(alert) [x]\u200b(command:y) b');
+    const features = LANGUAGES.find((l) => l.languageId === 'iptables')!;
+    const hostile = IPTABLES.replaceAll('shop/web:http', 'shop/web:$(zap)[x](command:dataplane.showGraph)');
+    const services = features.services(features.analyze(hostile));
+    const rows = [...serviceItems(services), ...frontendItems(services, 'clusterIP')];
+    expect(rows.length).toBeGreaterThan(1);
+    for (const row of rows) {
+      for (const text of [row.label, row.description, row.detail]) expect(text).not.toMatch(/\$\(|\]\(/);
+    }
+    expect(rows.some((r) => `${r.label} ${r.description}`.includes('$\u200b(zap)'))).toBe(true);
   });
 });
