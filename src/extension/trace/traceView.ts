@@ -96,7 +96,8 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
         const s = node.step;
         const item = new vscode.TreeItem(plainLabel(s.note || `${s.table}/${s.chain}`));
         item.description = plainLabel(vscode.l10n.t('{0}/{1}, line {2}', s.table, s.chain, s.line + 1));
-        item.tooltip = new vscode.MarkdownString().appendCodeblock(s.text, 'iptables');
+        // A code block of one line: the rule's text cannot close its fence.
+        item.tooltip = new vscode.MarkdownString().appendCodeblock(s.text.replace(/[\r\n]+/g, ' '), 'iptables');
         item.iconPath = new vscode.ThemeIcon('arrow-small-right');
         const uri = node.trace.uris[s.fileIndex];
         if (uri) item.command = { command: 'dataplane.revealTraceStep', title: vscode.l10n.t('Reveal Rule'), arguments: [uri, toRange(s.range)] };
