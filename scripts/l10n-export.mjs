@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
-const CALL = /(?:\bvscode\.l10n\.t|(?<![.\w])t)\(\s*'((?:[^'\\]|\\.)*)'/g;
+const CALL = /(?:\bvscode\.l10n\.t|(?<![.\w])(?:t|mdT))\(\s*'((?:[^'\\]|\\.)*)'/g;
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {

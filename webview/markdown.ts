@@ -7,21 +7,33 @@ import { stripLinks } from './links';
 function inline(parent: HTMLElement, text: string): void {
   // Links: keep the text, drop the target (command links do not run from the webview).
   const plain = stripLinks(text);
-  const re = /`([^`]*)`|\*\*([^*]+)\*\*/g;
+  // A backslash escape, a code span (any fence length, as core/explain/markdown writes them) or bold.
+  const re = /\\([!-/:-@[-`{-~])|(`+)([\s\S]*?[^`])\2(?!`)|\*\*((?:\\.|[^*\\])+)\*\*/g;
   let last = 0;
+  let pending = '';
+  const flush = (upTo: number) => {
+    pending += plain.slice(last, upTo);
+    if (pending) parent.append(document.createTextNode(pending));
+    pending = '';
+  };
   for (let m = re.exec(plain); m; m = re.exec(plain)) {
-    if (m.index > last) parent.append(document.createTextNode(unescape(plain.slice(last, m.index))));
-    const el = document.createElement(m[1] !== undefined ? 'code' : 'strong');
-    el.textContent = m[1] !== undefined ? m[1] : unescape(m[2]);
+    if (m[1] !== undefined) {
+      pending += plain.slice(last, m.index) + m[1];
+      last = m.index + m[0].length;
+      continue;
+    }
+    flush(m.index);
+    const el = document.createElement(m[2] !== undefined ? 'code' : 'strong');
+    el.textContent = m[2] !== undefined ? m[3].replace(/^ (.*) $/, '$1') : unescape(m[4]);
     parent.append(el);
     last = m.index + m[0].length;
   }
-  if (last < plain.length) parent.append(document.createTextNode(unescape(plain.slice(last))));
+  flush(plain.length);
 }
 
-/** Markdown backslash escapes (core/explain's mdEscape) back to the characters. */
+/** Markdown backslash escapes (core/explain/markdown's text) back to the characters. */
 function unescape(text: string): string {
-  return text.replace(/\\([\\`*_{}[\]()#+\-.!<>|~"'&])/g, '$1');
+  return text.replace(/\\([!-/:-@[-`{-~])/g, '$1');
 }
 
 export function renderMarkdown(markdown: string): DocumentFragment {

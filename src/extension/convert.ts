@@ -26,7 +26,7 @@ export function toDiagnostic(d: Diagnostic): vscode.Diagnostic {
   return out;
 }
 
-/** Markdown built by core/explain, which escapes dump text; never trusted, never HTML. */
+/** Markdown built by core/explain/markdown, which escapes dump text; only the code's own commands run, never HTML. */
 export function toMarkdown(markdown: string, commands?: string[]): vscode.MarkdownString {
   const md = new vscode.MarkdownString(markdown);
   md.isTrusted = commands && commands.length ? { enabledCommands: commands } : false;

@@ -97,17 +97,17 @@ describe('hovers', () => {
 
   it('a KUBE-CLUSTER-IP member: a Service frontend', () => {
     const text = hover(2);
-    expect(text).toContain('`10.96.0.10,udp:53` — member of KUBE\\-CLUSTER\\-IP');
+    expect(text).toContain('`10.96.0.10,udp:53` — member of KUBE-CLUSTER-IP');
     expect(text).toContain('address `10.96.0.10`, UDP port `53`');
     expect(text).toContain('a Service frontend');
   });
 
   it('a set name: type, member count and kube-proxy\'s meaning of the set', () => {
     const text = hover(3);
-    expect(text).toContain('**KUBE\\-CLUSTER\\-IP**');
+    expect(text).toContain('**KUBE-CLUSTER-IP**');
     expect(text).toContain('2 members');
     expect(text).toContain('Every Service ClusterIP and port');
-    expect(text).toContain('Kubernetes service cluster ip \\+ port for masquerade purpose');
+    expect(text).toContain('Kubernetes service cluster ip + port for masquerade purpose');
   });
 
   it('node port and hairpin members', () => {
@@ -124,7 +124,7 @@ describe('hovers', () => {
   });
 
   it('list:set member and commands', () => {
-    expect(hover(7)).toContain('KUBE\\-CLUSTER\\-IP');
+    expect(hover(7)).toContain('KUBE-CLUSTER-IP');
     expect(hover(8)).toContain('flush');
   });
 

@@ -137,7 +137,7 @@ describe('hovers', () => {
 
   it('virtual service: its real servers with their share', () => {
     const text = hover(2);
-    expect(text).toContain('UDP 10\\.96\\.0\\.10:53');
+    expect(text).toContain('UDP 10.96.0.10:53');
     expect(text).toContain('- `10.244.1.3:53` — Masq · weight 1 · 50% · 0 active · 4 inactive');
     expect(text).toContain('Shares of new connections follow from the weights alone.');
     expect(hoverAt(a, fx.cursors[2])?.range).toEqual(fx.ranges[0]);
@@ -175,7 +175,7 @@ describe('hovers', () => {
 
   it('real server: weight share of 2/4 and the forwarding method', () => {
     const text = hover(9);
-    expect(text).toContain('real server of TCP 10\\.104\\.20\\.30:80');
+    expect(text).toContain('real server of TCP 10.104.20.30:80');
     expect(text).toContain('Gets **50%** of new connections');
   });
 
@@ -186,7 +186,7 @@ describe('hovers', () => {
 
   it('connection entries: state and the virtual service', () => {
     expect(hover(10)).toContain('UDP');
-    expect(hover(11)).toContain('UDP 10\\.96\\.0\\.10:53');
+    expect(hover(11)).toContain('UDP 10.96.0.10:53');
     const template = hoverAt(a, { line: 24, character: 1 })?.markdown ?? '';
     expect(template).toContain('persistence template');
   });

@@ -100,7 +100,7 @@ describe('hovers', () => {
 
   it('on a KUBE-SVC jump target: the Service, its frontend and endpoints with shares, the hash check', () => {
     const md = hover(2);
-    expect(md).toContain('KUBE\\-SVC\\-XPGD46QRK7WJZT7O');
+    expect(md).toContain('KUBE-SVC-XPGD46QRK7WJZT7O');
     expect(md).toContain('Service load balancer');
     expect(md).toContain('ns1/svc1:p80/tcp'.replace(/[/.:-]/g, (c) => (c === '.' || c === '-' ? `\\${c}` : c)));
     expect(md).toContain('ClusterIP `172.30.0.41:80`');

@@ -1,92 +1,92 @@
 // Plain-words explanations of kube-proxy's chains, keyed by chain kind (and table where it matters).
-import { t } from '../l10n';
+import { mdT, type Md } from './markdown';
 import type { KubeChainKind } from '../kube/chains';
 
-export function explainKubeChainKind(kind: KubeChainKind, table: string): string {
+export function explainKubeChainKind(kind: KubeChainKind, table: string): Md {
   switch (kind) {
     case 'services':
       return table === 'filter'
-        ? t('kube-proxy rejects connections here to Services that have no endpoints (instead of letting them hang), one rule per ClusterIP and port.')
-        : t('kube-proxy\'s entry point for Service traffic (entered from nat PREROUTING and OUTPUT). One rule per Service frontend — ClusterIP, external IP, load-balancer IP — compares destination address and port and jumps to that Service\'s chain. The last rule sends packets addressed to this node to KUBE-NODEPORTS.');
+        ? mdT('kube-proxy rejects connections here to Services that have no endpoints (instead of letting them hang), one rule per ClusterIP and port.')
+        : mdT('kube-proxy\'s entry point for Service traffic (entered from nat PREROUTING and OUTPUT). One rule per Service frontend — ClusterIP, external IP, load-balancer IP — compares destination address and port and jumps to that Service\'s chain. The last rule sends packets addressed to this node to KUBE-NODEPORTS.');
     case 'service':
-      return t('One Service port\'s load balancer for traffic from inside the cluster. It first marks packets from outside the cluster CIDR for masquerade, then picks one endpoint chain (KUBE-SEP-…): with n endpoints rule k matches with probability 1/(n−k+1), so every endpoint receives 1/n of new connections.');
+      return mdT('One Service port\'s load balancer for traffic from inside the cluster. It first marks packets from outside the cluster CIDR for masquerade, then picks one endpoint chain (KUBE-SEP-…): with n endpoints rule k matches with probability 1/(n−k+1), so every endpoint receives 1/n of new connections.');
     case 'service-local':
-      return t('The Service port\'s load balancer over the endpoints on this node only (traffic policy Local). Used for external traffic with externalTrafficPolicy: Local (client source address preserved) or for all cluster traffic with internalTrafficPolicy: Local.');
+      return mdT('The Service port\'s load balancer over the endpoints on this node only (traffic policy Local). Used for external traffic with externalTrafficPolicy: Local (client source address preserved) or for all cluster traffic with internalTrafficPolicy: Local.');
     case 'external':
-      return t('Entry for traffic that reaches the Service from outside the cluster: NodePort, external IP and load-balancer IP. With externalTrafficPolicy: Cluster it marks the packet for masquerade and continues to KUBE-SVC; with Local it keeps the client\'s address and uses only this node\'s endpoints (KUBE-SVL), except for pod and node-local traffic, which still goes to all endpoints.');
+      return mdT('Entry for traffic that reaches the Service from outside the cluster: NodePort, external IP and load-balancer IP. With externalTrafficPolicy: Cluster it marks the packet for masquerade and continues to KUBE-SVC; with Local it keeps the client\'s address and uses only this node\'s endpoints (KUBE-SVL), except for pod and node-local traffic, which still goes to all endpoints.');
     case 'firewall':
-      return t('Applies loadBalancerSourceRanges: only sources in the listed ranges continue to KUBE-EXT; everything else falls through and is dropped by KUBE-PROXY-FIREWALL in the filter table.');
+      return mdT('Applies loadBalancerSourceRanges: only sources in the listed ranges continue to KUBE-EXT; everything else falls through and is dropped by KUBE-PROXY-FIREWALL in the filter table.');
     case 'endpoint':
-      return t('One endpoint (a pod) of a Service port. It marks hairpin traffic — the pod reaching itself through its own Service — for masquerade, then DNATs the connection to the pod\'s address and port.');
+      return mdT('One endpoint (a pod) of a Service port. It marks hairpin traffic — the pod reaching itself through its own Service — for masquerade, then DNATs the connection to the pod\'s address and port.');
     case 'nodeports':
       return table === 'filter'
-        ? t('Accepts traffic to health-check node ports of Services with externalTrafficPolicy: Local, so load balancers can probe this node.')
-        : t('NodePort frontends: reached from the last rule of KUBE-SERVICES for packets addressed to one of this node\'s own addresses; one rule per node port jumps to the Service\'s KUBE-EXT chain.');
+        ? mdT('Accepts traffic to health-check node ports of Services with externalTrafficPolicy: Local, so load balancers can probe this node.')
+        : mdT('NodePort frontends: reached from the last rule of KUBE-SERVICES for packets addressed to one of this node\'s own addresses; one rule per node port jumps to the Service\'s KUBE-EXT chain.');
     case 'mark-masq':
-      return t('Sets bit 0x4000 of the packet mark. Nothing is rewritten yet: when the packet leaves the node, KUBE-POSTROUTING masquerades (SNATs to the outgoing interface\'s address) every packet that carries the bit.');
+      return mdT('Sets bit 0x4000 of the packet mark. Nothing is rewritten yet: when the packet leaves the node, KUBE-POSTROUTING masquerades (SNATs to the outgoing interface\'s address) every packet that carries the bit.');
     case 'mark-drop':
-      return t('Sets bit 0x8000 of the packet mark; KUBE-FIREWALL drops marked packets. Written by older kube-proxy and kubelet versions.');
+      return mdT('Sets bit 0x8000 of the packet mark; KUBE-FIREWALL drops marked packets. Written by older kube-proxy and kubelet versions.');
     case 'postrouting':
-      return t('Runs in nat POSTROUTING: packets without mark bit 0x4000 return untouched; marked packets get the bit cleared and are MASQUERADEd, so the endpoint sees the node as the client and replies come back through this node.');
+      return mdT('Runs in nat POSTROUTING: packets without mark bit 0x4000 return untouched; marked packets get the bit cleared and are MASQUERADEd, so the endpoint sees the node as the client and replies come back through this node.');
     case 'forward':
-      return t('filter FORWARD for Service traffic: drops conntrack-INVALID packets, accepts packets marked 0x4000 and packets of established connections, so Service traffic is forwarded even where the FORWARD policy is DROP.');
+      return mdT('filter FORWARD for Service traffic: drops conntrack-INVALID packets, accepts packets marked 0x4000 and packets of established connections, so Service traffic is forwarded even where the FORWARD policy is DROP.');
     case 'external-services':
-      return t('filter rules for external traffic (NodePort, external and load-balancer IPs): drops or rejects it for Services without (local) endpoints.');
+      return mdT('filter rules for external traffic (NodePort, external and load-balancer IPs): drops or rejects it for Services without (local) endpoints.');
     case 'proxy-firewall':
-      return t('filter rules that drop load-balancer traffic from sources outside loadBalancerSourceRanges (allowed sources were sent on by KUBE-FW before).');
+      return mdT('filter rules that drop load-balancer traffic from sources outside loadBalancerSourceRanges (allowed sources were sent on by KUBE-FW before).');
     case 'proxy-canary':
-      return t('An empty chain kube-proxy creates so it notices when someone flushes the tables (for example a firewalld restart) and then re-syncs all rules.');
+      return mdT('An empty chain kube-proxy creates so it notices when someone flushes the tables (for example a firewalld restart) and then re-syncs all rules.');
     case 'kubelet-canary':
-      return t('An empty chain kubelet creates so it notices when someone flushes the tables and then recreates its rules.');
+      return mdT('An empty chain kubelet creates so it notices when someone flushes the tables and then recreates its rules.');
     case 'kubelet-firewall':
-      return t('Drops packets to 127.0.0.0/8 that do not come from localhost (guarding NodePorts on localhost when route_localnet is on); older versions also drop packets marked 0x8000.');
+      return mdT('Drops packets to 127.0.0.0/8 that do not come from localhost (guarding NodePorts on localhost when route_localnet is on); older versions also drop packets marked 0x8000.');
     case 'iptables-hint':
-      return t('An empty chain kubelet creates in the mangle table of the iptables backend it uses. kube-proxy and other containerized tools look for it to pick the same backend (iptables-nft or iptables-legacy) as the host, so that all rules end up in one place.');
+      return mdT('An empty chain kubelet creates in the mangle table of the iptables backend it uses. kube-proxy and other containerized tools look for it to pick the same backend (iptables-nft or iptables-legacy) as the host, so that all rules end up in one place.');
     case 'node-port':
-      return t('IPVS mode: matches NodePort traffic through the KUBE-NODE-PORT-* ipsets and marks it for masquerade where needed.');
+      return mdT('IPVS mode: matches NodePort traffic through the KUBE-NODE-PORT-* ipsets and marks it for masquerade where needed.');
     case 'load-balancer':
-      return t('IPVS mode: matches load-balancer IP traffic through the KUBE-LOAD-BALANCER* ipsets, applying source ranges and traffic policy.');
+      return mdT('IPVS mode: matches load-balancer IP traffic through the KUBE-LOAD-BALANCER* ipsets, applying source ranges and traffic policy.');
     case 'loop-back':
-      return t('IPVS mode: masquerades hairpin traffic (a pod reaching itself through its own Service), listed in the KUBE-LOOP-BACK ipset.');
+      return mdT('IPVS mode: masquerades hairpin traffic (a pod reaching itself through its own Service), listed in the KUBE-LOOP-BACK ipset.');
     case 'source-ranges-firewall':
-      return t('IPVS mode: drops load-balancer traffic whose source is outside loadBalancerSourceRanges (allowed sources are listed in the KUBE-LOAD-BALANCER-SOURCE-* ipsets).');
+      return mdT('IPVS mode: drops load-balancer traffic whose source is outside loadBalancerSourceRanges (allowed sources are listed in the KUBE-LOAD-BALANCER-SOURCE-* ipsets).');
     case 'ipvs-filter':
-      return t('IPVS mode: stops traffic to addresses bound on kube-ipvs0 (ClusterIPs, load-balancer IPs) on ports that are no Service, so they do not reach host processes by accident.');
+      return mdT('IPVS mode: stops traffic to addresses bound on kube-ipvs0 (ClusterIPs, load-balancer IPs) on ports that are no Service, so they do not reach host processes by accident.');
     case 'ipvs-out-filter':
-      return t('IPVS mode: filters traffic leaving towards kube-ipvs0 addresses that are no Service.');
+      return mdT('IPVS mode: filters traffic leaving towards kube-ipvs0 addresses that are no Service.');
     case 'legacy-xlb':
-      return t('Older kube-proxy\'s chain for externalTrafficPolicy: Local (only this node\'s endpoints); newer versions use KUBE-EXT and KUBE-SVL instead.');
+      return mdT('Older kube-proxy\'s chain for externalTrafficPolicy: Local (only this node\'s endpoints); newer versions use KUBE-EXT and KUBE-SVL instead.');
     case 'other-kube':
-      return t('A chain written by Kubernetes (kube-proxy or kubelet) that this version of Dataplane Explorer does not know in detail.');
+      return mdT('A chain written by Kubernetes (kube-proxy or kubelet) that this version of Dataplane Explorer does not know in detail.');
   }
 }
 
-export function kubeChainKindTitle(kind: KubeChainKind): string {
+export function kubeChainKindTitle(kind: KubeChainKind): Md {
   switch (kind) {
-    case 'services': return t('Service dispatch');
-    case 'service': return t('Service load balancer');
-    case 'service-local': return t('Service load balancer, local endpoints');
-    case 'external': return t('External traffic entry');
-    case 'firewall': return t('Load-balancer source ranges');
-    case 'endpoint': return t('Service endpoint');
-    case 'nodeports': return t('NodePorts');
-    case 'mark-masq': return t('Mark for masquerade');
-    case 'mark-drop': return t('Mark for drop');
-    case 'postrouting': return t('Masquerade marked packets');
-    case 'forward': return t('Forwarding of Service traffic');
-    case 'external-services': return t('External traffic without endpoints');
-    case 'proxy-firewall': return t('Load-balancer firewall');
-    case 'proxy-canary': return t('kube-proxy canary');
-    case 'kubelet-canary': return t('kubelet canary');
-    case 'kubelet-firewall': return t('Localhost protection');
-    case 'iptables-hint': return t('iptables backend hint');
-    case 'node-port': return t('NodePorts (IPVS mode)');
-    case 'load-balancer': return t('Load balancers (IPVS mode)');
-    case 'loop-back': return t('Hairpin masquerade (IPVS mode)');
-    case 'source-ranges-firewall': return t('Load-balancer source ranges (IPVS mode)');
-    case 'ipvs-filter': return t('Non-Service ports on Service addresses (IPVS mode)');
-    case 'ipvs-out-filter': return t('Outgoing filter (IPVS mode)');
-    case 'legacy-xlb': return t('Local endpoints (older kube-proxy)');
-    case 'other-kube': return t('Kubernetes chain');
+    case 'services': return mdT('Service dispatch');
+    case 'service': return mdT('Service load balancer');
+    case 'service-local': return mdT('Service load balancer, local endpoints');
+    case 'external': return mdT('External traffic entry');
+    case 'firewall': return mdT('Load-balancer source ranges');
+    case 'endpoint': return mdT('Service endpoint');
+    case 'nodeports': return mdT('NodePorts');
+    case 'mark-masq': return mdT('Mark for masquerade');
+    case 'mark-drop': return mdT('Mark for drop');
+    case 'postrouting': return mdT('Masquerade marked packets');
+    case 'forward': return mdT('Forwarding of Service traffic');
+    case 'external-services': return mdT('External traffic without endpoints');
+    case 'proxy-firewall': return mdT('Load-balancer firewall');
+    case 'proxy-canary': return mdT('kube-proxy canary');
+    case 'kubelet-canary': return mdT('kubelet canary');
+    case 'kubelet-firewall': return mdT('Localhost protection');
+    case 'iptables-hint': return mdT('iptables backend hint');
+    case 'node-port': return mdT('NodePorts (IPVS mode)');
+    case 'load-balancer': return mdT('Load balancers (IPVS mode)');
+    case 'loop-back': return mdT('Hairpin masquerade (IPVS mode)');
+    case 'source-ranges-firewall': return mdT('Load-balancer source ranges (IPVS mode)');
+    case 'ipvs-filter': return mdT('Non-Service ports on Service addresses (IPVS mode)');
+    case 'ipvs-out-filter': return mdT('Outgoing filter (IPVS mode)');
+    case 'legacy-xlb': return mdT('Local endpoints (older kube-proxy)');
+    case 'other-kube': return mdT('Kubernetes chain');
   }
 }

@@ -5,7 +5,8 @@ import { kubeIpsetInfo, type IpSet, type IpsetDump, type IpsetMember } from '../
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIpset } from '../parse/ipset/parser';
-import { code, explainIpset, explainIpsetField, explainIpsetOption, explainIpsetType, explainKubeIpset, mdEscape } from '../explain/ipvs';
+import { explainIpset, explainIpsetField, explainIpsetOption, explainIpsetType, explainKubeIpset } from '../explain/ipvs';
+import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 import { nameTable } from '../model/name-table';
@@ -70,66 +71,66 @@ function setByName(a: IpsetAnalysis, name: string): IpSet | undefined {
 }
 
 /** What one member means, in words: `10.96.0.10,udp:53` → address 10.96.0.10, UDP port 53. */
-export function describeMember(m: IpsetMember): string {
-  const words: string[] = [];
+export function describeMember(m: IpsetMember): Md {
+  const words: Md[] = [];
   for (const p of m.parts) {
     switch (p.dimension) {
       case 'ip':
       case 'net': {
         const addr = p.addressTo !== undefined ? `${p.address}-${p.addressTo}` : p.prefix !== undefined ? `${p.address}/${p.prefix}` : p.address ?? p.text;
-        words.push(p.prefix !== undefined && p.dimension === 'net' ? t('network {0}', code(addr)) : t('address {0}', code(addr)));
+        words.push(p.prefix !== undefined && p.dimension === 'net' ? mdT('network {0}', code(addr)) : mdT('address {0}', code(addr)));
         break;
       }
       case 'port':
-        if (p.icmp !== undefined) words.push(t('{0} type {1}', (p.protocol ?? 'icmp').toUpperCase(), code(p.icmp)));
+        if (p.icmp !== undefined) words.push(mdT('{0} type {1}', text((p.protocol ?? 'icmp').toUpperCase()), code(p.icmp)));
         else if (p.port !== undefined) {
           const ports = p.portTo !== undefined ? `${p.port}-${p.portTo}` : String(p.port);
-          words.push(p.protocol ? t('{0} port {1}', p.protocol.toUpperCase(), code(ports)) : t('port {0}', code(ports)));
+          words.push(p.protocol ? mdT('{0} port {1}', text(p.protocol.toUpperCase()), code(ports)) : mdT('port {0}', code(ports)));
         }
         break;
       case 'mac':
-        words.push(t('MAC {0}', code(p.text)));
+        words.push(mdT('MAC {0}', code(p.text)));
         break;
       case 'iface':
-        words.push(p.physdev ? t('bridge port {0}', code(p.address ?? '')) : t('interface {0}', code(p.address ?? '')));
+        words.push(p.physdev ? mdT('bridge port {0}', code(p.address ?? '')) : mdT('interface {0}', code(p.address ?? '')));
         break;
       case 'mark':
-        words.push(t('mark {0}', code(p.text)));
+        words.push(mdT('mark {0}', code(p.text)));
         break;
       case 'set':
-        words.push(t('set {0}', code(p.text)));
+        words.push(mdT('set {0}', code(p.text)));
         break;
     }
   }
-  return words.length > 0 ? words.join(', ') : code(m.text);
+  return words.length > 0 ? join(words, ', ') : code(m.text);
 }
 
-function memberHover(set: IpSet, m: IpsetMember): string {
-  const lines = [`${code(m.text)} — ${t('member of {0}', mdEscape(set.name))}`, '', describeMember(m)];
+function memberHover(set: IpSet, m: IpsetMember): Md {
+  const lines = [md`${code(m.text)} — ${mdT('member of {0}', text(set.name))}`, md``, describeMember(m)];
   const kube = kubeIpsetInfo(set.name);
   if (kube) {
-    const meaning: Record<string, string> = nameTable({
-      'hash:ip,port': t('kube-proxy: a Service frontend (address and port).'),
+    const meaning: Record<string, Md> = nameTable({
+      'hash:ip,port': mdT('kube-proxy: a Service frontend (address and port).'),
       'hash:ip,port,ip': kube.base === 'KUBE-LOOP-BACK'
-        ? t('kube-proxy: an endpoint that would reach itself through its Service (hairpin): masqueraded.')
-        : t('kube-proxy: a load balancer address and port with a source address allowed to use it.'),
-      'hash:ip,port,net': t('kube-proxy: a load balancer address and port with a source range allowed to use it.'),
-      'bitmap:port': kube.base === 'KUBE-HEALTH-CHECK-NODE-PORT' ? t('kube-proxy: a health-check node port.') : t('kube-proxy: a node port.'),
-      'hash:ip': t('kube-proxy: an address bound to kube-ipvs0.'),
+        ? mdT('kube-proxy: an endpoint that would reach itself through its Service (hairpin): masqueraded.')
+        : mdT('kube-proxy: a load balancer address and port with a source address allowed to use it.'),
+      'hash:ip,port,net': mdT('kube-proxy: a load balancer address and port with a source range allowed to use it.'),
+      'bitmap:port': kube.base === 'KUBE-HEALTH-CHECK-NODE-PORT' ? mdT('kube-proxy: a health-check node port.') : mdT('kube-proxy: a node port.'),
+      'hash:ip': mdT('kube-proxy: an address bound to kube-ipvs0.'),
     });
-    if (meaning[kube.type]) lines.push('', meaning[kube.type]);
+    if (meaning[kube.type]) lines.push(md``, meaning[kube.type]);
   }
   const o = m.options;
-  const extra: string[] = [];
-  if (o.timeout !== undefined) extra.push(t('expires in {0} s', o.timeout));
-  if (o.packets !== undefined) extra.push(t('{0} packets, {1} bytes matched', o.packets, o.bytes ?? 0));
-  if (o.comment !== undefined) extra.push(t('comment {0}', code(o.comment)));
-  if (o.nomatch) extra.push(t('nomatch: an exception; packets in it do not match the set'));
-  if (o.skbmark !== undefined) extra.push(t('skbmark {0}', code(o.skbmark)));
-  if (o.skbprio !== undefined) extra.push(t('skbprio {0}', code(o.skbprio)));
-  if (o.skbqueue !== undefined) extra.push(t('skbqueue {0}', o.skbqueue));
-  if (extra.length > 0) lines.push('', extra.join(' · '));
-  return lines.join('\n');
+  const extra: Md[] = [];
+  if (o.timeout !== undefined) extra.push(mdT('expires in {0} s', o.timeout));
+  if (o.packets !== undefined) extra.push(mdT('{0} packets, {1} bytes matched', o.packets, o.bytes ?? 0));
+  if (o.comment !== undefined) extra.push(mdT('comment {0}', code(o.comment)));
+  if (o.nomatch) extra.push(mdT('nomatch: an exception; packets in it do not match the set'));
+  if (o.skbmark !== undefined) extra.push(mdT('skbmark {0}', code(o.skbmark)));
+  if (o.skbprio !== undefined) extra.push(mdT('skbprio {0}', code(o.skbprio)));
+  if (o.skbqueue !== undefined) extra.push(mdT('skbqueue {0}', o.skbqueue));
+  if (extra.length > 0) lines.push(md``, join(extra, ' · '));
+  return join(lines);
 }
 
 export function hoverAt(a: IpsetAnalysis, position: Position): Hover | undefined {
@@ -142,7 +143,7 @@ export function hoverAt(a: IpsetAnalysis, position: Position): Hover | undefined
     const set = setByName(a, sym.name);
     if (set) return { markdown: explainIpset(set), range };
     const kube = explainKubeIpset(sym.name);
-    return { markdown: kube ?? `**${mdEscape(sym.name)}**\n\n${t('Set {0} is not in this file.', mdEscape(sym.name))}`, range };
+    return { markdown: kube ?? md`${bold(text(sym.name))}\n\n${mdT('Set {0} is not in this file.', text(sym.name))}`, range };
   }
   const set = dump.setByLine.get(position.line);
   if (set) {
@@ -156,15 +157,15 @@ export function hoverAt(a: IpsetAnalysis, position: Position): Hover | undefined
   if (entry) return { markdown: memberHover(entry.set, entry.member), range: entry.member.textRange };
   const command = dump.commandByLine.get(position.line);
   if (command && at(command.range)) {
-    const text: Record<string, string> = nameTable({
-      destroy: t('destroy: removes the set (refused while iptables rules still use it).'),
-      flush: t('flush: removes every member of the set.'),
-      rename: t('rename: gives the set a new name.'),
-      swap: t('swap: exchanges the contents of two sets at once (how kube-proxy and others replace a set atomically).'),
-      del: t('del: removes a member.'),
-      test: t('test: checks whether an element is in the set.'),
+    const known: Record<string, Md> = nameTable({
+      destroy: mdT('destroy: removes the set (refused while iptables rules still use it).'),
+      flush: mdT('flush: removes every member of the set.'),
+      rename: mdT('rename: gives the set a new name.'),
+      swap: mdT('swap: exchanges the contents of two sets at once (how kube-proxy and others replace a set atomically).'),
+      del: mdT('del: removes a member.'),
+      test: mdT('test: checks whether an element is in the set.'),
     });
-    if (text[command.command]) return { markdown: text[command.command], range: command.range };
+    if (known[command.command]) return { markdown: known[command.command], range: command.range };
   }
   return undefined;
 }

@@ -19,11 +19,11 @@ import {
   explainRecent,
   explainTable,
   explainTarget,
-  mdEscape,
 } from '../explain/iptables';
+import { bold, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
 import { kubeProxyModeOfIptables } from '../detect';
-import { describeService, hoverCommands } from '../explain/service';
+import { describeService } from '../explain/service';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 
@@ -193,8 +193,8 @@ export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefi
     if (sym.kind === 'chain') {
       const table = a.ruleset.tableById.get(sym.scope);
       if (table) {
-        const markdown = chainHover(a, table, sym.name);
-        return markdown.includes('](command:dataplane.') ? { markdown, range, commands: hoverCommands(markdown) } : { markdown, range };
+        const out = chainHover(a, table, sym.name);
+        return out.commands.length > 0 ? { markdown: out.markdown(), range, commands: out.commands } : { markdown: out.markdown(), range };
       }
     }
   }
@@ -208,36 +208,31 @@ function serviceName(s: Service): string {
 }
 
 /** Hover text for a chain: what kind of chain it is and, for kube-proxy's per-Service chains, the Service. */
-export function chainHover(a: IptablesAnalysis, table: Table, name: string): string {
+export function chainHover(a: IptablesAnalysis, table: Table, name: string): MarkdownBuilder {
   const chain = table.chainByName.get(name);
-  const lines: string[] = [];
+  const out = new MarkdownBuilder();
   const kube = classifyKubeChain(name);
-  const title = kube ? `**${mdEscape(name)}** — ${kubeChainKindTitle(kube.kind)}` : `**${mdEscape(name)}**`;
-  lines.push(title);
-  if (!chain) {
-    lines.push('', t('Not defined in table {0}.', table.name));
-    return lines.join('\n');
-  }
+  out.push(kube ? md`${bold(text(name))} — ${kubeChainKindTitle(kube.kind)}` : bold(text(name)));
+  if (!chain) return out.push(md``, mdT('Not defined in table {0}.', text(table.name)));
   const refs = a.ruleset.symbols.referencesTo('chain', table.id, name).filter((r) => r.role === 'jump' || r.role === 'goto').length;
   const facts = [
-    chain.builtin ? t('built-in chain of table {0}', table.name) : t('user chain in table {0}', table.name),
-    chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length),
+    chain.builtin ? mdT('built-in chain of table {0}', text(table.name)) : mdT('user chain in table {0}', text(table.name)),
+    chain.rules.length === 1 ? mdT('1 rule') : mdT('{0} rules', chain.rules.length),
   ];
-  if (!chain.builtin) facts.push(refs === 1 ? t('1 jump to it') : t('{0} jumps to it', refs));
-  if (chain.policy) facts.push(t('policy {0}', chain.policy));
-  lines.push('', facts.join(' · '));
+  if (!chain.builtin) facts.push(refs === 1 ? mdT('1 jump to it') : mdT('{0} jumps to it', refs));
+  if (chain.policy) facts.push(mdT('policy {0}', text(chain.policy)));
+  out.push(md``, join(facts, ' · '));
   if (chain.builtin) {
-    lines.push('', explainBuiltinChain(table.name, name));
+    out.push(md``, explainBuiltinChain(table.name, name));
   } else if (kube) {
-    lines.push('', explainKubeChainKind(kube.kind, table.name));
+    out.push(md``, explainKubeChainKind(kube.kind, table.name));
   }
   const service = a.serviceByChain.get(table.id, name);
-  if (service && kube) lines.push('', ...serviceDetails(a, service, kube.kind, name));
-  return lines.join('\n');
-}
-
-export function serviceDetails(_a: IptablesAnalysis, s: Service, kind: KubeChainKind | undefined, chainName: string): string[] {
-  return describeService(s, { endpointChain: kind === 'endpoint' ? chainName : undefined, hashChain: chainName });
+  if (service && kube) {
+    out.push(md``);
+    describeService(out, service, { endpointChain: kube.kind === 'endpoint' ? name : undefined, hashChain: name });
+  }
+  return out;
 }
 
 function ruleHover(a: IptablesAnalysis, rule: Rule, position: Position): Hover | undefined {

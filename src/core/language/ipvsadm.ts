@@ -16,7 +16,6 @@ import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIpvsadm } from '../parse/ipvs/parser';
 import {
-  code,
   explainColumns,
   explainConnectionState,
   explainForward,
@@ -25,11 +24,11 @@ import {
   explainSchedFlag,
   explainScheduler,
   explainWeight,
-  mdEscape,
   schedulerPredictability,
   schedulerTitle,
 } from '../explain/ipvs';
 import { t } from '../l10n';
+import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 
 export interface IpvsadmAnalysis {
@@ -152,77 +151,77 @@ export function foldingRanges(a: IpvsadmAnalysis): FoldingRange[] {
 }
 
 /** The hover of a virtual service: scheduler, persistence and each real server with its share. */
-export function serviceHover(svc: VirtualService): string {
-  const lines: string[] = [`**${mdEscape(svc.name)}** — ${t('IPVS virtual service')}`, ''];
-  const facts: string[] = [];
-  if (svc.scheduler) facts.push(`${schedulerTitle(svc.scheduler)} (${code(svc.scheduler)})`);
-  if (svc.persistent) facts.push(t('persistent {0} s', svc.persistent.timeout));
-  if (svc.flags.length > 0) facts.push(svc.flags.map(code).join(', '));
-  facts.push(svc.realServers.length === 1 ? t('1 real server') : t('{0} real servers', svc.realServers.length));
-  lines.push(facts.join(' · '));
+export function serviceHover(svc: VirtualService): Md {
+  const lines: Md[] = [md`${bold(text(svc.name))} — ${mdT('IPVS virtual service')}`, md``];
+  const facts: Md[] = [];
+  if (svc.scheduler) facts.push(md`${schedulerTitle(svc.scheduler)} (${code(svc.scheduler)})`);
+  if (svc.persistent) facts.push(mdT('persistent {0} s', svc.persistent.timeout));
+  if (svc.flags.length > 0) facts.push(join(svc.flags.map(code), ', '));
+  facts.push(svc.realServers.length === 1 ? mdT('1 real server') : mdT('{0} real servers', svc.realServers.length));
+  lines.push(join(facts, ' · '));
   if (svc.protocol === 'fwmark') {
-    lines.push('', t('A firewall-mark service: it takes every packet that iptables marked with {0}, whatever its address and port.', svc.fwmark ?? '?'));
+    lines.push(md``, mdT('A firewall-mark service: it takes every packet that iptables marked with {0}, whatever its address and port.', svc.fwmark ?? text('?')));
   }
   if (svc.scheduler) {
-    lines.push('', explainScheduler(svc.scheduler));
+    lines.push(md``, explainScheduler(svc.scheduler));
   }
   if (svc.realServers.length === 0) {
-    lines.push('', t('No real servers: IPVS cannot schedule new connections to this service and answers them with ICMP port unreachable. kube-proxy keeps the virtual service of a Service that has no ready endpoints.'));
-    return lines.join('\n');
+    lines.push(md``, mdT('No real servers: IPVS cannot schedule new connections to this service and answers them with ICMP port unreachable. kube-proxy keeps the virtual service of a Service that has no ready endpoints.'));
+    return join(lines);
   }
   const shares = weightShares(svc);
   const predict = schedulerPredictability(svc.scheduler);
-  lines.push('', predict ? `${t('Real servers:')} ${predict}` : t('Real servers:'));
+  lines.push(md``, predict ? md`${mdT('Real servers:')} ${predict}` : mdT('Real servers:'));
   svc.realServers.forEach((r, k) => {
-    lines.push(`- ${code(realServerLabel(r))} — ${mdEscape(serverDetail(r, shares?.[k]))}`);
+    lines.push(md`- ${code(realServerLabel(r))} — ${text(serverDetail(r, shares?.[k]))}`);
   });
   const sched = svc.scheduler ?? '';
   if (CONNECTION_COUNT_SCHEDULERS.has(sched)) {
-    lines.push('', t('{0} decides by the live connection counts (and weights): the next connection goes to whichever server is least loaded at that moment, so no fixed share can be given.', code(sched)));
+    lines.push(md``, mdT('{0} decides by the live connection counts (and weights): the next connection goes to whichever server is least loaded at that moment, so no fixed share can be given.', code(sched)));
   } else if (SOURCE_HASH_SCHEDULERS.has(sched)) {
-    lines.push('', t('{0} decides by a hash of the client address: a given client always reaches the same server; over many clients the spread follows the weights.', code(sched)));
+    lines.push(md``, mdT('{0} decides by a hash of the client address: a given client always reaches the same server; over many clients the spread follows the weights.', code(sched)));
   } else if (DESTINATION_SCHEDULERS.has(sched)) {
-    lines.push('', t('{0} decides by the destination address.', code(sched)));
+    lines.push(md``, mdT('{0} decides by the destination address.', code(sched)));
   }
   if (svc.realServers.some((r) => r.weight === 0 && !r.notInDump.includes('weight'))) {
-    lines.push('', t('Servers with weight 0 take no new connections (kube-proxy: endpoint terminating).'));
+    lines.push(md``, mdT('Servers with weight 0 take no new connections (kube-proxy: endpoint terminating).'));
   }
   if (svc.persistent) {
-    lines.push('', t('Persistence overrides the scheduler for returning clients: a client that connected in the last {0} s goes back to the same real server.', svc.persistent.timeout));
+    lines.push(md``, mdT('Persistence overrides the scheduler for returning clients: a client that connected in the last {0} s goes back to the same real server.', svc.persistent.timeout));
   }
-  return lines.join('\n');
+  return join(lines);
 }
 
-function realServerHover(svc: VirtualService, r: RealServer): string {
+function realServerHover(svc: VirtualService, r: RealServer): Md {
   const shares = weightShares(svc);
   const share = shares?.[svc.realServers.indexOf(r)];
-  const lines = [`**${mdEscape(realServerLabel(r))}** — ${t('real server of {0}', mdEscape(svc.name))}`, ''];
-  lines.push(mdEscape(serverDetail(r, share)));
+  const lines = [md`${bold(text(realServerLabel(r)))} — ${mdT('real server of {0}', text(svc.name))}`, md``];
+  lines.push(text(serverDetail(r, share)));
   if (share !== undefined) {
-    const how = svc.scheduler === 'rr' ? t('{0}: equal turns for every server with weight above 0', code('rr')) : t('{0}: its weight divided by the sum of the weights', code(svc.scheduler ?? ''));
-    lines.push('', svc.persistent
-      ? t('Gets **{0}** of new clients ({1}); a client that returns within {2} s comes back to the same server.', formatPercent(share), how, svc.persistent.timeout)
-      : t('Gets **{0}** of new connections ({1}).', formatPercent(share), how));
+    const how = svc.scheduler === 'rr' ? mdT('{0}: equal turns for every server with weight above 0', code('rr')) : mdT('{0}: its weight divided by the sum of the weights', code(svc.scheduler ?? ''));
+    lines.push(md``, svc.persistent
+      ? mdT('Gets **{0}** of new clients ({1}); a client that returns within {2} s comes back to the same server.', text(formatPercent(share)), how, svc.persistent.timeout)
+      : mdT('Gets **{0}** of new connections ({1}).', text(formatPercent(share)), how));
   } else if (svc.scheduler && CONNECTION_COUNT_SCHEDULERS.has(svc.scheduler)) {
-    lines.push('', t('Its share depends on live connection counts ({0}).', code(svc.scheduler)));
+    lines.push(md``, mdT('Its share depends on live connection counts ({0}).', code(svc.scheduler)));
   } else if (svc.scheduler && (SOURCE_HASH_SCHEDULERS.has(svc.scheduler) || DESTINATION_SCHEDULERS.has(svc.scheduler))) {
-    lines.push('', t('Which clients reach it depends on a hash of their address ({0}).', code(svc.scheduler)));
+    lines.push(md``, mdT('Which clients reach it depends on a hash of their address ({0}).', code(svc.scheduler)));
   }
-  if (r.persistConn !== undefined) lines.push('', t('{0} clients are pinned to it by persistence templates.', r.persistConn));
+  if (r.persistConn !== undefined) lines.push(md``, mdT('{0} clients are pinned to it by persistence templates.', r.persistConn));
   if (r.upperThreshold !== undefined || r.lowerThreshold !== undefined) {
-    lines.push('', t('Connection thresholds: upper {0}, lower {1} (0 = none).', r.upperThreshold ?? 0, r.lowerThreshold ?? 0));
+    lines.push(md``, mdT('Connection thresholds: upper {0}, lower {1} (0 = none).', r.upperThreshold ?? 0, r.lowerThreshold ?? 0));
   }
-  if (r.stats) lines.push('', statsLine(r.stats));
-  if (!r.notInDump.includes('forward')) lines.push('', explainForward(r.forward, r.localNode));
-  if (r.tunnel) lines.push('', t('Tunnel {0}.', code(r.tunnel.text)));
-  return lines.join('\n');
+  if (r.stats) lines.push(md``, statsLine(r.stats));
+  if (!r.notInDump.includes('forward')) lines.push(md``, explainForward(r.forward, r.localNode));
+  if (r.tunnel) lines.push(md``, mdT('Tunnel {0}.', code(r.tunnel.text)));
+  return join(lines);
 }
 
-function statsLine(s: NonNullable<RealServer['stats']>): string {
-  const text = s.kind === 'stats'
-    ? t('{0} connections, {1} packets in, {2} packets out, {3} bytes in, {4} bytes out since creation.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes)
-    : t('{0} connections/s, {1} packets/s in, {2} packets/s out, {3} bytes/s in, {4} bytes/s out.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes);
-  return s.approximate ? `${text} ${t('(shortened by ipvsadm; --exact prints exact numbers)')}` : text;
+function statsLine(s: NonNullable<RealServer['stats']>): Md {
+  const line = s.kind === 'stats'
+    ? mdT('{0} connections, {1} packets in, {2} packets out, {3} bytes in, {4} bytes out since creation.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes)
+    : mdT('{0} connections/s, {1} packets/s in, {2} packets/s out, {3} bytes/s in, {4} bytes/s out.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes);
+  return s.approximate ? md`${line} ${mdT('(shortened by ipvsadm; --exact prints exact numbers)')}` : line;
 }
 
 export function hoverAt(a: IpvsadmAnalysis, position: Position): Hover | undefined {
@@ -258,8 +257,8 @@ export function hoverAt(a: IpvsadmAnalysis, position: Position): Hover | undefin
     if (at(svc.schedulerRange)) return { markdown: schedulerHover(svc), range: svc.schedulerRange! };
     if (svc.persistent && at(svc.persistent.range)) return { markdown: explainPersistence(svc.persistent, svc.family), range: svc.persistent.range };
     const flag = svc.flagRanges.findIndex((r) => at(r));
-    if (flag >= 0) return { markdown: svc.flags.map(explainSchedFlag).join('\n\n'), range: svc.flagRanges[flag] };
-    if (svc.stats && at(svc.stats.range)) return { markdown: `${explainColumns(svc.stats.kind)}\n\n${statsLine(svc.stats)}`, range: svc.stats.range };
+    if (flag >= 0) return { markdown: join(svc.flags.map(explainSchedFlag), '\n\n'), range: svc.flagRanges[flag] };
+    if (svc.stats && at(svc.stats.range)) return { markdown: md`${explainColumns(svc.stats.kind)}\n\n${statsLine(svc.stats)}`, range: svc.stats.range };
     return { markdown: serviceHover(svc), range: svc.nameRange };
   }
   if (svc) {
@@ -270,49 +269,49 @@ export function hoverAt(a: IpvsadmAnalysis, position: Position): Hover | undefin
   return undefined;
 }
 
-function schedulerHover(svc: VirtualService): string {
+function schedulerHover(svc: VirtualService): Md {
   const sched = svc.scheduler ?? '';
-  const lines = [`**${schedulerTitle(sched)}** — ${code(sched)}`, '', explainScheduler(sched)];
+  const lines = [md`${bold(schedulerTitle(sched))} — ${code(sched)}`, md``, explainScheduler(sched)];
   const shares = weightShares(svc);
   if (shares && svc.realServers.length > 0) {
-    lines.push('', t('For {0}:', mdEscape(svc.name)));
-    svc.realServers.forEach((r, k) => lines.push(`- ${code(realServerLabel(r))} — ${formatPercent(shares[k])}`));
+    lines.push(md``, mdT('For {0}:', text(svc.name)));
+    svc.realServers.forEach((r, k) => lines.push(md`- ${code(realServerLabel(r))} — ${text(formatPercent(shares[k]))}`));
   } else if (CONNECTION_COUNT_SCHEDULERS.has(sched) && svc.realServers.length > 0) {
-    lines.push('', t('Connection counts in this dump:'));
+    lines.push(md``, mdT('Connection counts in this dump:'));
     for (const r of svc.realServers) {
-      lines.push(`- ${code(realServerLabel(r))} — ${mdEscape(serverDetail(r, undefined))}`);
+      lines.push(md`- ${code(realServerLabel(r))} — ${text(serverDetail(r, undefined))}`);
     }
   }
-  return lines.join('\n');
+  return join(lines);
 }
 
-function weightHover(svc: VirtualService, r: RealServer): string {
+function weightHover(svc: VirtualService, r: RealServer): Md {
   const lines = [explainWeight(r.weight)];
   const shares = weightShares(svc);
   const share = shares?.[svc.realServers.indexOf(r)];
-  if (share !== undefined) lines.push('', t('With {0} this server gets **{1}** of new connections.', code(svc.scheduler ?? ''), formatPercent(share)));
-  return lines.join('\n');
+  if (share !== undefined) lines.push(md``, mdT('With {0} this server gets **{1}** of new connections.', code(svc.scheduler ?? ''), text(formatPercent(share))));
+  return join(lines);
 }
 
 function connectionHover(a: IpvsadmAnalysis, c: IpvsConnection, position: Position): Hover {
   const at = (r: Range) => containsPosition(r, position);
   if (at(c.stateRange)) return { markdown: explainConnectionState(c.state), range: c.stateRange };
   if (at(c.expiresRange)) {
-    return { markdown: t('Expires in {0} s (minutes:seconds). Each packet of the connection resets it to the timeout of its state.', c.expires), range: c.expiresRange };
+    return { markdown: mdT('Expires in {0} s (minutes:seconds). Each packet of the connection resets it to the timeout of its state.', c.expires), range: c.expiresRange };
   }
   if (at(c.virtual.range)) {
     const svc = a.dump.services.find((s) => s.name === `${c.protocol} ${c.virtual.text}`);
     if (svc) return { markdown: serviceHover(svc), range: c.virtual.range };
   }
   const lines = [
-    `**${t('IPVS connection')}** — ${code(c.protocol)}`,
-    '',
-    t('Client {0} → virtual service {1} → real server {2}.', code(c.source.text), code(c.virtual.text), code(c.destination.text)),
-    '',
+    md`${bold(mdT('IPVS connection'))} — ${code(c.protocol)}`,
+    md``,
+    mdT('Client {0} → virtual service {1} → real server {2}.', code(c.source.text), code(c.virtual.text), code(c.destination.text)),
+    md``,
     explainConnectionState(c.state),
   ];
-  if (c.source.port === 0 && c.state === 'NONE') lines.push('', t('Source port 0 marks a persistence template: it pins this client to the real server.'));
-  return { markdown: lines.join('\n'), range: c.range };
+  if (c.source.port === 0 && c.state === 'NONE') lines.push(md``, mdT('Source port 0 marks a persistence template: it pins this client to the real server.'));
+  return { markdown: join(lines), range: c.range };
 }
 
 function commandHover(a: IpvsadmAnalysis, command: IpvsCommand, position: Position): Hover | undefined {
@@ -324,11 +323,11 @@ function commandHover(a: IpvsadmAnalysis, command: IpvsCommand, position: Positi
       case '-s':
         return { markdown: svc ? schedulerHover(svc) : explainScheduler(o.values[0] ?? ''), range: o.range };
       case '-p':
-        return { markdown: svc?.persistent ? explainPersistence(svc.persistent, svc.family) : t('Persistence: connections from one client go to the same real server.'), range: o.range };
+        return { markdown: svc?.persistent ? explainPersistence(svc.persistent, svc.family) : mdT('Persistence: connections from one client go to the same real server.'), range: o.range };
       case '-M':
-        return { markdown: svc?.persistent ? explainPersistence(svc.persistent, svc.family) : t('The persistence netmask.'), range: o.range };
+        return { markdown: svc?.persistent ? explainPersistence(svc.persistent, svc.family) : mdT('The persistence netmask.'), range: o.range };
       case '-b':
-        return { markdown: (o.values[0] ?? '').split(',').map(explainSchedFlag).join('\n\n'), range: o.range };
+        return { markdown: join((o.values[0] ?? '').split(',').map(explainSchedFlag), '\n\n'), range: o.range };
       case '-o':
         return { markdown: explainSchedFlag('ops'), range: o.range };
       case '-m':

@@ -10,8 +10,8 @@ import { buildNftCatalog, classifyNftKubeObject, isKubeProxyNftTable, type NftCa
 import type { Service } from '../kube/catalog';
 import { nftEndpointServicePart } from '../kube/nft-hash';
 import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode, nftKubeObjectTitle } from '../explain/kube-nft';
-import { describeService, hoverCommands } from '../explain/service';
-import { code, mdEscape } from '../explain/iptables';
+import { describeService } from '../explain/service';
+import { bold, code, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
 import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
@@ -174,21 +174,33 @@ function tableOf(a: NftAnalysis, scope: string): NftTable | undefined {
   return a.ruleset.tableById.get(scope);
 }
 
-function objectHover(a: NftAnalysis, table: NftTable, name: string, kind: 'chain' | 'set' | 'map'): string {
+/** The chain's facts for its hover: hook and priority, policy, rule count, Service (all dump text escaped). */
+function chainFacts(a: NftAnalysis, table: NftTable, chain: NftChain): Md {
+  return text(chainDetail(a, table, chain));
+}
+
+function objectHover(a: NftAnalysis, table: NftTable, name: string, kind: 'chain' | 'set' | 'map'): MarkdownBuilder {
   const title = nftKubeObjectTitle(name);
-  const lines = [`**${mdEscape(name)}**${title ? ` — ${title}` : ''}`, ''];
+  const out = new MarkdownBuilder().push(title ? md`${bold(text(name))} — ${title}` : bold(text(name)), md``);
   if (kind === 'chain') {
     const chain = table.chainByName.get(name);
-    if (chain) lines.push(chainDetail(a, table, chain));
+    if (chain) out.push(chainFacts(a, table, chain));
   } else {
     const s = kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name);
-    if (s) lines.push(`${kind} ${code(s.keyType.join(' . '))}${kind === 'map' ? ` : ${code((s as NftMap).dataType.join(' . '))}` : ''} · ${t('{0} elements', s.elements.length)}${s.timeout ? ` · ${t('timeout {0}', s.timeout)}` : ''}`);
+    if (s) {
+      const type = kind === 'map' ? md`${code(s.keyType.join(' . '))} : ${code((s as NftMap).dataType.join(' . '))}` : code(s.keyType.join(' . '));
+      const timeout = s.timeout ? md` · ${mdT('timeout {0}', text(s.timeout))}` : md``;
+      out.push(md`${text(kind)} ${type} · ${mdT('{0} elements', s.elements.length)}${timeout}`);
+    }
   }
   const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(name) : undefined;
-  if (explained) lines.push('', explained);
+  if (explained) out.push(md``, explained);
   const service = serviceOf(a, table.id, name);
-  if (service) lines.push('', ...describeService(service, { endpointChain: classifyNftKubeObject(name) === 'endpoint' ? name : undefined, hashChain: name }));
-  return lines.join('\n');
+  if (service) {
+    out.push(md``);
+    describeService(out, service, { endpointChain: classifyNftKubeObject(name) === 'endpoint' ? name : undefined, hashChain: name });
+  }
+  return out;
 }
 
 function elementAt(table: NftTable, position: Position): { set: NftSet | NftMap; element: NftElement } | undefined {
@@ -203,16 +215,36 @@ function statementAt(statements: NftStatement[], position: Position): NftStateme
   return statements.find((s) => containsPosition(s.range, position));
 }
 
+function withCommands(out: MarkdownBuilder, range: Range): Hover {
+  return out.commands.length > 0 ? { markdown: out.markdown(), range, commands: out.commands } : { markdown: out.markdown(), range };
+}
+
+function elementHover(a: NftAnalysis, table: NftTable, set: NftSet | NftMap, element: NftElement): MarkdownBuilder {
+  const v = element.value;
+  const value = v === undefined ? md`` : md` : ${code(typeof v === 'string' ? v : `${v.kind}${v.chain ? ` ${v.chain}` : ''}`)}`;
+  const out = new MarkdownBuilder().push(md`${code(element.key.join(' . '))}${value}`);
+  const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(set.name) : undefined;
+  if (explained) out.push(md``, explained);
+  const chain = typeof v === 'object' ? v.chain : undefined;
+  const service = chain ? serviceOf(a, table.id, chain) : undefined;
+  if (service) {
+    out.push(md``);
+    describeService(out, service);
+  }
+  if (element.comment) out.push(md``, md`${mdT('comment')}: ${code(element.comment)}`);
+  return out;
+}
+
 export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
   const comment = a.ruleset.comments.find((c) => c.range.start.line === position.line);
   if (comment?.kind === 'warning') {
     return {
       range: comment.range,
-      markdown: [
-        `**${t('Managed by iptables-nft')}**`,
-        '',
-        t('This table was written by iptables-nft, the nf_tables backend of iptables: these are iptables rules shown in nft syntax (xt matches, odd spacing, no comments). If they contain KUBE-SVC/KUBE-SEP chains, kube-proxy runs in **iptables mode** on this node, not in nftables mode — nftables mode writes its own table ip kube-proxy. Read these rules with iptables-save instead.'),
-      ].join('\n'),
+      markdown: join([
+        bold(mdT('Managed by iptables-nft')),
+        md``,
+        mdT('This table was written by iptables-nft, the nf_tables backend of iptables: these are iptables rules shown in nft syntax (xt matches, odd spacing, no comments). If they contain KUBE-SVC/KUBE-SEP chains, kube-proxy runs in **iptables mode** on this node, not in nftables mode — nftables mode writes its own table ip kube-proxy. Read these rules with iptables-save instead.'),
+      ]),
     };
   }
   const hit = a.ruleset.symbols.at(position);
@@ -222,28 +254,16 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
     const table = tableOf(a, sym.scope);
     if (sym.kind === 'table') {
       const t2 = a.ruleset.tables.find((x) => x.name === sym.name && x.family === sym.scope) ?? a.ruleset.tables.find((x) => x.name === sym.name);
-      if (t2 && isKubeProxyNftTable(t2)) return { markdown: `**${t2.family} ${mdEscape(t2.name)}**\n\n${explainNftKubeProxyMode()}`, range };
-      return { markdown: `**${t2 ? `${t2.family} ` : ''}${mdEscape(sym.name)}** — ${t('table')}`, range };
+      if (t2 && isKubeProxyNftTable(t2)) return { markdown: md`${bold(text(`${t2.family} ${t2.name}`))}\n\n${explainNftKubeProxyMode()}`, range };
+      return { markdown: md`${bold(text(`${t2 ? `${t2.family} ` : ''}${sym.name}`))} — ${mdT('table')}`, range };
     }
-    if (table && (sym.kind === 'chain' || sym.kind === 'set' || sym.kind === 'map')) {
-      const markdown = objectHover(a, table, sym.name, sym.kind);
-      return markdown.includes('](command:dataplane.') ? { markdown, range, commands: hoverCommands(markdown) } : { markdown, range };
-    }
+    if (table && (sym.kind === 'chain' || sym.kind === 'set' || sym.kind === 'map')) return withCommands(objectHover(a, table, sym.name, sym.kind), range);
   }
   for (const table of a.ruleset.tables) {
     if (!containsPosition(table.range, position)) continue;
     const hitElement = elementAt(table, position);
     if (hitElement) {
-      const { set, element } = hitElement;
-      const lines = [`${code(element.key.join(' . '))}${element.value !== undefined ? ` : ${code(typeof element.value === 'string' ? element.value : `${element.value.kind}${element.value.chain ? ` ${element.value.chain}` : ''}`)}` : ''}`, ''];
-      const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(set.name) : undefined;
-      if (explained) lines.push(explained, '');
-      const chain = typeof element.value === 'object' ? element.value.chain : undefined;
-      const service = chain ? serviceOf(a, table.id, chain) : undefined;
-      if (service) appendAll(lines, describeService(service));
-      if (element.comment) lines.push('', `${t('comment')}: ${code(element.comment)}`);
-      const markdown = lines.join('\n').trim();
-      return markdown.includes('](command:dataplane.') ? { markdown, range: element.range, commands: hoverCommands(markdown) } : { markdown, range: element.range };
+      return withCommands(elementHover(a, table, hitElement.set, hitElement.element), hitElement.element.range);
     }
   }
   const rule = a.ruleset.ruleByLine.get(position.line);
@@ -253,9 +273,9 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
       return { markdown: explainNftKubeIdiom('numgen', statement.key.mod), range: statement.range };
     }
     if (statement.kind === 'vmap') return { markdown: explainNftKubeIdiom('vmap-by-destination'), range: statement.range };
-    if (statement.kind === 'nat' && statement.type === 'dnat') return { markdown: `**dnat** ${code(statement.text)}\n\n${explainNftKubeIdiom('dnat')}`, range: statement.range };
+    if (statement.kind === 'nat' && statement.type === 'dnat') return { markdown: md`**dnat** ${code(statement.text)}\n\n${explainNftKubeIdiom('dnat')}`, range: statement.range };
     if (statement.kind === 'nat' && statement.type === 'masquerade') {
-      return { markdown: `**masquerade**\n\n${t('Source NAT to the address of the interface the packet leaves through, for packets marked for masquerade (bit 0x4000 of the mark in kube-proxy\'s tables).')}`, range: statement.range };
+      return { markdown: md`**masquerade**\n\n${mdT('Source NAT to the address of the interface the packet leaves through, for packets marked for masquerade (bit 0x4000 of the mark in kube-proxy\'s tables).')}`, range: statement.range };
     }
     if (statement.kind === 'mark' && /0x0*4000\b/.test(statement.text)) return { markdown: explainNftKubeIdiom('mark-masq'), range: statement.range };
   }

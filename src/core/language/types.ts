@@ -3,6 +3,7 @@ import type { Diagnostic } from '../model/diagnostics';
 import type { Position, Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import type { Service } from '../kube/catalog';
+import type { HoverCommand, Md } from '../explain/markdown';
 
 export interface OutlineItem {
   name: string;
@@ -19,10 +20,11 @@ export interface FoldingRange {
 }
 
 export interface Hover {
-  markdown: string;
+  /** Written with explain/markdown, which escapes all dump text. */
+  markdown: Md;
   range: Range;
-  /** Commands the Markdown links to (`command:` URIs); the editor enables exactly these. */
-  commands?: string[];
+  /** The commands the code linked to (MarkdownBuilder.commandLink); the editor enables exactly these. */
+  commands?: HoverCommand[];
 }
 
 export interface StatusSummary {

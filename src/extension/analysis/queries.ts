@@ -10,6 +10,7 @@ import type { Position, Range } from '../../core/model/range';
 import { formatShare, serviceLabel, type ObjectRef, type Service } from '../../core/kube/catalog';
 import { serviceTitle } from '../../core/graph/model';
 import { t } from '../../core/l10n';
+import { plainLabel } from '../../core/explain/label';
 import type { NodeSnapshot } from '../../core/snapshot';
 import { hostPort, traceSnapshot, type Protocol, type SnapshotFile as TraceFile, type TraceRequest } from '../../core/trace';
 
@@ -56,9 +57,10 @@ export function serviceItems(services: readonly Service[]): ServiceItem[] {
   return services.map((s) => {
     const target = s.objects.find((o) => o.role === 'service-chain' || o.role === 'service-local-chain') ?? s.objects[0];
     return {
-      label: serviceLabel(s),
-      description: s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${f.address ?? ''}${f.address ? ':' : ''}${f.port}`).join('  '),
-      detail: s.endpoints.length === 0 ? t('no endpoints') : s.endpoints.map((e) => `${e.address}:${e.port} ${formatShare(e.probability)}`).join(' · '),
+      // Dump text in a QuickPick row: its `$(icon)` syntax is kept literal.
+      label: plainLabel(serviceLabel(s)),
+      description: plainLabel(s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${f.address ?? ''}${f.address ? ':' : ''}${f.port}`).join('  ')),
+      detail: s.endpoints.length === 0 ? t('no endpoints') : plainLabel(s.endpoints.map((e) => `${e.address}:${e.port} ${formatShare(e.probability)}`).join(' · ')),
       range: target?.range,
     };
   });
@@ -106,9 +108,9 @@ export function frontendItems(services: readonly Service[], kind: 'clusterIP' | 
       if (f.kind !== kind) continue;
       const address = f.address ?? '';
       items.push({
-        label: kind === 'clusterIP' ? `${hostPort(address, f.port)}/${s.protocol}` : `NodePort ${f.port}/${s.protocol}`,
-        description: serviceLabel(s),
-        detail: s.endpoints.length ? s.endpoints.map((e) => `${hostPort(e.address, e.port)} ${formatShare(e.probability)}`).join(' · ') : t('no endpoints'),
+        label: plainLabel(kind === 'clusterIP' ? `${hostPort(address, f.port)}/${s.protocol}` : `NodePort ${f.port}/${s.protocol}`),
+        description: plainLabel(serviceLabel(s)),
+        detail: s.endpoints.length ? plainLabel(s.endpoints.map((e) => `${hostPort(e.address, e.port)} ${formatShare(e.probability)}`).join(' · ')) : t('no endpoints'),
         target: { address, port: f.port, protocol: s.protocol as Protocol },
       });
     }

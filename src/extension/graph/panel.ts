@@ -11,6 +11,7 @@ import { parseFromWebview, parseGraphPanelState, type GraphStrings, type ToWebvi
 import type { GraphLayout } from '../../core/graph/svg';
 import type { TraceHighlight } from '../../core/graph/trace';
 import type { Entry, Protocol, TraceResult } from '../../core/trace';
+import { plainLabel } from '../../core/explain/label';
 import type { DocumentCache } from '../documentCache';
 import { core } from '../loadCore';
 import type { Log } from '../log';
@@ -158,7 +159,7 @@ class GraphPanel {
       this.sendHighlight();
     } catch (e) {
       this.log.error(`graph: ${(e as Error).message}`);
-      void vscode.window.showErrorMessage(vscode.l10n.t('Cannot draw the Service graph: {0}', (e as Error).message));
+      void vscode.window.showErrorMessage(vscode.l10n.t('Cannot draw the Service graph: {0}', plainLabel((e as Error).message)));
     }
   }
 
@@ -341,7 +342,7 @@ class GraphPanel {
     const text = core().toSvg(graphs, layout, this.highlight ?? undefined);
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
     this.log.info(`graph: saved ${uri.toString()} (${text.length} characters)`);
-    void vscode.window.showInformationMessage(vscode.l10n.t('Saved the Service graph to {0}.', vscode.workspace.asRelativePath(uri)));
+    void vscode.window.showInformationMessage(vscode.l10n.t('Saved the Service graph to {0}.', plainLabel(vscode.workspace.asRelativePath(uri))));
   }
 
   private async reveal(nodeId: string): Promise<void> {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { StatusSummary } from '../../core/language/types';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { readSettings } from '../settings';
+import { plainLabel } from '../../core/explain/label';
 
 /** Sizes as people read them: 49.2 MB. */
 export function formatSize(characters: number): string {
@@ -78,7 +79,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
       }
       case 'failed':
         item.text = vscode.l10n.t('{0}: analysis failed', document.languageId);
-        item.detail = state.message;
+        item.detail = plainLabel(state.message);
         item.severity = vscode.LanguageStatusSeverity.Error;
         item.command = { command: 'dataplane.showLog', title: vscode.l10n.t('Show Log') };
         return;

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { Outcome, PathStep, TraceResult } from '../../core/trace';
 import { toRange } from '../convert';
 import { core } from '../loadCore';
+import { plainLabel } from '../../core/explain/label';
 
 export interface ShownTrace {
   result: TraceResult;
@@ -57,14 +58,14 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
       case 'packet': {
         const p = node.trace.result.packet;
         const from = { pod: vscode.l10n.t('from a pod on this node'), node: vscode.l10n.t('from this node'), external: vscode.l10n.t('from outside the cluster') }[p.entry];
-        const item = new vscode.TreeItem(`${p.protocol.toUpperCase()} ${p.src} → ${core().hostPort(p.dst, p.dport)}`);
+        const item = new vscode.TreeItem(plainLabel(`${p.protocol.toUpperCase()} ${p.src} → ${core().hostPort(p.dst, p.dport)}`));
         item.description = from;
         item.iconPath = new vscode.ThemeIcon('debug-start');
         item.tooltip = vscode.l10n.t('The first packet of a new connection {0}.', from);
         return item;
       }
       case 'warning': {
-        const item = new vscode.TreeItem(node.text);
+        const item = new vscode.TreeItem(plainLabel(node.text));
         item.iconPath = new vscode.ThemeIcon('warning');
         item.tooltip = node.text;
         return item;
@@ -74,28 +75,29 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
         const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
         // With several outcomes they start collapsed, so all of them (and their shares) are visible at once.
         const single = node.trace.result.outcomes.length === 1;
-        const item = new vscode.TreeItem(`${core().formatShare(o.probability)}  ${what}`, single ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(plainLabel(`${core().formatShare(o.probability)}  ${what}`), single ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
         item.description = o.masquerade ? vscode.l10n.t('masqueraded') : undefined;
         item.iconPath = new vscode.ThemeIcon(o.verdict === 'dnat' || o.verdict === 'accept' ? 'pass' : 'error');
         item.tooltip = o.assumptions.length ? o.assumptions.join('\n') : undefined;
         return item;
       }
       case 'assumption': {
-        const item = new vscode.TreeItem(node.text);
+        const item = new vscode.TreeItem(plainLabel(node.text));
         item.iconPath = new vscode.ThemeIcon('question');
         return item;
       }
       case 'note': {
-        const item = new vscode.TreeItem(node.text);
+        const item = new vscode.TreeItem(plainLabel(node.text));
         item.iconPath = new vscode.ThemeIcon('info');
         item.tooltip = node.text;
         return item;
       }
       case 'step': {
         const s = node.step;
-        const item = new vscode.TreeItem(s.note || `${s.table}/${s.chain}`);
-        item.description = vscode.l10n.t('{0}/{1}, line {2}', s.table, s.chain, s.line + 1);
-        item.tooltip = new vscode.MarkdownString().appendCodeblock(s.text, 'iptables');
+        const item = new vscode.TreeItem(plainLabel(s.note || `${s.table}/${s.chain}`));
+        item.description = plainLabel(vscode.l10n.t('{0}/{1}, line {2}', s.table, s.chain, s.line + 1));
+        // A code block of one line: the rule's text cannot close its fence.
+        item.tooltip = new vscode.MarkdownString().appendCodeblock(s.text.replace(/[\r\n]+/g, ' '), 'iptables');
         item.iconPath = new vscode.ThemeIcon('arrow-small-right');
         const uri = node.trace.uris[s.fileIndex];
         if (uri) item.command = { command: 'dataplane.revealTraceStep', title: vscode.l10n.t('Reveal Rule'), arguments: [uri, toRange(s.range)] };

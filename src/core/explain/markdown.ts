@@ -1,0 +1,90 @@
+// The one way hover and explanation Markdown is written. Dump text is untrusted (dumps come from strangers'
+// bug reports), so the only ways to put it in are `text` (every ASCII punctuation character escaped: no link,
+// image, autolink, HTML or emphasis can start) and `code` (a code span its content cannot close). Everything
+// else is code-supplied: template literals, translated messages whose arguments are themselves Md, and links
+// to commands the code names, recorded so that the editor enables exactly those.
+import { t, type MessageArg } from '../l10n';
+
+/** Markdown that is safe to render: built only by the functions of this module. */
+export type Md = string & { readonly __markdown: unique symbol };
+
+/** The commands a hover may link to. */
+export type HoverCommand = 'dataplane.tracePacket' | 'dataplane.showGraph';
+
+const lit = (s: string) => s as Md;
+
+/**
+ * Dump text as literal Markdown text, on one line. Escaped: every character that can open a link, image, HTML,
+ * emphasis or table cell, what would start an autolink (`://`, `www.`, `@`) and a block marker at the start.
+ * Other punctuation stays as it is, so addresses and names read (and search) as in the dump.
+ */
+export function text(s: string): Md {
+  const escaped = oneLine(s)
+    .replace(/[\\`*_[\]<>!&|~@]|:(?=\/\/)|(?<=www)\./gi, (c) => `\\${c}`)
+    .replace(/^(\d*)([#+\-]|(?<=\d)[.)])(?=\s|$)/, (_, digits: string, mark: string) => `${digits}\\${mark}`);
+  return lit(escaped);
+}
+
+/**
+ * Dump text as a code span. Backslash escapes do not work inside code spans, so the text is kept as it is and the
+ * fence is one backtick longer than the longest backtick run in it; a space pads a leading or trailing backtick.
+ */
+export function code(s: string): Md {
+  const clean = oneLine(s);
+  if (clean === '') return lit('');
+  const runs = clean.match(/`+/g) ?? [];
+  const fence = '`'.repeat(1 + runs.reduce((n, r) => Math.max(n, r.length), 0));
+  const pad = /^[` ]|[` ]$/.test(clean) && clean.trim() !== '' ? ' ' : '';
+  return lit(`${fence}${pad}${clean}${pad}${fence}`);
+}
+
+/** Bold of Markdown already built. */
+export function bold(m: Md): Md {
+  return m === '' ? m : lit(`**${m}**`);
+}
+
+/** A template literal whose constant parts are the code's Markdown and whose values must be Md or numbers. */
+export function md(strings: TemplateStringsArray, ...values: (Md | number)[]): Md {
+  let out = strings[0];
+  values.forEach((v, k) => (out += String(v) + strings[k + 1]));
+  return lit(out);
+}
+
+/** A translated message (trusted Markdown, like the English key) with Md or number arguments. */
+export function mdT(message: string, ...args: (Md | number)[]): Md {
+  return lit(t(message, ...(args as MessageArg[])));
+}
+
+export function join(parts: readonly Md[], separator: '\n' | '\n\n' | ' · ' | ', ' | ' ' = '\n'): Md {
+  return lit(parts.join(separator));
+}
+
+/** Lines of Markdown that may carry command links: the commands are those its links were made for. */
+export class MarkdownBuilder {
+  readonly lines: Md[] = [];
+  private readonly used = new Set<HoverCommand>();
+
+  push(...lines: Md[]): this {
+    for (const l of lines) this.lines.push(l);
+    return this;
+  }
+
+  /** A link that runs `command` with `args` (JSON, URI-encoded; Markdown link delimiters encoded too). */
+  commandLink(label: Md, command: HoverCommand, args: unknown[], title: string): Md {
+    this.used.add(command);
+    const arg = encodeURIComponent(JSON.stringify(args)).replace(/[()'!*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    return lit(`[${label}](command:${command}?${arg} "${title.replace(/["\\]/g, (c) => `\\${c}`).replace(/[\r\n]/g, ' ')}")`);
+  }
+
+  get commands(): HoverCommand[] {
+    return [...this.used];
+  }
+
+  markdown(): Md {
+    return join(this.lines);
+  }
+}
+
+function oneLine(s: string): string {
+  return s.replace(/[\r\n\u2028\u2029]+/g, ' ');
+}
