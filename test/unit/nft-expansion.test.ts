@@ -74,6 +74,17 @@ describe('nft variable expansion', () => {
     expect(table.chainByName.get('c')!.rules).toHaveLength(40);
   });
 
+  it('a long document may copy more, in proportion to its length only', () => {
+    // 2 MB of comment raises the budget to 2 MB / 4 copies; the doubling still stops there, not at 2^27.
+    const padding = `# ${'x'.repeat(1_000)}\n`.repeat(2_000);
+    const text = `${padding}${defineBomb(27)}table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t\telements = $v27\n\t}\n}\n`;
+    const r = parseNft(text);
+    const copies = r.defines.reduce((n, d) => n + (d.expression?.kind === 'set' ? d.expression.elements.length : 0), 0) + r.tables[0].sets[0].elements.length;
+    expect(copies).toBeGreaterThan(MAX_VARIABLE_COPIES);
+    expect(copies).toBeLessThanOrEqual(text.length / 4 + 2 * 262_144);
+    expect(r.diagnostics.some((d) => d.code === 'expansion-limit')).toBe(true);
+  });
+
   it('keeps real uses of variables in sets whole', () => {
     const text = `define web = { 80, 443 }\ndefine more = { $web, 8080 }\ntable inet f {\n\tchain c {\n\t\ttcp dport { $more, 22 } accept\n\t}\n}\n`;
     const r = parseNft(text);

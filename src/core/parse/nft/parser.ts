@@ -195,6 +195,7 @@ class NftTextBuilder implements StatementHost {
   ) {
     this.symbols = new Symbols(lines.count);
     this.mayHoldNul = document.includes('\u0000');
+    this.reader.expansions.allowFor(document.length);
   }
 
   // ---------------------------------------------------------------------------------------------------
