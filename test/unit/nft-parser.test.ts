@@ -468,6 +468,29 @@ add rule inet f c index 0 tcp dport 22 accept
     expect(rulesOf(r, 'inet f', 'c').map((x) => `${x.index}:${x.raw}`)).toEqual(['1:drop', '2:tcp dport 22 accept', '3:counter', '4:log', '5:reject']);
   });
 
+  it('rule commands around a chain block read again: positions, indexes past the end, a replaced handle', () => {
+    const r = parseNft(`table ip t {
+\tchain c {
+\t\tcounter # handle 5
+\t\taccept # handle 6
+\t}
+}
+insert rule ip t c position 6 drop
+add rule ip t c index 10 log
+delete rule ip t c handle 5
+table ip t {
+\tchain c {
+\t\treject
+\t}
+}
+add rule ip t c index 1 queue
+replace rule ip t c handle 6 notrack
+delete rule ip t c handle 6
+insert rule ip t c index 0 masquerade
+`);
+    expect(rulesOf(r, 'ip t', 'c').map((x) => `${x.index}:${x.raw}`)).toEqual(['1:masquerade', '2:drop', '3:notrack', '4:queue', '5:log', '6:reject']);
+  });
+
   it('flush, delete and destroy change what the file leaves behind', () => {
     const r = parseNft(`table ip a { chain c { accept; }; chain d { drop; }; set s { type ipv4_addr; elements = { 1.2.3.4, 5.6.7.8 }; } }
 table ip b { chain x { accept; } }
