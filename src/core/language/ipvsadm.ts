@@ -1,5 +1,5 @@
 // Language features for ipvsadm output and restore input, as pure functions over the analysed document.
-import type { Diagnostic } from '../model/diagnostics';
+import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
 import {
   CONNECTION_COUNT_SCHEDULERS,
   DESTINATION_SCHEDULERS,
@@ -40,11 +40,15 @@ export interface IpvsadmAnalysis {
 
 export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
   const dump = parseIpvsadm(text);
-  const diagnostics = [...dump.diagnostics];
+  const found = new CappedDiagnostics(dump.diagnostics);
   for (const svc of dump.services) {
     // A listing (not a connection table or a lone -a line) that shows a virtual service without servers.
     if (svc.realServers.length === 0 && svc.format !== 'connections') {
-      diagnostics.push({
+      if (found.full) {
+        found.unreported++;
+        continue;
+      }
+      found.push({
         range: svc.nameRange,
         severity: 'warning',
         code: 'no-real-servers',
@@ -52,7 +56,7 @@ export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
       });
     }
   }
-  return { dialect: 'ipvsadm', dump, diagnostics };
+  return { dialect: 'ipvsadm', dump, diagnostics: found.close() };
 }
 
 /** The defining line of the virtual service under the cursor (service line, `-A` line, `-a` line, connection entry). */

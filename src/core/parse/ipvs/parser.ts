@@ -3,7 +3,7 @@
 // connection tables and `ipvsadm -S[n]` / `ipvsadm -R` input, also several of them pasted into one file.
 // Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
 import type { IToken } from 'chevrotain';
-import type { Diagnostic, Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
 import {
   DEFAULT_PERSISTENT_TIMEOUT,
   DEFAULT_SCHEDULER,
@@ -37,8 +37,8 @@ import { emptyNameTable, nameTable } from '../../model/name-table';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
 export const MAX_LINE_LENGTH = 65_536;
-/** Past this many diagnostics a file is clearly not ipvsadm output; the rest are summarised in one. */
-export const MAX_DIAGNOSTICS = 1_000;
+// Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
+export { MAX_DIAGNOSTICS };
 
 const SCHEDULERS = new Set<string>(IPVS_SCHEDULERS);
 const SCHEDULER_NAMES = new Map<string, string>(IPVS_SCHEDULERS.map((s) => [s, s]));

@@ -103,13 +103,14 @@ class NftJsonBuilder {
     return { start: this.position(v.start), end: this.position(v.end) };
   }
 
-  /** An offset as a position; the end of a text that ends with a line break stays on the last line. */
+  /**
+   * An offset as a position; the end of a text that ends with a line break stays on the last line, and the \n of
+   * a \r\n is where its \r is (the line ends before both).
+   */
   private position(offset: number): { line: number; character: number } {
     const p = this.lines.position(offset);
-    if (p.line > 0 && p.line >= this.lineCount()) {
-      const prev = this.lines.position(offset - 1);
-      return { line: prev.line, character: prev.character };
-    }
+    if (p.line > 0 && p.line >= this.lineCount()) return this.position(offset - 1);
+    if (this.text.charCodeAt(offset) === 10 && this.text.charCodeAt(offset - 1) === 13) return this.lines.position(offset - 1);
     return p;
   }
 
@@ -128,7 +129,9 @@ class NftJsonBuilder {
     const { value, error } = readJson(this.text);
     if (error) {
       const p = this.position(error.offset);
-      this.diag({ start: p, end: { line: p.line, character: p.character + 1 } }, 'error', 'bad-json', t('Not valid JSON at line {0}, column {1}: {2}.', p.line + 1, p.character + 1, error.message));
+      // The character there, if any: at the end of the text (or of a line) the range is empty.
+      const one = error.offset < this.text.length && !'\r\n'.includes(this.text[error.offset]) ? 1 : 0;
+      this.diag({ start: p, end: { line: p.line, character: p.character + one } }, 'error', 'bad-json', t('Not valid JSON at line {0}, column {1}: {2}.', p.line + 1, p.character + 1, error.message));
     } else if (value) {
       this.root(value);
     }

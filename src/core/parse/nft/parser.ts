@@ -17,7 +17,7 @@ import { LineStarts } from '../lines';
 import { reportLine, reportProgress } from '../../progress';
 import { SortedLineMap } from '../../model/line-map';
 import type { CstNode, IToken } from 'chevrotain';
-import type { Diagnostic, Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
 import {
   isNftFamily,
   standardPriority,
@@ -58,8 +58,8 @@ const NO_STATEMENTS: NftStatement[] = [];
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = 1_000_000;
-/** Past this many diagnostics a file is clearly not nft syntax; the rest are summarised in one. */
-export const MAX_DIAGNOSTICS = 1_000;
+// Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
+export { MAX_DIAGNOSTICS };
 /** Braces and parentheses nested deeper than this inside one statement are refused (nft itself stops far earlier). */
 export const MAX_NESTING = 64;
 
