@@ -30,7 +30,7 @@ import {
   schedulerTitle,
 } from '../explain/ipvs';
 import { t } from '../l10n';
-import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
 
 export interface IpvsadmAnalysis {
   dialect: 'ipvsadm';
@@ -100,8 +100,10 @@ function serverDetail(r: RealServer, share: number | undefined): string {
   return parts.join(' · ');
 }
 
-export function outline(a: IpvsadmAnalysis): OutlineItem[] {
-  const items: OutlineItem[] = a.dump.services.map((svc) => {
+export function outline(a: IpvsadmAnalysis, limit = Number.POSITIVE_INFINITY): OutlineItem[] {
+  const services = a.dump.services;
+  const items: OutlineItem[] = cappedItems(services.length, limit, (k) => {
+    const svc = services[k];
     const shares = weightShares(svc);
     const children: OutlineItem[] = svc.realServers.map((r, k) => ({
       name: realServerLabel(r),
