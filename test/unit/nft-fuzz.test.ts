@@ -201,6 +201,11 @@ describe('nft parser cost is linear in the input size', () => {
     'JSON rules': (n: number) => JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, { chain: { family: 'ip', table: 't', name: 'c' } }, ...Array.from({ length: n }, (_, i) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle: i + 3, expr: [{ accept: null }] } }))] }),
     'JSON insert': (n: number) => JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, { chain: { family: 'ip', table: 't', name: 'c' } }, ...Array.from({ length: n }, () => ({ insert: { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ accept: null }] } } }))] }),
   };
+  it('8× the elements added and deleted one by one cost at most half what a quadratic parser would', () => {
+    const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    const make = (n: number) => ['table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t}\n}', ...Array.from({ length: n }, (_, i) => `add element ip t s { ${ip(i)} }`), ...Array.from({ length: n }, (_, i) => `delete element ip t s { ${ip(n - 1 - i)} }`)].join('\n');
+    expect(costRatio(parseNft, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
+  });
   it.each(Object.entries(placed))('8× the rules of one chain (%s) cost at most half what a quadratic parser would', (name, make) => {
     expect(costRatio(name.startsWith('JSON') ? parseNftJson : parseNft, make(4000), make(32000))).toBeLessThan(MAX_COST_RATIO_8X);
   });

@@ -491,6 +491,27 @@ insert rule ip t c index 0 masquerade
     expect(rulesOf(r, 'ip t', 'c').map((x) => `${x.index}:${x.raw}`)).toEqual(['1:masquerade', '2:drop', '3:notrack', '4:queue', '5:log', '6:reject']);
   });
 
+  it('delete element removes every copy of the key present then, not those added later', () => {
+    const r = parseNft(`table ip t {
+\tset s {
+\t\ttype ipv4_addr
+\t\telements = { 1.1.1.1, 2.2.2.2 }
+\t}
+}
+add element ip t s { 3.3.3.3, 1.1.1.1 }
+delete element ip t s { 1.1.1.1 }
+add element ip t s { 1.1.1.1, 4.4.4.4 }
+delete element ip t s { 4.4.4.4, 9.9.9.9 }
+flush set ip t s
+add element ip t s { 5.5.5.5 }
+add element ip t s { 6.6.6.6 }
+delete element ip t s { 5.5.5.5 }
+`);
+    expect(r.tableById.get('ip t')!.setByName.get('s')!.elements.map((e) => e.key.join(' . '))).toEqual(['6.6.6.6']);
+    const r2 = parseNft('table ip t { set s { type ipv4_addr; elements = { 1.1.1.1, 2.2.2.2 } } }\nadd element ip t s { 3.3.3.3, 1.1.1.1 }\ndelete element ip t s { 1.1.1.1 }\nadd element ip t s { 1.1.1.1 }\n');
+    expect(r2.tableById.get('ip t')!.setByName.get('s')!.elements.map((e) => e.key.join(' . '))).toEqual(['2.2.2.2', '3.3.3.3', '1.1.1.1']);
+  });
+
   it('flush, delete and destroy change what the file leaves behind', () => {
     const r = parseNft(`table ip a { chain c { accept; }; chain d { drop; }; set s { type ipv4_addr; elements = { 1.2.3.4, 5.6.7.8 }; } }
 table ip b { chain x { accept; } }

@@ -52,6 +52,7 @@ import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItem
 import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
 import { EditedChains } from './ruleOrder';
+import { ElementDeletions } from './elementDeletions';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
@@ -181,6 +182,8 @@ class NftTextBuilder implements StatementHost {
   private chainsForgotten = false;
   /** Chains that insert, replace or delete rule commands edit: their rules in a list until the end. */
   private readonly edited = new EditedChains();
+  /** `delete element` commands, applied at the end. */
+  private readonly deletedElements = new ElementDeletions();
   /** The table ensureTable answered last (while it is in tableById). */
   private lastTable: NftTable | undefined;
 
@@ -308,6 +311,7 @@ class NftTextBuilder implements StatementHost {
       this.closeBlock(eof);
     }
     this.edited.settleAll();
+    this.deletedElements.apply();
     this.resolveReferences();
     this.applyWarnings();
     if (this.suppressed > 0) {
@@ -1599,8 +1603,7 @@ class NftTextBuilder implements StatementHost {
     if (verb === 'add' || verb === 'create') {
       for (const e of elements) set.elements.push(e);
     } else if (verb === 'delete' || verb === 'destroy') {
-      const gone = new Set(elements.map((e) => e.key.join('\u0000')));
-      set.elements = set.elements.filter((e) => !gone.has(e.key.join('\u0000')));
+      this.deletedElements.delete(set.elements, elements);
     }
   }
 
