@@ -30,6 +30,7 @@ import { emptyNftRuleset, MAX_DIAGNOSTICS } from './parser';
 import { emptyNameTable, nameTable } from '../../model/name-table';
 import { appendAll } from '../../model/append';
 import { EditedChains } from './ruleOrder';
+import { DeletedChains } from './deletedChains';
 
 const SIMPLE_VERDICTS = new Set(['accept', 'drop', 'continue', 'return']);
 const BITMASK_KEYS = new Set(['ct:state', 'ct:status', 'ct:event', 'tcp:flags']);
@@ -85,6 +86,7 @@ class NftJsonBuilder {
   private readonly setKinds = new Map<string, 'set' | 'map'>();
   private readonly declaredTables = new Set<string>();
   private readonly edited = new EditedChains();
+  private readonly deletedChains = new DeletedChains();
   private table: NftTable | undefined;
 
   constructor(private readonly text: string) {
@@ -136,6 +138,7 @@ class NftJsonBuilder {
       this.root(value);
     }
     this.edited.settleAll();
+    this.deletedChains.apply();
     this.resolveReferences();
     if (this.suppressed > 0) {
       this.diagnostics.push({ range: this.range({ start: 0, end: 0 }), severity: 'warning', code: 'too-many-problems', message: t('{0} more problems were not reported.', this.suppressed) });
@@ -207,14 +210,14 @@ class NftJsonBuilder {
     if (!table) return;
     if (verb === 'delete' || verb === 'destroy') {
       if (kind === 'table') {
-        for (const c of table.chains) this.edited.settle(c);
+        for (const c of this.deletedChains.live(table)) this.edited.settle(c);
         this.tables.splice(this.tables.indexOf(table), 1);
         this.tableById.delete(table.id);
       } else if (kind === 'chain' && name) {
         const chain = table.chainByName.get(name);
         if (chain) {
           this.edited.settle(chain);
-          table.chains.splice(table.chains.indexOf(chain), 1);
+          this.deletedChains.delete(table, chain);
           table.chainByName.delete(name);
         }
       } else if (kind === 'rule') {
@@ -226,7 +229,7 @@ class NftJsonBuilder {
         }
       }
     } else if (verb === 'flush') {
-      if (kind === 'table') for (const c of table.chains) this.flushChain(c);
+      if (kind === 'table') for (const c of this.deletedChains.live(table)) this.flushChain(c);
       else if (kind === 'chain' && name) {
         const chain = table.chainByName.get(name);
         if (chain) this.flushChain(chain);

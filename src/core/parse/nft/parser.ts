@@ -53,6 +53,7 @@ import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
 import { EditedChains } from './ruleOrder';
 import { ElementDeletions } from './elementDeletions';
+import { DeletedChains } from './deletedChains';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
@@ -182,6 +183,8 @@ class NftTextBuilder implements StatementHost {
   private chainsForgotten = false;
   /** Chains that insert, replace or delete rule commands edit: their rules in a list until the end. */
   private readonly edited = new EditedChains();
+  /** `delete chain` commands, applied at the end. */
+  private readonly deletedChains = new DeletedChains();
   /** `delete element` commands, applied at the end. */
   private readonly deletedElements = new ElementDeletions();
   /** The table ensureTable answered last (while it is in tableById). */
@@ -312,6 +315,7 @@ class NftTextBuilder implements StatementHost {
     }
     this.edited.settleAll();
     this.deletedElements.apply();
+    this.deletedChains.apply();
     this.resolveReferences();
     this.applyWarnings();
     if (this.suppressed > 0) {
@@ -1417,7 +1421,7 @@ class NftTextBuilder implements StatementHost {
         const table = this.tableById.get(id);
         this.tableRef(spec);
         if (table) {
-          for (const chain of table.chains) {
+          for (const chain of this.deletedChains.live(table)) {
             this.edited.settle(chain);
             chain.rules = [];
           }
@@ -1440,7 +1444,7 @@ class NftTextBuilder implements StatementHost {
     const i = this.tables.indexOf(table);
     if (i >= 0) this.tables.splice(i, 1);
     this.tableById.delete(table.id);
-    for (const chain of table.chains) for (const rule of this.edited.settle(chain)) this.forgetRule(rule);
+    for (const chain of this.deletedChains.live(table)) for (const rule of this.edited.settle(chain)) this.forgetRule(rule);
   }
 
   private forgetRule(rule: NftRule): void {
@@ -1493,7 +1497,7 @@ class NftTextBuilder implements StatementHost {
       } else if (verb === 'delete' || verb === 'destroy') {
         for (const rule of this.edited.settle(chain)) this.forgetRule(rule);
         this.chainsForgotten = true;
-        table.chains.splice(table.chains.indexOf(chain), 1);
+        this.deletedChains.delete(table, chain);
         table.chainByName.delete(name);
       }
       return;
