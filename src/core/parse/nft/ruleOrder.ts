@@ -53,6 +53,10 @@ class RuleList {
 
   /** Inserts `rule` before `next` (at the end when undefined). */
   insertBefore(next: RuleNode | undefined, rule: NftRule): void {
+    this.noteHandle(this.link(next, rule));
+  }
+
+  private link(next: RuleNode | undefined, rule: NftRule): RuleNode {
     const prev = next ? next.prev : this.tail;
     const node: RuleNode = { rule, prev, next, gone: false };
     if (prev) prev.next = node;
@@ -60,7 +64,7 @@ class RuleList {
     if (next) next.prev = node;
     else this.tail = node;
     this.count++;
-    this.noteHandle(node);
+    return node;
   }
 
   remove(node: RuleNode): void {
@@ -72,10 +76,14 @@ class RuleList {
     this.count--;
   }
 
-  /** Puts `rule` where `node`'s rule was. */
+  /** Puts `rule` where `node`'s rule was, and in its place among the rules of its handle when it keeps it. */
   replace(node: RuleNode, rule: NftRule): void {
-    this.insertBefore(node, rule);
+    const next = node.next;
     this.remove(node);
+    const same = rule.handle !== undefined && rule.handle === node.rule.handle ? this.byHandle.get(rule.handle) : undefined;
+    const at = same ? same.indexOf(node) : -1;
+    if (same && at >= 0) same.splice(at, 1, this.link(next, rule));
+    else this.insertBefore(next, rule);
   }
 
   toArray(): NftRule[] {
