@@ -1,7 +1,7 @@
 // Navigation across the files of a node snapshot (IPVS mode): an iptables `--match-set NAME` goes to the
 // ipset; an ipset member `10.96.0.10,udp:53` goes to its IPVS virtual service; a virtual service's
 // references are the ipset members naming it and the iptables rules matching those sets.
-import type { Diagnostic } from './model/diagnostics';
+import { CappedDiagnostics, type Diagnostic } from './model/diagnostics';
 import type { IpsetAnalysis } from './language/ipset';
 import { t } from './l10n';
 import type { IptablesAnalysis } from './language/iptables';
@@ -133,7 +133,7 @@ export function snapshotDiagnostics(snapshot: NodeSnapshot, fileIndex: number): 
   if (!file || file.languageId !== 'iptables' || ipsetFiles.length === 0) return [];
   const known = new Set<string>();
   for (const f of ipsetFiles) for (const s of (f.analysis as IpsetAnalysis).dump.sets) known.add(s.name);
-  const out: Diagnostic[] = [];
+  const out = new CappedDiagnostics();
   for (const table of (file.analysis as IptablesAnalysis).ruleset.tables) {
     for (const rule of table.rules) {
       for (const m of rule.matches) {
@@ -148,5 +148,5 @@ export function snapshotDiagnostics(snapshot: NodeSnapshot, fileIndex: number): 
       }
     }
   }
-  return out;
+  return out.close();
 }

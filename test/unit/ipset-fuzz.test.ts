@@ -105,4 +105,18 @@ describe('parseIpset cost is linear in the input size', () => {
   it('8× the members cost at most half what a quadratic parser would (64×)', () => {
     for (const make of [save, list]) expect(costRatio(analyzeIpset, make(8000), make(64000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
+
+  // A restore file that deletes what it added (last first), or flushes every set once per set: each command
+  // must not search or touch everything before it.
+  const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255},tcp:80`;
+  const adds = (n: number) => Array.from({ length: n }, (_, i) => `add S ${ip(i)}`);
+  const dels = (n: number) => Array.from({ length: n }, (_, i) => `del S ${ip(n - 1 - i)}`);
+  const creates = (n: number) => Array.from({ length: n }, (_, i) => `create S${i} hash:ip`);
+  const edits = {
+    del: (n: number) => ['create S hash:ip,port', ...adds(n), ...dels(n)].join('\n'),
+    flush: (n: number) => [...creates(n), ...Array.from({ length: n }, () => 'flush')].join('\n'),
+  };
+  it.each(Object.entries(edits))('8× the %s commands cost at most half what a quadratic parser would', (_, make) => {
+    expect(costRatio(analyzeIpset, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
+  });
 });

@@ -247,6 +247,33 @@ describe('restore semantics and problems', () => {
     expect(d.commands.map((c) => c.command)).toEqual(['create', 'add', 'add', 'del', 'create', 'add', 'swap', 'create', 'add', 'flush', 'create', 'destroy', 'rename', 'add']);
   });
 
+  it('del takes the first live copy of an element, through swaps, re-adds and a flush of every set', () => {
+    const d = parseIpset([
+      'create a hash:ip,port timeout 100',
+      'add a 10.0.0.1,tcp:80 timeout 1', // 2: the first copy (restore with -exist may repeat one)
+      'add a 10.0.0.2,tcp:80',
+      'add a 10.0.0.1,tcp:80 timeout 2', // 4: the second copy
+      'del a 10.0.0.1,tcp:80', // takes line 2's
+      'add a 10.0.0.1,tcp:80 timeout 3', // 6: a third, after the second
+      'del a 10.0.0.1,tcp:80', // takes line 4's
+      'create b hash:ip,port',
+      'add b 10.0.0.9,tcp:80',
+      'swap a b',
+      'del b 10.0.0.2,tcp:80', // b holds a's members now
+      'del a 10.0.0.2,tcp:80', // 12: not in a any more
+      'create c hash:ip',
+      'add c 10.0.0.3',
+      'destroy c',
+      'flush',
+      'add b 10.0.0.7,tcp:80',
+      'del b 10.0.0.1,tcp:80', // 18: flushed
+    ].join('\n'));
+    expect(codes(d)).toEqual(['12:not-a-member', '18:not-a-member']);
+    expect(d.sets.map((s) => [s.name, memberTexts(s)])).toEqual([['a', []], ['b', ['10.0.0.7,tcp:80']]]);
+    const e = parseIpset(['create a hash:ip,port timeout 100', 'add a 10.0.0.1,tcp:80 timeout 1', 'add a 10.0.0.2,tcp:80', 'add a 10.0.0.1,tcp:80 timeout 2', 'del a 10.0.0.1,tcp:80', 'add a 10.0.0.1,tcp:80 timeout 3', 'del a 10.0.0.1,tcp:80'].join('\n'));
+    expect(set(e, 'a').members.map((m) => [m.text, m.line])).toEqual([['10.0.0.2,tcp:80', 2], ['10.0.0.1,tcp:80', 5]]);
+  });
+
   it('hints and warnings: host names, list:set members outside the file, kube-proxy sets with the wrong type or family, a cut listing', () => {
     const d = parseIpset([
       'create h hash:ip',

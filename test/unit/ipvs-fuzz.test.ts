@@ -103,4 +103,17 @@ describe('parseIpvsadm cost is linear in the input size', () => {
   it('8× the services cost at most half what a quadratic parser would (64×)', () => {
     for (const make of [listing, save]) expect(costRatio(analyzeIpvsadm, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
+
+  // Many real servers under one service: each -a, -d or second listing of a server must not scan those before it.
+  const server = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:6443`;
+  const servers = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => line(i));
+  const listed = (n: number) => ['TCP  10.96.0.1:443 rr', ...servers(n, (i) => `  -> ${server(i)} Masq 1 0 0`)];
+  const oneService = {
+    // Each -a and -d line is read the slow way: its own cost hides the scans at these sizes (40,000: 145 s before).
+    '-a then -d': (n: number) => ['-A -t 10.96.0.1:443 -s rr', ...servers(n, (i) => `-a -t 10.96.0.1:443 -r ${server(i)} -m`), ...servers(n, (i) => `-d -t 10.96.0.1:443 -r ${server(n - 1 - i)}`)].join('\n'),
+    'a second listing': (n: number) => ['IP Virtual Server version 1.2.1 (size=4096)', ...listed(n), ...listed(n)].join('\n'),
+  };
+  it.each(Object.entries(oneService))('8× the real servers of one service (%s) cost at most half what a quadratic parser would', (_, make) => {
+    expect(costRatio(analyzeIpvsadm, make(1000), make(8000))).toBeLessThan(MAX_COST_RATIO_8X);
+  });
 });

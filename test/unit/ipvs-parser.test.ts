@@ -232,6 +232,30 @@ describe('ipvsadm -Sn (restore input)', () => {
     expect(cleared.services).toEqual([]);
   });
 
+  it('restore commands after a listing, a service listed twice, deletes and re-adds, -C then more', () => {
+    const listing = ['IP Virtual Server version 1.2.1 (size=4096)', 'Prot LocalAddress:Port Scheduler Flags', '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn', 'TCP  10.0.0.1:80 rr', '  -> 10.0.0.2:80 Masq 1 0 0', '  -> 10.0.0.3:80 Masq 1 0 0'];
+    const d = parseIpvsadm([
+      ...listing,
+      ...listing.slice(3), // 7-9: the same service again, servers merged
+      '-d -t 10.0.0.1:80 -r 10.0.0.2:80',
+      '-a -t 10.0.0.1:80 -r 10.0.0.2:80 -m -w 7', // back, now last
+      '-d -t 10.0.0.1:80 -r 10.0.0.9:80', // 12: not there
+      '-a -t 10.0.0.1:80 -r 10.0.0.3:80 -m', // 13: already there
+      '-e -t 10.0.0.1:80 -r 10.0.0.3:80 -m -w 4',
+      '-A -u 10.0.0.1:53 -s rr',
+      '-a -u 10.0.0.1:53 -r 10.0.0.4:53 -m',
+      '-A -u 10.0.0.5:53 -s rr',
+      '-D -u 10.0.0.1:53',
+    ].join('\n'));
+    expect(codes(d).filter((c) => !c.endsWith('no-real-servers'))).toEqual(['7:duplicate-service', '12:undefined-real-server', '13:duplicate-real-server']);
+    expect(d.services.map((s) => [s.name, s.realServers.map((r) => `${realServerLabel(r)} ${r.weight} ${r.line + 1}`)])).toEqual([
+      ['TCP 10.0.0.1:80', ['10.0.0.3:80 4 6', '10.0.0.2:80 7 11']],
+      ['UDP 10.0.0.5:53', []],
+    ]);
+    const after = parseIpvsadm([...listing, '-C', '-A -t 10.0.0.1:80 -s rr', '-a -t 10.0.0.1:80 -r 10.0.0.2:80 -m'].join('\n'));
+    expect(after.services.map((s) => [s.name, s.line + 1, s.realServers.map((r) => r.line + 1)])).toEqual([['TCP 10.0.0.1:80', 8, [9]]]);
+  });
+
   it('what ipvsadm -R would refuse is an error on the line', () => {
     const d = parseIpvsadm([
       '-a -t 10.0.0.9:80 -r 10.0.0.2:80 -m', // 1 service not defined (yet)

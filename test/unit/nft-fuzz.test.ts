@@ -190,4 +190,23 @@ describe('nft parser cost is linear in the input size', () => {
     const garbageLarge = Array.from({ length: 16_000 }, (_, i) => `add rule ip t c { ( "${i} vmap ! -- ${'q'.repeat(i % 50)}`).join('\n');
     expect(costRatio(parseNft, garbageSmall, garbageLarge)).toBeLessThan(MAX_COST_RATIO_8X);
   });
+
+  // Many rules placed in one chain by position: each must cost what it changes, not the chain's length.
+  const chain = 'table ip t {\n\tchain c {\n\t\tcounter # handle 3\n\t}\n}';
+  const lines = (n: number, line: string) => [chain, ...Array.from({ length: n }, () => line)].join('\n');
+  const placed = {
+    'insert rule': (n: number) => lines(n, 'insert rule ip t c accept'),
+    'add rule … position': (n: number) => lines(n, 'add rule ip t c position 3 accept'),
+    'add rule … index': (n: number) => lines(n, 'add rule ip t c index 0 accept'),
+    'JSON rules': (n: number) => JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, { chain: { family: 'ip', table: 't', name: 'c' } }, ...Array.from({ length: n }, (_, i) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle: i + 3, expr: [{ accept: null }] } }))] }),
+    'JSON insert': (n: number) => JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, { chain: { family: 'ip', table: 't', name: 'c' } }, ...Array.from({ length: n }, () => ({ insert: { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ accept: null }] } } }))] }),
+  };
+  it('8× the elements added and deleted one by one cost at most half what a quadratic parser would', () => {
+    const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    const make = (n: number) => ['table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t}\n}', ...Array.from({ length: n }, (_, i) => `add element ip t s { ${ip(i)} }`), ...Array.from({ length: n }, (_, i) => `delete element ip t s { ${ip(n - 1 - i)} }`)].join('\n');
+    expect(costRatio(parseNft, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
+  });
+  it.each(Object.entries(placed))('8× the rules of one chain (%s) cost at most half what a quadratic parser would', (name, make) => {
+    expect(costRatio(name.startsWith('JSON') ? parseNftJson : parseNft, make(4000), make(32000))).toBeLessThan(MAX_COST_RATIO_8X);
+  });
 });

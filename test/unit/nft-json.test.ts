@@ -138,6 +138,36 @@ describe('JSON robustness', () => {
     ]);
   });
 
+  it('nft -j -f input: rules inserted before a handle, replaced and deleted by handle, numbered in the end order', () => {
+    const rule = (verb: string, expr: string, more: object = {}) => ({ [verb]: { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ [expr]: null }], ...more } } });
+    const r = parseNftJson(JSON.stringify({
+      nftables: [
+        { table: { family: 'ip', name: 't' } },
+        { chain: { family: 'ip', table: 't', name: 'c' } },
+        ...[1, 2, 3].map((handle) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle, expr: [{ accept: null }] } })),
+        rule('insert', 'drop', { position: 2 }),
+        rule('insert', 'reject'),
+        rule('replace', 'notrack', { handle: 3 }),
+        rule('delete', 'accept', { handle: 1 }),
+        rule('add', 'masquerade'),
+        rule('insert', 'queue', { position: 99 }),
+      ],
+    }));
+    expect(r.tables[0].chains[0].rules.map((x) => `${x.index}:${x.raw}:${x.handle ?? ''}`)).toEqual(['1:queue:', '2:reject:', '3:drop:', '4:accept:2', '5:notrack:3', '6:masquerade:']);
+    // A handle given twice: replace takes the first in the chain, and the rule put there is first from then on.
+    const twice = parseNftJson(JSON.stringify({
+      nftables: [
+        { table: { family: 'ip', name: 't' } },
+        { chain: { family: 'ip', table: 't', name: 'c' } },
+        ...['accept', 'drop'].map((expr) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle: 3, expr: [{ [expr]: null }] } })),
+        rule('replace', 'reject', { handle: 3 }),
+        rule('replace', 'notrack', { handle: 3 }),
+        rule('insert', 'queue', { position: 3 }),
+      ],
+    }));
+    expect(twice.tables[0].chains[0].rules.map((x) => x.raw)).toEqual(['queue', 'notrack', 'drop']);
+  });
+
   it('nft -j -f input: add, insert, delete and flush commands', () => {
     const r = parseNftJson(JSON.stringify({
       nftables: [

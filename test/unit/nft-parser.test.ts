@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { NftExpression, NftMatchStatement, NftRule, NftRuleset, NftStatement } from '../../src/core/model/nft';
 import { isVerdictMap, standardPriority } from '../../src/core/model/nft';
 import { MAX_DIAGNOSTICS, parseNft } from '../../src/core/parse/nft/parser';
+import { parseNftJson } from '../../src/core/parse/nft/json';
 import { mark } from '../helpers/markers';
 
 const problems = (r: NftRuleset, ...severities: string[]) =>
@@ -466,6 +467,57 @@ add rule inet f c index 0 tcp dport 22 accept
 `);
     expect(problems(r)).toEqual([]);
     expect(rulesOf(r, 'inet f', 'c').map((x) => `${x.index}:${x.raw}`)).toEqual(['1:drop', '2:tcp dport 22 accept', '3:counter', '4:log', '5:reject']);
+  });
+
+  it('rule commands around a chain block read again: positions, indexes past the end, a replaced handle', () => {
+    const r = parseNft(`table ip t {
+\tchain c {
+\t\tcounter # handle 5
+\t\taccept # handle 6
+\t}
+}
+insert rule ip t c position 6 drop
+add rule ip t c index 10 log
+delete rule ip t c handle 5
+table ip t {
+\tchain c {
+\t\treject
+\t}
+}
+add rule ip t c index 1 queue
+replace rule ip t c handle 6 notrack
+delete rule ip t c handle 6
+insert rule ip t c index 0 masquerade
+`);
+    expect(rulesOf(r, 'ip t', 'c').map((x) => `${x.index}:${x.raw}`)).toEqual(['1:masquerade', '2:drop', '3:notrack', '4:queue', '5:log', '6:reject']);
+  });
+
+  it('delete element removes every copy of the key present then, not those added later', () => {
+    const r = parseNft(`table ip t {
+\tset s {
+\t\ttype ipv4_addr
+\t\telements = { 1.1.1.1, 2.2.2.2 }
+\t}
+}
+add element ip t s { 3.3.3.3, 1.1.1.1 }
+delete element ip t s { 1.1.1.1 }
+add element ip t s { 1.1.1.1, 4.4.4.4 }
+delete element ip t s { 4.4.4.4, 9.9.9.9 }
+flush set ip t s
+add element ip t s { 5.5.5.5 }
+add element ip t s { 6.6.6.6 }
+delete element ip t s { 5.5.5.5 }
+`);
+    expect(r.tableById.get('ip t')!.setByName.get('s')!.elements.map((e) => e.key.join(' . '))).toEqual(['6.6.6.6']);
+    const r2 = parseNft('table ip t { set s { type ipv4_addr; elements = { 1.1.1.1, 2.2.2.2 } } }\nadd element ip t s { 3.3.3.3, 1.1.1.1 }\ndelete element ip t s { 1.1.1.1 }\nadd element ip t s { 1.1.1.1 }\n');
+    expect(r2.tableById.get('ip t')!.setByName.get('s')!.elements.map((e) => e.key.join(' . '))).toEqual(['2.2.2.2', '3.3.3.3', '1.1.1.1']);
+  });
+
+  it('deleted chains leave the table in order; a chain made again under the name comes last', () => {
+    const r = parseNft('table ip t { chain a { accept } chain b { drop } chain c { accept } }\ndelete chain ip t a\nadd chain ip t a\ndelete chain ip t c\nadd rule ip t a counter\n');
+    expect(r.tableById.get('ip t')!.chains.map((c) => `${c.name}:${c.rules.map((x) => x.raw).join(',')}`)).toEqual(['b:drop', 'a:counter']);
+    const j = parseNftJson(JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, ...['a', 'b', 'c'].map((name) => ({ chain: { family: 'ip', table: 't', name } })), { delete: { chain: { family: 'ip', table: 't', name: 'b' } } }, { flush: { table: { family: 'ip', name: 't' } } }] }));
+    expect(j.tableById.get('ip t')!.chains.map((c) => c.name)).toEqual(['a', 'c']);
   });
 
   it('flush, delete and destroy change what the file leaves behind', () => {

@@ -1,6 +1,6 @@
 // The Service catalog (DESIGN §4) of an iptables-mode node: built from kube-proxy's comments where it
 // wrote them and from the chain structure where it did not (large clusters drop most comments).
-import type { Diagnostic } from '../model/diagnostics';
+import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
 import {
   findMatchOption,
   findParam,
@@ -194,6 +194,8 @@ export interface Catalog {
   mode: 'iptables' | 'nftables' | 'ipvs';
   services: Service[];
   diagnostics: Diagnostic[];
+  /** How many more diagnostics the checks found than `diagnostics` holds (see CappedDiagnostics). */
+  unreported?: number;
 }
 
 interface ServicePortName {
@@ -293,7 +295,8 @@ const NAME_CHECKED_CHAINS: readonly [HashedKind, string][] = [
 class CatalogBuilder {
   private readonly byKey = new Map<string, Service>();
   private readonly indexes = new Map<number, { byName: Map<string, Service>; byFrontend: Map<string, Service> }>();
-  readonly diagnostics: Diagnostic[] = [];
+  /** Hints about the kube-proxy objects, capped: one per chain of a huge dump would be a million. */
+  private readonly found = new CappedDiagnostics();
   /** Reads what the catalog needs of a rule from its line (see RulePeek). */
   private readonly peek = new RulePeek();
 
@@ -309,7 +312,7 @@ class CatalogBuilder {
     const services = [...this.byKey.values()];
     for (const s of services) this.finish(s);
     services.sort(compareServices);
-    return { mode: 'iptables', services, diagnostics: this.diagnostics };
+    return { mode: 'iptables', services, diagnostics: this.found.items, unreported: this.found.unreported };
   }
 
   private service(table: Table, key: string): Service {
@@ -506,7 +509,7 @@ class CatalogBuilder {
     });
     for (const check of s.hashChecks) {
       if (check.ok) continue;
-      this.diagnostics.push({
+      this.found.push({
         range: check.range,
         severity: 'hint',
         code: 'hash-mismatch',

@@ -8,7 +8,7 @@
 // (load-balancer IPs with loadBalancerSourceRanges). External and load-balancer IPs look the same in
 // service-ips: only firewall-ips proves a load balancer; the others are reported as externalIP with
 // kindUncertain. Endpoints and their shares come from each policy chain's `numgen random mod N vmap`.
-import type { Diagnostic } from '../model/diagnostics';
+import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
 import { formatAddress as formatIpAddress, parseAddress as parseIpAddress } from '../trace/addr';
 import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import type { Range } from '../model/range';
@@ -439,7 +439,8 @@ class NftCatalogBuilder {
   private readonly serviceHashes = new Map<string, string>();
   /** The Service of each service-, local-, external- and firewall- chain of the table being read. */
   private readonly chainWorks = new Map<string, Work>();
-  readonly diagnostics: Diagnostic[] = [];
+  /** Hints about the kube-proxy objects, capped: one per chain of a huge dump would be a million. */
+  private readonly found = new CappedDiagnostics();
 
   constructor(private readonly ruleset: NftRuleset) {}
 
@@ -448,7 +449,7 @@ class NftCatalogBuilder {
     const services = [...this.works.values()].map((w) => w.service);
     for (const s of services) this.finish(s);
     services.sort(compareServices);
-    return { mode: 'nftables', services, diagnostics: this.diagnostics };
+    return { mode: 'nftables', services, diagnostics: this.found.items, unreported: this.found.unreported };
   }
 
   private familyOf(table: NftTable, address?: string): 'ipv4' | 'ipv6' {
@@ -618,7 +619,7 @@ class NftCatalogBuilder {
     // 5. Leftovers: kube-proxy flushes the chains of deleted services and endpoints and deletes them a
     //    sync later; until then they are empty and unreferenced.
     for (const chain of endpointChains.unreferenced()) {
-      this.diagnostics.push({
+      this.found.push({
         range: chain.nameRange,
         severity: 'hint',
         code: 'kube-stale-chain',
@@ -633,7 +634,7 @@ class NftCatalogBuilder {
       if (chains.length === 0) continue;
       if (chains.every((c) => c.rules.length === 0)) {
         for (const c of chains) {
-          this.diagnostics.push({
+          this.found.push({
             range: c.nameRange,
             severity: 'hint',
             code: 'kube-stale-chain',
@@ -711,7 +712,7 @@ class NftCatalogBuilder {
   }
 
   private hashMismatch(expected: string, of: Named): void {
-    this.diagnostics.push({
+    this.found.push({
       range: of.nameRange,
       severity: 'hint',
       code: 'hash-mismatch',
@@ -800,7 +801,7 @@ class NftCatalogBuilder {
       if (check !== undefined) s.hashChecks.push(ref);
       const named = nftEndpointNameShows(chain.name, e.address, e.port) ? undefined : parseNftServiceObjectName(chain.name)?.endpoint;
       if (named && (named.address !== e.address || named.port !== e.port)) {
-        this.diagnostics.push({
+        this.found.push({
           range: chain.nameRange,
           severity: 'hint',
           code: 'kube-endpoint-name-mismatch',

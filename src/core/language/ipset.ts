@@ -8,7 +8,7 @@ import { parseIpset } from '../parse/ipset/parser';
 import { explainIpset, explainIpsetField, explainIpsetOption, explainIpsetType, explainKubeIpset } from '../explain/ipvs';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
-import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
 import { nameTable } from '../model/name-table';
 
 export interface IpsetAnalysis {
@@ -41,8 +41,10 @@ export function referencesAt(a: IpsetAnalysis, position: Position, includeDeclar
   return out;
 }
 
-export function outline(a: IpsetAnalysis): OutlineItem[] {
-  return a.dump.sets.map((set) => {
+export function outline(a: IpsetAnalysis, limit = Number.POSITIVE_INFINITY): OutlineItem[] {
+  const sets = a.dump.sets;
+  return cappedItems(sets.length, limit, (k) => {
+    const set = sets[k];
     const parts = [set.type || '?', set.members.length === 1 ? t('1 member') : t('{0} members', set.members.length)];
     if (set.family === 'inet6') parts.splice(1, 0, 'IPv6');
     const children: OutlineItem[] = set.type === 'list:set'

@@ -1,6 +1,6 @@
 // Language features for iptables dumps, as pure functions over the analysed document. The VS Code
 // providers only convert types; everything that decides what the user sees lives (and is tested) here.
-import type { Diagnostic } from '../model/diagnostics';
+import { withLater, type Diagnostic } from '../model/diagnostics';
 import type { IptablesRuleset, Option, Rule, Table } from '../model/iptables';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
@@ -96,7 +96,7 @@ export function analyzeIptablesRuleset(ruleset: IptablesRuleset): IptablesAnalys
     dialect: 'iptables',
     ruleset,
     catalog,
-    diagnostics: [...ruleset.diagnostics, ...catalog.diagnostics],
+    diagnostics: withLater(ruleset.diagnostics, catalog.diagnostics, catalog.unreported),
     serviceByChain,
     endpointByChain,
   };

@@ -1,5 +1,5 @@
 // Language features for ipvsadm output and restore input, as pure functions over the analysed document.
-import type { Diagnostic } from '../model/diagnostics';
+import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
 import {
   CONNECTION_COUNT_SCHEDULERS,
   DESTINATION_SCHEDULERS,
@@ -29,7 +29,7 @@ import {
 } from '../explain/ipvs';
 import { t } from '../l10n';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
-import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
 
 export interface IpvsadmAnalysis {
   dialect: 'ipvsadm';
@@ -39,11 +39,15 @@ export interface IpvsadmAnalysis {
 
 export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
   const dump = parseIpvsadm(text);
-  const diagnostics = [...dump.diagnostics];
+  const found = new CappedDiagnostics(dump.diagnostics);
   for (const svc of dump.services) {
     // A listing (not a connection table or a lone -a line) that shows a virtual service without servers.
     if (svc.realServers.length === 0 && svc.format !== 'connections') {
-      diagnostics.push({
+      if (found.full) {
+        found.unreported++;
+        continue;
+      }
+      found.push({
         range: svc.nameRange,
         severity: 'warning',
         code: 'no-real-servers',
@@ -51,7 +55,7 @@ export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
       });
     }
   }
-  return { dialect: 'ipvsadm', dump, diagnostics };
+  return { dialect: 'ipvsadm', dump, diagnostics: found.close() };
 }
 
 /** The defining line of the virtual service under the cursor (service line, `-A` line, `-a` line, connection entry). */
@@ -95,8 +99,10 @@ function serverDetail(r: RealServer, share: number | undefined): string {
   return parts.join(' · ');
 }
 
-export function outline(a: IpvsadmAnalysis): OutlineItem[] {
-  const items: OutlineItem[] = a.dump.services.map((svc) => {
+export function outline(a: IpvsadmAnalysis, limit = Number.POSITIVE_INFINITY): OutlineItem[] {
+  const services = a.dump.services;
+  const items: OutlineItem[] = cappedItems(services.length, limit, (k) => {
+    const svc = services[k];
     const shares = weightShares(svc);
     const children: OutlineItem[] = svc.realServers.map((r, k) => ({
       name: realServerLabel(r),

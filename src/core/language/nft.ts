@@ -1,6 +1,6 @@
 // Language features for nftables (`nft list ruleset`, nft scripts, `nft -j` JSON), as pure functions.
 import { forgetRereadCache } from '../parse/nft/nodes';
-import type { Diagnostic } from '../model/diagnostics';
+import { withLater, type Diagnostic } from '../model/diagnostics';
 import type { NftChain, NftElement, NftMap, NftRuleset, NftSet, NftStatement, NftTable } from '../model/nft';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
@@ -64,7 +64,7 @@ export function analyzeNft(text: string): NftAnalysis {
   // The catalog read the rules through the re-read cache: let it forget them (see parseNft).
   forgetRereadCache();
   // Made now, not on the first hover: some 120,000 entries for 10,000 Services would make that hover wait.
-  return { dialect: 'nftables', ruleset, catalog, diagnostics: [...ruleset.diagnostics, ...catalog.diagnostics], serviceByObject: servicesByObject(catalog) };
+  return { dialect: 'nftables', ruleset, catalog, diagnostics: withLater(ruleset.diagnostics, catalog.diagnostics, catalog.unreported), serviceByObject: servicesByObject(catalog) };
 }
 
 function servicesByObject(catalog: NftCatalog): ServiceByObject {

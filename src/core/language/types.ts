@@ -4,6 +4,7 @@ import type { Position, Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import type { Service } from '../kube/catalog';
 import type { HoverCommand, Md } from '../explain/markdown';
+import { t } from '../l10n';
 
 export interface OutlineItem {
   name: string;
@@ -12,6 +13,22 @@ export interface OutlineItem {
   range: Range;
   selectionRange: Range;
   children: OutlineItem[];
+}
+
+/**
+ * The last item of a capped outline list: "… N more", at the place of the first item left out. A dump of a
+ * million virtual services or sets would otherwise be a million editor symbols (and seconds of work to make).
+ */
+export function moreItem(first: OutlineItem, more: number, limit: number): OutlineItem {
+  return { name: t('… {0} more', more), detail: t('the outline lists {0} items of large dumps; List Services and F12 reach the others', limit), kind: first.kind, range: first.range, selectionRange: first.selectionRange, children: [] };
+}
+
+/** The first `limit` of `count` items made by `make`, and one moreItem for the rest. */
+export function cappedItems(count: number, limit: number, make: (k: number) => OutlineItem): OutlineItem[] {
+  const out: OutlineItem[] = [];
+  for (let k = 0; k < Math.min(count, limit); k++) out.push(make(k));
+  if (count > limit) out.push(moreItem(make(limit), count - limit, limit));
+  return out;
 }
 
 export interface FoldingRange {
@@ -62,7 +79,8 @@ export interface LanguageFeatures<A extends DumpAnalysis> {
   analyze(text: string): A;
   definitionAt(a: A, position: Position): SymbolDefinition | undefined;
   referencesAt(a: A, position: Position, includeDeclaration: boolean): Range[];
-  outline(a: A): OutlineItem[];
+  /** `limit`: the most top-level items a dialect whose items are all top level (services, sets) makes. */
+  outline(a: A, limit?: number): OutlineItem[];
   foldingRanges(a: A): FoldingRange[];
   hoverAt(a: A, position: Position): Hover | undefined;
   statusSummary(a: A): StatusSummary;

@@ -5,7 +5,7 @@ import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '..
 import { explainNode } from '../../core/explain/node';
 import { graphOfSnapshot } from '../../core/graph/snapshot';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
-import type { OutlineItem, SemanticSymbol } from '../../core/language/types';
+import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
 import { formatShare, serviceLabel, type ObjectRef, type Service } from '../../core/kube/catalog';
 import { serviceTitle } from '../../core/graph/model';
@@ -141,13 +141,9 @@ export function limitOutline(items: OutlineItem[], limit: number): OutlineItem[]
       return item;
     }
     const shown = item.children.slice(0, Math.max(0, left));
-    const first = item.children[shown.length];
     const more = item.children.length - shown.length;
     left = 0;
-    return {
-      ...item,
-      children: [...shown, { name: t('… {0} more', more), detail: t('the outline lists {0} items of large dumps; List Services and F12 reach the others', limit), kind: first.kind, range: first.range, selectionRange: first.selectionRange, children: [] }],
-    };
+    return { ...item, children: [...shown, moreItem(item.children[shown.length], more, limit)] };
   });
 }
 
@@ -161,7 +157,7 @@ export function limitFoldingRanges(ranges: { start: number; end: number }[], lim
 export const documentQueries = {
   definitionAt: (f: AnyFeatures, a: DumpAnalysis, position: Position) => f.definitionAt(a, position),
   referencesAt: (f: AnyFeatures, a: DumpAnalysis, position: Position, includeDeclaration: boolean) => f.referencesAt(a, position, includeDeclaration),
-  outline: (f: AnyFeatures, a: DumpAnalysis, limit = Number.POSITIVE_INFINITY) => limitOutline(f.outline(a), limit),
+  outline: (f: AnyFeatures, a: DumpAnalysis, limit = Number.POSITIVE_INFINITY) => limitOutline((f.outline as (a: DumpAnalysis, limit?: number) => OutlineItem[])(a, limit), limit),
   foldingRanges: (f: AnyFeatures, a: DumpAnalysis, limit = Number.POSITIVE_INFINITY) => encodeFoldingRanges(limitFoldingRanges(f.foldingRanges(a), limit)),
   hoverAt: (f: AnyFeatures, a: DumpAnalysis, position: Position) => f.hoverAt(a, position),
   statusSummary: (f: AnyFeatures, a: DumpAnalysis) => f.statusSummary(a),

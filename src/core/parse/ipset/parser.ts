@@ -1,7 +1,7 @@
 // ipset save / restore input and `ipset list` output → the ipset model (DESIGN §3).
 // Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
 import type { IToken } from 'chevrotain';
-import type { Diagnostic, Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
 import {
   IPSET_SCOPE,
   kubeIpsetInfo,
@@ -29,7 +29,8 @@ import { detached } from '../detach';
 import { nameTable } from '../../model/name-table';
 
 export const MAX_LINE_LENGTH = 65_536;
-export const MAX_DIAGNOSTICS = 1_000;
+// Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
+export { MAX_DIAGNOSTICS };
 
 const COMMAND_ALIASES: Record<string, IpsetCommand['command']> = nameTable({
   create: 'create', '-N': 'create',
@@ -232,11 +233,53 @@ export function parseMemberParts(text: string, textRange: Range, type: string, f
   return { parts, problems };
 }
 
+/**
+ * Where each element text of one members array sits, so that `del` finds the first live one without a scan (a
+ * restore file may delete every element it added). Deleted members stay in the array, marked, until compact():
+ * the array's positions are what this indexes. It catches up with members pushed since the last `del`, so the
+ * `add` path pays nothing.
+ */
+class MemberIndex {
+  private indexed = 0;
+  /** The positions of each text, ascending, and how many at the front are deleted. */
+  private readonly at = new Map<string, { positions: number[]; deleted: number }>();
+  private readonly gone = new Set<number>();
+
+  constructor(private readonly members: IpsetMember[]) {}
+
+  /** Deletes the first live member with this text, as ipset would; false when there is none. */
+  delete(text: string): boolean {
+    for (; this.indexed < this.members.length; this.indexed++) {
+      const key = this.members[this.indexed].text;
+      const entry = this.at.get(key);
+      if (entry) entry.positions.push(this.indexed);
+      else this.at.set(key, { positions: [this.indexed], deleted: 0 });
+    }
+    const entry = this.at.get(text);
+    if (!entry || entry.deleted === entry.positions.length) return false;
+    this.gone.add(entry.positions[entry.deleted++]);
+    return true;
+  }
+
+  /** Drops the deleted members from the array, in place (other sets may hold it after a swap). */
+  compact(): void {
+    if (this.gone.size === 0) return;
+    let kept = 0;
+    for (let k = 0; k < this.members.length; k++) if (!this.gone.has(k)) this.members[kept++] = this.members[k];
+    this.members.length = kept;
+  }
+}
+
 class IpsetBuilder {
   readonly diagnostics: Diagnostic[] = [];
   private suppressed = 0;
   readonly symbols: Symbols;
-  readonly sets: IpSet[] = [];
+  /** The live sets in order of creation (a Set: `destroy` takes one out without a scan). */
+  private readonly live = new Set<IpSet>();
+  /** The sets given members since the last `flush` of all sets: only these can have any to flush. */
+  private readonly filled = new Set<IpSet>();
+  /** The index of each members array a `del` has searched (keyed by the array: `swap` exchanges them). */
+  private readonly memberIndex = new Map<IpsetMember[], MemberIndex>();
   readonly setByName = new Map<string, IpSet>();
   readonly commands: IpsetCommand[] = [];
   readonly formats: Array<'save' | 'list'> = [];
@@ -300,9 +343,11 @@ class IpsetBuilder {
     this.lineCount = spans.count;
     this.extendSet();
     this.closeListed();
+    for (const index of this.memberIndex.values()) index.compact();
     this.resolveReferences();
     for (const [set, def] of this.definitionOf) def.fullRange = set.fullRange;
-    for (const set of this.sets) this.kubeChecks(set);
+    const sets = [...this.live];
+    for (const set of sets) this.kubeChecks(set);
     if (this.suppressed > 0) {
       this.diagnostics.push({
         range: lineRange(0, 0, 0),
@@ -314,7 +359,7 @@ class IpsetBuilder {
     return {
       dialect: 'ipset',
       formats: this.formats,
-      sets: this.sets,
+      sets,
       setByName: this.setByName,
       commands: this.commands,
       diagnostics: this.diagnostics,
@@ -408,7 +453,11 @@ class IpsetBuilder {
     }
     set.members.push(member);
     this.memberByLine.addFastMember();
-    if (this.extended !== set) this.extendSet();
+    // Any other line, a flush among them, clears `extended`: the first add to a set after one lands here.
+    if (this.extended !== set) {
+      this.extendSet();
+      this.filled.add(set);
+    }
     this.extended = set;
     this.extendedLine = i;
     this.extendedEnd = memberEnd;
@@ -612,7 +661,7 @@ class IpsetBuilder {
     this.commandByLine.set(i, cmd);
     if (!nameToken) {
       if (command !== 'destroy' && command !== 'flush') this.diag(extent, 'error', 'missing-name', t('{0} needs a set name.', keyword.image));
-      else if (command === 'flush') for (const s of this.sets) s.members = [];
+      else if (command === 'flush') this.flushAll();
       return;
     }
     const name = unquote(nameToken.image);
@@ -651,9 +700,7 @@ class IpsetBuilder {
           set.fullRange = spanRanges(set.fullRange, extent);
         } else if (command === 'del') {
           const text = memberTokens[0].image;
-          const at = set.members.findIndex((m) => m.text === text);
-          if (at >= 0) set.members.splice(at, 1);
-          else this.diag(tokenRange(i, memberTokens[0]), 'warning', 'not-a-member', t('{0} is not in set {1} at this point: ipset restore fails here unless -exist is given.', text, name));
+          if (!this.deleteMember(set, text)) this.diag(tokenRange(i, memberTokens[0]), 'warning', 'not-a-member', t('{0} is not in set {1} at this point: ipset restore fails here unless -exist is given.', text, name));
         }
         return;
       }
@@ -664,7 +711,7 @@ class IpsetBuilder {
         if (!set) return;
         if (command === 'flush') set.members = [];
         else {
-          this.sets.splice(this.sets.indexOf(set), 1);
+          this.live.delete(set);
           this.setByName.delete(name);
         }
         return;
@@ -682,7 +729,10 @@ class IpsetBuilder {
           this.pendingRefs.push({ name: otherName, range: tokenRange(i, other), role: 'command', line: i, required: true });
           const a = this.setByName.get(name);
           const b = this.setByName.get(otherName);
-          if (a && b) [a.members, b.members] = [b.members, a.members];
+          if (a && b) {
+            [a.members, b.members] = [b.members, a.members];
+            this.filled.add(a).add(b);
+          }
         } else {
           const set = this.setByName.get(name);
           if (set && !this.setByName.has(otherName)) {
@@ -696,6 +746,18 @@ class IpsetBuilder {
         return;
       }
     }
+  }
+
+  private deleteMember(set: IpSet, text: string): boolean {
+    let index = this.memberIndex.get(set.members);
+    if (!index) this.memberIndex.set(set.members, (index = new MemberIndex(set.members)));
+    return index.delete(text);
+  }
+
+  /** `flush` without a name empties every live set. */
+  private flushAll(): void {
+    for (const s of this.filled) if (this.live.has(s)) s.members = [];
+    this.filled.clear();
   }
 
   private newSet(i: number, nameToken: IToken, type: string, source: 'save' | 'list', extent: Range): IpSet {
@@ -723,7 +785,7 @@ class IpsetBuilder {
     if (existing && set.source === 'list') {
       this.diag(nameRange, 'warning', 'duplicate-set', t('Set {0} is listed twice.', set.name));
     }
-    this.sets.push(set);
+    this.live.add(set);
     if (!existing) this.setByName.set(set.name, set);
     this.setByLine.set(set.line, set);
     const def: SymbolDefinition = { kind: 'ipset', name: set.name, scope: IPSET_SCOPE, range: nameRange, fullRange: set.fullRange };
@@ -834,6 +896,7 @@ class IpsetBuilder {
     }
     this.memberOptions(i, set, member, tokens.slice(1));
     set.members.push(member);
+    this.filled.add(set);
     this.memberByLine.set(i, { set, member });
     if (source === 'list') set.fullRange = spanRanges(set.fullRange, extent);
   }

@@ -2,7 +2,7 @@
 // Each line is lexed and parsed on its own (that is also how iptables-restore reads the file), so an
 // error never spreads past its line. Problems are returned as diagnostics; nothing here throws.
 import type { CstNode, IToken } from 'chevrotain';
-import type { Diagnostic, Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
 import {
   BUILTIN_CHAINS,
   isBuiltinChain,
@@ -40,8 +40,8 @@ import { nameTable } from '../../model/name-table';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
 export const MAX_LINE_LENGTH = 65_536;
-/** Past this many diagnostics a file is clearly not a dump; the rest are summarised in one. */
-export const MAX_DIAGNOSTICS = 1_000;
+// Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
+export { MAX_DIAGNOSTICS };
 
 const TABLE_NAMES = new Set(Object.keys(BUILTIN_CHAINS));
 

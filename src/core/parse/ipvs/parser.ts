@@ -3,7 +3,7 @@
 // connection tables and `ipvsadm -S[n]` / `ipvsadm -R` input, also several of them pasted into one file.
 // Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
 import type { IToken } from 'chevrotain';
-import type { Diagnostic, Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
 import {
   DEFAULT_PERSISTENT_TIMEOUT,
   DEFAULT_SCHEDULER,
@@ -30,14 +30,15 @@ import { LineCursor, LineSpans } from '../lines';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
 import { FAST_MAX_LINE, forwardAt, pack, PlainServiceServerNode, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
+import { listingKey, restoreKey, ServerIndex } from './serverIndex';
 import { digitsValue } from '../digits';
 import { SortedLineMap } from '../../model/line-map';
 import { emptyNameTable, nameTable } from '../../model/name-table';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
 export const MAX_LINE_LENGTH = 65_536;
-/** Past this many diagnostics a file is clearly not ipvsadm output; the rest are summarised in one. */
-export const MAX_DIAGNOSTICS = 1_000;
+// Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
+export { MAX_DIAGNOSTICS };
 
 const SCHEDULERS = new Set<string>(IPVS_SCHEDULERS);
 const SCHEDULER_NAMES = new Map<string, string>(IPVS_SCHEDULERS.map((s) => [s, s]));
@@ -212,7 +213,7 @@ class IpvsBuilder {
   readonly diagnostics: Diagnostic[] = [];
   private suppressed = 0;
   readonly symbols: Symbols;
-  readonly services: VirtualService[] = [];
+  services: VirtualService[] = [];
   private readonly serviceByName = new Map<string, VirtualService>();
   /** The definitions of the services the slow path made (a ServiceDefinition reads its ranges from its ServiceNode). */
   private readonly definitionOf = new Map<VirtualService, SymbolDefinition>();
@@ -296,7 +297,8 @@ class IpvsBuilder {
     }
     // Each list grew by push, with room to spare: an exact copy is about half the size (issue #8).
     this.closeServers();
-    if (this.listsEdited) for (const s of this.services) if (s.realServers.length > 0) s.realServers = s.realServers.slice();
+    if (this.goneServices.size > 0) this.services = this.services.filter((s) => !this.goneServices.has(s));
+    if (this.listsEdited) for (const s of this.services) if (s.realServers.length > 0) s.realServers = this.liveServers(s.realServers);
     const families = new Set(this.services.map((s) => s.family));
     return {
       dialect: 'ipvsadm',
@@ -456,7 +458,7 @@ class IpvsBuilder {
     if (this.currentIsMerge) {
       const address = server.address;
       const port = server.port;
-      const same = svc.realServers.find((r) => r.address === address && (r.port ?? r.portName) === port);
+      const same = this.listedServer(svc, listingKey(address, port));
       if (same) {
         mergeServer(same, server);
         target = same;
@@ -878,6 +880,34 @@ class IpvsBuilder {
   /** Whether restore commands added or deleted real servers: then every list is copied at the end. */
   private listsEdited = false;
 
+  /**
+   * What restore commands removed: marked, not spliced out of the lists while parsing (each would move all after
+   * it), and filtered out at the end.
+   */
+  private readonly goneServices = new Set<VirtualService>();
+  private readonly goneServers = new Set<RealServer>();
+  private readonly restoreIndex = new Map<VirtualService, ServerIndex>();
+  private readonly listingIndex = new Map<VirtualService, ServerIndex>();
+
+  /** A copy of `list` without the deleted servers. */
+  private liveServers(list: RealServer[]): RealServer[] {
+    return this.goneServers.size > 0 ? list.filter((r) => !this.goneServers.has(r)) : list.slice();
+  }
+
+  /** The first live server of `svc` with this restoreKey. */
+  private restoredServer(svc: VirtualService, key: string): RealServer | undefined {
+    let index = this.restoreIndex.get(svc);
+    if (!index) this.restoreIndex.set(svc, (index = new ServerIndex((r) => restoreKey(r.address, r.port))));
+    return index.first(svc.realServers, key, this.goneServers);
+  }
+
+  /** The first live server of `svc` with this listingKey. */
+  private listedServer(svc: VirtualService, key: string): RealServer | undefined {
+    let index = this.listingIndex.get(svc);
+    if (!index) this.listingIndex.set(svc, (index = new ServerIndex((r) => listingKey(r.address, r.port ?? r.portName))));
+    return index.first(svc.realServers, key, this.goneServers);
+  }
+
   /** Adds a real server line's server to `svc` (the list copied to its size by closeServers). */
   private pushServer(svc: VirtualService, server: RealServer): void {
     if (this.growing !== svc) {
@@ -935,7 +965,7 @@ class IpvsBuilder {
       this.diag(ep.range, 'warning', 'duplicate-real-server', t('Real server {0} is listed twice under {1}.', key, svc.name));
     }
     if (this.currentIsMerge) {
-      const same = svc.realServers.find((r) => r.address === server.address && (r.port ?? r.portName) === (server.port ?? server.portName));
+      const same = this.listedServer(svc, listingKey(server.address, server.port ?? server.portName));
       if (same) {
         mergeServer(same, server);
         this.realServerByLine.set(i, { service: svc, server: same, range: extent });
@@ -1201,7 +1231,9 @@ class IpvsBuilder {
       options.push(opt);
     }
     if (kind === 'clear') {
-      for (const s of [...this.services]) this.removeService(s);
+      for (const s of this.services) if (!this.goneServices.has(s)) this.removeService(s);
+      this.services.length = 0;
+      this.goneServices.clear();
       return;
     }
     if (kind === 'zero' || kind === 'set') return;
@@ -1286,13 +1318,13 @@ class IpvsBuilder {
   }
 
   private removeService(svc: VirtualService): void {
-    const at = this.services.indexOf(svc);
-    if (at >= 0) this.services.splice(at, 1);
+    this.goneServices.add(svc);
     this.serviceByName.delete(svc.name);
+    svc.realServers = this.liveServers(svc.realServers);
     // Its definition keeps the full range it had when it was made: the service line. A listed service's
-    // definition is found among the definitions (removing one is rare; the scan is no slower than the splice).
+    // definition is found among those of its line.
     if (svc instanceof ServiceNode) {
-      const def = this.symbols.definitions.find((d) => d instanceof ServiceDefinition && d.defines(svc));
+      const def = this.symbols.onLine(svc.line).find((d) => d instanceof ServiceDefinition && d.defines(svc));
       if (def) (def as ServiceDefinition).fullRange = svc.range;
     }
     this.definitionOf.delete(svc);
@@ -1356,16 +1388,16 @@ class IpvsBuilder {
     const { endpoint: ep, hasPort } = this.endpointResult(i, { image: rOpt.values[0], startOffset: rRange.start.character, endOffset: rRange.end.character - 1 } as IToken);
     const forwards = (['-g', '-i', '-m'] as const).filter((f) => byName.has(f));
     if (forwards.length > 1) this.diag(byName.get(forwards[1])!.nameRange, 'error', 'two-forwards', t('Only one forwarding method: -g, -i or -m.'));
-    const same = (r: RealServer) => r.address === ep.address && (r.port ?? 0) === (ep.port ?? svc.port ?? 0);
+    const same = this.restoredServer(svc, restoreKey(ep.address, ep.port ?? svc.port));
     this.listsEdited = true;
     if (kind === 'delete-server' || kind === 'edit-server') {
-      const existing = svc.realServers.find(same);
+      const existing = same;
       if (!existing) {
         this.diag(rRange, 'error', 'undefined-real-server', t('{0} has no real server {1}: ipvsadm -R fails here ("No such destination").', svc.name, rOpt.values[0]));
         return;
       }
       if (kind === 'delete-server') {
-        svc.realServers.splice(svc.realServers.indexOf(existing), 1);
+        this.goneServers.add(existing);
         return;
       }
       this.applyServerOptions(i, existing, svc, byName, rRange);
@@ -1386,7 +1418,7 @@ class IpvsBuilder {
     server.port = hasPort ? ep.port : svc.port;
     if (ep.portName !== undefined) server.portName = ep.portName;
     this.applyServerOptions(i, server, svc, byName, rRange);
-    if (svc.realServers.some(same)) {
+    if (same) {
       this.diag(rRange, 'error', 'duplicate-real-server', t('{0} already has real server {1}: ipvsadm -R fails here ("Destination already exists").', svc.name, rOpt.values[0]));
       return;
     }

@@ -29,6 +29,8 @@ import { LineIndex, num, prop, readJson, str, type JObject, type JValue } from '
 import { emptyNftRuleset, MAX_DIAGNOSTICS } from './parser';
 import { emptyNameTable, nameTable } from '../../model/name-table';
 import { appendAll } from '../../model/append';
+import { EditedChains } from './ruleOrder';
+import { DeletedChains } from './deletedChains';
 
 const SIMPLE_VERDICTS = new Set(['accept', 'drop', 'continue', 'return']);
 const BITMASK_KEYS = new Set(['ct:state', 'ct:status', 'ct:event', 'tcp:flags']);
@@ -83,6 +85,8 @@ class NftJsonBuilder {
   private readonly defined = new Map<string, SymbolDefinition>();
   private readonly setKinds = new Map<string, 'set' | 'map'>();
   private readonly declaredTables = new Set<string>();
+  private readonly edited = new EditedChains();
+  private readonly deletedChains = new DeletedChains();
   private table: NftTable | undefined;
 
   constructor(private readonly text: string) {
@@ -101,13 +105,14 @@ class NftJsonBuilder {
     return { start: this.position(v.start), end: this.position(v.end) };
   }
 
-  /** An offset as a position; the end of a text that ends with a line break stays on the last line. */
+  /**
+   * An offset as a position; the end of a text that ends with a line break stays on the last line, and the \n of
+   * a \r\n is where its \r is (the line ends before both).
+   */
   private position(offset: number): { line: number; character: number } {
     const p = this.lines.position(offset);
-    if (p.line > 0 && p.line >= this.lineCount()) {
-      const prev = this.lines.position(offset - 1);
-      return { line: prev.line, character: prev.character };
-    }
+    if (p.line > 0 && p.line >= this.lineCount()) return this.position(offset - 1);
+    if (this.text.charCodeAt(offset) === 10 && this.text.charCodeAt(offset - 1) === 13) return this.lines.position(offset - 1);
     return p;
   }
 
@@ -126,10 +131,14 @@ class NftJsonBuilder {
     const { value, error } = readJson(this.text);
     if (error) {
       const p = this.position(error.offset);
-      this.diag({ start: p, end: { line: p.line, character: p.character + 1 } }, 'error', 'bad-json', t('Not valid JSON at line {0}, column {1}: {2}.', p.line + 1, p.character + 1, error.message));
+      // The character there, if any: at the end of the text (or of a line) the range is empty.
+      const one = error.offset < this.text.length && !'\r\n'.includes(this.text[error.offset]) ? 1 : 0;
+      this.diag({ start: p, end: { line: p.line, character: p.character + one } }, 'error', 'bad-json', t('Not valid JSON at line {0}, column {1}: {2}.', p.line + 1, p.character + 1, error.message));
     } else if (value) {
       this.root(value);
     }
+    this.edited.settleAll();
+    this.deletedChains.apply();
     this.resolveReferences();
     if (this.suppressed > 0) {
       this.diagnostics.push({ range: this.range({ start: 0, end: 0 }), severity: 'warning', code: 'too-many-problems', message: t('{0} more problems were not reported.', this.suppressed) });
@@ -192,6 +201,7 @@ class NftJsonBuilder {
       return;
     }
     if (verb === 'flush' && kind === 'ruleset') {
+      this.edited.settleAll();
       this.tables.length = 0;
       this.tableById.clear();
       return;
@@ -200,24 +210,29 @@ class NftJsonBuilder {
     if (!table) return;
     if (verb === 'delete' || verb === 'destroy') {
       if (kind === 'table') {
+        for (const c of this.deletedChains.live(table)) this.edited.settle(c);
         this.tables.splice(this.tables.indexOf(table), 1);
         this.tableById.delete(table.id);
       } else if (kind === 'chain' && name) {
         const chain = table.chainByName.get(name);
         if (chain) {
-          table.chains.splice(table.chains.indexOf(chain), 1);
+          this.edited.settle(chain);
+          this.deletedChains.delete(table, chain);
           table.chainByName.delete(name);
         }
       } else if (kind === 'rule') {
         const chain = table.chainByName.get(str(prop(inner, 'chain')) ?? '');
         const handle = num(prop(inner, 'handle'));
-        if (chain && handle !== undefined) chain.rules = chain.rules.filter((r) => r.handle !== handle);
+        if (chain && handle !== undefined) {
+          const list = this.edited.list(chain);
+          for (let node = list.withHandle(handle); node; node = list.withHandle(handle)) list.remove(node);
+        }
       }
     } else if (verb === 'flush') {
-      if (kind === 'table') for (const c of table.chains) c.rules = [];
+      if (kind === 'table') for (const c of this.deletedChains.live(table)) this.flushChain(c);
       else if (kind === 'chain' && name) {
         const chain = table.chainByName.get(name);
-        if (chain) chain.rules = [];
+        if (chain) this.flushChain(chain);
       } else if ((kind === 'set' || kind === 'map') && name) {
         const set = table.setByName.get(name) ?? table.mapByName.get(name);
         if (set) set.elements = [];
@@ -428,17 +443,23 @@ class NftJsonBuilder {
     if (handle !== undefined) rule.handle = handle;
     if (verb === 'insert') {
       const position = num(prop(body, 'position')) ?? num(prop(body, 'handle'));
-      const at = position !== undefined ? chain.rules.findIndex((r) => r.handle === position) : -1;
-      chain.rules.splice(at >= 0 ? at : 0, 0, rule);
-    } else if (verb === 'replace') {
-      const at = handle !== undefined ? chain.rules.findIndex((r) => r.handle === handle) : -1;
-      if (at >= 0) chain.rules[at] = rule;
-      else chain.rules.push(rule);
+      const list = this.edited.list(chain);
+      // Before the rule with that handle, else first.
+      list.insertBefore((position !== undefined ? list.withHandle(position) : undefined) ?? list.first(), rule);
+    } else if (verb === 'replace' && handle !== undefined) {
+      const list = this.edited.list(chain);
+      const old = list.withHandle(handle);
+      if (old) list.replace(old, rule);
+      else list.insertBefore(undefined, rule);
     } else {
-      chain.rules.push(rule);
+      this.edited.push(chain, rule);
     }
-    chain.rules.forEach((r, k) => (r.index = k + 1));
     if (!this.ruleByLine.has(range.start.line)) this.ruleByLine.set(range.start.line, rule);
+  }
+
+  private flushChain(chain: NftChain): void {
+    this.edited.settle(chain);
+    chain.rules = [];
   }
 
   private setObject(kind: 'set' | 'map', body: JValue, item: JObject): void {

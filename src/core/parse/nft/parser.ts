@@ -17,7 +17,7 @@ import { LineStarts } from '../lines';
 import { reportLine, reportProgress } from '../../progress';
 import { SortedLineMap } from '../../model/line-map';
 import type { CstNode, IToken } from 'chevrotain';
-import type { Diagnostic, Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
 import {
   isNftFamily,
   standardPriority,
@@ -51,14 +51,17 @@ import { ElementNode, isKnownStatementWord, isPlainConstant, itemRange, itemsRan
 import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
 import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
+import { EditedChains } from './ruleOrder';
+import { ElementDeletions } from './elementDeletions';
+import { DeletedChains } from './deletedChains';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = 1_000_000;
-/** Past this many diagnostics a file is clearly not nft syntax; the rest are summarised in one. */
-export const MAX_DIAGNOSTICS = 1_000;
+// Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
+export { MAX_DIAGNOSTICS };
 /** Braces and parentheses nested deeper than this inside one statement are refused (nft itself stops far earlier). */
 export const MAX_NESTING = 64;
 
@@ -178,6 +181,12 @@ class NftTextBuilder implements StatementHost {
   private readonly declaredTables = new Set<string>();
   /** Whether a chain left a table's chainByName (deleted, renamed, or its table removed): see ensureChain. */
   private chainsForgotten = false;
+  /** Chains that insert, replace or delete rule commands edit: their rules in a list until the end. */
+  private readonly edited = new EditedChains();
+  /** `delete chain` commands, applied at the end. */
+  private readonly deletedChains = new DeletedChains();
+  /** `delete element` commands, applied at the end. */
+  private readonly deletedElements = new ElementDeletions();
   /** The table ensureTable answered last (while it is in tableById). */
   private lastTable: NftTable | undefined;
 
@@ -305,6 +314,9 @@ class NftTextBuilder implements StatementHost {
       if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing at the end of the file.'));
       this.closeBlock(eof);
     }
+    this.edited.settleAll();
+    this.deletedElements.apply();
+    this.deletedChains.apply();
     this.resolveReferences();
     this.applyWarnings();
     if (this.suppressed > 0) {
@@ -462,8 +474,7 @@ class NftTextBuilder implements StatementHost {
     const chain = block.chain!;
     const rule = new LazyRule(block.table!.id, chain.name, this.document, i, this.lineStart, start, text.length);
     this.indexRule(rule, i);
-    chain.rules.push(rule);
-    rule.index = chain.rules.length;
+    this.edited.push(chain, rule);
   }
 
   /**
@@ -1410,7 +1421,12 @@ class NftTextBuilder implements StatementHost {
       case 'flush': {
         const table = this.tableById.get(id);
         this.tableRef(spec);
-        if (table) for (const chain of table.chains) chain.rules = [];
+        if (table) {
+          for (const chain of this.deletedChains.live(table)) {
+            this.edited.settle(chain);
+            chain.rules = [];
+          }
+        }
         return undefined;
       }
       default:
@@ -1429,7 +1445,7 @@ class NftTextBuilder implements StatementHost {
     const i = this.tables.indexOf(table);
     if (i >= 0) this.tables.splice(i, 1);
     this.tableById.delete(table.id);
-    for (const chain of table.chains) for (const rule of chain.rules) this.forgetRule(rule);
+    for (const chain of this.deletedChains.live(table)) for (const rule of this.edited.settle(chain)) this.forgetRule(rule);
   }
 
   private forgetRule(rule: NftRule): void {
@@ -1468,7 +1484,7 @@ class NftTextBuilder implements StatementHost {
         table.chainByName.delete(name);
         chain.name = newName;
         table.chainByName.set(newName, chain);
-        for (const rule of chain.rules) rule.chain = newName;
+        for (const rule of this.edited.settle(chain)) rule.chain = newName;
       }
       return;
     }
@@ -1477,12 +1493,12 @@ class NftTextBuilder implements StatementHost {
       const chain = table.chainByName.get(name);
       if (!chain) return;
       if (verb === 'flush') {
-        for (const rule of chain.rules) this.forgetRule(rule);
+        for (const rule of this.edited.settle(chain)) this.forgetRule(rule);
         chain.rules = [];
       } else if (verb === 'delete' || verb === 'destroy') {
-        for (const rule of chain.rules) this.forgetRule(rule);
+        for (const rule of this.edited.settle(chain)) this.forgetRule(rule);
         this.chainsForgotten = true;
-        table.chains.splice(table.chains.indexOf(chain), 1);
+        this.deletedChains.delete(table, chain);
         table.chainByName.delete(name);
       }
       return;
@@ -1532,11 +1548,11 @@ class NftTextBuilder implements StatementHost {
     const { chain } = this.ensureChain(table, chainName, chainRange, range, false, 'rule-owner');
     if (verb === 'delete' || verb === 'destroy') {
       if (position && position.kind === 'handle') {
-        const at = chain.rules.findIndex((r) => r.handle === position!.value);
-        if (at >= 0) {
-          this.forgetRule(chain.rules[at]);
-          chain.rules.splice(at, 1);
-          this.reindex(chain);
+        const list = this.edited.list(chain);
+        const node = list.withHandle(position.value);
+        if (node) {
+          this.forgetRule(node.rule);
+          list.remove(node);
         }
       } else {
         this.missing(chainRange, t('"handle N" of the rule to delete'));
@@ -1549,28 +1565,21 @@ class NftTextBuilder implements StatementHost {
     }
     const rule = this.makeRule(table, chain, items.slice(k));
     if (verb === 'reset') return;
-    let at = chain.rules.length;
-    if (verb === 'insert') at = 0;
-    if (position) {
-      if (position.kind === 'index') {
-        at = Math.min(chain.rules.length, verb === 'insert' ? position.value : position.value + 1);
-      } else {
-        const h = chain.rules.findIndex((r) => r.handle === position!.value);
-        if (h >= 0) at = verb === 'insert' ? h : h + 1;
-        if (verb === 'replace' && h >= 0) {
-          this.forgetRule(chain.rules[h]);
-          chain.rules.splice(h, 1, rule);
-          this.reindex(chain);
-          return;
-        }
+    if (verb !== 'insert' && !position) return this.edited.push(chain, rule);
+    const list = this.edited.list(chain);
+    // The rule the new one goes before (undefined: at the end).
+    let before = verb === 'insert' ? list.first() : undefined;
+    if (position?.kind === 'index') {
+      before = list.nodeAt(verb === 'insert' ? position.value : position.value + 1);
+    } else if (position) {
+      const h = list.withHandle(position.value);
+      if (h && verb === 'replace') {
+        this.forgetRule(h.rule);
+        return list.replace(h, rule);
       }
+      if (h) before = verb === 'insert' ? h : h.next;
     }
-    chain.rules.splice(at, 0, rule);
-    this.reindex(chain);
-  }
-
-  private reindex(chain: NftChain): void {
-    for (let k = 0; k < chain.rules.length; k++) chain.rules[k].index = k + 1;
+    list.insertBefore(before, rule);
   }
 
   private elementCommand(verb: NftCommandVerb, spec: Spec, group: CstNode): void {
@@ -1599,8 +1608,7 @@ class NftTextBuilder implements StatementHost {
     if (verb === 'add' || verb === 'create') {
       for (const e of elements) set.elements.push(e);
     } else if (verb === 'delete' || verb === 'destroy') {
-      const gone = new Set(elements.map((e) => e.key.join('\u0000')));
-      set.elements = set.elements.filter((e) => !gone.has(e.key.join('\u0000')));
+      this.deletedElements.delete(set.elements, elements);
     }
   }
 
@@ -1795,8 +1803,7 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     const rule = this.makeRule(table, chain, items);
-    chain.rules.push(rule);
-    rule.index = chain.rules.length;
+    this.edited.push(chain, rule);
   }
 
   private hookSpec(node: CstNode, chain: NftChain, table: NftTable): void {
