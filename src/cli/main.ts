@@ -6,7 +6,7 @@ import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
 import { countBySeverity, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
-import { hostPort, parseDestination, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
+import { hostPort, parseDestination, shownOutcomes, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
 import { parseAddress } from '../core/trace/addr';
 
 const VERSION = '0.1.0';
@@ -35,8 +35,12 @@ say so on standard error), 2 bad usage or unreadable file.
             "frontends":[{"kind","address"?,"port"}],"endpoints":[{"address","port","probability","local"?}],
             "policies":{…}}]}
   trace:    {"packet":{"src","dst","protocol","dport","entry"},"outcomes":[{"verdict","destination"?,
-            "probability","masquerade","assumptions":[…],"path":[{"file","line","table","chain","text","note"}]}]}
-            (warnings and what a returning client gets go to standard error)
+            "probability","masquerade","assumptions":[…],"conditions":[{"condition","holds"}],
+            "path":[{"file","line","table","chain","text","note"}]}],"moreOutcomes"}
+            (at most 32 outcomes, moreOutcomes counts the rest; warnings and what a returning client gets go
+            to standard error). A condition the dumps cannot decide (an interface, an ipset without its dump)
+            splits outcomes but has no share: probability is the share of new connections under the outcome's
+            conditions (statistic, numgen, IPVS weights), and outcomes whose conditions can hold together sum to 1.
 
 trace --entry: pod (default) a pod on this node opens the connection (PREROUTING); node: a process on
 the node (OUTPUT); external: a client outside the cluster. --from defaults to an address inside the
@@ -233,7 +237,7 @@ function traceCommand(args: string[], json: boolean, out: (s: string) => void, e
   if (json) {
     out(JSON.stringify(traceToJson(result, names), null, 2));
     for (const w of result.warnings) err(`warning: ${w}`);
-    for (const o of result.outcomes) for (const n of o.notes) err(`note: ${n}`);
+    for (const n of new Set(shownOutcomes(result).shown.flatMap((o) => o.notes))) err(`note: ${n}`);
   } else {
     for (const line of formatTrace(result, names)) out(line);
   }
@@ -245,13 +249,16 @@ function formatTrace(result: TraceResult, names: string[]): string[] {
   const lines = [`${p.protocol} ${p.src} → ${hostPort(p.dst, p.dport)} (from ${p.entry === 'pod' ? 'a pod on this node' : p.entry === 'node' ? 'this node' : 'outside the cluster'})`];
   for (const w of result.warnings) lines.push(`  warning: ${w}`);
   if (result.outcomes.length === 0) lines.push('  no outcome');
-  for (const o of result.outcomes) {
+  const { shown, more } = shownOutcomes(result);
+  if (shown.some((o) => o.conditions.length > 0)) lines.push('  outcomes under different assumptions are alternatives: each share is of new connections under its own assumptions');
+  for (const o of shown) {
     const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
     lines.push('', `${formatShare(o.probability).padStart(6)}  ${what}${o.masquerade ? '  (masqueraded)' : ''}`);
     for (const a of o.assumptions) lines.push(`        ${a}`);
     for (const s of o.path) lines.push(`        ${basename(names[s.fileIndex] ?? '')}:${s.line + 1}  ${s.table}/${s.chain}  ${s.note}`);
     for (const n of o.notes) lines.push(`        note: ${n}`);
   }
+  if (more > 0) lines.push('', `… ${more} more outcome${more === 1 ? '' : 's'} not shown`);
   return lines;
 }
 

@@ -251,9 +251,9 @@ describe('general netfilter semantics (not kube-proxy shaped)', () => {
 
   it('the --json shape is exactly the documented one', () => {
     const json = traceToJson(trace(DOCKERISH, '192.168.1.1:2222', { from: '192.168.1.5', entry: 'external', nodeIPs: ['192.168.1.1'] }), ['dump.iptables']) as { packet: object; outcomes: Record<string, unknown>[] };
-    expect(Object.keys(json)).toEqual(['packet', 'outcomes']);
+    expect(Object.keys(json)).toEqual(['packet', 'outcomes', 'moreOutcomes']);
     expect(Object.keys(json.packet)).toEqual(['src', 'dst', 'protocol', 'dport', 'entry']);
-    expect(Object.keys(json.outcomes[0])).toEqual(['verdict', 'destination', 'probability', 'masquerade', 'assumptions', 'path']);
+    expect(Object.keys(json.outcomes[0])).toEqual(['verdict', 'destination', 'probability', 'masquerade', 'assumptions', 'conditions', 'path']);
     expect(Object.keys((json.outcomes[0].path as object[])[0])).toEqual(['file', 'line', 'table', 'chain', 'text', 'note']);
   });
 });

@@ -3,6 +3,7 @@
 // carried along it. A later test of the same condition follows the branch already taken, so no outcome assumes a
 // condition and its negation. Facts split outcomes but carry no probability: an outcome's share is its share of new
 // connections under its conditions (statistic, numgen and IPVS weights only).
+import { t } from '../l10n';
 import type { Condition, IfaceTest, Outcome } from './types';
 
 export type Fact = Condition;
@@ -16,41 +17,28 @@ export interface Assumption {
   iface?: IfaceTest;
 }
 
-type Names = { exact: string } | { prefix: string };
+const namesOf = (test: IfaceTest): string[] => test.anyOf ?? [test.name];
 
-function names(name: string): Names {
-  return name.endsWith('+') || name.endsWith('*') ? { prefix: name.slice(0, -1) } : { exact: name };
-}
-
-/** How the names `a` stands for relate to those of `b`: 'sub' (a ⊆ b), 'super' (a ⊇ b), 'same', 'apart' or 'overlap'. */
-function relation(a: string, b: string): 'same' | 'sub' | 'super' | 'apart' {
-  const x = names(a);
-  const y = names(b);
-  if ('exact' in x && 'exact' in y) return x.exact === y.exact ? 'same' : 'apart';
-  if ('exact' in x && 'prefix' in y) return x.exact.startsWith(y.prefix) ? 'sub' : 'apart';
-  if ('prefix' in x && 'exact' in y) return y.exact.startsWith(x.prefix) ? 'super' : 'apart';
-  const p = (x as { prefix: string }).prefix;
-  const q = (y as { prefix: string }).prefix;
-  return p === q ? 'same' : q.startsWith(p) ? 'super' : p.startsWith(q) ? 'sub' : 'apart';
+/** Does an interface named `name` meet the condition? */
+function ifaceHolds(name: string, c: Condition): boolean {
+  const matches = namesOf(c.iface!).some((n) => (n.endsWith('+') || n.endsWith('*') ? name.startsWith(n.slice(0, -1)) : name === n));
+  return matches === c.holds;
 }
 
 /**
  * What the path's facts already say about a condition (true: it holds, false: it does not, undefined: not decided).
- * An interface is one name: arriving on eth0 decides every other `-i` test too.
+ * An interface is one name each way: arriving on eth0 decides every other `-i` test too (checked on every class of
+ * names the conditions tell apart).
  */
 export function known(facts: readonly Fact[], a: Assumption): boolean | undefined {
-  let holds: boolean | undefined;
-  for (const f of facts) {
-    if (f.key === a.key) holds = f.holds;
-    else if (a.iface && f.iface && f.iface.dir === a.iface.dir) {
-      const r = relation(f.iface.name, a.iface.name);
-      if (f.holds && (r === 'same' || r === 'sub')) holds = true;
-      else if (f.holds && r === 'apart') holds = false;
-      else if (!f.holds && (r === 'same' || r === 'super')) holds = false;
-    }
-    if (holds !== undefined) return holds !== Boolean(a.negated);
+  let holds: boolean | undefined = facts.find((f) => f.key === a.key)?.holds;
+  if (holds === undefined && a.iface) {
+    const same = facts.filter((f) => f.iface?.dir === a.iface!.dir);
+    const test: Condition = { key: a.key, holds: true, label: '', iface: a.iface };
+    const results = new Set(nameClasses([...same, test]).filter((n) => same.every((f) => ifaceHolds(n, f))).map((n) => ifaceHolds(n, test)));
+    if (same.length > 0 && results.size === 1) holds = [...results][0];
   }
-  return undefined;
+  return holds === undefined ? undefined : holds !== Boolean(a.negated);
 }
 
 /** The fact a branch takes on: the rule's test matched (`matched`) or not. */
@@ -60,7 +48,7 @@ export function factOf(a: Assumption, matched: boolean): Fact {
   return fact;
 }
 
-const conditionKey = (c: Condition) => `${c.holds ? '+' : '-'}${c.key}`;
+const conditionKey = (c: Condition): string => `${c.holds ? '+' : '-'}${c.key}`;
 
 /** The canonical text of a set of conditions (order does not matter). */
 export function conditionsKey(conditions: readonly Condition[]): string {
@@ -73,33 +61,83 @@ export function compatible(a: readonly Condition[], b: readonly Condition[]): bo
   return b.every((c) => known(a, { key: c.key, label: '', labelNot: '', iface: c.iface }) !== !c.holds);
 }
 
+/** The unknown a condition is about: its key, or for interfaces the packet's one interface that way. */
+const variableOf = (c: Condition): string => (c.iface ? `iface ${c.iface.dir}` : c.key);
+
 /**
- * Merges outcomes that differ only in one condition taken both ways and are otherwise `alike` (verdict,
- * destination, masquerade, share): that condition does not change what happens, so it is dropped. Repeated until
- * nothing merges.
+ * Names standing for every class of interface names the conditions tell apart: each name they spell, one name
+ * under each prefix they test (it matches exactly the tested prefixes of that prefix), and one that none matches.
  */
-export function mergeComplements<T extends { conditions: Condition[]; probability: number }>(items: T[], alike: (a: T, b: T) => boolean): T[] {
+function nameClasses(conditions: Condition[]): string[] {
+  const out = new Set(['\u0002']);
+  for (const c of conditions) for (const name of namesOf(c.iface!)) out.add(name.endsWith('+') || name.endsWith('*') ? `${name.slice(0, -1)}\u0001` : name);
+  return [...out];
+}
+
+/** Do the parts (each a conjunction of conditions on one unknown) together hold whatever the packet is? */
+function covers(parts: Condition[][]): boolean {
+  const all = parts.flat();
+  if (all.length === 0 || !all[0].iface) return parts.some((p) => p[0]?.holds === true) && parts.some((p) => p[0]?.holds === false);
+  return nameClasses(all).every((name) => parts.some((p) => p.every((c) => ifaceHolds(name, c))));
+}
+
+/** Interface conditions that each say one interface (or one of several): merged, the packet's is one of all of them. */
+function oneOf(parts: Condition[][]): Condition | undefined {
+  if (!parts.every((p) => p.length === 1 && p[0].holds && p[0].iface)) return undefined;
+  const dir = parts[0][0].iface!.dir;
+  const names = [...new Set(parts.flatMap((p) => namesOf(p[0].iface!)))].sort();
+  const label = dir === 'in' ? t('assuming the packet arrives on one of the interfaces {0}', names.join(', ')) : t('assuming the packet leaves through one of the interfaces {0}', names.join(', '));
+  return { key: `iface ${dir} ${names.join(',')}`, holds: true, label, iface: { dir, name: names.join(','), anyOf: names } };
+}
+
+/**
+ * Merges outcomes alike in what happens (`alike`: verdict, destination, masquerade). Equal conditions add up their
+ * shares; outcomes with equal shares whose conditions differ only in one unknown, and that together cover every
+ * value of it (a condition taken both ways; every interface the rules name and the others), merge into one without
+ * it: that unknown does not change what happens. Repeated until nothing merges. `join` folds the second into the
+ * first (its share included).
+ */
+export function mergeAlike<T extends { conditions: Condition[]; probability: number }>(items: T[], alike: (o: T) => string, join: (into: T, from: T) => void): T[] {
   let list = items;
   for (let merged = true; merged; ) {
     merged = false;
-    const byKey = new Map<string, number>();
-    list.forEach((o, i) => byKey.set(conditionsKey(o.conditions), i));
-    const used = new Set<number>();
-    const next: T[] = [];
-    list.forEach((o, i) => {
-      if (used.has(i)) return;
-      for (const c of o.conditions) {
-        const j = byKey.get(conditionsKey(o.conditions.map((x) => (x === c ? { ...x, holds: !x.holds } : x))));
-        if (j === undefined || j === i || used.has(j) || Math.abs(list[j].probability - o.probability) > 1e-12 || !alike(o, list[j])) continue;
-        used.add(i).add(j);
-        next.push({ ...o, conditions: o.conditions.filter((x) => x !== c) });
-        merged = true;
-        return;
+    const same = new Map<string, T>();
+    for (const o of list) {
+      const k = `${alike(o)}\u0001${conditionsKey(o.conditions)}`;
+      const first = same.get(k);
+      if (first) join(first, o);
+      else same.set(k, o);
+    }
+    list = [...same.values()];
+    for (const variable of new Set(list.flatMap((o) => o.conditions.map(variableOf)))) {
+      const groups = new Map<string, T[]>();
+      for (const o of list) {
+        if (!o.conditions.some((c) => variableOf(c) === variable)) continue;
+        const rest = o.conditions.filter((c) => variableOf(c) !== variable);
+        const k = `${alike(o)}\u0001${o.probability.toPrecision(12)}\u0001${conditionsKey(rest)}`;
+        groups.set(k, [...(groups.get(k) ?? []), o]);
       }
-      used.add(i);
-      next.push(o);
-    });
-    list = next;
+      const gone = new Set<T>();
+      const added: T[] = [];
+      for (const group of groups.values()) {
+        if (group.length < 2) continue;
+        const parts = group.map((o) => o.conditions.filter((c) => variableOf(c) === variable));
+        // Every value of the unknown: it goes; several interfaces: the packet's is one of them.
+        const union = covers(parts) ? undefined : oneOf(parts);
+        if (!union && !covers(parts)) continue;
+        const rest = group[0].conditions.filter((c) => variableOf(c) !== variable);
+        const parent = { ...group[0], conditions: union ? [...rest, union] : rest };
+        for (const o of group.slice(1)) join(parent, o);
+        parent.probability = group[0].probability;
+        for (const o of group) gone.add(o);
+        added.push(parent);
+      }
+      if (added.length === 0) continue;
+      list = [...list.filter((o) => !gone.has(o)), ...added];
+      // A merged outcome may equal another one: they add up before anything else merges.
+      merged = true;
+      break;
+    }
   }
   return list;
 }
@@ -119,17 +157,6 @@ export function assumptionGroups(outcomes: readonly Outcome[], max = 256): numbe
     if (groups.length >= max) break;
   }
   return groups;
-}
-
-/** The share of new connections the outcomes `pick` selects, under the assumptions that give them the most. */
-export function largestShare(outcomes: readonly Outcome[], pick: (o: Outcome) => boolean, groups = assumptionGroups(outcomes)): number {
-  let best = 0;
-  for (const g of groups) {
-    let sum = 0;
-    for (const i of g) if (pick(outcomes[i])) sum += outcomes[i].probability;
-    best = Math.max(best, sum);
-  }
-  return best;
 }
 
 /** The share of new connections the outcomes cover under the assumptions that give them the least (1 when complete). */

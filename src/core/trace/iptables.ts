@@ -9,7 +9,7 @@ import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
 import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
 import type { Condition, Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
-import { conditionsKey, coveredShare, factOf, known, mergeComplements, type Assumption, type Fact } from './facts';
+import { coveredShare, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
 import { appendAll } from '../model/append';
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
@@ -960,32 +960,27 @@ function essential(facts: Fact[]): Condition[] {
 type Merged = Outcome & { best: number; others: string[] };
 
 /**
- * Equal outcomes (verdict, destination, masquerade, conditions) merge, their shares adding up; then outcomes that
- * differ only in a condition taken both ways merge too (it does not change what happens: facts.ts).
+ * Outcomes alike (verdict, destination, masquerade) under equal conditions merge, their shares adding up; so do
+ * those that differ only in a condition taken both ways (it does not change what happens: facts.ts).
  */
 export function mergeOutcomes(finals: { state: State; verdict: Verdict }[]): Outcome[] {
-  const byKey = new Map<string, Merged>();
-  for (const { state, verdict } of finals) {
+  const items = finals.map(({ state, verdict }): Merged => {
     const destination = verdict === 'dnat' ? hostPort(state.dstText, state.dport) : undefined;
-    const others = [...new Set(state.assumptions)];
-    const conditions = essential(state.facts);
-    const key = JSON.stringify([verdict, destination ?? '', state.masquerade, conditionsKey(conditions), others]);
-    const existing = byKey.get(key);
-    if (existing) {
-      existing.probability += state.probability;
-      if (state.probability > existing.best) {
-        existing.best = state.probability;
-        existing.path = state.path;
-      }
-      for (const n of state.notes) if (!existing.notes.includes(n)) existing.notes.push(n);
-      continue;
-    }
-    const outcome: Merged = { verdict, probability: state.probability, masquerade: state.masquerade, assumptions: [], conditions, path: state.path, notes: [...new Set(state.notes)], best: state.probability, others };
+    const outcome: Merged = { verdict, probability: state.probability, masquerade: state.masquerade, assumptions: [], conditions: state.facts, path: state.path, notes: [...new Set(state.notes)], best: state.probability, others: [...new Set(state.assumptions)] };
     if (destination) outcome.destination = destination;
-    byKey.set(key, outcome);
-  }
-  const alike = (a: Merged, b: Merged) => a.verdict === b.verdict && a.destination === b.destination && a.masquerade === b.masquerade && a.others.join('\u0000') === b.others.join('\u0000');
-  return mergeComplements([...byKey.values()], alike)
+    return outcome;
+  });
+  const alike = (o: Merged) => JSON.stringify([o.verdict, o.destination ?? '', o.masquerade, o.others]);
+  const join = (into: Merged, from: Merged) => {
+    into.probability += from.probability;
+    // The path shown is the most likely one's.
+    if (from.best > into.best) {
+      into.best = from.best;
+      into.path = from.path;
+    }
+    into.notes = [...new Set([...into.notes, ...from.notes])];
+  };
+  return mergeAlike(items.map((o) => ({ ...o, conditions: essential(o.conditions) })), alike, join)
     .map(({ best: _best, others, ...o }) => ({ ...o, assumptions: [...o.conditions.map((c) => c.label), ...others] }))
     .sort((a, b) => b.probability - a.probability || a.conditions.length - b.conditions.length || (a.destination ?? a.verdict).localeCompare(b.destination ?? b.verdict));
 }

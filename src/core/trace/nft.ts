@@ -637,7 +637,10 @@ class NftTracer {
     switch (right.kind) {
       case 'setRef': {
         const set = table.setByName.get(right.name) ?? table.mapByName.get(right.name);
-        if (!set) return assume(`${left.text} @${right.name}`, t('assuming the packet is in set {0}', right.name), t('assuming the packet is not in set {0}', right.name));
+        if (!set) {
+          const c = assume(`${left.text} @${right.name}`, t('assuming the packet is in set {0}', right.name), t('assuming the packet is not in set {0}', right.name));
+          return op === '!=' ? negate(c) : c;
+        }
         // An affinity set: filled at run time (`update @set`), empty in the dump. `nft -j` prints such sets
         // with only the timeout flag, `nft list ruleset` with dynamic,timeout.
         if ((set.flags.includes('dynamic') || set.flags.includes('timeout') || set.timeout !== undefined) && set.elements.length === 0) {
@@ -675,8 +678,10 @@ class NftTracer {
         hit = keyMatches([right.value], v) === true;
         break;
       }
-      default:
-        return assume(`${left.text} ${right.text}`, t('assuming {0} matches', `${left.text} ${right.text}`), t('assuming {0} does not match', `${left.text} ${right.text}`));
+      default: {
+        const c = assume(`${left.text} ${right.text}`, t('assuming {0} matches', `${left.text} ${right.text}`), t('assuming {0} does not match', `${left.text} ${right.text}`));
+        return op === '!=' ? negate(c) : c;
+      }
     }
     return op === '!=' ? certain(!hit) : hit ? yes : no;
   }

@@ -39,6 +39,8 @@ export interface IfaceTest {
   dir: 'in' | 'out';
   /** A name, or a prefix written `eth+` (iptables) / `eth*` (nft). */
   name: string;
+  /** Merged outcomes: the interface is one of these names (`name` lists them). */
+  anyOf?: string[];
 }
 
 /** A condition the dumps do not decide, as an outcome assumes it: a fact about the packet, not a probability. */
