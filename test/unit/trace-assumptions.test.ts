@@ -15,7 +15,9 @@ const trace = (name: string, text: string, request: Partial<TraceRequest> = {}) 
   traceSnapshot(files(name, text), { to: '10.0.0.2', dport: 80, protocol: 'tcp', from: '10.0.0.1', entry: 'pod', ...request });
 const summary = (outcomes: Outcome[]) => outcomes.map((o) => `${Number(o.probability.toFixed(4))} ${o.verdict}${o.masquerade ? ' masq' : ''}${o.assumptions.length ? ` [${o.assumptions.join('; ')}]` : ''}`);
 
-const WEAVE = ['*filter', ':FORWARD ACCEPT [0:0]', ':FOO - [0:0]', '-A FORWARD -o weave -j FOO', '-A FORWARD -o weave -j DROP', 'COMMIT', ''].join('\n');
+/** A filter table whose FORWARD accepts by policy, with `chains` declared. */
+const forward = (chains: string[], rules: string[]) => ['*filter', ':FORWARD ACCEPT [0:0]', ...chains.map((c) => `:${c} - [0:0]`), ...rules, 'COMMIT', ''].join('\n');
+const WEAVE = forward(['FOO'], ['-A FORWARD -o weave -j FOO', '-A FORWARD -o weave -j DROP']);
 const WEAVE_OUTCOMES = ['1 accept [assuming the packet does not leave through interface weave]', '1 drop [assuming the packet leaves through interface weave]'];
 const nftForward = (rules: string[], extra = '') =>
   `table ip t {\n\tchain forward {\n\t\ttype filter hook forward priority 0; policy accept;\n${rules.map((r) => `\t\t${r}\n`).join('')}\t}\n${extra}}\n`;
@@ -40,12 +42,12 @@ describe('one undecided condition, one answer per path', () => {
   });
 
   it('an interface is one name each way: arriving on eth1 decides -i eth0 and -i eth+', () => {
-    const text = ['*filter', ':FORWARD ACCEPT [0:0]',
+    const text = forward([], [
       '-A FORWARD -i eth1 -j REJECT',
       '-A FORWARD -i eth0 -j DROP',
       '-A FORWARD ! -i eth+ -j DROP',
       '-A FORWARD -i eth1 -j ACCEPT', // never reached: eth1 was rejected above
-      'COMMIT', ''].join('\n');
+    ]);
     expect(summary(trace('i.iptables', text).outcomes)).toEqual([
       '1 drop [assuming the packet arrives on interface eth0]',
       // Not eth+ implies neither eth0 nor eth1: the implied conditions are not listed again.
@@ -58,12 +60,12 @@ describe('one undecided condition, one answer per path', () => {
   });
 
   it('ipset membership without an ipset dump is decided once; `!` tests the same condition', () => {
-    const text = ['*filter', ':FORWARD ACCEPT [0:0]',
+    const text = forward([], [
       '-A FORWARD -m set ! --match-set BLOCKED src -j MARK --set-mark 0x1',
       '-A FORWARD -m set --match-set BLOCKED src -j DROP',
       '-A FORWARD -m mark --mark 0x1 -j ACCEPT',
       '-A FORWARD -j REJECT',
-      'COMMIT', ''].join('\n');
+    ]);
     expect(summary(trace('s.iptables', text).outcomes)).toEqual([
       '1 accept [assuming the packet is not in ipset BLOCKED]',
       '1 drop [assuming the packet is in ipset BLOCKED]',
@@ -71,12 +73,12 @@ describe('one undecided condition, one answer per path', () => {
   });
 
   it('shares come from random matches only, within each set of conditions', () => {
-    const text = ['*filter', ':FORWARD ACCEPT [0:0]', ':A - [0:0]', ':B - [0:0]',
+    const text = forward(['A', 'B'], [
       '-A FORWARD -m statistic --mode random --probability 0.25 -j A',
       '-A FORWARD -j B',
       '-A A -o weave -j DROP',
       '-A B -o weave -j REJECT',
-      'COMMIT', ''].join('\n');
+    ]);
     // Not leaving through weave: both random branches accept (100%); through weave: 25% dropped, 75% rejected.
     expect(summary(trace('r.iptables', text).outcomes)).toEqual([
       '1 accept [assuming the packet does not leave through interface weave]',

@@ -517,13 +517,15 @@ class Tracer {
         const mode = opt('--mode')?.values[0];
         // Values iptables refuses (a parser diagnostic) match nothing here, and say so.
         if (mode === 'random') {
-          const text = opt('--probability')?.values[0] ?? '1';
+          const o = opt('--probability');
+          const text = o ? (o.values[0] ?? '') : '1';
           const p = Number(text);
           if (!(p >= 0 && p <= 1)) return [this.refused(rule, `--probability ${text}`)];
           return [{ kind: 'random', p, label: t('Taken with probability {0} (--probability).', fmtP(p)) }];
         }
         if (mode === 'nth') {
-          const text = opt('--every')?.values[0] ?? '1';
+          const o = opt('--every');
+          const text = o ? (o.values[0] ?? '') : '1';
           const every = Number(text);
           if (!(Number.isInteger(every) && every >= 1)) return [this.refused(rule, `--every ${text}`)];
           return [{ kind: 'random', p: 1 / every, label: t('Taken by 1 in {0} new connections (--mode nth).', every) }];

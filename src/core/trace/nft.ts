@@ -581,7 +581,8 @@ class NftTracer {
       case 'payload': {
         const f = e.field;
         if (f === 'saddr' || f === 'daddr') {
-          if ((e.protocol === 'ip' && this.family !== 4) || (e.protocol === 'ip6' && this.family !== 6)) return { kind: 'unknown', label: e.text };
+          // The other family's field: nft's implied family check fails, as a port of another protocol does.
+          if ((e.protocol === 'ip' && this.family !== 4) || (e.protocol === 'ip6' && this.family !== 6)) return { kind: 'word', w: '<other family>' };
           return { kind: 'addr', addr: f === 'saddr' ? s.src : s.dst };
         }
         if (f === 'dport' || f === 'sport') {
