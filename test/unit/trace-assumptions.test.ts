@@ -87,6 +87,22 @@ describe('one undecided condition, one answer per path', () => {
     ]);
   });
 
+  it('what the entry point fixes is not assumed: from outside not on a container bridge, from the node on lo', () => {
+    const text = forward([], ['-A FORWARD -i docker0 -j DROP', '-A FORWARD -i lo -j REJECT']);
+    expect(summary(trace('e.iptables', text, { entry: 'external', from: '203.0.113.5' }).outcomes)).toEqual(['1 accept']);
+    expect(summary(trace('e.iptables', text, { entry: 'pod' }).outcomes)).toEqual([
+      '1 accept [assuming the packet does not arrive on interface docker0]',
+      '1 drop [assuming the packet arrives on interface docker0]',
+    ]);
+    const input = ['*filter', ':INPUT ACCEPT [0:0]', '-A INPUT -i lo -j ACCEPT', '-A INPUT -j DROP', 'COMMIT', ''].join('\n');
+    const toNode = { to: '192.168.0.10', nodeIPs: ['192.168.0.10'] };
+    expect(summary(trace('n.iptables', input, { ...toNode, entry: 'node', from: '192.168.0.10' }).outcomes)).toEqual(['1 accept']);
+    expect(summary(trace('n.iptables', input, { ...toNode, entry: 'external', from: '203.0.113.5' }).outcomes)).toEqual(['1 drop']);
+    const nftInput = `table inet f {\n\tchain input {\n\t\ttype filter hook input priority 0; policy drop;\n\t\tiifname "lo" accept\n\t}\n}\n`;
+    expect(summary(trace('n.nft', nftInput, { ...toNode, entry: 'node', from: '192.168.0.10' }).outcomes)).toEqual(['1 accept']);
+    expect(summary(trace('n.nft', nftInput, { ...toNode, entry: 'pod', from: '10.0.0.1' }).outcomes)).toEqual(['1 drop']);
+  });
+
   it('dataplane trace prints the conditions, no 25% shares, and says shares are per assumption set', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dataplane-assume-'));
     const file = join(dir, 'f.iptables');

@@ -41,6 +41,21 @@ export function known(facts: readonly Fact[], a: Assumption): boolean | undefine
   return holds === undefined ? undefined : holds !== Boolean(a.negated);
 }
 
+/** Interfaces of pods and containers on a node (bridges, veths of the common CNIs). */
+const POD_INTERFACES = ['docker0', 'cni0', 'cbr0', 'cali+', 'veth+', 'lxc+', 'weave', 'kube-bridge', 'azv+'];
+
+/**
+ * What the entry point fixes about the input interface: a process on the node sends through lo (its packets to a
+ * local address come back in on lo); a packet from a pod does not come from lo; one from outside neither from lo
+ * nor from a pod's or container's interface.
+ */
+export function entryFacts(entry: 'pod' | 'node' | 'external'): Fact[] {
+  const fact = (name: string, holds: boolean): Fact => ({ key: `iface in ${name}`, holds, label: '', iface: { dir: 'in', name }, given: true });
+  if (entry === 'node') return [fact('lo', true)];
+  if (entry === 'pod') return [fact('lo', false)];
+  return ['lo', ...POD_INTERFACES].map((name) => fact(name, false));
+}
+
 /** The fact a branch takes on: the rule's test matched (`matched`) or not. */
 export function factOf(a: Assumption, matched: boolean): Fact {
   const fact: Fact = { key: a.key, holds: matched !== Boolean(a.negated), label: matched ? a.label : a.labelNot };

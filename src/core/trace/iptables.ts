@@ -9,7 +9,7 @@ import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
 import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
 import type { Condition, Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
-import { coveredShare, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
+import { coveredShare, entryFacts, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
 import { appendAll } from '../model/append';
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
@@ -982,7 +982,8 @@ export function mergeOutcomes(finals: { state: State; verdict: Verdict }[]): Out
     }
     into.notes = [...new Set([...into.notes, ...from.notes])];
   };
-  return mergeAlike(items.map((o) => ({ ...o, conditions: essential(o.conditions) })), alike, join)
+  // What the entry point fixes is no assumption: it is not listed.
+  return mergeAlike(items.map((o) => ({ ...o, conditions: essential(o.conditions.filter((c) => !c.given)) })), alike, join)
     .map(({ best: _best, others, ...o }) => ({ ...o, assumptions: [...o.conditions.map((c) => c.label), ...others] }))
     .sort((a, b) => b.probability - a.probability || a.conditions.length - b.conditions.length || (a.destination ?? a.verdict).localeCompare(b.destination ?? b.verdict));
 }
@@ -1007,7 +1008,7 @@ export function initialState(packet: Packet, src: Address, dst: Address): State 
     masquerade: false,
     probability: 1,
     path: [],
-    facts: [],
+    facts: entryFacts(packet.entry),
     assumptions: [],
     notes: [],
   };

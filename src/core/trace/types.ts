@@ -51,6 +51,8 @@ export interface Condition {
   /** The assumption in words. */
   label: string;
   iface?: IfaceTest;
+  /** Fixed by the entry point (from outside: not on a pod's interface), not assumed: never listed. */
+  given?: boolean;
 }
 
 export type Verdict = 'dnat' | 'accept' | 'drop' | 'reject';
