@@ -46,6 +46,16 @@ const IPTABLES_NO_MATCH = [
   '-A FORWARD -m statistic --mode nth --every -3 -j DROP',
 ];
 
+/** NAT targets with an unusable address or port: no DNAT (and no `NaN` port), never a throw. */
+const IPTABLES_BAD_NAT = [
+  '-A PREROUTING -j DNAT --to-destination 10.0.0.9:abc',
+  '-A PREROUTING -j DNAT --to-destination 10.0.0.9:99999',
+  '-A PREROUTING -j DNAT --to-destination 10.0.0.999:80',
+  '-A PREROUTING -j DNAT --to-destination [fd00::zz]:80',
+  '-A PREROUTING -p tcp -j REDIRECT --to-ports x',
+];
+const NFT_BAD_NAT = ['dnat to 10.0.0.9:99999', 'dnat to 10.0.0.999', 'dnat to ip saddr map { 10.0.0.1 : 10.0.0.9 }'];
+
 const NFT_NO_MATCH = [
   'ip daddr . tcp dport 10.96.0.10 drop', // a concatenated key against a one-part value
   'ip daddr . tcp dport { 10.0.0.2 } drop',
@@ -69,6 +79,16 @@ describe('malformed matches are no match, never a throw', () => {
 
   it.each(NFT_NO_MATCH)('nft: %s', (rule) => {
     expect(verdicts(trace('m.nft', nft(rule)))).toEqual(['1 accept']);
+  });
+
+  it.each(IPTABLES_BAD_NAT)('iptables NAT: %s', (rule) => {
+    const r = trace('n.iptables', ['*nat', ':PREROUTING ACCEPT [0:0]', rule, 'COMMIT', ''].join('\n'));
+    expect(verdicts(r)).toEqual(['1 accept']);
+  });
+
+  it.each(NFT_BAD_NAT)('nft NAT: %s', (rule) => {
+    const text = `table ip t {\n\tchain p {\n\t\ttype nat hook prerouting priority dstnat; policy accept;\n\t\t${rule}\n\t}\n}\n`;
+    expect(verdicts(trace('n.nft', text))).toEqual(['1 accept']);
   });
 
   it('values iptables refuses are reported by the parser and named in the trace warnings', () => {

@@ -161,6 +161,21 @@ export function ifaceCond(dir: 'in' | 'out', name: string): Cond {
     : assume(`iface out ${name}`, t('assuming the packet {0} interface {1}', t('leaves through'), name), t('assuming the packet does not {0} interface {1}', t('leave through'), name), { dir, name });
 }
 
+/**
+ * Rewrites the destination to ADDRESS[-…] and PORT[-…] (a range's first value); false, changing nothing, when either
+ * is no address or port (the NAT statement is then unusable).
+ */
+export function applyDnat(s: State, addrText: string | undefined, portText: string | undefined): boolean {
+  const addr = addrText ? parseAddress(addrText.split('-')[0]) : undefined;
+  const port = portText ? Number(portText.split('-')[0]) : s.dport;
+  if (!addr || !(Number.isInteger(port) && port >= 1 && port <= 65535)) return false;
+  s.dst = addr;
+  s.dstText = formatAddress(addr);
+  s.dport = port;
+  s.dnat = true;
+  return true;
+}
+
 /** `PORT`, `LOW:HIGH`, `:HIGH`, `LOW:` lists; a reversed or malformed range (iptables refuses it) matches nothing. */
 function portMatches(spec: string, port: number): boolean {
   return spec.split(',').some((part) => {
@@ -379,13 +394,7 @@ class Tracer {
     if (bracket) [, addrText, portText] = bracket;
     else if ((to.match(/:/g)?.length ?? 0) > 1) addrText = to;
     else [addrText, portText] = to.split(':');
-    const addr = addrText ? parseAddress(addrText.split('-')[0]) : undefined;
-    if (!addr) return false;
-    s.dst = addr;
-    s.dstText = formatAddress(addr);
-    if (portText) s.dport = Number(portText.split('-')[0]);
-    s.dnat = true;
-    return true;
+    return applyDnat(s, addrText, portText);
   }
 
   /** Evaluates all conditions of a rule; returns one entry per branch. */

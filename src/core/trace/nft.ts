@@ -4,7 +4,7 @@
 // their elements.
 import type { NftChain, NftElement, NftExpression, NftRule, NftRuleset, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { t } from '../l10n';
-import { assume, branchOn, Budget, certain, hostPort, ifaceCond, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
+import { applyDnat, assume, branchOn, Budget, certain, hostPort, ifaceCond, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
 import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
 import { appendAll } from '../model/append';
@@ -566,13 +566,7 @@ class NftTracer {
       portText = to.parts[1].value;
     }
     if (port?.kind === 'value') portText = port.value;
-    const addr = addrText ? parseAddress(addrText.split('-')[0]) : undefined;
-    if (!addr) return false;
-    s.dst = addr;
-    s.dstText = formatAddress(addr);
-    if (portText && /^\d+/.test(portText)) s.dport = Number(portText.split('-')[0]);
-    s.dnat = true;
-    return true;
+    return applyDnat(s, addrText, portText);
   }
 
   /** The packet's value for an expression (or a constant's value). */
