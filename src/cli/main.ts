@@ -40,7 +40,8 @@ say so on standard error), 2 bad usage or unreadable file.
             (at most 32 outcomes, moreOutcomes counts the rest; warnings and what a returning client gets go
             to standard error). A condition the dumps cannot decide (an interface, an ipset without its dump)
             splits outcomes but has no share: probability is the share of new connections under the outcome's
-            conditions (statistic, numgen, IPVS weights), and outcomes whose conditions can hold together sum to 1.
+            conditions (statistic, numgen, IPVS weights); in any one situation (each condition true or false) the
+            outcomes whose conditions hold there sum to 1.
 
 trace --entry: pod (default) a pod on this node opens the connection (PREROUTING); node: a process on
 the node (OUTPUT); external: a client outside the cluster. --from defaults to an address inside the

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main';
 import { analyzeFile } from '../../src/core/snapshot';
 import { traceSnapshot, traceToJson, type Condition, type Outcome, type SnapshotFile as TraceFile, type TraceRequest } from '../../src/core/trace';
-import { known } from '../../src/core/trace/facts';
+import { assumptionGroups, known } from '../../src/core/trace/facts';
 
 const files = (name: string, text: string): TraceFile[] => [{ name, analysis: analyzeFile(name, text)!.analysis as TraceFile['analysis'] }];
 const trace = (name: string, text: string, request: Partial<TraceRequest> = {}) =>
@@ -296,6 +296,8 @@ function checkOutcomes(outcomes: Outcome[], what: string): void {
     const applies = outcomes.filter((o) => o.conditions.every((c) => holds.get(c.key) === c.holds));
     expect(applies.reduce((s, o) => s + o.probability, 0), `${what} in ${JSON.stringify([...holds])}`).toBeCloseTo(1, 9);
   }
+  // The groups the graph highlight and the coverage warning read are such situations too.
+  for (const g of assumptionGroups(outcomes)) expect(g.reduce((s, i) => s + outcomes[i].probability, 0), what).toBeCloseTo(1, 9);
 }
 
 describe('property: assumptions are consistent facts, merged, and shares sum to 1 under each', () => {

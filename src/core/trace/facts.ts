@@ -70,10 +70,20 @@ export function conditionsKey(conditions: readonly Condition[]): string {
   return conditions.map(conditionKey).sort().join('\u0000');
 }
 
-/** Can one packet meet both sets of conditions? (An interface is one name: arriving on eth0 and on eth1 cannot.) */
+/** Can one packet meet both sets of conditions? (An interface is one name each way: eth0 and eth1 exclude each other.) */
 export function compatible(a: readonly Condition[], b: readonly Condition[]): boolean {
   if (a.length === 0 || b.length === 0) return true;
-  return b.every((c) => known(a, { key: c.key, label: '', labelNot: '', iface: c.iface }) !== !c.holds);
+  const all = [...a, ...b];
+  const holds = new Map<string, boolean>();
+  for (const c of all) {
+    if (c.iface) continue;
+    if (holds.get(c.key) === !c.holds) return false;
+    holds.set(c.key, c.holds);
+  }
+  return (['in', 'out'] as const).every((dir) => {
+    const same = all.filter((c) => c.iface?.dir === dir);
+    return same.length === 0 || nameClasses(same).some((name) => same.every((c) => ifaceHolds(name, c)));
+  });
 }
 
 /** The unknown a condition is about: its key, or for interfaces the packet's one interface that way. */
@@ -158,8 +168,9 @@ export function mergeAlike<T extends { conditions: Condition[]; probability: num
 }
 
 /**
- * Groups of outcomes that can happen together: for each distinct set of conditions among the outcomes, the outcomes
- * compatible with it (their shares sum to 1 in a complete trace). At most `max` groups (the first ones).
+ * Groups of outcomes that happen together: for each distinct set of conditions among the outcomes, a situation
+ * that meets it, grown by the conditions of every later outcome compatible with it so far; the group is the outcomes
+ * that apply there (their shares sum to 1 in a complete trace). At most `max` groups (the first ones).
  */
 export function assumptionGroups(outcomes: readonly Outcome[], max = 256): number[][] {
   const seen = new Set<string>();
@@ -168,7 +179,14 @@ export function assumptionGroups(outcomes: readonly Outcome[], max = 256): numbe
     const key = conditionsKey(o.conditions);
     if (seen.has(key)) continue;
     seen.add(key);
-    groups.push(outcomes.flatMap((x, i) => (compatible(o.conditions, x.conditions) ? [i] : [])));
+    const situation: Condition[] = [...o.conditions];
+    const group: number[] = [];
+    outcomes.forEach((x, i) => {
+      if (x !== o && !compatible(situation, x.conditions)) return;
+      group.push(i);
+      if (x !== o) situation.push(...x.conditions);
+    });
+    groups.push(group);
     if (groups.length >= max) break;
   }
   return groups;

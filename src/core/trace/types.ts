@@ -62,8 +62,9 @@ export interface Outcome {
   /** `ip:port` after DNAT (or REDIRECT / IPVS real server). */
   destination?: string;
   /**
-   * Share of new connections under this outcome's conditions (statistic, numgen, IPVS weights): the outcomes that can
-   * happen together (compatible conditions) sum to 1; unknown conditions split outcomes but carry no share.
+   * Share of new connections under this outcome's conditions (statistic, numgen, IPVS weights): in any one situation
+   * (each condition true or false), the outcomes whose conditions hold there sum to 1. Unknown conditions split
+   * outcomes but carry no share.
    */
   probability: number;
   masquerade: boolean;
