@@ -115,53 +115,64 @@ function oneOf(parts: Condition[][]): Condition | undefined {
   return { key: `iface ${dir} ${names.join(',')}`, holds: true, label, iface: { dir, name: names.join(','), anyOf: names } };
 }
 
+type Join<T> = (into: T, from: T) => void;
+
+/** Outcomes alike under equal conditions are one: their shares add up. */
+function addEqual<T extends { conditions: Condition[] }>(list: T[], alike: (o: T) => string, join: Join<T>): T[] {
+  const same = new Map<string, T>();
+  for (const o of list) {
+    const k = `${alike(o)}\u0001${conditionsKey(o.conditions)}`;
+    const first = same.get(k);
+    if (first) join(first, o);
+    else same.set(k, o);
+  }
+  return [...same.values()];
+}
+
 /**
- * Merges outcomes alike in what happens (`alike`: verdict, destination, masquerade). Equal conditions add up their
- * shares; outcomes with equal shares whose conditions differ only in one unknown, and that together cover every
- * value of it (a condition taken both ways; every interface the rules name and the others), merge into one without
- * it: that unknown does not change what happens. Repeated until nothing merges. `join` folds the second into the
- * first (its share included).
+ * Outcomes alike with equal shares whose conditions differ only in the unknown `variable`: merged without it when
+ * together they cover every value of it, into "one of" those interfaces when they each name some. Undefined when
+ * nothing merges.
  */
-export function mergeAlike<T extends { conditions: Condition[]; probability: number }>(items: T[], alike: (o: T) => string, join: (into: T, from: T) => void): T[] {
-  let list = items;
+function mergeUnknown<T extends { conditions: Condition[]; probability: number }>(list: T[], variable: string, alike: (o: T) => string, join: Join<T>): T[] | undefined {
+  const groups = new Map<string, T[]>();
+  for (const o of list) {
+    if (!o.conditions.some((c) => variableOf(c) === variable)) continue;
+    const k = `${alike(o)}\u0001${o.probability.toPrecision(12)}\u0001${conditionsKey(o.conditions.filter((c) => variableOf(c) !== variable))}`;
+    groups.set(k, [...(groups.get(k) ?? []), o]);
+  }
+  const gone = new Set<T>();
+  const added: T[] = [];
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const parts = group.map((o) => o.conditions.filter((c) => variableOf(c) === variable));
+    const union = covers(parts) ? undefined : oneOf(parts);
+    if (!union && !covers(parts)) continue;
+    const rest = group[0].conditions.filter((c) => variableOf(c) !== variable);
+    const parent = { ...group[0], conditions: union ? [...rest, union] : rest };
+    for (const o of group.slice(1)) join(parent, o);
+    parent.probability = group[0].probability; // alternatives, not parts: the share stays
+    for (const o of group) gone.add(o);
+    added.push(parent);
+  }
+  return added.length === 0 ? undefined : [...list.filter((o) => !gone.has(o)), ...added];
+}
+
+/**
+ * Merges outcomes alike in what happens (`alike`: verdict, destination, masquerade): equal conditions add up their
+ * shares, and an unknown that does not change what happens is dropped (mergeUnknown), until nothing merges. `join`
+ * folds the second into the first (its share included).
+ */
+export function mergeAlike<T extends { conditions: Condition[]; probability: number }>(items: T[], alike: (o: T) => string, join: Join<T>): T[] {
+  let list = addEqual(items, alike, join);
   for (let merged = true; merged; ) {
     merged = false;
-    const same = new Map<string, T>();
-    for (const o of list) {
-      const k = `${alike(o)}\u0001${conditionsKey(o.conditions)}`;
-      const first = same.get(k);
-      if (first) join(first, o);
-      else same.set(k, o);
-    }
-    list = [...same.values()];
     for (const variable of new Set(list.flatMap((o) => o.conditions.map(variableOf)))) {
-      const groups = new Map<string, T[]>();
-      for (const o of list) {
-        if (!o.conditions.some((c) => variableOf(c) === variable)) continue;
-        const rest = o.conditions.filter((c) => variableOf(c) !== variable);
-        const k = `${alike(o)}\u0001${o.probability.toPrecision(12)}\u0001${conditionsKey(rest)}`;
-        groups.set(k, [...(groups.get(k) ?? []), o]);
-      }
-      const gone = new Set<T>();
-      const added: T[] = [];
-      for (const group of groups.values()) {
-        if (group.length < 2) continue;
-        const parts = group.map((o) => o.conditions.filter((c) => variableOf(c) === variable));
-        // Every value of the unknown: it goes; several interfaces: the packet's is one of them.
-        const union = covers(parts) ? undefined : oneOf(parts);
-        if (!union && !covers(parts)) continue;
-        const rest = group[0].conditions.filter((c) => variableOf(c) !== variable);
-        const parent = { ...group[0], conditions: union ? [...rest, union] : rest };
-        for (const o of group.slice(1)) join(parent, o);
-        parent.probability = group[0].probability;
-        for (const o of group) gone.add(o);
-        added.push(parent);
-      }
-      if (added.length === 0) continue;
-      list = [...list.filter((o) => !gone.has(o)), ...added];
+      const next = mergeUnknown(list, variable, alike, join);
+      if (!next) continue;
       // A merged outcome may equal another one: they add up before anything else merges.
+      list = addEqual(next, alike, join);
       merged = true;
-      break;
     }
   }
   return list;
