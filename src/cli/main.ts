@@ -5,7 +5,7 @@ import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
 import { countBySeverity, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
-import { destinationHasLeadingZero, hostPort, parseDestination, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
+import { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
 import { hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/trace/addr';
 import { checkOptions, parseArgs, parseSize, UsageError, type Args } from './args';
 import { DEFAULT_MAX_BYTES, readInput, type Loaded } from './input';
@@ -42,8 +42,13 @@ answer is complete (exit 0 or 1).
             "frontends":[{"kind","address"?,"port"}],"endpoints":[{"address","port","probability","local"?}],
             "policies":{…}}]}
   trace:    {"packet":{"src","dst","protocol","dport","entry"},"outcomes":[{"verdict","destination"?,
-            "probability","masquerade","assumptions":[…],"path":[{"file","line","table","chain","text","note"}]}]}
-            (warnings and what a returning client gets go to standard error)
+            "probability","masquerade","assumptions":[…],"conditions":[{"condition","holds"}],
+            "path":[{"file","line","table","chain","text","note"}]}],"moreOutcomes"}
+            (at most 32 outcomes, moreOutcomes counts the rest; warnings and what a returning client gets go
+            to standard error). A condition the dumps cannot decide (an interface, an ipset without its dump)
+            splits outcomes but has no share: probability is the share of new connections under the outcome's
+            conditions (statistic, numgen, IPVS weights); in any one situation (each condition true or false) the
+            outcomes whose conditions hold there sum to 1.
 
 trace --entry: pod (default) a pod on this node opens the connection (PREROUTING); node: a process on
 the node (OUTPUT); external: a client outside the cluster. --from defaults to an address inside the
@@ -208,7 +213,7 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
   if (json) {
     out(JSON.stringify(traceToJson(result, names), null, 2));
     for (const w of result.warnings) err(`warning: ${w}`);
-    for (const o of result.outcomes) for (const n of o.notes) err(`note: ${n}`);
+    for (const n of new Set(shownOutcomes(result).shown.flatMap((o) => o.notes))) err(`note: ${n}`);
   } else {
     for (const line of formatTrace(result, names)) out(line);
   }
@@ -220,13 +225,16 @@ function formatTrace(result: TraceResult, names: string[]): string[] {
   const lines = [`${p.protocol} ${p.src} → ${hostPort(p.dst, p.dport)} (from ${p.entry === 'pod' ? 'a pod on this node' : p.entry === 'node' ? 'this node' : 'outside the cluster'})`];
   for (const w of result.warnings) lines.push(`  warning: ${w}`);
   if (result.outcomes.length === 0) lines.push('  no outcome');
-  for (const o of result.outcomes) {
+  const { shown, more } = shownOutcomes(result);
+  if (shown.some((o) => o.conditions.length > 0)) lines.push('  outcomes under different assumptions are alternatives: each share is of new connections under its own assumptions');
+  for (const o of shown) {
     const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
     lines.push('', `${formatShare(o.probability).padStart(6)}  ${what}${o.masquerade ? '  (masqueraded)' : ''}`);
     for (const a of o.assumptions) lines.push(`        ${a}`);
     for (const s of o.path) lines.push(`        ${basename(names[s.fileIndex] ?? '')}:${s.line + 1}  ${s.table}/${s.chain}  ${s.note}`);
     for (const n of o.notes) lines.push(`        note: ${n}`);
   }
+  if (more > 0) lines.push('', `… ${more} more outcome${more === 1 ? '' : 's'} not shown`);
   return lines;
 }
 

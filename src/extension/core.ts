@@ -8,7 +8,7 @@ export { featuresFor } from '../core/language';
 export { analyzeFile, buildSnapshot, languageOfDialect } from '../core/snapshot';
 export { serviceToFollow } from '../core/walkthrough';
 export { formatShare } from '../core/kube/catalog';
-export { destinationHasLeadingZero, hostPort, parseDestination } from '../core/trace';
+export { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes } from '../core/trace';
 export { findService, toMermaid } from '../core/graph/model';
 export { toSvg } from '../core/graph/svg';
 export { traceHighlight } from '../core/graph/trace';

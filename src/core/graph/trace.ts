@@ -3,6 +3,7 @@
 import { formatShare } from '../kube/catalog';
 import type { TraceResult } from '../trace/types';
 import { formatAddress, parseAddress } from '../trace/addr';
+import { assumptionGroups } from '../trace/facts';
 import type { GraphNode, ServiceGraph } from './model';
 
 export interface TraceHighlight {
@@ -34,17 +35,32 @@ function frontendMatches(n: GraphNode, result: TraceResult): boolean {
 }
 
 /**
+ * For each id the outcomes pass, their summed share under the assumptions that give it the most: outcomes under
+ * conditions that exclude each other are alternatives, not parts of one whole (trace/facts.ts).
+ */
+function largestShares(result: TraceResult, passed: Set<string>[]): Map<string, number> {
+  const best = new Map<string, number>();
+  for (const group of assumptionGroups(result.outcomes)) {
+    const sums = new Map<string, number>();
+    for (const k of group) for (const id of passed[k]) sums.set(id, (sums.get(id) ?? 0) + result.outcomes[k].probability);
+    for (const [id, share] of sums) best.set(id, Math.max(best.get(id) ?? 0, share));
+  }
+  return best;
+}
+
+/**
  * The nodes and edges of `graphs` that the trace's outcomes pass: frontends the packet enters by, chains
  * (service, external, firewall, endpoint) its path runs through or rules it matches, and pods it is DNATed to.
- * Each gets the summed share of the outcomes that pass it. Edges are highlighted when both ends are in one
+ * Each gets the summed share of the outcomes that pass it (largestShares). Edges are highlighted when both ends are in one
  * outcome's path.
  */
 export function traceHighlight(graphs: ServiceGraph[], result: TraceResult): TraceHighlight {
-  const nodeShare = new Map<string, number>();
-  const edgeShare = new Map<string, { from: string; to: string; share: number }>();
+  // What each outcome passes: node ids and edge keys.
+  const passed = result.outcomes.map(() => new Set<string>());
+  const edgeEnds = new Map<string, { from: string; to: string }>();
   for (const g of graphs) {
     const entered = g.nodes.filter((n) => n.kind === 'frontend' && frontendMatches(n, result));
-    for (const o of result.outcomes) {
+    for (const [k, o] of result.outcomes.entries()) {
       const chains = new Set(o.path.map((s) => s.chain));
       const lines = new Set(o.path.map((s) => `${s.fileIndex}|${s.line}`));
       const destination = o.destination ? splitHostPort(o.destination) : undefined;
@@ -64,12 +80,15 @@ export function traceHighlight(graphs: ServiceGraph[], result: TraceResult): Tra
       for (const e of g.edges) {
         if (!on.has(e.from) || !on.has(e.to)) continue;
         const key = `${e.from}\u0000${e.to}`;
-        const prev = edgeShare.get(key);
-        edgeShare.set(key, { from: e.from, to: e.to, share: (prev?.share ?? 0) + o.probability });
+        edgeEnds.set(key, { from: e.from, to: e.to });
+        passed[k].add(key);
       }
-      for (const id of on) nodeShare.set(id, (nodeShare.get(id) ?? 0) + o.probability);
+      for (const id of on) passed[k].add(id);
     }
   }
+  const shares = largestShares(result, passed);
+  const nodeShare = new Map([...shares].filter(([id]) => !edgeEnds.has(id)));
+  const edgeShare = new Map([...edgeEnds].map(([key, e]) => [key, { ...e, share: shares.get(key) ?? 0 }]));
   const clamp = (x: number) => Math.min(1, x);
   const labelOf = new Map(graphs.flatMap((g) => g.nodes.map((n) => [n.id, n.label] as const)));
   return {

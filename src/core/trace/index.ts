@@ -11,7 +11,7 @@ import type { IpSet } from '../model/ipset';
 import type { NftAnalysis } from '../language/nft';
 import type { IpvsadmAnalysis } from '../language/ipvsadm';
 import type { IpsetAnalysis } from '../language/ipset';
-import type { Entry, Packet, Protocol, TraceContext, TraceResult } from './types';
+import type { Entry, Outcome, Packet, Protocol, TraceContext, TraceResult } from './types';
 import { appendAll } from '../model/append';
 
 export * from './types';
@@ -284,18 +284,29 @@ function emptyRuleset() {
   return { dialect: 'iptables' as const, backend: 'unknown' as const, family: 'ipv4' as const, saves: [], tables: [], tableById: new Map(), headers: [], diagnostics: [], symbols: undefined as never, ruleByLine: new Map(), lineCount: 0 };
 }
 
-/** The JSON of `dataplane trace --json` (CLI contract). */
-export function traceToJson(result: TraceResult, fileNames: string[]): unknown {
+/** How many outcomes the CLI and the Trace view show; the others are counted ("N more outcomes"). */
+export const SHOWN_OUTCOMES = 32;
+
+/** The outcomes to show (the first `max`: the largest shares under the fewest assumptions) and how many are left out. */
+export function shownOutcomes(result: TraceResult, max = SHOWN_OUTCOMES): { shown: Outcome[]; more: number } {
+  return { shown: result.outcomes.slice(0, max), more: Math.max(0, result.outcomes.length - max) };
+}
+
+/** The JSON of `dataplane trace --json` (CLI contract): at most `max` outcomes, `moreOutcomes` counts the rest. */
+export function traceToJson(result: TraceResult, fileNames: string[], max = SHOWN_OUTCOMES): unknown {
+  const { shown, more } = shownOutcomes(result, max);
   return {
     packet: { src: result.packet.src, dst: result.packet.dst, protocol: result.packet.protocol, dport: result.packet.dport, entry: result.packet.entry },
-    outcomes: result.outcomes.map((o) => {
+    outcomes: shown.map((o) => {
       const out: Record<string, unknown> = { verdict: o.verdict };
       if (o.destination) out.destination = o.destination;
       out.probability = Number(o.probability.toPrecision(12));
       out.masquerade = o.masquerade;
       out.assumptions = o.assumptions;
+      out.conditions = o.conditions.map((c) => ({ condition: c.key, holds: c.holds }));
       out.path = o.path.map((p) => ({ file: fileNames[p.fileIndex] ?? '', line: p.line + 1, table: p.table, chain: p.chain, text: p.text, note: p.note }));
       return out;
     }),
+    moreOutcomes: more,
   };
 }

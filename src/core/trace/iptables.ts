@@ -8,7 +8,8 @@ import type { VirtualService } from '../model/ipvs';
 import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
 import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
-import type { Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
+import type { Condition, Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
+import { coveredShare, entryFacts, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
 import { appendAll } from '../model/append';
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
@@ -36,6 +37,9 @@ export interface State {
   masquerade: boolean;
   probability: number;
   path: PathStep[];
+  /** Conditions the dumps do not decide, as this path took them (facts.ts). */
+  facts: Fact[];
+  /** Other labelled assumptions (a scheduler whose choice depends on live state). */
   assumptions: string[];
   notes: string[];
 }
@@ -48,7 +52,7 @@ export interface Ended {
 }
 
 export function clone(s: State): State {
-  return { ...s, path: [...s.path], assumptions: [...s.assumptions], notes: [...s.notes] };
+  return { ...s, path: [...s.path], facts: [...s.facts], assumptions: [...s.assumptions], notes: [...s.notes] };
 }
 
 /**
@@ -89,8 +93,7 @@ export class Budget {
   /** For a trace that stopped: says that its outcomes are incomplete and how much of the traffic they cover. */
   warning(outcomes: Outcome[]): string | undefined {
     if (!this.stopped) return undefined;
-    let covered = 0;
-    for (const o of outcomes) covered += o.probability;
+    const covered = coveredShare(outcomes);
     // A share too small to print (2^-40 of a diamond of random matches) still must not read as 0 % or 100 %.
     const percent = covered * 100;
     const share = percent > 0 && percent < 0.01 ? '< 0.01%' : percent > 99.99 && percent < 100 ? '> 99.99%' : `${Number(percent.toPrecision(4))}%`;
@@ -100,16 +103,80 @@ export class Budget {
   }
 }
 
-/** One condition's verdict for a state: certain, or a split with the probability of matching. */
+/** One condition's verdict for a state: certain, a random split with the probability of matching, or undecided. */
 export type Cond =
   | { kind: 'certain'; value: boolean }
   | { kind: 'random'; p: number; label: string }
-  | { kind: 'assume'; label: string; labelNot: string };
+  | ({ kind: 'assume' } & Assumption);
+
+/** An undecided condition; `key` names what is tested, the same for both polarities. */
+export const assume = (key: string, label: string, labelNot: string, iface?: Assumption['iface']): Cond =>
+  iface ? { kind: 'assume', key, label, labelNot, iface } : { kind: 'assume', key, label, labelNot };
+
+/**
+ * The branches a condition makes of a state: the one where it matches (hit) and the other (miss), either absent
+ * when impossible; `stop` once the trace stopped (Budget). An undecided condition is decided by the path's facts
+ * when they can, else splits into two facts without a share (or, once `canSplit` says no more, takes the miss).
+ */
+export function branchOn(c: Cond, s: State, budget: Budget, canSplit: () => boolean): { hit?: State; miss?: State; stop?: true } {
+  if (c.kind === 'certain') return c.value ? { hit: s } : { miss: s };
+  if (c.kind === 'assume') {
+    const decided = known(s.facts, c);
+    if (decided !== undefined) return decided ? { hit: s } : { miss: s };
+    if (!canSplit()) {
+      s.facts.push(factOf(c, false));
+      return { miss: s };
+    }
+    const hit = budget.branch(s);
+    const miss = hit && budget.branch(s);
+    if (!hit || !miss) return { stop: true };
+    hit.facts.push(factOf(c, true));
+    miss.facts.push(factOf(c, false));
+    return { hit, miss };
+  }
+  const out: { hit?: State; miss?: State; stop?: true } = {};
+  // A branch with no chance is not created.
+  if (c.p > 0) {
+    if (!(out.hit = budget.branch(s))) return { stop: true };
+    out.hit.probability *= c.p;
+  }
+  if (c.p < 1) {
+    if (!(out.miss = budget.branch(s))) return { stop: true };
+    out.miss.probability *= 1 - c.p;
+  }
+  return out;
+}
 
 export const yes: Cond = { kind: 'certain', value: true };
 export const no: Cond = { kind: 'certain', value: false };
 export const certain = (v: boolean): Cond => (v ? yes : no);
 
+/** Names iptables resolves when it loads the rule (not numbers, prefixes or IPv6 text). */
+const isHostName = (text: string) => /^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?$/.test(text) && !/^[\d.]+$/.test(text);
+
+/** `-i`/`-o` NAME, `iifname`/`oifname` NAME: the packet's one interface each way (facts.ts). */
+export function ifaceCond(dir: 'in' | 'out', name: string): Cond {
+  return dir === 'in'
+    ? assume(`iface in ${name}`, t('assuming the packet {0} interface {1}', t('arrives on'), name), t('assuming the packet does not {0} interface {1}', t('arrive on'), name), { dir, name })
+    : assume(`iface out ${name}`, t('assuming the packet {0} interface {1}', t('leaves through'), name), t('assuming the packet does not {0} interface {1}', t('leave through'), name), { dir, name });
+}
+
+/**
+ * Rewrites the destination to ADDRESS[-…] and PORT[-…] (a range's first value); false, changing nothing, when either
+ * is no address or port (the NAT statement is then unusable).
+ */
+export function applyDnat(s: State, addrText: string | undefined, portText: string | undefined): boolean {
+  const addr = addrText ? parseAddress(addrText.split('-')[0]) : undefined;
+  const port = portText ? Number(portText.split('-')[0]) : s.dport;
+  if (!addr || !(Number.isInteger(port) && port >= 1 && port <= 65535)) return false;
+  s.dst = addr;
+  s.dstText = formatAddress(addr);
+  s.dport = port;
+  s.dnat = true;
+  return true;
+}
+
+/** `PORT`, `LOW:HIGH`, `:HIGH`, `LOW:` lists; a reversed or malformed range (iptables refuses it) matches nothing. */
 function portMatches(spec: string, port: number): boolean {
   return spec.split(',').some((part) => {
     const [lo, hi] = part.split(':');
@@ -136,6 +203,7 @@ class Tracer {
   readonly budget = new Budget();
   readonly warnings: string[] = [];
   private splitBudget = MAX_BRANCHES;
+  readonly canSplit = () => this.splitBudget-- > 0;
   /** Addresses bound on kube-ipvs0 (every virtual service address) are local to the node. */
   private readonly ipvsLocal: Set<string>;
 
@@ -326,13 +394,7 @@ class Tracer {
     if (bracket) [, addrText, portText] = bracket;
     else if ((to.match(/:/g)?.length ?? 0) > 1) addrText = to;
     else [addrText, portText] = to.split(':');
-    const addr = addrText ? parseAddress(addrText.split('-')[0]) : undefined;
-    if (!addr) return false;
-    s.dst = addr;
-    s.dstText = formatAddress(addr);
-    if (portText) s.dport = Number(portText.split('-')[0]);
-    s.dnat = true;
-    return true;
+    return applyDnat(s, addrText, portText);
   }
 
   /** Evaluates all conditions of a rule; returns one entry per branch. */
@@ -356,27 +418,10 @@ class Tracer {
           out.push(b);
           continue;
         }
-        if (c.kind === 'assume' && this.splitBudget <= 0) {
-          b.state.assumptions.push(c.labelNot);
-          out.push({ ...b, matched: false });
-          continue;
-        }
-        const p = c.kind === 'random' ? c.p : 0.5;
-        if (c.kind === 'assume') this.splitBudget--;
-        if (p > 0) {
-          const hit = this.budget.branch(b.state);
-          if (!hit) return []; // the trace stops (runChain)
-          hit.probability *= p;
-          if (c.kind === 'assume') hit.assumptions.push(c.label);
-          out.push({ state: hit, matched: true, notes: [...b.notes, c.kind === 'random' ? c.label : ''] });
-        }
-        if (p < 1) {
-          const miss = this.budget.branch(b.state);
-          if (!miss) return [];
-          miss.probability *= 1 - p;
-          if (c.kind === 'assume') miss.assumptions.push(c.labelNot);
-          out.push({ state: miss, matched: false, notes: b.notes });
-        }
+        const { hit, miss, stop } = branchOn(c, b.state, this.budget, this.canSplit);
+        if (stop) return []; // the trace stops (runChain)
+        if (hit) out.push({ state: hit, matched: true, notes: [...b.notes, c.kind === 'random' ? c.label : ''] });
+        if (miss) out.push({ state: miss, matched: false, notes: b.notes });
       }
       branches = out;
     }
@@ -392,7 +437,9 @@ class Tracer {
         const addr = o.name === '-s' ? s.src : s.dst;
         const prefixes = v.split(',').map(parsePrefix);
         if (prefixes.some((p) => p === undefined)) {
-          return neg({ kind: 'assume', label: t('assuming host name {0} matches {1}', v, o.name), labelNot: t('assuming host name {0} does not match {1}', v, o.name) });
+          // A host name is resolved when the rule is loaded; anything else iptables refuses (a parser diagnostic).
+          if (!v.split(',').every(isHostName)) return no;
+          return neg(assume(`${o.name} ${v}`, t('assuming host name {0} matches {1}', v, o.name), t('assuming host name {0} does not match {1}', v, o.name)));
         }
         return neg(certain(prefixes.some((p) => prefixContains(p!, addr))));
       }
@@ -402,7 +449,7 @@ class Tracer {
       }
       case '-i':
       case '-o':
-        return neg({ kind: 'assume', label: t('assuming the packet {0} interface {1}', o.name === '-i' ? t('arrives on') : t('leaves through'), v), labelNot: t('assuming the packet does not {0} interface {1}', o.name === '-i' ? t('arrive on') : t('leave through'), v) });
+        return neg(ifaceCond(o.name === '-i' ? 'in' : 'out', v));
       case '-f':
         return neg(no); // the first packet of a connection is never a later fragment
       default:
@@ -447,16 +494,15 @@ class Tracer {
           let c: Cond;
           if (types.every((x) => x === 'LOCAL')) c = certain(this.isLocal(addr));
           else if (types.includes('LOCAL') && this.isLocal(addr)) c = yes;
-          else c = { kind: 'assume', label: t('assuming {0} is of type {1}', formatAddress(addr), o.values[0] ?? ''), labelNot: t('assuming {0} is not of type {1}', formatAddress(addr), o.values[0] ?? '') };
+          else c = assume(`addrtype ${formatAddress(addr)} ${o.values[0] ?? ''}`, t('assuming {0} is of type {1}', formatAddress(addr), o.values[0] ?? ''), t('assuming {0} is not of type {1}', formatAddress(addr), o.values[0] ?? ''));
           out.push(neg(o, c));
         }
         return out;
       case 'mark':
         for (const o of m.options) {
           if (o.name !== '--mark') continue;
-          const [value, mask] = (o.values[0] ?? '0').split('/').map((x) => Number(x));
-          const mk = Number.isFinite(mask) ? mask : 0xffffffff;
-          out.push(neg(o, certain(((s.mark & mk) >>> 0) === ((value & mk) >>> 0))));
+          const vm = markValue(o.values[0] ?? '');
+          out.push(vm ? neg(o, certain(((s.mark & vm.mask) >>> 0) === ((vm.value & vm.mask) >>> 0))) : this.refused(rule, `--mark ${o.values[0] ?? ''}`));
         }
         return out;
       case 'conntrack':
@@ -470,7 +516,7 @@ class Tracer {
           } else if (o.name === '--ctstatus') {
             out.push(neg(o, certain(false)));
           } else if (o.name === '--ctorigdst' || o.name === '--ctorigsrc' || o.name === '--ctreplsrc' || o.name === '--ctrepldst') {
-            out.push({ kind: 'assume', label: t('assuming {0} {1} matches', o.name, o.values[0] ?? ''), labelNot: t('assuming {0} {1} does not match', o.name, o.values[0] ?? '') });
+            out.push(neg(o, assume(`${o.name} ${o.values[0] ?? ''}`, t('assuming {0} {1} matches', o.name, o.values[0] ?? ''), t('assuming {0} {1} does not match', o.name, o.values[0] ?? ''))));
           } else if (o.name === '--ctproto') {
             out.push(neg(o, certain((PROTOCOL_NUMBERS[o.values[0] ?? ''] ?? o.values[0]) === s.protocol)));
           }
@@ -478,12 +524,19 @@ class Tracer {
         return out;
       case 'statistic': {
         const mode = opt('--mode')?.values[0];
+        // Values iptables refuses (a parser diagnostic) match nothing here, and say so.
         if (mode === 'random') {
-          const p = Number(opt('--probability')?.values[0] ?? 1);
+          const o = opt('--probability');
+          const text = o ? (o.values[0] ?? '') : '1';
+          const p = Number(text);
+          if (!(p >= 0 && p <= 1)) return [this.refused(rule, `--probability ${text}`)];
           return [{ kind: 'random', p, label: t('Taken with probability {0} (--probability).', fmtP(p)) }];
         }
         if (mode === 'nth') {
-          const every = Number(opt('--every')?.values[0] ?? 1);
+          const o = opt('--every');
+          const text = o ? (o.values[0] ?? '') : '1';
+          const every = Number(text);
+          if (!(Number.isInteger(every) && every >= 1)) return [this.refused(rule, `--every ${text}`)];
           return [{ kind: 'random', p: 1 / every, label: t('Taken by 1 in {0} new connections (--mode nth).', every) }];
         }
         return [yes];
@@ -504,19 +557,27 @@ class Tracer {
       case 'limit':
       case 'hashlimit':
       case 'connlimit':
-        return [{ kind: 'assume', label: t('assuming -m {0} lets the packet through', m.module), labelNot: t('assuming -m {0} holds the packet back', m.module) }];
+        // A rate limit is the state of this rule's own counter: each rule is a condition of its own.
+        return [assume(`${rule.range.start.line} -m ${m.module}`, t('assuming -m {0} lets the packet through', m.module), t('assuming -m {0} holds the packet back', m.module))];
       case 'set': {
         const o = opt('--match-set');
         const name = o?.values[0] ?? '?';
         const set = this.ipvs?.sets.get(name);
         if (set && o) return [neg(o, certain(ipsetContains(set, (o.values[1] ?? 'src').split(','), s)))];
-        return [{ kind: 'assume', label: t('assuming the packet is in ipset {0}', name), labelNot: t('assuming the packet is not in ipset {0}', name) }];
+        const c = assume(`ipset ${name} ${o?.values[1] ?? 'src'}`, t('assuming the packet is in ipset {0}', name), t('assuming the packet is not in ipset {0}', name));
+        return [o ? neg(o, c) : c];
       }
       default: {
         const label = `-m ${m.module}${m.options.length ? ' ' + m.options.map((o) => `${o.negated ? '! ' : ''}${o.name} ${o.values.join(' ')}`.trim()).join(' ') : ''}`;
-        return [{ kind: 'assume', label: t('assuming {0} matches', label), labelNot: t('assuming {0} does not match', label) }];
+        return [assume(label, t('assuming {0} matches', label), t('assuming {0} does not match', label))];
       }
     }
+  }
+
+  /** A match whose value the kernel would not load: no match, with a warning naming the rule. */
+  private refused(rule: Rule, what: string): Cond {
+    this.warnings.push(t('{0} at line {1} is not a valid value: the rule is taken not to match.', what, rule.range.start.line + 1));
+    return no;
   }
 
   initialState(packet: Packet): State {
@@ -776,7 +837,7 @@ function quickFilter(rule: Rule): ((s: State) => boolean) | null {
 export function negate(c: Cond): Cond {
   if (c.kind === 'certain') return certain(!c.value);
   if (c.kind === 'random') return { kind: 'random', p: 1 - c.p, label: c.label };
-  return { kind: 'assume', label: c.labelNot, labelNot: c.label };
+  return { ...c, label: c.labelNot, labelNot: c.label, negated: !c.negated };
 }
 
 /** --tcp-flags MASK COMP for the first packet of a connection (SYN only). */
@@ -788,21 +849,28 @@ function tcpFlagsMatchSyn(values: string[]): boolean {
   return true;
 }
 
+/** `VALUE[/MASK]` (decimal or 0x hex, 32 bits), or undefined when iptables would refuse it. */
+export function markValue(text: string): { value: number; mask: number } | undefined {
+  const [v, m, extra] = text.split('/');
+  const num = (x: string) => (/^(0x[0-9a-f]{1,8}|\d{1,10})$/i.test(x) && Number(x) <= 0xffffffff ? Number(x) : undefined);
+  const value = num(v);
+  const mask = m === undefined ? 0xffffffff : num(m);
+  return value === undefined || mask === undefined || extra !== undefined ? undefined : { value, mask };
+}
+
+/** MARK's options; a value iptables would refuse changes nothing. */
 export function applyMark(mark: number, options: Option[]): number {
   for (const o of options) {
-    const [v, m] = (o.values[0] ?? '0').split('/').map((x) => Number(x));
-    const value = v >>> 0;
+    const vm = markValue(o.values[0] ?? '');
+    if (!vm) continue;
+    const { value, mask } = vm;
     switch (o.name) {
-      case '--set-xmark': {
-        const mask = Number.isFinite(m) ? m >>> 0 : 0xffffffff;
+      case '--set-xmark':
         mark = ((mark & ~mask) ^ value) >>> 0;
         break;
-      }
-      case '--set-mark': {
-        const mask = Number.isFinite(m) ? m >>> 0 : 0xffffffff;
+      case '--set-mark':
         mark = ((mark & ~mask) | value) >>> 0;
         break;
-      }
       case '--or-mark':
         mark = (mark | value) >>> 0;
         break;
@@ -892,38 +960,41 @@ function dedupe(list: string[]): string[] {
   return [...new Set(list)];
 }
 
-/** Equal outcomes (verdict, destination, masquerade, assumptions) merge; their probabilities add up. */
+/** The facts none of the others implies (arriving on eth1 says the packet did not arrive on eth0), each once. */
+function essential(facts: Fact[]): Condition[] {
+  return facts.filter((f, i) => {
+    const others = facts.filter((g, j) => j !== i && g.key !== f.key);
+    return facts.findIndex((g) => g.key === f.key) === i && known(others, { key: f.key, label: '', labelNot: '', iface: f.iface }) !== f.holds;
+  });
+}
+
+type Merged = Outcome & { best: number; others: string[] };
+
+/**
+ * Outcomes alike (verdict, destination, masquerade) under equal conditions merge, their shares adding up; so do
+ * those that differ only in a condition taken both ways (it does not change what happens: facts.ts).
+ */
 export function mergeOutcomes(finals: { state: State; verdict: Verdict }[]): Outcome[] {
-  const byKey = new Map<string, Outcome & { best: number }>();
-  for (const { state, verdict } of finals) {
+  const items = finals.map(({ state, verdict }): Merged => {
     const destination = verdict === 'dnat' ? hostPort(state.dstText, state.dport) : undefined;
-    const assumptions = [...new Set(state.assumptions)];
-    const key = JSON.stringify([verdict, destination ?? '', state.masquerade, assumptions]);
-    const existing = byKey.get(key);
-    if (existing) {
-      existing.probability += state.probability;
-      if (state.probability > existing.best) {
-        existing.best = state.probability;
-        existing.path = state.path;
-      }
-      for (const n of state.notes) if (!existing.notes.includes(n)) existing.notes.push(n);
-      continue;
-    }
-    const outcome: Outcome & { best: number } = {
-      verdict,
-      probability: state.probability,
-      masquerade: state.masquerade,
-      assumptions,
-      path: state.path,
-      notes: [...new Set(state.notes)],
-      best: state.probability,
-    };
+    const outcome: Merged = { verdict, probability: state.probability, masquerade: state.masquerade, assumptions: [], conditions: state.facts, path: state.path, notes: [...new Set(state.notes)], best: state.probability, others: [...new Set(state.assumptions)] };
     if (destination) outcome.destination = destination;
-    byKey.set(key, outcome);
-  }
-  return [...byKey.values()]
-    .map(({ best: _best, ...o }) => o)
-    .sort((a, b) => b.probability - a.probability || (a.destination ?? a.verdict).localeCompare(b.destination ?? b.verdict));
+    return outcome;
+  });
+  const alike = (o: Merged) => JSON.stringify([o.verdict, o.destination ?? '', o.masquerade, o.others]);
+  const join = (into: Merged, from: Merged) => {
+    into.probability += from.probability;
+    // The path shown is the most likely one's.
+    if (from.best > into.best) {
+      into.best = from.best;
+      into.path = from.path;
+    }
+    into.notes = [...new Set([...into.notes, ...from.notes])];
+  };
+  // What the entry point fixes is no assumption: it is not listed.
+  return mergeAlike(items.map((o) => ({ ...o, conditions: essential(o.conditions.filter((c) => !c.given)) })), alike, join)
+    .map(({ best: _best, others, ...o }) => ({ ...o, assumptions: [...o.conditions.map((c) => c.label), ...others] }))
+    .sort((a, b) => b.probability - a.probability || a.conditions.length - b.conditions.length || (a.destination ?? a.verdict).localeCompare(b.destination ?? b.verdict));
 }
 
 /** Comments give a step its kube-proxy meaning; used by callers that print paths. */
@@ -946,6 +1017,7 @@ export function initialState(packet: Packet, src: Address, dst: Address): State 
     masquerade: false,
     probability: 1,
     path: [],
+    facts: entryFacts(packet.entry),
     assumptions: [],
     notes: [],
   };

@@ -4,7 +4,7 @@
 // their elements.
 import type { NftChain, NftElement, NftExpression, NftRule, NftRuleset, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { t } from '../l10n';
-import { Budget, certain, hostPort, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
+import { applyDnat, assume, branchOn, Budget, certain, hostPort, ifaceCond, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
 import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
 import { appendAll } from '../model/append';
@@ -60,12 +60,14 @@ function partMatches(part: string, v: Value): boolean | undefined {
   }
 }
 
+/** Does an element key (its parts, or one text `a . b`) match the value? A key of another shape never does. */
 function keyMatches(key: string[], v: Value): boolean | undefined {
   if (v.kind === 'concat') {
-    if (key.length !== v.parts.length) return key.length === 1 ? keyMatches(key[0].split(/\s+\.\s+/), v) : false;
+    const parts = key.length === 1 && v.parts.length > 1 ? key[0].split(/\s+\.\s+/) : key;
+    if (parts.length !== v.parts.length) return false;
     let unknown = false;
-    for (let i = 0; i < key.length; i++) {
-      const m = partMatches(key[i], v.parts[i]);
+    for (let i = 0; i < parts.length; i++) {
+      const m = partMatches(parts[i], v.parts[i]);
       if (m === false) return false;
       if (m === undefined) unknown = true;
     }
@@ -401,9 +403,16 @@ class NftTracer {
         if (st.key.kind === 'numgen') {
           // One branch per element of the map (each with the share of values it decides) and one for the values no
           // element has (they go on to the next rule), as a branch per value would give, merged.
+          const mod = st.key.mod;
+          if (!(Number.isInteger(mod) && mod >= 1)) {
+            // nft refuses `mod 0` (the kernel answers ERANGE): the rule cannot be there; taken not to match.
+            this.warnings.push(t('{0} at line {1} is not a valid value: the rule is taken not to match.', `numgen mod ${mod}`, rule.range.start.line + 1));
+            next.push(s);
+            return;
+          }
           // numgen's register has 32 bits: a larger mod (hostile text) is cut there, where k + 1 is still exact
           // (above 2^53 the sweep over the values stood still).
-          const n = Math.min(st.key.mod, 2 ** 32);
+          const n = Math.min(mod, 2 ** 32);
           for (const share of numgenShares(mapElements(table, st.map), n, st.key.offset ?? 0)) {
             const s2 = this.budget.branch(s);
             if (!s2) return; // the trace stops (runChain)
@@ -453,10 +462,11 @@ class NftTracer {
         return;
       case 'limit':
       case 'quota':
-        this.split({ kind: 'assume', label: t('assuming {0} lets the packet through', st.text), labelNot: t('assuming {0} holds the packet back', st.text) }, b, out, next);
+        // A rate limit is the state of this rule's own counter: each rule is a condition of its own.
+        this.split(assume(`${rule.range.start.line} ${st.text}`, t('assuming {0} lets the packet through', st.text), t('assuming {0} holds the packet back', st.text)), b, out, next);
         return;
       case 'xt':
-        if (st.type === 'match') this.split({ kind: 'assume', label: t('assuming {0} matches', st.text), labelNot: t('assuming {0} does not match', st.text) }, b, out, next);
+        if (st.type === 'match') this.split(assume(st.text, t('assuming {0} matches', st.text), t('assuming {0} does not match', st.text)), b, out, next);
         else out.push(b);
         return;
       case 'setUpdate':
@@ -467,34 +477,13 @@ class NftTracer {
     }
   }
 
+  private readonly canSplit = () => this.splits-- > 0;
+
+  /** A matching branch goes on with the rule's next statement, the other to the next rule (the trace stops: neither). */
   private split(c: Cond, b: { s: State; notes: string[] }, out: { s: State; notes: string[] }[], next: State[]): void {
-    if (c.kind === 'certain') {
-      if (c.value) out.push(b);
-      else next.push(b.s);
-      return;
-    }
-    if (c.kind === 'assume' && this.splits <= 0) {
-      b.s.assumptions.push(c.labelNot);
-      next.push(b.s);
-      return;
-    }
-    if (c.kind === 'assume') this.splits--;
-    const p = c.kind === 'random' ? c.p : 0.5;
-    // A branch with no chance is not created; the trace stops when it has created too many (runChain).
-    if (p > 0) {
-      const hit = this.budget.branch(b.s);
-      if (!hit) return;
-      hit.probability *= p;
-      if (c.kind === 'assume') hit.assumptions.push(c.label);
-      out.push({ s: hit, notes: b.notes });
-    }
-    if (p < 1) {
-      const miss = this.budget.branch(b.s);
-      if (!miss) return;
-      miss.probability *= 1 - p;
-      if (c.kind === 'assume') miss.assumptions.push(c.labelNot);
-      next.push(miss);
-    }
+    const { hit, miss } = branchOn(c, b.s, this.budget, this.canSplit);
+    if (hit) out.push({ s: hit, notes: b.notes });
+    if (miss) next.push(miss);
   }
 
   private verdict(
@@ -580,13 +569,7 @@ class NftTracer {
       portText = to.parts[1].value;
     }
     if (port?.kind === 'value') portText = port.value;
-    const addr = addrText ? parseAddress(addrText.split('-')[0]) : undefined;
-    if (!addr) return false;
-    s.dst = addr;
-    s.dstText = formatAddress(addr);
-    if (portText && /^\d+/.test(portText)) s.dport = Number(portText.split('-')[0]);
-    s.dnat = true;
-    return true;
+    return applyDnat(s, addrText, portText);
   }
 
   /** The packet's value for an expression (or a constant's value). */
@@ -595,7 +578,8 @@ class NftTracer {
       case 'payload': {
         const f = e.field;
         if (f === 'saddr' || f === 'daddr') {
-          if ((e.protocol === 'ip' && this.family !== 4) || (e.protocol === 'ip6' && this.family !== 6)) return { kind: 'unknown', label: e.text };
+          // The other family's field: nft's implied family check fails, as a port of another protocol does.
+          if ((e.protocol === 'ip' && this.family !== 4) || (e.protocol === 'ip6' && this.family !== 6)) return { kind: 'word', w: '<other family>' };
           return { kind: 'addr', addr: f === 'saddr' ? s.src : s.dst };
         }
         if (f === 'dport' || f === 'sport') {
@@ -643,14 +627,18 @@ class NftTracer {
   private condition(table: NftTable, left: NftExpression, op: string, right: NftExpression, s: State): Cond {
     const v = this.value(left, s);
     if (v.kind === 'unknown' || (v.kind === 'concat' && v.parts.some((p) => p.kind === 'unknown'))) {
-      const text = `${left.text} ${op === 'in' ? '' : `${op} `}${right.text}`.replace(/\s+/g, ' ');
-      return { kind: 'assume', label: t('assuming {0} matches', text), labelNot: t('assuming {0} does not match', text) };
+      // One condition for `x y` and `x != y` (its negation): one fact about the packet.
+      const c = unknownCond(left, op, right);
+      return op === '!=' ? negate(c) : c;
     }
     let hit: boolean | undefined;
     switch (right.kind) {
       case 'setRef': {
         const set = table.setByName.get(right.name) ?? table.mapByName.get(right.name);
-        if (!set) return { kind: 'assume', label: t('assuming the packet is in set {0}', right.name), labelNot: t('assuming the packet is not in set {0}', right.name) };
+        if (!set) {
+          const c = assume(`${left.text} @${right.name}`, t('assuming the packet is in set {0}', right.name), t('assuming the packet is not in set {0}', right.name));
+          return op === '!=' ? negate(c) : c;
+        }
         // An affinity set: filled at run time (`update @set`), empty in the dump. `nft -j` prints such sets
         // with only the timeout flag, `nft list ruleset` with dynamic,timeout.
         if ((set.flags.includes('dynamic') || set.flags.includes('timeout') || set.timeout !== undefined) && set.elements.length === 0) {
@@ -667,7 +655,11 @@ class NftTracer {
         hit = right.elements.some((e) => keyMatches(e.key, v) === true);
         break;
       case 'prefix':
-        hit = v.kind === 'addr' ? prefixContains(parsePrefix(`${right.address}/${right.length}`)!, v.addr) : false;
+      {
+        // An invalid prefix (`/99`: a parser diagnostic) contains nothing.
+        const prefix = parsePrefix(`${right.address}/${right.length}`);
+        hit = v.kind === 'addr' && prefix !== undefined && prefixContains(prefix, v.addr);
+      }
         break;
       case 'range':
         hit = keyMatches([`${right.from}-${right.to}`], v) === true;
@@ -684,11 +676,27 @@ class NftTracer {
         hit = keyMatches([right.value], v) === true;
         break;
       }
-      default:
-        return { kind: 'assume', label: t('assuming {0} matches', `${left.text} ${right.text}`), labelNot: t('assuming {0} does not match', `${left.text} ${right.text}`) };
+      default: {
+        const c = assume(`${left.text} ${right.text}`, t('assuming {0} matches', `${left.text} ${right.text}`), t('assuming {0} does not match', `${left.text} ${right.text}`));
+        return op === '!=' ? negate(c) : c;
+      }
     }
     return op === '!=' ? certain(!hit) : hit ? yes : no;
   }
+}
+
+/**
+ * A condition the packet does not decide (its key is `left right`, whatever the operator): the interface names of
+ * `iifname`/`oifname` (`"eth*"` a prefix) are the packet's one interface each way.
+ */
+function unknownCond(left: NftExpression, op: string, right: NftExpression): Cond {
+  const compare = op === '<' || op === '>' || op === '<=' || op === '>=';
+  const key = `${left.text} ${compare ? `${op} ` : ''}${right.text}`.replace(/\s+/g, ' ');
+  if (left.kind === 'meta' && (left.key === 'iifname' || left.key === 'oifname') && right.kind === 'value' && !compare) {
+    return ifaceCond(left.key === 'iifname' ? 'in' : 'out', right.value);
+  }
+  const text = `${left.text} ${op === 'in' || op === '!=' ? '' : `${op} `}${right.text}`.replace(/\s+/g, ' ');
+  return assume(key, t('assuming {0} matches', text), t('assuming {0} does not match', text));
 }
 
 /** Traces the first packet of a new connection through an nftables ruleset. */

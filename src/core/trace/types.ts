@@ -34,16 +34,44 @@ export interface PathStep {
   note: string;
 }
 
+/** `-i`/`-o`, `iifname`/`oifname`: the interface the packet arrives on or leaves through (one name each way). */
+export interface IfaceTest {
+  dir: 'in' | 'out';
+  /** A name, or a prefix written `eth+` (iptables) / `eth*` (nft). */
+  name: string;
+  /** Merged outcomes: the interface is one of these names (`name` lists them). */
+  anyOf?: string[];
+}
+
+/** A condition the dumps do not decide, as an outcome assumes it: a fact about the packet, not a probability. */
+export interface Condition {
+  /** What the rule tests, the same text for the condition and its negation. */
+  key: string;
+  holds: boolean;
+  /** The assumption in words. */
+  label: string;
+  iface?: IfaceTest;
+  /** Fixed by the entry point (from outside: not on a pod's interface), not assumed: never listed. */
+  given?: boolean;
+}
+
 export type Verdict = 'dnat' | 'accept' | 'drop' | 'reject';
 
 export interface Outcome {
   verdict: Verdict;
   /** `ip:port` after DNAT (or REDIRECT / IPVS real server). */
   destination?: string;
+  /**
+   * Share of new connections under this outcome's conditions (statistic, numgen, IPVS weights): in any one situation
+   * (each condition true or false), the outcomes whose conditions hold there sum to 1. Unknown conditions split
+   * outcomes but carry no share.
+   */
   probability: number;
   masquerade: boolean;
-  /** Labelled assumptions about conditions the packet does not decide. */
+  /** Labelled assumptions: the conditions' labels, then other labels (a scheduler's shares shown as weights). */
   assumptions: string[];
+  /** The conditions the dumps do not decide that this outcome assumes (one per condition, never both ways). */
+  conditions: Condition[];
   path: PathStep[];
   /** What a returning client (session affinity) gets instead. */
   notes: string[];

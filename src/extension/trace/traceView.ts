@@ -17,6 +17,7 @@ type Node =
   | { type: 'outcome'; outcome: Outcome; trace: ShownTrace }
   | { type: 'assumption'; text: string }
   | { type: 'note'; text: string }
+  | { type: 'more'; count: number }
   | { type: 'step'; step: PathStep; index: number; trace: ShownTrace };
 
 export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
@@ -37,10 +38,12 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
     const trace = this.trace;
     if (!trace) return [];
     if (!node) {
+      const { shown, more } = core().shownOutcomes(trace.result);
       return [
         { type: 'packet', trace },
         ...trace.result.warnings.map((text) => ({ type: 'warning' as const, text })),
-        ...trace.result.outcomes.map((outcome) => ({ type: 'outcome' as const, outcome, trace })),
+        ...shown.map((outcome) => ({ type: 'outcome' as const, outcome, trace })),
+        ...(more > 0 ? [{ type: 'more' as const, count: more }] : []),
       ];
     }
     if (node.type === 'outcome') {
@@ -76,9 +79,16 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
         // With several outcomes they start collapsed, so all of them (and their shares) are visible at once.
         const single = node.trace.result.outcomes.length === 1;
         const item = new vscode.TreeItem(plainLabel(`${core().formatShare(o.probability)}  ${what}`), single ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
-        item.description = o.masquerade ? vscode.l10n.t('masqueraded') : undefined;
+        // The conditions are part of what the outcome says: its share is of new connections under them.
+        item.description = plainLabel([o.masquerade ? vscode.l10n.t('masqueraded') : '', o.assumptions.length ? vscode.l10n.t('if: {0}', o.assumptions.join('; ')) : ''].filter(Boolean).join(' · ')) || undefined;
         item.iconPath = new vscode.ThemeIcon(o.verdict === 'dnat' || o.verdict === 'accept' ? 'pass' : 'error');
-        item.tooltip = o.assumptions.length ? o.assumptions.join('\n') : undefined;
+        item.tooltip = o.assumptions.length ? [vscode.l10n.t('The share of new connections under these assumptions:'), ...o.assumptions].join('\n') : undefined;
+        return item;
+      }
+      case 'more': {
+        const item = new vscode.TreeItem(vscode.l10n.t('{0} more outcomes (not shown)', node.count));
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
+        item.tooltip = vscode.l10n.t('Only the first outcomes are listed: the largest shares under the fewest assumptions.');
         return item;
       }
       case 'assumption': {

@@ -27,6 +27,7 @@ import { Symbols, type SymbolDefinition, type SymbolKind } from '../../model/sym
 import { t } from '../../l10n';
 import { LineIndex, num, prop, readJson, str, type JObject, type JValue } from './jsonReader';
 import { emptyNftRuleset, MAX_DIAGNOSTICS } from './parser';
+import { prefixProblem } from './statements';
 import { emptyNameTable, nameTable } from '../../model/name-table';
 import { appendAll } from '../../model/append';
 import { EditedChains } from './ruleOrder';
@@ -910,6 +911,8 @@ class NftJsonBuilder {
       case 'prefix': {
         const addr = this.expression(prop(body, 'addr')).text;
         const len = num(prop(body, 'len')) ?? 0;
+        const problem = prefixProblem(addr, len);
+        if (problem) this.diag(range, 'error', 'bad-prefix', problem);
         return { kind: 'prefix', address: addr, length: len, text: `${addr}/${len}`, range };
       }
       case 'range': {

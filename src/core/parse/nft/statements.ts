@@ -261,6 +261,13 @@ export function itemsRange(items: readonly Item[], from = 0, to = items.length):
   return rangeBetween(first.start, last.end);
 }
 
+/** What nft says of `ADDRESS/LENGTH` when the length is longer than the address (undefined: fine). */
+export function prefixProblem(address: string, length: number): string | undefined {
+  const v6 = address.includes(':');
+  if (length <= (v6 ? 128 : 32)) return undefined;
+  return v6 ? t('Prefix length /{0} is not 0–128.', length) : t('Prefix length /{0} is more than 32.', length);
+}
+
 /** A value from its written form: prefixes and ranges of numbers and addresses get their own kinds. */
 export function classifyValue(image: string, text: string, range: Range, quoted = false): NftExpression {
   if (!quoted) {
@@ -1459,6 +1466,10 @@ export class StatementReader {
       const from = term.kind === 'value' ? term.value : term.text;
       return { kind: 'range', from, to: unquote(toItem.image), text: this.textOf(r), range: r };
     }
+    if (term.kind === 'prefix') {
+      const problem = prefixProblem(term.address, term.length);
+      if (problem) this.host.diag(term.range, 'error', 'bad-prefix', problem);
+    }
     return term;
   }
 
@@ -1706,7 +1717,10 @@ function plainWordOf(item: Item | undefined): string | undefined {
 export function isPlainConstant(image: string | undefined): boolean {
   if (image === undefined) return false;
   const c = image.charCodeAt(0);
-  return (c >= 48 && c <= 57) || c === 91 || image.includes(':') || L4_PROTOCOLS.has(image);
+  if (!((c >= 48 && c <= 57) || c === 91 || image.includes(':') || L4_PROTOCOLS.has(image))) return false;
+  // A prefix longer than its address is the reader's to report.
+  const slash = image.indexOf('/');
+  return slash < 0 || Number(image.slice(slash + 1)) <= (image.includes(':') ? 128 : 32);
 }
 
 /**
