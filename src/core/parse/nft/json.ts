@@ -126,7 +126,10 @@ class NftJsonBuilder {
     const { value, error } = readJson(this.text);
     if (error) {
       const p = this.position(error.offset);
-      this.diag({ start: p, end: { line: p.line, character: p.character + 1 } }, 'error', 'bad-json', t('Not valid JSON at line {0}, column {1}: {2}.', p.line + 1, p.character + 1, error.message));
+      // One character wide, but not past a line break or the end of the text: the range stays inside the document.
+      const c = this.text.charCodeAt(error.offset);
+      const width = error.offset < this.text.length && c !== 10 && c !== 13 ? 1 : 0;
+      this.diag({ start: p, end: { line: p.line, character: p.character + width } }, 'error', 'bad-json', t('Not valid JSON at line {0}, column {1}: {2}.', p.line + 1, p.character + 1, error.message));
     } else if (value) {
       this.root(value);
     }
