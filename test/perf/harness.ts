@@ -233,7 +233,8 @@ function traces(snapshot: NodeSnapshot, salt: number): TraceResult[] {
     const s = withAddress[Math.floor(random() * withAddress.length)];
     const fe = s.frontends.find((x) => x.address !== undefined && x.kind === 'clusterIP')!;
     const protocol = s.protocol === 'udp' || s.protocol === 'sctp' ? s.protocol : 'tcp';
-    if (/^[0-9a-f.:]+$/i.test(fe.address!)) results.push(traceSnapshot(files, { to: fe.address!, dport: fe.port, protocol, entry: 'pod' }));
+    // From a given pod: the search for a pod address that is no endpoint is the random packet's to exercise.
+    if (/^[0-9a-f.:]+$/i.test(fe.address!)) results.push(traceSnapshot(files, { to: fe.address!, dport: fe.port, protocol, entry: 'pod', from: fe.address!.includes(':') ? 'fd00:10::7' : '10.244.1.7' }));
   }
   const v6 = random() < 0.2;
   const to = v6 ? `fd00::${Math.floor(random() * 65536).toString(16)}` : [10, Math.floor(random() * 256), Math.floor(random() * 256), Math.floor(random() * 256)].join('.');

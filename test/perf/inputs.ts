@@ -60,9 +60,18 @@ function hostileLines(p: string): Record<InputKind, string[]> {
   };
 }
 
+/** Malformed matches the tracer must answer (a concatenated key against one value, an invalid prefix). */
+const MALFORMED: Record<InputKind, string[]> = {
+  iptables: ['-A KUBE-SERVICES -d 10.0.0.0/99 -p tcp -m tcp --dport 80 -j ACCEPT', '-A PREROUTING -s ::/200 -j DROP'],
+  'nft-text': ['ip daddr . tcp dport 10.96.0.10 accept', 'ip daddr 10.0.0.0/99 accept', 'ip daddr . tcp dport { 10.96.0.10 . 80 } drop'],
+  'nft-json': [],
+  ipvsadm: ['TCP  10.96.0.10:99999 rr', '  -> 10.0.0.0/99:80 Masq 1 0 0'],
+  ipset: ['add KUBE-LOAD-BALANCER-SOURCE-CIDR 10.96.0.10,tcp:80,10.0.0.0/99'],
+};
+
 const MARKUP = HOSTILE.slice(0, 7);
 export const HOSTILE_LINES: Record<InputKind, string[]> = Object.fromEntries(
-  (['iptables', 'nft-text', 'nft-json', 'ipvsadm', 'ipset'] as const).map((k) => [k, MARKUP.flatMap((p) => hostileLines(p)[k])]),
+  (['iptables', 'nft-text', 'nft-json', 'ipvsadm', 'ipset'] as const).map((k) => [k, [...MARKUP.flatMap((p) => hostileLines(p)[k]), ...MALFORMED[k]]]),
 ) as Record<InputKind, string[]>;
 
 const ALPHABET: Record<InputKind, string[]> = {
