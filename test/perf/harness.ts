@@ -79,7 +79,8 @@ export function runInput(kind: InputKind, text: string, salt: number, stats: Kin
 /** One line per dialect: inputs run, the slowest one, and the known failures met. */
 export function summary(kind: InputKind, s: KindStats): string {
   const known = [...s.known].map(([id, k]) => `${id}: ${k.count} (e.g. ${k.example.slice(0, 120)})`).join('; ');
-  return `perf ${kind}: ${s.inputs} inputs, ${(s.totalMs / 1000).toFixed(1)} s in the pipeline, slowest ${s.slowestMs.toFixed(1)} ms${known ? `; known failures: ${known}` : ''}`;
+  const slowest = s.slowestMs > 1000 ? ` (${JSON.stringify(s.slowestInput.slice(0, 200))})` : '';
+  return `perf ${kind}: ${s.inputs} inputs, ${(s.totalMs / 1000).toFixed(1)} s in the pipeline, slowest ${s.slowestMs.toFixed(1)} ms${slowest}${known ? `; known failures: ${known}` : ''}`;
 }
 
 function pipeline(kind: InputKind, text: string, salt: number, companions: SnapshotFile[]): void {
