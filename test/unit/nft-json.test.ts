@@ -129,6 +129,16 @@ describe('JSON robustness', () => {
     expect(problems(parseNftJson('['.repeat(100_000)))).toHaveLength(1);
   });
 
+  it('the bad-json range stays inside the document: at the end of the text, at a line break', () => {
+    const at = (text: string) => parseNftJson(text).diagnostics.map((d) => [d.code, d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character]);
+    expect(at('{"nftables": [')).toEqual([['bad-json', 0, 14, 0, 14]]);
+    expect(at('{"nftables": [\n')).toEqual([['bad-json', 0, 14, 0, 14]]);
+    // A line break inside a string is the error: the range ends at its line's end.
+    expect(at('{"nftables": [{"metainfo": {"version": "1.\n0"}}]}')).toEqual([['bad-json', 0, 42, 0, 42]]);
+    expect(at('{"nftables": [{"metainfo": {"version": "1.\r\n0"}}]}')).toEqual([['bad-json', 0, 42, 0, 42]]);
+    expect(at('{"nftables": "x"} trailing')).toEqual([['bad-json', 0, 18, 0, 19]]);
+  });
+
   it('JSON that is not an nft ruleset, and objects it does not know', () => {
     expect(problems(parseNftJson('{"something": []}'))).toEqual(['1:1 error not-nft-json']);
     expect(problems(parseNftJson('{"nftables": [1, {"table": {"family": "ipx", "name": "t"}}, {"tunnel": {}}]}'))).toEqual([

@@ -709,6 +709,13 @@ table ip v {
     expect(r.tables.map((t) => [t.id, t.chains.map((c) => `${c.name}:${c.rules.length}`)])).toEqual([['ip t', ['a:0', 'b:1']], ['ip u', ['x:1']], ['ip v', []]]);
   });
 
+  it('a block left open on the line of the next declaration ends before it, not before it starts', () => {
+    const r = parseNft('table ip t {\n\tchain a {\tchain b { masquerade; }\n}\ntable ip u { table ip v {\n}');
+    const ranges = r.tables.flatMap((tb) => [tb.range, ...tb.chains.map((c) => c.fullRange)]).map((x) => [x.start.line, x.start.character, x.end.line, x.end.character]);
+    // chain a ends where chain b starts; table u where table v starts.
+    expect(ranges).toEqual([[0, 0, 2, 1], [1, 1, 1, 11], [1, 11, 1, 34], [3, 0, 3, 13], [3, 13, 4, 1]]);
+  });
+
   it('unclosed blocks at the end, stray braces, bad strings and characters', () => {
     expect(problems(parseNft('table ip t {\n\tchain c {\n\t\taccept\n'))).toEqual(['2:2 error missing-brace', '1:1 error missing-brace']);
     expect(problems(parseNft('}\ntable ip t { }'))).toEqual(['1:1 error unexpected-brace']);

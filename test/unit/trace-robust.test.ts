@@ -179,3 +179,16 @@ describe('kube-proxy\'s largest Services stay far below the caps', () => {
     check(trace(files(['node.iptables', d['iptables-save']], ['node.ipset', d['ipset-save']], ['node.ipvsadm', d['ipvsadm-save']]), '10.96.0.50'));
   });
 });
+
+describe('IPVS real servers the trace cannot use', () => {
+  it('a real server without a readable address is left out of the shares, which still add up to 1', () => {
+    const r = trace(files(['node.ipvsadm', 'TCP  10.96.0.10:8080 rr\n  -> 10.244.0.2:8080 Masq 1 0 0\n  -> [ Masq 1 0 0']), '10.96.0.10', 8080);
+    expect(r.outcomes.map((o) => [o.verdict, o.destination, o.probability])).toEqual([['dnat', '10.244.0.2:8080', 1]]);
+    expect(r.warnings.join(' ')).toContain('real server [ of');
+  });
+
+  it('with no server that takes connections (weight 0, unreadable) the client is rejected, not lost', () => {
+    const r = trace(files(['node.ipvsadm', 'TCP  10.96.0.10:8080 rr\n  -> 10.244.0.2:8080 Masq 0 0 0\n  -> [ Masq 1 0 0']), '10.96.0.10', 8080);
+    expect(r.outcomes.map((o) => [o.verdict, o.probability])).toEqual([['reject', 1]]);
+  });
+});

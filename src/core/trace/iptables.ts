@@ -4,7 +4,7 @@
 // conditions the packet does not decide.
 import type { Chain, IptablesRuleset, Match, Option, Rule, Table } from '../model/iptables';
 import type { IpSet } from '../model/ipset';
-import type { VirtualService } from '../model/ipvs';
+import type { RealServer, VirtualService } from '../model/ipvs';
 import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
 import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
@@ -711,17 +711,25 @@ function ipvsSelect(tracer: Tracer, s: State): { states: State[]; rejected: Stat
     step(s, t('IPVS: the virtual service has no real servers; the client gets ICMP port unreachable.'));
     return { states: [], rejected: [s], passthrough: false };
   }
-  const eligible = vs.realServers.filter((r) => r.weight > 0);
-  const total = eligible.reduce((n, r) => n + (vs.scheduler === 'rr' ? 1 : r.weight), 0);
+  // A server the dump does not spell an address for (a broken line) cannot take connections: its share would vanish.
+  const eligible: { r: RealServer; addr: Address }[] = [];
+  for (const r of vs.realServers) {
+    const addr = r.weight > 0 ? parseAddress(r.address) : undefined;
+    if (addr) eligible.push({ r, addr });
+    else if (r.weight > 0) tracer.warnings.push(t('IPVS: real server {0} of {1} has no address the trace can read: left out of the shares.', r.address, vs.name));
+  }
+  if (eligible.length === 0) {
+    step(s, t('IPVS: no real server of the virtual service takes new connections; the client gets ICMP port unreachable.'));
+    return { states: [], rejected: [s], passthrough: false };
+  }
+  const total = eligible.reduce((n, { r }) => n + (vs.scheduler === 'rr' ? 1 : r.weight), 0);
   const states: State[] = [];
   const predictable = vs.scheduler === 'rr' || vs.scheduler === 'wrr';
-  for (const r of eligible) {
+  for (const { r, addr } of eligible) {
     const share = (vs.scheduler === 'rr' ? 1 : r.weight) / total;
     const st = tracer.budget.branch(s);
     if (!st) break; // the trace stopped: traceIptables says so
     st.probability *= share;
-    const addr = parseAddress(r.address);
-    if (!addr) continue;
     st.dst = addr;
     st.dstText = formatAddress(addr);
     if (r.port !== undefined) st.dport = r.port;

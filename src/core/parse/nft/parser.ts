@@ -886,8 +886,10 @@ class NftTextBuilder implements StatementHost {
     while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
       const block = this.stack[this.stack.length - 1];
       if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
-      const prev = at.start.line > 0 ? at.start.line - 1 : 0;
-      this.closeBlock(lineRange(prev, this.lineLength(prev), this.lineLength(prev)));
+      // At the end of the line before the unit; where the block opened on the unit's own line, right before it.
+      const prev = at.start.line - 1;
+      if (block.header.start.line < at.start.line) this.closeBlock(lineRange(prev, this.lineLength(prev), this.lineLength(prev)));
+      else this.closeBlock(lineRange(at.start.line, at.start.character, at.start.character));
     }
   }
 
