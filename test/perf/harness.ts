@@ -12,6 +12,7 @@ import { traceHighlight } from '../../src/core/graph/trace';
 import type { Position, Range } from '../../src/core/model/range';
 import type { Diagnostic } from '../../src/core/model/diagnostics';
 import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../src/core/snapshot';
+import { assumptionGroups } from '../../src/core/trace/facts';
 import { traceSnapshot, type Entry, type Protocol, type SnapshotFile as TraceFile, type TraceResult } from '../../src/core/trace';
 
 export type InputKind = 'iptables' | 'nft-text' | 'nft-json' | 'ipvsadm' | 'ipset';
@@ -238,12 +239,14 @@ function traces(snapshot: NodeSnapshot, salt: number): TraceResult[] {
 }
 
 function checkOutcomes(result: TraceResult, bad: string[]): void {
-  let total = 0;
   for (const o of result.outcomes) {
     if (!(Number.isFinite(o.probability) && o.probability >= 0 && o.probability <= 1 + 1e-9)) bad.push(`outcome probability ${o.probability}`);
-    total += o.probability;
   }
-  // A trace stopped at its cap on branches says so and is short of 1; nothing may ever add up to more.
+  // A share is of new connections under the outcome's conditions: in each situation the outcomes that apply add
+  // up to 1. A trace stopped at its cap on branches says so and is short of 1; nothing may ever add up to more.
   const stopped = result.warnings.some((w) => /stopped/.test(w));
-  if (total > 1 + 1e-9 || (!stopped && result.outcomes.length > 0 && total < 1 - 1e-9)) bad.push(`outcome probabilities add up to ${total} (${result.outcomes.length} outcomes; warnings ${JSON.stringify(result.warnings)})`);
+  for (const group of assumptionGroups(result.outcomes)) {
+    const total = group.reduce((sum, i) => sum + result.outcomes[i].probability, 0);
+    if (total > 1 + 1e-9 || (!stopped && total < 1 - 1e-9)) bad.push(`outcome probabilities add up to ${total} in one situation (${group.length} of ${result.outcomes.length} outcomes; warnings ${JSON.stringify(result.warnings)})`);
+  }
 }
