@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
 import { SAMPLE_SERVICES, sampleFiles } from '../../src/core/kube/generate/samples';
-import { buildGraphModel, findService, toMermaid, type ServiceGraph } from '../../src/core/graph/model';
+import { buildGraphModel, findService, graphsOf, keysWhere, toMermaid, type ServiceGraph } from '../../src/core/graph/model';
 import { layeredLayout, toSvg } from '../../src/core/graph/svg';
 import { traceHighlight } from '../../src/core/graph/trace';
 import { describeService } from '../../src/core/explain/service';
@@ -302,3 +302,39 @@ describe('keys', () => {
     expect(parseFromWebview({ type: 'select', keys })).toEqual({ type: 'select', keys });
   });
 });
+
+describe('graphs built when asked (very large snapshots)', () => {
+  const long = (c: string) => ({ ...analysis.catalog.services[0], anonymous: true, name: `ns1/${c}`, hashChecks: [] });
+  // The sample's Services, and three that share a key (made unique by |2, |3).
+  const services = [...analysis.catalog.services, long('L'), long('M'), long('L'), long('L')];
+
+  it('lists every Service, builds the first ones, and the rest alike when asked', () => {
+    const full = buildGraphModel(services);
+    expect(full.complete).toBe(true);
+    for (const eager of [0, 1, 3, services.length - 1]) {
+      const part = buildGraphModel(services, {}, eager);
+      expect(part.complete).toBe(false);
+      expect(part.services).toEqual(full.services);
+      expect([...part.graphs.keys()]).toEqual(full.services.slice(0, eager).map((s) => s.key));
+      const rest = full.services.slice(eager).map((s) => s.key).reverse();
+      expect(graphsOf(services, rest)).toEqual(rest.map((k) => full.graphs.get(k)));
+    }
+    expect(buildGraphModel(services, {}, services.length).complete).toBe(true);
+    expect(graphsOf(services, ['no such key'])).toEqual([]);
+  });
+
+  it('finds the Services a trace reaches without keeping their graphs', () => {
+    const files: TraceFile[] = [{ name: 'node1.iptables', analysis }];
+    const web = analysis.catalog.services.find((s) => servicePortTitle(s) === 'shop/web:http/tcp')!;
+    const trace = traceSnapshot(files, { to: web.frontends[0].address!, dport: web.frontends[0].port, protocol: 'tcp', entry: 'pod' });
+    const full = buildGraphModel(services);
+    const reached = [...full.graphs.values()].filter((g) => traceHighlight([g], trace).nodes.length > 0).map((g) => g.key);
+    expect(reached.length).toBeGreaterThan(0);
+    expect(keysWhere(services, (g) => traceHighlight([g], trace).nodes.length > 0)).toEqual(reached);
+    expect(keysWhere(services, () => true, {}, 2)).toEqual(full.services.slice(0, 2).map((s) => s.key));
+  });
+});
+
+function servicePortTitle(s: (typeof analysis.catalog.services)[number]): string {
+  return buildGraphModel([s]).services[0].title;
+}

@@ -72,7 +72,9 @@ export interface ServiceSummary {
 
 export interface GraphModel {
   services: ServiceSummary[];
+  /** The graphs built so far: of every Service when `complete`, else of the first ones (graphsOf builds the rest). */
   graphs: Map<string, ServiceGraph>;
+  complete: boolean;
 }
 
 /** Which snapshot file holds a Service's object (or its endpoints when no table is named). */
@@ -259,18 +261,54 @@ function summary(s: Service, key: string, fileIndex: number): ServiceSummary {
   };
 }
 
-/** The graph of every Service (keys are stable across rebuilds of the same snapshot). */
-export function buildGraphModel(services: Service[], options: GraphOptions = {}): GraphModel {
+/**
+ * The summary of every Service and the graph of the first `eager` ones (keys are stable across rebuilds of the
+ * same snapshot). A snapshot of a million virtual services would otherwise build a million graphs that nobody
+ * looks at; the rest are built when asked for (graphsOf).
+ */
+export function buildGraphModel(services: Service[], options: GraphOptions = {}, eager = Number.POSITIVE_INFINITY): GraphModel {
   const fileOf = options.fileOf ?? (() => 0);
   const graphs = new Map<string, ServiceGraph>();
   const out: ServiceSummary[] = [];
+  forEachKeyed(services, fileOf, (s, key, fileIndex) => {
+    if (out.length < eager) graphs.set(key, buildOne(s, key, { ...options, fileOf }));
+    out.push(summary(s, key, fileIndex));
+  });
+  return { services: out, graphs, complete: out.length <= eager };
+}
+
+/** The graphs of the Services with these keys (the keys buildGraphModel gave them), in the order asked. */
+export function graphsOf(services: Service[], keys: readonly string[], options: GraphOptions = {}): ServiceGraph[] {
+  const fileOf = options.fileOf ?? (() => 0);
+  const wanted = new Set(keys);
+  const found = new Map<string, ServiceGraph>();
+  forEachKeyed(services, fileOf, (s, key) => {
+    if (wanted.has(key)) found.set(key, buildOne(s, key, { ...options, fileOf }));
+  });
+  return keys.flatMap((k) => found.get(k) ?? []);
+}
+
+/** The keys of the Services whose graph `reached` says yes to, built one at a time (none is kept). */
+export function keysWhere(services: Service[], reached: (graph: ServiceGraph) => boolean, options: GraphOptions = {}, max = Number.POSITIVE_INFINITY): string[] {
+  const fileOf = options.fileOf ?? (() => 0);
+  const keys: string[] = [];
+  forEachKeyed(services, fileOf, (s, key) => {
+    if (keys.length < max && reached(buildOne(s, key, { ...options, fileOf }))) keys.push(key);
+  });
+  return keys;
+}
+
+/** Each Service with its key: serviceKey, made unique by `|2`, `|3`… in the catalog's order. */
+function forEachKeyed(services: Service[], fileOf: FileLocator, visit: (s: Service, key: string, fileIndex: number) => void): void {
+  const used = new Set<string>();
   for (const s of services) {
-    let key = serviceKey(s, fileOf(s));
-    for (let n = 2; graphs.has(key); n++) key = `${serviceKey(s, fileOf(s))}|${n}`;
-    graphs.set(key, buildOne(s, key, { ...options, fileOf }));
-    out.push(summary(s, key, fileOf(s)));
+    const fileIndex = fileOf(s);
+    const base = serviceKey(s, fileIndex);
+    let key = base;
+    for (let n = 2; used.has(key); n++) key = `${base}|${n}`;
+    used.add(key);
+    visit(s, key, fileIndex);
   }
-  return { services: out, graphs };
 }
 
 /** How "Show in Graph" names a Service (hover links, CodeLenses): its title and address family. */

@@ -2,9 +2,10 @@
 import type { Endpoint, Service } from '../kube/catalog';
 import type { IptablesAnalysis } from '../language/iptables';
 import type { NodeSnapshot } from '../snapshot';
-import { buildGraphModel, type GraphModel, type GraphSource } from './model';
+import { buildGraphModel, graphsOf, keysWhere, type GraphModel, type GraphOptions, type GraphSource, type ServiceGraph } from './model';
 
-export function graphOfSnapshot(snapshot: NodeSnapshot): GraphModel {
+/** Where the graph's objects live in the snapshot's files. */
+function graphOptions(snapshot: NodeSnapshot): GraphOptions {
   const owner = new Map<Service, number>();
   snapshot.files.forEach((f, i) => {
     for (const s of f.features.services(f.analysis) as Service[]) if (!owner.has(s)) owner.set(s, i);
@@ -41,5 +42,20 @@ export function graphOfSnapshot(snapshot: NodeSnapshot): GraphModel {
     }
     return undefined;
   };
-  return buildGraphModel(snapshot.services, { fileOf, endpointSource });
+  return { fileOf, endpointSource };
+}
+
+/** The Service graph of a snapshot: every Service's summary, and the graphs of the first `eager` Services. */
+export function graphOfSnapshot(snapshot: NodeSnapshot, eager = Number.POSITIVE_INFINITY): GraphModel {
+  return buildGraphModel(snapshot.services, graphOptions(snapshot), eager);
+}
+
+/** The graphs of the Services with these keys. */
+export function graphsOfSnapshot(snapshot: NodeSnapshot, keys: readonly string[]): ServiceGraph[] {
+  return graphsOf(snapshot.services, keys, graphOptions(snapshot));
+}
+
+/** The keys of the first `max` Services whose graph `reached` accepts, each graph built and dropped in turn. */
+export function snapshotKeysWhere(snapshot: NodeSnapshot, reached: (graph: ServiceGraph) => boolean, max: number): string[] {
+  return keysWhere(snapshot.services, reached, graphOptions(snapshot), max);
 }

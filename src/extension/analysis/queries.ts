@@ -3,7 +3,8 @@
 // the same plain-data results (no `vscode` import here: this module is bundled into the worker too).
 import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '../../core/crossref';
 import { explainNode } from '../../core/explain/node';
-import { graphOfSnapshot } from '../../core/graph/snapshot';
+import { graphOfSnapshot, graphsOfSnapshot, snapshotKeysWhere } from '../../core/graph/snapshot';
+import { traceHighlight } from '../../core/graph/trace';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
@@ -12,7 +13,7 @@ import { serviceTitle } from '../../core/graph/model';
 import { t } from '../../core/l10n';
 import { plainLabel } from '../../core/explain/label';
 import type { NodeSnapshot } from '../../core/snapshot';
-import { hostPort, traceSnapshot, type Protocol, type SnapshotFile as TraceFile, type TraceRequest } from '../../core/trace';
+import { hostPort, traceSnapshot, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
 
 // The semantic token legend lives with the language ids activation needs (no parser code behind it).
 export { SEMANTIC_TOKEN_MODIFIERS, SEMANTIC_TOKEN_TYPES } from '../dumpLanguages';
@@ -182,6 +183,15 @@ export function runDocumentQuery<M extends DocumentMethod>(features: AnyFeatures
   return fn(features, analysis, ...(args as unknown[]));
 }
 
+/**
+ * The graph panel gets the graphs of this many Services with the list (far more than a screen shows), and asks for
+ * the others when they are selected: a snapshot of a million virtual services would take half a minute and
+ * gigabytes to draw them all.
+ */
+const EAGER_GRAPHS = 20_000;
+/** Graphs one request may ask for (the panel draws a selection of at most a few dozen). */
+const MAX_GRAPHS_ASKED = 1_000;
+
 /** Questions about a node snapshot (the document is file 0). */
 export const snapshotQueries = {
   files: (s: NodeSnapshot) => s.files.map((f) => ({ name: f.name, languageId: f.languageId })),
@@ -192,7 +202,9 @@ export const snapshotQueries = {
   serviceCount: (s: NodeSnapshot) => s.services.length,
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItems(s.services, kind),
   trace: (s: NodeSnapshot, request: TraceRequest) => traceSnapshot(s.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), request),
-  graph: (s: NodeSnapshot) => graphOfSnapshot(s),
+  graph: (s: NodeSnapshot) => graphOfSnapshot(s, EAGER_GRAPHS),
+  serviceGraphs: (s: NodeSnapshot, keys: string[]) => graphsOfSnapshot(s, keys.slice(0, MAX_GRAPHS_ASKED)),
+  tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) => snapshotKeysWhere(s, (g) => traceHighlight([g], trace).nodes.length > 0, max),
   explain: (s: NodeSnapshot) => explainNode(s, s.files.map((f) => f.text?.())),
 };
 

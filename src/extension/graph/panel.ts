@@ -67,6 +67,8 @@ function parseSelector(v: unknown): ServiceSelector | string | undefined {
 
 class GraphPanel {
   private model: GraphModel | undefined;
+  /** The keys of every Service of the model (its graphs may be built only when selected). */
+  private keys = new Set<string>();
   private uris: vscode.Uri[] = [];
   private selected: string[];
   private trace: TraceResult | undefined;
@@ -140,9 +142,10 @@ class GraphPanel {
         return;
       }
       this.model = answer.value;
+      this.keys = new Set(this.model.services.map((s) => s.key));
       this.uris = answer.uris;
-      this.selected = this.selected.filter((k) => this.model!.graphs.has(k));
-      const wanted = this.pending === undefined ? undefined : typeof this.pending === 'string' ? (this.model.graphs.has(this.pending) ? this.pending : undefined) : core().findService(this.model, this.pending);
+      this.selected = this.selected.filter((k) => this.keys.has(k));
+      const wanted = this.pending === undefined ? undefined : typeof this.pending === 'string' ? (this.keys.has(this.pending) ? this.pending : undefined) : core().findService(this.model, this.pending);
       this.pending = undefined;
       if (wanted && !this.selected.includes(wanted)) this.selected = [wanted];
       if (this.selected.length === 0 && this.model.services.length > 0) this.selected = [this.model.services[0].key];
@@ -152,11 +155,10 @@ class GraphPanel {
       if (this.pendingTrace) {
         const result = this.pendingTrace;
         this.pendingTrace = undefined;
-        this.showTrace(result);
+        await this.showTrace(result);
         return;
       }
-      this.sendGraphs();
-      this.sendHighlight();
+      await this.drawSelection();
     } catch (e) {
       this.log.error(`graph: ${(e as Error).message}`);
       void vscode.window.showErrorMessage(vscode.l10n.t('Cannot draw the Service graph: {0}', plainLabel((e as Error).message)));
@@ -166,13 +168,12 @@ class GraphPanel {
   /** Brings the panel forward, drawing the Service a key or selector names. */
   show(select?: ServiceSelector | string): void {
     if (select !== undefined) {
-      const key = !this.model ? undefined : typeof select === 'string' ? (this.model.graphs.has(select) ? select : undefined) : core().findService(this.model, select);
+      const key = !this.model ? undefined : typeof select === 'string' ? (this.keys.has(select) ? select : undefined) : core().findService(this.model, select);
       if (!this.ready || !this.model) this.pending = select;
       else if (key) {
         this.selected = [key];
         this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
-        this.sendGraphs();
-        this.sendHighlight();
+        void this.drawSelection();
       } else {
         void vscode.window.showInformationMessage(vscode.l10n.t('This Service is not in the graph of this snapshot.'));
       }
@@ -181,7 +182,7 @@ class GraphPanel {
   }
 
   /** Draws the Services a trace reaches and highlights its path. */
-  showTrace(result: TraceResult, uris?: readonly vscode.Uri[]): void {
+  async showTrace(result: TraceResult, uris?: readonly vscode.Uri[]): Promise<void> {
     if (uris) {
       // Steps name files of the trace's snapshot; rewrite them to this panel's files once they are known.
       this.pendingUris = uris;
@@ -193,9 +194,9 @@ class GraphPanel {
     }
     const trace = this.pendingUris ? remapTrace(result, this.pendingUris, this.uris) : result;
     this.pendingUris = undefined;
-    const reached = [...this.model.graphs.values()].filter((g) => core().traceHighlight([g], trace).nodes.length > 0).map((g) => g.key);
-    if (reached.length > 0) {
-      const keep = reached.slice(0, 20);
+    const keep = await this.tracedServices(trace, 20);
+    if (!this.model) return;
+    if (keep.length > 0) {
       if (keep.join('\n') !== this.selected.join('\n')) {
         this.selected = keep;
         this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
@@ -204,9 +205,32 @@ class GraphPanel {
       void vscode.window.showInformationMessage(vscode.l10n.t('The traced connection reaches no Service of this snapshot.'));
     }
     this.trace = trace;
+    await this.drawSelection();
+    this.panel.reveal(undefined, false);
+  }
+
+  /** The first `max` Services the trace reaches (asked of the snapshot when not every graph is built here). */
+  private async tracedServices(trace: TraceResult, max: number): Promise<string[]> {
+    if (!this.model) return [];
+    if (this.model.complete) return [...this.model.graphs.values()].filter((g) => core().traceHighlight([g], trace).nodes.length > 0).slice(0, max).map((g) => g.key);
+    const answer = await this.snapshots.query(await vscode.workspace.openTextDocument(this.document), 'tracedServices', trace, max);
+    return answer?.value.filter((k) => this.keys.has(k)) ?? [];
+  }
+
+  /** Builds the graphs of these Services where the model left them out (a very large snapshot). */
+  private async ensureGraphs(keys: readonly string[]): Promise<void> {
+    const model = this.model;
+    const missing = !model || model.complete ? [] : keys.filter((k) => !model.graphs.has(k));
+    if (!model || missing.length === 0) return;
+    const answer = await this.snapshots.query(await vscode.workspace.openTextDocument(this.document), 'serviceGraphs', missing);
+    for (const g of answer?.value ?? []) model.graphs.set(g.key, g);
+  }
+
+  /** Draws the selected Services and the trace's highlight on them. */
+  private async drawSelection(): Promise<void> {
+    await this.ensureGraphs(this.selected);
     this.sendGraphs();
     this.sendHighlight();
-    this.panel.reveal(undefined, false);
   }
 
   private graphs(keys: string[]): ServiceGraph[] {
@@ -243,12 +267,13 @@ class GraphPanel {
         await this.load();
         return;
       case 'select':
-        this.selected = message.keys.filter((k) => this.model?.graphs.has(k));
-        this.sendGraphs();
-        this.sendHighlight();
+        this.selected = message.keys.filter((k) => this.keys.has(k));
+        await this.drawSelection();
         return;
       case 'copyMermaid': {
-        const graphs = this.graphs(message.keys.length > 0 ? message.keys : this.selected);
+        const keys = message.keys.length > 0 ? message.keys : this.selected;
+        await this.ensureGraphs(keys);
+        const graphs = this.graphs(keys);
         await vscode.env.clipboard.writeText(core().toMermaid(graphs));
         void vscode.window.showInformationMessage(vscode.l10n.t('Copied the graph of {0} Services as Mermaid.', graphs.length));
         return;
@@ -427,7 +452,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     // The trace view's "Show in Graph": the URIs and result of the trace it shows.
     vscode.commands.registerCommand('dataplane.graph.showTrace', async (uris?: unknown, result?: TraceResult) => {
       if (!Array.isArray(uris) || !(uris[0] instanceof vscode.Uri) || !result || !Array.isArray(result.outcomes)) return;
-      open(uris[0]).showTrace(result, uris as vscode.Uri[]);
+      void open(uris[0]).showTrace(result, uris as vscode.Uri[]);
     }),
     vscode.window.onDidChangeActiveTextEditor((editor) => {
       const doc = editor?.document;
