@@ -32,6 +32,10 @@ export interface State {
   sport: number;
   protocol: string;
   mark: number;
+  /** The connection's mark (nft `ct mark`); a new connection's starts at 0. */
+  ctMark?: number;
+  /** Marks set at run time from what the dump cannot know (`meta mark set ip dscp map …`): the expression that set each. */
+  markFrom?: { meta?: string; ct?: string };
   /** Set once a DNAT (or REDIRECT) rewrote the destination. */
   dnat: boolean;
   masquerade: boolean;
