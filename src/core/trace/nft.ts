@@ -5,6 +5,7 @@
 import type { NftChain, NftElement, NftExpression, NftHashExpression, NftMap, NftNatStatement, NftNumgenExpression, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { known } from './facts';
 import { t } from '../l10n';
+import { MissingOnPath } from './missing';
 import { applyDnat, assume, branchOn, Budget, certain, hostPort, ifaceCond, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
 import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
@@ -345,6 +346,7 @@ class NftTracer {
   readonly budget = new Budget();
   private splits = MAX_ASSUMPTION_SPLITS;
   readonly warnings: string[] = [];
+  readonly missing = new MissingOnPath();
 
   constructor(
     private readonly ruleset: NftRuleset,
@@ -398,6 +400,7 @@ class NftTracer {
   runHook(hook: string, states: State[]): { passed: State[]; ended: { state: State; verdict: Verdict }[] } {
     let live = states;
     const ended: { state: State; verdict: Verdict }[] = [];
+    if (states.length > 0) this.missing.nft(hook, this.baseChains(hook).map((c) => c.chain.type));
     for (const { table, chain } of this.baseChains(hook)) {
       const next: State[] = [];
       const result = this.runChain(table, chain, live, 0, []);
@@ -914,5 +917,6 @@ export function traceNft(ruleset: NftRuleset, packet: Packet, context: TraceCont
   const outcomes = mergeOutcomes(finals);
   // A trace that hit a cap must not read as a complete answer: its warning comes first.
   const stopped = tracer.budget.warning(outcomes);
-  return { packet, outcomes, warnings: [...(stopped ? [stopped] : []), ...new Set(tracer.warnings)], context };
+  const missing = tracer.missing.warnings(dst.family === 4 ? 'IPv4' : 'IPv6');
+  return { packet, outcomes, warnings: [...(stopped ? [stopped] : []), ...missing, ...new Set(tracer.warnings)], context };
 }
