@@ -105,6 +105,30 @@ describe('nft maps feeding marks and NAT', () => {
     expect(summary(r.outcomes)).toEqual(['1 accept [assuming meta mark == 0x1 (set from ip dscp) does not match]', '1 drop [assuming meta mark == 0x1 (set from ip dscp) matches]']);
   });
 
+  it('elements of an unknown-key map with the same data are one condition; past 32 results the trace says it follows the first 32', () => {
+    const ruleset = (elements: string) => `table ip t {
+	chain pre {
+		type nat hook prerouting priority dstnat; policy accept;
+		dnat to ether saddr map { ${elements} }
+	}
+	chain post {
+		type nat hook postrouting priority srcnat; policy accept;
+	}
+}
+`;
+    const mac = (i: number) => `02:00:00:00:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
+    const two = ruleset([0, 1, 2].map((i) => `${mac(i)} : 192.168.0.${i === 2 ? 11 : 10}`).join(', '));
+    expect(summary(trace('m.nft', two, { entry: 'external' }).outcomes)).toEqual([
+      '1 dnat 192.168.0.10:80 [assuming ether saddr { 02:00:00:00:00:00, 02:00:00:00:00:01 } matches]',
+      '1 dnat 192.168.0.11:80 [assuming ether saddr { 02:00:00:00:00:00, 02:00:00:00:00:01 } does not match; assuming ether saddr 02:00:00:00:00:02 matches]',
+      '1 accept [assuming ether saddr { 02:00:00:00:00:00, 02:00:00:00:00:01 } does not match; assuming ether saddr 02:00:00:00:00:02 does not match]',
+    ]);
+    const many = ruleset(Array.from({ length: 2000 }, (_, i) => `${mac(i)} : 10.1.${i >> 8}.${i & 255}`).join(', '));
+    const r = trace('m.nft', many, { entry: 'external' });
+    expect(r.outcomes).toHaveLength(33);
+    expect(r.warnings).toContain('The map lookup on ether saddr at line 4 has 2000 results that depend on what the dump does not show; the trace follows the first 32.');
+  });
+
   it('mark prefixes (`ct mark 0x80000000/1`, nftlb\'s masquerade bit) test the top bits', () => {
     const text = (mark: string) => `table ip t {
 	chain pre {

@@ -286,6 +286,8 @@ type Found = { b: Branch; element?: NftElement };
 
 /** Numgen and hash values taken one by one when they stand for themselves (`meta mark set jhash … mod 4`). */
 const MAX_OWN_VALUES = 256;
+/** Results of a map lookup on a key the dump does not give that the trace follows, each under its own condition. */
+const MAX_MAP_BRANCHES = 32;
 const ownElements = new WeakMap<NftExpression, NftElement[]>();
 
 const isUnknown = (v: Value): boolean => v.kind === 'unknown' || (v.kind === 'concat' && v.parts.some(isUnknown));
@@ -622,7 +624,7 @@ class NftTracer {
     const elements = mapElements(table, map);
     if (key.kind === 'numgen') return this.numgenLookup(rule, key, elements, b);
     const v = this.value(key, b.s);
-    if (isUnknown(v)) return this.unknownLookup(key, elements, b);
+    if (isUnknown(v)) return this.unknownLookup(rule, key, elements, b);
     const named = map.kind === 'setRef' ? table.mapByName.get(map.name) : undefined;
     if (named && named.elements.length === 0 && isDynamic(named)) {
       // Filled at run time (`update @map`), empty in the dump: a new client is not in it.
@@ -662,24 +664,41 @@ class NftTracer {
    * same for every packet of it), one condition per element in turn, never a share. A hash's values are known, so
    * when the elements cover them all the last one needs no assumption of its own.
    */
-  private unknownLookup(key: NftExpression, elements: NftElement[], b: Branch): Found[] {
+  private unknownLookup(rule: NftRule, key: NftExpression, elements: NftElement[], b: Branch): Found[] {
     const shares = key.kind === 'hash' && Number.isInteger(key.mod) && key.mod >= 1 ? numgenShares(elements, Math.min(key.mod, 2 ** 32), key.offset ?? 0) : undefined;
     const picks = shares ? shares.flatMap((x) => (x.element ? [x.element] : [])) : elements.filter((e) => e.value !== undefined);
-    const covered = shares !== undefined && shares.every((x) => x.element);
+    // Elements with the same data lead to the same place: one condition for all their keys.
+    const byData = new Map<string, NftElement[]>();
+    for (const e of picks) {
+      const k = typeof e.value === 'string' ? e.value : JSON.stringify(e.value);
+      const group = byData.get(k);
+      if (group) group.push(e);
+      else byData.set(k, [e]);
+    }
+    let groups = [...byData.values()];
+    let covered = shares !== undefined && shares.every((x) => x.element);
+    if (groups.length > MAX_MAP_BRANCHES) {
+      // Each result is an outcome of its own, under conditions that grow with each: a few dozen say what there is.
+      this.warnings.push(t('The map lookup on {0} at line {1} has {2} results that depend on what the dump does not show; the trace follows the first {3}.', key.text, rule.range.start.line + 1, groups.length, MAX_MAP_BRANCHES));
+      groups = groups.slice(0, MAX_MAP_BRANCHES);
+      covered = false;
+    }
     const found: Found[] = [];
     let s: State | undefined = b.s;
-    for (let i = 0; i < picks.length && s; i++) {
-      const text = `${key.text} ${picks[i].key.join(' . ')}`.replace(/\s+/g, ' ');
+    // Once the trace may split no more, the rest is one miss.
+    for (let i = 0; i < groups.length && s && this.splits > 0; i++) {
+      const keys = groups[i].map((e) => e.key.join(' . '));
+      const text = `${key.text} ${keys.length === 1 ? keys[0] : `{ ${keys.join(', ')} }`}`.replace(/\s+/g, ' ');
       const c = { kind: 'assume' as const, key: text, label: t('assuming {0} matches', text), labelNot: t('assuming {0} does not match', text) };
-      if (covered && i === picks.length - 1) {
+      if (covered && i === groups.length - 1) {
         // The facts that no element before matched already say it.
         if (known(s.facts, c) === false) return found;
-        found.push({ b: { s, notes: b.notes }, element: picks[i] });
+        found.push({ b: { s, notes: b.notes }, element: groups[i][0] });
         return found;
       }
       const { hit, miss, stop } = branchOn(c, s, this.budget, this.canSplit);
       if (stop) return found;
-      if (hit) found.push({ b: { s: hit, notes: b.notes }, element: picks[i] });
+      if (hit) found.push({ b: { s: hit, notes: b.notes }, element: groups[i][0] });
       s = miss;
     }
     if (s) found.push({ b: { s, notes: b.notes } });
@@ -705,7 +724,7 @@ class NftTracer {
       const offset = e.offset ?? 0;
       ownElements.set(e, (elements = Array.from({ length: mod }, (_, k) => ({ key: [String(offset + k)], value: String(offset + k), range: e.range, keyRange: e.range }))));
     }
-    return e.kind === 'numgen' ? this.numgenLookup(rule, e, elements, b) : this.unknownLookup(e, elements, b);
+    return e.kind === 'numgen' ? this.numgenLookup(rule, e, elements, b) : this.unknownLookup(rule, e, elements, b);
   }
 
   /** NAT to an address (and port) a map, numgen or hash gives: one outcome per branch; a miss ends the rule. */
@@ -751,7 +770,8 @@ class NftTracer {
     switch (e.kind) {
       case 'payload': {
         const f = e.field;
-        if (f === 'saddr' || f === 'daddr') {
+        // `ether saddr` and `arp saddr ip` are other addresses: unknown here.
+        if ((f === 'saddr' || f === 'daddr') && (e.protocol === 'ip' || e.protocol === 'ip6')) {
           // The other family's field: nft's implied family check fails, as a port of another protocol does.
           if ((e.protocol === 'ip' && this.family !== 4) || (e.protocol === 'ip6' && this.family !== 6)) return { kind: 'word', w: '<other family>' };
           return { kind: 'addr', addr: f === 'saddr' ? s.src : s.dst };
