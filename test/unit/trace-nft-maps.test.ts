@@ -129,6 +129,20 @@ describe('nft maps feeding marks and NAT', () => {
     expect(r.warnings).toContain('The map lookup on ether saddr at line 4 has 2000 results that depend on what the dump does not show; the trace follows the first 32.');
   });
 
+  it('a connection mark copied into the packet mark is the same unknown: tests of either follow one fact', () => {
+    const text = `table ip t {
+	chain pre {
+		type filter hook prerouting priority mangle; policy accept;
+		ct mark set ip dscp
+		meta mark set ct mark
+		ct mark 0x1 counter
+		meta mark != 0x1 drop
+	}
+}
+`;
+    expect(summary(trace('m.nft', text).outcomes)).toEqual(['1 accept [assuming ct mark == 0x1 (set from ip dscp) matches]', '1 drop [assuming ct mark == 0x1 (set from ip dscp) does not match]']);
+  });
+
   it('mark prefixes (`ct mark 0x80000000/1`, nftlb\'s masquerade bit) test the top bits', () => {
     const text = (mark: string) => `table ip t {
 	chain pre {

@@ -519,7 +519,7 @@ class NftTracer {
         for (const d of this.data(table, rule, st.value, b)) {
           // A map that has no element for the packet ends the rule (the kernel's lookup breaks it).
           if (!d.v) next.push(d.b.s);
-          else out.push({ s: d.b.s, notes: [...d.b.notes, setMark(d.b.s, st.target, d.v, st.value.text)] });
+          else out.push({ s: d.b.s, notes: [...d.b.notes, setMark(d.b.s, st.target, d.v, d.v.kind === 'unknown' && d.v.source ? d.v.source : st.value.text)] });
         }
         return;
       }
@@ -887,9 +887,11 @@ class NftTracer {
  */
 function unknownCond(left: NftExpression, op: string, right: NftExpression, source?: string): Cond {
   const compare = op === '<' || op === '>' || op === '<=' || op === '>=';
-  // A mark set at run time: the test is about what set it (a later set makes it another unknown).
+  // A mark set at run time: the test is about what set it (a later set makes it another unknown); `meta mark set
+  // ct mark` copies the same unknown value, so both marks are one subject.
   const from = source ? ` (${t('set from {0}', source)})` : '';
-  const key = `${left.text} ${compare ? `${op} ` : ''}${right.text}${from}`.replace(/\s+/g, ' ');
+  const subject = source ? `mark (${source})` : left.text;
+  const key = `${subject} ${compare ? `${op} ` : ''}${right.text}`.replace(/\s+/g, ' ');
   if (left.kind === 'meta' && (left.key === 'iifname' || left.key === 'oifname') && right.kind === 'value' && !compare) {
     return ifaceCond(left.key === 'iifname' ? 'in' : 'out', right.value);
   }
