@@ -17,7 +17,7 @@ const trace = (name: string, text: string, request: Partial<TraceRequest> = {}) 
 
 const REPRO = '*nat\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n';
 const NO_FILTER = /The dump has no filter table \(iptables-save prints every table the kernel has\): the packet passes it unchanged\. That is what the kernel does if the dump is complete/;
-const cut = (table: string, chain: string) => `Table ${table} of the dump has no built-in chain ${chain}, which iptables-save always prints: the dump looks cut short or edited. The trace passes ${chain} as an empty chain with policy ACCEPT.`;
+const cut = (table: string, chain: string) => `Table ${table} of the dump has no built-in chain ${chain}, which iptables-save always prints: this is not a whole iptables-save dump (cut short, edited, or an iptables-restore input such as kube-proxy's). The trace passes ${chain} as an empty chain with policy ACCEPT.`;
 const table = (name: string, chains: string[], rules: string[] = []) => [`*${name}`, ...chains.map((c) => `:${c} ACCEPT [0:0]`), ...rules, 'COMMIT'].join('\n');
 const NAT = table('nat', ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING']);
 const FILTER = table('filter', ['INPUT', 'FORWARD', 'OUTPUT']);
@@ -46,6 +46,18 @@ describe('iptables: a table or built-in chain missing on the way', () => {
     const truncated = table('nat', ['OUTPUT', 'POSTROUTING'], [':KUBE-SERVICES - [0:0]', '-A OUTPUT -j KUBE-SERVICES', '-A KUBE-SERVICES -d 10.0.0.5/32 -p tcp --dport 80 -j DNAT --to-destination 10.244.0.7:80']);
     expect(trace('f', `${FILTER}\n${truncated}\n`).warnings).toEqual([cut('nat', 'PREROUTING')]);
     expect(trace('f', `${FILTER}\n`).warnings).toEqual([expect.stringContaining('The dump has no nat table')]);
+  });
+
+  it('a nat table without INPUT (kernels before 2.6.36 had none) is no partial dump', () => {
+    const oldNat = table('nat', ['PREROUTING', 'OUTPUT', 'POSTROUTING']);
+    expect(trace('f', `${FILTER}\n${oldNat}\n`, { nodeIPs: ['10.0.0.5'] }).warnings).toEqual([]);
+  });
+
+  it('kube-proxy\'s iptables-restore input (its chains only, no built-ins) is named as not a whole dump', () => {
+    const input = table('nat', [], [':KUBE-SERVICES - [0:0]', '-A KUBE-SERVICES -d 10.0.0.5/32 -p tcp --dport 80 -j DNAT --to-destination 10.244.0.7:80']);
+    const r = trace('f', `${FILTER}\n${input}\n`, { entry: 'pod', from: '10.244.0.9' });
+    expect(r.outcomes.map((o) => o.verdict)).toEqual(['accept']);
+    expect(r.warnings).toEqual([cut('nat', 'PREROUTING'), cut('nat', 'POSTROUTING')]);
   });
 
   it('the CLI prints the warnings in its text and on stderr with --json', () => {

@@ -15,7 +15,10 @@ export class MissingOnPath {
   iptables(name: string, hook: string, haveTable: boolean): void {
     if (!haveTable) {
       if (WATCHED_TABLES.has(name)) this.tables.add(name);
-    } else if (!this.chains.some(([tb, h]) => tb === name && h === hook)) this.chains.push([name, hook]);
+    } else if (!(name === 'nat' && hook === 'INPUT') && !this.chains.some(([tb, h]) => tb === name && h === hook)) {
+      // Kernels before 2.6.36 had no nat INPUT: its absence is no sign of a partial dump.
+      this.chains.push([name, hook]);
+    }
   }
 
   private readonly natHooks: string[] = [];
@@ -32,7 +35,7 @@ export class MissingOnPath {
       t('The dump has no {0} table (iptables-save prints every table the kernel has): the packet passes it unchanged. That is what the kernel does if the dump is complete; if the table was left out of the dump, its rules were not traced.', name),
     );
     for (const [name, hook] of this.chains) {
-      out.push(t('Table {0} of the dump has no built-in chain {1}, which iptables-save always prints: the dump looks cut short or edited. The trace passes {1} as an empty chain with policy ACCEPT.', name, hook));
+      out.push(t('Table {0} of the dump has no built-in chain {1}, which iptables-save always prints: this is not a whole iptables-save dump (cut short, edited, or an iptables-restore input such as kube-proxy\'s). The trace passes {1} as an empty chain with policy ACCEPT.', name, hook));
     }
     if (this.hooks.length > 0) {
       out.push(t('The ruleset has no base chain on hooks the packet takes ({0}, {1}): there it is neither filtered nor NATed. That is what the kernel does if the dump is complete; chains left out of the dump were not traced.', this.hooks.join(', '), family));
