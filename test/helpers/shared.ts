@@ -20,3 +20,6 @@ export function corpusFiles(sub: string, skip?: RegExp): string[] {
   if (existsSync(root)) walk(root);
   return out;
 }
+
+/** A trace's warnings other than those saying what the dump lacks on the packet's way (a table, chain or hook). */
+export const traceProblems = (warnings: string[]): string[] => warnings.filter((w) => !/iptables-save (prints every table|always prints)|no base chain on hooks|No chain of type nat/.test(w));

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { haveNetnsTools } from '../helpers/netns';
 import { expectedCatalog } from '../../src/core/kube/generate/iptables';
 import {
   asIptablesTruth,
@@ -233,16 +234,7 @@ describe('generated dumps', () => {
 });
 
 // Opt-in (root, nft and ip needed): DPX_KERNEL_TESTS=1 npx vitest run test/unit/generate-nft.test.ts
-const haveTools = (() => {
-  try {
-    execFileSync('nft', ['--version'], { stdio: 'ignore' });
-    execFileSync('ip', ['-V'], { stdio: 'ignore' });
-    return process.getuid?.() === 0;
-  } catch {
-    return false;
-  }
-})();
-const KERNEL = process.env.DPX_KERNEL_TESTS === '1' && haveTools;
+const KERNEL = process.env.DPX_KERNEL_TESTS === '1' && haveNetnsTools;
 
 describe.skipIf(!KERNEL)('kernel: kube-proxy transaction loaded with nft -f in a throw-away network namespace', () => {
   const cases: [string, Omit<NftGenOptions, 'style'>][] = [

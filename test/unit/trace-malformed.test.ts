@@ -54,7 +54,7 @@ const IPTABLES_BAD_NAT = [
   '-A PREROUTING -j DNAT --to-destination [fd00::zz]:80',
   '-A PREROUTING -p tcp -j REDIRECT --to-ports x',
 ];
-const NFT_BAD_NAT = ['dnat to 10.0.0.9:99999', 'dnat to 10.0.0.999', 'dnat to ip saddr map { 10.0.0.1 : 10.0.0.9 }'];
+const NFT_BAD_NAT = ['dnat to 10.0.0.9:99999', 'dnat to 10.0.0.999', 'dnat to ip saddr map { 10.0.0.1 : 10.0.0.999 }'];
 
 const NFT_NO_MATCH = [
   'ip daddr . tcp dport 10.96.0.10 drop', // a concatenated key against a one-part value

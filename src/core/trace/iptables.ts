@@ -7,6 +7,7 @@ import type { IpSet } from '../model/ipset';
 import type { RealServer, VirtualService } from '../model/ipvs';
 import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
+import { MissingOnPath } from './missing';
 import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
 import type { Condition, Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 import { coveredShare, entryFacts, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
@@ -32,6 +33,10 @@ export interface State {
   sport: number;
   protocol: string;
   mark: number;
+  /** The connection's mark (nft `ct mark`); a new connection's starts at 0. */
+  ctMark?: number;
+  /** Marks set at run time from what the dump cannot know (`meta mark set ip dscp map …`): the expression that set each. */
+  markFrom?: { meta?: string; ct?: string };
   /** Set once a DNAT (or REDIRECT) rewrote the destination. */
   dnat: boolean;
   masquerade: boolean;
@@ -202,6 +207,7 @@ export interface IpvsTraceInput {
 class Tracer {
   readonly budget = new Budget();
   readonly warnings: string[] = [];
+  readonly missing = new MissingOnPath();
   private splitBudget = MAX_BRANCHES;
   readonly canSplit = () => this.splitBudget-- > 0;
   /** Addresses bound on kube-ipvs0 (every virtual service address) are local to the node. */
@@ -241,7 +247,10 @@ class Tracer {
     for (const name of tables) {
       const table = this.table(name);
       const chain = table?.chainByName.get(hook);
-      if (!table || !chain) continue;
+      if (!table || !chain) {
+        if (live.length > 0) this.missing.iptables(name, hook, table !== undefined);
+        continue;
+      }
       const next: State[] = [];
       const result = this.runChain(table, hook, live, 0, []);
       for (const e of [...result.ended, ...result.fallthrough.map((state) => ({ state, end: 'return' as End }))]) {
@@ -961,7 +970,9 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
   const outcomes = mergeOutcomes(finals);
   // A trace that hit a cap must not read as a complete answer: its warning comes first.
   const stopped = tracer.budget.warning(outcomes);
-  return { packet, outcomes, warnings: [...(stopped ? [stopped] : []), ...warnings, ...dedupe(tracer.warnings)], context };
+  // With no table of the family at all, the warning above says it once.
+  const missing = warnings.length === 0 ? tracer.missing.warnings(family === 'ipv4' ? 'IPv4' : 'IPv6') : [];
+  return { packet, outcomes, warnings: [...(stopped ? [stopped] : []), ...warnings, ...missing, ...dedupe(tracer.warnings)], context };
 }
 
 function dedupe(list: string[]): string[] {

@@ -2,8 +2,10 @@
 // family, in priority order; statements evaluated left to right, verdict maps looked up with concatenated
 // keys, `numgen random mod N` branching by the map's elements (1/N for each value an element has), sets and maps by
 // their elements.
-import type { NftChain, NftElement, NftExpression, NftRule, NftRuleset, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
+import type { NftChain, NftElement, NftExpression, NftHashExpression, NftMap, NftNatStatement, NftNumgenExpression, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
+import { known } from './facts';
 import { t } from '../l10n';
+import { MissingOnPath } from './missing';
 import { applyDnat, assume, branchOn, Budget, certain, hostPort, ifaceCond, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
 import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
@@ -19,7 +21,8 @@ type Value =
   | { kind: 'word'; w: string }
   | { kind: 'words'; ws: string[] }
   | { kind: 'concat'; parts: Value[] }
-  | { kind: 'unknown'; label: string };
+  /** `source`: the expression that set a mark at run time. */
+  | { kind: 'unknown'; label: string; source?: string };
 
 const PROTO_NUM: Record<string, number> = { tcp: 6, udp: 17, sctp: 132, icmp: 1, 'ipv6-icmp': 58, icmpv6: 58, udplite: 136, dccp: 33 };
 
@@ -27,6 +30,19 @@ function parseNumber(text: string): number | undefined {
   if (/^0x[0-9a-f]+$/i.test(text)) return parseInt(text, 16);
   if (/^\d+$/.test(text)) return Number(text);
   return undefined;
+}
+
+/**
+ * `0x80000000/1` on a 32-bit value (a mark): its top bits equal those of the number; nft writes it for
+ * `mark and 0x80000000 == 0x80000000`. Undefined when the text is no such prefix.
+ */
+function numericPrefix(text: string): ((n: number) => boolean) | undefined {
+  const m = /^(\S+)\/(\d+)$/.exec(text);
+  const base = m ? parseNumber(m[1]) : undefined;
+  if (!m || base === undefined || Number(m[2]) > 32) return undefined;
+  const bits = Number(m[2]);
+  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+  return (n) => ((n & mask) >>> 0) === ((base & mask) >>> 0);
 }
 
 /** Does one element key part (as written in the dump) contain the value? */
@@ -42,6 +58,8 @@ function partMatches(part: string, v: Value): boolean | undefined {
       return p ? prefixContains(p, v.addr) : false;
     }
     case 'num': {
+      const prefixed = numericPrefix(text);
+      if (prefixed) return prefixed(v.n);
       const range = /^(\S+)\s*-\s*(\S+)$/.exec(text);
       if (range) {
         const lo = parseNumber(range[1]);
@@ -107,6 +125,8 @@ function partKey(part: string): string | undefined {
 interface ElementIndex {
   /** Exact keys of verdict-map elements → their verdict. */
   exact: Map<string, NftVerdictValue>;
+  /** Exact keys of map elements (any data) → the first element with that key. */
+  byKey: Map<string, NftElement>;
   /** Exact keys of set (or map) elements. */
   members: Set<string>;
   /** Intervals, prefixes and anything else: matched by a scan. */
@@ -118,7 +138,7 @@ const elementIndexes = new WeakMap<NftElement[], ElementIndex>();
 function exactIndex(elements: NftElement[]): ElementIndex {
   let index = elementIndexes.get(elements);
   if (index) return index;
-  index = { exact: new Map(), members: new Set(), rest: [] };
+  index = { exact: new Map(), byKey: new Map(), members: new Set(), rest: [] };
   for (const e of elements) {
     const parts = e.key.length === 1 ? e.key[0].split(/\s+\.\s+/) : e.key;
     const keys = parts.map(partKey);
@@ -126,7 +146,7 @@ function exactIndex(elements: NftElement[]): ElementIndex {
       const k = keys.join(' . ');
       index.members.add(k);
       if (e.value && typeof e.value !== 'string' && !index.exact.has(k)) index.exact.set(k, e.value);
-      if (e.value !== undefined && typeof e.value === 'string') index.rest.push(e);
+      if (e.value !== undefined && !index.byKey.has(k)) index.byKey.set(k, e);
     } else index.rest.push(e);
   }
   elementIndexes.set(elements, index);
@@ -154,7 +174,8 @@ function numericInterval(key: string[]): [number, number] | undefined {
 
 /** The values of `numgen … mod N offset O` (O + k for 0 ≤ k < N) that one element of the map decides, or that none does. */
 interface NumgenShare {
-  verdict?: NftVerdictValue;
+  /** The element that decides these values (none: no element has them). */
+  element?: NftElement;
   /** How many of the N values. */
   count: number;
   /** Runs of values (inclusive), in ascending order. */
@@ -179,21 +200,21 @@ function numgenShares(elements: NftElement[], mod: number, offset: number): Numg
   const size = Number.isFinite(mod) && mod > 0 ? Math.ceil(mod) : 0;
   type Item = { lo: number; hi: number; prio: number; share: NumgenShare };
   const items: Item[] = [];
-  const add = (lo: number, hi: number, verdict: NftVerdictValue) => {
+  const add = (lo: number, hi: number, element: NftElement) => {
     const a = Math.max(0, Math.ceil(lo - offset));
     const b = Math.min(size - 1, Math.floor(hi - offset));
-    if (a <= b) items.push({ lo: a, hi: b, prio: items.length, share: { verdict, count: 0, runs: [] } });
+    if (a <= b) items.push({ lo: a, hi: b, prio: items.length, share: { element, count: 0, runs: [] } });
   };
   const index = exactIndex(elements);
-  // Exact keys win over the scanned ones (lookupVerdict): they come first, so their priority is higher.
-  for (const [k, verdict] of index.exact) {
+  // Exact keys win over the scanned ones (lookupElement): they come first, so their priority is higher.
+  for (const [k, element] of index.byKey) {
     const n = Number(k);
-    if (String(n) === k) add(n, n, verdict);
+    if (String(n) === k) add(n, n, element);
   }
   for (const e of index.rest) {
-    if (!e.value || typeof e.value === 'string') continue;
+    if (e.value === undefined) continue;
     const interval = numericInterval(e.key);
-    if (interval) add(interval[0], interval[1], e.value);
+    if (interval) add(interval[0], interval[1], e);
   }
   // A sweep over k: the live item of highest priority (lowest prio) owns each stretch.
   const none: NumgenShare = { count: 0, runs: [] };
@@ -259,12 +280,75 @@ function runsText(runs: [number, number][]): string {
   return runs.length > 3 ? `${shown.join(', ')}, …` : shown.join(', ');
 }
 
+type Branch = { s: State; notes: string[] };
+/** A branch of a map lookup and the element it found (none: a miss). */
+type Found = { b: Branch; element?: NftElement };
+
+/** Numgen and hash values taken one by one when they stand for themselves (`meta mark set jhash … mod 4`). */
+const MAX_OWN_VALUES = 256;
+/** Results of a map lookup on a key the dump does not give that the trace follows, each under its own condition. */
+const MAX_MAP_BRANCHES = 32;
+const ownElements = new WeakMap<NftExpression, NftElement[]>();
+
+const isUnknown = (v: Value): boolean => v.kind === 'unknown' || (v.kind === 'concat' && v.parts.some(isUnknown));
+
+/** A set or map that the rules fill at run time (`update @m`): `nft list` prints dynamic,timeout, `nft -j` only timeout. */
+const isDynamic = (set: NftSet | NftMap): boolean => set.flags.includes('dynamic') || set.flags.includes('timeout') || set.timeout !== undefined;
+
+/** A value computed when the packet passes: a map lookup, numgen or a hash. */
+const isComputed = (e: NftExpression | undefined): boolean => e?.kind === 'map' || e?.kind === 'numgen' || e?.kind === 'hash';
+
+/** A map element's data as written (`0x80000001`, `192.168.0.10 . 10`). */
+function dataValue(text: string): Value {
+  const parts = text.split(/\s+\.\s+/);
+  if (parts.length > 1) return { kind: 'concat', parts: parts.map(dataValue) };
+  const n = parseNumber(text.trim());
+  if (n !== undefined) return { kind: 'num', n };
+  const a = parseAddress(text.trim());
+  return a ? { kind: 'addr', addr: a } : { kind: 'word', w: text.trim() };
+}
+
+/** Address and port of NAT data from a map: `192.168.0.10`, `192.168.0.10 . 10` (`dnat ip addr . port to …`). */
+function splitTarget(text: string): [string | undefined, string | undefined] {
+  const [addr, port] = text.split(/\s+\.\s+/);
+  return [addr?.trim() || undefined, port?.trim()];
+}
+
+/** Address and port of a literal NAT target: `10.0.0.1:80`, `[fd00::1]:80`, `fd00::1`, `10.0.0.1 . 80` (JSON). */
+function literalTarget(to: NftExpression): [string | undefined, string | undefined] {
+  if (to.kind === 'value' || to.kind === 'raw') {
+    const text = to.kind === 'value' ? to.value : to.text;
+    const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+    if (bracket) return [bracket[1], bracket[2]];
+    if ((text.match(/:/g)?.length ?? 0) > 1) return [text, undefined];
+    const [addr, port] = text.split(':');
+    return [addr, port];
+  }
+  if (to.kind === 'concat' && to.parts.length === 2 && to.parts[0].kind === 'value' && to.parts[1].kind === 'value') return [to.parts[0].value, to.parts[1].value];
+  return [undefined, undefined];
+}
+
+/** Sets the packet's or the connection's mark; a value the dump cannot know makes later tests of it conditions. */
+function setMark(s: State, target: 'meta mark' | 'ct mark', v: Value, source: string): string {
+  const key = target === 'meta mark' ? 'meta' : 'ct';
+  if (v.kind !== 'num') {
+    s.markFrom = { ...s.markFrom, [key]: source };
+    return t('{0} is now set at run time from {1}.', target, source);
+  }
+  const n = v.n >>> 0;
+  if (s.markFrom?.[key]) s.markFrom = { ...s.markFrom, [key]: undefined };
+  if (key === 'meta') s.mark = n;
+  else s.ctMark = n;
+  return key === 'meta' ? t('Packet mark is now {0}.', `0x${n.toString(16)}`) : t('Connection mark is now {0}.', `0x${n.toString(16)}`);
+}
+
 const baseChainCache = new WeakMap<NftRuleset, Map<4 | 6, Map<string, { table: NftTable; chain: NftChain }[]>>>();
 
 class NftTracer {
   readonly budget = new Budget();
   private splits = MAX_ASSUMPTION_SPLITS;
   readonly warnings: string[] = [];
+  readonly missing = new MissingOnPath();
 
   constructor(
     private readonly ruleset: NftRuleset,
@@ -318,6 +402,7 @@ class NftTracer {
   runHook(hook: string, states: State[]): { passed: State[]; ended: { state: State; verdict: Verdict }[] } {
     let live = states;
     const ended: { state: State; verdict: Verdict }[] = [];
+    if (states.length > 0) this.missing.nft(hook, this.baseChains(hook).map((c) => c.chain.type));
     for (const { table, chain } of this.baseChains(hook)) {
       const next: State[] = [];
       const result = this.runChain(table, chain, live, 0, []);
@@ -400,48 +485,30 @@ class NftTracer {
         this.verdict(table, chain, rule, { kind: st.verdict, chain: st.chain }, b, depth, stack, next, ended, note);
         return;
       case 'vmap': {
-        if (st.key.kind === 'numgen') {
-          // One branch per element of the map (each with the share of values it decides) and one for the values no
-          // element has (they go on to the next rule), as a branch per value would give, merged.
-          const mod = st.key.mod;
-          if (!(Number.isInteger(mod) && mod >= 1)) {
-            // nft refuses `mod 0` (the kernel answers ERANGE): the rule cannot be there; taken not to match.
-            this.warnings.push(t('{0} at line {1} is not a valid value: the rule is taken not to match.', `numgen mod ${mod}`, rule.range.start.line + 1));
-            next.push(s);
-            return;
+        // A numgen value no element has ends the rule; any other miss does nothing.
+        const viaNumgen = st.key.kind === 'numgen';
+        for (const { b: b2, element } of this.lookup(table, rule, st.key, st.map, b)) {
+          const verdict = element && typeof element.value === 'object' ? element.value : undefined;
+          if (!verdict) {
+            if (viaNumgen) next.push(b2.s);
+            else out.push(b2);
+            continue;
           }
-          // numgen's register has 32 bits: a larger mod (hostile text) is cut there, where k + 1 is still exact
-          // (above 2^53 the sweep over the values stood still).
-          const n = Math.min(mod, 2 ** 32);
-          for (const share of numgenShares(mapElements(table, st.map), n, st.key.offset ?? 0)) {
-            const s2 = this.budget.branch(s);
-            if (!s2) return; // the trace stops (runChain)
-            s2.probability *= share.count / n;
-            if (!share.verdict) {
-              next.push(s2);
-              continue;
-            }
-            const [from, to] = share.runs[0];
-            const picked = share.runs.length === 1 && from === to ? t('numgen picked {0} of {1} (1/{1}).', from, n) : t('numgen picked a value in {0} ({1} of its {2} values).', runsText(share.runs), share.count, n);
-            this.verdict(table, chain, rule, share.verdict, { s: s2, notes: [...b.notes, picked] }, depth, stack, next, ended, note);
-          }
-          return;
+          const sent = viaNumgen ? b2 : { s: b2.s, notes: [...b2.notes, t('The verdict map sends it on.')] };
+          this.verdict(table, chain, rule, verdict, sent, depth, stack, next, ended, note);
         }
-        const key = this.value(st.key, s);
-        const verdict = this.lookupVerdict(table, st.map, key);
-        if (verdict === undefined) {
-          out.push(b); // a miss does nothing
-          return;
-        }
-        this.verdict(table, chain, rule, verdict, { s, notes: [...b.notes, t('The verdict map sends it on.')] }, depth, stack, next, ended, note);
         return;
       }
       case 'nat': {
+        const target = st.to ?? st.addr;
+        if (isComputed(target) || isComputed(st.port)) {
+          this.natFromMap(table, chain, rule, st, b, next, ended, note);
+          return;
+        }
         if (st.type === 'masquerade' || st.type === 'snat') {
           s.masquerade = true;
           this.step(s, table, chain.name, rule, note(b, st.type === 'masquerade' ? t('masquerade: the source becomes the outgoing interface\'s address.') : t('snat: the source address is rewritten.')));
         } else {
-          const target = st.to ?? st.addr;
           const rewritten = target ? this.rewrite(s, target, st.port) : false;
           this.step(s, table, chain.name, rule, note(b, rewritten ? t('dnat: the destination becomes {0}.', hostPort(s.dstText, s.dport)) : t('{0} to an address the dump computes at run time (a map lookup).', st.type)));
         }
@@ -449,11 +516,11 @@ class NftTracer {
         return;
       }
       case 'mark': {
-        if (st.target === 'meta mark') {
-          const v = this.value(st.value, s);
-          if (v.kind === 'num') s.mark = v.n >>> 0;
+        for (const d of this.data(table, rule, st.value, b)) {
+          // A map that has no element for the packet ends the rule (the kernel's lookup breaks it).
+          if (!d.v) next.push(d.b.s);
+          else out.push({ s: d.b.s, notes: [...d.b.notes, setMark(d.b.s, st.target, d.v, d.v.kind === 'unknown' && d.v.source ? d.v.source : st.value.text)] });
         }
-        out.push({ s, notes: [...b.notes, t('Packet mark is now {0}.', `0x${s.mark.toString(16)}`)] });
         return;
       }
       case 'reject':
@@ -543,33 +610,159 @@ class NftTracer {
     }
   }
 
-  private lookupVerdict(table: NftTable, map: NftExpression, key: Value): NftVerdictValue | undefined {
-    const elements = mapElements(table, map);
-    // Exact keys are found through a hash index, as the kernel does; intervals and prefixes by a scan.
+  /** The element a known key finds: exact keys through a hash index, as the kernel does; intervals and prefixes by a scan. */
+  private lookupElement(elements: NftElement[], key: Value): NftElement | undefined {
     const index = exactIndex(elements);
-    const exact = index.exact.get(valueKey(key));
-    if (exact) return exact;
-    for (const e of index.rest) {
-      if (keyMatches(e.key, key) && e.value && typeof e.value !== 'string') return e.value;
+    return index.byKey.get(valueKey(key)) ?? index.rest.find((e) => e.value !== undefined && keyMatches(e.key, key) === true);
+  }
+
+  /**
+   * A map lookup's branches, each with the element it finds (none: a miss): numgen's values by their shares, a key the
+   * dump cannot know (a flow's hash, a header it does not give) by one fact per element, a known key by the element.
+   */
+  private lookup(table: NftTable, rule: NftRule, key: NftExpression, map: NftExpression, b: Branch): Found[] {
+    const elements = mapElements(table, map);
+    if (key.kind === 'numgen') return this.numgenLookup(rule, key, elements, b);
+    const v = this.value(key, b.s);
+    if (isUnknown(v)) return this.unknownLookup(rule, key, elements, b);
+    const named = map.kind === 'setRef' ? table.mapByName.get(map.name) : undefined;
+    if (named && named.elements.length === 0 && isDynamic(named)) {
+      // Filled at run time (`update @map`), empty in the dump: a new client is not in it.
+      b.s.notes.push(t('Session affinity: a returning client found in map {0} gets what it got the first time.', named.name));
     }
-    return undefined;
+    return [{ b, element: this.lookupElement(elements, v) }];
+  }
+
+  /** One branch per element of the map (each with the share of numgen's values it decides) and one for the values none has. */
+  private numgenLookup(rule: NftRule, key: NftNumgenExpression, elements: NftElement[], b: Branch): Found[] {
+    const mod = key.mod;
+    if (!(Number.isInteger(mod) && mod >= 1)) {
+      // nft refuses `mod 0` (the kernel answers ERANGE): the rule cannot be there; taken not to match.
+      this.warnings.push(t('{0} at line {1} is not a valid value: the rule is taken not to match.', `numgen mod ${mod}`, rule.range.start.line + 1));
+      return [{ b }];
+    }
+    // numgen's register has 32 bits: a larger mod (hostile text) is cut there, where k + 1 is still exact.
+    const n = Math.min(mod, 2 ** 32);
+    const found: Found[] = [];
+    for (const share of numgenShares(elements, n, key.offset ?? 0)) {
+      const s2 = this.budget.branch(b.s);
+      if (!s2) return found; // the trace stops (runChain)
+      s2.probability *= share.count / n;
+      if (!share.element) {
+        found.push({ b: { s: s2, notes: b.notes } });
+        continue;
+      }
+      const [from, to] = share.runs[0];
+      const picked = share.runs.length === 1 && from === to ? t('numgen picked {0} of {1} (1/{1}).', from, n) : t('numgen picked a value in {0} ({1} of its {2} values).', runsText(share.runs), share.count, n);
+      found.push({ b: { s: s2, notes: [...b.notes, picked] }, element: share.element });
+    }
+    return found;
+  }
+
+  /**
+   * A key the dump does not decide: which element it finds is a fact about the flow (a hash of its addresses is the
+   * same for every packet of it), one condition per element in turn, never a share. A hash's values are known, so
+   * when the elements cover them all the last one needs no assumption of its own.
+   */
+  private unknownLookup(rule: NftRule, key: NftExpression, elements: NftElement[], b: Branch): Found[] {
+    const shares = key.kind === 'hash' && Number.isInteger(key.mod) && key.mod >= 1 ? numgenShares(elements, Math.min(key.mod, 2 ** 32), key.offset ?? 0) : undefined;
+    const picks = shares ? shares.flatMap((x) => (x.element ? [x.element] : [])) : elements.filter((e) => e.value !== undefined);
+    // Elements with the same data lead to the same place: one condition for all their keys.
+    const byData = new Map<string, NftElement[]>();
+    for (const e of picks) {
+      const k = typeof e.value === 'string' ? e.value : JSON.stringify(e.value);
+      const group = byData.get(k);
+      if (group) group.push(e);
+      else byData.set(k, [e]);
+    }
+    let groups = [...byData.values()];
+    let covered = shares !== undefined && shares.every((x) => x.element);
+    if (groups.length > MAX_MAP_BRANCHES) {
+      // Each result is an outcome of its own, under conditions that grow with each: a few dozen say what there is.
+      this.warnings.push(t('The map lookup on {0} at line {1} has {2} results that depend on what the dump does not show; the trace follows the first {3}.', key.text, rule.range.start.line + 1, groups.length, MAX_MAP_BRANCHES));
+      groups = groups.slice(0, MAX_MAP_BRANCHES);
+      covered = false;
+    }
+    const found: Found[] = [];
+    let s: State | undefined = b.s;
+    // Once the trace may split no more, the rest is one miss.
+    for (let i = 0; i < groups.length && s && this.splits > 0; i++) {
+      const keys = groups[i].map((e) => e.key.join(' . '));
+      const text = `${key.text} ${keys.length === 1 ? keys[0] : `{ ${keys.join(', ')} }`}`.replace(/\s+/g, ' ');
+      const c = { kind: 'assume' as const, key: text, label: t('assuming {0} matches', text), labelNot: t('assuming {0} does not match', text) };
+      if (covered && i === groups.length - 1) {
+        // The facts that no element before matched already say it.
+        if (known(s.facts, c) === false) return found;
+        found.push({ b: { s, notes: b.notes }, element: groups[i][0] });
+        return found;
+      }
+      const { hit, miss, stop } = branchOn(c, s, this.budget, this.canSplit);
+      if (stop) return found;
+      if (hit) found.push({ b: { s: hit, notes: b.notes }, element: groups[i][0] });
+      s = miss;
+    }
+    if (s) found.push({ b: { s, notes: b.notes } });
+    return found;
+  }
+
+  /**
+   * The data an expression gives the packet (a map's value as written, a numgen or hash value, a constant), per branch;
+   * no value on a branch where a map lookup finds nothing.
+   */
+  private data(table: NftTable, rule: NftRule, e: NftExpression, b: Branch): { b: Branch; v?: Value; text?: string }[] {
+    const lookup = e.kind === 'map' ? this.lookup(table, rule, e.key, e.map, b) : e.kind === 'numgen' || e.kind === 'hash' ? this.ownValues(rule, e, b) : undefined;
+    if (!lookup) return [{ b, v: this.value(e, b.s), text: e.kind === 'value' ? e.value : undefined }];
+    return lookup.map(({ b, element }) => (element && typeof element.value === 'string' ? { b, v: dataValue(element.value), text: element.value } : { b }));
+  }
+
+  /** `numgen random mod 4` or `jhash ip saddr mod 4` as a value of its own: each of its values, as a map onto itself would give. */
+  private ownValues(rule: NftRule, e: NftNumgenExpression | NftHashExpression, b: Branch): Found[] {
+    const mod = Number.isInteger(e.mod) && e.mod >= 1 && e.mod <= MAX_OWN_VALUES ? e.mod : 0;
+    if (mod === 0) return e.kind === 'numgen' ? this.numgenLookup(rule, e, [], b).map(({ b }) => ({ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } })) : [{ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } }];
+    let elements = ownElements.get(e);
+    if (!elements) {
+      const offset = e.offset ?? 0;
+      ownElements.set(e, (elements = Array.from({ length: mod }, (_, k) => ({ key: [String(offset + k)], value: String(offset + k), range: e.range, keyRange: e.range }))));
+    }
+    return e.kind === 'numgen' ? this.numgenLookup(rule, e, elements, b) : this.unknownLookup(rule, e, elements, b);
+  }
+
+  /** NAT to an address (and port) a map, numgen or hash gives: one outcome per branch; a miss ends the rule. */
+  private natFromMap(table: NftTable, chain: NftChain, rule: NftRule, st: NftNatStatement, b: Branch, next: State[], ended: Ended[], note: (b: Branch, text: string) => string): void {
+    const target = st.to ?? st.addr;
+    const computed = isComputed(target);
+    const targets = computed ? this.data(table, rule, target!, b) : [{ b, v: { kind: 'word', w: '' } as Value, text: target?.text }];
+    for (const d of targets) {
+      if (!d.v) {
+        next.push(d.b.s);
+        continue;
+      }
+      const [addrText, portText] = computed ? splitTarget(d.text ?? '') : target ? literalTarget(target) : [];
+      const ports = isComputed(st.port) ? this.data(table, rule, st.port!, d.b) : [{ b: d.b, v: d.v, text: st.port?.kind === 'value' ? st.port.value : undefined }];
+      // snat's note names what the map gave (or the literal target).
+      for (const p of ports) {
+        if (!p.v) {
+          next.push(p.b.s);
+          continue;
+        }
+        const s = p.b.s;
+        let text: string;
+        if (st.type === 'snat' || st.type === 'masquerade') {
+          s.masquerade = true;
+          text = d.text ? t('snat: the source becomes {0}.', d.text) : t('snat: the source address is rewritten.');
+        } else {
+          const ok = applyDnat(s, addrText, p.text ?? portText);
+          text = ok ? t('dnat: the destination becomes {0}.', hostPort(s.dstText, s.dport)) : t('{0} to an address the dump computes at run time (a map lookup).', st.type);
+        }
+        this.step(s, table, chain.name, rule, note(p.b, text));
+        ended.push({ state: s, end: 'accept' });
+      }
+    }
   }
 
   private rewrite(s: State, to: NftExpression, port?: NftExpression): boolean {
-    let addrText: string | undefined;
-    let portText: string | undefined;
-    if (to.kind === 'value' || to.kind === 'raw') {
-      const text = to.kind === 'value' ? to.value : to.text;
-      const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-      if (bracket) [, addrText, portText] = bracket;
-      else if ((text.match(/:/g)?.length ?? 0) > 1) addrText = text;
-      else [addrText, portText] = text.split(':');
-    } else if (to.kind === 'concat' && to.parts.length === 2 && to.parts[0].kind === 'value' && to.parts[1].kind === 'value') {
-      addrText = to.parts[0].value;
-      portText = to.parts[1].value;
-    }
-    if (port?.kind === 'value') portText = port.value;
-    return applyDnat(s, addrText, portText);
+    const [addrText, portText] = literalTarget(to);
+    return applyDnat(s, addrText, port?.kind === 'value' ? port.value : portText);
   }
 
   /** The packet's value for an expression (or a constant's value). */
@@ -577,7 +770,8 @@ class NftTracer {
     switch (e.kind) {
       case 'payload': {
         const f = e.field;
-        if (f === 'saddr' || f === 'daddr') {
+        // `ether saddr` and `arp saddr ip` are other addresses: unknown here.
+        if ((f === 'saddr' || f === 'daddr') && (e.protocol === 'ip' || e.protocol === 'ip6')) {
           // The other family's field: nft's implied family check fails, as a port of another protocol does.
           if ((e.protocol === 'ip' && this.family !== 4) || (e.protocol === 'ip6' && this.family !== 6)) return { kind: 'word', w: '<other family>' };
           return { kind: 'addr', addr: f === 'saddr' ? s.src : s.dst };
@@ -591,13 +785,14 @@ class NftTracer {
       }
       case 'meta':
         if (e.key === 'l4proto') return { kind: 'num', n: PROTO_NUM[s.protocol] ?? -1 };
-        if (e.key === 'mark') return { kind: 'num', n: s.mark };
+        if (e.key === 'mark') return s.markFrom?.meta ? { kind: 'unknown', label: e.text, source: s.markFrom.meta } : { kind: 'num', n: s.mark };
         if (e.key === 'nfproto') return { kind: 'word', w: this.family === 4 ? 'ipv4' : 'ipv6' };
         return { kind: 'unknown', label: e.text };
       case 'ct':
         if (e.key === 'state') return { kind: 'words', ws: ['new'] };
         if (e.key === 'status') return { kind: 'words', ws: s.dnat ? ['dnat'] : [] };
-        if (e.key === 'mark') return { kind: 'num', n: 0 };
+        // A new connection's mark starts at 0; rules may set it before.
+        if (e.key === 'mark') return s.markFrom?.ct ? { kind: 'unknown', label: e.text, source: s.markFrom.ct } : { kind: 'num', n: s.ctMark ?? 0 };
         return { kind: 'unknown', label: e.text };
       case 'fib':
         if (e.result === 'type' && e.flags.includes('daddr')) return { kind: 'word', w: this.isLocal(s.dst) ? 'local' : 'unicast' };
@@ -628,7 +823,7 @@ class NftTracer {
     const v = this.value(left, s);
     if (v.kind === 'unknown' || (v.kind === 'concat' && v.parts.some((p) => p.kind === 'unknown'))) {
       // One condition for `x y` and `x != y` (its negation): one fact about the packet.
-      const c = unknownCond(left, op, right);
+      const c = unknownCond(left, op, right, v.kind === 'unknown' ? v.source : undefined);
       return op === '!=' ? negate(c) : c;
     }
     let hit: boolean | undefined;
@@ -641,7 +836,7 @@ class NftTracer {
         }
         // An affinity set: filled at run time (`update @set`), empty in the dump. `nft -j` prints such sets
         // with only the timeout flag, `nft list ruleset` with dynamic,timeout.
-        if ((set.flags.includes('dynamic') || set.flags.includes('timeout') || set.timeout !== undefined) && set.elements.length === 0) {
+        if (isDynamic(set) && set.elements.length === 0) {
           // An affinity set in a dump: a new client is in it only if it connected before.
           s.notes.push(t('Session affinity: a returning client found in set {0} goes back to the endpoint it used before.', right.name));
           hit = false;
@@ -658,7 +853,8 @@ class NftTracer {
       {
         // An invalid prefix (`/99`: a parser diagnostic) contains nothing.
         const prefix = parsePrefix(`${right.address}/${right.length}`);
-        hit = v.kind === 'addr' && prefix !== undefined && prefixContains(prefix, v.addr);
+        const numeric = v.kind === 'num' ? numericPrefix(`${right.address}/${right.length}`) : undefined;
+        hit = numeric ? numeric((v as { n: number }).n) : v.kind === 'addr' && prefix !== undefined && prefixContains(prefix, v.addr);
       }
         break;
       case 'range':
@@ -689,13 +885,17 @@ class NftTracer {
  * A condition the packet does not decide (its key is `left right`, whatever the operator): the interface names of
  * `iifname`/`oifname` (`"eth*"` a prefix) are the packet's one interface each way.
  */
-function unknownCond(left: NftExpression, op: string, right: NftExpression): Cond {
+function unknownCond(left: NftExpression, op: string, right: NftExpression, source?: string): Cond {
   const compare = op === '<' || op === '>' || op === '<=' || op === '>=';
-  const key = `${left.text} ${compare ? `${op} ` : ''}${right.text}`.replace(/\s+/g, ' ');
+  // A mark set at run time: the test is about what set it (a later set makes it another unknown); `meta mark set
+  // ct mark` copies the same unknown value, so both marks are one subject.
+  const from = source ? ` (${t('set from {0}', source)})` : '';
+  const subject = source ? `mark (${source})` : left.text;
+  const key = `${subject} ${compare ? `${op} ` : ''}${right.text}`.replace(/\s+/g, ' ');
   if (left.kind === 'meta' && (left.key === 'iifname' || left.key === 'oifname') && right.kind === 'value' && !compare) {
     return ifaceCond(left.key === 'iifname' ? 'in' : 'out', right.value);
   }
-  const text = `${left.text} ${op === 'in' || op === '!=' ? '' : `${op} `}${right.text}`.replace(/\s+/g, ' ');
+  const text = `${left.text} ${op === 'in' || op === '!=' ? '' : `${op} `}${right.text}${from}`.replace(/\s+/g, ' ');
   return assume(key, t('assuming {0} matches', text), t('assuming {0} does not match', text));
 }
 
@@ -739,5 +939,6 @@ export function traceNft(ruleset: NftRuleset, packet: Packet, context: TraceCont
   const outcomes = mergeOutcomes(finals);
   // A trace that hit a cap must not read as a complete answer: its warning comes first.
   const stopped = tracer.budget.warning(outcomes);
-  return { packet, outcomes, warnings: [...(stopped ? [stopped] : []), ...new Set(tracer.warnings)], context };
+  const missing = tracer.missing.warnings(dst.family === 4 ? 'IPv4' : 'IPv6');
+  return { packet, outcomes, warnings: [...(stopped ? [stopped] : []), ...missing, ...new Set(tracer.warnings)], context };
 }
