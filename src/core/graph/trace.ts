@@ -51,13 +51,15 @@ function largestShares(result: TraceResult, passed: Set<string>[]): Map<string, 
 /** What an outcome lights on one graph: the nodes its path names, and the end it reaches (its pod or verdict). */
 function litBy(g: ServiceGraph, o: TraceResult['outcomes'][number], entered: GraphNode[]): { on: Set<string>; ends: Set<string> } {
   const chains = new Set(o.path.map((s) => s.chain));
-  const lines = new Set(o.path.map((s) => `${s.fileIndex}|${s.line}`));
+  // Where each step is, to the character: a JSON dump holds every rule on one line.
+  const at = (fileIndex: number, r: { start: { line: number; character: number } }) => `${fileIndex}|${r.start.line}|${r.start.character}`;
+  const places = new Set(o.path.map((s) => at(s.fileIndex, s.range)));
   const destination = o.destination ? splitHostPort(o.destination) : undefined;
   const on = new Set(entered.map((n) => n.id));
   const ends = new Set<string>();
   for (const n of g.nodes) {
     if (n.kind === 'service' || n.kind === 'endpoint') {
-      if (chains.has(n.label) || (n.source && lines.has(`${n.source.fileIndex}|${n.source.range.start.line}`))) on.add(n.id);
+      if (chains.has(n.label) || (n.source && places.has(at(n.source.fileIndex, n.source.range)))) on.add(n.id);
     } else if (n.kind === 'pod') {
       if (destination !== undefined && splitHostPort(n.label) === destination) ends.add(n.id);
     } else if (n.kind === 'verdict') {
