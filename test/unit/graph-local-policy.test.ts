@@ -15,6 +15,7 @@ import { traceHighlight, type TraceHighlight } from '../../src/core/graph/trace'
 import type { GraphNode, ServiceGraph } from '../../src/core/graph/model';
 import { traceSnapshot, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../../src/core/trace';
 import { analyzeFile, buildSnapshot, type NodeSnapshot } from '../../src/core/snapshot';
+import { endpointHash, portProtoHash } from '../../src/core/kube/hash';
 
 const NODE_IP = '192.168.0.2';
 const svc = (name: string, clusterIP: string, extra: Partial<GenServicePort>): GenServicePort => ({
@@ -46,7 +47,7 @@ function snapshotOf(name: string, text: string): NodeSnapshot {
 /** A node's short name: frontends by address, chains by their kind, endpoint chains by their pod. */
 function shortName(g: ServiceGraph, n: GraphNode): string {
   if (n.kind === 'service') {
-    const kinds: [RegExp, string][] = [[/^(KUBE-SVC-|service-)/, 'SVC'], [/^(KUBE-SVL-|local-)/, 'SVL'], [/^(KUBE-EXT-|external-)/, 'EXT'], [/^(KUBE-FW-|firewall-)/, 'FW']];
+    const kinds: [RegExp, string][] = [[/^(KUBE-SVC-|service-)/, 'SVC'], [/^(KUBE-SVL-|local-)/, 'SVL'], [/^KUBE-XLB-/, 'XLB'], [/^(KUBE-EXT-|external-)/, 'EXT'], [/^(KUBE-FW-|firewall-)/, 'FW']];
     return kinds.find(([re]) => re.test(n.label))?.[1] ?? n.label;
   }
   if (n.kind === 'endpoint') {
@@ -181,6 +182,10 @@ describe.each(DUMPS)('Local traffic policies on the graph (%s)', (name, text) =>
     const external = traceHighlight([g], traceFrom(snapshot, lb, 'external'));
     expectConnected(g, external);
     expectLines(litLines(g, external), ['203.0.113.1:80 -> EXT', 'EXT -> SVL', 'SVL -> sep(10.244.1.10:8080)', 'sep(10.244.1.10:8080) -> 10.244.1.10:8080']);
+    // The branch says its condition, not a share; the endpoint choice keeps its share.
+    const labels = external.edges.map((e) => e.label);
+    expect(labels).toContain('other sources');
+    expect(labels).toContain('100%');
     for (const entry of ['pod', 'node'] as const) {
       const h = traceHighlight([g], traceFrom(snapshot, lb, entry));
       expectConnected(g, h);
@@ -277,5 +282,79 @@ describe('traced highlights are connected paths (property)', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+/**
+ * Older kube-proxy (before KUBE-EXT/KUBE-SVL): one KUBE-XLB chain short-circuits pods (`-s <clusterCIDR>`, "Redirect
+ * pods trying to reach external loadbalancer VIP to clusterIP") and this node (`addrtype --src-type LOCAL`) to
+ * KUBE-SVC, then balances over the local endpoints; KUBE-FW jumps to it. Shaped after kube-proxy's
+ * pkg/proxy/iptables/proxier.go of that time and the `iptables-save` of such nodes quoted in public write-ups.
+ */
+function legacyXlbDump(): string {
+  const spn = 'default/test:http';
+  const hash = portProtoHash(spn, 'tcp');
+  const sep = (ip: string) => `KUBE-SEP-${endpointHash(spn, 'tcp', `${ip}:8080`)}`;
+  const [a, b] = [sep('10.244.1.8'), sep('10.244.2.9')];
+  const c = `-m comment --comment "${spn}"`;
+  const dnat = (chain: string, ip: string) => [`-A ${chain} -s ${ip}/32 ${c} -j KUBE-MARK-MASQ`, `-A ${chain} -p tcp ${c} -m tcp -j DNAT --to-destination ${ip}:8080`];
+  return [
+    '*nat',
+    ...['PREROUTING ACCEPT', 'INPUT ACCEPT', 'OUTPUT ACCEPT', 'POSTROUTING ACCEPT'].map((x) => `:${x} [0:0]`),
+    ...['KUBE-MARK-DROP', 'KUBE-MARK-MASQ', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-SERVICES', `KUBE-FW-${hash}`, `KUBE-SVC-${hash}`, `KUBE-XLB-${hash}`, a, b].map((x) => `:${x} - [0:0]`),
+    '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+    '-A OUTPUT -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+    '-A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING',
+    '-A KUBE-MARK-DROP -j MARK --set-xmark 0x8000/0x8000',
+    '-A KUBE-MARK-MASQ -j MARK --set-xmark 0x4000/0x4000',
+    `-A KUBE-NODEPORTS -s 127.0.0.0/8 -p tcp ${c} -m tcp --dport 30000 -j KUBE-MARK-MASQ`,
+    `-A KUBE-NODEPORTS -p tcp ${c} -m tcp --dport 30000 -j KUBE-XLB-${hash}`,
+    '-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -m mark --mark 0x4000/0x4000 -j MASQUERADE',
+    ...dnat(a, '10.244.1.8'),
+    ...dnat(b, '10.244.2.9'),
+    `-A KUBE-SERVICES ! -s 10.244.0.0/16 -d 10.96.0.50/32 -p tcp -m comment --comment "${spn} cluster IP" -m tcp --dport 80 -j KUBE-MARK-MASQ`,
+    `-A KUBE-SERVICES -d 10.96.0.50/32 -p tcp -m comment --comment "${spn} cluster IP" -m tcp --dport 80 -j KUBE-SVC-${hash}`,
+    `-A KUBE-SERVICES -d 203.0.113.50/32 -p tcp -m comment --comment "${spn} loadbalancer IP" -m tcp --dport 80 -j KUBE-FW-${hash}`,
+    '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS',
+    `-A KUBE-FW-${hash} -m comment --comment "${spn} loadbalancer IP" -j KUBE-XLB-${hash}`,
+    `-A KUBE-FW-${hash} -m comment --comment "${spn} loadbalancer IP" -j KUBE-MARK-DROP`,
+    `-A KUBE-SVC-${hash} ${c} -m statistic --mode random --probability 0.50000000000 -j ${a}`,
+    `-A KUBE-SVC-${hash} ${c} -j ${b}`,
+    `-A KUBE-XLB-${hash} -s 10.244.0.0/16 -m comment --comment "Redirect pods trying to reach external loadbalancer VIP to clusterIP" -j KUBE-SVC-${hash}`,
+    `-A KUBE-XLB-${hash} -m comment --comment "masquerade LOCAL traffic for ${spn} LB IP" -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ`,
+    `-A KUBE-XLB-${hash} -m comment --comment "route LOCAL traffic for ${spn} LB IP to service chain" -m addrtype --src-type LOCAL -j KUBE-SVC-${hash}`,
+    `-A KUBE-XLB-${hash} -m comment --comment "Balancing rule 0 for ${spn}" -j ${a}`,
+    'COMMIT',
+    '',
+  ].join('\n');
+}
+
+describe('older kube-proxy: KUBE-XLB is the local chain and its own short-circuit', () => {
+  const snapshot = snapshotOf('legacy.iptables', legacyXlbDump());
+  const g = graphsOf(snapshot).get('test')!;
+
+  it('draws FW → XLB, NodePort → XLB, XLB → SVC for pods and this node, XLB → its local endpoint', () => {
+    expect(snapshot.files[0].analysis.diagnostics?.filter((d: { severity: string }) => d.severity === 'error') ?? []).toEqual([]);
+    expectLines(edgeLines(g), [
+      ':30000 -> XLB',
+      '10.96.0.50:80 -> SVC',
+      '203.0.113.50:80 -> FW',
+      'FW -> XLB',
+      'XLB -> SVC [from pods (10.244.0.0/16) or this node]',
+      'XLB -> sep(10.244.1.8:8080) [100%]',
+      'SVC -> sep(10.244.1.8:8080) [50%]',
+      'SVC -> sep(10.244.2.9:8080) [50%]',
+    ]);
+  });
+
+  it('Trace from here takes XLB to the local endpoint from outside, to KUBE-SVC from a pod', () => {
+    const lb = g.nodes.find((n) => n.kind === 'frontend' && n.label === '203.0.113.50:80')!;
+    const outside = traceHighlight([g], traceFrom(snapshot, lb, 'external'));
+    expectConnected(g, outside);
+    expectLines(litLines(g, outside), ['203.0.113.50:80 -> FW', 'FW -> XLB', 'XLB -> sep(10.244.1.8:8080)', 'sep(10.244.1.8:8080) -> 10.244.1.8:8080']);
+    // From a pod of this node (the trace's own guess of a pod address does not read this older masquerade rule).
+    const pod = traceHighlight([g], traceSnapshot(traceFiles(snapshot), { to: '203.0.113.50', dport: 80, protocol: 'tcp', from: '10.244.1.99', entry: 'pod', nodeIPs: [NODE_IP] }));
+    expectConnected(g, pod);
+    expect(litLines(g, pod)).toContain('XLB -> SVC');
   });
 });

@@ -5,7 +5,7 @@
 import { formatShare, hasPolicyShares, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/catalog';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
-import { endpointEdges, externalEdges, internalTarget, type PolicyNodes } from './policy';
+import { endpointEdges, externalEdges, externalEntry, internalTarget, type PolicyNodes } from './policy';
 
 export type GraphNodeKind = 'frontend' | 'service' | 'endpoint' | 'pod' | 'verdict';
 
@@ -172,7 +172,6 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const fwBadges = s.policies.loadBalancerSourceRanges ? [t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', '))] : [];
   const fw = fwObject ? objectNode(fwObject, 'fw', fwBadges) : undefined;
   const vsNodes = virtuals.map((o, i) => objectNode(o, `vs${i}`, policyBadges(s)));
-  if (fw && (ext ?? main)) edges.push({ from: fw.id, to: (ext ?? main)!.id });
   // Layers: FW before EXT before the policy chains when present.
   if (ext && main) {
     ext.layer = 1;
@@ -183,11 +182,14 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     if (ext) ext.layer = 2;
     if (main) main.layer = ext ? 3 : 2;
   }
-  if (local && main) local.layer = main.layer;
-  const lastObjectLayer = Math.max(1, ...nodes.map((n) => n.layer));
   const policy: PolicyNodes = { cluster: main, local, clusterIsLocal: main !== undefined && mainObject === localObject, ext };
+  if (local && main) local.layer = main.layer;
+  if (local && main && externalEntry(s, policy) === local) main.layer = local.layer + 1;
+  const lastObjectLayer = Math.max(1, ...nodes.map((n) => n.layer));
   if (s.policies.noLocalEndpoints && s.endpoints.length > 0) policy.noLocal = noLocalNode(s, add, src, lastObjectLayer + 1);
   edges.push(...externalEdges(s, policy));
+  const entry = externalEntry(s, policy);
+  if (fw && entry) edges.push({ from: fw.id, to: entry.id });
 
   // Frontends.
   const targets: GraphNode[] = [];
@@ -204,7 +206,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     if (vsIndex >= 0) to = vsNodes[vsIndex];
     else if (f.kind === 'clusterIP') to = internalTarget(s, policy);
     else if (f.kind === 'loadBalancer' && fw) to = fw;
-    else to = ext ?? main ?? vsNodes[0];
+    else to = entry ?? vsNodes[0];
     if (to) edges.push({ from: node.id, to: to.id });
     else targets.push(node);
   });

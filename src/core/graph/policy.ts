@@ -29,6 +29,17 @@ export function internalTarget(s: Service, p: PolicyNodes): GraphNode | undefine
   return p.cluster;
 }
 
+/**
+ * Where external traffic (NodePort, external and load-balancer IPs, after the firewall chain) enters: the external
+ * chain, or without one under externalTrafficPolicy Local the local chain (older kube-proxy's KUBE-XLB, which
+ * short-circuits pods and this node to KUBE-SVC itself), else the cluster chain.
+ */
+export function externalEntry(s: Service, p: PolicyNodes): GraphNode | undefined {
+  if (p.ext) return p.ext;
+  if (s.policies.externalTrafficPolicy === 'Local' && p.local) return p.local;
+  return p.cluster;
+}
+
 /** Whether the external chain branches on the source (externalTrafficPolicy Local). */
 function externalIsLocal(s: Service, p: PolicyNodes): boolean {
   return s.policies.externalTrafficPolicy === 'Local' && (s.policies.shortCircuit !== undefined || p.local !== undefined || p.noLocal !== undefined);
@@ -45,7 +56,11 @@ export function shortCircuitLabel(sc: ShortCircuit | undefined): string {
 /** The external chain's edges: to the cluster chain, or under externalTrafficPolicy Local its two branches. */
 export function externalEdges(s: Service, p: PolicyNodes): GraphEdge[] {
   const { ext, cluster } = p;
-  if (!ext) return [];
+  if (!ext) {
+    // Older kube-proxy: the local chain (KUBE-XLB) short-circuits pods and this node to the cluster chain.
+    const entry = externalEntry(s, p);
+    return entry && entry === p.local && cluster && s.policies.shortCircuit ? [{ from: entry.id, to: cluster.id, label: shortCircuitLabel(s.policies.shortCircuit) }] : [];
+  }
   if (!externalIsLocal(s, p)) return cluster ? [{ from: ext.id, to: cluster.id }] : [];
   const out: GraphEdge[] = [];
   const shortCircuit = p.clusterIsLocal ? undefined : cluster;

@@ -161,7 +161,7 @@ function outcomePath(walk: ReturnType<typeof walkOrder>, entered: GraphNode[], o
 export function traceHighlight(graphs: ServiceGraph[], result: TraceResult): TraceHighlight {
   // What each outcome passes: node ids and edge keys.
   const passed = result.outcomes.map(() => new Set<string>());
-  const edgeEnds = new Map<string, { from: string; to: string }>();
+  const edgeEnds = new Map<string, GraphEdge>();
   for (const g of graphs) {
     const entered = g.nodes.filter((n) => n.kind === 'frontend' && frontendMatches(n, result));
     if (entered.length === 0) continue;
@@ -171,7 +171,7 @@ export function traceHighlight(graphs: ServiceGraph[], result: TraceResult): Tra
       const path = outcomePath(walk, entered, on, ends);
       for (const e of path.edges) {
         const key = `${e.from}\u0000${e.to}`;
-        edgeEnds.set(key, { from: e.from, to: e.to });
+        edgeEnds.set(key, e);
         passed[k].add(key);
       }
       for (const id of path.nodes) passed[k].add(id);
@@ -179,12 +179,13 @@ export function traceHighlight(graphs: ServiceGraph[], result: TraceResult): Tra
   }
   const shares = largestShares(result, passed);
   const nodeShare = new Map([...shares].filter(([id]) => !edgeEnds.has(id)));
-  const edgeShare = new Map([...edgeEnds].map(([key, e]) => [key, { ...e, share: shares.get(key) ?? 0 }]));
+  // An edge that states a condition keeps it: the condition, not a share, is what decided the branch.
+  const edgeShare = new Map([...edgeEnds].map(([key, e]) => [key, { from: e.from, to: e.to, share: shares.get(key) ?? 0, condition: e.share === undefined ? e.label : undefined }]));
   const clamp = (x: number) => Math.min(1, x);
   const labelOf = new Map(graphs.flatMap((g) => g.nodes.map((n) => [n.id, n.label] as const)));
   return {
     title: `${result.packet.protocol} ${result.packet.dst.includes(':') ? `[${result.packet.dst}]` : result.packet.dst}:${result.packet.dport}`,
     nodes: [...nodeShare].map(([id, share]) => ({ id, share: clamp(share), label: `${labelOf.get(id) ?? id} ${formatShare(clamp(share))}` })),
-    edges: [...edgeShare.values()].map((e) => ({ ...e, share: clamp(e.share), label: formatShare(clamp(e.share)) })),
+    edges: [...edgeShare.values()].map((e) => ({ from: e.from, to: e.to, share: clamp(e.share), label: e.condition ?? formatShare(clamp(e.share)) })),
   };
 }

@@ -412,6 +412,11 @@ class CatalogBuilder {
         const ranges = chain.rules.filter((r) => r.target?.kind === 'jump' && findParam(r, '-s')).map((r) => findParam(r, '-s')!.values[0]);
         if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
       }
+      if (info.kind === 'legacy-xlb') {
+        // Older kube-proxy's chain of externalTrafficPolicy Local: its own short-circuit, then the local endpoints.
+        s.policies.externalTrafficPolicy = 'Local';
+        s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
+      }
       if (info.kind === 'external') {
         const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.targetName ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(this.peek.read(r).comment() ?? ''));
         s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
