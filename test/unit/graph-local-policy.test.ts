@@ -208,6 +208,26 @@ describe.each(DUMPS)('Local traffic policies on the graph (%s)', (name, text) =>
   });
 });
 
+describe('the local-traffic detector by interface (--detect-local-mode InterfaceNamePrefix / BridgeInterface)', () => {
+  // kube-proxy's detectors (pkg/proxy/util/localdetector.go) write `-i veth+` / `-i cbr0` (iptables) and
+  // `iifname "veth*"` / `iif "cbr0"` (nft) where the CIDR mode writes `-s` / `ip saddr`.
+  const cases: [string, string, string, string][] = [
+    ['node1.iptables', 'veth+', '-i veth+', DUMPS[0][1]],
+    ['node1.iptables', 'cbr0', '-i cbr0', DUMPS[0][1]],
+    ['node1.nft', 'veth*', 'iifname "veth*"', DUMPS[1][1]],
+    ['node1.nft', 'cbr0', 'iif "cbr0"', DUMPS[1][1]],
+  ];
+  it.each(cases)('%s with %s: the short-circuit edge names the interface', (name, iface, match, original) => {
+    const text = name.endsWith('.nft')
+      ? original.replace(/ip saddr 10\.0\.0\.0\/8 (goto service-\S+ comment "short-circuit pod traffic")/g, `${match} $1`)
+      : original.replace(/^(-A KUBE-EXT-\S+) -s 10\.0\.0\.0\/8 (-m comment --comment "pod traffic for)/gm, `$1 ${match} $2`);
+    expect(text).toContain(match);
+    const snapshot = snapshotOf(name, text);
+    expect(snapshot.files[0].analysis.diagnostics.filter((d: { severity: string }) => d.severity === 'error')).toEqual([]);
+    expect(edgeLines(graphsOf(snapshot).get('lb-local')!)).toContain(`EXT -> SVC [from pods (in ${iface}) or this node]`);
+  });
+});
+
 describe('traced highlights are connected paths (property)', () => {
   it('on random kube-proxy nodes, for every frontend and entry point', () => {
     fc.assert(

@@ -239,7 +239,7 @@ function shortCircuitOf(ext: NftChain, serviceChain: string): ShortCircuit | und
     if (facts.fibSaddr) out.node = true;
     else if (src) out.podSource ??= src.address;
     else {
-      const iif = matches(r).find((m) => m.left.kind === 'meta' && m.left.key === 'iifname' && !m.negated && m.op !== '!=');
+      const iif = matches(r).find((m) => m.left.kind === 'meta' && (m.left.key === 'iifname' || m.left.key === 'iif') && !m.negated && m.op !== '!=');
       const name = iif?.right.kind === 'value' ? iif.right.value : undefined;
       if (name !== undefined) out.podInterface ??= name.replace(/^"|"$/g, '');
     }
