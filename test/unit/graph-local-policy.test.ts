@@ -31,6 +31,7 @@ const SERVICES: GenServicePort[] = [
   svc('itp-local', '10.96.0.4', { internalTrafficPolicy: 'Local', endpoints: [ep('10.244.1.40', true), ep('10.244.2.40')] }),
   svc('itp-remote', '10.96.0.5', { internalTrafficPolicy: 'Local', endpoints: [ep('10.244.2.50')] }),
   svc('itp-nodeport', '10.96.0.6', { internalTrafficPolicy: 'Local', nodePort: 30006, endpoints: [ep('10.244.1.60', true), ep('10.244.2.60')] }),
+  svc('itp-remote-nodeport', '10.96.0.7', { internalTrafficPolicy: 'Local', nodePort: 30007, endpoints: [ep('10.244.2.70')] }),
 ];
 
 const DUMPS: [string, string][] = [
@@ -158,6 +159,11 @@ describe.each(DUMPS)('Local traffic policies on the graph (%s)', (name, text) =>
       'SVC -> sep(10.244.2.60:8080) [50%]',
       'SVL -> sep(10.244.1.60:8080) [100%]',
     ]);
+    // No endpoint here: the ClusterIP is dropped ("has no local endpoints"), the NodePort still reaches every endpoint.
+    const remote = graphs.get('itp-remote-nodeport')!;
+    expectLines(edgeLines(remote), [':30007 -> EXT', '10.96.0.7:80 -> DROP', 'EXT -> SVC', 'SVC -> sep(10.244.2.70:8080) [100%]']);
+    const drop = remote.nodes.find((n) => n.kind === 'verdict')!;
+    expect(drop.detail).toBe('no local endpoints: dropped');
   });
 
   it('Trace from here on the LoadBalancer takes the branch of its source, one connected path each', () => {
