@@ -2,9 +2,10 @@
 // frontends → the Service object (KUBE-SVC/EXT/FW chain, nft service chain / map element, IPVS virtual service)
 // → endpoint objects (KUBE-SEP, nft endpoint chain) → pods `ip:port`, or a REJECT/DROP node without endpoints.
 // Pure: no VS Code, no DOM. Labels are plain text (the webview renders them with textContent only).
-import { formatShare, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/catalog';
+import { formatShare, hasPolicyShares, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/catalog';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
+import { endpointEdges, externalEdges, externalEntry, internalTarget, type PolicyNodes } from './policy';
 
 export type GraphNodeKind = 'frontend' | 'service' | 'endpoint' | 'pod' | 'verdict';
 
@@ -156,10 +157,14 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const objectNode = (o: ObjectRef, id: string, badges: string[] = []) =>
     add({ id, kind: 'service', layer: 1, label: o.name, detail: objectDetail(o), badges, source: src(o.range, o.tableId) });
 
-  // The Service object(s): the chain the ClusterIP goes to, and for external frontends the EXT/FW chains.
+  // The Service object(s): the policy chains (cluster, local), and for external frontends the EXT/FW chains.
   const virtuals = s.objects.filter((o) => o.role === 'virtual-service');
-  const mainObject = obj(s.policies.internalTrafficPolicy === 'Local' ? 'service-local-chain' : 'service-chain') ?? obj('service-chain') ?? obj('service-local-chain') ?? obj('map-element');
-  const main = mainObject ? objectNode(mainObject, 'svc', policyBadges(s)) : undefined;
+  const clusterObject = obj('service-chain');
+  const localObject = obj('service-local-chain');
+  const mainObject = clusterObject ?? localObject ?? obj('map-element');
+  const internalLocal = s.policies.internalTrafficPolicy === 'Local' && clusterObject !== undefined && localObject !== undefined;
+  const main = mainObject ? objectNode(mainObject, 'svc', internalLocal ? [] : policyBadges(s)) : undefined;
+  const local = clusterObject && localObject ? objectNode(localObject, 'svl', internalLocal ? policyBadges(s) : []) : undefined;
   const extObject = obj('external-chain');
   const fwObject = obj('firewall-chain');
   const extBadges = s.policies.externalTrafficPolicy === 'Local' ? [t('Local')] : [];
@@ -167,9 +172,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const fwBadges = s.policies.loadBalancerSourceRanges ? [t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', '))] : [];
   const fw = fwObject ? objectNode(fwObject, 'fw', fwBadges) : undefined;
   const vsNodes = virtuals.map((o, i) => objectNode(o, `vs${i}`, policyBadges(s)));
-  if (ext && main) edges.push({ from: ext.id, to: main.id });
-  if (fw && (ext ?? main)) edges.push({ from: fw.id, to: (ext ?? main)!.id });
-  // Layers: FW before EXT before SVC when present.
+  // Layers: FW before EXT before the policy chains when present.
   if (ext && main) {
     ext.layer = 1;
     main.layer = 2;
@@ -179,7 +182,14 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     if (ext) ext.layer = 2;
     if (main) main.layer = ext ? 3 : 2;
   }
+  const policy: PolicyNodes = { cluster: main, local, clusterIsLocal: main !== undefined && mainObject === localObject, ext };
+  if (local && main) local.layer = main.layer;
+  if (local && main && externalEntry(s, policy) === local) main.layer = local.layer + 1;
   const lastObjectLayer = Math.max(1, ...nodes.map((n) => n.layer));
+  if (s.policies.noLocalEndpoints && s.endpoints.length > 0) policy.noLocal = noLocalNode(s, add, src, lastObjectLayer + 1);
+  edges.push(...externalEdges(s, policy));
+  const entry = externalEntry(s, policy);
+  if (fw && entry) edges.push({ from: fw.id, to: entry.id });
 
   // Frontends.
   const targets: GraphNode[] = [];
@@ -194,9 +204,9 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     let to: GraphNode | undefined;
     const vsIndex = virtuals.findIndex((o) => f.range && o.range.start.line === f.range.start.line);
     if (vsIndex >= 0) to = vsNodes[vsIndex];
-    else if (f.kind === 'clusterIP') to = main;
+    else if (f.kind === 'clusterIP') to = internalTarget(s, policy);
     else if (f.kind === 'loadBalancer' && fw) to = fw;
-    else to = ext ?? main ?? vsNodes[0];
+    else to = entry ?? vsNodes[0];
     if (to) edges.push({ from: node.id, to: to.id });
     else targets.push(node);
   });
@@ -205,6 +215,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const fromNodes = vsNodes.length > 0 ? vsNodes : main ? [main] : [];
   const podLayer = lastObjectLayer + (s.endpoints.some((e) => e.chain) ? 2 : 1);
   const pods = new Map<string, GraphNode>();
+  const split = hasPolicyShares(s);
   s.endpoints.forEach((e, i) => {
     const at = hostPort(e.address, e.port);
     let pod = pods.get(at);
@@ -221,7 +232,8 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
       edges.push({ from: epNode.id, to: pod.id });
       tail = epNode;
     }
-    for (const from of fromNodes) edges.push({ from: from.id, to: tail.id, share: e.probability, label: formatShare(e.probability) });
+    if (vsNodes.length > 0) for (const from of vsNodes) edges.push({ from: from.id, to: tail.id, share: e.probability, label: formatShare(e.probability) });
+    else edges.push(...endpointEdges(s, e, policy, tail, split));
   });
 
   // No endpoints: the verdict, where the rule that rejects or drops is.
@@ -231,7 +243,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     const why = s.endpointsNotInDump
       ? t('endpoints not in this dump')
       : verdict === 'DROP'
-        ? t('no endpoints: dropped')
+        ? s.policies.noLocalEndpoints ? t('no local endpoints: dropped') : t('no endpoints: dropped')
         : verdict === 'REJECT'
           ? t('no endpoints: rejected')
           : t('no endpoints');
@@ -242,6 +254,12 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   }
   void targets;
   return { key, title: serviceTitle(s), nodes, edges };
+}
+
+/** The DROP of traffic that a Local policy keeps on this node when no endpoint is here, at kube-proxy's rule or element. */
+function noLocalNode(s: Service, add: (n: GraphNode) => GraphNode, src: (range: Range | undefined, tableId?: string) => GraphSource | undefined, layer: number): GraphNode {
+  const rule = s.objects.find((o) => o.role === 'reject-rule' || (o.role === 'map-element' && o.name.startsWith('no-endpoint-')));
+  return add({ id: 'nolocal', kind: 'verdict', layer, label: 'DROP', detail: t('no local endpoints: dropped'), badges: [], source: src(rule?.range, rule?.tableId) });
 }
 
 function summary(s: Service, key: string, fileIndex: number): ServiceSummary {

@@ -67,6 +67,29 @@ export interface Endpoint {
   /** The raw `--probability` on the rule that selects it (kube-proxy writes 1/n, 1/(n-1), …). */
   ruleProbability?: number;
   range?: Range;
+  /**
+   * Set only when a Local traffic policy splits the selection (see hasPolicyShares): the endpoint's share of the
+   * cluster policy chain (KUBE-SVC, nft `service-…`) and of the local one (KUBE-SVL, nft `local-…`); absent
+   * where that chain does not select it.
+   */
+  clusterShare?: number;
+  localShare?: number;
+}
+
+/** Whether the catalog gave the endpoints their shares per policy chain (else `probability` is the cluster chain's). */
+export function hasPolicyShares(s: Service): boolean {
+  return s.endpoints.some((e) => e.clusterShare !== undefined || e.localShare !== undefined);
+}
+
+/**
+ * What the external chain of an externalTrafficPolicy Local Service sends to the cluster policy chain anyway:
+ * pods (kube-proxy's local-traffic detector: a source CIDR or an input interface) and this node (`addrtype
+ * --src-type LOCAL`, nft `fib saddr type local`); everyone else goes to the local policy chain.
+ */
+export interface ShortCircuit {
+  podSource?: string;
+  podInterface?: string;
+  node?: boolean;
 }
 
 export interface Policies {
@@ -76,6 +99,10 @@ export interface Policies {
   loadBalancerSourceRanges?: string[];
   /** What happens to connections when the service has no (local) endpoints. */
   noEndpoints?: 'reject' | 'drop';
+  /** A Local policy with endpoints, none of them on this node: kube-proxy drops that traffic ("has no local endpoints"). */
+  noLocalEndpoints?: { internal?: boolean; external?: boolean };
+  /** externalTrafficPolicy Local: the sources that still reach every endpoint. */
+  shortCircuit?: ShortCircuit;
   /** Sources outside this range are masqueraded (the `! -s clusterCIDR -j KUBE-MARK-MASQ` rule). */
   clusterCIDR?: string;
   masqueradeAll?: boolean;
@@ -175,6 +202,8 @@ class RuleEndpoint implements Endpoint {
   readonly #rule: Rule;
   declare local?: boolean;
   declare ruleProbability?: number;
+  declare clusterShare?: number;
+  declare localShare?: number;
   constructor(
     readonly address: string,
     readonly port: number,
@@ -383,9 +412,15 @@ class CatalogBuilder {
         const ranges = chain.rules.filter((r) => r.target?.kind === 'jump' && findParam(r, '-s')).map((r) => findParam(r, '-s')!.values[0]);
         if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
       }
+      if (info.kind === 'legacy-xlb') {
+        // Older kube-proxy's chain of externalTrafficPolicy Local: its own short-circuit, then the local endpoints.
+        s.policies.externalTrafficPolicy = 'Local';
+        s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
+      }
       if (info.kind === 'external') {
         const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.targetName ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(this.peek.read(r).comment() ?? ''));
         s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
+        if (local) s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
       }
     }
     // 2. Frontends from KUBE-SERVICES and KUBE-NODEPORTS.
@@ -427,17 +462,9 @@ class CatalogBuilder {
       const svc = chains.service;
       const svl = chains['service-local'] ?? chains['legacy-xlb'];
       const primary = s.policies.internalTrafficPolicy === 'Local' ? svl : (svc ?? svl);
-      // The local chain's endpoints, selected once: they mark the primary's and add those reachable only locally.
-      // Each list of endpoints comes with their KUBE-SEP chains, for the hash checks.
-      const localChains: (Chain | undefined)[] = [];
-      const localEndpoints = svl ? this.selectedEndpoints(table, svl, localChains) : [];
-      const localSeps = localEndpoints.length > 0 ? new Set(localEndpoints.map((e) => e.chain)) : undefined;
-      let endpointChains = localChains;
       if (!primary && !svc && !svl) s.endpointsNotInDump = true;
+      const endpointChains = this.policyEndpoints(table, s, primary, svc, svl);
       if (primary) {
-        if (primary !== svl) endpointChains = [];
-        s.endpoints = primary === svl ? localEndpoints : this.selectedEndpoints(table, primary, endpointChains);
-        if (localSeps) for (const e of s.endpoints) if (localSeps.has(e.chain)) e.local = true;
         for (const effect of masquerade.get(primary) ?? masqueradeEffects(primary, this.peek)) {
           if (effect === true) s.policies.masqueradeAll = true;
           else s.policies.clusterCIDR = effect;
@@ -448,20 +475,43 @@ class CatalogBuilder {
           s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: seconds };
         }
       }
-      // Endpoints reachable only through the local chain (externalTrafficPolicy Local, all endpoints elsewhere).
-      if (svl && primary !== svl) {
-        localEndpoints.forEach((e, k) => {
-          if (!s.endpoints.some((x) => x.chain === e.chain)) {
-            // Reachable only through the local chain: the same endpoint, with no share of ClusterIP traffic.
-            e.probability = 0;
-            e.local = true;
-            s.endpoints.push(e);
-            endpointChains.push(localChains[k]);
-          }
-        });
-      }
       this.checkHashes(s, chains, endpointChains);
     }
+  }
+
+  /**
+   * The Service's endpoints: those of the primary chain with their share of ClusterIP traffic, then those only the
+   * other policy chain selects, with none. With a local chain (or no primary one), each endpoint also gets its
+   * share of each policy chain, and those of the local chain are local. Returns their KUBE-SEP chains, one each.
+   */
+  private policyEndpoints(table: Table, s: Service, primary: Chain | undefined, svc: Chain | undefined, svl: Chain | undefined): (Chain | undefined)[] {
+    const seps: (Chain | undefined)[] = [];
+    s.endpoints = primary ? this.selectedEndpoints(table, primary, seps) : [];
+    if (!svl && primary === svc) return seps;
+    const ofPrimary = [...s.endpoints];
+    const byChain = new Map(ofPrimary.map((e) => [e.chain, e]));
+    for (const chain of [svc, svl]) {
+      if (!chain) continue;
+      const chainSeps: (Chain | undefined)[] = [];
+      const selected = chain === primary ? ofPrimary : this.selectedEndpoints(table, chain, chainSeps);
+      selected.forEach((e, k) => {
+        const share = e.probability;
+        let same = byChain.get(e.chain);
+        if (!same) {
+          // Reachable only through this chain: the same endpoint, with no share of ClusterIP traffic.
+          same = e;
+          byChain.set(e.chain, e);
+          s.endpoints.push(e);
+          seps.push(chainSeps[k]);
+          e.probability = 0;
+        }
+        if (chain === svl) {
+          same.localShare = share;
+          same.local = true;
+        } else same.clusterShare = share;
+      });
+    }
+    return seps;
   }
 
   /** Endpoints a new connection can reach from a KUBE-SVC/SVL chain, with effective probabilities; their chains go to `seps`. */
@@ -548,7 +598,12 @@ class CatalogBuilder {
           this.addFrontend(s, kind === 'nodePort' ? { kind, port, range: rule.range } : { kind, address, port, range: rule.range, ...(uncertain ? { kindUncertain: true } : {}) });
         }
         if (!noLocal || s.endpoints.length === 0) s.policies.noEndpoints = verdict === 'REJECT' ? 'reject' : 'drop';
-        if (noLocal) s.policies.externalTrafficPolicy = 'Local';
+        if (noLocal) {
+          // KUBE-SERVICES holds the ClusterIP's rule (internalTrafficPolicy), KUBE-EXTERNAL-SERVICES the others'.
+          const traffic = chainName === 'KUBE-SERVICES' ? 'internal' : 'external';
+          (s.policies.noLocalEndpoints ??= {})[traffic] = true;
+          s.policies[traffic === 'internal' ? 'internalTrafficPolicy' : 'externalTrafficPolicy'] = 'Local';
+        }
         s.objects.push(new RuleObjectRef(rule, 'reject-rule'));
       }
     }
@@ -611,6 +666,21 @@ function masqueradeEffects(chain: Chain, peek: RulePeek): (string | true)[] {
     else if (!src) effects.push(true);
   }
   return effects;
+}
+
+/** The sources an external chain sends to the Service's cluster chain before its local policy (ShortCircuit). */
+function shortCircuitOf(chain: Chain, clusterChain: string): ShortCircuit | undefined {
+  const out: ShortCircuit = {};
+  for (const rule of chain.rules) {
+    if (rule.targetName !== clusterChain) continue;
+    const srcType = findMatchOption(rule, 'addrtype', '--src-type');
+    const source = findParam(rule, '-s');
+    const iface = findParam(rule, '-i');
+    if (srcType && !srcType.negated && srcType.values[0] === 'LOCAL') out.node = true;
+    else if (source && !source.negated) out.podSource ??= source.values[0];
+    else if (iface && !iface.negated) out.podInterface ??= iface.values[0];
+  }
+  return out.node || out.podSource !== undefined || out.podInterface !== undefined ? out : undefined;
 }
 
 /** The chain's first DNAT rule (called for each of 100,000 endpoints: the parser noted where it is). */

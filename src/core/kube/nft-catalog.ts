@@ -14,7 +14,7 @@ import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, 
 import type { Range } from '../model/range';
 import { readRange, storeRange } from '../model/stored-ranges';
 import { t } from '../l10n';
-import { compareServices, NamedHashCheck, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service } from './catalog';
+import { compareServices, NamedHashCheck, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service, type ShortCircuit } from './catalog';
 import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
 import { addressText, ruleFacts, vmapTargetOf, type NumgenVmapFact, type RuleFacts, type VmapTargetFact } from '../parse/nft/peek';
 import { nameTable } from '../model/name-table';
@@ -227,6 +227,24 @@ function finalVerdict(rule: NftRule): NftStatement | undefined {
 
 function jumpsTo(facts: RuleFacts, chain: string, kind: 'jump' | 'goto'): boolean {
   return facts.verdict?.chain === chain && facts.verdict.kind === kind;
+}
+
+/** The sources an external chain sends to the Service's cluster chain before its local policy (ShortCircuit). */
+function shortCircuitOf(ext: NftChain, serviceChain: string): ShortCircuit | undefined {
+  const out: ShortCircuit = {};
+  for (const r of ext.rules) {
+    const facts = ruleFacts(r);
+    if (!jumpsTo(facts, serviceChain, 'goto')) continue;
+    const src = facts.addressMatches.find((m) => m.field === 'saddr' && !m.negated && m.address !== undefined);
+    if (facts.fibSaddr) out.node = true;
+    else if (src) out.podSource ??= src.address;
+    else {
+      const iif = matches(r).find((m) => m.left.kind === 'meta' && (m.left.key === 'iifname' || m.left.key === 'iif') && !m.negated && m.op !== '!=');
+      const name = iif?.right.kind === 'value' ? iif.right.value : undefined;
+      if (name !== undefined) out.podInterface ??= name.replace(/^"|"$/g, '');
+    }
+  }
+  return out.node || out.podSource !== undefined || out.podInterface !== undefined ? out : undefined;
 }
 
 function matches(rule: NftRule): Extract<NftStatement, { kind: 'match' }>[] {
@@ -679,6 +697,7 @@ class NftCatalogBuilder {
     if (v?.kind === 'drop') {
       // There are endpoints, but none on this node for a Local policy.
       p.noEndpoints ??= 'drop';
+      (p.noLocalEndpoints ??= {})[traffic] = true;
       if (traffic === 'internal') p.internalTrafficPolicy = 'Local';
       else p.externalTrafficPolicy = 'Local';
     } else if (v && (v.kind === 'goto' || v.kind === 'jump') && v.chain === 'reject-chain') {
@@ -743,6 +762,8 @@ class NftCatalogBuilder {
     const chainOf = new Map<Endpoint, NftChain>();
     const endpointRules = new Map<NftChain, EndpointRules>();
     const affinitySets = new Set<string>();
+    // A local chain, or traffic of the ClusterIP going elsewhere: the endpoints get their share of each chain.
+    const split = w.chains.local !== undefined || (w.chains.service !== undefined && w.primary !== w.chains.service.name);
     for (const kind of POLICY_CHAIN_KINDS) {
       const chain = w.chains[kind];
       if (!chain) continue;
@@ -783,6 +804,8 @@ class NftCatalogBuilder {
             }
             if (primary) out.probability += share;
             if (kind === 'local') out.local = true;
+            if (split && kind === 'local') out.localShare = (out.localShare ?? 0) + share;
+            else if (split) out.clusterShare = (out.clusterShare ?? 0) + share;
           }
         }
       }
@@ -829,16 +852,8 @@ class NftCatalogBuilder {
       // The comment first: it is on the rule, the facts are read from the rule's text.
       const local = ext.rules.some((r) => /^short-circuit /.test(r.comment ?? '') || ruleFacts(r).fibSaddr);
       s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
-      if (local) {
-        const serviceChain = w.chains.service?.name ?? '';
-        for (const r of ext.rules) {
-          const facts = ruleFacts(r);
-          if (!jumpsTo(facts, serviceChain, 'goto') || !facts.addressMatches.some((m) => m.field === 'saddr' && !m.negated)) continue;
-          const src = facts.addressMatches.find((m) => m.field === 'saddr')!;
-          s.policies.clusterCIDR ??= src.address;
-          break;
-        }
-      }
+      if (local) s.policies.shortCircuit = shortCircuitOf(ext, w.chains.service?.name ?? '');
+      if (s.policies.shortCircuit?.podSource !== undefined) s.policies.clusterCIDR ??= s.policies.shortCircuit.podSource;
     }
 
     // loadBalancerSourceRanges from the firewall- chain (`ip saddr != { … } drop`).

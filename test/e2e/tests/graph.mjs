@@ -16,19 +16,19 @@ const HOSTILE_LINES = readFileSync(path.join(FIXTURES, 'hostile', HOSTILE), 'utf
 const EVIL_TITLE = 'ns1/evil:x"\'`<img/src=x/onerror=alert(1)></script><script>alert(2)</script>/tcp';
 
 /** The graph webview's document (the inner frame of the webview whose panel is active). */
-function webview(page) {
+export function webview(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 }
 
 /** Closes every editor and panel, so exactly one webview (ours) is in the page, and none is left for later steps. */
-async function closeAll(page, vscode) {
+export async function closeAll(page, vscode) {
   await vscode.resetUi(page);
   await vscode.runCommand(page, 'View: Close All Editors');
   await vscode.poll(async () => (await page.locator('iframe.webview').count()) === 0, { what: 'no webview left', timeout: 10_000 }).catch(() => {});
 }
 
 /** Opens the graph for the active editor and waits for the filter field. */
-async function openGraph(page, vscode) {
+export async function openGraph(page, vscode) {
   await vscode.runCommand(page, 'Dataplane Explorer: Show Service Graph');
   const view = webview(page);
   const filter = view.locator('vscode-textfield#filter input');
