@@ -1,0 +1,24 @@
+// Lets the real iptables-restore judge a dump: `iptables-restore --test` (or ip6tables-restore) inside a throw-away
+// network namespace, never the root namespace's firewall. Available only as root with the tools installed.
+import { spawnSync } from 'node:child_process';
+
+function has(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;
+}
+
+/** Whether restoreCheck can run here (root, `ip` and the restore commands present). */
+export const canRestoreCheck: boolean = process.getuid?.() === 0 && has('ip') && has('iptables-restore') && has('ip6tables-restore');
+
+/** iptables-restore's verdict on `text`: its exit status and what it printed. */
+export function restoreCheck(text: string, family: 'ipv4' | 'ipv6' = 'ipv4'): { status: number | null; output: string } {
+  const ns = `dpx-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const add = spawnSync('ip', ['netns', 'add', ns], { encoding: 'utf8' });
+  if (add.status !== 0) return { status: add.status, output: add.stderr };
+  try {
+    const command = family === 'ipv6' ? 'ip6tables-restore' : 'iptables-restore';
+    const r = spawnSync('ip', ['netns', 'exec', ns, command, '--test'], { input: text, encoding: 'utf8', timeout: 30_000 });
+    return { status: r.status, output: `${r.stdout}${r.stderr}` };
+  } finally {
+    spawnSync('ip', ['netns', 'del', ns]);
+  }
+}
