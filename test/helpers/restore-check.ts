@@ -9,12 +9,19 @@ function has(command: string): boolean {
 /** Whether restoreCheck can run here (root, `ip` and the restore commands present). */
 export const canRestoreCheck: boolean = process.getuid?.() === 0 && has('ip') && has('iptables-restore') && has('ip6tables-restore');
 
-/** iptables-restore's verdict on `text`: its exit status and what it printed. */
-export function restoreCheck(text: string, family: 'ipv4' | 'ipv6' = 'ipv4'): { status: number | null; output: string } {
+/**
+ * iptables-restore's verdict on `text`: its exit status and what it printed. `ipsets` (`ipset restore` input) first
+ * creates the sets the rules name: `-m set` needs them to exist.
+ */
+export function restoreCheck(text: string, family: 'ipv4' | 'ipv6' = 'ipv4', ipsets?: string): { status: number | null; output: string } {
   const ns = `dpx-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const add = spawnSync('ip', ['netns', 'add', ns], { encoding: 'utf8' });
   if (add.status !== 0) return { status: add.status, output: add.stderr };
   try {
+    if (ipsets !== undefined) {
+      const sets = spawnSync('ip', ['netns', 'exec', ns, 'ipset', 'restore'], { input: ipsets, encoding: 'utf8', timeout: 30_000 });
+      if (sets.status !== 0) return { status: sets.status, output: `ipset: ${sets.stderr}` };
+    }
     const command = family === 'ipv6' ? 'ip6tables-restore' : 'iptables-restore';
     const r = spawnSync('ip', ['netns', 'exec', ns, command, '--test'], { input: text, encoding: 'utf8', timeout: 30_000 });
     return { status: r.status, output: `${r.stdout}${r.stderr}` };
