@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { analyzeIptables, hoverAt, iptablesFeatures } from '../../src/core/language/iptables';
-import { analyzeFile } from '../../src/core/snapshot';
+import { explainNode } from '../../src/core/explain/node';
+import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile } from '../../src/core/trace';
 import { canRestoreCheck, restoreCheck } from '../helpers/restore-check';
 
@@ -59,6 +60,17 @@ describe('wild: kube-router node', () => {
     const symbols = iptablesFeatures.semanticSymbols!(a);
     const kube = new Set(symbols.filter((s) => s.kube).map((s) => LINES[s.range.start.line].slice(s.range.start.character, s.range.end.character)));
     expect([...kube].sort()).toEqual(['KUBE-FIREWALL', 'KUBE-KUBELET-CANARY', 'KUBE-MARK-DROP', 'KUBE-MARK-MASQ', 'KUBE-POSTROUTING']);
+  });
+
+  it('Explain This Node names kube-router, not an nftables-mode kube-proxy nor "only kubelet\'s chains"', () => {
+    const e = explainNode(buildSnapshot([analyzeFile(NAME, TEXT)!]), [TEXT]);
+    expect(e.headline).toBe("No kube-proxy Service rules in these dumps: kubelet's and kube-router's chains only.");
+    const claims = e.sections.flatMap((x) => x.items).map((x) => x.text);
+    expect(claims.some((c) => /nftables mode/.test(c))).toBe(false);
+    expect(claims.some((c) => /^Only kubelet/.test(c))).toBe(false);
+    const proxy = e.sections[0].items.find((x) => /kube-router's service proxy runs on this node/.test(x.text))!;
+    expect(proxy.evidence.map((ev) => ev.quote)).toEqual([':KUBE-ROUTER-HAIRPIN - [0:0]', ':KUBE-ROUTER-SERVICES - [0:0]']);
+    expect(e.sections[0].items.some((x) => /kube-router enforces NetworkPolicy here/.test(x.text))).toBe(true);
   });
 
   const files: SnapshotFile[] = [{ name: NAME, analysis: analyzeFile(NAME, TEXT)!.analysis as SnapshotFile['analysis'] }];
