@@ -132,12 +132,17 @@ export function isKubeletChain(name: string, table: string): boolean {
   return info !== undefined && kubeChainOwner(info.kind) === 'kubelet';
 }
 
-/** A chain kube-proxy or kubelet writes (what themes colour as Kubernetes' own), not kube-router's nor unknown KUBE-*. */
-export function isKubernetesNodeChain(name: string, table?: string): boolean {
-  const info = classifyKubeChain(name, table);
-  if (!info) return false;
-  const owner = kubeChainOwner(info.kind);
-  return owner === 'kube-proxy' || owner === 'kubelet';
+/**
+ * A chain kube-proxy or kubelet writes (what themes colour as Kubernetes' own), not kube-router's nor an unknown
+ * KUBE-* name. Asked for every name of a document: it makes no object.
+ */
+export function isKubernetesNodeChain(name: string): boolean {
+  if (!name.startsWith('KUBE-')) return false;
+  const fixed = FIXED.get(name);
+  // Both KUBE-FIREWALL chains (kubelet's, kube-proxy IPVS mode's) count: the table does not matter here.
+  if (fixed) return kubeChainOwner(fixed) !== 'kube-router';
+  for (const [prefix] of HASHED) if (name.startsWith(prefix)) return true;
+  return false;
 }
 
 /** Chains whose suffix is portProtoHash(servicePortName, protocol). */
