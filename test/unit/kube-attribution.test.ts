@@ -6,7 +6,8 @@
 // KUBE-LOAD-BALANCER-FW dst,dst -j KUBE-FIREWALL`, `-A KUBE-FIREWALL -m set --match-set KUBE-LOAD-BALANCER-SOURCE-CIDR
 // dst,dst,src -j RETURN`, `-A KUBE-FIREWALL -j KUBE-MARK-DROP`, as public IPVS-node dumps show), kubelet's
 // pkg/kubelet/kubelet_network_linux.go (KUBE-FIREWALL, KUBE-KUBELET-CANARY, KUBE-IPTABLES-HINT), kube-router's
-// pkg/controllers/netpol/network_policy_controller.go and pkg/controllers/proxy/network_services_controller.go
+// kubelet's hostport manager (pkg/kubelet/dockershim/network/hostport: KUBE-HOSTPORTS, KUBE-LOCALDEST, KUBE-HP-<hash>;
+// cri-o's internal/hostport copies it), kube-router's pkg/controllers/netpol/network_policy_controller.go and pkg/controllers/proxy/network_services_controller.go
 // (KUBE-ROUTER-INPUT/FORWARD/OUTPUT, KUBE-NWPLCY-DEFAULT/COMMON/TAIL, KUBE-NWPLCY-<hash>, KUBE-POD-FW-<hash>,
 // KUBE-ROUTER-SERVICES, KUBE-ROUTER-HAIRPIN), kube-proxy's userspace proxier (KUBE-PORTALS-*, KUBE-NODEPORT-*).
 import { describe, expect, it } from 'vitest';
@@ -28,6 +29,8 @@ describe('who writes a KUBE-* chain', () => {
     ['KUBE-FIREWALL', 'filter', 'kubelet'],
     ['KUBE-KUBELET-CANARY', 'mangle', 'kubelet'],
     ['KUBE-IPTABLES-HINT', 'mangle', 'kubelet'],
+    ['KUBE-HOSTPORTS', 'nat', 'kubelet'],
+    ['KUBE-HP-4YVONL46AKYWSKS3', 'nat', 'kubelet'],
     ['KUBE-ROUTER-INPUT', 'filter', 'kube-router'],
     ['KUBE-ROUTER-FORWARD', 'filter', 'kube-router'],
     ['KUBE-ROUTER-OUTPUT', 'filter', 'kube-router'],
@@ -58,7 +61,7 @@ describe('who writes a KUBE-* chain', () => {
 // Every kind: a title and an explanation; kube-router's and unknown ones never say kube-proxy wrote them.
 const ALL_KINDS = [
   ...new Set(
-    ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-MARK-MASQ', 'KUBE-MARK-DROP', 'KUBE-POSTROUTING', 'KUBE-FORWARD', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL', 'KUBE-PROXY-CANARY', 'KUBE-KUBELET-CANARY', 'KUBE-FIREWALL', 'KUBE-IPTABLES-HINT', 'KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK', 'KUBE-SOURCE-RANGES-FIREWALL', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-SVC-A', 'KUBE-SVL-A', 'KUBE-EXT-A', 'KUBE-FW-A', 'KUBE-SEP-A', 'KUBE-XLB-A', 'KUBE-PORTALS-HOST', 'KUBE-ROUTER-INPUT', 'KUBE-POD-FW-A', 'KUBE-NWPLCY-A', 'KUBE-NWPLCY-DEFAULT', 'KUBE-NWPLCY-COMMON', 'KUBE-NWPLCY-TAIL', 'KUBE-ROUTER-SERVICES', 'KUBE-ROUTER-HAIRPIN', 'KUBE-ROUTER-X', 'KUBE-X'].map(
+    ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-MARK-MASQ', 'KUBE-MARK-DROP', 'KUBE-POSTROUTING', 'KUBE-FORWARD', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL', 'KUBE-PROXY-CANARY', 'KUBE-KUBELET-CANARY', 'KUBE-FIREWALL', 'KUBE-IPTABLES-HINT', 'KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK', 'KUBE-SOURCE-RANGES-FIREWALL', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-SVC-A', 'KUBE-SVL-A', 'KUBE-EXT-A', 'KUBE-FW-A', 'KUBE-SEP-A', 'KUBE-XLB-A', 'KUBE-PORTALS-HOST', 'KUBE-HOSTPORTS', 'KUBE-HP-A', 'KUBE-ROUTER-INPUT', 'KUBE-POD-FW-A', 'KUBE-NWPLCY-A', 'KUBE-NWPLCY-DEFAULT', 'KUBE-NWPLCY-COMMON', 'KUBE-NWPLCY-TAIL', 'KUBE-ROUTER-SERVICES', 'KUBE-ROUTER-HAIRPIN', 'KUBE-ROUTER-X', 'KUBE-X'].map(
       (n) => classifyKubeChain(n, 'filter')!.kind,
     ),
   ),
@@ -79,7 +82,7 @@ describe('every KUBE-* explanation names its writer honestly', () => {
       expect(ownerText).toBeUndefined();
       expect(text).toMatch(/^A chain named like Kubernetes components' chains/);
     }
-    if (who === 'kubelet') expect(String(ownerText)).toBe('Written by kubelet, not kube-proxy.');
+    if (who === 'kubelet') expect(String(ownerText)).toMatch(/^Written by kubelet( \(or CRI-O\))?, not kube-proxy\.$/);
     if (who === 'kube-proxy') expect(String(ownerText)).toMatch(/^Written by kube-proxy/);
   });
 });

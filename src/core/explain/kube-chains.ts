@@ -61,6 +61,10 @@ export function explainKubeChainKind(kind: KubeChainKind, table: string): Md {
       return mdT('kube-proxy in IPVS mode, nat table: load-balancer traffic of Services with loadBalancerSourceRanges (ipset KUBE-LOAD-BALANCER-FW) comes here; sources in the allowed ranges (ipsets KUBE-LOAD-BALANCER-SOURCE-CIDR and KUBE-LOAD-BALANCER-SOURCE-IP) return, the rest is marked for drop (KUBE-MARK-DROP). Not kubelet\'s KUBE-FIREWALL of the filter table, which has the same name.');
     case 'userspace-portal':
       return mdT('kube-proxy\'s userspace mode (removed in Kubernetes 1.26): redirects connections to a Service\'s ClusterIP (PORTALS) or NodePort (NODEPORT) to a port the kube-proxy process listens on, which relays them to an endpoint. CONTAINER chains see traffic from pods (PREROUTING), HOST chains traffic from the node itself (OUTPUT).');
+    case 'hostports':
+      return mdT('Pod hostPort mappings of kubelet\'s hostport manager (kubenet and dockershim, before Kubernetes 1.24; CRI-O writes the same chains): traffic to a node address on a mapped port jumps to that mapping\'s KUBE-HP-… chain.');
+    case 'hostport':
+      return mdT('One pod\'s hostPort mapping (kubelet\'s hostport manager, or CRI-O): DNATs the node port to the pod\'s address and port, and marks hairpin traffic for masquerade.');
     default:
       return explainKubeRouterKind(kind);
   }
@@ -95,6 +99,7 @@ function explainKubeRouterKind(kind: KubeChainKind): Md {
 /** Who writes chains of `kind`, in one sentence; undefined when no known component does. */
 export function kubeChainOwnerText(kind: KubeChainKind): Md | undefined {
   if (kind === 'mark-masq' || kind === 'mark-drop' || kind === 'postrouting') return mdT('Written by kube-proxy; older kubelet versions create it too.');
+  if (kind === 'hostports' || kind === 'hostport') return mdT('Written by kubelet (or CRI-O), not kube-proxy.');
   switch (kubeChainOwner(kind)) {
     case 'kube-proxy':
       return mdT('Written by kube-proxy.');
@@ -135,6 +140,8 @@ export function kubeChainKindTitle(kind: KubeChainKind): Md {
     case 'legacy-xlb': return mdT('Local endpoints (older kube-proxy)');
     case 'ipvs-lb-firewall': return mdT('Load-balancer source ranges (IPVS mode, nat table)');
     case 'userspace-portal': return mdT('Userspace proxy portal (old kube-proxy)');
+    case 'hostports': return mdT('Pod hostPorts');
+    case 'hostport': return mdT('Pod hostPort mapping');
     case 'kube-router-netpol': return mdT('kube-router network policy entry');
     case 'kube-router-pod-firewall': return mdT('kube-router pod firewall');
     case 'kube-router-policy': return mdT('kube-router NetworkPolicy');

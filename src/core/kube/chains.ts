@@ -29,6 +29,8 @@ export type KubeChainKind =
   | 'legacy-xlb'
   | 'ipvs-lb-firewall'
   | 'userspace-portal'
+  | 'hostports'
+  | 'hostport'
   | 'kube-router-netpol'
   | 'kube-router-pod-firewall'
   | 'kube-router-policy'
@@ -68,6 +70,9 @@ const FIXED = new Map<string, KubeChainKind>(Object.entries({
   'KUBE-PORTALS-HOST': 'userspace-portal',
   'KUBE-NODEPORT-CONTAINER': 'userspace-portal',
   'KUBE-NODEPORT-HOST': 'userspace-portal',
+  // kubelet's hostport manager (kubenet, dockershim; CRI-O keeps a copy of it).
+  'KUBE-HOSTPORTS': 'hostports',
+  'KUBE-LOCALDEST': 'hostports',
   // kube-router's network policy controller (pkg/controllers/netpol) and service proxy (pkg/controllers/proxy).
   'KUBE-ROUTER-INPUT': 'kube-router-netpol',
   'KUBE-ROUTER-FORWARD': 'kube-router-netpol',
@@ -93,6 +98,7 @@ const HASHED: [string, KubeChainKind][] = [
   ['KUBE-FW-', 'firewall'],
   ['KUBE-SEP-', 'endpoint'],
   ['KUBE-XLB-', 'legacy-xlb'],
+  ['KUBE-HP-', 'hostport'],
 ];
 
 export interface KubeChainInfo {
@@ -117,7 +123,7 @@ export function classifyKubeChain(name: string, table?: string): KubeChainInfo |
   return { kind: 'other-kube' };
 }
 
-const KUBELET_KINDS: ReadonlySet<KubeChainKind> = new Set(['kubelet-canary', 'kubelet-firewall', 'iptables-hint']);
+const KUBELET_KINDS: ReadonlySet<KubeChainKind> = new Set(['kubelet-canary', 'kubelet-firewall', 'iptables-hint', 'hostports', 'hostport']);
 
 /** Who writes chains of `kind`. KUBE-MARK-DROP/MASQ and KUBE-POSTROUTING: kube-proxy, and kubelet before 1.24 too. */
 export function kubeChainOwner(kind: KubeChainKind): KubeChainOwner {
