@@ -6,8 +6,16 @@ function has(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;
 }
 
-/** Whether restoreCheck can run here (root, `ip` and the restore commands present). */
-export const canRestoreCheck: boolean = process.getuid?.() === 0 && has('ip') && has('iptables-restore') && has('ip6tables-restore');
+/** A throw-away namespace can be made here (root is not enough in a container without CAP_SYS_ADMIN). */
+function canMakeNamespace(): boolean {
+  const ns = `dpx-${process.pid}-probe`;
+  if (spawnSync('ip', ['netns', 'add', ns]).status !== 0) return false;
+  spawnSync('ip', ['netns', 'del', ns]);
+  return true;
+}
+
+/** Whether restoreCheck can run here (root, `ip` and the restore commands present, namespaces allowed). */
+export const canRestoreCheck: boolean = process.getuid?.() === 0 && has('ip') && has('iptables-restore') && has('ip6tables-restore') && canMakeNamespace();
 
 /**
  * iptables-restore's verdict on `text`: its exit status and what it printed. `ipsets` (`ipset restore` input) first
