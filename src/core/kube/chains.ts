@@ -125,14 +125,14 @@ export function classifyKubeChain(name: string, table?: string): KubeChainInfo |
 
 const KUBELET_KINDS: ReadonlySet<KubeChainKind> = new Set(['kubelet-canary', 'kubelet-firewall', 'iptables-hint', 'hostports', 'hostport']);
 
-/** Who writes chains of `kind`. KUBE-MARK-DROP/MASQ and KUBE-POSTROUTING: kube-proxy, and kubelet before 1.24 too. */
+/** Who writes chains of `kind`. KUBE-MARK-DROP/MASQ and KUBE-POSTROUTING: kube-proxy (older kubelets create them too). */
 export function kubeChainOwner(kind: KubeChainKind): KubeChainOwner {
   if (kind === 'other-kube') return 'unknown';
   if (kind.startsWith('kube-router-')) return 'kube-router';
   return KUBELET_KINDS.has(kind) ? 'kubelet' : 'kube-proxy';
 }
 
-/** kubelet's own chain (KUBE-KUBELET-CANARY, KUBE-IPTABLES-HINT, the filter table's KUBE-FIREWALL). */
+/** kubelet's own chain (KUBE-KUBELET-CANARY, KUBE-IPTABLES-HINT, the filter table's KUBE-FIREWALL, its hostport chains). */
 export function isKubeletChain(name: string, table: string): boolean {
   const info = classifyKubeChain(name, table);
   return info !== undefined && kubeChainOwner(info.kind) === 'kubelet';
