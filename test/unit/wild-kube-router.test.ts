@@ -9,6 +9,8 @@ import { analyzeIptables, hoverAt, iptablesFeatures } from '../../src/core/langu
 import { explainNode } from '../../src/core/explain/node';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile } from '../../src/core/trace';
+import { catalogToJson } from '../../src/core/kube/catalog';
+import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { canRestoreCheck, restoreCheck } from '../helpers/restore-check';
 
 const NAME = 'kube-router-node.iptables';
@@ -105,6 +107,45 @@ describe('wild: kube-router node', () => {
     // A kernel without ip_vs only warns that it cannot check `-m ipvs`.
     const complaints = r.output.split('\n').filter((l) => l !== '' && !/^Warning: Extension ipvs revision 0 not supported/.test(l));
     expect({ status: r.status, complaints }).toEqual({ status: 0, complaints: [] });
+  });
+});
+
+/**
+ * A k3s node: kube-proxy in iptables mode (the generator's dump) with k3s' embedded kube-router network policy
+ * controller, whose filter chains and jumps are the fixture's (without kube-router's service proxy).
+ */
+function k3sNode(plain: string): string {
+  const fixture = LINES.slice(LINES.indexOf('*filter'));
+  const netpol = (name: string) => /^KUBE-(ROUTER-(INPUT|FORWARD|OUTPUT)|POD-FW-|NWPLCY-)/.test(name);
+  const declarations = fixture.filter((l) => l.startsWith(':') && netpol(l.slice(1)));
+  const jumps = fixture.filter((l) => /^-A (INPUT|FORWARD|OUTPUT) -m comment --comment "kube-router netpol/.test(l));
+  const rules = fixture.filter((l) => l.startsWith('-A ') && netpol(l.split(' ')[1]));
+  const out = plain.split('\n');
+  const start = out.indexOf('*filter');
+  out.splice(out.indexOf('COMMIT', start), 0, ...rules);
+  out.splice(out.indexOf(':OUTPUT ACCEPT [0:0]', start) + 1, 0, ...declarations);
+  const firstRule = out.findIndex((l, k) => k > start && l.startsWith('-A '));
+  out.splice(firstRule, 0, ...jumps);
+  return out.join('\n');
+}
+
+describe('wild: k3s node (kube-proxy iptables mode beside kube-router\'s network policy)', () => {
+  const plain = generateIptablesDump({ services: randomServices(20, 2, 9), style: 'iptables-legacy-save', nodeRules: true });
+  const text = k3sNode(plain);
+
+  it('parses clean and lists the same Services as without kube-router', () => {
+    const a = analyzeIptables(text);
+    expect(a.diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning')).toEqual([]);
+    expect(a.ruleset.tables.find((tb) => tb.name === 'filter')!.chainByName.has('KUBE-POD-FW-XGO22TARY4W3MYW3')).toBe(true);
+    expect(catalogToJson([a.catalog])).toEqual(catalogToJson([analyzeIptables(plain).catalog]));
+  });
+
+  it('Explain This Node: kube-proxy in iptables mode, and kube-router enforcing NetworkPolicy', () => {
+    const e = explainNode(buildSnapshot([analyzeFile('k3s.iptables', text)!]), [text]);
+    expect(e.mode).toBe('iptables');
+    const verdict = e.sections[0].items.map((x) => x.text);
+    expect(verdict.some((c) => /^kube-router enforces NetworkPolicy here/.test(c))).toBe(true);
+    expect(verdict.some((c) => /kube-router's service proxy/.test(c))).toBe(false);
   });
 });
 
