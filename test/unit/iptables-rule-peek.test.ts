@@ -99,6 +99,10 @@ const TRICKY = [
   '-A KUBE-SEP-Y -m set --match-set s src --update-counters -m recent --rcheck -j DNAT --to-destination 10.0.0.1:80',
   '-A KUBE-SEP-Y -m set --match-set s src --update -m recent --set -j DNAT --to-destination 10.0.0.1:80',
   '-A KUBE-SEP-Y -m comment --comment "中文" -j DNAT --to-destination 10.0.0.1:80',
+  // Older kube-proxy's unnamed port, and the escaped quote iptables-save writes (kube-router's comments).
+  '-A KUBE-SERVICES -d 10.0.0.93/32 -p tcp -m comment --comment "default/nginx: cluster IP" -m tcp --dport 80 -j KUBE-SVC-X',
+  '-A KUBE-NODEPORTS -p tcp -m comment --comment "default/nginx:" -m tcp --dport 30080 -j KUBE-SVC-X',
+  "-A KUBE-SEP-Y -d 10.1.0.5/32 -m comment --comment \"when source is the pod\\'s local node\" -m addrtype --src-type LOCAL -j ACCEPT",
 ];
 
 describe('RulePeek', () => {

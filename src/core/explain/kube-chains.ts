@@ -1,6 +1,7 @@
-// Plain-words explanations of kube-proxy's chains, keyed by chain kind (and table where it matters).
+// Plain-words explanations of the KUBE-* chains (kube-proxy's, kubelet's, kube-router's), keyed by chain kind (and
+// table where it matters), and who writes them.
 import { mdT, type Md } from './markdown';
-import type { KubeChainKind } from '../kube/chains';
+import { kubeChainOwner, type KubeChainKind } from '../kube/chains';
 
 export function explainKubeChainKind(kind: KubeChainKind, table: string): Md {
   switch (kind) {
@@ -56,8 +57,58 @@ export function explainKubeChainKind(kind: KubeChainKind, table: string): Md {
       return mdT('IPVS mode: filters traffic leaving towards kube-ipvs0 addresses that are no Service.');
     case 'legacy-xlb':
       return mdT('Older kube-proxy\'s chain for externalTrafficPolicy: Local (only this node\'s endpoints); newer versions use KUBE-EXT and KUBE-SVL instead.');
-    case 'other-kube':
-      return mdT('A chain written by Kubernetes (kube-proxy or kubelet) that this version of Dataplane Explorer does not know in detail.');
+    case 'ipvs-lb-firewall':
+      return mdT('kube-proxy in IPVS mode, nat table: load-balancer traffic of Services with loadBalancerSourceRanges (ipset KUBE-LOAD-BALANCER-FW) comes here; sources in the allowed ranges (ipsets KUBE-LOAD-BALANCER-SOURCE-CIDR and KUBE-LOAD-BALANCER-SOURCE-IP) return, the rest is marked for drop (KUBE-MARK-DROP). Not kubelet\'s KUBE-FIREWALL of the filter table, which has the same name.');
+    case 'userspace-portal':
+      return mdT('kube-proxy\'s userspace mode (removed in Kubernetes 1.26): redirects connections to a Service\'s ClusterIP (PORTALS) or NodePort (NODEPORT) to a port the kube-proxy process listens on, which relays them to an endpoint. CONTAINER chains see traffic from pods (PREROUTING), HOST chains traffic from the node itself (OUTPUT).');
+    case 'hostports':
+      return mdT('Pod hostPort mappings of kubelet\'s hostport manager (kubenet and dockershim, before Kubernetes 1.24; CRI-O writes the same chains): traffic to a node address on a mapped port jumps to that mapping\'s KUBE-HP-… chain.');
+    case 'hostport':
+      return mdT('One pod\'s hostPort mapping (kubelet\'s hostport manager, or CRI-O): DNATs the node port to the pod\'s address and port, and marks hairpin traffic for masquerade.');
+    default:
+      return explainKubeRouterKind(kind);
+  }
+}
+
+/** kube-router's chains, and KUBE-* names no known component writes. */
+function explainKubeRouterKind(kind: KubeChainKind): Md {
+  switch (kind) {
+    case 'kube-router-netpol':
+      return mdT('kube-router\'s network policy controller (also embedded in k3s), not kube-proxy. Entered from filter INPUT, FORWARD and OUTPUT: sends traffic from and to each pod on this node to that pod\'s KUBE-POD-FW-… chain and accepts what those chains marked as allowed (mark 0x20000). In INPUT, traffic to the Service IP range and to NodePorts returns first, untouched.');
+    case 'kube-router-pod-firewall':
+      return mdT('kube-router\'s firewall for one pod on this node (NetworkPolicy enforcement; also in k3s): accepts established connections, drops invalid ones, lets the node itself reach the pod, runs the NetworkPolicy chains (KUBE-NWPLCY-…) that select the pod, or the default chain where none does, then logs (NFLOG) and rejects what no policy marked as allowed (mark 0x10000).');
+    case 'kube-router-policy':
+      return mdT('One Kubernetes NetworkPolicy as kube-router enforces it (also in k3s): each rule marks the traffic the policy allows (mark 0x10000; sources and destinations in KUBE-SRC-…/KUBE-DST-… ipsets of pod addresses) and returns to the pod\'s chain. The name is a hash of the policy\'s namespace and name.');
+    case 'kube-router-default-policy':
+      return mdT('kube-router\'s chain for pods that no NetworkPolicy selects in a direction: it marks their traffic as allowed (mark 0x10000).');
+    case 'kube-router-common-policy':
+      return mdT('kube-router\'s rules shared by every pod firewall chain: accepts established connections, drops invalid ones and lets the ICMP messages pods need through.');
+    case 'kube-router-tail-policy':
+      return mdT('kube-router\'s closing network policy rules, jumped to at the end of KUBE-ROUTER-INPUT, -FORWARD and -OUTPUT: accepts traffic the pod chains marked as allowed (mark 0x20000) and, with default deny enabled, rejects pod traffic no pod chain has handled yet.');
+    case 'kube-router-services':
+      return mdT('kube-router\'s service proxy (IPVS), not kube-proxy: traffic to a Service address (ipset kube-router-service-ips) comes here from filter INPUT; it accepts the ports that are IPVS virtual services and a few ICMP messages and rejects the rest, except to the node\'s own addresses.');
+    case 'kube-router-hairpin':
+      return mdT('kube-router\'s service proxy: a pod that reaches itself through a Service (hairpin) is SNATed to the Service address, so that its reply goes back through IPVS. Entered from nat POSTROUTING for IPVS traffic.');
+    case 'kube-router-other':
+      return mdT('A chain named like kube-router\'s (KUBE-ROUTER-…) that this version does not know in detail. Not kube-proxy\'s.');
+    default:
+      return mdT('A chain named like Kubernetes components\' chains (KUBE-…), but not one kube-proxy, kubelet or kube-router writes as far as this version knows: another tool may have picked the name.');
+  }
+}
+
+/** Who writes chains of `kind`, in one sentence; undefined when no known component does. */
+export function kubeChainOwnerText(kind: KubeChainKind): Md | undefined {
+  if (kind === 'mark-masq' || kind === 'mark-drop' || kind === 'postrouting') return mdT('Written by kube-proxy; older kubelet versions create it too.');
+  if (kind === 'hostports' || kind === 'hostport') return mdT('Written by kubelet (or CRI-O), not kube-proxy.');
+  switch (kubeChainOwner(kind)) {
+    case 'kube-proxy':
+      return mdT('Written by kube-proxy.');
+    case 'kubelet':
+      return mdT('Written by kubelet, not kube-proxy.');
+    case 'kube-router':
+      return mdT('Written by kube-router (or the copy of its network policy controller embedded in k3s), not kube-proxy.');
+    case 'unknown':
+      return undefined;
   }
 }
 
@@ -87,6 +138,19 @@ export function kubeChainKindTitle(kind: KubeChainKind): Md {
     case 'ipvs-filter': return mdT('Non-Service ports on Service addresses (IPVS mode)');
     case 'ipvs-out-filter': return mdT('Outgoing filter (IPVS mode)');
     case 'legacy-xlb': return mdT('Local endpoints (older kube-proxy)');
-    case 'other-kube': return mdT('Kubernetes chain');
+    case 'ipvs-lb-firewall': return mdT('Load-balancer source ranges (IPVS mode, nat table)');
+    case 'userspace-portal': return mdT('Userspace proxy portal (old kube-proxy)');
+    case 'hostports': return mdT('Pod hostPorts');
+    case 'hostport': return mdT('Pod hostPort mapping');
+    case 'kube-router-netpol': return mdT('kube-router network policy entry');
+    case 'kube-router-pod-firewall': return mdT('kube-router pod firewall');
+    case 'kube-router-policy': return mdT('kube-router NetworkPolicy');
+    case 'kube-router-default-policy': return mdT('kube-router default policy');
+    case 'kube-router-common-policy': return mdT('kube-router common policy rules');
+    case 'kube-router-tail-policy': return mdT('kube-router closing policy rules');
+    case 'kube-router-services': return mdT('kube-router Service address firewall');
+    case 'kube-router-hairpin': return mdT('kube-router hairpin SNAT');
+    case 'kube-router-other': return mdT('kube-router chain');
+    case 'other-kube': return mdT('Chain named like Kubernetes chains');
   }
 }

@@ -8,6 +8,7 @@ import { t } from '../l10n';
 import { kubeProxyModeOfIptables } from '../detect';
 import type { Catalog, Service } from '../kube/catalog';
 import { isKubeProxyNftTable } from '../kube/nft-catalog';
+import { classifyKubeChain, isKubeletChain, kubeChainOwner } from '../kube/chains';
 import { findMatchOption, type IptablesRuleset, type Rule } from '../model/iptables';
 import type { IpsetDump } from '../model/ipset';
 import type { IpvsDump } from '../model/ipvs';
@@ -91,6 +92,9 @@ interface Found {
   /** iptables-mode rules seen through nft (tables managed by iptables-nft). */
   iptablesViaNft: Evidence[];
   kubelet: Evidence[];
+  /** kube-router's chains: its network policy controller's, and its service proxy's (KUBE-ROUTER-SERVICES/-HAIRPIN). */
+  kubeRouter: Evidence[];
+  kubeRouterProxy: Evidence[];
   headersNft: Evidence[];
   headersLegacy: Evidence[];
   headersUnknown: Evidence[];
@@ -171,7 +175,7 @@ class Builder {
 }
 
 function emptyFound(): Found {
-  return { iptables: [], ipvs: [], ipvsadm: [], ipset: [], nftables: [], iptablesViaNft: [], kubelet: [], headersNft: [], headersLegacy: [], headersUnknown: [], legacyPresent: [], nftWarnings: [], facts: [], ipvsFromIptables: false };
+  return { iptables: [], ipvs: [], ipvsadm: [], ipset: [], nftables: [], iptablesViaNft: [], kubelet: [], kubeRouter: [], kubeRouterProxy: [], headersNft: [], headersLegacy: [], headersUnknown: [], legacyPresent: [], nftWarnings: [], facts: [], ipvsFromIptables: false };
 }
 
 function push(list: Evidence[], e: Evidence | undefined): void {
@@ -208,6 +212,7 @@ function readIptables(b: Builder, i: number, ruleset: IptablesRuleset, catalog: 
     chains += table.chains.length;
     rules += table.rules.length;
     for (const c of table.chains) if (c.name.startsWith('KUBE-SVC-')) svcChains++;
+    readKubeRouterChains(b, i, table, found);
   }
   found.facts.push({ label: t('{0}: tables, chains, rules', b.fileName(i)), value: `${ruleset.tables.length} / ${chains} / ${rules}` });
 
@@ -258,9 +263,21 @@ function readIptables(b: Builder, i: number, ruleset: IptablesRuleset, catalog: 
   } else if (detected === 'nftables-or-none') {
     for (const table of ruleset.tables) {
       for (const c of table.chains) {
-        if (/^KUBE-(KUBELET-CANARY|IPTABLES-HINT|FIREWALL)$/.test(c.name) && c.declared && found.kubelet.length < 3) push(found.kubelet, b.ev(i, c.range, `:${c.name}`));
+        if (isKubeletChain(c.name, table.name) && c.declared && found.kubelet.length < 3) push(found.kubelet, b.ev(i, c.range, `:${c.name}`));
       }
     }
+  }
+}
+
+/** kube-router's chains of `table` (a few of each kind, as evidence): they are not kube-proxy's. */
+function readKubeRouterChains(b: Builder, i: number, table: IptablesRuleset['tables'][number], found: Found): void {
+  for (const c of table.chains) {
+    if (!c.declared || !c.name.startsWith('KUBE-')) continue;
+    const info = classifyKubeChain(c.name, table.name);
+    if (!info || kubeChainOwner(info.kind) !== 'kube-router') continue;
+    const proxy = info.kind === 'kube-router-services' || info.kind === 'kube-router-hairpin';
+    const list = proxy ? found.kubeRouterProxy : found.kubeRouter;
+    if (list.length < 3) push(list, b.ev(i, c.range, `:${c.name}`));
   }
 }
 
@@ -441,20 +458,31 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
   const section = (id: SectionId, title: string, items: Item[], facts: Fact[] = []) => sections.push({ id, title, items, facts });
 
   // Verdict.
+  const kubeRouter = found.kubeRouter.length + found.kubeRouterProxy.length > 0;
   let headline: string;
   const verdict: Item[] = [];
   if (mode === 'mixed') {
     headline = t('This snapshot holds the rules of more than one kube-proxy mode: {0}.', modes.map(modeName).join(', '));
     verdict.push({ kind: 'warning', text: t('kube-proxy runs in one mode at a time. The others are leftovers, typically of a mode switch without `kube-proxy --cleanup`: they are no longer updated but may still catch packets.'), evidence: [] });
     if (current) verdict.push({ kind: 'claim', text: t('The Service catalog of this extension reads {0}; compare the Services and endpoints of each mode to see which is current.', modeName(current)), evidence: [] });
+  } else if (mode === 'kubelet-only' && kubeRouter) {
+    headline = t('No kube-proxy Service rules in these dumps: kubelet\'s and kube-router\'s chains only.');
   } else if (mode === 'kubelet-only') {
     headline = t('No kube-proxy Service rules in these dumps, only kubelet\'s chains.');
     verdict.push({ kind: 'claim', text: t('This is what an iptables dump of a node in nftables mode looks like (kube-proxy writes no iptables rules then). Save `nft list ruleset` into the same folder to see its `table ip kube-proxy`; if there is none, kube-proxy does not run on this node (or something else replaces it).'), evidence: found.kubelet });
+  } else if (mode === 'none' && kubeRouter) {
+    headline = t('No kube-proxy rules in these dumps: kube-router\'s chains only.');
   } else if (mode === 'none') {
     headline = t('No kube-proxy rules in these dumps.');
     verdict.push({ kind: 'claim', text: t('Neither `KUBE-*` chains, kube-proxy\'s nft table nor IPVS virtual services: kube-proxy does not run on this node, something else replaces it, or the dump is of another host.'), evidence: [] });
   } else {
     headline = t('This node runs kube-proxy in {0}.', modeName(mode));
+  }
+  if (found.kubeRouterProxy.length > 0) {
+    verdict.push({ kind: 'claim', text: t('kube-router\'s service proxy runs on this node (`KUBE-ROUTER-SERVICES`, `KUBE-ROUTER-HAIRPIN`): it replaces kube-proxy and balances Services with IPVS. Save `ipvsadm -Ln` next to this dump to see its virtual services.'), evidence: found.kubeRouterProxy });
+  }
+  if (found.kubeRouter.length > 0) {
+    verdict.push({ kind: 'claim', text: t('kube-router enforces NetworkPolicy here (or k3s, which embeds its network policy controller): `KUBE-ROUTER-INPUT`, `-FORWARD` and `-OUTPUT` send each local pod\'s traffic through its `KUBE-POD-FW-*` chain and the `KUBE-NWPLCY-*` chains. These chains are not kube-proxy\'s.'), evidence: found.kubeRouter });
   }
   if (backend === 'nf_tables' || backend === 'legacy') {
     verdict.push({ kind: 'claim', text: backend === 'nf_tables' ? t('iptables uses its nf_tables backend (iptables-nft).') : t('iptables uses its legacy backend (iptables-legacy, x_tables).'), evidence: [] });
@@ -480,7 +508,7 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
       how.push({ kind: 'claim', text: t('nftables mode: kube-proxy\'s own `table ip kube-proxy` (and `ip6`) with the `service-ips` verdict map, looked up by `ip daddr . meta l4proto . th dport vmap @service-ips`, and `numgen random mod N` to pick an endpoint.'), evidence: ev });
     }
   }
-  if (mode === 'kubelet-only') how.push({ kind: 'claim', text: t('Only kubelet\'s chains (`KUBE-KUBELET-CANARY`, `KUBE-IPTABLES-HINT`, `KUBE-FIREWALL`): no `KUBE-SVC-*` chains and no ipset matches.'), evidence: found.kubelet });
+  if (mode === 'kubelet-only' && !kubeRouter) how.push({ kind: 'claim', text: t('Only kubelet\'s chains (`KUBE-KUBELET-CANARY`, `KUBE-IPTABLES-HINT`, `KUBE-FIREWALL`): no `KUBE-SVC-*` chains and no ipset matches.'), evidence: found.kubelet });
   if (how.length > 0) section('evidence', t('How to tell'), how);
 
   // Backend.

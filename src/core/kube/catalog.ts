@@ -233,12 +233,28 @@ interface ServicePortName {
   portName: string;
 }
 
-/** `ns/name:port …` or `ns/name …` at the start of a kube-proxy comment. */
+const SERVICE_PORT_NAME =
+  /^(?:masquerade (?:LOCAL )?traffic for |pod traffic for |route LOCAL traffic for |other traffic to |Balancing rule \d+ for )?([a-z0-9]([-a-z0-9.]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)(?::(\S*))?(?:\s|$)/i;
+
+/**
+ * The Service port a kube-proxy comment names, in every form it wrote: `ns/name:port …`, `ns/name …`, and older
+ * versions' `ns/name: …` for an unnamed port (their ServicePortName.String() always added the colon), bare or
+ * after a lead-in ("masquerade traffic for", "Balancing rule 0 for", …).
+ */
 export function parseServicePortName(comment: string | undefined): ServicePortName | undefined {
   if (!comment) return undefined;
-  const m = /^(?:masquerade (?:LOCAL )?traffic for |pod traffic for |route LOCAL traffic for |other traffic to )?([a-z0-9]([-a-z0-9.]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)(?::([^\s]+))?(?:\s|$)/i.exec(comment);
+  const m = SERVICE_PORT_NAME.exec(comment);
   if (!m) return undefined;
   return { namespace: m[1], name: m[3], portName: m[5] ?? '' };
+}
+
+/**
+ * The spellings kube-proxy hashed a Service port's name in: "ns/name:port", or for an unnamed port "ns/name"
+ * (newer) and "ns/name:" (older versions, whose comments show the colon too).
+ */
+export function hashedServicePortNames(spn: ServicePortName): string[] {
+  const name = servicePortNameString(spn);
+  return spn.portName ? [name] : [name, `${name}:`];
 }
 
 export function servicePortNameString(spn: ServicePortName): string {
@@ -475,6 +491,8 @@ class CatalogBuilder {
           s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: seconds };
         }
       }
+      // No rule on the way named the protocol (a Service port left with only its chains): its DNAT rules do, or the hash.
+      if (!s.protocol) s.protocol = this.dnatProtocol(endpointChains) ?? protocolFromHash(s) ?? '';
       this.checkHashes(s, chains, endpointChains);
     }
   }
@@ -514,6 +532,16 @@ class CatalogBuilder {
     return seps;
   }
 
+  /** The `-p` of the first DNAT rule among endpoint chains `seps` that has one. */
+  private dnatProtocol(seps: (Chain | undefined)[]): string | undefined {
+    for (const sep of seps) {
+      const dnat = sep && firstDnat(sep);
+      const protocol = dnat && this.peek.read(dnat).protocol();
+      if (protocol) return protocol;
+    }
+    return undefined;
+  }
+
   /** Endpoints a new connection can reach from a KUBE-SVC/SVL chain, with effective probabilities; their chains go to `seps`. */
   private selectedEndpoints(table: Table, chain: Chain, seps: (Chain | undefined)[]): Endpoint[] {
     const out: Endpoint[] = [];
@@ -541,7 +569,9 @@ class CatalogBuilder {
   /** Checks the names of the Service's chains and of its endpoints' (`endpointChains`, one each) against its name and protocol. */
   private checkHashes(s: Service, chains: HashEntry['chains'], endpointChains: (Chain | undefined)[]): void {
     if (!s.name || !s.protocol || !s.hash) return;
-    const spn = servicePortNameString(s);
+    const spellings = hashedServicePortNames(s);
+    // The spelling the Service chain's name was hashed from (older kube-proxy's "ns/name:"), or the usual one.
+    const spn = spellings.find((x) => portProtoHash(x, s.protocol) === s.hash) ?? spellings[0];
     const expected = portProtoHash(spn, s.protocol);
     for (const [kind, prefix] of NAME_CHECKED_CHAINS) {
       const chain = chains[kind];
@@ -554,7 +584,7 @@ class CatalogBuilder {
       if (!e.chain) return;
       const chain = endpointChains[k];
       if (!chain?.declared) return;
-      const ok = isEndpointHashName(e.chain, 'KUBE-SEP-', spn, s.protocol, e.address, e.port);
+      const ok = spellings.some((x) => isEndpointHashName(e.chain!, 'KUBE-SEP-', x, s.protocol, e.address, e.port));
       s.hashChecks.push(new NamedHashCheck(e.chain, ok ? e.chain : `KUBE-SEP-${endpointHash(spn, s.protocol, formatHostPort(e.address, e.port))}`, ok, chain));
     });
     for (const check of s.hashChecks) {
@@ -688,6 +718,15 @@ function firstDnat(chain: Chain): Rule | undefined {
   if (chain instanceof ChainNode) return chain.firstDnatRule();
   const rules = chain.rules;
   for (let k = 0; k < rules.length; k++) if (rules[k].targetName === 'DNAT') return rules[k];
+  return undefined;
+}
+
+const HASHED_PROTOCOLS = ['tcp', 'udp', 'sctp'];
+
+/** The protocol whose hash with the Service port's name is the Service's chain hash, if one is. */
+function protocolFromHash(s: Service): string | undefined {
+  if (!s.name || !s.hash || s.anonymous) return undefined;
+  for (const spn of hashedServicePortNames(s)) for (const protocol of HASHED_PROTOCOLS) if (portProtoHash(spn, protocol) === s.hash) return protocol;
   return undefined;
 }
 

@@ -14,7 +14,7 @@ import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, 
 import type { Range } from '../model/range';
 import { readRange, storeRange } from '../model/stored-ranges';
 import { t } from '../l10n';
-import { compareServices, NamedHashCheck, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service, type ShortCircuit } from './catalog';
+import { compareServices, NamedHashCheck, parseServicePortName, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service, type ShortCircuit } from './catalog';
 import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
 import { addressText, ruleFacts, vmapTargetOf, type NumgenVmapFact, type RuleFacts, type VmapTargetFact } from '../parse/nft/peek';
 import { nameTable } from '../model/name-table';
@@ -300,12 +300,6 @@ export function normalizeAddressIntervals(items: string[]): string[] {
     }
     return `${formatAddress(bits, from)}-${formatAddress(bits, to)}`;
   });
-}
-
-/** "ns/name:port" or "ns/name" (kube-proxy's ServicePortName.String()) from an element comment. */
-function servicePortNameFromComment(comment: string | undefined): { namespace: string; name: string; portName: string } | undefined {
-  const m = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)(?::(\S+))?$/i.exec(comment?.trim() ?? '');
-  return m ? { namespace: m[1]!, name: m[3]!, portName: m[5] ?? '' } : undefined;
 }
 
 function endpointKey(address: string, port: number): string {
@@ -684,7 +678,7 @@ class NftCatalogBuilder {
   }
 
   private workForNoEndpoint(table: NftTable, e: NftElement, kind: FrontendKind, address: string | undefined, protocol: string, port: number): Work {
-    const spn = servicePortNameFromComment(e.comment);
+    const spn = parseServicePortName(e.comment?.trim());
     if (spn) return this.work(table, { ...spn, protocol }, this.familyOf(table, address));
     const known = this.byFrontend.get(this.frontendKey(table, kind, address, protocol, port));
     if (known) return known;

@@ -6,8 +6,8 @@ import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIptables } from '../parse/iptables/parser';
 import { buildCatalog, servicePortNameString, type Catalog, type Endpoint, type Service } from '../kube/catalog';
-import { classifyKubeChain, type KubeChainKind } from '../kube/chains';
-import { explainKubeChainKind, kubeChainKindTitle } from '../explain/kube-chains';
+import { classifyKubeChain, isKubernetesNodeChain, type KubeChainKind } from '../kube/chains';
+import { explainKubeChainKind, kubeChainKindTitle, kubeChainOwnerText } from '../explain/kube-chains';
 import {
   explainBuiltinChain,
   explainDnat,
@@ -211,7 +211,7 @@ function serviceName(s: Service): string {
 export function chainHover(a: IptablesAnalysis, table: Table, name: string): MarkdownBuilder {
   const chain = table.chainByName.get(name);
   const out = new MarkdownBuilder();
-  const kube = classifyKubeChain(name);
+  const kube = classifyKubeChain(name, table.name);
   out.push(kube ? md`${bold(text(name))} — ${kubeChainKindTitle(kube.kind)}` : bold(text(name)));
   if (!chain) return out.push(md``, mdT('Not defined in table {0}.', text(table.name)));
   const refs = a.ruleset.symbols.referencesTo('chain', table.id, name).filter((r) => r.role === 'jump' || r.role === 'goto').length;
@@ -226,6 +226,8 @@ export function chainHover(a: IptablesAnalysis, table: Table, name: string): Mar
     out.push(md``, explainBuiltinChain(table.name, name));
   } else if (kube) {
     out.push(md``, explainKubeChainKind(kube.kind, table.name));
+    const owner = kubeChainOwnerText(kube.kind);
+    if (owner) out.push(md``, owner);
   }
   const service = a.serviceByChain.get(table.id, name);
   if (service && kube) {
@@ -304,5 +306,5 @@ export const iptablesFeatures: LanguageFeatures<IptablesAnalysis> = {
   hoverAt,
   statusSummary,
   services: (a) => a.catalog.services,
-  semanticSymbols: (a, lines) => symbolsToSemantic(a.ruleset.symbols, (name) => name.startsWith('KUBE-'), lines),
+  semanticSymbols: (a, lines) => symbolsToSemantic(a.ruleset.symbols, (name) => isKubernetesNodeChain(name), lines),
 };

@@ -64,7 +64,7 @@ export interface SemanticSymbol {
   range: Range;
   kind: 'chain' | 'set' | 'map' | 'table' | 'virtualService' | 'ipset';
   declaration: boolean;
-  /** kube-proxy's own objects get a modifier so themes can tell them apart. */
+  /** Kubernetes' own objects (kube-proxy's and kubelet's, not other KUBE-* names) get a modifier so themes can tell them apart. */
   kube?: boolean;
 }
 
