@@ -568,8 +568,12 @@ class Tracer {
         return [o ? neg(o, c) : c];
       }
       default: {
-        const label = `-m ${m.module}${m.options.length ? ' ' + m.options.map((o) => `${o.negated ? '! ' : ''}${o.name} ${o.values.join(' ')}`.trim()).join(' ') : ''}`;
-        return [assume(label, t('assuming {0} matches', label), t('assuming {0} does not match', label))];
+        if (m.options.length === 0) return [assume(`-m ${m.module}`, t('assuming {0} matches', `-m ${m.module}`), t('assuming {0} does not match', `-m ${m.module}`))];
+        // One fact per option, whatever its negation: `--uid-owner 1337` and `! --uid-owner 1337` test the same thing.
+        return m.options.map((o) => {
+          const label = `-m ${m.module} ${o.name} ${o.values.join(' ')}`.trim();
+          return neg(o, assume(label, t('assuming {0} matches', label), t('assuming {0} does not match', label)));
+        });
       }
     }
   }

@@ -1390,7 +1390,7 @@ class RulesetBuilder implements RuleReader {
     const commandName = this.optionImage(commandToken);
     if (!table) {
       const range = lineRange(i, text.length - text.trimStart().length, text.trimEnd().length);
-      if (this.tables.length === 0 && (commandName === '-P' || commandName === '-N' || commandName === '-A')) this.listPaste(range, 'S');
+      if (!this.endings.tableLines && (commandName === '-P' || commandName === '-N' || commandName === '-A')) this.listPaste(range, 'S');
       else this.requireTable(range);
       return;
     }
@@ -1915,13 +1915,16 @@ export function parseIptables(text: string, options: { mode?: ParseMode } = {}):
 /** What the line breaks of a text mean to iptables-restore, which reads lines with fgets (ending at \n only). */
 interface LineEndings {
   finalBreak: boolean;
+  /** Whether any line starts a table (`*…`): without one, `-A` lines are an `iptables -S` paste. */
+  tableLines: boolean;
   /** The first line it fails on because of a carriage return: our line number, CRLF or lone CR, the table named. */
   firstFailure?: { line: number; crlf: boolean; table?: string };
 }
 
 function lineEndings(text: string, lines: LineStarts): LineEndings {
   const finalBreak = text.endsWith('\n') || text.endsWith('\r');
-  if (text.indexOf('\r') < 0) return { finalBreak };
+  const tableLines = text.charCodeAt(0) === 42 /* * */ || /[\r\n][ \t]*\*/.test(text);
+  if (text.indexOf('\r') < 0) return { finalBreak, tableLines };
   for (let from = 0; from < text.length;) {
     let end = text.indexOf('\n', from);
     if (end < 0) end = text.length;
@@ -1929,11 +1932,11 @@ function lineEndings(text: string, lines: LineStarts): LineEndings {
     if (cr < 0) break;
     if (cr < end && crFails(text.slice(from, end))) {
       const table = text.charCodeAt(from) === 42 /* * */ ? text.slice(from + 1, end).trim().split(/[ \t]/)[0].replace(/\r.*/s, '') : undefined;
-      return { finalBreak, firstFailure: { line: lineAt(lines, from), crlf: text.charCodeAt(cr + 1) === 10, table } };
+      return { finalBreak, tableLines, firstFailure: { line: lineAt(lines, from), crlf: text.charCodeAt(cr + 1) === 10, table } };
     }
     from = end + 1;
   }
-  return { finalBreak };
+  return { finalBreak, tableLines };
 }
 
 /** Whether iptables-restore fails on a line (up to its \n) holding a carriage return. */
