@@ -6,6 +6,7 @@ import { run } from '../../src/cli/main';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { NFT_CASES, RESTORE_CASES } from '../helpers/restore-verdicts';
+import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,13 @@ describe('iptables-restore input: the parser agrees with both backends', () => {
     const r = parseIptables('*nat\r:KUBE-SERVICES - [0:0]\r:OUTPUT ACCEPT [0:0]\r-A OUTPUT -j KUBE-SERVICES\rCOMMIT\r');
     expect(r.diagnostics.map((d) => d.code)).toEqual(['cr-line-endings']);
     expect(r.tables[0].rules[0].target?.name).toBe('KUBE-SERVICES');
+  });
+});
+
+describe('line endings and declarations cost linear time', () => {
+  it('8× the lines with one CR at the very end, and 8× `: NAME` declarations with words after them, cost at most half of quadratic', () => {
+    const dump = (n: number) => `*\t nat   \n${Array.from({ length: n }, (_, k) => `:  C${k}\t- [0:0] x y\n-A C${k} -j ACCEPT\n`).join('')}COMMIT\n# end\r`;
+    expect(costRatio((text) => parseIptables(text), dump(3_000), dump(24_000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });
 

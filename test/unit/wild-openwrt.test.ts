@@ -40,8 +40,9 @@ describe('OpenWrt firewall4 ruleset', () => {
     const r = trace({ dport: 22 });
     const wan = r.outcomes.filter((o) => holds(o, 'iface in pppoe-wan'));
     expect(wan.length).toBeGreaterThan(0);
-    // (The icmp type condition is not decided from the protocol yet: such outcomes assume an ICMP echo.)
-    for (const o of wan.filter((x) => !x.conditions.some((c) => c.key.startsWith('icmp type') && c.holds))) expect(o.verdict).toBe('reject');
+    // `icmp type 8` (Allow-Ping) cannot match a TCP packet: no outcome assumes it.
+    for (const o of wan) expect(o.verdict).toBe('reject');
+    expect(r.outcomes.flatMap((o) => o.conditions.map((c) => c.key)).filter((k) => k.startsWith('icmp'))).toEqual([]);
     const lan = r.outcomes.filter((o) => holds(o, 'iface in br-lan'));
     expect(lan.length).toBeGreaterThan(0);
     for (const o of lan.filter((x) => !x.conditions.some((c) => c.key.includes('limit') && !c.holds))) expect(o.verdict).toBe('accept');

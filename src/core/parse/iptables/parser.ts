@@ -1923,18 +1923,18 @@ interface LineEndings {
 
 function lineEndings(text: string, lines: LineStarts): LineEndings {
   const finalBreak = text.endsWith('\n') || text.endsWith('\r');
-  const tableLines = text.charCodeAt(0) === 42 /* * */ || /[\r\n][ \t]*\*/.test(text);
+  const tableLines = /(?:^|[\r\n])[ \t]*\*/.test(text);
   if (text.indexOf('\r') < 0) return { finalBreak, tableLines };
-  for (let from = 0; from < text.length;) {
-    let end = text.indexOf('\n', from);
+  // From one carriage return to the next, each time over the fgets line holding it: linear in the text.
+  for (let cr = text.indexOf('\r'); cr >= 0;) {
+    const from = text.lastIndexOf('\n', cr) + 1;
+    let end = text.indexOf('\n', cr);
     if (end < 0) end = text.length;
-    const cr = text.indexOf('\r', from);
-    if (cr < 0) break;
-    if (cr < end && crFails(text.slice(from, end))) {
+    if (crFails(text.slice(from, end))) {
       const table = text.charCodeAt(from) === 42 /* * */ ? text.slice(from + 1, end).trim().split(/[ \t]/)[0].replace(/\r.*/s, '') : undefined;
       return { finalBreak, tableLines, firstFailure: { line: lineAt(lines, from), crlf: text.charCodeAt(cr + 1) === 10, table } };
     }
-    from = end + 1;
+    cr = text.indexOf('\r', end);
   }
   return { finalBreak, tableLines };
 }
