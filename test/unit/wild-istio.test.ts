@@ -34,7 +34,8 @@ describe('Istio sidecar, REDIRECT mode (istio-redirect.iptables)', () => {
   it("the application's outbound connection goes to Envoy's 15001; Envoy's own (uid 1337) leaves as it is", () => {
     const r = trace('istio-redirect.iptables', { to: '10.96.0.10', dport: 80, from: '10.244.1.5', entry: 'node' });
     const app = r.outcomes.filter((o) => holds(o).includes('-m owner --uid-owner 1337 NOT') && holds(o).includes('-m owner --gid-owner 1337 NOT') && holds(o).includes('iface out lo NOT'));
-    expect(app.map((o) => [o.verdict, o.destination])).toEqual([['dnat', '10.244.1.5:15001']]);
+    // REDIRECT in OUTPUT goes to loopback (the kernel's nf_nat_redirect), Envoy's outbound listener.
+    expect(app.map((o) => [o.verdict, o.destination])).toEqual([['dnat', '127.0.0.1:15001']]);
     const envoy = r.outcomes.filter((o) => holds(o).includes('-m owner --uid-owner 1337') && holds(o).includes('iface out lo NOT'));
     expect(envoy.map((o) => o.verdict)).toEqual(['accept']);
     // `--uid-owner 1337` and `! --uid-owner 1337` are one fact: no outcome assumes it both ways.

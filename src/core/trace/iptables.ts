@@ -234,6 +234,9 @@ class Tracer {
     state.path.push({ fileIndex: this.fileIndex, line: rule.range.start.line, range: rule.range, table: table.name, chain: rule.chain, text: rule.raw.trim(), note });
   }
 
+  /** The hook being run (REDIRECT's new address depends on it). */
+  private hook = '';
+
   /** Runs one hook (e.g. PREROUTING) through every table that has it, in the kernel's table order. */
   runHook(hook: string, tables: string[], states: State[]): { passed: State[]; ended: { state: State; verdict: Verdict }[] } {
     let live = states;
@@ -243,6 +246,7 @@ class Tracer {
       const chain = table?.chainByName.get(hook);
       if (!table || !chain) continue;
       const next: State[] = [];
+      this.hook = hook;
       const result = this.runChain(table, hook, live, 0, []);
       for (const e of [...result.ended, ...result.fallthrough.map((state) => ({ state, end: 'return' as End }))]) {
         if (e.end === 'drop' || e.end === 'reject') {
@@ -357,7 +361,9 @@ class Tracer {
       }
       case 'redirect': {
         const ports = target.options.find((o) => o.name === '--to-ports')?.values[0];
-        const local = this.context.nodeIPs.find((ip) => parseAddress(ip)?.family === s.dst.family) ?? (s.dst.family === 4 ? '127.0.0.1' : '::1');
+        // The kernel (nf_nat_redirect) sends a locally generated packet to loopback, others to the incoming interface's address.
+        const loopback = s.dst.family === 4 ? '127.0.0.1' : '::1';
+        const local = this.hook === 'OUTPUT' ? loopback : (this.context.nodeIPs.find((ip) => parseAddress(ip)?.family === s.dst.family) ?? loopback);
         this.rewrite(s, ports ? `${local}:${ports.split(/[-:]/)[0]}` : local);
         this.step(s, table, rule, note(t('REDIRECT to this node, port {0}.', s.dport)));
         ended.push({ state: s, end: 'accept' });
