@@ -81,6 +81,11 @@ describe('list-format pastes: one diagnostic naming the format', () => {
     expect(d[0].message).toContain('iptables -S');
   });
 
+  it('both are recognised as iptables whatever the file name', () => {
+    expect(detectDialect('-P INPUT ACCEPT\n-N KUBE-SERVICES\n', 'rules.txt')).toBe('iptables');
+    expect(detectDialect('Chain INPUT (policy ACCEPT 0 packets, 0 bytes)\n')).toBe('iptables');
+  });
+
   it('an `iptables -L -n -v` paste', () => {
     const text = [
       'Chain INPUT (policy ACCEPT 0 packets, 0 bytes)',
