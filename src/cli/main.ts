@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../core/snapshot';
 import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
-import { countBySeverity, type Diagnostic } from '../core/model/diagnostics';
+import { byPosition, countBySeverity, firstError, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
 import { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
 import { hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/trace/addr';
@@ -96,14 +96,13 @@ function parseCommand(files: string[], json: boolean, out: (s: string) => void, 
           information: severities.information,
           hints: severities.hint,
         },
-        diagnostics: analysis.diagnostics.map(diagnosticJson).sort((a, b) => a.line - b.line || a.column - b.column),
+        diagnostics: byPosition(analysis.diagnostics).map(diagnosticJson),
       });
     } else {
       out(`${input.name}: ${s.dialect}${s.producer ? ` (${s.producer}${s.dialect === 'iptables' ? `, backend ${s.backend}` : ''})` : ''}, ${s.family}${s.kubeProxyMode ? `, kube-proxy ${s.kubeProxyMode}` : ''}`);
       out(`  ${countsText(s)}`);
       out(`  ${severities.error} errors, ${severities.warning} warnings, ${severities.information} information, ${severities.hint} hints`);
-      const sorted = [...analysis.diagnostics].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
-      for (const d of sorted) {
+      for (const d of byPosition(analysis.diagnostics)) {
         const p = humanPosition(d.range.start);
         out(`  ${basename(input.name)}:${p.line}:${p.column}: ${d.severity} [${d.code}] ${d.message}`);
       }
@@ -120,10 +119,12 @@ function parseCommand(files: string[], json: boolean, out: (s: string) => void, 
 function reportErrors(files: SnapshotFile[], err: (s: string) => void): number {
   let status = 0;
   for (const f of files) {
-    const errors = f.analysis.diagnostics.filter((d) => d.severity === 'error');
-    if (errors.length === 0) continue;
-    const first = humanPosition(errors[0].range.start);
-    err(`warning: ${f.name}: ${errors.length} ${errors.length === 1 ? 'error' : 'errors'} (the first at ${first.line}:${first.column}: ${errors[0].message}); the answer reads only what could be parsed — 'dataplane parse' lists them`);
+    const error = firstError(f.analysis.diagnostics);
+    if (error === undefined) continue;
+    const errors = countBySeverity(f.analysis.diagnostics).error;
+    // The first in the document, as `dataplane parse` lists them (not the first one found).
+    const first = humanPosition(error.range.start);
+    err(`warning: ${f.name}: ${errors} ${errors === 1 ? 'error' : 'errors'} (the first at ${first.line}:${first.column}: ${error.message}); the answer reads only what could be parsed — 'dataplane parse' lists them`);
     status = 1;
   }
   return status;

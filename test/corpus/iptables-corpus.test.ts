@@ -42,7 +42,15 @@ describe.skipIf(!HAVE_CORPUS)(`iptables corpus (${HAVE_CORPUS ? 'shared corpus' 
       });
       for (const row of rows) {
         const text = readFileSync(join(dir, row.file), 'utf8');
-        if (row.ok) {
+        if (row.ok && text.includes('\r')) {
+          // The validation fed these to the tools with LF line endings; as stored (CRLF) both tools reject them on
+          // their first table line ("table name 'nat\r' invalid", checked with iptables 1.8.9): that one error only.
+          it(`loads with LF endings: ${row.file} has only the line-ending error`, () => {
+            const errors = analyzeIptables(text).diagnostics.filter((d) => d.severity === 'error');
+            expect(errors.map((d) => d.code)).toEqual(['crlf-line-endings']);
+            expect(analyzeIptables(text.replace(/\r\n?/g, '\n')).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+          });
+        } else if (row.ok) {
           it(`loads: ${row.file} has no errors`, () => {
             const errors = analyzeIptables(text).diagnostics.filter((d) => d.severity === 'error');
             expect(errors.map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.message}`)).toEqual([]);

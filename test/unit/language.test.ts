@@ -171,6 +171,7 @@ describe('diagnostics and status', () => {
       '-A KUBE-SEP-SXIVWICOYRO3J4NJ -p tcp -m comment --comment "ns1/svc1:p80" -m tcp -j DNAT --to-destination 10.180.0.1:80',
       '-A KUBE-SERVICES -j KUBE-MISSING',
       'COMMIT',
+      '',
     ].join('\n');
     const b = analyzeIptables(text);
     expect(b.diagnostics.map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.severity} ${d.code}`).sort()).toEqual([

@@ -24,6 +24,7 @@ describe('iptables parser: what real dumps contain', () => {
       '*nat',
       ':PREROUTING ACCEPT [0:0]',
       'COMMIT',
+      '',
     ].join('\n');
     const r = parseIptables(text);
     expect(r.diagnostics).toEqual([]);
@@ -55,6 +56,7 @@ describe('iptables parser: what real dumps contain', () => {
       ':INPUT ACCEPT [0:0]',
       '-A INPUT -s fd00::/8 -j ACCEPT',
       'COMMIT',
+      '',
     ].join('\n');
     const r = parseIptables(text);
     expect(r.diagnostics).toEqual([]);
@@ -70,7 +72,7 @@ describe('iptables parser: what real dumps contain', () => {
   });
 
   it('reads restore-input commands: -N, -X, -F, -P, -I with a position, -D, -c counters', () => {
-    const text = ['*filter', '-N MYCHAIN', '-P FORWARD DROP', '-F MYCHAIN', '-I INPUT 1 -c 5 100 -j MYCHAIN', '-A MYCHAIN -j RETURN', '-N OLD', '-X OLD', 'COMMIT'].join('\n');
+    const text = ['*filter', '-N MYCHAIN', '-P FORWARD DROP', '-F MYCHAIN', '-I INPUT 1 -c 5 100 -j MYCHAIN', '-A MYCHAIN -j RETURN', '-N OLD', '-X OLD', 'COMMIT', ''].join('\n');
     const r = parseIptables(text);
     expect(r.diagnostics).toEqual([]);
     const t = r.tables[0];
@@ -81,10 +83,10 @@ describe('iptables parser: what real dumps contain', () => {
     expect(t.commands.map((c) => c.command)).toEqual(['new', 'policy', 'flush', 'new', 'delete']);
   });
 
-  it('handles CRLF, tabs, double spaces, quotes with escapes and ! negation', () => {
+  it('handles CRLF (an error iptables-restore gives, then read), tabs, double spaces, quotes with escapes and ! negation', () => {
     const text = '*filter\r\n:INPUT ACCEPT [0:0]\r\n-A INPUT\t! -s 127.0.0.0/8  -m comment --comment "say \\"hi\\" there" -m conntrack ! --ctstate RELATED,ESTABLISHED -j DROP\r\nCOMMIT\r\n';
     const r = parseIptables(text);
-    expect(r.diagnostics).toEqual([]);
+    expect(r.diagnostics.map((d) => `${d.range.start.line + 1} ${d.code}`)).toEqual(['1 crlf-line-endings']);
     const rule = r.tables[0].rules[0];
     expect(rule.params[0]).toMatchObject({ name: '-s', negated: true, values: ['127.0.0.0/8'] });
     expect(ruleComment(rule)).toBe('say "hi" there');
@@ -139,6 +141,7 @@ describe('iptables parser: errors with line and column, the rest of the file sti
       '-A INPUT -s 10.0.0.300 -j ACCEPT',
       '-A INPUT -j ACCEPT',
       'COMMIT',
+      '',
     ].join('\n');
     expect(codes(text)).toEqual([
       '3:10 error missing-value',

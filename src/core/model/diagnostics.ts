@@ -20,6 +20,21 @@ export function countBySeverity(diagnostics: readonly Diagnostic[]): Record<Seve
   return counts;
 }
 
+/** Diagnostics in document order (line, then column): the order every listing and "the first error" use. */
+export function byPosition<T extends Diagnostic>(diagnostics: readonly T[]): T[] {
+  return [...diagnostics].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+}
+
+/** The error that comes first in the document, as `dataplane parse` lists it. */
+export function firstError(diagnostics: readonly Diagnostic[]): Diagnostic | undefined {
+  let first: Diagnostic | undefined;
+  for (const d of diagnostics) {
+    if (d.severity !== 'error') continue;
+    if (first === undefined || d.range.start.line < first.range.start.line || (d.range.start.line === first.range.start.line && d.range.start.character < first.range.start.character)) first = d;
+  }
+  return first;
+}
+
 /** The most diagnostics a document gets (the parsers stop there too): the rest are one "N more" summary. */
 export const MAX_DIAGNOSTICS = 1_000;
 

@@ -240,6 +240,9 @@ class Tracer {
     state.path.push({ fileIndex: this.fileIndex, line: rule.range.start.line, range: rule.range, table: table.name, chain: rule.chain, text: rule.raw.trim(), note });
   }
 
+  /** The hook being run (REDIRECT's new address depends on it). */
+  private hook = '';
+
   /** Runs one hook (e.g. PREROUTING) through every table that has it, in the kernel's table order. */
   runHook(hook: string, tables: string[], states: State[]): { passed: State[]; ended: { state: State; verdict: Verdict }[] } {
     let live = states;
@@ -252,6 +255,7 @@ class Tracer {
         continue;
       }
       const next: State[] = [];
+      this.hook = hook;
       const result = this.runChain(table, hook, live, 0, []);
       for (const e of [...result.ended, ...result.fallthrough.map((state) => ({ state, end: 'return' as End }))]) {
         if (e.end === 'drop' || e.end === 'reject') {
@@ -366,7 +370,9 @@ class Tracer {
       }
       case 'redirect': {
         const ports = target.options.find((o) => o.name === '--to-ports')?.values[0];
-        const local = this.context.nodeIPs.find((ip) => parseAddress(ip)?.family === s.dst.family) ?? (s.dst.family === 4 ? '127.0.0.1' : '::1');
+        // The kernel (nf_nat_redirect) sends a locally generated packet to loopback, others to the incoming interface's address.
+        const loopback = s.dst.family === 4 ? '127.0.0.1' : '::1';
+        const local = this.hook === 'OUTPUT' ? loopback : (this.context.nodeIPs.find((ip) => parseAddress(ip)?.family === s.dst.family) ?? loopback);
         this.rewrite(s, ports ? `${local}:${ports.split(/[-:]/)[0]}` : local);
         this.step(s, table, rule, note(t('REDIRECT to this node, port {0}.', s.dport)));
         ended.push({ state: s, end: 'accept' });
@@ -577,8 +583,12 @@ class Tracer {
         return [o ? neg(o, c) : c];
       }
       default: {
-        const label = `-m ${m.module}${m.options.length ? ' ' + m.options.map((o) => `${o.negated ? '! ' : ''}${o.name} ${o.values.join(' ')}`.trim()).join(' ') : ''}`;
-        return [assume(label, t('assuming {0} matches', label), t('assuming {0} does not match', label))];
+        if (m.options.length === 0) return [assume(`-m ${m.module}`, t('assuming {0} matches', `-m ${m.module}`), t('assuming {0} does not match', `-m ${m.module}`))];
+        // One fact per option, whatever its negation: `--uid-owner 1337` and `! --uid-owner 1337` test the same thing.
+        return m.options.map((o) => {
+          const label = `-m ${m.module} ${o.name} ${o.values.join(' ')}`.trim();
+          return neg(o, assume(label, t('assuming {0} matches', label), t('assuming {0} does not match', label)));
+        });
       }
     }
   }

@@ -781,6 +781,8 @@ class NftTracer {
           return { kind: 'num', n: f === 'dport' ? s.dport : s.sport };
         }
         if ((e.protocol === 'ip' && f === 'protocol') || (e.protocol === 'ip6' && f === 'nexthdr')) return { kind: 'num', n: PROTO_NUM[s.protocol] ?? -1 };
+        // Any field of another transport header (`icmp type` on a TCP packet): nft's implied l4proto check fails.
+        if (e.protocol !== undefined && Object.hasOwn(PROTO_NUM, e.protocol) && e.protocol !== s.protocol) return { kind: 'word', w: '<other protocol>' };
         return { kind: 'unknown', label: e.text };
       }
       case 'meta':

@@ -71,7 +71,7 @@ export class NftUnitParser extends CstParser {
     });
   });
 
-  /** A unit inside a chain block: hook declaration, policy, devices, or a rule. */
+  /** A unit inside a chain block: hook declaration, policy, devices, include / define / undefine, or a rule. */
   public chainUnit = this.RULE('chainUnit', () => {
     this.OR({
       IGNORE_AMBIGUITIES: true,
@@ -79,7 +79,9 @@ export class NftUnitParser extends CstParser {
         { GATE: () => this.LA(3).tokenType === Hook, ALT: () => this.SUBRULE(this.hookSpec) },
         { ALT: () => this.SUBRULE(this.policySpec) },
         { ALT: () => this.SUBRULE(this.devicesSpec) },
+        { ALT: () => this.SUBRULE(this.includeCommand) },
         { ALT: () => this.SUBRULE(this.defineCommand) },
+        { ALT: () => this.SUBRULE(this.undefineCommand) },
         { ALT: () => this.SUBRULE2(this.items) },
       ],
     });
@@ -93,6 +95,9 @@ export class NftUnitParser extends CstParser {
         { ALT: () => this.SUBRULE(this.typeSpec) },
         { ALT: () => this.SUBRULE(this.flagsSpec) },
         { ALT: () => this.SUBRULE(this.elementsSpec) },
+        { ALT: () => this.SUBRULE(this.includeCommand) },
+        { ALT: () => this.SUBRULE(this.defineCommand) },
+        { ALT: () => this.SUBRULE(this.undefineCommand) },
         { ALT: () => this.SUBRULE(this.items) },
       ],
     });
@@ -105,7 +110,9 @@ export class NftUnitParser extends CstParser {
       DEF: [
         { ALT: () => this.SUBRULE(this.flagsSpec) },
         { ALT: () => this.SUBRULE(this.devicesSpec) },
+        { ALT: () => this.SUBRULE(this.includeCommand) },
         { ALT: () => this.SUBRULE(this.defineCommand) },
+        { ALT: () => this.SUBRULE(this.undefineCommand) },
         { ALT: () => this.SUBRULE(this.items) },
       ],
     });

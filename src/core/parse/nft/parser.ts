@@ -1261,24 +1261,31 @@ class NftTextBuilder implements StatementHost {
   // Top level
 
   private topUnit(cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
-    const c = cst.children;
     this.seq++;
+    if (this.commonUnit(cst, range)) return;
+    this.command(itemsOf(cst.children.items?.[0] as CstNode), range, blockOpen);
+  }
+
+  /** nft's common_block, allowed at the top and in every block: include, define / redefine, undefine. */
+  private commonUnit(cst: CstNode, range: Range): boolean {
+    const c = cst.children;
     if (c.includeCommand) {
       const node = c.includeCommand[0] as CstNode;
-      const path = (node.children.path as IToken[])[0];
-      this.includes.push({ path: unquote(path.image), range });
-      return;
+      const path = unquote((node.children.path as IToken[])[0].image);
+      this.includes.push({ path, range });
+      this.diag(range, 'information', 'include', t('nft reads {0} here; what it holds is not part of this dump, so it is not analysed.', JSON.stringify(path)));
+      return true;
     }
     if (c.defineCommand) {
       this.defineCommand(c.defineCommand[0] as CstNode, range);
-      return;
+      return true;
     }
     if (c.undefineCommand) {
       const name = ((c.undefineCommand[0] as CstNode).children.name as IToken[])[0];
       if (!this.defineByName.delete(name.image)) this.diag(itemRange(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
-      return;
+      return true;
     }
-    this.command(itemsOf(c.items?.[0] as CstNode), range, blockOpen);
+    return false;
   }
 
   private defineCommand(node: CstNode, range: Range): void {
@@ -1675,10 +1682,7 @@ class NftTextBuilder implements StatementHost {
       appendAll(table.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
       return;
     }
-    if (c.defineCommand) {
-      this.defineCommand(c.defineCommand[0] as CstNode, range);
-      return;
-    }
+    if (this.commonUnit(cst, range)) return;
     if (c.devicesSpec) {
       this.diag(range, 'error', 'syntax', t('"devices" belongs in a chain or flowtable, not in a table.'));
       return;
@@ -1781,7 +1785,7 @@ class NftTextBuilder implements StatementHost {
       chain.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
       return;
     }
-    if (c.defineCommand) this.defineCommand(c.defineCommand[0] as CstNode, this.unitRange(tokens, undefined));
+    this.commonUnit(cst, this.unitRange(tokens, undefined));
   }
 
   /** A rule, or a chain's comment or flags (the unit's items). */
@@ -1910,10 +1914,25 @@ class NftTextBuilder implements StatementHost {
         }
       }
     }
+    this.xtResidue(items);
     const handle = this.handleAt(range === undefined ? line : range.end.line);
     if (handle !== undefined) rule.handle = handle;
     this.indexRule(rule, line);
     return rule;
+  }
+
+  /**
+   * `xt match "multiport"`, `xt target "TPROXY"`: how nft lists an iptables-nft rule's compat expression. nft
+   * itself cannot read it back ("unsupported xtables compat expression"): say where the rule came from.
+   */
+  private xtResidue(items: Item[]): void {
+    for (let k = 0; k + 2 < items.length; k++) {
+      if (this.wordOf(items[k]) !== 'xt') continue;
+      const type = this.wordOf(items[k + 1]);
+      if (type !== 'match' && type !== 'target' && type !== 'watcher') continue;
+      const name = isGroup(items[k + 2]) ? '' : unquote((items[k + 2] as IToken).image);
+      this.diag(itemsRange(items.slice(k, k + 3)), 'hint', 'xt-compat', t('An iptables-nft rule: nft lists its {0} {1} as "xt", but cannot restore it ("unsupported xtables compat expression"). Save and restore it with iptables-nft-save / iptables-nft-restore.', type, JSON.stringify(name)));
+    }
   }
 
   private indexRule(rule: NftRule, line: number): void {
@@ -1929,6 +1948,7 @@ class NftTextBuilder implements StatementHost {
     const set = block.set!;
     this.currentTable = block.table;
     const c = cst.children;
+    if (this.commonUnit(cst, range)) return;
     if (c.typeSpec) {
       const node = c.typeSpec[0] as CstNode;
       const typeofKw = ((node.children.keyword as IToken[])[0]).image === 'typeof';
@@ -2030,7 +2050,7 @@ class NftTextBuilder implements StatementHost {
       ft.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
       return;
     }
-    if (c.defineCommand) return this.defineCommand(c.defineCommand[0] as CstNode, range);
+    if (this.commonUnit(cst, range)) return;
     const items = itemsOf(c.items?.[0] as CstNode);
     const w0 = this.wordOf(items[0]);
     if (w0 === 'hook') {
@@ -2047,7 +2067,7 @@ class NftTextBuilder implements StatementHost {
     const block = this.stack[this.stack.length - 1];
     if (!block.object) return;
     const c = cst.children;
-    if (c.defineCommand) return this.defineCommand(c.defineCommand[0] as CstNode, range);
+    if (this.commonUnit(cst, range)) return;
     const text = this.text(range);
     const items = itemsOf(c.items?.[0] as CstNode);
     if (this.wordOf(items[0]) === 'comment' && items.length === 2 && this.isString(items[1])) {
