@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { traceSnapshot, type SnapshotFile, type TraceResult } from '../../src/core/trace';
-import { describeCounts, describeTrace, judge, observedKey, predicted, tally } from './lib/compare';
+import { conntrackProblems, describeCounts, describeTrace, judge, observedKey, predicted, tally, underInterfaces } from './lib/compare';
 import { deleteAllSync, installExitCleanup, PREFIX, probeEnvironment, sweepLeftovers, type Backend } from './lib/netns';
 import { stopAllDaemons } from './lib/proc';
-import { AFFINITY_CLIENTS, CAPACITY_CLIENTS, handScenario, outsidePorts, randomScenario, type Probe, type Scenario } from './lib/scenarios';
+import { AFFINITY_CLIENTS, CAPACITY_CLIENTS, handScenario, ifaceScenario, outsidePorts, randomScenario, withExtraRules, type Probe, type Scenario } from './lib/scenarios';
 import { chiSquare, gammaQ } from './lib/stats';
 import { CLUSTER_CIDR, NODE_ADDRESSES, OUTSIDE, POD_GATEWAY, Topology, type Attempt, type AttemptResult } from './lib/topology';
 
@@ -43,7 +43,7 @@ if (env.skip) console.warn(`kernel differential tests skipped: ${env.skip}`);
 for (const m of env.missing) console.warn(`kernel differential tests: backend skipped: ${m}`);
 if (!env.skip && !env.nfacct) console.warn('kernel differential tests: no nfacct tool; the -m nfacct matches are cut from the dumps (see test/kernel/README.md)');
 
-const scenarios: Scenario[] = [handScenario(), randomScenario(1, 12, 3), randomScenario(2, 12, 3), randomScenario(5, 12, 4), randomScenario(8, 12, 2)];
+const scenarios: Scenario[] = [handScenario(), ifaceScenario(), randomScenario(1, 12, 3), randomScenario(2, 12, 3), randomScenario(5, 12, 4), randomScenario(8, 12, 2)];
 
 interface Stats {
   probes: number;
@@ -96,7 +96,7 @@ function describeBackend(backend: Backend): void {
         let topo: Topology | undefined;
         let files: SnapshotFile[] = [];
         beforeAll(async () => {
-          const dump = generateIptablesDump({ services: sc.services, style: backend.style, nodeRules: true, clusterCIDR: CLUSTER_CIDR });
+          const dump = withExtraRules(generateIptablesDump({ services: sc.services, style: backend.style, nodeRules: true, clusterCIDR: CLUSTER_CIDR }), sc.extraRules);
           topo = await Topology.create({
             id: `${backend.name === 'legacy' ? 'l' : 'n'}${sc.id}`,
             backend,
@@ -104,6 +104,8 @@ function describeBackend(backend: Backend): void {
             pods: sc.pods,
             outside: outsidePorts(sc.services),
             extraClientAddresses: sc.extraClientAddresses,
+            sideClients: sc.sideClients,
+            nodeRoutes: sc.nodeRoutes,
             nfacct: env.nfacct,
           });
           files = [{ name: backend.save, analysis: analyzeIptables(topo.savedDump) }];
@@ -129,11 +131,15 @@ function describeBackend(backend: Backend): void {
         for (const probe of sc.probes) {
           it(`${probe.protocol}: ${probe.name}`, async () => {
             const t = topo!;
-            const trace = traceSnapshot(files, { to: probe.to, dport: probe.port, protocol: probe.protocol, from: probe.from, entry: probe.entry, nodeIPs: NODE_ADDRESSES });
+            const full = traceSnapshot(files, { to: probe.to, dport: probe.port, protocol: probe.protocol, from: probe.from, entry: probe.entry, nodeIPs: NODE_ADDRESSES });
+            // With interfaces given, the prediction is the outcomes whose interface conditions hold for them.
+            const under = probe.via ? underInterfaces(full, probe.via) : undefined;
+            expect(under?.problems ?? [], describeTrace(full)).toEqual([]);
+            const trace = under?.result ?? full;
             const pred = predicted(trace);
             const total = [...pred.values()].reduce((s, p) => s + p, 0);
-            expect(total, describeTrace(trace)).toBeCloseTo(1, 6);
-            expect(trace.outcomes.flatMap((o) => o.assumptions), 'the trace needs no assumptions here').toEqual([]);
+            expect(total, describeTrace(full)).toBeCloseTo(1, 6);
+            if (!probe.via) expect(trace.outcomes.flatMap((o) => o.assumptions), 'the trace needs no assumptions here').toEqual([]);
             stats.probes++;
             switch (probe.kind) {
               case 'plain':
@@ -187,6 +193,7 @@ async function plainProbe(t: Topology, probe: Probe, trace: TraceResult, pred: M
   if (v.chi) stats.chi.push({ ...v.chi, name: `${probe.protocol} ${probe.name}` });
   if (!v.ok) fail(probe, trace, observed, v.problems);
   checkSources(probe, results);
+  if (probe.origin.kind === 'node') expect(conntrackProblems(await t.conntrack(), { protocol: probe.protocol, address: probe.to, port: probe.port }, results), `${probe.name}: conntrack`).toEqual([]);
 }
 
 async function affinityProbe(t: Topology, probe: Probe, trace: TraceResult, pred: Map<string, number>, stats: Stats): Promise<void> {
