@@ -16,7 +16,7 @@ import { parseNftJson } from '../../src/core/parse/nft/json';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import type { Outcome, TraceResult } from '../../src/core/trace';
 import { traceNft } from '../../src/core/trace/nft';
-import { conntrackProblems, describeCounts, describeTrace, judge, observedKey, predicted, tally, underInterfaces } from './lib/compare';
+import { attemptKey, conntrackProblems, describeCounts, describeTrace, judge, predicted, tally, underInterfaces } from './lib/compare';
 import { deleteAllSync, installExitCleanup, PREFIX, sweepLeftovers } from './lib/netns';
 import { listNft, loadNft, probeNftEnvironment, withoutTable, withoutHandles, withoutObjectComments, withoutSetComments, type NftListing } from './lib/nft';
 import { allAddressesNftScenario, handNftScenario, ifaceNftScenario, randomNftScenario, SHORT_AFFINITY_S, TIMEOUT_CLIENTS, type NftProbe, type NftScenario } from './lib/nftScenarios';
@@ -113,11 +113,6 @@ function traceBoth(p: Parsed, probe: NftProbe, from = probe.from): TraceResult {
   }
   if (text.outcomes.some(affinityNote) && !json.outcomes.some(affinityNote)) stats.noteGaps.add(`${probe.protocol} ${probe.name}`);
   return text;
-}
-
-/** observedKey, with a TCP attempt that connected but got no answer told apart from a drop (it never is one). */
-function keyOf(r: AttemptResult): string {
-  return r.outcome === 'timeout' && r.connected ? 'connected but no answer (a slow listener?)' : observedKey(r);
 }
 
 function fail(probe: NftProbe, trace: TraceResult, observed: Map<string, number>, problems: string[]): never {
@@ -283,7 +278,7 @@ async function plainProbe(t: Topology, probe: NftProbe, trace: TraceResult, pred
   const attempts: Attempt[] = t.ports(ns, n).map((sport) => ({ sport, ...(src ? { src } : {}) }));
   const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: spread ? 32 : n, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
   stats.attempts += results.length;
-  const observed = tally(results.map(keyOf));
+  const observed = tally(results.map(attemptKey));
   const v = judge(pred, observed, ALPHA);
   if (v.chi) stats.chi.push({ ...v.chi, name: `${probe.protocol} ${probe.name}` });
   if (!v.ok) fail(probe, trace, observed, v.problems);
@@ -313,7 +308,7 @@ async function affinityProbe(t: Topology, probe: NftProbe, trace: TraceResult, p
   const byClient = new Map<string, string[]>();
   results.forEach((r, i) => {
     const c = attempts[i]!.src!;
-    byClient.set(c, [...(byClient.get(c) ?? []), keyOf({ ...r, src: c })]);
+    byClient.set(c, [...(byClient.get(c) ?? []), attemptKey({ ...r, src: c })]);
   });
   // Every client's connections all went to the endpoint its first one went to.
   for (const [c, keys] of byClient) expect(new Set(keys), `client ${c}: ${keys.join(', ')}`).toEqual(new Set([keys[0]]));
@@ -335,7 +330,7 @@ async function stickyProbe(t: Topology, probe: NftProbe, trace: TraceResult, pre
   const attempts: Attempt[] = t.ports(ns, N_SINGLE).map((sport, i) => ({ sport, wave: i === 0 ? 0 : 1, ...(src ? { src } : {}) }));
   const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
   stats.attempts += results.length;
-  const observed = tally(results.map(keyOf));
+  const observed = tally(results.map(attemptKey));
   const [first] = [...observed.keys()];
   if (observed.size !== 1 || !((pred.get(first!) ?? 0) > 0)) {
     fail(probe, trace, observed, ['with session affinity every connection from one source goes where its first went, to one of the predicted endpoints']);
@@ -351,7 +346,7 @@ async function sameFlowProbe(t: Topology, probe: NftProbe, pred: Map<string, num
   const attempts: Attempt[] = Array.from({ length: 40 }, () => ({ src: probe.from, sport: sport! }));
   const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 1, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
   stats.attempts += results.length;
-  const observed = tally(results.map(keyOf));
+  const observed = tally(results.map(attemptKey));
   expect([...observed.keys()], 'one conntrack entry, one endpoint').toHaveLength(1);
   const [key] = [...observed.keys()];
   expect((pred.get(key!) ?? 0) > 0, `${key} is one of the trace's outcomes`).toBe(true);
@@ -380,7 +375,7 @@ async function connectEach(t: Topology, probe: NftProbe, clients: string[], conc
   const attempts: Attempt[] = clients.map((c, i) => ({ src: c, sport: ports[i]! }));
   const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
   stats.attempts += results.length;
-  return results.map((r, i) => keyOf({ ...r, src: clients[i]! }));
+  return results.map((r, i) => attemptKey({ ...r, src: clients[i]! }));
 }
 
 async function setCapacityProbe(t: Topology, sc: NftScenario, probe: NftProbe, trace: TraceResult, pred: Map<string, number>): Promise<void> {

@@ -58,6 +58,11 @@ export function conntrackKey(e: CtEntry): string {
   return `dnat ${e.reply.src}:${e.reply.sport}${e.reply.dst !== e.orig.src ? ' masquerade' : ''}`;
 }
 
+/** observedKey, with a TCP attempt that connected but got no answer told apart from a drop (it never is one). */
+export function attemptKey(r: AttemptResult): string {
+  return r.outcome === 'timeout' && r.connected ? 'connected but no answer (a slow listener?)' : observedKey(r);
+}
+
 export function predicted(result: TraceResult): Map<string, number> {
   const out = new Map<string, number>();
   for (const o of result.outcomes) out.set(outcomeKey(o), (out.get(outcomeKey(o)) ?? 0) + o.probability);
