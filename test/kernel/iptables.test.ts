@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { traceSnapshot, type SnapshotFile, type TraceResult } from '../../src/core/trace';
-import { describeCounts, describeTrace, judge, observedKey, predicted, tally } from './lib/compare';
+import { attemptKey, conntrackProblems, describeCounts, describeTrace, judge, predicted, tally, underInterfaces } from './lib/compare';
 import { deleteAllSync, installExitCleanup, PREFIX, probeEnvironment, sweepLeftovers, type Backend } from './lib/netns';
 import { stopAllDaemons } from './lib/proc';
-import { AFFINITY_CLIENTS, CAPACITY_CLIENTS, handScenario, outsidePorts, randomScenario, type Probe, type Scenario } from './lib/scenarios';
+import { AFFINITY_CLIENTS, CAPACITY_CLIENTS, handScenario, ifaceScenario, outsidePorts, randomScenario, withExtraRules, type Probe, type Scenario } from './lib/scenarios';
 import { chiSquare, gammaQ } from './lib/stats';
 import { CLUSTER_CIDR, NODE_ADDRESSES, OUTSIDE, POD_GATEWAY, Topology, type Attempt, type AttemptResult } from './lib/topology';
 
@@ -37,13 +37,18 @@ const ALPHA_COMBINED = 1e-4;
  * at once is answered within tens of ms even on a busy 2-core machine, so 500 ms leaves a wide margin.
  */
 const TIMEOUT_MS = 500;
+/**
+ * A TCP connection whose handshake completed waits this much longer for its answer: never a drop, only a listener
+ * process that has not run yet (seen at load average 16: 2-6% of 300 connections unanswered within 500 ms).
+ */
+const ANSWER_GRACE_MS = 5000;
 
 const env = probeEnvironment();
 if (env.skip) console.warn(`kernel differential tests skipped: ${env.skip}`);
 for (const m of env.missing) console.warn(`kernel differential tests: backend skipped: ${m}`);
 if (!env.skip && !env.nfacct) console.warn('kernel differential tests: no nfacct tool; the -m nfacct matches are cut from the dumps (see test/kernel/README.md)');
 
-const scenarios: Scenario[] = [handScenario(), randomScenario(1, 12, 3), randomScenario(2, 12, 3), randomScenario(5, 12, 4), randomScenario(8, 12, 2)];
+const scenarios: Scenario[] = [handScenario(), ifaceScenario(), randomScenario(1, 12, 3), randomScenario(2, 12, 3), randomScenario(5, 12, 4), randomScenario(8, 12, 2)];
 
 interface Stats {
   probes: number;
@@ -96,7 +101,7 @@ function describeBackend(backend: Backend): void {
         let topo: Topology | undefined;
         let files: SnapshotFile[] = [];
         beforeAll(async () => {
-          const dump = generateIptablesDump({ services: sc.services, style: backend.style, nodeRules: true, clusterCIDR: CLUSTER_CIDR });
+          const dump = withExtraRules(generateIptablesDump({ services: sc.services, style: backend.style, nodeRules: true, clusterCIDR: CLUSTER_CIDR }), sc.extraRules);
           topo = await Topology.create({
             id: `${backend.name === 'legacy' ? 'l' : 'n'}${sc.id}`,
             backend,
@@ -104,6 +109,8 @@ function describeBackend(backend: Backend): void {
             pods: sc.pods,
             outside: outsidePorts(sc.services),
             extraClientAddresses: sc.extraClientAddresses,
+            sideClients: sc.sideClients,
+            nodeRoutes: sc.nodeRoutes,
             nfacct: env.nfacct,
           });
           files = [{ name: backend.save, analysis: analyzeIptables(topo.savedDump) }];
@@ -129,11 +136,15 @@ function describeBackend(backend: Backend): void {
         for (const probe of sc.probes) {
           it(`${probe.protocol}: ${probe.name}`, async () => {
             const t = topo!;
-            const trace = traceSnapshot(files, { to: probe.to, dport: probe.port, protocol: probe.protocol, from: probe.from, entry: probe.entry, nodeIPs: NODE_ADDRESSES });
+            const full = traceSnapshot(files, { to: probe.to, dport: probe.port, protocol: probe.protocol, from: probe.from, entry: probe.entry, nodeIPs: NODE_ADDRESSES });
+            // With interfaces given, the prediction is the outcomes whose interface conditions hold for them.
+            const under = probe.via ? underInterfaces(full, probe.via) : undefined;
+            expect(under?.problems ?? [], describeTrace(full)).toEqual([]);
+            const trace = under?.result ?? full;
             const pred = predicted(trace);
             const total = [...pred.values()].reduce((s, p) => s + p, 0);
-            expect(total, describeTrace(trace)).toBeCloseTo(1, 6);
-            expect(trace.outcomes.flatMap((o) => o.assumptions), 'the trace needs no assumptions here').toEqual([]);
+            expect(total, describeTrace(full)).toBeCloseTo(1, 6);
+            if (!probe.via) expect(trace.outcomes.flatMap((o) => o.assumptions), 'the trace needs no assumptions here').toEqual([]);
             stats.probes++;
             switch (probe.kind) {
               case 'plain':
@@ -180,13 +191,14 @@ async function plainProbe(t: Topology, probe: Probe, trace: TraceResult, pred: M
   // A process on the node does not bind an address: routing picks it (the node's address, or 127.0.0.1).
   const src = probe.origin.kind === 'node' ? undefined : probe.from;
   const attempts: Attempt[] = t.ports(ns, n).map((sport) => ({ sport, ...(src ? { src } : {}) }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: spread ? 32 : n, timeoutMs: TIMEOUT_MS });
+  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: spread ? 32 : n, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
   stats.attempts += results.length;
-  const observed = tally(results.map(observedKey));
+  const observed = tally(results.map(attemptKey));
   const v = judge(pred, observed, ALPHA);
   if (v.chi) stats.chi.push({ ...v.chi, name: `${probe.protocol} ${probe.name}` });
   if (!v.ok) fail(probe, trace, observed, v.problems);
   checkSources(probe, results);
+  if (probe.origin.kind === 'node') expect(conntrackProblems(await t.conntrack(), { protocol: probe.protocol, address: probe.to, port: probe.port }, results), `${probe.name}: conntrack`).toEqual([]);
 }
 
 async function affinityProbe(t: Topology, probe: Probe, trace: TraceResult, pred: Map<string, number>, stats: Stats): Promise<void> {
@@ -199,12 +211,12 @@ async function affinityProbe(t: Topology, probe: Probe, trace: TraceResult, pred
   const ports = t.ports(ns, AFFINITY_CLIENTS.length * rounds);
   const attempts: Attempt[] = [];
   for (let r = 0; r < rounds; r++) AFFINITY_CLIENTS.forEach((c, i) => attempts.push({ src: c, sport: ports[r * AFFINITY_CLIENTS.length + i]!, wave: r }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS });
+  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
   stats.attempts += results.length;
   const byClient = new Map<string, string[]>();
   results.forEach((r, i) => {
     const c = attempts[i]!.src!;
-    byClient.set(c, [...(byClient.get(c) ?? []), observedKey({ ...r, src: c })]);
+    byClient.set(c, [...(byClient.get(c) ?? []), attemptKey({ ...r, src: c })]);
   });
   // Every client's connections all went to the endpoint its first one went to.
   for (const [c, keys] of byClient) expect(new Set(keys), `client ${c}: ${keys.join(', ')}`).toEqual(new Set([keys[0]]));
@@ -226,9 +238,9 @@ async function stickyProbe(t: Topology, probe: Probe, trace: TraceResult, pred: 
   const src = probe.origin.kind === 'node' ? undefined : probe.from;
   // The first connection alone, then the others: all from the same source address.
   const attempts: Attempt[] = t.ports(ns, N_SINGLE).map((sport, i) => ({ sport, wave: i === 0 ? 0 : 1, ...(src ? { src } : {}) }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS });
+  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
   stats.attempts += results.length;
-  const observed = tally(results.map(observedKey));
+  const observed = tally(results.map(attemptKey));
   const [first] = [...observed.keys()];
   if (observed.size !== 1 || !((pred.get(first!) ?? 0) > 0)) {
     fail(probe, trace, observed, ['with session affinity every connection from one source goes where its first went, to one of the predicted endpoints']);
@@ -241,9 +253,9 @@ async function sameFlowProbe(t: Topology, probe: Probe, trace: TraceResult, pred
   const ns = t.originNs(probe.origin);
   const [sport] = t.ports(ns, 1);
   const attempts: Attempt[] = Array.from({ length: 40 }, () => ({ src: probe.from, sport: sport! }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 1, timeoutMs: TIMEOUT_MS });
+  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 1, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
   stats.attempts += results.length;
-  const observed = tally(results.map(observedKey));
+  const observed = tally(results.map(attemptKey));
   expect([...observed.keys()], 'one conntrack entry, one endpoint').toHaveLength(1);
   const [key] = [...observed.keys()];
   expect((pred.get(key!) ?? 0) > 0, `${key} is one of the trace's outcomes`).toBe(true);
@@ -256,9 +268,9 @@ async function capacityProbe(t: Topology, probe: Probe, trace: TraceResult, stat
   const ports = t.ports(ns, CAPACITY_CLIENTS.length);
   const attempts: Attempt[] = CAPACITY_CLIENTS.map((c, i) => ({ src: c, sport: ports[i]! }));
   // One after the other, so that the order in which xt_recent saw the clients is known.
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 1, timeoutMs: TIMEOUT_MS });
+  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 1, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
   stats.attempts += results.length;
-  const keys = results.map(observedKey);
+  const keys = results.map(attemptKey);
   const pred = predicted(trace);
   for (const k of keys) expect((pred.get(k) ?? 0) > 0, `${k} predicted`).toBe(true);
 

@@ -1,7 +1,8 @@
 // Comparing the tracer's outcomes for one packet with what the kernel did to many such packets.
-import type { Outcome, TraceResult } from '../../../src/core/trace';
+import type { Condition, Outcome, TraceResult } from '../../../src/core/trace';
+import type { Via } from './scenarios';
 import { chiSquare, type ChiSquare } from './stats';
-import { NODE_LOCAL, OUTSIDE, type AttemptResult } from './topology';
+import { NODE_LOCAL, OUTSIDE, type AttemptResult, type CtEntry } from './topology';
 
 /**
  * One observable outcome: `dnat 10.244.1.1:8080` (+ ` masquerade` when the endpoint saw another source than
@@ -28,6 +29,38 @@ export function observedKey(r: AttemptResult): string {
       // A datagram dropped by the sender's own OUTPUT chain fails at once with EPERM (and no ICMP error follows).
       return r.code === 'EPERM' ? 'drop' : `error ${r.code ?? '?'}`;
   }
+}
+
+/** Whether an interface condition holds for the interfaces the packet really takes (undefined: not an interface condition). */
+export function holdsVia(c: Condition, via: Via): boolean | undefined {
+  if (!c.iface) return undefined;
+  const name = c.iface.dir === 'in' ? via.in : via.out;
+  const matches = (c.iface.anyOf ?? [c.iface.name]).some((n) => (/[+*]$/.test(n) ? name.startsWith(n.slice(0, -1)) : name === n));
+  return matches === c.holds;
+}
+
+/**
+ * The trace as it applies to a packet taking `via`: the outcomes whose conditions all hold there. Problems:
+ * a condition that is not about an interface (the kernel tests decide only those), or shares that do not sum to 1.
+ */
+export function underInterfaces(result: TraceResult, via: Via): { result: TraceResult; problems: string[] } {
+  const problems: string[] = [];
+  for (const o of result.outcomes) for (const c of o.conditions) if (holdsVia(c, via) === undefined) problems.push(`condition not about an interface: ${c.label}`);
+  const outcomes = result.outcomes.filter((o) => o.conditions.every((c) => holdsVia(c, via) === true));
+  const total = outcomes.reduce((s, o) => s + o.probability, 0);
+  if (Math.abs(total - 1) > 1e-6) problems.push(`the outcomes for in ${via.in}, out ${via.out} sum to ${total}, not 1`);
+  return { result: { ...result, outcomes }, problems };
+}
+
+/** What the kernel's conntrack entry says it did to a connection: the same key as outcomeKey (DNAT, and SNAT as masquerade). */
+export function conntrackKey(e: CtEntry): string {
+  if (e.reply.src === e.orig.dst && e.reply.sport === e.orig.dport) return 'accept';
+  return `dnat ${e.reply.src}:${e.reply.sport}${e.reply.dst !== e.orig.src ? ' masquerade' : ''}`;
+}
+
+/** observedKey, with a TCP attempt that connected but got no answer told apart from a drop (it never is one). */
+export function attemptKey(r: AttemptResult): string {
+  return r.outcome === 'timeout' && r.connected ? 'connected but no answer (a slow listener?)' : observedKey(r);
 }
 
 export function predicted(result: TraceResult): Map<string, number> {
@@ -89,4 +122,20 @@ export function describeCounts(observed: Map<string, number>): string {
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))
     .map(([k, c]) => `  ${c}× ${k}`)
     .join('\n');
+}
+
+/**
+ * The kernel's own record of what it did to each answered attempt (its conntrack entry, by source address and
+ * port) must say what the listener saw: the same endpoint, masqueraded or not.
+ */
+export function conntrackProblems(entries: CtEntry[], to: { protocol: string; address: string; port: number }, results: AttemptResult[]): string[] {
+  const byFlow = new Map(entries.filter((e) => e.protocol === to.protocol && e.orig.dst === to.address && e.orig.dport === to.port).map((e) => [`${e.orig.src}:${e.orig.sport}`, e]));
+  const problems: string[] = [];
+  for (const r of results) {
+    if (r.outcome !== 'answer' || r.src === null) continue;
+    const e = byFlow.get(`${r.src}:${r.sport}`);
+    if (!e) problems.push(`no conntrack entry for ${r.src}:${r.sport} → ${to.address}:${to.port}`);
+    else if (conntrackKey(e) !== observedKey(r)) problems.push(`conntrack says "${conntrackKey(e)}" for ${r.src}:${r.sport}, the listener saw "${observedKey(r)}"`);
+  }
+  return problems;
 }

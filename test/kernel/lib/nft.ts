@@ -133,3 +133,16 @@ export function withoutSetComments(value: unknown): unknown {
     }),
   };
 }
+
+/** The listing without the tables after kube-proxy's (text: everything from the second table on; JSON: their objects). */
+export function withoutTable(l: NftListing): NftListing {
+  const second = l.text.indexOf('\ntable ', l.text.indexOf('table ') + 1);
+  const text = second < 0 ? l.text : l.text.slice(0, second + 1);
+  const doc = JSON.parse(l.json) as { nftables: Record<string, { table?: string; name?: string; family?: string }>[] };
+  const own = (o: Record<string, { table?: string; name?: string }>) => {
+    const [k] = Object.keys(o);
+    const v = o[k!]!;
+    return k === 'metainfo' || (k === 'table' ? v.name : v.table) === 'kube-proxy';
+  };
+  return { text, json: JSON.stringify({ nftables: doc.nftables.filter(own) }) };
+}

@@ -16,7 +16,13 @@ import {
   hairpin,
   hairpinNodePort,
   handService,
+  IFACE_NODE_ROUTES,
+  ifacePods,
+  ifaceProbes,
+  ifaceServices,
   nodeToLocalhostNodePort,
+  SIDE_UPLINK,
+  SIDE_WEAVE,
   nodeTo,
   nodeToNodePort,
   outsidePorts,
@@ -27,7 +33,7 @@ import {
   type Probe,
   type ProbeKind,
 } from './scenarios';
-import { CLIENT_IP, EXTERNAL_CLIENT_IP, NODE_UPLINK_IP, POD_GATEWAY, type Origin } from './topology';
+import { CLIENT_IP, EXTERNAL_CLIENT_IP, NODE_UPLINK_IP, POD_GATEWAY, type Origin, type SideClient } from './topology';
 
 export type NftProbeKind =
   | Exclude<ProbeKind, 'recent-capacity'>
@@ -57,6 +63,11 @@ export interface NftScenario {
   /** Ports the node itself answers on (its NodePorts: reached when nothing DNATs them). */
   nodeListener: { tcp: number[]; udp: number[] };
   probes: NftProbe[];
+  /** Clients through node interfaces of their own, and node routes (lib/topology.ts). */
+  sideClients?: SideClient[];
+  nodeRoutes?: string[];
+  /** A table of other rules loaded after kube-proxy's (`nft -f`), and its name. */
+  extraTable?: { name: string; text: string };
 }
 
 /** Client addresses of the affinity-timeout probe (besides AFFINITY_CLIENTS and CAPACITY_CLIENTS). */
@@ -269,5 +280,47 @@ export function randomNftScenario(seed: number, count: number, endpointsPerServi
     outside: outsidePorts(sc.services),
     nodeListener: nodePortsOf(sc.services),
     probes: sc.probes.map((p) => ({ ...p, kind: p.kind === 'recent-capacity' ? 'plain' : p.kind })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Interface conditions and the node's own source addresses (lib/scenarios.ts ifaceProbes): the iptables
+// scenario's rules as a table of their own, beside kube-proxy's, tested with iifname/oifname.
+
+export const IFACE_TABLE = 'dpk-iface';
+
+export function ifaceNftScenario(): NftScenario {
+  const s = ifaceServices();
+  const services = Object.values(s).flatMap((x) => [x.tcp, x.udp]);
+  const text = `table ip ${IFACE_TABLE} {
+	chain prerouting {
+		type nat hook prerouting priority dstnat - 10; policy accept;
+		iifname "ens5" ip daddr 10.96.2.1 tcp dport 80 dnat to 10.244.21.1:8080
+		iifname "ens5" ip daddr 10.96.2.1 udp dport 80 dnat to 10.244.21.1:8080
+	}
+
+	chain forward {
+		type filter hook forward priority filter; policy accept;
+		iifname "wv0" oifname "weave" accept
+		oifname "weave" drop
+		iifname "wv0" ip daddr 10.244.22.0/24 reject
+		iifname "ens*" ip daddr 10.244.24.0/24 drop
+	}
+}
+`;
+  return {
+    id: 'if',
+    title: 'interface conditions (iifname/oifname, a table of their own) and node source addresses',
+    services,
+    load: 'cmds',
+    nodePortAddresses: 'primary',
+    pods: ifacePods(services),
+    extraClientAddresses: [],
+    outside: outsidePorts(services),
+    nodeListener: nodePortsOf(services),
+    probes: ifaceProbes(s).map((p) => ({ ...p, kind: 'plain' })),
+    sideClients: [SIDE_WEAVE, SIDE_UPLINK],
+    nodeRoutes: IFACE_NODE_ROUTES,
+    extraTable: { name: IFACE_TABLE, text },
   };
 }

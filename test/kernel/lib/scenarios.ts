@@ -3,7 +3,7 @@
 // packet (origin, destination, protocol) sent many times.
 import { randomServices, type GenServicePort } from '../../../src/core/kube/generate/iptables';
 import type { Entry } from '../../../src/core/trace';
-import { CLIENT_IP, EXTERNAL_CLIENT_IP, NODE_IP, POD_GATEWAY, type Origin, type PodSpec } from './topology';
+import { CLIENT_IP, EXTERNAL_CLIENT_IP, NODE_IP, NODE_UPLINK_IP, POD_GATEWAY, WORLD_IP, type Origin, type PodSpec, type SideClient } from './topology';
 
 export type ProbeKind =
   /** N new connections / exchanges, each from a new source port: verdicts, endpoints, masquerade, frequencies. */
@@ -27,6 +27,18 @@ export interface Probe {
   /** What the tracer is told. */
   entry: Entry;
   from: string;
+  /**
+   * The interfaces the packet really arrives on and leaves through: the trace's outcomes whose interface
+   * conditions hold for them are the prediction (without it the trace must need no assumptions).
+   */
+  via?: Via;
+  /** A process on the node whose source routing picks (`from`): its conntrack entries are checked too. */
+  nodeSource?: boolean;
+}
+
+export interface Via {
+  in: string;
+  out: string;
 }
 
 export interface Scenario {
@@ -37,6 +49,25 @@ export interface Scenario {
   pods: PodSpec[];
   extraClientAddresses: string[];
   probes: Probe[];
+  /** Clients through node interfaces of their own, and node routes (lib/topology.ts). */
+  sideClients?: SideClient[];
+  nodeRoutes?: string[];
+  /** Rules put before kube-proxy's at the top of a chain of its dump (iptables-save form). */
+  extraRules?: { table: string; chain: string; rules: string[] }[];
+}
+
+/** The dump with `extra` rules first in their chains (each chain must be declared in its table). */
+export function withExtraRules(dump: string, extra: Scenario['extraRules'] = []): string {
+  let out = dump;
+  for (const { table, chain, rules } of extra) {
+    const start = out.indexOf(`*${table}\n`);
+    const end = out.indexOf('\nCOMMIT\n', start);
+    if (start < 0 || end < 0 || !out.slice(start, end).includes(`\n:${chain} `)) throw new Error(`no chain ${table}/${chain} in the dump`);
+    const first = out.indexOf(`\n-A ${chain} `, start);
+    const at = first > 0 && first < end ? first : end;
+    out = `${out.slice(0, at)}\n${rules.join('\n')}${out.slice(at)}`;
+  }
+  return out;
 }
 
 /** The ports the world namespace answers on: every Service port (a frontend port). */
@@ -246,4 +277,88 @@ export function randomScenario(seed: number, count: number, endpointsPerService:
     }
   });
   return { id: `s${seed}`, title: `randomServices(${count}, ${endpointsPerService}, seed ${seed})`, services, pods: podsFor(services), extraClientAddresses: anyAffinity ? AFFINITY_CLIENTS : [], probes };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Interface conditions and the node's own source addresses: clients entering through `wv0` (Weave-like) and
+// `ens5` (an uplink-like name), one endpoint behind an interface named `weave`, rules that test `-i`/`-o`
+// before kube-proxy's; node processes whose source is their route's (the uplink address, or the node's address
+// inside the cluster CIDR).
+
+export const SIDE_WEAVE: SideClient = { iface: 'wv0', address: '10.32.0.5' };
+export const SIDE_UPLINK: SideClient = { iface: 'ens5', address: '192.0.2.10' };
+/** The pod that the `ens5` DNAT sends its Service's traffic to instead (no Service has it as an endpoint). */
+export const DNAT_ELSEWHERE = '10.244.21.1';
+/** Routes of the node towards the Services below: the uplink address (masqueraded), or one inside the cluster CIDR (not). */
+export const IFACE_UPLINK_SRC_ROUTE = '10.96.2.0/28';
+export const IFACE_GATEWAY_SRC_ROUTE = '10.96.2.16/28';
+
+export function ifaceServices() {
+  return {
+    dnat: handService({ name: 'iface-dnat', clusterIP: '10.96.2.1', endpoints: eps(20, 2) }),
+    reject: handService({ name: 'iface-reject', clusterIP: '10.96.2.2', endpoints: eps(22, 2) }),
+    weave: handService({ name: 'weave-out', clusterIP: '10.96.2.3', endpoints: eps(23, 1) }),
+    prefix: handService({ name: 'iface-prefix', clusterIP: '10.96.2.4', endpoints: eps(24, 2) }),
+    nodeSrc: handService({ name: 'node-source', clusterIP: '10.96.2.17', endpoints: eps(25, 2) }),
+  };
+}
+
+/** The pods of the interface Services: the one of `weave-out` behind `weave`, and DNAT_ELSEWHERE. */
+export function ifacePods(services: GenServicePort[]): PodSpec[] {
+  const pods = podsFor(services).map((p) => (p.address.startsWith('10.244.23.') ? { ...p, iface: 'weave' } : p));
+  return [...pods, { name: `pod-${DNAT_ELSEWHERE}`, address: DNAT_ELSEWHERE, tcp: [8080], udp: [8080] }];
+}
+
+/** The same probes for both suites: every interface Service from each way in, and from the node. */
+export function ifaceProbes(s: ReturnType<typeof ifaceServices>): Probe[] {
+  const probes: Probe[] = [];
+  const ways: { origin: Origin; entry: Entry; from: string; in: string; what: string }[] = [
+    { origin: { kind: 'side', iface: SIDE_WEAVE.iface }, entry: 'pod', from: SIDE_WEAVE.address, in: SIDE_WEAVE.iface, what: `pod on ${SIDE_WEAVE.iface}` },
+    { origin: { kind: 'side', iface: SIDE_UPLINK.iface }, entry: 'external', from: SIDE_UPLINK.address, in: SIDE_UPLINK.iface, what: `off-cluster client on ${SIDE_UPLINK.iface}` },
+    { origin: { kind: 'client' }, entry: 'pod', from: CLIENT_IP, in: 'vcli', what: 'pod on vcli' },
+  ];
+  for (const p of ['tcp', 'udp'] as const) {
+    for (const key of ['dnat', 'reject', 'weave', 'prefix'] as const) {
+      const svc = s[key][p];
+      const out = key === 'weave' ? 'weave' : 'vp0';
+      for (const w of ways) {
+        probes.push({ name: `${svc.name}: ${w.what} (${w.from}) → ${svc.clusterIP}:${svc.port}, leaving through ${out === 'weave' ? 'weave' : 'a vp interface'}`, kind: 'plain', origin: w.origin, protocol: p, to: svc.clusterIP, port: svc.port, entry: w.entry, from: w.from, via: { in: w.in, out } });
+      }
+      probes.push({ ...fromNode(svc, p), from: NODE_UPLINK_IP, nodeSource: true, via: { in: 'lo', out }, name: `${svc.name}: node → ${svc.clusterIP}:${svc.port} from its uplink address ${NODE_UPLINK_IP} (its route's source)` });
+    }
+    const svc = s.nodeSrc[p];
+    probes.push({ ...fromNode(svc, p), from: POD_GATEWAY, nodeSource: true, via: { in: 'lo', out: 'vp0' }, name: `${svc.name}: node → ${svc.clusterIP}:${svc.port} from ${POD_GATEWAY} (its route's source, inside the cluster CIDR: not masqueraded)` });
+  }
+  return probes;
+}
+
+export const IFACE_NODE_ROUTES = [`route add ${IFACE_UPLINK_SRC_ROUTE} via ${WORLD_IP} dev eth1 src ${NODE_UPLINK_IP}`, `route add ${IFACE_GATEWAY_SRC_ROUTE} via ${WORLD_IP} dev eth1 src ${POD_GATEWAY}`];
+
+/**
+ * iptables: `ens5` gets another DNAT for iface-dnat; Weave's pattern on FORWARD (`-i wv0 -o weave` accepted,
+ * everything else towards `weave` dropped); `wv0` rejected towards iface-reject's pods; `ens+` dropped towards
+ * iface-prefix's.
+ */
+export function ifaceScenario(): Scenario {
+  const s = ifaceServices();
+  const services = Object.values(s).flatMap((x) => [x.tcp, x.udp]);
+  const dnat = (p: string) => `-A PREROUTING -d 10.96.2.1/32 -i ens5 -p ${p} -m ${p} --dport 80 -j DNAT --to-destination ${DNAT_ELSEWHERE}:8080`;
+  return {
+    id: 'if',
+    title: 'interface conditions and node source addresses',
+    services,
+    pods: ifacePods(services),
+    extraClientAddresses: [],
+    probes: ifaceProbes(s),
+    sideClients: [SIDE_WEAVE, SIDE_UPLINK],
+    nodeRoutes: IFACE_NODE_ROUTES,
+    extraRules: [
+      { table: 'nat', chain: 'PREROUTING', rules: [dnat('tcp'), dnat('udp')] },
+      {
+        table: 'filter',
+        chain: 'FORWARD',
+        rules: ['-A FORWARD -i wv0 -o weave -j ACCEPT', '-A FORWARD -o weave -j DROP', '-A FORWARD -d 10.244.22.0/24 -i wv0 -j REJECT --reject-with icmp-port-unreachable', '-A FORWARD -d 10.244.24.0/24 -i ens+ -j DROP'],
+      },
+    ],
+  };
 }

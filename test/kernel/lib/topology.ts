@@ -50,6 +50,17 @@ export interface PodSpec {
   udp: number[];
   /** Bind these addresses instead of 0.0.0.0 (lib/listener.mjs). */
   bind?: string[];
+  /** The node side's interface name (default `vp<index>`): what `-o` / `oifname` see towards this pod. */
+  iface?: string;
+}
+
+/**
+ * A client wired like a pod (a /32 behind a node interface with the pod gateway) through a node interface of
+ * its own name: what `-i` / `iifname` see for its packets.
+ */
+export interface SideClient {
+  iface: string;
+  address: string;
 }
 
 export interface TopologySpec {
@@ -77,9 +88,23 @@ export interface TopologySpec {
   extraClientAddresses?: string[];
   /** Whether the nfacct tool exists; without it the -m nfacct matches are cut from the dump (see README). */
   nfacct?: boolean;
+  /** Clients entering the node through interfaces of their own (interface conditions). */
+  sideClients?: SideClient[];
+  /**
+   * More node routes (`route add …` lines for ip -batch), e.g. towards some ClusterIPs with another `src`: the
+   * source address a process on the node gets from routing.
+   */
+  nodeRoutes?: string[];
 }
 
-export type Origin = { kind: 'client' } | { kind: 'external' } | { kind: 'node' } | { kind: 'pod'; address: string };
+export type Origin = { kind: 'client' } | { kind: 'external' } | { kind: 'node' } | { kind: 'pod'; address: string } | { kind: 'side'; iface: string };
+
+/** One conntrack entry of the node (/proc/net/nf_conntrack): the original and the reply direction. */
+export interface CtEntry {
+  protocol: string;
+  orig: { src: string; dst: string; sport: number; dport: number };
+  reply: { src: string; dst: string; sport: number; dport: number };
+}
 
 export interface Attempt {
   src?: string;
@@ -122,6 +147,8 @@ export class Topology {
   readonly external: string;
   readonly world: string;
   readonly podNs = new Map<string, string>();
+  /** Side client namespaces by their node interface. */
+  readonly sideNs = new Map<string, string>();
   /** What the backend's iptables-save prints after loading: what the tracer reads. */
   savedDump = '';
   /** The text given to iptables-restore. */
@@ -136,10 +163,11 @@ export class Topology {
     this.external = nsName(`${spec.id}-ext`);
     this.world = nsName(`${spec.id}-wld`);
     spec.pods.forEach((p, i) => this.podNs.set(p.address, nsName(`${spec.id}-p${i}`)));
+    (spec.sideClients ?? []).forEach((c, i) => this.sideNs.set(c.iface, nsName(`${spec.id}-s${i}`)));
   }
 
   get namespaces(): string[] {
-    return [this.node, this.client, this.external, this.world, ...this.podNs.values()];
+    return [this.node, this.client, this.external, this.world, ...this.podNs.values(), ...this.sideNs.values()];
   }
 
   static async create(spec: TopologySpec): Promise<Topology> {
@@ -167,15 +195,19 @@ export class Topology {
       'link set vcli up',
       `route add ${CLIENT_ROUTE} dev vcli`,
     ];
-    spec.pods.forEach((p, i) => {
-      node.push(`link add vp${i} type veth peer name eth0 netns ${this.podNs.get(p.address)}`, `addr add ${POD_GATEWAY}/32 dev vp${i}`, `link set vp${i} up`, `route add ${p.address}/32 dev vp${i}`);
-    });
+    const podLink = (dev: string, ns: string, address: string) => [`link add ${dev} type veth peer name eth0 netns ${ns}`, `addr add ${POD_GATEWAY}/32 dev ${dev}`, `link set ${dev} up`, `route add ${address}/32 dev ${dev}`];
+    spec.pods.forEach((p, i) => node.push(...podLink(p.iface ?? `vp${i}`, this.podNs.get(p.address)!, p.address)));
+    for (const c of spec.sideClients ?? []) node.push(...podLink(c.iface, this.sideNs.get(c.iface)!, c.address));
     node.push(
       `link add eth1 type veth peer name eth0 netns ${this.world}`,
       `addr add ${NODE_UPLINK_IP}/30 dev eth1`,
       'link set eth1 up',
       `route add default via ${WORLD_IP} dev eth1 src ${NODE_IP}`,
     );
+    for (const r of spec.nodeRoutes ?? []) {
+      if (!/^route add [0-9./]+ via [0-9.]+ dev \w+ src [0-9.]+$/.test(r)) throw new Error(`topology: bad node route ${r}`);
+      node.push(r);
+    }
     await ipBatch(this.node, node);
 
     const podLines = (addresses: string[]) => [
@@ -190,6 +222,7 @@ export class Topology {
       ipBatch(this.external, ['link set lo up', `addr add ${EXTERNAL_CLIENT_IP}/24 dev eth0`, 'link set eth0 up', `route add default via ${NODE_IP} dev eth0`]),
       ipBatch(this.world, ['link set lo up', `addr add ${WORLD_IP}/30 dev eth0`, 'link set eth0 up', `route add default via ${NODE_UPLINK_IP} dev eth0`, ...WORLD_PREFIXES.map((p) => `route add local ${p} dev lo`)]),
       ...spec.pods.map((p) => ipBatch(this.podNs.get(p.address)!, podLines([p.address]))),
+      ...(spec.sideClients ?? []).map((c) => ipBatch(this.sideNs.get(c.iface)!, podLines([c.address]))),
     ]);
 
     // What kube-proxy and the CNI set on a node, and one test setting: icmp_ratemask=0. REJECT answers with
@@ -262,6 +295,11 @@ export class Topology {
         if (!ns) throw new Error(`no pod ${origin.address}`);
         return ns;
       }
+      case 'side': {
+        const ns = this.sideNs.get(origin.iface);
+        if (!ns) throw new Error(`no side client on ${origin.iface}`);
+        return ns;
+      }
     }
   }
 
@@ -303,6 +341,18 @@ export class Topology {
     for (const line of r.stdout.split('\n')) {
       if (line.startsWith('== ')) out.set(line.slice(3), (current = []));
       else if (current && line.startsWith('src=')) current.push(line.slice(4).split(/\s/)[0]!);
+    }
+    return out;
+  }
+
+  /** The node's conntrack table (/proc/net/nf_conntrack: no conntrack tool needed). */
+  async conntrack(): Promise<CtEntry[]> {
+    const r = await nsExec(this.node, 'cat', ['/proc/net/nf_conntrack'], { timeoutMs: 30_000 });
+    const out: CtEntry[] = [];
+    for (const line of r.stdout.split('\n')) {
+      const proto = /^ipv4\s+\d+\s+(\w+)/.exec(line)?.[1];
+      const tuples = [...line.matchAll(/src=(\S+) dst=(\S+) sport=(\d+) dport=(\d+)/g)].map((m) => ({ src: m[1]!, dst: m[2]!, sport: Number(m[3]), dport: Number(m[4]) }));
+      if (proto && tuples.length === 2) out.push({ protocol: proto, orig: tuples[0]!, reply: tuples[1]! });
     }
     return out;
   }

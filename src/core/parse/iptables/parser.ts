@@ -1847,9 +1847,14 @@ class RulesetBuilder implements RuleReader {
   }
 }
 
-/** kube-proxy's (and Docker's) top-level chains are entered from built-in chains that restore input omits. */
+/**
+ * kube-proxy's (and Docker's) top-level chains are entered from built-in chains that restore input omits; canary
+ * chains (kube-proxy's, kubelet's, Weave Net's WEAVE-CANARY) are empty on purpose and never jumped to: an agent
+ * watches for them to vanish to learn that the tables were flushed.
+ */
 function isEntryChain(name: string): boolean {
-  return /^KUBE-(SERVICES|POSTROUTING|FORWARD|FIREWALL|EXTERNAL-SERVICES|PROXY-FIREWALL|NODEPORTS|PROXY-CANARY|KUBELET-CANARY|IPTABLES-HINT|MARK-MASQ|MARK-DROP|NODE-PORT|LOAD-BALANCER|LOOP-BACK|SOURCE-RANGES-FIREWALL|IPVS-FILTER|IPVS-OUT-FILTER)$/.test(name)
+  return /^KUBE-(SERVICES|POSTROUTING|FORWARD|FIREWALL|EXTERNAL-SERVICES|PROXY-FIREWALL|NODEPORTS|IPTABLES-HINT|MARK-MASQ|MARK-DROP|NODE-PORT|LOAD-BALANCER|LOOP-BACK|SOURCE-RANGES-FIREWALL|IPVS-FILTER|IPVS-OUT-FILTER)$/.test(name)
+    || /^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-CANARY$/.test(name)
     || /^(DOCKER|DOCKER-USER|DOCKER-ISOLATION-STAGE-\d)$/.test(name);
 }
 
