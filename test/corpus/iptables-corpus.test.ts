@@ -44,11 +44,11 @@ describe.skipIf(!HAVE_CORPUS)(`iptables corpus (${HAVE_CORPUS ? 'shared corpus' 
         const text = readFileSync(join(dir, row.file), 'utf8');
         if (row.ok && text.includes('\r')) {
           // The validation fed these to the tools with LF line endings; as stored (CRLF) both tools reject them on
-          // their first table line ("table name 'nat\r' invalid", checked with iptables 1.8.9): that one error only.
-          it(`loads with LF endings: ${row.file} has only the line-ending error`, () => {
-            const errors = analyzeIptables(text).diagnostics.filter((d) => d.severity === 'error');
-            expect(errors.map((d) => d.code)).toEqual(['crlf-line-endings']);
-            expect(analyzeIptables(text.replace(/\r\n?/g, '\n')).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+          // their first table line ("table name 'nat\r' invalid", checked with iptables 1.8.9): a warning says so.
+          it(`loads: ${row.file} has no errors, and a warning for its CRLF line endings`, () => {
+            const diagnostics = analyzeIptables(text).diagnostics;
+            expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+            expect(diagnostics.filter((d) => d.code === 'crlf-line-endings').map((d) => d.severity)).toEqual(['warning']);
           });
         } else if (row.ok) {
           it(`loads: ${row.file} has no errors`, () => {

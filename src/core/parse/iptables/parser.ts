@@ -798,18 +798,21 @@ class RulesetBuilder implements RuleReader {
     };
   }
 
-  /** The first line iptables-restore fails on for its carriage return (it ends lines at \n only). */
+  /**
+   * The first line iptables-restore fails on for its carriage return (it ends lines at \n only). A warning, not an
+   * error: such a file is nearly always a copy that passed through Windows, and its rules are read all the same.
+   */
   private carriageReturn(): void {
     const cr = this.endings.firstFailure;
     if (cr === undefined) return;
     const text = this.lines.line(cr.line) ?? '';
     const range = lineRange(cr.line, 0, text.length);
     if (!cr.crlf) {
-      this.diag(range, 'error', 'cr-line-endings', t('Carriage returns without line feeds (old Mac line endings): iptables-restore does not end a line there and fails on this one. Save the file with LF line endings.'));
+      this.diag(range, 'warning', 'cr-line-endings', t('Carriage returns without line feeds (old Mac line endings): iptables-restore does not end a line there and fails on this one. Save the file with LF line endings.'));
     } else if (cr.table !== undefined) {
-      this.diag(range, 'error', 'crlf-line-endings', t('Windows (CRLF) line endings: iptables-restore keeps the carriage return in the table name and fails here ("table name \'{0}\\r\' invalid"). Save the file with LF line endings.', cr.table));
+      this.diag(range, 'warning', 'crlf-line-endings', t('Windows (CRLF) line endings: iptables-restore keeps the carriage return in the table name and fails here ("table name \'{0}\\r\' invalid"). Save the file with LF line endings.', cr.table));
     } else {
-      this.diag(range, 'error', 'crlf-line-endings', t('Windows (CRLF) line endings: iptables-restore keeps the carriage return as part of this line and fails here. Save the file with LF line endings.'));
+      this.diag(range, 'warning', 'crlf-line-endings', t('Windows (CRLF) line endings: iptables-restore keeps the carriage return as part of this line and fails here. Save the file with LF line endings.'));
     }
   }
 
