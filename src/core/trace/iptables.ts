@@ -11,6 +11,10 @@ import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAd
 import type { Condition, Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 import { coveredShare, entryFacts, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
 import { appendAll } from '../model/append';
+import { recentMatch } from './recent';
+
+/** A `-m recent` match, evaluated per branch (it reads and records what the path did to its list). */
+type RecentMatch = { kind: 'recent'; m: Match };
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
 const MAX_BRANCHES = 4096;
@@ -42,6 +46,14 @@ export interface State {
   /** Other labelled assumptions (a scheduler whose choice depends on live state). */
   assumptions: string[];
   notes: string[];
+  /** What this connection did to `-m recent` lists along the path, in order (replaced, never changed in place). */
+  recent?: RecentOp[];
+}
+
+/** xt_recent on the path: `stamp` (--set, a matching --update) records the address now; `remove` forgets it. */
+export interface RecentOp {
+  list: string;
+  op: 'stamp' | 'remove';
 }
 
 export type End = 'accept' | 'drop' | 'reject' | 'return';
@@ -397,15 +409,18 @@ class Tracer {
     return applyDnat(s, addrText, portText);
   }
 
-  /** Evaluates all conditions of a rule; returns one entry per branch. */
+  /** Evaluates all conditions of a rule in the kernel's order; returns one entry per branch. */
   private matchRule(rule: Rule, state: State): { state: State; matched: boolean; note: string }[] {
-    const conds: Cond[] = [];
+    const conds: (Cond | RecentMatch)[] = [];
     for (const p of rule.params) conds.push(this.param(p, state));
-    for (const m of rule.matches) for (const c of this.match(m, state, rule)) conds.push(c);
+    for (const m of rule.matches) {
+      if (m.module === 'recent') conds.push({ kind: 'recent', m });
+      else for (const c of this.match(m, state, rule)) conds.push(c);
+    }
     let branches: { state: State; matched: boolean; notes: string[] }[] = [{ state, matched: true, notes: [] }];
-    for (const c of conds) {
-      if (c.kind === 'certain') {
-        if (!c.value) {
+    for (const rc of conds) {
+      if (rc.kind === 'certain') {
+        if (!rc.value) {
           // Deterministic miss: every still-matching branch misses.
           branches = branches.map((b) => ({ ...b, matched: false }));
           break;
@@ -418,10 +433,18 @@ class Tracer {
           out.push(b);
           continue;
         }
+        // A recent list reads what the path did to it so far and records what this match does (xt_recent).
+        const { cond: c, record } = rc.kind === 'recent' ? recentMatch(rc.m, b.state, rule) : { cond: rc, record: undefined };
         const { hit, miss, stop } = branchOn(c, b.state, this.budget, this.canSplit);
         if (stop) return []; // the trace stops (runChain)
-        if (hit) out.push({ state: hit, matched: true, notes: [...b.notes, c.kind === 'random' ? c.label : ''] });
-        if (miss) out.push({ state: miss, matched: false, notes: b.notes });
+        if (hit) {
+          record?.(hit, true);
+          out.push({ state: hit, matched: true, notes: [...b.notes, c.kind === 'random' ? c.label : ''] });
+        }
+        if (miss) {
+          record?.(miss, false);
+          out.push({ state: miss, matched: false, notes: b.notes });
+        }
       }
       branches = out;
     }
@@ -540,16 +563,6 @@ class Tracer {
           return [{ kind: 'random', p: 1 / every, label: t('Taken by 1 in {0} new connections (--mode nth).', every) }];
         }
         return [yes];
-      }
-      case 'recent': {
-        const check = m.options.find((o) => o.name === '--rcheck' || o.name === '--update');
-        if (!check) return [yes]; // --set / --remove match and record
-        const seconds = opt('--seconds')?.values[0];
-        // A new client is in no recent list; a returning one would match here (session affinity).
-        s.notes.push(seconds
-          ? t('Session affinity: a returning client (seen within {0} s) skips the random choice and goes back to the endpoint it used before ({1}).', seconds, rule.chain)
-          : t('A returning client (in recent list {0}) would match {1} rule {2} instead.', opt('--name')?.values[0] ?? 'DEFAULT', rule.chain, rule.index));
-        return [certain(Boolean(check.negated))];
       }
       case 'icmp':
       case 'icmp6':
@@ -972,7 +985,7 @@ function dedupe(list: string[]): string[] {
 function essential(facts: Fact[]): Condition[] {
   return facts.filter((f, i) => {
     const others = facts.filter((g, j) => j !== i && g.key !== f.key);
-    return facts.findIndex((g) => g.key === f.key) === i && known(others, { key: f.key, label: '', labelNot: '', iface: f.iface }) !== f.holds;
+    return facts.findIndex((g) => g.key === f.key) === i && known(others, { key: f.key, label: '', labelNot: '', iface: f.iface, recent: f.recent }) !== f.holds;
   });
 }
 

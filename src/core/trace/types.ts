@@ -43,6 +43,16 @@ export interface IfaceTest {
   anyOf?: string[];
 }
 
+/**
+ * `-m recent --rcheck/--update`: the list held the address at least `hits` times in the last `seconds` (0: ever)
+ * before this connection. `list` names the list, the side and the address (and TTL) it keys on.
+ */
+export interface RecentTest {
+  list: string;
+  hits: number;
+  seconds: number;
+}
+
 /** A condition the dumps do not decide, as an outcome assumes it: a fact about the packet, not a probability. */
 export interface Condition {
   /** What the rule tests, the same text for the condition and its negation. */
@@ -51,6 +61,7 @@ export interface Condition {
   /** The assumption in words. */
   label: string;
   iface?: IfaceTest;
+  recent?: RecentTest;
   /** Fixed by the entry point (from outside: not on a pod's interface), not assumed: never listed. */
   given?: boolean;
 }
