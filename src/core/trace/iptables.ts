@@ -930,45 +930,51 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
   const deliver = (states: State[]) => {
     for (const s of states) finals.push({ state: s, verdict: s.dnat ? 'dnat' : 'accept' });
   };
+  // Hook order at LOCAL_IN: mangle (-150), filter (0), security (50), IPVS (99), nat (100, source NAT).
+  const INPUT_BEFORE_IPVS = ['mangle', 'filter', 'security'];
+  const hook = (name: string, tables: string[], states: State[]) => {
+    const r = tracer.runHook(name, tables, states);
+    appendAll(finals, r.ended);
+    return r.passed;
+  };
+  /**
+   * IPVS at LOCAL_IN: the virtual service picks a real server. A local one takes the packet on through LOCAL_IN;
+   * any other gets it re-injected at LOCAL_OUT (ip_vs_nat_send_or_cont, ip_vs_send_or_cont): the OUTPUT chains see
+   * it, except nat's (the connection's destination NAT was decided when it began), then POSTROUTING, where nat runs
+   * only if no source NAT was decided yet (`natDone`: a packet from this node passed nat POSTROUTING on its way out).
+   */
+  const ipvsThen = (states: State[], natDone: boolean) => {
+    const picked = states.map((s) => ipvsSelect(tracer, s));
+    for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
+    const chosen = picked.flatMap((p) => (p.passthrough ? [] : p.states));
+    const local = [...picked.flatMap((p) => (p.passthrough ? p.states : [])), ...chosen.filter((s) => tracer.isLocal(s.dst))];
+    deliver(natDone ? local : hook('INPUT', ['nat'], local));
+    const sent = chosen.filter((s) => !tracer.isLocal(s.dst));
+    for (const s of sent) {
+      const last = s.path[s.path.length - 1];
+      if (last) s.path[s.path.length - 1] = { ...last, note: `${last.note} ${t('IPVS sends it on through LOCAL_OUT: the OUTPUT chains of raw, mangle and filter see it (nat OUTPUT does not: the connection\'s NAT was decided when it began).')}` };
+    }
+    const out = hook('OUTPUT', ['raw', 'mangle', 'filter', 'security'], sent);
+    deliver(hook('POSTROUTING', natDone ? ['mangle'] : ['mangle', 'nat'], out));
+  };
   const run = (entry: Entry) => {
     if (entry === 'node') {
-      const out = tracer.runHook('OUTPUT', ['raw', 'mangle', 'nat', 'filter', 'security'], start);
-      appendAll(finals, out.ended);
-      const post = tracer.runHook('POSTROUTING', ['mangle', 'nat'], out.passed);
-      appendAll(finals, post.ended);
-      // A locally generated packet to a local address loops back through INPUT.
-      const local = post.passed.filter((s) => tracer.isLocal(s.dst));
-      const remote = post.passed.filter((s) => !tracer.isLocal(s.dst));
-      const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
-      appendAll(finals, input.ended);
-      if (ipvs) {
-        const picked = input.passed.map((s) => ipvsSelect(tracer, s));
-        for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
-        deliver(picked.flatMap((p) => p.states));
-      } else deliver(input.passed);
-      deliver(remote);
+      const out = hook('OUTPUT', ['raw', 'mangle', 'nat', 'filter', 'security'], start);
+      const post = hook('POSTROUTING', ['mangle', 'nat'], out);
+      // A locally generated packet to a local address loops back through INPUT (its NAT was decided on the way out).
+      const local = post.filter((s) => tracer.isLocal(s.dst));
+      deliver(post.filter((s) => !tracer.isLocal(s.dst)));
+      const input = hook('INPUT', INPUT_BEFORE_IPVS, local);
+      if (ipvs) ipvsThen(input, true);
+      else deliver(input);
       return;
     }
-    const pre = tracer.runHook('PREROUTING', ['raw', 'mangle', 'nat'], start);
-    appendAll(finals, pre.ended);
-    const local = pre.passed.filter((s) => tracer.isLocal(s.dst));
-    const forward = pre.passed.filter((s) => !tracer.isLocal(s.dst));
-    const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
-    appendAll(finals, input.ended);
-    if (ipvs) {
-      // IPVS hooks LOCAL_IN after the filter table; forwarded connections leave through POSTROUTING.
-      const picked = input.passed.map((s) => ipvsSelect(tracer, s));
-      for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
-      deliver(picked.filter((p) => p.passthrough).flatMap((p) => p.states));
-      const sent = tracer.runHook('POSTROUTING', ['mangle', 'nat'], picked.filter((p) => !p.passthrough).flatMap((p) => p.states));
-      appendAll(finals, sent.ended);
-      deliver(sent.passed);
-    } else deliver(input.passed);
-    const fwd = tracer.runHook('FORWARD', ['mangle', 'filter', 'security'], forward);
-    appendAll(finals, fwd.ended);
-    const post = tracer.runHook('POSTROUTING', ['mangle', 'nat'], fwd.passed);
-    appendAll(finals, post.ended);
-    deliver(post.passed);
+    const pre = hook('PREROUTING', ['raw', 'mangle', 'nat'], start);
+    const input = hook('INPUT', INPUT_BEFORE_IPVS, pre.filter((s) => tracer.isLocal(s.dst)));
+    if (ipvs) ipvsThen(input, false);
+    else deliver(hook('INPUT', ['nat'], input));
+    const fwd = hook('FORWARD', ['mangle', 'filter', 'security'], pre.filter((s) => !tracer.isLocal(s.dst)));
+    deliver(hook('POSTROUTING', ['mangle', 'nat'], fwd));
   };
   run(packet.entry);
   const outcomes = mergeOutcomes(finals);
