@@ -218,6 +218,8 @@ class Tracer {
   readonly canSplit = () => this.splitBudget-- > 0;
   /** Addresses bound on kube-ipvs0 (every virtual service address) are local to the node. */
   private readonly ipvsLocal: Set<string>;
+  /** Where the traced packet comes from (set before the first hook). */
+  entry: Entry = 'pod';
 
   constructor(
     private readonly ruleset: IptablesRuleset,
@@ -369,7 +371,9 @@ class Tracer {
       }
       case 'redirect': {
         const ports = target.options.find((o) => o.name === '--to-ports')?.values[0];
-        const local = this.context.nodeIPs.find((ip) => parseAddress(ip)?.family === s.dst.family) ?? (s.dst.family === 4 ? '127.0.0.1' : '::1');
+        // The kernel redirects a locally generated packet to loopback, another to its interface's primary address.
+        const loopback = s.dst.family === 4 ? '127.0.0.1' : '::1';
+        const local = this.entry === 'node' ? loopback : (this.context.nodeIPs.find((ip) => parseAddress(ip)?.family === s.dst.family) ?? loopback);
         this.rewrite(s, ports ? `${local}:${ports.split(/[-:]/)[0]}` : local);
         this.step(s, table, rule, note(t('REDIRECT to this node, port {0}.', s.dport)));
         ended.push({ state: s, end: 'accept' });
@@ -922,6 +926,7 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
   }
   const family = dst.family === 4 ? 'ipv4' : 'ipv6';
   const tracer = new Tracer(ruleset, fileIndex, context, family, ipvs);
+  tracer.entry = packet.entry;
   if (!ruleset.tables.some((tb) => tb.family === family)) {
     warnings.push(t('The dump has no {0} tables: nothing filters or rewrites this packet.', family === 'ipv4' ? 'IPv4' : 'IPv6'));
   }

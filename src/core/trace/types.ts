@@ -14,12 +14,31 @@ export interface Packet {
   entry: Entry;
 }
 
+/** Where this node's addresses came from: the request, the settings, the dumps, or nowhere. */
+export type NodeIPsOrigin = 'given' | 'configured' | 'inferred' | 'unknown';
+
 /** What the dump cannot tell. */
 export interface TraceContext {
   /** This node's addresses (`addrtype LOCAL`, `fib daddr type local`). */
   nodeIPs: string[];
   /** True when nodeIPs were guessed from the dump rather than given. */
   nodeIPsInferred?: boolean;
+  nodeIPsOrigin?: NodeIPsOrigin;
+  /** What in the dumps named them, when inferred. */
+  nodeIPsEvidence?: string;
+}
+
+/**
+ * Why a packet from this node has its source address: given (`--from`), the node's address (the route's source for
+ * a destination elsewhere), the destination itself (an address of this node: its local route's source), loopback,
+ * or a stand-in when the node's address is unknown.
+ */
+export type SourceOrigin = 'given' | 'node-address' | 'local-destination' | 'loopback' | 'stand-in';
+
+export interface PacketSource {
+  origin: SourceOrigin;
+  /** The reason in words. */
+  text: string;
 }
 
 export interface PathStep {
@@ -94,4 +113,6 @@ export interface TraceResult {
   /** Problems of the trace itself (loops, depth limit, guessed node addresses). */
   warnings: string[];
   context: TraceContext;
+  /** A packet from this node: where its source address comes from. */
+  source?: PacketSource;
 }

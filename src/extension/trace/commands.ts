@@ -79,6 +79,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       protocol: target.protocol,
       entry: from,
       nodeIPs,
+      nodeIPsOrigin: 'configured',
     });
     if (!answer) {
       void vscode.window.showInformationMessage(vscode.l10n.t('The dump changed while it was traced; trace again.'));
