@@ -4,10 +4,13 @@
 // server recipe (`-m state --state NEW -m recent --set` then `--update --seconds 60 --hitcount 3 -j DROP`). The rules
 // here load in `iptables-restore --test` and `iptables-legacy-restore --test` (and the nft one in `nft -c -f`), checked
 // in a throw-away network namespace.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzeFile } from '../../src/core/snapshot';
 import { traceSnapshot, type Outcome, type SnapshotFile as TraceFile, type TraceRequest } from '../../src/core/trace';
 import { explainRecent } from '../../src/core/explain/iptables';
+import { assumptionGroups, compatible } from '../../src/core/trace/facts';
+import type { Condition } from '../../src/core/trace/types';
 
 const files = (text: string): TraceFile[] => [{ name: 'f.iptables', analysis: analyzeFile('f.iptables', text)!.analysis as TraceFile['analysis'] }];
 const trace = (text: string, request: Partial<TraceRequest> = {}) =>
@@ -119,5 +122,42 @@ describe('nft sets filled at run time', () => {
       '1 drop [assuming the packet is not in set blackhole; assuming limit rate over 3/minute lets the packet through]',
     ]);
     for (const o of r.outcomes) expect(o.notes.join(' ')).not.toMatch(/affinity/i);
+  });
+});
+
+describe('property: recent-list histories are consistent facts; shares sum to 1 in every consistent situation', () => {
+  const ruleArb = fc.record({
+    command: fc.constantFrom('--set', '--rcheck', '--update', '--remove'),
+    name: fc.constantFrom('A', 'B'),
+    seconds: fc.constantFrom(0, 10, 60),
+    hitcount: fc.constantFrom(0, 1, 2, 3),
+    not: fc.boolean(),
+    target: fc.constantFrom('', ' -j DROP', ' -j ACCEPT', ' -j LOG'),
+  });
+  const ruleText = (r: { command: string; name: string; seconds: number; hitcount: number; not: boolean; target: string }) => {
+    const check = r.command === '--rcheck' || r.command === '--update';
+    const extra = check ? `${r.seconds ? ` --seconds ${r.seconds}` : ''}${r.hitcount ? ` --hitcount ${r.hitcount}` : ''}` : '';
+    return `-A INPUT -m recent ${r.not ? '! ' : ''}${r.command}${extra} --name ${r.name}${r.target}`;
+  };
+
+  it('random -m recent rules', () => {
+    fc.assert(
+      fc.property(fc.array(ruleArb, { maxLength: 6 }), (rules) => {
+        const text = input(rules.map(ruleText));
+        const outcomes = trace(text).outcomes;
+        for (const o of outcomes) expect(compatible(o.conditions, o.conditions), text).toBe(true);
+        for (const g of assumptionGroups(outcomes)) expect(g.reduce((sum, i) => sum + outcomes[i].probability, 0), text).toBeCloseTo(1, 9);
+        // Every assignment of the conditions that can hold together: the outcomes that apply share 100 %.
+        const all = [...new Map(outcomes.flatMap((o) => o.conditions).map((c) => [c.key, c])).values()];
+        for (let bits = 0; bits < 1 << all.length; bits++) {
+          const world: Condition[] = all.map((c, i) => ({ ...c, holds: Boolean(bits & (1 << i)) }));
+          if (!compatible(world, world)) continue;
+          const holds = new Map(world.map((c) => [c.key, c.holds]));
+          const applies = outcomes.filter((o) => o.conditions.every((c) => holds.get(c.key) === c.holds));
+          expect(applies.reduce((sum, o) => sum + o.probability, 0), `${text} in ${JSON.stringify([...holds])}`).toBeCloseTo(1, 9);
+        }
+      }),
+      { numRuns: 300, seed: 25 },
+    );
   });
 });

@@ -255,8 +255,19 @@ const isLoopbackText = (address: string): boolean => {
   return a !== undefined && isLoopback(a);
 };
 
-/** kube-proxy with --nodeport-addresses: `-A KUBE-SERVICES -d NODE/32 … -j KUBE-NODEPORTS` (else `--dst-type LOCAL`, no address). */
+const nodePortJumps = new WeakMap<object, string[]>();
+
+/**
+ * kube-proxy with --nodeport-addresses: `-A KUBE-SERVICES -d NODE/32 … -j KUBE-NODEPORTS` (else `--dst-type LOCAL`, no
+ * address). Read once per ruleset: KUBE-SERVICES of a large cluster holds a rule per Service port.
+ */
 function nodePortJumpAddresses(ruleset: IptablesAnalysis['ruleset']): string[] {
+  let out = nodePortJumps.get(ruleset);
+  if (!out) nodePortJumps.set(ruleset, (out = readNodePortJumps(ruleset)));
+  return out;
+}
+
+function readNodePortJumps(ruleset: IptablesAnalysis['ruleset']): string[] {
   const out: string[] = [];
   for (const table of ruleset.tables) {
     if (table.name !== 'nat') continue;
