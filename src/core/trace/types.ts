@@ -29,11 +29,11 @@ export interface TraceContext {
 }
 
 /**
- * Why a packet from this node has its source address: given (`--from`), the node's address (the route's source for
+ * Why a packet from this node (without `--from`) has its source address: the node's address (the route's source for
  * a destination elsewhere), the destination itself (an address of this node: its local route's source), loopback,
  * or a stand-in when the node's address is unknown.
  */
-export type SourceOrigin = 'given' | 'node-address' | 'local-destination' | 'loopback' | 'stand-in';
+export type SourceOrigin = 'node-address' | 'local-destination' | 'loopback' | 'stand-in';
 
 export interface PacketSource {
   origin: SourceOrigin;
