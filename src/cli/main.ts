@@ -224,6 +224,7 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
 function formatTrace(result: TraceResult, names: string[]): string[] {
   const p = result.packet;
   const lines = [`${p.protocol} ${p.src} → ${hostPort(p.dst, p.dport)} (from ${p.entry === 'pod' ? 'a pod on this node' : p.entry === 'node' ? 'this node' : 'outside the cluster'})`];
+  if (result.source && result.source.origin !== 'stand-in') lines.push(`  ${result.source.text}`);
   for (const w of result.warnings) lines.push(`  warning: ${w}`);
   if (result.outcomes.length === 0) lines.push('  no outcome');
   const { shown, more } = shownOutcomes(result);

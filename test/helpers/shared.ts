@@ -21,5 +21,8 @@ export function corpusFiles(sub: string, skip?: RegExp): string[] {
   return out;
 }
 
-/** A trace's warnings other than those saying what the dump lacks on the packet's way (a table, chain or hook). */
-export const traceProblems = (warnings: string[]): string[] => warnings.filter((w) => !/iptables-save (prints every table|always prints)|no base chain on hooks|No chain of type nat/.test(w));
+/**
+ * A trace's warnings other than those saying what the dump lacks: a table, chain or hook on the packet's way, or the
+ * node's address (a stand-in when none was given).
+ */
+export const traceProblems = (warnings: string[]): string[] => warnings.filter((w) => !/iptables-save (prints every table|always prints)|no base chain on hooks|No chain of type nat|a stand-in for this node's address/.test(w));

@@ -255,7 +255,12 @@ describe('general netfilter semantics (not kube-proxy shaped)', () => {
 
   it('the --json shape is exactly the documented one', () => {
     const json = traceToJson(trace(DOCKERISH, '192.168.1.1:2222', { from: '192.168.1.5', entry: 'external', nodeIPs: ['192.168.1.1'] }), ['dump.iptables']) as { packet: object; outcomes: Record<string, unknown>[] };
-    expect(Object.keys(json)).toEqual(['packet', 'outcomes', 'moreOutcomes']);
+    expect(Object.keys(json)).toEqual(['packet', 'outcomes', 'moreOutcomes', 'nodeIPs']);
+    expect((json as unknown as { nodeIPs: object }).nodeIPs).toEqual({ addresses: ['192.168.1.1'], origin: 'given' });
+    // A packet from this node says where its source comes from.
+    const node = traceToJson(trace(DOCKERISH, '192.168.1.1:2222', { entry: 'node', nodeIPs: ['192.168.1.1'] }), ['dump.iptables']) as { source: object };
+    expect(Object.keys(node)).toEqual(['packet', 'outcomes', 'moreOutcomes', 'nodeIPs', 'source']);
+    expect(Object.keys(node.source)).toEqual(['origin', 'reason']);
     expect(Object.keys(json.packet)).toEqual(['src', 'dst', 'protocol', 'dport', 'entry']);
     expect(Object.keys(json.outcomes[0])).toEqual(['verdict', 'destination', 'probability', 'masquerade', 'assumptions', 'conditions', 'path']);
     expect(Object.keys((json.outcomes[0].path as object[])[0])).toEqual(['file', 'line', 'table', 'chain', 'text', 'note']);

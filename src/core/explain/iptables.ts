@@ -8,6 +8,7 @@ import type { KubeProxyMode } from '../detect';
 import { BASIC_OPTIONS, lookupMatchOption, lookupTargetOption, lowerFirst, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from '../parse/iptables/extensions';
 import { nameTable } from '../model/name-table';
 import { bold, code, join, md, mdT, text, type Md } from './markdown';
+import { isKubeProxyAffinity } from '../kube/chains';
 
 /**
  * The summary of a match/target extension or an option in the display language. The extension tables hold English
@@ -96,18 +97,44 @@ export function explainProbability(a: IptablesAnalysis, rule: Rule, option: Opti
 export function explainRecent(a: IptablesAnalysis, rule: Rule, option: Option | undefined): Md {
   const name = findMatchOption(rule, 'recent', '--name')?.values[0] ?? 'DEFAULT';
   const seconds = findMatchOption(rule, 'recent', '--seconds')?.values[0];
-  const isSet = rule.matches.some((m) => m.module === 'recent' && m.options.some((o) => o.name === '--set'));
+  const command = ['--set', '--rcheck', '--update', '--remove'].find((c) => findMatchOption(rule, 'recent', c));
+  const caveat = mdT('Caveat: the kernel\'s xt_recent module keeps at most 100 addresses per list by default (module parameter ip_list_tot); on a busy Service older clients are forgotten and lose their affinity silently.');
+  void option;
+  if (!isKubeProxyAffinity(name, rule.chain, command, Boolean(findMatchOption(rule, 'recent', '--reap')))) return explainRecentList(rule, name, command);
   const lines = [md`${bold(mdT('Session affinity (ClientIP)'))} — ${mdT('recent list {0}', code(name))}`, md``];
-  if (isSet) {
+  if (command === '--set') {
     lines.push(mdT('Records the client\'s source address in the list, so that its later connections within the affinity timeout are sent straight back to this same endpoint by the --rcheck rule in the Service chain.'));
   } else {
     lines.push(mdT('A client whose address is in the list (seen within the last {0} seconds) skips the random choice and goes back to the endpoint it used before. A new client falls through to the random rules below.', text(seconds ?? '?')));
   }
-  lines.push(md``, mdT('Caveat: the kernel\'s xt_recent module keeps at most 100 addresses per list by default (module parameter ip_list_tot); on a busy Service older clients are forgotten and lose their affinity silently.'));
+  lines.push(md``, caveat);
   const entry = a.endpointByChain.get(rule.tableId, name);
   if (entry) lines.push(md``, mdT('This list belongs to endpoint {0}.', code(`${entry.endpoint.address}:${entry.endpoint.port}`)));
-  void option;
   return join(lines);
+}
+
+/** A recent list that is not kube-proxy's affinity (a rate limit, a port knock): what the match does, literally. */
+function explainRecentList(rule: Rule, name: string, command: string | undefined): Md {
+  const value = (o: string) => findMatchOption(rule, 'recent', o)?.values[0];
+  const side = findMatchOption(rule, 'recent', '--rdest') ? t('destination') : t('source');
+  const count = value('--hitcount') ?? '1';
+  const within = value('--seconds');
+  const check = within
+    ? mdT('Matches when the list holds the packet\'s {0} address at least {1} times in the last {2} seconds.', text(side), text(count), text(within))
+    : mdT('Matches when the list holds the packet\'s {0} address at least {1} times.', text(side), text(count));
+  const body: Record<string, Md> = {
+    '--set': mdT('Records the packet\'s {0} address in the list with the current time, and matches.', text(side)),
+    '--rcheck': check,
+    '--update': join([check, mdT('When it matches, the address is recorded again with the current time.')], ' '),
+    '--remove': mdT('Matches when the packet\'s {0} address is in the list, and removes it from the list.', text(side)),
+  };
+  return join([
+    md`${bold(mdT('Recently seen addresses'))} — ${mdT('recent list {0}', code(name))}`,
+    md``,
+    body[command ?? ''] ?? mdT('A recent match needs one of --set, --rcheck, --update or --remove.'),
+    md``,
+    mdT('The list lives in the kernel (/proc/net/xt_recent/{0}), not in this dump: whether an address is in it depends on earlier packets. The kernel keeps at most 100 addresses per list and 20 time stamps per address by default (module parameters ip_list_tot, ip_pkt_list_tot).', text(name)),
+  ]);
 }
 
 export function explainDnat(a: IptablesAnalysis, rule: Rule): Md {

@@ -117,11 +117,15 @@ function objectDetail(o: ObjectRef): string {
   }
 }
 
-function policyBadges(s: Service): string[] {
+/**
+ * A Service object's badges. `external`: an IPVS virtual service of another frontend than the ClusterIP, which the
+ * ClusterIP rule's `! -s CIDR` does not decide (IPVS NodePorts are all masqueraded unless externalTrafficPolicy is Local).
+ */
+function policyBadges(s: Service, external?: FrontendKind): string[] {
   const p = s.policies;
   const out: string[] = [];
-  if (p.masqueradeAll) out.push(t('masquerade all'));
-  else if (p.clusterCIDR) out.push(t('masquerade ! {0}', p.clusterCIDR));
+  if (p.masqueradeAll || (external === 'nodePort' && p.nodePortMasquerade)) out.push(t('masquerade all'));
+  else if (p.clusterCIDR && !external) out.push(t('masquerade ! {0}', p.clusterCIDR));
   if (p.sessionAffinity) out.push(t('affinity ClientIP {0}s', p.sessionAffinity.timeoutSeconds));
   if (p.internalTrafficPolicy === 'Local') out.push(t('internal Local'));
   if (p.scheduler) out.push(t('scheduler {0}', p.scheduler));
@@ -171,7 +175,8 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const ext = extObject ? objectNode(extObject, 'ext', extBadges) : undefined;
   const fwBadges = s.policies.loadBalancerSourceRanges ? [t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', '))] : [];
   const fw = fwObject ? objectNode(fwObject, 'fw', fwBadges) : undefined;
-  const vsNodes = virtuals.map((o, i) => objectNode(o, `vs${i}`, policyBadges(s)));
+  const externalKind = (o: ObjectRef) => s.frontends.find((f) => f.kind !== 'clusterIP' && f.range?.start.line === o.range.start.line)?.kind;
+  const vsNodes = virtuals.map((o, i) => objectNode(o, `vs${i}`, policyBadges(s, externalKind(o))));
   // Layers: FW before EXT before the policy chains when present.
   if (ext && main) {
     ext.layer = 1;

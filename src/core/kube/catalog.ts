@@ -106,6 +106,8 @@ export interface Policies {
   /** Sources outside this range are masqueraded (the `! -s clusterCIDR -j KUBE-MARK-MASQ` rule). */
   clusterCIDR?: string;
   masqueradeAll?: boolean;
+  /** IPVS mode: every NodePort connection is masqueraded (KUBE-NODE-PORT's `--match-set KUBE-NODE-PORT-<PROTO>` → KUBE-MARK-MASQ). */
+  nodePortMasquerade?: boolean;
   /** IPVS mode: the virtual service's scheduler and what it means for the shares. */
   scheduler?: string;
   schedulerNote?: string;

@@ -155,3 +155,10 @@ export function isKubernetesNodeChain(name: string): boolean {
 export function isServiceHashedKind(kind: KubeChainKind): boolean {
   return kind === 'service' || kind === 'service-local' || kind === 'external' || kind === 'firewall' || kind === 'legacy-xlb';
 }
+
+/** kube-proxy's session affinity: KUBE-SEP-* lists set in their KUBE-SEP chain and checked with --reap in the Service chain. */
+export function isKubeProxyAffinity(name: string, chain: string, command: string | undefined, reap: boolean): boolean {
+  if (!name.startsWith('KUBE-SEP-')) return false;
+  if (command === '--set') return chain.startsWith('KUBE-SEP-');
+  return command === '--rcheck' && reap && /^KUBE-(SVC|SVL|XLB)-/.test(chain);
+}

@@ -334,6 +334,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   }
   const sctpHash = ipPortKeys(sets.get('KUBE-NODE-PORT-SCTP-HASH') ?? sets.get('KUBE-6-NODE-PORT-SCTP-HASH'));
   const clusterCIDR = clusterCidrOf(input.iptables);
+  const nodePortMasq = nodePortMasquerades(input.iptables);
 
   /** The frontend kind of a virtual service, and whether it is a guess. */
   const kindOf = (vs: VirtualService): { kind: FrontendKind; uncertain: boolean } => {
@@ -458,6 +459,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   for (let k = 0; k < entries; k++) if (entryKind[k].kind !== 'clusterIP') fill(k);
   for (const g of groups) {
     if (g.service.frontends.some((f) => f.kind !== 'clusterIP') && !g.service.policies.externalTrafficPolicy) g.service.policies.externalTrafficPolicy = 'Cluster';
+    if (g.service.policies.externalTrafficPolicy !== 'Local' && nodePortMasq.has(g.service.protocol) && g.service.frontends.some((f) => f.kind === 'nodePort')) g.service.policies.nodePortMasquerade = true;
     if (g.service.frontends.length > 1) g.service.frontends.sort((a, b) => FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || plainOrder.compare(a.address ?? '', b.address ?? '') || a.port - b.port);
   }
   return { mode: 'ipvs', services: sortedServices(groups.map((g) => g.service)), diagnostics };
@@ -742,6 +744,25 @@ function lowerBound(sorted: Float64Array, value: number, low = 0, high = sorted.
     else high = mid;
   }
   return low;
+}
+
+/** The protocols whose NodePorts nat's KUBE-NODE-PORT sends to KUBE-MARK-MASQ (`--match-set KUBE-NODE-PORT-TCP dst`). */
+function nodePortMasquerades(rulesets: IptablesRuleset[]): Set<string> {
+  const out = new Set<string>();
+  for (const r of rulesets) {
+    for (const table of r.tables) {
+      if (table.name !== 'nat') continue;
+      for (const rule of table.chainByName.get('KUBE-NODE-PORT')?.rules ?? []) {
+        if (rule.target?.name !== 'KUBE-MARK-MASQ') continue;
+        for (const m of rule.matches) {
+          const set = m.module === 'set' ? m.options.find((o) => o.name === '--match-set' && !o.negated)?.values[0] : undefined;
+          const proto = set && /^KUBE-(?:6-)?NODE-PORT-(TCP|UDP|SCTP)(?:-HASH)?$/.exec(set)?.[1];
+          if (proto) out.add(proto.toLowerCase());
+        }
+      }
+    }
+  }
+  return out;
 }
 
 /** The cluster CIDR from IPVS mode's `KUBE-SERVICES ! -s CIDR -m set --match-set KUBE-CLUSTER-IP … -j KUBE-MARK-MASQ`. */

@@ -4,7 +4,7 @@
 // condition and its negation. Facts split outcomes but carry no probability: an outcome's share is its share of new
 // connections under its conditions (statistic, numgen and IPVS weights only).
 import { t } from '../l10n';
-import type { Condition, IfaceTest, Outcome } from './types';
+import type { Condition, IfaceTest, Outcome, RecentTest } from './types';
 
 export type Fact = Condition;
 
@@ -15,6 +15,7 @@ export interface Assumption {
   labelNot: string;
   negated?: boolean;
   iface?: IfaceTest;
+  recent?: RecentTest;
 }
 
 const namesOf = (test: IfaceTest): string[] => test.anyOf ?? [test.name];
@@ -38,7 +39,30 @@ export function known(facts: readonly Fact[], a: Assumption): boolean | undefine
     const results = new Set(nameClasses([...same, test]).filter((n) => same.every((f) => ifaceHolds(n, f))).map((n) => ifaceHolds(n, test)));
     if (same.length > 0 && results.size === 1) holds = [...results][0];
   }
+  if (holds === undefined && a.recent) holds = recentKnown(facts, a.recent);
   return holds === undefined ? undefined : holds !== Boolean(a.negated);
+}
+
+const window = (r: RecentTest): number => r.seconds || Infinity;
+
+/**
+ * A recent list's history as the path's facts imply it: seen N times in S seconds implies fewer times in a longer
+ * window; not seen N times implies not more times in a shorter one.
+ */
+function recentKnown(facts: readonly Fact[], r: RecentTest): boolean | undefined {
+  for (const f of facts) {
+    const g = f.recent;
+    if (!g || g.list !== r.list) continue;
+    if (f.holds && g.hits >= r.hits && window(g) <= window(r)) return true;
+    if (!f.holds && g.hits <= r.hits && window(g) >= window(r)) return false;
+  }
+  return undefined;
+}
+
+/** Does one recent-list fact deny what another implies? */
+function recentContradiction(all: readonly Condition[]): boolean {
+  const recent = all.filter((c) => c.recent);
+  return recent.some((y) => y.holds && recent.some((n) => !n.holds && n.recent!.list === y.recent!.list && n.recent!.hits <= y.recent!.hits && window(n.recent!) >= window(y.recent!)));
 }
 
 /** Interfaces of pods and containers on a node (bridges, veths of the common CNIs). */
@@ -60,6 +84,7 @@ export function entryFacts(entry: 'pod' | 'node' | 'external'): Fact[] {
 export function factOf(a: Assumption, matched: boolean): Fact {
   const fact: Fact = { key: a.key, holds: matched !== Boolean(a.negated), label: matched ? a.label : a.labelNot };
   if (a.iface) fact.iface = a.iface;
+  if (a.recent) fact.recent = a.recent;
   return fact;
 }
 
@@ -80,6 +105,7 @@ export function compatible(a: readonly Condition[], b: readonly Condition[]): bo
     if (holds.get(c.key) === !c.holds) return false;
     holds.set(c.key, c.holds);
   }
+  if (recentContradiction(all)) return false;
   return (['in', 'out'] as const).every((dir) => {
     const same = all.filter((c) => c.iface?.dir === dir);
     return same.length === 0 || nameClasses(same).some((name) => same.every((c) => ifaceHolds(name, c)));

@@ -3,7 +3,7 @@
 import type { IptablesAnalysis } from '../language/iptables';
 import type { Service } from '../kube/catalog';
 import { t } from '../l10n';
-import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, parseAddress, parsePrefix, parseUserAddress } from './addr';
+import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, isLoopback, parseAddress, parsePrefix, parseUserAddress } from './addr';
 import { traceIptables, type IpvsTraceInput } from './iptables';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
@@ -11,7 +11,7 @@ import type { IpSet } from '../model/ipset';
 import type { NftAnalysis } from '../language/nft';
 import type { IpvsadmAnalysis } from '../language/ipvsadm';
 import type { IpsetAnalysis } from '../language/ipset';
-import type { Entry, Outcome, Packet, Protocol, TraceContext, TraceResult } from './types';
+import type { Entry, NodeIPsOrigin, Outcome, Packet, PacketSource, Protocol, TraceContext, TraceResult } from './types';
 import { appendAll } from '../model/append';
 
 export * from './types';
@@ -29,6 +29,8 @@ export interface TraceRequest {
   from?: string;
   entry: Entry;
   nodeIPs?: string[];
+  /** Where nodeIPs come from: the user gave them for this trace (the default) or a setting holds them. */
+  nodeIPsOrigin?: 'given' | 'configured';
 }
 
 /** `10.96.0.10:53/udp`, `[fd00::10]:53`, `10.96.0.10:80` (tcp by default), as a person types it. */
@@ -137,10 +139,38 @@ function computeIpvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
   return { services, sets };
 }
 
-/** The source of a packet from the node or from outside when none is given (a pod's: podSources). */
-function defaultSource(entry: 'node' | 'external', family: 4 | 6, nodeIPs: string[]): string {
-  if (entry === 'node') return nodeIPs.find((ip) => parseAddress(ip)?.family === family) ?? (family === 4 ? '127.0.0.1' : '::1');
+/** The source of a packet from outside when none is given (a pod's: podSources; the node's: nodeSource). */
+function externalSource(family: 4 | 6): string {
   return family === 4 ? '203.0.113.99' : '2001:db8:ffff::99';
+}
+
+/** A stand-in for this node's address when nothing says it (documentation addresses, RFC 5737 / 3849). */
+const STAND_IN = { 4: '192.0.2.1', 6: '2001:db8::1' } as const;
+
+/**
+ * The source a process on this node gets for `dst`, as the kernel's route lookup picks it: loopback for a loopback
+ * destination; the destination itself when it is an address of this node (its local route's source: a node address,
+ * or an IPVS virtual service bound on kube-ipvs0); else the node's address (the route's source), or a stand-in.
+ */
+function nodeSource(files: SnapshotFile[], dst: string, family: 4 | 6, context: TraceContext): { src: string; source: PacketSource } {
+  const d = parseAddress(dst);
+  if (d && isLoopback(d)) return { src: family === 4 ? '127.0.0.1' : '::1', source: { origin: 'loopback', text: t('Source {0}: the destination is a loopback address.', family === 4 ? '127.0.0.1' : '::1') } };
+  const canonical = d ? formatAddress(d) : dst;
+  const ipvs = ipvsInput(files);
+  const local = context.nodeIPs.some((ip) => canonicalAddress(ip) === canonical) || (ipvs?.services.some(({ vs }) => vs.address !== undefined && canonicalAddress(vs.address) === canonical) ?? false);
+  if (local) return { src: canonical, source: { origin: 'local-destination', text: t('Source {0}: the destination is an address of this node, so its local route gives it as the source.', canonical) } };
+  const own = context.nodeIPs.find((ip) => { const a = parseAddress(ip); return a?.family === family && !isLoopback(a); });
+  if (own === undefined) {
+    const src = STAND_IN[family];
+    return { src, source: { origin: 'stand-in', text: t('Source {0}: a stand-in for this node\'s address, which was not given, configured or found in the dumps; masquerade decisions may differ. Use --node-ip (or the setting dataplane.nodeIPs).', src) } };
+  }
+  const why: Record<NodeIPsOrigin, string> = {
+    given: t('Source {0}: this node\'s address, as given (the route to the destination may pick another of its addresses).', own),
+    configured: t('Source {0}: this node\'s address, from the setting dataplane.nodeIPs (the route to the destination may pick another of its addresses).', own),
+    inferred: t('Source {0}: this node\'s address as inferred from {1} (the route to the destination may pick another of its addresses).', own, context.nodeIPsEvidence ?? '?'),
+    unknown: '',
+  };
+  return { src: own, source: { origin: 'node-address', text: why[context.nodeIPsOrigin ?? 'given'] } };
 }
 
 /**
@@ -193,20 +223,62 @@ export function prepareTrace(files: SnapshotFile[]): void {
   const nodePort = services.find((s) => s.endpoints.length > 0 && s.frontends.some((x) => x.kind === 'nodePort'));
   if (nodePort) {
     const f = nodePort.frontends.find((x) => x.kind === 'nodePort')!;
-    const node = revealedNodeAddresses(files, services)[0] ?? '192.0.2.10';
+    const node = revealedNodeAddresses(files, services).addresses[0] ?? '192.0.2.10';
     traceSnapshot(files, { to: node, dport: f.port, protocol: protocolOf(nodePort), entry: 'external', nodeIPs: [node] });
   }
 }
 
-/** The node's addresses the dumps name: nft's nodeport-ips set, IPVS NodePort virtual services. */
-function revealedNodeAddresses(files: SnapshotFile[], services: Service[]): string[] {
+/** The node's addresses the dumps name, with what names them (nft's nodeport-ips set, IPVS NodePort virtual services, …). */
+function revealedNodeAddresses(files: SnapshotFile[], services: Service[]): { addresses: string[]; evidence: string[] } {
   const revealed = new Set<string>();
+  const evidence = new Set<string>();
+  const add = (address: string, what: string) => {
+    if (revealed.has(address)) return;
+    revealed.add(address);
+    evidence.add(what);
+  };
   for (const f of files) {
-    if (f.analysis.dialect !== 'nftables') continue;
-    for (const tb of f.analysis.ruleset.tables) for (const e of tb.setByName.get('nodeport-ips')?.elements ?? []) if (e.key.length === 1 && parseAddress(e.key[0])) revealed.add(e.key[0]);
+    if (f.analysis.dialect === 'nftables') {
+      for (const tb of f.analysis.ruleset.tables) for (const e of tb.setByName.get('nodeport-ips')?.elements ?? []) if (e.key.length === 1 && parseAddress(e.key[0])) add(e.key[0], t('the nft set nodeport-ips'));
+    } else if (f.analysis.dialect === 'iptables') {
+      for (const address of nodePortJumpAddresses(f.analysis.ruleset)) add(address, t('KUBE-SERVICES rules that send {0} to KUBE-NODEPORTS', address));
+    }
   }
-  for (const address of serviceFacts(services).nodePortAddresses) revealed.add(address);
-  return [...revealed];
+  for (const address of serviceFacts(services).nodePortAddresses) add(address, t('the IPVS NodePort virtual services'));
+  // Loopback (IPVS NodePorts on 127.0.0.1) is no address to send from: the others first.
+  const addresses = [...revealed].sort((a, b) => Number(isLoopbackText(a)) - Number(isLoopbackText(b)));
+  return { addresses, evidence: [...evidence] };
+}
+
+const isLoopbackText = (address: string): boolean => {
+  const a = parseAddress(address);
+  return a !== undefined && isLoopback(a);
+};
+
+const nodePortJumps = new WeakMap<object, string[]>();
+
+/**
+ * kube-proxy with --nodeport-addresses: `-A KUBE-SERVICES -d NODE/32 … -j KUBE-NODEPORTS` (else `--dst-type LOCAL`, no
+ * address). Read once per ruleset: KUBE-SERVICES of a large cluster holds a rule per Service port.
+ */
+function nodePortJumpAddresses(ruleset: IptablesAnalysis['ruleset']): string[] {
+  let out = nodePortJumps.get(ruleset);
+  if (!out) nodePortJumps.set(ruleset, (out = readNodePortJumps(ruleset)));
+  return out;
+}
+
+function readNodePortJumps(ruleset: IptablesAnalysis['ruleset']): string[] {
+  const out: string[] = [];
+  for (const table of ruleset.tables) {
+    if (table.name !== 'nat') continue;
+    for (const rule of table.chainByName.get('KUBE-SERVICES')?.rules ?? []) {
+      if (rule.target?.name !== 'KUBE-NODEPORTS') continue;
+      const d = rule.params.find((p) => p.name === '-d' && !p.negated)?.values[0];
+      const host = d && /^(.+)\/(32|128)$/.exec(d);
+      if (host && parseAddress(host[1])) out.push(host[1]);
+    }
+  }
+  return out;
 }
 
 export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): TraceResult {
@@ -216,13 +288,15 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
   const family = dst?.family ?? 4;
   const warnings: string[] = [];
   let nodeIPs = request.nodeIPs ?? [];
-  let inferred = false;
+  let origin: NodeIPsOrigin = nodeIPs.length > 0 ? (request.nodeIPsOrigin ?? 'given') : 'unknown';
+  let evidence: string | undefined;
   if (nodeIPs.length === 0) {
     // The dumps may name the node's addresses: nft's nodeport-ips set, IPVS NodePort virtual services.
     const revealed = revealedNodeAddresses(files, services());
-    if (revealed.length > 0) {
-      nodeIPs = revealed;
-      inferred = true;
+    if (revealed.addresses.length > 0) {
+      nodeIPs = revealed.addresses;
+      origin = 'inferred';
+      evidence = revealed.evidence.join('; ');
       warnings.push(t('No node address given: using {0}, which the dumps list as this node\'s NodePort addresses.', nodeIPs.join(', ')));
     }
   }
@@ -232,15 +306,21 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
     // The port first: a scan of every frontend only for a NodePort's port.
     if (facts.nodePorts.has(request.dport) && !isFrontendAddress(services(), dst ? formatAddress(dst) : request.to)) {
       nodeIPs = [request.to];
-      inferred = true;
+      origin = 'inferred';
+      evidence = t('the destination, whose port {0} is a NodePort', request.dport);
       warnings.push(t('No node address given: {0} is taken to be this node because port {1} is a NodePort. Use --node-ip to say otherwise.', request.to, request.dport));
-    } else if (request.entry === 'node' && !request.from) {
-      warnings.push(t('No node address given: the packet leaves from 127.0.0.1. Use --node-ip to set this node\'s address.'));
     }
   }
-  const context: TraceContext = { nodeIPs, nodeIPsInferred: inferred };
+  const context: TraceContext = { nodeIPs, nodeIPsInferred: origin === 'inferred', nodeIPsOrigin: origin };
+  if (evidence !== undefined) context.nodeIPsEvidence = evidence;
   const traceFrom = (src: string): TraceResult => tracePacket(files, { src, dst: request.to, protocol: request.protocol, dport: request.dport, entry: request.entry }, context, family, warnings);
-  if (request.from !== undefined || request.entry !== 'pod') return traceFrom(request.from ?? defaultSource(request.entry as 'node' | 'external', family, nodeIPs));
+  if (request.from !== undefined) return traceFrom(request.from);
+  if (request.entry === 'external') return traceFrom(externalSource(family));
+  if (request.entry === 'node') {
+    const { src, source } = nodeSource(files, request.to, family, context);
+    if (source.origin === 'stand-in') warnings.push(source.text);
+    return { ...traceFrom(src), source };
+  }
   // A pod that is not one of the Service's endpoints: the first candidate address that no outcome sends the packet
   // back to. Checking the outcomes instead of every endpoint of the dump keeps the first trace of a large dump
   // from reading 100,000 endpoints (issue #8); an endpoint of another Service is a pod like any other here.
@@ -308,5 +388,7 @@ export function traceToJson(result: TraceResult, fileNames: string[], max = SHOW
       return out;
     }),
     moreOutcomes: more,
+    nodeIPs: { addresses: result.context.nodeIPs, origin: result.context.nodeIPsOrigin ?? (result.context.nodeIPsInferred ? 'inferred' : result.context.nodeIPs.length ? 'given' : 'unknown'), ...(result.context.nodeIPsEvidence ? { evidence: result.context.nodeIPsEvidence } : {}) },
+    ...(result.source ? { source: { origin: result.source.origin, reason: result.source.text } } : {}),
   };
 }

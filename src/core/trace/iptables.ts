@@ -12,6 +12,10 @@ import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAd
 import type { Condition, Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 import { coveredShare, entryFacts, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
 import { appendAll } from '../model/append';
+import { recentMatch } from './recent';
+
+/** A `-m recent` match, evaluated per branch (it reads and records what the path did to its list). */
+type RecentMatch = { kind: 'recent'; m: Match };
 
 /** Past this many live branches, undecided conditions are no longer split (they take the "no match" side). */
 const MAX_BRANCHES = 4096;
@@ -47,6 +51,14 @@ export interface State {
   /** Other labelled assumptions (a scheduler whose choice depends on live state). */
   assumptions: string[];
   notes: string[];
+  /** What this connection did to `-m recent` lists along the path, in order (replaced, never changed in place). */
+  recent?: RecentOp[];
+}
+
+/** xt_recent on the path: `stamp` (--set, a matching --update) records the address now; `remove` forgets it. */
+export interface RecentOp {
+  list: string;
+  op: 'stamp' | 'remove';
 }
 
 export type End = 'accept' | 'drop' | 'reject' | 'return';
@@ -212,6 +224,8 @@ class Tracer {
   readonly canSplit = () => this.splitBudget-- > 0;
   /** Addresses bound on kube-ipvs0 (every virtual service address) are local to the node. */
   private readonly ipvsLocal: Set<string>;
+  /** Where the traced packet comes from (set before the first hook). */
+  entry: Entry = 'pod';
 
   constructor(
     private readonly ruleset: IptablesRuleset,
@@ -412,15 +426,18 @@ class Tracer {
     return applyDnat(s, addrText, portText);
   }
 
-  /** Evaluates all conditions of a rule; returns one entry per branch. */
+  /** Evaluates all conditions of a rule in the kernel's order; returns one entry per branch. */
   private matchRule(rule: Rule, state: State): { state: State; matched: boolean; note: string }[] {
-    const conds: Cond[] = [];
+    const conds: (Cond | RecentMatch)[] = [];
     for (const p of rule.params) conds.push(this.param(p, state));
-    for (const m of rule.matches) for (const c of this.match(m, state, rule)) conds.push(c);
+    for (const m of rule.matches) {
+      if (m.module === 'recent') conds.push({ kind: 'recent', m });
+      else for (const c of this.match(m, state, rule)) conds.push(c);
+    }
     let branches: { state: State; matched: boolean; notes: string[] }[] = [{ state, matched: true, notes: [] }];
-    for (const c of conds) {
-      if (c.kind === 'certain') {
-        if (!c.value) {
+    for (const rc of conds) {
+      if (rc.kind === 'certain') {
+        if (!rc.value) {
           // Deterministic miss: every still-matching branch misses.
           branches = branches.map((b) => ({ ...b, matched: false }));
           break;
@@ -433,10 +450,18 @@ class Tracer {
           out.push(b);
           continue;
         }
+        // A recent list reads what the path did to it so far and records what this match does (xt_recent).
+        const { cond: c, record } = rc.kind === 'recent' ? recentMatch(rc.m, b.state, rule) : { cond: rc, record: undefined };
         const { hit, miss, stop } = branchOn(c, b.state, this.budget, this.canSplit);
         if (stop) return []; // the trace stops (runChain)
-        if (hit) out.push({ state: hit, matched: true, notes: [...b.notes, c.kind === 'random' ? c.label : ''] });
-        if (miss) out.push({ state: miss, matched: false, notes: b.notes });
+        if (hit) {
+          record?.(hit, true);
+          out.push({ state: hit, matched: true, notes: [...b.notes, c.kind === 'random' ? c.label : ''] });
+        }
+        if (miss) {
+          record?.(miss, false);
+          out.push({ state: miss, matched: false, notes: b.notes });
+        }
       }
       branches = out;
     }
@@ -555,16 +580,6 @@ class Tracer {
           return [{ kind: 'random', p: 1 / every, label: t('Taken by 1 in {0} new connections (--mode nth).', every) }];
         }
         return [yes];
-      }
-      case 'recent': {
-        const check = m.options.find((o) => o.name === '--rcheck' || o.name === '--update');
-        if (!check) return [yes]; // --set / --remove match and record
-        const seconds = opt('--seconds')?.values[0];
-        // A new client is in no recent list; a returning one would match here (session affinity).
-        s.notes.push(seconds
-          ? t('Session affinity: a returning client (seen within {0} s) skips the random choice and goes back to the endpoint it used before ({1}).', seconds, rule.chain)
-          : t('A returning client (in recent list {0}) would match {1} rule {2} instead.', opt('--name')?.values[0] ?? 'DEFAULT', rule.chain, rule.index));
-        return [certain(Boolean(check.negated))];
       }
       case 'icmp':
       case 'icmp6':
@@ -928,6 +943,7 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
   }
   const family = dst.family === 4 ? 'ipv4' : 'ipv6';
   const tracer = new Tracer(ruleset, fileIndex, context, family, ipvs);
+  tracer.entry = packet.entry;
   if (!ruleset.tables.some((tb) => tb.family === family)) {
     warnings.push(t('The dump has no {0} tables: nothing filters or rewrites this packet.', family === 'ipv4' ? 'IPv4' : 'IPv6'));
   }
@@ -936,45 +952,51 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
   const deliver = (states: State[]) => {
     for (const s of states) finals.push({ state: s, verdict: s.dnat ? 'dnat' : 'accept' });
   };
+  // Hook order at LOCAL_IN: mangle (-150), filter (0), security (50), IPVS (99), nat (100, source NAT).
+  const INPUT_BEFORE_IPVS = ['mangle', 'filter', 'security'];
+  const hook = (name: string, tables: string[], states: State[]) => {
+    const r = tracer.runHook(name, tables, states);
+    appendAll(finals, r.ended);
+    return r.passed;
+  };
+  /**
+   * IPVS at LOCAL_IN: the virtual service picks a real server. A local one takes the packet on through LOCAL_IN;
+   * any other gets it re-injected at LOCAL_OUT (ip_vs_nat_send_or_cont, ip_vs_send_or_cont): the OUTPUT chains see
+   * it, except nat's (the connection's destination NAT was decided when it began), then POSTROUTING, where nat runs
+   * only if no source NAT was decided yet (`natDone`: a packet from this node passed nat POSTROUTING on its way out).
+   */
+  const ipvsThen = (states: State[], natDone: boolean) => {
+    const picked = states.map((s) => ipvsSelect(tracer, s));
+    for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
+    const chosen = picked.flatMap((p) => (p.passthrough ? [] : p.states));
+    const local = [...picked.flatMap((p) => (p.passthrough ? p.states : [])), ...chosen.filter((s) => tracer.isLocal(s.dst))];
+    deliver(natDone ? local : hook('INPUT', ['nat'], local));
+    const sent = chosen.filter((s) => !tracer.isLocal(s.dst));
+    for (const s of sent) {
+      const last = s.path[s.path.length - 1];
+      if (last) s.path[s.path.length - 1] = { ...last, note: `${last.note} ${t('IPVS sends it on through LOCAL_OUT: the OUTPUT chains of raw, mangle and filter see it (nat OUTPUT does not: the connection\'s NAT was decided when it began).')}` };
+    }
+    const out = hook('OUTPUT', ['raw', 'mangle', 'filter', 'security'], sent);
+    deliver(hook('POSTROUTING', natDone ? ['mangle'] : ['mangle', 'nat'], out));
+  };
   const run = (entry: Entry) => {
     if (entry === 'node') {
-      const out = tracer.runHook('OUTPUT', ['raw', 'mangle', 'nat', 'filter', 'security'], start);
-      appendAll(finals, out.ended);
-      const post = tracer.runHook('POSTROUTING', ['mangle', 'nat'], out.passed);
-      appendAll(finals, post.ended);
-      // A locally generated packet to a local address loops back through INPUT.
-      const local = post.passed.filter((s) => tracer.isLocal(s.dst));
-      const remote = post.passed.filter((s) => !tracer.isLocal(s.dst));
-      const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
-      appendAll(finals, input.ended);
-      if (ipvs) {
-        const picked = input.passed.map((s) => ipvsSelect(tracer, s));
-        for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
-        deliver(picked.flatMap((p) => p.states));
-      } else deliver(input.passed);
-      deliver(remote);
+      const out = hook('OUTPUT', ['raw', 'mangle', 'nat', 'filter', 'security'], start);
+      const post = hook('POSTROUTING', ['mangle', 'nat'], out);
+      // A locally generated packet to a local address loops back through INPUT (its NAT was decided on the way out).
+      const local = post.filter((s) => tracer.isLocal(s.dst));
+      deliver(post.filter((s) => !tracer.isLocal(s.dst)));
+      const input = hook('INPUT', INPUT_BEFORE_IPVS, local);
+      if (ipvs) ipvsThen(input, true);
+      else deliver(input);
       return;
     }
-    const pre = tracer.runHook('PREROUTING', ['raw', 'mangle', 'nat'], start);
-    appendAll(finals, pre.ended);
-    const local = pre.passed.filter((s) => tracer.isLocal(s.dst));
-    const forward = pre.passed.filter((s) => !tracer.isLocal(s.dst));
-    const input = tracer.runHook('INPUT', ['mangle', 'nat', 'filter', 'security'], local);
-    appendAll(finals, input.ended);
-    if (ipvs) {
-      // IPVS hooks LOCAL_IN after the filter table; forwarded connections leave through POSTROUTING.
-      const picked = input.passed.map((s) => ipvsSelect(tracer, s));
-      for (const p of picked) for (const r of p.rejected) finals.push({ state: r, verdict: 'reject' });
-      deliver(picked.filter((p) => p.passthrough).flatMap((p) => p.states));
-      const sent = tracer.runHook('POSTROUTING', ['mangle', 'nat'], picked.filter((p) => !p.passthrough).flatMap((p) => p.states));
-      appendAll(finals, sent.ended);
-      deliver(sent.passed);
-    } else deliver(input.passed);
-    const fwd = tracer.runHook('FORWARD', ['mangle', 'filter', 'security'], forward);
-    appendAll(finals, fwd.ended);
-    const post = tracer.runHook('POSTROUTING', ['mangle', 'nat'], fwd.passed);
-    appendAll(finals, post.ended);
-    deliver(post.passed);
+    const pre = hook('PREROUTING', ['raw', 'mangle', 'nat'], start);
+    const input = hook('INPUT', INPUT_BEFORE_IPVS, pre.filter((s) => tracer.isLocal(s.dst)));
+    if (ipvs) ipvsThen(input, false);
+    else deliver(hook('INPUT', ['nat'], input));
+    const fwd = hook('FORWARD', ['mangle', 'filter', 'security'], pre.filter((s) => !tracer.isLocal(s.dst)));
+    deliver(hook('POSTROUTING', ['mangle', 'nat'], fwd));
   };
   run(packet.entry);
   const outcomes = mergeOutcomes(finals);
@@ -993,7 +1015,7 @@ function dedupe(list: string[]): string[] {
 function essential(facts: Fact[]): Condition[] {
   return facts.filter((f, i) => {
     const others = facts.filter((g, j) => j !== i && g.key !== f.key);
-    return facts.findIndex((g) => g.key === f.key) === i && known(others, { key: f.key, label: '', labelNot: '', iface: f.iface }) !== f.holds;
+    return facts.findIndex((g) => g.key === f.key) === i && known(others, { key: f.key, label: '', labelNot: '', iface: f.iface, recent: f.recent }) !== f.holds;
   });
 }
 

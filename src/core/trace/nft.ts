@@ -536,9 +536,14 @@ class NftTracer {
         if (st.type === 'match') this.split(assume(st.text, t('assuming {0} matches', st.text), t('assuming {0} does not match', st.text)), b, out, next);
         else out.push(b);
         return;
-      case 'setUpdate':
-        out.push({ s, notes: [...b.notes, t('Records the client in set {0}.', st.set)] });
+      case 'setUpdate': {
+        const recorded = { s, notes: [...b.notes, t('Records the client in set {0}.', st.set)] };
+        // A limit or quota on the element (a meter) goes on only while it holds: like a rule's own limit, a condition.
+        const gate = st.statements.find((x) => /^(limit|quota|ct count)\b/.test(x.trim()));
+        if (gate) this.split(assume(`${rule.range.start.line} ${gate}`, t('assuming {0} lets the packet through', gate), t('assuming {0} holds the packet back', gate)), recorded, out, next);
+        else out.push(recorded);
         return;
+      }
       default:
         out.push(b); // counter, log, comment, and statements kept verbatim do not decide anything here
     }
@@ -839,7 +844,12 @@ class NftTracer {
         // An affinity set: filled at run time (`update @set`), empty in the dump. `nft -j` prints such sets
         // with only the timeout flag, `nft list ruleset` with dynamic,timeout.
         if (isDynamic(set) && set.elements.length === 0) {
-          // An affinity set in a dump: a new client is in it only if it connected before.
+          // Another set filled at run time (a rate limit's meter, a blocklist): its content is history, unknown here.
+          if (!(table.name === 'kube-proxy' && right.name.startsWith('affinity-'))) {
+            const c = assume(`${left.text} @${right.name}`, t('assuming the packet is in set {0} (filled at run time)', right.name), t('assuming the packet is not in set {0}', right.name));
+            return op === '!=' ? negate(c) : c;
+          }
+          // kube-proxy's affinity set: a new client is in it only if it connected before.
           s.notes.push(t('Session affinity: a returning client found in set {0} goes back to the endpoint it used before.', right.name));
           hit = false;
         } else {

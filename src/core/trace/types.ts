@@ -14,12 +14,31 @@ export interface Packet {
   entry: Entry;
 }
 
+/** Where this node's addresses came from: the request, the settings, the dumps, or nowhere. */
+export type NodeIPsOrigin = 'given' | 'configured' | 'inferred' | 'unknown';
+
 /** What the dump cannot tell. */
 export interface TraceContext {
   /** This node's addresses (`addrtype LOCAL`, `fib daddr type local`). */
   nodeIPs: string[];
   /** True when nodeIPs were guessed from the dump rather than given. */
   nodeIPsInferred?: boolean;
+  nodeIPsOrigin?: NodeIPsOrigin;
+  /** What in the dumps named them, when inferred. */
+  nodeIPsEvidence?: string;
+}
+
+/**
+ * Why a packet from this node (without `--from`) has its source address: the node's address (the route's source for
+ * a destination elsewhere), the destination itself (an address of this node: its local route's source), loopback,
+ * or a stand-in when the node's address is unknown.
+ */
+export type SourceOrigin = 'node-address' | 'local-destination' | 'loopback' | 'stand-in';
+
+export interface PacketSource {
+  origin: SourceOrigin;
+  /** The reason in words. */
+  text: string;
 }
 
 export interface PathStep {
@@ -43,6 +62,16 @@ export interface IfaceTest {
   anyOf?: string[];
 }
 
+/**
+ * `-m recent --rcheck/--update`: the list held the address at least `hits` times in the last `seconds` (0: ever)
+ * before this connection. `list` names the list, the side and the address (and TTL) it keys on.
+ */
+export interface RecentTest {
+  list: string;
+  hits: number;
+  seconds: number;
+}
+
 /** A condition the dumps do not decide, as an outcome assumes it: a fact about the packet, not a probability. */
 export interface Condition {
   /** What the rule tests, the same text for the condition and its negation. */
@@ -51,6 +80,7 @@ export interface Condition {
   /** The assumption in words. */
   label: string;
   iface?: IfaceTest;
+  recent?: RecentTest;
   /** Fixed by the entry point (from outside: not on a pod's interface), not assumed: never listed. */
   given?: boolean;
 }
@@ -83,4 +113,6 @@ export interface TraceResult {
   /** Problems of the trace itself (loops, depth limit, guessed node addresses). */
   warnings: string[];
   context: TraceContext;
+  /** A packet from this node: where its source address comes from. */
+  source?: PacketSource;
 }

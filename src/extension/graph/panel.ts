@@ -348,7 +348,7 @@ class GraphPanel {
     }
     const entry: Entry = target.frontend === 'clusterIP' ? 'pod' : 'external';
     const protocol = (['tcp', 'udp', 'sctp'].includes(target.protocol) ? target.protocol : 'tcp') as Protocol;
-    const answer = await this.snapshots.query(await vscode.workspace.openTextDocument(this.document), 'trace', { to: address, dport: target.port, protocol, entry, nodeIPs });
+    const answer = await this.snapshots.query(await vscode.workspace.openTextDocument(this.document), 'trace', { to: address, dport: target.port, protocol, entry, nodeIPs, nodeIPsOrigin: 'configured' });
     if (!answer) return;
     const result = remapTrace(answer.value, answer.uris, this.uris);
     this.log.info(`graph: trace ${protocol} ${address}:${target.port} from ${entry}: ${result.outcomes.length} outcomes`);

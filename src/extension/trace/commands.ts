@@ -67,11 +67,29 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     return picked?.entry;
   };
 
+  /** This node's address for a trace from the node: [] to let the dumps say, undefined when cancelled. */
+  const askNodeAddress = async (): Promise<string[] | undefined> => {
+    const value = await vscode.window.showInputBox({
+      title: vscode.l10n.t('From this node'),
+      prompt: vscode.l10n.t('This node\'s address, the source of its connections (leave empty to take it from the dumps; the setting dataplane.nodeIPs saves asking)'),
+      validateInput: (v) => (v.trim() === '' ? undefined : addressInputProblem(v.trim())),
+    });
+    return value === undefined ? undefined : value.trim() === '' ? [] : [value.trim()];
+  };
+
   const run = async (target: Target, entry: Entry | undefined, snapshot: Awaited<ReturnType<typeof activeSnapshot>>) => {
     if (!snapshot) return;
     const from = entry ?? (await askEntry('pod'));
     if (!from) return;
-    const nodeIPs = readSettings().nodeIPs;
+    let nodeIPs = readSettings().nodeIPs;
+    let nodeIPsOrigin: 'given' | 'configured' = 'configured';
+    if (from === 'node' && nodeIPs.length === 0) {
+      // Its connections leave from the node's address: asked when no setting holds it (empty: the dumps say).
+      const asked = await askNodeAddress();
+      if (asked === undefined) return;
+      nodeIPs = asked;
+      nodeIPsOrigin = 'given';
+    }
     // The trace runs where the analyses live (the worker for large dumps).
     const answer = await snapshots.query(snapshot.document, 'trace', {
       to: target.address,
@@ -79,6 +97,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       protocol: target.protocol,
       entry: from,
       nodeIPs,
+      nodeIPsOrigin,
     });
     if (!answer) {
       void vscode.window.showInformationMessage(vscode.l10n.t('The dump changed while it was traced; trace again.'));

@@ -41,6 +41,8 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
       const { shown, more } = core().shownOutcomes(trace.result);
       return [
         { type: 'packet', trace },
+        // Where a packet from this node gets its source (a stand-in is among the warnings).
+        ...(trace.result.source && trace.result.source.origin !== 'stand-in' ? [{ type: 'note' as const, text: trace.result.source.text }] : []),
         ...trace.result.warnings.map((text) => ({ type: 'warning' as const, text })),
         ...shown.map((outcome) => ({ type: 'outcome' as const, outcome, trace })),
         ...(more > 0 ? [{ type: 'more' as const, count: more }] : []),
