@@ -1,4 +1,5 @@
-import { findMatchOption, type Chain, type IptablesRuleset, type Rule } from './model/iptables';
+// Types only: detect.ts is in the extension's activation bundle, which must not load the model's code.
+import type { Chain, IptablesRuleset, Rule } from './model/iptables';
 
 // Which dialect a text is (DESIGN §2), from its name and its first meaningful lines.
 export type Dialect = 'iptables' | 'nftables' | 'nftables-json' | 'ipvsadm' | 'ipset';
@@ -53,7 +54,8 @@ const IPTABLES_MODE_FILTER_CHAIN = /^KUBE-(SERVICES|EXTERNAL-SERVICES|NODEPORTS)
 const IPVS_MODE_CHAIN = /^KUBE-(NODE-PORT|LOAD-BALANCER|IPVS-FILTER|IPVS-OUT-FILTER|LOOP-BACK)$/;
 
 function matchedSet(rule: Rule): string | undefined {
-  return findMatchOption(rule, 'set', '--match-set')?.values[0];
+  for (const m of rule.matches) if (m.module === 'set') for (const o of m.options) if (o.name === '--match-set') return o.values[0];
+  return undefined;
 }
 
 /**
@@ -128,7 +130,7 @@ export interface IptablesLeftovers {
   reached: Chain[];
   /** How many KUBE-SVC chains are among `reached`. */
   reachedServiceChains: number;
-  /** How many rules outside those chains match kube-proxy's ipsets (IPVS-mode leftovers only). */
+  /** How many rules match kube-proxy's ipsets (IPVS-mode leftovers only). */
   setRules: number;
 }
 
@@ -158,11 +160,11 @@ export function kubeProxyLeftoversOfIptables(ruleset: IptablesRuleset, current: 
   for (const table of ruleset.tables) {
     const own = new Set(chains.filter((c) => c.tableId === table.id).map((c) => c.name));
     for (const rule of table.rules) {
+      const set = of === 'ipvs' ? matchedSet(rule) : undefined;
+      if (set && isKubeProxyIpset(set)) setRules++;
       if (own.has(rule.chain)) continue;
       const target = rule.targetName;
       if (target !== undefined && own.has(target)) reachedNames.add(`${table.id}\u0000${target}`);
-      const set = of === 'ipvs' ? matchedSet(rule) : undefined;
-      if (set && isKubeProxyIpset(set)) setRules++;
     }
   }
   if (chains.length === 0 && setRules === 0) return undefined;

@@ -50,7 +50,9 @@ export interface Leftovers {
 
 /** The leftover chains packets still reach, as `table/chain`, the first few. */
 function reachedNames(c: IptablesLeftovers): string {
-  const shown = c.reached.slice(0, 4).map((chain) => `${chain.tableId.replace(/^\d+\//, '')}/${chain.name}`);
+  // Per-Service chains first: they say that Services are still served by these rules.
+  const reached = [...c.reached].sort((a, b) => Number(b.name.startsWith('KUBE-SVC-')) - Number(a.name.startsWith('KUBE-SVC-')));
+  const shown = reached.slice(0, 4).map((chain) => `${chain.tableId.replace(/^\d+\//, '')}/${chain.name}`);
   return c.reached.length > shown.length ? `${shown.join(', ')}, …` : shown.join(', ');
 }
 

@@ -518,7 +518,12 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
       evidence: evidenceOf(m).slice(0, 2),
     }));
   }
-  for (const l of snapshot.leftovers) leftoverItems.push({ kind: 'warning', text: leftoversText(l, snapshot.mode), evidence: leftoverEvidence(b, l) });
+  for (const l of snapshot.leftovers) {
+    // A mode already listed as present gets the details in its own item; another one (dead chains) an item of its own.
+    const listed = mode === 'mixed' ? leftoverItems[modes.indexOf(l.of)] : undefined;
+    if (listed && listed.kind === 'warning') listed.text = `${listed.text} ${leftoversText(l, snapshot.mode)}`;
+    else leftoverItems.push({ kind: 'warning', text: leftoversText(l, snapshot.mode), evidence: leftoverEvidence(b, l) });
+  }
   if (leftoverItems.length > 0) section('leftovers', t('Leftovers'), leftoverItems);
 
   // Why iptables-nft is not nftables mode.
