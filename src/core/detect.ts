@@ -72,15 +72,17 @@ function dispatchOf(ruleset: IptablesRuleset): { mode: KubeProxyMode; evidence: 
     if (table.name !== 'nat') continue;
     for (const rule of table.chainByName.get('KUBE-SERVICES')?.rules ?? []) {
       const target = rule.targetName ?? '';
+      // Evidence: a per-Service chain rather than KUBE-NODEPORTS, an ipset rather than an IPVS chain.
       if (IPTABLES_MODE_CHAIN.test(target)) {
         iptables++;
-        iptablesEvidence ||= target;
+        if (!iptablesEvidence || (iptablesEvidence === 'KUBE-NODEPORTS' && target !== 'KUBE-NODEPORTS')) iptablesEvidence = target;
         continue;
       }
       const set = matchedSet(rule);
-      if ((set && isKubeProxyIpset(set)) || IPVS_MODE_CHAIN.test(target)) {
+      const kubeSet = set !== undefined && isKubeProxyIpset(set);
+      if (kubeSet || IPVS_MODE_CHAIN.test(target)) {
         ipvs++;
-        ipvsEvidence ||= set && isKubeProxyIpset(set) ? set : target;
+        if (!ipvsEvidence || (kubeSet && !isKubeProxyIpset(ipvsEvidence))) ipvsEvidence = kubeSet ? set : target;
       }
     }
   }
@@ -155,19 +157,22 @@ export function kubeProxyLeftoversOfIptables(ruleset: IptablesRuleset, current: 
       if (chain.name.startsWith('KUBE-SVC-')) serviceChains++;
     }
   }
+  // kube-proxy always creates its chains: without any, there is nothing of that mode to count (and 100,000 rules
+  // of a large dump need not be read).
+  if (chains.length === 0) return undefined;
   let setRules = 0;
   const reachedNames = new Set<string>();
   for (const table of ruleset.tables) {
     const own = new Set(chains.filter((c) => c.tableId === table.id).map((c) => c.name));
     for (const rule of table.rules) {
-      const set = of === 'ipvs' ? matchedSet(rule) : undefined;
+      // Only lines that spell --match-set have their matches read (an iptables-mode dump has 100,000 rules).
+      const set = of === 'ipvs' && rule.raw.includes('--match-set') ? matchedSet(rule) : undefined;
       if (set && isKubeProxyIpset(set)) setRules++;
       if (own.has(rule.chain)) continue;
       const target = rule.targetName;
       if (target !== undefined && own.has(target)) reachedNames.add(`${table.id}\u0000${target}`);
     }
   }
-  if (chains.length === 0 && setRules === 0) return undefined;
   const reached = chains.filter((c) => reachedNames.has(`${c.tableId}\u0000${c.name}`));
   return { of, chains, serviceChains, reached, reachedServiceChains: reached.filter((c) => c.name.startsWith('KUBE-SVC-')).length, setRules };
 }
