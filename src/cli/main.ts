@@ -1,6 +1,6 @@
 // `dataplane`: the command-line face of the core. Thin: read files, call core, print.
 import { basename } from 'node:path';
-import { analyzeFile, buildSnapshot, type SnapshotFile } from '../core/snapshot';
+import { analyzeFile, buildSnapshot, leftoversText, type SnapshotFile } from '../core/snapshot';
 import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
 import { byPosition, countBySeverity, firstError, type Diagnostic } from '../core/model/diagnostics';
@@ -39,8 +39,10 @@ answer is complete (exit 0 or 1).
   parse:    {"dialect","producer","counts":{…},"diagnostics":[{"line","column","severity","code","message"}]}
             (an array of those when several files are given)
   services: {"mode":"iptables"|"nftables"|"ipvs","services":[{"namespace","name","portName","protocol",
-            "frontends":[{"kind","address"?,"port"}],"endpoints":[{"address","port","probability","local"?}],
-            "policies":{…}}]}
+            "leftover"?,"frontends":[{"kind","address"?,"port","uncertain"?,"why"?}],
+            "endpoints":[{"address","port","probability","local"?}],"policies":{…}}],
+            "leftovers"?:[{"mode","file","note"}]} (uncertain: the kind is a guess, why says on what;
+            leftovers: rules of another kube-proxy mode, typically left by a mode switch)
   trace:    {"packet":{"src","dst","protocol","dport","entry"},"outcomes":[{"verdict","destination"?,
             "probability","masquerade","assumptions":[…],"conditions":[{"condition","holds"}],
             "path":[{"file","line","table","chain","text","note"}]}],"moreOutcomes"}
@@ -135,18 +137,27 @@ function servicesCommand(files: string[], json: boolean, out: (s: string) => voi
   const snapshot = buildSnapshot(files.map((file) => analyzeAny(read(file))));
   const status = reportErrors(snapshot.files, err);
   const catalogs = snapshot.catalogs;
+  const leftovers = snapshot.leftovers.map((l) => ({ mode: l.of, file: snapshot.files[l.fileIndex].name, note: leftoversText(l, snapshot.mode) }));
   if (json) {
-    out(JSON.stringify(catalogToJson(catalogs), null, 2));
+    out(JSON.stringify(catalogToJson(catalogs, { mode: snapshot.mode, leftovers }), null, 2));
     return status;
   }
   const services = catalogs.flatMap((c) => c.services);
   if (services.length === 0) {
-    out('No kube-proxy Services found (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).');
+    out(snapshot.mode === 'ipvs'
+      ? 'kube-proxy mode: ipvs (from its ipsets and rules), but no IPVS virtual services: save `ipvsadm -Ln` next to these dumps to list the Services.'
+      : 'No kube-proxy Services found (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).');
+    for (const l of leftovers) out(`leftovers: ${l.note}`);
     return status;
   }
   out(`kube-proxy mode: ${snapshot.mode}`);
+  for (const l of leftovers) out(`leftovers: ${l.note}`);
   out('');
-  for (const s of services) for (const line of formatService(s)) out(line);
+  for (const c of catalogs) {
+    // A catalog of another mode than the snapshot's (iptables rules beside nftables mode) lists leftovers.
+    const leftover = c.mode !== snapshot.mode && (snapshot.mode === 'iptables' || snapshot.mode === 'ipvs' || snapshot.mode === 'nftables');
+    for (const s of c.services) for (const line of formatService(s, leftover ? c.mode : undefined)) out(line);
+  }
   out(`${services.length} service ports`);
   return status;
 }
@@ -162,11 +173,11 @@ function countsText(s: StatusSummary): string {
   }
 }
 
-function formatService(s: Service): string[] {
+function formatService(s: Service, leftoverOf?: string): string[] {
   const lines: string[] = [];
   const name = s.anonymous ? `${s.name} (Service name not in the dumps)` : servicePortNameString(s);
-  lines.push(`${name} ${s.protocol}`);
-  for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${f.address ? hostPort(f.address, f.port) : `*:${f.port}`}${f.kindUncertain ? '  (kind uncertain)' : ''}`);
+  lines.push(`${name} ${s.protocol}${leftoverOf ? ` (${leftoverOf} mode: leftover rules, not the current mode)` : ''}`);
+  for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${f.address ? hostPort(f.address, f.port) : `*:${f.port}`}${f.kindUncertain ? `  (${f.kindNote ?? 'kind uncertain'})` : ''}`);
   if (s.endpointsNotInDump) lines.push('  (endpoints not in this file: its chain comes from an earlier restore)');
   else if (s.endpoints.length === 0) lines.push(`  (no endpoints: ${s.policies.noEndpoints ?? 'no rule for them in this file'})`);
   for (const e of s.endpoints) {

@@ -1,4 +1,5 @@
-import type { IptablesRuleset } from './model/iptables';
+// Types only: detect.ts is in the extension's activation bundle, which must not load the model's code.
+import type { Chain, IptablesRuleset, Rule } from './model/iptables';
 
 // Which dialect a text is (DESIGN §2), from its name and its first meaningful lines.
 export type Dialect = 'iptables' | 'nftables' | 'nftables-json' | 'ipvsadm' | 'ipset';
@@ -38,11 +39,70 @@ export function detectDialect(text: string, fileName?: string): Dialect | undefi
 export type KubeProxyMode = 'iptables' | 'ipvs' | 'nftables-or-none' | 'none';
 
 /**
- * Which kube-proxy mode wrote an iptables dump, from what is in it: iptables mode has KUBE-SVC/KUBE-SEP
- * chains; IPVS mode matches Services through KUBE-* ipsets (KUBE-CLUSTER-IP…) and has no per-Service chains;
- * in nftables mode kube-proxy writes no iptables rules at all, only kubelet's few chains remain.
+ * The sets kube-proxy's IPVS mode creates (pkg/proxy/ipvs/ipset.go, and KUBE-IPVS-IPS in proxier.go); IPv6 ones
+ * are named `KUBE-6-…`, cut to 31 characters (so `…-SCTP-HASH` may lose its last letters).
+ */
+const KUBE_PROXY_IPSET = /^KUBE-(6-)?(CLUSTER-IP|LOOP-BACK|EXTERNAL-IP(-LOCAL)?|LOAD-BALANCER(-LOCAL|-FW|-SOURCE-IP|-SOURCE-CIDR)?|NODE-PORT-(LOCAL-)?(TCP|UDP|SCTP-HA?S?H?)|HEALTH-CHECK-NODE-PORT|IPVS-IPS)$/;
+
+/** Whether `name` is one of the ipsets kube-proxy's IPVS mode creates. */
+export function isKubeProxyIpset(name: string): boolean {
+  return KUBE_PROXY_IPSET.test(name);
+}
+
+/** iptables mode's per-Service chains, and KUBE-NODEPORTS that leads to them. */
+const IPTABLES_MODE_CHAIN = /^KUBE-(SVC|SEP|SVL|EXT|FW|XLB)-|^KUBE-NODEPORTS$/;
+/** iptables mode's filter chains (REJECT/DROP for Services without endpoints, health check ports). */
+const IPTABLES_MODE_FILTER_CHAIN = /^KUBE-(SERVICES|EXTERNAL-SERVICES|NODEPORTS)$/;
+/** IPVS mode's own chains (nat KUBE-NODE-PORT and KUBE-LOAD-BALANCER; filter KUBE-IPVS-*). */
+const IPVS_MODE_CHAIN = /^KUBE-(NODE-PORT|LOAD-BALANCER|IPVS-FILTER|IPVS-OUT-FILTER|LOOP-BACK)$/;
+
+function matchedSet(rule: Rule): string | undefined {
+  for (const m of rule.matches) if (m.module === 'set') for (const o of m.options) if (o.name === '--match-set') return o.values[0];
+  return undefined;
+}
+
+/**
+ * What KUBE-SERVICES actually sends Service traffic to: per-Service KUBE-SVC/… chains and KUBE-NODEPORTS (iptables
+ * mode), or kube-proxy's ipsets and IPVS chains (IPVS mode). The mode with more such rules, with its first rule's
+ * target or set as evidence; undefined when KUBE-SERVICES dispatches to neither.
+ */
+function dispatchOf(ruleset: IptablesRuleset): { mode: KubeProxyMode; evidence: string } | undefined {
+  let iptables = 0;
+  let ipvs = 0;
+  let iptablesEvidence = '';
+  let ipvsEvidence = '';
+  for (const table of ruleset.tables) {
+    if (table.name !== 'nat') continue;
+    for (const rule of table.chainByName.get('KUBE-SERVICES')?.rules ?? []) {
+      const target = rule.targetName ?? '';
+      // Evidence: a per-Service chain rather than KUBE-NODEPORTS, an ipset rather than an IPVS chain.
+      if (IPTABLES_MODE_CHAIN.test(target)) {
+        iptables++;
+        if (!iptablesEvidence || (iptablesEvidence === 'KUBE-NODEPORTS' && target !== 'KUBE-NODEPORTS')) iptablesEvidence = target;
+        continue;
+      }
+      const set = matchedSet(rule);
+      const kubeSet = set !== undefined && isKubeProxyIpset(set);
+      if (kubeSet || IPVS_MODE_CHAIN.test(target)) {
+        ipvs++;
+        if (!ipvsEvidence || (kubeSet && !isKubeProxyIpset(ipvsEvidence))) ipvsEvidence = kubeSet ? set : target;
+      }
+    }
+  }
+  if (iptables === 0 && ipvs === 0) return undefined;
+  return iptables >= ipvs ? { mode: 'iptables', evidence: iptablesEvidence } : { mode: 'ipvs', evidence: ipvsEvidence };
+}
+
+/**
+ * Which kube-proxy mode wrote an iptables dump. What KUBE-SERVICES dispatches to decides (chains of the other mode
+ * that nothing reaches any more are leftovers of an earlier mode: see kubeProxyLeftoversOfIptables). Without such
+ * rules (a partial dump), what is in it: iptables mode has KUBE-SVC/KUBE-SEP chains; IPVS mode matches Services
+ * through KUBE-* ipsets (KUBE-CLUSTER-IP…) and has no per-Service chains; in nftables mode kube-proxy writes no
+ * iptables rules at all, only kubelet's few chains remain.
  */
 export function kubeProxyModeOfIptables(ruleset: IptablesRuleset): { mode: KubeProxyMode; evidence: string } {
+  const dispatched = dispatchOf(ruleset);
+  if (dispatched) return dispatched;
   let kubelet = '';
   for (const table of ruleset.tables) {
     for (const chain of table.chains) {
@@ -52,7 +112,7 @@ export function kubeProxyModeOfIptables(ruleset: IptablesRuleset): { mode: KubeP
   for (const table of ruleset.tables) {
     if (table.chainByName.has('KUBE-LOAD-BALANCER') || table.chainByName.has('KUBE-LOOP-BACK')) return { mode: 'ipvs', evidence: table.chainByName.has('KUBE-LOAD-BALANCER') ? 'KUBE-LOAD-BALANCER' : 'KUBE-LOOP-BACK' };
     for (const rule of table.rules) {
-      const set = rule.matches.find((m) => m.module === 'set')?.options.find((o) => o.name === '--match-set')?.values[0];
+      const set = matchedSet(rule);
       if (set && /^KUBE-(6-)?(CLUSTER-IP|NODE-PORT|LOAD-BALANCER|EXTERNAL-IP|LOOP-BACK)/.test(set)) return { mode: 'ipvs', evidence: set };
     }
   }
@@ -61,4 +121,61 @@ export function kubeProxyModeOfIptables(ruleset: IptablesRuleset): { mode: KubeP
     for (const chain of table.chains) if (/^KUBE-(KUBELET-CANARY|IPTABLES-HINT|FIREWALL)$/.test(chain.name)) kubelet = chain.name;
   }
   return kubelet ? { mode: 'nftables-or-none', evidence: kubelet } : { mode: 'none', evidence: '' };
+}
+
+/** Chains of another kube-proxy mode than the current one, found in an iptables dump. */
+export interface IptablesLeftovers {
+  /** The mode that wrote them. */
+  of: 'iptables' | 'ipvs';
+  /** The chains, in dump order (the first one is the evidence). */
+  chains: Chain[];
+  /** How many of them are per-Service KUBE-SVC chains (iptables mode). */
+  serviceChains: number;
+  /** Those a chain outside the leftovers still jumps to (none: no packet reaches them). */
+  reached: Chain[];
+  /** How many KUBE-SVC chains are among `reached`. */
+  reachedServiceChains: number;
+  /** How many rules match kube-proxy's ipsets (IPVS-mode leftovers only). */
+  setRules: number;
+}
+
+/**
+ * The chains of the other mode in an iptables dump whose current mode is `current`: iptables mode's KUBE-SVC/SEP/…
+ * chains on an IPVS node, IPVS mode's chains on an iptables node, either on a node whose iptables rules are not
+ * kube-proxy's (nftables mode). kube-proxy does not clean up another mode's rules when it starts (only
+ * `kube-proxy --cleanup` does), so they stay after a mode switch. Undefined when there are none.
+ */
+export function kubeProxyLeftoversOfIptables(ruleset: IptablesRuleset, current: KubeProxyMode | 'nftables'): IptablesLeftovers | undefined {
+  const of = current === 'ipvs' ? 'iptables' : current === 'iptables' ? 'ipvs' : kubeProxyModeOfIptables(ruleset).mode;
+  if (of !== 'iptables' && of !== 'ipvs') return undefined;
+  const pattern = of === 'iptables' ? IPTABLES_MODE_CHAIN : IPVS_MODE_CHAIN;
+  const chains: Chain[] = [];
+  let serviceChains = 0;
+  for (const table of ruleset.tables) {
+    // IPVS mode has no filter KUBE-SERVICES: there it is iptables mode's (its REJECT rules).
+    const filterOfIptables = of === 'iptables' && table.name === 'filter';
+    for (const chain of table.chains) {
+      if (chain.deletedAt || !(pattern.test(chain.name) || (filterOfIptables && IPTABLES_MODE_FILTER_CHAIN.test(chain.name)))) continue;
+      chains.push(chain);
+      if (chain.name.startsWith('KUBE-SVC-')) serviceChains++;
+    }
+  }
+  // kube-proxy always creates its chains: without any, there is nothing of that mode to count (and 100,000 rules
+  // of a large dump need not be read).
+  if (chains.length === 0) return undefined;
+  let setRules = 0;
+  const reachedNames = new Set<string>();
+  for (const table of ruleset.tables) {
+    const own = new Set(chains.filter((c) => c.tableId === table.id).map((c) => c.name));
+    for (const rule of table.rules) {
+      // Only lines that spell --match-set have their matches read (an iptables-mode dump has 100,000 rules).
+      const set = of === 'ipvs' && rule.raw.includes('--match-set') ? matchedSet(rule) : undefined;
+      if (set && isKubeProxyIpset(set)) setRules++;
+      if (own.has(rule.chain)) continue;
+      const target = rule.targetName;
+      if (target !== undefined && own.has(target)) reachedNames.add(`${table.id}\u0000${target}`);
+    }
+  }
+  const reached = chains.filter((c) => reachedNames.has(`${c.tableId}\u0000${c.name}`));
+  return { of, chains, serviceChains, reached, reachedServiceChains: reached.filter((c) => c.name.startsWith('KUBE-SVC-')).length, setRules };
 }

@@ -5,7 +5,7 @@
 // Versions below were checked against the KEPs: nftables mode KEP-3866 (alpha v1.29, beta v1.31, stable v1.33),
 // IPVS mode deprecation KEP-5495 (deprecated v1.35).
 import { t } from '../l10n';
-import { kubeProxyModeOfIptables } from '../detect';
+import { isKubeProxyIpset, kubeProxyModeOfIptables } from '../detect';
 import type { Catalog, Service } from '../kube/catalog';
 import { isKubeProxyNftTable } from '../kube/nft-catalog';
 import { classifyKubeChain, isKubeletChain, kubeChainOwner } from '../kube/chains';
@@ -18,7 +18,7 @@ import type { IpsetAnalysis } from '../language/ipset';
 import type { IptablesAnalysis } from '../language/iptables';
 import type { IpvsadmAnalysis } from '../language/ipvsadm';
 import type { NftAnalysis } from '../language/nft';
-import type { NodeSnapshot } from '../snapshot';
+import { leftoversText, type Leftovers, type NodeSnapshot } from '../snapshot';
 
 /** A kube-proxy mode whose rules the snapshot holds. */
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables';
@@ -350,13 +350,27 @@ function readIpvsadm(b: Builder, i: number, dump: IpvsDump, found: Found, cluste
 }
 
 function readIpset(b: Builder, i: number, dump: IpsetDump, found: Found): void {
-  const cluster = dump.sets.find((s) => /^KUBE-(6-)?CLUSTER-IP$/.test(s.name));
+  // KUBE-CLUSTER-IP first; any other of kube-proxy's sets proves IPVS mode too.
+  const cluster = dump.sets.find((s) => /^KUBE-(6-)?CLUSTER-IP$/.test(s.name)) ?? dump.sets.find((s) => isKubeProxyIpset(s.name));
   if (cluster) {
     push(found.ipset, b.ev(i, cluster.declarationRange, `create ${cluster.name} ${cluster.type}`));
     if (cluster.members[0]) push(found.ipset, b.ev(i, cluster.members[0].range, `add ${cluster.name}`));
   }
   const members = dump.sets.reduce((n, s) => n + s.members.length, 0);
   found.facts.push({ label: t('{0}: sets, members', b.fileName(i)), value: `${dump.sets.length} / ${members}` });
+}
+
+/** The first leftover chain and those packets still reach (a few), or the first line of the leftover dump. */
+function leftoverEvidence(b: Builder, l: Leftovers): Evidence[] {
+  const out: Evidence[] = [];
+  if (l.chains) {
+    const first = l.chains.chains.find((c) => c.name.startsWith('KUBE-SVC-')) ?? l.chains.chains[0];
+    const chains = [...new Set([first, ...l.chains.reached.slice(0, 3)])];
+    for (const c of chains) if (c?.declared) push(out, b.ev(l.fileIndex, c.range, `:${c.name}`));
+    return out;
+  }
+  push(out, b.ev(l.fileIndex, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, ''));
+  return out;
 }
 
 function modeName(mode: ProxyMode): string {
@@ -439,7 +453,8 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
   const ipvsadmFiles = snapshot.files.filter((f) => f.languageId === 'ipvsadm' && (f.analysis as IpvsadmAnalysis).dump.services.length > 0);
   const present: ProxyMode[] = [];
   if (iptablesEvidence.length > 0) present.push('iptables');
-  if (ipvsadmFiles.length > 0 || found.ipvsFromIptables) present.push('ipvs');
+  // kube-proxy's ipsets alone are IPVS mode's when nothing else claims the node.
+  if (ipvsadmFiles.length > 0 || found.ipvsFromIptables || (found.ipset.length > 0 && snapshot.mode === 'ipvs')) present.push('ipvs');
   if (found.nftables.length > 0) present.push('nftables');
   // The likely current mode first: the one the snapshot's Service catalog reads.
   const current: ProxyMode | undefined = snapshot.mode === 'iptables' || snapshot.mode === 'ipvs' || snapshot.mode === 'nftables' ? snapshot.mode : undefined;
@@ -522,15 +537,22 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
     section('backend', t('iptables backend'), items);
   }
 
-  // Leftovers.
+  // Leftovers: of the modes present, and the other mode's rules that the current one left in its dumps.
+  const leftoverItems: Item[] = [];
   if (mode === 'mixed') {
-    const items: Item[] = modes.map((m, k) => ({
+    modes.forEach((m, k) => leftoverItems.push({
       kind: k === 0 && current === m ? 'claim' : 'warning',
       text: k === 0 && current === m ? t('{0}: the rules the Service catalog reads.', modeName(m)) : t('{0}: possibly leftovers; `kube-proxy --cleanup` (run with the old mode) removes them.', modeName(m)),
       evidence: evidenceOf(m).slice(0, 2),
     }));
-    section('leftovers', t('Leftovers'), items);
   }
+  for (const l of snapshot.leftovers) {
+    // A mode already listed as present gets the details in its own item; another one (dead chains) an item of its own.
+    const listed = mode === 'mixed' ? leftoverItems[modes.indexOf(l.of)] : undefined;
+    if (listed && listed.kind === 'warning') listed.text = `${listed.text} ${leftoversText(l, snapshot.mode)}`;
+    else leftoverItems.push({ kind: 'warning', text: leftoversText(l, snapshot.mode), evidence: leftoverEvidence(b, l) });
+  }
+  if (leftoverItems.length > 0) section('leftovers', t('Leftovers'), leftoverItems);
 
   // Why iptables-nft is not nftables mode.
   if (found.headersNft.length > 0 || found.nftWarnings.length > 0) {

@@ -200,7 +200,8 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const targets: GraphNode[] = [];
   s.frontends.forEach((f, i) => {
     const badges: string[] = [];
-    if (f.kindUncertain) badges.push(t('or LoadBalancer'));
+    // An external IP that may be a load balancer's; other kinds guessed from an IPVS dump alone.
+    if (f.kindUncertain) badges.push(f.kind === 'externalIP' && !f.kindNote ? t('or LoadBalancer') : t('probably'));
     if (f.kind !== 'clusterIP' && s.policies.externalTrafficPolicy === 'Local') badges.push(t('Local'));
     if (f.kind === 'loadBalancer' && s.policies.loadBalancerSourceRanges && !fw) badges.push(t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', ')));
     const label = f.kind === 'nodePort' ? `:${f.port}` : hostPort(f.address, f.port);

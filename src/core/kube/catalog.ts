@@ -54,6 +54,8 @@ export interface Frontend {
    * Such frontends are reported as externalIP with this flag.
    */
   kindUncertain?: boolean;
+  /** Why the kind was guessed, in words ("probably a NodePort: the same port on 3 node addresses"). */
+  kindNote?: string;
 }
 
 export interface Endpoint {
@@ -742,17 +744,26 @@ export function buildCatalog(ruleset: IptablesRuleset): Catalog {
   return withTransientRuleDetails(() => new CatalogBuilder(ruleset).build());
 }
 
+/** What the snapshot says beside its catalogs: its mode and the rules of other modes left on the node. */
+export interface CatalogJsonContext {
+  mode?: string;
+  leftovers?: { mode: string; file: string; note: string }[];
+}
+
 /** The services JSON of `dataplane services --json` (CLI contract). */
-export function catalogToJson(catalogs: Catalog[]): unknown {
-  const services = catalogs.flatMap((c) => c.services);
+export function catalogToJson(catalogs: Catalog[], context: CatalogJsonContext = {}): unknown {
+  const current = context.mode === 'iptables' || context.mode === 'ipvs' || context.mode === 'nftables' ? context.mode : undefined;
+  const services = catalogs.flatMap((c) => c.services.map((s) => ({ s, leftover: current !== undefined && c.mode !== current })));
   return {
-    mode: catalogs[0]?.mode ?? 'iptables',
-    services: services.map((s) => ({
+    mode: current ?? catalogs[0]?.mode ?? 'iptables',
+    ...(context.leftovers && context.leftovers.length > 0 ? { leftovers: context.leftovers } : {}),
+    services: services.map(({ s, leftover }) => ({
       namespace: s.namespace,
       name: s.name,
       portName: s.portName,
       protocol: s.protocol,
-      frontends: s.frontends.map((f) => (f.address === undefined ? { kind: f.kind, port: f.port } : { kind: f.kind, address: f.address, port: f.port })),
+      ...(leftover ? { leftover: true } : {}),
+      frontends: s.frontends.map(frontendJson),
       endpoints: s.endpoints.map((e) => {
         const out: { address: string; port: number; probability: number; local?: boolean } = { address: e.address, port: e.port, probability: roundProbability(e.probability) };
         if (e.local !== undefined) out.local = e.local;
@@ -761,6 +772,15 @@ export function catalogToJson(catalogs: Catalog[]): unknown {
       policies: policiesJson(s.policies, s),
     })),
   };
+}
+
+function frontendJson(f: Frontend): Record<string, unknown> {
+  const out: Record<string, unknown> = f.address === undefined ? { kind: f.kind, port: f.port } : { kind: f.kind, address: f.address, port: f.port };
+  if (f.kindUncertain) {
+    out.uncertain = true;
+    if (f.kindNote) out.why = f.kindNote;
+  }
+  return out;
 }
 
 function policiesJson(p: Policies, s: Service): Record<string, unknown> {

@@ -9,7 +9,7 @@ import { CONNECTION_COUNT_SCHEDULERS, DESTINATION_SCHEDULERS, SOURCE_HASH_SCHEDU
 import type { Range } from '../model/range';
 import type { IptablesRuleset } from '../model/iptables';
 import { t } from '../l10n';
-import { canonicalAddress } from '../trace/addr';
+import { canonicalAddress, isLoopback, parseAddress } from '../trace/addr';
 import { endpointNumber, ipv4Number, isIpv4 } from '../parse/ipvs/address';
 import { Ipv4PortIpMemberNode, Ipv4PortMemberNode } from '../parse/ipset/nodes';
 import { RealServerNode } from '../parse/ipvs/nodes';
@@ -55,6 +55,7 @@ class VirtualServiceFrontend implements Frontend {
   address: string;
   port: number;
   declare kindUncertain?: boolean;
+  declare kindNote?: string;
   #vs: VirtualService;
   constructor(kind: FrontendKind, address: string, port: number, vs: VirtualService) {
     this.kind = kind;
@@ -278,8 +279,40 @@ const CLUSTER_IP = Object.freeze({ kind: 'clusterIP', uncertain: false } as cons
 const LOAD_BALANCER = Object.freeze({ kind: 'loadBalancer', uncertain: false } as const);
 const EXTERNAL_IP = Object.freeze({ kind: 'externalIP', uncertain: false } as const);
 const NODE_PORT = Object.freeze({ kind: 'nodePort', uncertain: false } as const);
-const GUESSED_CLUSTER_IP = Object.freeze({ kind: 'clusterIP', uncertain: true } as const);
-const GUESSED_EXTERNAL_IP = Object.freeze({ kind: 'externalIP', uncertain: true } as const);
+type KindOf = { readonly kind: FrontendKind; readonly uncertain: boolean; readonly note?: string };
+
+/** 127.0.0.0/8 or ::1 (parsed only when it could be: most addresses of a dump are neither). */
+function isLoopbackText(address: string): boolean {
+  if (address.startsWith('127.')) return true;
+  const a = address.includes(':') ? parseAddress(address) : undefined;
+  return a !== undefined && isLoopback(a);
+}
+
+/** kube-proxy's default --service-node-port-range. */
+const NODE_PORT_RANGE = { from: 30000, to: 32767 };
+
+/**
+ * Which virtual services of an IPVS dump are probably NodePorts, with why: kube-proxy binds a NodePort on every
+ * node address (the same port and protocol on several addresses, in the NodePort range) and on loopback, where no
+ * ClusterIP or external address can be. A guess: IPVS keeps no Service kinds (kube-proxy's ipsets tell for sure).
+ */
+export function probableNodePorts(services: readonly VirtualService[]): (vs: VirtualService) => string | undefined {
+  const addresses = new Map<string, Set<string>>();
+  for (const vs of services) {
+    if (vs.protocol === 'fwmark' || vs.address === undefined || vs.port === undefined) continue;
+    const k = `${vs.protocol}|${vs.port}`;
+    let set = addresses.get(k);
+    if (!set) addresses.set(k, (set = new Set()));
+    if (set.size < 64) set.add(vs.address.includes(':') ? canonical(vs.address) : vs.address);
+  }
+  return (vs) => {
+    if (vs.protocol === 'fwmark' || vs.address === undefined || vs.port === undefined) return undefined;
+    if (isLoopbackText(vs.address)) return t('probably a NodePort: a loopback address, where kube-proxy binds NodePorts and no ClusterIP can be');
+    const n = addresses.get(`${vs.protocol}|${vs.port}`)?.size ?? 0;
+    if (n >= 2 && vs.port >= NODE_PORT_RANGE.from && vs.port <= NODE_PORT_RANGE.to) return t('probably a NodePort: the same port on {0} node addresses', n);
+    return undefined;
+  };
+}
 
 const FRONTEND_ORDER: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
 const numericOrder = new Intl.Collator(undefined, { numeric: true });
@@ -336,8 +369,12 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   const clusterCIDR = clusterCidrOf(input.iptables);
   const nodePortMasq = nodePortMasquerades(input.iptables);
 
+  // Without the ipset dump the kind is a guess: NodePorts by their addresses, the rest taken to be ClusterIPs.
+  const nodePortGuess = haveSets ? undefined : probableNodePorts(input.ipvs.flatMap((x) => x.dump.services));
+  const guessedClusterIP: KindOf = Object.freeze({ kind: 'clusterIP', uncertain: true, note: t('probably a ClusterIP: without the ipset dump (`ipset save`) the kinds of addresses are guesses') });
+  const guessedExternalIP: KindOf = Object.freeze({ kind: 'externalIP', uncertain: true, note: t('in none of kube-proxy\'s ClusterIP, NodePort and load-balancer ipsets: probably an external IP') });
   /** The frontend kind of a virtual service, and whether it is a guess. */
-  const kindOf = (vs: VirtualService): { kind: FrontendKind; uncertain: boolean } => {
+  const kindOf = (vs: VirtualService): KindOf => {
     const proto = vs.protocol === 'fwmark' ? 'tcp' : vs.protocol;
     const k = ipPortKey(vs.address, vs.port, proto);
     if (cluster.has(k)) return CLUSTER_IP;
@@ -345,7 +382,9 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     if (external.has(k)) return EXTERNAL_IP;
     if (vs.port !== undefined && (nodePorts.get(proto)?.[vs.port] === 1 || sctpHash.has(k))) return NODE_PORT;
     // Without the ipset dump (or for an address it does not list) the kind is a guess.
-    return haveSets ? GUESSED_EXTERNAL_IP : GUESSED_CLUSTER_IP;
+    if (haveSets) return guessedExternalIP;
+    const note = nodePortGuess?.(vs);
+    return note ? { kind: 'nodePort', uncertain: true, note } : guessedClusterIP;
   };
 
   interface Group {
@@ -359,7 +398,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   for (const { dump } of input.ipvs) capacity += dump.services.length;
   const entryVs = new Array<VirtualService>(capacity);
   const entryFile = new Int32Array(capacity);
-  const entryKind = new Array<{ kind: FrontendKind; uncertain: boolean }>(capacity);
+  const entryKind = new Array<KindOf>(capacity);
   let entries = 0;
   for (const { dump, fileIndex } of input.ipvs) {
     for (const vs of dump.services) {
@@ -451,6 +490,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     const service = groups[groupOf[k]].service;
     const f: Frontend = new VirtualServiceFrontend(entryKind[k].kind, canonical(vs.address), vs.port!, vs);
     if (entryKind[k].uncertain) f.kindUncertain = true;
+    if (entryKind[k].note) f.kindNote = entryKind[k].note;
     const at = filled[groupOf[k]]++;
     service.frontends[at] = f;
     service.objects[at] = new VirtualServiceObject(vs, (tableIds[entryFile[k]] ??= `ipvs:${entryFile[k]}`));

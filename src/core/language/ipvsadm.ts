@@ -28,6 +28,7 @@ import {
   schedulerTitle,
 } from '../explain/ipvs';
 import { t } from '../l10n';
+import { probableNodePorts } from '../kube/ipvs-catalog';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
 
@@ -157,8 +158,20 @@ export function foldingRanges(a: IpvsadmAnalysis): FoldingRange[] {
 }
 
 /** The hover of a virtual service: scheduler, persistence and each real server with its share. */
-export function serviceHover(svc: VirtualService): Md {
+/** The NodePort guesses of a dump, made once per dump (see probableNodePorts). */
+const nodePortGuesses = new WeakMap<IpvsDump, (vs: VirtualService) => string | undefined>();
+
+function nodePortGuess(dump: IpvsDump, svc: VirtualService): string | undefined {
+  let guess = nodePortGuesses.get(dump);
+  if (!guess) nodePortGuesses.set(dump, (guess = probableNodePorts(dump.services)));
+  return guess(svc);
+}
+
+/** A virtual service in words; with its `dump`, whether it is probably a NodePort (a guess, and said to be one). */
+export function serviceHover(svc: VirtualService, dump?: IpvsDump): Md {
   const lines: Md[] = [md`${bold(text(svc.name))} — ${mdT('IPVS virtual service')}`, md``];
+  const guess = dump ? nodePortGuess(dump, svc) : undefined;
+  if (guess) lines.push(mdT('Kind: {0}. IPVS keeps no Service kinds; kube-proxy\'s ipsets (saved with {1}) tell for sure.', text(guess), code('ipset save')), md``);
   const facts: Md[] = [];
   if (svc.scheduler) facts.push(md`${schedulerTitle(svc.scheduler)} (${code(svc.scheduler)})`);
   if (svc.persistent) facts.push(mdT('persistent {0} s', svc.persistent.timeout));
@@ -257,7 +270,7 @@ export function hoverAt(a: IpvsadmAnalysis, position: Position): Hover | undefin
   if (command) {
     const h = commandHover(a, command, position);
     if (h) return h;
-    return svc ? { markdown: serviceHover(svc), range: svc.nameRange } : undefined;
+    return svc ? { markdown: serviceHover(svc, dump), range: svc.nameRange } : undefined;
   }
   if (svc && svc.line === position.line) {
     if (at(svc.schedulerRange)) return { markdown: schedulerHover(svc), range: svc.schedulerRange! };
@@ -265,10 +278,10 @@ export function hoverAt(a: IpvsadmAnalysis, position: Position): Hover | undefin
     const flag = svc.flagRanges.findIndex((r) => at(r));
     if (flag >= 0) return { markdown: join(svc.flags.map(explainSchedFlag), '\n\n'), range: svc.flagRanges[flag] };
     if (svc.stats && at(svc.stats.range)) return { markdown: md`${explainColumns(svc.stats.kind)}\n\n${statsLine(svc.stats)}`, range: svc.stats.range };
-    return { markdown: serviceHover(svc), range: svc.nameRange };
+    return { markdown: serviceHover(svc, dump), range: svc.nameRange };
   }
   if (svc) {
-    return { markdown: serviceHover(svc), range: svc.nameRange };
+    return { markdown: serviceHover(svc, dump), range: svc.nameRange };
   }
   const conn = dump.connectionByLine.get(position.line);
   if (conn) return connectionHover(a, conn, position);

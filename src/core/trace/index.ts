@@ -7,6 +7,7 @@ import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, isLoo
 import { traceIptables, type IpvsTraceInput } from './iptables';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
+import { inferIpsets } from './ipvs-sets';
 import type { IpSet } from '../model/ipset';
 import type { NftAnalysis } from '../language/nft';
 import type { IpvsadmAnalysis } from '../language/ipvsadm';
@@ -108,17 +109,17 @@ function isFrontendAddress(services: Service[], canonical: string): boolean {
 function computeServices(files: SnapshotFile[]): Service[] {
   const out: Service[] = [];
   for (const f of files) if (f.analysis.dialect === 'iptables' || f.analysis.dialect === 'nftables') appendAll(out, f.analysis.catalog.services);
-  const ipvs = ipvsInput(files);
-  if (ipvs) {
-    out.push(
-      ...buildIpvsCatalog({
-        ipvs: files.flatMap((f, fileIndex) => (f.analysis.dialect === 'ipvsadm' ? [{ dump: f.analysis.dump, fileIndex }] : [])),
-        ipsets: files.flatMap((f) => (f.analysis.dialect === 'ipset' ? [f.analysis.dump] : [])),
-        iptables: files.flatMap((f) => (f.analysis.dialect === 'iptables' ? [f.analysis.ruleset] : [])),
-      }).services,
-    );
-  }
+  if (ipvsInput(files)) out.push(...ipvsServices(files));
   return out;
+}
+
+/** The Services of the snapshot's IPVS catalog (built once per snapshot: buildIpvsCatalog caches it). */
+function ipvsServices(files: SnapshotFile[]): Service[] {
+  return buildIpvsCatalog({
+    ipvs: files.flatMap((f, fileIndex) => (f.analysis.dialect === 'ipvsadm' ? [{ dump: f.analysis.dump, fileIndex }] : [])),
+    ipsets: files.flatMap((f) => (f.analysis.dialect === 'ipset' ? [f.analysis.dump] : [])),
+    iptables: files.flatMap((f) => (f.analysis.dialect === 'iptables' ? [f.analysis.ruleset] : [])),
+  }).services;
 }
 
 const ipvsInputCache: PerAnalyses<IpvsTraceInput | undefined> = new WeakMap();
@@ -136,7 +137,9 @@ function computeIpvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
   if (services.length === 0) return undefined;
   const sets = new Map<string, IpSet>();
   for (const f of files) if (f.analysis.dialect === 'ipset') for (const set of f.analysis.dump.sets) if (!sets.has(set.name)) sets.set(set.name, set);
-  return { services, sets };
+  // Without an ipset dump, kube-proxy's sets are read off its virtual services where they can be.
+  const inferred = files.some((f) => f.analysis.dialect === 'ipset') ? undefined : inferIpsets(ipvsServices(files));
+  return inferred ? { services, sets, inferred } : { services, sets };
 }
 
 /** The source of a packet from outside when none is given (a pod's: podSources; the node's: nodeSource). */

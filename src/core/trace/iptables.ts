@@ -12,6 +12,7 @@ import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAd
 import type { Condition, Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 import { coveredShare, entryFacts, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
 import { appendAll } from '../model/append';
+import { inferredMember, inferredNote, type InferredIpsets } from './ipvs-sets';
 import { recentMatch } from './recent';
 
 /** A `-m recent` match, evaluated per branch (it reads and records what the path did to its list). */
@@ -214,6 +215,8 @@ export interface IptablesTraceInput {
 export interface IpvsTraceInput {
   services: { vs: VirtualService; fileIndex: number }[];
   sets: Map<string, IpSet>;
+  /** Without an ipset dump: kube-proxy's set memberships the virtual services imply. */
+  inferred?: InferredIpsets;
 }
 
 class Tracer {
@@ -594,6 +597,11 @@ class Tracer {
         const name = o?.values[0] ?? '?';
         const set = this.ipvs?.sets.get(name);
         if (set && o) return [neg(o, certain(ipsetContains(set, (o.values[1] ?? 'src').split(','), s)))];
+        const inferred = o && this.ipvs?.inferred ? inferredMember(this.ipvs.inferred, name, o.values[1] ?? 'src', s) : undefined;
+        if (inferred !== undefined) {
+          this.warnings.push(inferredNote());
+          return [neg(o!, certain(inferred))];
+        }
         const c = assume(`ipset ${name} ${o?.values[1] ?? 'src'}`, t('assuming the packet is in ipset {0}', name), t('assuming the packet is not in ipset {0}', name));
         return [o ? neg(o, c) : c];
       }
