@@ -118,7 +118,8 @@ export function kubeProxyModeOfIptables(ruleset: IptablesRuleset): { mode: KubeP
   }
   for (const table of ruleset.tables) {
     if (table.chainByName.has('KUBE-SERVICES')) return { mode: 'iptables', evidence: 'KUBE-SERVICES' };
-    for (const chain of table.chains) if (/^KUBE-(KUBELET-CANARY|IPTABLES-HINT|FIREWALL)$/.test(chain.name)) kubelet = chain.name;
+    // kubelet's chains; the nat table's KUBE-FIREWALL is kube-proxy IPVS mode's (load-balancer source ranges).
+    for (const chain of table.chains) if (/^KUBE-(KUBELET-CANARY|IPTABLES-HINT)$/.test(chain.name) || (chain.name === 'KUBE-FIREWALL' && table.name === 'filter')) kubelet = chain.name;
   }
   return kubelet ? { mode: 'nftables-or-none', evidence: kubelet } : { mode: 'none', evidence: '' };
 }

@@ -237,3 +237,11 @@ function writeTemp(name: string, text: string): string[] {
   writeFileSync(`${dir}/${name}`, text);
   return [`${dir}/${name}`];
 }
+
+describe('KUBE-FIREWALL by table', () => {
+  it('the filter table’s is kubelet’s; the nat table’s alone (IPVS source ranges) is not evidence of kubelet', () => {
+    const dump = (table: string) => `*${table}\n:KUBE-FIREWALL - [0:0]\nCOMMIT\n`;
+    expect(kubeProxyModeOfIptables(parseIptables(dump('filter')))).toEqual({ mode: 'nftables-or-none', evidence: 'KUBE-FIREWALL' });
+    expect(kubeProxyModeOfIptables(parseIptables(dump('nat')))).toEqual({ mode: 'none', evidence: '' });
+  });
+});

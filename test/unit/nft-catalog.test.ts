@@ -259,7 +259,15 @@ describe.skipIf(!HAVE_CORPUS)(`nftables catalog of kube-proxy’s test expectati
     expect(svc2.frontends.map(frontendText)).toEqual(['clusterIP 172.30.0.42:80', 'nodePort *:3001', 'externalIP? 1.2.3.4:80', 'externalIP? 192.168.99.22:80']);
     expect(svc2.endpoints).toMatchObject([{ address: '10.180.0.2', port: 80, probability: 1 }]);
     expect(svc2.endpoints[0]!.local).toBeUndefined();
-    expect(svc2.policies).toEqual({ internalTrafficPolicy: 'Cluster', externalTrafficPolicy: 'Local', noEndpoints: 'drop', clusterCIDR: '10.0.0.0/8' });
+    // Pods (10.0.0.0/8) and this node short-circuit to the cluster chain; everyone else finds no local endpoint.
+    expect(svc2.policies).toEqual({
+      internalTrafficPolicy: 'Cluster',
+      externalTrafficPolicy: 'Local',
+      noEndpoints: 'drop',
+      clusterCIDR: '10.0.0.0/8',
+      shortCircuit: { podSource: '10.0.0.0/8', node: true },
+      noLocalEndpoints: { external: true },
+    });
     // svc4: two endpoints, half each.
     expect(by('svc4').endpoints.map((e) => [e.address, e.probability])).toEqual([
       ['10.180.0.4', 0.5],

@@ -109,7 +109,7 @@ function isFrontendAddress(services: Service[], canonical: string): boolean {
 function computeServices(files: SnapshotFile[]): Service[] {
   const out: Service[] = [];
   for (const f of files) if (f.analysis.dialect === 'iptables' || f.analysis.dialect === 'nftables') appendAll(out, f.analysis.catalog.services);
-  if (ipvsInput(files)) out.push(...ipvsServices(files));
+  if (ipvsInput(files)?.services.length) out.push(...ipvsServices(files));
   return out;
 }
 
@@ -125,8 +125,9 @@ function ipvsServices(files: SnapshotFile[]): Service[] {
 const ipvsInputCache: PerAnalyses<IpvsTraceInput | undefined> = new WeakMap();
 
 /**
- * The IPVS part of a snapshot (virtual services and ipsets), when there is an ipvsadm dump; one object per
- * snapshot, so the tracer's indexes of it (keyed by its identity) are built once.
+ * The IPVS part of a snapshot (virtual services and ipsets), when there is an ipvsadm or ipset dump: the ipsets
+ * decide `-m set` matches in every mode (Weave's and Calico's too). One object per snapshot, so the tracer's
+ * indexes of it (keyed by its identity) are built once.
  */
 function ipvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
   return perAnalyses(ipvsInputCache, files, computeIpvsInput, undefined);
@@ -134,9 +135,9 @@ function ipvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
 
 function computeIpvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
   const services = files.flatMap((f, fileIndex) => (f.analysis.dialect === 'ipvsadm' ? f.analysis.dump.services.map((vs) => ({ vs, fileIndex })) : []));
-  if (services.length === 0) return undefined;
   const sets = new Map<string, IpSet>();
   for (const f of files) if (f.analysis.dialect === 'ipset') for (const set of f.analysis.dump.sets) if (!sets.has(set.name)) sets.set(set.name, set);
+  if (services.length === 0) return sets.size > 0 ? { services, sets } : undefined;
   // Without an ipset dump, kube-proxy's sets are read off its virtual services where they can be.
   const inferred = files.some((f) => f.analysis.dialect === 'ipset') ? undefined : inferIpsets(ipvsServices(files));
   return inferred ? { services, sets, inferred } : { services, sets };

@@ -211,7 +211,10 @@ export interface IptablesTraceInput {
   fileIndex: number;
 }
 
-/** IPVS mode: the virtual services (they take over after INPUT) and the ipsets the rules match against. */
+/**
+ * The virtual services (in IPVS mode they take over after INPUT; none outside it) and the ipsets the rules match
+ * against.
+ */
 export interface IpvsTraceInput {
   services: { vs: VirtualService; fileIndex: number }[];
   sets: Map<string, IpSet>;
@@ -995,13 +998,13 @@ export function traceIptables(ruleset: IptablesRuleset, packet: Packet, context:
       const local = post.filter((s) => tracer.isLocal(s.dst));
       deliver(post.filter((s) => !tracer.isLocal(s.dst)));
       const input = hook('INPUT', INPUT_BEFORE_IPVS, local);
-      if (ipvs) ipvsThen(input, true);
+      if (ipvs?.services.length) ipvsThen(input, true);
       else deliver(input);
       return;
     }
     const pre = hook('PREROUTING', ['raw', 'mangle', 'nat'], start);
     const input = hook('INPUT', INPUT_BEFORE_IPVS, pre.filter((s) => tracer.isLocal(s.dst)));
-    if (ipvs) ipvsThen(input, false);
+    if (ipvs?.services.length) ipvsThen(input, false);
     else deliver(hook('INPUT', ['nat'], input));
     const fwd = hook('FORWARD', ['mangle', 'filter', 'security'], pre.filter((s) => !tracer.isLocal(s.dst)));
     deliver(hook('POSTROUTING', ['mangle', 'nat'], fwd));
