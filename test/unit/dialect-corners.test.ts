@@ -42,6 +42,14 @@ describe('iptables-restore input: the parser agrees with both backends', () => {
     expect(r.diagnostics[0].unnecessary).toBe(true);
   });
 
+  it('a word iptables-restore ignores may be a BOM or NBSP (only spaces and tabs separate words): its hint is on it', () => {
+    for (const word of ['\ufeff', '\u00a0x']) {
+      const text = `*nat ${word}`;
+      const hint = parseIptables(`${text}\nCOMMIT\n`).diagnostics.find((d) => d.code === 'ignored-words');
+      expect(hint?.range).toMatchObject({ start: { line: 0, character: 5 }, end: { line: 0, character: text.length } });
+    }
+  });
+
   it('`* nat` (and `*\tmangle`) opens an iptables dump of any name', () => {
     expect(detectDialect('* nat\n-N ISTIO_INBOUND\nCOMMIT\n', 'istio.txt')).toBe('iptables');
     expect(detectDialect('*\tmangle \nCOMMIT\n')).toBe('iptables');

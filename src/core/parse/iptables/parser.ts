@@ -1211,7 +1211,10 @@ class RulesetBuilder implements RuleReader {
 
   /** Words iptables-restore does not read: a hint, faded. */
   private ignoredWords(i: number, text: string, from: number): void {
-    this.diag(lineRange(i, from, text.trimEnd().length), 'hint', 'ignored-words', t('iptables-restore ignores the rest of this line.'), true);
+    // Only spaces and tabs separate words for iptables-restore (a BOM or NBSP is part of one): trim just those.
+    let end = text.length;
+    while (end > from && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 9)) end--;
+    this.diag(lineRange(i, from, end), 'hint', 'ignored-words', t('iptables-restore ignores the rest of this line.'), true);
   }
 
   /** An indented `*table` or `:chain` line: iptables-restore reads it as a rule and fails; read it as meant. */
