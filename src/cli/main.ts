@@ -225,6 +225,7 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
   if (json) {
     out(JSON.stringify(traceToJson(result, names), null, 2));
     for (const w of result.warnings) err(`warning: ${w}`);
+    for (const a of adviceLines(result)) err(a);
     for (const n of new Set(shownOutcomes(result).shown.flatMap((o) => o.notes))) err(`note: ${n}`);
   } else {
     for (const line of formatTrace(result, names)) out(line);
@@ -232,11 +233,17 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
   return status;
 }
 
+/** The CLI's wording of what would make a trace surer (the editor words it its own way). */
+function adviceLines(result: TraceResult): string[] {
+  return (result.advice ?? []).map(() => 'hint: give this node\'s address with --node-ip ADDRESS (or the setting dataplane.nodeIPs)');
+}
+
 function formatTrace(result: TraceResult, names: string[]): string[] {
   const p = result.packet;
   const lines = [`${p.protocol} ${p.src} → ${hostPort(p.dst, p.dport)} (from ${p.entry === 'pod' ? 'a pod on this node' : p.entry === 'node' ? 'this node' : 'outside the cluster'})`];
   if (result.source && result.source.origin !== 'stand-in') lines.push(`  ${result.source.text}`);
   for (const w of result.warnings) lines.push(`  warning: ${w}`);
+  for (const a of adviceLines(result)) lines.push(`  ${a}`);
   if (result.outcomes.length === 0) lines.push('  no outcome');
   const { shown, more } = shownOutcomes(result);
   if (shown.some((o) => o.conditions.length > 0)) lines.push('  outcomes under different assumptions are alternatives: each share is of new connections under its own assumptions');

@@ -4,7 +4,7 @@ import type { IptablesAnalysis } from '../language/iptables';
 import type { Service } from '../kube/catalog';
 import { t } from '../l10n';
 import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, isLoopback, parseAddress, parsePrefix, parseUserAddress } from './addr';
-import { traceIptables, type IpvsTraceInput } from './iptables';
+import { hostPort, traceIptables, type IpvsTraceInput } from './iptables';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
 import { inferIpsets } from './ipvs-sets';
@@ -166,7 +166,7 @@ function nodeSource(files: SnapshotFile[], dst: string, family: 4 | 6, context: 
   const own = context.nodeIPs.find((ip) => { const a = parseAddress(ip); return a?.family === family && !isLoopback(a); });
   if (own === undefined) {
     const src = STAND_IN[family];
-    return { src, source: { origin: 'stand-in', text: t('Source {0}: a stand-in for this node\'s address, which was not given, configured or found in the dumps; masquerade decisions may differ. Use --node-ip (or the setting dataplane.nodeIPs).', src) } };
+    return { src, source: { origin: 'stand-in', text: t('Source {0}: a stand-in for this node\'s address, which was not given, configured or found in the dumps; masquerade decisions may differ.', src) } };
   }
   const why: Record<NodeIPsOrigin, string> = {
     given: t('Source {0}: this node\'s address, as given (the route to the destination may pick another of its addresses).', own),
@@ -294,6 +294,8 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
   let nodeIPs = request.nodeIPs ?? [];
   let origin: NodeIPsOrigin = nodeIPs.length > 0 ? (request.nodeIPsOrigin ?? 'given') : 'unknown';
   let evidence: string | undefined;
+  // The node's address was guessed: each front end words how to give it (a CLI flag, a setting).
+  let advice = false;
   if (nodeIPs.length === 0) {
     // The dumps may name the node's addresses: nft's nodeport-ips set, IPVS NodePort virtual services.
     const revealed = revealedNodeAddresses(files, services());
@@ -312,12 +314,22 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
       nodeIPs = [request.to];
       origin = 'inferred';
       evidence = t('the destination, whose port {0} is a NodePort', request.dport);
-      warnings.push(t('No node address given: {0} is taken to be this node because port {1} is a NodePort. Use --node-ip to say otherwise.', request.to, request.dport));
+      warnings.push(t('No node address given: {0} is taken to be this node because port {1} is a NodePort.', request.to, request.dport));
+      advice = true;
     }
   }
   const context: TraceContext = { nodeIPs, nodeIPsInferred: origin === 'inferred', nodeIPsOrigin: origin };
   if (evidence !== undefined) context.nodeIPsEvidence = evidence;
   const traceFrom = (src: string): TraceResult => tracePacket(files, { src, dst: request.to, protocol: request.protocol, dport: request.dport, entry: request.entry }, context, family, warnings);
+  const result = traceFromEntry(files, request, context, family, warnings, traceFrom, services);
+  if (result.source?.origin === 'stand-in') advice = true;
+  // Only where there are Services to match: a host's own firewall (Docker's, a router's) has none to name.
+  const unmatched = services().length > 0 && !result.outcomes.some((o) => o.verdict === 'dnat') && !matchesFrontend(services(), request, nodeIPs);
+  if (unmatched) result.warnings = [...result.warnings, t('No Service matches {0}: not translated, routed as is.', destinationText(request))];
+  return { ...result, ...(unmatched ? { noService: true } : {}), ...(advice ? { advice: ['node-address' as const] } : {}) };
+}
+
+function traceFromEntry(files: SnapshotFile[], request: TraceRequest, context: TraceContext, family: 4 | 6, warnings: string[], traceFrom: (src: string) => TraceResult, services: () => Service[]): TraceResult {
   if (request.from !== undefined) return traceFrom(request.from);
   if (request.entry === 'external') return traceFrom(externalSource(family));
   if (request.entry === 'node') {
@@ -334,6 +346,25 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
     if (!reachesSource(result, src)) break;
   }
   return result!;
+}
+
+/** `10.96.12.99:80`, `[fd00::10]:53/udp`: the destination as the user would type it. */
+function destinationText(request: TraceRequest): string {
+  return `${hostPort(request.to, request.dport)}${request.protocol === 'tcp' ? '' : `/${request.protocol}`}`;
+}
+
+/** Whether a Service owns the destination: a frontend at its address and port, or a NodePort on a node address. */
+function matchesFrontend(services: Service[], request: TraceRequest, nodeIPs: string[]): boolean {
+  const dst = canonicalAddress(request.to);
+  const onNode = nodeIPs.some((ip) => canonicalAddress(ip) === dst);
+  for (const s of services) {
+    if (s.protocol !== '' && s.protocol.toLowerCase() !== request.protocol) continue;
+    for (const f of s.frontends) {
+      if (f.port !== request.dport) continue;
+      if (f.address !== undefined ? canonicalAddress(f.address) === dst : f.kind === 'nodePort' && onNode) return true;
+    }
+  }
+  return false;
 }
 
 /** The packet through the dump that decides its fate: nftables mode's table, else iptables (with IPVS when present). */
@@ -394,5 +425,7 @@ export function traceToJson(result: TraceResult, fileNames: string[], max = SHOW
     moreOutcomes: more,
     nodeIPs: { addresses: result.context.nodeIPs, origin: result.context.nodeIPsOrigin ?? (result.context.nodeIPsInferred ? 'inferred' : result.context.nodeIPs.length ? 'given' : 'unknown'), ...(result.context.nodeIPsEvidence ? { evidence: result.context.nodeIPsEvidence } : {}) },
     ...(result.source ? { source: { origin: result.source.origin, reason: result.source.text } } : {}),
+    ...(result.noService ? { noService: true } : {}),
+    ...(result.advice ? { advice: result.advice } : {}),
   };
 }

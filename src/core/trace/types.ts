@@ -115,4 +115,10 @@ export interface TraceResult {
   context: TraceContext;
   /** A packet from this node: where its source address comes from. */
   source?: PacketSource;
+  /** No Service owns the destination: nothing translates it (a warning says so in words). */
+  noService?: boolean;
+  /** What the user could say to make the trace surer ('node-address': this node's address was guessed or stood in). */
+  advice?: TraceAdvice[];
 }
+
+export type TraceAdvice = 'node-address';

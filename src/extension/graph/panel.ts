@@ -17,7 +17,7 @@ import { core } from '../loadCore';
 import type { Log } from '../log';
 import { readSettings } from '../settings';
 import type { Snapshots } from '../snapshots';
-import { addressInputProblem } from '../trace/addressInput';
+import { askNodeAddress, offerToSave } from '../trace/nodeAddress';
 import { revealBeside, webviewShell } from '../webviewShell';
 
 export const GRAPH_VIEW_TYPE = 'dataplane.graph';
@@ -335,20 +335,22 @@ class GraphPanel {
     const node = this.node(nodeId);
     const target = node?.target;
     if (!node || !target) return;
-    const nodeIPs = readSettings().nodeIPs;
+    let nodeIPs = readSettings().nodeIPs;
+    let nodeIPsOrigin: 'given' | 'configured' = 'configured';
     let address = target.address;
     if (address === undefined) {
-      address = nodeIPs[0] ?? (await vscode.window.showInputBox({
-        title: vscode.l10n.t('Trace NodePort'),
-        prompt: vscode.l10n.t('This node\'s address (the dump does not say it)'),
-        value: '192.168.0.10',
-        validateInput: addressInputProblem,
-      }));
+      if (nodeIPs.length === 0) {
+        // Typed for this trace: the node's address as given, not one the trace then calls a guess.
+        nodeIPs = (await askNodeAddress(vscode.l10n.t('Trace NodePort'), '192.168.0.10')) ?? [];
+        nodeIPsOrigin = 'given';
+        offerToSave(nodeIPs);
+      }
+      address = nodeIPs[0];
       if (!address) return;
     }
     const entry: Entry = target.frontend === 'clusterIP' ? 'pod' : 'external';
     const protocol = (['tcp', 'udp', 'sctp'].includes(target.protocol) ? target.protocol : 'tcp') as Protocol;
-    const answer = await this.snapshots.query(await vscode.workspace.openTextDocument(this.document), 'trace', { to: address, dport: target.port, protocol, entry, nodeIPs, nodeIPsOrigin: 'configured' });
+    const answer = await this.snapshots.query(await vscode.workspace.openTextDocument(this.document), 'trace', { to: address, dport: target.port, protocol, entry, nodeIPs, nodeIPsOrigin });
     if (!answer) return;
     const result = remapTrace(answer.value, answer.uris, this.uris);
     this.log.info(`graph: trace ${protocol} ${address}:${target.port} from ${entry}: ${result.outcomes.length} outcomes`);

@@ -8,7 +8,8 @@ import { core } from '../loadCore';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
 import { readSettings } from '../settings';
-import { addressInputProblem, destinationInputProblem } from './addressInput';
+import { destinationInputProblem } from './addressInput';
+import { adviseNodeAddress, askNodeAddress, offerToSave } from './nodeAddress';
 import { TraceTreeProvider } from './traceView';
 
 interface Target {
@@ -67,29 +68,21 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     return picked?.entry;
   };
 
-  /** This node's address for a trace from the node: [] to let the dumps say, undefined when cancelled. */
-  const askNodeAddress = async (): Promise<string[] | undefined> => {
-    const value = await vscode.window.showInputBox({
-      title: vscode.l10n.t('From this node'),
-      prompt: vscode.l10n.t('This node\'s address, the source of its connections (leave empty to take it from the dumps; the setting dataplane.nodeIPs saves asking)'),
-      validateInput: (v) => (v.trim() === '' ? undefined : addressInputProblem(v.trim())),
-    });
-    return value === undefined ? undefined : value.trim() === '' ? [] : [value.trim()];
-  };
-
-  const run = async (target: Target, entry: Entry | undefined, snapshot: Awaited<ReturnType<typeof activeSnapshot>>) => {
+  /** given: the node's addresses the user just typed for this trace (they win over the setting). */
+  const run = async (target: Target, entry: Entry | undefined, snapshot: Awaited<ReturnType<typeof activeSnapshot>>, given?: string[]) => {
     if (!snapshot) return;
     const from = entry ?? (await askEntry('pod'));
     if (!from) return;
-    let nodeIPs = readSettings().nodeIPs;
-    let nodeIPsOrigin: 'given' | 'configured' = 'configured';
+    let nodeIPs = given?.length ? given : readSettings().nodeIPs;
+    let nodeIPsOrigin: 'given' | 'configured' = given?.length ? 'given' : 'configured';
     if (from === 'node' && nodeIPs.length === 0) {
       // Its connections leave from the node's address: asked when no setting holds it (empty: the dumps say).
-      const asked = await askNodeAddress();
+      const asked = await askNodeAddress(vscode.l10n.t('From this node'));
       if (asked === undefined) return;
       nodeIPs = asked;
       nodeIPsOrigin = 'given';
     }
+    if (nodeIPsOrigin === 'given') offerToSave(nodeIPs);
     // The trace runs where the analyses live (the worker for large dumps).
     const answer = await snapshots.query(snapshot.document, 'trace', {
       to: target.address,
@@ -110,6 +103,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     decorate();
     view.description = `${target.protocol} ${core().hostPort(target.address, target.port)}`;
     await vscode.commands.executeCommand('dataplane.trace.focus');
+    // The node's address was guessed: the editor's way to give it (the CLI names its flag), then the trace again.
+    // Not awaited: the command is done once the trace is shown.
+    void adviseNodeAddress(result.advice).then((better) => (better ? run(target, from, snapshot, better) : undefined));
   };
 
   const pickFrontend = async (document: vscode.TextDocument, kind: 'clusterIP' | 'nodePort'): Promise<Target | undefined> => {
@@ -124,6 +120,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     quickPick.matchOnDescription = true;
     quickPick.matchOnDetail = true;
     quickPick.items = items;
+    if (items.length === 0) quickPick.placeholder = vscode.l10n.t('No Services here — type ADDRESS:PORT[/tcp|udp|sctp]');
     const typed = (value: string): Item[] => {
       const d = core().parseDestination(value);
       return d ? [{ label: `${core().hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
@@ -156,14 +153,10 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       const target = await pickFrontend(snapshot.document, 'nodePort');
       if (!target) return;
       const configured = readSettings().nodeIPs;
-      const nodeIP = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Trace NodePort'),
-        prompt: vscode.l10n.t('This node\'s address (the dump does not say it)'),
-        value: configured[0] ?? '192.168.0.10',
-        validateInput: addressInputProblem,
-      });
-      if (!nodeIP) return;
-      await run({ ...target, address: nodeIP }, await askEntry('external'), snapshot);
+      const nodeIP = await askNodeAddress(vscode.l10n.t('Trace NodePort'), configured[0] ?? '192.168.0.10');
+      if (!nodeIP?.length) return;
+      // The address typed is this node's: the trace must not call it a guess a moment later.
+      await run({ ...target, address: nodeIP[0] }, await askEntry('external'), snapshot, nodeIP);
     }),
 
     vscode.commands.registerCommand('dataplane.tracePacket', async (destination?: string, entry?: Entry) => {

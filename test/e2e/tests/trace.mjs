@@ -45,4 +45,26 @@ export default [
       log(`  step revealed ${pos.text}`);
     },
   },
+  {
+    name: 'Trace to an address no Service owns says so; after Clear Trace the view offers a Trace button',
+    async run({ page, vscode, log }) {
+      await vscode.openFile(page, 'node1.txt');
+      await vscode.ensureLanguageMode(page, 'iptables', log);
+      await vscode.runCommand(page, 'Dataplane Explorer: Trace ClusterIP');
+      await vscode.fillQuickInput(page, '172.30.0.99:80');
+      await vscode.acceptQuickInputWhenShown(page, '172.30.0.99:80/tcp', 'the typed address in the picker');
+      await vscode.acceptQuickInputWhenShown(page, 'From a pod on this node', 'the "where from" picker');
+      let rows = [];
+      await vscode.poll(async () => {
+        rows = await vscode.panelRows(page);
+        return rows.some((r) => r.includes('No Service matches 172.30.0.99:80'));
+      }, { timeout: 20_000, what: 'the no-Service note in the Dataplane Trace view' }).catch((e) => {
+        throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
+      });
+      await vscode.runCommand(page, 'Dataplane Explorer: Clear Trace');
+      const button = page.locator(`${VIEW} .welcome-view-content .monaco-button`, { hasText: 'Trace ClusterIP' });
+      await vscode.poll(async () => (await button.count()) > 0, { what: 'the welcome content with a Trace ClusterIP button' });
+      log('  welcome content shown after Clear Trace');
+    },
+  },
 ];
