@@ -44,11 +44,11 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       const answer = editor && (await cache.get(editor.document)) ? await snapshots.query(editor.document, 'serviceItems') : undefined;
       const items = answer?.value;
       if (!editor || !answer || !items) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('Open an iptables-save dump to list its Services.'));
+        void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump (iptables, nftables, ipvsadm or ipset) to list its Services.'));
         return;
       }
       if (items.length === 0) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('No kube-proxy Services in this dump (no KUBE-SERVICES rules).'));
+        void vscode.window.showInformationMessage(vscode.l10n.t('No kube-proxy Services in this dump or the dumps beside it (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).'));
         return;
       }
       const picked = await vscode.window.showQuickPick(items, {
