@@ -37,7 +37,8 @@ const KIND_ORDER: Record<SymbolKind, number> = { service: 0, clusterIP: 1, nodeP
 function serviceEntries(s: Service, fileOf: (s: Service, tableId?: string) => number, out: WorkspaceSymbolMatch[]): void {
   const target = s.objects.find((o) => o.role === 'service-chain' || o.role === 'service-local-chain' || o.role === 'virtual-service') ?? s.objects[0];
   if (!target) return;
-  const label = plainLabel(serviceLabel(s));
+  // A Service known by address alone (IPVS without names) has one per protocol: the name says which.
+  const label = plainLabel(s.anonymous ? `${serviceLabel(s)}/${s.protocol}` : serviceLabel(s));
   const fileIndex = fileOf(s, target.tableId);
   out.push({ name: label, kind: 'service', container: '', fileIndex, range: target.range });
   for (const f of s.frontends) {
