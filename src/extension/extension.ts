@@ -24,6 +24,7 @@ import * as trace from './trace/commands';
 import * as graph from './graph/panel';
 import * as graphLens from './graph/codeLens';
 import * as explain from './explain/panel';
+import * as workspaceSymbols from './providers/workspaceSymbols';
 
 // This module's body runs after every module it imports: the bundle's top level has been evaluated by now.
 const evaluatedMs = performance.now() - loadStart;
@@ -48,13 +49,14 @@ export function activate(context: vscode.ExtensionContext): void {
   languageStatus.register(context, cache);
   largeFiles.register(context, log);
   semanticTokens.register(context, cache);
-  commands.register(context, cache, log);
+  commands.register(context, cache, log, snapshots);
   samples.register(context, log);
   walkthrough.register(context, cache, log);
   trace.register(context, cache, snapshots, log);
   graph.register(context, cache, snapshots, log);
   graphLens.register(context, cache);
   explain.register(context, snapshots, log);
+  workspaceSymbols.register(context, cache, snapshots, log);
   // Both parts of activation (issue 8: ≤ 50 ms): evaluating the bundle's modules (from ./loadStart, the first to run,
   // to the end of this module's top level; reading and compiling the file come before it and are not included, VS
   // Code's Running Extensions view counts them) and activate() itself.

@@ -45,6 +45,11 @@ function graphOptions(snapshot: NodeSnapshot): GraphOptions {
   return { fileOf, endpointSource };
 }
 
+/** The file of a Service's object (of the table `tableId`, else of its frontends) in the snapshot. */
+export function snapshotFileLocator(snapshot: NodeSnapshot): (s: Service, tableId?: string) => number {
+  return graphOptions(snapshot).fileOf!;
+}
+
 /** The Service graph of a snapshot: every Service's summary, and the graphs of the first `eager` Services. */
 export function graphOfSnapshot(snapshot: NodeSnapshot, eager = Number.POSITIVE_INFINITY): GraphModel {
   return buildGraphModel(snapshot.services, graphOptions(snapshot), eager);

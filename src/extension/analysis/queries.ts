@@ -13,6 +13,8 @@ import { serviceTitle } from '../../core/graph/model';
 import { t } from '../../core/l10n';
 import { plainLabel } from '../../core/explain/label';
 import type { NodeSnapshot } from '../../core/snapshot';
+import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../core/symbols';
+import { snapshotFileLocator } from '../../core/graph/snapshot';
 import { hostPort, traceSnapshot, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
 
 // The semantic token legend lives with the language ids activation needs (no parser code behind it).
@@ -52,9 +54,11 @@ export interface ServiceItem {
   detail: string;
   /** The Service's chain (or first object), where picking the row goes. */
   range?: Range;
+  /** The snapshot file of `range` (asked of a snapshot; absent: the document's). */
+  fileIndex?: number;
 }
 
-export function serviceItems(services: readonly Service[]): ServiceItem[] {
+export function serviceItems(services: readonly Service[], fileOf?: (s: Service, tableId?: string) => number): ServiceItem[] {
   return services.map((s) => {
     const target = s.objects.find((o) => o.role === 'service-chain' || o.role === 'service-local-chain') ?? s.objects[0];
     return {
@@ -63,8 +67,25 @@ export function serviceItems(services: readonly Service[]): ServiceItem[] {
       description: plainLabel(s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${f.address ?? ''}${f.address ? ':' : ''}${f.port}`).join('  ')),
       detail: s.endpoints.length === 0 ? t('no endpoints') : plainLabel(s.endpoints.map((e) => `${e.address}:${e.port} ${formatShare(e.probability)}`).join(' · ')),
       range: target?.range,
+      fileIndex: fileOf && target ? fileOf(s, target.tableId) : undefined,
     };
   });
+}
+
+/**
+ * The symbol index of the snapshot with these analyses, kept while they live: the worker builds a new snapshot
+ * per request, and Ctrl+T asks at each keystroke.
+ */
+const symbolIndexes = new WeakMap<object, { analyses: object[]; index: SymbolIndex }>();
+
+function symbolIndexOf(s: NodeSnapshot): SymbolIndex {
+  const analyses = s.files.map((f) => f.analysis);
+  const first = analyses[0];
+  const known = first ? symbolIndexes.get(first) : undefined;
+  if (known && known.analyses.length === analyses.length && known.analyses.every((a, i) => a === analyses[i])) return known.index;
+  const index = buildSymbolIndex(s);
+  if (first) symbolIndexes.set(first, { analyses, index });
+  return index;
 }
 
 /** The object a "Show in Graph" CodeLens sits above: the first of these roles a Service has. */
@@ -199,6 +220,8 @@ export const snapshotQueries = {
   references: (s: NodeSnapshot, fileIndex: number, position: Position) => snapshotReferences(s, fileIndex, position),
   diagnostics: (s: NodeSnapshot, fileIndex: number) => snapshotDiagnostics(s, fileIndex),
   services: (s: NodeSnapshot) => s.services,
+  serviceItems: (s: NodeSnapshot) => serviceItems(s.services, snapshotFileLocator(s)),
+  symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
   serviceCount: (s: NodeSnapshot) => s.services.length,
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItems(s.services, kind),
   trace: (s: NodeSnapshot, request: TraceRequest) => traceSnapshot(s.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), request),

@@ -5,9 +5,10 @@ import { isDumpLanguage } from '../dumpLanguages';
 import { core } from '../loadCore';
 import type { Log } from '../log';
 import { toRange } from '../convert';
+import type { Snapshots } from '../snapshots';
 
 /** Commands of the "Dataplane Explorer" category. */
-export function register(context: vscode.ExtensionContext, cache: DocumentCache, log: Log): void {
+export function register(context: vscode.ExtensionContext, cache: DocumentCache, log: Log, snapshots: Snapshots): void {
   context.subscriptions.push(
     vscode.commands.registerCommand('dataplane.showLog', () => log.channel.show()),
 
@@ -38,15 +39,16 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
 
     vscode.commands.registerCommand('dataplane.listServices', async () => {
       const editor = vscode.window.activeTextEditor;
-      const entry = editor ? await cache.get(editor.document) : undefined;
+      // The snapshot's Services, as the graph shows them: an ipvsadm dump's need the ipset and iptables beside it.
       // Rows are made where the analysis lives: a large dump's 10,000 Services cross threads as strings.
-      const items = await entry?.query('serviceItems');
-      if (!editor || !items) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('Open an iptables-save dump to list its Services.'));
+      const answer = editor && (await cache.get(editor.document)) ? await snapshots.query(editor.document, 'serviceItems') : undefined;
+      const items = answer?.value;
+      if (!editor || !answer || !items) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump (iptables, nftables, ipvsadm or ipset) to list its Services.'));
         return;
       }
       if (items.length === 0) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('No kube-proxy Services in this dump (no KUBE-SERVICES rules).'));
+        void vscode.window.showInformationMessage(vscode.l10n.t('No kube-proxy Services in this dump or the dumps beside it (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).'));
         return;
       }
       const picked = await vscode.window.showQuickPick(items, {
@@ -57,8 +59,10 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       });
       if (!picked?.range) return;
       const range = toRange(picked.range);
-      editor.selection = new vscode.Selection(range.start, range.end);
-      editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      const uri = answer.uris[picked.fileIndex ?? 0] ?? editor.document.uri;
+      const target = uri.toString() === editor.document.uri.toString() ? editor : await vscode.window.showTextDocument(uri, { preview: true });
+      target.selection = new vscode.Selection(range.start, range.end);
+      target.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     }),
   );
 }

@@ -1,0 +1,123 @@
+// Workspace symbols of a node snapshot: its Services (`namespace/name:port/protocol`), their ClusterIPs and
+// NodePorts, and every chain, set and map of its dumps, each with the file and line that defines it. A query is
+// answered from a trigram index: with 10,000 Services the snapshot has a hundred thousand names, and Ctrl+T asks
+// again at each keystroke.
+import { plainLabel } from './explain/label';
+import { serviceLabel, type Service } from './kube/catalog';
+import type { OutlineItem } from './language/types';
+import type { Range } from './model/range';
+import type { NodeSnapshot } from './snapshot';
+import { snapshotFileLocator } from './graph/snapshot';
+import { hostPort } from './trace';
+
+export type SymbolKind = 'service' | 'clusterIP' | 'nodePort' | 'frontend' | 'chain' | 'set' | 'map';
+
+export interface WorkspaceSymbolMatch {
+  name: string;
+  kind: SymbolKind;
+  /** What it belongs to: the Service of a frontend, the table of a chain. */
+  container: string;
+  fileIndex: number;
+  range: Range;
+}
+
+export interface SymbolIndex {
+  entries: WorkspaceSymbolMatch[];
+  /** Lower-cased names, parallel to entries. */
+  keys: string[];
+  /** Entry numbers by the trigrams of their key. */
+  trigrams: Map<string, number[]>;
+}
+
+/** Results one query returns at most (the editor shows a screenful; the rest is noise at that point). */
+export const MAX_SYMBOL_RESULTS = 500;
+
+const KIND_ORDER: Record<SymbolKind, number> = { service: 0, clusterIP: 1, nodePort: 2, frontend: 3, chain: 4, map: 5, set: 6 };
+
+function serviceEntries(s: Service, fileOf: (s: Service, tableId?: string) => number, out: WorkspaceSymbolMatch[]): void {
+  const target = s.objects.find((o) => o.role === 'service-chain' || o.role === 'service-local-chain' || o.role === 'virtual-service') ?? s.objects[0];
+  if (!target) return;
+  // A Service known by address alone (IPVS without names) has one per protocol: the name says which.
+  const label = plainLabel(s.anonymous ? `${serviceLabel(s)}/${s.protocol}` : serviceLabel(s));
+  const fileIndex = fileOf(s, target.tableId);
+  out.push({ name: label, kind: 'service', container: '', fileIndex, range: target.range });
+  for (const f of s.frontends) {
+    const kind: SymbolKind = f.kind === 'clusterIP' ? 'clusterIP' : f.kind === 'nodePort' ? 'nodePort' : 'frontend';
+    const name = f.address && f.kind !== 'nodePort' ? hostPort(f.address, f.port) : `:${f.port}`;
+    // A frontend without its own line (an ipvsadm virtual service is one line for both) goes to the Service's.
+    out.push({ name: plainLabel(`${name}/${s.protocol}`), kind, container: label, fileIndex: f.range ? fileOf(s) : fileIndex, range: f.range ?? target.range });
+  }
+}
+
+function outlineEntries(items: readonly OutlineItem[], container: string, fileIndex: number, out: WorkspaceSymbolMatch[]): void {
+  for (const item of items) {
+    if (item.kind === 'chain' || item.kind === 'set' || item.kind === 'map') {
+      out.push({ name: plainLabel(item.name), kind: item.kind, container, fileIndex, range: item.selectionRange });
+    }
+    if (item.children.length) outlineEntries(item.children, item.kind === 'table' ? plainLabel(item.name) : container, fileIndex, out);
+  }
+}
+
+function trigramsOf(key: string): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i + 3 <= key.length; i++) out.add(key.slice(i, i + 3));
+  return out;
+}
+
+/** Every symbol of the snapshot, indexed. */
+export function buildSymbolIndex(snapshot: NodeSnapshot): SymbolIndex {
+  const entries: WorkspaceSymbolMatch[] = [];
+  const fileOf = snapshotFileLocator(snapshot);
+  for (const s of snapshot.services) serviceEntries(s, fileOf, entries);
+  snapshot.files.forEach((f, i) => outlineEntries(f.features.outline(f.analysis) as OutlineItem[], '', i, entries));
+  const keys = entries.map((e) => e.name.toLowerCase());
+  const trigrams = new Map<string, number[]>();
+  keys.forEach((key, i) => {
+    for (const g of trigramsOf(key)) {
+      const list = trigrams.get(g);
+      if (list) list.push(i);
+      else trigrams.set(g, [i]);
+    }
+  });
+  return { entries, keys, trigrams };
+}
+
+/** The entries that may contain `query`: those of its rarest trigram, or all for a query shorter than three. */
+function candidates(index: SymbolIndex, query: string): Iterable<number> {
+  if (query.length < 3) return index.keys.keys();
+  let best: number[] | undefined;
+  for (const g of trigramsOf(query)) {
+    const list = index.trigrams.get(g);
+    if (!list) return [];
+    if (!best || list.length < best.length) best = list;
+  }
+  return best ?? [];
+}
+
+function rank(key: string, query: string): number {
+  if (key === query) return 0;
+  if (key.startsWith(query)) return 1;
+  // A word start (after `/`, `:` or `-`) before any other place in the name.
+  const at = key.indexOf(query);
+  return /[/:.\-_ ]/.test(key[at - 1] ?? '') ? 2 : 3;
+}
+
+/**
+ * The symbols whose name contains `query` (case-insensitive), at most `limit`: exact names first, then names
+ * starting with it, then at a word start, Services before their frontends before chains, shorter names first.
+ */
+export function querySymbols(index: SymbolIndex, query: string, limit = MAX_SYMBOL_RESULTS): WorkspaceSymbolMatch[] {
+  const q = query.trim().toLowerCase();
+  if (q === '') return index.entries.slice(0, limit);
+  const found: { i: number; rank: number }[] = [];
+  for (const i of candidates(index, q)) {
+    const key = index.keys[i];
+    if (key.includes(q)) found.push({ i, rank: rank(key, q) });
+  }
+  const order = (a: { i: number; rank: number }, b: { i: number; rank: number }) => {
+    const x = index.entries[a.i];
+    const y = index.entries[b.i];
+    return a.rank - b.rank || KIND_ORDER[x.kind] - KIND_ORDER[y.kind] || x.name.length - y.name.length || a.i - b.i;
+  };
+  return found.sort(order).slice(0, limit).map(({ i }) => index.entries[i]);
+}

@@ -1,0 +1,114 @@
+// Workspace symbols (Ctrl+T) of node snapshots in every dialect, and List Services of a snapshot: the samples of
+// each dialect, and a generated 10,000-Service dump whose queries must be answered from the index.
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../src/core/snapshot';
+import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../src/core/symbols';
+import { runDocumentQuery, runSnapshotQuery } from '../../src/extension/analysis/queries';
+
+function sample(dir: string): NodeSnapshot {
+  const files = readdirSync(`samples/${dir}`).sort().map((n) => analyzeFile(n, readFileSync(`samples/${dir}/${n}`, 'utf8')));
+  return buildSnapshot(files as SnapshotFile[]);
+}
+
+/** The text of the line a symbol points at. */
+function lineOf(dir: string, s: NodeSnapshot, fileIndex: number, line: number): string {
+  return readFileSync(`samples/${dir}/${s.files[fileIndex].name}`, 'utf8').split('\n')[line];
+}
+
+describe('workspace symbols of each dialect', () => {
+  for (const dir of ['iptables-legacy', 'iptables-nft', 'nftables']) {
+    it(`${dir}: Services by namespace/name:port, ClusterIPs, NodePorts and chains`, () => {
+      const s = sample(dir);
+      const index = buildSymbolIndex(s);
+      const [dns] = querySymbols(index, 'KUBE-SYSTEM/kube-dns:dns');
+      expect(dns).toMatchObject({ name: 'kube-system/kube-dns:dns/udp', kind: 'service' });
+      expect(lineOf(dir, s, dns.fileIndex, dns.range.start.line)).toMatch(/KUBE-SVC-|service-/);
+      const [ip] = querySymbols(index, '10.96.0.10');
+      expect(ip.kind).toBe('clusterIP');
+      expect(ip.container).toMatch(/^kube-system\/kube-dns/);
+      expect(lineOf(dir, s, ip.fileIndex, ip.range.start.line)).toContain('10.96.0.10');
+      const [nodePort] = querySymbols(index, ':31443');
+      expect(nodePort).toMatchObject({ kind: 'nodePort', container: 'ingress/gateway:https/tcp' });
+      expect(lineOf(dir, s, nodePort.fileIndex, nodePort.range.start.line)).toContain('31443');
+      const chain = querySymbols(index, dir === 'nftables' ? 'services' : 'KUBE-SERVICES').find((m) => m.kind === 'chain' || m.kind === 'map');
+      expect(chain).toBeDefined();
+      expect(lineOf(dir, s, chain!.fileIndex, chain!.range.start.line)).toMatch(/KUBE-SERVICES|services/);
+    });
+  }
+
+  it('an IPVS snapshot: virtual services in the ipvsadm file, ipsets and chains in theirs', () => {
+    const s = sample('ipvs');
+    const index = buildSymbolIndex(s);
+    const [nodePort] = querySymbols(index, ':30080');
+    expect(nodePort.kind).toBe('nodePort');
+    expect(s.files[nodePort.fileIndex].name).toBe('node1.ipvsadm');
+    expect(lineOf('ipvs', s, nodePort.fileIndex, nodePort.range.start.line)).toContain(':30080');
+    const services = querySymbols(index, '10.96.0.10').filter((m) => m.kind === 'service');
+    expect(services.map((m) => m.name).sort()).toEqual(['10.96.0.10:53/tcp', '10.96.0.10:53/udp']);
+    for (const m of services) expect(lineOf('ipvs', s, m.fileIndex, m.range.start.line)).toContain('10.96.0.10:53');
+    const set = querySymbols(index, 'KUBE-CLUSTER-IP').find((m) => m.kind === 'set');
+    expect(s.files[set!.fileIndex].name).toBe('node1.ipset');
+    const chain = querySymbols(index, 'KUBE-SERVICES').find((m) => m.kind === 'chain');
+    expect(s.files[chain!.fileIndex].name).toBe('node1.iptables');
+  });
+
+  it('ranks exact and prefix matches first and caps the results', () => {
+    const index = buildSymbolIndex(sample('iptables-nft'));
+    const all = querySymbols(index, 'kube');
+    expect(all.length).toBeGreaterThan(10);
+    expect(querySymbols(index, 'kube', 5)).toEqual(all.slice(0, 5));
+    expect(querySymbols(index, 'KUBE-SERVICES')[0].name).toBe('KUBE-SERVICES');
+    expect(querySymbols(index, 'no such name anywhere')).toEqual([]);
+  });
+});
+
+describe('List Services of a snapshot', () => {
+  it('an IPVS snapshot lists the Services the graph shows, each in its own file', () => {
+    const s = sample('ipvs');
+    const ipvsadm = s.files.findIndex((f) => f.name === 'node1.ipvsadm');
+    // The ipvsadm dump alone knows no Services: they need the ipsets and iptables beside it.
+    expect(runDocumentQuery(s.files[ipvsadm].features, s.files[ipvsadm].analysis, 'serviceItems', [])).toEqual([]);
+    const items = runSnapshotQuery(s, 'serviceItems', []);
+    expect(items.length).toBe(runSnapshotQuery(s, 'graph', []).services.length);
+    expect(items.length).toBeGreaterThan(0);
+    for (const item of items) expect(item.fileIndex).toBe(ipvsadm);
+  });
+
+  it('an iptables snapshot lists its Services in the dump', () => {
+    const s = sample('iptables-nft');
+    const items = runSnapshotQuery(s, 'serviceItems', []);
+    expect(items.map((i) => i.label)).toContain('kube-system/kube-dns:dns/udp');
+    expect(items.every((i) => i.fileIndex === 0)).toBe(true);
+  });
+});
+
+/** The index with its key list counting the entries a query reads. */
+function counting(index: SymbolIndex): { index: SymbolIndex; reads: () => number } {
+  let n = 0;
+  const keys = new Proxy(index.keys, { get: (t, p, r) => (typeof p === 'string' && /^\d+$/.test(p) && n++, Reflect.get(t, p, r)) });
+  return { index: { ...index, keys }, reads: () => n };
+}
+
+describe('a 10,000-Service dump', () => {
+  const text = generateIptablesDump({ services: randomServices(10_000, 2, 26), style: 'iptables-nft-save', family: 'ipv4', comments: true });
+  const s = buildSnapshot([analyzeFile('big.iptables', text)!]);
+
+  it('answers a name from the index, reading a few entries, not all of them', () => {
+    const { index, reads } = counting(buildSymbolIndex(s));
+    expect(index.keys.length).toBeGreaterThan(30_000);
+    const target = s.services[7_777];
+    const name = `${target.namespace}/${target.name}`;
+    const found = querySymbols(index, name);
+    expect(found.some((m) => m.kind === 'service' && m.name.startsWith(name))).toBe(true);
+    expect(reads()).toBeLessThan(index.keys.length / 100);
+  });
+
+  it('the snapshot query keeps the index between requests of the same analyses', () => {
+    const first = runSnapshotQuery(s, 'symbols', ['KUBE-SERVICES', 10]);
+    // A new snapshot of the same analyses (the worker builds one per request) reuses the index.
+    const again = buildSnapshot(s.files);
+    expect(runSnapshotQuery(again, 'symbols', ['KUBE-SERVICES', 10])[0]).toBe(first[0]);
+  });
+});
