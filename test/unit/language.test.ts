@@ -71,15 +71,15 @@ describe('navigation', () => {
 });
 
 describe('outline and folding', () => {
-  it('lists table → chains with rule counts, policies and the Service', () => {
+  it('lists table → chains with rule counts, policies and the Service first', () => {
     const [nat] = outline(a);
     expect(nat.name).toBe('nat');
     expect(nat.children.map((c) => c.name)).toEqual([
       'PREROUTING', 'OUTPUT', 'POSTROUTING', 'KUBE-MARK-MASQ', 'KUBE-POSTROUTING', 'KUBE-SERVICES',
-      'KUBE-SEP-SXIVWICOYRO3J4NJ', 'KUBE-SEP-LXVODXWDISEETFEF', 'KUBE-SVC-XPGD46QRK7WJZT7O',
+      'ns1/svc1:p80 · KUBE-SEP-SXIVWICOYRO3J4NJ', 'ns1/svc1:p80 · KUBE-SEP-LXVODXWDISEETFEF', 'ns1/svc1:p80 · KUBE-SVC-XPGD46QRK7WJZT7O',
     ]);
-    const svc = nat.children.find((c) => c.name.startsWith('KUBE-SVC'))!;
-    expect(svc.detail).toBe('5 rules · ns1/svc1:p80/tcp');
+    const svc = nat.children.find((c) => c.name.includes('KUBE-SVC'))!;
+    expect(svc.detail).toBe('5 rules · tcp');
     expect(nat.children[0].detail).toBe('ACCEPT · 1 rule');
     for (const c of nat.children) {
       expect(c.range.start.line).toBeLessThanOrEqual(c.selectionRange.start.line);

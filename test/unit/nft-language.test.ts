@@ -61,12 +61,15 @@ describe('nftables language features', () => {
 
   it('outline and hover name the Service of each chain; an endpoint chain no Service sends to has none', () => {
     const chains = outline(a)[0].children.filter((c) => c.kind === 'chain');
-    const endpointChains = chains.filter((c) => c.name.startsWith('endpoint-'));
+    const chainName = (label: string) => label.split(' · ').pop()!;
+    const endpointChains = chains.filter((c) => chainName(c.name).startsWith('endpoint-'));
     expect(endpointChains.length).toBeGreaterThan(3);
     for (const c of chains) {
-      const service = a.catalog.services.find((s) => s.endpoints.some((e) => e.chain === c.name) || s.objects.some((o) => o.name === c.name && o.role !== 'map-element' && o.role !== 'set-element'));
-      if (service) expect(c.detail, c.name).toContain(`${service.namespace}/${service.name}`);
-      else expect(c.detail, c.name).not.toMatch(/\/(tcp|udp|sctp)$/);
+      const name = chainName(c.name);
+      const service = a.catalog.services.find((s) => s.endpoints.some((e) => e.chain === name) || s.objects.some((o) => o.name === name && o.role !== 'map-element' && o.role !== 'set-element'));
+      // The Service leads the label: `shop/web:http · service-…`.
+      if (service) expect(c.name, name).toMatch(new RegExp(`^${service.namespace}/${service.name}\\b.* · ${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`));
+      else expect(c.name, name).toBe(name);
     }
     // A stale endpoint chain spelled like one of shop/web's: same Service part, not one of its endpoints.
     const web = a.catalog.services.find((s) => s.namespace === 'shop' && s.name === 'web')!;
@@ -74,8 +77,8 @@ describe('nftables language features', () => {
     const withStale = analyzeNft(text.replace(/(\ttable ip kube-proxy \{\n|table ip kube-proxy \{\n)/, `$1\tchain ${stale} {\n\t}\n`));
     const staleItem = outline(withStale)[0].children.find((c) => c.name === stale)!;
     expect(staleItem.detail).toBe('0 rules');
-    const own = outline(withStale)[0].children.find((c) => c.name === web.endpoints[0].chain)!;
-    expect(own.detail).toContain('shop/web');
+    const own = outline(withStale)[0].children.find((c) => c.name.endsWith(` · ${web.endpoints[0].chain}`))!;
+    expect(own.name).toMatch(/^shop\/web/);
   });
 
   it('the iptables-nft warning says the rules come from iptables mode', () => {

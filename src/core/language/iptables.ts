@@ -1,7 +1,7 @@
 // Language features for iptables dumps, as pure functions over the analysed document. The VS Code
 // providers only convert types; everything that decides what the user sees lives (and is tested) here.
 import { withLater, type Diagnostic } from '../model/diagnostics';
-import type { IptablesRuleset, Option, Rule, Table } from '../model/iptables';
+import type { Chain, IptablesRuleset, Option, Rule, Table } from '../model/iptables';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIptables } from '../parse/iptables/parser';
@@ -24,7 +24,7 @@ import { bold, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/
 import { t } from '../l10n';
 import { kubeProxyModeOfIptables } from '../detect';
 import { describeService } from '../explain/service';
-import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 
 export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
@@ -123,19 +123,36 @@ export function referencesAt(a: IptablesAnalysis, position: Position, includeDec
   return out;
 }
 
+/**
+ * A chain's outline range: its declaration through its last rule when every line between is one of its rules
+ * (the `-N` style); else its declaration line alone. iptables-save declares every chain before any rule, and a
+ * span would hold the later declarations and the other chains' rules.
+ */
+function outlineRange(chain: Chain): Range {
+  const start = chain.range.start.line;
+  const end = chain.fullRange.end.line;
+  if (chain.fullRange.start.line !== start || end === start) return chain.range;
+  let own = 0;
+  for (const rule of chain.rules) {
+    const line = rule.range.start.line;
+    if (line > start && line <= end) own++;
+  }
+  return own === end - start ? chain.fullRange : chain.range;
+}
+
 export function outline(a: IptablesAnalysis): OutlineItem[] {
   const multipleSaves = new Set(a.ruleset.tables.map((tb) => tb.saveIndex)).size > 1;
   return a.ruleset.tables.map((table) => {
     const children: OutlineItem[] = table.chains.map((chain) => {
       const service = a.serviceByChain.get(table.id, chain.name);
-      const parts = [chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length)];
+      const label = serviceFirst(chain.name, service);
+      const parts = [chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length), ...label.detail];
       if (chain.policy) parts.unshift(chain.policy);
-      if (service) parts.push(serviceName(service));
       return {
-        name: chain.name,
+        name: label.name,
         detail: parts.join(' · '),
         kind: 'chain' as const,
-        range: chain.fullRange,
+        range: outlineRange(chain),
         selectionRange: chain.nameRange,
         children: [],
       };
@@ -201,10 +218,6 @@ export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefi
   const rule = a.ruleset.ruleByLine.get(position.line);
   if (rule) return ruleHover(a, rule, position);
   return undefined;
-}
-
-function serviceName(s: Service): string {
-  return s.anonymous ? s.name : `${servicePortNameString(s)}/${s.protocol}`;
 }
 
 /** Hover text for a chain: what kind of chain it is and, for kube-proxy's per-Service chains, the Service. */

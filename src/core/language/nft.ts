@@ -13,7 +13,7 @@ import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode,
 import { describeService } from '../explain/service';
 import { bold, code, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
-import type { FoldingRange, Hover, LanguageFeatures, OutlineItem, StatusSummary } from './types';
+import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 import { appendAll } from '../model/append';
 
@@ -115,8 +115,7 @@ function chainDetail(a: NftAnalysis, table: NftTable, chain: NftChain): string {
   if (chain.type && chain.hook) parts.push(`${chain.type} ${chain.hook}${chain.priority ? ` ${chain.priority.text}` : ''}`);
   if (chain.policy) parts.push(chain.policy);
   parts.push(chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length));
-  const service = serviceOf(a, table.id, chain.name);
-  if (service) parts.push(service.anonymous ? service.name : `${service.namespace}/${service.name}${service.portName ? `:${service.portName}` : ''}/${service.protocol}`);
+  parts.push(...serviceFirst(chain.name, serviceOf(a, table.id, chain.name)).detail);
   return parts.join(' · ');
 }
 
@@ -126,7 +125,7 @@ export function outline(a: NftAnalysis): OutlineItem[] {
       ...table.sets.map((s) => setItem(s, 'set')),
       ...table.maps.map((m) => setItem(m, 'map')),
       ...table.chains.map((chain) => ({
-        name: chain.name,
+        name: serviceFirst(chain.name, serviceOf(a, table.id, chain.name)).name,
         detail: chainDetail(a, table, chain),
         kind: 'chain' as const,
         range: chain.fullRange,

@@ -2,7 +2,7 @@
 import type { Diagnostic } from '../model/diagnostics';
 import type { Position, Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
-import type { Service } from '../kube/catalog';
+import { servicePortNameString, type Service } from '../kube/catalog';
 import type { HoverCommand, Md } from '../explain/markdown';
 import { t } from '../l10n';
 
@@ -13,6 +13,15 @@ export interface OutlineItem {
   range: Range;
   selectionRange: Range;
   children: OutlineItem[];
+}
+
+/**
+ * A chain's outline label and detail parts: the Service it serves first (`default/nginx:http · KUBE-SVC-…`), as
+ * people look for Services, not hashes; its protocol goes to the detail.
+ */
+export function serviceFirst(chain: string, service: Service | undefined): { name: string; detail: string[] } {
+  if (!service) return { name: chain, detail: [] };
+  return { name: `${service.anonymous ? service.name : servicePortNameString(service)} · ${chain}`, detail: service.anonymous ? [] : [service.protocol] };
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { StatusSummary } from '../../core/language/types';
+import { statusText } from '../../core/language/status';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { readSettings } from '../settings';
 import { plainLabel } from '../../core/explain/label';
@@ -25,13 +25,6 @@ export function tooLargeMessage(document: vscode.TextDocument, size: number): st
     formatSize(readSettings().maxDocumentSize),
     cliRoute(document.uri.fsPath),
   );
-}
-
-function summaryText(s: StatusSummary): string {
-  const backend = s.backend === 'nf_tables' ? 'iptables-nft' : s.backend === 'legacy' ? 'iptables-legacy' : s.backend === 'unknown' ? vscode.l10n.t('backend unknown') : s.backend;
-  const mode = s.kubeProxyMode === 'nftables-or-none' ? vscode.l10n.t('kube-proxy: nftables mode or none') : s.kubeProxyMode === 'none' ? vscode.l10n.t('no kube-proxy rules') : s.kubeProxyMode ? vscode.l10n.t('kube-proxy: {0} mode', s.kubeProxyMode) : '';
-  const text = vscode.l10n.t('{0} · {1} · {2} services', s.dialect, backend, s.services);
-  return mode ? `${text} · ${mode}` : text;
 }
 
 /**
@@ -85,8 +78,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
         return;
       case 'done': {
         const s = state.analysis.summary;
-        item.text = summaryText(s);
-        item.detail = vscode.l10n.t('{0} tables, {1} chains, {2} rules, {3} errors, {4} warnings', s.tables, s.chains, s.rules, s.errors, s.warnings);
+        const words = statusText(s);
+        item.text = words.text;
+        item.detail = words.detail;
         if (state.analysis.where === 'worker') item.detail += ` · ${vscode.l10n.t('parsed in the background in {0} s', (state.analysis.ms / 1000).toFixed(1))}`;
         item.severity = s.errors > 0 ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
         return;

@@ -361,3 +361,17 @@ export function extensionLog(workspace) {
   walk(logs);
   return found.map((f) => readFileSync(f, 'utf8')).join('\n');
 }
+
+/** The text of the language status hover (its items' texts), after pointing at the status bar entry; '' when none. */
+export async function languageStatusHover(page) {
+  const box = await page.locator('.part.statusbar [id="status.languageStatus"]').first().boundingBox().catch(() => null);
+  if (!box) return '';
+  await page.mouse.move(1, 1);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 2 });
+  for (let i = 0; i < 8; i++) {
+    await new Promise((r) => setTimeout(r, 150));
+    const text = await page.evaluate(() => [...document.querySelectorAll('.hover-language-status')].map((e) => e.innerText).join(' | ').replace(/\s+/g, ' ').trim());
+    if (text) return text;
+  }
+  return '';
+}

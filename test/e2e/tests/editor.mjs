@@ -116,7 +116,8 @@ export default [
       await page.locator('.outline-pane .monaco-list').first().focus().catch(() => {});
       const seen = new Map();
       const want = ['mangle', 'filter', 'nat', 'KUBE-SERVICES', SVC, SEP1, SEP2];
-      const find = (name) => [...seen.values()].find((r) => r.label === name || r.label.startsWith(`${name} `) || r.label.startsWith(`${name},`) || r.text.split(' ')[0] === name);
+      // A Service's chains lead with the Service: `ns1/svc1:p80 · KUBE-SVC-…`.
+      const find = (name) => [...seen.values()].find((r) => r.label === name || r.label.startsWith(`${name} `) || r.label.startsWith(`${name},`) || r.text.split(' ')[0] === name || r.label.includes(` · ${name}`) || r.text.includes(` · ${name}`));
       await vscode.poll(async () => {
         for (const r of await vscode.listRows(page, '.outline-pane')) seen.set(r.label || r.text, r);
         if (want.every(find)) return true;
@@ -129,6 +130,7 @@ export default [
       const nat = find('nat');
       const svc = find(SVC);
       if (!(svc.level > nat.level)) throw new Error(`${SVC} (level ${svc.level}) is not nested under table nat (level ${nat.level})`);
+      if (!(svc.label || svc.text).startsWith('ns1/svc1:p80 · ')) throw new Error(`${SVC}'s row does not lead with its Service: ${svc.label || svc.text}`);
     },
   },
 

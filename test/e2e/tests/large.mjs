@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { extensionLog } from '../lib/vscode.mjs';
+import { extensionLog, languageStatusHover } from '../lib/vscode.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const NAME = 'big.iptables';
@@ -90,20 +90,6 @@ async function languageStatusBusy(page) {
     const item = document.querySelector('.part.statusbar [id="status.languageStatus"]');
     return Boolean(item?.querySelector('.codicon-loading, .codicon-sync, [class*="~spin"], .codicon-modifier-spin'));
   });
-}
-
-/** The text of the language status hover (its items' texts), after pointing at the status bar entry; '' when none. */
-async function languageStatusHover(page) {
-  const box = await page.locator('.part.statusbar [id="status.languageStatus"]').first().boundingBox().catch(() => null);
-  if (!box) return '';
-  await page.mouse.move(1, 1);
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 2 });
-  for (let i = 0; i < 8; i++) {
-    await new Promise((r) => setTimeout(r, 150));
-    const text = await page.evaluate(() => [...document.querySelectorAll('.hover-language-status')].map((e) => e.innerText).join(' | ').replace(/\s+/g, ' ').trim());
-    if (text) return text;
-  }
-  return '';
 }
 
 /** The cursor's line number, from the editor's gutter (the status bar's "Ln, Col" item went missing after a 49 MB

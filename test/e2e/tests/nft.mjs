@@ -1,4 +1,4 @@
-// An nftables dump (samples/nftables/node1.nft, written by the project's generator): language mode, the hover
+// An nftables dump (samples/nftables/node1.nft, written by the project's generator): language mode and status, the hover
 // on a service-ips element, F12 on a goto target.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,6 +21,13 @@ export default [
         return m && m !== 'Plain Text' ? m : undefined;
       }, { what: 'a language mode' });
       if (!/^nftables$/i.test(mode)) throw new Error(`language mode is "${mode}", expected nftables`);
+      // The language status: short text, native nftables is never "iptables-nft".
+      const status = await vscode.poll(async () => {
+        const s = await vscode.languageStatusHover(page);
+        return s.includes('Services') ? s : undefined;
+      }, { what: 'the language status item' });
+      if (!status.includes('nftables · kube-proxy nftables · 6 Services') || status.includes('iptables-nft')) throw new Error(`language status: ${status}`);
+      await vscode.resetUi(page);
 
       await vscode.gotoLine(page, ELEMENT_LINE);
       const text = await vscode.hoverUntil(page, LINES[ELEMENT_LINE - 1], '10.96.12.40', 'shop/web:http', { what: 'a hover naming shop/web:http' });
