@@ -84,13 +84,13 @@ export function explainBuiltinChain(table: string, chain: string): Md {
 export function explainProbability(a: IptablesAnalysis, rule: Rule, option: Option): Md {
   const p = Number(option.values[0]);
   const lines = [md`${bold(mdT('Random selection'))} — ${code(`--probability ${option.values[0] ?? ''}`)}`, md``];
-  lines.push(mdT('This rule matches {0} of the packets that reach it; the others go on to the next rule. kube-proxy writes 1/n, 1/(n−1), …, 1/2 on the rules for n endpoints and no condition on the last one, because each rule only sees what the rules before it left: in the end every endpoint gets 1/n of new connections.', text(Number.isFinite(p) ? formatShare(p) : '?')));
-  const sep = rule.target?.name ?? '';
-  const entry = a.endpointByChain.get(rule.tableId, sep);
+  // The answer (whose endpoint, its real share) before the lesson on how the 1/n chain of rules works.
+  const entry = a.endpointByChain.get(rule.tableId, rule.target?.name ?? '');
   if (entry) {
     const e = entry.endpoint;
-    lines.push(md``, mdT('Real share of endpoint {0} ({1}): **{2}** of new connections.', code(`${e.address}:${e.port}`), text(servicePortNameString(entry.service)), text(formatShare(e.probability))));
+    lines.push(mdT('Real share of endpoint {0} ({1}): **{2}** of new connections.', code(`${e.address}:${e.port}`), text(servicePortNameString(entry.service)), text(formatShare(e.probability))), md``);
   }
+  lines.push(mdT('This rule matches {0} of the packets that reach it; the others go on to the next rule. kube-proxy writes 1/n, 1/(n−1), …, 1/2 on the rules for n endpoints and no condition on the last one, because each rule only sees what the rules before it left: in the end every endpoint gets 1/n of new connections.', text(Number.isFinite(p) ? formatShare(p) : '?')));
   return join(lines);
 }
 
@@ -140,11 +140,11 @@ function explainRecentList(rule: Rule, name: string, command: string | undefined
 export function explainDnat(a: IptablesAnalysis, rule: Rule): Md {
   const to = findTargetOption(rule, '--to-destination')?.values[0] ?? '';
   const lines = [md`**DNAT** → ${code(to)}`, md``];
-  lines.push(mdT('Rewrites the destination of the connection\'s first packet to {0}; conntrack applies the same rewrite to every later packet and reverses it on replies, so the client keeps talking to the Service address.', code(to)));
   const entry = a.endpointByChain.get(rule.tableId, rule.chain);
   if (entry) {
-    lines.push(md``, mdT('Endpoint of **{0}**, chosen for {1} of new connections.', text(servicePortNameString(entry.service) + '/' + entry.service.protocol), text(formatShare(entry.endpoint.probability))));
+    lines.push(mdT('Endpoint of **{0}**, chosen for {1} of new connections.', text(servicePortNameString(entry.service) + '/' + entry.service.protocol), text(formatShare(entry.endpoint.probability))), md``);
   }
+  lines.push(mdT('Rewrites the destination of the connection\'s first packet to {0}; conntrack applies the same rewrite to every later packet and reverses it on replies, so the client keeps talking to the Service address.', code(to)));
   return join(lines);
 }
 

@@ -3,7 +3,7 @@
 // image, autolink, HTML or emphasis can start) and `code` (a code span its content cannot close). Everything
 // else is code-supplied: template literals, translated messages whose arguments are themselves Md, and links
 // to commands the code names, recorded so that the editor enables exactly those.
-import { t, type MessageArg } from '../l10n';
+import { t } from '../l10n';
 
 /** Markdown that is safe to render: built only by the functions of this module. */
 export type Md = string & { readonly __markdown: unique symbol };
@@ -50,9 +50,34 @@ export function md(strings: TemplateStringsArray, ...values: (Md | number)[]): M
   return lit(out);
 }
 
-/** A translated message (trusted Markdown, like the English key) with Md or number arguments. */
+/**
+ * A translated message (trusted Markdown, like the English key) with Md or number arguments. An argument that the
+ * message (or its translation) places inside a code span loses its backslash escapes there, since a code span shows
+ * them literally (`0\.5`); one that would then hold a backtick keeps them, so it cannot close the span.
+ */
 export function mdT(message: string, ...args: (Md | number)[]): Md {
-  return lit(t(message, ...(args as MessageArg[])));
+  const template = t(message, ...args.map((_, k) => `\u0000${k}\u0000`));
+  const spans = template.includes('`') ? codeSpans(template) : [];
+  const filled = template.replace(/\u0000(\d+)\u0000/g, (_, k: string, at: number) => {
+    const value = String(args[Number(k)]);
+    if (!spans.some(([from, to]) => at > from && at < to)) return value;
+    const literal = value.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+    return literal.includes('`') ? value : literal;
+  });
+  return lit(filled);
+}
+
+/** The [start, end) offsets of the code spans of one line of Markdown: a backtick run closed by one as long. */
+export function codeSpans(s: string): [number, number][] {
+  const spans: [number, number][] = [];
+  const runs = [...s.matchAll(/(?<!\\)`+/g)];
+  for (let k = 0; k < runs.length; k++) {
+    const close = runs.findIndex((r, j) => j > k && r[0].length === runs[k][0].length);
+    if (close < 0) continue;
+    spans.push([runs[k].index!, runs[close].index! + runs[close][0].length]);
+    k = close;
+  }
+  return spans;
 }
 
 export function join(parts: readonly Md[], separator: '\n' | '\n\n' | ' · ' | ', ' | ' ' = '\n'): Md {

@@ -20,16 +20,16 @@ function serviceName(s: Service): string {
  */
 export function describeService(out: MarkdownBuilder, s: Service, focus: { endpointChain?: string; hashChain?: string } = {}): void {
   out.push(md`${mdT('Service **{0}**', text(serviceName(s)))}${s.anonymous ? md` ${mdT('(its name is not in the dump)')}` : md``}`);
+  if (focus.endpointChain) {
+    const e = s.endpoints.find((x) => x.chain === focus.endpointChain);
+    if (e) out.push(md``, mdT('This endpoint: {0} receives **{1}** of new connections.', code(hostPort(e)), text(formatShare(e.probability))));
+  }
   if (s.frontends.length > 0) {
     out.push(md``, mdT('Frontends:'));
     for (const f of s.frontends) {
       const label = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' }[f.kind];
       out.push(md`- ${text(label)} ${code(f.address ? formatHostPort(f.address, f.port) : String(f.port))}`);
     }
-  }
-  if (focus.endpointChain) {
-    const e = s.endpoints.find((x) => x.chain === focus.endpointChain);
-    if (e) out.push(md``, mdT('This endpoint: {0} receives **{1}** of new connections.', code(hostPort(e)), text(formatShare(e.probability))));
   }
   describeEndpoints(out, s);
   const policies = servicePolicies(s);

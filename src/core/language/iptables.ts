@@ -234,6 +234,12 @@ export function chainHover(a: IptablesAnalysis, table: Table, name: string): Mar
   ];
   if (!chain.builtin) facts.push(refs === 1 ? mdT('1 jump to it') : mdT('{0} jumps to it', refs));
   if (chain.policy) facts.push(mdT('policy {0}', text(chain.policy)));
+  // The answer first: which Service, its frontends and endpoints; what this kind of chain does comes after.
+  const service = a.serviceByChain.get(table.id, name);
+  if (service && kube) {
+    out.push(md``);
+    describeService(out, service, { endpointChain: kube.kind === 'endpoint' ? name : undefined, hashChain: name });
+  }
   out.push(md``, join(facts, ' · '));
   if (chain.builtin) {
     out.push(md``, explainBuiltinChain(table.name, name));
@@ -241,11 +247,6 @@ export function chainHover(a: IptablesAnalysis, table: Table, name: string): Mar
     out.push(md``, explainKubeChainKind(kube.kind, table.name));
     const owner = kubeChainOwnerText(kube.kind);
     if (owner) out.push(md``, owner);
-  }
-  const service = a.serviceByChain.get(table.id, name);
-  if (service && kube) {
-    out.push(md``);
-    describeService(out, service, { endpointChain: kube.kind === 'endpoint' ? name : undefined, hashChain: name });
   }
   return out;
 }

@@ -181,12 +181,11 @@ export function serviceHover(svc: VirtualService, dump?: IpvsDump): Md {
   if (svc.protocol === 'fwmark') {
     lines.push(md``, mdT('A firewall-mark service: it takes every packet that iptables marked with {0}, whatever its address and port.', svc.fwmark ?? text('?')));
   }
-  if (svc.scheduler) {
-    lines.push(md``, explainScheduler(svc.scheduler));
-  }
+  // The answer (real servers and their shares) first; what the scheduler does in general comes last.
+  const scheduler = svc.scheduler ? [md``, explainScheduler(svc.scheduler)] : [];
   if (svc.realServers.length === 0) {
     lines.push(md``, mdT('No real servers: IPVS cannot schedule new connections to this service and answers them with ICMP port unreachable. kube-proxy keeps the virtual service of a Service that has no ready endpoints.'));
-    return join(lines);
+    return join([...lines, ...scheduler]);
   }
   const shares = weightShares(svc);
   const predict = schedulerPredictability(svc.scheduler);
@@ -208,7 +207,7 @@ export function serviceHover(svc: VirtualService, dump?: IpvsDump): Md {
   if (svc.persistent) {
     lines.push(md``, mdT('Persistence overrides the scheduler for returning clients: a client that connected in the last {0} s goes back to the same real server.', svc.persistent.timeout));
   }
-  return join(lines);
+  return join([...lines, ...scheduler]);
 }
 
 function realServerHover(svc: VirtualService, r: RealServer): Md {

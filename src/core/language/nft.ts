@@ -192,13 +192,14 @@ function objectHover(a: NftAnalysis, table: NftTable, name: string, kind: 'chain
       out.push(md`${text(kind)} ${type} · ${mdT('{0} elements', s.elements.length)}${timeout}`);
     }
   }
-  const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(name) : undefined;
-  if (explained) out.push(md``, explained);
+  // The answer first (the Service), then what this kind of object does.
   const service = serviceOf(a, table.id, name);
   if (service) {
     out.push(md``);
     describeService(out, service, { endpointChain: classifyNftKubeObject(name) === 'endpoint' ? name : undefined, hashChain: name });
   }
+  const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(name) : undefined;
+  if (explained) out.push(md``, explained);
   return out;
 }
 
@@ -222,15 +223,15 @@ function elementHover(a: NftAnalysis, table: NftTable, set: NftSet | NftMap, ele
   const v = element.value;
   const value = v === undefined ? md`` : md` : ${code(typeof v === 'string' ? v : `${v.kind}${v.chain ? ` ${v.chain}` : ''}`)}`;
   const out = new MarkdownBuilder().push(md`${code(element.key.join(' . '))}${value}`);
-  const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(set.name) : undefined;
-  if (explained) out.push(md``, explained);
   const chain = typeof v === 'object' ? v.chain : undefined;
   const service = chain ? serviceOf(a, table.id, chain) : undefined;
   if (service) {
     out.push(md``);
-    describeService(out, service);
+    describeService(out, service, { endpointChain: classifyNftKubeObject(chain!) === 'endpoint' ? chain : undefined });
   }
   if (element.comment) out.push(md``, md`${mdT('comment')}: ${code(element.comment)}`);
+  const explained = isKubeProxyNftTable(table) ? explainNftKubeObjectName(set.name) : undefined;
+  if (explained) out.push(md``, explained);
   return out;
 }
 

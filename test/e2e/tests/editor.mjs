@@ -86,6 +86,22 @@ export default [
       const expected = ['ns1/svc1:p80', '172.30.0.41:80', '10.180.0.1:80', '10.180.0.2:80', '50%'];
       const missing = expected.filter((s) => !text.includes(s));
       if (missing.length) throw new Error(`hover misses ${missing.map((s) => JSON.stringify(s)).join(', ')}; hover text:\n${text}`);
+      // The answer first: the Service and its endpoints come before the lesson on what a KUBE-SVC chain is.
+      const lesson = text.indexOf("One Service port's load balancer");
+      if (lesson < 0 || lesson < text.indexOf('10.180.0.2:80')) throw new Error(`the hover does not lead with the Service and its endpoints:\n${text}`);
+    },
+  },
+
+  {
+    name: 'hover on --probability shows the value as written and the real share first',
+    async run({ page, vscode, log }) {
+      const line = NODE1.findIndex((l) => l.includes('--probability')) + 1;
+      await vscode.openFile(page, 'node1.txt');
+      await vscode.ensureLanguageMode(page, 'iptables', log);
+      await vscode.gotoLine(page, line, NODE1[line - 1].indexOf('--probability') + 1);
+      const text = await vscode.hoverUntil(page, NODE1[line - 1], '--probability', '--probability 0.5000000000', { what: 'a hover on --probability' });
+      if (text.includes('\\')) throw new Error(`a Markdown escape shows in the hover:\n${text}`);
+      if (!(text.indexOf('10.180.0.1:80') < text.indexOf('This rule matches'))) throw new Error(`the endpoint's share does not come first:\n${text}`);
     },
   },
 
