@@ -20,7 +20,7 @@ import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/sn
 import { AnalysisClient, RequestError } from '../../src/extension/analysis/client';
 import { AnalysisHost } from '../../src/extension/analysis/host';
 import { workerOptions, WORKER_YOUNG_GENERATION_MB, type AnalyzeResult, type FromWorker, type SnapshotAnswer, type SnapshotFileSpec, type TextChange, type WorkerData } from '../../src/extension/analysis/protocol';
-import { runDocumentQuery, runSnapshotQuery, type DocumentMethod } from '../../src/extension/analysis/queries';
+import { runDocumentQuery, runSnapshotQuery, serviceLenses, type DocumentMethod } from '../../src/extension/analysis/queries';
 import { plainData } from '../../src/extension/analysis/plain';
 import { snapshotInWorker } from '../../src/extension/analysis/route';
 import { prepareTrace, traceSnapshot, traceToJson } from '../../src/core/trace';
@@ -386,6 +386,25 @@ describe('answers sized for the extension host', () => {
     const titles = new Set(services.map((s) => serviceTitle(s)));
     for (const lens of lenses) expect(titles.has(lens.title)).toBe(true);
     expect(runDocumentQuery(features, analysis, 'serviceLenses', [5])).toEqual(lenses.slice(0, 5));
+  });
+
+  it('a Show in Graph lens names its Service (`ns/name:port → Show in Graph`), in both languages', () => {
+    const lenses = runDocumentQuery(features, analysis, 'serviceLenses', [10_000]);
+    for (const lens of lenses) expect(lens.label).toBe(`${lens.title.replace(/\/[a-z]+$/, '')} → Show in Graph`);
+    expect(lenses.some((l) => /^[\w.-]+\/[\w.-]+:[\w.-]+ → /.test(l.label))).toBe(true);
+    const zh = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8')) as Record<string, string>;
+    setTranslator((message, args) => formatMessage(Object.hasOwn(zh, message) ? zh[message] : message, args));
+    try {
+      const chinese = runDocumentQuery(features, analysis, 'serviceLenses', [1])[0];
+      expect(chinese.label).toBe(`${chinese.title.replace(/\/[a-z]+$/, '')} → 在图中显示`);
+    } finally {
+      setTranslator(undefined);
+    }
+    // Dump text never becomes an icon in the lens.
+    const first = runDocumentQuery(features, analysis, 'services', [])[0];
+    const [sneaky] = serviceLenses([{ ...first, namespace: '$(zap)' }], 1);
+    expect(sneaky.label).toContain('zap');
+    expect(sneaky.label).not.toContain('$(');
   });
 
   it('folding ranges stop at the limit, keeping the outermost (the tables)', () => {

@@ -137,7 +137,7 @@ describe('iptables parser: errors with line and column, the rest of the file sti
       '-A INPUT -p tcp --dport',
       '-A INPUT -m statistic --mode random --probability 0.5 0.7 -j ACCEPT',
       '-A INPUT -d ! 10.0.0.1 -j ACCEPT',
-      '-A INPUT -m mac --mac-source XX:XX:XX:XX:XX:XX -j ACCEPT',
+      '-A INPUT -m mac --mac-source 00:11:22:33:44:GG -j ACCEPT',
       '-A INPUT -s 10.0.0.300 -j ACCEPT',
       '-A INPUT -j ACCEPT',
       'COMMIT',

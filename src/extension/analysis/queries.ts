@@ -8,7 +8,7 @@ import { traceHighlight } from '../../core/graph/trace';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
-import { formatShare, serviceLabel, type ObjectRef, type Service } from '../../core/kube/catalog';
+import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/catalog';
 import { serviceTitle } from '../../core/graph/model';
 import { t } from '../../core/l10n';
 import { plainLabel } from '../../core/explain/label';
@@ -96,6 +96,8 @@ export interface ServiceLens {
   range: Range;
   title: string;
   family: Service['family'];
+  /** What the lens reads: the Service it is for, then the action (`shop/web:http → Show in Graph`). */
+  label: string;
 }
 
 /**
@@ -110,7 +112,8 @@ export function serviceLenses(services: readonly Service[], limit: number): Serv
     const object = LENS_ROLES.map((role) => s.objects.find((o) => o.role === role)).find((o) => o !== undefined);
     if (!object || lines.has(object.range.start.line)) continue;
     lines.add(object.range.start.line);
-    out.push({ range: object.range, title: serviceTitle(s), family: s.family });
+    const name = plainLabel(s.anonymous ? s.name : servicePortNameString(s));
+    out.push({ range: object.range, title: serviceTitle(s), family: s.family, label: t('{0} → Show in Graph', name) });
   }
   return out;
 }

@@ -26,7 +26,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
         return found.map(
           (lens) =>
             new vscode.CodeLens(toRange(lens.range), {
-              title: `$(type-hierarchy) ${vscode.l10n.t('Show in Graph')}`,
+              title: `$(type-hierarchy) ${lens.label}`,
               tooltip: vscode.l10n.t('Draw {0} in the Service graph', lens.title),
               command: 'dataplane.showGraph',
               arguments: [document.uri, { title: lens.title, family: lens.family }],

@@ -65,7 +65,7 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
         const from = { pod: vscode.l10n.t('from a pod on this node'), node: vscode.l10n.t('from this node'), external: vscode.l10n.t('from outside the cluster') }[p.entry];
         const item = new vscode.TreeItem(plainLabel(`${p.protocol.toUpperCase()} ${p.src} → ${core().hostPort(p.dst, p.dport)}`));
         item.description = from;
-        item.iconPath = new vscode.ThemeIcon('debug-start');
+        item.iconPath = new vscode.ThemeIcon('arrow-right');
         item.tooltip = vscode.l10n.t('The first packet of a new connection {0}.', from);
         return item;
       }

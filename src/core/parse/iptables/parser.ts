@@ -3,6 +3,7 @@
 // error never spreads past its line. Problems are returned as diagnostics; nothing here throws.
 import type { CstNode, IToken } from 'chevrotain';
 import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import { isPlaceholder, PlaceholderTally } from '../placeholders';
 import {
   BUILTIN_CHAINS,
   isBuiltinChain,
@@ -652,6 +653,13 @@ class RulesetBuilder implements RuleReader {
     this.saves.push(this.save);
   }
 
+  /** Anonymised addresses and MACs: one diagnostic for all of them. */
+  private readonly placeholders = new PlaceholderTally();
+
+  private notePlaceholder(range: Range): void {
+    if (this.reading === undefined) this.placeholders.note(range);
+  }
+
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
     if (this.reading !== undefined) return; // reported by the first reading
     if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
@@ -766,6 +774,8 @@ class RulesetBuilder implements RuleReader {
     this.pendingRole = new Uint8Array(0);
     this.pendingCount = 0;
     withTransientRuleDetails(() => this.inferFamilies());
+    const placeholders = this.placeholders.diagnostic();
+    if (placeholders) this.diagnostics.push(placeholders);
     if (this.suppressedProblems > 0) {
       this.diagnostics.push({
         range: lineRange(0, 0, 0),
@@ -1761,6 +1771,10 @@ class RulesetBuilder implements RuleReader {
       case '-s':
       case '-d':
         for (const part of value.includes(',') ? value.split(',') : [value]) {
+          if (isPlaceholder(part)) {
+            this.notePlaceholder(this.tok(i, itemV0[j]));
+            continue;
+          }
           const problem = addressProblem(part);
           if (problem === 'hostname') continue;
           if (problem) this.diag(this.tok(i, itemV0[j]), problem.severity, 'bad-address', problem.message);
@@ -1775,7 +1789,8 @@ class RulesetBuilder implements RuleReader {
 
   private checkValue(i: number, spec: OptionSpec, value: string, j: number): void {
     if (spec.valueKind === 'mac' && !/^[0-9A-Fa-f]{1,2}(:[0-9A-Fa-f]{1,2}){5}$/.test(value)) {
-      this.diag(this.tok(i, itemV0[j]), 'error', 'bad-mac', t('{0} is not a MAC address (six hex bytes separated by colons).', value));
+      if (isPlaceholder(value)) this.notePlaceholder(this.tok(i, itemV0[j]));
+      else this.diag(this.tok(i, itemV0[j]), 'error', 'bad-mac', t('{0} is not a MAC address (six hex bytes separated by colons).', value));
     }
     if (spec.valueKind === 'probability') {
       const p = Number(value);

@@ -18,6 +18,7 @@ import { reportLine, reportProgress } from '../../progress';
 import { SortedLineMap } from '../../model/line-map';
 import type { CstNode, IToken } from 'chevrotain';
 import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import { PlaceholderTally, placeholderIn } from '../placeholders';
 import {
   isNftFamily,
   standardPriority,
@@ -274,7 +275,21 @@ class NftTextBuilder implements StatementHost {
     return def.expression;
   }
 
+  /** Anonymised addresses and MACs: one diagnostic for all of them. */
+  private readonly placeholders = new PlaceholderTally();
+
+  /** An element or statement not understood because of a placeholder (`<IP>`, `X.X.X.X`) is counted, not reported. */
+  private isPlaceholderProblem(range: Range, code: string): boolean {
+    if (code !== 'bad-element' && code !== 'unknown-statement') return false;
+    const line = range.start.line;
+    const at = placeholderIn(this.document.slice(this.lines.start(line), this.lines.end(line)));
+    if (!at) return false;
+    this.placeholders.note(lineRange(line, at.start, at.end));
+    return true;
+  }
+
   diag(range: Range, severity: Severity, code: string, message: string): void {
+    if (this.isPlaceholderProblem(range, code)) return;
     if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
       this.suppressed++;
       return;
@@ -319,6 +334,8 @@ class NftTextBuilder implements StatementHost {
     this.deletedChains.apply();
     this.resolveReferences();
     this.applyWarnings();
+    const placeholders = this.placeholders.diagnostic();
+    if (placeholders) this.diagnostics.push(placeholders);
     if (this.suppressed > 0) {
       this.diagnostics.push({
         range: lineRange(0, 0, 0),
