@@ -115,4 +115,6 @@ export interface TraceResult {
   context: TraceContext;
   /** A packet from this node: where its source address comes from. */
   source?: PacketSource;
+  /** The Service (`namespace/name:port`) the destination is a frontend of, when the caller looked it up (tracedService). */
+  service?: string;
 }

@@ -10,6 +10,7 @@ import type { Snapshots } from '../snapshots';
 import { readSettings } from '../settings';
 import { addressInputProblem, destinationInputProblem } from './addressInput';
 import { TraceTreeProvider } from './traceView';
+import { registerTraceCopy } from './copy';
 
 interface Target {
   address: string;
@@ -20,6 +21,7 @@ interface Target {
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots, log: Log): void {
   const tree = new TraceTreeProvider();
   const view = vscode.window.createTreeView('dataplane.trace', { treeDataProvider: tree, showCollapseAll: true });
+  registerTraceCopy(context, tree, view);
   const decoration = vscode.window.createTextEditorDecorationType({
     backgroundColor: new vscode.ThemeColor('editor.wordHighlightStrongBackground'),
     overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.wordHighlightStrongForeground'),
@@ -108,7 +110,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     tree.show({ result, uris: answer.uris });
     await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', true);
     decorate();
-    view.description = `${target.protocol} ${core().hostPort(target.address, target.port)}`;
+    view.description = [result.service, `${target.protocol} ${core().hostPort(target.address, target.port)}`].filter(Boolean).join(' · ');
     await vscode.commands.executeCommand('dataplane.trace.focus');
   };
 
