@@ -5,7 +5,8 @@ import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
 import { byPosition, countBySeverity, firstError, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
-import { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes, traceSnapshot, traceToJson, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
+import { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes, traceSnapshot, tracedService, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
+import { traceToJsonText, traceToText } from '../core/trace/format';
 import { hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/trace/addr';
 import { checkOptions, parseArgs, parseSize, UsageError, type Args } from './args';
 import { DEFAULT_MAX_BYTES, readInput, type Loaded } from './input';
@@ -223,12 +224,12 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
   const result = traceSnapshot(files, { to: destination.address, dport: destination.port, protocol: destination.protocol, from: from[0], entry: entryValue, nodeIPs });
   const names = files.map((f) => f.name);
   if (json) {
-    out(JSON.stringify(traceToJson(result, names), null, 2));
+    out(traceToJsonText(result, names));
     for (const w of result.warnings) err(`warning: ${w}`);
     for (const a of adviceLines(result)) err(a);
     for (const n of new Set(shownOutcomes(result).shown.flatMap((o) => o.notes))) err(`note: ${n}`);
   } else {
-    for (const line of formatTrace(result, names)) out(line);
+    for (const line of traceToText(result, names, tracedService(files, result), adviceLines(result))) out(line);
   }
   return status;
 }
@@ -236,26 +237,6 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
 /** The CLI's wording of what would make a trace surer (the editor words it its own way). */
 function adviceLines(result: TraceResult): string[] {
   return (result.advice ?? []).map(() => 'hint: give this node\'s address with --node-ip ADDRESS (or the setting dataplane.nodeIPs)');
-}
-
-function formatTrace(result: TraceResult, names: string[]): string[] {
-  const p = result.packet;
-  const lines = [`${p.protocol} ${p.src} → ${hostPort(p.dst, p.dport)} (from ${p.entry === 'pod' ? 'a pod on this node' : p.entry === 'node' ? 'this node' : 'outside the cluster'})`];
-  if (result.source && result.source.origin !== 'stand-in') lines.push(`  ${result.source.text}`);
-  for (const w of result.warnings) lines.push(`  warning: ${w}`);
-  for (const a of adviceLines(result)) lines.push(`  ${a}`);
-  if (result.outcomes.length === 0) lines.push('  no outcome');
-  const { shown, more } = shownOutcomes(result);
-  if (shown.some((o) => o.conditions.length > 0)) lines.push('  outcomes under different assumptions are alternatives: each share is of new connections under its own assumptions');
-  for (const o of shown) {
-    const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
-    lines.push('', `${formatShare(o.probability).padStart(6)}  ${what}${o.masquerade ? '  (masqueraded)' : ''}`);
-    for (const a of o.assumptions) lines.push(`        ${a}`);
-    for (const s of o.path) lines.push(`        ${basename(names[s.fileIndex] ?? '')}:${s.line + 1}  ${s.table}/${s.chain}  ${s.note}`);
-    for (const n of o.notes) lines.push(`        note: ${n}`);
-  }
-  if (more > 0) lines.push('', `… ${more} more outcome${more === 1 ? '' : 's'} not shown`);
-  return lines;
 }
 
 /**

@@ -38,7 +38,7 @@ describe('nft maps feeding marks and NAT', () => {
     for (const [name, text] of [['lb.nft', REPRO], ['lb.json', REPRO_JSON]]) {
       const r = trace(name, text);
       expect(summary(r.outcomes), name).toEqual(['0.5 dnat 192.168.0.10:80', '0.5 dnat 192.168.0.11:80']);
-      expect(r.outcomes[1].path.map((p) => p.note), name).toEqual(['numgen picked 1 of 2 (1/2). Connection mark is now 0x2.', 'dnat: the destination becomes 192.168.0.11:80.']);
+      expect(r.outcomes[1].path.map((p) => p.note), name).toEqual(['numgen picked 1 of 2 (1/2). Share of new connections: 1/2. Connection mark is now 0x2.', 'dnat: the destination becomes 192.168.0.11:80.']);
     }
   });
 

@@ -52,7 +52,7 @@ describe('numgen verdict maps are split by element, not by value', () => {
       ['10.244.0.2:8080', 1 / 3],
       ['10.244.0.3:8080', 1 / 3],
     ]);
-    expect(r.outcomes.map((o) => o.path[0].note)).toEqual([0, 1, 2].map((k) => `numgen picked ${k} of 3 (1/3). Go to e${k} (no return here).`));
+    expect(r.outcomes.map((o) => o.path[0].note)).toEqual([0, 1, 2].map((k) => `numgen picked ${k} of 3 (1/3). Share of new connections: 1/3. Go to e${k} (no return here).`));
     expect(traceProblems(r.warnings)).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 // Tracing a node snapshot: picks the dumps that decide the packet's fate and fills in what the user
 // did not say (source address, node addresses) from what the rules reveal.
 import type { IptablesAnalysis } from '../language/iptables';
-import type { Service } from '../kube/catalog';
+import { servicePortNameString, type Service } from '../kube/catalog';
 import { t } from '../l10n';
 import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, isLoopback, parseAddress, parsePrefix, parseUserAddress } from './addr';
 import { hostPort, traceIptables, type IpvsTraceInput } from './iptables';
@@ -428,4 +428,19 @@ export function traceToJson(result: TraceResult, fileNames: string[], max = SHOW
     ...(result.noService ? { noService: true } : {}),
     ...(result.advice ? { advice: result.advice } : {}),
   };
+}
+
+/**
+ * The Service (`namespace/name:port`) whose frontend the traced packet is sent to: its address and port, or a
+ * NodePort on one of the node's addresses; undefined when none (or an anonymous one) is.
+ */
+export function tracedService(files: SnapshotFile[], result: TraceResult): string | undefined {
+  const { dst, dport, protocol } = result.packet;
+  const onNode = result.context.nodeIPs.includes(dst);
+  for (const s of allServices(files)) {
+    if (s.anonymous || (s.protocol && s.protocol.toLowerCase() !== protocol)) continue;
+    const hit = s.frontends.some((f) => f.port === dport && (f.address !== undefined ? canonicalAddress(f.address) === dst : f.kind === 'nodePort' && onNode));
+    if (hit) return servicePortNameString(s);
+  }
+  return undefined;
 }

@@ -54,6 +54,8 @@ export interface State {
   notes: string[];
   /** What this connection did to `-m recent` lists along the path, in order (replaced, never changed in place). */
   recent?: RecentOp[];
+  /** The chain where a random rule was just not taken: the next rule taken there gets the share left. */
+  afterMiss?: string;
 }
 
 /** xt_recent on the path: `stamp` (--set, a matching --update) records the address now; `remove` forgets it. */
@@ -257,6 +259,7 @@ class Tracer {
   }
 
   private step(state: State, table: Table, rule: Rule, note: string): void {
+    state.afterMiss = undefined;
     state.path.push({ fileIndex: this.fileIndex, line: rule.range.start.line, range: rule.range, table: table.name, chain: rule.chain, text: rule.raw.trim(), note });
   }
 
@@ -325,6 +328,11 @@ class Tracer {
         if (!this.budget.visit()) return { ended, fallthrough: [] };
         for (const { state: s, matched, note } of this.matchRule(rule, state)) {
           if (!matched) {
+            // A random rule not taken is a step: the share that goes on is part of the path.
+            if (note) {
+              this.step(s, table, rule, note);
+              s.afterMiss = rule.chain;
+            }
             next.push(s);
             continue;
           }
@@ -441,11 +449,12 @@ class Tracer {
       else for (const c of this.match(m, state, rule)) conds.push(c);
     }
     let branches: { state: State; matched: boolean; notes: string[] }[] = [{ state, matched: true, notes: [] }];
+    let random = false;
     for (const rc of conds) {
       if (rc.kind === 'certain') {
         if (!rc.value) {
-          // Deterministic miss: every still-matching branch misses.
-          branches = branches.map((b) => ({ ...b, matched: false }));
+          // Deterministic miss: every still-matching branch misses, and no random choice was made after all.
+          branches = branches.map((b) => ({ ...b, matched: false, notes: [] }));
           break;
         }
         continue;
@@ -460,18 +469,26 @@ class Tracer {
         const { cond: c, record } = rc.kind === 'recent' ? recentMatch(rc.m, b.state, rule) : { cond: rc, record: undefined };
         const { hit, miss, stop } = branchOn(c, b.state, this.budget, this.canSplit);
         if (stop) return []; // the trace stops (runChain)
+        random ||= c.kind === 'random';
         if (hit) {
           record?.(hit, true);
-          out.push({ state: hit, matched: true, notes: [...b.notes, c.kind === 'random' ? c.label : ''] });
+          const share = c.kind === 'random' ? `${c.label} ${t('Share of new connections: {0}.', shareChain(b.state.probability, c.p))}` : '';
+          out.push({ state: hit, matched: true, notes: [...b.notes, share] });
         }
         if (miss) {
           record?.(miss, false);
-          out.push({ state: miss, matched: false, notes: b.notes });
+          const share = c.kind === 'random' ? t('Not taken with probability {0}; share of new connections going on: {1}.', shareText(1 - c.p), shareChain(b.state.probability, 1 - c.p)) : '';
+          out.push({ state: miss, matched: false, notes: [share] });
         }
       }
       branches = out;
     }
-    return branches.map((b) => ({ state: b.state, matched: b.matched, note: b.notes.filter(Boolean).join(' ') }));
+    return branches.map((b) => {
+      const notes = b.notes.filter(Boolean);
+      // The rule after the random ones not taken (kube-proxy's last endpoint) takes the share they left.
+      if (b.matched && !random && b.state.afterMiss === rule.chain) notes.unshift(t('Taken by what the rules not taken left; share of new connections: {0}.', shareText(b.state.probability)));
+      return { state: b.state, matched: b.matched, note: notes.join(' ') };
+    });
   }
 
   private param(o: Option, s: State): Cond {
@@ -940,6 +957,25 @@ export function applyMark(mark: number, options: Option[]): number {
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 const fmtP = (p: number) => `${Number((p * 100).toPrecision(6))}%`;
+
+/**
+ * A share as people say it: a small fraction when it is one (kube-proxy writes 1/3 as 0.33333333349), else a
+ * percentage that never reads 0 % or 100 % when it is not.
+ */
+export function shareText(p: number): string {
+  if (p >= 1) return '100%';
+  if (p <= 0) return '0%';
+  for (let d = 2; d <= 1000; d++) {
+    const k = Math.round(p * d);
+    if (k > 0 && Math.abs(k / d - p) < 1e-8) return `${k}/${d}`;
+  }
+  const percent = p * 100;
+  return percent < 0.01 ? '< 0.01%' : percent > 99.99 ? '> 99.99%' : `${Number(percent.toPrecision(4))}%`;
+}
+
+/** How a share came about: what reached the rule times the rule's own chance, when something came before. */
+export const shareChain = (before: number, p: number): string =>
+  before < 1 ? `${shareText(before)} × ${shareText(p)} = ${shareText(before * p)}` : shareText(p);
 
 /** `ip:port` (IPv6 in brackets): the one formatter, under the name the trace modules use. */
 export const hostPort = formatHostPort;

@@ -6,7 +6,7 @@ import type { NftChain, NftElement, NftExpression, NftHashExpression, NftMap, Nf
 import { known } from './facts';
 import { t } from '../l10n';
 import { MissingOnPath } from './missing';
-import { applyDnat, assume, branchOn, Budget, certain, hostPort, ifaceCond, initialState, mergeOutcomes, negate, no, yes, type Cond, type End, type Ended, type State } from './iptables';
+import { applyDnat, assume, branchOn, Budget, certain, hostPort, ifaceCond, initialState, mergeOutcomes, negate, no, shareChain, yes, type Cond, type End, type Ended, type State } from './iptables';
 import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
 import { appendAll } from '../model/append';
@@ -652,6 +652,7 @@ class NftTracer {
     for (const share of numgenShares(elements, n, key.offset ?? 0)) {
       const s2 = this.budget.branch(b.s);
       if (!s2) return found; // the trace stops (runChain)
+      const before = s2.probability;
       s2.probability *= share.count / n;
       if (!share.element) {
         found.push({ b: { s: s2, notes: b.notes } });
@@ -659,7 +660,7 @@ class NftTracer {
       }
       const [from, to] = share.runs[0];
       const picked = share.runs.length === 1 && from === to ? t('numgen picked {0} of {1} (1/{1}).', from, n) : t('numgen picked a value in {0} ({1} of its {2} values).', runsText(share.runs), share.count, n);
-      found.push({ b: { s: s2, notes: [...b.notes, picked] }, element: share.element });
+      found.push({ b: { s: s2, notes: [...b.notes, `${picked} ${t('Share of new connections: {0}.', shareChain(before, share.count / n))}`] }, element: share.element });
     }
     return found;
   }

@@ -119,6 +119,8 @@ export interface TraceResult {
   noService?: boolean;
   /** What the user could say to make the trace surer ('node-address': this node's address was guessed or stood in). */
   advice?: TraceAdvice[];
+  /** The Service (`namespace/name:port`) the destination is a frontend of, when the caller looked it up (tracedService). */
+  service?: string;
 }
 
 export type TraceAdvice = 'node-address';

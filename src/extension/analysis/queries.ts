@@ -15,7 +15,7 @@ import { plainLabel } from '../../core/explain/label';
 import type { NodeSnapshot } from '../../core/snapshot';
 import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../core/symbols';
 import { snapshotFileLocator } from '../../core/graph/snapshot';
-import { hostPort, traceSnapshot, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
+import { hostPort, traceSnapshot, tracedService, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
 
 // The semantic token legend lives with the language ids activation needs (no parser code behind it).
 export { SEMANTIC_TOKEN_MODIFIERS, SEMANTIC_TOKEN_TYPES } from '../dumpLanguages';
@@ -227,7 +227,11 @@ export const snapshotQueries = {
   symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
   serviceCount: (s: NodeSnapshot) => s.services.length,
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItems(s.services, kind),
-  trace: (s: NodeSnapshot, request: TraceRequest) => traceSnapshot(s.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), request),
+  trace: (s: NodeSnapshot, request: TraceRequest): TraceResult => {
+    const files = s.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
+    const result = traceSnapshot(files, request);
+    return { ...result, service: tracedService(files, result) };
+  },
   graph: (s: NodeSnapshot) => graphOfSnapshot(s, EAGER_GRAPHS),
   serviceGraphs: (s: NodeSnapshot, keys: string[]) => graphsOfSnapshot(s, keys.slice(0, MAX_GRAPHS_ASKED)),
   tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) => snapshotKeysWhere(s, (g) => traceHighlight([g], trace).nodes.length > 0, max),

@@ -11,6 +11,7 @@ import { readSettings } from '../settings';
 import { destinationInputProblem } from './addressInput';
 import { adviseNodeAddress, askNodeAddress, offerToSave } from './nodeAddress';
 import { TraceTreeProvider } from './traceView';
+import { registerTraceCopy } from './copy';
 
 interface Target {
   address: string;
@@ -21,6 +22,7 @@ interface Target {
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots, log: Log): void {
   const tree = new TraceTreeProvider();
   const view = vscode.window.createTreeView('dataplane.trace', { treeDataProvider: tree, showCollapseAll: true });
+  registerTraceCopy(context, tree, view);
   const decoration = vscode.window.createTextEditorDecorationType({
     backgroundColor: new vscode.ThemeColor('editor.wordHighlightStrongBackground'),
     overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.wordHighlightStrongForeground'),
@@ -101,7 +103,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     tree.show({ result, uris: answer.uris });
     await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', true);
     decorate();
-    view.description = `${target.protocol} ${core().hostPort(target.address, target.port)}`;
+    view.description = [result.service, `${target.protocol} ${core().hostPort(target.address, target.port)}`].filter(Boolean).join(' · ');
     await vscode.commands.executeCommand('dataplane.trace.focus');
     // The node's address was guessed: the editor's way to give it (the CLI names its flag), then the trace again.
     // Not awaited: the command is done once the trace is shown.

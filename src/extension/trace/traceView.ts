@@ -11,7 +11,7 @@ export interface ShownTrace {
   uris: vscode.Uri[];
 }
 
-type Node =
+export type TraceNode =
   | { type: 'packet'; trace: ShownTrace }
   | { type: 'warning'; text: string }
   | { type: 'outcome'; outcome: Outcome; trace: ShownTrace }
@@ -20,7 +20,7 @@ type Node =
   | { type: 'more'; count: number }
   | { type: 'step'; step: PathStep; index: number; trace: ShownTrace };
 
-export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
+export class TraceTreeProvider implements vscode.TreeDataProvider<TraceNode> {
   private trace: ShownTrace | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -34,7 +34,7 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
     return this.trace;
   }
 
-  getChildren(node?: Node): Node[] {
+  getChildren(node?: TraceNode): TraceNode[] {
     const trace = this.trace;
     if (!trace) return [];
     if (!node) {
@@ -58,13 +58,14 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
     return [];
   }
 
-  getTreeItem(node: Node): vscode.TreeItem {
+  getTreeItem(node: TraceNode): vscode.TreeItem {
     switch (node.type) {
       case 'packet': {
         const p = node.trace.result.packet;
         const from = { pod: vscode.l10n.t('from a pod on this node'), node: vscode.l10n.t('from this node'), external: vscode.l10n.t('from outside the cluster') }[p.entry];
         const item = new vscode.TreeItem(plainLabel(`${p.protocol.toUpperCase()} ${p.src} → ${core().hostPort(p.dst, p.dport)}`));
-        item.description = from;
+        // The header names the Service the destination belongs to, when it is one's frontend.
+        item.description = node.trace.result.service ? vscode.l10n.t('{0} · Service {1}', from, node.trace.result.service) : from;
         item.iconPath = new vscode.ThemeIcon('arrow-right');
         item.tooltip = vscode.l10n.t('The first packet of a new connection {0}.', from);
         return item;
@@ -111,6 +112,7 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<Node> {
         // A code block of one line: the rule's text cannot close its fence.
         item.tooltip = new vscode.MarkdownString().appendCodeblock(s.text.replace(/[\r\n]+/g, ' '), 'iptables');
         item.iconPath = new vscode.ThemeIcon('arrow-small-right');
+        item.contextValue = 'traceStep';
         const uri = node.trace.uris[s.fileIndex];
         if (uri) item.command = { command: 'dataplane.revealTraceStep', title: vscode.l10n.t('Reveal Rule'), arguments: [uri, toRange(s.range)] };
         return item;
