@@ -54,6 +54,13 @@ describe('workspace symbols of each dialect', () => {
     expect(s.files[chain!.fileIndex].name).toBe('node1.iptables');
   });
 
+  it('chains are named by themselves, not by the outline label that puts their Service first', () => {
+    const index = buildSymbolIndex(sample('iptables-nft'));
+    const chains = querySymbols(index, 'KUBE-SVC-', 500).filter((m) => m.kind !== 'service');
+    expect(chains.length).toBeGreaterThan(0);
+    for (const m of chains) expect(m.name).toMatch(/^KUBE-SVC-\w+$/);
+  });
+
   it('ranks exact and prefix matches first and caps the results', () => {
     const index = buildSymbolIndex(sample('iptables-nft'));
     const all = querySymbols(index, 'kube');

@@ -1,11 +1,15 @@
 // Ctrl+T (workspace symbols) finds Services, ClusterIPs and NodePorts across the workspace's dumps, and opens the
 // file that defines them: the IPVS sample's NodePort lives in its ipvsadm dump (samples/ipvs).
 import path from 'node:path';
+import { closeAll } from './graph.mjs';
 
 export default [
   {
     name: 'Workspace symbols: a Service by name and an IPVS NodePort across files',
     async run({ page, vscode }) {
+      // Earlier tests leave other node1.iptables open (the walkthrough's samples): a tab of the same name would be
+      // labelled with its folder, and quick open's history lists those files too.
+      await closeAll(page, vscode);
       const relative = 'samples/ipvs/node1.iptables';
       await vscode.openFile(page, path.basename(relative), { query: relative, row: (label) => label.startsWith(path.basename(relative)) && label.includes(path.dirname(relative)) });
       await page.keyboard.press('Control+P');
