@@ -29,15 +29,6 @@ export interface SymbolIndex {
   trigrams: Map<string, number[]>;
 }
 
-
-/**
- * The chain, set or map's own name: outline labels put its Service first (`ns/name:port · KUBE-SVC-…`), and the
- * Service is a symbol of its own. Chain, set and map names hold no spaces, so the part after the last ` · ` is it.
- */
-function objectName(label: string): string {
-  const at = label.lastIndexOf(' · ');
-  return at < 0 ? label : label.slice(at + 3);
-}
 /** Results one query returns at most (the editor shows a screenful; the rest is noise at that point). */
 export const MAX_SYMBOL_RESULTS = 500;
 
@@ -61,7 +52,7 @@ function serviceEntries(s: Service, fileOf: (s: Service, tableId?: string) => nu
 function outlineEntries(items: readonly OutlineItem[], container: string, fileIndex: number, out: WorkspaceSymbolMatch[]): void {
   for (const item of items) {
     if (item.kind === 'chain' || item.kind === 'set' || item.kind === 'map') {
-      out.push({ name: plainLabel(objectName(item.name)), kind: item.kind, container, fileIndex, range: item.selectionRange });
+      out.push({ name: plainLabel(item.objectName ?? item.name), kind: item.kind, container, fileIndex, range: item.selectionRange });
     }
     if (item.children.length) outlineEntries(item.children, item.kind === 'table' ? plainLabel(item.name) : container, fileIndex, out);
   }

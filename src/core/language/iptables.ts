@@ -150,6 +150,7 @@ export function outline(a: IptablesAnalysis): OutlineItem[] {
       if (chain.policy) parts.unshift(chain.policy);
       return {
         name: label.name,
+        objectName: chain.name,
         detail: parts.join(' · '),
         kind: 'chain' as const,
         range: outlineRange(chain),

@@ -110,13 +110,26 @@ export function referencesAt(a: NftAnalysis, position: Position, includeDeclarat
   return out;
 }
 
-function chainDetail(a: NftAnalysis, table: NftTable, chain: NftChain): string {
+function chainDetail(chain: NftChain, serviceDetail: string[]): string {
   const parts: string[] = [];
   if (chain.type && chain.hook) parts.push(`${chain.type} ${chain.hook}${chain.priority ? ` ${chain.priority.text}` : ''}`);
   if (chain.policy) parts.push(chain.policy);
   parts.push(chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length));
-  parts.push(...serviceFirst(chain.name, serviceOf(a, table.id, chain.name)).detail);
+  parts.push(...serviceDetail);
   return parts.join(' · ');
+}
+
+function chainItem(a: NftAnalysis, table: NftTable, chain: NftChain): OutlineItem {
+  const label = serviceFirst(chain.name, serviceOf(a, table.id, chain.name));
+  return {
+    name: label.name,
+    objectName: chain.name,
+    detail: chainDetail(chain, label.detail),
+    kind: 'chain',
+    range: chain.fullRange,
+    selectionRange: chain.nameRange,
+    children: [],
+  };
 }
 
 export function outline(a: NftAnalysis): OutlineItem[] {
@@ -124,14 +137,7 @@ export function outline(a: NftAnalysis): OutlineItem[] {
     const children: OutlineItem[] = [
       ...table.sets.map((s) => setItem(s, 'set')),
       ...table.maps.map((m) => setItem(m, 'map')),
-      ...table.chains.map((chain) => ({
-        name: serviceFirst(chain.name, serviceOf(a, table.id, chain.name)).name,
-        detail: chainDetail(a, table, chain),
-        kind: 'chain' as const,
-        range: chain.fullRange,
-        selectionRange: chain.nameRange,
-        children: [],
-      })),
+      ...table.chains.map((chain) => chainItem(a, table, chain)),
     ];
     return {
       name: `${table.family} ${table.name}`,
@@ -175,7 +181,7 @@ function tableOf(a: NftAnalysis, scope: string): NftTable | undefined {
 
 /** The chain's facts for its hover: hook and priority, policy, rule count, Service (all dump text escaped). */
 function chainFacts(a: NftAnalysis, table: NftTable, chain: NftChain): Md {
-  return text(chainDetail(a, table, chain));
+  return text(chainDetail(chain, serviceFirst(chain.name, serviceOf(a, table.id, chain.name)).detail));
 }
 
 function objectHover(a: NftAnalysis, table: NftTable, name: string, kind: 'chain' | 'set' | 'map'): MarkdownBuilder {

@@ -8,6 +8,8 @@ import { t } from '../l10n';
 
 export interface OutlineItem {
   name: string;
+  /** The object's own name when the label says more (a chain led by its Service). */
+  objectName?: string;
   detail: string;
   kind: 'table' | 'chain' | 'set' | 'map' | 'object' | 'service';
   range: Range;
