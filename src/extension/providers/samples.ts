@@ -54,8 +54,10 @@ export async function sampleCopies(extensionUri: vscode.Uri, id: string, root?: 
  */
 export async function showSample(uri: vscode.Uri, keep: readonly vscode.Uri[] = [uri]): Promise<vscode.TextEditor> {
   const column = columnBeside();
-  if (column !== undefined && column !== vscode.ViewColumn.Beside) await closeStaleSamples(column, await copyRoots(), keep);
-  return vscode.window.showTextDocument(uri, { preview: false, viewColumn: column });
+  const editor = await vscode.window.showTextDocument(uri, { preview: false, viewColumn: column });
+  // Closed after the new one opened: closing a group's last tab would close the group beside the walkthrough.
+  if (column !== undefined && editor.viewColumn !== undefined) await closeStaleSamples(editor.viewColumn, await copyRoots(), keep);
+  return editor;
 }
 
 type SampleItem = vscode.QuickPickItem & { sample: (typeof SAMPLES)[number] };
