@@ -20,7 +20,8 @@ export default [
       await vscode.runCommand(page, 'Dataplane Explorer: Open Sample Dumps');
       await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('IPVS mode')), { what: 'the mode picker' });
       await vscode.chooseInQuickInput(page, 'IPVS', { text: 'IPVS mode', what: 'IPVS mode first' });
-      await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith('node1.ipvsadm'), { what: 'node1.ipvsadm in front' });
+      // The first dumps a fresh window opens load their languages: on a busy machine that takes a while.
+      await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith('node1.ipvsadm'), { timeout: 30_000, what: 'node1.ipvsadm in front' });
       const tabs = await page.$$eval('.tabs-container .tab', (els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
       for (const name of ['node1.ipvsadm', 'node1.ipset', 'node1.iptables']) {
         if (!tabs.some((t) => t.startsWith(name))) throw new Error(`no tab ${name}; tabs: ${tabs.join(' | ')}`);
