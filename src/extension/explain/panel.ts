@@ -2,6 +2,7 @@
 // dump (its folder). The content comes from core/explain/node; the HTML is a fixed shell with a nonce'd
 // script, the data travels in checked messages, evidence links reveal their lines in the right file.
 import * as vscode from 'vscode';
+import { columnBeside } from '../besideWalkthrough';
 import type { NodeExplanation } from '../../core/explain/node';
 import { parseExplainPanelState, parseFromWebview, toView, type ExplainStrings, type ToWebview } from '../../core/explain/node-protocol';
 import { toRange } from '../convert';
@@ -71,6 +72,8 @@ class ExplainPanel {
       this.uris = answer.uris;
       this.panel.title = vscode.l10n.t('Explain: {0}', folderLabel(this.document));
       this.post({ type: 'explain', title: this.panel.title, strings: strings(), view: toView(this.explanation) });
+      // The walkthrough's backend step is done once a node was explained (package.json completionEvents).
+      void vscode.commands.executeCommand('setContext', 'dataplane.nodeExplained', true);
       this.log.info(`explain: ${this.document.fsPath}: ${this.explanation.mode} (${this.explanation.evidence.length} evidence lines)`);
     } catch (e) {
       this.log.error(`explain: ${(e as Error).message}`);
@@ -146,7 +149,7 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
         current.show(document);
         return;
       }
-      const panel = vscode.window.createWebviewPanel(EXPLAIN_VIEW_TYPE, vscode.l10n.t('Explain This Node'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
+      const panel = vscode.window.createWebviewPanel(EXPLAIN_VIEW_TYPE, vscode.l10n.t('Explain This Node'), { viewColumn: columnBeside() ?? vscode.ViewColumn.Beside, preserveFocus: false }, {
         enableScripts: true,
         retainContextWhenHidden: false,
         localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],

@@ -5,6 +5,7 @@
 // no panel yet, the graph panel that is visible switches to that snapshot (keeping one panel per snapshot);
 // a snapshot that already has its own panel keeps it. Edits to the snapshot's dumps redraw the graph.
 import * as vscode from 'vscode';
+import { columnBeside } from '../besideWalkthrough';
 import { activeDumpDocument } from '../activeDump';
 import type { GraphModel, GraphNode, ServiceGraph, ServiceSelector } from '../../core/graph/model';
 import { parseFromWebview, parseGraphPanelState, type GraphStrings, type ToWebview } from '../../core/graph/protocol';
@@ -152,6 +153,8 @@ class GraphPanel {
       const folder = vscode.workspace.asRelativePath(vscode.Uri.joinPath(this.document, '..'));
       this.panel.title = vscode.l10n.t('Service Graph: {0}', folder);
       this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
+      // The walkthrough's graph step is done once a graph was drawn (package.json completionEvents).
+      void vscode.commands.executeCommand('setContext', 'dataplane.graphShown', true);
       if (this.pendingTrace) {
         const result = this.pendingTrace;
         this.pendingTrace = undefined;
@@ -433,7 +436,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
   const open = (document: vscode.Uri): GraphPanel => {
     const existing = panels.get(snapshotId(document));
     if (existing) return existing;
-    const panel = vscode.window.createWebviewPanel(GRAPH_VIEW_TYPE, vscode.l10n.t('Service Graph'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
+    const panel = vscode.window.createWebviewPanel(GRAPH_VIEW_TYPE, vscode.l10n.t('Service Graph'), { viewColumn: columnBeside() ?? vscode.ViewColumn.Beside, preserveFocus: false }, {
       enableScripts: true,
       retainContextWhenHidden: false,
       localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],

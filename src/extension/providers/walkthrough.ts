@@ -1,8 +1,8 @@
 // The buttons of the walkthrough steps that happen in the editor: "Follow a Service with F12" puts the cursor on the
 // KUBE-SVC-… target of a Service's ClusterIP rule in the iptables-mode (nf_tables) sample, ready for F12; "Read a
 // hover" shows the hover of that KUBE-SVC chain on one of its --probability rules. The place comes from analysing the
-// sample (core/walkthrough.ts), not from line numbers. Run from a step's button (command:toSide:), they open the
-// sample in the editor group beside the walkthrough, as "Open Sample Dumps" does.
+// sample (core/walkthrough.ts), not from line numbers. Like "Open Sample Dumps", they open the sample's copy in the
+// editor group beside the walkthrough.
 import * as vscode from 'vscode';
 import type { IptablesAnalysis } from '../../core/language/iptables';
 import type { Range } from '../../core/model/range';
@@ -11,24 +11,26 @@ import { toRange } from '../convert';
 import type { DocumentCache } from '../documentCache';
 import { core } from '../loadCore';
 import type { Log } from '../log';
+import { sampleCopies, showSample } from './samples';
 
-const SAMPLE = ['samples', 'iptables-nft', 'node1.iptables'];
+const SAMPLE = 'iptables-nft';
 
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, log: Log): void {
   /** Opens the sample with the cursor at the start of `where(service)`, the name selected, in the middle of the editor. */
   const openAt = async (where: (s: ServiceToFollow) => Range): Promise<{ editor: vscode.TextEditor; service: ServiceToFollow } | undefined> => {
-    const document = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(context.extensionUri, ...SAMPLE));
+    const [copy] = await sampleCopies(context.extensionUri, SAMPLE);
+    const document = await vscode.workspace.openTextDocument(copy);
     // The analysis the editor features use (the sample is small: it is analysed on this thread).
     const analysis = (await cache.get(document))?.local?.analysis as IptablesAnalysis | undefined;
     const service = analysis && core().serviceToFollow(analysis);
     if (!service) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('No Service in {0} picks among several endpoints.', SAMPLE.join('/')));
+      void vscode.window.showInformationMessage(vscode.l10n.t('No Service in {0} picks among several endpoints.', vscode.workspace.asRelativePath(copy)));
       return undefined;
     }
     const range = toRange(where(service));
     // Anchor at the end, cursor at the start: the chain name is highlighted and F12 / the hover read the name.
     const selection = new vscode.Selection(range.end, range.start);
-    const editor = await vscode.window.showTextDocument(document, { preview: false });
+    const editor = await showSample(document.uri);
     // (showTextDocument's `selection` option takes a range and puts the cursor at its end.)
     editor.selection = selection;
     editor.revealRange(range, vscode.TextEditorRevealType.InCenter);

@@ -1,12 +1,27 @@
-// "Open Sample Dumps" opens the bundled sample of the chosen mode (shipped inside the extension).
+// "Open Sample Dumps" opens a copy of the bundled sample of the chosen mode: in a temporary folder, or in the workspace
+// folder with the mode's folder button; never the file inside the extension's install folder.
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+/** The folder the extension's log says the sample `id` was copied to (the newest such line). */
+async function copiedTo(vscode, workspace, id) {
+  let folder;
+  await vscode.poll(async () => {
+    const found = [...vscode.extensionLog(workspace).matchAll(new RegExp(`opened sample ${id} \\(copied to (.+)\\)`, 'g'))];
+    return (folder = found.at(-1)?.[1]);
+  }, { what: `"opened sample ${id}" in the extension's log` });
+  return folder;
+}
+
 export default [
   {
     name: 'Open Sample Dumps: IPVS mode opens the three dumps of one node, each in its language',
-    async run({ page, vscode }) {
+    async run({ page, vscode, workspace, log }) {
       await vscode.runCommand(page, 'Dataplane Explorer: Open Sample Dumps');
       await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('IPVS mode')), { what: 'the mode picker' });
       await vscode.chooseInQuickInput(page, 'IPVS', { text: 'IPVS mode', what: 'IPVS mode first' });
-      await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith('node1.ipvsadm'), { what: 'node1.ipvsadm in front' });
+      // The first dumps a fresh window opens load their languages: on a busy machine that takes a while.
+      await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith('node1.ipvsadm'), { timeout: 30_000, what: 'node1.ipvsadm in front' });
       const tabs = await page.$$eval('.tabs-container .tab', (els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
       for (const name of ['node1.ipvsadm', 'node1.ipset', 'node1.iptables']) {
         if (!tabs.some((t) => t.startsWith(name))) throw new Error(`no tab ${name}; tabs: ${tabs.join(' | ')}`);
@@ -16,6 +31,34 @@ export default [
         return m && m !== 'Plain Text' ? m : undefined;
       }, { what: 'a language mode' });
       if (!/ipvsadm|IPVS/i.test(mode)) throw new Error(`node1.ipvsadm opened in language mode ${mode}`);
+      // A copy outside the extension's install folder (<run>/ext), where editing it changes nothing installed.
+      const folder = await copiedTo(vscode, workspace, 'ipvs');
+      const extensions = path.join(workspace, '..', 'ext');
+      if (!path.relative(extensions, folder).startsWith('..') || folder.includes('dataplane-explorer.dataplane-explorer')) throw new Error(`the sample opened from the extension's folder: ${folder}`);
+      if (!existsSync(path.join(folder, 'node1.ipvsadm'))) throw new Error(`no copy node1.ipvsadm in ${folder}`);
+      log(`  IPVS sample copied to ${folder}`);
+    },
+  },
+  {
+    name: 'Open Sample Dumps: the folder button of a mode copies that sample into the workspace folder',
+    async run({ page, vscode, workspace, log }) {
+      await vscode.runCommand(page, 'Dataplane Explorer: Open Sample Dumps');
+      const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'nftables mode' }).first();
+      await row.waitFor({ state: 'visible' });
+      await row.hover();
+      await row.locator('.action-label.codicon-new-folder').click();
+      await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith('node1.nft'), { what: 'node1.nft in front' });
+      const copy = path.join(workspace, 'dataplane-samples', 'nftables', 'node1.nft');
+      try {
+        if (!existsSync(copy)) throw new Error(`no ${copy}`);
+        const folder = await copiedTo(vscode, workspace, 'nftables');
+        if (path.resolve(folder) !== path.dirname(copy)) throw new Error(`opened the copy in ${folder}, expected ${path.dirname(copy)}`);
+        log(`  nftables sample copied to ${folder}`);
+      } finally {
+        // The other tests count the workspace's dumps.
+        await vscode.runCommand(page, 'View: Close All Editor Groups');
+        rmSync(path.join(workspace, 'dataplane-samples'), { recursive: true, force: true });
+      }
     },
   },
 ];
