@@ -11,7 +11,7 @@ const GAP = 2;
 const MAX_CHARS = 32;
 /** Where along its edge (0 = source, 1 = target) a label is tried first, then next. */
 const SPOTS = [0.72, 0.58, 0.84, 0.44, 0.3];
-const CELL = 64;
+const CELL = 128;
 
 export interface PlacedLabel {
   from: string;
@@ -33,6 +33,7 @@ interface Box {
 
 /** The label as drawn (long conditions are clipped). */
 export function labelText(text: string): string {
+  if (text.length <= MAX_CHARS) return text;
   const chars = [...text];
   return chars.length > MAX_CHARS ? `${chars.slice(0, MAX_CHARS - 1).join('')}…` : text;
 }
@@ -43,7 +44,10 @@ export function labelText(text: string): string {
  */
 export function labelWidth(text: string): number {
   let w = 0;
-  for (const ch of labelText(text)) w += ch.codePointAt(0)! >= 0x2e80 ? 12 : ch === '%' || ch === 'm' || ch === 'w' || /[A-Z]/.test(ch) ? 10 : 7;
+  for (const ch of labelText(text)) {
+    const c = ch.codePointAt(0)!;
+    w += c >= 0x2e80 ? 12 : c === 0x25 || c === 0x6d || c === 0x77 || (c >= 0x41 && c <= 0x5a) ? 10 : 7;
+  }
   return Math.max(w, 44) + 6;
 }
 
@@ -75,26 +79,27 @@ export function pointAlong(points: [number, number][], f: number): [number, numb
   return points[0];
 }
 
-/** Boxes bucketed by the grid cells they cover. */
+/** Boxes bucketed by the grid cells they cover (numeric cell keys, no allocation per query: this is the hot loop). */
 class Grid {
-  private cells = new Map<string, Box[]>();
-
-  private each(b: Box, fn: (key: string) => boolean | void): boolean {
-    for (let cx = Math.floor(b.x0 / CELL); cx <= Math.floor(b.x1 / CELL); cx++)
-      for (let cy = Math.floor(b.y0 / CELL); cy <= Math.floor(b.y1 / CELL); cy++) if (fn(`${cx},${cy}`)) return true;
-    return false;
-  }
+  private cells = new Map<number, Box[]>();
 
   add(b: Box): void {
-    this.each(b, (key) => {
-      const list = this.cells.get(key);
-      if (list) list.push(b);
-      else this.cells.set(key, [b]);
-    });
+    for (let cx = Math.floor(b.x0 / CELL); cx <= Math.floor(b.x1 / CELL); cx++)
+      for (let cy = Math.floor(b.y0 / CELL); cy <= Math.floor(b.y1 / CELL); cy++) {
+        const key = cx * 4_194_304 + cy;
+        const list = this.cells.get(key);
+        if (list) list.push(b);
+        else this.cells.set(key, [b]);
+      }
   }
 
   hits(b: Box, gap: number): boolean {
-    return this.each(b, (key) => (this.cells.get(key) ?? []).some((o) => b.x0 < o.x1 + gap && o.x0 < b.x1 + gap && b.y0 < o.y1 + gap && o.y0 < b.y1 + gap));
+    for (let cx = Math.floor((b.x0 - gap) / CELL); cx <= Math.floor((b.x1 + gap) / CELL); cx++)
+      for (let cy = Math.floor((b.y0 - gap) / CELL); cy <= Math.floor((b.y1 + gap) / CELL); cy++) {
+        const list = this.cells.get(cx * 4_194_304 + cy);
+        if (list) for (const o of list) if (b.x0 < o.x1 + gap && o.x0 < b.x1 + gap && b.y0 < o.y1 + gap && o.y0 < b.y1 + gap) return true;
+      }
+    return false;
   }
 }
 
