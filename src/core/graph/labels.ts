@@ -8,7 +8,7 @@ import type { GraphLayout } from './svg';
 export const LABEL_HEIGHT = 15;
 /** Free space kept between two label boxes. */
 const GAP = 2;
-const MAX_CHARS = 32;
+const MAX_CHARS = 40;
 /** Where along its edge (0 = source, 1 = target) a label is tried first, then next. */
 const SPOTS = [0.72, 0.58, 0.84, 0.44, 0.3];
 const CELL = 128;
