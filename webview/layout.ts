@@ -6,7 +6,7 @@
 import ELK from 'elkjs/lib/elk.bundled.js';
 import type { ElkNode } from 'elkjs/lib/elk-api';
 import type { ServiceGraph } from '../src/core/graph/model';
-import { layeredLayout, NODE_HEIGHT, NODE_WIDTH, TITLE_HEIGHT, type GraphLayout } from '../src/core/graph/svg';
+import { layerGap, layeredLayout, NODE_HEIGHT, NODE_WIDTH, TITLE_HEIGHT, type GraphLayout } from '../src/core/graph/svg';
 
 const MARGIN = 12;
 const BAND_GAP = 30;
@@ -14,17 +14,21 @@ export const MAX_ELK_NODES = 400;
 
 let elk: InstanceType<typeof ELK> | undefined;
 
-function options(nodeCount: number): Record<string, string> {
+/**
+ * ELK's options for one Service graph. Layers sit as close as the widest share label allows (the labels are
+ * placed afterwards, between the layers, by core/graph/labels.ts).
+ */
+export function elkOptions(g: ServiceGraph): Record<string, string> {
   const common = {
     'elk.algorithm': 'layered',
     'elk.direction': 'RIGHT',
     'elk.spacing.nodeNode': '14',
-    'elk.layered.spacing.nodeNodeBetweenLayers': '90',
+    'elk.layered.spacing.nodeNodeBetweenLayers': String(layerGap([g])),
     'elk.edgeRouting': 'POLYLINE',
     'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
   };
   // Small graphs get ELK's thorough crossing minimisation; large fan-outs the single-pass one (see the benchmark).
-  return nodeCount > 150 ? { ...common, 'elk.layered.thoroughness': '1' } : common;
+  return g.nodes.length > 150 ? { ...common, 'elk.layered.thoroughness': '1' } : common;
 }
 
 async function layoutOne(g: ServiceGraph): Promise<GraphLayout> {
@@ -32,7 +36,7 @@ async function layoutOne(g: ServiceGraph): Promise<GraphLayout> {
   const ids = new Set(g.nodes.map((n) => n.id));
   const graph: ElkNode = {
     id: 'root',
-    layoutOptions: options(g.nodes.length),
+    layoutOptions: elkOptions(g),
     children: g.nodes.map((n) => ({
       id: n.id,
       width: NODE_WIDTH,

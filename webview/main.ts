@@ -8,8 +8,9 @@ import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { GraphNode, ServiceGraph, ServiceSummary } from '../src/core/graph/model';
 import { parseToWebview, type FromWebview, type GraphPanelState, type GraphStrings } from '../src/core/graph/protocol';
-import { clip, edgeLabelAt, edgePath, NODE_HEIGHT, NODE_WIDTH, type GraphLayout } from '../src/core/graph/svg';
+import { clip, edgeLabels, edgePath, NODE_HEIGHT, NODE_WIDTH, type GraphLayout } from '../src/core/graph/svg';
 import type { TraceHighlight } from '../src/core/graph/trace';
+import { firstView, wholeView } from '../src/core/graph/view';
 import { layoutGraphs } from './layout';
 import { VirtualList } from './list';
 import { renderMarkdown } from './markdown';
@@ -207,6 +208,8 @@ saveButton.addEventListener('click', () => {
 let scale = 1;
 let tx = 0;
 let ty = 0;
+/** Whether the user has zoomed or panned this graph: until then the first view follows the panel's size. */
+let moved = false;
 let viewport: SVGGElement | undefined;
 let root: SVGSVGElement | undefined;
 
@@ -217,6 +220,7 @@ function applyTransform(): void {
 }
 
 function zoomBy(factor: number, cx = canvas.clientWidth / 2, cy = canvas.clientHeight / 2): void {
+  moved = true;
   const next = Math.min(4, Math.max(0.05, scale * factor));
   tx = cx - ((cx - tx) * next) / scale;
   ty = cy - ((cy - ty) * next) / scale;
@@ -224,44 +228,35 @@ function zoomBy(factor: number, cx = canvas.clientWidth / 2, cy = canvas.clientH
   applyTransform();
 }
 
-/** Scale and offsets that show the whole graph. */
-function wholeView(): { scale: number; tx: number; ty: number } | undefined {
-  if (!layout) return undefined;
-  const w = canvas.clientWidth || 800;
-  const h = canvas.clientHeight || 600;
-  const s = Math.max(0.05, Math.min(1, w / layout.width, h / layout.height));
-  return { scale: s, tx: Math.max(0, (w - layout.width * s) / 2), ty: Math.max(0, (h - layout.height * s) / 2) };
+function panelSize(): { width: number; height: number } {
+  return { width: canvas.clientWidth || 800, height: canvas.clientHeight || 600 };
 }
 
 /** F / Fit: the whole graph. */
 function fit(): void {
-  const v = wholeView();
-  if (!v) return;
-  ({ scale, tx, ty } = v);
+  if (!layout) return;
+  moved = true;
+  ({ scale, tx, ty } = wholeView(layout, panelSize()));
   applyTransform();
 }
 
-/**
- * The first view of a graph: the whole of it when it stays readable; otherwise readable (80 %) from the left,
- * centred on the first frontend (the middle of a fan-out of many endpoints).
- */
+/** The first view of a graph: fitted, but readable (see firstView). */
 function initialView(): void {
-  const v = wholeView();
-  if (!v || !layout) return;
-  if (v.scale >= 0.5) {
-    ({ scale, tx, ty } = v);
-  } else {
-    scale = 0.8;
-    tx = 0;
-    const h = canvas.clientHeight || 600;
-    const anchor = orderedNodes.find((n) => n.kind === 'frontend') ?? orderedNodes[0];
-    const p = anchor ? placed.get(anchor.id) : undefined;
-    ty = p ? Math.min(0, h / 2 - (p.y + NODE_HEIGHT / 2) * scale) : 0;
-  }
+  if (!layout) return;
+  moved = false;
+  const anchor = orderedNodes.find((n) => n.kind === 'frontend') ?? orderedNodes[0];
+  const p = anchor ? placed.get(anchor.id) : undefined;
+  ({ scale, tx, ty } = firstView(layout, panelSize(), p ? p.y + NODE_HEIGHT / 2 : undefined));
   applyTransform();
 }
+
+// The panel settles its size after the first drawing (and the user may resize it): refit until the user moves.
+new ResizeObserver(() => {
+  if (layout && !moved) initialView();
+}).observe(canvas);
 
 function resetZoom(): void {
+  moved = true;
   scale = 1;
   tx = 0;
   ty = 0;
@@ -274,10 +269,12 @@ function ensureVisible(x: number, y: number): void {
   const h = canvas.clientHeight;
   const left = x * scale + tx;
   const top = y * scale + ty;
+  const before = `${tx},${ty}`;
   if (left < 0) tx -= left - 8;
   else if (left + NODE_WIDTH * scale > w) tx -= left + NODE_WIDTH * scale - w + 8;
   if (top < 0) ty -= top - 8;
   else if (top + NODE_HEIGHT * scale > h) ty -= top + NODE_HEIGHT * scale - h + 8;
+  if (`${tx},${ty}` !== before) moved = true;
   applyTransform();
 }
 
@@ -289,6 +286,7 @@ canvas.addEventListener(
     // Ctrl/Cmd + wheel (and a trackpad pinch) zooms around the pointer; the wheel alone pans (Shift: sideways).
     if (e.ctrlKey || e.metaKey) zoomBy(Math.exp(-e.deltaY * 0.002), e.clientX - box.left, e.clientY - box.top);
     else {
+      moved = true;
       tx -= e.shiftKey ? e.deltaY : e.deltaX;
       ty -= e.shiftKey ? 0 : e.deltaY;
       applyTransform();
@@ -307,6 +305,7 @@ window.addEventListener('pointermove', (e) => {
   const dy = e.clientY - drag.y;
   if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
   drag.moved = true;
+  moved = true;
   canvas.classList.add('panning');
   tx = drag.tx + dx;
   ty = drag.ty + dy;
@@ -324,6 +323,7 @@ canvas.addEventListener('keydown', (e) => {
   else if (e.key === '0') resetZoom();
   else if (e.key === 'f' || e.key === 'F') fit();
   else if ((e.key === 'Home' || e.key === 'End') && layout) {
+    moved = true;
     ty = e.key === 'Home' ? 0 : Math.min(0, canvas.clientHeight - layout.height * scale);
     applyTransform();
   } else return;
@@ -515,10 +515,20 @@ function decorateNode(g: SVGGElement, n: GraphNode): void {
 }
 
 function decorateEdge(g: SVGGElement): void {
-  const e = litEdges.get(`${g.dataset.from}\u0000${g.dataset.to}`);
-  g.classList.toggle('on', !!e);
-  const share = g.querySelector<SVGTextElement>('text.share');
-  if (share) share.textContent = e ? e.label : (share.dataset.model ?? '');
+  g.classList.toggle('on', litEdges.has(`${g.dataset.from}\u0000${g.dataset.to}`));
+}
+
+/** A share label shows the traced share of its edge while a trace is shown, else the model's. */
+function decorateLabel(text: SVGTextElement): void {
+  const e = litEdges.get(`${text.dataset.from}\u0000${text.dataset.to}`);
+  text.classList.toggle('on', !!e);
+  text.textContent = e ? e.label : (text.dataset.model ?? '');
+}
+
+function decorate(item: Item, element: SVGElement): void {
+  if (item.kind === 'node') decorateNode(element as SVGGElement, item.node!);
+  else if (item.kind === 'edge') decorateEdge(element as SVGGElement);
+  else if (item.kind === 'label') decorateLabel(element as SVGTextElement);
 }
 
 let litNodes = new Map<string, TraceHighlight['nodes'][number]>();
@@ -531,9 +541,7 @@ function applyHighlight(): void {
   root?.classList.toggle('tracing', !!highlight);
   for (const [key, element] of created) {
     const item = items[Number(key.slice(1))];
-    if (!item) continue;
-    if (item.kind === 'node') decorateNode(element as SVGGElement, item.node!);
-    else if (item.kind === 'edge') decorateEdge(element as SVGGElement);
+    if (item) decorate(item, element);
   }
   traceLabel.textContent = highlight ? format(strings.traced, highlight.title) : '';
   clearTraceButton.hidden = !highlight;
@@ -542,7 +550,7 @@ function applyHighlight(): void {
 // The SVG holds only what is in (or near) the visible area: a Service with thousands of endpoints costs the DOM
 // of the few dozen nodes on screen. Elements are created on first sight and kept for reuse.
 interface Item {
-  kind: 'node' | 'edge' | 'title';
+  kind: 'node' | 'edge' | 'label' | 'title';
   x0: number;
   y0: number;
   x1: number;
@@ -553,7 +561,7 @@ interface Item {
 let items: Item[] = [];
 const created = new Map<string, SVGElement>();
 const shown = new Map<string, SVGElement>();
-let layers: { titles: SVGGElement; edges: SVGGElement; nodes: SVGGElement } | undefined;
+let layers: { titles: SVGGElement; edges: SVGGElement; labels: SVGGElement; nodes: SVGGElement } | undefined;
 let visibleFrame = 0;
 
 function scheduleVisible(): void {
@@ -583,10 +591,9 @@ function updateVisible(): void {
     if (!element) {
       element = it.create();
       created.set(key, element);
-      if (it.kind === 'node') decorateNode(element as SVGGElement, it.node!);
-      else if (it.kind === 'edge') decorateEdge(element as SVGGElement);
+      decorate(it, element);
     }
-    (it.kind === 'node' ? layers!.nodes : it.kind === 'edge' ? layers!.edges : layers!.titles).append(element);
+    layers![`${it.kind}s`].append(element);
     shown.set(key, element);
   });
   for (const [key, element] of shown) {
@@ -663,7 +670,7 @@ async function renderGraph(): Promise<void> {
     items.push({
       kind: 'edge',
       x0: Math.min(...xs),
-      y0: Math.min(...ys) - 12,
+      y0: Math.min(...ys),
       x1: Math.max(...xs),
       y1: Math.max(...ys),
       create: () => {
@@ -671,14 +678,24 @@ async function renderGraph(): Promise<void> {
         group.dataset.from = e.from;
         group.dataset.to = e.to;
         group.append(svg('path', { d: edgePath(e.points), class: 'edge', 'marker-end': 'url(#arrow)' }));
-        const label = edgeModel.get(`${e.from}\u0000${e.to}`)?.label;
-        if (label) {
-          const [x, y] = edgeLabelAt(e.points);
-          const text = svg('text', { x, y, class: 'share' }, label);
-          text.dataset.model = label;
-          group.append(text);
-        }
         return group;
+      },
+    });
+  }
+  // Labels over every edge and node, each at its own spot (no two overlap, see core/graph/labels.ts).
+  for (const l of edgeLabels(laid, (from, to) => edgeModel.get(`${from}\u0000${to}`)?.label)) {
+    items.push({
+      kind: 'label',
+      x0: l.x - l.width / 2,
+      y0: l.y - l.height / 2,
+      x1: l.x + l.width / 2,
+      y1: l.y + l.height / 2,
+      create: () => {
+        const text = svg('text', { x: l.x, y: l.y, class: 'share' }, l.text);
+        text.dataset.from = l.from;
+        text.dataset.to = l.to;
+        text.dataset.model = l.text;
+        return text;
       },
     });
   }
@@ -697,8 +714,8 @@ async function renderGraph(): Promise<void> {
   defs.append(marker);
   svgRoot.append(defs);
   const vp = svg('g', { class: 'viewport' });
-  layers = { titles: svg('g', { class: 'titles' }), edges: svg('g', { class: 'edges' }), nodes: svg('g', { class: 'nodes' }) };
-  vp.append(layers.titles, layers.edges, layers.nodes);
+  layers = { titles: svg('g', { class: 'titles' }), edges: svg('g', { class: 'edges' }), labels: svg('g', { class: 'labels' }), nodes: svg('g', { class: 'nodes' }) };
+  vp.append(layers.titles, layers.edges, layers.nodes, layers.labels);
   svgRoot.append(vp);
   canvas.replaceChildren(svgRoot);
   root = svgRoot;

@@ -4,11 +4,16 @@
 // graphs too large for ELK to place quickly). Pure: no DOM.
 import type { ServiceGraph } from './model';
 import type { TraceHighlight } from './trace';
+import { LABEL_HEIGHT, placeEdgeLabels, widestLabel, type PlacedLabel } from './labels';
 
 export const NODE_WIDTH = 230;
 export const NODE_HEIGHT = 52;
 export const TITLE_HEIGHT = 24;
-const COLUMN_GAP = 90;
+/** The least room between two layers; more when the widest edge label needs it (up to MAX_LAYER_GAP). */
+const MIN_LAYER_GAP = 48;
+const MAX_LAYER_GAP = 200;
+/** Longer labels (conditions) are placed above or below the nodes rather than widening every gap. */
+const MAX_LABEL_ROOM = 110;
 const ROW_GAP = 14;
 const BAND_GAP = 30;
 const MARGIN = 12;
@@ -35,8 +40,27 @@ export interface GraphLayout {
   titles: { key: string; x: number; y: number }[];
 }
 
+/**
+ * The room between layers: enough for the widest edge label of the graphs to sit between two columns, and for
+ * several labels side by side where more labels than fit above one another share a gap (IPVS virtual services
+ * each with an edge to every real server).
+ */
+export function layerGap(graphs: readonly ServiceGraph[]): number {
+  const widest = widestLabel(graphs.flatMap((g) => g.edges.map((e) => e.label)));
+  if (widest === 0) return MIN_LAYER_GAP;
+  let columns = 1;
+  for (const g of graphs) {
+    const perLayer = new Map<number, number>();
+    for (const n of g.nodes) perLayer.set(n.layer, (perLayer.get(n.layer) ?? 0) + 1);
+    const rows = Math.max(1, Math.floor((Math.max(...perLayer.values()) * (NODE_HEIGHT + ROW_GAP)) / (LABEL_HEIGHT + 2)));
+    columns = Math.max(columns, Math.min(3, Math.ceil(g.edges.filter((e) => e.label).length / rows)));
+  }
+  return Math.min(MAX_LAYER_GAP, Math.max(MIN_LAYER_GAP, Math.min(widest, MAX_LABEL_ROOM) * columns + 16));
+}
+
 /** Left to right by the model's layers, one band per Service, columns centred. */
 export function layeredLayout(graphs: ServiceGraph[]): GraphLayout {
+  const gap = layerGap(graphs);
   const nodes: LaidOutNode[] = [];
   const edges: LaidOutEdge[] = [];
   const titles: GraphLayout['titles'] = [];
@@ -59,7 +83,7 @@ export function layeredLayout(graphs: ServiceGraph[]): GraphLayout {
       const columnHeight = column.length * (NODE_HEIGHT + ROW_GAP) - ROW_GAP;
       const offset = (bandHeight - columnHeight) / 2;
       column.forEach((id, i) => {
-        const p = { id, x: MARGIN + layer * (NODE_WIDTH + COLUMN_GAP), y: top + offset + i * (NODE_HEIGHT + ROW_GAP) };
+        const p = { id, x: MARGIN + layer * (NODE_WIDTH + gap), y: top + offset + i * (NODE_HEIGHT + ROW_GAP) };
         at.set(id, p);
         nodes.push(p);
         width = Math.max(width, p.x + NODE_WIDTH + MARGIN);
@@ -86,14 +110,9 @@ export function edgePath(points: [number, number][]): string {
   return points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'} ${r(x)} ${r(y)}`).join(' ');
 }
 
-/** Where an edge's share label goes: the middle of its path. */
-export function edgeLabelAt(points: [number, number][]): [number, number] {
-  if (points.length === 2) {
-    const [[x1, y1], [x2, y2]] = points;
-    return [(x1 + x2) / 2 - 14, (y1 + y2) / 2 - 4];
-  }
-  const [x, y] = points[Math.floor(points.length / 2)];
-  return [x - 14, y - 4];
+/** The edge labels of a layout, placed so that no two overlap (see labels.ts). */
+export function edgeLabels(layout: GraphLayout, labelOf: (from: string, to: string) => string | undefined): PlacedLabel[] {
+  return placeEdgeLabels(layout, labelOf, { width: NODE_WIDTH, height: NODE_HEIGHT });
 }
 
 const r = (x: number) => Math.round(x * 10) / 10;
@@ -123,7 +142,8 @@ const STYLE = [
   '.on rect { stroke-width: 3; fill: #fff4c2; } .edge.on { stroke: #d47500; stroke-width: 2.5; }',
   'text { fill: #1f1f1f; font-size: 12px; } .label { font-family: ui-monospace, Menlo, Consolas, monospace; }',
   '.detail { fill: #616161; font-size: 11px; } .badges { fill: #8a5b00; font-size: 10px; } .title { font-weight: bold; }',
-  '.edge { fill: none; stroke: #767676; stroke-width: 1.2; } .arrowhead { fill: #767676; } .share { font-size: 11px; }',
+  '.edge { fill: none; stroke: #767676; stroke-width: 1.2; } .arrowhead { fill: #767676; }',
+  '.share { font-size: 11px; text-anchor: middle; dominant-baseline: central; paint-order: stroke; stroke: #ffffff; stroke-width: 3px; }',
 ].join('\n');
 
 /**
@@ -149,18 +169,9 @@ export function toSvg(graphs: ServiceGraph[], layout: GraphLayout, highlight?: T
     const title = titleOf.get(t.key);
     if (title !== undefined) out.push(`<text class="title" x="${r(t.x)}" y="${r(t.y)}">${xmlEscape(clip(title, 120))}</text>`);
   }
-  for (const e of layout.edges) {
-    const model = edgeOf.get(`${e.from}\u0000${e.to}`);
-    if (!model || e.points.length < 2 || !at.has(e.from) || !at.has(e.to)) continue;
-    const key = `${e.from}\u0000${e.to}`;
-    const lit = shareOf.has(key);
-    out.push(`<path class="edge${lit ? ' on' : ''}" d="${edgePath(e.points)}" marker-end="url(#arrow)"/>`);
-    const label = lit ? shareOf.get(key) : model.label;
-    if (label) {
-      const [x, y] = edgeLabelAt(e.points);
-      out.push(`<text class="share" x="${r(x)}" y="${r(y)}">${xmlEscape(clip(label, 20))}</text>`);
-    }
-  }
+  const drawn = layout.edges.filter((e) => edgeOf.has(`${e.from}\u0000${e.to}`) && e.points.length >= 2 && at.has(e.from) && at.has(e.to));
+  for (const e of drawn) out.push(`<path class="edge${shareOf.has(`${e.from}\u0000${e.to}`) ? ' on' : ''}" d="${edgePath(e.points)}" marker-end="url(#arrow)"/>`);
+  const labelOf = (from: string, to: string) => shareOf.get(`${from}\u0000${to}`) ?? edgeOf.get(`${from}\u0000${to}`)?.label;
   for (const g of graphs) {
     for (const n of g.nodes) {
       const p = at.get(n.id);
@@ -175,6 +186,8 @@ export function toSvg(graphs: ServiceGraph[], layout: GraphLayout, highlight?: T
       out.push('</g>');
     }
   }
+  // Labels last: no line or node is drawn over one.
+  for (const l of edgeLabels({ ...layout, edges: drawn }, labelOf)) out.push(`<text class="share" x="${r(l.x)}" y="${r(l.y)}">${xmlEscape(l.text)}</text>`);
   out.push('</svg>');
   return out.join('\n') + '\n';
 }

@@ -13,6 +13,7 @@ import type { GraphLayout } from '../../core/graph/svg';
 import type { TraceHighlight } from '../../core/graph/trace';
 import type { Entry, Protocol, TraceResult } from '../../core/trace';
 import { plainLabel } from '../../core/explain/label';
+import { snapshotName } from '../../core/graph/title';
 import type { DocumentCache } from '../documentCache';
 import { core } from '../loadCore';
 import type { Log } from '../log';
@@ -150,8 +151,7 @@ class GraphPanel {
       this.pending = undefined;
       if (wanted && !this.selected.includes(wanted)) this.selected = [wanted];
       if (this.selected.length === 0 && this.model.services.length > 0) this.selected = [this.model.services[0].key];
-      const folder = vscode.workspace.asRelativePath(vscode.Uri.joinPath(this.document, '..'));
-      this.panel.title = vscode.l10n.t('Service Graph: {0}', folder);
+      this.panel.title = vscode.l10n.t('Service Graph: {0}', snapshotName(this.document.path));
       this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
       // The walkthrough's graph step is done once a graph was drawn (package.json completionEvents).
       void vscode.commands.executeCommand('setContext', 'dataplane.graphShown', true);

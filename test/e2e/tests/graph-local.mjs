@@ -82,9 +82,10 @@ async function localSteps({ page, vscode, log }) {
   if (!litEdges.some((e) => e.label === 'other sources')) throw new Error('the lit branch does not say its condition (other sources)');
 }
 
-/** Every drawn edge: its ends (node ids), label and whether the trace lights it. */
+/** Every drawn edge: its ends (node ids), label (drawn in the labels layer, by the same ends) and whether the trace lights it. */
 async function edgeTexts(view) {
-  return view.locator('svg.graph g.edge-group').evaluateAll((gs) =>
-    gs.map((g) => ({ from: g.dataset.from, to: g.dataset.to, label: g.querySelector('text.share')?.textContent ?? '', on: g.classList.contains('on') })),
-  );
+  return view.locator('svg.graph').evaluate((svg) => {
+    const labels = new Map([...svg.querySelectorAll('text.share')].map((t) => [`${t.dataset.from}\u0000${t.dataset.to}`, t.textContent ?? '']));
+    return [...svg.querySelectorAll('g.edge-group')].map((g) => ({ from: g.dataset.from, to: g.dataset.to, label: labels.get(`${g.dataset.from}\u0000${g.dataset.to}`) ?? '', on: g.classList.contains('on') }));
+  });
 }
