@@ -27,7 +27,7 @@ export async function panelRowWith(page, vscode, parts, what) {
   await vscode.poll(async () => {
     rows = await vscode.panelTexts(page);
     if (rows.some(has)) return true;
-    const box = await page.locator(`${PANEL} .monaco-list`).first().boundingBox().catch(() => null);
+    const box = await page.locator(`${PANEL} .monaco-list:visible`).first().boundingBox().catch(() => null);
     if (box) {
       await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
       await page.mouse.wheel(0, JSON.stringify(rows) === before ? -100_000 : 200);
@@ -59,7 +59,7 @@ export async function traceShopWeb(page, vscode, { command, fromPod }) {
 export async function clickPanelRow(page, vscode, text) {
   await vscode.poll(async () => {
     await panelRowWith(page, vscode, [text], `the row "${text}"`);
-    const list = await page.locator(`${PANEL} .monaco-list`).first().boundingBox();
+    const list = await page.locator(`${PANEL} .monaco-list:visible`).first().boundingBox({ timeout: 2000 });
     const box = await page.locator(`${PANEL} .monaco-list-row`, { hasText: text }).first().boundingBox({ timeout: 1000 });
     if (!list || !box) return false;
     if (box.y < list.y || box.y + box.height > list.y + list.height) {
