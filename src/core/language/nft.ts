@@ -6,6 +6,8 @@ import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseNft } from '../parse/nft/parser';
 import { parseNftJson } from '../parse/nft/json';
+import { promptsBefore } from '../parse/prompt';
+import { SNIFF_BYTES } from '../detect';
 import { buildNftCatalog, classifyNftKubeObject, isKubeProxyNftTable, type NftCatalog } from '../kube/nft-catalog';
 import type { Service } from '../kube/catalog';
 import { nftEndpointServicePart } from '../kube/nft-hash';
@@ -53,9 +55,11 @@ function addService(map: Map<string, Map<string, Service>>, tableId: string, nam
   names.set(name, s);
 }
 
-/** `nft -j` output is JSON; everything else is nft text (list output or a script). */
+/** `nft -j` output is JSON, maybe after the prompt that ran it; everything else is nft text (list output or a script). */
 export function isNftJson(text: string): boolean {
-  return /^\s*\{\s*"nftables"\s*:/.test(text.slice(0, 4096));
+  const head = text.slice(0, SNIFF_BYTES);
+  const { start } = promptsBefore(head, head.charCodeAt(0) === 0xfeff ? 1 : 0);
+  return /^\s*\{\s*"nftables"\s*:/.test(head.slice(start, start + 4096));
 }
 
 export function analyzeNft(text: string): NftAnalysis {

@@ -375,3 +375,43 @@ export async function languageStatusHover(page) {
   }
   return '';
 }
+
+/** Opens a workspace file by its relative path (several dumps share a name, e.g. samples/…/node1.iptables). */
+export async function openRelative(page, relative) {
+  const name = path.basename(relative);
+  await openFile(page, name, { query: relative, row: (label) => label.startsWith(name) && label.includes(path.dirname(relative)) });
+}
+
+/** Visible texts (label and description; no-break spaces as spaces) of the rows of the lists and trees in the panel. */
+export async function panelTexts(page) {
+  return page.$$eval('[id="workbench.parts.panel"] .monaco-list-row', (els) => els.map((r) => r.innerText.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim()));
+}
+
+/** The labels of the active editor's breadcrumbs, e.g. ['node1.txt', 'nat', 'KUBE-SERVICES']. */
+export async function breadcrumbs(page) {
+  return page.$$eval('.editor-group-container.active .breadcrumbs-control .monaco-breadcrumb-item', (els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+}
+
+/**
+ * The system clipboard as the workbench reads it (navigator.clipboard, which VS Code's web clipboard service uses):
+ * `setClipboard` writes a marker first, so that a test can wait until a copy replaced it.
+ */
+export async function setClipboard(page, text) {
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+}
+
+export async function clipboardText(page) {
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
+/** Runs `copy()` and waits until the clipboard holds something else than before; returns it. */
+export async function copied(page, copy, what = 'the copied text') {
+  const marker = `marker ${Date.now()}`;
+  await setClipboard(page, marker);
+  await copy();
+  return poll(async () => {
+    const text = await clipboardText(page);
+    return text !== marker ? text : undefined;
+  }, { what: `${what} on the clipboard` });
+}

@@ -27,6 +27,7 @@ import { FAST_MAX_LINE } from '../ipvs/nodes';
 import { LineMap } from '../../model/line-map';
 import { detached } from '../detach';
 import { nameTable } from '../../model/name-table';
+import { promptCommand } from '../prompt';
 
 export const MAX_LINE_LENGTH = 65_536;
 // Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
@@ -73,10 +74,6 @@ const MEMBER_OPTIONS: Record<string, 0 | 1> = nameTable({
 });
 
 const PORT_PROTOCOLS = new Set(['tcp', 'udp', 'sctp', 'udplite', 'icmp', 'icmpv6', 'ipv6-icmp']);
-
-/** A user@host or [user@host dir]# prompt, `$ `, or `# ipset …`. */
-const PROMPT_RE = /^\s*(?:\[[^\]]*\]\s?[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s?[#$%>]|[$%>❯](?=\s))\s*(.*)$/;
-const ROOT_PROMPT_RE = /^\s*#\s*((?:sudo\s+)?(?:ipset|ipvsadm|iptables|ip6tables|iptables-save|ip|nft|kubectl|cat|watch|ssh|docker|crictl)\b.*)$/;
 
 interface PendingRef {
   name: string;
@@ -516,7 +513,7 @@ class IpsetBuilder {
       return;
     }
     const extent = lineExtent(i, text);
-    if (PROMPT_RE.test(text) || ROOT_PROMPT_RE.test(text)) {
+    if (promptCommand(text) !== undefined) {
       this.closeListed();
       this.diag(extent, 'information', 'shell-prompt', t('A shell prompt and command, not ipset output: ignored.'));
       return;

@@ -32,6 +32,7 @@ import { lineLexer } from './lexer';
 import { FAST_MAX_LINE, forwardAt, pack, PlainServiceServerNode, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
 import { listingKey, restoreKey, ServerIndex } from './serverIndex';
 import { digitsValue } from '../digits';
+import { promptCommand } from '../prompt';
 import { SortedLineMap } from '../../model/line-map';
 import { emptyNameTable, nameTable } from '../../model/name-table';
 
@@ -104,11 +105,6 @@ option(['-n', '--numeric'], '-n', 0, 'any');
 
 const SERVICE_SPEC_PROTOCOL: Record<string, 'TCP' | 'UDP' | 'SCTP' | 'FWM'> = nameTable({ '-t': 'TCP', '-u': 'UDP', '--sctp-service': 'SCTP', '-f': 'FWM' });
 
-/** A user@host or [user@host dir]# prompt, or `$ `, followed by a command. */
-const USER_PROMPT_RE = /^\s*(?:\[[^\]]*\]\s?[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s?[#$%>])\s*(.*)$/;
-const PLAIN_PROMPT_RE = /^\s*[$%>❯]\s+(.*)$/;
-/** `# ipvsadm -Ln` is a root prompt, `# any other text` a comment. */
-const ROOT_PROMPT_RE = /^\s*#\s*((?:sudo\s+)?(?:ipvsadm|ipset|iptables|ip6tables|iptables-save|ip|nft|kubectl|cat|watch|ssh|docker|crictl)\b.*)$/;
 const DAEMON_RE = /^(master|backup) sync daemon\b/;
 
 interface PendingRef {
@@ -486,9 +482,9 @@ class IpvsBuilder {
       return;
     }
     const extent = lineExtent(i, text);
-    const prompt = USER_PROMPT_RE.exec(text) ?? PLAIN_PROMPT_RE.exec(text) ?? ROOT_PROMPT_RE.exec(text);
-    if (prompt) {
-      this.prompt(text, prompt[1] ?? '', extent);
+    const command = promptCommand(text);
+    if (command !== undefined) {
+      this.prompt(text, command, extent);
       return;
     }
     if (/^\s*#/.test(text)) {

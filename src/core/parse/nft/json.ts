@@ -26,6 +26,7 @@ import type { Range } from '../../model/range';
 import { Symbols, type SymbolDefinition, type SymbolKind } from '../../model/symbols';
 import { t } from '../../l10n';
 import { LineIndex, num, prop, readJson, str, type JObject, type JValue } from './jsonReader';
+import { promptsAfter, promptsBefore } from '../prompt';
 import { emptyNftRuleset, MAX_DIAGNOSTICS } from './parser';
 import { prefixProblem } from './statements';
 import { emptyNameTable, nameTable } from '../../model/name-table';
@@ -129,7 +130,12 @@ class NftJsonBuilder {
   }
 
   build(): NftRuleset {
-    const { value, error } = readJson(this.text);
+    // A pasted terminal session: the prompt that ran `nft -j list ruleset` before the JSON, the next prompt after it.
+    const before = promptsBefore(this.text, this.text.charCodeAt(0) === 0xfeff ? 1 : 0);
+    const after = promptsAfter(this.text, before.start);
+    for (const p of [...before.prompts, ...after.prompts]) this.diag(this.range(p), 'information', 'shell-prompt', t('A shell prompt and command, not nft output: ignored.'));
+    // Cutting the end keeps every offset, and so every line and column, those of the whole text.
+    const { value, error } = readJson(after.end < this.text.length ? this.text.slice(0, after.end) : this.text, before.start);
     if (error) {
       const p = this.position(error.offset);
       // The character there, if any: at the end of the text (or of a line) the range is empty.

@@ -41,9 +41,12 @@ class Failure {
   constructor(readonly offset: number, readonly message: string) {}
 }
 
-/** Parses JSON text with positions. `error` is set when the text is not JSON; `value` then is undefined. */
-export function readJson(text: string): { value?: JValue; error?: JsonError } {
-  let i = 0;
+/**
+ * Parses JSON text with positions, from offset `from` on (what comes before is not read; offsets stay those of the
+ * whole text). `error` is set when the text is not JSON; `value` then is undefined.
+ */
+export function readJson(text: string, from = 0): { value?: JValue; error?: JsonError } {
+  let i = from;
   const n = text.length;
 
   const fail = (message: string, at = i): never => {
@@ -189,7 +192,7 @@ export function readJson(text: string): { value?: JValue; error?: JsonError } {
 
   try {
     // A byte order mark is harmless.
-    if (text.charCodeAt(0) === 0xfeff) i = 1;
+    if (text.charCodeAt(i) === 0xfeff) i++;
     const value = readValue(0);
     skipWs();
     if (i < n) fail(`unexpected ${describe(i)} after the JSON value`);
