@@ -43,7 +43,7 @@ describe('preparation after a parse', () => {
       expect(expected.graph.services.length).toBeGreaterThan(0);
       expect(expected.found.length).toBeGreaterThan(0);
       const { files, calls } = counted(dir);
-      for (const step of preparationSteps(buildSnapshot(files))) step();
+      for (const step of preparationSteps(files)) step();
       const s = buildSnapshot(files);
       const after = calls();
       const graph = runSnapshotQuery(s, 'graph', []);

@@ -35,7 +35,7 @@ interface Held {
 export type Prepare = (files: SnapshotFile[], scope: 'document' | 'snapshot') => (() => void)[];
 
 const prepareSteps: Prepare = (files, scope) => {
-  if (scope === 'snapshot') return preparationSteps(buildSnapshot(files));
+  if (scope === 'snapshot') return preparationSteps(files);
   // One ipset or ipvsadm dump alone is traced nowhere: an IPVS node is traced through its snapshot.
   const a = files[0].analysis;
   return a.dialect === 'iptables' || a.dialect === 'nftables' ? [() => prepareTrace(files as unknown as TraceFile[])] : [];

@@ -13,7 +13,7 @@ import { serviceTitle, type GraphModel } from '../../core/graph/model';
 import { perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { t } from '../../core/l10n';
 import { plainLabel } from '../../core/explain/label';
-import type { NodeSnapshot } from '../../core/snapshot';
+import { buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../core/snapshot';
 import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../core/symbols';
 import { snapshotFileLocator } from '../../core/graph/snapshot';
 import { hostPort, prepareTrace, traceSnapshot, tracedService, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
@@ -222,16 +222,25 @@ function graphModelOf(s: NodeSnapshot): GraphModel {
   return { ...model, graphs: new Map(model.graphs) };
 }
 
-const traceFiles = (s: NodeSnapshot): TraceFile[] => s.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
+const traceFiles = (files: readonly SnapshotFile[]): TraceFile[] => files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
 
 /**
  * What the first trace, the graph and Ctrl+T of a snapshot need, as steps the analysis worker runs one at a time
- * when nothing else waits, right after a parse: each answers at once afterwards. A snapshot without an iptables or
- * nft dump is traced nowhere.
+ * when nothing else waits, right after a parse: each answers at once afterwards. The snapshot is built by the first
+ * step that needs it (not while its files are still being asked about); one without an iptables or nft dump is
+ * traced nowhere.
  */
-export function preparationSteps(s: NodeSnapshot): (() => void)[] {
-  const traceable = s.files.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables');
-  return [() => traceable && prepareTrace(traceFiles(s)), () => graphModelOf(s), () => symbolIndexOf(s)];
+export function preparationSteps(files: SnapshotFile[]): (() => void)[] {
+  let built: NodeSnapshot | undefined;
+  const snapshot = () => (built ??= buildSnapshot(files));
+  const traceable = files.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables');
+  return [
+    () => {
+      if (traceable) prepareTrace(traceFiles(files));
+    },
+    () => void graphModelOf(snapshot()),
+    () => void symbolIndexOf(snapshot()),
+  ];
 }
 
 /** Questions about a node snapshot (the document is file 0). */
@@ -246,7 +255,7 @@ export const snapshotQueries = {
   serviceCount: (s: NodeSnapshot) => s.services.length,
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItems(s.services, kind),
   trace: (s: NodeSnapshot, request: TraceRequest): TraceResult => {
-    const files = traceFiles(s);
+    const files = traceFiles(s.files);
     const result = traceSnapshot(files, request);
     return { ...result, service: tracedService(files, result) };
   },
