@@ -33,7 +33,7 @@ describe('preparation after a parse', () => {
       const ask = (files: SnapshotFile[]) => {
         // The worker builds a new snapshot object per request: the answers come from what was prepared.
         const s = buildSnapshot(files);
-        return { graph: runSnapshotQuery(s, 'graph', []), found: runSnapshotQuery(s, 'symbols', [query, 10]) };
+        return { graph: runSnapshotQuery(s, 'graph', []), found: runSnapshotQuery(s, 'symbols', [query, 10]), rows: runSnapshotQuery(s, 'frontendItems', ['clusterIP']) };
       };
       const lazy = counted(dir);
       const lazyCalls = lazy.calls();
@@ -52,6 +52,8 @@ describe('preparation after a parse', () => {
       // The same answers as built when asked.
       expect(graph).toEqual(expected.graph);
       expect(found).toEqual(expected.found);
+      expect(runSnapshotQuery(s, 'frontendItems', ['clusterIP'])).toEqual(expected.rows);
+      expect(expected.rows.length).toBeGreaterThan(0);
     });
   }
 

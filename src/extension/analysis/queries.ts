@@ -224,8 +224,16 @@ function graphModelOf(s: NodeSnapshot): GraphModel {
 
 const traceFiles = (files: readonly SnapshotFile[]): TraceFile[] => files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
 
+const pickRows: PerAnalyses<Partial<Record<'clusterIP' | 'nodePort', FrontendItem[]>>> = new WeakMap();
+
+/** The rows of the Trace ClusterIP / NodePort pick, kept while the analyses live (10,000 rows of text). */
+function frontendItemsOf(s: NodeSnapshot, kind: 'clusterIP' | 'nodePort'): FrontendItem[] {
+  const rows = perAnalyses<Partial<Record<'clusterIP' | 'nodePort', FrontendItem[]>>>(pickRows, analysesOf(s), () => ({}), 4);
+  return (rows[kind] ??= frontendItems(s.services, kind));
+}
+
 /**
- * What the first trace, the graph and Ctrl+T of a snapshot need, as steps the analysis worker runs one at a time
+ * What the first trace (and its pick list), the graph and Ctrl+T of a snapshot need, as steps the analysis worker runs one at a time
  * when nothing else waits, right after a parse: each answers at once afterwards. The snapshot is built by the first
  * step that needs it (not while its files are still being asked about); one without an iptables or nft dump is
  * traced nowhere.
@@ -236,7 +244,9 @@ export function preparationSteps(files: SnapshotFile[]): (() => void)[] {
   const traceable = files.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables');
   return [
     () => {
-      if (traceable) prepareTrace(traceFiles(files));
+      if (!traceable) return;
+      prepareTrace(traceFiles(files));
+      frontendItemsOf(snapshot(), 'clusterIP');
     },
     () => void graphModelOf(snapshot()),
     () => void symbolIndexOf(snapshot()),
@@ -253,7 +263,7 @@ export const snapshotQueries = {
   serviceItems: (s: NodeSnapshot) => serviceItems(s.services, snapshotFileLocator(s)),
   symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
   serviceCount: (s: NodeSnapshot) => s.services.length,
-  frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItems(s.services, kind),
+  frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItemsOf(s, kind),
   trace: (s: NodeSnapshot, request: TraceRequest): TraceResult => {
     const files = traceFiles(s.files);
     const result = traceSnapshot(files, request);
