@@ -26,7 +26,9 @@ import { parseIptables } from '../src/core/parse/iptables/parser';
 import { releaseLastMatch } from '../src/core/parse/detach';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../src/core/snapshot';
 import { featuresFor } from '../src/core/language';
-import { prepareTrace, traceSnapshot } from '../src/core/trace';
+import { traceSnapshot } from '../src/core/trace';
+import { preparationSteps, runSnapshotQuery } from '../src/extension/analysis/queries';
+import { plainData } from '../src/extension/analysis/plain';
 import type { Position } from '../src/core/model/range';
 
 // The analysis worker's young generation bound (see WORKER_YOUNG_GENERATION_MB): times and peaks are measured as
@@ -83,9 +85,10 @@ if (process.argv[2] === '--fresh') {
 }
 
 // `--trace-path DIALECT FILE…` (used by the bench itself): in this fresh process, what a user of the extension
-// waits for: the analysis, the idle preparation the analysis worker runs next (prepareTrace, timed apart), then
-// the first traces asked for, of other Services than the ones the preparation traced (a ClusterIP from a pod and
-// from the node, a NodePort from outside), and the later ones.
+// waits for: the analysis, the idle preparation the analysis worker runs next (its steps timed apart: the first
+// trace, the graph model, the symbol index), then the first traces asked for, of other Services than the ones the
+// preparation traced (a ClusterIP from a pod and from the node, a NodePort from outside), and the later ones; the
+// graph and a Ctrl+T query for a Service's name, each as the worker answers (plain data, copied as a message).
 if (process.argv[2] === '--trace-path') {
   const dialect = process.argv[3];
   const files = process.argv.slice(4);
@@ -96,7 +99,10 @@ if (process.argv[2] === '--trace-path') {
       : read.map((text, k) => analyzeFile(files[k], text, dialect === 'nftables' ? 'nftables' : ['ipvsadm', 'ipset', 'iptables'][k])!);
   const snapshot = withEveryEndpoint(buildSnapshot(analysed));
   const traceFiles = analysed as unknown as Parameters<typeof traceSnapshot>[0];
-  const prepareMs = time(() => prepareTrace(traceFiles)).ms;
+  const [prepareTraceStep, prepareGraphStep, prepareSymbolsStep] = preparationSteps(analysed);
+  const prepareMs = time(prepareTraceStep).ms;
+  const prepareGraphMs = time(prepareGraphStep).ms;
+  const prepareSymbolsMs = time(prepareSymbolsStep).ms;
   // prepareTrace traces the first Service with a ClusterIP and endpoints: the user asks about ones further on.
   const protocolOf = (s: (typeof snapshot.services)[number]): 'tcp' | 'udp' | 'sctp' => (s.protocol === 'udp' || s.protocol === 'sctp' ? s.protocol : 'tcp');
   const withCluster = snapshot.services.filter((x) => x.endpoints.length > 0 && x.frontends.some((f) => f.kind === 'clusterIP' && f.address));
@@ -122,7 +128,13 @@ if (process.argv[2] === '--trace-path') {
   const firsts = requests.map((request) => time(() => traceSnapshot(traceFiles, request)).ms);
   const laters = requests.map((request) => median(() => traceSnapshot(traceFiles, request), 5));
   const outcomes = requests.map((request) => traceSnapshot(traceFiles, request).outcomes.filter((o) => o.verdict === 'dnat').length);
-  process.stdout.write(JSON.stringify({ prepareMs, firstMs: Math.max(...firsts), laterMs: Math.max(...laters), outcomes: Math.min(...outcomes) }));
+  // The worker builds a snapshot per request and answers in a message (a structured clone of plain data).
+  const answer = (method: 'graph' | 'symbols', ...args: unknown[]) => structuredClone(plainData(runSnapshotQuery(buildSnapshot(analysed), method, args as never)));
+  const graphMs = time(() => answer('graph')).ms;
+  const name = other.anonymous ? cluster.address! : `${other.namespace}/${other.name}`;
+  const found = time(() => answer('symbols', name, 500));
+  if ((found.value as unknown[]).length === 0) throw new Error(`Ctrl+T found no ${name}`);
+  process.stdout.write(JSON.stringify({ prepareMs, prepareGraphMs, prepareSymbolsMs, firstMs: Math.max(...firsts), laterMs: Math.max(...laters), graphMs, symbolMs: found.ms, outcomes: Math.min(...outcomes) }));
   process.exit(0);
 }
 
@@ -182,21 +194,22 @@ function freshTimes(dialect: string, files: string[]): { floorMs: number; totalM
 const TRACE_PATH_RUNS = 3;
 
 /** The extension's trace path (see `--trace-path`) in fresh processes: each time the median of TRACE_PATH_RUNS. */
-function tracePath(dialect: string, files: string[]): { prepareMs: number; firstMs: number; laterMs: number } {
-  const runs: { prepareMs: number; firstMs: number; laterMs: number; outcomes: number }[] = [];
+type PathTimes = { prepareMs: number; prepareGraphMs: number; prepareSymbolsMs: number; firstMs: number; laterMs: number; graphMs: number; symbolMs: number };
+function tracePath(dialect: string, files: string[]): PathTimes {
+  const runs: (PathTimes & { outcomes: number })[] = [];
   for (let run = 0; run < TRACE_PATH_RUNS; run++) {
     try {
       const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1], '--trace-path', dialect, ...files], { encoding: 'utf8', maxBuffer: 1 << 20 });
       runs.push(JSON.parse(out) as (typeof runs)[number]);
     } catch (e) {
       process.stderr.write(`trace path of ${dialect}: ${(e as Error).message.split('\n')[0]}\n`);
-      return { prepareMs: NaN, firstMs: NaN, laterMs: NaN };
+      return { prepareMs: NaN, prepareGraphMs: NaN, prepareSymbolsMs: NaN, firstMs: NaN, laterMs: NaN, graphMs: NaN, symbolMs: NaN };
     }
   }
   // A trace that reached no backend would be fast for the wrong reason.
   if (runs.some((r) => r.outcomes === 0)) throw new Error(`trace path of ${dialect}: a traced Service reached no endpoint`);
-  const mid = (key: 'prepareMs' | 'firstMs' | 'laterMs') => middle(runs.map((r) => r[key]));
-  return { prepareMs: mid('prepareMs'), firstMs: mid('firstMs'), laterMs: mid('laterMs') };
+  const mid = (key: keyof PathTimes) => middle(runs.map((r) => r[key]));
+  return { prepareMs: mid('prepareMs'), prepareGraphMs: mid('prepareGraphMs'), prepareSymbolsMs: mid('prepareSymbolsMs'), firstMs: mid('firstMs'), laterMs: mid('laterMs'), graphMs: mid('graphMs'), symbolMs: mid('symbolMs') };
 }
 
 const quick = process.argv.includes('--quick');
@@ -247,8 +260,13 @@ interface Row {
   peakMb: number;
   /** The first trace right after parsing, in the same process (the CLI's case). */
   coldTraceMs: number;
-  /** The extension's idle preparation after the analysis (prepareTrace). */
+  /** The extension's idle preparation after the analysis: the first trace (prepareTrace), the graph model, the symbol index. */
   prepareMs: number;
+  prepareGraphMs: number;
+  prepareSymbolsMs: number;
+  /** After the preparation: the graph model and a Ctrl+T query for a Service's name, as the worker answers them. */
+  graphMs: number;
+  symbolMs: number;
   /** The first trace a user of the extension asks for, after that preparation (another Service). */
   firstTraceMs: number;
   traceMs: number;
@@ -512,10 +530,10 @@ function runCase(s: number, services: ReturnType<typeof randomServices>, target:
       const peak = peakMb(dialect, files);
       // Last: the kernel's work for the native tools (minutes of it for nft) must not slow what is timed above.
       const { loadMs, printMs } = quick ? { loadMs: NaN, printMs: NaN } : dialect === 'iptables' ? legacyRestore(files[0]) : dialect === 'nftables' ? nftLoadAndList(files[0], lines) : { loadMs: NaN, printMs: NaN };
-      const tracing = { prepareMs: path.prepareMs, firstTraceMs: path.firstMs, traceMs: path.laterMs };
+      const tracing = { prepareMs: path.prepareMs, prepareGraphMs: path.prepareGraphMs, prepareSymbolsMs: path.prepareSymbolsMs, firstTraceMs: path.firstMs, traceMs: path.laterMs, graphMs: path.graphMs, symbolMs: path.symbolMs };
       const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs, freshFloorMs: fresh.floorMs, freshTotalMs: fresh.totalMs, loadMs, printMs, heapMb, peakMb: peak, coldTraceMs, ...tracing, hoverMs, defMs };
       for (const f of files) rmSync(f);
-      process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, first trace ${row.firstTraceMs.toFixed(1)} ms\n`);
+      process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, prepare ${(row.prepareMs + row.prepareGraphMs + row.prepareSymbolsMs).toFixed(0)} ms, first trace ${row.firstTraceMs.toFixed(1)} ms, graph ${row.graphMs.toFixed(0)} ms, Ctrl+T ${row.symbolMs.toFixed(1)} ms\n`);
       return row;
     }
   }
@@ -526,11 +544,11 @@ const vsix = existsSync('dist') ? readdirSync('dist').find((f) => f.endsWith('.v
 const vsixKiB = vsix ? statSync(join('dist', vsix)).size / 1024 : NaN;
 const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 const table = [
-  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols ms | catalog ms | total ms | total / floor | fresh read+split ms | fresh total ms | fresh total / floor | native load ms | fresh total / load | native print ms | fresh total / print | heap MB | heap / file | peak MB | peak / file | cold trace ms | idle prepare ms | first trace ms | trace ms | hover ms | F12 ms |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| dialect | services × endpoints | MB | lines | read+split ms | parse+symbols ms | catalog ms | total ms | total / floor | fresh read+split ms | fresh total ms | fresh total / floor | native load ms | fresh total / load | native print ms | fresh total / print | heap MB | heap / file | peak MB | peak / file | cold trace ms | idle prepare ms | first trace ms | trace ms | prepare graph ms | graph ms | prepare Ctrl+T ms | Ctrl+T ms | hover ms | F12 ms |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.catalogMs)} | ${fmt(r.totalMs)} | ${fmt(r.totalMs / r.floorMs, 1)}× | ${fmt(r.freshFloorMs)} | ${fmt(r.freshTotalMs)} | ${fmt(r.freshTotalMs / r.freshFloorMs, 1)}× | ${fmt(r.loadMs)} | ${Number.isFinite(r.loadMs) ? `${fmt(r.freshTotalMs / r.loadMs, 2)}×` : '—'} | ${fmt(r.printMs)} | ${Number.isFinite(r.printMs) ? `${fmt(r.freshTotalMs / r.printMs, 2)}×` : '—'} | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.peakMb)} | ${fmt(r.peakMb / r.mb, 1)}× | ${fmt(r.coldTraceMs, 1)} | ${fmt(r.prepareMs, 1)} | ${fmt(r.firstTraceMs, 1)} | ${fmt(r.traceMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`,
+      `| ${r.dialect} | ${r.services} × ${endpoints} | ${fmt(r.mb, 1)} | ${r.lines} | ${fmt(r.floorMs)} | ${fmt(r.parseMs)} | ${fmt(r.catalogMs)} | ${fmt(r.totalMs)} | ${fmt(r.totalMs / r.floorMs, 1)}× | ${fmt(r.freshFloorMs)} | ${fmt(r.freshTotalMs)} | ${fmt(r.freshTotalMs / r.freshFloorMs, 1)}× | ${fmt(r.loadMs)} | ${Number.isFinite(r.loadMs) ? `${fmt(r.freshTotalMs / r.loadMs, 2)}×` : '—'} | ${fmt(r.printMs)} | ${Number.isFinite(r.printMs) ? `${fmt(r.freshTotalMs / r.printMs, 2)}×` : '—'} | ${fmt(r.heapMb)} | ${fmt(r.heapMb / r.mb, 1)}× | ${fmt(r.peakMb)} | ${fmt(r.peakMb / r.mb, 1)}× | ${fmt(r.coldTraceMs, 1)} | ${fmt(r.prepareMs, 1)} | ${fmt(r.firstTraceMs, 1)} | ${fmt(r.traceMs, 1)} | ${fmt(r.prepareGraphMs)} | ${fmt(r.graphMs)} | ${fmt(r.prepareSymbolsMs)} | ${fmt(r.symbolMs, 1)} | ${fmt(r.hoverMs, 2)} | ${fmt(r.defMs, 2)} |`,
   ),
 ];
 const extras = [
@@ -576,6 +594,9 @@ function targetLines(): string[] {
     each('peak memory ≤ 8× the file', (r) => `${fmt(r.peakMb / r.mb, 1)}×`, (r) => (Number.isFinite(r.peakMb) ? r.peakMb <= 8 * r.mb : undefined)),
     each('trace ≤ 20 ms: the first one a user of the extension asks for (after the idle preparation)', (r) => `${fmt(r.firstTraceMs, 1)} ms`, (r) => r.firstTraceMs <= 20),
     each('trace ≤ 20 ms: later ones', (r) => `${fmt(r.traceMs, 1)} ms`, (r) => r.traceMs <= 20),
+    each('after the parse, the whole preparation (first trace, graph model, symbol index) ≤ 2 s', (r) => `${fmt(r.prepareMs + r.prepareGraphMs + r.prepareSymbolsMs)} ms`, (r) => r.prepareMs + r.prepareGraphMs + r.prepareSymbolsMs <= 2000),
+    each('after the preparation, the graph (its model as the worker sends it) < 2 s', (r) => `${fmt(r.graphMs)} ms`, (r) => r.graphMs < 2000),
+    each('after the preparation, Ctrl+T for a Service name < 1 s', (r) => `${fmt(r.symbolMs, 1)} ms`, (r) => r.symbolMs < 1000),
     each('hover and F12 ≤ 10 ms', (r) => `${fmt(Math.max(r.hoverMs, r.defMs), 2)} ms`, (r) => Math.max(r.hoverMs, r.defMs) <= 10),
     `| activation ≤ 50 ms | ${fmt(activation.total, 0)} ms: ${verdict(activation.total <= 50)} |`,
   ];
@@ -608,7 +629,8 @@ const report = [
   `native load: the same file loaded into a throw-away network namespace (root only), by iptables-legacy-restore (median of 3) or by nft -f (once: minutes at the largest size); native print: printing it from there, by iptables-legacy-save, the time issue #8 likens to 4× the floor, or by nft list ruleset (median of 3, one run when the first took over ${NATIVE_REPEAT_UNDER_MS / 1000} s). Ratios: the fresh total.`,
   'trace: one new connection to a ClusterIP from a pod. cold trace: the first one right after parsing, in the same process, indexes and code cold (what `dataplane trace` adds to its parse; no target). In fresh processes',
   `(median of ${TRACE_PATH_RUNS}), as the extension's analysis worker does it: idle prepare is prepareTrace, which the worker runs once nothing is queued after an analysis (it traces the first Service with a ClusterIP);`,
-  'first trace: then traces of other Services (halfway down the catalog) — a ClusterIP from a pod and from the node, a NodePort from outside —, what a user waits for, the slowest of the three; trace: the slowest median of the next 5 of each. hover / F12: iptables — a KUBE-SVC jump target in',
+  'first trace: then traces of other Services (halfway down the catalog) — a ClusterIP from a pod and from the node, a NodePort from outside —, what a user waits for, the slowest of the three; trace: the slowest median of the next 5 of each.',
+  'prepare graph / prepare Ctrl+T: the worker\'s next idle steps, the graph model (the list of every Service, the graphs of the first ones) and the symbol index; graph / Ctrl+T: then the graph model and a query for that Service\'s name, as the worker answers them (a new snapshot, plain data, a structured clone). Without the preparation the first graph and Ctrl+T take their prepare time more. hover / F12: iptables — a KUBE-SVC jump target in',
   'KUBE-SERVICES; nftables — a `goto service-…` verdict in the service-ips map; ipvs — hover on a virtual service, F12 on an ipset name (median of 9).',
   '',
 ].join('\n');

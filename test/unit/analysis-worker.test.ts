@@ -223,14 +223,15 @@ describe('analysis worker: documents', () => {
     const posted: FromWorker[] = [];
     const tasks: (() => void)[] = [];
     const prepared: string[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (files) => prepared.push(`${files.map((f) => `${f.name} ${f.analysis.dialect}`).join(', ')} after ${posted.filter((m) => m.id !== undefined).length} answers`));
+    const answers = () => posted.filter((m) => m.id !== undefined).length;
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (files, scope) => [() => prepared.push(`${scope} ${files.map((f) => `${f.name} ${f.analysis.dialect}`).join(', ')} after ${answers()} answers`)]);
     host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
     host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
     host.receive({ type: 'query', key: 'k', version: 1, method: 'outline', args: [], id: 2 });
     host.receive({ type: 'query', key: 'k', version: 1, method: 'foldingRanges', args: [], id: 3 });
     while (tasks.length) tasks.shift()!();
     // Prepared after the queued questions were answered, not before them.
-    expect(prepared).toEqual(['k iptables after 3 answers']);
+    expect(prepared).toEqual(['document k iptables after 3 answers']);
     expect(posted.filter((m) => m.id !== undefined).map((m) => m.id)).toEqual([1, 2, 3]);
     // Analysed again (same version): nothing more to prepare. An edit before the idle time: nothing prepared.
     host.receive({ type: 'analyze', key: 'k', version: 1, id: 4 });
@@ -239,15 +240,16 @@ describe('analysis worker: documents', () => {
     host.receive({ type: 'analyze', key: 'k', version: 2, id: 5 });
     host.receive({ type: 'close', key: 'k' });
     while (tasks.length) tasks.shift()!();
-    expect(prepared).toEqual(['k iptables after 3 answers']);
+    expect(prepared).toEqual(['document k iptables after 3 answers']);
   });
 
-  it('prepares the first trace of an IPVS node snapshot once per list of analyses, after the queued questions', () => {
+  it('prepares a node snapshot once per list of analyses, after the queued questions, in every mode', () => {
     const ipvs = generateIpvsSnapshot({ services: randomServices(30, 3, 5), nodeIPs: ['192.168.0.10'] });
     const posted: FromWorker[] = [];
     const tasks: (() => void)[] = [];
     const prepared: string[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (files) => prepared.push(`${files.map((f) => f.analysis.dialect).join(', ')} after ${posted.filter((m) => m.id !== undefined).length} answers`));
+    const answers = () => posted.filter((m) => m.id !== undefined).length;
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (files, scope) => (scope === 'snapshot' ? [() => prepared.push(`${files.map((f) => f.analysis.dialect).join(', ')} after ${answers()} answers`)] : []));
     const specs = (setVersion: number): SnapshotFileSpec[] => [
       { kind: 'text', key: 'vs', version: 1, name: 'node1.ipvsadm', languageId: 'ipvsadm', text: ipvs['ipvsadm-list'] },
       { kind: 'text', key: 'set', version: setVersion, name: 'node1.ipset', languageId: 'ipset', text: ipvs['ipset-save'] },
@@ -264,11 +266,66 @@ describe('analysis worker: documents', () => {
     host.receive({ type: 'snapshot', files: specs(2), method: 'serviceCount', args: [], id: 4 });
     while (tasks.length) tasks.shift()!();
     expect(prepared).toEqual(['ipvsadm, ipset, iptables after 2 answers', 'ipvsadm, ipset, iptables after 4 answers']);
-    // Not an IPVS node (an iptables-mode dump alone): its document preparation is enough.
+    // An iptables-mode dump alone is a snapshot too: its graph and symbols are prepared as well.
     host.receive({ type: 'snapshot', files: [{ kind: 'text', key: 'k', version: 1, name: 'k', languageId: 'iptables', text: dump }], method: 'serviceCount', args: [], id: 5 });
     while (tasks.length) tasks.shift()!();
-    expect(prepared).toHaveLength(2);
+    expect(prepared).toEqual(['ipvsadm, ipset, iptables after 2 answers', 'ipvsadm, ipset, iptables after 4 answers', 'iptables after 5 answers']);
     expect(posted.filter((m) => m.id !== undefined).every((m) => 'ok' in m && m.ok)).toBe(true);
+  });
+
+  it('runs the preparation one step per idle task: questions go between the steps, an edit drops the steps left', () => {
+    const posted: FromWorker[] = [];
+    const tasks: (() => void)[] = [];
+    const log: string[] = [];
+    const answers = () => posted.filter((m) => m.id !== undefined).length;
+    const steps = (scope: string) => ['trace', 'graph', 'symbols'].map((name) => () => void log.push(`${scope} ${name} after ${answers()}`));
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (_files, scope) => (scope === 'snapshot' ? steps(scope) : []));
+    const runOne = () => tasks.shift()!();
+    host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
+    host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
+    host.receive({ type: 'snapshot', files: [{ kind: 'document', key: 'k' }], method: 'diagnostics', args: [0], id: 2 });
+    while (tasks.length && log.length < 1) runOne();
+    expect(log).toEqual(['snapshot trace after 2']);
+    // A hover asked now is answered before the next step.
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'hoverAt', args: [{ line: 3, character: 2 }], id: 3 });
+    while (tasks.length && log.length < 2) runOne();
+    expect(log).toEqual(['snapshot trace after 2', 'snapshot graph after 3']);
+    // An edit: the step left (the symbol index of the old version) is dropped.
+    host.receive({ type: 'edit', key: 'k', version: 2, changes: [{ offset: 0, length: 0, text: '# x\n' }] });
+    while (tasks.length) runOne();
+    expect(log).toHaveLength(2);
+    // The new version's snapshot is prepared in full.
+    host.receive({ type: 'analyze', key: 'k', version: 2, id: 4 });
+    host.receive({ type: 'snapshot', files: [{ kind: 'document', key: 'k' }], method: 'diagnostics', args: [0], id: 5 });
+    while (tasks.length) runOne();
+    expect(log.slice(2)).toEqual(['snapshot trace after 5', 'snapshot graph after 5', 'snapshot symbols after 5']);
+    // A file on disk or a small document that changed: the old list's preparation is dropped too.
+    host.receive({ type: 'snapshot', files: [{ kind: 'text', key: 't', version: 1, name: 't', languageId: 'iptables', text: dump }], method: 'serviceCount', args: [], id: 6 });
+    host.receive({ type: 'snapshot', files: [{ kind: 'text', key: 't', version: 2, name: 't', languageId: 'iptables', text: dump }], method: 'serviceCount', args: [], id: 7 });
+    while (tasks.length) runOne();
+    expect(log.slice(5)).toEqual(['snapshot trace after 7', 'snapshot graph after 7', 'snapshot symbols after 7']);
+  });
+
+  it('answers the graph, Ctrl+T and a trace after the preparation as it does without one', () => {
+    const run = (prepare: boolean): unknown[] => {
+      const posted: FromWorker[] = [];
+      const tasks: (() => void)[] = [];
+      const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), prepare ? undefined : () => []);
+      const ask = (method: string, args: unknown[], id: number) => host.receive({ type: 'snapshot', files: [{ kind: 'document', key: 'k' }], method: method as never, args, id });
+      host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
+      host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
+      ask('diagnostics', [0], 2);
+      while (tasks.length) tasks.shift()!();
+      const s = randomServices(40, 3, 7).filter((x) => x.endpoints.length > 0)[5];
+      ask('symbols', [s.name, 50], 3);
+      ask('graph', [], 4);
+      ask('trace', [{ to: s.clusterIP, dport: s.port, protocol: s.protocol, entry: 'pod' }], 5);
+      while (tasks.length) tasks.shift()!();
+      return posted.filter((m) => m.id !== undefined && m.id >= 3).map((m) => ('ok' in m && m.ok ? m.value : m));
+    };
+    const lazy = run(false);
+    expect((lazy[0] as SnapshotAnswer<unknown[]>).value.length).toBeGreaterThan(0);
+    expect(run(true)).toEqual(lazy);
   });
 
   it('an IPVS trace after the idle preparation answers as a cold trace does', () => {

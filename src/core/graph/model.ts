@@ -148,6 +148,11 @@ function serviceKey(s: Service, fileIndex: number): string {
   return title.length <= 200 ? `${fileIndex}|${s.family}|${title}` : `${fileIndex}|${s.family}|${title.slice(0, 200)}…${hash(title)}`;
 }
 
+/** What "Trace from here" on a frontend's node sends (the address is absent for NodePorts). */
+export function frontendTarget(s: Service, f: Frontend): GraphTarget {
+  return f.address === undefined ? { frontend: f.kind, port: f.port, protocol: s.protocol } : { frontend: f.kind, address: f.address, port: f.port, protocol: s.protocol };
+}
+
 function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fileOf'>> & GraphOptions): ServiceGraph {
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
@@ -205,7 +210,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     if (f.kind !== 'clusterIP' && s.policies.externalTrafficPolicy === 'Local') badges.push(t('Local'));
     if (f.kind === 'loadBalancer' && s.policies.loadBalancerSourceRanges && !fw) badges.push(t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', ')));
     const label = f.kind === 'nodePort' ? `:${f.port}` : hostPort(f.address, f.port);
-    const target: GraphTarget = f.address === undefined ? { frontend: f.kind, port: f.port, protocol: s.protocol } : { frontend: f.kind, address: f.address, port: f.port, protocol: s.protocol };
+    const target = frontendTarget(s, f);
     const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label, detail: FRONTEND_LABEL[f.kind], badges, source: src(f.range, virtuals[0]?.tableId), target });
     let to: GraphNode | undefined;
     const vsIndex = virtuals.findIndex((o) => f.range && o.range.start.line === f.range.start.line);
@@ -312,12 +317,15 @@ export function graphsOf(services: Service[], keys: readonly string[], options: 
   return keys.flatMap((k) => found.get(k) ?? []);
 }
 
-/** The keys of the Services whose graph `reached` says yes to, built one at a time (none is kept). */
-export function keysWhere(services: Service[], reached: (graph: ServiceGraph) => boolean, options: GraphOptions = {}, max = Number.POSITIVE_INFINITY): string[] {
+/**
+ * The keys of the Services whose graph `reached` says yes to, built one at a time (none is kept), of the Services
+ * `candidate` lets through (a cheap test that spares building the graphs of the others).
+ */
+export function keysWhere(services: Service[], reached: (graph: ServiceGraph) => boolean, options: GraphOptions = {}, max = Number.POSITIVE_INFINITY, candidate: (s: Service) => boolean = () => true): string[] {
   const fileOf = options.fileOf ?? (() => 0);
   const keys: string[] = [];
   forEachKeyed(services, fileOf, (s, key) => {
-    if (keys.length < max && reached(buildOne(s, key, { ...options, fileOf }))) keys.push(key);
+    if (keys.length < max && candidate(s) && reached(buildOne(s, key, { ...options, fileOf }))) keys.push(key);
   });
   return keys;
 }

@@ -60,7 +60,10 @@ export function graphsOfSnapshot(snapshot: NodeSnapshot, keys: readonly string[]
   return graphsOf(snapshot.services, keys, graphOptions(snapshot));
 }
 
-/** The keys of the first `max` Services whose graph `reached` accepts, each graph built and dropped in turn. */
-export function snapshotKeysWhere(snapshot: NodeSnapshot, reached: (graph: ServiceGraph) => boolean, max: number): string[] {
-  return keysWhere(snapshot.services, reached, graphOptions(snapshot), max);
+/**
+ * The keys of the first `max` Services whose graph `reached` accepts, each graph built and dropped in turn (only of
+ * the Services `candidate` accepts).
+ */
+export function snapshotKeysWhere(snapshot: NodeSnapshot, reached: (graph: ServiceGraph) => boolean, max: number, candidate?: (s: Service) => boolean): string[] {
+  return keysWhere(snapshot.services, reached, graphOptions(snapshot), max, candidate);
 }

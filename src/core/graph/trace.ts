@@ -1,10 +1,10 @@
 // A trace drawn on the Service graph: which nodes and edges the traced connection passes, with the share of new
 // connections that take each of them. Pure: the extension runs the trace (core/trace) and sends the highlight.
-import { formatShare } from '../kube/catalog';
+import { formatShare, type Service } from '../kube/catalog';
 import type { TraceResult } from '../trace/types';
 import { formatAddress, parseAddress } from '../trace/addr';
 import { assumptionGroups } from '../trace/facts';
-import type { GraphEdge, GraphNode, ServiceGraph } from './model';
+import { frontendTarget, type GraphEdge, type GraphNode, type GraphTarget, type ServiceGraph } from './model';
 
 export interface TraceHighlight {
   /** `tcp 10.96.0.10:53` — what was traced. */
@@ -27,7 +27,10 @@ function splitHostPort(text: string): string | undefined {
 
 /** Does the traced packet enter through this frontend? */
 function frontendMatches(n: GraphNode, result: TraceResult): boolean {
-  const t = n.target;
+  return targetMatches(n.target, result);
+}
+
+function targetMatches(t: GraphTarget | undefined, result: TraceResult): boolean {
   const p = result.packet;
   if (!t || t.port !== p.dport || t.protocol !== p.protocol) return false;
   if (t.frontend === 'nodePort') return true;
@@ -46,6 +49,14 @@ function largestShares(result: TraceResult, passed: Set<string>[]): Map<string, 
     for (const [id, share] of sums) best.set(id, Math.max(best.get(id) ?? 0, share));
   }
   return best;
+}
+
+/**
+ * Whether the trace may light anything on a Service's graph: only a graph with a frontend the packet enters by is
+ * lit (traceHighlight), so the graphs of the other Services need not be built to know.
+ */
+export function mayEnter(s: Service, result: TraceResult): boolean {
+  return s.frontends.some((f) => targetMatches(frontendTarget(s, f), result));
 }
 
 /** What an outcome lights on one graph: the nodes its path names, and the end it reaches (its pod or verdict). */

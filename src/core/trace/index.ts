@@ -14,6 +14,7 @@ import type { IpvsadmAnalysis } from '../language/ipvsadm';
 import type { IpsetAnalysis } from '../language/ipset';
 import type { Entry, NodeIPsOrigin, Outcome, Packet, PacketSource, Protocol, TraceContext, TraceResult } from './types';
 import { appendAll } from '../model/append';
+import { perAnalyses, type PerAnalyses } from '../model/perAnalyses';
 
 export * from './types';
 export { hostPort } from './iptables';
@@ -49,27 +50,16 @@ export function destinationHasLeadingZero(text: string): boolean {
   return hasLeadingZeroPart(text.trim().replace(/:\d*(?:\/\w*)?$/, ''));
 }
 
-type PerAnalyses<T> = WeakMap<object, { analyses: object[]; value: T }[]>;
-
 /** `compute(files)`, cached per list of analyses (by identity): traces run many times on one parse. */
-function perAnalyses<T>(cache: PerAnalyses<T>, files: SnapshotFile[], compute: (files: SnapshotFile[]) => T, empty: T): T {
-  const analyses = files.map((f) => f.analysis);
-  if (analyses.length === 0) return empty;
-  let entries = cache.get(analyses[0]);
-  if (!entries) cache.set(analyses[0], (entries = []));
-  const hit = entries.find((e) => e.analyses.length === analyses.length && e.analyses.every((a, i) => a === analyses[i]));
-  if (hit) return hit.value;
-  const value = compute(files);
-  entries.push({ analyses, value });
-  if (entries.length > 8) entries.shift();
-  return value;
+function perFiles<T>(cache: PerAnalyses<T>, files: SnapshotFile[], compute: (files: SnapshotFile[]) => T, empty: T): T {
+  return files.length === 0 ? empty : perAnalyses(cache, files.map((f) => f.analysis), () => compute(files));
 }
 
 const servicesCache: PerAnalyses<Service[]> = new WeakMap();
 
 /** The snapshot's Services (an IPVS snapshot's catalog joins three files). */
 function allServices(files: SnapshotFile[]): Service[] {
-  return perAnalyses(servicesCache, files, computeServices, []);
+  return perFiles(servicesCache, files, computeServices, []);
 }
 
 /** What a trace needs to know about the snapshot's Services, computed once per catalog (one cheap pass). */
@@ -130,7 +120,7 @@ const ipvsInputCache: PerAnalyses<IpvsTraceInput | undefined> = new WeakMap();
  * indexes of it (keyed by its identity) are built once.
  */
 function ipvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {
-  return perAnalyses(ipvsInputCache, files, computeIpvsInput, undefined);
+  return perFiles(ipvsInputCache, files, computeIpvsInput, undefined);
 }
 
 function computeIpvsInput(files: SnapshotFile[]): IpvsTraceInput | undefined {

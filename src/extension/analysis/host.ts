@@ -6,8 +6,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { featuresFor, type AnyFeatures, type DumpAnalysis } from '../../core/language';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../core/snapshot';
 import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
-import { runDocumentQuery, runSnapshotQuery } from './queries';
+import { preparationSteps, runDocumentQuery, runSnapshotQuery } from './queries';
 import { prepareTrace, type SnapshotFile as TraceFile } from '../../core/trace';
+import { cachedFor, perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { withProgress, type ProgressListener } from '../../core/progress';
 
 interface Held {
@@ -20,20 +21,24 @@ interface Held {
   /** The analysis of `text` at `version`, when done. */
   analysis?: DumpAnalysis;
   features?: AnyFeatures;
-  /** The version whose first trace was prepared (see prepareWhenIdle). */
+  /** The version whose preparation was started (see prepareWhenIdle). */
   prepared?: number;
 }
 
 /**
- * Idle work: builds what the first trace needs (prepareTrace), of a document just analysed (one file) or of an IPVS
- * node snapshot just asked about (its files: the trace's ipset and IPVS indexes take 100 ms and more at 10,000 Services).
+ * Idle work after an analysis, as steps the worker runs one per task once nothing is queued (so that a question or
+ * an edit never waits for more than one step): of a document just analysed, its first trace (the file alone); of a
+ * node snapshot just asked about (the diagnostics across its files follow every parse), its first trace, its graph
+ * model and its symbol index. A 10,000-Service dump needs a second or more for these, which the first trace, graph
+ * or Ctrl+T would otherwise wait for.
  */
-export type Prepare = (files: { name: string; analysis: DumpAnalysis }[]) => void;
+export type Prepare = (files: SnapshotFile[], scope: 'document' | 'snapshot') => (() => void)[];
 
-const prepareFirstTrace: Prepare = (files) => {
+const prepareSteps: Prepare = (files, scope) => {
+  if (scope === 'snapshot') return preparationSteps(files);
   // One ipset or ipvsadm dump alone is traced nowhere: an IPVS node is traced through its snapshot.
-  if (files.length === 1 && files[0].analysis.dialect !== 'iptables' && files[0].analysis.dialect !== 'nftables') return;
-  prepareTrace(files as TraceFile[]);
+  const a = files[0].analysis;
+  return a.dialect === 'iptables' || a.dialect === 'nftables' ? [() => prepareTrace(files as unknown as TraceFile[])] : [];
 };
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
@@ -64,45 +69,46 @@ export class AnalysisHost {
   private readonly onDisk = new Map<string, { mtimeMs: number; size: number; file: SnapshotFile | undefined }>();
   private readonly queue: ToWorker[] = [];
   private draining = false;
-  /** The lists of analyses (by their first) whose snapshot's first trace was prepared. */
-  private readonly preparedSnapshots = new WeakMap<object, object[][]>();
+  /** The snapshots (lists of analyses) whose preparation was started. */
+  private readonly preparedSnapshots: PerAnalyses<true> = new WeakMap();
 
   constructor(
     private readonly post: (message: FromWorker) => void,
     private readonly schedule: (fn: () => void) => void = (fn) => setImmediate(fn),
-    private readonly prepare: Prepare = prepareFirstTrace,
+    private readonly prepare: Prepare = prepareSteps,
   ) {}
 
-  /**
-   * Once nothing is queued, prepares the first trace of a version just analysed, so that a trace asked later
-   * answers at once; skipped when the document changed or closed meanwhile.
-   */
+  /** Prepares the first trace of a version just analysed; dropped when the document changes or closes meanwhile. */
   private prepareWhenIdle(key: string, version: number): void {
-    const h = () => this.held.get(key);
-    this.whenIdle(
-      () => h()?.version === version && h()?.analysis !== undefined && h()?.prepared !== version,
-      () => {
-        const held = h()!;
-        held.prepared = version;
-        this.prepare([{ name: held.name, analysis: held.analysis! }]);
-      },
-    );
+    const held = this.held.get(key);
+    if (!held?.analysis || held.prepared === version || !held.features) return;
+    held.prepared = version;
+    const analysis = held.analysis;
+    const file: SnapshotFile = { name: held.name, languageId: held.languageId, features: held.features, analysis };
+    this.inTurn(this.prepare([file], 'document'), () => this.held.get(key)?.analysis === analysis);
   }
 
   /**
-   * Once nothing is queued, prepares the first trace of an IPVS node snapshot (ipvsadm with its ipset and iptables
-   * dumps), once per list of analyses.
+   * Prepares a node snapshot's first trace, graph and symbol index, once per list of analyses; dropped as soon as
+   * one of its files changes (`current` turns false).
    */
-  private prepareSnapshotWhenIdle(files: SnapshotFile[]): void {
+  private prepareSnapshotWhenIdle(files: SnapshotFile[], current: () => boolean): void {
     const analyses = files.map((f) => f.analysis);
-    const wanted = (): boolean => !(this.preparedSnapshots.get(analyses[0])?.some((list) => list.length === analyses.length && list.every((a, i) => a === analyses[i])) ?? false);
-    if (!wanted()) return;
+    if (cachedFor(this.preparedSnapshots, analyses)) return;
+    perAnalyses(this.preparedSnapshots, analyses, () => true, 4);
+    this.inTurn(this.prepare(files, 'snapshot'), current);
+  }
+
+  /** Runs the steps in turn, each once no message waits, while `wanted` holds. */
+  private inTurn(steps: (() => void)[], wanted: () => boolean): void {
+    if (steps.length === 0) return;
     this.whenIdle(wanted, () => {
-      const lists = this.preparedSnapshots.get(analyses[0]) ?? [];
-      lists.push(analyses);
-      if (lists.length > 4) lists.shift();
-      this.preparedSnapshots.set(analyses[0], lists);
-      this.prepare(files.map((f) => ({ name: f.name, analysis: f.analysis })));
+      try {
+        steps[0]();
+      } catch {
+        // Only a head start: a question asked later reports its own problems.
+      }
+      this.inTurn(steps.slice(1), wanted);
     });
   }
 
@@ -114,11 +120,7 @@ export class AnalysisHost {
         if (tries < 10_000) this.whenIdle(wanted, work, tries + 1);
         return;
       }
-      try {
-        work();
-      } catch {
-        // Only a head start: a trace asked for reports its own problems.
-      }
+      work();
     });
   }
 
@@ -280,16 +282,18 @@ export class AnalysisHost {
       case 'snapshot': {
         const included: number[] = [];
         const files: SnapshotFile[] = [];
+        const current: (() => boolean)[] = [];
         request.files.forEach((spec, index) => {
           const file = this.snapshotFile(spec);
           if (file) {
             included.push(index);
             files.push(file);
+            current.push(this.stillCurrent(spec, file.analysis));
           }
         });
         const snapshot = buildSnapshot(files);
         const answer: SnapshotAnswer = { included, value: runSnapshotQuery(snapshot, request.method, request.args as never) };
-        if (snapshot.mode === 'ipvs' && files.length > 0) this.prepareSnapshotWhenIdle(files);
+        if (files.length > 0) this.prepareSnapshotWhenIdle(files, () => current.every((c) => c()));
         return answer;
       }
       case 'analyzeFile': {
@@ -297,6 +301,18 @@ export class AnalysisHost {
         if (!file) return undefined;
         return { languageId: file.languageId, summary: file.features.statusSummary(file.analysis), services: file.features.services(file.analysis).length };
       }
+    }
+  }
+
+  /** Whether the file a spec names still has this analysis (no edit, new text or change on disk since). */
+  private stillCurrent(spec: SnapshotFileSpec, analysis: DumpAnalysis): () => boolean {
+    switch (spec.kind) {
+      case 'document':
+        return () => this.held.get(spec.key)?.analysis === analysis;
+      case 'text':
+        return () => this.texts.get(spec.key)?.file?.analysis === analysis;
+      case 'path':
+        return () => this.onDisk.get(spec.path)?.file?.analysis === analysis;
     }
   }
 

@@ -4,18 +4,19 @@
 import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '../../core/crossref';
 import { explainNode } from '../../core/explain/node';
 import { graphOfSnapshot, graphsOfSnapshot, snapshotKeysWhere } from '../../core/graph/snapshot';
-import { traceHighlight } from '../../core/graph/trace';
+import { mayEnter, traceHighlight } from '../../core/graph/trace';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
 import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/catalog';
-import { serviceTitle } from '../../core/graph/model';
+import { serviceTitle, type GraphModel } from '../../core/graph/model';
+import { perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { t } from '../../core/l10n';
 import { plainLabel } from '../../core/explain/label';
-import type { NodeSnapshot } from '../../core/snapshot';
+import { buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../core/snapshot';
 import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../core/symbols';
 import { snapshotFileLocator } from '../../core/graph/snapshot';
-import { hostPort, traceSnapshot, tracedService, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
+import { hostPort, prepareTrace, traceSnapshot, tracedService, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
 
 // The semantic token legend lives with the language ids activation needs (no parser code behind it).
 export { SEMANTIC_TOKEN_MODIFIERS, SEMANTIC_TOKEN_TYPES } from '../dumpLanguages';
@@ -72,21 +73,17 @@ export function serviceItems(services: readonly Service[], fileOf?: (s: Service,
   });
 }
 
+const symbolIndexes: PerAnalyses<SymbolIndex> = new WeakMap();
+
 /**
  * The symbol index of the snapshot with these analyses, kept while they live: the worker builds a new snapshot
  * per request, and Ctrl+T asks at each keystroke.
  */
-const symbolIndexes = new WeakMap<object, { analyses: object[]; index: SymbolIndex }>();
-
 function symbolIndexOf(s: NodeSnapshot): SymbolIndex {
-  const analyses = s.files.map((f) => f.analysis);
-  const first = analyses[0];
-  const known = first ? symbolIndexes.get(first) : undefined;
-  if (known && known.analyses.length === analyses.length && known.analyses.every((a, i) => a === analyses[i])) return known.index;
-  const index = buildSymbolIndex(s);
-  if (first) symbolIndexes.set(first, { analyses, index });
-  return index;
+  return perAnalyses(symbolIndexes, analysesOf(s), () => buildSymbolIndex(s), 4);
 }
+
+const analysesOf = (s: NodeSnapshot): object[] => s.files.map((f) => f.analysis);
 
 /** The object a "Show in Graph" CodeLens sits above: the first of these roles a Service has. */
 const LENS_ROLES: ObjectRef['role'][] = ['service-chain', 'service-local-chain', 'virtual-service', 'map-element', 'external-chain', 'firewall-chain'];
@@ -208,13 +205,53 @@ export function runDocumentQuery<M extends DocumentMethod>(features: AnyFeatures
 }
 
 /**
- * The graph panel gets the graphs of this many Services with the list (far more than a screen shows), and asks for
- * the others when they are selected: a snapshot of a million virtual services would take half a minute and
- * gigabytes to draw them all.
+ * The graph panel gets the graphs of this many Services with the list, and asks for the others when they are
+ * selected (a few milliseconds each): the graphs of 10,000 Services were a message of hundreds of megabytes that
+ * took seconds to copy to the extension host, for a panel that draws a few of them.
  */
-const EAGER_GRAPHS = 20_000;
+const EAGER_GRAPHS = 200;
 /** Graphs one request may ask for (the panel draws a selection of at most a few dozen). */
 const MAX_GRAPHS_ASKED = 1_000;
+
+const graphModels: PerAnalyses<GraphModel> = new WeakMap();
+
+/** The graph model of the snapshot with these analyses, kept while they live (the list of 10,000 Services is built once). */
+function graphModelOf(s: NodeSnapshot): GraphModel {
+  const model = perAnalyses(graphModels, analysesOf(s), () => graphOfSnapshot(s, EAGER_GRAPHS), 4);
+  // A copy of the map: the panel adds the graphs it asks for later to the model it got.
+  return { ...model, graphs: new Map(model.graphs) };
+}
+
+const traceFiles = (files: readonly SnapshotFile[]): TraceFile[] => files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
+
+const pickRows: PerAnalyses<Partial<Record<'clusterIP' | 'nodePort', FrontendItem[]>>> = new WeakMap();
+
+/** The rows of the Trace ClusterIP / NodePort pick, kept while the analyses live (10,000 rows of text). */
+function frontendItemsOf(s: NodeSnapshot, kind: 'clusterIP' | 'nodePort'): FrontendItem[] {
+  const rows = perAnalyses<Partial<Record<'clusterIP' | 'nodePort', FrontendItem[]>>>(pickRows, analysesOf(s), () => ({}), 4);
+  return (rows[kind] ??= frontendItems(s.services, kind));
+}
+
+/**
+ * What the first trace (and its pick list), the graph and Ctrl+T of a snapshot need, as steps the analysis worker runs one at a time
+ * when nothing else waits, right after a parse: each answers at once afterwards. The snapshot is built by the first
+ * step that needs it (not while its files are still being asked about); one without an iptables or nft dump is
+ * traced nowhere.
+ */
+export function preparationSteps(files: SnapshotFile[]): (() => void)[] {
+  let built: NodeSnapshot | undefined;
+  const snapshot = () => (built ??= buildSnapshot(files));
+  const traceable = files.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables');
+  return [
+    () => {
+      if (!traceable) return;
+      prepareTrace(traceFiles(files));
+      frontendItemsOf(snapshot(), 'clusterIP');
+    },
+    () => void graphModelOf(snapshot()),
+    () => void symbolIndexOf(snapshot()),
+  ];
+}
 
 /** Questions about a node snapshot (the document is file 0). */
 export const snapshotQueries = {
@@ -226,15 +263,15 @@ export const snapshotQueries = {
   serviceItems: (s: NodeSnapshot) => serviceItems(s.services, snapshotFileLocator(s)),
   symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
   serviceCount: (s: NodeSnapshot) => s.services.length,
-  frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItems(s.services, kind),
+  frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItemsOf(s, kind),
   trace: (s: NodeSnapshot, request: TraceRequest): TraceResult => {
-    const files = s.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
+    const files = traceFiles(s.files);
     const result = traceSnapshot(files, request);
     return { ...result, service: tracedService(files, result) };
   },
-  graph: (s: NodeSnapshot) => graphOfSnapshot(s, EAGER_GRAPHS),
+  graph: (s: NodeSnapshot) => graphModelOf(s),
   serviceGraphs: (s: NodeSnapshot, keys: string[]) => graphsOfSnapshot(s, keys.slice(0, MAX_GRAPHS_ASKED)),
-  tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) => snapshotKeysWhere(s, (g) => traceHighlight([g], trace).nodes.length > 0, max),
+  tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) => snapshotKeysWhere(s, (g) => traceHighlight([g], trace).nodes.length > 0, max, (svc) => mayEnter(svc, trace)),
   explain: (s: NodeSnapshot) => explainNode(s, s.files.map((f) => f.text?.())),
 };
 

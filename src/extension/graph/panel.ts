@@ -21,6 +21,7 @@ import { readSettings } from '../settings';
 import type { Snapshots } from '../snapshots';
 import { askNodeAddress, offerToSave } from '../trace/nodeAddress';
 import { revealBeside, webviewShell } from '../webviewShell';
+import { withSlowProgress } from '../slowProgress';
 
 export const GRAPH_VIEW_TYPE = 'dataplane.graph';
 const DUMP_LANGUAGES = new Set(['iptables', 'nftables', 'ipvsadm']);
@@ -137,7 +138,7 @@ class GraphPanel {
     try {
       const doc = await vscode.workspace.openTextDocument(this.document);
       // Built wherever the snapshot's analyses live (the extension host, or the worker for large dumps).
-      const answer = await this.snapshots.query(doc, 'graph');
+      const answer = await withSlowProgress(vscode.l10n.t('Building the Service graph…'), () => this.snapshots.query(doc, 'graph'));
       if (!answer) {
         // Not analysed (yet): changed meanwhile, too large or not a dump. A later edit or reload redraws.
         if (!doc.isClosed && DUMP_LANGUAGES.has(doc.languageId)) this.scheduleReload();
@@ -353,7 +354,9 @@ class GraphPanel {
     }
     const entry: Entry = target.frontend === 'clusterIP' ? 'pod' : 'external';
     const protocol = (['tcp', 'udp', 'sctp'].includes(target.protocol) ? target.protocol : 'tcp') as Protocol;
-    const answer = await this.snapshots.query(await vscode.workspace.openTextDocument(this.document), 'trace', { to: address, dport: target.port, protocol, entry, nodeIPs, nodeIPsOrigin });
+    const document = await vscode.workspace.openTextDocument(this.document);
+    const title = vscode.l10n.t('Tracing {0}…', `${protocol} ${core().hostPort(address, target.port)}`);
+    const answer = await withSlowProgress(title, () => this.snapshots.query(document, 'trace', { to: address, dport: target.port, protocol, entry, nodeIPs, nodeIPsOrigin }));
     if (!answer) return;
     const result = remapTrace(answer.value, answer.uris, this.uris);
     this.log.info(`graph: trace ${protocol} ${address}:${target.port} from ${entry}: ${result.outcomes.length} outcomes`);

@@ -12,6 +12,7 @@ import { destinationInputProblem } from './addressInput';
 import { adviseNodeAddress, askNodeAddress, offerToSave } from './nodeAddress';
 import { TraceTreeProvider } from './traceView';
 import { registerTraceCopy } from './copy';
+import { withSlowProgress } from '../slowProgress';
 
 interface Target {
   address: string;
@@ -85,15 +86,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       nodeIPsOrigin = 'given';
     }
     if (nodeIPsOrigin === 'given') offerToSave(nodeIPs);
-    // The trace runs where the analyses live (the worker for large dumps).
-    const answer = await snapshots.query(snapshot.document, 'trace', {
-      to: target.address,
-      dport: target.port,
-      protocol: target.protocol,
-      entry: from,
-      nodeIPs,
-      nodeIPsOrigin,
-    });
+    // The trace runs where the analyses live (the worker for large dumps, which may still be preparing it).
+    const request = { to: target.address, dport: target.port, protocol: target.protocol, entry: from, nodeIPs, nodeIPsOrigin };
+    const answer = await withSlowProgress(vscode.l10n.t('Tracing {0}…', `${target.protocol} ${core().hostPort(target.address, target.port)}`), () => snapshots.query(snapshot.document, 'trace', request));
     if (!answer) {
       void vscode.window.showInformationMessage(vscode.l10n.t('The dump changed while it was traced; trace again.'));
       return;
@@ -114,7 +109,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
   const pickFrontend = async (document: vscode.TextDocument, kind: 'clusterIP' | 'nodePort'): Promise<Target | undefined> => {
     type Item = vscode.QuickPickItem & { target?: Target };
     // Rows are made where the snapshot lives (analysis/queries.ts).
-    const items: Item[] = (await snapshots.query(document, 'frontendItems', kind))?.value ?? [];
+    const items: Item[] = (await withSlowProgress(vscode.l10n.t('Reading the Services of this node…'), () => snapshots.query(document, 'frontendItems', kind)))?.value ?? [];
     const quickPick = vscode.window.createQuickPick<Item>();
     quickPick.title = kind === 'clusterIP' ? vscode.l10n.t('Trace ClusterIP') : vscode.l10n.t('Trace NodePort');
     quickPick.placeholder = kind === 'clusterIP'

@@ -23,12 +23,29 @@ function generate(workspace, log) {
   const dir = path.join(workspace, 'large');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, NAME);
+  generateDump(workspace, file, 1, log);
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  const rule = lines.findIndex((l) => l.startsWith('-A KUBE-SERVICES ') && / -j KUBE-SVC-\w+$/.test(l));
+  const svc = / -j (KUBE-SVC-\w+)$/.exec(lines[rule])[1];
+  const decl = lines.findIndex((l) => l.startsWith(`:${svc} `));
+  const service = /--comment "?([^" ]+)/.exec(lines[rule])?.[1] ?? '';
+  big = { file, size: text.length, lineCount: lines.length, lines: { rule: lines[rule], decl: lines[decl], first: lines[0] }, rule: rule + 1, svc, decl: decl + 1, service };
+  log(`  ${NAME}: ${(text.length / 1e6).toFixed(1)} M characters, ${lines.length} lines; ${svc} (${service}) jumped to on line ${rule + 1}, declared on line ${decl + 1}`);
+  return big;
+}
+
+/**
+ * Writes a generated dump of 10,000 Services × 10 endpoints from `seed` to `file` unless it is there, and the workspace
+ * settings a 49 MB editor needs.
+ */
+export function generateDump(workspace, file, seed, log) {
   if (!existsSync(file)) {
     const generator = path.join(REPO, 'dist', 'generate.js');
     if (!existsSync(generator)) throw new Error(`${generator} is missing: run npm run package (it builds the generator)`);
     const fd = openSync(file, 'w');
     const started = Date.now();
-    const r = spawnSync(process.execPath, [generator, '--services', '10000', '--endpoints', '10', '--seed', '1'], { stdio: ['ignore', fd, 'inherit'] });
+    const r = spawnSync(process.execPath, [generator, '--services', '10000', '--endpoints', '10', '--seed', String(seed)], { stdio: ['ignore', fd, 'inherit'] });
     closeSync(fd);
     if (r.status !== 0) throw new Error(`generator exited with ${r.status ?? r.signal}`);
     log(`  generated ${file} in ${Date.now() - started} ms`);
@@ -41,15 +58,6 @@ function generate(workspace, log) {
     // off, so that what is measured there is this extension's doing.
     writeFileSync(settings, JSON.stringify({ 'workbench.editorLargeFileConfirmation': 1024, 'merge-conflict.decorators.enabled': false, 'merge-conflict.codeLens.enabled': false }, null, 2));
   }
-  const text = readFileSync(file, 'utf8');
-  const lines = text.split('\n');
-  const rule = lines.findIndex((l) => l.startsWith('-A KUBE-SERVICES ') && / -j KUBE-SVC-\w+$/.test(l));
-  const svc = / -j (KUBE-SVC-\w+)$/.exec(lines[rule])[1];
-  const decl = lines.findIndex((l) => l.startsWith(`:${svc} `));
-  const service = /--comment "?([^" ]+)/.exec(lines[rule])?.[1] ?? '';
-  big = { file, size: text.length, lineCount: lines.length, lines: { rule: lines[rule], decl: lines[decl], first: lines[0] }, rule: rule + 1, svc, decl: decl + 1, service };
-  log(`  ${NAME}: ${(text.length / 1e6).toFixed(1)} M characters, ${lines.length} lines; ${svc} (${service}) jumped to on line ${rule + 1}, declared on line ${decl + 1}`);
-  return big;
 }
 
 /** Point over the `occurrence`-th `needle` in the rendered line `lineText` (works without tokenization: large files). */

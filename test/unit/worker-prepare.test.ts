@@ -1,0 +1,113 @@
+// What the analysis worker prepares right after a parse (analysis/queries.ts preparationSteps): the first trace, the
+// graph model and the symbol index of a node snapshot, which later questions reuse instead of building again; and
+// the symbol search over the joined names, which finds exactly the names that contain the query.
+import { readFileSync, readdirSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
+import { buildSymbolIndex, querySymbols } from '../../src/core/symbols';
+import { preparationSteps, runSnapshotQuery } from '../../src/extension/analysis/queries';
+import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
+import { traceHighlight } from '../../src/core/graph/trace';
+import { graphOfSnapshot } from '../../src/core/graph/snapshot';
+
+/** The files of a sample snapshot, their features counting the outlines and Service lists asked of them. */
+function counted(dir: string): { files: SnapshotFile[]; calls: () => number } {
+  let calls = 0;
+  const files = readdirSync(`samples/${dir}`).sort().map((n) => {
+    const f = analyzeFile(n, readFileSync(`samples/${dir}/${n}`, 'utf8'))!;
+    const features = { ...f.features } as typeof f.features;
+    const { outline, services } = f.features;
+    features.outline = ((a: never, ...rest: never[]) => (calls++, (outline as (...x: unknown[]) => unknown)(a, ...rest))) as never;
+    features.services = ((a: never) => (calls++, services(a))) as never;
+    return { ...f, features };
+  });
+  return { files, calls: () => calls };
+}
+
+describe('preparation after a parse', () => {
+  for (const dir of ['iptables-nft', 'nftables', 'ipvs']) {
+    it(`${dir}: the graph and Ctrl+T of a new snapshot of the same analyses ask nothing more of the analyses`, () => {
+      const query = dir === 'ipvs' ? '10.96.0.10' : 'kube-dns';
+      const ask = (files: SnapshotFile[]) => {
+        // The worker builds a new snapshot object per request: the answers come from what was prepared.
+        const s = buildSnapshot(files);
+        return { graph: runSnapshotQuery(s, 'graph', []), found: runSnapshotQuery(s, 'symbols', [query, 10]), rows: runSnapshotQuery(s, 'frontendItems', ['clusterIP']) };
+      };
+      const lazy = counted(dir);
+      const lazyCalls = lazy.calls();
+      const expected = ask(lazy.files);
+      // Without preparation the questions read the outlines and Service lists.
+      expect(lazy.calls()).toBeGreaterThan(lazyCalls);
+      expect(expected.graph.services.length).toBeGreaterThan(0);
+      expect(expected.found.length).toBeGreaterThan(0);
+      const { files, calls } = counted(dir);
+      for (const step of preparationSteps(files)) step();
+      const s = buildSnapshot(files);
+      const after = calls();
+      const graph = runSnapshotQuery(s, 'graph', []);
+      const found = runSnapshotQuery(s, 'symbols', [query, 10]);
+      expect(calls()).toBe(after);
+      // The same answers as built when asked.
+      expect(graph).toEqual(expected.graph);
+      expect(found).toEqual(expected.found);
+      expect(runSnapshotQuery(s, 'frontendItems', ['clusterIP'])).toEqual(expected.rows);
+      expect(expected.rows.length).toBeGreaterThan(0);
+    });
+  }
+
+  it('a graph asked for is a copy: graphs the panel adds to it do not reach the next answer', () => {
+    const { files } = counted('iptables-nft');
+    const first = runSnapshotQuery(buildSnapshot(files), 'graph', []);
+    first.graphs.clear();
+    expect(runSnapshotQuery(buildSnapshot(files), 'graph', []).graphs.size).toBeGreaterThan(0);
+  });
+});
+
+describe('the Services a trace reaches, on a large snapshot', () => {
+  const services = randomServices(600, 3, 11);
+  const text = generateIptablesDump({ services, style: 'iptables-nft-save', family: 'ipv4', comments: true });
+  const file = analyzeFile('big.iptables', text)!;
+  const snapshot = buildSnapshot([file]);
+  const traceFiles: TraceFile[] = [{ name: 'big.iptables', analysis: file.analysis as TraceFile['analysis'] }];
+
+  it('are those whose graph the trace lights, as when every graph is built', () => {
+    const s = services.filter((x) => x.endpoints.length > 0)[444];
+    const trace = traceSnapshot(traceFiles, { to: s.clusterIP, dport: s.port, protocol: s.protocol, entry: 'pod' });
+    // Every graph built, as before: the reference answer.
+    const model = graphOfSnapshot(snapshot);
+    const expected = [...model.graphs.values()].filter((g) => traceHighlight([g], trace).nodes.length > 0).map((g) => g.key);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(runSnapshotQuery(snapshot, 'tracedServices', [trace, 20])).toEqual(expected.slice(0, 20));
+  });
+});
+
+describe('symbol search over the joined names', () => {
+  const services = randomServices(300, 2, 3);
+  const text = generateIptablesDump({ services, style: 'iptables-nft-save', family: 'ipv4', comments: true });
+  const index = buildSymbolIndex(buildSnapshot([analyzeFile('n.iptables', text)!]));
+
+  it('finds every name that contains the query once, and no other (any query, short or long)', () => {
+    const sampleQuery = fc.oneof(
+      fc.string({ maxLength: 4 }),
+      fc.integer({ min: 0, max: index.keys.length - 1 }).chain((i) => fc.tuple(fc.nat(40), fc.integer({ min: 1, max: 30 })).map(([a, n]) => index.entries[i].name.slice(a, a + n))),
+    );
+    fc.assert(
+      fc.property(sampleQuery, (query) => {
+        const q = query.trim().toLowerCase();
+        fc.pre(q !== '');
+        const found = querySymbols(index, query, Number.MAX_SAFE_INTEGER);
+        const expected = index.entries.filter((_, i) => index.keys[i].includes(q));
+        expect(new Set(found).size).toBe(found.length);
+        expect(new Set(found)).toEqual(new Set(expected));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a query across two names, or with a line break, finds nothing', () => {
+    expect(querySymbols(index, `${index.keys[0]}\n${index.keys[1]}`)).toEqual([]);
+    expect(querySymbols(index, `${index.keys[0].slice(-2)}${index.keys[1].slice(0, 2)}`).every((m) => m.name.toLowerCase().includes(`${index.keys[0].slice(-2)}${index.keys[1].slice(0, 2)}`))).toBe(true);
+  });
+});
