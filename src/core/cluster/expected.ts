@@ -276,42 +276,36 @@ function addUnusable(
 ): void {
   if (into.has(address)) return;
   const c = api.conditions;
-  into.set(address, {
-    ...endpointBase(api, slice, address, port),
-    ready: c.ready ?? true,
-    serving: c.serving ?? true,
-    terminating: c.terminating ?? false,
-    inCluster: false,
-    inLocal: false,
-    excludedBecause: why,
-    detail: describeExclusion(why, { address, slice, servicePort: servicePortOf }),
-  });
+  const ep = expectedEndpoint(api, slice, address, port, c.ready ?? true, c.serving ?? true, c.terminating ?? false);
+  ep.excludedBecause = why;
+  ep.detail = describeExclusion(why, { address, slice, servicePort: servicePortOf });
+  into.set(address, ep);
 }
 
-function endpointBase(api: ApiEndpoint, slice: ApiEndpointSlice, address: string, port: number) {
-  const base: Pick<ExpectedEndpoint, 'address' | 'port' | 'nodeName' | 'zone' | 'slice' | 'source'> = {
+function expectedEndpoint(api: ApiEndpoint, slice: ApiEndpointSlice, address: string, port: number, ready: boolean, serving: boolean, terminating: boolean): ExpectedEndpoint {
+  const ep: ExpectedEndpoint = {
     address,
     port,
+    ready,
+    serving,
+    terminating,
+    inCluster: false,
+    inLocal: false,
     slice: slice.source ? { name: slice.name, source: slice.source } : { name: slice.name },
   };
-  if (api.nodeName !== undefined) base.nodeName = api.nodeName;
-  if (api.zone !== undefined) base.zone = api.zone;
-  if (api.source) base.source = api.source;
-  return base;
+  if (api.nodeName !== undefined) ep.nodeName = api.nodeName;
+  if (api.zone !== undefined) ep.zone = api.zone;
+  if (api.source) ep.source = api.source;
+  return ep;
 }
 
 /** Whether the endpoint is in the sets kube-proxy chose, and if it is missing from one the port uses, why. */
 function judge(c: Candidate, sets: ChosenSets, cat: Categorized<Candidate>, policy: PortPolicy, here: NodeContext): ExpectedEndpoint {
   const inCluster = sets.cluster?.has(c) ?? false;
   const inLocal = sets.local?.has(c) ?? false;
-  const ep: ExpectedEndpoint = {
-    ...endpointBase(c.api, c.slice, c.address, c.port),
-    ready: c.ready,
-    serving: c.serving,
-    terminating: c.terminating,
-    inCluster,
-    inLocal,
-  };
+  const ep = expectedEndpoint(c.api, c.slice, c.address, c.port, c.ready, c.serving, c.terminating);
+  ep.inCluster = inCluster;
+  ep.inLocal = inLocal;
   const why = sets.cluster && !inCluster ? conditionOr(c, 'topology') : sets.local && !inLocal ? (c.local ? conditionOr(c, 'not-local') : 'not-local') : undefined;
   if (!why) return ep;
   ep.excludedBecause = why;
