@@ -122,6 +122,13 @@ describe('merging a Service\'s EndpointSlices (endpointslicecache_test.go TestEn
     expect(sp.noEndpointsReason).toBe('no EndpointSlice at all');
   });
 
+  it('v1 Endpoints stand in only for a Service without EndpointSlices (kube-proxy reads slices alone)', () => {
+    const legacy = slice('svc1', [endpoint('10.0.7.1'), endpoint('10.0.7.2')], { namespace: 'ns1', name: 'svc1', fromLegacyEndpoints: true, managedBy: undefined, ports: [{ name: 'port-0', protocol: 'TCP', port: 80 }] });
+    const real = slice('svc1', [endpoint('10.0.7.1')], { namespace: 'ns1', name: 'svc1-x', ports: [{ name: 'port-0', protocol: 'TCP', port: 80 }] });
+    expect(keys(compute(state({ services: [svc1()], endpointSlices: [legacy] }))[0]!)).toEqual(['10.0.7.1:80', '10.0.7.2:80']);
+    expect(keys(compute(state({ services: [svc1()], endpointSlices: [legacy, real] }))[0]!)).toEqual(['10.0.7.1:80']);
+  });
+
   it('matches slice ports by name and protocol', () => {
     const s = service('dns', { ports: [port({ name: 'dns', protocol: 'UDP', port: 53 }), port({ name: 'dns-tcp', protocol: 'TCP', port: 53 })] });
     const sl = slice('dns', [endpoint('10.244.0.5')], { ports: [{ name: 'dns', protocol: 'UDP', port: 53 }, { name: 'dns-tcp', protocol: 'TCP', port: 53 }] });
@@ -318,6 +325,35 @@ describe('why an endpoint is not used', () => {
     ]);
     const [anon] = compute(state({ services: [etpLocal], endpointSlices: [slice('web', eps)] }), {});
     expect(anon!.endpoints[0]).toMatchObject({ inLocal: false, excludedBecause: 'not-local', detail: "this node's name is unknown, so no endpoint counts as local" });
+  });
+
+  it('Local policy with endpoints only elsewhere: the DROP is explained (topology_test.go "iTP: Local, eTP: Local, all endpoints remote")', () => {
+    const both = service('web', { type: 'NodePort', externalTrafficPolicy: 'Local', internalTrafficPolicy: 'Local', ports: [port({ nodePort: 30080 })] });
+    const remote = [endpoint('10.0.0.1', { nodeName: 'host2' }), endpoint('10.0.0.2', { nodeName: 'host3' })];
+    const [p] = compute(state({ services: [both], endpointSlices: [slice('web', remote)] }));
+    expect(p!.noEndpointsReason).toBeUndefined();
+    expect(p!.noLocalEndpointsReason).toBe('no endpoint on this node host1 (2 usable elsewhere)');
+    expect(keys(p!, (e) => e.inCluster)).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
+    const [cluster] = compute(state({ services: [service('web')], endpointSlices: [slice('web', remote)] }));
+    expect(cluster!.noLocalEndpointsReason).toBeUndefined();
+  });
+
+  it('Local policy whose local endpoints are neither ready nor serving', () => {
+    const down = { nodeName: 'host1', conditions: { ready: false, serving: false, terminating: false } };
+    const [p] = compute(state({ services: [etpLocal], endpointSlices: [slice('web', [endpoint('10.0.0.1', down), endpoint('10.0.0.2', { nodeName: 'host2' })])] }));
+    expect(p!.noLocalEndpointsReason).toBe('1 endpoint on this node host1, neither ready nor serving');
+  });
+
+  it('topology that leaves nothing out is not "applied"', () => {
+    const hinted = [endpoint('10.0.0.1', { hints: { forZones: ['zone-a'] } }), endpoint('10.0.0.2', { hints: { forZones: ['zone-a', 'zone-b'] } })];
+    const [p] = compute(state({ services: [service('web')], endpointSlices: [slice('web', hinted)] }), { name: 'host1', zone: 'zone-a' });
+    expect(p).toMatchObject({ topologyMode: 'PreferSameZone', topologyApplied: false });
+  });
+
+  it('an endpoint without nodeName is never local', () => {
+    const [p] = compute(state({ services: [etpLocal], endpointSlices: [slice('web', [endpoint('10.0.0.9')])] }));
+    expect(p!.endpoints[0]).toMatchObject({ inCluster: true, inLocal: false, excludedBecause: 'not-local', detail: 'the endpoint names no node, so it is never local' });
+    expect(p!.noLocalEndpointsReason).toBe('no endpoint on this node host1 (1 usable elsewhere)');
   });
 
   it('takes the zone from the Node object when the identity lacks it, and names the hint', () => {

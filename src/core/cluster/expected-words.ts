@@ -102,3 +102,13 @@ function noneReady(eps: readonly ProxyEndpoint[]): string {
   if (terminating === 0) return t('{0} endpoints, none ready', eps.length);
   return t('{0} endpoints, none ready ({1} terminating and no longer serving)', eps.length, terminating);
 }
+
+/** Endpoints exist, none usable on this node for the Local policy. */
+export function noLocalEndpointsReason(eps: readonly ProxyEndpoint[], nodeName: string): string {
+  if (!nodeName) return t('this node\'s name is unknown, so no endpoint counts as local');
+  const local = eps.filter((e) => e.local).length;
+  const usable = eps.filter((e) => e.ready || (e.serving && e.terminating)).length;
+  if (local === 0) return t('no endpoint on this node {0} ({1} usable elsewhere)', nodeName, usable);
+  if (local === 1) return t('1 endpoint on this node {0}, neither ready nor serving', nodeName);
+  return t('{0} endpoints on this node {1}, none ready or serving', local, nodeName);
+}

@@ -16,9 +16,10 @@ import type {
   NodeIdentity,
 } from './types';
 import { categorizeEndpoints, type Categorized, type PortPolicy, type ProxyEndpoint, type TopologyRules } from './topology';
-import { describeExclusion, noEndpointsReason, topologyNote, type PortEndpoints } from './expected-words';
+import { describeExclusion, noEndpointsReason, noLocalEndpointsReason, topologyNote, type PortEndpoints } from './expected-words';
 
 export interface ExpectedOptions {
+  /** All three modes choose endpoints alike (each proxier calls CategorizeEndpoints); kept for the callers' sake. */
   mode: 'iptables' | 'nftables' | 'ipvs';
   /** The families the dump programs; default both. */
   families?: IPFamily[];
@@ -77,18 +78,22 @@ const serviceKey = (namespace: string, name: string) => `${namespace}/${name}`;
 /**
  * endpointSliceCacheKeys: a slice without the service-name label belongs to no Service; FQDN slices are not
  * proxied; a second slice of the same name replaces the first, as a later update does in kube-proxy's cache.
+ * kube-proxy reads no v1 Endpoints: those converted from them stand in only for a Service without real slices.
  */
 function slicesByService(all: readonly ApiEndpointSlice[]): Map<string, ApiEndpointSlice[]> {
-  const byName = new Map<string, Map<string, ApiEndpointSlice>>();
+  const real = new Map<string, Map<string, ApiEndpointSlice>>();
+  const legacy = new Map<string, Map<string, ApiEndpointSlice>>();
   for (const slice of all) {
     if (!slice.serviceName || slice.addressType === 'FQDN') continue;
+    const into = slice.fromLegacyEndpoints ? legacy : real;
     const key = serviceKey(slice.namespace, slice.serviceName);
-    let own = byName.get(key);
-    if (!own) byName.set(key, (own = new Map()));
+    let own = into.get(key);
+    if (!own) into.set(key, (own = new Map()));
     own.set(slice.name, slice);
   }
   const map = new Map<string, ApiEndpointSlice[]>();
-  for (const [key, own] of byName) map.set(key, [...own.values()]);
+  for (const [key, own] of legacy) map.set(key, [...own.values()]);
+  for (const [key, own] of real) map.set(key, [...own.values()]);
   return map;
 }
 
@@ -171,7 +176,8 @@ function servicePort(
     family,
     frontends: fronts,
     endpoints: [...merged.candidates.map((c) => judge(c, sets, cat, policy, here)), ...merged.unusable],
-    topologyApplied: cat.topologyMode !== '',
+    // Applied and narrowing: some ready endpoint is left out for topology alone.
+    topologyApplied: cat.topologyMode !== '' && merged.candidates.some((c) => c.ready && !sets.cluster?.has(c)),
     externalTrafficPolicy: eTPLocal ? 'Local' : 'Cluster',
     internalTrafficPolicy: policy.internalPolicyLocal ? 'Local' : 'Cluster',
     loadBalancerSourceRanges: sourceRanges(svc, family),
@@ -182,6 +188,7 @@ function servicePort(
   if (note) result.topologyNote = note;
   if (svc.sessionAffinity === 'ClientIP') result.sessionAffinityTimeoutSeconds = svc.sessionAffinityTimeoutSeconds ?? 10800;
   if (!cat.hasAnyEndpoints) result.noEndpointsReason = noEndpointsReason(svc, port, family, slices, merged);
+  else if (cat.local?.length === 0) result.noLocalEndpointsReason = noLocalEndpointsReason(merged.candidates, here.nodeName);
   return result;
 }
 

@@ -188,6 +188,11 @@ export interface ExpectedServicePort {
   loadBalancerSourceRanges: string[];
   /** No endpoint usable: kube-proxy writes a REJECT (or DROP) for the frontends; the reason in words. */
   noEndpointsReason?: string;
+  /**
+   * The port uses Local endpoints (iTP Local, or eTP Local with an external frontend), there are endpoints
+   * elsewhere but none on this node: kube-proxy DROPs the Local-policy traffic here. The reason in words.
+   */
+  noLocalEndpointsReason?: string;
   service: ApiService;
 }
 
