@@ -187,10 +187,7 @@ describe('which Services and frontends (servicechangetracker_test.go TestService
     expect(out[0]!.frontends.some((f) => f.kind === 'healthCheckNodePort')).toBe(false);
   });
 
-  it('load balancer service ipMode Proxy feature gate enabled: no VIP rules', () => {
-    const out = compute(state({ services: [lb({ loadBalancerProxyIPs: ['10.1.2.4'] })] }));
-    expect(out[0]!.frontends.map((f) => f.kind)).toEqual(['clusterIP', 'nodePort']);
-  });
+  // "load balancer service ipMode Proxy feature gate enabled": the reader leaves such ingress IPs out.
 
   it('load balancer service with only local traffic policy', () => {
     const s = lb({ name: 'only-local-load-balancer', clusterIPs: ['172.16.55.12'], loadBalancerIPs: ['10.1.2.3'], externalTrafficPolicy: 'Local', healthCheckNodePort: 345 });

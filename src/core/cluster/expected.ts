@@ -35,7 +35,7 @@ export interface Candidate extends ProxyEndpoint {
   slice: ApiEndpointSlice;
 }
 
-export function familyOf(address: string): IPFamily {
+function familyOf(address: string): IPFamily {
   // utilnet.IsIPv6String: anything that does not parse as IPv6 counts as IPv4, as in kube-proxy.
   return address.includes(':') ? 'IPv6' : 'IPv4';
 }
@@ -128,10 +128,8 @@ function frontends(svc: ApiService, port: ApiServicePort, family: IPFamily, clus
   const list: ExpectedFrontend[] = [{ kind: 'clusterIP', address: clusterIP, port: port.port }];
   if (port.nodePort) list.push({ kind: 'nodePort', port: port.nodePort });
   for (const ip of svc.externalIPs) if (familyOf(ip) === family) list.push({ kind: 'externalIP', address: ip, port: port.port });
-  const proxied = new Set(svc.loadBalancerProxyIPs ?? []);
-  for (const ip of svc.loadBalancerIPs) {
-    if (ip && !proxied.has(ip) && familyOf(ip) === family) list.push({ kind: 'loadBalancer', address: ip, port: port.port });
-  }
+  // The reader leaves out `ipMode: Proxy` ingress IPs, for which kube-proxy writes no rules (proxyutil.IsVIPMode).
+  for (const ip of svc.loadBalancerIPs) if (ip && familyOf(ip) === family) list.push({ kind: 'loadBalancer', address: ip, port: port.port });
   // apiservice.NeedsHealthCheck: LoadBalancer Services with eTP Local.
   if (svc.type === 'LoadBalancer' && eTPLocal && svc.healthCheckNodePort) {
     list.push({ kind: 'healthCheckNodePort', port: svc.healthCheckNodePort });

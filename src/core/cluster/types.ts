@@ -38,11 +38,6 @@ export interface ApiService {
   externalIPs: string[];
   /** `status.loadBalancer.ingress[].ip`. */
   loadBalancerIPs: string[];
-  /**
-   * Those of `loadBalancerIPs` whose ingress says `ipMode: Proxy`: kube-proxy writes no rules for them
-   * (proxyutil.IsVIPMode).
-   */
-  loadBalancerProxyIPs?: string[];
   loadBalancerSourceRanges: string[];
   externalTrafficPolicy: 'Cluster' | 'Local';
   internalTrafficPolicy: 'Cluster' | 'Local';
