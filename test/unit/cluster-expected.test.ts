@@ -381,6 +381,13 @@ describe('why an endpoint is not used', () => {
     expect(anon).toMatchObject({ topologyMode: 'PreferSameZone', topologyNote: "node hints ignored: this node's name is unknown; zone hints used" });
   });
 
+  it('says when the Service asks for topology but its endpoints carry no hints', () => {
+    const s = state({ services: [service('web', { trafficDistribution: 'PreferClose' })], endpointSlices: [slice('web', [endpoint('10.0.0.1'), endpoint('10.0.0.2')])] });
+    const [p] = compute(s, { name: 'host1', zone: 'zone-a' });
+    expect(p).toMatchObject({ topologyApplied: false, topologyNote: 'the Service asks for topology-aware routing, but no endpoint has a hint (the EndpointSlice controller withholds them when zones are unbalanced)' });
+    expect(p!.endpoints.every((e) => e.inCluster)).toBe(true);
+  });
+
   it('the 1.27–1.31 rules want the annotation (deprecated topology-aware-hints first)', () => {
     const hinted = [endpoint('10.0.0.1', { hints: { forZones: ['zone-a'] } }), endpoint('10.0.0.2', { hints: { forZones: ['zone-b'] } })];
     const run = (annotations: Record<string, string>) =>

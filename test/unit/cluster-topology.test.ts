@@ -292,6 +292,12 @@ describe('why hints were not used', () => {
     const got = run({ name: '', zone: 'zone-a', service: svc(), endpoints: four(abca) });
     expect(got.topologyIgnored).toEqual({ kind: 'not-requested' });
   });
+  it('says the Service asked for hints that no endpoint has', () => {
+    for (const ask of [{ trafficDistribution: 'PreferClose' }, { annotation: 'Auto' }, { trafficDistribution: 'PreferSameNode', rules: 'hints' as const }]) {
+      const got = run({ name: '', zone: 'zone-a', service: svc(), endpoints: four([[], []]), ...ask });
+      expect(got.topologyIgnored).toEqual({ kind: 'no-hints' });
+    }
+  });
   it('says nothing when no endpoint has a hint', () => {
     const got = run({ name: '', rules: 'hints', zone: 'zone-a', service: svc(), endpoints: four([[], []]) });
     expect(got.topologyIgnored).toBeUndefined();

@@ -77,6 +77,8 @@ export function topologyNote(why: TopologyIgnored): string | undefined {
       return t('hints ignored: no endpoint is hinted for this node\'s zone {0}', why.zone);
     case 'no-ready-endpoints':
       return t('hints ignored: no endpoint is ready');
+    case 'no-hints':
+      return t('the Service asks for topology-aware routing, but no endpoint has a hint (the EndpointSlice controller withholds them when zones are unbalanced)');
     case 'no-hint-for-node':
       return why.node
         ? t('node hints ignored: no endpoint is hinted for this node {0}; zone hints used', why.node)

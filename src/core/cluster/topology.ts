@@ -49,6 +49,8 @@ export type TopologyIgnored =
   | { kind: 'missing-zone-hint'; endpoint: string }
   | { kind: 'no-hint-for-zone'; zone: string }
   | { kind: 'no-ready-endpoints' }
+  /** The Service asks for topology-aware routing, but the EndpointSlice controller gave no endpoint a hint. */
+  | { kind: 'no-hints' }
   /** Every ready endpoint has node hints, none for this node (or this node's name is unknown). */
   | { kind: 'no-hint-for-node'; node: string };
 
@@ -168,13 +170,21 @@ function scanHints(endpoints: readonly ProxyEndpoint[], topo: TopologyInput): Hi
 /** Today's topologyModeFromHints: node hints first, then zone hints; no fallback beyond the mode's choice. */
 function topologyModeFromHints(endpoints: readonly ProxyEndpoint[], topo: TopologyInput): Decision {
   const s = scanHints(endpoints, topo);
-  if (!s.anyHint) return { mode: '' };
+  if (!s.anyHint) return noHints(topo);
   if (!s.ready) return { mode: '', ignored: { kind: 'no-ready-endpoints' } };
   if (s.allNodeHints && s.forNode) return { mode: 'PreferSameNode' };
   const zone = zoneDecision(s, topo);
   // Node hints for other nodes only: worth saying when zone hints decided instead.
   if (s.allNodeHints && zone.mode) return { mode: zone.mode, ignored: { kind: 'no-hint-for-node', node: topo.nodeName } };
   return zone;
+}
+
+const annotationOff = (a: string | undefined) => a === undefined || a === '' || a === 'disabled' || a === 'Disabled';
+
+/** No hints at all: worth a note only when the Service asked for them (the controller may have withheld them). */
+function noHints(topo: TopologyInput): Decision {
+  const asked = !annotationOff(topo.hintsAnnotation) || ['PreferClose', 'PreferSameZone', 'PreferSameNode'].includes(topo.trafficDistribution ?? '');
+  return asked ? { mode: '', ignored: { kind: 'no-hints' } } : { mode: '' };
 }
 
 function zoneDecision(s: HintScan, topo: TopologyInput): Decision {
@@ -187,10 +197,9 @@ function zoneDecision(s: HintScan, topo: TopologyInput): Decision {
 /** 1.27–1.31's canUseTopology: the Service must ask for it, the node must have a zone, zone hints only. */
 function canUseTopology(endpoints: readonly ProxyEndpoint[], topo: TopologyInput): Decision {
   const s = scanHints(endpoints, topo);
-  if (!s.anyHint) return { mode: '' };
+  if (!s.anyHint) return noHints(topo);
   if (topo.trafficDistribution !== 'PreferClose') {
-    const a = topo.hintsAnnotation ?? '';
-    if (a === '' || a === 'disabled' || a === 'Disabled') return { mode: '', ignored: { kind: 'not-requested' } };
+    if (annotationOff(topo.hintsAnnotation)) return { mode: '', ignored: { kind: 'not-requested' } };
   }
   if (!topo.zone) return { mode: '', ignored: { kind: 'no-zone-label' } };
   if (!s.ready) return { mode: '', ignored: { kind: 'no-ready-endpoints' } };
