@@ -2,7 +2,7 @@
 // Service port has no endpoint at all, why hints were not applied. Localised through t().
 import { t } from '../l10n';
 import type { ApiEndpointSlice, ApiService, ApiServicePort, EndpointExclusion, ExpectedEndpoint, IPFamily } from './types';
-import type { PortPolicy, ProxyEndpoint, TopologyIgnored, TopologyMode } from './topology';
+import type { ProxyEndpoint, TopologyIgnored, TopologyMode } from './topology';
 
 /** What mergeSlices found for one Service port and family. */
 export interface PortEndpoints<E extends ProxyEndpoint = ProxyEndpoint> {
@@ -19,7 +19,6 @@ export interface ExclusionContext {
   candidate?: ProxyEndpoint & { api: { nodeName?: string } };
   node?: { nodeName: string; zone: string };
   mode?: TopologyMode;
-  policy?: PortPolicy;
 }
 
 export function portLabel(port: ApiServicePort): string {

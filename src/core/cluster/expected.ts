@@ -43,7 +43,7 @@ function familyOf(address: string): IPFamily {
 /** Every Service port of every family in `options.families` that kube-proxy on `node` programs. */
 export function expectedServicePorts(state: ClusterState, node: NodeIdentity, options: ExpectedOptions): ExpectedServicePort[] {
   const slices = slicesByService(state.endpointSlices);
-  const here = nodeContext(state, node, options.topologyRules ?? 'hints');
+  const here = nodeContext(state, node, options.topologyRules);
   const wanted = new Set<IPFamily>(options.families ?? ['IPv4', 'IPv6']);
   const out: ExpectedServicePort[] = [];
   for (const svc of state.services) {
@@ -66,7 +66,8 @@ export interface NodeContext {
   rules: TopologyRules;
 }
 
-function nodeContext(state: ClusterState, node: NodeIdentity, rules: TopologyRules): NodeContext {
+/** The node as kube-proxy knows it: its name (`''` when unknown) and its zone, from the Node object if not given. */
+export function nodeContext(state: ClusterState, node: NodeIdentity, rules: TopologyRules = 'hints'): NodeContext {
   const nodeName = node.name ?? '';
   let zone = node.zone;
   if (zone === undefined && nodeName) zone = state.nodes.find((n) => n.name === nodeName)?.zone;
@@ -173,7 +174,7 @@ function servicePort(
     protocol: port.protocol,
     family,
     frontends: fronts,
-    endpoints: [...merged.candidates.map((c) => judge(c, sets, cat, policy, here)), ...merged.unusable],
+    endpoints: [...merged.candidates.map((c) => judge(c, sets, cat, here)), ...merged.unusable],
     // Applied and narrowing: some ready endpoint is left out for topology alone.
     topologyApplied: cat.topologyMode !== '' && merged.candidates.some((c) => c.ready && !sets.cluster?.has(c)),
     externalTrafficPolicy: eTPLocal ? 'Local' : 'Cluster',
@@ -198,8 +199,8 @@ function hintsAnnotation(svc: ApiService): string | undefined {
 
 /**
  * EndpointSliceCache.endpointInfoByServicePort + addEndpoints for one port and family: the slice port of the same
- * name and protocol gives the port number; one entry per `ip:port`, a local duplicate winning. Endpoints kube-proxy
- * drops are kept aside as `unusable`, with why, so every endpoint of the API is accounted for.
+ * name and protocol gives the port number; one entry per `ip:port` (see prefer()). Endpoints kube-proxy drops are
+ * kept aside as `unusable`, with why, so every endpoint of the API is accounted for.
  */
 function mergeSlices(
   slices: readonly ApiEndpointSlice[],
@@ -305,7 +306,7 @@ function expectedEndpoint(api: ApiEndpoint, slice: ApiEndpointSlice, address: st
 }
 
 /** Whether the endpoint is in the sets kube-proxy chose, and if it is missing from one the port uses, why. */
-function judge(c: Candidate, sets: ChosenSets, cat: Categorized<Candidate>, policy: PortPolicy, here: NodeContext): ExpectedEndpoint {
+function judge(c: Candidate, sets: ChosenSets, cat: Categorized<Candidate>, here: NodeContext): ExpectedEndpoint {
   const inCluster = sets.cluster?.has(c) ?? false;
   const inLocal = sets.local?.has(c) ?? false;
   const ep = expectedEndpoint(c.api, c.slice, c.address, c.port, c.ready, c.serving, c.terminating);
@@ -314,7 +315,7 @@ function judge(c: Candidate, sets: ChosenSets, cat: Categorized<Candidate>, poli
   const why = sets.cluster && !inCluster ? conditionOr(c, 'topology') : sets.local && !inLocal ? (c.local ? conditionOr(c, 'not-local') : 'not-local') : undefined;
   if (!why) return ep;
   ep.excludedBecause = why;
-  ep.detail = describeExclusion(why, { address: c.address, slice: c.slice, candidate: c, node: here, mode: cat.topologyMode, policy });
+  ep.detail = describeExclusion(why, { address: c.address, slice: c.slice, candidate: c, node: here, mode: cat.topologyMode });
   return ep;
 }
 
