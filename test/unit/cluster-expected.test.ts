@@ -233,7 +233,8 @@ describe('which Services and frontends (servicechangetracker_test.go TestService
   it('service with both ipv4 and ipv6 configurations under ipv6 mode, ipv4 fields should be filtered', () => {
     const [p] = compute(state({ services: [both('2001:db8:85a3:0:0:8a2e:370:7334')] }));
     expect(p!.family).toBe('IPv6');
-    expect(p!.frontends.filter((f) => f.kind !== 'clusterIP').map((f) => f.address)).toEqual(['2001:db8:85a3:0:0:8a2e:370:7335', '2001:db8:85a3:0:0:8a2e:370:7335']);
+    // Printed as kube-proxy prints the parsed net.IP.
+    expect(p!.frontends.filter((f) => f.kind !== 'clusterIP').map((f) => f.address)).toEqual(['2001:db8:85a3::8a2e:370:7335', '2001:db8:85a3::8a2e:370:7335']);
     expect(p!.loadBalancerSourceRanges).toEqual(['2001:db8::/32']);
   });
 
@@ -259,6 +260,15 @@ describe('dual-stack: one ExpectedServicePort per family', () => {
       ['IPv4', '10.96.0.20', ['10.244.1.5:8080']],
       ['IPv6', 'fd00::20', ['fd00:244::5:8080']],
     ]);
+  });
+
+  it('addresses are spelled as kube-proxy prints them, so two spellings of one IP are one endpoint', () => {
+    const sp = service('web', { clusterIPs: ['FD00:0:0::20'], ipFamilies: ['IPv6'] });
+    const a = slice('web', [endpoint('fd00:244:0::5')], { name: 'a', addressType: 'IPv6' });
+    const b = slice('web', [endpoint('FD00:244::5')], { name: 'b', addressType: 'IPv6' });
+    const [p] = compute(state({ services: [sp], endpointSlices: [a, b] }));
+    expect(p!.frontends[0]!.address).toBe('fd00::20');
+    expect(keys(p!)).toEqual(['fd00:244::5:8080']);
   });
 
   it('families limits what is computed to what the dump programs', () => {

@@ -16,6 +16,7 @@ import type {
   NodeIdentity,
 } from './types';
 import { categorizeEndpoints, type Categorized, type PortPolicy, type ProxyEndpoint, type TopologyRules } from './topology';
+import { canonicalAddress } from '../trace/addr';
 import { describeExclusion, noEndpointsReason, noLocalEndpointsReason, topologyNote, type PortEndpoints } from './expected-words';
 
 export interface ExpectedOptions {
@@ -126,11 +127,16 @@ function serviceExternallyAccessible(svc: ApiService): boolean {
 }
 
 function frontends(svc: ApiService, port: ApiServicePort, family: IPFamily, clusterIP: string, eTPLocal: boolean): ExpectedFrontend[] {
-  const list: ExpectedFrontend[] = [{ kind: 'clusterIP', address: clusterIP, port: port.port }];
+  // Addresses as kube-proxy prints a parsed net.IP (RFC 5952 for IPv6), the way the dump has them.
+  const list: ExpectedFrontend[] = [{ kind: 'clusterIP', address: canonicalAddress(clusterIP), port: port.port }];
   if (port.nodePort) list.push({ kind: 'nodePort', port: port.nodePort });
-  for (const ip of svc.externalIPs) if (familyOf(ip) === family) list.push({ kind: 'externalIP', address: ip, port: port.port });
+  for (const ip of svc.externalIPs) {
+    if (familyOf(ip) === family) list.push({ kind: 'externalIP', address: canonicalAddress(ip), port: port.port });
+  }
   // The reader leaves out `ipMode: Proxy` ingress IPs, for which kube-proxy writes no rules (proxyutil.IsVIPMode).
-  for (const ip of svc.loadBalancerIPs) if (ip && familyOf(ip) === family) list.push({ kind: 'loadBalancer', address: ip, port: port.port });
+  for (const ip of svc.loadBalancerIPs) {
+    if (ip && familyOf(ip) === family) list.push({ kind: 'loadBalancer', address: canonicalAddress(ip), port: port.port });
+  }
   // apiservice.NeedsHealthCheck: LoadBalancer Services with eTP Local.
   if (svc.type === 'LoadBalancer' && eTPLocal && svc.healthCheckNodePort) {
     list.push({ kind: 'healthCheckNodePort', port: svc.healthCheckNodePort });
@@ -215,8 +221,9 @@ function mergeSlices(
   for (const slice of slices) {
     const sp = slice.ports.find((p) => p.name === port.name && p.protocol === port.protocol);
     for (const api of slice.endpoints) {
-      const address = api.addresses[0];
-      if (!address) continue;
+      if (!api.addresses[0]) continue;
+      // addEndpoints keys by utilnet.ParseIPSloppy(address).String(): one spelling per IP.
+      const address = canonicalAddress(api.addresses[0]);
       counts.endpoints++;
       const epFamily = familyOf(address);
       if (epFamily !== family) {
