@@ -284,6 +284,18 @@ describe('dual-stack: one ExpectedServicePort per family', () => {
   });
 });
 
+describe('the three modes', () => {
+  it('choose the same endpoints: every proxier calls CategorizeEndpoints (iptables, nftables, ipvs proxier.go)', () => {
+    const s = state({
+      services: [service('web', { type: 'NodePort', externalTrafficPolicy: 'Local', ports: [port({ nodePort: 30080 })] })],
+      endpointSlices: [slice('web', [endpoint('10.0.0.1', { nodeName: 'host1' }), endpoint('10.0.0.2', { nodeName: 'host2' })])],
+    });
+    const [a, b, c] = (['iptables', 'nftables', 'ipvs'] as const).map((mode) => compute(s, { name: 'host1' }, { mode }));
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+  });
+});
+
 describe('no endpoints: the reason in words', () => {
   const reason = (s: ApiService, slices: ApiEndpointSlice[] = []) => compute(state({ services: [s], endpointSlices: slices }))[0]!.noEndpointsReason;
 
