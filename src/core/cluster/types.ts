@@ -173,7 +173,7 @@ export interface ExpectedServicePort {
   endpoints: ExpectedEndpoint[];
   /** Whether topology (hints or trafficDistribution) narrowed the cluster endpoints on this node. */
   topologyApplied: boolean;
-  /** The topology kube-proxy applied (`topologyApplied`), as its topologyModeFromHints names it. */
+  /** The topology mode kube-proxy chose (topologyModeFromHints); it may leave nothing out (`topologyApplied` false). */
   topologyMode?: 'PreferSameZone' | 'PreferSameNode';
   /** Hints that exist but were not used on this node (or only in part), and why; already localised. */
   topologyNote?: string;
