@@ -173,12 +173,21 @@ export interface ExpectedServicePort {
   endpoints: ExpectedEndpoint[];
   /** Whether topology (hints or trafficDistribution) narrowed the cluster endpoints on this node. */
   topologyApplied: boolean;
+  /** The topology mode kube-proxy chose (topologyModeFromHints); it may leave nothing out (`topologyApplied` false). */
+  topologyMode?: 'PreferSameZone' | 'PreferSameNode';
+  /** Hints that exist but were not used on this node (or only in part), and why; already localised. */
+  topologyNote?: string;
   sessionAffinityTimeoutSeconds?: number;
   externalTrafficPolicy: 'Cluster' | 'Local';
   internalTrafficPolicy: 'Cluster' | 'Local';
   loadBalancerSourceRanges: string[];
   /** No endpoint usable: kube-proxy writes a REJECT (or DROP) for the frontends; the reason in words. */
   noEndpointsReason?: string;
+  /**
+   * The port uses Local endpoints (iTP Local, or eTP Local with an external frontend), there are endpoints
+   * elsewhere but none on this node: kube-proxy DROPs the Local-policy traffic here. The reason in words.
+   */
+  noLocalEndpointsReason?: string;
   service: ApiService;
 }
 
