@@ -10,24 +10,45 @@ export type Obj = Record<string, unknown>;
 /** How far past an object's start its own fields are looked for, for a diagnostic's position. */
 const FIELD_WINDOW = 4000;
 
-/** Offsets to positions, for offsets asked mostly in increasing order (objects are read in document order). */
+/**
+ * Offsets to positions, for offsets asked mostly in increasing order (objects are read in document order): the
+ * cursor moves forward line by line and keeps the line starts it passed, so going back is a binary search.
+ */
 export class LineCursor {
-  private offset = 0;
-  private line = 0;
-  private lineStart = 0;
+  private starts = new Int32Array(1024);
+  private lines = 1;
+  private scanned = 0;
 
   constructor(private readonly text: string) {}
 
   position(offset: number): Position {
-    if (offset < this.offset) this.offset = this.line = this.lineStart = 0;
-    for (;;) {
-      const nl = this.text.indexOf('\n', this.offset);
-      if (nl < 0 || nl >= offset) break;
-      this.line++;
-      this.offset = this.lineStart = nl + 1;
+    offset = Math.max(0, Math.min(offset, this.text.length));
+    while (this.scanned <= offset) {
+      const nl = this.text.indexOf('\n', this.scanned);
+      if (nl < 0) {
+        this.scanned = this.text.length + 1;
+        break;
+      }
+      this.scanned = nl + 1;
+      this.push(nl + 1);
     }
-    this.offset = Math.max(this.offset, Math.min(offset, this.text.length));
-    return { line: this.line, character: offset - this.lineStart };
+    let lo = 0;
+    let hi = this.lines - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo, character: offset - this.starts[lo] };
+  }
+
+  private push(start: number): void {
+    if (this.lines === this.starts.length) {
+      const grown = new Int32Array(this.lines * 2);
+      grown.set(this.starts);
+      this.starts = grown;
+    }
+    this.starts[this.lines++] = start;
   }
 }
 
@@ -68,11 +89,11 @@ export class ReadContext {
   /** From `offset` to the end of its line (without trailing space), at most 200 characters. */
   lineRange(offset: number): Range {
     const start = this.position(offset);
-    let end = this.text.indexOf('\n', offset);
-    if (end < 0) end = this.text.length;
-    while (end > offset && /\s/.test(this.text[end - 1])) end--;
-    end = Math.min(end, offset + 200);
-    return { start, end: { line: start.line, character: start.character + Math.max(1, end - offset) } };
+    const line = this.text.slice(offset, offset + 200);
+    let end = line.search(/[\r\n]/);
+    if (end < 0) end = line.length;
+    while (end > 0 && /\s/.test(line[end - 1])) end--;
+    return { start, end: { line: start.line, character: start.character + Math.max(1, end) } };
   }
 
   /** The range of `value` written as the value of `key` near `near`, or of the line at `near`. */
@@ -95,8 +116,8 @@ export class ReadContext {
   /** The range of `value` written soon after `near` (an endpoint's first address), or of the line at `near`. */
   valueAfter(near: number, value: string): Range {
     for (const w of this.json ? [JSON.stringify(value)] : [value, JSON.stringify(value), `'${value}'`]) {
-      const at = this.text.indexOf(w, near);
-      if (at >= 0 && at - near < FIELD_WINDOW) {
+      const at = this.near(near, w);
+      if (at !== undefined) {
         const start = this.position(at);
         return { start, end: { line: start.line, character: start.character + w.length } };
       }
@@ -106,8 +127,13 @@ export class ReadContext {
 
   /** Where `key` is written as a field after `near` (close enough to be that object's), or undefined. */
   keyOffset(near: number, key: string): number | undefined {
-    const at = this.text.indexOf(this.json ? `"${key}"` : `${key}:`, near);
-    return at >= 0 && at - near < FIELD_WINDOW ? at : undefined;
+    return this.near(near, this.json ? `"${key}"` : `${key}:`);
+  }
+
+  /** Where `s` is first written within FIELD_WINDOW after `near`: a search that a miss cannot make long. */
+  private near(near: number, s: string): number | undefined {
+    const at = this.text.slice(near, near + FIELD_WINDOW + s.length).indexOf(s);
+    return at >= 0 ? near + at : undefined;
   }
 
   source(range: Range): SourceLocation {
@@ -128,8 +154,8 @@ export class ReadContext {
     this.report('warning', 'cluster-bad-field', t('{0}: {1} should be {2}, not {3}; it is ignored.', this.current, path, expected, describe(o[key])), o, key);
   }
 
-  missing(o: unknown, path: string, fallback = 0): void {
-    this.report('error', 'cluster-missing-field', t('{0}: {1} is missing; this object is not used.', this.current, path), o, undefined, fallback);
+  missing(o: unknown, path: string, fallback = 0, key?: string): void {
+    this.report('error', 'cluster-missing-field', t('{0}: {1} is missing; this object is not used.', this.current, path), o, key, fallback);
   }
 
   str(o: Obj, key: string, path: string): string | undefined {

@@ -35,7 +35,7 @@ export function readMeta(ctx: ReadContext, o: Obj, kind: string, namespaced: boo
   const m = ctx.obj(o, 'metadata', 'metadata');
   const name = m ? ctx.str(m, 'name', 'metadata.name') : undefined;
   if (!m || !name) {
-    ctx.missing(m ?? o, 'metadata.name', at);
+    ctx.missing(o, 'metadata.name', at, m ? 'metadata' : undefined);
     return undefined;
   }
   const namespace = (namespaced && ctx.str(m, 'namespace', 'metadata.namespace')) || (namespaced ? 'default' : '');

@@ -46,11 +46,10 @@ function firstNonSpace(text: string): number {
 // ---- JSON ----
 
 function readJsonText(text: string, from: number, out: ReadText): void {
+  if (fastJson(text, from, text.length, out)) return;
   const values = topLevelValues(text, from);
   for (const [start, end] of values) {
-    const fast = fastJson(text, start, end, out.offsets);
-    if (fast !== undefined) out.documents.push(fast.value);
-    else exactJson(text, start, end, out);
+    if (values.length === 1 || !fastJson(text, start, end, out)) exactJson(text, start, end, out);
   }
 }
 
@@ -114,29 +113,29 @@ function objectStarts(text: string, start: number, end: number): Int32Array {
 }
 
 /**
- * JSON.parse, then each object's offset by walking the value in the order its objects were written. Undefined
+ * JSON.parse, then each object's offset by walking the value in the order its objects were written. False
  * when that order is not the text's (a repeated key, an integer-like key, which objects list first) or the
  * value is nested too deeply: the exact reader handles those.
  */
-function fastJson(text: string, start: number, end: number, offsets: Map<object, number>): { value: unknown } | undefined {
+function fastJson(text: string, start: number, end: number, out: ReadText): boolean {
   let value: unknown;
   try {
     value = JSON.parse(start === 0 && end === text.length ? text : text.slice(start, end));
   } catch {
-    return undefined;
+    return false;
   }
   const starts = objectStarts(text, start, end);
-  const found: [object, number][] = [];
+  const offsets = out.offsets.size === 0 ? new Map<object, number>() : out.offsets;
   let next = 0;
   const walk = (v: unknown, depth: number): boolean => {
     if (v === null || typeof v !== 'object') return true;
     if (depth > MAX_DEPTH) return false;
     if (Array.isArray(v)) {
-      for (const item of v) if (!walk(item, depth + 1)) return false;
+      for (let i = 0; i < v.length; i++) if (!walk(v[i], depth + 1)) return false;
       return true;
     }
     if (next >= starts.length) return false;
-    found.push([v, starts[next++]]);
+    offsets.set(v, starts[next++]);
     for (const key in v) {
       const d = key.charCodeAt(0);
       if (d >= 48 && d <= 57 && /^(?:0|[1-9]\d*)$/.test(key)) return false;
@@ -144,12 +143,16 @@ function fastJson(text: string, start: number, end: number, offsets: Map<object,
     }
     return true;
   };
-  if (!walk(value, 0) || next !== starts.length) return undefined;
-  for (const [o, at] of found) offsets.set(o, at);
-  return { value };
+  if (!walk(value, 0) || next !== starts.length) return false;
+  out.offsets = offsets;
+  out.documents.push(value);
+  return true;
 }
 
-/** The reader that knows where it failed: its error, then what came before it, closed where it was cut. */
+/**
+ * The reader that knows where it failed: its error, then what came before it, closed where it was cut (the
+ * same text up to there, so the fast path gives the same offsets).
+ */
 function exactJson(text: string, start: number, end: number, out: ReadText): void {
   const slice = start === 0 && end === text.length ? text : text.slice(start, end);
   const read = readJson(slice);
@@ -161,7 +164,9 @@ function exactJson(text: string, start: number, end: number, out: ReadText): voi
   out.problems.push({ offset: start + error.offset, code: 'cluster-bad-json', severity: 'error', message: t('This is not valid JSON: {0}. What comes before it is still read.', error.message) });
   const cut = salvagePoint(slice, error.offset);
   if (cut === undefined) return;
-  const again = readJson(slice.slice(0, cut.at) + cut.closers);
+  const closed = text.slice(0, start + cut.at) + cut.closers;
+  if (fastJson(closed, start, closed.length, out)) return;
+  const again = readJson(closed.slice(start));
   if (again.value !== undefined) out.documents.push(fromJValue(again.value, start, out.offsets));
 }
 
@@ -206,22 +211,47 @@ function fromJValue(v: JValue, base: number, offsets: Map<object, number>): unkn
 // ---- YAML ----
 
 function readYamlText(text: string, out: ReadText): void {
+  const tooDeep = (offset: number) => out.problems.push({ offset, code: 'cluster-too-deep', severity: 'error', message: t('This file is nested too deeply to be a Kubernetes object list.') });
+  // The library recurses into flow collections and spends seconds unwinding a stack overflow: not for these.
+  const deepAt = flowDepthOver(text, MAX_DEPTH);
+  if (deepAt >= 0) return void tooDeep(deepAt);
   let docs: Document.Parsed[];
   try {
     docs = parseAllDocuments(text, { prettyErrors: false, uniqueKeys: false }) as Document.Parsed[];
   } catch (e) {
     // The library's own recursion on hostile nesting.
     if (!(e instanceof RangeError)) throw e;
-    out.problems.push({ offset: 0, code: 'cluster-too-deep', severity: 'error', message: t('This file is nested too deeply to be a Kubernetes object list.') });
-    return;
+    return void tooDeep(0);
   }
   if (!Array.isArray(docs)) return;
-  const budget = { aliasNodes: MAX_ALIAS_NODES, warned: false, deep: false };
+  const budget: AliasBudget = { aliasNodes: MAX_ALIAS_NODES, warned: false, deep: false, targets: new Map() };
   for (const doc of docs) {
-    for (const e of doc.errors) out.problems.push({ offset: e.pos[0], code: 'cluster-bad-yaml', severity: 'error', message: t('This is not valid YAML: {0}', firstLine(e.message)) });
+    for (const e of doc.errors) {
+      // The library reports its own stack overflow as a syntax error.
+      if (/call stack/i.test(e.message)) {
+        if (!budget.deep) tooDeep(e.pos[0]);
+        budget.deep = true;
+      } else out.problems.push({ offset: e.pos[0], code: 'cluster-bad-yaml', severity: 'error', message: t('This is not valid YAML: {0}', firstLine(e.message)) });
+    }
     if (doc.contents === null) continue;
     out.documents.push(fromYaml(doc.contents, doc, 0, false, budget, out));
   }
+}
+
+/**
+ * Where flow brackets (`[`, `{`) first nest deeper than `max`, or -1. Brackets in quotes count too, so that stray
+ * ones cannot add up over a long file the count starts again at each line that starts a top-level key or item.
+ */
+function flowDepthOver(text: string, max: number): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 91 || c === 123) {
+      if (++depth > max) return i;
+    } else if ((c === 93 || c === 125) && depth > 0) depth--;
+    else if (c === 10 && depth > 0 && /[^\s[\]{}]/.test(text[i + 1] ?? ' ')) depth = 0;
+  }
+  return -1;
 }
 
 function firstLine(message: string): string {
@@ -233,6 +263,8 @@ interface AliasBudget {
   aliasNodes: number;
   warned: boolean;
   deep: boolean;
+  /** Alias.resolve searches the whole document: once per alias is enough. */
+  targets: Map<object, unknown>;
 }
 
 function fromYaml(node: unknown, doc: Document.Parsed, depth: number, viaAlias: boolean, budget: AliasBudget, out: ReadText): unknown {
@@ -246,7 +278,10 @@ function fromYaml(node: unknown, doc: Document.Parsed, depth: number, viaAlias: 
     budget.warned = true;
     return null;
   }
-  if (isAlias(node)) return fromYaml(node.resolve(doc), doc, depth + 1, true, budget, out);
+  if (isAlias(node)) {
+    if (!budget.targets.has(node)) budget.targets.set(node, node.resolve(doc));
+    return fromYaml(budget.targets.get(node), doc, depth + 1, true, budget, out);
+  }
   if (isScalar(node)) return node.value;
   if (isSeq(node)) return node.items.map((item) => fromYaml(item, doc, depth + 1, viaAlias, budget, out));
   if (isMap(node)) {
