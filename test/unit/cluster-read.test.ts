@@ -137,6 +137,7 @@ describe('nodes, the kube-proxy ConfigMap, legacy Endpoints', () => {
     const l = legacy.endpointSlices.find((x) => x.serviceName === 'legacy')!;
     expect({ ...l, source: undefined, endpoints: l.endpoints.map((e) => ({ ...e, source: undefined })) }).toEqual({
       namespace: 'shop', name: 'legacy', serviceName: 'legacy', addressType: 'IPv4', fromLegacyEndpoints: true, source: undefined,
+      managedBy: 'endpointslicemirroring-controller.k8s.io',
       ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
       endpoints: [
         { addresses: ['10.244.1.40'], conditions: { ready: true }, nodeName: 'kind-worker', targetRef: 'Pod shop/legacy-7f6d5c4b3-q1w2e', source: undefined },
@@ -146,6 +147,11 @@ describe('nodes, the kube-proxy ConfigMap, legacy Endpoints', () => {
     const merged = mergeClusterStates([read('services-endpointslices.json'), legacy]);
     // shop/web has an EndpointSlice: its Endpoints are not used; shop/legacy has none: they are.
     expect(merged.endpointSlices.filter((x) => x.fromLegacyEndpoints).map((x) => x.name)).toEqual(['legacy']);
+  });
+
+  it('leaves out Endpoints marked not to be mirrored', () => {
+    const e = readClusterFile('e.yaml', 'apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: skip\n  namespace: a\n  labels: {endpointslice.kubernetes.io/skip-mirror: "true"}\nsubsets:\n- addresses: [{ip: 10.0.0.1}]\n  ports: [{port: 80}]\n');
+    expect(e.endpointSlices).toEqual([]);
   });
 
   it('splits a dual-stack Endpoints subset by family', () => {

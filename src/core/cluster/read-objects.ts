@@ -11,6 +11,8 @@ const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
 const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
+const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
+const MIRROR_CONTROLLER = 'endpointslicemirroring-controller.k8s.io';
 const DEFAULT_AFFINITY_TIMEOUT = 10800;
 
 export function familyOf(address: string): IPFamily {
@@ -253,11 +255,13 @@ function targetRef(ctx: ReadContext, e: Obj): string | undefined {
 
 /**
  * A v1 Endpoints object as the slices the mirroring controller would write: one per subset and address family,
- * `ready: true` for `addresses`, `ready: false` for `notReadyAddresses` (pkg/controller/endpointslicemirroring).
+ * `ready: true` for `addresses`, `ready: false` for `notReadyAddresses`, nothing else set
+ * (addressToEndpoint in pkg/controller/endpointslicemirroring/utils.go).
  */
 export function readEndpoints(ctx: ReadContext, o: Obj): ApiEndpointSlice[] {
   const meta = readMeta(ctx, o, 'Endpoints', true);
-  if (!meta) return [];
+  // The mirroring controller leaves these alone (skipMirror in its utils.go).
+  if (!meta || meta.labels[SKIP_MIRROR_LABEL] === 'true') return [];
   const out: ApiEndpointSlice[] = [];
   const source = nameSource(ctx, meta);
   ctx.list(o, 'subsets', 'subsets').forEach((subset, i) => {
@@ -279,7 +283,7 @@ export function readEndpoints(ctx: ReadContext, o: Obj): ApiEndpointSlice[] {
     }
     for (const [family, endpoints] of byFamily) {
       const name = `${meta.name}${i > 0 ? `-${i}` : ''}${family === 'IPv6' && byFamily.size > 1 ? '-ipv6' : ''}`;
-      out.push({ namespace: meta.namespace, name, serviceName: meta.name, addressType: family, ports, endpoints, fromLegacyEndpoints: true, source });
+      out.push({ namespace: meta.namespace, name, serviceName: meta.name, addressType: family, ports, endpoints, managedBy: MIRROR_CONTROLLER, fromLegacyEndpoints: true, source });
     }
   });
   return out;
