@@ -233,6 +233,13 @@ describe('hostile input', () => {
 });
 
 describe('large lists', () => {
+  it('a large YAML file: a note that JSON reads faster', () => {
+    const text = `apiVersion: v1\nkind: Node\nmetadata: {name: n}\n${`# ${'padding '.repeat(12)}\n`.repeat(45_000)}`;
+    expect(text.length).toBeGreaterThan(4 * 1024 * 1024);
+    expect(problems(text)).toEqual(['1:1 information cluster-large-yaml']);
+    expect(readClusterFile('f', text).nodes).toHaveLength(1);
+  });
+
   const service = (i: number) => `        {\n            "apiVersion": "v1",\n            "kind": "Pod",\n            "metadata": {\n                "name": "pod-${i}",\n                "namespace": "ns-${i % 50}",\n                "labels": {"app": "a${i}", "pod-template-hash": "5d8f7c9b6"}\n            },\n            "spec": {"containers": [{"name": "c", "image": "registry.example/app:1.${i}", "ports": [{"containerPort": 8080, "protocol": "TCP"}]}], "nodeName": "node-${i % 7}"},\n            "status": {"phase": "Running", "podIP": "10.244.${(i >> 8) & 255}.${i & 255}", "conditions": [{"type": "Ready", "status": "True"}]}\n        }`;
   const list = (n: number) => `{\n    "apiVersion": "v1",\n    "items": [\n${Array.from({ length: n }, (_, i) => service(i)).join(',\n')}\n    ],\n    "kind": "List"\n}\n`;
 

@@ -200,6 +200,13 @@ describe('merging and recognising files', () => {
     expect(m.diagnostics.find((d) => d.file === 'services-endpointslices.json')!.diagnostics).toEqual([]);
   });
 
+  it('gives each file its diagnostics once, also when merged again', () => {
+    const a = read('services-endpointslices.json');
+    const twice = mergeClusterStates([a, a]);
+    expect(twice.diagnostics.map((d) => `${d.file} ${d.diagnostics.length}`)).toEqual(['services-endpointslices.json 11']);
+    expect(mergeClusterStates([mergeClusterStates([a, read('services-endpointslices.yaml')])]).diagnostics.map((d) => d.diagnostics.length)).toEqual([0, 11]);
+  });
+
   it('recognises cluster-state files by content, whatever their name', () => {
     for (const f of ['services-endpointslices.json', 'services-endpointslices.yaml', 'multi-document.yaml', 'nodes.json', 'kube-proxy-configmap.yaml', 'endpoints-legacy.json']) {
       expect(looksLikeClusterState(fixture(f)), f).toBe(true);

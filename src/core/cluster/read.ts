@@ -10,6 +10,8 @@ import { readProxyConfigMap, readProxyConfiguration } from './read-proxy-config'
 import { readText } from './read-text';
 import type { ApiEndpointSlice, ClusterState } from './types';
 
+/** Above this, a YAML file gets a note that its JSON form reads much faster. */
+const LARGE_YAML_CHARS = 4 * 1024 * 1024;
 /** Lists inside lists are not what kubectl prints; this bounds hostile ones. */
 const MAX_LIST_DEPTH = 4;
 /** How much of a file looksLikeClusterState reads. */
@@ -29,6 +31,9 @@ export function readClusterFile(file: string, text: string): ClusterState {
   const fs: FileState = { state, unused: new Map(), used: 0 };
   if (!read) ctx.report('error', 'cluster-binary', t('This is not a text file: it cannot be a Kubernetes object list.'), undefined);
   for (const p of read?.problems ?? []) ctx.report(p.severity, p.code, p.message, undefined, undefined, p.offset);
+  if (read && !read.json && text.length > LARGE_YAML_CHARS) {
+    ctx.report('information', 'cluster-large-yaml', t('This YAML file is {0} MB: the same objects as JSON (kubectl get … -o json) read many times faster.', Math.round(text.length / 1e6)), undefined);
+  }
   for (const doc of read?.documents ?? []) readTop(ctx, fs, doc, 0);
   reportUnused(ctx, fs, read !== undefined && read.problems.length === 0);
   const merged = mergeClusterStates([state]);
@@ -141,8 +146,21 @@ export function mergeClusterStates(states: readonly ClusterState[]): ClusterStat
     if (s.proxyConfig && !out.proxyConfig) out.proxyConfig = s.proxyConfig;
   }
   out.endpointSlices = withoutSupersededEndpoints(out.endpointSlices);
-  for (const s of states) for (const d of s.diagnostics) out.diagnostics.push({ file: d.file, diagnostics: [...d.diagnostics, ...(later.get(d.file)?.diagnostics ?? [])] });
-  for (const [file, d] of later) if (!out.diagnostics.some((x) => x.file === file)) out.diagnostics.push(d);
+  // One entry per file, in the order the files came, with the duplicates found here at the end.
+  const byFile = new Map<string, ClusterState['diagnostics'][number]>();
+  for (const s of states) {
+    for (const d of s.diagnostics) {
+      const entry = byFile.get(d.file);
+      if (entry) entry.diagnostics = [...entry.diagnostics, ...d.diagnostics];
+      else byFile.set(d.file, { file: d.file, diagnostics: d.diagnostics });
+    }
+  }
+  for (const [file, d] of later) {
+    const entry = byFile.get(file);
+    if (entry) entry.diagnostics = [...entry.diagnostics, ...d.diagnostics];
+    else byFile.set(file, d);
+  }
+  out.diagnostics = [...byFile.values()];
   return out;
 }
 
