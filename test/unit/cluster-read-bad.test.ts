@@ -258,3 +258,41 @@ describe('large lists', () => {
     expect(costRatio((t) => readClusterFile('f', t), make(150).slice(0, -3), make(1200).slice(0, -3))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });
+
+describe('fuzzed fixtures', () => {
+  // A fixed-seed generator: the same mutations every run.
+  let seed = 27;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const mutate = (text: string): string => {
+    const at = rand(text.length);
+    switch (rand(4)) {
+      case 0:
+        return text.slice(0, at);
+      case 1:
+        return text.slice(0, at) + text.slice(at + 1 + rand(40));
+      case 2:
+        return text.slice(0, at) + '{["\t:-&*!|>\u0000'[rand(12)] + text.slice(at);
+      default:
+        return text.slice(0, at) + text.slice(rand(text.length));
+    }
+  };
+
+  it('never throws, and every diagnostic is inside the file', () => {
+    for (const name of ['services-endpointslices.json', 'services-endpointslices.yaml', 'kube-proxy-configmap.yaml', 'endpoints-legacy.json']) {
+      const original = fixture(name);
+      for (let k = 0; k < 40; k++) {
+        const text = mutate(original);
+        const lines = text.split('\n');
+        const s = readClusterFile(name, text);
+        for (const d of s.diagnostics.flatMap((x) => x.diagnostics)) {
+          expect(d.range.start.line, `${name} #${k} ${d.code}`).toBeLessThan(Math.max(1, lines.length));
+          expect(d.range.start.character, `${name} #${k} ${d.code}`).toBeLessThanOrEqual(lines[d.range.start.line]?.length ?? 0);
+        }
+        for (const x of [...s.services, ...s.endpointSlices, ...s.nodes]) expect(x.source!.range.start.line).toBeLessThan(lines.length);
+      }
+    }
+  });
+});

@@ -219,9 +219,10 @@ function readYamlText(text: string, out: ReadText): void {
   try {
     docs = parseAllDocuments(text, { prettyErrors: false, uniqueKeys: false }) as Document.Parsed[];
   } catch (e) {
-    // The library's own recursion on hostile nesting.
-    if (!(e instanceof RangeError)) throw e;
-    return void tooDeep(0);
+    // The library's own recursion on hostile nesting, or anything else it did not expect: never thrown on.
+    if (e instanceof RangeError) return void tooDeep(0);
+    out.problems.push({ offset: 0, code: 'cluster-bad-yaml', severity: 'error', message: t('This is not valid YAML: {0}', e instanceof Error ? firstLine(e.message) : String(e)) });
+    return;
   }
   if (!Array.isArray(docs)) return;
   const budget: AliasBudget = { aliasNodes: MAX_ALIAS_NODES, warned: false, deep: false, targets: new Map() };

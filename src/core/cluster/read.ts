@@ -29,6 +29,18 @@ export function readClusterFile(file: string, text: string): ClusterState {
   const read = binary(text) ? undefined : readText(text);
   const ctx = new ReadContext(file, text, read?.offsets ?? new Map(), read?.json ?? false);
   const fs: FileState = { state, unused: new Map(), used: 0 };
+  try {
+    readDocuments(ctx, fs, text, read);
+  } catch (e) {
+    // A last resort: what was read so far is kept, and the file says it stopped.
+    ctx.report('error', 'cluster-read-failed', t('This file could not be read to its end: {0}', e instanceof Error ? e.message : String(e)), undefined);
+  }
+  const merged = mergeClusterStates([state]);
+  merged.diagnostics = [{ file, diagnostics: [...ctx.diagnostics.close(), ...(merged.diagnostics[0]?.diagnostics ?? [])] }];
+  return merged;
+}
+
+function readDocuments(ctx: ReadContext, fs: FileState, text: string, read: ReturnType<typeof readText> | undefined): void {
   if (!read) ctx.report('error', 'cluster-binary', t('This is not a text file: it cannot be a Kubernetes object list.'), undefined);
   for (const p of read?.problems ?? []) ctx.report(p.severity, p.code, p.message, undefined, undefined, p.offset);
   if (read && !read.json && text.length > LARGE_YAML_CHARS) {
@@ -36,9 +48,6 @@ export function readClusterFile(file: string, text: string): ClusterState {
   }
   for (const doc of read?.documents ?? []) readTop(ctx, fs, doc, 0);
   reportUnused(ctx, fs, read !== undefined && read.problems.length === 0);
-  const merged = mergeClusterStates([state]);
-  merged.diagnostics = [{ file, diagnostics: [...ctx.diagnostics.close(), ...(merged.diagnostics[0]?.diagnostics ?? [])] }];
-  return merged;
 }
 
 function binary(text: string): boolean {
