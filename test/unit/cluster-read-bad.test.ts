@@ -62,9 +62,19 @@ describe('broken syntax', () => {
   it('empty files and bare scalars', () => {
     expect(problems('')).toEqual(['1:1 warning cluster-empty']);
     expect(problems('{}')).toEqual(['1:1 warning cluster-missing-kind']);
-    expect(problems('null')).toEqual(['1:1 warning cluster-empty']);
-    expect(problems('42')).toEqual(['1:1 warning cluster-not-an-object', '1:1 warning cluster-empty']);
+    expect(problems('null')).toEqual(['1:1 error cluster-not-cluster-state']);
+    expect(problems('42')).toEqual(['1:1 error cluster-not-cluster-state']);
     expect(problems('{"items": [1, "x", null]}').filter((p) => p.includes('not-an-object'))).toHaveLength(2);
+  });
+});
+
+describe('a dump given as cluster state', () => {
+  it('one error, not a screen of YAML syntax errors', () => {
+    for (const dump of ['samples/iptables-nft/node1.iptables', 'samples/nftables/node1.nft', 'samples/ipvs/node1.ipvsadm', 'samples/ipvs/node1.ipset']) {
+      const text = readFileSync(dump, 'utf8');
+      expect(problems(text), dump).toEqual(['1:1 error cluster-not-cluster-state']);
+    }
+    expect(messages('*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n')).toEqual(['This is not a cluster-state file: expected what kubectl get services,endpointslices -A -o json (or -o yaml) prints.']);
   });
 });
 

@@ -42,12 +42,25 @@ export function readClusterFile(file: string, text: string): ClusterState {
 
 function readDocuments(ctx: ReadContext, fs: FileState, text: string, read: ReturnType<typeof readText> | undefined): void {
   if (!read) ctx.report('error', 'cluster-binary', t('This is not a text file: it cannot be a Kubernetes object list.'), undefined);
+  if (read && notClusterState(text, read)) {
+    // A dump given as cluster state: one sentence, not a screen of YAML syntax errors.
+    ctx.report('error', 'cluster-not-cluster-state', t('This is not a cluster-state file: expected what kubectl get services,endpointslices -A -o json (or -o yaml) prints.'), undefined);
+    return;
+  }
   for (const p of read?.problems ?? []) ctx.report(p.severity, p.code, p.message, undefined, undefined, p.offset);
   if (read && !read.json && text.length > LARGE_YAML_CHARS) {
     ctx.report('information', 'cluster-large-yaml', t('This YAML file is {0} MB: the same objects as JSON (kubectl get … -o json) read many times faster.', Math.round(text.length / 1e6)), undefined);
   }
   for (const doc of read?.documents ?? []) readTop(ctx, fs, doc, 0);
   reportUnused(ctx, fs, read !== undefined && read.problems.length === 0);
+}
+
+/** Text that does not look like cluster state and is not YAML/JSON objects (a dump): it fails or reads as scalars. */
+function notClusterState(text: string, read: ReturnType<typeof readText>): boolean {
+  const scalars = read.documents.length > 0 && read.documents.every((d) => d === null || typeof d !== 'object');
+  const syntax = !read.json && read.problems.length > 0 && read.problems.every((p) => p.code === 'cluster-bad-yaml');
+  if (!(syntax || scalars) || looksLikeClusterState(text)) return false;
+  return !read.documents.some((d) => isObj(d) && (typeof field(d, 'kind') === 'string' || Array.isArray(field(d, 'items'))));
 }
 
 function binary(text: string): boolean {
