@@ -234,6 +234,18 @@ describe('hostile input', () => {
     expect(s.services.map((x) => `${x.name} ${x.ports[0]?.port} ${x.source!.range.start.line}`)).toEqual(['x 80 1', 'y 81 2']);
   });
 
+  it('indented JSON whose strings hold object-like text: positions stay right', () => {
+    const svc = (name: string, note: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { annotations: { note }, name, namespace: 'n' }, spec: { clusterIP: '10.0.0.1', ports: [{ port: 80 }] }, status: { loadBalancer: {} } });
+    for (const note of ['{"a": {}}', 'x": {}', '{\n', '[{}]', '{ }']) {
+      const text = JSON.stringify({ apiVersion: 'v1', items: [svc('a', note), svc('b', note)], kind: 'List' }, null, 4);
+      const s = readClusterFile('f', text);
+      const lines = text.split('\n');
+      expect(s.services.map((x) => lines[x.source!.range.start.line].trim()), note).toEqual(['"name": "a",', '"name": "b",']);
+      const crlf = readClusterFile('f', text.replace(/\n/g, '\r\n'));
+      expect(crlf.services.map((x) => x.source!.range.start.line)).toEqual(s.services.map((x) => x.source!.range.start.line));
+    }
+  });
+
   it('a byte order mark and CRLF line ends', () => {
     const text = '\ufeff{"apiVersion": "v1", "kind": "List", "items": [\r\n{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}\r\n]}\r\n';
     const s = readClusterFile('f', text);

@@ -124,12 +124,30 @@ function fastJson(text: string, start: number, end: number, out: ReadText): bool
   } catch {
     return false;
   }
-  const starts = objectStarts(text, start, end);
-  const offsets = out.offsets.size === 0 ? new Map<object, number>() : out.offsets;
+  // kubectl's indented output first (cheap), then any JSON.
+  for (const scan of [prettyObjectStarts, objectStarts]) {
+    const offsets = out.offsets.size === 0 ? new Map<object, number>() : out.offsets;
+    const placed = placeObjects(value, scan(text, start, end), offsets);
+    if (placed === 'order') return false;
+    if (placed === 'placed') {
+      out.offsets = offsets;
+      out.documents.push(value);
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Gives each object of `value` its start, in the order JSON.parse made them: 'placed', 'count' when there are
+ * not as many starts as objects, 'order' when the order cannot be the text's (integer-like keys, too deep).
+ */
+function placeObjects(value: unknown, starts: Int32Array, offsets: Map<object, number>): 'placed' | 'count' | 'order' {
   let next = 0;
+  let order = false;
   const walk = (v: unknown, depth: number): boolean => {
     if (v === null || typeof v !== 'object') return true;
-    if (depth > MAX_DEPTH) return false;
+    if (depth > MAX_DEPTH) return !(order = true);
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) if (!walk(v[i], depth + 1)) return false;
       return true;
@@ -138,15 +156,42 @@ function fastJson(text: string, start: number, end: number, out: ReadText): bool
     offsets.set(v, starts[next++]);
     for (const key in v) {
       const d = key.charCodeAt(0);
-      if (d >= 48 && d <= 57 && /^(?:0|[1-9]\d*)$/.test(key)) return false;
+      if (d >= 48 && d <= 57 && /^(?:0|[1-9]\d*)$/.test(key)) return !(order = true);
       if (!walk((v as Record<string, unknown>)[key], depth + 1)) return false;
     }
     return true;
   };
-  if (!walk(value, 0) || next !== starts.length) return false;
-  out.offsets = offsets;
-  out.documents.push(value);
-  return true;
+  if (walk(value, 0) && next === starts.length) return 'placed';
+  return order ? 'order' : 'count';
+}
+
+/**
+ * Object starts in indented JSON (kubectl's, JSON.stringify's with an indent) without reading the strings: a `{`
+ * that ends its line, or a `{}` after `": "` or alone on its line, cannot be inside a string. In other layouts
+ * some starts are missed or (a string holding `": {}"`) one is extra; placeObjects then finds the count wrong.
+ */
+function prettyObjectStarts(text: string, start: number, end: number): Int32Array {
+  let starts = new Int32Array(1024);
+  let n = 0;
+  for (let i = text.indexOf('{', start); i >= 0 && i < end; i = text.indexOf('{', i + 1)) {
+    const next = text.charCodeAt(i + 1);
+    if (next === 10 || next === 13 || (next === 125 && emptyObjectValue(text, i, start))) {
+      if (n === starts.length) {
+        const grown = new Int32Array(n * 2);
+        grown.set(starts);
+        starts = grown;
+      }
+      starts[n++] = i;
+    }
+  }
+  return starts.subarray(0, n);
+}
+
+function emptyObjectValue(text: string, i: number, start: number): boolean {
+  if (text.charCodeAt(i - 1) === 32 && text.charCodeAt(i - 2) === 58 && text.charCodeAt(i - 3) === 34) return true;
+  let j = i - 1;
+  while (j >= start && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j--;
+  return j < start || text.charCodeAt(j) === 10 || text.charCodeAt(j) === 13;
 }
 
 /**
