@@ -3,6 +3,7 @@
 import { CappedDiagnostics, type Diagnostic, type Severity } from '../model/diagnostics';
 import type { Position, Range } from '../model/range';
 import { t } from '../l10n';
+import { grown } from '../model/typed-arrays';
 import type { SourceLocation } from './types';
 
 export type Obj = Record<string, unknown>;
@@ -43,11 +44,7 @@ export class LineCursor {
   }
 
   private push(start: number): void {
-    if (this.lines === this.starts.length) {
-      const grown = new Int32Array(this.lines * 2);
-      grown.set(this.starts);
-      this.starts = grown;
-    }
+    if (this.lines === this.starts.length) this.starts = grown(this.starts, this.lines * 2);
     this.starts[this.lines++] = start;
   }
 }

@@ -5,6 +5,7 @@
 import { parseAllDocuments, isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
 import { readJson, type JValue } from '../parse/nft/jsonReader';
 import { t } from '../l10n';
+import { grown } from '../model/typed-arrays';
 
 /** A problem found while reading the text, at an offset. */
 export interface TextProblem {
@@ -101,11 +102,7 @@ function objectStarts(text: string, start: number, end: number): Int32Array {
     const c = text.charCodeAt(i);
     if (c === 34) i = stringEnd(text, i);
     else if (c === 123) {
-      if (n === starts.length) {
-        const grown = new Int32Array(n * 2);
-        grown.set(starts);
-        starts = grown;
-      }
+      if (n === starts.length) starts = grown(starts, n * 2);
       starts[n++] = i;
     }
   }
@@ -176,11 +173,7 @@ function prettyObjectStarts(text: string, start: number, end: number): Int32Arra
   for (let i = text.indexOf('{', start); i >= 0 && i < end; i = text.indexOf('{', i + 1)) {
     const next = text.charCodeAt(i + 1);
     if (next === 10 || next === 13 || (next === 125 && emptyObjectValue(text, i, start))) {
-      if (n === starts.length) {
-        const grown = new Int32Array(n * 2);
-        grown.set(starts);
-        starts = grown;
-      }
+      if (n === starts.length) starts = grown(starts, n * 2);
       starts[n++] = i;
     }
   }
