@@ -246,6 +246,13 @@ describe('hostile input', () => {
     }
   });
 
+  it('flow-style YAML that starts like JSON', () => {
+    const s = readClusterFile('f', '{apiVersion: v1, kind: Node, metadata: {name: flow}}\n');
+    expect(s.nodes.map((n) => n.name)).toEqual(['flow']);
+    expect(s.diagnostics[0].diagnostics).toEqual([]);
+    expect(problems('{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "x"}')).toEqual(['1:63 error cluster-bad-json']);
+  });
+
   it('a byte order mark and CRLF line ends', () => {
     const text = '\ufeff{"apiVersion": "v1", "kind": "List", "items": [\r\n{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}\r\n]}\r\n';
     const s = readClusterFile('f', text);

@@ -33,8 +33,16 @@ export function readText(text: string): ReadText {
   const first = firstNonSpace(text);
   const json = text.charCodeAt(first) === 123 || text.charCodeAt(first) === 91;
   const out: ReadText = { documents: [], offsets: new Map(), problems: [], json };
-  if (json) readJsonText(text, first, out);
-  else readYamlText(text, out);
+  if (!json) readYamlText(text, out);
+  else {
+    readJsonText(text, first, out);
+    // Flow-style YAML (`{kind: Service, …}`) starts like JSON: when JSON gives nothing, clean YAML wins.
+    if (out.documents.length === 0 && out.problems.length > 0) {
+      const yaml: ReadText = { documents: [], offsets: new Map(), problems: [], json: false };
+      readYamlText(text, yaml);
+      if (yaml.problems.length === 0) return yaml;
+    }
+  }
   return out;
 }
 
