@@ -245,6 +245,34 @@ describe('generated cluster: the derived dumps parse with 0 errors', () => {
   }
 });
 
+describe('generated cluster: dual-stack', () => {
+  const c = randomCluster({ services: 60, endpoints: 4, seed: 5, family: 'ipv4', nodeIP: '192.168.0.10', mode: 'iptables', dualStack: { otherNodeIP: 'fd00::10' } });
+
+  it('PreferDualStack Services with a ClusterIP per family, an EndpointSlice per family, nodes with both', () => {
+    const o = clusterObjects(c) as any;
+    for (const s of o.services) {
+      expect(s.spec.ipFamilies).toEqual(['IPv4', 'IPv6']);
+      if (s.spec.clusterIP === 'None') continue;
+      expect(s.spec.ipFamilyPolicy).toBe('PreferDualStack');
+      expect(s.spec.clusterIPs.map((ip: string) => ip.includes(':'))).toEqual([false, true]);
+    }
+    const types = (name: string) => o.endpointSlices.filter((e: any) => e.metadata.labels['kubernetes.io/service-name'] === name).map((e: any) => e.addressType);
+    for (const s of o.services) expect(types(s.metadata.name)).toEqual(['IPv4', 'IPv6']);
+    expect(o.nodes[0].status.addresses.slice(0, 2)).toEqual([{ address: '192.168.0.10', type: 'InternalIP' }, { address: 'fd00::10', type: 'InternalIP' }]);
+    expect(o.nodes[1].spec.podCIDRs).toEqual(['10.245.0.0/16', 'fd00:10:0:2::/64']);
+  });
+
+  for (const family of FAMILIES) {
+    it(`the ${family} dump of a dual-stack node: its own family only, drifts found exactly, parses clean`, () => {
+      const s = scenario(c, { node: THIS_NODE, family, mode: 'iptables', drifts: DRIFT_KINDS });
+      expect(s.services.every((sp) => sp.clusterIP.includes(':') === (family === 'ipv6'))).toBe(true);
+      expect(s.services.flatMap((sp) => sp.endpoints).every((e) => e.address.includes(':') === (family === 'ipv6'))).toBe(true);
+      expect(apiDumpDiff(s)).toEqual(s.findings);
+      dumpsParse(s);
+    });
+  }
+});
+
 describe('generated cluster: Services kube-proxy skips', () => {
   it('headless and ExternalName Services are in the API, never in the derived dump', () => {
     const c: GenCluster = cluster(100, 'ipv4');

@@ -16,8 +16,8 @@
 // Service that selects no pod. Endpoint ports carry `name: ""` for an unnamed Service port.
 import { Document, stringify } from 'yaml';
 import { sha256 } from '../hash';
-import { familyOf, type Family } from './address';
-import { podAddress, type GenCluster, type GenNode, type GenPod, type GenService } from './cluster';
+import type { Family } from './address';
+import { familiesOf, podAddress, type GenCluster, type GenNode, type GenPod, type GenService } from './cluster';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json | undefined };
 type JsonObject = { [key: string]: Json | undefined };
@@ -53,12 +53,9 @@ function metadata(kind: string, namespace: string | undefined, name: string, ver
   };
 }
 
-const ipFamily = (ip: string): string => (familyOf(ip) === 'ipv6' ? 'IPv6' : 'IPv4');
-
 function serviceSpec(svc: GenService): JsonObject {
   if (svc.type === 'ExternalName') return { externalName: svc.externalName ?? 'example.com', sessionAffinity: 'None', type: 'ExternalName' };
-  const headless = svc.clusterIPs[0] === 'None';
-  const families = headless ? ['IPv4'] : svc.clusterIPs.map(ipFamily);
+  const families = familiesOf(svc).map((f) => (f === 'ipv6' ? 'IPv6' : 'IPv4'));
   const external = svc.type !== 'ClusterIP';
   return {
     ...(svc.type === 'LoadBalancer' ? { allocateLoadBalancerNodePorts: true } : {}),
@@ -110,7 +107,7 @@ function endpointObject(svc: GenService, pod: GenPod, address: string, zoneOf: (
 /** The Service's EndpointSlices: per family, chunks of 100 endpoints; a placeholder when it selects nothing. */
 export function endpointSliceObjects(svc: GenService, nodes: GenNode[], versions: Versions): JsonObject[] {
   if (svc.type === 'ExternalName') return [];
-  const families: Family[] = svc.clusterIPs[0] === 'None' ? ['ipv4'] : [...new Set(svc.clusterIPs.map((ip) => familyOf(ip)!))];
+  const families = familiesOf(svc);
   const zoneOf = (name: string) => nodes.find((n) => n.name === name)?.zone;
   const ports = svc.ports.map((p) => ({ name: p.name, port: p.targetPort, protocol: p.protocol }));
   const out: JsonObject[] = [];

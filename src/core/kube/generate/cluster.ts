@@ -85,6 +85,13 @@ export const protoLower = (p: ApiProtocol) => p.toLowerCase() as GenServicePort[
 const ofFamily = (list: readonly string[], family: Family) => list.filter((a) => a !== 'None' && familyOf(a) === family);
 export const podAddress = (pod: GenPod, family: Family) => pod.addresses.find((a) => familyOf(a) === family);
 
+/** The Service's IP families, primary first; a headless Service's are its pods'. */
+export function familiesOf(svc: GenService): Family[] {
+  const from = svc.clusterIPs[0] === 'None' ? (svc.pods[0]?.addresses ?? []) : svc.clusterIPs;
+  const out = [...new Set(from.map((a) => familyOf(a)!))];
+  return out.length ? out : ['ipv4'];
+}
+
 /** The ClusterIP of `family`, or undefined when the Service has none (other family, headless, ExternalName). */
 export function clusterIPOf(svc: GenService, family: Family): string | undefined {
   return svc.type === 'ExternalName' ? undefined : ofFamily(svc.clusterIPs, family)[0];
@@ -242,13 +249,16 @@ const ZONES = ['zone-a', 'zone-b', 'zone-c', 'zone-a'];
 /** The node a dump is generated for in random clusters. */
 export const THIS_NODE = 'node-1';
 
-/** Four nodes in three zones; node-1 (zone-a) is the one whose dump is generated. */
-export function randomNodes(family: Family, nodeIP: string): GenNode[] {
+const NODE_IPS: Record<Family, (i: number) => string> = { ipv4: (i) => `192.168.1.${11 + i}`, ipv6: (i) => canonicalIP(`fd00:1::${11 + i}`) };
+const POD_CIDRS: Record<Family, (i: number) => string> = { ipv4: (i) => `10.${244 + i}.0.0/16`, ipv6: (i) => `fd00:10:0:${i + 1}::/64` };
+
+/** Four nodes in three zones; node-1 (zone-a) is the one whose dump is generated, at `nodeIPs` (one per family). */
+export function randomNodes(families: Family[], nodeIPs: string[]): GenNode[] {
   return ZONES.map((zone, i) => ({
     name: `node-${i + 1}`,
-    internalIPs: [i === 0 ? canonicalIP(nodeIP) : family === 'ipv4' ? `192.168.1.${11 + i}` : canonicalIP(`fd00:1::${11 + i}`)],
+    internalIPs: families.map((f, k) => (i === 0 ? canonicalIP(nodeIPs[k]!) : NODE_IPS[f](i))),
     zone,
-    podCIDRs: [family === 'ipv4' ? `10.${244 + i}.0.0/16` : `fd00:10:0:${i + 1}::/64`],
+    podCIDRs: families.map((f) => POD_CIDRS[f](i)),
   }));
 }
 
@@ -261,6 +271,11 @@ export interface RandomClusterOptions {
   /** node-1's InternalIP (the address the dump shows for NodePorts). */
   nodeIP: string;
   mode: ProxyMode;
+  /**
+   * Every Service and pod in both families too (PreferDualStack, `family` first): the other family's
+   * addresses are ipv6Variant's (or the IPv4 ones), node-1's other InternalIP `otherNodeIP`.
+   */
+  dualStack?: { otherNodeIP: string };
 }
 
 /**
@@ -274,25 +289,29 @@ export interface RandomClusterOptions {
 export function randomCluster(opts: RandomClusterOptions): GenCluster {
   const rnd = mulberry32(opts.seed ^ 0x5eed);
   const ports = randomServices(opts.services, opts.endpoints, opts.seed);
-  const list = opts.family === 'ipv6' ? ipv6Variant(ports) : ports;
-  const nodes = randomNodes(opts.family, opts.nodeIP);
-  const place = placeRandomly(nodes, opts.family, rnd);
-  const services = servicesFromPorts(list, place, new PodNamer(rnd));
+  const other: Family = opts.family === 'ipv4' ? 'ipv6' : 'ipv4';
+  const families: Family[] = opts.dualStack ? [opts.family, other] : [opts.family];
+  const byFamily = { ipv4: ports, ipv6: ipv6Variant(ports) };
+  const nodes = randomNodes(families, opts.dualStack ? [opts.nodeIP, opts.dualStack.otherNodeIP] : [opts.nodeIP]);
+  const place = placeRandomly(nodes, families, rnd);
+  const services = servicesFromPorts(byFamily[opts.family], place, new PodNamer(rnd));
+  if (opts.dualStack) addFamily(services, byFamily[other]);
   for (const svc of services) decorate(svc, nodes, rnd);
   addHeadless(services, place, rnd);
-  return { services, nodes, proxy: { mode: opts.mode, clusterCIDR: CLUSTER_CIDR[opts.family] } };
+  return { services, nodes, proxy: { mode: opts.mode, clusterCIDR: families.map((f) => CLUSTER_CIDR[f]).join(',') } };
 }
 
-type Place = (address: string, local: boolean) => { nodeName: string; address: string };
+/** Where a pod of randomServices (known by its address there) runs, and its addresses in the cluster. */
+type Place = (address: string, local: boolean) => { nodeName: string; addresses: string[] };
 
-function placeRandomly(nodes: GenNode[], family: Family, rnd: () => number): Place {
-  const addresses = new PodAddresses();
-  const placed = new Map<string, { nodeName: string; address: string }>();
+function placeRandomly(nodes: GenNode[], families: Family[], rnd: () => number): Place {
+  const allocator = new PodAddresses();
+  const placed = new Map<string, { nodeName: string; addresses: string[] }>();
   return (address, local) => {
     let p = placed.get(address);
     if (!p) {
       const node = local ? nodes[0]! : nodes[1 + Math.floor(rnd() * (nodes.length - 1))]!;
-      p = { nodeName: node.name, address: addresses.allocate(node, family) };
+      p = { nodeName: node.name, addresses: families.map((f) => allocator.allocate(node, f)) };
       placed.set(address, p);
     }
     return p;
@@ -322,9 +341,9 @@ function serviceOf(sp: GenServicePort, place: Place, namer: PodNamer): GenServic
     type: lb ? 'LoadBalancer' : sp.nodePort !== undefined ? 'NodePort' : 'ClusterIP',
     clusterIPs: [sp.clusterIP],
     ports: [],
-    externalIPs: sp.externalIPs ?? [],
-    loadBalancerIPs: sp.loadBalancerIPs ?? [],
-    loadBalancerSourceRanges: sp.loadBalancerSourceRanges ?? [],
+    externalIPs: [...(sp.externalIPs ?? [])],
+    loadBalancerIPs: [...(sp.loadBalancerIPs ?? [])],
+    loadBalancerSourceRanges: [...(sp.loadBalancerSourceRanges ?? [])],
     externalTrafficPolicy: sp.externalTrafficPolicy ?? 'Cluster',
     internalTrafficPolicy: sp.internalTrafficPolicy ?? 'Cluster',
     ...(sp.healthCheckNodePort !== undefined ? { healthCheckNodePort: sp.healthCheckNodePort } : {}),
@@ -332,9 +351,25 @@ function serviceOf(sp: GenServicePort, place: Place, namer: PodNamer): GenServic
     pods: sp.endpoints.map((e) => {
       const at = place(e.address, e.local === true);
       const ready = e.ready !== false;
-      return { name: namer.pod(rs), nodeName: at.nodeName, addresses: [at.address], ready, serving: ready, terminating: false };
+      return { name: namer.pod(rs), nodeName: at.nodeName, addresses: at.addresses, ready, serving: ready, terminating: false };
     }),
   };
+}
+
+/** The second family's frontends from the same randomServices list (its ports in the same order). */
+function addFamily(services: GenService[], list: GenServicePort[]): void {
+  let i = -1;
+  let last = '';
+  for (const sp of list) {
+    const key = `${sp.namespace}/${sp.name}`;
+    if (key === last) continue;
+    last = key;
+    const svc = services[++i]!;
+    svc.clusterIPs.push(sp.clusterIP);
+    svc.externalIPs.push(...(sp.externalIPs ?? []));
+    svc.loadBalancerIPs.push(...(sp.loadBalancerIPs ?? []));
+    svc.loadBalancerSourceRanges.push(...(sp.loadBalancerSourceRanges ?? []));
+  }
 }
 
 const usesLocalPolicy = (svc: GenService) => svc.externalTrafficPolicy === 'Local' || svc.internalTrafficPolicy === 'Local';
@@ -361,7 +396,7 @@ function addHeadless(services: GenService[], place: Place, rnd: () => number): v
     const rs = namer.replicaSet(name);
     const pods = [0, 1].map((k) => {
       const where = place(`headless/${at.namespace}/${name}/${k}`, k === 0);
-      return { name: namer.pod(rs), nodeName: where.nodeName, addresses: [where.address], ready: true, serving: true, terminating: false };
+      return { name: namer.pod(rs), nodeName: where.nodeName, addresses: where.addresses, ready: true, serving: true, terminating: false };
     });
     services.splice(services.indexOf(at) + 1, 0, {
       namespace: at.namespace, name, type: 'ClusterIP', clusterIPs: ['None'], ports: [{ name: 'tcp', protocol: 'TCP', port: 5432, targetPort: 5432 }],
