@@ -3,7 +3,8 @@
 //   kubectl get nodes -o json|yaml
 //   kubectl -n kube-system get configmap kube-proxy -o json|yaml
 // kubectl decodes objects into unstructured maps, so every object's keys print in alphabetical order
-// (e.g. the Service, Pod and CronJob captured from `kubectl get -o json` in kubescape's core tests:
+// (as kubectl 1.32 prints these objects back: test/unit/generate-cluster-kubectl.test.ts; and as in the
+// Service, Pod and CronJob captured from `kubectl get -o json` in a public scanner's test mocks:
 // "apiVersion", "kind", "metadata" {"annotations", "creationTimestamp", "labels", "name", "namespace",
 // "resourceVersion", "uid"}, "spec" {"clusterIP", "clusterIPs", "internalTrafficPolicy", "ipFamilies",
 // "ipFamilyPolicy", "ports", "selector", "sessionAffinity", "type"}, "status" {"loadBalancer": {}}), and a
