@@ -306,10 +306,11 @@ export function kubectlJson(object: JsonObject): string {
 
 /**
  * `-o yaml`: go-yaml's layout (sequences not indented under their key, no line folding, multi-line strings
- * as `|-` blocks) and YAML 1.1 quoting, so timestamps and numeric strings stay quoted as kubectl prints them.
+ * as `|-` blocks) and YAML 1.1 quoting, so timestamps and numeric strings stay quoted as kubectl prints them;
+ * never anchors or aliases for repeated values (kubectl writes none, and leaving them out is also faster).
  */
 export function kubectlYaml(object: JsonObject): string {
-  return stringify(new Document(object, { version: '1.1' }), { indentSeq: false, lineWidth: 0, blockQuote: 'literal', directives: false });
+  return stringify(new Document(object, { version: '1.1', aliasDuplicateObjects: false }), { indentSeq: false, lineWidth: 0, blockQuote: 'literal', directives: false });
 }
 
 /** The files a user would save: one YAML with the List and the ConfigMap, or three JSON files. */
