@@ -98,6 +98,12 @@ describe('generate CLI: --cluster and --drift', () => {
     expect(codes).not.toContain('not-programmed');
   });
 
+  it('the same command line writes the same files; another seed other ones', () => {
+    const argv = ['--mode', 'ipvs', '--services', '40', '--drift', 'all', '--out', 'D'];
+    expect(files(generateCli(argv)).files).toEqual(files(generateCli(argv)).files);
+    expect(files(generateCli([...argv, '--seed', '2'])).files['cluster-state.yaml']).not.toBe(files(generateCli(argv)).files['cluster-state.yaml']);
+  });
+
   it('usage errors', () => {
     expect(generateCli(['--cluster', 'yaml'])).toEqual({ kind: 'error', message: '--cluster and --drift write several files: give --out DIR' });
     expect(generateCli(['--drift', 'all'])).toEqual({ kind: 'error', message: '--cluster and --drift write several files: give --out DIR' });
