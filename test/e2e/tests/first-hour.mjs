@@ -17,27 +17,55 @@ export const STAT = [0, 1, 2].map((k) => LINES.findIndex((l) => l.includes(`"sho
 const PANEL = '[id="workbench.parts.panel"]';
 
 /**
+ * Scrolls the panel's tree (the visible list that has rows) by `deltaY` pixels, or to its top (`'top'`) or one page
+ * down (`'page'`), with a wheel event sent to the list itself: a wheel at the mouse goes to whatever is on top there
+ * (a row's hover, a notification) and the panel keeps other lists hidden. Returns whether there was a list; without
+ * `how`, the index of its first rendered row instead (0 at the top).
+ */
+export async function scrollPanelTree(page, how) {
+  return page.evaluate(({ panel, how }) => {
+    const list = [...document.querySelectorAll(`${panel} .monaco-list`)].find((l) => l.getClientRects().length && l.getBoundingClientRect().height > 0 && l.querySelector('.monaco-list-row'));
+    if (!list) return false;
+    if (how === undefined) return Math.min(...[...list.querySelectorAll('.monaco-list-row')].map((r) => Number(r.dataset.index)));
+    const deltaY = how === 'top' ? -1e7 : how === 'page' ? Math.max(20, list.getBoundingClientRect().height - 44) : how;
+    // Chromium's legacy wheelDelta is what VS Code's wheel handler reads first.
+    const init = { deltaY, deltaMode: 0, wheelDeltaX: 0, wheelDeltaY: -deltaY, bubbles: true, cancelable: true };
+    (list.querySelector('.monaco-scrollable-element') ?? list).dispatchEvent(new WheelEvent('wheel', init));
+    return true;
+  }, { panel: PANEL, how });
+}
+
+const nextFrame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+/**
  * The row of the panel's tree that contains all of `parts`, polled until there is one. The tree renders only the
- * rows in view: scroll it down with the mouse wheel, and back to the top once the rows stop changing.
+ * rows in view: each try walks it from its top a page at a time down to its bottom (where the rows stop changing).
  */
 export async function panelRowWith(page, vscode, parts, what) {
   const has = (r) => parts.every((p) => r.includes(p));
   let rows = [];
-  let before = '';
-  await vscode.poll(async () => {
+  let first;
+  const seen = new Set();
+  const found = await vscode.poll(async () => {
     rows = await vscode.panelTexts(page);
-    if (rows.some(has)) return true;
-    const box = await page.locator(`${PANEL} .monaco-list:visible`).first().boundingBox().catch(() => null);
-    if (box) {
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-      await page.mouse.wheel(0, JSON.stringify(rows) === before ? -100_000 : 200);
+    if (rows.some(has)) return rows.find(has);
+    if (!(await scrollPanelTree(page, 'top'))) return undefined;
+    await nextFrame(page);
+    // The walk proves nothing unless it starts at the first row.
+    if ((first = await scrollPanelTree(page)) !== 0) return undefined;
+    for (let before = ''; ;) {
+      await nextFrame(page);
+      rows = await vscode.panelTexts(page);
+      rows.forEach((r) => seen.add(r));
+      if (rows.some(has)) return rows.find(has);
+      if (JSON.stringify(rows) === before) return undefined;
+      before = JSON.stringify(rows);
+      await scrollPanelTree(page, 'page');
     }
-    before = JSON.stringify(rows);
-    return false;
   }, { timeout: 20_000, what }).catch((e) => {
-    throw new Error(`${e.message}\nrows: ${JSON.stringify(rows, null, 1)}`);
+    throw new Error(`${e.message}\nfirst row at the top: ${first}; rows seen: ${JSON.stringify([...seen], null, 1)}`);
   });
-  return rows.find(has);
+  return found;
 }
 
 /** Trace ClusterIP shop/web:http (10.96.12.40:80) of the iptables-nft sample from a pod; waits for its three outcomes. */
@@ -54,17 +82,16 @@ export async function traceShopWeb(page, vscode, { command, fromPod }) {
 
 /**
  * Clicks the panel row that shows `text` once it is inside the tree's viewport (a row half under the view's title
- * bar gets no click): scrolls it in with the mouse wheel first.
+ * bar gets no click): scrolls it in first.
  */
 export async function clickPanelRow(page, vscode, text) {
   await vscode.poll(async () => {
     await panelRowWith(page, vscode, [text], `the row "${text}"`);
-    const list = await page.locator(`${PANEL} .monaco-list:visible`).first().boundingBox({ timeout: 2000 });
+    const list = await page.locator(`${PANEL} .monaco-list:visible`, { has: page.locator('.monaco-list-row') }).first().boundingBox({ timeout: 2000 });
     const box = await page.locator(`${PANEL} .monaco-list-row`, { hasText: text }).first().boundingBox({ timeout: 1000 });
     if (!list || !box) return false;
     if (box.y < list.y || box.y + box.height > list.y + list.height) {
-      await page.mouse.move(list.x + list.width / 2, list.y + list.height / 2);
-      await page.mouse.wheel(0, box.y < list.y ? box.y - list.y - 2 * box.height : box.y + 2 * box.height - (list.y + list.height));
+      await scrollPanelTree(page, box.y < list.y ? box.y - list.y - 2 * box.height : box.y + 2 * box.height - (list.y + list.height));
       return false;
     }
     await page.mouse.click(box.x + Math.min(box.width / 2, 200), box.y + box.height / 2);
@@ -197,8 +224,14 @@ export default [
   {
     name: 'first hour: Copy Trace as Text / Markdown / JSON put the CLI\'s output on the clipboard; Ctrl+C copies a step',
     timeout: 240_000,
-    async run({ page, vscode }) {
+    async run({ page, vscode, log }) {
       await traceShopWeb(page, vscode, { command: 'Dataplane Explorer: Trace ClusterIP', fromPod: 'From a pod on this node' });
+      // A tree left at its bottom (an earlier trace's outcomes expanded, as the view remembers): found from its top again.
+      await expandLastTwo(page, vscode);
+      await scrollPanelTree(page, 1e7);
+      await vscode.poll(async () => (await scrollPanelTree(page)) > 0, { what: 'the Trace tree scrolled past its first row' });
+      log(`  first row from the bottom: ${await scrollPanelTree(page)}`);
+      await panelRowWith(page, vscode, ['→ 10.96.12.40:80', 'Service shop/web:http'], 'the packet row, found again from the bottom');
       const text = await vscode.copied(page, () => vscode.runCommand(page, 'Dataplane Explorer: Copy Trace as Text'), 'the trace as text');
       const expected = cli().trimEnd();
       if (text.trimEnd() !== expected) throw new Error(`Copy Trace as Text differs from the CLI's output:\n--- copied\n${text}\n--- dataplane trace\n${expected}`);
