@@ -38,6 +38,11 @@ export interface ApiService {
   externalIPs: string[];
   /** `status.loadBalancer.ingress[].ip`. */
   loadBalancerIPs: string[];
+  /**
+   * Those of `loadBalancerIPs` whose ingress says `ipMode: Proxy`: kube-proxy writes no rules for them
+   * (proxyutil.IsVIPMode).
+   */
+  loadBalancerProxyIPs?: string[];
   loadBalancerSourceRanges: string[];
   externalTrafficPolicy: 'Cluster' | 'Local';
   internalTrafficPolicy: 'Cluster' | 'Local';
@@ -173,6 +178,10 @@ export interface ExpectedServicePort {
   endpoints: ExpectedEndpoint[];
   /** Whether topology (hints or trafficDistribution) narrowed the cluster endpoints on this node. */
   topologyApplied: boolean;
+  /** The topology kube-proxy applied (`topologyApplied`), as its topologyModeFromHints names it. */
+  topologyMode?: 'PreferSameZone' | 'PreferSameNode';
+  /** Hints that exist but were not used on this node (or only in part), and why; already localised. */
+  topologyNote?: string;
   sessionAffinityTimeoutSeconds?: number;
   externalTrafficPolicy: 'Cluster' | 'Local';
   internalTrafficPolicy: 'Cluster' | 'Local';
