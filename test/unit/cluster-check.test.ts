@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { actualServices, compareServicePorts, modeFinding, sortFindings } from '../../src/core/cluster/check';
 import type { ExpectedServicePort, Finding } from '../../src/core/cluster/types';
 import { randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
-import { expectedOf, snapshotOf, stateOf, type Mode } from '../helpers/cluster-check';
+import { expectedOf, snapshotOf, stateOf, webPort, type Mode } from '../helpers/cluster-check';
 import { ipv6Services } from '../helpers/ipv6';
 import { cheapestCpuMs } from '../helpers/linear';
 
@@ -22,19 +22,7 @@ function check(mode: Mode, dump: GenServicePort[], api: GenServicePort[] = dump,
 const problems = (findings: Finding[]) => findings.filter((f) => f.severity !== 'info');
 const brief = (f: Finding) => `${f.code} ${f.severity} ${f.service.namespace}/${f.service.name}:${f.service.portName}${f.endpoint ? ` ${f.endpoint}` : ''}${f.frontend ? ` ${f.frontend.kind} ${f.frontend.address ?? '*'}:${f.frontend.port}` : ''}`;
 
-const web = (over: Partial<GenServicePort> = {}): GenServicePort => ({
-  namespace: 'shop',
-  name: 'web',
-  portName: 'http',
-  protocol: 'tcp',
-  clusterIP: '10.96.0.20',
-  port: 80,
-  endpoints: [
-    { address: '10.244.1.5', port: 8080, local: true },
-    { address: '10.244.2.6', port: 8080 },
-  ],
-  ...over,
-});
+const web = webPort;
 
 describe('no drift: no error or warning', () => {
   for (const mode of MODES) {

@@ -8,6 +8,11 @@ import type { Catalog, Endpoint, Frontend, Service } from '../kube/catalog';
 import { normalizeAddressIntervals } from '../kube/nft-catalog';
 import type { NodeSnapshot } from '../snapshot';
 import { canonicalAddress, formatHostPort } from '../trace/addr';
+import type { IptablesAnalysis } from '../language/iptables';
+import type { IpvsadmAnalysis } from '../language/ipvsadm';
+import type { NftAnalysis } from '../language/nft';
+import { expectedServicePorts } from './expected';
+import { inferNode } from './node';
 import type { ClusterState, ExpectedEndpoint, ExpectedFrontend, ExpectedServicePort, Finding, FindingCode, IPFamily, NodeIdentity, SourceLocation } from './types';
 
 export type CheckMode = 'iptables' | 'nftables' | 'ipvs';
@@ -41,6 +46,54 @@ const SEVERITY_RANK: Record<Finding['severity'], number> = { error: 0, warning: 
 
 /** At most this many dump lines per finding: the first objects say where; the rest is the same Service. */
 const MAX_EVIDENCE = 3;
+
+export interface CheckOptions {
+  /** `--node NAME`: the node the dump was saved on; inferred when absent. */
+  node?: string;
+  /** The snapshot's folder, whose name may be the node's. */
+  folder?: string;
+}
+
+/** The node's dump against the cluster state: the node, the findings worst first, and the counts. */
+export function checkSnapshot(snapshot: NodeSnapshot, state: ClusterState, options: CheckOptions = {}): CheckResult {
+  const node = inferNode(state, snapshot, { name: options.node, folder: options.folder });
+  const mode = snapshot.mode;
+  const findings: Finding[] = [];
+  const modeDrift = modeFinding(state, mode);
+  if (modeDrift) findings.push(modeDrift);
+  let servicePorts = 0;
+  let programmed = 0;
+  if (!node.error && (mode === 'iptables' || mode === 'nftables' || mode === 'ipvs')) {
+    const actual = actualServices(snapshot);
+    const expected = expectedServicePorts(state, node, { mode, families: dumpFamilies(snapshot, actual) });
+    const compared = compareServicePorts(expected, actual, state, { mode, node });
+    findings.push(...compared.findings);
+    servicePorts = expected.length;
+    programmed = compared.programmed;
+  }
+  const sorted = sortFindings(findings);
+  return { node, mode, findings: sorted, summary: { servicePorts, programmed, findings: countFindings(sorted) } };
+}
+
+/**
+ * The IP families the dump programs: those of its Services, its iptables dumps (iptables-save or ip6tables-save),
+ * its kube-proxy nft tables (ip, ip6) and its virtual services. A family the dump does not hold is not expected.
+ */
+export function dumpFamilies(snapshot: NodeSnapshot, actual: Actual[]): IPFamily[] {
+  const families = new Set<IPFamily>();
+  const add = (f: string | undefined) => {
+    if (f === 'ipv4' || f === 'ip' || f === 'mixed') families.add('IPv4');
+    if (f === 'ipv6' || f === 'ip6' || f === 'mixed') families.add('IPv6');
+  };
+  for (const a of actual) add(a.service.family);
+  for (const f of snapshot.files) {
+    if (f.languageId === 'iptables' && (f.analysis as IptablesAnalysis).catalog.services.length > 0) add((f.analysis as IptablesAnalysis).ruleset.family);
+    else if (f.languageId === 'nftables') {
+      for (const table of (f.analysis as NftAnalysis).ruleset.tables) if (table.name === 'kube-proxy') add(table.family);
+    } else if (f.languageId === 'ipvsadm') add((f.analysis as IpvsadmAnalysis).dump.family);
+  }
+  return families.size ? [...families] : ['IPv4'];
+}
 
 /** The catalogs of the snapshot's own mode, each with the file it was read from. */
 export function actualServices(snapshot: NodeSnapshot): Actual[] {
@@ -273,10 +326,12 @@ const isExternal = (f: ExpectedFrontend) => f.kind === 'nodePort' || f.kind === 
  * all is kube-proxy's CategorizeEndpoints (pkg/proxy/topology.go): the cluster set unless every traffic that
  * reaches the Service is Local, the local set when a Local policy applies.
  */
+/** UsesClusterEndpoints (pkg/proxy/serviceport.go): external traffic needs them even when Local (short circuit). */
+const usesClusterSet = (e: ExpectedServicePort) => e.internalTrafficPolicy !== 'Local' || e.frontends.some(isExternal);
+
 function shownEndpoints(e: ExpectedServicePort, mode: CheckMode): ExpectedEndpoint[] {
   const external = e.frontends.some(isExternal);
-  // UsesClusterEndpoints (pkg/proxy/serviceport.go): external traffic needs them even when Local (short circuit).
-  const usesCluster = e.internalTrafficPolicy !== 'Local' || external;
+  const usesCluster = usesClusterSet(e);
   const usesLocal = e.internalTrafficPolicy === 'Local' || (external && e.externalTrafficPolicy === 'Local');
   const cluster = usesCluster ? e.endpoints.filter((x) => x.inCluster) : [];
   if (mode === 'ipvs') {
@@ -321,8 +376,10 @@ function compareEndpoints(e: ExpectedServicePort, a: Actual, out: Findings, opti
     if (have.has(key)) continue;
     // A Local policy of the rules that the API lacks explains a missing endpoint of another node (policy-mismatch says so).
     const explained = undecided || (localInDump && x.nodeName !== undefined && x.nodeName !== options.node.name);
+    // Wanted only as a local endpoint: the Local policy decides, which is never an error (the node may be another).
+    const localOnly = x.inLocal && !(usesClusterSet(e) && x.inCluster);
     out.add('missing-endpoint', serviceOf(e), {
-      ...(explained ? { severity: 'info' as const } : {}),
+      ...(explained ? { severity: 'info' as const } : localOnly ? { severity: 'warning' as const } : {}),
       endpoint: formatHostPort(x.address, x.port),
       expected: t('selected'),
       actual: t('absent'),

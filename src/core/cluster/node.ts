@@ -66,17 +66,18 @@ function best(counts: Map<string, number>, pool: Set<string>): string[] {
 
 function byAddress(state: ClusterState, snapshot: NodeSnapshot, _hint: NodeHint, pool: Set<string>): Inferred | undefined {
   const revealed = revealedNodeAddresses(snapshot.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), snapshot.services);
-  const owner = new Map<string, string>();
-  for (const n of state.nodes) for (const a of [...n.internalIPs, ...n.externalIPs]) owner.set(canonicalAddress(a), n.name);
+  // Two nodes may claim one address (a copied manifest, a reused IP): each counts, and a tie is left to the next step.
+  const owners = new Map<string, string[]>();
+  for (const n of state.nodes) for (const a of [...n.internalIPs, ...n.externalIPs]) owners.set(canonicalAddress(a), [...(owners.get(canonicalAddress(a)) ?? []), n.name]);
   const counts = new Map<string, number>();
   const shown = new Map<string, string>();
   for (const address of revealed.addresses) {
     const a = parseAddress(address);
     if (!a || isLoopback(a)) continue;
-    const name = owner.get(canonicalAddress(address));
-    if (!name) continue;
-    counts.set(name, (counts.get(name) ?? 0) + 1);
-    if (!shown.has(name)) shown.set(name, t('{0} names {1}, an address of node {2}', revealed.namedBy.get(address) ?? '', address, name));
+    for (const name of owners.get(canonicalAddress(address)) ?? []) {
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      if (!shown.has(name)) shown.set(name, t('{0} names {1}, an address of node {2}', revealed.namedBy.get(address) ?? '', address, name));
+    }
   }
   const names = best(counts, pool);
   return names.length ? { names, from: 'address', evidence: shown.get(names[0])! } : undefined;
