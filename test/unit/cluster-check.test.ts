@@ -7,7 +7,7 @@ import type { ExpectedServicePort, Finding } from '../../src/core/cluster/types'
 import { randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
 import { expectedOf, snapshotOf, stateOf, webPort, type Mode } from '../helpers/cluster-check';
 import { ipv6Services } from '../helpers/ipv6';
-import { cheapestCpuMs } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
 
 const MODES: Mode[] = ['iptables', 'nftables', 'ipvs'];
 
@@ -199,9 +199,7 @@ describe('order and cost', () => {
       const state = stateOf(services);
       return () => compareServicePorts(expected, actual, state, { mode: 'iptables', node: { name: 'node-1' } });
     };
-    const small = run(200);
-    const large = run(1600);
-    const ratio = cheapestCpuMs(large, 3) / Math.max(cheapestCpuMs(small, 3), 0.5);
-    expect(ratio).toBeLessThan(24);
+    const runs: Record<string, () => unknown> = { small: run(200), large: run(1600) };
+    expect(costRatio((size) => runs[size](), 'small', 'large')).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });
