@@ -24,11 +24,13 @@ function explain(inputs: Input[]): { e: NodeExplanation; texts: string[]; servic
   return { e: explainNode(snapshot, texts), texts, services: snapshot.services.length };
 }
 
+/** The folder's dumps (its cluster-state.yaml is the API side, no dump). */
 function sample(mode: string): Input[] {
   const dir = join(SAMPLES, mode);
   return readdirSync(dir)
     .sort()
-    .map((name) => ({ name: join(dir, name), text: readFileSync(join(dir, name), 'utf8') }));
+    .map((name) => ({ name: join(dir, name), text: readFileSync(join(dir, name), 'utf8') }))
+    .filter((f) => analyzeFile(f.name, f.text) !== undefined);
 }
 
 /** Every evidence quotes exactly the lines its range covers, and ids index the flat list. */

@@ -11,7 +11,8 @@ const STRINGS: ExplainStrings = { refresh: 'Refresh', files: 'Files:', reveal: '
 
 function sampleView(mode: string) {
   const dir = join(__dirname, '../../samples', mode);
-  const names = readdirSync(dir).sort();
+  // The folder's dumps (its cluster-state.yaml is the API side, no dump).
+  const names = readdirSync(dir).sort().filter((n) => analyzeFile(n, readFileSync(join(dir, n), 'utf8')) !== undefined);
   const texts = names.map((n) => readFileSync(join(dir, n), 'utf8'));
   const e = explainNode(buildSnapshot(names.map((n, i) => analyzeFile(join(dir, n), texts[i])!)), texts);
   return { e, view: toView(e) };

@@ -7,9 +7,10 @@ import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from
 import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../src/core/symbols';
 import { runDocumentQuery, runSnapshotQuery } from '../../src/extension/analysis/queries';
 
+/** The folder's dumps, as the editor reads a snapshot folder (its cluster-state.yaml is no dump). */
 function sample(dir: string): NodeSnapshot {
   const files = readdirSync(`samples/${dir}`).sort().map((n) => analyzeFile(n, readFileSync(`samples/${dir}/${n}`, 'utf8')));
-  return buildSnapshot(files as SnapshotFile[]);
+  return buildSnapshot(files.filter((f): f is SnapshotFile => f !== undefined));
 }
 
 /** The text of the line a symbol points at. */

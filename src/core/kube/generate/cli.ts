@@ -6,12 +6,16 @@ import { generateIpvsSnapshot, type IpvsGenOptions } from './ipvs';
 import { generateNftDump, ipv6Variant, type NftGenOptions } from './nft';
 import { parseIP, type Family } from './address';
 import { SAMPLE_SERVICES, sampleFiles } from './samples';
+import { CLUSTER_CIDR, THIS_NODE, randomCluster } from './cluster';
+import { clusterStateFiles } from './cluster-objects';
+import { DRIFT_KINDS, scenario, type DriftKind, type Scenario } from './drift';
 
 export const GENERATE_USAGE = `node dist/generate.js — realistic kube-proxy dumps made by the project's own generators
 
 Usage:
   node dist/generate.js [--mode iptables|nftables|ipvs] [--services N] [--endpoints M] [--seed S]
                         [--family ipv4|ipv6] [--style STYLE] [--out DIR] [mode options]
+                        [--cluster yaml|json] [--drift KIND[,KIND…]]
   node dist/generate.js --samples DIR       the bundled sample node snapshots (npm run samples)
   node dist/generate.js --help
 
@@ -19,6 +23,16 @@ A random node of N service ports (default 100; some Services have two or three p
 each (default 10; about 8% have none), from seed S (default 1: same seed, same dump). The dumps are
 written to DIR (created if needed; the paths go to standard error), or without --out the single dump of
 iptables and nftables mode to standard output. --family ipv6 moves every address into IPv6 ranges.
+
+Cluster state (needs --out):
+  --cluster yaml|json   also write the cluster's API objects, as kubectl prints them: DIR/cluster-state.yaml
+                        (kubectl get services,endpointslices,nodes -A -o yaml, then the kube-proxy ConfigMap)
+                        or DIR/services.json, DIR/nodes.json, DIR/kube-proxy.json. The dump is then node-1's
+                        of a four-node, three-zone cluster (pods in each node's podCIDR, some terminating,
+                        some Services with topology hints, some headless).
+  --drift KIND[,KIND…]  make the API objects and the dump disagree on purpose (implies --cluster yaml) and
+                        write the findings a check must report to DIR/expected-findings.json. KIND: all, or
+${DRIFT_KINDS.map((k) => `                          ${k}`).join('\n')}
 
 Modes:
   iptables (default)  DIR/node.iptables
@@ -73,6 +87,8 @@ const VALUE_OPTIONS: Record<string, readonly GenerateMode[] | undefined> = {
   '--node-ip': ['nftables', 'ipvs'],
   '--ipvsadm': ['ipvs'],
   '--ipset': ['ipvs'],
+  '--cluster': undefined,
+  '--drift': undefined,
 };
 const FLAG_OPTIONS: Record<string, readonly GenerateMode[] | undefined> = {
   '--no-comments': ['iptables'],
@@ -162,13 +178,25 @@ export function generateCli(argv: readonly string[]): GenerateCliResult {
   }
   const outDir = get('--out');
 
-  const random = randomServices(services, endpoints, seed);
-  const list: GenServicePort[] = family === 'ipv6' ? ipv6Variant(random) : random;
+  const clusterFormat = get('--cluster') ?? (values.has('--drift') ? 'yaml' : undefined);
+  let state: Scenario | undefined;
+  if (clusterFormat !== undefined) {
+    const bad = oneOf('--cluster', clusterFormat, ['yaml', 'json']) ?? (outDir === undefined ? '--cluster and --drift write several files: give --out DIR' : undefined);
+    if (bad) return { kind: 'error', message: bad };
+    const drifts = driftList(get('--drift'));
+    if (typeof drifts === 'string') return { kind: 'error', message: drifts };
+    const nodeIP = nodeIPs[0] ?? (mode === 'iptables' ? DEFAULT_NODE_IP.ipvs : DEFAULT_NODE_IP[mode])[family];
+    const cluster = randomCluster({ services, endpoints, seed, family, nodeIP, mode });
+    state = scenario(cluster, { node: THIS_NODE, family, mode, drifts, seed });
+  }
+  const random = state ? [] : randomServices(services, endpoints, seed);
+  const list: GenServicePort[] = state ? state.services : family === 'ipv6' ? ipv6Variant(random) : random;
+  const clusterCIDR = state ? { clusterCIDR: CLUSTER_CIDR[family] } : {};
   let files: Record<string, string>;
   if (mode === 'iptables') {
     const iptablesStyle = style as GenOptions['style'];
     files = {
-      'node.iptables': generateIptablesDump({ services: list, style: iptablesStyle, family, comments: !flags.has('--no-comments'), nodeRules: iptablesStyle !== 'restore-input' }),
+      'node.iptables': generateIptablesDump({ services: list, style: iptablesStyle, family, comments: !flags.has('--no-comments'), nodeRules: iptablesStyle !== 'restore-input', ...clusterCIDR }),
     };
   } else if (mode === 'nftables') {
     const nftStyle = style as NftGenOptions['style'];
@@ -184,6 +212,7 @@ export function generateCli(argv: readonly string[]): GenerateCliResult {
       family,
       nodeIPs: nodeIPs.length > 0 ? nodeIPs : [DEFAULT_NODE_IP.nftables[family]],
       ...(cmds ? { cmds: cmds as NftGenOptions['cmds'] } : {}),
+      ...clusterCIDR,
     });
     files = { [nftStyle === 'nft-json' ? 'node.nft.json' : 'node.nft']: text };
   } else {
@@ -201,6 +230,7 @@ export function generateCli(argv: readonly string[]): GenerateCliResult {
       family,
       nodeIPs: nodeIPs.length > 0 ? nodeIPs : [DEFAULT_NODE_IP.ipvs[family]],
       style: style as IpvsGenOptions['style'],
+      ...clusterCIDR,
     });
     files = {
       'node.ipvsadm': snapshot[ipvsadm === 'save' ? 'ipvsadm-save' : 'ipvsadm-list'],
@@ -208,5 +238,26 @@ export function generateCli(argv: readonly string[]): GenerateCliResult {
       'node.iptables': snapshot['iptables-save'],
     };
   }
+  if (state) return withClusterState(files, state, clusterFormat as 'yaml' | 'json', outDir!);
   return { kind: 'files', files, ...(outDir !== undefined ? { outDir } : {}), notes: [] };
+}
+
+function driftList(text: string | undefined): DriftKind[] | string {
+  if (text === undefined) return [];
+  const kinds = text.split(',').map((k) => k.trim()).filter(Boolean);
+  if (kinds.includes('all')) return [...DRIFT_KINDS];
+  const bad = kinds.find((k) => !DRIFT_KINDS.includes(k as DriftKind));
+  if (bad !== undefined || kinds.length === 0) return `--drift takes all or some of ${DRIFT_KINDS.join(', ')} (got "${bad ?? text}")`;
+  return kinds as DriftKind[];
+}
+
+/** The dumps plus the cluster-state file(s) and, with drifts, the findings a check must report. */
+function withClusterState(files: Record<string, string>, state: Scenario, format: 'yaml' | 'json', outDir: string): GenerateCliResult {
+  const out = { ...files, ...clusterStateFiles(state.cluster, format) };
+  const count = (s: string) => state.findings.filter((f) => f.severity === s).length;
+  const notes = [`cluster: ${state.cluster.services.length} Services, ${state.cluster.nodes.length} nodes; the dump is ${state.node}'s`];
+  const truth = { node: state.node, mode: state.mode, family: state.family, findings: state.findings };
+  out['expected-findings.json'] = `${JSON.stringify(truth, null, 2)}\n`;
+  notes.push(`expected findings: ${count('error')} error, ${count('warning')} warning, ${count('info')} info (expected-findings.json)`);
+  return { kind: 'files', files: out, outDir, notes };
 }

@@ -787,7 +787,7 @@ export function expectedCatalog(services: GenServicePort[]): ExpectedCatalogEntr
 // Random but deterministic service sets
 
 /** mulberry32: small, fast, deterministic 32-bit PRNG. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

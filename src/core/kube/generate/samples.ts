@@ -3,6 +3,9 @@
 import { generateIptablesDump, type GenServicePort } from './iptables';
 import { generateIpvsSnapshot } from './ipvs';
 import { generateNftDump } from './nft';
+import { clusterStateFiles } from './cluster-objects';
+import type { ProxyMode } from './cluster';
+import { SAMPLE_NODE, sampleCluster, sampleFindings } from './sample-cluster';
 
 export const SAMPLE_SERVICES: GenServicePort[] = [
   {
@@ -35,10 +38,21 @@ export const SAMPLE_SERVICES: GenServicePort[] = [
 
 const DATE = 'Sun Nov 29 12:00:00 2026';
 
+/** Each folder's mode and node1's address as its dump shows it (the nft generator's default NodePort address). */
+const FOLDERS: [folder: string, mode: ProxyMode, nodeIP: string][] = [
+  ['nftables', 'nftables', '192.168.0.2'],
+  ['ipvs', 'ipvs', '192.168.0.10'],
+  ['iptables-nft', 'iptables', '192.168.0.10'],
+  ['iptables-legacy', 'iptables', '192.168.0.10'],
+];
+
 /** Path (relative to samples/) → content. */
 export function sampleFiles(): Record<string, string> {
   const ipvs = generateIpvsSnapshot({ services: SAMPLE_SERVICES, nodeIPs: ['192.168.0.10'], date: DATE });
+  const clusters = Object.fromEntries(FOLDERS.map(([folder, mode, ip]) => [`${folder}/cluster-state.yaml`, clusterStateFiles(sampleCluster(mode, ip), 'yaml')['cluster-state.yaml']!]));
   return {
+    'README.md': samplesReadme(),
+    ...clusters,
     'nftables/node1.nft': generateNftDump({ services: SAMPLE_SERVICES, style: 'nft-list-ruleset' }),
     'ipvs/node1.ipvsadm': ipvs['ipvsadm-list'],
     'ipvs/node1.ipset': ipvs['ipset-save'],
@@ -46,4 +60,30 @@ export function sampleFiles(): Record<string, string> {
     'iptables-nft/node1.iptables': generateIptablesDump({ services: SAMPLE_SERVICES, style: 'iptables-nft-save', nodeRules: true, date: DATE }),
     'iptables-legacy/node1.iptables': generateIptablesDump({ services: SAMPLE_SERVICES, style: 'iptables-legacy-save', nodeRules: true, date: DATE }),
   };
+}
+
+function samplesReadme(): string {
+  const findings = sampleFindings().map((f) => {
+    const port = `${f.service.namespace}/${f.service.name}:${f.service.portName || '(unnamed)'}/${f.service.protocol}`;
+    return `- \`${f.code}\` (${f.severity}) ${port}${f.endpoint ? ` endpoint ${f.endpoint}` : ''}`;
+  });
+  return [
+    '# Sample node snapshots',
+    '',
+    'Written by `npm run samples` (src/core/kube/generate/samples.ts); do not edit by hand. Each folder is one',
+    `node (\`${SAMPLE_NODE}\`) of the same small cluster in one kube-proxy mode: nftables, ipvs (ipvsadm + ipset +`,
+    'iptables), iptables-nft and iptables-legacy.',
+    '',
+    'Each folder also holds `cluster-state.yaml`: what `kubectl get services,endpointslices,nodes -A -o yaml`',
+    'and `kubectl -n kube-system get configmap kube-proxy -o yaml` print for that cluster. It disagrees with the',
+    'dumps on purpose, the way real clusters drift, so that checking a folder against it finds:',
+    '',
+    ...findings,
+    '',
+    'In words: pod 10.244.3.9 of shop/web failed its readiness probe but the rules still send to it;',
+    'shop/checkout exists in the API but node1 never programmed it; kube-dns prefers close endpoints and its',
+    'replica in zone-b is left out on node1 (zone-a); shop/payments has no ready pod, so kube-proxy rejects',
+    "its traffic; the headless shop/db is not kube-proxy's business.",
+    '',
+  ].join('\n');
 }
