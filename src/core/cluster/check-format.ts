@@ -48,13 +48,13 @@ export function checkToText(result: CheckResult): string[] {
   const lines = [nodeLine(result.node), `kube-proxy mode: ${result.mode}`, ''];
   let group: string | undefined;
   for (const f of result.findings) {
-    const name = f.service.namespace ? `${f.service.namespace}/${f.service.name}` : f.service.name;
+    const name = f.service.namespace ? `${f.service.namespace}/${f.service.name}` : f.service.name || 'kube-proxy';
     if (name !== group) {
       if (group !== undefined) lines.push('');
       lines.push(name);
       group = name;
     }
-    const port = f.service.protocol ? `${servicePortText(f.service)} ${f.service.protocol}` : servicePortText(f.service);
+    const port = f.service.protocol ? `${servicePortText(f.service)} ${f.service.protocol}` : servicePortText(f.service) || 'mode';
     const what = f.endpoint ?? (f.frontend ? `${f.frontend.kind} ${f.frontend.address ?? '*'}:${f.frontend.port}` : '');
     lines.push(`  ${f.severity.padEnd(7)} ${f.code}  ${port}${what ? `  ${what}` : ''}`);
     lines.push(`          ${f.message}`);

@@ -206,6 +206,7 @@ export function compareServicePorts(expected: ExpectedServicePort[], actual: Act
   let programmed = 0;
   for (const e of expected) {
     const a = found.get(e);
+    explainedByApi(e, a, out);
     if (!a) {
       out.add('not-programmed', serviceOf(e), {
         expected: e.frontends.filter(shownFrontend).map(frontendText).join(', '),
@@ -351,17 +352,34 @@ function topologyUndecided(e: ExpectedServicePort, node: NodeIdentity): boolean 
   return s.trafficDistribution !== undefined || s.annotations['service.kubernetes.io/topology-mode'] !== undefined || s.annotations['service.kubernetes.io/topology-aware-hints'] !== undefined;
 }
 
-function compareEndpoints(e: ExpectedServicePort, a: Actual, out: Findings, options: CompareOptions): void {
-  const s = a.service;
+/**
+ * The information kube-proxy's own behaviour explains, once per Service port whether the rules hold it or not:
+ * no usable endpoint (REJECT), and topology leaving ready endpoints out on this node.
+ */
+function explainedByApi(e: ExpectedServicePort, a: Actual | undefined, out: Findings): void {
+  const dump = a ? dumpEvidence(a).slice(0, 1) : [];
   if (e.noEndpointsReason) {
     out.add('no-endpoints', serviceOf(e), {
       expected: t('no endpoints: connections are rejected'),
-      actual: s.endpoints.length === 0 ? t('no endpoints') : t('{0} endpoints', s.endpoints.length),
+      ...(a ? { actual: a.service.endpoints.length === 0 ? t('no endpoints') : t('{0} endpoints', a.service.endpoints.length) } : {}),
       reason: e.noEndpointsReason,
       message: t('{0} has no usable endpoint, so kube-proxy rejects its connections: {1}', servicePortText(e), e.noEndpointsReason),
-      evidence: [...dumpEvidence(a).slice(0, 1), e.service.source],
+      evidence: [...dump, e.service.source],
     });
   }
+  const filtered = e.endpoints.filter((x) => x.excludedBecause === 'topology');
+  if (filtered.length === 0) return;
+  const why = filtered[0].detail ?? e.topologyNote ?? t('hinted for another zone');
+  out.add('filtered-by-topology', serviceOf(e), {
+    expected: filtered.map((x) => formatHostPort(x.address, x.port)).join(', '),
+    reason: why,
+    message: t('{0}: {1} ready endpoints are not used from this node ({2}): {3}.', servicePortText(e), filtered.length, filtered.map((x) => formatHostPort(x.address, x.port)).slice(0, 4).join(', ') + (filtered.length > 4 ? ', …' : ''), why),
+    evidence: [...dump, filtered[0].source ?? filtered[0].slice?.source],
+  });
+}
+
+function compareEndpoints(e: ExpectedServicePort, a: Actual, out: Findings, options: CompareOptions): void {
+  const s = a.service;
   // Its chain came from an earlier restore: the endpoints are not in this file.
   if (s.endpointsNotInDump) return;
   const wanted = shownEndpoints(e, options.mode);
@@ -391,15 +409,6 @@ function compareEndpoints(e: ExpectedServicePort, a: Actual, out: Findings, opti
   const api = new Map<string, ExpectedEndpoint>();
   for (const x of e.endpoints) api.set(endpointKey(x.address, x.port), x);
   for (const [key, x] of have) if (!wantedKeys.has(key)) staleEndpoint(e, a, x, api.get(key), out, options.mode);
-  for (const x of e.endpoints) {
-    if (x.excludedBecause !== 'topology' || have.has(endpointKey(x.address, x.port))) continue;
-    out.add('filtered-by-topology', serviceOf(e), {
-      endpoint: formatHostPort(x.address, x.port),
-      reason: x.detail ?? t('hinted for another zone'),
-      message: t('{0}: endpoint {1} is ready but not used from this node: {2}.', servicePortText(e), formatHostPort(x.address, x.port), x.detail ?? t('hinted for another zone')),
-      evidence: [x.source ?? x.slice?.source],
-    });
-  }
 }
 
 /** Whether the rules apply a Local traffic policy that the API does not ask for. */
@@ -521,7 +530,8 @@ export function modeFinding(state: ClusterState, mode: NodeSnapshot['mode']): Fi
   if (mode !== 'iptables' && mode !== 'ipvs' && mode !== 'nftables') return undefined;
   if (wanted === mode) return undefined;
   const out = new Findings();
-  out.add('mode-mismatch', { namespace: 'kube-system', name: 'kube-proxy', portName: '', protocol: '' }, {
+  // It concerns no Service: the Service fields are empty.
+  out.add('mode-mismatch', { namespace: '', name: '', portName: '', protocol: '' }, {
     expected: wanted,
     actual: mode,
     reason: config.mode === '' ? t('the kube-proxy ConfigMap leaves mode empty: iptables on Linux') : t('the kube-proxy ConfigMap sets mode: {0}', config.mode),
