@@ -29,6 +29,9 @@ import { featuresFor } from '../src/core/language';
 import { traceSnapshot } from '../src/core/trace';
 import { preparationSteps, runSnapshotQuery } from '../src/extension/analysis/queries';
 import { plainData } from '../src/extension/analysis/plain';
+import { randomCluster, THIS_NODE } from '../src/core/kube/generate/cluster';
+import { clusterStateFiles } from '../src/core/kube/generate/cluster-objects';
+import { scenario } from '../src/core/kube/generate/drift';
 import type { Position } from '../src/core/model/range';
 
 // The analysis worker's young generation bound (see WORKER_YOUNG_GENERATION_MB): times and peaks are measured as
@@ -412,6 +415,59 @@ function activationMs(): Activation {
   return { require: mid('require'), activate: mid('activate'), total: mid('total'), cpu: mid('cpu'), coreLoad: mid('coreLoad'), firstAnalysis: mid('firstAnalysis'), firstAnalysisCpu: mid('firstAnalysisCpu') };
 }
 
+/**
+ * `dataplane check` against `dataplane services` on the same dump, each a fresh `node dist/cli.js` (issue: check
+ * answers in under 2× the time of services): the generator's cluster at the largest size, without drifts, its
+ * node-1 dump and the kubectl JSON files of its API objects. Median of 3 alternated runs each.
+ */
+function checkRows(size: number): string[] {
+  const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
+  const work = mkdtempSync(join(tmpdir(), 'dataplane-bench-check-'));
+  const out: string[] = ['| mode | service ports × endpoints | services ms | check ms | check / services | findings (error, warning, info) |', '|---|---|---|---|---|---|'];
+  try {
+    for (const mode of ['iptables', 'nftables', 'ipvs'] as const) {
+      const cluster = randomCluster({ services: size, endpoints, seed: 1, family: 'ipv4', nodeIP: '192.168.0.10', mode });
+      const s = scenario(cluster, { node: THIS_NODE, family: 'ipv4', mode, seed: 1 });
+      const texts: Record<string, string> =
+        mode === 'iptables'
+          ? { 'node.iptables': generateIptablesDump({ services: s.services, style: 'iptables-nft-save', nodeRules: true }) }
+          : mode === 'nftables'
+            ? { 'node.nft': generateNftDump({ services: s.services, style: 'nft-list-ruleset', nodeIPs: ['192.168.0.10'] }) }
+            : (() => {
+                const snap = generateIpvsSnapshot({ services: s.services, nodeIPs: ['192.168.0.10'] });
+                return { 'node.ipvs': snap['ipvsadm-list'], 'node.ipset': snap['ipset-save'], 'node.iptables': snap['iptables-save'] };
+              })();
+      const dumps = Object.entries(texts).map(([name, text]) => (writeFileSync(join(work, name), text), join(work, name)));
+      const clusterFiles = Object.entries(clusterStateFiles(s.cluster, 'json')).map(([name, text]) => (writeFileSync(join(work, name), text), join(work, name)));
+      const cli = (args: string[]) => {
+        const t0 = performance.now();
+        const r = spawnSync(process.execPath, ['--max-old-space-size=8192', resolve('dist/cli.js'), ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+        return { ms: performance.now() - t0, status: r.status, stdout: r.stdout };
+      };
+      const servicesMs: number[] = [];
+      const checkMs: number[] = [];
+      let summary = '';
+      for (let i = 0; i < 3; i++) {
+        servicesMs.push(cli(['services', ...dumps, '--json']).ms);
+        const c = cli(['check', ...dumps, ...clusterFiles.flatMap((f) => ['--cluster', f]), '--json']);
+        checkMs.push(c.ms);
+        const f = c.status === 0 || c.status === 1 ? JSON.parse(c.stdout).summary.findings : undefined;
+        summary = f ? `${f.error}, ${f.warning}, ${f.info}` : `exit ${c.status}`;
+      }
+      const [sv, ck] = [middle(servicesMs), middle(checkMs)];
+      out.push(`| ${mode} | ${s.services.length} × ${endpoints} | ${fmt(sv)} | ${fmt(ck)} | ${fmt(ck / sv, 2)}× (target < 2×: ${ck < 2 * sv ? 'met' : 'not met'}) | ${summary} |`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return out;
+}
+
+if (process.argv.includes('--check-only')) {
+  console.log(checkRows(Math.max(...sizes)).join('\n'));
+  process.exit(0);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'dataplane-bench-'));
 const rows: Row[] = [];
 try {
@@ -602,6 +658,7 @@ function targetLines(): string[] {
   ];
 }
 const targets = targetLines();
+const checkTable = checkRows(Math.max(...sizes));
 
 /** How much cheaper the warm floor was than the fresh one, over the rows (e.g. "1.4–3.5×"). */
 function floorGain(): string {
@@ -620,6 +677,10 @@ const report = [
   '',
   ...targets,
   '',
+  `\`dataplane check\` against \`dataplane services\` on the same node-1 dump (the generator's cluster, seed 1, no drift; check also reads the kubectl JSON of its Services, EndpointSlices, Nodes and kube-proxy ConfigMap), each a fresh \`node dist/cli.js … --json\`, median of 3:`,
+  '',
+  ...checkTable,
+  '',
   'read+split: reading the file(s) and splitting them into lines (median of 3). Times: the run with the median total of 3. parse+symbols: parsing with the symbol table (built while lines are read).',
   `fresh: the same floor and total, each in a new Node process (the read before the total is not timed), alternated, medians of ${FRESH_RUNS} each: how issue #8 measured its floor (a new Node reading and splitting the file: 0.16 s at 1,000 Services, 0.67 s at 5,000). In this long-running process, with its heap grown, reading and splitting was ${floorGain()} cheaper than in a fresh one.`,
   'catalog: iptables — the Service catalog and per-chain indexes; nftables / ipvs — the node snapshot with the endpoints of every Service read (the per-file catalogs are in parse).',
@@ -636,5 +697,6 @@ const report = [
 ].join('\n');
 console.log(table.join('\n'));
 console.log(targets.join('\n'));
+console.log(checkTable.join('\n'));
 console.log(extras.join('\n'));
 if (!quick) writeFileSync(join('bench', 'results.md'), report);

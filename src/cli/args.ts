@@ -19,7 +19,9 @@ const VALUE_OPTIONS = new Map([
   ['--from', ['trace']],
   ['--entry', ['trace']],
   ['--node-ip', ['trace']],
-  ['--max-size', ['parse', 'services', 'trace']],
+  ['--max-size', ['parse', 'services', 'trace', 'check']],
+  ['--cluster', ['check']],
+  ['--node', ['check']],
 ]);
 const FLAGS = new Set(['--json', '--help', '-h', '--version']);
 

@@ -1,5 +1,8 @@
 // `dataplane`: the command-line face of the core. Thin: read files, call core, print.
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
+import { checkSnapshot } from '../core/cluster/check';
+import { checkToJson, checkToText, nodeLine } from '../core/cluster/check-format';
+import { looksLikeClusterState, mergeClusterStates, readClusterFile } from '../core/cluster/read';
 import { analyzeFile, buildSnapshot, leftoversText, type SnapshotFile } from '../core/snapshot';
 import type { StatusSummary } from '../core/language/types';
 import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
@@ -23,6 +26,9 @@ Usage:
                  [--entry pod|node|external] [--node-ip ADDRESS]… [--json]
                                              follow a new connection through the rules: every outcome
                                              with its probability, masquerade and the path, line by line
+  dataplane check FILE… --cluster FILE [--cluster FILE]… [--node NAME] [--json]
+                                             compare the node's rules with the cluster's Services and
+                                             EndpointSlices: findings, worst Service first
   dataplane --help | --version
 
 FILE is a dump: iptables-save / iptables-restore, nft list ruleset (text or -j JSON), ipvsadm -Ln / -Sn,
@@ -52,6 +58,19 @@ answer is complete (exit 0 or 1).
             splits outcomes but has no share: probability is the share of new connections under the outcome's
             conditions (statistic, numgen, IPVS weights); in any one situation (each condition true or false) the
             outcomes whose conditions hold there sum to 1.
+
+  check:    {"node":{"name","inferredFrom"?},"mode","findings":[{"code","severity":"error"|"warning"|"info",
+            "service":{"namespace","name","portName","protocol"},"endpoint"?:"ip:port","frontend"?:{"kind",
+            "address"?,"port"},"expected"?,"actual"?,"reason","message","evidence":[{"file","line"}]}],
+            "summary":{"servicePorts","programmed","findings":{"error","warning","info"}}}
+            (exit status 1 when a finding is an error or a warning; see docs/cluster-check.md)
+
+check --cluster: what \`kubectl get services,endpointslices -A -o json\` (or -o yaml, or the lists apart)
+prints, optionally with \`kubectl get nodes -o json\` and the kube-proxy ConfigMap; legacy Endpoints are read
+for clusters without EndpointSlices. A FILE that is such a list is read as one too. --node names the node the
+dumps come from; without it the node is inferred from the addresses the rules name, the endpoints they mark
+local, or the folder's name (said on standard error). Problems in a cluster file are printed as
+file:line:column on standard error; the rest of it is still used.
 
 trace --entry: pod (default) a pod on this node opens the connection (PREROUTING); node: a process on
 the node (OUTPUT); external: a client outside the cluster. --from defaults to an address inside the
@@ -234,6 +253,48 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
   return status;
 }
 
+function checkCommand(args: Args, json: boolean, out: (s: string) => void, err: (s: string) => void, read: Read): number {
+  const clusterFiles = args.values.get('--cluster') ?? [];
+  const nodes = args.values.get('--node') ?? [];
+  if (args.files.length === 0) throw new UsageError('check needs at least one FILE');
+  if (nodes.length > 1) throw new UsageError('check takes one --node NAME');
+  // A cluster-state list among the dumps is read as one (a snapshot folder's files given with a glob).
+  const dumps: Loaded[] = [];
+  const cluster: Loaded[] = clusterFiles.map(read);
+  for (const file of args.files) {
+    const input = read(file);
+    (looksLikeClusterState(input.text) ? cluster : dumps).push(input);
+  }
+  if (cluster.length === 0) throw new UsageError('check needs the cluster state: --cluster FILE (kubectl get services,endpointslices -A -o json)');
+  if (dumps.length === 0) throw new UsageError('check needs at least one dump FILE besides the cluster state');
+  const state = mergeClusterStates(cluster.map((c) => readClusterFile(c.name, c.text)));
+  let status = clusterDiagnostics(state.diagnostics, err);
+  const snapshot = buildSnapshot(dumps.map(analyzeAny));
+  status = Math.max(status, reportErrors(snapshot.files, err));
+  const folder = dumps[0].name === '<stdin>' ? undefined : basename(dirname(resolve(dumps[0].name)));
+  const result = checkSnapshot(snapshot, state, { node: nodes[0], folder });
+  if (result.node.error) throw new UsageError(`--node ${clip(nodes[0])}: ${result.node.error}${result.node.candidates?.length ? ` (nodes: ${result.node.candidates.slice(0, 10).join(', ')}${result.node.candidates.length > 10 ? ', …' : ''})` : ''}`);
+  if (json) {
+    if (!result.node.name || result.node.inferredFrom) err(`note: ${nodeLine(result.node)}`);
+    out(JSON.stringify(checkToJson(result), null, 2));
+  } else for (const line of checkToText(result)) out(line);
+  const { error, warning } = result.summary.findings;
+  return error + warning > 0 ? 1 : status;
+}
+
+/** The problems of the cluster files, one line each as file:line:column (the rest of each file is still used). */
+function clusterDiagnostics(files: { file: string; diagnostics: Diagnostic[] }[], err: (s: string) => void): number {
+  let status = 0;
+  for (const f of files) {
+    for (const d of byPosition(f.diagnostics)) {
+      const p = humanPosition(d.range.start);
+      err(`${f.file}:${p.line}:${p.column}: ${d.severity} [${d.code}] ${d.message}`);
+      if (d.severity === 'error') status = 1;
+    }
+  }
+  return status;
+}
+
 /** The CLI's wording of what would make a trace surer (the editor words it its own way). */
 function adviceLines(result: TraceResult): string[] {
   return (result.advice ?? []).map(() => 'hint: give this node\'s address with --node-ip ADDRESS (or the setting dataplane.nodeIPs)');
@@ -274,10 +335,11 @@ function dispatch(argv: string[], out: (s: string) => void, err: (s: string) => 
     return 0;
   }
   const command = args.command;
-  if (command !== 'parse' && command !== 'services' && command !== 'trace') throw new UsageError(command === undefined ? 'no command' : `unknown command ${clip(command)}`);
+  if (command !== 'parse' && command !== 'services' && command !== 'trace' && command !== 'check') throw new UsageError(command === undefined ? 'no command' : `unknown command ${clip(command)}`);
   checkOptions(args, command);
   const read = reader(args);
   if (command === 'trace') return traceCommand(args, json, out, err, read);
+  if (command === 'check') return checkCommand(args, json, out, err, read);
   if (args.files.length === 0) throw new UsageError(`${command} needs at least one FILE`);
   return command === 'parse' ? parseCommand(args.files, json, out, read) : servicesCommand(args.files, json, out, err, read);
 }

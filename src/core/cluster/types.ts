@@ -201,6 +201,8 @@ export interface NodeIdentity {
   evidence?: string;
   /** Several nodes fit equally: their names. */
   candidates?: string[];
+  /** The node given (--node) is not in the cluster state: why, already localised; `candidates` lists the known ones. */
+  error?: string;
 }
 
 export type FindingCode =

@@ -223,12 +223,12 @@ export function prepareTrace(files: SnapshotFile[]): void {
 }
 
 /** The node's addresses the dumps name, with what names them (nft's nodeport-ips set, IPVS NodePort virtual services, …). */
-function revealedNodeAddresses(files: SnapshotFile[], services: Service[]): { addresses: string[]; evidence: string[] } {
-  const revealed = new Set<string>();
+export function revealedNodeAddresses(files: SnapshotFile[], services: Service[]): { addresses: string[]; evidence: string[]; namedBy: Map<string, string> } {
+  const revealed = new Map<string, string>();
   const evidence = new Set<string>();
   const add = (address: string, what: string) => {
     if (revealed.has(address)) return;
-    revealed.add(address);
+    revealed.set(address, what);
     evidence.add(what);
   };
   for (const f of files) {
@@ -240,8 +240,8 @@ function revealedNodeAddresses(files: SnapshotFile[], services: Service[]): { ad
   }
   for (const address of serviceFacts(services).nodePortAddresses) add(address, t('the IPVS NodePort virtual services'));
   // Loopback (IPVS NodePorts on 127.0.0.1) is no address to send from: the others first.
-  const addresses = [...revealed].sort((a, b) => Number(isLoopbackText(a)) - Number(isLoopbackText(b)));
-  return { addresses, evidence: [...evidence] };
+  const addresses = [...revealed.keys()].sort((a, b) => Number(isLoopbackText(a)) - Number(isLoopbackText(b)));
+  return { addresses, evidence: [...evidence], namedBy: revealed };
 }
 
 const isLoopbackText = (address: string): boolean => {
