@@ -17,7 +17,7 @@ import { elkOptions, layoutGraphs } from '../../webview/layout';
 import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
 
 function graphsOf(files: Record<string, string>): ServiceGraph[] {
-  const snapshot = buildSnapshot(Object.entries(files).map(([name, text]) => analyzeFile(name, text)!));
+  const snapshot = buildSnapshot(Object.entries(files).flatMap(([name, text]) => analyzeFile(name, text) ?? []));
   return [...graphOfSnapshot(snapshot).graphs.values()];
 }
 

@@ -15,8 +15,9 @@ import { graphOfSnapshot } from '../../src/core/graph/snapshot';
 /** The files of a sample snapshot, their features counting the outlines and Service lists asked of them. */
 function counted(dir: string): { files: SnapshotFile[]; calls: () => number } {
   let calls = 0;
-  const files = readdirSync(`samples/${dir}`).sort().map((n) => {
-    const f = analyzeFile(n, readFileSync(`samples/${dir}/${n}`, 'utf8'))!;
+  // Dumps only, as the editor reads a folder: the samples' cluster-state files are no dump.
+  const dumps = readdirSync(`samples/${dir}`).sort().flatMap((n) => analyzeFile(n, readFileSync(`samples/${dir}/${n}`, 'utf8')) ?? []);
+  const files = dumps.map((f) => {
     const features = { ...f.features } as typeof f.features;
     const { outline, services } = f.features;
     features.outline = ((a: never, ...rest: never[]) => (calls++, (outline as (...x: unknown[]) => unknown)(a, ...rest))) as never;
