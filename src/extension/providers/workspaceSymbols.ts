@@ -41,15 +41,20 @@ async function snapshotDocuments(token: vscode.CancellationToken): Promise<(vsco
 type Answer = Awaited<ReturnType<Snapshots['query']>>;
 
 /**
- * The symbols of one snapshot folder. An answer the worker dropped (a document changed or closed meanwhile, the
- * worker restarted) is asked once more: skipped, the folder's Services were missing from that search only.
+ * The symbols of one snapshot folder: through its open dump, else from its files on disk, read by the worker (not
+ * opened here: opening and parsing every folder's dumps on the extension host held it up for seconds). An answer
+ * the worker dropped (a document changed meanwhile, the worker restarted) is asked once more: skipped, the folder's
+ * Services were missing from that search while a retype found them.
  */
 async function folderSymbols(item: vscode.TextDocument | vscode.Uri, query: string, cache: DocumentCache, snapshots: Snapshots, token: vscode.CancellationToken): Promise<vscode.SymbolInformation[]> {
   let answer: Answer;
   for (let attempt = 0; attempt < 2 && !answer && !token.isCancellationRequested; attempt++) {
-    const document = item instanceof vscode.Uri || item.isClosed ? await vscode.workspace.openTextDocument(item instanceof vscode.Uri ? item : item.uri) : item;
-    if (!isDumpLanguage(document.languageId) || !(await cache.get(document))) return [];
-    answer = (await snapshots.query(document, 'symbols', query, MAX_RESULTS)) as Answer;
+    if (item instanceof vscode.Uri || item.isClosed) {
+      answer = (await snapshots.queryFolder(vscode.Uri.joinPath(item instanceof vscode.Uri ? item : item.uri, '..'), 'symbols', query, MAX_RESULTS)) as Answer;
+    } else {
+      if (!(await cache.get(item))) return [];
+      answer = (await snapshots.query(item, 'symbols', query, MAX_RESULTS)) as Answer;
+    }
   }
   if (!answer || token.isCancellationRequested) return [];
   const { value, uris } = answer as { value: WorkspaceSymbolMatch[]; uris: vscode.Uri[] };
@@ -59,14 +64,16 @@ async function folderSymbols(item: vscode.TextDocument | vscode.Uri, query: stri
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots, log: Log): void {
   const provider: vscode.WorkspaceSymbolProvider = {
     async provideWorkspaceSymbols(query, token) {
-      // The folders are asked together: one waiting for the worker (a large dump) does not hold up the others.
-      const found = await Promise.all((await snapshotDocuments(token)).map((item) =>
-        folderSymbols(item, query, cache, snapshots, token).catch((e: Error) => {
-          log.warn(`workspace symbols: ${e.message}`);
-          return [];
-        }),
-      ));
-      return token.isCancellationRequested ? [] : found.flat().slice(0, MAX_RESULTS);
+      const out: vscode.SymbolInformation[] = [];
+      for (const item of await snapshotDocuments(token)) {
+        if (token.isCancellationRequested || out.length >= MAX_RESULTS) break;
+        try {
+          out.push(...(await folderSymbols(item, query, cache, snapshots, token)));
+        } catch (e) {
+          log.warn(`workspace symbols: ${(e as Error).message}`);
+        }
+      }
+      return token.isCancellationRequested ? [] : out.slice(0, MAX_RESULTS);
     },
   };
   context.subscriptions.push(vscode.languages.registerWorkspaceSymbolProvider(provider));
