@@ -136,7 +136,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     };
     const disposables = [quickPick.onDidChangeValue(show)];
     const picked = await new Promise<Item | undefined>((resolve) => {
-      disposables.push(quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0])), quickPick.onDidHide(() => resolve(undefined)));
+      // Enter while the rows are being replaced (the address just typed) has no row selected: the address typed is meant.
+      disposables.push(quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0] ?? quickPick.activeItems[0] ?? typed(quickPick.value)[0])), quickPick.onDidHide(() => resolve(undefined)));
       quickPick.show();
     });
     quickPick.dispose();
