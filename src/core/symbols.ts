@@ -5,7 +5,6 @@
 // build, where a trigram index of them took a second.
 import { plainLabel } from './explain/label';
 import { serviceLabel, type Service } from './kube/catalog';
-import type { OutlineItem } from './language/types';
 import type { Range } from './model/range';
 import type { NodeSnapshot } from './snapshot';
 import { snapshotFileLocator } from './graph/snapshot';
@@ -54,21 +53,17 @@ function serviceEntries(s: Service, fileOf: (s: Service, tableId?: string) => nu
   }
 }
 
-function outlineEntries(items: readonly OutlineItem[], container: string, fileIndex: number, out: WorkspaceSymbolMatch[]): void {
-  for (const item of items) {
-    if (item.kind === 'chain' || item.kind === 'set' || item.kind === 'map') {
-      out.push({ name: plainLabel(item.objectName ?? item.name), kind: item.kind, container, fileIndex, range: item.selectionRange });
-    }
-    if (item.children.length) outlineEntries(item.children, item.kind === 'table' ? plainLabel(item.name) : container, fileIndex, out);
-  }
-}
-
 /** Every symbol of the snapshot, indexed. */
 export function buildSymbolIndex(snapshot: NodeSnapshot): SymbolIndex {
   const entries: WorkspaceSymbolMatch[] = [];
   const fileOf = snapshotFileLocator(snapshot);
   for (const s of snapshot.services) serviceEntries(s, fileOf, entries);
-  snapshot.files.forEach((f, i) => outlineEntries(f.features.outline(f.analysis) as OutlineItem[], '', i, entries));
+  // The outline's chains, sets and maps, without the labels the outline spends most of its time on.
+  snapshot.files.forEach((f, fileIndex) => {
+    for (const o of f.features.namedObjects?.(f.analysis) ?? []) {
+      entries.push({ name: plainLabel(o.name), kind: o.kind, container: o.container && plainLabel(o.container), fileIndex, range: o.selectionRange });
+    }
+  });
   const keys = entries.map((e) => e.name.toLowerCase());
   const starts: number[] = [];
   let at = 0;

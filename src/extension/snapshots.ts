@@ -52,35 +52,56 @@ export class Snapshots {
       const { snapshot, uris } = this.local(document, own, siblings);
       return { value: core().runSnapshotQuery(snapshot, method, args), uris, where: 'extension-host' };
     }
-    const files: SnapshotFileSpec[] = [];
-    const uris: vscode.Uri[] = [];
-    const add = async (uri: vscode.Uri, open: vscode.TextDocument | undefined, analysis: DocumentAnalysis | undefined, disk?: { size: number; mtime: number }) => {
-      if (open && analysis) {
-        files.push(analysis.where === 'worker'
-          ? { kind: 'document', key: open.uri.toString() }
-          : { kind: 'text', key: open.uri.toString(), version: open.version, name: open.uri.fsPath, languageId: open.languageId, text: open.getText() });
-      } else if (uri.scheme === 'file') {
-        files.push({ kind: 'path', name: uri.fsPath, path: uri.fsPath, maxSize: readSettings().maxDocumentSize });
-      } else if (disk && disk.size <= readSettings().maxDocumentSize) {
-        const bytes = await vscode.workspace.fs.readFile(uri);
-        if (bytes.subarray(0, 4096).includes(0)) return;
-        // No language: the worker detects it, as for files it reads itself.
-        files.push({ kind: 'text', key: uri.toString(), version: disk.mtime, name: uri.fsPath, text: new TextDecoder().decode(bytes) });
-      } else {
-        return;
-      }
-      uris.push(uri);
-    };
-    await add(document.uri, document, own);
-    for (const s of siblings) await add(s.uri, 'open' in s ? s.open : undefined, 'open' in s ? s.analysis : undefined, 'size' in s ? s : undefined);
+    const { files, uris } = await this.specs([{ uri: document.uri, open: document, analysis: own }, ...siblings]);
+    const answer = await this.ask(files, uris, method, args);
+    return answer && !document.isClosed && document.version === own.version ? answer : undefined;
+  }
+
+  /**
+   * Asks a question about the node snapshot of a folder's dumps without opening any of them (Ctrl+T across the
+   * workspace): the worker reads the files on disk; open ones go as they are in the editor.
+   */
+  async queryFolder<M extends SnapshotMethod>(folder: vscode.Uri, method: M, ...args: SnapshotArgs<M>): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
+    const { files, uris } = await this.specs(await this.filesIn(folder));
+    return files.length > 0 ? this.ask(files, uris, method, args) : undefined;
+  }
+
+  /** The worker's answer, undefined when it dropped the question (a document changed, the worker restarted). */
+  private async ask<M extends SnapshotMethod>(files: SnapshotFileSpec[], uris: vscode.Uri[], method: M, args: SnapshotArgs<M>): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
     try {
       const answer = await this.cache.whileWorkerWorks(() => this.cache.worker.request<SnapshotAnswer<SnapshotResult<M>>>({ type: 'snapshot', files, method, args }));
-      if (document.isClosed || document.version !== own.version) return undefined;
       return { value: answer.value, uris: answer.included.map((i) => uris[i]), where: 'worker' };
     } catch (e) {
       if (e instanceof RequestError && e.kind !== 'error') return undefined;
       throw e;
     }
+  }
+
+  /** How the worker gets each file: an open document as the editor has it, a file on disk by its path. */
+  private async specs(places: Sibling[]): Promise<{ files: SnapshotFileSpec[]; uris: vscode.Uri[] }> {
+    const files: SnapshotFileSpec[] = [];
+    const uris: vscode.Uri[] = [];
+    const maxSize = readSettings().maxDocumentSize;
+    for (const place of places) {
+      const { uri } = place;
+      if ('open' in place) {
+        const { open, analysis } = place;
+        files.push(analysis.where === 'worker'
+          ? { kind: 'document', key: open.uri.toString() }
+          : { kind: 'text', key: open.uri.toString(), version: open.version, name: open.uri.fsPath, languageId: open.languageId, text: open.getText() });
+      } else if (uri.scheme === 'file') {
+        files.push({ kind: 'path', name: uri.fsPath, path: uri.fsPath, maxSize });
+      } else if (place.size <= maxSize) {
+        const bytes = await vscode.workspace.fs.readFile(uri);
+        if (bytes.subarray(0, 4096).includes(0)) continue;
+        // No language: the worker detects it, as for files it reads itself.
+        files.push({ kind: 'text', key: uri.toString(), version: place.mtime, name: uri.fsPath, text: new TextDecoder().decode(bytes) });
+      } else {
+        continue;
+      }
+      uris.push(uri);
+    }
+    return { files, uris };
   }
 
   /** The snapshot of open documents analysed on the extension host (see snapshotInWorker). */
@@ -100,7 +121,11 @@ export class Snapshots {
   /** The other dumps in the document's folder: open ones with their analysis, others with their size. */
   private async siblings(document: vscode.TextDocument): Promise<Sibling[]> {
     if (document.uri.scheme !== 'file' && document.uri.scheme !== 'vscode-remote') return [];
-    const folder = vscode.Uri.joinPath(document.uri, '..');
+    return this.filesIn(vscode.Uri.joinPath(document.uri, '..'), document.uri);
+  }
+
+  /** The files of a folder (but `except`): open ones with their analysis, others with their size. */
+  private async filesIn(folder: vscode.Uri, except?: vscode.Uri): Promise<Sibling[]> {
     let entries: [string, vscode.FileType][] = [];
     try {
       entries = await vscode.workspace.fs.readDirectory(folder);
@@ -110,9 +135,9 @@ export class Snapshots {
     const out: Sibling[] = [];
     const maxSize = readSettings().maxDocumentSize;
     for (const [name, type] of entries.sort(([a], [b]) => a.localeCompare(b))) {
-      if (type !== vscode.FileType.File || out.length >= MAX_FILES - 1) continue;
+      if (type !== vscode.FileType.File || out.length >= MAX_FILES - (except ? 1 : 0)) continue;
       const uri = vscode.Uri.joinPath(folder, name);
-      if (uri.toString() === document.uri.toString()) continue;
+      if (uri.toString() === except?.toString()) continue;
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
       const analysis = open ? await this.cache.get(open) : undefined;
       if (open && analysis) {

@@ -369,6 +369,32 @@ describe('analysis worker: documents', () => {
     expect(answers).toEqual([[3, 'ok'], [1, 'ok'], [2, 'ok'], [4, 'ok'], [5, 'ok']]);
   });
 
+  it('answers Ctrl+T, the graph and a trace before queued whole-document questions, never before a text, edit or parse', () => {
+    const posted: FromWorker[] = [];
+    const tasks: (() => void)[] = [];
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), () => []);
+    const files: SnapshotFileSpec[] = [{ kind: 'document', key: 'k' }];
+    host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
+    host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'outline', args: [], id: 2 });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'foldingRanges', args: [], id: 3 });
+    host.receive({ type: 'snapshot', files, method: 'diagnostics', args: [0], id: 4 });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'serviceLenses', args: [100], id: 5 });
+    host.receive({ type: 'snapshot', files, method: 'symbols', args: ['KUBE-SVC', 10], id: 6 });
+    host.receive({ type: 'snapshot', files, method: 'graph', args: [], id: 7 });
+    while (tasks.length) tasks.shift()!();
+    host.receive({ type: 'text', key: 'j', version: 1, languageId: 'iptables', name: 'j', part: dump, reset: true, done: true });
+    host.receive({ type: 'query', key: 'k', version: 1, method: 'outline', args: [], id: 8 });
+    host.receive({ type: 'edit', key: 'j', version: 2, changes: [{ offset: 0, length: 0, text: '# x\n' }] });
+    host.receive({ type: 'snapshot', files: [{ kind: 'document', key: 'j' }], method: 'frontendItems', args: ['clusterIP'], id: 9 });
+    while (tasks.length) tasks.shift()!();
+    const order = posted.flatMap((m) => (m.id === undefined ? [] : [m.id]));
+    // The parse (1) first; Ctrl+T (6) and the graph (7) before the outline, folding, lenses (2, 3, 5) and the
+    // diagnostics that follow every parse (4); a pick list (9) waits for the text and edit queued before it.
+    expect(order).toEqual([1, 6, 7, 2, 3, 4, 5, 8, 9]);
+    expect(posted.filter((m) => m.id !== undefined && !m.ok)).toEqual([]);
+  });
+
   it('a crashed worker fails the pending requests and starts again, asking for the text', async () => {
     let started = 0;
     let current: Worker | undefined;

@@ -4,8 +4,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../src/core/snapshot';
-import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../src/core/symbols';
+import { buildSymbolIndex, querySymbols, type SymbolIndex, type WorkspaceSymbolMatch } from '../../src/core/symbols';
 import { runDocumentQuery, runSnapshotQuery } from '../../src/extension/analysis/queries';
+import { AnalysisHost } from '../../src/extension/analysis/host';
+import { plainData } from '../../src/extension/analysis/plain';
+import type { FromWorker, SnapshotAnswer, SnapshotFileSpec } from '../../src/extension/analysis/protocol';
 
 /** The folder's dumps, as the editor reads a snapshot folder (its cluster-state.yaml is no dump). */
 function sample(dir: string): NodeSnapshot {
@@ -118,5 +121,21 @@ describe('a 10,000-Service dump', () => {
     // A new snapshot of the same analyses (the worker builds one per request) reuses the index.
     const again = buildSnapshot(s.files);
     expect(runSnapshotQuery(again, 'symbols', ['KUBE-SERVICES', 10])[0]).toBe(first[0]);
+  });
+});
+
+describe('a snapshot folder without an open dump', () => {
+  it('is read by the worker from its files on disk and answers as the snapshot of those files does', () => {
+    const posted: FromWorker[] = [];
+    const host = new AnalysisHost((m) => posted.push(m), (fn) => fn(), () => []);
+    const names = readdirSync('samples/ipvs').sort();
+    const files: SnapshotFileSpec[] = names.map((n) => ({ kind: 'path', name: n, path: `samples/ipvs/${n}`, maxSize: 64 << 20 }));
+    host.receive({ type: 'snapshot', files, method: 'symbols', args: [':30080', 50], id: 1 });
+    const answer = posted.find((m) => m.id === 1) as { ok: boolean; value: SnapshotAnswer<WorkspaceSymbolMatch[]> };
+    expect(answer.ok).toBe(true);
+    const { included, value } = answer.value;
+    expect(included).toEqual([0, 1, 2]);
+    expect(value).toEqual(plainData(querySymbols(buildSymbolIndex(sample('ipvs')), ':30080', 50)));
+    expect(value.some((m) => m.kind === 'nodePort' && names[m.fileIndex].endsWith('.ipvsadm'))).toBe(true);
   });
 });

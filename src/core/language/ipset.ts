@@ -8,7 +8,7 @@ import { parseIpset } from '../parse/ipset/parser';
 import { explainIpset, explainIpsetField, explainIpsetOption, explainIpsetType, explainKubeIpset } from '../explain/ipvs';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
-import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
+import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { nameTable } from '../model/name-table';
 
 export interface IpsetAnalysis {
@@ -59,6 +59,14 @@ export function outline(a: IpsetAnalysis, limit = Number.POSITIVE_INFINITY): Out
       children,
     };
   });
+}
+
+/** The outline's sets and the member sets of list:set ones, by name (an ipset dump has no tables). */
+export function namedObjects(a: IpsetAnalysis): NamedObject[] {
+  return a.dump.sets.flatMap((set) => [
+    { name: set.name, kind: 'set' as const, container: '', selectionRange: set.nameRange },
+    ...(set.type === 'list:set' ? set.members.map((m) => ({ name: m.text, kind: 'set' as const, container: '', selectionRange: m.textRange })) : []),
+  ]);
 }
 
 /** Each set from its create / Name: line through its last member. */
@@ -193,6 +201,7 @@ export const ipsetFeatures: LanguageFeatures<IpsetAnalysis> = {
   definitionAt,
   referencesAt,
   outline,
+  namedObjects,
   foldingRanges,
   hoverAt,
   statusSummary,

@@ -24,7 +24,7 @@ import { bold, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/
 import { t } from '../l10n';
 import { kubeProxyModeOfIptables } from '../detect';
 import { describeService } from '../explain/service';
-import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
+import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 
 export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
@@ -167,6 +167,11 @@ export function outline(a: IptablesAnalysis): OutlineItem[] {
       children,
     };
   });
+}
+
+/** The outline's chains, by their own names. */
+export function namedObjects(a: IptablesAnalysis): NamedObject[] {
+  return a.ruleset.tables.flatMap((table) => table.chains.map((chain) => ({ name: chain.name, kind: 'chain' as const, container: table.name, selectionRange: chain.nameRange })));
 }
 
 /** Tables (header to COMMIT) and each run of consecutive rules of one chain. */
@@ -317,6 +322,7 @@ export const iptablesFeatures: LanguageFeatures<IptablesAnalysis> = {
   definitionAt,
   referencesAt,
   outline,
+  namedObjects,
   foldingRanges,
   hoverAt,
   statusSummary,

@@ -15,7 +15,7 @@ import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode,
 import { describeService } from '../explain/service';
 import { bold, code, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
-import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
+import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 import { appendAll } from '../model/append';
 
@@ -151,6 +151,15 @@ export function outline(a: NftAnalysis): OutlineItem[] {
       selectionRange: table.nameRange,
       children,
     };
+  });
+}
+
+/** The outline's sets, maps and chains, in its order, by their own names. */
+export function namedObjects(a: NftAnalysis): NamedObject[] {
+  return a.ruleset.tables.flatMap((table) => {
+    const container = `${table.family} ${table.name}`;
+    const named = (kind: NamedObject['kind']) => (o: { name: string; nameRange: Range }): NamedObject => ({ name: o.name, kind, container, selectionRange: o.nameRange });
+    return [...table.sets.map(named('set')), ...table.maps.map(named('map')), ...table.chains.map(named('chain'))];
   });
 }
 
@@ -317,6 +326,7 @@ export const nftFeatures: LanguageFeatures<NftAnalysis> = {
   definitionAt,
   referencesAt,
   outline,
+  namedObjects,
   foldingRanges,
   hoverAt,
   statusSummary,

@@ -42,6 +42,8 @@ const prepareSteps: Prepare = (files, scope) => {
 };
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
+/** Snapshot questions the editor asks on its own after each parse; the others wait for a user (Ctrl+T, graph, trace). */
+const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics']);
 
 /** The least time between two progress messages of one parse (ms). */
 export const PROGRESS_INTERVAL = 250;
@@ -143,7 +145,8 @@ export class AnalysisHost {
   /**
    * The message to handle next: the first one, except that a question at the cursor (hover, F12, references)
    * goes before whole-document questions (outline, semantic tokens: seconds on a 49 MB dump) unless a text or
-   * edit of its document is queued before it.
+   * edit of its document is queued before it; and a snapshot question a user waits for (Ctrl+T, the graph, a
+   * trace) goes before the whole-document questions queued ahead of it (never before a text, an edit or a parse).
    */
   private nextIndex(): number {
     const changed = new Set<string>();
@@ -151,6 +154,12 @@ export class AnalysisHost {
       const m = this.queue[i];
       if (m.type === 'text' || m.type === 'edit' || m.type === 'close') changed.add(m.key);
       else if (m.type === 'query' && POINT_QUERIES.has(m.method) && !changed.has(m.key)) return i;
+    }
+    for (let i = 0; i < this.queue.length; i++) {
+      const m = this.queue[i];
+      const background = m.type === 'query' || (m.type === 'snapshot' && BACKGROUND_SNAPSHOT_QUERIES.has(m.method));
+      if (m.type === 'snapshot' && !background) return i;
+      if (!background) break;
     }
     return 0;
   }

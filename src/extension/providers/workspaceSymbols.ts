@@ -38,6 +38,29 @@ async function snapshotDocuments(token: vscode.CancellationToken): Promise<(vsco
   return [...byFolder.values()].slice(0, MAX_FOLDERS);
 }
 
+type Answer = Awaited<ReturnType<Snapshots['query']>>;
+
+/**
+ * The symbols of one snapshot folder: through its open dump, else from its files on disk, read by the worker (not
+ * opened here: opening and parsing every folder's dumps on the extension host held it up for seconds). An answer
+ * the worker dropped (a document changed meanwhile, the worker restarted) is asked once more: skipped, the folder's
+ * Services were missing from that search while a retype found them.
+ */
+async function folderSymbols(item: vscode.TextDocument | vscode.Uri, query: string, cache: DocumentCache, snapshots: Snapshots, token: vscode.CancellationToken): Promise<vscode.SymbolInformation[]> {
+  let answer: Answer;
+  for (let attempt = 0; attempt < 2 && !answer && !token.isCancellationRequested; attempt++) {
+    if (item instanceof vscode.Uri || item.isClosed) {
+      answer = (await snapshots.queryFolder(vscode.Uri.joinPath(item instanceof vscode.Uri ? item : item.uri, '..'), 'symbols', query, MAX_RESULTS)) as Answer;
+    } else {
+      if (!(await cache.get(item))) return [];
+      answer = (await snapshots.query(item, 'symbols', query, MAX_RESULTS)) as Answer;
+    }
+  }
+  if (!answer || token.isCancellationRequested) return [];
+  const { value, uris } = answer as { value: WorkspaceSymbolMatch[]; uris: vscode.Uri[] };
+  return value.flatMap((m) => (uris[m.fileIndex] ? [new vscode.SymbolInformation(m.name, KIND[m.kind], m.container, new vscode.Location(uris[m.fileIndex], toRange(m.range)))] : []));
+}
+
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots, log: Log): void {
   const provider: vscode.WorkspaceSymbolProvider = {
     async provideWorkspaceSymbols(query, token) {
@@ -45,19 +68,12 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       for (const item of await snapshotDocuments(token)) {
         if (token.isCancellationRequested || out.length >= MAX_RESULTS) break;
         try {
-          const document = item instanceof vscode.Uri ? await vscode.workspace.openTextDocument(item) : item;
-          if (!isDumpLanguage(document.languageId) || !(await cache.get(document))) continue;
-          const answer = await snapshots.query(document, 'symbols', query, MAX_RESULTS - out.length);
-          if (!answer || token.isCancellationRequested) continue;
-          for (const m of answer.value) {
-            const uri = answer.uris[m.fileIndex];
-            if (uri) out.push(new vscode.SymbolInformation(m.name, KIND[m.kind], m.container, new vscode.Location(uri, toRange(m.range))));
-          }
+          out.push(...(await folderSymbols(item, query, cache, snapshots, token)));
         } catch (e) {
           log.warn(`workspace symbols: ${(e as Error).message}`);
         }
       }
-      return token.isCancellationRequested ? [] : out;
+      return token.isCancellationRequested ? [] : out.slice(0, MAX_RESULTS);
     },
   };
   context.subscriptions.push(vscode.languages.registerWorkspaceSymbolProvider(provider));

@@ -123,9 +123,21 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       const d = core().parseDestination(value);
       return d ? [{ label: `${core().hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
     };
-    const disposables = [quickPick.onDidChangeValue((v) => (quickPick.items = [...typed(v), ...items]))];
+    // An address typed: its own row and the rows that hold it. Every row again at each keystroke was 10,000 rows
+    // (megabytes) sent to the window and filtered there; the full list goes back only when the address is gone.
+    let shown = items;
+    const show = (value: string): void => {
+      const row = typed(value);
+      const needle = value.trim().toLowerCase();
+      const next = row.length ? [...row, ...items.filter((i) => `${i.label} ${i.description} ${i.detail}`.toLowerCase().includes(needle))] : items;
+      if (next === shown) return;
+      shown = next;
+      quickPick.items = next;
+    };
+    const disposables = [quickPick.onDidChangeValue(show)];
     const picked = await new Promise<Item | undefined>((resolve) => {
-      disposables.push(quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0])), quickPick.onDidHide(() => resolve(undefined)));
+      // Enter while the rows are being replaced (the address just typed) has no row selected: the address typed is meant.
+      disposables.push(quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0] ?? quickPick.activeItems[0] ?? typed(quickPick.value)[0])), quickPick.onDidHide(() => resolve(undefined)));
       quickPick.show();
     });
     quickPick.dispose();
