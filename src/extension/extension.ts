@@ -10,6 +10,7 @@ import { Snapshots } from './snapshots';
 import * as commands from './providers/commands';
 import * as definition from './providers/definition';
 import * as diagnostics from './providers/diagnostics';
+import * as clusterCheck from './providers/clusterCheck';
 import * as documentSymbols from './providers/documentSymbols';
 import * as firstLine from './providers/firstLine';
 import * as folding from './providers/folding';
@@ -44,8 +45,9 @@ export function activate(context: vscode.ExtensionContext): void {
   references.register(context, cache, snapshots);
   documentSymbols.register(context, cache);
   folding.register(context, cache);
-  hover.register(context, cache);
+  hover.register(context, cache, snapshots);
   diagnostics.register(context, cache, snapshots);
+  clusterCheck.register(context, snapshots, log);
   languageStatus.register(context, cache);
   largeFiles.register(context, log);
   semanticTokens.register(context, cache);
