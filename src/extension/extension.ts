@@ -53,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): void {
   semanticTokens.register(context, cache);
   commands.register(context, cache, log, snapshots);
   samples.register(context, log);
-  walkthrough.register(context, cache, log);
+  walkthrough.register(context, cache, snapshots, log);
   trace.register(context, cache, snapshots, log);
   graph.register(context, cache, snapshots, log);
   graphLens.register(context, cache);
