@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildSnapshotWithCluster, clusterDiagnostics, readClusterInput, type ClusterInput } from '../../src/core/cluster/snapshot';
+import { buildSnapshotWithCluster, clusterDiagnostics, docsLineOf, readClusterInput, type ClusterInput } from '../../src/core/cluster/snapshot';
 import { apiSideMarkdown } from '../../src/core/explain/cluster-hover';
 import { analyzeFile, type SnapshotFile } from '../../src/core/snapshot';
 import { AnalysisHost } from '../../src/extension/analysis/host';
@@ -84,6 +84,18 @@ describe('the snapshot with its cluster state', () => {
     const second = buildSnapshotWithCluster(files, [again], 'x');
     expect(second.cluster).not.toBe(first.cluster);
     expect(second.cluster!.check.findings).toEqual(first.cluster!.check.findings);
+  });
+});
+
+describe('the link of a diagnostic\'s code', () => {
+  it('every finding code has its row in docs/cluster-check.md; a reading problem goes to Inputs', () => {
+    const docs = readFileSync(join(__dirname, '../../docs/cluster-check.md'), 'utf8');
+    const lines = docs.split('\n');
+    const codes = ['not-programmed', 'stale-service', 'missing-endpoint', 'stale-endpoint', 'frontend-mismatch', 'policy-mismatch', 'no-endpoints', 'filtered-by-topology', 'mode-mismatch'];
+    for (const code of codes) expect(lines[docsLineOf(docs, code) - 1]).toMatch(new RegExp(`^\\| \`${code}\` \\|`));
+    expect(lines[docsLineOf(docs, 'cluster-yaml-syntax') - 1]).toBe('## Inputs');
+    // The VSIX ships the page the links open.
+    expect(readFileSync(join(__dirname, '../../.vscodeignore'), 'utf8').split('\n')).toContain('!docs/cluster-check.md');
   });
 });
 

@@ -130,3 +130,14 @@ export function clusterDiagnostics(snapshot: NodeSnapshot): ClusterFileDiagnosti
   }
   return [...out.values()];
 }
+
+/**
+ * The 1-based line of docs/cluster-check.md that explains a diagnostic's code: its row in the findings table, or
+ * the "Inputs" section for a cluster file's reading problem (the Problems view links the code there).
+ */
+export function docsLineOf(docs: string, code: string): number {
+  const lines = docs.split('\n');
+  const row = lines.findIndex((l) => l.startsWith(`| \`${code}\` |`));
+  const inputs = lines.findIndex((l) => l.startsWith('## Inputs'));
+  return (row >= 0 ? row : Math.max(inputs, 0)) + 1;
+}

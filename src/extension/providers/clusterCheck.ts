@@ -3,6 +3,7 @@ import type { Diagnostic } from '../../core/model/diagnostics';
 import { toDiagnostic } from '../convert';
 import { perDocumentDebounce } from '../debounce';
 import { isDumpLanguage } from '../dumpLanguages';
+import { core } from '../loadCore';
 import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
 
@@ -50,6 +51,7 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
   const { schedule, dispose } = perDocumentDebounce(500, update);
   /** Re-checks the open dumps of a folder (a file in it changed, appeared or went), or clears it. */
   const folderChanged = (uri: vscode.Uri) => {
+    if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote') return; // output channels, untitled editors
     const folder = folderOf(uri).toString();
     const dumps = vscode.workspace.textDocuments.filter((d) => isDumpLanguage(d.languageId) && folderOf(d.uri).toString() === folder);
     if (dumps.length > 0) schedule(dumps[0]);
@@ -105,7 +107,7 @@ async function pickClusterFile(dump: vscode.Uri): Promise<vscode.Uri | undefined
 
 /** Diagnostics whose code links to the line of docs/cluster-check.md that explains it (read once, when first needed). */
 class DocsLinks {
-  private lines?: Promise<string[]>;
+  private text?: Promise<string>;
 
   constructor(private readonly doc: vscode.Uri) {}
 
@@ -116,12 +118,8 @@ class DocsLinks {
     return out;
   }
 
-  /** The 1-based line of the code's row in the findings table, or of "Inputs" for a cluster file's problem. */
   private async lineOf(code: string): Promise<number> {
-    this.lines ??= Promise.resolve(vscode.workspace.fs.readFile(this.doc)).then((b) => new TextDecoder().decode(b).split('\n'), () => []);
-    const lines = await this.lines;
-    const row = lines.findIndex((l) => l.startsWith(`| \`${code}\` |`));
-    const inputs = lines.findIndex((l) => l.startsWith('## Inputs'));
-    return (row >= 0 ? row : Math.max(inputs, 0)) + 1;
+    this.text ??= Promise.resolve(vscode.workspace.fs.readFile(this.doc)).then((b) => new TextDecoder().decode(b), () => '');
+    return core().docsLineOf(await this.text, code);
   }
 }
