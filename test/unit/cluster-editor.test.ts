@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSnapshotWithCluster, clusterDiagnostics, docsLineOf, readClusterInput, type ClusterInput } from '../../src/core/cluster/snapshot';
-import { apiSideMarkdown } from '../../src/core/explain/cluster-hover';
+import { apiSideAt, apiSideMarkdown } from '../../src/core/explain/cluster-hover';
 import { analyzeFile, type SnapshotFile } from '../../src/core/snapshot';
 import { AnalysisHost } from '../../src/extension/analysis/host';
 import type { FromWorker, SnapshotAnswer, SnapshotFileSpec } from '../../src/extension/analysis/protocol';
@@ -118,6 +118,15 @@ describe('the API side in a Service hover', () => {
   it('says so when the API has no such Service port, and nothing without a cluster state', () => {
     expect(apiSideMarkdown(snapshot, ref('shop', 'gone', 'http', 'tcp'))).toMatch(/^\*\*API\*\*: no such Service port/);
     expect(apiSideMarkdown(buildSnapshotWithCluster(files, []), ref('shop', 'web', 'http', 'tcp'))).toBeUndefined();
+  });
+
+  it('an IPVS virtual service: found by its line, since ipvsadm names no Service', () => {
+    const ipvs = sample('ipvs');
+    const withState = buildSnapshotWithCluster(ipvs.files, [ipvs.cluster]);
+    const index = ipvs.files.findIndex((f) => f.languageId === 'ipvsadm');
+    const line = readFileSync(ipvs.files[index].name, 'utf8').split('\n').findIndex((l) => l.startsWith('TCP  10.96.12.40:80'));
+    expect(apiSideAt(withState, index, { line, character: 8 })?.split('\n')[0]).toBe('**API**: 2 ready, 1 not ready; **rules**: 3 — differs: 1 stale-endpoint');
+    expect(apiSideAt(withState, index, { line: line + 1, character: 8 })).toBeUndefined();
   });
 
   it('the hover of a Service chain names its Service port, for the editor to ask', () => {

@@ -4,6 +4,8 @@ import { servicePortKey, expectedByServicePort } from '../cluster/snapshot';
 import type { ApiEndpointSlice, ExpectedEndpoint, ExpectedServicePort, Finding, FindingCode } from '../cluster/types';
 import { t } from '../l10n';
 import { canonicalAddress } from '../trace/addr';
+import type { Position } from '../model/range';
+import type { Service } from '../kube/catalog';
 import type { NodeSnapshot } from '../snapshot';
 import { join, md, mdT, text, type HoverService, type Md } from './markdown';
 
@@ -11,15 +13,15 @@ import { join, md, mdT, text, type HoverService, type Md } from './markdown';
 const DIFFERS: readonly FindingCode[] = ['not-programmed', 'stale-service', 'missing-endpoint', 'stale-endpoint', 'frontend-mismatch', 'policy-mismatch'];
 const MAX_FINDINGS_SHOWN = 3;
 
-/** The API side of the Service port, or undefined when the snapshot has no cluster state. */
-export function apiSideMarkdown(snapshot: NodeSnapshot, ref: HoverService): Md | undefined {
+/** The API side of the Service port (`rulesOf`: the dump's Service, when known), or undefined without a cluster state. */
+export function apiSideMarkdown(snapshot: NodeSnapshot, ref: HoverService, rulesOf?: Service): Md | undefined {
   const c = snapshot.cluster;
   if (!c || !ref.namespace) return undefined;
   const key = servicePortKey(ref);
   const family = ref.family === 'ipv6' ? 'IPv6' : 'IPv4';
   const expected = (expectedByServicePort(snapshot).get(key) ?? []).find((e) => e.family === family);
   const findings = c.check.findings.filter((f) => servicePortKey(f.service) === key && DIFFERS.includes(f.code));
-  const service = snapshot.services.find((s) => servicePortKey(s) === key && s.family === ref.family);
+  const service = rulesOf ?? snapshot.services.find((s) => servicePortKey(s) === key && s.family === ref.family);
   const rules = new Set((service?.endpoints ?? []).map((e) => `${canonicalAddress(e.address)}|${e.port}`)).size;
   const lines: Md[] = [];
   const verdict = findings.length === 0 ? mdT('matches') : mdT('differs: {0}', text(differences(findings)));
@@ -67,4 +69,31 @@ function differences(findings: readonly Finding[]): string {
   const counts = new Map<FindingCode, number>();
   for (const f of findings) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
   return [...counts].map(([code, n]) => `${n} ${code}`).join(', ');
+}
+
+/**
+ * The API side of the IPVS Service whose virtual service is declared on `position`'s line of snapshot file
+ * `fileIndex`: an ipvsadm dump names no Service, the snapshot's IPVS catalog does (from the iptables comments).
+ */
+export function apiSideAt(snapshot: NodeSnapshot, fileIndex: number, position: Position): Md | undefined {
+  if (!snapshot.cluster) return undefined;
+  const tableId = `ipvs:${fileIndex}`;
+  const s = snapshot.services.find((x) => x.objects.some((o) => o.tableId === tableId && o.range.start.line === position.line));
+  if (!s) return undefined;
+  if (!s.anonymous) return apiSideMarkdown(snapshot, s, s);
+  // Without names (no iptables comments), the API's Service port with one of its addresses, as the check matches it.
+  const e = expectedWithFrontendOf(snapshot, s);
+  return e ? apiSideMarkdown(snapshot, { namespace: e.namespace, name: e.name, portName: e.portName, protocol: e.protocol, family: s.family }, s) : undefined;
+}
+
+function expectedWithFrontendOf(snapshot: NodeSnapshot, s: Service): ExpectedServicePort | undefined {
+  const family = s.family === 'ipv6' ? 'IPv6' : 'IPv4';
+  const addresses = new Set(s.frontends.filter((f) => f.address && f.kind !== 'nodePort').map((f) => `${canonicalAddress(f.address!)}|${f.port}`));
+  for (const list of expectedByServicePort(snapshot).values()) {
+    for (const e of list) {
+      if (e.family !== family || e.protocol.toLowerCase() !== s.protocol.toLowerCase()) continue;
+      if (e.frontends.some((f) => f.address && f.kind !== 'nodePort' && addresses.has(`${canonicalAddress(f.address)}|${f.port}`))) return e;
+    }
+  }
+  return undefined;
 }

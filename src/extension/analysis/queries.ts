@@ -3,7 +3,7 @@
 // the same plain-data results (no `vscode` import here: this module is bundled into the worker too).
 import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '../../core/crossref';
 import { explainNode } from '../../core/explain/node';
-import { apiSideMarkdown } from '../../core/explain/cluster-hover';
+import { apiSideAt, apiSideMarkdown } from '../../core/explain/cluster-hover';
 import type { HoverService } from '../../core/explain/markdown';
 import { clusterDiagnostics } from '../../core/cluster/snapshot';
 import { graphOfSnapshot, graphsOfSnapshot, snapshotKeysWhere } from '../../core/graph/snapshot';
@@ -242,6 +242,8 @@ export const snapshotQueries = {
   clusterDiagnostics: (s: NodeSnapshot) => clusterDiagnostics(s),
   /** The API side of a Service port in its hover (undefined without a cluster state). */
   clusterHover: (s: NodeSnapshot, service: HoverService) => apiSideMarkdown(s, service),
+  /** The same for the IPVS virtual service declared on the position's line (ipvsadm names no Service). */
+  clusterHoverAt: (s: NodeSnapshot, fileIndex: number, position: Position) => apiSideAt(s, fileIndex, position),
 };
 
 export type SnapshotQueries = typeof snapshotQueries;

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { DUMP_SELECTOR, type DocumentCache } from '../documentCache';
 import { toMarkdown, toPosition, toRange } from '../convert';
+import type { HoverService } from '../../core/explain/markdown';
 import type { Snapshots } from '../snapshots';
 
 /**
@@ -13,10 +14,18 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       async provideHover(document, position) {
         const hover = await (await cache.get(document))?.query('hoverAt', toPosition(position));
         if (!hover) return undefined;
-        const api = hover.service ? (await snapshots.query(document, 'clusterHover', hover.service).catch(() => undefined))?.value : undefined;
+        const api = (await apiSide(snapshots, document, hover.service, position))?.value;
         const markdown = api ? `${hover.markdown}\n\n---\n\n${api}` : hover.markdown;
         return new vscode.Hover(toMarkdown(markdown, hover.commands), toRange(hover.range));
       },
     }),
   );
+}
+
+/** A Service's API side: by the Service port the hover names, or (ipvsadm) by the virtual service on the line. */
+function apiSide(snapshots: Snapshots, document: vscode.TextDocument, service: HoverService | undefined, position: vscode.Position) {
+  const asked = service
+    ? snapshots.query(document, 'clusterHover', service)
+    : document.languageId === 'ipvsadm' ? snapshots.query(document, 'clusterHoverAt', 0, toPosition(position)) : undefined;
+  return asked?.catch(() => undefined);
 }
