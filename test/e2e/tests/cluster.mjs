@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as wt from '../lib/walkthrough.mjs';
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'samples', 'nftables');
 const NFT = readFileSync(path.join(DIR, 'node1.nft'), 'utf8').split('\n');
@@ -66,6 +67,29 @@ export default [
       if (!text.includes(want)) throw new Error(`the hover does not say "${want}":\n${text}`);
       if (!text.includes('10.244.3.9:8080')) throw new Error(`the hover does not name the stale endpoint:\n${text}`);
       log(`  ${text.split('\n').find((l) => l.startsWith('API:'))}`);
+    },
+  },
+  {
+    name: 'cluster check: the walkthrough\'s "Show a drift" opens the iptables-nft sample at the stale rule and Problems',
+    timeout: 90_000,
+    async run({ page, vscode, log }) {
+      const step = wt.walkthroughSteps('en').find((x) => x.id === 'drift');
+      if (!step?.links[0]) throw new Error('the walkthrough has no drift step with a button');
+      const ipt = wt.sampleLines('iptables-nft', 'node1.iptables');
+      const staleLine = ipt.findIndex((l) => l.includes('"shop/web:http -> 10.244.3.9:8080"') && l.startsWith('-A KUBE-SVC-')) + 1;
+      if (staleLine <= 0) throw new Error('samples/iptables-nft lacks the rule to 10.244.3.9:8080');
+      await vscode.runCommand(page, 'View: Close All Editor Groups');
+      await wt.clickStepLink(page, wt.walkthroughTitle('en'), step.title, step.links[0].label);
+      await wt.waitForEditor(page, 'node1.iptables', 'iptables');
+      const pos = await vscode.poll(async () => {
+        const p = await vscode.cursorPosition(page);
+        return p.line === staleLine ? p : undefined;
+      }, { timeout: 30_000, what: `the cursor on the stale rule (Ln ${staleLine})` });
+      let rows = [];
+      await vscode.poll(async () => (rows = await vscode.listRows(page, '.markers-panel')).some((r) => r.text.includes('stale-endpoint') && r.text.includes(`[Ln ${staleLine},`)), { timeout: 30_000, what: 'the stale-endpoint row in Problems' }).catch((e) => {
+        throw new Error(`${e.message}; rows:\n${rows.map((r) => `  ${r.text}`).join('\n') || '  (none)'}`);
+      });
+      log(`  ${pos.text}`);
     },
   },
 ];
