@@ -6,6 +6,8 @@ import { featuresFor, type AnyFeatures } from './language';
 import type { IptablesAnalysis } from './language/iptables';
 import type { DumpAnalysis } from './language/types';
 import type { Catalog, Service } from './kube/catalog';
+import type { CheckResult } from './cluster/check';
+import type { ClusterState } from './cluster/types';
 import { buildIpvsCatalog } from './kube/ipvs-catalog';
 import type { IpsetAnalysis } from './language/ipset';
 import type { IpvsadmAnalysis } from './language/ipvsadm';
@@ -30,6 +32,19 @@ export interface NodeSnapshot {
   catalogs: Catalog[];
   /** Rules of another kube-proxy mode than `mode`, left from an earlier one. */
   leftovers: Leftovers[];
+  /**
+   * The cluster's intent beside the dumps (a cluster-state file in the folder, or one the user picked) and the
+   * check of the dumps against it; absent when there is none. Hovers, the graph, the trace and Explain This Node
+   * show the API side from here.
+   */
+  cluster?: SnapshotCluster;
+}
+
+export interface SnapshotCluster {
+  /** The cluster-state files as the caller names them. */
+  files: string[];
+  state: ClusterState;
+  check: CheckResult;
 }
 
 /**

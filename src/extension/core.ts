@@ -6,6 +6,8 @@
 export { setTranslator } from '../core/l10n';
 export { featuresFor } from '../core/language';
 export { analyzeFile, buildSnapshot, languageOfDialect } from '../core/snapshot';
+export { buildSnapshotWithCluster, docsLineOf, readClusterInput } from '../core/cluster/snapshot';
+export { looksLikeClusterState } from '../core/cluster/read';
 export { serviceToFollow } from '../core/walkthrough';
 export { formatShare } from '../core/kube/catalog';
 export { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes } from '../core/trace';

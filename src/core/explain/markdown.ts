@@ -4,9 +4,19 @@
 // else is code-supplied: template literals, translated messages whose arguments are themselves Md, and links
 // to commands the code names, recorded so that the editor enables exactly those.
 import { t } from '../l10n';
+import type { Range } from '../model/range';
 
 /** Markdown that is safe to render: built only by the functions of this module. */
 export type Md = string & { readonly __markdown: unique symbol };
+
+/** The Service port a hover describes. */
+export interface HoverService {
+  namespace: string;
+  name: string;
+  portName: string;
+  protocol: string;
+  family: 'ipv4' | 'ipv6';
+}
 
 /** The commands a hover may link to. */
 export type HoverCommand = 'dataplane.tracePacket' | 'dataplane.showGraph';
@@ -88,6 +98,8 @@ export function join(parts: readonly Md[], separator: '\n' | '\n\n' | ' · ' | '
 export class MarkdownBuilder {
   readonly lines: Md[] = [];
   private readonly used = new Set<HoverCommand>();
+  /** The Service port described (the first), so the editor can add its API side from the cluster state. */
+  service?: HoverService;
 
   push(...lines: Md[]): this {
     for (const l of lines) this.lines.push(l);
@@ -108,6 +120,11 @@ export class MarkdownBuilder {
   markdown(): Md {
     return join(this.lines);
   }
+}
+
+/** A hover of what `out` holds over `range`, with its commands and Service when it has them. */
+export function hoverOf(out: MarkdownBuilder, range: Range): { markdown: Md; range: Range; commands?: HoverCommand[]; service?: HoverService } {
+  return { markdown: out.markdown(), range, ...(out.commands.length > 0 ? { commands: out.commands } : {}), ...(out.service ? { service: out.service } : {}) };
 }
 
 function oneLine(s: string): string {

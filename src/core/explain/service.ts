@@ -19,6 +19,7 @@ function serviceName(s: Service): string {
  * kube-proxy's hash.
  */
 export function describeService(out: MarkdownBuilder, s: Service, focus: { endpointChain?: string; hashChain?: string } = {}): void {
+  if (!s.anonymous && !out.service) out.service = { namespace: s.namespace, name: s.name, portName: s.portName, protocol: s.protocol, family: s.family };
   out.push(md`${mdT('Service **{0}**', text(serviceName(s)))}${s.anonymous ? md` ${mdT('(its name is not in the dump)')}` : md``}`);
   if (focus.endpointChain) {
     const e = s.endpoints.find((x) => x.chain === focus.endpointChain);

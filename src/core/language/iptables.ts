@@ -20,7 +20,7 @@ import {
   explainTable,
   explainTarget,
 } from '../explain/iptables';
-import { bold, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
+import { bold, hoverOf, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
 import { kubeProxyModeOfIptables } from '../detect';
 import { describeService } from '../explain/service';
@@ -217,7 +217,7 @@ export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefi
       const table = a.ruleset.tableById.get(sym.scope);
       if (table) {
         const out = chainHover(a, table, sym.name);
-        return out.commands.length > 0 ? { markdown: out.markdown(), range, commands: out.commands } : { markdown: out.markdown(), range };
+        return hoverOf(out, range);
       }
     }
   }

@@ -13,7 +13,7 @@ import type { Service } from '../kube/catalog';
 import { nftEndpointServicePart } from '../kube/nft-hash';
 import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode, nftKubeObjectTitle } from '../explain/kube-nft';
 import { describeService } from '../explain/service';
-import { bold, code, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
+import { bold, code, hoverOf, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
 import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
@@ -235,7 +235,7 @@ function statementAt(statements: NftStatement[], position: Position): NftStateme
 }
 
 function withCommands(out: MarkdownBuilder, range: Range): Hover {
-  return out.commands.length > 0 ? { markdown: out.markdown(), range, commands: out.commands } : { markdown: out.markdown(), range };
+  return hoverOf(out, range);
 }
 
 function elementHover(a: NftAnalysis, table: NftTable, set: NftSet | NftMap, element: NftElement): MarkdownBuilder {

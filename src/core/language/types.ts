@@ -3,7 +3,7 @@ import type { Diagnostic } from '../model/diagnostics';
 import type { Position, Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { servicePortNameString, type Service } from '../kube/catalog';
-import type { HoverCommand, Md } from '../explain/markdown';
+import type { HoverCommand, HoverService, Md } from '../explain/markdown';
 import { t } from '../l10n';
 
 export interface OutlineItem {
@@ -61,6 +61,8 @@ export interface Hover {
   range: Range;
   /** The commands the code linked to (MarkdownBuilder.commandLink); the editor enables exactly these. */
   commands?: HoverCommand[];
+  /** The Service port the hover describes, if any. */
+  service?: HoverService;
 }
 
 export interface StatusSummary {

@@ -4,7 +4,8 @@
 import { plainData } from './plain';
 import { readFileSync, statSync } from 'node:fs';
 import { featuresFor, type AnyFeatures, type DumpAnalysis } from '../../core/language';
-import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../core/snapshot';
+import { analyzeFile, type SnapshotFile } from '../../core/snapshot';
+import { buildSnapshotWithCluster, readClusterInput, type ClusterInput } from '../../core/cluster/snapshot';
 import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
 import { preparationSteps, runDocumentQuery, runSnapshotQuery } from './queries';
 import { prepareTrace, type SnapshotFile as TraceFile } from '../../core/trace';
@@ -66,9 +67,9 @@ export function applyChanges(text: string, changes: readonly { offset: number; l
 export class AnalysisHost {
   private readonly held = new Map<string, Held>();
   /** Small open documents sent along with snapshot requests, per key (one version each). */
-  private readonly texts = new Map<string, { version: number; file: SnapshotFile | undefined }>();
+  private readonly texts = new Map<string, { version: number; picked: boolean; file: SnapshotFile | undefined; cluster?: ClusterInput }>();
   /** Files on disk, per path, while their size and modification time stay the same. */
-  private readonly onDisk = new Map<string, { mtimeMs: number; size: number; file: SnapshotFile | undefined }>();
+  private readonly onDisk = new Map<string, { mtimeMs: number; size: number; picked: boolean; file: SnapshotFile | undefined; cluster?: ClusterInput }>();
   private readonly queue: ToWorker[] = [];
   private draining = false;
   /** The snapshots (lists of analyses) whose preparation was started. */
@@ -290,23 +291,28 @@ export class AnalysisHost {
       }
       case 'snapshot': {
         const included: number[] = [];
+        const clusterIncluded: number[] = [];
         const files: SnapshotFile[] = [];
         const current: (() => boolean)[] = [];
+        const clusters: ClusterInput[] = [];
         request.files.forEach((spec, index) => {
-          const file = this.snapshotFile(spec);
+          const { file, cluster } = this.snapshotFile(spec);
           if (file) {
             included.push(index);
             files.push(file);
             current.push(this.stillCurrent(spec, file.analysis));
+          } else if (cluster) {
+            clusterIncluded.push(index);
+            clusters.push(cluster);
           }
         });
-        const snapshot = buildSnapshot(files);
-        const answer: SnapshotAnswer = { included, value: runSnapshotQuery(snapshot, request.method, request.args as never) };
+        const snapshot = buildSnapshotWithCluster(files, clusters, request.folder);
+        const answer: SnapshotAnswer = { included, clusterIncluded, value: runSnapshotQuery(snapshot, request.method, request.args as never) };
         if (files.length > 0) this.prepareSnapshotWhenIdle(files, () => current.every((c) => c()));
         return answer;
       }
       case 'analyzeFile': {
-        const file = this.fromDisk(request.path, request.name, request.maxSize);
+        const file = this.fromDisk(request.path, request.name, request.maxSize).file;
         if (!file) return undefined;
         return { languageId: file.languageId, summary: file.features.statusSummary(file.analysis), services: file.features.services(file.analysis).length };
       }
@@ -325,40 +331,47 @@ export class AnalysisHost {
     }
   }
 
-  private snapshotFile(spec: SnapshotFileSpec): SnapshotFile | undefined {
+  /** A file of the snapshot: a dump, or a cluster-state file (kept per version, read once). */
+  private snapshotFile(spec: SnapshotFileSpec): { file?: SnapshotFile; cluster?: ClusterInput } {
     switch (spec.kind) {
       case 'document': {
         const h = this.held.get(spec.key);
         if (!h) throw new Failure('needs-text', `${spec.key} is not open in the worker`);
         const a = this.analyzed(spec.key, h.version);
-        return { name: a.name, languageId: a.languageId, features: a.features, analysis: a.analysis, text: () => a.text };
+        return { file: { name: a.name, languageId: a.languageId, features: a.features, analysis: a.analysis, text: () => a.text } };
       }
       case 'text': {
+        const picked = spec.cluster === true;
         const cached = this.texts.get(spec.key);
-        if (cached && cached.version === spec.version) return cached.file;
+        if (cached && cached.version === spec.version && cached.picked === picked) return cached;
         const text = spec.text;
-        const analysed = analyzeFile(spec.name, text, spec.languageId);
+        const analysed = picked ? undefined : analyzeFile(spec.name, text, spec.languageId);
         const file = analysed && { ...analysed, text: () => text };
-        this.texts.set(spec.key, { version: spec.version, file });
-        return file;
+        const entry = { version: spec.version, picked, file, cluster: file ? undefined : readClusterInput(spec.name, text, picked) };
+        this.texts.set(spec.key, entry);
+        return entry;
       }
       case 'path':
-        return this.fromDisk(spec.path, spec.name, spec.maxSize);
+        return this.fromDisk(spec.path, spec.name, spec.maxSize, spec.cluster === true);
     }
   }
 
-  private fromDisk(path: string, name: string, maxSize: number): SnapshotFile | undefined {
+  private fromDisk(path: string, name: string, maxSize: number, picked = false): { file?: SnapshotFile; cluster?: ClusterInput } {
     const stat = statSync(path);
-    if (!stat.isFile() || stat.size === 0 || stat.size > maxSize) return undefined;
+    if (!stat.isFile() || stat.size === 0 || stat.size > maxSize) return {};
     const cached = this.onDisk.get(path);
-    if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.file;
+    if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size && cached.picked === picked) return cached;
     const bytes = readFileSync(path);
-    // Sniff before decoding everything: binary files are skipped cheaply.
-    const analysed = bytes.subarray(0, 4096).includes(0) ? undefined : analyzeFile(name, new TextDecoder().decode(bytes));
+    // Sniff before decoding everything: binary files are skipped cheaply (a picked one says why it is unread).
+    const binary = bytes.subarray(0, 4096).includes(0);
+    const text = binary && !picked ? undefined : new TextDecoder().decode(bytes);
+    const analysed = text === undefined || picked ? undefined : analyzeFile(name, text);
     // The text is read again when quoted, not kept: most snapshots are never explained.
     const file = analysed && { ...analysed, text: () => quotable(path) };
-    this.onDisk.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, file });
-    return file;
+    const cluster = file || text === undefined ? undefined : readClusterInput(name, text, picked);
+    const entry = { mtimeMs: stat.mtimeMs, size: stat.size, picked, file, cluster };
+    this.onDisk.set(path, entry);
+    return entry;
   }
 }
 

@@ -10,9 +10,12 @@ export type SnapshotFileSpec =
   /** A large open document the worker holds (analysed at its current version). */
   | { kind: 'document'; key: string }
   /** A small open document: its text travels along (the worker keeps its analysis per version). */
-  | { kind: 'text'; key: string; version: number; name: string; languageId?: string; text: string }
-  /** A file on disk the worker reads itself (skipped when it is no dump, binary, empty or above maxSize). */
-  | { kind: 'path'; name: string; path: string; maxSize: number };
+  | { kind: 'text'; key: string; version: number; name: string; languageId?: string; text: string; cluster?: boolean }
+  /**
+   * A file on disk the worker reads itself (skipped when it is no dump or cluster-state file, binary, empty or above
+   * maxSize). `cluster`: the user picked it as the cluster state, read as one whatever it looks like.
+   */
+  | { kind: 'path'; name: string; path: string; maxSize: number; cluster?: boolean };
 
 export interface TextChange {
   offset: number;
@@ -31,7 +34,8 @@ export type Notification =
 export type Request =
   | { type: 'analyze'; key: string; version: number }
   | { type: 'query'; key: string; version: number; method: DocumentMethod; args: unknown[] }
-  | { type: 'snapshot'; files: SnapshotFileSpec[]; method: SnapshotMethod; args: unknown[] }
+  /** `folder`: the snapshot folder's name (it may be the node's, for the cluster check). */
+  | { type: 'snapshot'; files: SnapshotFileSpec[]; method: SnapshotMethod; args: unknown[]; folder?: string }
   | { type: 'analyzeFile'; path: string; name: string; maxSize: number };
 
 export type ToWorker = Notification | (Request & { id: number });
@@ -51,6 +55,8 @@ export interface AnalyzeResult {
 export interface SnapshotAnswer<T = unknown> {
   /** Indices into the request's `files` of the files that are dumps (the snapshot's files, in order). */
   included: number[];
+  /** Indices into the request's `files` of the cluster-state files read (the snapshot's `cluster.files`, in order). */
+  clusterIncluded?: number[];
   value: T;
 }
 

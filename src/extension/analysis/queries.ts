@@ -3,6 +3,9 @@
 // the same plain-data results (no `vscode` import here: this module is bundled into the worker too).
 import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '../../core/crossref';
 import { explainNode } from '../../core/explain/node';
+import { apiSideAt, apiSideMarkdown } from '../../core/explain/cluster-hover';
+import type { HoverService } from '../../core/explain/markdown';
+import { clusterDiagnostics } from '../../core/cluster/snapshot';
 import { graphOfSnapshot, graphsOfSnapshot, snapshotKeysWhere } from '../../core/graph/snapshot';
 import { mayEnter, traceHighlight } from '../../core/graph/trace';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
@@ -273,6 +276,11 @@ export const snapshotQueries = {
   serviceGraphs: (s: NodeSnapshot, keys: string[]) => graphsOfSnapshot(s, keys.slice(0, MAX_GRAPHS_ASKED)),
   tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) => snapshotKeysWhere(s, (g) => traceHighlight([g], trace).nodes.length > 0, max, (svc) => mayEnter(svc, trace)),
   explain: (s: NodeSnapshot) => explainNode(s, s.files.map((f) => f.text?.())),
+  clusterDiagnostics: (s: NodeSnapshot) => clusterDiagnostics(s),
+  /** The API side of a Service port in its hover (undefined without a cluster state). */
+  clusterHover: (s: NodeSnapshot, service: HoverService) => apiSideMarkdown(s, service),
+  /** The same for the IPVS virtual service declared on the position's line (ipvsadm names no Service). */
+  clusterHoverAt: (s: NodeSnapshot, fileIndex: number, position: Position) => apiSideAt(s, fileIndex, position),
 };
 
 export type SnapshotQueries = typeof snapshotQueries;

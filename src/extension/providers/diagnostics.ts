@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { DocumentCache } from '../documentCache';
 import { toDiagnostic } from '../convert';
+import { perDocumentDebounce } from '../debounce';
 import { isDumpLanguage } from '../dumpLanguages';
 import { readSettings } from '../settings';
 import type { Snapshots } from '../snapshots';
@@ -9,7 +10,6 @@ import { tooLargeMessage } from './languageStatus';
 /** Publishes parse errors and kube-proxy hints for open dumps, debounced while typing. */
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots): void {
   const collection = vscode.languages.createDiagnosticCollection('dataplane');
-  const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const update = async (document: vscode.TextDocument) => {
     if (!isDumpLanguage(document.languageId)) {
       collection.delete(document.uri);
@@ -32,14 +32,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     if (!across || document.isClosed || document.version !== version) return;
     if (across.value.length > 0) collection.set(document.uri, [...own, ...across.value.map(toDiagnostic)]);
   };
-  const schedule = (document: vscode.TextDocument) => {
-    const key = document.uri.toString();
-    clearTimeout(timers.get(key));
-    timers.set(key, setTimeout(() => {
-      timers.delete(key);
-      void update(document);
-    }, 250));
-  };
+  const { schedule, dispose } = perDocumentDebounce(250, update);
   context.subscriptions.push(
     collection,
     vscode.workspace.onDidOpenTextDocument((d) => void update(d)),
@@ -48,7 +41,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('dataplane')) vscode.workspace.textDocuments.forEach((d) => void update(d));
     }),
-    { dispose: () => timers.forEach((timer) => clearTimeout(timer)) },
+    { dispose },
   );
   // The dumps already open are analysed just after activation, not during it (issue 8: activation ≤ 50 ms; the
   // first analysis loads the parsers, dist/core.js).

@@ -11,11 +11,12 @@ import { toRange } from '../convert';
 import type { DocumentCache } from '../documentCache';
 import { core } from '../loadCore';
 import type { Log } from '../log';
+import type { Snapshots } from '../snapshots';
 import { sampleCopies, showSample } from './samples';
 
 const SAMPLE = 'iptables-nft';
 
-export function register(context: vscode.ExtensionContext, cache: DocumentCache, log: Log): void {
+export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots, log: Log): void {
   /** Opens the sample with the cursor at the start of `where(service)`, the name selected, in the middle of the editor. */
   const openAt = async (where: (s: ServiceToFollow) => Range): Promise<{ editor: vscode.TextEditor; service: ServiceToFollow } | undefined> => {
     const [copy] = await sampleCopies(context.extensionUri, SAMPLE);
@@ -48,5 +49,26 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       await vscode.commands.executeCommand('editor.action.showHover');
       log.info(`walkthrough: hover of ${opened.service.chain} (${opened.service.service}), line ${opened.service.probabilityRuleChain.start.line + 1}`);
     }),
+    vscode.commands.registerCommand('dataplane.walkthrough.showDrift', () => showDrift(context, snapshots, log)),
   );
+}
+
+/**
+ * "See a drift": opens the sample beside its cluster-state.yaml with the cursor on the rule the cluster check calls
+ * stale (the first stale-endpoint finding there), and the Problems view, where the findings are.
+ */
+async function showDrift(context: vscode.ExtensionContext, snapshots: Snapshots, log: Log): Promise<void> {
+  const [copy] = await sampleCopies(context.extensionUri, SAMPLE);
+  const document = await vscode.workspace.openTextDocument(copy);
+  const editor = await showSample(document.uri);
+  const answer = await snapshots.query(document, 'clusterDiagnostics');
+  const own = answer?.value.find((f) => f.file === document.uri.fsPath);
+  const stale = own?.diagnostics.find((d) => d.code === 'stale-endpoint') ?? own?.diagnostics[0];
+  if (stale) {
+    const range = toRange(stale.range);
+    editor.selection = new vscode.Selection(range.start, range.start);
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenter);
+  }
+  await vscode.commands.executeCommand('workbench.actions.view.problems');
+  log.info(`walkthrough: drift ${stale ? `${stale.code} at line ${stale.range.start.line + 1}` : 'not found'} in ${SAMPLE}`);
 }

@@ -49,7 +49,7 @@ async function openIptablesSample(page, vscode) {
 
 export default [
   {
-    name: 'walkthrough: opens with its seven steps in order; "Open Sample Dumps" opens the iptables-mode sample beside it',
+    name: 'walkthrough: opens with its eight steps in order; "Open Sample Dumps" opens the iptables-mode sample beside it',
     async run({ page, vscode, log }) {
       if (SERVICES_RULE <= 0 || SVC_DECL <= 0 || SEP_DECL <= 0 || ENDPOINTS.length !== 3) throw new Error('sample: shop/web:http chains not as expected');
       await vscode.runCommand(page, 'View: Close All Editor Groups');

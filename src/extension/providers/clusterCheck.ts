@@ -1,0 +1,125 @@
+import * as vscode from 'vscode';
+import type { Diagnostic } from '../../core/model/diagnostics';
+import { toDiagnostic } from '../convert';
+import { perDocumentDebounce } from '../debounce';
+import { isDumpLanguage } from '../dumpLanguages';
+import { core } from '../loadCore';
+import type { Log } from '../log';
+import type { Snapshots } from '../snapshots';
+
+const PICKED_KEY = 'dataplane.clusterState:';
+const DOCS = ['docs', 'cluster-check.md'];
+
+/**
+ * The cluster check in Problems: each finding on the dump line (stale rules) or the cluster file's object (what the
+ * rules lack), with a link to its explanation; the cluster files' reading problems on their lines. Kept per snapshot
+ * folder, updated when a dump or a file of the folder changes, cleared when the folder has no open dump left.
+ */
+export function register(context: vscode.ExtensionContext, snapshots: Snapshots, log: Log): void {
+  const collection = vscode.languages.createDiagnosticCollection('dataplane check');
+  /** Per snapshot folder: the URIs it set diagnostics on. */
+  const byFolder = new Map<string, Set<string>>();
+  const docs = new DocsLinks(vscode.Uri.joinPath(context.extensionUri, ...DOCS));
+  snapshots.pickedCluster = (folder) => {
+    const picked = context.workspaceState.get<string>(PICKED_KEY + folder.toString());
+    return picked ? vscode.Uri.parse(picked) : undefined;
+  };
+
+  const replace = (folder: string, next: Map<string, vscode.Diagnostic[]>) => {
+    for (const uri of byFolder.get(folder) ?? []) if (!next.has(uri)) collection.delete(vscode.Uri.parse(uri));
+    for (const [uri, list] of next) collection.set(vscode.Uri.parse(uri), list);
+    if (next.size > 0) byFolder.set(folder, new Set(next.keys()));
+    else byFolder.delete(folder);
+  };
+  const update = async (document: vscode.TextDocument) => {
+    const folder = folderOf(document.uri).toString();
+    if (!isDumpLanguage(document.languageId) || document.isClosed) return;
+    const answer = await snapshots.query(document, 'clusterDiagnostics').catch((e: Error) => {
+      log.warn(`cluster check of ${document.uri.fsPath}: ${e.message}`);
+      return undefined;
+    });
+    if (!answer || document.isClosed) return;
+    const uriOf = new Map<string, vscode.Uri>();
+    for (const uri of [...answer.uris, ...answer.clusterUris]) uriOf.set(uri.fsPath, uri);
+    const next = new Map<string, vscode.Diagnostic[]>();
+    for (const f of answer.value) {
+      const uri = uriOf.get(f.file);
+      if (uri) next.set(uri.toString(), await Promise.all(f.diagnostics.map((d) => docs.diagnostic(d))));
+    }
+    replace(folder, next);
+  };
+  const { schedule, dispose } = perDocumentDebounce(500, update);
+  /** Re-checks the open dumps of a folder (a file in it changed, appeared or went), or clears it. */
+  const folderChanged = (uri: vscode.Uri) => {
+    if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote') return; // output channels, untitled editors
+    const folder = folderOf(uri).toString();
+    const dumps = vscode.workspace.textDocuments.filter((d) => isDumpLanguage(d.languageId) && folderOf(d.uri).toString() === folder);
+    if (dumps.length > 0) schedule(dumps[0]);
+    else replace(folder, new Map());
+  };
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*');
+  context.subscriptions.push(
+    collection,
+    watcher,
+    watcher.onDidChange(folderChanged),
+    watcher.onDidCreate(folderChanged),
+    watcher.onDidDelete(folderChanged),
+    vscode.workspace.onDidOpenTextDocument((d) => isDumpLanguage(d.languageId) && schedule(d)),
+    vscode.workspace.onDidChangeTextDocument((e) => (isDumpLanguage(e.document.languageId) ? schedule(e.document) : e.contentChanges.length > 0 && folderChanged(e.document.uri))),
+    vscode.workspace.onDidCloseTextDocument((d) => {
+      snapshots.forget(d.uri);
+      if (isDumpLanguage(d.languageId)) setTimeout(() => folderChanged(d.uri), 0);
+    }),
+    { dispose },
+    vscode.commands.registerCommand('dataplane.checkAgainstClusterState', async (file?: vscode.Uri | string) => {
+      const editor = vscode.window.activeTextEditor;
+      const dump = editor && isDumpLanguage(editor.document.languageId) ? editor.document : vscode.workspace.textDocuments.find((d) => isDumpLanguage(d.languageId));
+      if (!dump) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump first: the cluster state is checked against the dumps of its folder.'));
+        return;
+      }
+      const picked = typeof file === 'string' ? vscode.Uri.file(file) : file ?? (await pickClusterFile(dump.uri));
+      if (!picked) return;
+      await context.workspaceState.update(PICKED_KEY + folderOf(dump.uri).toString(), picked.toString());
+      await update(dump);
+      await vscode.commands.executeCommand('workbench.actions.view.problems');
+    }),
+  );
+  // Dumps already open are checked after activation, not during it.
+  const initial = setTimeout(() => vscode.workspace.textDocuments.forEach((d) => isDumpLanguage(d.languageId) && schedule(d)), 0);
+  context.subscriptions.push({ dispose: () => clearTimeout(initial) });
+}
+
+function folderOf(uri: vscode.Uri): vscode.Uri {
+  return vscode.Uri.joinPath(uri, '..');
+}
+
+async function pickClusterFile(dump: vscode.Uri): Promise<vscode.Uri | undefined> {
+  const chosen = await vscode.window.showOpenDialog({
+    defaultUri: folderOf(dump),
+    canSelectMany: false,
+    openLabel: vscode.l10n.t('Check Against This File'),
+    title: vscode.l10n.t('The cluster state: kubectl get services,endpointslices -A -o yaml (or -o json)'),
+    filters: { [vscode.l10n.t('Kubernetes objects')]: ['yaml', 'yml', 'json'], [vscode.l10n.t('All files')]: ['*'] },
+  });
+  return chosen?.[0];
+}
+
+/** Diagnostics whose code links to the line of docs/cluster-check.md that explains it (read once, when first needed). */
+class DocsLinks {
+  private text?: Promise<string>;
+
+  constructor(private readonly doc: vscode.Uri) {}
+
+  async diagnostic(d: Diagnostic): Promise<vscode.Diagnostic> {
+    const out = toDiagnostic(d);
+    out.source = 'dataplane check';
+    out.code = { value: d.code, target: this.doc.with({ fragment: `L${await this.lineOf(d.code)}` }) };
+    return out;
+  }
+
+  private async lineOf(code: string): Promise<number> {
+    this.text ??= Promise.resolve(vscode.workspace.fs.readFile(this.doc)).then((b) => new TextDecoder().decode(b), () => '');
+    return core().docsLineOf(await this.text, code);
+  }
+}
