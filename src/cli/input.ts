@@ -42,9 +42,10 @@ function readFile(file: string, maxBytes: number): Buffer {
     throw new UsageError(`cannot read ${clip(file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   try {
-    const problem = refusal(file, fstatSync(fd), maxBytes);
+    const stats = fstatSync(fd);
+    const problem = refusal(file, stats, maxBytes);
     if (problem) throw new UsageError(`cannot read ${clip(file)}: ${problem}`);
-    return readBounded(fd, file, maxBytes);
+    return readBounded(fd, file, maxBytes, stats.size);
   } finally {
     closeSync(fd);
   }
@@ -76,19 +77,27 @@ function pseudoFileSystem(file: string): string | undefined {
   }
 }
 
-/** At most maxBytes bytes from fd; more is an error (a file that grows, a stream that does not end). */
-function readBounded(fd: number, name: string, maxBytes: number): Buffer {
-  const chunks: Buffer[] = [];
+/**
+ * At most maxBytes bytes from fd; more is an error (a file that grows, a stream that does not end). Read into
+ * one buffer sized by `expected` (a regular file's size), so that a large file is not copied again from chunks;
+ * a stream, or a file longer than it said, grows the buffer by doubling.
+ */
+function readBounded(fd: number, name: string, maxBytes: number, expected = 0): Buffer {
+  const tooLarge = () => new UsageError(`${clip(name)}: more than ${maxBytes} bytes (raise the limit with --max-size)`);
+  let buffer = Buffer.allocUnsafe(Math.min(Math.max(expected + 1, 1 << 16), maxBytes + 1));
   let total = 0;
   for (;;) {
-    const chunk = Buffer.allocUnsafe(Math.min(1 << 20, maxBytes + 1 - total));
-    const n = readSome(fd, chunk, name);
+    if (total === buffer.length) {
+      if (total > maxBytes) throw tooLarge();
+      const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+      buffer.copy(larger, 0, 0, total);
+      buffer = larger;
+    }
+    const n = readSome(fd, buffer.subarray(total), name);
     if (n === 0) break;
-    chunks.push(chunk.subarray(0, n));
     total += n;
-    if (total > maxBytes) throw new UsageError(`${clip(name)}: more than ${maxBytes} bytes (raise the limit with --max-size)`);
   }
-  return Buffer.concat(chunks, total);
+  return buffer.subarray(0, total);
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));

@@ -179,6 +179,10 @@ describe('dataplane services', () => {
     const ok = spawnSync(process.execPath, [bundle, 'services', '-', '--json'], { input: readFileSync(good), encoding: 'utf8' });
     expect(ok.status).toBe(0);
     expect(JSON.parse(ok.stdout).services).toHaveLength(6);
+    // Longer than the first buffer, with a multi-byte character across its growth: the same as the file.
+    const padded = Buffer.concat([Buffer.from(`# ${'é'.repeat(40_000)}\n`), readFileSync(good)]);
+    const grownOk = spawnSync(process.execPath, [bundle, 'services', '-', '--json'], { input: padded, encoding: 'utf8' });
+    expect(JSON.parse(grownOk.stdout).services).toEqual(JSON.parse(ok.stdout).services);
     const failing = spawnSync(process.execPath, [bundle, 'parse', '-'], { input: readFileSync(bad), encoding: 'utf8' });
     expect(failing.status).toBe(1);
     expect(failing.stdout).toContain('error [undefined-chain]');

@@ -192,6 +192,16 @@ describe("generated cluster: kube-proxy's endpoint choice (pkg/proxy/topology.go
     etp.ports[0]!.nodePort = 30001;
     expect([view(etp).usesCluster, view(etp).usesLocal, names(view(etp).local)]).toEqual([true, true, ['p1']]);
   });
+
+  it('both policies Local on an externally accessible port: cluster endpoints too (UsesClusterEndpoints, serviceport.go)', () => {
+    const both = svc([pod('p1', 'n1'), pod('p2', 'n2')], { type: 'NodePort', internalTrafficPolicy: 'Local', externalTrafficPolicy: 'Local' });
+    both.ports[0]!.nodePort = 30001;
+    const v = view(both);
+    expect([v.usesCluster, v.usesLocal, names(v.cluster), names(v.local)]).toEqual([true, true, ['p1', 'p2'], ['p1']]);
+    // The dump gets the remote endpoint as a cluster endpoint, not only as a DROP/REJECT decider.
+    const [port] = servicePortsForNode({ services: [both], nodes: [node] }, 'n1', 'ipv4');
+    expect(port!.endpoints).toEqual([{ address: '10.1.0.1', port: 80, local: true }, { address: '10.1.0.2', port: 80 }]);
+  });
 });
 
 describe('generated cluster: drifts and their ground truth', () => {

@@ -119,7 +119,9 @@ function availableForTopology(pod: GenPod, mode: string, node: GenNode): boolean
 export function portView(svc: GenService, port: GenApiPort, family: Family, node: GenNode): PortView {
   const pods = svc.pods.filter((p) => podAddress(p, family) !== undefined);
   const external = externallyAccessible(svc, port, family);
-  const usesCluster = svc.internalTrafficPolicy === 'Cluster' || (external && svc.externalTrafficPolicy === 'Cluster');
+  // UsesClusterEndpoints (pkg/proxy/serviceport.go): any external access needs them, even with both policies
+  // Local, for the short circuit of traffic from this node's pods.
+  const usesCluster = svc.internalTrafficPolicy === 'Cluster' || external;
   const usesLocal = svc.internalTrafficPolicy === 'Local' || (external && svc.externalTrafficPolicy === 'Local');
   const servingTerminating = (p: GenPod) => !p.ready && p.serving && p.terminating;
   const mode = usesCluster ? topologyMode(pods, node) : '';
