@@ -124,6 +124,8 @@ const STYLE = [
   'text { fill: #1f1f1f; font-size: 12px; } .label { font-family: ui-monospace, Menlo, Consolas, monospace; }',
   '.detail { fill: #616161; font-size: 11px; } .badges { fill: #8a5b00; font-size: 10px; } .title { font-weight: bold; }',
   '.edge { fill: none; stroke: #767676; stroke-width: 1.2; } .arrowhead { fill: #767676; } .share { font-size: 11px; }',
+  '.edge.dashed, .mark-missing rect, .mark-filtered rect, .mark-not-programmed rect { stroke-dasharray: 5 4; } .mark-missing, .mark-filtered, .mark-not-programmed { opacity: 0.75; }',
+  '.mark-stale rect { stroke: #e51400; stroke-dasharray: 2 2; stroke-width: 2; }',
 ].join('\n');
 
 /**
@@ -154,7 +156,7 @@ export function toSvg(graphs: ServiceGraph[], layout: GraphLayout, highlight?: T
     if (!model || e.points.length < 2 || !at.has(e.from) || !at.has(e.to)) continue;
     const key = `${e.from}\u0000${e.to}`;
     const lit = shareOf.has(key);
-    out.push(`<path class="edge${lit ? ' on' : ''}" d="${edgePath(e.points)}" marker-end="url(#arrow)"/>`);
+    out.push(`<path class="edge${lit ? ' on' : ''}${model.dashed ? ' dashed' : ''}" d="${edgePath(e.points)}" marker-end="url(#arrow)"/>`);
     const label = lit ? shareOf.get(key) : model.label;
     if (label) {
       const [x, y] = edgeLabelAt(e.points);
@@ -165,8 +167,8 @@ export function toSvg(graphs: ServiceGraph[], layout: GraphLayout, highlight?: T
     for (const n of g.nodes) {
       const p = at.get(n.id);
       if (!p) continue;
-      const full = [n.label, n.detail, ...n.badges].filter(Boolean).join('\n');
-      out.push(`<g class="node ${n.kind}${on.has(n.id) ? ' on' : ''}" transform="translate(${r(p.x)},${r(p.y)})">`);
+      const full = [n.label, n.detail, ...n.badges, n.mark?.reason].filter(Boolean).join('\n');
+      out.push(`<g class="node ${n.kind}${n.mark ? ` mark-${n.mark.kind}` : ''}${on.has(n.id) ? ' on' : ''}" transform="translate(${r(p.x)},${r(p.y)})">`);
       out.push(`<title>${xmlEscape(clip(full, 2000))}</title>`);
       out.push(`<rect width="${NODE_WIDTH}" height="${NODE_HEIGHT}" rx="${n.kind === 'frontend' || n.kind === 'pod' ? 14 : 3}"/>`);
       out.push(`<text class="label" x="8" y="17">${xmlEscape(clip(n.label, 30))}</text>`);
