@@ -4,8 +4,7 @@
 // as the check pairs them.
 import { t } from '../l10n';
 import type { Service } from '../kube/catalog';
-import { actualServices, dumpFamilies, pairServicePorts } from '../cluster/check';
-import { expectedServicePorts } from '../cluster/expected';
+import { pairedPorts, perSnapshot } from '../cluster/paired';
 import type { ExpectedServicePort, Finding, IPFamily } from '../cluster/types';
 import type { NodeSnapshot } from '../snapshot';
 import { formatHostPort } from '../trace/addr';
@@ -17,17 +16,8 @@ export interface ClusterOverlay {
   notProgrammed: { summary: ServiceSummary; graph: ServiceGraph }[];
 }
 
-const overlays = new WeakMap<NodeSnapshot, ClusterOverlay | null>();
-
-/** The cluster state's overlay of a snapshot, if it has one (cached: the graph asks for it per batch of Services). */
-export function clusterOverlay(snapshot: NodeSnapshot): ClusterOverlay | undefined {
-  let o = overlays.get(snapshot);
-  if (o === undefined) {
-    o = buildOverlay(snapshot) ?? null;
-    overlays.set(snapshot, o);
-  }
-  return o ?? undefined;
-}
+/** The cluster state's overlay of a snapshot, if it has one (once per snapshot: the graph asks for it per batch of Services). */
+export const clusterOverlay = perSnapshot(buildOverlay);
 
 const findingKey = (s: { namespace: string; name: string; portName: string; protocol: string }) => `${s.namespace}/${s.name}:${s.portName}|${s.protocol.toUpperCase()}`;
 /** The family of a finding's `ip:port` (IPv6 is bracketed). */
@@ -45,14 +35,11 @@ function mark(kind: GraphMark['kind'], reason: string, severity: GraphMark['seve
 }
 
 function buildOverlay(snapshot: NodeSnapshot): ClusterOverlay | undefined {
-  const cluster = snapshot.cluster;
-  const mode = snapshot.mode;
-  if (!cluster || cluster.check.node.error || (mode !== 'iptables' && mode !== 'nftables' && mode !== 'ipvs')) return undefined;
-  const actual = actualServices(snapshot);
-  const expected = expectedServicePorts(cluster.state, cluster.check.node, { mode, families: dumpFamilies(snapshot, actual) });
-  const { found } = pairServicePorts(expected, actual);
+  const paired = pairedPorts(snapshot);
+  if (!paired || !snapshot.cluster) return undefined;
+  const { expected, found } = paired;
   const findings = new Map<string, Finding[]>();
-  for (const f of cluster.check.findings) {
+  for (const f of snapshot.cluster.check.findings) {
     const key = findingKey(f.service);
     findings.set(key, [...(findings.get(key) ?? []), f]);
   }
@@ -62,7 +49,7 @@ function buildOverlay(snapshot: NodeSnapshot): ClusterOverlay | undefined {
     // A finding about an endpoint belongs to the port of its address's family.
     const own = (findings.get(findingKey(e)) ?? []).filter((f) => f.endpoint === undefined || familyOfEndpoint(f.endpoint) === e.family);
     const a = found.get(e);
-    if (a) byService.set(a.service, serviceMarks(e, own));
+    if (a) byService.set(a, serviceMarks(e, own));
     else {
       const np = own.find((f) => f.code === 'not-programmed');
       if (np) notProgrammed.push(apiOnly(e, np, notProgrammed.length));
