@@ -73,3 +73,21 @@ describe('trace outcomes: the generator\'s stale endpoints', () => {
     });
   }
 });
+
+describe('dataplane trace --cluster', () => {
+  it('names the endpoints and says which one the API has not ready; the cluster file may be among the FILEs', async () => {
+    const { run } = await import('../../src/cli/main');
+    const { SAMPLES } = await import('../helpers/cluster-snapshot');
+    const dir = `${SAMPLES}/iptables-nft`;
+    const out: string[] = [];
+    const code = run(['trace', `${dir}/node1.iptables`, '--to', '10.96.12.40:80/tcp', '--cluster', `${dir}/cluster-state.yaml`], (s) => out.push(s), () => undefined);
+    expect(code).toBe(0);
+    const text = out.join('\n');
+    expect(text.match(/endpoint: Service shop\/web:http · EndpointSlice web-\S+ · Pod shop\/web-\S+/g)).toHaveLength(3);
+    expect(text).toMatch(/API: the API says this endpoint is not ready/);
+    const json: string[] = [];
+    run(['trace', `${dir}/node1.iptables`, `${dir}/cluster-state.yaml`, '--to', '10.96.12.40:80/tcp', '--json'], (s) => json.push(s), () => undefined);
+    const outcomes = (JSON.parse(json.join('\n')) as { outcomes: { endpoint?: { api: string } }[] }).outcomes;
+    expect(outcomes.map((o) => o.endpoint?.api).sort()).toEqual(['not-ready', 'ready', 'ready']);
+  });
+});
