@@ -110,9 +110,11 @@ const list = new VirtualList<ServiceSummary>({
     const manyFiles = files.length > 1;
     parts.title.textContent = clip(s.title, 200);
     parts.meta.textContent = clip([...s.frontends, manyFiles ? files[s.fileIndex] ?? '' : ''].filter(Boolean).join(' · '), 300);
-    parts.badge.textContent = s.noEndpoints ? strings?.noEndpoints ?? '' : `${s.endpointCount} ${strings?.endpoints ?? ''}`;
-    parts.badge.classList.toggle('warn', s.noEndpoints);
-    row.title = clip([s.title, ...s.frontends, ...s.objects.slice(0, 8)].join('\n'), 2_000);
+    const count = s.noEndpoints ? strings?.noEndpoints ?? '' : `${s.endpointCount} ${strings?.endpoints ?? ''}`;
+    // The cluster state's mark comes first, in words; its reason is in the row's tooltip.
+    parts.badge.textContent = s.mark ? `${s.mark.label} · ${count}` : count;
+    parts.badge.classList.toggle('warn', s.noEndpoints || s.mark !== undefined);
+    row.title = clip([s.title, ...(s.mark ? [`${s.mark.label}: ${s.mark.reason}`] : []), ...s.frontends, ...s.objects.slice(0, 8)].join('\n'), 2_000);
     row.classList.toggle('no-endpoints', s.noEndpoints);
   },
 });
@@ -387,9 +389,10 @@ function setCurrent(id: string | undefined): void {
 }
 
 function nodeElement(n: GraphNode, index: number, x: number, y: number): SVGGElement {
-  const g = svg('g', { class: `node ${n.kind}${n.source ? ' linked' : ''}`, transform: `translate(${x},${y})`, tabindex: -1, role: 'button' });
+  const g = svg('g', { class: `node ${n.kind}${n.source ? ' linked' : ''}${n.mark ? ` mark-${n.mark.kind}` : ''}`, transform: `translate(${x},${y})`, tabindex: -1, role: 'button' });
   g.dataset.index = String(index);
-  g.setAttribute('aria-label', clip([n.detail, n.label, ...n.badges].filter(Boolean).join(', '), 500));
+  g.setAttribute('aria-label', clip([n.detail, n.label, ...n.badges, n.mark?.reason].filter(Boolean).join(', '), 500));
+  if (n.mark) g.append(svg('title', {}, clip(`${n.mark.label}: ${n.mark.reason}`, 2_000)));
   g.append(svg('rect', { width: NODE_WIDTH, height: NODE_HEIGHT, rx: n.kind === 'frontend' || n.kind === 'pod' ? 14 : 3 }));
   g.append(svg('text', { x: 8, y: 17, class: 'label' }, clip(n.label, 30)));
   g.append(svg('text', { x: 8, y: 32, class: 'detail' }, clip(n.detail, 34)));
@@ -645,7 +648,7 @@ async function renderGraph(): Promise<void> {
   placed = new Map(laid.nodes.map((p) => [p.id, p]));
   successors = new Map();
   predecessors = new Map();
-  const edgeModel = new Map<string, { label?: string }>();
+  const edgeModel = new Map<string, { label?: string; dashed?: boolean }>();
   for (const g of graphs)
     for (const e of g.edges) {
       let out = successors.get(e.from);
@@ -677,7 +680,8 @@ async function renderGraph(): Promise<void> {
         const group = svg('g', { class: 'edge-group' });
         group.dataset.from = e.from;
         group.dataset.to = e.to;
-        group.append(svg('path', { d: edgePath(e.points), class: 'edge', 'marker-end': 'url(#arrow)' }));
+        const dashed = edgeModel.get(`${e.from}\u0000${e.to}`)?.dashed === true;
+        group.append(svg('path', { d: edgePath(e.points), class: dashed ? 'edge dashed' : 'edge', 'marker-end': 'url(#arrow)' }));
         return group;
       },
     });

@@ -20,8 +20,8 @@ const VALUE_OPTIONS = new Map([
   ['--entry', ['trace']],
   ['--node-ip', ['trace']],
   ['--max-size', ['parse', 'services', 'trace', 'check']],
-  ['--cluster', ['check']],
-  ['--node', ['check']],
+  ['--cluster', ['check', 'trace']],
+  ['--node', ['check', 'trace']],
 ]);
 const FLAGS = new Set(['--json', '--help', '-h', '--version']);
 

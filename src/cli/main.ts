@@ -1,6 +1,7 @@
 // `dataplane`: the command-line face of the core. Thin: read files, call core, print.
 import { basename, dirname, resolve } from 'node:path';
 import { checkSnapshot } from '../core/cluster/check';
+import { clusterEndpoints } from '../core/trace/cluster';
 import { checkToJson, checkToText, nodeLine } from '../core/cluster/check-format';
 import { looksLikeClusterState, mergeClusterStates, readClusterFile } from '../core/cluster/read';
 import { analyzeFile, buildSnapshot, leftoversText, type SnapshotFile } from '../core/snapshot';
@@ -23,9 +24,10 @@ Usage:
   dataplane parse FILE|- [FILE…] [--json]     parse dumps, print counts and diagnostics
   dataplane services FILE… [--json]          list Service ports: frontends, endpoints, shares
   dataplane trace FILE… --to ADDRESS:PORT[/tcp|udp|sctp] [--from ADDRESS]
-                 [--entry pod|node|external] [--node-ip ADDRESS]… [--json]
+                 [--entry pod|node|external] [--node-ip ADDRESS]… [--cluster FILE]… [--node NAME] [--json]
                                              follow a new connection through the rules: every outcome
                                              with its probability, masquerade and the path, line by line
+                                             (with --cluster: each endpoint's Service, EndpointSlice, pod)
   dataplane check FILE… --cluster FILE [--cluster FILE]… [--node NAME] [--json]
                                              compare the node's rules with the cluster's Services and
                                              EndpointSlices: findings, worst Service first
@@ -237,10 +239,18 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
   if (!['pod', 'node', 'external'].includes(entryValue)) throw new UsageError(`--entry ${clip(entryValue)}: expected pod, node or external`);
   if (from[0] !== undefined && parseAddress(userAddress('--from', from[0]))!.family !== parseAddress(destination.address)!.family) throw new UsageError(`--from ${clip(from[0])}: not an address of the destination's family`);
   // All files are one node snapshot: iptables, nftables, or IPVS (ipvsadm + ipset + iptables).
-  const analysed = args.files.map((file) => analyzeAny(read(file)));
-  const status = reportErrors(analysed, err);
+  const { dumps, cluster } = splitCluster(args, read);
+  if (dumps.length === 0) throw new UsageError('trace needs at least one dump FILE');
+  const analysed = dumps.map(analyzeAny);
+  let status = reportErrors(analysed, err);
   const files: TraceFile[] = analysed.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
-  const result = traceSnapshot(files, { to: destination.address, dport: destination.port, protocol: destination.protocol, from: from[0], entry: entryValue, nodeIPs });
+  let result = traceSnapshot(files, { to: destination.address, dport: destination.port, protocol: destination.protocol, from: from[0], entry: entryValue, nodeIPs });
+  if (cluster.length > 0) {
+    // The cluster state names each outcome's endpoint (Service, EndpointSlice, pod) and says when the API does not offer it.
+    const { snapshot, status: readStatus } = checkedSnapshot(args, dumps, cluster, analysed, err);
+    status = Math.max(status, readStatus);
+    result = clusterEndpoints(snapshot, result);
+  }
   const names = files.map((f) => f.name);
   if (json) {
     out(traceToJsonText(result, names));
@@ -253,27 +263,39 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
   return status;
 }
 
-function checkCommand(args: Args, json: boolean, out: (s: string) => void, err: (s: string) => void, read: Read): number {
-  const clusterFiles = args.values.get('--cluster') ?? [];
-  const nodes = args.values.get('--node') ?? [];
-  if (args.files.length === 0) throw new UsageError('check needs at least one FILE');
-  if (nodes.length > 1) throw new UsageError('check takes one --node NAME');
-  // A cluster-state list among the dumps is read as one (a snapshot folder's files given with a glob).
+/** The dumps and the cluster-state files (--cluster, and lists among the FILEs: a snapshot folder's files given with a glob). */
+function splitCluster(args: Args, read: Read): { dumps: Loaded[]; cluster: Loaded[] } {
   const dumps: Loaded[] = [];
-  const cluster: Loaded[] = clusterFiles.map(read);
+  const cluster: Loaded[] = (args.values.get('--cluster') ?? []).map(read);
   for (const file of args.files) {
     const input = read(file);
     (looksLikeClusterState(input.text) ? cluster : dumps).push(input);
   }
-  if (cluster.length === 0) throw new UsageError('check needs the cluster state: --cluster FILE (kubectl get services,endpointslices -A -o json)');
-  if (dumps.length === 0) throw new UsageError('check needs at least one dump FILE besides the cluster state');
+  return { dumps, cluster };
+}
+
+/** The snapshot of the dumps with the cluster state read, merged and checked (--node, else inferred). */
+function checkedSnapshot(args: Args, dumps: Loaded[], cluster: Loaded[], analysed: SnapshotFile[], err: (s: string) => void): { snapshot: ReturnType<typeof buildSnapshot>; result: ReturnType<typeof checkSnapshot>; status: number } {
+  const nodes = args.values.get('--node') ?? [];
+  if (nodes.length > 1) throw new UsageError('take one --node NAME');
   const state = mergeClusterStates(cluster.map((c) => readClusterFile(c.name, c.text)));
-  let status = clusterDiagnostics(state.diagnostics, err);
-  const snapshot = buildSnapshot(dumps.map(analyzeAny));
-  status = Math.max(status, reportErrors(snapshot.files, err));
+  const status = clusterDiagnostics(state.diagnostics, err);
+  const snapshot = buildSnapshot(analysed);
   const folder = dumps[0].name === '<stdin>' ? undefined : basename(dirname(resolve(dumps[0].name)));
   const result = checkSnapshot(snapshot, state, { node: nodes[0], folder });
   if (result.node.error) throw new UsageError(`--node ${clip(nodes[0])}: ${result.node.error}${result.node.candidates?.length ? ` (nodes: ${result.node.candidates.slice(0, 10).join(', ')}${result.node.candidates.length > 10 ? ', …' : ''})` : ''}`);
+  snapshot.cluster = { files: cluster.map((c) => c.name), state, check: result };
+  return { snapshot, result, status };
+}
+
+function checkCommand(args: Args, json: boolean, out: (s: string) => void, err: (s: string) => void, read: Read): number {
+  if (args.files.length === 0) throw new UsageError('check needs at least one FILE');
+  if ((args.values.get('--node') ?? []).length > 1) throw new UsageError('check takes one --node NAME');
+  const { dumps, cluster } = splitCluster(args, read);
+  if (cluster.length === 0) throw new UsageError('check needs the cluster state: --cluster FILE (kubectl get services,endpointslices -A -o json)');
+  if (dumps.length === 0) throw new UsageError('check needs at least one dump FILE besides the cluster state');
+  const { snapshot, result, status: readStatus } = checkedSnapshot(args, dumps, cluster, dumps.map(analyzeAny), err);
+  const status = Math.max(readStatus, reportErrors(snapshot.files, err));
   if (json) {
     if (!result.node.name || result.node.inferredFrom) err(`note: ${nodeLine(result.node)}`);
     out(JSON.stringify(checkToJson(result), null, 2));

@@ -11,7 +11,7 @@ export { looksLikeClusterState } from '../core/cluster/read';
 export { serviceToFollow } from '../core/walkthrough';
 export { formatShare } from '../core/kube/catalog';
 export { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes } from '../core/trace';
-export { packetLine, stepText, traceToJsonText, traceToMarkdown, traceToText } from '../core/trace/format';
+export { endpointLine, packetLine, stepText, traceToJsonText, traceToMarkdown, traceToText } from '../core/trace/format';
 export { findService, toMermaid } from '../core/graph/model';
 export { toSvg } from '../core/graph/svg';
 export { traceHighlight } from '../core/graph/trace';

@@ -11,31 +11,16 @@ import type { Family } from '../../src/core/kube/generate/address';
 import { randomCluster, THIS_NODE, type ProxyMode } from '../../src/core/kube/generate/cluster';
 import { clusterStateFiles } from '../../src/core/kube/generate/cluster-objects';
 import { DRIFT_KINDS, scenario, sortFindings, type ExpectedFinding, type Scenario } from '../../src/core/kube/generate/drift';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
-import { analyzeFile, buildSnapshot, type NodeSnapshot } from '../../src/core/snapshot';
+import { scenarioDump } from '../helpers/cluster-snapshot';
 
 const MODES: ProxyMode[] = ['iptables', 'nftables', 'ipvs'];
 const NODE_IP: Record<Family, string> = { ipv4: '192.168.0.10', ipv6: 'fd00::10' };
-
-function snapshotOf(s: Scenario): NodeSnapshot {
-  const nodeIPs = s.cluster.nodes.find((n) => n.name === s.node)!.internalIPs;
-  const files: [string, string][] = [];
-  if (s.mode === 'iptables') files.push(['node.iptables', generateIptablesDump({ services: s.services, style: 'iptables-nft-save', family: s.family, nodeRules: true })]);
-  if (s.mode === 'nftables') files.push(['node.nft', generateNftDump({ services: s.services, style: 'nft-list-ruleset', family: s.family, nodeIPs })]);
-  if (s.mode === 'ipvs') {
-    const snap = generateIpvsSnapshot({ services: s.services, family: s.family, nodeIPs });
-    files.push(['node.ipvs', snap['ipvsadm-list']], ['node.ipset', snap['ipset-save']], ['node.iptables', snap['iptables-save']]);
-  }
-  return buildSnapshot(files.map(([name, text]) => analyzeFile(name, text)!));
-}
 
 function check(s: Scenario) {
   const files = clusterStateFiles(s.cluster, 'json');
   const state = mergeClusterStates(Object.entries(files).map(([name, text]) => readClusterFile(name, text)));
   expect(state.diagnostics.flatMap((d) => d.diagnostics).filter((d) => d.severity === 'error')).toEqual([]);
-  return checkSnapshot(snapshotOf(s), state, {});
+  return checkSnapshot(scenarioDump(s), state, {});
 }
 
 /** A finding reduced to what the ground truth names. */

@@ -25,7 +25,7 @@ export interface CheckResult {
 }
 
 /** A Service of the dump with the file its lines are in. */
-interface Actual {
+export interface Actual {
   service: Service;
   file: string;
 }
@@ -191,17 +191,8 @@ export interface CompareOptions {
  * families the dump holds; every dump Service that none of them claims is stale.
  */
 export function compareServicePorts(expected: ExpectedServicePort[], actual: Actual[], state: ClusterState, options: CompareOptions): { findings: Finding[]; programmed: number } {
-  const index = new ActualIndex(actual);
   const out = new Findings();
-  const claimed = new Set<Actual>();
-  const found = new Map<ExpectedServicePort, Actual>();
-  for (const e of expected) {
-    const a = index.find(e);
-    if (a && !claimed.has(a)) {
-      claimed.add(a);
-      found.set(e, a);
-    }
-  }
+  const { found, claimed } = pairServicePorts(expected, actual);
   const joined = joinStandalone(expected, found, actual, claimed);
   let programmed = 0;
   for (const e of expected) {
@@ -225,6 +216,21 @@ export function compareServicePorts(expected: ExpectedServicePort[], actual: Act
   const services = new Map(state.services.map((s) => [`${s.namespace}/${s.name}`, s]));
   for (const a of actual) if (!claimed.has(a)) staleService(a, services, out);
   return { findings: out.list, programmed };
+}
+
+/** Each expected Service port with the dump's Service that programs it (by name, else by address), each claimed once. */
+export function pairServicePorts(expected: ExpectedServicePort[], actual: Actual[]): { found: Map<ExpectedServicePort, Actual>; claimed: Set<Actual> } {
+  const index = new ActualIndex(actual);
+  const claimed = new Set<Actual>();
+  const found = new Map<ExpectedServicePort, Actual>();
+  for (const e of expected) {
+    const a = index.find(e);
+    if (a && !claimed.has(a)) {
+      claimed.add(a);
+      found.set(e, a);
+    }
+  }
+  return { found, claimed };
 }
 
 const frontendKey = (kind: 'nodePort' | 'address', address: string | undefined, port: number, protocol: string) =>

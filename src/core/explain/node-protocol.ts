@@ -71,7 +71,7 @@ export function toView(e: NodeExplanation): ExplainView {
 const MODES: readonly NodeMode[] = ['iptables', 'ipvs', 'nftables', 'mixed', 'kubelet-only', 'none'];
 const BACKENDS: readonly IptablesBackendSummary[] = ['nf_tables', 'legacy', 'mixed', 'unknown'];
 const KINDS: readonly ItemKind[] = ['claim', 'pro', 'con', 'note', 'warning'];
-const SECTIONS: readonly SectionId[] = ['verdict', 'evidence', 'backend', 'leftovers', 'iptables-nft', 'tradeoffs', 'status', 'numbers'];
+const SECTIONS: readonly SectionId[] = ['verdict', 'evidence', 'backend', 'leftovers', 'cluster', 'iptables-nft', 'tradeoffs', 'status', 'numbers'];
 const STRING_KEYS: readonly (keyof ExplainStrings)[] = ['refresh', 'files', 'reveal', 'pro', 'con', 'warning'];
 const MAX_ITEMS = 1_000;
 

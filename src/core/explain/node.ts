@@ -19,6 +19,8 @@ import type { IptablesAnalysis } from '../language/iptables';
 import type { IpvsadmAnalysis } from '../language/ipvsadm';
 import type { NftAnalysis } from '../language/nft';
 import { leftoversText, type Leftovers, type NodeSnapshot } from '../snapshot';
+import type { SourceLocation } from '../cluster/types';
+import { clusterSection } from './node-cluster';
 
 /** A kube-proxy mode whose rules the snapshot holds. */
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables';
@@ -30,8 +32,11 @@ export type IptablesBackendSummary = 'nf_tables' | 'legacy' | 'mixed' | 'unknown
 export interface Evidence {
   /** Unique in one explanation: the view sends it back to reveal the lines, never a range. */
   id: number;
-  /** Index into the snapshot's files. */
+  /** Index into the snapshot's files; -1 for a file outside the snapshot (`path`). */
   fileIndex: number;
+  /** A cluster-state file: its index in the snapshot's cluster `files`, and its name there. */
+  clusterFile?: number;
+  path?: string;
   /** The file's base name. */
   file: string;
   range: Range;
@@ -52,7 +57,7 @@ export interface Fact {
   value: string;
 }
 
-export type SectionId = 'verdict' | 'evidence' | 'backend' | 'leftovers' | 'iptables-nft' | 'tradeoffs' | 'status' | 'numbers';
+export type SectionId = 'verdict' | 'evidence' | 'backend' | 'leftovers' | 'cluster' | 'iptables-nft' | 'tradeoffs' | 'status' | 'numbers';
 
 export interface Section {
   id: SectionId;
@@ -169,6 +174,16 @@ class Builder {
       range: { start: { line: first, character: 0 }, end: { line: last, character: endCharacter } },
       quote,
     };
+    this.evidence.push(e);
+    return e;
+  }
+
+  /** Evidence of a cluster finding: a line of a snapshot file (quoted from its text), else an object of a cluster-state file. */
+  located(at: SourceLocation, quote: string): Evidence {
+    const fileIndex = this.snapshot.files.findIndex((f) => f.name === at.file);
+    if (fileIndex >= 0) return this.ev(fileIndex, at.range, quote)!;
+    const clusterFile = this.snapshot.cluster?.files.indexOf(at.file) ?? -1;
+    const e: Evidence = { id: this.evidence.length, fileIndex: -1, ...(clusterFile >= 0 ? { clusterFile } : {}), path: at.file, file: baseName(at.file), range: at.range, quote };
     this.evidence.push(e);
     return e;
   }
@@ -553,6 +568,10 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
     else leftoverItems.push({ kind: 'warning', text: leftoversText(l, snapshot.mode), evidence: leftoverEvidence(b, l) });
   }
   if (leftoverItems.length > 0) section('leftovers', t('Leftovers'), leftoverItems);
+
+  // The cluster state beside the dump: what the API asks of this node against what the rules do.
+  const cluster = clusterSection(snapshot.cluster, (at, quote) => b.located(at, quote));
+  if (cluster) section('cluster', t('Cluster state'), cluster.items, cluster.facts);
 
   // Why iptables-nft is not nftables mode.
   if (found.headersNft.length > 0 || found.nftWarnings.length > 0) {

@@ -27,6 +27,35 @@ export interface GraphNode {
   source?: GraphSource;
   /** Frontends only: what "Trace from here" sends (the address is absent for NodePorts). */
   target?: GraphTarget;
+  /** What the cluster state says of it (its label is also among the badges, so it is never colour only). */
+  mark?: GraphMark;
+}
+
+/** How the cluster state marks a node or a Service: a short label, the reason (the tooltip), and how bad. */
+export interface GraphMark {
+  kind: GraphMarkKind;
+  label: string;
+  reason: string;
+  severity: 'error' | 'warning' | 'info';
+}
+
+/** `missing`/`filtered`/`not-programmed`: in the API, not in the rules (drawn ghosted); `stale`: the reverse. */
+export type GraphMarkKind = 'missing' | 'stale' | 'filtered' | 'not-programmed';
+
+/** An endpoint the API has and the rules do not: drawn as a ghost pod with its mark. */
+export interface GhostEndpoint {
+  address: string;
+  port: number;
+  mark: GraphMark;
+}
+
+/** The cluster state's marks on one Service of the dump. */
+export interface ServiceMarks {
+  /** Marks on the rules' endpoints, by `formatHostPort(address, port)`. */
+  endpoints: Map<string, GraphMark>;
+  ghosts: GhostEndpoint[];
+  /** The mark of the Service's row in the list. */
+  summary?: GraphMark;
 }
 
 export interface GraphTarget {
@@ -42,6 +71,8 @@ export interface GraphEdge {
   /** Share of new connections (endpoint probability), 0..1. */
   share?: number;
   label?: string;
+  /** To a ghost endpoint: a path the API asks for that the rules do not have. */
+  dashed?: boolean;
 }
 
 export interface ServiceGraph {
@@ -69,6 +100,8 @@ export interface ServiceSummary {
   /** The snapshot file the Service was read from. */
   fileIndex: number;
   family: 'ipv4' | 'ipv6';
+  /** The cluster state's word on the Service (not programmed, endpoints that differ). */
+  mark?: GraphMark;
 }
 
 export interface GraphModel {
@@ -85,11 +118,13 @@ export interface GraphOptions {
   fileOf?: FileLocator;
   /** A better location for an endpoint object (the DNAT rule of a KUBE-SEP chain). */
   endpointSource?: (service: Service, endpoint: Endpoint) => GraphSource | undefined;
+  /** The cluster state's marks on a Service, when a cluster state is beside the dump. */
+  marks?: (service: Service) => ServiceMarks | undefined;
 }
 
 const FRONTEND_LABEL: Record<Frontend['kind'], string> = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' };
 
-function hostPort(address: string | undefined, port: number): string {
+export function hostPort(address: string | undefined, port: number): string {
   if (address === undefined) return `*:${port}`;
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
@@ -227,12 +262,14 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const podLayer = lastObjectLayer + (s.endpoints.some((e) => e.chain) ? 2 : 1);
   const pods = new Map<string, GraphNode>();
   const split = hasPolicyShares(s);
+  const marks = opts.marks?.(s);
   s.endpoints.forEach((e, i) => {
     const at = hostPort(e.address, e.port);
     let pod = pods.get(at);
     const badges = e.local ? [t('on this node')] : [];
     if (!pod) {
-      pod = add({ id: `p${i}`, kind: 'pod', layer: podLayer, label: at, detail: t('pod'), badges, source: src(e.range) });
+      const mark = marks?.endpoints.get(at);
+      pod = add({ id: `p${i}`, kind: 'pod', layer: podLayer, label: at, detail: t('pod'), badges: mark ? [mark.label, ...badges] : badges, source: src(e.range), ...(mark ? { mark } : {}) });
       pods.set(at, pod);
     }
     let tail = pod;
@@ -263,9 +300,21 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     for (const from of sources) edges.push({ from: from.id, to: node.id });
     if (fromNodes.length === 0) for (const n of nodes) if (n.kind === 'service') edges.push({ from: n.id, to: node.id });
   }
+  if (marks) addGhosts(marks.ghosts, add, edges, fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend'), podLayer);
   void targets;
   return { key, title: serviceTitle(s), nodes, edges };
 }
+
+/** Ghost pods the API has and the rules do not, at most MAX_GHOSTS, each reached by a dashed edge. */
+export function addGhosts(ghosts: readonly GhostEndpoint[], add: (n: GraphNode) => GraphNode, edges: GraphEdge[], from: readonly GraphNode[], layer: number): void {
+  ghosts.slice(0, MAX_GHOSTS).forEach((g, i) => {
+    const node = add({ id: `g${i}`, kind: 'pod', layer, label: hostPort(g.address, g.port), detail: t('endpoint in the API'), badges: [g.mark.label], mark: g.mark });
+    for (const f of from) edges.push({ from: f.id, to: node.id, dashed: true });
+  });
+}
+
+/** Ghosts drawn per Service: enough to show the drift, few enough to draw a Service of thousands of hinted endpoints. */
+const MAX_GHOSTS = 50;
 
 /** The DROP of traffic that a Local policy keeps on this node when no endpoint is here, at kube-proxy's rule or element. */
 function noLocalNode(s: Service, add: (n: GraphNode) => GraphNode, src: (range: Range | undefined, tableId?: string) => GraphSource | undefined, layer: number): GraphNode {
@@ -273,7 +322,7 @@ function noLocalNode(s: Service, add: (n: GraphNode) => GraphNode, src: (range: 
   return add({ id: 'nolocal', kind: 'verdict', layer, label: 'DROP', detail: t('no local endpoints: dropped'), badges: [], source: src(rule?.range, rule?.tableId) });
 }
 
-function summary(s: Service, key: string, fileIndex: number): ServiceSummary {
+function summary(s: Service, key: string, fileIndex: number, mark?: GraphMark): ServiceSummary {
   return {
     key,
     fileIndex,
@@ -287,6 +336,7 @@ function summary(s: Service, key: string, fileIndex: number): ServiceSummary {
     endpointCount: s.endpoints.length,
     noEndpoints: s.endpoints.length === 0,
     family: s.family,
+    ...(mark ? { mark } : {}),
   };
 }
 
@@ -301,7 +351,7 @@ export function buildGraphModel(services: Service[], options: GraphOptions = {},
   const out: ServiceSummary[] = [];
   forEachKeyed(services, fileOf, (s, key, fileIndex) => {
     if (out.length < eager) graphs.set(key, buildOne(s, key, { ...options, fileOf }));
-    out.push(summary(s, key, fileIndex));
+    out.push(summary(s, key, fileIndex, options.marks?.(s)?.summary));
   });
   return { services: out, graphs, complete: out.length <= eager };
 }
@@ -383,7 +433,7 @@ export function toMermaid(graphs: ServiceGraph[]): string {
       lines.push(`    ${id(n.id)}${shape[0]}${text}${shape[1]}`);
     }
     lines.push('  end');
-    for (const e of g.edges) lines.push(`  ${id(e.from)} -->${e.label ? `|"${mermaidLabel(e.label)}"|` : ''} ${id(e.to)}`);
+    for (const e of g.edges) lines.push(`  ${id(e.from)} ${e.dashed ? '-.->' : '-->'}${e.label ? `|"${mermaidLabel(e.label)}"|` : ''} ${id(e.to)}`);
   });
   return lines.join('\n') + '\n';
 }

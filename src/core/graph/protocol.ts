@@ -134,6 +134,14 @@ const STRING_KEYS: (keyof GraphStrings)[] = [
   'saveSvg', 'fit', 'zoomIn', 'zoomOut', 'namespaceLabel', 'allNamespaces', 'onlyNoEndpoints', 'traceFromHere', 'clearTrace', 'traced', 'keys', 'layoutTime',
 ];
 
+const MARK_KINDS = ['missing', 'stale', 'filtered', 'not-programmed'];
+const SEVERITIES = ['error', 'warning', 'info'];
+
+/** An optional cluster-state mark: absent, or a known kind and severity with bounded texts. */
+function isMark(v: unknown): boolean {
+  return v === undefined || (isObject(v) && MARK_KINDS.includes(v.kind as string) && SEVERITIES.includes(v.severity as string) && isString(v.label, 200) && isString(v.reason, 10_000));
+}
+
 function isSummary(v: unknown): v is ServiceSummary {
   return (
     isObject(v) &&
@@ -143,7 +151,8 @@ function isSummary(v: unknown): v is ServiceSummary {
     isNumber(v.endpointCount) &&
     isNumber(v.fileIndex) &&
     (v.family === 'ipv4' || v.family === 'ipv6') &&
-    typeof v.noEndpoints === 'boolean'
+    typeof v.noEndpoints === 'boolean' &&
+    isMark(v.mark)
   );
 }
 
@@ -162,10 +171,11 @@ function isGraph(v: unknown): v is ServiceGraph {
       isString(n.label) &&
       isString(n.detail) &&
       isStringArray(n.badges, 100) &&
+      isMark(n.mark) &&
       (n.source === undefined || (isObject(n.source) && isNumber(n.source.fileIndex) && isRange(n.source.range))) &&
       (n.target === undefined || (isObject(n.target) && isString(n.target.frontend, 20) && isNumber(n.target.port) && isString(n.target.protocol, 20) && (n.target.address === undefined || isString(n.target.address, 100)))),
   );
-  const edgesOk = v.edges.every((e: unknown) => isObject(e) && isString(e.from) && isString(e.to) && (e.share === undefined || isNumber(e.share)) && (e.label === undefined || isString(e.label)));
+  const edgesOk = v.edges.every((e: unknown) => isObject(e) && isString(e.from) && isString(e.to) && (e.share === undefined || isNumber(e.share)) && (e.label === undefined || isString(e.label)) && (e.dashed === undefined || typeof e.dashed === 'boolean'));
   return nodesOk && edgesOk;
 }
 

@@ -2,6 +2,7 @@
 import type { Endpoint, Service } from '../kube/catalog';
 import type { IptablesAnalysis } from '../language/iptables';
 import type { NodeSnapshot } from '../snapshot';
+import { clusterOverlay } from './cluster';
 import { buildGraphModel, graphsOf, keysWhere, type GraphModel, type GraphOptions, type GraphSource, type ServiceGraph } from './model';
 
 /** Where the graph's objects live in the snapshot's files. */
@@ -42,7 +43,8 @@ function graphOptions(snapshot: NodeSnapshot): GraphOptions {
     }
     return undefined;
   };
-  return { fileOf, endpointSource };
+  const overlay = clusterOverlay(snapshot);
+  return { fileOf, endpointSource, ...(overlay ? { marks: overlay.marks } : {}) };
 }
 
 /** The file of a Service's object (of the table `tableId`, else of its frontends) in the snapshot. */
@@ -52,12 +54,20 @@ export function snapshotFileLocator(snapshot: NodeSnapshot): (s: Service, tableI
 
 /** The Service graph of a snapshot: every Service's summary, and the graphs of the first `eager` Services. */
 export function graphOfSnapshot(snapshot: NodeSnapshot, eager = Number.POSITIVE_INFINITY): GraphModel {
-  return buildGraphModel(snapshot.services, graphOptions(snapshot), eager);
+  const model = buildGraphModel(snapshot.services, graphOptions(snapshot), eager);
+  // The Services the API has and the node never programmed: listed after the dump's, with their API-side graph.
+  for (const x of clusterOverlay(snapshot)?.notProgrammed ?? []) {
+    model.services.push(x.summary);
+    model.graphs.set(x.graph.key, x.graph);
+  }
+  return model;
 }
 
 /** The graphs of the Services with these keys. */
 export function graphsOfSnapshot(snapshot: NodeSnapshot, keys: readonly string[]): ServiceGraph[] {
-  return graphsOf(snapshot.services, keys, graphOptions(snapshot));
+  const api = new Map((clusterOverlay(snapshot)?.notProgrammed ?? []).map((x) => [x.graph.key, x.graph]));
+  const dump = new Map(graphsOf(snapshot.services, keys.filter((k) => !api.has(k)), graphOptions(snapshot)).map((g) => [g.key, g]));
+  return keys.flatMap((k) => api.get(k) ?? dump.get(k) ?? []);
 }
 
 /**

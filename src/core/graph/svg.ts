@@ -144,6 +144,8 @@ const STYLE = [
   '.detail { fill: #616161; font-size: 11px; } .badges { fill: #8a5b00; font-size: 10px; } .title { font-weight: bold; }',
   '.edge { fill: none; stroke: #767676; stroke-width: 1.2; } .arrowhead { fill: #767676; }',
   '.share { font-size: 11px; text-anchor: middle; dominant-baseline: central; paint-order: stroke; stroke: #ffffff; stroke-width: 3px; }',
+  '.edge.dashed, .mark-missing rect, .mark-filtered rect, .mark-not-programmed rect { stroke-dasharray: 5 4; } .mark-missing, .mark-filtered, .mark-not-programmed { opacity: 0.75; }',
+  '.mark-stale rect { stroke: #e51400; stroke-dasharray: 2 2; stroke-width: 2; }',
 ].join('\n');
 
 /**
@@ -170,14 +172,17 @@ export function toSvg(graphs: ServiceGraph[], layout: GraphLayout, highlight?: T
     if (title !== undefined) out.push(`<text class="title" x="${r(t.x)}" y="${r(t.y)}">${xmlEscape(clip(title, 120))}</text>`);
   }
   const drawn = layout.edges.filter((e) => edgeOf.has(`${e.from}\u0000${e.to}`) && e.points.length >= 2 && at.has(e.from) && at.has(e.to));
-  for (const e of drawn) out.push(`<path class="edge${shareOf.has(`${e.from}\u0000${e.to}`) ? ' on' : ''}" d="${edgePath(e.points)}" marker-end="url(#arrow)"/>`);
+  for (const e of drawn) {
+    const key = `${e.from}\u0000${e.to}` as const;
+    out.push(`<path class="edge${shareOf.has(key) ? ' on' : ''}${edgeOf.get(key)?.dashed ? ' dashed' : ''}" d="${edgePath(e.points)}" marker-end="url(#arrow)"/>`);
+  }
   const labelOf = (from: string, to: string) => shareOf.get(`${from}\u0000${to}`) ?? edgeOf.get(`${from}\u0000${to}`)?.label;
   for (const g of graphs) {
     for (const n of g.nodes) {
       const p = at.get(n.id);
       if (!p) continue;
-      const full = [n.label, n.detail, ...n.badges].filter(Boolean).join('\n');
-      out.push(`<g class="node ${n.kind}${on.has(n.id) ? ' on' : ''}" transform="translate(${r(p.x)},${r(p.y)})">`);
+      const full = [n.label, n.detail, ...n.badges, n.mark?.reason].filter(Boolean).join('\n');
+      out.push(`<g class="node ${n.kind}${n.mark ? ` mark-${n.mark.kind}` : ''}${on.has(n.id) ? ' on' : ''}" transform="translate(${r(p.x)},${r(p.y)})">`);
       out.push(`<title>${xmlEscape(clip(full, 2000))}</title>`);
       out.push(`<rect width="${NODE_WIDTH}" height="${NODE_HEIGHT}" rx="${n.kind === 'frontend' || n.kind === 'pod' ? 14 : 3}"/>`);
       out.push(`<text class="label" x="8" y="17">${xmlEscape(clip(n.label, 30))}</text>`);

@@ -2,7 +2,7 @@
 import { formatShare } from '../kube/catalog';
 import { code, join, md, text, type Md } from '../explain/markdown';
 import { hostPort } from './iptables';
-import { shownOutcomes, traceToJson, type PathStep, type TraceResult } from './index';
+import { shownOutcomes, traceToJson, type OutcomeEndpoint, type PathStep, type TraceResult } from './index';
 
 const baseName = (name: string) => name.replace(/^.*[\\/]/, '');
 const ENTRY = { pod: 'from a pod on this node', node: 'from this node', external: 'from outside the cluster' } as const;
@@ -16,6 +16,11 @@ export function packetLine(result: TraceResult): string {
 /** One step of a path: where it is, what it did, then the rule as the dump has it. */
 export function stepText(step: PathStep, names: string[]): string {
   return `${baseName(names[step.fileIndex] ?? '')}:${step.line + 1}  ${step.table}/${step.chain}  ${step.note}\n${step.text}`;
+}
+
+/** `Service ns/name:port · EndpointSlice x · Pod ns/name`: the outcome's endpoint as the cluster state names it. */
+export function endpointLine(e: OutcomeEndpoint): string {
+  return [`Service ${e.service}`, e.endpointSlice ? `EndpointSlice ${e.endpointSlice}` : '', e.pod ?? ''].filter(Boolean).join(' · ');
 }
 
 /**
@@ -34,6 +39,8 @@ export function traceToText(result: TraceResult, names: string[], service = resu
     const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
     lines.push('', `${formatShare(o.probability).padStart(6)}  ${what}${o.masquerade ? '  (masqueraded)' : ''}`);
     for (const a of o.assumptions) lines.push(`        ${a}`);
+    if (o.endpoint) lines.push(`        endpoint: ${endpointLine(o.endpoint)}`);
+    if (o.endpoint?.note) lines.push(`        API: ${o.endpoint.note}`);
     for (const s of o.path) lines.push(`        ${baseName(names[s.fileIndex] ?? '')}:${s.line + 1}  ${s.table}/${s.chain}  ${s.note}`);
     for (const n of o.notes) lines.push(`        note: ${n}`);
   }
@@ -56,6 +63,8 @@ export function traceToMarkdown(result: TraceResult, names: string[], service = 
     const what = o.verdict === 'dnat' ? md`DNAT → ${code(o.destination ?? '')}` : text(o.verdict.toUpperCase());
     const lines: Md[] = [md`### ${text(formatShare(o.probability))} ${what}${o.masquerade ? text(' (masqueraded)') : text('')}`, text('')];
     for (const a of o.assumptions) lines.push(md`- ${text(`if: ${a}`)}`);
+    if (o.endpoint) lines.push(md`- ${text('endpoint: ')}${code(endpointLine(o.endpoint))}`);
+    if (o.endpoint?.note) lines.push(md`- ⚠ ${text(`API: ${o.endpoint.note}`)}`);
     o.path.forEach((s, k) => lines.push(md`${k + 1}. ${code(`${baseName(names[s.fileIndex] ?? '')}:${s.line + 1}`)} ${code(`${s.table}/${s.chain}`)} ${text(s.note)}\n   ${code(s.text)}`));
     for (const n of o.notes) lines.push(md`- ${text(`note: ${n}`)}`);
     return join(lines);

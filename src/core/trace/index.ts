@@ -410,6 +410,8 @@ export function traceToJson(result: TraceResult, fileNames: string[], max = SHOW
       out.assumptions = o.assumptions;
       out.conditions = o.conditions.map((c) => ({ condition: c.key, holds: c.holds }));
       out.path = o.path.map((p) => ({ file: fileNames[p.fileIndex] ?? '', line: p.line + 1, table: p.table, chain: p.chain, text: p.text, note: p.note }));
+      // The cluster state's names for the endpoint (additive: absent without a cluster state).
+      if (o.endpoint) out.endpoint = { ...o.endpoint };
       return out;
     }),
     moreOutcomes: more,

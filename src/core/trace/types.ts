@@ -105,6 +105,23 @@ export interface Outcome {
   path: PathStep[];
   /** What a returning client (session affinity) gets instead. */
   notes: string[];
+  /** The endpoint as the cluster state names it, when one is beside the dump (clusterEndpoints). */
+  endpoint?: OutcomeEndpoint;
+}
+
+/** How the API sees an endpoint: usable (ready, or serving and terminating as a fallback), not usable, or not there. */
+export type EndpointApiState = 'ready' | 'serving-terminating' | 'not-ready' | 'terminating' | 'not-serving' | 'excluded' | 'gone';
+
+/** An outcome's endpoint in the API: its Service port, its EndpointSlice and the pod its targetRef names. */
+export interface OutcomeEndpoint {
+  /** `namespace/name:port`. */
+  service: string;
+  endpointSlice?: string;
+  /** `targetRef`: `Pod namespace/name`. */
+  pod?: string;
+  api: EndpointApiState;
+  /** Why the API would not use it (not ready, gone, filtered by topology …), already localised; absent when usable. */
+  note?: string;
 }
 
 export interface TraceResult {

@@ -8,6 +8,7 @@ import type { HoverService } from '../../core/explain/markdown';
 import { clusterDiagnostics } from '../../core/cluster/snapshot';
 import { graphOfSnapshot, graphsOfSnapshot, snapshotKeysWhere } from '../../core/graph/snapshot';
 import { mayEnter, traceHighlight } from '../../core/graph/trace';
+import { clusterEndpoints } from '../../core/trace/cluster';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
@@ -270,7 +271,7 @@ export const snapshotQueries = {
   trace: (s: NodeSnapshot, request: TraceRequest): TraceResult => {
     const files = traceFiles(s.files);
     const result = traceSnapshot(files, request);
-    return { ...result, service: tracedService(files, result) };
+    return clusterEndpoints(s, { ...result, service: tracedService(files, result) });
   },
   graph: (s: NodeSnapshot) => graphModelOf(s),
   serviceGraphs: (s: NodeSnapshot, keys: string[]) => graphsOfSnapshot(s, keys.slice(0, MAX_GRAPHS_ASKED)),

@@ -27,6 +27,7 @@ function strings(): ExplainStrings {
 class ExplainPanel {
   private explanation: NodeExplanation | undefined;
   private uris: vscode.Uri[] = [];
+  private clusterUris: vscode.Uri[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -70,6 +71,8 @@ class ExplainPanel {
       if (!answer) throw new Error(vscode.l10n.t('the dump is not analysed (too large, or changed meanwhile)'));
       this.explanation = answer.value;
       this.uris = answer.uris;
+      // The cluster-state files' URIs, where the snapshot query gives them (parallel to the cluster state's files).
+      this.clusterUris = (answer as { clusterUris?: vscode.Uri[] }).clusterUris ?? [];
       this.panel.title = vscode.l10n.t('Explain: {0}', folderLabel(this.document));
       this.post({ type: 'explain', title: this.panel.title, strings: strings(), view: toView(this.explanation) });
       // The walkthrough's backend step is done once a node was explained (package.json completionEvents).
@@ -93,7 +96,7 @@ class ExplainPanel {
 
   private async reveal(id: number): Promise<void> {
     const evidence = this.explanation?.evidence[id];
-    const uri = evidence ? this.uris[evidence.fileIndex] : undefined;
+    const uri = evidence?.path !== undefined ? (evidence.clusterFile !== undefined ? this.clusterUris[evidence.clusterFile] : undefined) ?? fileUri(evidence.path) : evidence ? this.uris[evidence.fileIndex] : undefined;
     if (!evidence || !uri) return;
     await revealBeside(this.panel, uri, toRange(evidence.range));
   }
@@ -168,4 +171,9 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
     }),
     { dispose: () => current?.panel.dispose() },
   );
+}
+
+/** A cluster-state file as the snapshot names it: a URI string, or a path. */
+function fileUri(path: string): vscode.Uri {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(path) ? vscode.Uri.parse(path) : vscode.Uri.file(path);
 }

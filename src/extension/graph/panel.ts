@@ -332,6 +332,8 @@ class GraphPanel {
     }
     // Plain text: the webview renders this with text nodes only.
     markdown ??= [node.label, node.detail, ...node.badges].filter(Boolean).join('\n\n');
+    // The cluster state's word on the node, with its reason, after what the rules say.
+    if (node.mark) markdown = `${markdown}\n\n**${escapeMarkdown(node.mark.label)}**: ${escapeMarkdown(node.mark.reason)}`;
     this.post({ type: 'hover', nodeId, markdown });
   }
 
@@ -485,4 +487,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       },
     }),
   );
+}
+
+/** API text in the hover's Markdown: every punctuation the webview's renderer reads is escaped. */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]()<>#!|~]/g, '\\$&');
 }

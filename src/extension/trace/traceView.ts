@@ -83,9 +83,13 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<TraceNode> {
         const single = node.trace.result.outcomes.length === 1;
         const item = new vscode.TreeItem(plainLabel(`${core().formatShare(o.probability)}  ${what}`), single ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
         // The conditions are part of what the outcome says: its share is of new connections under them.
-        item.description = plainLabel([o.masquerade ? vscode.l10n.t('masqueraded') : '', o.assumptions.length ? vscode.l10n.t('if: {0}', o.assumptions.join('; ')) : ''].filter(Boolean).join(' · ')) || undefined;
-        item.iconPath = new vscode.ThemeIcon(o.verdict === 'dnat' || o.verdict === 'accept' ? 'pass' : 'error');
-        item.tooltip = o.assumptions.length ? [vscode.l10n.t('The share of new connections under these assumptions:'), ...o.assumptions].join('\n') : undefined;
+        // The cluster state names the endpoint (its pod, else its Service) and says when the API does not offer it.
+        const api = o.endpoint ? (o.endpoint.note ? vscode.l10n.t('⚠ {0}: {1}', o.endpoint.pod ?? o.endpoint.service, o.endpoint.note) : o.endpoint.pod ?? vscode.l10n.t('Service {0}', o.endpoint.service)) : '';
+        item.description = plainLabel([api, o.masquerade ? vscode.l10n.t('masqueraded') : '', o.assumptions.length ? vscode.l10n.t('if: {0}', o.assumptions.join('; ')) : ''].filter(Boolean).join(' · ')) || undefined;
+        item.iconPath = new vscode.ThemeIcon(o.endpoint?.note ? 'warning' : o.verdict === 'dnat' || o.verdict === 'accept' ? 'pass' : 'error');
+        const endpointLines = o.endpoint ? [vscode.l10n.t('Endpoint: {0}', core().endpointLine(o.endpoint)), ...(o.endpoint.note ? [vscode.l10n.t('API: {0}', o.endpoint.note)] : [])] : [];
+        const tooltip = [...endpointLines, ...(o.assumptions.length ? [vscode.l10n.t('The share of new connections under these assumptions:'), ...o.assumptions] : [])];
+        item.tooltip = tooltip.length ? tooltip.join('\n') : undefined;
         return item;
       }
       case 'more': {

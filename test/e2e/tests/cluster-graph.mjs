@@ -1,0 +1,56 @@
+// The Service graph with the sample's cluster state (samples/iptables-nft/cluster-state.yaml, written by the
+// project's generator: shop/web's pod 10.244.3.9 fails its readiness probe, shop/checkout is never programmed on
+// node1). The graph marks the stale endpoint with a word and its reason, and lists shop/checkout as not
+// programmed with its API-side graph. Needs the editor to read the cluster-state file beside the dump.
+import path from 'node:path';
+import { closeAll, openGraph } from './graph.mjs';
+
+const RELATIVE = 'samples/iptables-nft/node1.iptables';
+const STALE = '10.244.3.9:8080';
+
+export default [
+  {
+    name: 'Cluster graph: the sample\'s stale endpoint is marked with its reason, shop/checkout is listed as not programmed',
+    timeout: 180_000,
+    async run({ page, vscode, log }) {
+      await closeAll(page, vscode);
+      try {
+        await clusterSteps({ page, vscode, log });
+      } finally {
+        await closeAll(page, vscode);
+      }
+    },
+  },
+];
+
+async function clusterSteps({ page, vscode, log }) {
+  await vscode.openFile(page, path.basename(RELATIVE), { query: RELATIVE, row: (label) => label.startsWith(path.basename(RELATIVE)) && label.includes('iptables-nft') });
+  await vscode.ensureLanguageMode(page, 'iptables', log);
+  const { view, filter } = await openGraph(page, vscode);
+  await filter.fill('shop/web');
+  const row = view.locator('.services .service:not([hidden])', { hasText: 'shop/web:http/tcp' }).first();
+  await row.waitFor({ state: 'visible' });
+  await row.click();
+  const graph = view.locator('svg.graph');
+  await graph.waitFor({ state: 'visible', timeout: 30_000 });
+  // The stale pod: marked by its class, its badge word and a tooltip with the API's reason.
+  const stale = view.locator('svg.graph g.node.pod.mark-stale', { hasText: STALE }).first();
+  await vscode.poll(async () => (await stale.count()) > 0, { timeout: 30_000, what: `${STALE} marked stale (the cluster state read beside the dump)` });
+  const badge = await stale.locator('text.badges').textContent();
+  const tip = await stale.locator('title').first().textContent();
+  log(`  ${STALE}: ${badge} — ${tip}`);
+  if (!badge?.includes('stale')) throw new Error(`the stale pod's badge says ${JSON.stringify(badge)}`);
+  if (!tip?.includes('not ready')) throw new Error(`the stale pod's tooltip says ${JSON.stringify(tip)}`);
+  if ((await view.locator('svg.graph g.node.pod.mark-stale').count()) !== 1) throw new Error('more than one pod of shop/web marked stale');
+
+  // shop/checkout is in the API only: a row with the mark, and a graph with nothing programmed.
+  await filter.fill('shop/checkout');
+  const np = view.locator('.services .service:not([hidden])', { hasText: 'shop/checkout' }).first();
+  await np.waitFor({ state: 'visible', timeout: 20_000 });
+  const npBadge = await np.locator('.badge').textContent();
+  log(`  shop/checkout row: ${npBadge}`);
+  if (!npBadge?.includes('not programmed')) throw new Error(`shop/checkout's row says ${JSON.stringify(npBadge)}`);
+  await np.click();
+  await vscode.poll(async () => (await view.locator('svg.graph g.node.mark-not-programmed').count()) >= 3, { timeout: 20_000, what: 'the API-side graph of shop/checkout' });
+  if ((await view.locator('svg.graph g.node.linked').count()) !== 0) throw new Error('the API-side graph links to rules');
+}
