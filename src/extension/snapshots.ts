@@ -55,6 +55,8 @@ export class Snapshots {
   private readonly clusterTexts = new Map<string, { version: number; picked: boolean; input: ClusterInput | undefined }>();
   /** The cluster-state file the user picked for a snapshot folder (see clusterCheck.ts). */
   pickedCluster: (folder: vscode.Uri) => vscode.Uri | undefined = () => undefined;
+  /** The node the user said a snapshot folder's dumps come from (see clusterCheck.ts). */
+  pickedNode: (folder: vscode.Uri) => string | undefined = () => undefined;
 
   constructor(
     private readonly cache: DocumentCache,
@@ -74,7 +76,7 @@ export class Snapshots {
       return { value: core().runSnapshotQuery(snapshot, method, args), uris, clusterUris, where: 'extension-host' };
     }
     const { files, uris } = await this.specs([{ uri: document.uri, open: document, analysis: own }, ...siblings]);
-    const answer = await this.ask(files, uris, method, args, snapshotFolderName(document.uri));
+    const answer = await this.ask(files, uris, method, args, { folder: snapshotFolderName(document.uri), node: this.pickedNode(vscode.Uri.joinPath(document.uri, '..')) });
     return answer && !document.isClosed && document.version === own.version ? answer : undefined;
   }
 
@@ -84,13 +86,13 @@ export class Snapshots {
    */
   async queryFolder<M extends SnapshotMethod>(folder: vscode.Uri, method: M, ...args: SnapshotArgs<M>): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
     const { files, uris } = await this.specs(await this.filesIn(folder));
-    return files.length > 0 ? this.ask(files, uris, method, args, folder.path.split('/').pop() || undefined) : undefined;
+    return files.length > 0 ? this.ask(files, uris, method, args, { folder: folder.path.split('/').pop() || undefined, node: this.pickedNode(folder) }) : undefined;
   }
 
   /** The worker's answer, undefined when it dropped the question (a document changed, the worker restarted). */
-  private async ask<M extends SnapshotMethod>(files: SnapshotFileSpec[], uris: vscode.Uri[], method: M, args: SnapshotArgs<M>, folder: string | undefined): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
+  private async ask<M extends SnapshotMethod>(files: SnapshotFileSpec[], uris: vscode.Uri[], method: M, args: SnapshotArgs<M>, place: { folder?: string; node?: string }): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
     try {
-      const answer = await this.cache.whileWorkerWorks(() => this.cache.worker.request<SnapshotAnswer<SnapshotResult<M>>>({ type: 'snapshot', files, method, args, folder }));
+      const answer = await this.cache.whileWorkerWorks(() => this.cache.worker.request<SnapshotAnswer<SnapshotResult<M>>>({ type: 'snapshot', files, method, args, ...place }));
       return { value: answer.value, uris: answer.included.map((i) => uris[i]), clusterUris: (answer.clusterIncluded ?? []).map((i) => uris[i]), where: 'worker' };
     } catch (e) {
       if (e instanceof RequestError && e.kind !== 'error') return undefined;
@@ -148,7 +150,7 @@ export class Snapshots {
       clusters.push(input);
       clusterUris.push(s.uri);
     }
-    return { snapshot: core().buildSnapshotWithCluster(files, clusters, snapshotFolderName(document.uri)), uris, clusterUris };
+    return { snapshot: core().buildSnapshotWithCluster(files, clusters, snapshotFolderName(document.uri), this.pickedNode(vscode.Uri.joinPath(document.uri, '..'))), uris, clusterUris };
   }
 
   /** An open cluster-state file, read once per version. */

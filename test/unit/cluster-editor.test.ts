@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { knownNodeNames } from '../../src/core/cluster/node';
 import { buildSnapshotWithCluster, clusterDiagnostics, docsLineOf, readClusterInput, type ClusterInput } from '../../src/core/cluster/snapshot';
 import { apiSideAt, apiSideMarkdown } from '../../src/core/explain/cluster-hover';
 import { analyzeFile, type SnapshotFile } from '../../src/core/snapshot';
@@ -84,6 +85,19 @@ describe('the snapshot with its cluster state', () => {
     const second = buildSnapshotWithCluster(files, [again], 'x');
     expect(second.cluster).not.toBe(first.cluster);
     expect(second.cluster!.check.findings).toEqual(first.cluster!.check.findings);
+  });
+
+  it('the node the user chose is the check\'s node, not inferred, and is part of what the check is kept by', () => {
+    const { files, cluster } = sample('iptables-nft');
+    const inferred = buildSnapshotWithCluster(files, [cluster], 'x');
+    const known = knownNodeNames(cluster.state);
+    const other = known.find((n) => n !== inferred.cluster!.check.node.name)!;
+    expect(other).toBeDefined();
+    const chosen = buildSnapshotWithCluster(files, [cluster], 'x', other);
+    expect(chosen.cluster!.check.node).toMatchObject({ name: other });
+    expect(chosen.cluster!.check.node.inferredFrom).toBeUndefined();
+    expect(chosen.cluster).not.toBe(inferred.cluster);
+    expect(buildSnapshotWithCluster(files, [cluster], 'x', other).cluster).toBe(chosen.cluster);
   });
 });
 

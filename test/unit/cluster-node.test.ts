@@ -1,5 +1,6 @@
 // Which node a dump comes from: given (and checked), or inferred from the node addresses the rules name, the
 // endpoints they mark local, or the folder's name; several fitting equally are candidates, never a guess.
+import { nodeLine } from '../../src/core/cluster/check-format';
 import { describe, expect, it } from 'vitest';
 import { inferNode } from '../../src/core/cluster/node';
 import { readClusterFile } from '../../src/core/cluster/read';
@@ -54,7 +55,9 @@ describe('inferNode', () => {
     const n = inferNode(s, snapshotOf('iptables', [cluster]), { folder: '/tmp/x' });
     expect(n.name).toBeUndefined();
     expect(n.candidates).toEqual(['node-1', 'node-2']);
-    expect(n.evidence).toContain('--node');
+    // Said in words the editor can show too; the CLI's report adds how to name the node (--node).
+    expect(n.evidence).not.toContain('--node');
+    expect(nodeLine(n)).toContain('--node NAME');
   });
 
   it('two nodes sharing the address the rules name: candidates, then narrowed by the local endpoints', () => {

@@ -28,6 +28,11 @@ function knownNodes(state: ClusterState): Map<string, string | undefined> {
   return nodes;
 }
 
+/** Every node the cluster state names (Nodes, else the EndpointSlices' nodeName), sorted. */
+export function knownNodeNames(state: ClusterState): string[] {
+  return [...knownNodes(state).keys()].sort();
+}
+
 export function inferNode(state: ClusterState, snapshot: NodeSnapshot, hint: NodeHint): NodeIdentity {
   const nodes = knownNodes(state);
   const named = (name: string, more: Omit<NodeIdentity, 'name' | 'zone'> = {}): NodeIdentity => ({ name, ...(nodes.get(name) !== undefined ? { zone: nodes.get(name) } : {}), ...more });
@@ -42,7 +47,7 @@ export function inferNode(state: ClusterState, snapshot: NodeSnapshot, hint: Nod
     if (found.names.length === 1) return named(found.names[0], { inferredFrom: found.from, evidence: found.evidence });
     pool = found.names;
   }
-  return { candidates: pool.length < nodes.size ? pool.sort() : [...nodes.keys()].sort(), evidence: t('the dumps do not show which node they come from: give --node NAME') };
+  return { candidates: pool.length < nodes.size ? pool.sort() : [...nodes.keys()].sort(), evidence: t('the dumps do not show which node they come from') };
 }
 
 interface Inferred {

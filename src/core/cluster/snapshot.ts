@@ -26,6 +26,7 @@ export function readClusterInput(name: string, text: string, picked = false): Cl
 interface Kept {
   key: readonly object[];
   folder?: string;
+  node?: string;
   cluster: SnapshotCluster;
 }
 
@@ -35,26 +36,27 @@ const KEPT_PER_STATE = 4;
 
 /**
  * The node snapshot of `files`, with the check against `clusters` as `snapshot.cluster` (none without a dump or a
- * cluster file). `folder` is the snapshot folder's name, which may be the node's.
+ * cluster file). `folder` is the snapshot folder's name, which may be the node's; `node` the node the user said the
+ * dumps come from (else it is inferred).
  */
-export function buildSnapshotWithCluster(files: SnapshotFile[], clusters: readonly ClusterInput[], folder?: string): NodeSnapshot {
+export function buildSnapshotWithCluster(files: SnapshotFile[], clusters: readonly ClusterInput[], folder?: string, node?: string): NodeSnapshot {
   const snapshot = buildSnapshot(files);
   if (files.length === 0 || clusters.length === 0) return snapshot;
   const key = [...files.map((f) => f.analysis), ...clusters.map((c) => c.state)];
   const list = kept.get(clusters[0].state) ?? [];
-  const found = list.find((k) => k.folder === folder && k.key.length === key.length && k.key.every((x, i) => x === key[i]));
+  const found = list.find((k) => k.folder === folder && k.node === node && k.key.length === key.length && k.key.every((x, i) => x === key[i]));
   if (found) {
     snapshot.cluster = found.cluster;
     return snapshot;
   }
   const state = clusters.length === 1 ? clusters[0].state : mergeClusterStates(clusters.map((c) => c.state));
   try {
-    snapshot.cluster = { files: clusters.map((c) => c.name), state, check: checkSnapshot(snapshot, state, { folder }) };
+    snapshot.cluster = { files: clusters.map((c) => c.name), state, check: checkSnapshot(snapshot, state, { folder, node }) };
   } catch {
     // A check that fails must not take the rest of the snapshot (hovers, trace, graph) with it.
     return snapshot;
   }
-  list.push({ key, folder, cluster: snapshot.cluster });
+  list.push({ key, folder, node, cluster: snapshot.cluster });
   if (list.length > KEPT_PER_STATE) list.shift();
   kept.set(clusters[0].state, list);
   return snapshot;

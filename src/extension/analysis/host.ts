@@ -306,7 +306,7 @@ export class AnalysisHost {
             clusters.push(cluster);
           }
         });
-        const snapshot = buildSnapshotWithCluster(files, clusters, request.folder);
+        const snapshot = buildSnapshotWithCluster(files, clusters, request.folder, request.node);
         const answer: SnapshotAnswer = { included, clusterIncluded, value: runSnapshotQuery(snapshot, request.method, request.args as never) };
         if (files.length > 0) this.prepareSnapshotWhenIdle(files, () => current.every((c) => c()));
         return answer;

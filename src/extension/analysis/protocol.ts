@@ -34,8 +34,8 @@ export type Notification =
 export type Request =
   | { type: 'analyze'; key: string; version: number }
   | { type: 'query'; key: string; version: number; method: DocumentMethod; args: unknown[] }
-  /** `folder`: the snapshot folder's name (it may be the node's, for the cluster check). */
-  | { type: 'snapshot'; files: SnapshotFileSpec[]; method: SnapshotMethod; args: unknown[]; folder?: string }
+  /** `folder`: the snapshot folder's name (it may be the node's, for the cluster check); `node`: the node the user chose. */
+  | { type: 'snapshot'; files: SnapshotFileSpec[]; method: SnapshotMethod; args: unknown[]; folder?: string; node?: string }
   | { type: 'analyzeFile'; path: string; name: string; maxSize: number };
 
 export type ToWorker = Notification | (Request & { id: number });

@@ -6,6 +6,7 @@ import { explainNode } from '../../core/explain/node';
 import { apiSideAt, apiSideMarkdown } from '../../core/explain/cluster-hover';
 import type { HoverService } from '../../core/explain/markdown';
 import { clusterDiagnostics } from '../../core/cluster/snapshot';
+import { knownNodeNames } from '../../core/cluster/node';
 import { graphOfSnapshot, graphsOfSnapshot, snapshotKeysWhere } from '../../core/graph/snapshot';
 import { mayEnter, traceHighlight } from '../../core/graph/trace';
 import { clusterEndpoints } from '../../core/trace/cluster';
@@ -278,6 +279,8 @@ export const snapshotQueries = {
   tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) => snapshotKeysWhere(s, (g) => traceHighlight([g], trace).nodes.length > 0, max, (svc) => mayEnter(svc, trace)),
   explain: (s: NodeSnapshot) => explainNode(s, s.files.map((f) => f.text?.())),
   clusterDiagnostics: (s: NodeSnapshot) => clusterDiagnostics(s),
+  /** Which node the cluster check judged the dumps from (undefined without a cluster state). */
+  clusterNode: (s: NodeSnapshot) => (s.cluster ? { ...s.cluster.check.node, known: knownNodeNames(s.cluster.state) } : undefined),
   /** The API side of a Service port in its hover (undefined without a cluster state). */
   clusterHover: (s: NodeSnapshot, service: HoverService) => apiSideMarkdown(s, service),
   /** The same for the IPVS virtual service declared on the position's line (ipvsadm names no Service). */

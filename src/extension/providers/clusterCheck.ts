@@ -8,6 +8,7 @@ import type { Log } from '../log';
 import type { Snapshots } from '../snapshots';
 
 const PICKED_KEY = 'dataplane.clusterState:';
+const NODE_KEY = 'dataplane.snapshotNode:';
 const DOCS = ['docs', 'cluster-check.md'];
 
 /**
@@ -24,6 +25,9 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
     const picked = context.workspaceState.get<string>(PICKED_KEY + folder.toString());
     return picked ? vscode.Uri.parse(picked) : undefined;
   };
+  snapshots.pickedNode = (folder) => context.workspaceState.get<string>(NODE_KEY + folder.toString());
+  /** Folders whose "which node?" question was offered in this session (offered once, then left to the command). */
+  const asked = new Set<string>();
 
   const replace = (folder: string, next: Map<string, vscode.Diagnostic[]>) => {
     for (const uri of byFolder.get(folder) ?? []) if (!next.has(uri)) collection.delete(vscode.Uri.parse(uri));
@@ -47,6 +51,37 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
       if (uri) next.set(uri.toString(), await Promise.all(f.diagnostics.map((d) => docs.diagnostic(d))));
     }
     replace(folder, next);
+    if (!asked.has(folder)) void offerNodeChoice(document, folder);
+  };
+  /** When the dumps do not show their node and several fit, offers to say which one (once per folder and session). */
+  const offerNodeChoice = async (document: vscode.TextDocument, folder: string) => {
+    const node = (await snapshots.query(document, 'clusterNode').catch(() => undefined))?.value;
+    if (!node || node.name !== undefined || (node.candidates?.length ?? 0) < 2 || asked.has(folder)) return;
+    asked.add(folder);
+    const choose = vscode.l10n.t('Choose the Node…');
+    const answer = await vscode.window.showInformationMessage(
+      vscode.l10n.t('The dumps in {0} do not show which node they come from; {1} nodes fit. Local traffic policies and topology are judged without a node until you choose one.', vscode.workspace.asRelativePath(vscode.Uri.parse(folder)), node.candidates!.length),
+      choose,
+    );
+    if (answer === choose) await chooseNode(document, node.candidates!);
+  };
+  /** Asks which node the dumps of `document`'s folder come from, keeps the answer for the folder, re-checks. */
+  const chooseNode = async (document: vscode.TextDocument, candidates: string[] | undefined) => {
+    const names = candidates ?? [];
+    if (names.length === 0) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('The cluster state of this folder names no nodes to choose from.'));
+      return;
+    }
+    const key = NODE_KEY + folderOf(document.uri).toString();
+    const current = context.workspaceState.get<string>(key);
+    const picked = await vscode.window.showQuickPick(names.map((label) => ({ label, description: label === current ? vscode.l10n.t('chosen') : undefined })), {
+      title: vscode.l10n.t('Which node do these dumps come from?'),
+      placeHolder: vscode.l10n.t('A node of the cluster state'),
+    });
+    if (!picked) return;
+    await context.workspaceState.update(key, picked.label);
+    log.info(`cluster check: ${folderOf(document.uri).fsPath} is node ${picked.label}`);
+    await update(document);
   };
   const { schedule, dispose } = perDocumentDebounce(500, update);
   /** Re-checks the open dumps of a folder (a file in it changed, appeared or went), or clears it. */
@@ -71,13 +106,20 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
       if (isDumpLanguage(d.languageId)) setTimeout(() => folderChanged(d.uri), 0);
     }),
     { dispose },
-    vscode.commands.registerCommand('dataplane.checkAgainstClusterState', async (file?: vscode.Uri | string) => {
-      const editor = vscode.window.activeTextEditor;
-      const dump = editor && isDumpLanguage(editor.document.languageId) ? editor.document : vscode.workspace.textDocuments.find((d) => isDumpLanguage(d.languageId));
-      if (!dump) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump first: the cluster state is checked against the dumps of its folder.'));
+    vscode.commands.registerCommand('dataplane.chooseSnapshotNode', async () => {
+      const dump = dumpForCommand();
+      if (!dump) return;
+      const node = (await snapshots.query(dump, 'clusterNode').catch(() => undefined))?.value;
+      if (!node) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('No cluster state beside this dump: put one in its folder or use Check Against Cluster State… first.'));
         return;
       }
+      // The likely nodes when the dumps narrowed them down, else every node of the cluster state.
+      await chooseNode(dump, node.candidates?.length ? node.candidates : node.known);
+    }),
+    vscode.commands.registerCommand('dataplane.checkAgainstClusterState', async (file?: vscode.Uri | string) => {
+      const dump = dumpForCommand();
+      if (!dump) return;
       const picked = typeof file === 'string' ? vscode.Uri.file(file) : file ?? (await pickClusterFile(dump.uri));
       if (!picked) return;
       await context.workspaceState.update(PICKED_KEY + folderOf(dump.uri).toString(), picked.toString());
@@ -88,6 +130,14 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
   // Dumps already open are checked after activation, not during it.
   const initial = setTimeout(() => vscode.workspace.textDocuments.forEach((d) => isDumpLanguage(d.languageId) && schedule(d)), 0);
   context.subscriptions.push({ dispose: () => clearTimeout(initial) });
+}
+
+/** The dump a command works on: the active editor's, else any open one; says so when there is none. */
+function dumpForCommand(): vscode.TextDocument | undefined {
+  const editor = vscode.window.activeTextEditor;
+  const dump = editor && isDumpLanguage(editor.document.languageId) ? editor.document : vscode.workspace.textDocuments.find((d) => isDumpLanguage(d.languageId));
+  if (!dump) void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump first: the cluster state is checked against the dumps of its folder.'));
+  return dump;
 }
 
 function folderOf(uri: vscode.Uri): vscode.Uri {
