@@ -222,7 +222,8 @@ const graphModels: PerAnalyses<GraphModel> = new WeakMap();
 
 /** The graph model of the snapshot with these analyses, kept while they live (the list of 10,000 Services is built once). */
 function graphModelOf(s: NodeSnapshot): GraphModel {
-  const model = perAnalyses(graphModels, analysesOf(s), () => graphOfSnapshot(s, EAGER_GRAPHS), 4);
+  // The cluster check marks the graph: a snapshot with one is another graph than the same dumps without.
+  const model = perAnalyses(graphModels, s.cluster ? [...analysesOf(s), s.cluster] : analysesOf(s), () => graphOfSnapshot(s, EAGER_GRAPHS), 4);
   // A copy of the map: the panel adds the graphs it asks for later to the model it got.
   return { ...model, graphs: new Map(model.graphs) };
 }

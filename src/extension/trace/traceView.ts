@@ -90,6 +90,8 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<TraceNode> {
         const endpointLines = o.endpoint ? [vscode.l10n.t('Endpoint: {0}', core().endpointLine(o.endpoint)), ...(o.endpoint.note ? [vscode.l10n.t('API: {0}', o.endpoint.note)] : [])] : [];
         const tooltip = [...endpointLines, ...(o.assumptions.length ? [vscode.l10n.t('The share of new connections under these assumptions:'), ...o.assumptions] : [])];
         item.tooltip = tooltip.length ? tooltip.join('\n') : undefined;
+        // A screen reader hears the outcome first, then what the tooltip adds (VS Code reads the tooltip instead of the label).
+        item.accessibilityInformation = { label: [item.label as string, item.description, ...tooltip].filter(Boolean).join(', ') };
         return item;
       }
       case 'more': {

@@ -24,7 +24,7 @@ const MODES = [
     label: 'iptables mode, nf_tables backend',
     file: 'node1.iptables',
     headline: 'This node runs kube-proxy in iptables mode.',
-    sections: ['verdict', 'evidence', 'backend', 'iptables-nft', 'tradeoffs', 'status', 'numbers'],
+    sections: ['verdict', 'evidence', 'backend', 'cluster', 'iptables-nft', 'tradeoffs', 'status', 'numbers'],
     // kube-proxy's KUBE-SERVICES of the nat table (the filter table has one too).
     click: { section: 'evidence', quote: ':KUBE-SERVICES - [0:0]', length: ':KUBE-SERVICES - [0:0]'.length, file: 'node1.iptables', line: lineOf(IPT_NFT, (l) => l === ':KUBE-SERVICES - [0:0]', IPT_NFT.indexOf('*nat')) },
   },
@@ -32,21 +32,21 @@ const MODES = [
     label: 'iptables mode, legacy backend',
     file: 'node1.iptables',
     headline: 'This node runs kube-proxy in iptables mode.',
-    sections: ['verdict', 'evidence', 'backend', 'tradeoffs', 'status', 'numbers'],
+    sections: ['verdict', 'evidence', 'backend', 'cluster', 'tradeoffs', 'status', 'numbers'],
     click: { section: 'backend', quote: IPT_LEGACY[0], length: IPT_LEGACY[0].length, file: 'node1.iptables', line: 1 },
   },
   {
     label: 'nftables mode',
     file: 'node1.nft',
     headline: 'This node runs kube-proxy in nftables mode.',
-    sections: ['verdict', 'evidence', 'tradeoffs', 'status', 'numbers'],
+    sections: ['verdict', 'evidence', 'cluster', 'tradeoffs', 'status', 'numbers'],
     click: { section: 'evidence', quote: 'ip daddr . meta l4proto . th dport vmap @service-ips', length: NFT.find((l) => l.trim() === 'ip daddr . meta l4proto . th dport vmap @service-ips')?.length, file: 'node1.nft', line: lineOf(NFT, (l) => l.trim() === 'ip daddr . meta l4proto . th dport vmap @service-ips') },
   },
   {
     label: 'IPVS mode',
     file: 'node1.ipvsadm',
     headline: 'This node runs kube-proxy in IPVS mode.',
-    sections: ['verdict', 'evidence', 'backend', 'iptables-nft', 'tradeoffs', 'status', 'numbers'],
+    sections: ['verdict', 'evidence', 'backend', 'cluster', 'iptables-nft', 'tradeoffs', 'status', 'numbers'],
     click: { section: 'evidence', quote: IPSET.find((l) => l.startsWith('create KUBE-CLUSTER-IP ')), length: IPSET.find((l) => l.startsWith('create KUBE-CLUSTER-IP '))?.length, file: 'node1.ipset', line: lineOf(IPSET, (l) => l.startsWith('create KUBE-CLUSTER-IP ')) },
   },
 ];
