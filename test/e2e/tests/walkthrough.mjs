@@ -199,8 +199,9 @@ export default [
       await vscode.runCommand(page, 'View: Close All Editor Groups');
       await page.keyboard.press('F1');
       await vscode.fillQuickInput(page, '>Dataplane Explorer: Clear Trace');
-      await vscode.sleep(1000);
+      // Offered only while there is a trace: wait for the palette to have filtered before deciding there is none.
       const clear = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Clear Trace' });
+      await vscode.poll(async () => (await clear.count()) > 0, { timeout: 5_000, what: 'Clear Trace in the palette' }).catch(() => undefined);
       if (await clear.count()) await clear.first().click();
       else await page.keyboard.press('Escape');
       await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
