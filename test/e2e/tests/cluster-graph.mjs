@@ -2,10 +2,13 @@
 // project's generator: shop/web's pod 10.244.3.9 fails its readiness probe, shop/checkout is never programmed on
 // node1). The graph marks the stale endpoint with a word and its reason, and lists shop/checkout as not
 // programmed with its API-side graph. Needs the editor to read the cluster-state file beside the dump.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as wt from '../lib/walkthrough.mjs';
 import { closeAll, openGraph } from './graph.mjs';
 
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const RELATIVE = 'samples/iptables-nft/node1.iptables';
 const STALE = '10.244.3.9:8080';
 
@@ -29,7 +32,8 @@ export async function clusterSteps({ page, vscode, log }, locale) {
   const word = (english) => wt.message(locale, english);
   await vscode.openFile(page, path.basename(RELATIVE), { query: RELATIVE, row: (label) => label.startsWith(path.basename(RELATIVE)) && label.includes('iptables-nft') });
   await vscode.ensureLanguageMode(page, 'iptables', log);
-  const { view, filter } = await openGraph(page, vscode);
+  const nls = JSON.parse(readFileSync(path.join(REPO, locale === 'en' ? 'package.nls.json' : `package.nls.${locale}.json`), 'utf8'));
+  const { view, filter } = await openGraph(page, vscode, `${nls.category}: ${nls['command.showGraph']}`);
   await filter.fill('shop/web');
   const row = view.locator('.services .service:not([hidden])', { hasText: 'shop/web:http/tcp' }).first();
   await row.waitFor({ state: 'visible' });

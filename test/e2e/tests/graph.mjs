@@ -28,8 +28,8 @@ export async function closeAll(page, vscode) {
 }
 
 /** Opens the graph for the active editor and waits for the filter field. */
-export async function openGraph(page, vscode) {
-  await vscode.runCommand(page, 'Dataplane Explorer: Show Service Graph');
+export async function openGraph(page, vscode, command = 'Dataplane Explorer: Show Service Graph') {
+  await vscode.runCommand(page, command);
   const view = webview(page);
   const filter = view.locator('vscode-textfield#filter input');
   await filter.waitFor({ state: 'visible', timeout: 30_000 });
