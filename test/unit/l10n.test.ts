@@ -16,6 +16,7 @@ const nlsZh = json('package.nls.zh-cn.json');
 const SAME_AS_ENGLISH = new Set([
   'Dataplane Explorer',
   'Service **{0}**',
+  'Service {0}',
   'externalTrafficPolicy {0}',
   'internalTrafficPolicy Local',
   'iptables-save',

@@ -19,9 +19,9 @@ function nodeItem(node: NodeIdentity): Item {
     const candidates = node.candidates?.length ? t(' It could be {0}.', node.candidates.slice(0, 8).join(', ')) : '';
     return { kind: 'warning', text: t('Which node this dump belongs to is not known: traffic policies Local and topology are judged without a node.{0}', candidates), evidence: [] };
   }
-  if (!node.inferredFrom) return { kind: 'claim', text: t('This dump is node `{0}` (given).', node.name), evidence: [] };
+  if (!node.inferredFrom) return { kind: 'claim', text: t('This dump is node {0} (given).', codeSpan(node.name)), evidence: [] };
   const how = node.inferredFrom === 'address' ? t('the node\'s addresses in the rules') : node.inferredFrom === 'local-endpoints' ? t('the endpoints the rules mark local') : t('the folder\'s name');
-  return { kind: 'claim', text: t('This dump is node `{0}`, inferred from {1}: {2}.', node.name, how, node.evidence ?? ''), evidence: [] };
+  return { kind: 'claim', text: t('This dump is node {0}, inferred from {1}: {2}.', codeSpan(node.name), how, node.evidence ?? ''), evidence: [] };
 }
 
 /** Service ports the rules program with no error or warning of their own. */
@@ -34,14 +34,19 @@ function matching(cluster: SnapshotCluster): number {
   return Math.max(0, cluster.check.summary.programmed - drifted.size);
 }
 
+/** A value shown as code in the explain view (outside the message: a translation never wraps a placeholder in a span). */
+function codeSpan(value: string): string {
+  return `\`${value.replace(/`/g, "'")}\``;
+}
+
 const KIND: Record<Finding['severity'], Item['kind']> = { error: 'warning', warning: 'warning', info: 'note' };
 
 function findingItem(f: Finding, evidence: ClusterEvidence): Item {
-  const where = f.service.namespace || f.service.name ? `\`${servicePortText(f.service)}\` ${f.service.protocol}` : t('kube-proxy');
+  const where = f.service.namespace || f.service.name ? `${codeSpan(servicePortText(f.service))} ${f.service.protocol}` : t('kube-proxy');
   const quote = servicePortText(f.service) || f.code;
   return {
     kind: KIND[f.severity],
-    text: t('{0} `{1}` ({2}): {3} Why: {4}', where, f.code, f.severity, f.message, f.reason),
+    text: t('{0} {1} ({2}): {3} Why: {4}', where, codeSpan(f.code), f.severity, f.message, f.reason),
     evidence: f.evidence.slice(0, 3).flatMap((at) => evidence(at, quote) ?? []),
   };
 }
