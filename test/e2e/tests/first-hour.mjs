@@ -158,7 +158,9 @@ export async function noServicesPicker(page, vscode, command, hint) {
 
 /** What the CLI prints for the same trace (`dataplane trace FILE --to 10.96.12.40:80 [--json]`), run from the repo. */
 function cli(...extra) {
-  return execFileSync(process.execPath, [path.join(REPO, 'dist', 'cli.js'), 'trace', SAMPLE, '--to', '10.96.12.40:80', ...extra], { cwd: REPO, encoding: 'utf8' });
+  // The sample's folder holds its cluster state, which the editor reads beside the dump: so does the CLI here.
+  const cluster = path.join(path.dirname(SAMPLE), 'cluster-state.yaml');
+  return execFileSync(process.execPath, [path.join(REPO, 'dist', 'cli.js'), 'trace', SAMPLE, '--to', '10.96.12.40:80', '--cluster', cluster, ...extra], { cwd: REPO, encoding: 'utf8' });
 }
 
 export default [
