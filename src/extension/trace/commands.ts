@@ -96,7 +96,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     const result = answer.value;
     log.info(`trace ${target.protocol} ${core().hostPort(target.address, target.port)} from ${from} (${answer.where}): ${result.outcomes.map((o) => `${core().formatShare(o.probability)} ${o.verdict} ${o.destination ?? ''}`).join(', ')}`);
     tree.show({ result, uris: answer.uris });
-    // Also ticks the walkthrough's trace step: done once a trace has run, not when its button was clicked.
+    // Also ticks the walkthrough's trace step: done once a trace has run, not when its button was clicked. The
+    // step listens for the key to change, so a trace shown over an earlier one (key already set) sets it anew.
+    await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', false);
     await vscode.commands.executeCommand('setContext', 'dataplane.hasTrace', true);
     decorate();
     view.description = [result.service, `${target.protocol} ${core().hostPort(target.address, target.port)}`].filter(Boolean).join(' · ');
