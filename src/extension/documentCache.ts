@@ -8,7 +8,7 @@ import type { Worker } from 'node:worker_threads';
 import type { AnyFeatures, DumpAnalysis } from '../core/language';
 import type { StatusSummary } from '../core/language/types';
 import type { Diagnostic } from '../core/model/diagnostics';
-import { AnalysisClient, RequestError } from './analysis/client';
+import { AnalysisClient, RequestError, type CancelSignal } from './analysis/client';
 import { LoopWatch } from './analysis/loopWatch';
 import { workerOptions, type AnalyzeResult, type WorkerData } from './analysis/protocol';
 import type { DocumentArgs, DocumentMethod, DocumentResult } from './analysis/queries';
@@ -33,6 +33,8 @@ export interface DocumentAnalysis {
   readonly local?: { features: AnyFeatures; analysis: DumpAnalysis };
   /** Asks a question about this version; undefined when the document changed meanwhile. */
   query<M extends DocumentMethod>(method: M, ...args: DocumentArgs<M>): Promise<DocumentResult<M> | undefined>;
+  /** As query, for a provider VS Code may cancel: then undefined at once, and the worker skips it if not started. */
+  queryWith<M extends DocumentMethod>(token: CancelSignal | undefined, method: M, ...args: DocumentArgs<M>): Promise<DocumentResult<M> | undefined>;
 }
 
 /** What the language status item shows. */
@@ -75,6 +77,7 @@ function localAnalysis(features: AnyFeatures, analysis: DumpAnalysis, version: n
     ms,
     local: { features, analysis },
     query: (method, ...args) => Promise.resolve(core().runDocumentQuery(features, analysis, method, args)),
+    queryWith: (token, method, ...args) => Promise.resolve(token?.isCancellationRequested ? undefined : core().runDocumentQuery(features, analysis, method, args)),
   };
 }
 
@@ -348,6 +351,17 @@ export class DocumentCache implements vscode.Disposable {
 
   private remoteAnalysis(document: vscode.TextDocument, result: AnalyzeResult): DocumentAnalysis {
     const key = document.uri.toString();
+    const ask = async <M extends DocumentMethod>(token: CancelSignal | undefined, method: M, ...args: DocumentArgs<M>): Promise<DocumentResult<M> | undefined> => {
+      if (document.isClosed || document.version !== result.version) return undefined;
+      try {
+        const value = await this.client.request<DocumentResult<M>>({ type: 'query', key, version: result.version, method, args }, token);
+        // An answer for a version the editor has left is dropped here, before a provider converts it.
+        return document.isClosed || document.version !== result.version ? undefined : value;
+      } catch (e) {
+        if (e instanceof RequestError && e.kind !== 'error') return undefined;
+        throw e;
+      }
+    };
     return {
       languageId: result.languageId,
       version: result.version,
@@ -355,17 +369,8 @@ export class DocumentCache implements vscode.Disposable {
       summary: result.summary,
       diagnostics: result.diagnostics,
       ms: result.ms,
-      query: async (method, ...args) => {
-        if (document.isClosed || document.version !== result.version) return undefined;
-        try {
-          const value = await this.client.request<DocumentResult<typeof method>>({ type: 'query', key, version: result.version, method, args });
-          // An answer for a version the editor has left is dropped here, before a provider converts it.
-          return document.isClosed || document.version !== result.version ? undefined : value;
-        } catch (e) {
-          if (e instanceof RequestError && e.kind !== 'error') return undefined;
-          throw e;
-        }
-      },
+      query: (method, ...args) => ask(undefined, method, ...args),
+      queryWith: (token, method, ...args) => ask(token, method, ...args),
     };
   }
 

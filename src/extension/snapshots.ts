@@ -7,7 +7,7 @@ import type { ClusterInput } from '../core/cluster/snapshot';
 import type { NodeSnapshot, SnapshotFile } from '../core/snapshot';
 import type { SnapshotAnswer, SnapshotFileSpec } from './analysis/protocol';
 import type { SnapshotArgs, SnapshotMethod, SnapshotResult } from './analysis/queries';
-import { RequestError } from './analysis/client';
+import { RequestError, type CancelSignal } from './analysis/client';
 import { snapshotInWorker } from './analysis/route';
 import type { DocumentAnalysis, DocumentCache } from './documentCache';
 import { core } from './loadCore';
@@ -67,16 +67,22 @@ export class Snapshots {
    * Asks a question about the node snapshot of `document` (file 0). Undefined when the document is no analysed
    * dump (other language, too large, failed) or changed while the answer was computed.
    */
-  async query<M extends SnapshotMethod>(document: vscode.TextDocument, method: M, ...args: SnapshotArgs<M>): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
+  query<M extends SnapshotMethod>(document: vscode.TextDocument, method: M, ...args: SnapshotArgs<M>): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
+    return this.queryWith(undefined, document, method, ...args);
+  }
+
+  /** As query, for a provider VS Code may cancel: undefined once `token` fires; the worker skips it if not started. */
+  async queryWith<M extends SnapshotMethod>(token: CancelSignal | undefined, document: vscode.TextDocument, method: M, ...args: SnapshotArgs<M>): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
     const own = await this.cache.get(document);
     if (!own) return undefined;
     const siblings = await this.siblings(document);
+    if (token?.isCancellationRequested) return undefined;
     if (!snapshotInWorker(own, siblings.map(place))) {
       const { snapshot, uris, clusterUris } = this.local(document, own, siblings);
       return { value: core().runSnapshotQuery(snapshot, method, args), uris, clusterUris, where: 'extension-host' };
     }
     const { files, uris } = await this.specs([{ uri: document.uri, open: document, analysis: own }, ...siblings]);
-    const answer = await this.ask(files, uris, method, args, { folder: snapshotFolderName(document.uri), node: this.pickedNode(vscode.Uri.joinPath(document.uri, '..')) });
+    const answer = await this.ask(files, uris, method, args, { folder: snapshotFolderName(document.uri), node: this.pickedNode(vscode.Uri.joinPath(document.uri, '..')) }, token);
     return answer && !document.isClosed && document.version === own.version ? answer : undefined;
   }
 
@@ -84,15 +90,15 @@ export class Snapshots {
    * Asks a question about the node snapshot of a folder's dumps without opening any of them (Ctrl+T across the
    * workspace): the worker reads the files on disk; open ones go as they are in the editor.
    */
-  async queryFolder<M extends SnapshotMethod>(folder: vscode.Uri, method: M, ...args: SnapshotArgs<M>): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
+  async queryFolder<M extends SnapshotMethod>(folder: vscode.Uri, token: CancelSignal | undefined, method: M, ...args: SnapshotArgs<M>): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
     const { files, uris } = await this.specs(await this.filesIn(folder));
-    return files.length > 0 ? this.ask(files, uris, method, args, { folder: folder.path.split('/').pop() || undefined, node: this.pickedNode(folder) }) : undefined;
+    return files.length > 0 ? this.ask(files, uris, method, args, { folder: folder.path.split('/').pop() || undefined, node: this.pickedNode(folder) }, token) : undefined;
   }
 
   /** The worker's answer, undefined when it dropped the question (a document changed, the worker restarted). */
-  private async ask<M extends SnapshotMethod>(files: SnapshotFileSpec[], uris: vscode.Uri[], method: M, args: SnapshotArgs<M>, place: { folder?: string; node?: string }): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
+  private async ask<M extends SnapshotMethod>(files: SnapshotFileSpec[], uris: vscode.Uri[], method: M, args: SnapshotArgs<M>, place: { folder?: string; node?: string }, token?: CancelSignal): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
     try {
-      const answer = await this.cache.whileWorkerWorks(() => this.cache.worker.request<SnapshotAnswer<SnapshotResult<M>>>({ type: 'snapshot', files, method, args, ...place }));
+      const answer = await this.cache.whileWorkerWorks(() => this.cache.worker.request<SnapshotAnswer<SnapshotResult<M>>>({ type: 'snapshot', files, method, args, ...place }, token));
       return { value: answer.value, uris: answer.included.map((i) => uris[i]), clusterUris: (answer.clusterIncluded ?? []).map((i) => uris[i]), where: 'worker' };
     } catch (e) {
       if (e instanceof RequestError && e.kind !== 'error') return undefined;

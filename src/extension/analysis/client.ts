@@ -8,9 +8,9 @@ export class RequestError extends Error {
   constructor(
     /**
      * `crashed`: the worker died (out of memory, a bug); `restarted`: it was stopped on purpose (to drop a parse
-     * nobody waits for any more). Either way everything it held is gone.
+     * nobody waits for any more). Either way everything it held is gone. `cancelled`: the asker's token fired.
      */
-    readonly kind: FailureKind | 'crashed' | 'restarted',
+    readonly kind: FailureKind | 'crashed' | 'restarted' | 'cancelled',
     message: string,
   ) {
     super(message);
@@ -20,6 +20,12 @@ export class RequestError extends Error {
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+}
+
+/** What the client needs of a cancellation token (VS Code's CancellationToken has this shape). */
+export interface CancelSignal {
+  readonly isCancellationRequested: boolean;
+  onCancellationRequested(listener: () => unknown): { dispose(): unknown };
 }
 
 /** Lets other tasks run (input, rendering messages, other extensions) between two parts of a long job. */
@@ -77,11 +83,26 @@ export class AnalysisClient {
     this.ensure().postMessage(message);
   }
 
-  request<T>(request: Request): Promise<T> {
+  /**
+   * Sends a request; when `token` fires before the answer, the promise rejects with kind `cancelled` at once and
+   * the worker drops the request if it has not started it (a provider VS Code no longer needs, e.g. the outline
+   * of a document the user scrolled away from, must not delay the next question).
+   */
+  request<T>(request: Request, token?: CancelSignal): Promise<T> {
+    if (token?.isCancellationRequested) return Promise.reject(new RequestError('cancelled', 'the request was cancelled'));
     const worker = this.ensure();
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      const listener = token?.onCancellationRequested(() => {
+        if (!this.pending.delete(id)) return;
+        if (this.worker === worker) worker.postMessage({ type: 'cancel', id } satisfies Notification);
+        reject(new RequestError('cancelled', 'the request was cancelled'));
+      });
+      const settle = <V>(done: (v: V) => void) => (v: V) => {
+        listener?.dispose();
+        done(v);
+      };
+      this.pending.set(id, { resolve: settle(resolve as (v: unknown) => void), reject: settle(reject) });
       worker.postMessage({ ...request, id });
     });
   }

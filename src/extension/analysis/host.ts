@@ -129,6 +129,12 @@ export class AnalysisHost {
 
   /** Queues a message; the queue is drained one message per task, so later edits can make an analysis stale. */
   receive(message: ToWorker): void {
+    if (message.type === 'cancel') {
+      // The asker has stopped waiting (it got its rejection already): a request not yet started is dropped.
+      const i = this.queue.findIndex((m) => m.type !== 'cancel' && 'id' in m && m.id === message.id);
+      if (i >= 0) this.queue.splice(i, 1);
+      return;
+    }
     this.queue.push(message);
     if (!this.draining) {
       this.draining = true;
@@ -212,6 +218,8 @@ export class AnalysisHost {
         this.held.delete(message.key);
         this.texts.delete(message.key);
         return;
+      case 'cancel':
+        return; // handled on arrival (receive)
       default:
         this.answer(message);
     }

@@ -29,7 +29,9 @@ export type Notification =
   | { type: 'text'; key: string; version: number; languageId: string; name: string; part: string; reset: boolean; done: boolean }
   /** The document's content changes of one version, applied in order (as VS Code reports them). */
   | { type: 'edit'; key: string; version: number; changes: TextChange[] }
-  | { type: 'close'; key: string };
+  | { type: 'close'; key: string }
+  /** The request `id` is no longer wanted (its provider's token fired): dropped if it has not started. */
+  | { type: 'cancel'; id: number };
 
 export type Request =
   | { type: 'analyze'; key: string; version: number }

@@ -22,7 +22,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
         const analysis = await cache.get(document);
         if (!analysis || token.isCancellationRequested) return [];
         // Where the analysis lives (the worker for large dumps), only what the lenses need comes back.
-        const found = ((await analysis.query('serviceLenses', MAX_LENSES)) ?? []) as ServiceLens[];
+        const found = ((await analysis.queryWith(token, 'serviceLenses', MAX_LENSES)) ?? []) as ServiceLens[];
         return found.map(
           (lens) =>
             new vscode.CodeLens(toRange(lens.range), {

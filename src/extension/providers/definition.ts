@@ -10,14 +10,14 @@ import type { Snapshots } from '../snapshots';
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots): void {
   context.subscriptions.push(
     vscode.languages.registerDefinitionProvider(DUMP_SELECTOR, {
-      async provideDefinition(document, position) {
+      async provideDefinition(document, position, token) {
         const entry = await cache.get(document);
         if (!entry) return undefined;
-        const def = await entry.query('definitionAt', toPosition(position));
+        const def = await entry.queryWith(token, 'definitionAt', toPosition(position));
         if (def) {
           return [{ targetUri: document.uri, targetRange: toRange(def.fullRange), targetSelectionRange: toRange(def.range) } satisfies vscode.LocationLink];
         }
-        const across = await snapshots.query(document, 'definitions', 0, toPosition(position));
+        const across = await snapshots.queryWith(token, document, 'definitions', 0, toPosition(position));
         return across?.value.map((l) => new vscode.Location(across.uris[l.fileIndex], toRange(l.range)));
       },
     }),

@@ -26,8 +26,8 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
     vscode.languages.registerDocumentSymbolProvider(
       DUMP_SELECTOR,
       {
-        async provideDocumentSymbols(document) {
-          const outline = await (await cache.get(document))?.query('outline', OUTLINE_LIMIT);
+        async provideDocumentSymbols(document, token) {
+          const outline = await (await cache.get(document))?.queryWith(token, 'outline', OUTLINE_LIMIT);
           return outline?.map(toSymbol) ?? [];
         },
       },

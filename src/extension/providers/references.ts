@@ -7,11 +7,11 @@ import type { Snapshots } from '../snapshots';
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots): void {
   context.subscriptions.push(
     vscode.languages.registerReferenceProvider(DUMP_SELECTOR, {
-      async provideReferences(document, position, ctx) {
+      async provideReferences(document, position, ctx, token) {
         const entry = await cache.get(document);
         if (!entry) return [];
-        const local = ((await entry.query('referencesAt', toPosition(position), ctx.includeDeclaration)) ?? []).map((r) => new vscode.Location(document.uri, toRange(r)));
-        const across = await snapshots.query(document, 'references', 0, toPosition(position));
+        const local = ((await entry.queryWith(token, 'referencesAt', toPosition(position), ctx.includeDeclaration)) ?? []).map((r) => new vscode.Location(document.uri, toRange(r)));
+        const across = await snapshots.queryWith(token, document, 'references', 0, toPosition(position));
         return [...local, ...(across?.value.map((l) => new vscode.Location(across.uris[l.fileIndex], toRange(l.range))) ?? [])];
       },
     }),

@@ -22,10 +22,10 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
     vscode.languages.registerDocumentSemanticTokensProvider(
       selector,
       {
-        async provideDocumentSemanticTokens(document) {
+        async provideDocumentSemanticTokens(document, token) {
           if (cache.inWorker(document)) throw new vscode.CancellationError();
           // Encoded where the analysis lives (one typed array, see analysis/queries.ts).
-          const data = await (await cache.get(document))?.query('semanticTokens');
+          const data = await (await cache.get(document))?.queryWith(token, 'semanticTokens');
           return new vscode.SemanticTokens(data ?? new Uint32Array(0));
         },
       },
@@ -34,10 +34,10 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
     vscode.languages.registerDocumentRangeSemanticTokensProvider(
       selector,
       {
-        async provideDocumentRangeSemanticTokens(document, range) {
+        async provideDocumentRangeSemanticTokens(document, range, token) {
           // Whole lines (the viewport's ranges are); a range that ends at a line's start leaves that line out.
           const to = range.end.character > 0 || range.end.line === range.start.line ? range.end.line + 1 : range.end.line;
-          const data = await (await cache.get(document))?.query('semanticTokensOfLines', range.start.line, to);
+          const data = await (await cache.get(document))?.queryWith(token, 'semanticTokensOfLines', range.start.line, to);
           return new vscode.SemanticTokens(data ?? new Uint32Array(0));
         },
       },

@@ -50,10 +50,10 @@ async function folderSymbols(item: vscode.TextDocument | vscode.Uri, query: stri
   let answer: Answer;
   for (let attempt = 0; attempt < 2 && !answer && !token.isCancellationRequested; attempt++) {
     if (item instanceof vscode.Uri || item.isClosed) {
-      answer = (await snapshots.queryFolder(vscode.Uri.joinPath(item instanceof vscode.Uri ? item : item.uri, '..'), 'symbols', query, MAX_RESULTS)) as Answer;
+      answer = (await snapshots.queryFolder(vscode.Uri.joinPath(item instanceof vscode.Uri ? item : item.uri, '..'), token, 'symbols', query, MAX_RESULTS)) as Answer;
     } else {
       if (!(await cache.get(item))) return [];
-      answer = (await snapshots.query(item, 'symbols', query, MAX_RESULTS)) as Answer;
+      answer = (await snapshots.queryWith(token, item, 'symbols', query, MAX_RESULTS)) as Answer;
     }
   }
   if (!answer || token.isCancellationRequested) return [];
