@@ -17,84 +17,24 @@ const DOCS = ['docs', 'cluster-check.md'];
  * folder, updated when a dump or a file of the folder changes, cleared when the folder has no open dump left.
  */
 export function register(context: vscode.ExtensionContext, snapshots: Snapshots, log: Log): void {
-  const collection = vscode.languages.createDiagnosticCollection('dataplane check');
-  /** Per snapshot folder: the URIs it set diagnostics on. */
-  const byFolder = new Map<string, Set<string>>();
-  const docs = new DocsLinks(vscode.Uri.joinPath(context.extensionUri, ...DOCS));
+  const check = new ClusterCheck(context, snapshots, log);
   snapshots.pickedCluster = (folder) => {
     const picked = context.workspaceState.get<string>(PICKED_KEY + folder.toString());
     return picked ? vscode.Uri.parse(picked) : undefined;
   };
   snapshots.pickedNode = (folder) => context.workspaceState.get<string>(NODE_KEY + folder.toString());
-  /** Folders whose "which node?" question was offered in this session (offered once, then left to the command). */
-  const asked = new Set<string>();
-
-  const replace = (folder: string, next: Map<string, vscode.Diagnostic[]>) => {
-    for (const uri of byFolder.get(folder) ?? []) if (!next.has(uri)) collection.delete(vscode.Uri.parse(uri));
-    for (const [uri, list] of next) collection.set(vscode.Uri.parse(uri), list);
-    if (next.size > 0) byFolder.set(folder, new Set(next.keys()));
-    else byFolder.delete(folder);
-  };
-  const update = async (document: vscode.TextDocument) => {
-    const folder = folderOf(document.uri).toString();
-    if (!isDumpLanguage(document.languageId) || document.isClosed) return;
-    const answer = await snapshots.query(document, 'clusterDiagnostics').catch((e: Error) => {
-      log.warn(`cluster check of ${document.uri.fsPath}: ${e.message}`);
-      return undefined;
-    });
-    if (!answer || document.isClosed) return;
-    const uriOf = new Map<string, vscode.Uri>();
-    for (const uri of [...answer.uris, ...answer.clusterUris]) uriOf.set(uri.fsPath, uri);
-    const next = new Map<string, vscode.Diagnostic[]>();
-    for (const f of answer.value) {
-      const uri = uriOf.get(f.file);
-      if (uri) next.set(uri.toString(), await Promise.all(f.diagnostics.map((d) => docs.diagnostic(d))));
-    }
-    replace(folder, next);
-    if (!asked.has(folder)) void offerNodeChoice(document, folder);
-  };
-  /** When the dumps do not show their node and several fit, offers to say which one (once per folder and session). */
-  const offerNodeChoice = async (document: vscode.TextDocument, folder: string) => {
-    const node = (await snapshots.query(document, 'clusterNode').catch(() => undefined))?.value;
-    if (!node || node.name !== undefined || (node.candidates?.length ?? 0) < 2 || asked.has(folder)) return;
-    asked.add(folder);
-    const choose = vscode.l10n.t('Choose the Node…');
-    const answer = await vscode.window.showInformationMessage(
-      vscode.l10n.t('The dumps in {0} do not show which node they come from; {1} nodes fit. Local traffic policies and topology are judged without a node until you choose one.', vscode.workspace.asRelativePath(vscode.Uri.parse(folder)), node.candidates!.length),
-      choose,
-    );
-    if (answer === choose) await chooseNode(document, node.candidates!);
-  };
-  /** Asks which node the dumps of `document`'s folder come from, keeps the answer for the folder, re-checks. */
-  const chooseNode = async (document: vscode.TextDocument, candidates: string[] | undefined) => {
-    const names = candidates ?? [];
-    if (names.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('The cluster state of this folder names no nodes to choose from.'));
-      return;
-    }
-    const key = NODE_KEY + folderOf(document.uri).toString();
-    const current = context.workspaceState.get<string>(key);
-    const picked = await vscode.window.showQuickPick(names.map((label) => ({ label, description: label === current ? vscode.l10n.t('chosen') : undefined })), {
-      title: vscode.l10n.t('Which node do these dumps come from?'),
-      placeHolder: vscode.l10n.t('A node of the cluster state'),
-    });
-    if (!picked) return;
-    await context.workspaceState.update(key, picked.label);
-    log.info(`cluster check: ${folderOf(document.uri).fsPath} is node ${picked.label}`);
-    await update(document);
-  };
-  const { schedule, dispose } = perDocumentDebounce(500, update);
+  const { schedule, dispose } = perDocumentDebounce(500, (d: vscode.TextDocument) => check.update(d));
   /** Re-checks the open dumps of a folder (a file in it changed, appeared or went), or clears it. */
   const folderChanged = (uri: vscode.Uri) => {
     if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote') return; // output channels, untitled editors
     const folder = folderOf(uri).toString();
     const dumps = vscode.workspace.textDocuments.filter((d) => isDumpLanguage(d.languageId) && folderOf(d.uri).toString() === folder);
     if (dumps.length > 0) schedule(dumps[0]);
-    else replace(folder, new Map());
+    else check.replace(folder, new Map());
   };
   const watcher = vscode.workspace.createFileSystemWatcher('**/*');
   context.subscriptions.push(
-    collection,
+    check,
     watcher,
     watcher.onDidChange(folderChanged),
     watcher.onDidCreate(folderChanged),
@@ -106,30 +46,114 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
       if (isDumpLanguage(d.languageId)) setTimeout(() => folderChanged(d.uri), 0);
     }),
     { dispose },
-    vscode.commands.registerCommand('dataplane.chooseSnapshotNode', async () => {
-      const dump = dumpForCommand();
-      if (!dump) return;
-      const node = (await snapshots.query(dump, 'clusterNode').catch(() => undefined))?.value;
-      if (!node) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('No cluster state beside this dump: put one in its folder or use Check Against Cluster State… first.'));
-        return;
-      }
-      // The likely nodes when the dumps narrowed them down, else every node of the cluster state.
-      await chooseNode(dump, node.candidates?.length ? node.candidates : node.known);
-    }),
-    vscode.commands.registerCommand('dataplane.checkAgainstClusterState', async (file?: vscode.Uri | string) => {
-      const dump = dumpForCommand();
-      if (!dump) return;
-      const picked = typeof file === 'string' ? vscode.Uri.file(file) : file ?? (await pickClusterFile(dump.uri));
-      if (!picked) return;
-      await context.workspaceState.update(PICKED_KEY + folderOf(dump.uri).toString(), picked.toString());
-      await update(dump);
-      await vscode.commands.executeCommand('workbench.actions.view.problems');
-    }),
+    vscode.commands.registerCommand('dataplane.chooseSnapshotNode', () => check.chooseNodeCommand()),
+    vscode.commands.registerCommand('dataplane.checkAgainstClusterState', (file?: vscode.Uri | string) => check.checkAgainstCommand(file)),
   );
   // Dumps already open are checked after activation, not during it.
   const initial = setTimeout(() => vscode.workspace.textDocuments.forEach((d) => isDumpLanguage(d.languageId) && schedule(d)), 0);
   context.subscriptions.push({ dispose: () => clearTimeout(initial) });
+}
+
+/** The check's diagnostics per snapshot folder, and the node and cluster-file choices it keeps per folder. */
+class ClusterCheck implements vscode.Disposable {
+  private readonly collection = vscode.languages.createDiagnosticCollection('dataplane check');
+  /** Per snapshot folder: the URIs it set diagnostics on. */
+  private readonly byFolder = new Map<string, Set<string>>();
+  private readonly docs: DocsLinks;
+  /** Folders whose "which node?" question was offered in this session (offered once, then left to the command). */
+  private readonly asked = new Set<string>();
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly snapshots: Snapshots,
+    private readonly log: Log,
+  ) {
+    this.docs = new DocsLinks(vscode.Uri.joinPath(context.extensionUri, ...DOCS));
+  }
+
+  dispose(): void {
+    this.collection.dispose();
+  }
+
+  replace(folder: string, next: Map<string, vscode.Diagnostic[]>): void {
+    for (const uri of this.byFolder.get(folder) ?? []) if (!next.has(uri)) this.collection.delete(vscode.Uri.parse(uri));
+    for (const [uri, list] of next) this.collection.set(vscode.Uri.parse(uri), list);
+    if (next.size > 0) this.byFolder.set(folder, new Set(next.keys()));
+    else this.byFolder.delete(folder);
+  }
+
+  async update(document: vscode.TextDocument): Promise<void> {
+    const folder = folderOf(document.uri).toString();
+    if (!isDumpLanguage(document.languageId) || document.isClosed) return;
+    const answer = await this.snapshots.query(document, 'clusterDiagnostics').catch((e: Error) => {
+      this.log.warn(`cluster check of ${document.uri.fsPath}: ${e.message}`);
+      return undefined;
+    });
+    if (!answer || document.isClosed) return;
+    const uriOf = new Map<string, vscode.Uri>();
+    for (const uri of [...answer.uris, ...answer.clusterUris]) uriOf.set(uri.fsPath, uri);
+    const next = new Map<string, vscode.Diagnostic[]>();
+    for (const f of answer.value) {
+      const uri = uriOf.get(f.file);
+      if (uri) next.set(uri.toString(), await Promise.all(f.diagnostics.map((d) => this.docs.diagnostic(d))));
+    }
+    this.replace(folder, next);
+    if (!this.asked.has(folder)) void this.offerNodeChoice(document, folder);
+  }
+
+  /** When the dumps do not show their node and several fit, offers to say which one (once per folder and session). */
+  private async offerNodeChoice(document: vscode.TextDocument, folder: string): Promise<void> {
+    const node = (await this.snapshots.query(document, 'clusterNode').catch(() => undefined))?.value;
+    if (!node || node.name !== undefined || (node.candidates?.length ?? 0) < 2 || this.asked.has(folder)) return;
+    this.asked.add(folder);
+    const choose = vscode.l10n.t('Choose the Node…');
+    const answer = await vscode.window.showInformationMessage(
+      vscode.l10n.t('The dumps in {0} do not show which node they come from; {1} nodes fit. Local traffic policies and topology are judged without a node until you choose one.', vscode.workspace.asRelativePath(vscode.Uri.parse(folder)), node.candidates!.length),
+      choose,
+    );
+    if (answer === choose) await this.chooseNode(document, node.candidates!);
+  }
+
+  /** Asks which node the dumps of `document`'s folder come from, keeps the answer for the folder, re-checks. */
+  private async chooseNode(document: vscode.TextDocument, candidates: string[] | undefined): Promise<void> {
+    const names = candidates ?? [];
+    if (names.length === 0) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('The cluster state of this folder names no nodes to choose from.'));
+      return;
+    }
+    const key = NODE_KEY + folderOf(document.uri).toString();
+    const current = this.context.workspaceState.get<string>(key);
+    const picked = await vscode.window.showQuickPick(names.map((label) => ({ label, description: label === current ? vscode.l10n.t('chosen') : undefined })), {
+      title: vscode.l10n.t('Which node do these dumps come from?'),
+      placeHolder: vscode.l10n.t('A node of the cluster state'),
+    });
+    if (!picked) return;
+    await this.context.workspaceState.update(key, picked.label);
+    this.log.info(`cluster check: ${folderOf(document.uri).fsPath} is node ${picked.label}`);
+    await this.update(document);
+  }
+
+  async chooseNodeCommand(): Promise<void> {
+    const dump = dumpForCommand();
+    if (!dump) return;
+    const node = (await this.snapshots.query(dump, 'clusterNode').catch(() => undefined))?.value;
+    if (!node) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('No cluster state beside this dump: put one in its folder or use Check Against Cluster State… first.'));
+      return;
+    }
+    // The likely nodes when the dumps narrowed them down, else every node of the cluster state.
+    await this.chooseNode(dump, node.candidates?.length ? node.candidates : node.known);
+  }
+
+  async checkAgainstCommand(file?: vscode.Uri | string): Promise<void> {
+    const dump = dumpForCommand();
+    if (!dump) return;
+    const picked = typeof file === 'string' ? vscode.Uri.file(file) : file ?? (await pickClusterFile(dump.uri));
+    if (!picked) return;
+    await this.context.workspaceState.update(PICKED_KEY + folderOf(dump.uri).toString(), picked.toString());
+    await this.update(dump);
+    await vscode.commands.executeCommand('workbench.actions.view.problems');
+  }
 }
 
 /** The dump a command works on: the active editor's, else any open one; says so when there is none. */
