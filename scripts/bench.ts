@@ -480,119 +480,137 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
+type Dialect = 'iptables' | 'nftables' | 'ipvs';
+type Sample = { parseMs: number; catalogMs: number; totalMs: number };
+
 /** One dialect at one size; everything it builds is garbage when it returns (so the next heap reading is fair). */
-function runCase(s: number, services: ReturnType<typeof randomServices>, target: ReturnType<typeof randomServices>[number], dialect: 'iptables' | 'nftables' | 'ipvs'): Row {
-  {
-    {
-      // The files of the dialect (IPVS: ipvsadm + ipset + iptables together, as a node snapshot).
-      const texts: Record<string, string> =
-        dialect === 'iptables'
-          ? { 'node.iptables': generateIptablesDump({ services, style: 'iptables-nft-save', nodeRules: true }) }
-          : dialect === 'nftables'
-            ? { 'node.nft': generateNftDump({ services, style: 'nft-list-ruleset' }) }
-            : (() => {
-                const snap = generateIpvsSnapshot({ services, nodeIPs: ['192.168.0.10'] });
-                return { 'node.ipvs': snap['ipvsadm-list'], 'node.ipset': snap['ipset-save'], 'node.iptables': snap['iptables-save'] };
-              })();
-      const files = Object.keys(texts).map((name) => join(dir, `${s}-${dialect}-${name}`));
-      Object.values(texts).forEach((text, k) => writeFileSync(files[k], text));
-      const mb = files.reduce((n, f) => n + statSync(f).size, 0) / 1e6;
-      // The floor: reading the files and splitting them into lines, what any reader must do (median of 3: one
-      // reading alone varied by half between runs).
-      const readAndSplit = () => files.reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').length, 0);
-      const floor = { value: readAndSplit(), ms: median(readAndSplit, 3) };
-      // Three runs (one with --quick); the times of the run with the median total are reported, the heap is what
-      // the last run keeps (the earlier runs' models are garbage by then).
-      const runs = quick ? 1 : 3;
-      // One run in a function of its own: its locals are gone when it returns (a local of the loop body would
-      // still hold the previous run's model when the next heap reading is taken).
-      const runOnce = () => {
-        const texts = files.map((f) => readFileSync(f, 'utf8'));
-        let parseMs = 0;
-        let catalogMs = 0;
-        const total = time(() => {
-          if (dialect === 'iptables') {
-            const parsed = time(() => parseIptables(texts[0]));
-            const analysed = time(() => analyzeIptablesRuleset(parsed.value));
-            parseMs = parsed.ms;
-            catalogMs = analysed.ms;
-            return [{ name: files[0], languageId: 'iptables', features: featuresFor('iptables')!, analysis: analysed.value }];
-          }
-          // nft and IPVS: each file's analysis (parse, symbols and its own catalog), then the node snapshot.
-          const parsed = time(() => texts.map((text, k) => analyzeFile(files[k], text, dialect === 'nftables' ? 'nftables' : ['ipvsadm', 'ipset', 'iptables'][k])!));
-          parseMs = parsed.ms;
-          return parsed.value;
-        });
-        const analysed: SnapshotFile[] = total.value;
-        const snapshot = time(() => withEveryEndpoint(buildSnapshot(analysed)));
-        if (dialect !== 'iptables') catalogMs = snapshot.ms;
-        return { texts, analysed, sample: { parseMs, catalogMs, totalMs: total.ms + (dialect === 'iptables' ? 0 : snapshot.ms) } };
-      };
-      const samples: { parseMs: number; catalogMs: number; totalMs: number }[] = [];
-      let result: ReturnType<typeof runOnce> | undefined;
-      // The subject of the last regular-expression match is a slice of the previous text: it would keep that
-      // text alive until the new parse runs a match, and the heap reading would miss that much.
-      releaseLastMatch();
-      gc();
-      // Read once, before the first run: read before the last one, it counted whatever an earlier run left
-      // reachable for a while (a stale reference in optimised code) and the last run then freed, and once
-      // showed a third of the real figure. An earlier run still reachable at the end can only raise it.
-      const before = process.memoryUsage().heapUsed;
-      for (let run = 0; run < runs; run++) {
-        result = undefined;
-        releaseLastMatch();
-        gc();
-        result = runOnce();
-        samples.push(result.sample);
-      }
-      const read = result!.texts;
-      const snapshotFiles = result!.analysed;
-      gc();
-      const heapMb = (process.memoryUsage().heapUsed - before) / 1e6;
-      const { parseMs, catalogMs, totalMs } = [...samples].sort((a, b) => a.totalMs - b.totalMs)[samples.length >> 1];
-      const traceFiles = snapshotFiles as unknown as Parameters<typeof traceSnapshot>[0];
-      const traceRequest = { to: target.clusterIP, dport: target.port, protocol: target.protocol, entry: 'pod' as const };
-      // Right after parsing, the first trace also builds the indexes later traces reuse (the CLI's case).
-      const coldTraceMs = time(() => traceSnapshot(traceFiles, traceRequest)).ms;
-      let hoverMs = NaN;
-      let defMs = NaN;
-      if (dialect === 'iptables') {
-        const a = snapshotFiles[0].analysis as ReturnType<typeof analyzeIptablesRuleset>;
-        const at = find(read[0], ['-A KUBE-SERVICES', `-d ${target.clusterIP}/32`], 'KUBE-SVC-');
-        if (at) {
-          hoverMs = median(() => hoverAt(a, at), 9);
-          defMs = median(() => definitionAt(a, at), 9);
-        }
-      } else if (dialect === 'nftables') {
-        // A vmap element's verdict `goto service-…` (public nft language features only).
-        const a = snapshotFiles[0].analysis as Parameters<typeof nftFeatures.hoverAt>[0];
-        const at = find(read[0], [`${target.clusterIP} . ${target.protocol} . ${target.port} :`], 'service-');
-        if (at) {
-          hoverMs = median(() => nftFeatures.hoverAt(a, at), 9);
-          defMs = median(() => nftFeatures.definitionAt(a, at), 9);
-        }
-      } else {
-        // The `--match-set` of an ipset in the iptables dump is not the hot path; hover a virtual service line.
-        const a = snapshotFiles[0].analysis as Parameters<typeof ipvsadmFeatures.hoverAt>[0];
-        const at = find(read[0], [`${target.protocol.toUpperCase()}  ${target.clusterIP}:${target.port}`], target.clusterIP, 1);
-        const b = snapshotFiles[1].analysis as Parameters<typeof ipsetFeatures.hoverAt>[0];
-        const setAt = find(read[1], ['create KUBE-CLUSTER-IP'], 'KUBE-CLUSTER-IP');
-        if (at) hoverMs = median(() => ipvsadmFeatures.hoverAt(a, at), 9);
-        if (setAt) defMs = median(() => ipsetFeatures.definitionAt(b, setAt), 9);
-      }
-      const lines = floor.value;
-      const path = tracePath(dialect, files);
-      const fresh = freshTimes(dialect, files);
-      const peak = peakMb(dialect, files);
-      // Last: the kernel's work for the native tools (minutes of it for nft) must not slow what is timed above.
-      const { loadMs, printMs } = quick ? { loadMs: NaN, printMs: NaN } : dialect === 'iptables' ? legacyRestore(files[0]) : dialect === 'nftables' ? nftLoadAndList(files[0], lines) : { loadMs: NaN, printMs: NaN };
-      const tracing = { prepareMs: path.prepareMs, prepareGraphMs: path.prepareGraphMs, prepareSymbolsMs: path.prepareSymbolsMs, firstTraceMs: path.firstMs, traceMs: path.laterMs, graphMs: path.graphMs, symbolMs: path.symbolMs };
-      const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs, freshFloorMs: fresh.floorMs, freshTotalMs: fresh.totalMs, loadMs, printMs, heapMb, peakMb: peak, coldTraceMs, ...tracing, hoverMs, defMs };
-      for (const f of files) rmSync(f);
-      process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, prepare ${(row.prepareMs + row.prepareGraphMs + row.prepareSymbolsMs).toFixed(0)} ms, first trace ${row.firstTraceMs.toFixed(1)} ms, graph ${row.graphMs.toFixed(0)} ms, Ctrl+T ${row.symbolMs.toFixed(1)} ms\n`);
-      return row;
+function runCase(s: number, services: ReturnType<typeof randomServices>, target: ReturnType<typeof randomServices>[number], dialect: Dialect): Row {
+  const files = writeDialectFiles(s, services, dialect);
+  const mb = files.reduce((n, f) => n + statSync(f).size, 0) / 1e6;
+  // The floor: reading the files and splitting them into lines, what any reader must do (median of 3: one
+  // reading alone varied by half between runs).
+  const readAndSplit = () => files.reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').length, 0);
+  const floor = { value: readAndSplit(), ms: median(readAndSplit, 3) };
+  const { read, snapshotFiles, heapMb, parseMs, catalogMs, totalMs } = measureAnalysis(files, dialect);
+  const traceFiles = snapshotFiles as unknown as Parameters<typeof traceSnapshot>[0];
+  const traceRequest = { to: target.clusterIP, dport: target.port, protocol: target.protocol, entry: 'pod' as const };
+  // Right after parsing, the first trace also builds the indexes later traces reuse (the CLI's case).
+  const coldTraceMs = time(() => traceSnapshot(traceFiles, traceRequest)).ms;
+  const { hoverMs, defMs } = pointTimes(dialect, read, snapshotFiles, target);
+  const lines = floor.value;
+  const path = tracePath(dialect, files);
+  const fresh = freshTimes(dialect, files);
+  const peak = peakMb(dialect, files);
+  // Last: the kernel's work for the native tools (minutes of it for nft) must not slow what is timed above.
+  const { loadMs, printMs } = quick ? { loadMs: NaN, printMs: NaN } : dialect === 'iptables' ? legacyRestore(files[0]) : dialect === 'nftables' ? nftLoadAndList(files[0], lines) : { loadMs: NaN, printMs: NaN };
+  const tracing = { prepareMs: path.prepareMs, prepareGraphMs: path.prepareGraphMs, prepareSymbolsMs: path.prepareSymbolsMs, firstTraceMs: path.firstMs, traceMs: path.laterMs, graphMs: path.graphMs, symbolMs: path.symbolMs };
+  const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs, freshFloorMs: fresh.floorMs, freshTotalMs: fresh.totalMs, loadMs, printMs, heapMb, peakMb: peak, coldTraceMs, ...tracing, hoverMs, defMs };
+  for (const f of files) rmSync(f);
+  process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, prepare ${(row.prepareMs + row.prepareGraphMs + row.prepareSymbolsMs).toFixed(0)} ms, first trace ${row.firstTraceMs.toFixed(1)} ms, graph ${row.graphMs.toFixed(0)} ms, Ctrl+T ${row.symbolMs.toFixed(1)} ms\n`);
+  return row;
+}
+
+/** The files of the dialect (IPVS: ipvsadm + ipset + iptables together, as a node snapshot), written to `dir`. */
+function writeDialectFiles(s: number, services: ReturnType<typeof randomServices>, dialect: Dialect): string[] {
+  const texts: Record<string, string> =
+    dialect === 'iptables'
+      ? { 'node.iptables': generateIptablesDump({ services, style: 'iptables-nft-save', nodeRules: true }) }
+      : dialect === 'nftables'
+        ? { 'node.nft': generateNftDump({ services, style: 'nft-list-ruleset' }) }
+        : (() => {
+            const snap = generateIpvsSnapshot({ services, nodeIPs: ['192.168.0.10'] });
+            return { 'node.ipvs': snap['ipvsadm-list'], 'node.ipset': snap['ipset-save'], 'node.iptables': snap['iptables-save'] };
+          })();
+  const files = Object.keys(texts).map((name) => join(dir, `${s}-${dialect}-${name}`));
+  Object.values(texts).forEach((text, k) => writeFileSync(files[k], text));
+  return files;
+}
+
+/**
+ * One run in a function of its own: its locals are gone when it returns (a local of the loop body would still hold
+ * the previous run's model when the next heap reading is taken).
+ */
+function analyseOnce(files: string[], dialect: Dialect): { texts: string[]; analysed: SnapshotFile[]; sample: Sample } {
+  const texts = files.map((f) => readFileSync(f, 'utf8'));
+  let parseMs = 0;
+  let catalogMs = 0;
+  const total = time(() => {
+    if (dialect === 'iptables') {
+      const parsed = time(() => parseIptables(texts[0]));
+      const analysed = time(() => analyzeIptablesRuleset(parsed.value));
+      parseMs = parsed.ms;
+      catalogMs = analysed.ms;
+      return [{ name: files[0], languageId: 'iptables', features: featuresFor('iptables')!, analysis: analysed.value }];
     }
+    // nft and IPVS: each file's analysis (parse, symbols and its own catalog), then the node snapshot.
+    const parsed = time(() => texts.map((text, k) => analyzeFile(files[k], text, dialect === 'nftables' ? 'nftables' : ['ipvsadm', 'ipset', 'iptables'][k])!));
+    parseMs = parsed.ms;
+    return parsed.value;
+  });
+  const analysed: SnapshotFile[] = total.value;
+  const snapshot = time(() => withEveryEndpoint(buildSnapshot(analysed)));
+  if (dialect !== 'iptables') catalogMs = snapshot.ms;
+  return { texts, analysed, sample: { parseMs, catalogMs, totalMs: total.ms + (dialect === 'iptables' ? 0 : snapshot.ms) } };
+}
+
+/**
+ * Three runs (one with --quick); the times of the run with the median total are reported, the heap is what the last
+ * run keeps (the earlier runs' models are garbage by then).
+ */
+function measureAnalysis(files: string[], dialect: Dialect): Sample & { read: string[]; snapshotFiles: SnapshotFile[]; heapMb: number } {
+  const runs = quick ? 1 : 3;
+  const samples: Sample[] = [];
+  let result: ReturnType<typeof analyseOnce> | undefined;
+  // The subject of the last regular-expression match is a slice of the previous text: it would keep that
+  // text alive until the new parse runs a match, and the heap reading would miss that much.
+  releaseLastMatch();
+  gc();
+  // Read once, before the first run: read before the last one, it counted whatever an earlier run left
+  // reachable for a while (a stale reference in optimised code) and the last run then freed, and once
+  // showed a third of the real figure. An earlier run still reachable at the end can only raise it.
+  const before = process.memoryUsage().heapUsed;
+  for (let run = 0; run < runs; run++) {
+    result = undefined;
+    releaseLastMatch();
+    gc();
+    result = analyseOnce(files, dialect);
+    samples.push(result.sample);
   }
+  gc();
+  const heapMb = (process.memoryUsage().heapUsed - before) / 1e6;
+  const chosen = [...samples].sort((a, b) => a.totalMs - b.totalMs)[samples.length >> 1];
+  return { ...chosen, read: result!.texts, snapshotFiles: result!.analysed, heapMb };
+}
+
+/** Hover and go-to-definition at the target Service's hot spot of each dialect (median of 9). */
+function pointTimes(dialect: Dialect, read: string[], snapshotFiles: SnapshotFile[], target: ReturnType<typeof randomServices>[number]): { hoverMs: number; defMs: number } {
+  let hoverMs = NaN;
+  let defMs = NaN;
+  if (dialect === 'iptables') {
+    const a = snapshotFiles[0].analysis as ReturnType<typeof analyzeIptablesRuleset>;
+    const at = find(read[0], ['-A KUBE-SERVICES', `-d ${target.clusterIP}/32`], 'KUBE-SVC-');
+    if (at) {
+      hoverMs = median(() => hoverAt(a, at), 9);
+      defMs = median(() => definitionAt(a, at), 9);
+    }
+  } else if (dialect === 'nftables') {
+    // A vmap element's verdict `goto service-…` (public nft language features only).
+    const a = snapshotFiles[0].analysis as Parameters<typeof nftFeatures.hoverAt>[0];
+    const at = find(read[0], [`${target.clusterIP} . ${target.protocol} . ${target.port} :`], 'service-');
+    if (at) {
+      hoverMs = median(() => nftFeatures.hoverAt(a, at), 9);
+      defMs = median(() => nftFeatures.definitionAt(a, at), 9);
+    }
+  } else {
+    // The `--match-set` of an ipset in the iptables dump is not the hot path; hover a virtual service line.
+    const a = snapshotFiles[0].analysis as Parameters<typeof ipvsadmFeatures.hoverAt>[0];
+    const at = find(read[0], [`${target.protocol.toUpperCase()}  ${target.clusterIP}:${target.port}`], target.clusterIP, 1);
+    const b = snapshotFiles[1].analysis as Parameters<typeof ipsetFeatures.hoverAt>[0];
+    const setAt = find(read[1], ['create KUBE-CLUSTER-IP'], 'KUBE-CLUSTER-IP');
+    if (at) hoverMs = median(() => ipvsadmFeatures.hoverAt(a, at), 9);
+    if (setAt) defMs = median(() => ipsetFeatures.definitionAt(b, setAt), 9);
+  }
+  return { hoverMs, defMs };
 }
 
 const activation = activationMs();
