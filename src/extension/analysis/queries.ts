@@ -17,6 +17,7 @@ import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type 
 import { serviceTitle, type GraphModel } from '../../core/graph/model';
 import { perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { t } from '../../core/l10n';
+import { filterRows } from './pickRows';
 import { plainLabel } from '../../core/explain/label';
 import { buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../core/snapshot';
 import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../core/symbols';
@@ -270,6 +271,8 @@ export const snapshotQueries = {
   symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
   serviceCount: (s: NodeSnapshot) => s.services.length,
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItemsOf(s, kind),
+  /** The pick's rows that hold what the user typed so far (the pick asks again at each keystroke). */
+  frontendRows: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort', filter: string, limit: number) => filterRows(frontendItemsOf(s, kind), filter, limit),
   trace: (s: NodeSnapshot, request: TraceRequest): TraceResult => {
     const files = traceFiles(s.files);
     const result = traceSnapshot(files, request);
