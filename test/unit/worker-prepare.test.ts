@@ -137,6 +137,15 @@ describe('the Trace ClusterIP pick of a large snapshot, filtered where the snaps
     }
   });
 
+  it('List Services filters its rows the same way', () => {
+    const rows = runSnapshotQuery(snapshot, 'serviceItems', []);
+    const q = rows[777].label;
+    const answer = runSnapshotQuery(snapshot, 'serviceRows', [q, 200]);
+    expect(answer.rows).toContainEqual(rows[777]);
+    expect(answer).toEqual(filterRows(rows, q, 200));
+    expect(runSnapshotQuery(snapshot, 'serviceRows', ['', 200])).toEqual({ rows: rows.slice(0, 200), matched: rows.length, total: rows.length });
+  });
+
   it('a query across two fields finds nothing; a limit beyond the bound is the bound', () => {
     expect(runSnapshotQuery(snapshot, 'frontendRows', ['clusterIP', `${all[0].label} ${all[0].description}`, 200]).matched).toBe(0);
     const rows = Array.from({ length: MAX_PICK_ROWS + 5 }, (_, i) => ({ label: `r${i}` }));

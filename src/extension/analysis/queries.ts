@@ -231,6 +231,13 @@ function graphModelOf(s: NodeSnapshot): GraphModel {
 
 const traceFiles = (files: readonly SnapshotFile[]): TraceFile[] => files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
 
+const listRows: PerAnalyses<ServiceItem[]> = new WeakMap();
+
+/** The rows of List Services, kept while the analyses live (the list is filtered again at each keystroke). */
+function serviceItemsOf(s: NodeSnapshot): ServiceItem[] {
+  return perAnalyses(listRows, analysesOf(s), () => serviceItems(s.services, snapshotFileLocator(s)), 4);
+}
+
 const pickRows: PerAnalyses<Partial<Record<'clusterIP' | 'nodePort', FrontendItem[]>>> = new WeakMap();
 
 /** The rows of the Trace ClusterIP / NodePort pick, kept while the analyses live (10,000 rows of text). */
@@ -268,6 +275,8 @@ export const snapshotQueries = {
   diagnostics: (s: NodeSnapshot, fileIndex: number) => snapshotDiagnostics(s, fileIndex),
   services: (s: NodeSnapshot) => s.services,
   serviceItems: (s: NodeSnapshot) => serviceItems(s.services, snapshotFileLocator(s)),
+  /** The rows of List Services that hold what the user typed so far. */
+  serviceRows: (s: NodeSnapshot, filter: string, limit: number) => filterRows(serviceItemsOf(s), filter, limit),
   symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
   serviceCount: (s: NodeSnapshot) => s.services.length,
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItemsOf(s, kind),

@@ -13,10 +13,7 @@ import { adviseNodeAddress, askNodeAddress, offerToSave } from './nodeAddress';
 import { TraceTreeProvider } from './traceView';
 import { registerTraceCopy } from './copy';
 import { withSlowProgress } from '../slowProgress';
-import { filterRows } from '../analysis/pickRows';
-
-/** Rows the Trace ClusterIP / NodePort pick shows at a time; typing finds the others. */
-const PICK_ROWS = 200;
+import { PICK_ROWS, showFilteredPick } from '../filteredPick';
 
 interface Target {
   address: string;
@@ -112,52 +109,19 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     void adviseNodeAddress(result.advice).then((better) => (better ? run(target, from, snapshot, better) : undefined));
   };
 
-  /**
-   * The Services' frontends to pick from. The pick opens at once and shows the rows that hold what is typed, asked
-   * of the snapshot at each keystroke (filtered where it lives, at most PICK_ROWS of them): 10,000 rows given to the
-   * pick were megabytes sent to the window and filtered there at every keystroke.
-   */
+  /** The Services' frontends to pick from, or an address typed. */
   const pickFrontend = async (document: vscode.TextDocument, kind: 'clusterIP' | 'nodePort'): Promise<Target | undefined> => {
     type Item = vscode.QuickPickItem & { target?: Target };
-    const quickPick = vscode.window.createQuickPick<Item>();
-    quickPick.title = kind === 'clusterIP' ? vscode.l10n.t('Trace ClusterIP') : vscode.l10n.t('Trace NodePort');
-    const placeholder = kind === 'clusterIP'
-      ? vscode.l10n.t('Pick a Service or type ADDRESS:PORT[/tcp|udp|sctp]')
-      : vscode.l10n.t('Pick a NodePort Service');
-    quickPick.placeholder = placeholder;
-    quickPick.matchOnDescription = true;
-    quickPick.matchOnDetail = true;
-    quickPick.busy = true;
-    const typed = (value: string): Item[] => {
-      const d = core().parseDestination(value);
-      return d ? [{ label: `${core().hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
-    };
-    // Only the answer to the latest keystroke is shown. Meanwhile the rows shown that still hold what is typed stay,
-    // after the address typed: a row left in the list, even hidden by the pick's own filter, could be the one Enter
-    // took (the trace of another Service).
-    let asked = 0;
-    const show = async (value: string): Promise<void> => {
-      const ask = ++asked;
-      quickPick.items = [...typed(value), ...filterRows(quickPick.items.filter((i) => !i.alwaysShow && i.kind !== vscode.QuickPickItemKind.Separator), value, PICK_ROWS).rows];
-      const answer = (await snapshots.query(document, 'frontendRows', kind, value, PICK_ROWS).catch(() => undefined))?.value;
-      if (ask !== asked) return;
-      quickPick.busy = false;
-      if (answer?.total === 0) quickPick.placeholder = vscode.l10n.t('No Services here — type ADDRESS:PORT[/tcp|udp|sctp]');
-      const rows = answer?.rows ?? [];
-      const more: Item[] = answer && answer.matched > rows.length
-        ? [{ kind: vscode.QuickPickItemKind.Separator, label: vscode.l10n.t('{0} of {1} shown: type more of a name or address', rows.length, answer.matched) }]
-        : [];
-      quickPick.items = [...typed(value), ...more, ...rows];
-    };
-    const disposables = [quickPick.onDidChangeValue((value) => void show(value))];
-    const picked = await new Promise<Item | undefined>((resolve) => {
-      // Enter before the rows arrived (the address just typed) has no row selected: the address typed is meant.
-      disposables.push(quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0] ?? quickPick.activeItems[0] ?? typed(quickPick.value)[0])), quickPick.onDidHide(() => resolve(undefined)));
-      quickPick.show();
-      void show('');
+    const picked = await showFilteredPick<Item>({
+      title: kind === 'clusterIP' ? vscode.l10n.t('Trace ClusterIP') : vscode.l10n.t('Trace NodePort'),
+      placeholder: kind === 'clusterIP' ? vscode.l10n.t('Pick a Service or type ADDRESS:PORT[/tcp|udp|sctp]') : vscode.l10n.t('Pick a NodePort Service'),
+      none: vscode.l10n.t('No Services here — type ADDRESS:PORT[/tcp|udp|sctp]'),
+      rows: async (value) => (await snapshots.query(document, 'frontendRows', kind, value, PICK_ROWS))?.value,
+      typed: (value) => {
+        const d = core().parseDestination(value);
+        return d ? [{ label: `${core().hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
+      },
     });
-    quickPick.dispose();
-    disposables.forEach((d) => d.dispose());
     return picked?.target;
   };
 
