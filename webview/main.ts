@@ -11,7 +11,7 @@ import { parseToWebview, type FromWebview, type GraphPanelState, type GraphStrin
 import { clip, edgeLabels, edgePath, NODE_HEIGHT, NODE_WIDTH, type GraphLayout } from '../src/core/graph/svg';
 import type { TraceHighlight } from '../src/core/graph/trace';
 import { firstView, wholeView } from '../src/core/graph/view';
-import { layoutGraphs } from './layout';
+import { layoutGraphs, warmUpLayout } from './layout';
 import { VirtualList } from './list';
 import { renderMarkdown } from './markdown';
 
@@ -749,6 +749,8 @@ window.addEventListener('message', (event: MessageEvent) => {
   if (!message) return;
   switch (message.type) {
     case 'init': {
+      // The same graphs with the same words (a longer list after the first drawing) need no new drawing.
+      const redraw = graphs.map((g) => g.key).join('\n') !== message.selected.join('\n') || JSON.stringify(strings) !== JSON.stringify(message.strings) || files.join('\n') !== message.files.join('\n');
       strings = message.strings;
       services = message.services;
       files = message.files;
@@ -778,7 +780,7 @@ window.addEventListener('message', (event: MessageEvent) => {
       renderList();
       list.invalidate();
       if (selected[0]) list.reveal(selected[0]);
-      void renderGraph();
+      if (redraw) void renderGraph();
       return;
     }
     case 'graph':
@@ -804,3 +806,4 @@ window.addEventListener('message', (event: MessageEvent) => {
 setCurrent(undefined);
 clearTraceButton.hidden = true;
 post({ type: 'ready' });
+void warmUpLayout();

@@ -13,7 +13,7 @@ import type { ServiceGraph } from '../../src/core/graph/model';
 import { firstView, MIN_READABLE_ZOOM, wholeView } from '../../src/core/graph/view';
 import { snapshotName } from '../../src/core/graph/title';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
-import { elkOptions, layoutGraphs } from '../../webview/layout';
+import { elkOptions, layoutGraphs, warmUpLayout } from '../../webview/layout';
 import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
 
 function graphsOf(files: Record<string, string>): ServiceGraph[] {
@@ -65,6 +65,15 @@ function expectClear(graphs: ServiceGraph[], layout: GraphLayout, onNodes = true
   expect(collisions(layout, labels, onNodes)).toEqual([]);
   return labels;
 }
+
+describe('graph layout: the warm-up the panel runs while it waits for its data', () => {
+  it('leaves the layouts of the Services as they were', async () => {
+    const [, graphs] = SAMPLES[0];
+    const before = await layoutGraphs(graphs.slice(0, 2));
+    await warmUpLayout();
+    expect(await layoutGraphs(graphs.slice(0, 2))).toEqual(before);
+  });
+});
 
 describe('graph layout: edge labels never overlap', () => {
   for (const [name, graphs] of SAMPLES) {

@@ -8,6 +8,7 @@ import { generateIptablesDump, randomServices } from '../../src/core/kube/genera
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { buildSymbolIndex, querySymbols } from '../../src/core/symbols';
 import { preparationSteps, runSnapshotQuery } from '../../src/extension/analysis/queries';
+import { filterRows, MAX_PICK_ROWS } from '../../src/extension/analysis/pickRows';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 import { traceHighlight } from '../../src/core/graph/trace';
 import { graphOfSnapshot } from '../../src/core/graph/snapshot';
@@ -112,3 +113,44 @@ describe('symbol search over the joined names', () => {
     expect(querySymbols(index, `${index.keys[0].slice(-2)}${index.keys[1].slice(0, 2)}`).every((m) => m.name.toLowerCase().includes(`${index.keys[0].slice(-2)}${index.keys[1].slice(0, 2)}`))).toBe(true);
   });
 });
+
+describe('the Trace ClusterIP pick of a large snapshot, filtered where the snapshot lives', () => {
+  const services = randomServices(1_500, 2, 5);
+  const text = generateIptablesDump({ services, style: 'iptables-nft-save', family: 'ipv4', comments: true });
+  const snapshot = buildSnapshot([analyzeFile('big.iptables', text)!]);
+  const all = runSnapshotQuery(snapshot, 'frontendItems', ['clusterIP']);
+  const holds = (q: string) => all.filter((r) => [r.label, r.description, r.detail].some((f) => f.toLowerCase().includes(q.trim().toLowerCase())));
+
+  it('sends the first rows and how many there are, not every row', () => {
+    expect(all.length).toBeGreaterThan(1_000);
+    const first = runSnapshotQuery(snapshot, 'frontendRows', ['clusterIP', '', 200]);
+    expect(first).toEqual({ rows: all.slice(0, 200), matched: all.length, total: all.length });
+  });
+
+  it('finds every row by what is typed, as the pick itself would match it (any field, any case)', () => {
+    const row = all[1_234];
+    for (const q of [row.label, row.description.toUpperCase(), ` ${row.detail.split(' ')[0]} `, row.label.slice(3, 9)]) {
+      const answer = runSnapshotQuery(snapshot, 'frontendRows', ['clusterIP', q, 200]);
+      expect(answer.rows, q).toEqual(holds(q).slice(0, 200));
+      expect(answer.matched, q).toBe(holds(q).length);
+      expect(answer.rows, q).toContainEqual(row);
+    }
+  });
+
+  it('List Services filters its rows the same way', () => {
+    const rows = runSnapshotQuery(snapshot, 'serviceItems', []);
+    const q = rows[777].label;
+    const answer = runSnapshotQuery(snapshot, 'serviceRows', [q, 200]);
+    expect(answer.rows).toContainEqual(rows[777]);
+    expect(answer).toEqual(filterRows(rows, q, 200));
+    expect(runSnapshotQuery(snapshot, 'serviceRows', ['', 200])).toEqual({ rows: rows.slice(0, 200), matched: rows.length, total: rows.length });
+  });
+
+  it('a query across two fields finds nothing; a limit beyond the bound is the bound', () => {
+    expect(runSnapshotQuery(snapshot, 'frontendRows', ['clusterIP', `${all[0].label} ${all[0].description}`, 200]).matched).toBe(0);
+    const rows = Array.from({ length: MAX_PICK_ROWS + 5 }, (_, i) => ({ label: `r${i}` }));
+    expect(filterRows(rows, '', 1e9).rows.length).toBe(MAX_PICK_ROWS);
+    expect(filterRows(rows, 'r1', -3)).toEqual({ rows: [], matched: rows.filter((r) => r.label.includes('r1')).length, total: rows.length });
+  });
+});
+

@@ -17,6 +17,7 @@ import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type 
 import { serviceTitle, type GraphModel } from '../../core/graph/model';
 import { perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { t } from '../../core/l10n';
+import { filterRows } from './pickRows';
 import { plainLabel } from '../../core/explain/label';
 import { buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../core/snapshot';
 import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../core/symbols';
@@ -230,6 +231,13 @@ function graphModelOf(s: NodeSnapshot): GraphModel {
 
 const traceFiles = (files: readonly SnapshotFile[]): TraceFile[] => files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
 
+const listRows: PerAnalyses<ServiceItem[]> = new WeakMap();
+
+/** The rows of List Services, kept while the analyses live (the list is filtered again at each keystroke). */
+function serviceItemsOf(s: NodeSnapshot): ServiceItem[] {
+  return perAnalyses(listRows, analysesOf(s), () => serviceItems(s.services, snapshotFileLocator(s)), 4);
+}
+
 const pickRows: PerAnalyses<Partial<Record<'clusterIP' | 'nodePort', FrontendItem[]>>> = new WeakMap();
 
 /** The rows of the Trace ClusterIP / NodePort pick, kept while the analyses live (10,000 rows of text). */
@@ -267,9 +275,13 @@ export const snapshotQueries = {
   diagnostics: (s: NodeSnapshot, fileIndex: number) => snapshotDiagnostics(s, fileIndex),
   services: (s: NodeSnapshot) => s.services,
   serviceItems: (s: NodeSnapshot) => serviceItems(s.services, snapshotFileLocator(s)),
+  /** The rows of List Services that hold what the user typed so far. */
+  serviceRows: (s: NodeSnapshot, filter: string, limit: number) => filterRows(serviceItemsOf(s), filter, limit),
   symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
   serviceCount: (s: NodeSnapshot) => s.services.length,
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItemsOf(s, kind),
+  /** The pick's rows that hold what the user typed so far (the pick asks again at each keystroke). */
+  frontendRows: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort', filter: string, limit: number) => filterRows(frontendItemsOf(s, kind), filter, limit),
   trace: (s: NodeSnapshot, request: TraceRequest): TraceResult => {
     const files = traceFiles(s.files);
     const result = traceSnapshot(files, request);

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { columnBeside } from '../besideWalkthrough';
 import { activeDumpDocument } from '../activeDump';
-import type { GraphModel, GraphNode, ServiceGraph, ServiceSelector } from '../../core/graph/model';
+import type { GraphModel, GraphNode, ServiceGraph, ServiceSelector, ServiceSummary } from '../../core/graph/model';
 import { parseFromWebview, parseGraphPanelState, type GraphStrings, type ToWebview } from '../../core/graph/protocol';
 import type { GraphLayout } from '../../core/graph/svg';
 import type { TraceHighlight } from '../../core/graph/trace';
@@ -24,6 +24,8 @@ import { revealBeside, webviewShell } from '../webviewShell';
 import { withSlowProgress } from '../slowProgress';
 
 export const GRAPH_VIEW_TYPE = 'dataplane.graph';
+/** Beyond this many Services the panel draws the selected ones before it gets the whole list. */
+const LIST_AFTER_DRAWING = 2_000;
 const DUMP_LANGUAGES = new Set(['iptables', 'nftables', 'ipvsadm']);
 
 function strings(): GraphStrings {
@@ -114,6 +116,14 @@ class GraphPanel {
     return this.document;
   }
 
+  /** Whether the panel got the whole list of the current model (not only the selected Services). */
+  private listedAll = false;
+
+  private postInit(services: ServiceSummary[]): void {
+    this.listedAll = services === this.model?.services;
+    this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services, selected: this.selected });
+  }
+
   private post(message: ToWebview): void {
     void this.panel.webview.postMessage(message);
   }
@@ -138,7 +148,9 @@ class GraphPanel {
     try {
       const doc = await vscode.workspace.openTextDocument(this.document);
       // Built wherever the snapshot's analyses live (the extension host, or the worker for large dumps).
+      const asked = performance.now();
       const answer = await withSlowProgress(vscode.l10n.t('Building the Service graph…'), () => this.snapshots.query(doc, 'graph'));
+      const answered = performance.now();
       if (!answer) {
         // Not analysed (yet): changed meanwhile, too large or not a dump. A later edit or reload redraws.
         if (!doc.isClosed && DUMP_LANGUAGES.has(doc.languageId)) this.scheduleReload();
@@ -153,16 +165,21 @@ class GraphPanel {
       if (wanted && !this.selected.includes(wanted)) this.selected = [wanted];
       if (this.selected.length === 0 && this.model.services.length > 0) this.selected = [this.model.services[0].key];
       this.panel.title = vscode.l10n.t('Service Graph: {0}', snapshotName(this.document.path));
-      this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
+      // A long list follows the first drawing: 10,000 Services are megabytes the panel would read before it draws.
+      const model = this.model;
+      const later = model.services.length > LIST_AFTER_DRAWING;
+      this.postInit(later ? model.services.filter((s) => this.selected.includes(s.key)) : model.services);
       // The walkthrough's graph step is done once a graph was drawn (package.json completionEvents).
       void vscode.commands.executeCommand('setContext', 'dataplane.graphShown', true);
       if (this.pendingTrace) {
         const result = this.pendingTrace;
         this.pendingTrace = undefined;
         await this.showTrace(result);
-        return;
+      } else {
+        await this.drawSelection();
       }
-      await this.drawSelection();
+      if (later && this.model === model && !this.listedAll) this.postInit(model.services);
+      this.log.info(`graph: ${model.services.length} Services from the ${answer.where} in ${Math.round(answered - asked)} ms, sent to the panel in ${Math.round(performance.now() - answered)} ms`);
     } catch (e) {
       this.log.error(`graph: ${(e as Error).message}`);
       void vscode.window.showErrorMessage(vscode.l10n.t('Cannot draw the Service graph: {0}', plainLabel((e as Error).message)));
@@ -176,7 +193,7 @@ class GraphPanel {
       if (!this.ready || !this.model) this.pending = select;
       else if (key) {
         this.selected = [key];
-        this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
+        this.postInit(this.model.services);
         void this.drawSelection();
       } else {
         void vscode.window.showInformationMessage(vscode.l10n.t('This Service is not in the graph of this snapshot.'));
@@ -203,7 +220,7 @@ class GraphPanel {
     if (keep.length > 0) {
       if (keep.join('\n') !== this.selected.join('\n')) {
         this.selected = keep;
-        this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services: this.model.services, selected: this.selected });
+        this.postInit(this.model.services);
       }
     } else {
       void vscode.window.showInformationMessage(vscode.l10n.t('The traced connection reaches no Service of this snapshot.'));

@@ -6,6 +6,7 @@ import { core } from '../loadCore';
 import type { Log } from '../log';
 import { toRange } from '../convert';
 import type { Snapshots } from '../snapshots';
+import { PICK_ROWS, showFilteredPick } from '../filteredPick';
 
 /** Commands of the "Dataplane Explorer" category. */
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, log: Log, snapshots: Snapshots): void {
@@ -40,27 +41,26 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     vscode.commands.registerCommand('dataplane.listServices', async () => {
       const editor = vscode.window.activeTextEditor;
       // The snapshot's Services, as the graph shows them: an ipvsadm dump's need the ipset and iptables beside it.
-      // Rows are made where the analysis lives: a large dump's 10,000 Services cross threads as strings.
-      const answer = editor && (await cache.get(editor.document)) ? await snapshots.query(editor.document, 'serviceItems') : undefined;
-      const items = answer?.value;
-      if (!editor || !answer || !items) {
+      // Rows are made and filtered where the analysis lives: a large dump's 10,000 Services are megabytes of text.
+      const document = editor?.document;
+      const answer = document && (await cache.get(document)) ? await snapshots.query(document, 'serviceRows', '', PICK_ROWS) : undefined;
+      if (!editor || !document || !answer) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Open a dump (iptables, nftables, ipvsadm or ipset) to list its Services.'));
         return;
       }
-      if (items.length === 0) {
+      if (answer.value.total === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('No kube-proxy Services in this dump or the dumps beside it (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).'));
         return;
       }
-      const picked = await vscode.window.showQuickPick(items, {
-        title: vscode.l10n.t('Services in {0}', vscode.workspace.asRelativePath(editor.document.uri)),
-        placeHolder: vscode.l10n.t('Filter by namespace, name, address or port'),
-        matchOnDescription: true,
-        matchOnDetail: true,
-      });
+      const picked = await showFilteredPick({
+        title: vscode.l10n.t('Services in {0}', vscode.workspace.asRelativePath(document.uri)),
+        placeholder: vscode.l10n.t('Filter by namespace, name, address or port'),
+        rows: async (value) => (await snapshots.query(document, 'serviceRows', value, PICK_ROWS))?.value,
+      }, answer.value);
       if (!picked?.range) return;
       const range = toRange(picked.range);
-      const uri = answer.uris[picked.fileIndex ?? 0] ?? editor.document.uri;
-      const target = uri.toString() === editor.document.uri.toString() ? editor : await vscode.window.showTextDocument(uri, { preview: true });
+      const uri = answer.uris[picked.fileIndex ?? 0] ?? document.uri;
+      const target = uri.toString() === document.uri.toString() ? editor : await vscode.window.showTextDocument(uri, { preview: true });
       target.selection = new vscode.Selection(range.start, range.end);
       target.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     }),

@@ -11,6 +11,8 @@ import type { Snapshots } from '../snapshots';
 const MAX_RESULTS = 500;
 /** Snapshot folders asked at most (a workspace of thousands of dumps would hold up every keystroke). */
 const MAX_FOLDERS = 50;
+/** How long a listing of the workspace's dump files is reused (a watcher also drops it when a dump comes or goes). */
+const LIST_TTL_MS = 10_000;
 const DUMP_GLOB = '**/*.{iptables,iptables-save,rules,nft,nftables,ipvs,ipvsadm,ipset}';
 
 const KIND: Record<WorkspaceSymbolMatch['kind'], vscode.SymbolKind> = {
@@ -23,15 +25,37 @@ const KIND: Record<WorkspaceSymbolMatch['kind'], vscode.SymbolKind> = {
   map: vscode.SymbolKind.Variable,
 };
 
+/**
+ * The workspace's dump files, listed at most every LIST_TTL_MS or after a dump was created or deleted: every query
+ * (each keystroke in Ctrl+T) listed them anew, a file search that started a process each time.
+ */
+class DumpFiles {
+  private listed: { at: number; files: Promise<vscode.Uri[]> } | undefined;
+  constructor(context: vscode.ExtensionContext) {
+    const watcher = vscode.workspace.createFileSystemWatcher(DUMP_GLOB, false, true, false);
+    const forget = () => (this.listed = undefined);
+    context.subscriptions.push(watcher, watcher.onDidCreate(forget), watcher.onDidDelete(forget), vscode.workspace.onDidChangeWorkspaceFolders(forget));
+  }
+  get(): Promise<vscode.Uri[]> {
+    if (!this.listed || performance.now() - this.listed.at > LIST_TTL_MS) {
+      const files = Promise.resolve(vscode.workspace.findFiles(DUMP_GLOB, '**/node_modules/**', 1000)).then((found) => found.sort((a, b) => a.toString().localeCompare(b.toString())));
+      const listed = { at: performance.now(), files };
+      // A failed search is not kept.
+      files.catch(() => this.listed === listed && (this.listed = undefined));
+      this.listed = listed;
+    }
+    return this.listed.files;
+  }
+}
+
 /** One document per snapshot folder: an open dump where there is one, else the folder's first dump file. */
-async function snapshotDocuments(token: vscode.CancellationToken): Promise<(vscode.TextDocument | vscode.Uri)[]> {
+async function snapshotDocuments(files: DumpFiles): Promise<(vscode.TextDocument | vscode.Uri)[]> {
   const byFolder = new Map<string, vscode.TextDocument | vscode.Uri>();
   for (const d of vscode.workspace.textDocuments) {
     const folder = vscode.Uri.joinPath(d.uri, '..').toString();
     if (isDumpLanguage(d.languageId) && !byFolder.has(folder)) byFolder.set(folder, d);
   }
-  const found = await vscode.workspace.findFiles(DUMP_GLOB, '**/node_modules/**', 1000, token);
-  for (const uri of found.sort((a, b) => a.toString().localeCompare(b.toString()))) {
+  for (const uri of await files.get()) {
     const folder = vscode.Uri.joinPath(uri, '..').toString();
     if (!byFolder.has(folder)) byFolder.set(folder, uri);
   }
@@ -62,17 +86,18 @@ async function folderSymbols(item: vscode.TextDocument | vscode.Uri, query: stri
 }
 
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots, log: Log): void {
+  const files = new DumpFiles(context);
   const provider: vscode.WorkspaceSymbolProvider = {
     async provideWorkspaceSymbols(query, token) {
-      const out: vscode.SymbolInformation[] = [];
-      for (const item of await snapshotDocuments(token)) {
-        if (token.isCancellationRequested || out.length >= MAX_RESULTS) break;
-        try {
-          out.push(...(await folderSymbols(item, query, cache, snapshots, token)));
-        } catch (e) {
-          log.warn(`workspace symbols: ${(e as Error).message}`);
-        }
-      }
+      // Every folder asked at once, the answers kept in folder order: one after another, each waited for the
+      // previous one's round trip to the worker (seconds for a workspace of a few folders on a busy machine).
+      const asked = (await snapshotDocuments(files)).map((item) =>
+        folderSymbols(item, query, cache, snapshots, token).catch((e: Error) => {
+          log.warn(`workspace symbols: ${e.message}`);
+          return [];
+        }),
+      );
+      const out = (await Promise.all(asked)).flat();
       return token.isCancellationRequested ? [] : out.slice(0, MAX_RESULTS);
     },
   };

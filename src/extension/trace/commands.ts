@@ -13,6 +13,7 @@ import { adviseNodeAddress, askNodeAddress, offerToSave } from './nodeAddress';
 import { TraceTreeProvider } from './traceView';
 import { registerTraceCopy } from './copy';
 import { withSlowProgress } from '../slowProgress';
+import { PICK_ROWS, showFilteredPick } from '../filteredPick';
 
 interface Target {
   address: string;
@@ -108,42 +109,19 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     void adviseNodeAddress(result.advice).then((better) => (better ? run(target, from, snapshot, better) : undefined));
   };
 
+  /** The Services' frontends to pick from, or an address typed. */
   const pickFrontend = async (document: vscode.TextDocument, kind: 'clusterIP' | 'nodePort'): Promise<Target | undefined> => {
     type Item = vscode.QuickPickItem & { target?: Target };
-    // Rows are made where the snapshot lives (analysis/queries.ts).
-    const items: Item[] = (await withSlowProgress(vscode.l10n.t('Reading the Services of this node…'), () => snapshots.query(document, 'frontendItems', kind)))?.value ?? [];
-    const quickPick = vscode.window.createQuickPick<Item>();
-    quickPick.title = kind === 'clusterIP' ? vscode.l10n.t('Trace ClusterIP') : vscode.l10n.t('Trace NodePort');
-    quickPick.placeholder = kind === 'clusterIP'
-      ? vscode.l10n.t('Pick a Service or type ADDRESS:PORT[/tcp|udp|sctp]')
-      : vscode.l10n.t('Pick a NodePort Service');
-    quickPick.matchOnDescription = true;
-    quickPick.matchOnDetail = true;
-    quickPick.items = items;
-    if (items.length === 0) quickPick.placeholder = vscode.l10n.t('No Services here — type ADDRESS:PORT[/tcp|udp|sctp]');
-    const typed = (value: string): Item[] => {
-      const d = core().parseDestination(value);
-      return d ? [{ label: `${core().hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
-    };
-    // An address typed: its own row and the rows that hold it. Every row again at each keystroke was 10,000 rows
-    // (megabytes) sent to the window and filtered there; the full list goes back only when the address is gone.
-    let shown = items;
-    const show = (value: string): void => {
-      const row = typed(value);
-      const needle = value.trim().toLowerCase();
-      const next = row.length ? [...row, ...items.filter((i) => `${i.label} ${i.description} ${i.detail}`.toLowerCase().includes(needle))] : items;
-      if (next === shown) return;
-      shown = next;
-      quickPick.items = next;
-    };
-    const disposables = [quickPick.onDidChangeValue(show)];
-    const picked = await new Promise<Item | undefined>((resolve) => {
-      // Enter while the rows are being replaced (the address just typed) has no row selected: the address typed is meant.
-      disposables.push(quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0] ?? quickPick.activeItems[0] ?? typed(quickPick.value)[0])), quickPick.onDidHide(() => resolve(undefined)));
-      quickPick.show();
+    const picked = await showFilteredPick<Item>({
+      title: kind === 'clusterIP' ? vscode.l10n.t('Trace ClusterIP') : vscode.l10n.t('Trace NodePort'),
+      placeholder: kind === 'clusterIP' ? vscode.l10n.t('Pick a Service or type ADDRESS:PORT[/tcp|udp|sctp]') : vscode.l10n.t('Pick a NodePort Service'),
+      none: vscode.l10n.t('No Services here — type ADDRESS:PORT[/tcp|udp|sctp]'),
+      rows: async (value) => (await snapshots.query(document, 'frontendRows', kind, value, PICK_ROWS))?.value,
+      typed: (value) => {
+        const d = core().parseDestination(value);
+        return d ? [{ label: `${core().hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
+      },
     });
-    quickPick.dispose();
-    disposables.forEach((d) => d.dispose());
     return picked?.target;
   };
 
