@@ -19,6 +19,7 @@
 import type { Diagnostic, Severity } from '../model/diagnostics';
 import { MAX_DIAGNOSTICS } from '../model/diagnostics';
 import { binaryRange, lineRange, type Range } from '../model/range';
+import type { ReferenceRole } from '../model/symbols';
 import { t } from '../l10n';
 import { LineSpans } from './lines';
 
@@ -157,6 +158,16 @@ export function guardedParse<T extends { diagnostics: Diagnostic[] }>(dialect: s
     empty.diagnostics.push(bug);
     return empty;
   });
+}
+
+/** A reference met while reading, resolved once every line is read (a later line may define what it names). */
+export interface PendingReference {
+  name: string;
+  range: Range;
+  role: ReferenceRole;
+  line: number;
+  /** An error when nothing defines it before the line (restore input); otherwise at most a hint. */
+  required: boolean;
 }
 
 /** Chevrotain parsers keep their last input, tokens cut from the text: they would keep a closed document alive. */

@@ -10,7 +10,7 @@ import type { ReferenceRole, SymbolReference } from '../../model/symbols';
 import { LineMap } from '../../model/line-map';
 import { endColumn, packColumns, startColumn } from '../../model/compact/columns';
 // A cycle (parser.ts builds these nodes), read only when a member's parts are first asked for.
-import { parseMemberParts } from './parser';
+import { parseMemberParts } from './members';
 
 const NO_OPTIONS: IpsetMemberOptions = Object.freeze({});
 
