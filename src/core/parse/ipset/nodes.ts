@@ -1,4 +1,4 @@
-// Compact model objects of the ipset fast path (issue #8): kube-proxy's `ipset save` of 10,000 Services has
+// Compact model objects of the ipset fast path (see docs/performance.md): kube-proxy's `ipset save` of 10,000 Services has
 // ~60,000 `add` lines. A member keeps its typed values and where the words start, and makes its text (when it is
 // the canonical form of those values), its ranges, its typed parts and its (empty) options when they are asked
 // for; its command and its set reference are views of it. From the outside these are the IpsetMember,

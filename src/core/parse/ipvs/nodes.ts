@@ -167,7 +167,7 @@ export class RealServerNode implements RealServer {
   }
 
   // The address is read from the line too (a string per server, kept as long as the model, was ~3 MB on a
-  // 10,000-Service node, issue #8): the text between `->` and the port, without the brackets of an IPv6 one.
+  // 10,000-Service node, see docs/performance.md): the text between `->` and the port, without the brackets of an IPv6 one.
   get address(): string {
     const columns = this.#columns;
     if (typeof columns !== 'number') return columns[12] as string;
