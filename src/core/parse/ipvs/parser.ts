@@ -4,7 +4,7 @@
 // Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
 import type { IToken } from 'chevrotain';
 import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
-import { acceleratorsOn, DiagnosticsCollector, guardedParse, LINE_LIMITS, lineProblem, releaseInputs, type ParseOptions, type PendingReference } from '../pipeline';
+import { acceleratorsOn, DiagnosticsCollector, guardedParse, LINE_LIMITS, lineProblem, releaseInputs, readLines, type Accelerator, type ParseOptions, type PendingReference } from '../pipeline';
 import {
   DEFAULT_PERSISTENT_TIMEOUT,
   DEFAULT_SCHEDULER,
@@ -266,20 +266,17 @@ class IpvsBuilder {
   }
 
   build(): IpvsDump {
-    const fast = this.fast;
     const all = this.text;
     // Read in place: the fast path reads a line's columns in the text itself, and only a line it leaves is made a
     // string (see LineSpans).
-    const spans = new LineSpans(all);
-    while (spans.next()) {
-      const { index: i, start, end } = spans;
-      if (!(fast && this.fastLine(i, start, end))) {
-        const text = all.slice(start, end);
-        this.lineText = text;
-        this.line(i, text);
-      }
-    }
-    this.lineCount = spans.count;
+    const sink = { line: 0 };
+    const fastLine: Accelerator<typeof sink> = (_, start, end, at) => this.fastLine(at.line, start, end);
+    const reference = (i: number, start: number, end: number) => {
+      const text = all.slice(start, end);
+      this.lineText = text;
+      this.line(i, text);
+    };
+    this.lineCount = readLines(all, { sink, accelerators: [fastLine], reference }, this.fast);
     this.resolveReferences();
     // A listed service's definition reads its ranges from the service itself; the others get them now.
     for (const [svc, def] of this.definitionOf) def.fullRange = svc.fullRange;
