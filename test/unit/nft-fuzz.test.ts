@@ -206,7 +206,7 @@ describe('nft parser cost is linear in the input size', () => {
     const make = (n: number) => ['table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t}\n}', ...Array.from({ length: n }, (_, i) => `add element ip t s { ${ip(i)} }`), ...Array.from({ length: n }, (_, i) => `delete element ip t s { ${ip(n - 1 - i)} }`)].join('\n');
     expect(costRatio(parseNft, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
-  it.each(Object.entries(placed))('8× the rules of one chain (%s) cost at most half what a quadratic parser would', (name, make) => {
+  perfIt.each(Object.entries(placed))('8× the rules of one chain (%s) cost at most half what a quadratic parser would', (name, make) => {
     expect(costRatio(name.startsWith('JSON') ? parseNftJson : parseNft, make(4000), make(32000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });
