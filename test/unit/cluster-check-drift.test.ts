@@ -4,6 +4,7 @@
 // through the files a user saves (kubectl JSON: Services + EndpointSlices, Nodes, the kube-proxy ConfigMap)
 // and the node is inferred from the dump.
 import { describe, expect, it } from 'vitest';
+import { perfIt } from '../helpers/linear';
 import { checkSnapshot } from '../../src/core/cluster/check';
 import { mergeClusterStates, readClusterFile } from '../../src/core/cluster/read';
 import type { Finding } from '../../src/core/cluster/types';
@@ -53,7 +54,7 @@ describe('the generator\'s drifts are found exactly', () => {
   for (const size of [10, 1000]) {
     for (const mode of MODES) {
       for (const family of ['ipv4', 'ipv6'] as Family[]) {
-        it(`${size} Service ports, ${mode}, ${family}`, () => {
+        (size > 100 ? perfIt : it)(`${size} Service ports, ${mode}, ${family}`, () => {
           const cluster = randomCluster({ services: size, endpoints: 5, seed: size, family, nodeIP: NODE_IP[family], mode });
           const s = scenario(cluster, { node: THIS_NODE, family, mode, drifts: DRIFT_KINDS, seed: size });
           const r = check(s);

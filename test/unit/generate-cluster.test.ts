@@ -5,6 +5,7 @@
 // every drift changes exactly what its ground truth says — checked against a small independent diff of the
 // two sides (apiDumpDiff below), so that no finding is missing and none is extra.
 import { describe, expect, it } from 'vitest';
+import { perfIt } from '../helpers/linear';
 import { parse, parseAllDocuments } from 'yaml';
 import { type Family } from '../../src/core/kube/generate/address';
 import { THIS_NODE, portView, randomCluster, servicePortsForNode, type GenCluster, type GenNode, type GenPod, type GenService, type ProxyMode } from '../../src/core/kube/generate/cluster';
@@ -241,7 +242,7 @@ describe('generated cluster: the derived dumps parse with 0 errors', () => {
   for (const size of [10, 1000]) {
     for (const mode of MODES) {
       for (const family of FAMILIES) {
-        it(`${size} service ports, ${mode}, ${family}, all drifts`, () => {
+        (size > 100 ? perfIt : it)(`${size} service ports, ${mode}, ${family}, all drifts`, () => {
           const s = scenario(cluster(size, family, mode), { node: THIS_NODE, family, mode, drifts: DRIFT_KINDS, seed: size });
           const snap = dumpsParse(s);
           expect(snap.mode).toBe(mode);
