@@ -7,7 +7,7 @@
 import type { Match, Rule } from '../model/iptables';
 import { t } from '../l10n';
 import { formatAddress, parseAddress, type Address } from './addr';
-import { assume, certain, negate, type Cond, type RecentOp, type State } from './iptables';
+import { assume, certain, negate, type Cond, type RecentOp, type State } from './engine';
 import type { RecentTest } from './types';
 import { isKubeProxyAffinity } from '../kube/chains';
 
