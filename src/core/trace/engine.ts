@@ -120,7 +120,10 @@ export type Cond =
   | ({ kind: 'assume' } & Assumption);
 
 /** An undecided condition; `key` names what is tested, the same for both polarities. */
-export const assume = (key: string, label: string, labelNot: string, iface?: Assumption['iface']): Cond =>
+/** An undecided condition (facts.ts). */
+export type Assume = Extract<Cond, { kind: 'assume' }>;
+
+export const assume = (key: string, label: string, labelNot: string, iface?: Assumption['iface']): Assume =>
   iface ? { kind: 'assume', key, label, labelNot, iface } : { kind: 'assume', key, label, labelNot };
 
 /**
@@ -157,6 +160,12 @@ export function branchOn(c: Cond, s: State, budget: Budget, canSplit: () => bool
   return out;
 }
 
+/** An undecided test the trace words as "assuming TEXT matches" (or not), keyed by `key` (TEXT unless said). */
+export const assumeMatch = (text: string, key = text): Assume => assume(key, t('assuming {0} matches', text), t('assuming {0} does not match', text));
+
+/** A rate limit or quota: the state of this rule's own counter (the rule at `line`), a condition of its own. */
+export const assumeLimit = (line: number, what: string): Cond => assume(`${line} ${what}`, t('assuming {0} lets the packet through', what), t('assuming {0} holds the packet back', what));
+
 export const yes: Cond = { kind: 'certain', value: true };
 export const no: Cond = { kind: 'certain', value: false };
 export const certain = (v: boolean): Cond => (v ? yes : no);
@@ -181,6 +190,21 @@ export function applyDnat(s: State, addrText: string | undefined, portText: stri
   s.dport = port;
   s.dnat = true;
   return true;
+}
+
+const BRACKET_ANY = /^\[([^\]]+)\](?::(.+))?$/;
+const BRACKET_DIGITS = /^\[([^\]]+)\](?::(\d+))?$/;
+
+/**
+ * The address and port of a NAT target as written: `ADDR`, `ADDR:PORT`, `[IPv6]`, `[IPv6]:PORT` or a bare IPv6
+ * address (no port); `port` says what may follow the brackets (iptables' `--to-destination` allows a range).
+ */
+export function targetParts(text: string, port: 'digits' | 'any'): [string | undefined, string | undefined] {
+  const bracket = (port === 'digits' ? BRACKET_DIGITS : BRACKET_ANY).exec(text);
+  if (bracket) return [bracket[1], bracket[2]];
+  if ((text.match(/:/g)?.length ?? 0) > 1) return [text, undefined];
+  const [addr, p] = text.split(':');
+  return [addr, p];
 }
 
 export function negate(c: Cond): Cond {
@@ -314,7 +338,7 @@ export type Hook = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting'
  * the walker runs chains rule by rule over every live state within the budget, follows jumps and gotos, stops
  * loops, and applies a base chain's policy.
  */
-export abstract class Walker<T, C, R> {
+export abstract class Walker<T extends { name: string }, C extends { name: string }, R> {
   readonly budget = new Budget();
   /** Problems of the trace itself, each said once. */
   readonly warnings: string[] = [];
@@ -349,8 +373,6 @@ export abstract class Walker<T, C, R> {
   /** Runs every base chain of a hook in the kernel's order; drops and rejects end there. */
   abstract hook(name: Hook, states: State[]): { passed: State[]; ended: Final[] };
 
-  protected abstract chainName(chain: C): string;
-  protected abstract tableName(table: T): string;
   /** The rules of a chain worth visiting for these states, in rule order. */
   protected abstract rulesOf(chain: C, states: readonly State[]): readonly R[];
   /** Evaluates one rule for one state. */
@@ -364,7 +386,7 @@ export abstract class Walker<T, C, R> {
   /** Runs a chain over the states: what ended in it (verdicts, returns) and what fell through its end. */
   protected runChain(table: T, chain: C, states: State[], depth: number, stack: string[]): { ended: Ended[]; fallthrough: State[] } {
     const ended: Ended[] = [];
-    const name = this.chainName(chain);
+    const name = chain.name;
     if (depth > MAX_DEPTH || stack.includes(name)) {
       this.warnings.push(t('Loop or runaway depth at chain {0} ({1}): the trace stops there and drops the packet.', name, [...stack, name].join(' → ')));
       return { ended: states.map((state) => ({ state, end: 'drop' as End })), fallthrough: [] };
@@ -396,7 +418,7 @@ export abstract class Walker<T, C, R> {
    */
   protected call(frame: Frame<T, C>, kind: 'jump' | 'goto', target: C | undefined, name: string, s: State, flow: Flow): void {
     if (!target) {
-      this.warnings.push(t('Chain {0} is not in table {1} of this dump: treated as empty.', name, this.tableName(frame.table)));
+      this.warnings.push(t('Chain {0} is not in table {1} of this dump: treated as empty.', name, frame.table.name));
       if (kind === 'jump') flow.next.push(s);
       else flow.ended.push({ state: s, end: 'return' });
       return;
@@ -435,11 +457,13 @@ export abstract class Walker<T, C, R> {
   }
 }
 
+type AnyWalker = Walker<{ name: string }, { name: string }, unknown>;
+
 /** One packet's way through the hooks in the kernel's order, gathering the states that leave it. */
 export class HookWalk {
   readonly finals: Final[] = [];
 
-  constructor(private readonly walker: Walker<unknown, unknown, unknown>) {}
+  constructor(private readonly walker: AnyWalker) {}
 
   /** Runs a hook; what ends there is final, what passes is returned. */
   hook(name: Hook, states: State[]): State[] {
@@ -481,7 +505,7 @@ export class HookWalk {
  * the outcomes, merged, and the warnings (a stopped trace's first, then the walker's lead, what the dump lacked on
  * the way, and the walker's own).
  */
-export function traceWith(packet: Packet, context: TraceContext, walker: (family: 4 | 6) => Walker<unknown, unknown, unknown>): TraceResult {
+export function traceWith(packet: Packet, context: TraceContext, walker: (family: 4 | 6) => AnyWalker): TraceResult {
   const src = parseAddress(packet.src);
   const dst = parseAddress(packet.dst);
   if (!src || !dst || src.family !== dst.family) {

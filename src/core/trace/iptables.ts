@@ -2,12 +2,12 @@
 // kube-proxy pattern matcher. The engine (engine.ts) walks the hooks and chains; this file is iptables' part:
 // tables per hook, rules matched option by option (branching with probabilities on random matches and with
 // labelled assumptions on conditions the packet does not decide), targets, and IPVS at LOCAL_IN.
-import type { Chain, IptablesRuleset, Match, Option, Rule, Table } from '../model/iptables';
+import type { Chain, IptablesRuleset, Match, Option, Rule, Table, Target } from '../model/iptables';
 import { plainParam } from '../model/iptables';
 import { t } from '../l10n';
 import { formatAddress, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Packet, PathStep, TraceContext, TraceResult } from './types';
-import { applyDnat, assume, branchOn, certain, hostPort, ifaceCond, negate, no, shareChain, shareText, traceWith, Walker, yes, type Cond, type Final, type Flow, type Frame, type Hook, type HookWalk, type State } from './engine';
+import { applyDnat, assume, assumeMatch, branchOn, certain, hostPort, ifaceCond, negate, no, shareChain, shareText, targetParts, traceWith, Walker, yes, type Cond, type End, type Final, type Flow, type Frame, type Hook, type HookWalk, type State } from './engine';
 import { inferredMember, inferredNote } from './ipvs-sets';
 import { hostOf, ipsetContains } from './ipset';
 import { ipvsAddresses, ipvsSelect, type IpvsTraceInput } from './ipvs';
@@ -63,14 +63,6 @@ class Tracer extends Walker<Table, Chain, Rule> {
 
   private table(name: string): Table | undefined {
     return this.ruleset.tables.find((tb) => tb.name === name && tb.family === this.family);
-  }
-
-  protected chainName(chain: Chain): string {
-    return chain.name;
-  }
-
-  protected tableName(table: Table): string {
-    return table.name;
   }
 
   // In a big chain (KUBE-SERVICES, KUBE-NODEPORTS of a large cluster) visit only the rules that can match this
@@ -164,47 +156,36 @@ class Tracer extends Walker<Table, Chain, Rule> {
   }
 
   private applyTarget(frame: Frame<Table, Chain>, rule: Rule, s: State, matchNote: string, flow: Flow): void {
-    const table = frame.table;
+    const { table } = frame;
     const target = rule.target;
     const note = (text: string) => [matchNote, text].filter(Boolean).join(' ');
-    if (!target) {
-      this.step(s, table, rule, note(t('No target: the rule only counts the packet.')));
-      flow.next.push(s);
+    if (target?.kind === 'jump' || target?.kind === 'goto') {
+      this.step(s, table, rule, note(target.kind === 'jump' ? t('Jump to {0}.', target.name) : t('Go to {0} (no return here).', target.name)));
+      this.call(frame, target.kind, table.chainByName.get(target.name), target.name, s, flow);
       return;
     }
+    const [text, end] = this.targetEffect(target, s);
+    this.step(s, table, rule, note(text));
+    if (end) flow.ended.push({ state: s, end });
+    else flow.next.push(s);
+  }
+
+  /** What a target (not a jump) does to the state: what its step says, and how the chain ends (none: it goes on). */
+  private targetEffect(target: Target | undefined, s: State): [string, End | undefined] {
+    if (!target) return [t('No target: the rule only counts the packet.'), undefined];
     switch (target.kind) {
-      case 'jump':
-      case 'goto': {
-        this.step(s, table, rule, note(target.kind === 'jump' ? t('Jump to {0}.', target.name) : t('Go to {0} (no return here).', target.name)));
-        this.call(frame, target.kind, table.chainByName.get(target.name), target.name, s, flow);
-        return;
-      }
       case 'return':
-        this.step(s, table, rule, note(t('RETURN to the calling chain.')));
-        flow.ended.push({ state: s, end: 'return' });
-        return;
+        return [t('RETURN to the calling chain.'), 'return'];
       case 'verdict':
-        if (target.name === 'ACCEPT') {
-          this.step(s, table, rule, note(t('ACCEPT: this table lets the packet through.')));
-          flow.ended.push({ state: s, end: 'accept' });
-        } else if (target.name === 'DROP') {
-          this.step(s, table, rule, note(t('DROP: the packet is discarded; the client times out.')));
-          flow.ended.push({ state: s, end: 'drop' });
-        } else {
-          this.step(s, table, rule, note(t('{0}: handed to user space; treated as accepted.', target.name)));
-          flow.ended.push({ state: s, end: 'accept' });
-        }
-        return;
+        if (target.name === 'ACCEPT') return [t('ACCEPT: this table lets the packet through.'), 'accept'];
+        if (target.name === 'DROP') return [t('DROP: the packet is discarded; the client times out.'), 'drop'];
+        return [t('{0}: handed to user space; treated as accepted.', target.name), 'accept'];
       case 'reject':
-        this.step(s, table, rule, note(t('REJECT: the client gets an error at once.')));
-        flow.ended.push({ state: s, end: 'reject' });
-        return;
+        return [t('REJECT: the client gets an error at once.'), 'reject'];
       case 'dnat': {
         const to = target.options.find((o) => o.name === '--to-destination')?.values[0];
         const rewritten = to ? this.rewrite(s, to) : false;
-        this.step(s, table, rule, note(rewritten ? t('DNAT: the destination becomes {0}.', `${hostPort(s.dstText, s.dport)}`) : t('DNAT without a usable --to-destination.')));
-        flow.ended.push({ state: s, end: 'accept' });
-        return;
+        return [rewritten ? t('DNAT: the destination becomes {0}.', `${hostPort(s.dstText, s.dport)}`) : t('DNAT without a usable --to-destination.'), 'accept'];
       }
       case 'redirect': {
         const ports = target.options.find((o) => o.name === '--to-ports')?.values[0];
@@ -212,42 +193,26 @@ class Tracer extends Walker<Table, Chain, Rule> {
         const loopback = s.dst.family === 4 ? '127.0.0.1' : '::1';
         const local = this.hookName === 'OUTPUT' ? loopback : (this.context.nodeIPs.find((ip) => parseAddress(ip)?.family === s.dst.family) ?? loopback);
         this.rewrite(s, ports ? `${local}:${ports.split(/[-:]/)[0]}` : local);
-        this.step(s, table, rule, note(t('REDIRECT to this node, port {0}.', s.dport)));
-        flow.ended.push({ state: s, end: 'accept' });
-        return;
+        return [t('REDIRECT to this node, port {0}.', s.dport), 'accept'];
       }
       case 'snat':
       case 'masquerade':
         s.masquerade = true;
-        this.step(s, table, rule, note(target.kind === 'masquerade' ? t('MASQUERADE: the source becomes the outgoing interface\'s address.') : t('SNAT: the source address is rewritten.')));
-        flow.ended.push({ state: s, end: 'accept' });
-        return;
+        return [target.kind === 'masquerade' ? t('MASQUERADE: the source becomes the outgoing interface\'s address.') : t('SNAT: the source address is rewritten.'), 'accept'];
       case 'mark': {
         const before = s.mark;
         if (target.name === 'MARK') s.mark = applyMark(s.mark, target.options);
-        this.step(s, table, rule, note(target.name === 'MARK' ? t('MARK: packet mark {0} → {1}.', hex(before), hex(s.mark)) : t('{0}: non-terminating, continues.', target.name)));
-        flow.next.push(s);
-        return;
+        return [target.name === 'MARK' ? t('MARK: packet mark {0} → {1}.', hex(before), hex(s.mark)) : t('{0}: non-terminating, continues.', target.name), undefined];
       }
       default:
-        if (target.name === 'CT' || target.name === 'NOTRACK') {
-          this.step(s, table, rule, note(t('{0}: connection tracking settings; continues.', target.name)));
-        } else {
-          this.step(s, table, rule, note(t('{0}: non-terminating target; continues.', target.name)));
-        }
-        flow.next.push(s);
+        if (target.name === 'CT' || target.name === 'NOTRACK') return [t('{0}: connection tracking settings; continues.', target.name), undefined];
+        return [t('{0}: non-terminating target; continues.', target.name), undefined];
     }
   }
 
   /** Applies `--to-destination ADDR[-ADDR][:PORT[-PORT]]` (IPv6 in brackets); ranges take their first value. */
   private rewrite(s: State, to: string): boolean {
-    let addrText: string;
-    let portText: string | undefined;
-    const bracket = /^\[([^\]]+)\](?::(.+))?$/.exec(to);
-    if (bracket) [, addrText, portText] = bracket;
-    else if ((to.match(/:/g)?.length ?? 0) > 1) addrText = to;
-    else [addrText, portText] = to.split(':');
-    return applyDnat(s, addrText, portText);
+    return applyDnat(s, ...targetParts(to, 'any'));
   }
 
   /** Evaluates all conditions of a rule in the kernel's order; returns one entry per branch. */
@@ -365,11 +330,11 @@ class Tracer extends Walker<Table, Chain, Rule> {
       case 'set':
         return [this.matchSet(m, s)];
       default: {
-        if (m.options.length === 0) return [assume(`-m ${m.module}`, t('assuming {0} matches', `-m ${m.module}`), t('assuming {0} does not match', `-m ${m.module}`))];
+        if (m.options.length === 0) return [assumeMatch(`-m ${m.module}`)];
         // One fact per option, whatever its negation: `--uid-owner 1337` and `! --uid-owner 1337` test the same thing.
         return m.options.map((o) => {
           const label = `-m ${m.module} ${o.name} ${o.values.join(' ')}`.trim();
-          return neg(o, assume(label, t('assuming {0} matches', label), t('assuming {0} does not match', label)));
+          return neg(o, assumeMatch(label));
         });
       }
     }

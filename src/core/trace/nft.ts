@@ -5,7 +5,7 @@
 import type { NftChain, NftElement, NftExpression, NftHashExpression, NftMap, NftNatStatement, NftNumgenExpression, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { known } from './facts';
 import { t } from '../l10n';
-import { applyDnat, assume, branchOn, certain, hostPort, ifaceCond, negate, no, shareChain, traceWith, Walker, yes, type Cond, type Final, type Flow, type Frame, type Hook, type State } from './engine';
+import { applyDnat, assume, assumeLimit, assumeMatch, branchOn, certain, hostPort, ifaceCond, negate, no, shareChain, targetParts, traceWith, Walker, yes, type Cond, type End, type Final, type Flow, type Frame, type Hook, type State } from './engine';
 import { formatAddress, isIpv4, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
 import type { Packet, PathStep, TraceContext, TraceResult } from './types';
 
@@ -311,12 +311,7 @@ function splitTarget(text: string): [string | undefined, string | undefined] {
 /** Address and port of a literal NAT target: `10.0.0.1:80`, `[fd00::1]:80`, `fd00::1`, `10.0.0.1 . 80` (JSON). */
 function literalTarget(to: NftExpression): [string | undefined, string | undefined] {
   if (to.kind === 'value' || to.kind === 'raw') {
-    const text = to.kind === 'value' ? to.value : to.text;
-    const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-    if (bracket) return [bracket[1], bracket[2]];
-    if ((text.match(/:/g)?.length ?? 0) > 1) return [text, undefined];
-    const [addr, port] = text.split(':');
-    return [addr, port];
+    return targetParts(to.kind === 'value' ? to.value : to.text, 'digits');
   }
   if (to.kind === 'concat' && to.parts.length === 2 && to.parts[0].kind === 'value' && to.parts[1].kind === 'value') return [to.parts[0].value, to.parts[1].value];
   return [undefined, undefined];
@@ -337,6 +332,14 @@ function setMark(s: State, target: 'meta mark' | 'ct mark', v: Value, source: st
 }
 
 const baseChainCache = new WeakMap<NftRuleset, Map<4 | 6, Map<string, { table: NftTable; chain: NftChain }[]>>>();
+
+/** The verdicts that end a chain: how, and what their step says. */
+const VERDICT_ENDS: Record<'accept' | 'drop' | 'return' | 'queue', [End, () => string]> = {
+  accept: ['accept', () => t('accept: this base chain lets the packet through.')],
+  drop: ['drop', () => t('drop: the packet is discarded; the client times out.')],
+  return: ['return', () => t('return to the calling chain.')],
+  queue: ['accept', () => t('queue: handed to user space; treated as accepted.')],
+};
 
 /** A branch of one rule's evaluation: its state and what the statements so far said about it. */
 type Branch = { s: State; notes: string[] };
@@ -398,14 +401,6 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
       live = this.runBase(table, chain, live, drop, ended);
     }
     return { passed: live, ended };
-  }
-
-  protected chainName(chain: NftChain): string {
-    return chain.name;
-  }
-
-  protected tableName(table: NftTable): string {
-    return table.name;
   }
 
   protected rulesOf(chain: NftChain): readonly NftRule[] {
@@ -489,17 +484,17 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
       case 'limit':
       case 'quota':
         // A rate limit is the state of this rule's own counter: each rule is a condition of its own.
-        this.split(assume(`${rule.range.start.line} ${st.text}`, t('assuming {0} lets the packet through', st.text), t('assuming {0} holds the packet back', st.text)), b, out, flow);
+        this.split(assumeLimit(rule.range.start.line, st.text), b, out, flow);
         return;
       case 'xt':
-        if (st.type === 'match') this.split(assume(st.text, t('assuming {0} matches', st.text), t('assuming {0} does not match', st.text)), b, out, flow);
+        if (st.type === 'match') this.split(assumeMatch(st.text), b, out, flow);
         else out.push(b);
         return;
       case 'setUpdate': {
         const recorded = { s, notes: [...b.notes, t('Records the client in set {0}.', st.set)] };
         // A limit or quota on the element (a meter) goes on only while it holds: like a rule's own limit, a condition.
         const gate = st.statements.find((x) => /^(limit|quota|ct count)\b/.test(x.trim()));
-        if (gate) this.split(assume(`${rule.range.start.line} ${gate}`, t('assuming {0} lets the packet through', gate), t('assuming {0} holds the packet back', gate)), recorded, out, flow);
+        if (gate) this.split(assumeLimit(rule.range.start.line, gate), recorded, out, flow);
         else out.push(recorded);
         return;
       }
@@ -517,32 +512,15 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
 
   private verdict(frame: Frame<NftTable, NftChain>, rule: NftRule, v: NftVerdictValue, b: Branch, flow: Flow): void {
     const s = b.s;
-    switch (v.kind) {
-      case 'accept':
-        this.step(s, frame, rule, noteOf(b, t('accept: this base chain lets the packet through.')));
-        flow.ended.push({ state: s, end: 'accept' });
-        return;
-      case 'drop':
-        this.step(s, frame, rule, noteOf(b, t('drop: the packet is discarded; the client times out.')));
-        flow.ended.push({ state: s, end: 'drop' });
-        return;
-      case 'return':
-        this.step(s, frame, rule, noteOf(b, t('return to the calling chain.')));
-        flow.ended.push({ state: s, end: 'return' });
-        return;
-      case 'continue':
-        flow.next.push(s);
-        return;
-      case 'queue':
-        this.step(s, frame, rule, noteOf(b, t('queue: handed to user space; treated as accepted.')));
-        flow.ended.push({ state: s, end: 'accept' });
-        return;
-      case 'jump':
-      case 'goto': {
-        this.step(s, frame, rule, noteOf(b, v.kind === 'jump' ? t('Jump to {0}.', v.chain ?? '?') : t('Go to {0} (no return here).', v.chain ?? '?')));
-        this.call(frame, v.kind, v.chain ? frame.table.chainByName.get(v.chain) : undefined, v.chain ?? '?', s, flow);
-        return;
-      }
+    if (v.kind === 'continue') {
+      flow.next.push(s);
+    } else if (v.kind === 'jump' || v.kind === 'goto') {
+      this.step(s, frame, rule, noteOf(b, v.kind === 'jump' ? t('Jump to {0}.', v.chain ?? '?') : t('Go to {0} (no return here).', v.chain ?? '?')));
+      this.call(frame, v.kind, v.chain ? frame.table.chainByName.get(v.chain) : undefined, v.chain ?? '?', s, flow);
+    } else {
+      const [end, text] = VERDICT_ENDS[v.kind];
+      this.step(s, frame, rule, noteOf(b, text()));
+      flow.ended.push({ state: s, end });
     }
   }
 
@@ -626,7 +604,7 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
     for (let i = 0; i < groups.length && s && this.maySplit; i++) {
       const keys = groups[i].map((e) => e.key.join(' . '));
       const text = `${key.text} ${keys.length === 1 ? keys[0] : `{ ${keys.join(', ')} }`}`.replace(/\s+/g, ' ');
-      const c = { kind: 'assume' as const, key: text, label: t('assuming {0} matches', text), labelNot: t('assuming {0} does not match', text) };
+      const c = assumeMatch(text);
       if (covered && i === groups.length - 1) {
         // The facts that no element before matched already say it.
         if (known(s.facts, c) === false) return found;
@@ -818,7 +796,7 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
         break;
       }
       default: {
-        const c = assume(`${left.text} ${right.text}`, t('assuming {0} matches', `${left.text} ${right.text}`), t('assuming {0} does not match', `${left.text} ${right.text}`));
+        const c = assumeMatch(`${left.text} ${right.text}`);
         return op === '!=' ? negate(c) : c;
       }
     }
@@ -841,7 +819,7 @@ function unknownCond(left: NftExpression, op: string, right: NftExpression, sour
     return ifaceCond(left.key === 'iifname' ? 'in' : 'out', right.value);
   }
   const text = `${left.text} ${op === 'in' || op === '!=' ? '' : `${op} `}${right.text}${from}`.replace(/\s+/g, ' ');
-  return assume(key, t('assuming {0} matches', text), t('assuming {0} does not match', text));
+  return assumeMatch(text, key);
 }
 
 /** Traces the first packet of a new connection through an nftables ruleset. */
