@@ -61,7 +61,9 @@ describe.skipIf(!HAVE_CORPUS)(`Explain This Node on kube-proxy's dumps (${HAVE_C
   });
 
   it('iptables mode seen through nft (iptables-nft tables): iptables mode, never nftables mode', () => {
-    for (const path of list('nft/kube-proxy-iptables-mode-via-iptables-nft', /\.nft$/)) {
+    const files = list('nft/kube-proxy-iptables-mode-via-iptables-nft', /\.nft$/);
+    expect(files.length).toBeGreaterThan(0);
+    for (const path of files) {
       const e = explainFile(path);
       expect([e.mode, e.backend], path).toEqual(['iptables', 'nf_tables']);
       const backend = e.sections.find((s) => s.id === 'backend')!.items.flatMap((i) => i.evidence.map((ev) => ev.quote));

@@ -17,6 +17,7 @@ const NODE_IP = '192.168.0.2';
 describe.skipIf(!HAVE_CORPUS)(`Trace from here on kube-proxy's test dumps (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
   if (!HAVE_CORPUS) return;
   const dumps = [...corpusFiles('iptables/kube-proxy').filter((f) => f.endsWith('.iptables-save')), ...corpusFiles('nft/kube-proxy').filter((f) => /\.(nft|json)$/.test(f))];
+  it('found the dumps of both modes', () => expect(dumps.length).toBeGreaterThan(15));
 
   it.each(dumps.map((f) => [basename(f), f]))('%s: every frontend lights a connected path', (_, file) => {
     const snapshot = buildSnapshot([analyzeFile(basename(file), readFileSync(file, 'utf8'))!]);

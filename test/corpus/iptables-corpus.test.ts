@@ -36,6 +36,7 @@ describe.skipIf(!HAVE_CORPUS)(`iptables corpus (${HAVE_CORPUS ? 'shared corpus' 
     describe(sub, () => {
       it('has a validation row for every dump', () => {
         const dumps = readdirSync(dir).filter((f) => !f.endsWith('.tsv') && !f.endsWith('.json'));
+        expect(rows.length).toBeGreaterThan(0);
         const validated = new Set(rows.map((r) => r.file));
         const kernelRedumps = dumps.filter((f) => /\.kernel-/.test(f));
         expect(dumps.filter((f) => !validated.has(f) && !kernelRedumps.includes(f))).toEqual([]);

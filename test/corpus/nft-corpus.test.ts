@@ -179,7 +179,9 @@ describe.skipIf(!HAVE_CORPUS)(`nft corpus (${HAVE_CORPUS ? 'shared corpus' : NO_
   });
 
   describe('kube-proxy iptables mode through iptables-nft', () => {
-    for (const f of readdirSync(join(NFT, 'kube-proxy-iptables-mode-via-iptables-nft'))) {
+    const files = readdirSync(join(NFT, 'kube-proxy-iptables-mode-via-iptables-nft'));
+    it('found the dumps', () => expect(files.length).toBeGreaterThan(0));
+    for (const f of files) {
       it(`${f}: parses without problems, knows the tables iptables-nft manages`, () => {
         const r = parseNft(read('kube-proxy-iptables-mode-via-iptables-nft', f));
         expect(describeProblems(r, 'error', 'warning')).toEqual([]);
@@ -257,7 +259,9 @@ describe.skipIf(!HAVE_CORPUS)(`nft corpus (${HAVE_CORPUS ? 'shared corpus' : NO_
   });
 
   it('real-world rulesets parse without problems', () => {
-    for (const f of readdirSync(join(NFT, 'real-world'))) {
+    const files = readdirSync(join(NFT, 'real-world'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
       const r = parseNft(read('real-world', f));
       expect(describeProblems(r, 'error', 'warning'), f).toEqual([]);
       expect(r.tables.length, f).toBeGreaterThan(0);

@@ -6,7 +6,10 @@ export const CORPUS = resolve(__dirname, '../../../shared/corpus');
 export const HAVE_CORPUS = existsSync(CORPUS);
 export const NO_CORPUS_MESSAGE = `needs ../shared/corpus beside the repository (not found at ${CORPUS}); skipped`;
 
-/** Every file below `CORPUS/sub` (recursively) whose name `skip` does not match; none when it is absent. */
+/**
+ * Every file below `CORPUS/sub` (recursively) whose name `skip` does not match; none when the corpus is absent.
+ * Throws when the corpus is there but `sub` has no such file: a loop over nothing would pass without testing.
+ */
 export function corpusFiles(sub: string, skip?: RegExp): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
@@ -18,6 +21,7 @@ export function corpusFiles(sub: string, skip?: RegExp): string[] {
   };
   const root = join(CORPUS, sub);
   if (existsSync(root)) walk(root);
+  if (HAVE_CORPUS && out.length === 0) throw new Error(`no corpus files under ${root}`);
   return out;
 }
 

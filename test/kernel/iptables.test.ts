@@ -19,6 +19,7 @@ import { stopAllDaemons } from './lib/proc';
 import { AFFINITY_CLIENTS, CAPACITY_CLIENTS, handScenario, ifaceScenario, outsidePorts, randomScenario, withExtraRules, type Probe, type Scenario } from './lib/scenarios';
 import { chiSquare, gammaQ } from './lib/stats';
 import { CLUSTER_CIDR, NODE_ADDRESSES, OUTSIDE, POD_GATEWAY, Topology, type Attempt, type AttemptResult } from './lib/topology';
+import { ANSWER_GRACE_MS, TIMEOUT_MS } from './lib/timing';
 
 /** Attempts per probe when the trace predicts several outcomes (frequencies are tested), and when it predicts one. */
 const N_SPREAD = 300;
@@ -32,16 +33,6 @@ const N_SINGLE = 30;
  */
 const ALPHA = 1e-6;
 const ALPHA_COMBINED = 1e-4;
-/**
- * No answer within this time is a DROP. Everything is a few microseconds away; a whole batch of 32 connections
- * at once is answered within tens of ms even on a busy 2-core machine, so 500 ms leaves a wide margin.
- */
-const TIMEOUT_MS = 500;
-/**
- * A TCP connection whose handshake completed waits this much longer for its answer: never a drop, only a listener
- * process that has not run yet (seen at load average 16: 2-6% of 300 connections unanswered within 500 ms).
- */
-const ANSWER_GRACE_MS = 5000;
 
 const env = probeEnvironment();
 if (env.skip) console.warn(`kernel differential tests skipped: ${env.skip}`);

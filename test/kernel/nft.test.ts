@@ -25,6 +25,7 @@ import { AFFINITY_CLIENTS, CAPACITY_CLIENTS } from './lib/scenarios';
 import { gammaQ } from './lib/stats';
 import { CLUSTER_CIDR, NODE_ADDRESSES, NODE_IP, NODE_LOCAL, OUTSIDE, POD_GATEWAY, Topology, type Attempt, type AttemptResult } from './lib/topology';
 import { nsExec } from './lib/netns';
+import { ANSWER_GRACE_MS, TIMEOUT_MS } from './lib/timing';
 
 /** Attempts per probe when the trace predicts several outcomes (frequencies are tested), and when it predicts one. */
 const N_SPREAD = 300;
@@ -32,13 +33,6 @@ const N_SINGLE = 30;
 /** Level of each chi-square test, and of all of them combined (see the iptables suite and README). */
 const ALPHA = 1e-6;
 const ALPHA_COMBINED = 1e-4;
-/**
- * No answer within this time is a DROP. Longer than the iptables suite's 500 ms: on a loaded 2-core machine a
- * listener process was seen not to answer within 500 ms (8 of 300 TCP connections, load average 7). TCP waits
- * ANSWER_GRACE_MS more once the handshake is done (that attempt was not dropped, its listener is just slow).
- */
-const TIMEOUT_MS = 1000;
-const ANSWER_GRACE_MS = 5000;
 /** The nft version whose `list ruleset` output the generator renders (its text and JSON are compared only there). */
 const GENERATOR_NFT_VERSION = '1.0.6';
 

@@ -7,7 +7,7 @@ import type { ExpectedServicePort, Finding } from '../../src/core/cluster/types'
 import { randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
 import { expectedOf, snapshotOf, stateOf, webPort, type Mode } from '../helpers/cluster-check';
 import { ipv6Services } from '../helpers/ipv6';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 
 const MODES: Mode[] = ['iptables', 'nftables', 'ipvs'];
 
@@ -188,7 +188,7 @@ describe('order and cost', () => {
     expect(sortFindings(findings).map((f) => `${f.service.name} ${f.code}`)).toEqual(['c not-programmed', 'b policy-mismatch', 'a no-endpoints']);
   });
 
-  it('is linear: 8× the Services cost far less than 64×', () => {
+  perfIt('is linear: 8× the Services cost far less than 64×', () => {
     const run = (n: number) => {
       const services = randomServices(n, 4, 7);
       const snapshot = snapshotOf('iptables', services);

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readClusterFile } from '../../src/core/cluster/read';
 import { MAX_DIAGNOSTICS } from '../../src/core/model/diagnostics';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 
 const fixture = (name: string) => readFileSync(`test/fixtures/cluster/${name}`, 'utf8');
 const problems = (text: string, file = 'f') =>
@@ -278,7 +278,7 @@ describe('large lists', () => {
     expect(problems(text)).toEqual(['4:9 warning cluster-unknown-kind']);
   });
 
-  it('costs linear time in the number of objects', () => {
+  perfIt('costs linear time in the number of objects', () => {
     const svc = (i: number) => `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s${i}", "namespace": "n"}, "spec": {"clusterIP": "10.0.${i >> 8 & 255}.${i & 255}", "ports": [{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080}], "selector": {"app": "s${i}"}}}`;
     const slice = (i: number) => `{"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4", "metadata": {"name": "s${i}-x", "namespace": "n", "labels": {"kubernetes.io/service-name": "s${i}"}}, "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}], "endpoints": [{"addresses": ["10.1.${i >> 8 & 255}.${i & 255}"], "conditions": {"ready": true}, "nodeName": "n1"}]}`;
     const make = (n: number) => `{"apiVersion": "v1", "kind": "List", "items": [\n${Array.from({ length: n }, (_, i) => `${svc(i)},\n${slice(i)}`).join(',\n')}\n]}`;

@@ -7,7 +7,7 @@ import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { detectDialect } from '../../src/core/detect';
 import { NFT_CASES, RESTORE_CASES } from '../helpers/restore-verdicts';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,7 +64,7 @@ describe('iptables-restore input: the parser agrees with both backends', () => {
 });
 
 describe('line endings and declarations cost linear time', () => {
-  it('8× the lines with one CR at the very end, and 8× `: NAME` declarations with words after them, cost at most half of quadratic', () => {
+  perfIt('8× the lines with one CR at the very end, and 8× `: NAME` declarations with words after them, cost at most half of quadratic', () => {
     const dump = (n: number) => `*\t nat   \n${Array.from({ length: n }, (_, k) => `:  C${k}\t- [0:0] x y\n-A C${k} -j ACCEPT\n`).join('')}COMMIT\n# end\r`;
     expect(costRatio((text) => parseIptables(text), dump(3_000), dump(24_000))).toBeLessThan(MAX_COST_RATIO_8X);
   });

@@ -2,7 +2,7 @@
 // the text, and the work grows linearly with the input.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { splitLines } from '../../src/core/parse/lines';
 import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
@@ -72,7 +72,7 @@ describe('parser robustness (10,000+ generated inputs)', () => {
 });
 
 describe('parser cost is linear in the input size', () => {
-  it('8× the rules cost at most half what a quadratic parser would (64×) (mutated dumps, garbage)', () => {
+  perfIt('8× the rules cost at most half what a quadratic parser would (64×) (mutated dumps, garbage)', () => {
     const small = generateIptablesDump({ services: randomServices(300, 4, 1), style: 'iptables-nft-save' });
     const large = generateIptablesDump({ services: randomServices(2400, 4, 1), style: 'iptables-nft-save' });
     expect(costRatio(analyzeIptables, small, large)).toBeLessThan(MAX_COST_RATIO_8X);

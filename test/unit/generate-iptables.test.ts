@@ -245,12 +245,9 @@ describe('randomServices', () => {
     expect(services.some((s) => s.endpoints.some((e) => e.ready === false))).toBe(true);
   });
 
-  it('generates a 1000-service dump quickly (timing printed, not asserted)', () => {
-    const t0 = performance.now();
+  it('generates a 1000-service dump', () => {
     const services = randomServices(1000, 10, 2024);
     const dump = generateIptablesDump({ services, style: 'iptables-nft-save', comments: false });
-    const ms = performance.now() - t0;
-    console.log(`1000 services x 10 endpoints: ${dump.split('\n').length} lines, ${(dump.length / 1e6).toFixed(1)} MB in ${ms.toFixed(0)} ms`);
     expect(dump).toContain('*nat');
   });
 });

@@ -456,14 +456,12 @@ describe('IPVS snapshot options', () => {
 });
 
 describe('IPVS snapshots of random clusters', () => {
-  it('randomServices(300, 5, seed) generates fast and consistently', () => {
+  it('randomServices(300, 5, seed) generates consistently', () => {
     for (const seed of [1, 2, 3]) {
       const services = randomServices(300, 5, seed);
       const opts: IpvsGenOptions = { services, nodeIPs: ['192.168.5.100', '10.0.2.15'] };
-      const t0 = performance.now();
       const snap = generateIpvsSnapshot(opts);
       const cat = expectedIpvsCatalog(opts);
-      expect(performance.now() - t0).toBeLessThan(3000);
       const save = readSave(snap['ipvsadm-save']);
       expect(readList(snap['ipvsadm-list'])).toEqual(save);
       const sets = readIpsetSave(snap['ipset-save']);

@@ -14,7 +14,7 @@ import { firstView, MIN_READABLE_ZOOM, wholeView } from '../../src/core/graph/vi
 import { snapshotName } from '../../src/core/graph/title';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { elkOptions, layoutGraphs } from '../../webview/layout';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 
 function graphsOf(files: Record<string, string>): ServiceGraph[] {
   const snapshot = buildSnapshot(Object.entries(files).flatMap(([name, text]) => analyzeFile(name, text) ?? []));
@@ -120,7 +120,7 @@ describe('graph layout: edge labels never overlap', () => {
     for (const l of edgeLabels(layout, labelOf([g]))) expect(svg).toContain(`<text class="share" x="${Math.round(l.x * 10) / 10}" y="${Math.round(l.y * 10) / 10}">${l.text}</text>`);
   });
 
-  it('places labels in time linear in the number of edges', async () => {
+  perfIt('places labels in time linear in the number of edges', async () => {
     const [small] = graphsOf({ 'n.nft': generateNftDump({ services: many(400), style: 'nft-list-ruleset' }) });
     const [large] = graphsOf({ 'n.nft': generateNftDump({ services: many(3_200), style: 'nft-list-ruleset' }) });
     const layouts = new Map([['s', { g: small, l: layeredLayout([small]) }], ['l', { g: large, l: layeredLayout([large]) }]]);

@@ -7,7 +7,7 @@ import { randomServices } from '../../src/core/kube/generate/iptables';
 import { ipv6Variant } from '../../src/core/kube/generate/nft';
 import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 
 function snapshotOf(opts: IpvsGenOptions, which: ('ipvsadm-save' | 'ipvsadm-list' | 'ipset-save' | 'ipset-list' | 'iptables-save')[]) {
   const dumps = generateIpvsSnapshot(opts);
@@ -122,7 +122,7 @@ describe('IPVS-mode catalog from a node snapshot', () => {
     expect(snap.services.flatMap((s) => s.frontends).every((f) => f.kindUncertain)).toBe(true);
   });
 
-  it('NodePort ranges of a bitmap:port set cost per member, not per port', () => {
+  perfIt('NodePort ranges of a bitmap:port set cost per member, not per port', () => {
     const ipvsadmOf = () => analyzeFile('node1/ipvsadm', '-A -t 192.168.0.10:30080 -s rr\n-a -t 192.168.0.10:30080 -r 10.244.1.5:80 -m -w 1\n')!;
     const ipvsadm = ipvsadmOf();
     const ipset = (members: string) => analyzeFile('node1/ipset', `create KUBE-NODE-PORT-TCP bitmap:port range 0-65535\n${members}`)!;

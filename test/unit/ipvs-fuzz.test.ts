@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import { analyzeIpvsadm, foldingRanges, hoverAt, outline, type IpvsadmAnalysis } from '../../src/core/language/ipvsadm';
 import { weightShares } from '../../src/core/model/ipvs';
 import type { Range } from '../../src/core/model/range';
@@ -100,7 +100,7 @@ describe('parseIpvsadm robustness (6,500 generated inputs)', () => {
 describe('parseIpvsadm cost is linear in the input size', () => {
   const listing = (n: number) => ['IP Virtual Server version 1.2.1 (size=4096)', ...Array.from({ length: n }, (_, i) => `TCP  10.${(i >> 8) & 255}.${i & 255}.1:80 rr\n  -> 10.244.${(i >> 8) & 255}.${i & 255}:8080 Masq 1 0 0\n  -> 10.245.${(i >> 8) & 255}.${i & 255}:8080 Masq 1 0 0`)].join('\n');
   const save = (n: number) => Array.from({ length: n }, (_, i) => `-A -t 10.${(i >> 8) & 255}.${i & 255}.1:80 -s rr\n-a -t 10.${(i >> 8) & 255}.${i & 255}.1:80 -r 10.244.0.1:80 -m -w 1`).join('\n');
-  it('8× the services cost at most half what a quadratic parser would (64×)', () => {
+  perfIt('8× the services cost at most half what a quadratic parser would (64×)', () => {
     for (const make of [listing, save]) expect(costRatio(analyzeIpvsadm, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 
@@ -113,7 +113,7 @@ describe('parseIpvsadm cost is linear in the input size', () => {
     '-a then -d': (n: number) => ['-A -t 10.96.0.1:443 -s rr', ...servers(n, (i) => `-a -t 10.96.0.1:443 -r ${server(i)} -m`), ...servers(n, (i) => `-d -t 10.96.0.1:443 -r ${server(n - 1 - i)}`)].join('\n'),
     'a second listing': (n: number) => ['IP Virtual Server version 1.2.1 (size=4096)', ...listed(n), ...listed(n)].join('\n'),
   };
-  it.each(Object.entries(oneService))('8× the real servers of one service (%s) cost at most half what a quadratic parser would', (_, make) => {
+  perfIt.each(Object.entries(oneService))('8× the real servers of one service (%s) cost at most half what a quadratic parser would', (_, make) => {
     expect(costRatio(analyzeIpvsadm, make(1000), make(8000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });

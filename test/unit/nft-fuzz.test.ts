@@ -2,7 +2,7 @@
 // every statement range points into the text, and the work grows linearly with the input.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import type { NftRuleset } from '../../src/core/model/nft';
 import type { Range } from '../../src/core/model/range';
 import { generateNftDump, randomServices } from '../../src/core/kube/generate/nft';
@@ -177,7 +177,7 @@ describe('nft parser robustness (10,600 generated inputs)', () => {
 });
 
 describe('nft parser cost is linear in the input size', () => {
-  it('8× the services cost at most half what a quadratic parser would (64×) (text, commands, JSON, garbage)', () => {
+  perfIt('8× the services cost at most half what a quadratic parser would (64×) (text, commands, JSON, garbage)', () => {
     const small = randomServices(60, 4, 1);
     const large = randomServices(480, 4, 1);
     for (const style of ['nft-list-ruleset', 'nft-cmds', 'nft-json'] as const) {
@@ -201,7 +201,7 @@ describe('nft parser cost is linear in the input size', () => {
     'JSON rules': (n: number) => JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, { chain: { family: 'ip', table: 't', name: 'c' } }, ...Array.from({ length: n }, (_, i) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle: i + 3, expr: [{ accept: null }] } }))] }),
     'JSON insert': (n: number) => JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, { chain: { family: 'ip', table: 't', name: 'c' } }, ...Array.from({ length: n }, () => ({ insert: { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ accept: null }] } } }))] }),
   };
-  it('8× the elements added and deleted one by one cost at most half what a quadratic parser would', () => {
+  perfIt('8× the elements added and deleted one by one cost at most half what a quadratic parser would', () => {
     const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
     const make = (n: number) => ['table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t}\n}', ...Array.from({ length: n }, (_, i) => `add element ip t s { ${ip(i)} }`), ...Array.from({ length: n }, (_, i) => `delete element ip t s { ${ip(n - 1 - i)} }`)].join('\n');
     expect(costRatio(parseNft, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
