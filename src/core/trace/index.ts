@@ -4,7 +4,9 @@ import type { IptablesAnalysis } from '../language/iptables';
 import { servicePortNameString, type Service } from '../kube/catalog';
 import { t } from '../l10n';
 import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, isLoopback, parseAddress, parsePrefix, parseUserAddress } from './addr';
-import { hostPort, traceIptables, type IpvsTraceInput } from './iptables';
+import { traceIptables } from './iptables';
+import { hostPort } from './engine';
+import type { IpvsTraceInput } from './ipvs';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
 import { inferIpsets } from './ipvs-sets';
@@ -17,7 +19,7 @@ import { appendAll } from '../model/append';
 import { perAnalyses, type PerAnalyses } from '../model/perAnalyses';
 
 export * from './types';
-export { hostPort } from './iptables';
+export { hostPort } from './engine';
 
 export interface SnapshotFile {
   name: string;

@@ -7,7 +7,7 @@
 import type { Match, Rule } from '../model/iptables';
 import { t } from '../l10n';
 import { formatAddress, parseAddress, type Address } from './addr';
-import { assume, certain, negate, type Cond, type RecentOp, type State } from './iptables';
+import { assume, certain, negate, type Cond, type RecentOp, type State } from './engine';
 import type { RecentTest } from './types';
 import { isKubeProxyAffinity } from '../kube/chains';
 
@@ -78,5 +78,5 @@ function historyCond(r: RecentTest, name: string, address: string): Cond {
         : r.hits === 1
           ? [t('assuming {0} is in recent list {1} from earlier connections', address, name), t('assuming {0} is not in recent list {1}', address, name)]
           : [t('assuming recent list {0} saw {1} at least {2} times before this connection', name, address, r.hits), t('assuming recent list {0} saw {1} fewer than {2} times before this connection', name, address, r.hits)];
-  return { ...(assume(key, label, labelNot) as Extract<Cond, { kind: 'assume' }>), recent: r };
+  return { ...assume(key, label, labelNot), recent: r };
 }
