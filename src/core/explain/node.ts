@@ -6,7 +6,7 @@
 // IPVS mode deprecation KEP-5495 (deprecated v1.35).
 import { t } from '../l10n';
 import { isKubeProxyIpset, kubeProxyModeOfIptables } from '../detect';
-import type { Catalog, Service } from '../kube/catalog';
+import type { Catalog, Service } from '../kube/service';
 import { isKubeProxyNftTable } from '../kube/nft-catalog';
 import { classifyKubeChain, isKubeletChain, kubeChainOwner } from '../kube/chains';
 import { findMatchOption, type IptablesRuleset, type Rule } from '../model/iptables';

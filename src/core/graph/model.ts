@@ -2,7 +2,8 @@
 // frontends → the Service object (KUBE-SVC/EXT/FW chain, nft service chain / map element, IPVS virtual service)
 // → endpoint objects (KUBE-SEP, nft endpoint chain) → pods `ip:port`, or a REJECT/DROP node without endpoints.
 // Pure: no VS Code, no DOM. Labels are plain text (the webview renders them with textContent only).
-import { formatShare, hasPolicyShares, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/catalog';
+import { formatShare, hasPolicyShares, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/service';
+import { formatHostPort } from '../model/address';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
 import { endpointEdges, externalEdges, externalEntry, internalTarget, type PolicyNodes } from './policy';
@@ -124,11 +125,6 @@ export interface GraphOptions {
 
 const FRONTEND_LABEL: Record<Frontend['kind'], string> = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' };
 
-export function hostPort(address: string | undefined, port: number): string {
-  if (address === undefined) return `*:${port}`;
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-}
-
 export function serviceTitle(s: Service): string {
   return `${s.anonymous ? s.name : servicePortNameString(s)}/${s.protocol}`;
 }
@@ -244,7 +240,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     if (f.kindUncertain) badges.push(f.kind === 'externalIP' && !f.kindNote ? t('or LoadBalancer') : t('probably'));
     if (f.kind !== 'clusterIP' && s.policies.externalTrafficPolicy === 'Local') badges.push(t('Local'));
     if (f.kind === 'loadBalancer' && s.policies.loadBalancerSourceRanges && !fw) badges.push(t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', ')));
-    const label = f.kind === 'nodePort' ? `:${f.port}` : hostPort(f.address, f.port);
+    const label = f.kind === 'nodePort' ? `:${f.port}` : formatHostPort(f.address, f.port);
     const target = frontendTarget(s, f);
     const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label, detail: FRONTEND_LABEL[f.kind], badges, source: src(f.range, virtuals[0]?.tableId), target });
     let to: GraphNode | undefined;
@@ -264,7 +260,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const split = hasPolicyShares(s);
   const marks = opts.marks?.(s);
   s.endpoints.forEach((e, i) => {
-    const at = hostPort(e.address, e.port);
+    const at = formatHostPort(e.address, e.port);
     let pod = pods.get(at);
     const badges = e.local ? [t('on this node')] : [];
     if (!pod) {
@@ -308,7 +304,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
 /** Ghost pods the API has and the rules do not, at most MAX_GHOSTS, each reached by a dashed edge. */
 export function addGhosts(ghosts: readonly GhostEndpoint[], add: (n: GraphNode) => GraphNode, edges: GraphEdge[], from: readonly GraphNode[], layer: number): void {
   ghosts.slice(0, MAX_GHOSTS).forEach((g, i) => {
-    const node = add({ id: `g${i}`, kind: 'pod', layer, label: hostPort(g.address, g.port), detail: t('endpoint in the API'), badges: [g.mark.label], mark: g.mark });
+    const node = add({ id: `g${i}`, kind: 'pod', layer, label: formatHostPort(g.address, g.port), detail: t('endpoint in the API'), badges: [g.mark.label], mark: g.mark });
     for (const f of from) edges.push({ from: f.id, to: node.id, dashed: true });
   });
 }
@@ -331,7 +327,7 @@ function summary(s: Service, key: string, fileIndex: number, mark?: GraphMark): 
     portName: s.portName,
     protocol: s.protocol,
     title: serviceTitle(s),
-    frontends: s.frontends.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${FRONTEND_LABEL[f.kind]} ${hostPort(f.address, f.port)}`)),
+    frontends: s.frontends.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${FRONTEND_LABEL[f.kind]} ${formatHostPort(f.address, f.port)}`)),
     objects: [...new Set(s.objects.filter((o) => o.role !== 'frontend-rule' && o.role !== 'reject-rule').map((o) => o.name))],
     endpointCount: s.endpoints.length,
     noEndpoints: s.endpoints.length === 0,

@@ -9,11 +9,10 @@ import { CONNECTION_COUNT_SCHEDULERS, DESTINATION_SCHEDULERS, SOURCE_HASH_SCHEDU
 import type { Range } from '../model/range';
 import type { IptablesRuleset } from '../model/iptables';
 import { t } from '../l10n';
-import { canonicalAddress, isLoopback, parseAddress } from '../trace/addr';
-import { endpointNumber, ipv4Number, isIpv4 } from '../parse/ipvs/address';
+import { canonicalAddress, endpointNumber, formatHostPort, ipv4Number, isIpv4, isLoopback, parseAddress } from '../model/address';
 import { Ipv4PortIpMemberNode, Ipv4PortMemberNode } from '../parse/ipset/nodes';
 import { RealServerNode } from '../parse/ipvs/nodes';
-import type { Catalog, Endpoint, Frontend, FrontendKind, HashCheck, ObjectRef, Policies, Service } from './catalog';
+import { sortFrontends, type Catalog, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Policies, type Service } from './service';
 import { grown } from '../model/typed-arrays';
 
 export interface IpvsSnapshotInput {
@@ -314,7 +313,6 @@ export function probableNodePorts(services: readonly VirtualService[]): (vs: Vir
   };
 }
 
-const FRONTEND_ORDER: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
 const numericOrder = new Intl.Collator(undefined, { numeric: true });
 const plainOrder = new Intl.Collator();
 
@@ -419,7 +417,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   const makeService = (vs: VirtualService, fileIndex: number): Group => {
     const protocol = vs.protocol as string;
     // Joined, not concatenated: one flat string per Service (the sort reads each name's characters).
-    const host = vs.family === 'ipv6' ? `[${canonical(vs.address)}]` : canonical(vs.address);
+    const host = formatHostPort(canonical(vs.address), undefined, vs.family === 'ipv6');
     const service = new IpvsService([host, ':', String(vs.port)].join(''), protocol, vs.family, vs, localEndpoints);
     if (vs.persistent) service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: vs.persistent.timeout };
     if (vs.realServers.length === 0) service.policies.noEndpoints = 'reject';
@@ -500,7 +498,7 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   for (const g of groups) {
     if (g.service.frontends.some((f) => f.kind !== 'clusterIP') && !g.service.policies.externalTrafficPolicy) g.service.policies.externalTrafficPolicy = 'Cluster';
     if (g.service.policies.externalTrafficPolicy !== 'Local' && nodePortMasq.has(g.service.protocol) && g.service.frontends.some((f) => f.kind === 'nodePort')) g.service.policies.nodePortMasquerade = true;
-    if (g.service.frontends.length > 1) g.service.frontends.sort((a, b) => FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || plainOrder.compare(a.address ?? '', b.address ?? '') || a.port - b.port);
+    sortFrontends(g.service.frontends);
   }
   return { mode: 'ipvs', services: sortedServices(groups.map((g) => g.service)), diagnostics };
 }

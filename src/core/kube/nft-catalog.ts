@@ -9,12 +9,12 @@
 // service-ips: only firewall-ips proves a load balancer; the others are reported as externalIP with
 // kindUncertain. Endpoints and their shares come from each policy chain's `numgen random mod N vmap`.
 import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
-import { formatAddress as formatIpAddress, parseAddress as parseIpAddress } from '../trace/addr';
+import { formatAddress as formatIpAddress, formatHostPort, parseAddress as parseIpAddress } from '../model/address';
 import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import type { Range } from '../model/range';
 import { readRange, storeRange } from '../model/stored-ranges';
 import { t } from '../l10n';
-import { compareServices, NamedHashCheck, parseServicePortName, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service, type ShortCircuit } from './catalog';
+import { compareServices, NamedHashCheck, parseServicePortName, NamedObjectRef, sortFrontends, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service, type ShortCircuit } from './service';
 import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
 import { addressText, ruleFacts, vmapTargetOf, type NumgenVmapFact, type RuleFacts, type VmapTargetFact } from '../parse/nft/peek';
 import { nameTable } from '../model/name-table';
@@ -300,10 +300,6 @@ export function normalizeAddressIntervals(items: string[]): string[] {
     }
     return `${formatAddress(bits, from)}-${formatAddress(bits, to)}`;
   });
-}
-
-function endpointKey(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -682,7 +678,7 @@ class NftCatalogBuilder {
     if (spn) return this.work(table, { ...spn, protocol }, this.familyOf(table, address));
     const known = this.byFrontend.get(this.frontendKey(table, kind, address, protocol, port));
     if (known) return known;
-    return this.anonymousWork(table, kind === 'nodePort' ? `*:${port}` : endpointKey(address ?? '', port), protocol, this.familyOf(table, address));
+    return this.anonymousWork(table, kind === 'nodePort' ? `*:${port}` : formatHostPort(address ?? '', port), protocol, this.familyOf(table, address));
   }
 
   private noEndpointVerdict(w: Work, e: NftElement, traffic: 'internal' | 'external'): void {
@@ -788,7 +784,7 @@ class NftCatalogBuilder {
             if (endpointChain) endpointChains.markReferenced(endpointChain);
             const ep = this.endpoint(table, targetChain, endpointChain, endpointRules);
             if (!ep) continue;
-            const key = endpointKey(ep.address, ep.port);
+            const key = formatHostPort(ep.address, ep.port);
             let out = byEndpoint.get(key);
             if (!out) {
               // The chain's own name string (the vmap element's copy belongs to a rule read again on demand).
@@ -822,7 +818,7 @@ class NftCatalogBuilder {
           range: chain.nameRange,
           severity: 'hint',
           code: 'kube-endpoint-name-mismatch',
-          message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', endpointKey(named.address, named.port), endpointKey(e.address, e.port)),
+          message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', formatHostPort(named.address, named.port), formatHostPort(e.address, e.port)),
         });
       }
       for (const set of this.endpointChainRules(chain, endpointRules).setUpdates) affinitySets.add(set);
@@ -941,9 +937,7 @@ class NftCatalogBuilder {
   private finish(s: NftService): void {
     s.protocol ||= 'tcp';
     if (s.anonymous && !s.name) s.name = s.frontends[0] ? `${s.frontends[0].address ?? '*'}:${s.frontends[0].port}` : '?';
-    const order: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
-    // Most Services have one frontend: sort() would still allocate its work state.
-    if (s.frontends.length > 1) s.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
+    sortFrontends(s.frontends);
   }
 }
 

@@ -8,7 +8,7 @@ import type { RealServer, VirtualService } from '../model/ipvs';
 import { plainParam, ruleComment } from '../model/iptables';
 import { t } from '../l10n';
 import { MissingOnPath } from './missing';
-import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './addr';
+import { addressText, formatAddress, formatHostPort, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from '../model/address';
 import type { Condition, Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 import { coveredShare, entryFacts, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
 import { appendAll } from '../model/append';

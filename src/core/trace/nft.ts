@@ -7,7 +7,7 @@ import { known } from './facts';
 import { t } from '../l10n';
 import { MissingOnPath } from './missing';
 import { applyDnat, assume, branchOn, Budget, certain, hostPort, ifaceCond, initialState, mergeOutcomes, negate, no, shareChain, yes, type Cond, type End, type Ended, type State } from './iptables';
-import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
+import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from '../model/address';
 import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
 import { appendAll } from '../model/append';
 

@@ -18,7 +18,8 @@ import {
 import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { ipv4Value, isIpv4, isIpv6, parsePort } from '../ipvs/address';
+import { ipv4Value, isIpv4, isIpv6 } from '../../model/address';
+import { parsePort } from '../ipvs/address';
 import { LineCursor, LineSpans } from '../lines';
 import { IpsetLineParser, lineOf, memberOf, type IpsetLineCst } from './grammar';
 import { lineLexer, unquote } from './lexer';
