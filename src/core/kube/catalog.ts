@@ -143,6 +143,24 @@ interface HashEntry {
   chains: Record<HashedKind, Chain | undefined>;
 }
 
+/**
+ * The kube-proxy hashes of a nat table with their chains (deleted ones too), and those with a Service in the order
+ * the Services were made (that of byKey).
+ */
+class HashEntries {
+  private readonly byHash = new Map<string, HashEntry>();
+  readonly withService: HashEntry[] = [];
+
+  get(hash: string): HashEntry {
+    let found = this.byHash.get(hash);
+    if (found === undefined) {
+      const chains = { service: undefined, 'service-local': undefined, external: undefined, firewall: undefined, 'legacy-xlb': undefined };
+      this.byHash.set(hash, (found = { service: undefined, chains }));
+    }
+    return found;
+  }
+}
+
 /** The chains whose names are checked against a Service's hash, in order, with their prefix. */
 const NAME_CHECKED_CHAINS: readonly [HashedKind, string][] = [
   ['service', 'KUBE-SVC-'],
@@ -206,60 +224,60 @@ class CatalogBuilder {
     // What the KUBE-MARK-MASQ rules of each SVC/SVL chain say (see masqueradeEffects), read in step 1 just after the
     // chain's first rule (usually that rule), applied in step 3 to the chain the Service uses.
     const masquerade = new Map<Chain, (string | true)[]>();
-    // The table's hashes with their chains (deleted ones too), and those with a Service in the order the Services
-    // were made (that of byKey).
-    const byHash = new Map<string, HashEntry>();
-    const entry = (hash: string): HashEntry => {
-      let found = byHash.get(hash);
-      if (found === undefined) {
-        const chains = { service: undefined, 'service-local': undefined, external: undefined, firewall: undefined, 'legacy-xlb': undefined };
-        byHash.set(hash, (found = { service: undefined, chains }));
-      }
-      return found;
-    };
-    const withService: HashEntry[] = [];
+    const hashes = new HashEntries();
     // 1. Hashed per-service chains give the identity and the endpoint selection.
-    for (const chain of table.chains) {
-      // Endpoint chains (most of them) are read from the Service chains' rules.
-      if (chain.name.startsWith('KUBE-SEP-')) continue;
-      const info = classifyKubeChain(chain.name);
-      if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
-      const hashEntry = entry(info.hash);
-      hashEntry.chains[info.kind as HashedKind] = chain;
-      if (chain.deletedAt) continue;
-      const s = this.hashedService(table, hashEntry, info.hash, withService);
-      const role: ObjectRef['role'] =
-        info.kind === 'service' ? 'service-chain' : info.kind === 'service-local' || info.kind === 'legacy-xlb' ? 'service-local-chain' : info.kind === 'external' ? 'external-chain' : 'firewall-chain';
-      s.objects.push(new NamedObjectRef(chain.name, table.id, role, chain));
-      for (const rule of chain.rules) {
-        if (s.name && s.protocol) break; // both known: the remaining rules cannot change them
-        const peek = this.peek.read(rule);
-        if (!s.name) this.nameFrom(s, parseServicePortName(peek.comment()));
-        s.protocol ||= peek.protocol() ?? '';
-      }
-      if (info.kind === 'service' || info.kind === 'service-local' || info.kind === 'legacy-xlb') masquerade.set(chain, masqueradeEffects(chain, this.peek));
-      if (info.kind === 'firewall') {
-        const ranges = chain.rules.filter((r) => r.target?.kind === 'jump' && findParam(r, '-s')).map((r) => findParam(r, '-s')!.values[0]);
-        if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
-      }
-      if (info.kind === 'legacy-xlb') {
-        // Older kube-proxy's chain of externalTrafficPolicy Local: its own short-circuit, then the local endpoints.
-        s.policies.externalTrafficPolicy = 'Local';
-        s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
-      }
-      if (info.kind === 'external') {
-        const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.targetName ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(this.peek.read(r).comment() ?? ''));
-        s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
-        if (local) s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
-      }
-    }
+    for (const chain of table.chains) this.hashedChain(table, chain, hashes, masquerade);
     // 2. Frontends from KUBE-SERVICES and KUBE-NODEPORTS.
+    this.servicesFrontends(table, hashes);
+    this.nodePortFrontends(table, hashes);
+    // 3. Endpoints: follow the chain the ClusterIP frontend uses (SVC, or SVL for internalTrafficPolicy Local).
+    for (const { service: s, chains } of hashes.withService) if (s !== undefined) this.serviceEndpoints(table, s, chains, masquerade);
+  }
+
+  /** Step 1 for one chain of the nat table: a hashed per-service chain names its Service and tells its policies. */
+  private hashedChain(table: Table, chain: Chain, hashes: HashEntries, masquerade: Map<Chain, (string | true)[]>): void {
+    // Endpoint chains (most of them) are read from the Service chains' rules.
+    if (chain.name.startsWith('KUBE-SEP-')) return;
+    const info = classifyKubeChain(chain.name);
+    if (!info?.hash || !isServiceHashedKind(info.kind)) return;
+    const hashEntry = hashes.get(info.hash);
+    hashEntry.chains[info.kind as HashedKind] = chain;
+    if (chain.deletedAt) return;
+    const s = this.hashedService(table, hashEntry, info.hash, hashes.withService);
+    const role: ObjectRef['role'] =
+      info.kind === 'service' ? 'service-chain' : info.kind === 'service-local' || info.kind === 'legacy-xlb' ? 'service-local-chain' : info.kind === 'external' ? 'external-chain' : 'firewall-chain';
+    s.objects.push(new NamedObjectRef(chain.name, table.id, role, chain));
+    for (const rule of chain.rules) {
+      if (s.name && s.protocol) break; // both known: the remaining rules cannot change them
+      const peek = this.peek.read(rule);
+      if (!s.name) this.nameFrom(s, parseServicePortName(peek.comment()));
+      s.protocol ||= peek.protocol() ?? '';
+    }
+    if (info.kind === 'service' || info.kind === 'service-local' || info.kind === 'legacy-xlb') masquerade.set(chain, masqueradeEffects(chain, this.peek));
+    if (info.kind === 'firewall') {
+      const ranges = chain.rules.filter((r) => r.target?.kind === 'jump' && findParam(r, '-s')).map((r) => findParam(r, '-s')!.values[0]);
+      if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
+    }
+    if (info.kind === 'legacy-xlb') {
+      // Older kube-proxy's chain of externalTrafficPolicy Local: its own short-circuit, then the local endpoints.
+      s.policies.externalTrafficPolicy = 'Local';
+      s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
+    }
+    if (info.kind === 'external') {
+      const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.targetName ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(this.peek.read(r).comment() ?? ''));
+      s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
+      if (local) s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
+    }
+  }
+
+  /** Step 2: the ClusterIP, load-balancer and external-IP frontends, from KUBE-SERVICES. */
+  private servicesFrontends(table: Table, hashes: HashEntries): void {
     const services = table.chainByName.get('KUBE-SERVICES');
     for (const rule of services?.rules ?? []) {
       const target = rule.targetName ?? '';
       const info = classifyKubeChain(target);
       if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
-      const s = this.hashedService(table, entry(info.hash), info.hash, withService);
+      const s = this.hashedService(table, hashes.get(info.hash), info.hash, hashes.withService);
       const peek = this.peek.read(rule);
       const comment = peek.comment();
       if (!s.name) this.nameFrom(s, parseServicePortName(comment));
@@ -273,6 +291,10 @@ class CatalogBuilder {
       this.addFrontend(s, { kind, address, port, range: rule.range });
       s.objects.push(new RuleObjectRef(rule, 'frontend-rule'));
     }
+  }
+
+  /** Step 2: the NodePort frontends, from KUBE-NODEPORTS. */
+  private nodePortFrontends(table: Table, hashes: HashEntries): void {
     const nodePorts = table.chainByName.get('KUBE-NODEPORTS');
     for (const rule of nodePorts?.rules ?? []) {
       const info = classifyKubeChain(rule.targetName ?? '');
@@ -280,35 +302,35 @@ class CatalogBuilder {
       const peek = this.peek.read(rule);
       const port = peek.destinationPort();
       if (port === undefined) continue;
-      const s = this.hashedService(table, entry(info.hash), info.hash, withService);
+      const s = this.hashedService(table, hashes.get(info.hash), info.hash, hashes.withService);
       if (!s.name) this.nameFrom(s, parseServicePortName(peek.comment()));
       s.protocol ||= peek.protocol() ?? '';
       this.addFrontend(s, { kind: 'nodePort', port, range: rule.range });
       s.objects.push(new RuleObjectRef(rule, 'frontend-rule'));
     }
-    // 3. Endpoints: follow the chain the ClusterIP frontend uses (SVC, or SVL for internalTrafficPolicy Local).
-    for (const { service: s, chains } of withService) {
-      if (s === undefined) continue;
-      const svc = chains.service;
-      const svl = chains['service-local'] ?? chains['legacy-xlb'];
-      const primary = s.policies.internalTrafficPolicy === 'Local' ? svl : (svc ?? svl);
-      if (!primary && !svc && !svl) s.endpointsNotInDump = true;
-      const endpointChains = this.policyEndpoints(table, s, primary, svc, svl);
-      if (primary) {
-        for (const effect of masquerade.get(primary) ?? masqueradeEffects(primary, this.peek)) {
-          if (effect === true) s.policies.masqueradeAll = true;
-          else s.policies.clusterCIDR = effect;
-        }
-        const affinity = primary.rules.find((rule) => this.peek.read(rule).isAffinityCheck());
-        if (affinity) {
-          const seconds = Number(this.peek.read(affinity).affinitySeconds() ?? 10800);
-          s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: seconds };
-        }
+  }
+
+  /** Step 3 for one Service: its endpoints, masquerading and affinity from the chain its ClusterIP uses, and the hash checks. */
+  private serviceEndpoints(table: Table, s: Service, chains: HashEntry['chains'], masquerade: Map<Chain, (string | true)[]>): void {
+    const svc = chains.service;
+    const svl = chains['service-local'] ?? chains['legacy-xlb'];
+    const primary = s.policies.internalTrafficPolicy === 'Local' ? svl : (svc ?? svl);
+    if (!primary && !svc && !svl) s.endpointsNotInDump = true;
+    const endpointChains = this.policyEndpoints(table, s, primary, svc, svl);
+    if (primary) {
+      for (const effect of masquerade.get(primary) ?? masqueradeEffects(primary, this.peek)) {
+        if (effect === true) s.policies.masqueradeAll = true;
+        else s.policies.clusterCIDR = effect;
       }
-      // No rule on the way named the protocol (a Service port left with only its chains): its DNAT rules do, or the hash.
-      if (!s.protocol) s.protocol = this.dnatProtocol(endpointChains) ?? protocolFromHash(s) ?? '';
-      this.checkHashes(s, chains, endpointChains);
+      const affinity = primary.rules.find((rule) => this.peek.read(rule).isAffinityCheck());
+      if (affinity) {
+        const seconds = Number(this.peek.read(affinity).affinitySeconds() ?? 10800);
+        s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: seconds };
+      }
     }
+    // No rule on the way named the protocol (a Service port left with only its chains): its DNAT rules do, or the hash.
+    if (!s.protocol) s.protocol = this.dnatProtocol(endpointChains) ?? protocolFromHash(s) ?? '';
+    this.checkHashes(s, chains, endpointChains);
   }
 
   /**
