@@ -187,12 +187,52 @@ export function frontendTarget(s: Service, f: Frontend): GraphTarget {
 function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fileOf'>> & GraphOptions): ServiceGraph {
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
-  const src = (range: Range | undefined, tableId?: string): GraphSource | undefined => (range ? { fileIndex: opts.fileOf(s, tableId), range } : undefined);
-  const add = (n: Omit<GraphNode, 'id'> & { id: string }): GraphNode => {
-    const node = { ...n, id: `${key}#${n.id}` };
-    nodes.push(node);
-    return node;
+  const g: GraphParts = {
+    s,
+    nodes,
+    edges,
+    src: (range, tableId) => (range ? { fileIndex: opts.fileOf(s, tableId), range } : undefined),
+    add: (n) => {
+      const node = { ...n, id: `${key}#${n.id}` };
+      nodes.push(node);
+      return node;
+    },
   };
+  const objects = objectNodes(g);
+  frontendNodes(g, objects);
+  // Endpoints: endpoint objects (chains) and pods.
+  const fromNodes = objects.vsNodes.length > 0 ? objects.vsNodes : objects.main ? [objects.main] : [];
+  const podLayer = objects.lastObjectLayer + (s.endpoints.some((e) => e.chain) ? 2 : 1);
+  const marks = opts.marks?.(s);
+  endpointNodes(g, objects, podLayer, marks, opts.endpointSource);
+  // No endpoints: the verdict, where the rule that rejects or drops is.
+  if (s.endpoints.length === 0) verdictNode(g, objects, fromNodes);
+  if (marks) addGhosts(marks.ghosts, g.add, edges, fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend'), podLayer);
+  return { key, title: serviceTitle(s), nodes, edges };
+}
+
+/** A Service's graph while it is built: its nodes and edges, how to add a node, where a range is. */
+interface GraphParts {
+  s: Service;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  add: (n: GraphNode) => GraphNode;
+  src: (range: Range | undefined, tableId?: string) => GraphSource | undefined;
+}
+
+/** The object nodes of a Service: policy chains (or map element), external and firewall chains, virtual services. */
+interface ObjectNodes {
+  main?: GraphNode;
+  fw?: GraphNode;
+  entry?: GraphNode;
+  virtuals: ObjectRef[];
+  vsNodes: GraphNode[];
+  policy: PolicyNodes;
+  lastObjectLayer: number;
+}
+
+function objectNodes(g: GraphParts): ObjectNodes {
+  const { s, nodes, edges, add, src } = g;
   const obj = (role: ObjectRef['role']) => s.objects.find((o) => o.role === role);
   const objectNode = (o: ObjectRef, id: string, badges: string[] = []) =>
     add({ id, kind: 'service', layer: 1, label: o.name, detail: objectDetail(o), badges, source: src(o.range, o.tableId) });
@@ -232,8 +272,11 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const entry = externalEntry(s, policy);
   if (fw && entry) edges.push({ from: fw.id, to: entry.id });
 
-  // Frontends.
-  const targets: GraphNode[] = [];
+  return { main, fw, entry, virtuals, vsNodes, policy, lastObjectLayer };
+}
+
+/** The frontend nodes, each with its edge to the object it enters. */
+function frontendNodes({ s, edges, add, src }: GraphParts, { fw, entry, virtuals, vsNodes, policy }: ObjectNodes): void {
   s.frontends.forEach((f, i) => {
     const badges: string[] = [];
     // An external IP that may be a load balancer's; other kinds guessed from an IPVS dump alone.
@@ -250,15 +293,13 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     else if (f.kind === 'loadBalancer' && fw) to = fw;
     else to = entry ?? vsNodes[0];
     if (to) edges.push({ from: node.id, to: to.id });
-    else targets.push(node);
   });
+}
 
-  // Endpoints: endpoint objects (chains) and pods.
-  const fromNodes = vsNodes.length > 0 ? vsNodes : main ? [main] : [];
-  const podLayer = lastObjectLayer + (s.endpoints.some((e) => e.chain) ? 2 : 1);
+/** The endpoint chains and pods, with the edges (and shares) that select them. */
+function endpointNodes({ s, edges, add, src }: GraphParts, { vsNodes, policy, lastObjectLayer }: ObjectNodes, podLayer: number, marks: ServiceMarks | undefined, endpointSource: GraphOptions['endpointSource']): void {
   const pods = new Map<string, GraphNode>();
   const split = hasPolicyShares(s);
-  const marks = opts.marks?.(s);
   s.endpoints.forEach((e, i) => {
     const at = formatHostPort(e.address, e.port);
     let pod = pods.get(at);
@@ -271,7 +312,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     let tail = pod;
     if (e.chain) {
       const chainObject = s.objects.find((o) => o.role === 'endpoint-chain' && o.name === e.chain);
-      const source = opts.endpointSource?.(s, e) ?? src(chainObject?.range ?? e.range, chainObject?.tableId);
+      const source = endpointSource?.(s, e) ?? src(chainObject?.range ?? e.range, chainObject?.tableId);
       const epNode = add({ id: `e${i}`, kind: 'endpoint', layer: lastObjectLayer + 1, label: e.chain, detail: t('endpoint chain'), badges, source });
       edges.push({ from: epNode.id, to: pod.id });
       tail = epNode;
@@ -279,26 +320,23 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     if (vsNodes.length > 0) for (const from of vsNodes) edges.push({ from: from.id, to: tail.id, share: e.probability, label: formatShare(e.probability) });
     else edges.push(...endpointEdges(s, e, policy, tail, split));
   });
+}
 
-  // No endpoints: the verdict, where the rule that rejects or drops is.
-  if (s.endpoints.length === 0) {
-    const verdict = s.policies.noEndpoints === 'drop' ? 'DROP' : s.policies.noEndpoints === 'reject' ? 'REJECT' : undefined;
-    const rule = obj('reject-rule');
-    const why = s.endpointsNotInDump
-      ? t('endpoints not in this dump')
-      : verdict === 'DROP'
-        ? s.policies.noLocalEndpoints ? t('no local endpoints: dropped') : t('no endpoints: dropped')
-        : verdict === 'REJECT'
-          ? t('no endpoints: rejected')
-          : t('no endpoints');
-    const node = add({ id: 'verdict', kind: 'verdict', layer: lastObjectLayer + 1, label: verdict ?? '∅', detail: why, badges: [], source: src(rule?.range, rule?.tableId) });
-    const sources = fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend');
-    for (const from of sources) edges.push({ from: from.id, to: node.id });
-    if (fromNodes.length === 0) for (const n of nodes) if (n.kind === 'service') edges.push({ from: n.id, to: node.id });
-  }
-  if (marks) addGhosts(marks.ghosts, add, edges, fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend'), podLayer);
-  void targets;
-  return { key, title: serviceTitle(s), nodes, edges };
+/** The REJECT or DROP (or ∅) of a Service without endpoints, where the rule that rejects or drops is. */
+function verdictNode({ s, nodes, edges, add, src }: GraphParts, { lastObjectLayer }: ObjectNodes, fromNodes: GraphNode[]): void {
+  const verdict = s.policies.noEndpoints === 'drop' ? 'DROP' : s.policies.noEndpoints === 'reject' ? 'REJECT' : undefined;
+  const rule = s.objects.find((o) => o.role === 'reject-rule');
+  const why = s.endpointsNotInDump
+    ? t('endpoints not in this dump')
+    : verdict === 'DROP'
+      ? s.policies.noLocalEndpoints ? t('no local endpoints: dropped') : t('no endpoints: dropped')
+      : verdict === 'REJECT'
+        ? t('no endpoints: rejected')
+        : t('no endpoints');
+  const node = add({ id: 'verdict', kind: 'verdict', layer: lastObjectLayer + 1, label: verdict ?? '∅', detail: why, badges: [], source: src(rule?.range, rule?.tableId) });
+  const sources = fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend');
+  for (const from of sources) edges.push({ from: from.id, to: node.id });
+  if (fromNodes.length === 0) for (const n of nodes) if (n.kind === 'service') edges.push({ from: n.id, to: node.id });
 }
 
 /** Ghost pods the API has and the rules do not, at most MAX_GHOSTS, each reached by a dashed edge. */
