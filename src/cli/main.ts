@@ -6,12 +6,12 @@ import { checkToJson, checkToText, nodeLine } from '../core/cluster/check-format
 import { looksLikeClusterState, mergeClusterStates, readClusterFile } from '../core/cluster/read';
 import { analyzeFile, buildSnapshot, leftoversText, type SnapshotFile } from '../core/snapshot';
 import type { StatusSummary } from '../core/language/types';
-import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
+import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/service';
 import { byPosition, countBySeverity, firstError, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
-import { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes, traceSnapshot, tracedService, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
+import { destinationHasLeadingZero, parseDestination, shownOutcomes, traceSnapshot, tracedService, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
 import { traceToJsonText, traceToText } from '../core/trace/format';
-import { hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/trace/addr';
+import { formatHostPort, hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/model/address';
 import { checkOptions, parseArgs, parseSize, UsageError, type Args } from './args';
 import { DEFAULT_MAX_BYTES, readInput, type Loaded } from './input';
 import { clip, visible } from './text';
@@ -199,12 +199,11 @@ function formatService(s: Service, leftoverOf?: string): string[] {
   const lines: string[] = [];
   const name = s.anonymous ? `${s.name} (Service name not in the dumps)` : servicePortNameString(s);
   lines.push(`${name} ${s.protocol}${leftoverOf ? ` (${leftoverOf} mode: leftover rules, not the current mode)` : ''}`);
-  for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${f.address ? hostPort(f.address, f.port) : `*:${f.port}`}${f.kindUncertain ? `  (${f.kindNote ?? 'kind uncertain'})` : ''}`);
+  for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${formatHostPort(f.address || undefined, f.port)}${f.kindUncertain ? `  (${f.kindNote ?? 'kind uncertain'})` : ''}`);
   if (s.endpointsNotInDump) lines.push('  (endpoints not in this file: its chain comes from an earlier restore)');
   else if (s.endpoints.length === 0) lines.push(`  (no endpoints: ${s.policies.noEndpoints ?? 'no rule for them in this file'})`);
   for (const e of s.endpoints) {
-    const addr = e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
-    lines.push(`  → ${addr.padEnd(22)} ${formatShare(e.probability).padStart(6)}${e.local ? '  local' : ''}`);
+    lines.push(`  → ${formatHostPort(e.address, e.port).padEnd(22)} ${formatShare(e.probability).padStart(6)}${e.local ? '  local' : ''}`);
   }
   const p = s.policies;
   const flags = [

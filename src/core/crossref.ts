@@ -10,7 +10,7 @@ import type { IpSet, IpsetMember } from './model/ipset';
 import type { VirtualService } from './model/ipvs';
 import { containsPosition, type Position, type Range } from './model/range';
 import type { NodeSnapshot } from './snapshot';
-import { canonicalAddress as canonical } from './trace/addr';
+import { canonicalAddress as canonical } from './model/address';
 
 export interface SnapshotLocation {
   fileIndex: number;

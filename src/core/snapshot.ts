@@ -5,7 +5,7 @@ import { t } from './l10n';
 import { featuresFor, type AnyFeatures } from './language';
 import type { IptablesAnalysis } from './language/iptables';
 import type { DumpAnalysis } from './language/types';
-import type { Catalog, Service } from './kube/catalog';
+import type { Catalog, Service } from './kube/service';
 import type { CheckResult } from './cluster/check';
 import type { ClusterState } from './cluster/types';
 import { buildIpvsCatalog } from './kube/ipvs-catalog';

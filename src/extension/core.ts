@@ -9,7 +9,7 @@ export { analyzeFile, buildSnapshot, languageOfDialect } from '../core/snapshot'
 export { buildSnapshotWithCluster, docsLineOf, readClusterInput } from '../core/cluster/snapshot';
 export { looksLikeClusterState } from '../core/cluster/read';
 export { serviceToFollow } from '../core/walkthrough';
-export { formatShare } from '../core/kube/catalog';
+export { formatShare } from '../core/kube/service';
 export { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes } from '../core/trace';
 export { endpointLine, packetLine, stepText, traceToJsonText, traceToMarkdown, traceToText } from '../core/trace/format';
 export { findService, toMermaid } from '../core/graph/model';

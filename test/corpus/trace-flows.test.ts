@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { traceSnapshot, type Entry } from '../../src/core/trace';
-import { parseAddress, parsePrefix, prefixContains } from '../../src/core/trace/addr';
+import { parseAddress, parsePrefix, prefixContains } from '../../src/core/model/address';
 import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 
 interface Flow {

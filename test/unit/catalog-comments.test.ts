@@ -12,7 +12,7 @@
 //   dropped by KUBE-PROXY-FIREWALL"`.
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { catalogToJson, parseServicePortName } from '../../src/core/kube/catalog';
+import { catalogToJson, parseServicePortName } from '../../src/core/kube/service';
 import { endpointHash, portProtoHash } from '../../src/core/kube/hash';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { buildNftCatalog } from '../../src/core/kube/nft-catalog';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ipv6Services } from '../helpers/ipv6';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { catalogToJson, splitHostPort } from '../../src/core/kube/catalog';
+import { splitHostPort } from '../../src/core/kube/catalog';
+import { catalogToJson } from '../../src/core/kube/service';
 import fc from 'fast-check';
 import { addressProblem } from '../../src/core/parse/iptables/parser';
 import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';

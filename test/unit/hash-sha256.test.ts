@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { endpointHash, isEndpointHashName, portProtoHash, sha256 } from '../../src/core/kube/hash';
-import { formatHostPort } from '../../src/core/trace/addr';
+import { formatHostPort } from '../../src/core/model/address';
 
 const reference = (text: string) => new Uint8Array(createHash('sha256').update(text, 'utf8').digest());
 

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { RuleNode, withTransientRuleDetails } from '../../src/core/parse/iptables/nodes';
-import { buildCatalog, catalogToJson } from '../../src/core/kube/catalog';
+import { buildCatalog } from '../../src/core/kube/catalog';
+import { catalogToJson } from '../../src/core/kube/service';
 import { findMatchOption, findTargetOption, matchOptionValues, targetOptionValue, type Rule } from '../../src/core/model/iptables';
 import { plainRule, plainRuleset } from '../helpers/iptables-plain';
 

@@ -9,7 +9,7 @@ import { RulePeek } from '../../src/core/kube/iptables-rule-peek';
 import { lookupMatchOption } from '../../src/core/parse/iptables/extensions';
 import { findAnyMatchOption, findMatchOption, findParam, ruleComment, type Rule } from '../../src/core/model/iptables';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import type { Endpoint, Service } from '../../src/core/kube/catalog';
+import type { Endpoint, Service } from '../../src/core/kube/service';
 
 /** The answers from the rule's details (what the catalog asked before). */
 function slow(rule: Rule) {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { GroupsByReal, ipPortKey, RunKeys, sortedServices } from '../../src/core/kube/ipvs-catalog';
-import { canonicalAddress, ipv4Number } from '../../src/core/trace/addr';
+import { canonicalAddress, ipv4Number } from '../../src/core/model/address';
 
 /** The key as the catalog defined it before the shortcut: canonical address first, then its IPv4 value. */
 function referenceKey(address: string | undefined, port: number | undefined, protocol: string): string | number {

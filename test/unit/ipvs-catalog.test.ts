@@ -1,7 +1,7 @@
 // The IPVS-mode catalog of a node snapshot (ipvsadm + ipset + iptables) against the generator's truth.
 import { describe, expect, it } from 'vitest';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
-import { catalogToJson } from '../../src/core/kube/catalog';
+import { catalogToJson } from '../../src/core/kube/service';
 import { expectedIpvsCatalog, generateIpvsSnapshot, type IpvsGenOptions } from '../../src/core/kube/generate/ipvs';
 import { randomServices } from '../../src/core/kube/generate/iptables';
 import { ipv6Variant } from '../../src/core/kube/generate/nft';

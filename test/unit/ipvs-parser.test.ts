@@ -6,7 +6,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realServerLabel, weightShares, type IpvsDump, type VirtualService } from '../../src/core/model/ipvs';
 import { parseEndpoint, parseIpvsadm } from '../../src/core/parse/ipvs/parser';
-import { isIpv4, isIpv6, parseCount, parsePort } from '../../src/core/parse/ipvs/address';
+import { isIpv4, isIpv6 } from '../../src/core/model/address';
+import { parseCount, parsePort } from '../../src/core/parse/ipvs/address';
 import { lineRange } from '../../src/core/model/range';
 
 const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');

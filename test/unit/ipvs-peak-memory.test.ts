@@ -9,7 +9,7 @@ import { LineCursor, splitLines } from '../../src/core/parse/lines';
 import { AddressCache, parseIpvsadm, trimmedLength } from '../../src/core/parse/ipvs/parser';
 import { PlainServiceServerNode, RealServerNode } from '../../src/core/parse/ipvs/nodes';
 import { plainData } from '../../src/extension/analysis/plain';
-import { canonicalAddress } from '../../src/core/trace/addr';
+import { canonicalAddress } from '../../src/core/model/address';
 
 function allLines(text: string): { lines: string[]; count: number } {
   const cursor = new LineCursor(text);

@@ -3,9 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseIpvsadm, ServerKeys } from '../../src/core/parse/ipvs/parser';
-import { endpointNumber } from '../../src/core/parse/ipvs/address';
+import { endpointNumber, ipv4Number } from '../../src/core/model/address';
 import { RealServerNode } from '../../src/core/parse/ipvs/nodes';
-import { ipv4Number } from '../../src/core/trace/addr';
 import { weightShares } from '../../src/core/model/ipvs';
 
 const endpointText = fc.oneof(

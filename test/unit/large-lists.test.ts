@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeFile } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile } from '../../src/core/trace';
 import { appendAll } from '../../src/core/model/append';
-import type { Service } from '../../src/core/kube/catalog';
+import type { Service } from '../../src/core/kube/service';
 
 const COUNT = 150_000;
 const addresses = Array.from({ length: COUNT }, (_, i) => `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`);

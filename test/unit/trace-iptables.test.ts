@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
 import { parseDestination, traceSnapshot, traceToJson, type Entry } from '../../src/core/trace';
-import { canonicalAddress, formatAddress, isIpv4 as isCanonicalIPv4, parseAddress, parsePrefix, prefixContains } from '../../src/core/trace/addr';
+import { canonicalAddress, formatAddress, isIpv4 as isCanonicalIPv4, parseAddress, parsePrefix, prefixContains } from '../../src/core/model/address';
 
 const file = (text: string) => ({ name: 'dump.iptables', analysis: analyzeIptables(text) });
 const trace = (text: string, to: string, opts: { from?: string; entry?: Entry; nodeIPs?: string[] } = {}) => {

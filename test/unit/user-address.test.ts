@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { destinationHasLeadingZero, parseDestination } from '../../src/core/trace';
-import { formatAddress, hasLeadingZeroPart, parseAddress, parseUserAddress } from '../../src/core/trace/addr';
+import { formatAddress, hasLeadingZeroPart, parseAddress, parseUserAddress } from '../../src/core/model/address';
 
 describe('addresses a person types', () => {
   it('refuses IPv4 parts with leading zeros (inet_aton would read them as octal)', () => {

@@ -9,7 +9,7 @@ import { analyzeIptables, hoverAt, iptablesFeatures } from '../../src/core/langu
 import { explainNode } from '../../src/core/explain/node';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile } from '../../src/core/trace';
-import { catalogToJson } from '../../src/core/kube/catalog';
+import { catalogToJson } from '../../src/core/kube/service';
 import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
 import { canRestoreCheck, restoreCheck } from '../helpers/restore-check';
 

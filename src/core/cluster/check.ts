@@ -4,10 +4,10 @@
 // carry (comments dropped in large clusters, the kind of an address without endpoints, an IPVS mode's traffic
 // policies) is never a finding.
 import { t } from '../l10n';
-import type { Catalog, Endpoint, Frontend, Service } from '../kube/catalog';
+import { servicePortNameString, type Catalog, type Endpoint, type Frontend, type Service } from '../kube/service';
 import { normalizeAddressIntervals } from '../kube/nft-catalog';
 import type { NodeSnapshot } from '../snapshot';
-import { canonicalAddress, formatHostPort } from '../trace/addr';
+import { canonicalAddress, formatHostPort } from '../model/address';
 import type { IptablesAnalysis } from '../language/iptables';
 import type { IpvsadmAnalysis } from '../language/ipvsadm';
 import type { NftAnalysis } from '../language/nft';
@@ -150,12 +150,11 @@ class ActualIndex {
 
 /** `ns/name:port` as findings and reports name a Service port. */
 export function servicePortText(s: { namespace: string; name: string; portName: string }): string {
-  if (!s.namespace) return s.name;
-  return `${s.namespace}/${s.name}${s.portName ? `:${s.portName}` : ''}`;
+  return s.namespace ? servicePortNameString(s) : s.name;
 }
 
 function frontendText(f: { kind: string; address?: string; port: number }): string {
-  return `${f.kind} ${f.address ? formatHostPort(f.address, f.port) : `*:${f.port}`}`;
+  return `${f.kind} ${formatHostPort(f.address || undefined, f.port)}`;
 }
 
 /** Collects findings with their Service, severity and evidence. */
@@ -271,7 +270,7 @@ const shownFrontend = (f: ExpectedFrontend) => f.kind !== 'healthCheckNodePort';
 function staleService(a: Actual, services: Map<string, { type: string; clusterIPs: string[]; ports: { name: string; protocol: string }[] }>, out: Findings): void {
   const s = a.service;
   let reason: string;
-  if (s.anonymous || !s.namespace) reason = t('no Service port of the API has the address {0} ({1})', s.frontends[0] ? formatHostPort(s.frontends[0].address ?? '*', s.frontends[0].port) : s.name, s.protocol.toUpperCase());
+  if (s.anonymous || !s.namespace) reason = t('no Service port of the API has the address {0} ({1})', s.frontends[0] ? formatHostPort(s.frontends[0].address, s.frontends[0].port) : s.name, s.protocol.toUpperCase());
   else {
     const api = services.get(`${s.namespace}/${s.name}`);
     if (!api) reason = t('no Service {0} in the API: deleted, or in a namespace the cluster file does not hold', `${s.namespace}/${s.name}`);

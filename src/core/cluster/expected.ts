@@ -16,7 +16,7 @@ import type {
   NodeIdentity,
 } from './types';
 import { categorizeEndpoints, type Categorized, type PortPolicy, type ProxyEndpoint, type TopologyRules } from './topology';
-import { canonicalAddress } from '../trace/addr';
+import { canonicalAddress, formatHostPort } from '../model/address';
 import { describeExclusion, noEndpointsReason, noLocalEndpointsReason, topologyNote, type PortEndpoints } from './expected-words';
 
 export interface ExpectedOptions {
@@ -263,7 +263,7 @@ function numericTarget(port: ApiServicePort): number {
 function candidate(slice: ApiEndpointSlice, api: ApiEndpoint, address: string, port: number, nodeName: string): Candidate {
   const c = api.conditions;
   return {
-    key: address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`,
+    key: formatHostPort(address, port),
     address,
     port,
     // newEndpointSliceInfo: unknown ready and serving count as true, unknown terminating as false.

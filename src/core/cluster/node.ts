@@ -3,9 +3,9 @@
 // then the endpoints the rules mark local (Local traffic policies, IPVS's KUBE-LOOP-BACK) matched against the
 // EndpointSlices' nodeName, then the snapshot folder's name. Several nodes fitting equally are candidates.
 import { t } from '../l10n';
-import type { Service } from '../kube/catalog';
+import type { Service } from '../kube/service';
 import type { NodeSnapshot } from '../snapshot';
-import { canonicalAddress, isLoopback, parseAddress } from '../trace/addr';
+import { canonicalAddress, isLoopback, parseAddress } from '../model/address';
 import { revealedNodeAddresses, type SnapshotFile as TraceFile } from '../trace';
 import type { ClusterState, NodeIdentity } from './types';
 

@@ -1,7 +1,7 @@
 // Explanation texts (Markdown) for hovers on iptables dumps, written with ./markdown: comments and names in a
 // dump are untrusted input.
 import { findMatchOption, findTargetOption, type Option, type Rule, type Save, type Table } from '../model/iptables';
-import { formatShare, servicePortNameString } from '../kube/catalog';
+import { formatShare, servicePortNameString } from '../kube/service';
 import type { IptablesAnalysis } from '../language/iptables';
 import { t } from '../l10n';
 import type { KubeProxyMode } from '../detect';

@@ -6,7 +6,7 @@
 // IPVS mode deprecation KEP-5495 (deprecated v1.35).
 import { t } from '../l10n';
 import { isKubeProxyIpset, kubeProxyModeOfIptables } from '../detect';
-import type { Catalog, Service } from '../kube/catalog';
+import type { Catalog, Service } from '../kube/service';
 import { isKubeProxyNftTable } from '../kube/nft-catalog';
 import { classifyKubeChain, isKubeletChain, kubeChainOwner } from '../kube/chains';
 import { findMatchOption, type IptablesRuleset, type Rule } from '../model/iptables';
@@ -452,6 +452,66 @@ function serviceFacts(catalogs: Catalog[], services: Service[]): Fact[] {
  * lines; without them the quotes come from the model.
  */
 export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | undefined)[] = []): NodeExplanation {
+  const r = readNode(snapshot, texts);
+  const { b, found, modes, mode, backend } = r;
+  const sections: Section[] = [];
+  const section = (id: SectionId, title: string, items: Item[], facts: Fact[] = []) => sections.push({ id, title, items, facts });
+  const { headline, verdict } = verdictItems(r);
+  section('verdict', t('Mode'), verdict);
+  const how = howToTell(r);
+  if (how.length > 0) section('evidence', t('How to tell'), how);
+  if (backend) section('backend', t('iptables backend'), backendItems(r));
+  const leftoverItems = leftoversItems(r);
+  if (leftoverItems.length > 0) section('leftovers', t('Leftovers'), leftoverItems);
+
+  // The cluster state beside the dump: what the API asks of this node against what the rules do.
+  const cluster = clusterSection(snapshot.cluster, (at, quote) => b.located(at, quote));
+  if (cluster) section('cluster', t('Cluster state'), cluster.items, cluster.facts);
+
+  // Why iptables-nft is not nftables mode.
+  if (found.headersNft.length > 0 || found.nftWarnings.length > 0) section('iptables-nft', t('Why an iptables-nft header does not mean nftables mode'), iptablesNftItems(found));
+
+  // Trade-offs and status of each mode present.
+  const trade: Item[] = [];
+  const stat: Item[] = [];
+  for (const m of modes) {
+    const head = modes.length > 1 ? `${modeName(m)}: ` : '';
+    for (const it of tradeoffs(m)) trade.push({ ...it, text: head + it.text });
+    for (const it of status(m)) stat.push({ ...it, text: head + it.text });
+  }
+  if (trade.length > 0) section('tradeoffs', t('What this mode does well and badly'), trade);
+  if (stat.length > 0) section('status', t('Status in Kubernetes'), stat);
+
+  // Numbers.
+  section('numbers', t('Numbers'), [], [...serviceFacts(snapshot.catalogs, snapshot.services), ...found.facts]);
+  return {
+    mode,
+    modes,
+    backend,
+    headline,
+    files: snapshot.files.map((f) => ({ name: baseName(f.name), languageId: f.languageId })),
+    sections,
+    evidence: b.evidence,
+  };
+}
+
+/** What the dumps of a node snapshot say about its kube-proxy mode(s) and iptables backend, with the evidence. */
+interface NodeReading {
+  snapshot: NodeSnapshot;
+  b: Builder;
+  found: Found;
+  /** The modes present, the likely current one (the one the Service catalog reads) first. */
+  modes: ProxyMode[];
+  mode: NodeMode;
+  current: ProxyMode | undefined;
+  backend: IptablesBackendSummary | undefined;
+  hasIptables: boolean;
+  ipvsadmFiles: number;
+  kubeRouter: boolean;
+  evidenceOf: (m: ProxyMode) => Evidence[];
+}
+
+function readNode(snapshot: NodeSnapshot, texts: readonly (string | undefined)[]): NodeReading {
   const b = new Builder(snapshot, texts);
   const found = emptyFound();
   const clusterIPs = new Set(snapshot.services.flatMap((s) => s.frontends.filter((f) => f.kind === 'clusterIP').map((f) => `${f.address}:${f.port}`)));
@@ -484,11 +544,12 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
 
   const ipvsEvidence = [...found.ipvsadm, ...found.ipset, ...found.ipvs];
   const evidenceOf = (m: ProxyMode) => (m === 'iptables' ? iptablesEvidence : m === 'ipvs' ? ipvsEvidence : found.nftables);
-  const sections: Section[] = [];
-  const section = (id: SectionId, title: string, items: Item[], facts: Fact[] = []) => sections.push({ id, title, items, facts });
-
-  // Verdict.
   const kubeRouter = found.kubeRouter.length + found.kubeRouterProxy.length > 0;
+  return { snapshot, b, found, modes, mode, current, backend, hasIptables, ipvsadmFiles: ipvsadmFiles.length, kubeRouter, evidenceOf };
+}
+
+/** The headline and the items of the Mode section. */
+function verdictItems({ snapshot, found, modes, mode, current, backend, kubeRouter }: NodeReading): { headline: string; verdict: Item[] } {
   let headline: string;
   const verdict: Item[] = [];
   if (mode === 'mixed') {
@@ -521,9 +582,11 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
   }
   const names = snapshot.files.map((f) => `\`${baseName(f.name)}\``);
   if (names.length > 0) verdict.push({ kind: 'note', text: t('Read together from one folder (one node snapshot): {0}.', names.join(', ')), evidence: [] });
-  section('verdict', t('Mode'), verdict);
+  return { headline, verdict };
+}
 
-  // How to tell.
+/** The items of the How to tell section: the evidence of each mode present. */
+function howToTell({ snapshot, found, modes, mode, hasIptables, ipvsadmFiles, kubeRouter, evidenceOf }: NodeReading): Item[] {
   const how: Item[] = [];
   for (const m of modes) {
     const ev = evidenceOf(m);
@@ -532,27 +595,29 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
       if (found.iptablesViaNft.length > 0) how.push({ kind: 'claim', text: t('iptables mode seen through nft: `KUBE-SVC-*` / `KUBE-SEP-*` chains in tables that iptables-nft manages are iptables rules, not kube-proxy\'s nftables mode.'), evidence: [...found.nftWarnings.slice(0, 1), ...found.iptablesViaNft] });
     } else if (m === 'ipvs') {
       how.push({ kind: 'claim', text: t('IPVS mode: each Service address is an IPVS virtual service (`ipvsadm -Ln`), and iptables only matches kube-proxy\'s ipsets (`KUBE-CLUSTER-IP`, `KUBE-IPVS-IPS`, …) instead of having one chain per Service.'), evidence: ev });
-      if (ipvsadmFiles.length === 0) how.push({ kind: 'note', text: t('Save `ipvsadm -Ln` and `ipset save` next to this dump to see the virtual services themselves.'), evidence: [] });
+      if (ipvsadmFiles === 0) how.push({ kind: 'note', text: t('Save `ipvsadm -Ln` and `ipset save` next to this dump to see the virtual services themselves.'), evidence: [] });
       else if (!hasIptables || !snapshot.files.some((f) => f.languageId === 'ipset')) how.push({ kind: 'note', text: t('Save `iptables-save` and `ipset save` next to this dump: IPVS mode needs them for masquerading, NodePorts and filtering.'), evidence: [] });
     } else {
       how.push({ kind: 'claim', text: t('nftables mode: kube-proxy\'s own `table ip kube-proxy` (and `ip6`) with the `service-ips` verdict map, looked up by `ip daddr . meta l4proto . th dport vmap @service-ips`, and `numgen random mod N` to pick an endpoint.'), evidence: ev });
     }
   }
   if (mode === 'kubelet-only' && !kubeRouter) how.push({ kind: 'claim', text: t('Only kubelet\'s chains (`KUBE-KUBELET-CANARY`, `KUBE-IPTABLES-HINT`, `KUBE-FIREWALL`): no `KUBE-SVC-*` chains and no ipset matches.'), evidence: found.kubelet });
-  if (how.length > 0) section('evidence', t('How to tell'), how);
+  return how;
+}
 
-  // Backend.
-  if (backend) {
-    const items: Item[] = [];
-    if (found.headersNft.length > 0) items.push({ kind: 'claim', text: t('`(nf_tables)` in the `# Generated by` header: iptables-nft wrote this dump; its rules live in the kernel\'s nf_tables.'), evidence: found.headersNft.slice(0, 3) });
-    if (found.headersLegacy.length > 0) items.push({ kind: 'claim', text: t('A `# Generated by iptables-save` header without `(nf_tables)`: iptables-legacy wrote this dump; its rules live in the kernel\'s x_tables.'), evidence: found.headersLegacy.slice(0, 3) });
-    if (found.headersUnknown.length > 0 || (hasIptables && found.headersNft.length + found.headersLegacy.length === 0)) items.push({ kind: 'note', text: t('No `# Generated by` header says which backend wrote (part of) the iptables dump: save it with `iptables-save` to keep the header.'), evidence: found.headersUnknown.slice(0, 3) });
-    if (found.legacyPresent.length > 0) items.push({ kind: 'warning', text: t('iptables-nft-save warns that iptables-legacy tables are present too: some rules (often leftovers) live in the other backend. Run `iptables-legacy-save` as well.'), evidence: found.legacyPresent });
-    if (found.nftWarnings.length > 0) items.push({ kind: 'claim', text: t('`nft list ruleset` marks the tables that iptables-nft manages: those are iptables rules stored in nf_tables.'), evidence: found.nftWarnings.slice(0, 3) });
-    section('backend', t('iptables backend'), items);
-  }
+/** The items of the iptables backend section. */
+function backendItems({ found, hasIptables }: NodeReading): Item[] {
+  const items: Item[] = [];
+  if (found.headersNft.length > 0) items.push({ kind: 'claim', text: t('`(nf_tables)` in the `# Generated by` header: iptables-nft wrote this dump; its rules live in the kernel\'s nf_tables.'), evidence: found.headersNft.slice(0, 3) });
+  if (found.headersLegacy.length > 0) items.push({ kind: 'claim', text: t('A `# Generated by iptables-save` header without `(nf_tables)`: iptables-legacy wrote this dump; its rules live in the kernel\'s x_tables.'), evidence: found.headersLegacy.slice(0, 3) });
+  if (found.headersUnknown.length > 0 || (hasIptables && found.headersNft.length + found.headersLegacy.length === 0)) items.push({ kind: 'note', text: t('No `# Generated by` header says which backend wrote (part of) the iptables dump: save it with `iptables-save` to keep the header.'), evidence: found.headersUnknown.slice(0, 3) });
+  if (found.legacyPresent.length > 0) items.push({ kind: 'warning', text: t('iptables-nft-save warns that iptables-legacy tables are present too: some rules (often leftovers) live in the other backend. Run `iptables-legacy-save` as well.'), evidence: found.legacyPresent });
+  if (found.nftWarnings.length > 0) items.push({ kind: 'claim', text: t('`nft list ruleset` marks the tables that iptables-nft manages: those are iptables rules stored in nf_tables.'), evidence: found.nftWarnings.slice(0, 3) });
+  return items;
+}
 
-  // Leftovers: of the modes present, and the other mode's rules that the current one left in its dumps.
+/** The items of the Leftovers section: of the modes present, and the other mode's rules that the current one left in its dumps. */
+function leftoversItems({ snapshot, b, modes, mode, current, evidenceOf }: NodeReading): Item[] {
   const leftoverItems: Item[] = [];
   if (mode === 'mixed') {
     modes.forEach((m, k) => leftoverItems.push({
@@ -567,41 +632,13 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
     if (listed && listed.kind === 'warning') listed.text = `${listed.text} ${leftoversText(l, snapshot.mode)}`;
     else leftoverItems.push({ kind: 'warning', text: leftoversText(l, snapshot.mode), evidence: leftoverEvidence(b, l) });
   }
-  if (leftoverItems.length > 0) section('leftovers', t('Leftovers'), leftoverItems);
+  return leftoverItems;
+}
 
-  // The cluster state beside the dump: what the API asks of this node against what the rules do.
-  const cluster = clusterSection(snapshot.cluster, (at, quote) => b.located(at, quote));
-  if (cluster) section('cluster', t('Cluster state'), cluster.items, cluster.facts);
-
-  // Why iptables-nft is not nftables mode.
-  if (found.headersNft.length > 0 || found.nftWarnings.length > 0) {
-    section('iptables-nft', t('Why an iptables-nft header does not mean nftables mode'), [
-      { kind: 'claim', text: t('iptables-nft is the nf_tables backend of the iptables command: the same iptables rules (`KUBE-SERVICES`, `KUBE-SVC-*`, matched one after another), stored in nf_tables instead of x_tables. That is why `nft list ruleset` shows them, as `table ip nat` / `table ip filter` with a "managed by iptables-nft" warning.'), evidence: [...found.headersNft.slice(0, 1), ...found.nftWarnings.slice(0, 1)] },
-      { kind: 'claim', text: t('kube-proxy\'s nftables mode is a different implementation: it writes no iptables rules at all, but its own `table ip kube-proxy` with verdict maps. The header names the iptables backend, never the kube-proxy mode.'), evidence: found.nftables.slice(0, 1) },
-    ]);
-  }
-
-  // Trade-offs and status of each mode present.
-  const trade: Item[] = [];
-  const stat: Item[] = [];
-  for (const m of modes) {
-    const head = modes.length > 1 ? `${modeName(m)}: ` : '';
-    for (const it of tradeoffs(m)) trade.push({ ...it, text: head + it.text });
-    for (const it of status(m)) stat.push({ ...it, text: head + it.text });
-  }
-  if (trade.length > 0) section('tradeoffs', t('What this mode does well and badly'), trade);
-  if (stat.length > 0) section('status', t('Status in Kubernetes'), stat);
-
-  // Numbers.
-  section('numbers', t('Numbers'), [], [...serviceFacts(snapshot.catalogs, snapshot.services), ...found.facts]);
-
-  return {
-    mode,
-    modes,
-    backend,
-    headline,
-    files: snapshot.files.map((f) => ({ name: baseName(f.name), languageId: f.languageId })),
-    sections,
-    evidence: b.evidence,
-  };
+/** Why iptables-nft is not nftables mode. */
+function iptablesNftItems(found: Found): Item[] {
+  return [
+    { kind: 'claim', text: t('iptables-nft is the nf_tables backend of the iptables command: the same iptables rules (`KUBE-SERVICES`, `KUBE-SVC-*`, matched one after another), stored in nf_tables instead of x_tables. That is why `nft list ruleset` shows them, as `table ip nat` / `table ip filter` with a "managed by iptables-nft" warning.'), evidence: [...found.headersNft.slice(0, 1), ...found.nftWarnings.slice(0, 1)] },
+    { kind: 'claim', text: t('kube-proxy\'s nftables mode is a different implementation: it writes no iptables rules at all, but its own `table ip kube-proxy` with verdict maps. The header names the iptables backend, never the kube-proxy mode.'), evidence: found.nftables.slice(0, 1) },
+  ];
 }

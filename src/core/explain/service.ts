@@ -1,8 +1,8 @@
 // How a Service of the catalog is described in hovers, whatever the mode that implements it.
-import { formatShare, servicePortNameString, type Service } from '../kube/catalog';
+import { formatShare, servicePortNameString, type Service } from '../kube/service';
 import { serviceTitle } from '../graph/model';
 import { t } from '../l10n';
-import { formatAddress, formatHostPort, parseAddress } from '../trace/addr';
+import { formatAddress, formatHostPort, parseAddress } from '../model/address';
 import { code, join, md, mdT, text, type Md, type MarkdownBuilder } from './markdown';
 
 function hostPort(e: { address: string; port: number }): string {

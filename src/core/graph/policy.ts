@@ -3,7 +3,7 @@
 // Local (pods and this node short-circuit to the cluster chain; other sources go to the local chain, or are
 // dropped when no endpoint is on this node), and each endpoint's share of each chain. Edges between chains say
 // their condition; only the choices among endpoints carry shares.
-import { formatShare, type Endpoint, type Service, type ShortCircuit } from '../kube/catalog';
+import { formatShare, type Endpoint, type Service, type ShortCircuit } from '../kube/service';
 import { t } from '../l10n';
 import type { GraphEdge, GraphNode } from './model';
 

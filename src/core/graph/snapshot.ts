@@ -1,5 +1,5 @@
 // The graph of a node snapshot: which file each Service object lives in, and the DNAT rule of each KUBE-SEP.
-import type { Endpoint, Service } from '../kube/catalog';
+import type { Endpoint, Service } from '../kube/service';
 import type { IptablesAnalysis } from '../language/iptables';
 import type { NodeSnapshot } from '../snapshot';
 import { clusterOverlay } from './cluster';

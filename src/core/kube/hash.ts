@@ -5,7 +5,7 @@
 // servicePortName is "namespace/name" or "namespace/name:portName"; protocol is lower case ("tcp");
 // endpoint is "ip:port" ("[ipv6]:port").
 import * as crypto from 'node:crypto';
-import { formatHostPort } from '../trace/addr';
+import { formatHostPort } from '../model/address';
 
 const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 

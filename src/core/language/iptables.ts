@@ -5,7 +5,8 @@ import type { Chain, IptablesRuleset, Option, Rule, Table } from '../model/iptab
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIptables } from '../parse/iptables/parser';
-import { buildCatalog, servicePortNameString, type Catalog, type Endpoint, type Service } from '../kube/catalog';
+import { buildCatalog } from '../kube/catalog';
+import { servicePortNameString, type Catalog, type Endpoint, type Service } from '../kube/service';
 import { classifyKubeChain, isKubernetesNodeChain, type KubeChainKind } from '../kube/chains';
 import { explainKubeChainKind, kubeChainKindTitle, kubeChainOwnerText } from '../explain/kube-chains';
 import {

@@ -29,6 +29,7 @@ import {
 } from '../explain/ipvs';
 import { t } from '../l10n';
 import { probableNodePorts } from '../kube/ipvs-catalog';
+import { formatShare } from '../kube/service';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
 
@@ -77,12 +78,6 @@ export function referencesAt(a: IpvsadmAnalysis, position: Position, includeDecl
   return out;
 }
 
-function formatPercent(p: number): string {
-  const pct = p * 100;
-  if (pct === 0 || pct === 100) return `${pct}%`;
-  return `${pct.toFixed(pct < 1 ? 2 : 1).replace(/\.0+$/, '')}%`;
-}
-
 function forwardLabel(r: RealServer): string {
   if (r.notInDump.includes('forward')) return '';
   if (r.localNode) return 'Local';
@@ -94,7 +89,7 @@ function serverDetail(r: RealServer, share: number | undefined): string {
   const fwd = forwardLabel(r);
   if (fwd) parts.push(fwd);
   if (!r.notInDump.includes('weight')) parts.push(t('weight {0}', r.weight));
-  if (share !== undefined) parts.push(formatPercent(share));
+  if (share !== undefined) parts.push(formatShare(share));
   if (r.activeConn !== undefined) parts.push(t('{0} active', r.activeConn));
   if (r.inactConn !== undefined) parts.push(t('{0} inactive', r.inactConn));
   return parts.join(' · ');
@@ -218,8 +213,8 @@ function realServerHover(svc: VirtualService, r: RealServer): Md {
   if (share !== undefined) {
     const how = svc.scheduler === 'rr' ? mdT('{0}: equal turns for every server with weight above 0', code('rr')) : mdT('{0}: its weight divided by the sum of the weights', code(svc.scheduler ?? ''));
     lines.push(md``, svc.persistent
-      ? mdT('Gets **{0}** of new clients ({1}); a client that returns within {2} s comes back to the same server.', text(formatPercent(share)), how, svc.persistent.timeout)
-      : mdT('Gets **{0}** of new connections ({1}).', text(formatPercent(share)), how));
+      ? mdT('Gets **{0}** of new clients ({1}); a client that returns within {2} s comes back to the same server.', text(formatShare(share)), how, svc.persistent.timeout)
+      : mdT('Gets **{0}** of new connections ({1}).', text(formatShare(share)), how));
   } else if (svc.scheduler && CONNECTION_COUNT_SCHEDULERS.has(svc.scheduler)) {
     lines.push(md``, mdT('Its share depends on live connection counts ({0}).', code(svc.scheduler)));
   } else if (svc.scheduler && (SOURCE_HASH_SCHEDULERS.has(svc.scheduler) || DESTINATION_SCHEDULERS.has(svc.scheduler))) {
@@ -293,7 +288,7 @@ function schedulerHover(svc: VirtualService): Md {
   const shares = weightShares(svc);
   if (shares && svc.realServers.length > 0) {
     lines.push(md``, mdT('For {0}:', text(svc.name)));
-    svc.realServers.forEach((r, k) => lines.push(md`- ${code(realServerLabel(r))} — ${text(formatPercent(shares[k]))}`));
+    svc.realServers.forEach((r, k) => lines.push(md`- ${code(realServerLabel(r))} — ${text(formatShare(shares[k]))}`));
   } else if (CONNECTION_COUNT_SCHEDULERS.has(sched) && svc.realServers.length > 0) {
     lines.push(md``, mdT('Connection counts in this dump:'));
     for (const r of svc.realServers) {
@@ -307,7 +302,7 @@ function weightHover(svc: VirtualService, r: RealServer): Md {
   const lines = [explainWeight(r.weight)];
   const shares = weightShares(svc);
   const share = shares?.[svc.realServers.indexOf(r)];
-  if (share !== undefined) lines.push(md``, mdT('With {0} this server gets **{1}** of new connections.', code(svc.scheduler ?? ''), text(formatPercent(share))));
+  if (share !== undefined) lines.push(md``, mdT('With {0} this server gets **{1}** of new connections.', code(svc.scheduler ?? ''), text(formatShare(share))));
   return join(lines);
 }
 

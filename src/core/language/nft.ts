@@ -9,7 +9,7 @@ import { parseNftJson } from '../parse/nft/json';
 import { promptsBefore } from '../parse/prompt';
 import { SNIFF_BYTES } from '../detect';
 import { buildNftCatalog, classifyNftKubeObject, isKubeProxyNftTable, type NftCatalog } from '../kube/nft-catalog';
-import type { Service } from '../kube/catalog';
+import type { Service } from '../kube/service';
 import { nftEndpointServicePart } from '../kube/nft-hash';
 import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode, nftKubeObjectTitle } from '../explain/kube-nft';
 import { describeService } from '../explain/service';

@@ -2,7 +2,7 @@
 import type { Diagnostic } from '../model/diagnostics';
 import type { Position, Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
-import { servicePortNameString, type Service } from '../kube/catalog';
+import { servicePortNameString, type Service } from '../kube/service';
 import type { HoverCommand, HoverService, Md } from '../explain/markdown';
 import { t } from '../l10n';
 

@@ -5,7 +5,7 @@
 // differs, what runs at LOCAL_IN (IPVS).
 import { t } from '../l10n';
 import { MissingOnPath } from './missing';
-import { formatAddress, formatHostPort, isLoopback, parseAddress, type Address } from './addr';
+import { formatAddress, formatHostPort, isLoopback, parseAddress, type Address } from '../model/address';
 import type { Condition, Entry, Outcome, Packet, PathStep, TraceContext, TraceResult, Verdict } from './types';
 import { coveredShare, entryFacts, factOf, known, mergeAlike, type Assumption, type Fact } from './facts';
 import { appendAll } from '../model/append';

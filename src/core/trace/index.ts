@@ -1,9 +1,9 @@
 // Tracing a node snapshot: picks the dumps that decide the packet's fate and fills in what the user
 // did not say (source address, node addresses) from what the rules reveal.
 import type { IptablesAnalysis } from '../language/iptables';
-import { servicePortNameString, type Service } from '../kube/catalog';
+import { servicePortNameString, type Service } from '../kube/service';
 import { t } from '../l10n';
-import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, isLoopback, parseAddress, parsePrefix, parseUserAddress } from './addr';
+import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, isLoopback, parseAddress, parsePrefix, parseUserAddress } from '../model/address';
 import { traceIptables } from './iptables';
 import { hostPort } from './engine';
 import type { IpvsTraceInput } from './ipvs';

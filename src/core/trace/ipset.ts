@@ -1,7 +1,7 @@
 // `-m set --match-set NAME FLAGS` against an ipset dump: whether the packet's tuple is a member, through an index
 // of the set built once.
 import type { IpSet } from '../model/ipset';
-import { formatAddress, isIpv4, parsePrefix, prefixContains, type Prefix } from './addr';
+import { formatAddress, isIpv4, parsePrefix, prefixContains, type Prefix } from '../model/address';
 import { addressKey, type State } from './engine';
 
 /** An ipset member with its address dimensions parsed when first compared (undefined: unparsable, never matches). */

@@ -5,7 +5,7 @@
 import type { Chain, IptablesRuleset, Match, Option, Rule, Table, Target } from '../model/iptables';
 import { plainParam } from '../model/iptables';
 import { t } from '../l10n';
-import { formatAddress, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
+import { formatAddress, parseAddress, parsePrefix, prefixContains, type Address } from '../model/address';
 import type { Packet, PathStep, TraceContext, TraceResult } from './types';
 import { applyDnat, assume, assumeMatch, branchOn, certain, hostPort, ifaceCond, negate, no, shareChain, shareText, targetParts, traceWith, Walker, yes, type Cond, type End, type Final, type Flow, type Frame, type Hook, type HookWalk, type State } from './engine';
 import { inferredMember, inferredNote } from './ipvs-sets';

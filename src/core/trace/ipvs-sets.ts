@@ -3,9 +3,9 @@
 // as it creates its virtual service, each NodePort to KUBE-NODE-PORT-<PROTO>, each kube-ipvs0 address to
 // KUBE-IPVS-IPS, each local endpoint to KUBE-LOOP-BACK). What the table cannot tell (traffic policies, source
 // ranges, health check ports, the kind of an address the catalog only guesses) stays a condition of the trace.
-import type { FrontendKind, Service } from '../kube/catalog';
+import type { FrontendKind, Service } from '../kube/service';
 import { t } from '../l10n';
-import { addressText, formatAddress, type Address } from './addr';
+import { addressText, formatAddress, type Address } from '../model/address';
 
 export interface InferredIpsets {
   /** protocol|address|port of every frontend, with its kinds. */

@@ -3,7 +3,7 @@
 import type { IpSet } from '../model/ipset';
 import type { RealServer, VirtualService } from '../model/ipvs';
 import { t } from '../l10n';
-import { addressText, formatAddress, parseAddress, type Address } from './addr';
+import { addressText, formatAddress, parseAddress, type Address } from '../model/address';
 import { addressKey, hostPort, type Budget, type State } from './engine';
 import type { InferredIpsets } from './ipvs-sets';
 

@@ -6,7 +6,7 @@ import type { NftChain, NftElement, NftExpression, NftHashExpression, NftMap, Nf
 import { known } from './facts';
 import { t } from '../l10n';
 import { applyDnat, assume, assumeLimit, assumeMatch, branchOn, certain, hostPort, ifaceCond, negate, no, shareChain, targetParts, traceWith, Walker, yes, type Cond, type End, type Final, type Flow, type Frame, type Hook, type State } from './engine';
-import { formatAddress, isIpv4, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
+import { formatAddress, isIpv4, parseAddress, parsePrefix, prefixContains, type Address } from '../model/address';
 import type { Packet, PathStep, TraceContext, TraceResult } from './types';
 
 /** What an expression evaluates to for a packet. */

@@ -6,7 +6,7 @@
 // kube-proxy's own lists (session affinity) keep their story: a new client is in none of them.
 import type { Match, Rule } from '../model/iptables';
 import { t } from '../l10n';
-import { formatAddress, parseAddress, type Address } from './addr';
+import { formatAddress, parseAddress, type Address } from '../model/address';
 import { assume, certain, negate, type Cond, type RecentOp, type State } from './engine';
 import type { RecentTest } from './types';
 import { isKubeProxyAffinity } from '../kube/chains';

@@ -13,7 +13,7 @@ import { clusterEndpoints } from '../../core/trace/cluster';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
-import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/catalog';
+import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/service';
 import { serviceTitle, type GraphModel } from '../../core/graph/model';
 import { perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { t } from '../../core/l10n';

@@ -4,7 +4,8 @@ import type { Severity } from '../../model/diagnostics';
 import { typeDimensions, type IpsetDimension, type IpsetFamily, type IpsetMemberPart } from '../../model/ipset';
 import { lineRange, type Range } from '../../model/range';
 import { t } from '../../l10n';
-import { isIpv4, isIpv6, parsePort } from '../ipvs/address';
+import { isIpv4, isIpv6 } from '../../model/address';
+import { parsePort } from '../ipvs/address';
 import { detached } from '../detach';
 
 const PORT_PROTOCOLS = new Set(['tcp', 'udp', 'sctp', 'udplite', 'icmp', 'icmpv6', 'ipv6-icmp']);

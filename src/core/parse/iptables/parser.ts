@@ -27,7 +27,7 @@ import { t } from '../../l10n';
 import { detached } from '../detach';
 import { LineStarts } from '../lines';
 import { reportLine, reportProgress } from '../../progress';
-import { isIpv4 } from '../../trace/addr';
+import { isIpv4 } from '../../model/address';
 import { LineMap } from '../../model/line-map';
 import { grown } from '../../model/typed-arrays';
 import { chainDefinition } from '../../model/stored-ranges';

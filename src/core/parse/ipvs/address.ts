@@ -1,58 +1,5 @@
-// Address and port helpers shared by the ipvsadm and ipset parsers.
-import { ipv4Number, isIpv4 } from '../../trace/addr';
+// Port and count helpers shared by the ipvsadm and ipset parsers (addresses: model/address.ts).
 import { nameTable } from '../../model/name-table';
-
-// The dotted IPv4 test lives with the other address helpers (trace/addr.ts: activation loads it, and no parser).
-export { ipv4Number, isIpv4 } from '../../trace/addr';
-
-/**
- * The 32-bit value (as an int32, a small integer for Map keys) of the dotted IPv4 address at [start, end), when
- * isIpv4 accepts it (so the text is determined by the value); NaN otherwise.
- */
-export function ipv4Value(text: string, start: number, end: number): number {
-  const value = ipv4Number(text, false, start, end);
-  return value === undefined ? NaN : value | 0;
-}
-
-/**
- * The number of the endpoint text at [start, end) when it is a dotted IPv4 address isIpv4 accepts and a port of
- * digits as String() writes them, at most 65535 (the text is determined by the number); NaN for any other text.
- */
-export function endpointNumber(text: string, start: number, end: number): number {
-  const colon = text.indexOf(':', start);
-  if (colon < 0 || colon >= end) return NaN;
-  const value = ipv4Number(text, false, start, colon);
-  if (value === undefined || end - colon < 2 || end - colon > 6 || (end - colon > 2 && text.charCodeAt(colon + 1) === 48)) return NaN;
-  let port = 0;
-  for (let k = colon + 1; k < end; k++) {
-    const c = text.charCodeAt(k);
-    if (c < 48 || c > 57) return NaN;
-    port = port * 10 + (c - 48);
-  }
-  return port <= 65535 ? value * 65536 + port : NaN;
-}
-
-/** A syntactically valid IPv6 address (with an optional embedded IPv4 tail), no zone, no brackets. */
-export function isIpv6(text: string): boolean {
-  if (!/^[0-9A-Fa-f:.]+$/.test(text) || !text.includes(':')) return false;
-  let s = text;
-  const lastColon = s.lastIndexOf(':');
-  const tail = s.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    if (!isIpv4(tail)) return false;
-    s = s.slice(0, lastColon + 1) + '0:0';
-  }
-  const group = (g: string) => /^[0-9A-Fa-f]{1,4}$/.test(g);
-  const groups = (p: string) => (p === '' ? [] : p.split(':'));
-  const halves = s.split('::');
-  if (halves.length > 2) return false;
-  if (halves.length === 2) {
-    const all = [...groups(halves[0]), ...groups(halves[1])];
-    return all.length <= 7 && all.every(group);
-  }
-  const all = s.split(':');
-  return all.length === 8 && all.every(group);
-}
 
 /** Service names of /etc/services (Debian netbase) that show up in `ipvsadm -L` (without -n) and ipset members. */
 export const SERVICE_PORTS: Record<string, number> = nameTable({

@@ -26,7 +26,8 @@ import {
 import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { endpointNumber, ipv4Value, isIpv4, isIpv6, parseCount, parsePort } from './address';
+import { endpointNumber, ipv4Value, isIpv4, isIpv6 } from '../../model/address';
+import { parseCount, parsePort } from './address';
 import { LineCursor, LineSpans } from '../lines';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';

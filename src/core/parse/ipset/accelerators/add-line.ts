@@ -4,7 +4,7 @@
 // checks it); false, having changed nothing, for any other line.
 import { lineRange } from '../../../model/range';
 import type { IpsetFamily, IpsetMember } from '../../../model/ipset';
-import { ipv4Value } from '../../ipvs/address';
+import { ipv4Value } from '../../../model/address';
 import { detached } from '../../detach';
 import type { Accelerator } from '../../pipeline';
 import { parseMemberParts } from '../members';
