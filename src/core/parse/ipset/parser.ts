@@ -2,6 +2,7 @@
 // Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
 import type { IToken } from 'chevrotain';
 import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import { acceleratorsOn, DiagnosticsCollector, guardedParse, LINE_LIMITS, lineProblem, releaseInputs, type ParseOptions } from '../pipeline';
 import {
   IPSET_SCOPE,
   kubeIpsetInfo,
@@ -29,7 +30,7 @@ import { detached } from '../detach';
 import { nameTable } from '../../model/name-table';
 import { promptCommand } from '../prompt';
 
-export const MAX_LINE_LENGTH = 65_536;
+export const MAX_LINE_LENGTH = LINE_LIMITS.ipset.maxLength;
 // Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
 export { MAX_DIAGNOSTICS };
 
@@ -268,8 +269,7 @@ class MemberIndex {
 }
 
 class IpsetBuilder {
-  readonly diagnostics: Diagnostic[] = [];
-  private suppressed = 0;
+  private readonly diagnostics = new DiagnosticsCollector({ problems: (n) => t('{0} more problems were not reported; is this really ipset output?', n) });
   readonly symbols: Symbols;
   /** The live sets in order of creation (a Set: `destroy` takes one out without a scan). */
   private readonly live = new Set<IpSet>();
@@ -317,11 +317,7 @@ class IpsetBuilder {
   }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
-    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
-      this.suppressed++;
-      return;
-    }
-    this.diagnostics.push(unnecessary ? { range, severity, code, message, unnecessary } : { range, severity, code, message });
+    this.diagnostics.add(range, severity, code, message, unnecessary);
   }
 
   build(): IpsetDump {
@@ -345,21 +341,14 @@ class IpsetBuilder {
     for (const [set, def] of this.definitionOf) def.fullRange = set.fullRange;
     const sets = [...this.live];
     for (const set of sets) this.kubeChecks(set);
-    if (this.suppressed > 0) {
-      this.diagnostics.push({
-        range: lineRange(0, 0, 0),
-        severity: 'warning',
-        code: 'too-many-problems',
-        message: t('{0} more problems were not reported; is this really ipset output?', this.suppressed),
-      });
-    }
+    const diagnostics = this.diagnostics.close();
     return {
       dialect: 'ipset',
       formats: this.formats,
       sets,
       setByName: this.setByName,
       commands: this.commands,
-      diagnostics: this.diagnostics,
+      diagnostics,
       symbols: this.symbols,
       memberByLine: this.memberByLine,
       setByLine: this.setByLine,
@@ -504,12 +493,9 @@ class IpsetBuilder {
       if (this.listed) this.closeListed();
       return;
     }
-    if (text.length > MAX_LINE_LENGTH) {
-      this.diag(lineRange(i, 0, 200), 'error', 'line-too-long', t('Line is {0} characters long; not analysed.', text.length));
-      return;
-    }
-    if (text.includes('\u0000')) {
-      this.diag(binaryRange(i, text), 'error', 'binary', t('Binary data, not ipset output.'));
+    const problem = lineProblem(i, text, LINE_LIMITS.ipset);
+    if (problem !== undefined) {
+      this.diag(problem.range, problem.severity, problem.code, problem.message);
       return;
     }
     const extent = lineExtent(i, text);
@@ -1021,18 +1007,17 @@ class IpsetBuilder {
   }
 }
 
-export interface ParseIpsetOptions {
-  /** `chevrotain` reads every line with the Chevrotain grammar (the fast path's reference, for tests). */
-  mode?: 'fast' | 'chevrotain';
-}
+/** `accelerators: 'off'` reads every line with the reference reader (the accelerators' oracle, for tests). */
+export type ParseIpsetOptions = ParseOptions;
 
 export function parseIpset(text: string, options: ParseIpsetOptions = {}): IpsetDump {
-  try {
-    return new IpsetBuilder(text, new LineCursor(text), options.mode !== 'chevrotain').build();
-  } finally {
-    // The line parser keeps its last input, tokens cut from the text: they would keep a closed document alive.
-    if (parserInstance) parserInstance.input = [];
-  }
+  return guardedParse('ipset', text, (input) => {
+    try {
+      return new IpsetBuilder(input, new LineCursor(input), acceleratorsOn(options)).build();
+    } finally {
+      releaseInputs(parserInstance);
+    }
+  });
 }
 
 /**

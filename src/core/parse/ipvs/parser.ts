@@ -4,6 +4,7 @@
 // Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
 import type { IToken } from 'chevrotain';
 import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import { acceleratorsOn, DiagnosticsCollector, guardedParse, LINE_LIMITS, lineProblem, releaseInputs, type ParseOptions } from '../pipeline';
 import {
   DEFAULT_PERSISTENT_TIMEOUT,
   DEFAULT_SCHEDULER,
@@ -37,7 +38,7 @@ import { SortedLineMap } from '../../model/line-map';
 import { emptyNameTable, nameTable } from '../../model/name-table';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
-export const MAX_LINE_LENGTH = 65_536;
+export const MAX_LINE_LENGTH = LINE_LIMITS.ipvsadm.maxLength;
 // Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
 export { MAX_DIAGNOSTICS };
 
@@ -206,8 +207,7 @@ function serviceName(protocol: string, endpointText: string): string {
 }
 
 class IpvsBuilder {
-  readonly diagnostics: Diagnostic[] = [];
-  private suppressed = 0;
+  private readonly diagnostics = new DiagnosticsCollector({ problems: (n) => t('{0} more problems were not reported; is this really ipvsadm output?', n) });
   readonly symbols: Symbols;
   services: VirtualService[] = [];
   private readonly serviceByName = new Map<string, VirtualService>();
@@ -258,11 +258,7 @@ class IpvsBuilder {
   }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
-    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
-      this.suppressed++;
-      return;
-    }
-    this.diagnostics.push(unnecessary ? { range, severity, code, message, unnecessary } : { range, severity, code, message });
+    this.diagnostics.add(range, severity, code, message, unnecessary);
   }
 
   build(): IpvsDump {
@@ -283,14 +279,7 @@ class IpvsBuilder {
     this.resolveReferences();
     // A listed service's definition reads its ranges from the service itself; the others get them now.
     for (const [svc, def] of this.definitionOf) def.fullRange = svc.fullRange;
-    if (this.suppressed > 0) {
-      this.diagnostics.push({
-        range: lineRange(0, 0, 0),
-        severity: 'warning',
-        code: 'too-many-problems',
-        message: t('{0} more problems were not reported; is this really ipvsadm output?', this.suppressed),
-      });
-    }
+    const diagnostics = this.diagnostics.close();
     // Each list grew by push, with room to spare: an exact copy is about half the size (issue #8).
     this.closeServers();
     if (this.goneServices.size > 0) this.services = this.services.filter((s) => !this.goneServices.has(s));
@@ -308,7 +297,7 @@ class IpvsBuilder {
       commands: this.commands,
       headers: this.headers,
       timeouts: this.timeouts,
-      diagnostics: this.diagnostics,
+      diagnostics,
       symbols: this.symbols,
       serviceByLine: this.serviceByLine,
       realServerByLine: this.realServerByLine,
@@ -473,12 +462,9 @@ class IpvsBuilder {
 
   private line(i: number, text: string): void {
     if (text.trim() === '') return;
-    if (text.length > MAX_LINE_LENGTH) {
-      this.diag(lineRange(i, 0, 200), 'error', 'line-too-long', t('Line is {0} characters long; not analysed.', text.length));
-      return;
-    }
-    if (text.includes('\u0000')) {
-      this.diag(binaryRange(i, text), 'error', 'binary', t('Binary data, not ipvsadm output.'));
+    const problem = lineProblem(i, text, LINE_LIMITS.ipvsadm);
+    if (problem !== undefined) {
+      this.diag(problem.range, problem.severity, problem.code, problem.message);
       return;
     }
     const extent = lineExtent(i, text);
@@ -1524,18 +1510,17 @@ function mergeServer(into: RealServer, from: RealServer): void {
   into.tunnel ??= from.tunnel;
 }
 
-export interface ParseIpvsadmOptions {
-  /** `chevrotain` reads every line with the Chevrotain grammar (the fast path's reference, for tests). */
-  mode?: 'fast' | 'chevrotain';
-}
+/** `accelerators: 'off'` reads every line with the reference reader (the accelerators' oracle, for tests). */
+export type ParseIpvsadmOptions = ParseOptions;
 
 export function parseIpvsadm(text: string, options: ParseIpvsadmOptions = {}): IpvsDump {
-  try {
-    return new IpvsBuilder(text, options.mode !== 'chevrotain').build();
-  } finally {
-    // The line parser keeps its last input, tokens cut from the text: they would keep a closed document alive.
-    if (parserInstance) parserInstance.input = [];
-  }
+  return guardedParse('ipvsadm', text, (input) => {
+    try {
+      return new IpvsBuilder(input, acceleratorsOn(options)).build();
+    } finally {
+      releaseInputs(parserInstance);
+    }
+  });
 }
 
 // ---- the fast path ------------------------------------------------------------------------------------------
