@@ -4,6 +4,7 @@
 import { MAX_DIAGNOSTICS } from '../../model/diagnostics';
 import type { IptablesRuleset } from '../../model/iptables';
 import { LineStarts } from '../lines';
+import { acceleratorsOn, guardedParse, type ParseOptions } from '../pipeline';
 import { IptablesReader, type ParseMode } from './reference';
 import { IptablesSink, type LineEndings } from './sink';
 
@@ -14,15 +15,23 @@ export { addressProblem } from './address-problem';
 export { MAX_DIAGNOSTICS };
 
 /**
- * Parses an iptables-save / iptables-restore text. `mode: 'chevrotain'` reads every line with the Chevrotain
- * lexer and parser instead of the fast path (the tests check that both build the same model).
+ * Parses an iptables-save / iptables-restore text. `accelerators: 'off'` (or `mode: 'chevrotain'`) reads every line
+ * with the reference reader (the tests check that both build the same model); `mode: 'scan'` keeps only the scan
+ * accelerator. A bug of the parser becomes a diagnostic, never a throw.
  */
-export function parseIptables(text: string, options: { mode?: ParseMode } = {}): IptablesRuleset {
+export function parseIptables(text: string, options: IptablesParseOptions = {}): IptablesRuleset {
+  const mode: ParseMode = acceleratorsOn({ accelerators: options.accelerators }) ? (options.mode ?? 'fast') : 'chevrotain';
+  return guardedParse('iptables', text, (input) => parse(input, mode));
+}
+
+export type IptablesParseOptions = Omit<ParseOptions, 'mode'> & { mode?: ParseMode };
+
+function parse(text: string, mode: ParseMode): IptablesRuleset {
   // Where the lines start, not an array of them: the sink is kept with the model (rules read their line again
   // through it), and all 400,000 lines of a large dump as strings were some 16 MB of what it kept.
   const lines = new LineStarts(text);
   const sink = new IptablesSink(lines, lineEndings(text, lines));
-  new IptablesReader(sink, options.mode ?? 'fast').read();
+  new IptablesReader(sink, mode).read();
   return sink.finish();
 }
 

@@ -16,6 +16,7 @@ import { COMMAND_ALIASES, IMPLICIT_PROTOCOL_MATCH, matchSpec, MATCH_EXTENSION_NA
 import { addressProblem } from './address-problem';
 import { LineScratch } from './scratch';
 import type { IptablesSink } from './sink';
+import { releaseInputs, type Accelerator } from '../pipeline';
 import { KubeRuleAccelerator } from './accelerators/kube-rule';
 import { tryChainDeclaration } from './accelerators/chain-declaration';
 import { tryScanLine } from './accelerators/scan-line';
@@ -101,14 +102,17 @@ export class IptablesReader {
   readonly s = new LineScratch();
   /** A rule's details read again (see details). */
   private readDetails: RuleDetails | undefined;
-  private readonly kubeRule = new KubeRuleAccelerator();
+  /** Tried in order on each line the reference reader would read as a rule, chain or COMMIT line. */
+  private readonly accelerators: readonly Accelerator<IptablesSink>[];
   private readonly r = new RuleState();
 
   constructor(
     private readonly sink: IptablesSink,
-    private readonly mode: ParseMode,
+    mode: ParseMode,
   ) {
     sink.reader = this;
+    const scan: Accelerator<IptablesSink> = (text, start, end, into) => start === 0 && end === text.length && tryScanLine(text, into.line, this);
+    this.accelerators = mode === 'fast' ? [new KubeRuleAccelerator().tryLine, tryChainDeclaration, scan] : mode === 'scan' ? [scan] : [];
   }
 
   /** Every line, then the sink's model. */
@@ -127,7 +131,7 @@ export class IptablesReader {
   /** Drops what the scratch state holds of the last line (slices of the document). */
   private forgetLine(): void {
     this.s.forget();
-    if (parserInstance) parserInstance.input = [];
+    releaseInputs(parserInstance);
   }
 
   // Token helpers over the scratch token table of the current line.
@@ -214,12 +218,14 @@ export class IptablesReader {
     }
     this.text = text;
     // kube-proxy's usual lines first (read once: the details of a rule are read by the generic path).
-    if (this.mode === 'fast' && this.sink.reading === undefined && (first === 45 /* - */ ? this.kubeRule.tryLine(text, i, this.sink) : first === 58 /* : */ && tryChainDeclaration(text, i, this.sink))) return;
+    // The accelerators first (kube-proxy's usual rules and chains only on the first reading).
+    const sink = this.sink;
+    sink.line = i;
+    for (const accelerator of this.accelerators) if (accelerator(text, 0, text.length, sink)) return;
     if (first === 42 /* * */ || first === 58 /* : */) {
       this.declarationLine(i, text, 0);
       return;
     }
-    if (this.mode !== 'chevrotain' && tryScanLine(text, i, this)) return;
     if (/^[ \t\f\v\r]+$/.test(text)) {
       this.sink.diag(lineRange(i, 0, text.length), 'error', 'blank-with-spaces', t('A line with only whitespace: iptables-restore fails on it ("line {0} failed").', i + 1));
       return;

@@ -1,7 +1,8 @@
 // The one place that makes the iptables model: tables, chains, rules, chain commands, headers, symbols and
 // references, and the capped diagnostics. The reference reader (reference.ts) and the accelerators
 // (accelerators/) read the text and call it; neither creates a model object itself.
-import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import type { Severity } from '../../model/diagnostics';
+import { DiagnosticsCollector, type LineSink } from '../pipeline';
 import { PlaceholderTally } from '../placeholders';
 import { isBuiltinChain, type Chain, type ChainCommand, type HeaderLine, type IptablesBackend, type IptablesRuleset, type Rule, type RuleOperation, type Save, type Table } from '../../model/iptables';
 import { lineRange, spanRanges, type Range } from '../../model/range';
@@ -42,11 +43,14 @@ export interface DetailsReader {
   details(rule: RuleNode): RuleDetails;
 }
 
-export class IptablesSink implements RuleReader {
-  readonly diagnostics: Diagnostic[] = [];
-  private suppressed = 0;
-  /** Of those, errors and warnings (hints alone come from a real dump: a truncated one leaves thousands of chains unused). */
-  private suppressedProblems = 0;
+export class IptablesSink implements RuleReader, LineSink {
+  // Hints alone left out come from a real dump (a truncated one leaves thousands of chains unused): no doubt then.
+  private readonly diagnostics = new DiagnosticsCollector({
+    problems: (n) => t('{0} more problems were not reported; is this really an iptables-save dump?', n),
+    hints: (n) => t('{0} more hints were not reported.', n),
+  });
+  /** LineSink: the line being read (set before the accelerators are tried). */
+  line = 0;
   readonly symbols: Symbols;
   readonly tables: Table[] = [];
   readonly tableById = new Map<string, Table>();
@@ -108,13 +112,9 @@ export class IptablesSink implements RuleReader {
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
     if (this.reading !== undefined) return; // reported by the first reading
-    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
-      this.suppressed++;
-      if (severity === 'error' || severity === 'warning') this.suppressedProblems++;
-      return;
-    }
-    this.diagnostics.push(unnecessary ? { range, severity, code, message, unnecessary } : { range, severity, code, message });
+    this.diagnostics.add(range, severity, code, message, unnecessary);
   }
+
 
   intern(s: string): string {
     const known = this.names.get(s);
@@ -180,22 +180,8 @@ export class IptablesSink implements RuleReader {
     this.pendingCount = 0;
     withTransientRuleDetails(() => this.inferFamilies());
     const placeholders = this.placeholders.diagnostic();
-    if (placeholders) this.diagnostics.push(placeholders);
-    if (this.suppressedProblems > 0) {
-      this.diagnostics.push({
-        range: lineRange(0, 0, 0),
-        severity: 'warning',
-        code: 'too-many-problems',
-        message: t('{0} more problems were not reported; is this really an iptables-save dump?', this.suppressed),
-      });
-    } else if (this.suppressed > 0) {
-      this.diagnostics.push({
-        range: lineRange(0, 0, 0),
-        severity: 'information',
-        code: 'too-many-problems',
-        message: t('{0} more hints were not reported.', this.suppressed),
-      });
-    }
+    if (placeholders) this.diagnostics.items.push(placeholders);
+    const diagnostics = this.diagnostics.close();
     const first = this.saves.find((s) => s.producer) ?? this.saves[0];
     return {
       dialect: 'iptables',
@@ -206,7 +192,7 @@ export class IptablesSink implements RuleReader {
       tables: this.tables,
       tableById: this.tableById,
       headers: this.headers,
-      diagnostics: this.diagnostics,
+      diagnostics,
       symbols: this.symbols,
       ruleByLine: this.ruleByLine,
       lineCount: lines.count,

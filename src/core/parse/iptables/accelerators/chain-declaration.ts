@@ -7,11 +7,12 @@ import { digitsEnd, wordEnd } from './text';
 
 /**
  * `:NAME - [PACKETS:BYTES]`; false, having changed nothing, for anything else (policies, long names, odd
- * spacing…) and outside a table.
+ * spacing…), outside a table and on a second reading. An Accelerator of the pipeline, given the line itself.
  */
-export function tryChainDeclaration(text: string, i: number, sink: IptablesSink): boolean {
+export function tryChainDeclaration(text: string, start: number, end: number, sink: IptablesSink): boolean {
   const table = sink.table;
-  if (table === undefined) return false;
+  if (table === undefined || sink.reading !== undefined || start !== 0 || end !== text.length || text.charCodeAt(0) !== 58 /* : */) return false;
+  const i = sink.line;
   const length = text.length;
   const nameEnd = wordEnd(text, 1, length);
   // Names longer than 28 characters are reported by chainLine.

@@ -351,9 +351,11 @@ export class KubeRuleAccelerator {
     return true;
   }
 
-  tryLine(text: string, i: number, sink: IptablesSink): boolean {
+  /** An Accelerator of the pipeline, given the line itself (the model's columns count from its start). */
+  readonly tryLine = (text: string, start: number, end: number, sink: IptablesSink): boolean => {
     const table = sink.table;
-    if (table === undefined || !this.read(text)) return false;
+    if (table === undefined || sink.reading !== undefined || start !== 0 || end !== text.length || text.charCodeAt(0) !== 45 /* - */ || !this.read(text)) return false;
+    const i = sink.line;
     const chainStart = 3;
     const chainEnd = this.chainEnd;
     const targetStart = this.targetStart;
@@ -386,5 +388,5 @@ export class KubeRuleAccelerator {
     }
     sink.rule(table, chain, rule, i);
     return true;
-  }
+  };
 }
