@@ -5,12 +5,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { randomServices } from '../../src/core/kube/generate/iptables';
 import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
+import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { parseIpset } from '../../src/core/parse/ipset/parser';
 import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
 import { ipv6Services } from '../helpers/ipv6';
 import { plainModel } from '../helpers/model-plain';
+import { plainRuleset } from '../helpers/iptables-plain';
 import { mutate, mutationOf } from '../helpers/mutate';
 import { corpusFiles, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 
@@ -23,8 +25,8 @@ interface DialectEntry {
   plain?: (model: unknown) => unknown;
   /** Generated dumps (fixtures of the repository count as generated: they are ours). */
   generated: () => string[];
-  /** The corpus folder under ../shared/corpus, or why there is none. */
-  corpus: { folder: string } | { none: string };
+  /** The corpus folder under ../shared/corpus (without the files `exclude` matches), or why there is none. */
+  corpus: { folder: string; exclude?: RegExp } | { none: string };
   /** Tokens the mutations insert, and the text they mutate. */
   alphabet: readonly string[];
   mutationSeed: () => string;
@@ -36,6 +38,14 @@ const snapshots = () =>
   [1, 7, 42].flatMap((seed) => [
     generateIpvsSnapshot({ services: randomServices(40, 4, seed), nodeIPs: ['192.168.0.10', '10.0.2.15'] }),
     generateIpvsSnapshot({ services: ipv6Services(randomServices(15, 3, seed)), nodeIPs: ['fd00::10'], family: 'ipv6' }),
+  ]);
+
+/** Generated iptables-save dumps of each style, IPv4 and IPv6, with and without comments and counters. */
+const iptablesDumps = () =>
+  [1, 7, 42].flatMap((seed) => [
+    ...(['iptables-nft-save', 'iptables-legacy-save', 'restore-input'] as const).map((style) =>
+      generateIptablesDump({ services: randomServices(30, 4, seed), style, comments: seed !== 42, counters: seed === 7, nodeRules: true })),
+    generateIptablesDump({ services: ipv6Services(randomServices(15, 3, seed)), style: 'iptables-nft-save', family: 'ipv6', clusterCIDR: 'fd00:10::/64' }),
   ]);
 
 const DIALECTS: DialectEntry[] = [
@@ -55,6 +65,15 @@ const DIALECTS: DialectEntry[] = [
     alphabet: ['-', '->', ' ', '  ', '\t', ':', '[', ']', '0', '65535', 'TCP', 'UDP', 'rr', 'persistent', 'Masq', 'Local', '-A', '#', '中', '\n', '  -> 10.0.0.1:80 Masq 1 0 0\n'],
     mutationSeed: () => fixtures('.ipvsadm').join('\n'),
   },
+  {
+    name: 'iptables',
+    parse: (text, accelerators) => parseIptables(text, { accelerators }),
+    plain: (model) => plainRuleset(model as ReturnType<typeof parseIptables>),
+    generated: () => iptablesDumps(),
+    corpus: { folder: 'iptables', exclude: /\.(tsv|json|md)$/ },
+    alphabet: ['-A', '-j', '-m', '-p', '-s', '-d', '!', ' ', '  ', '\t', '"', '\\', '[0:0]', ':', '*nat', 'COMMIT', '#', '--comment', '--dport', '--to-destination', 'tcp', 'KUBE-SVC-X', 'DNAT', '10.0.0.1', '中', '\n', '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m tcp --dport 443 -j KUBE-SVC-X\n'],
+    mutationSeed: () => generateIptablesDump({ services: randomServices(6, 2, 3), style: 'iptables-nft-save', comments: true, nodeRules: true }),
+  },
 ];
 
 function same(d: DialectEntry, text: string): void {
@@ -71,8 +90,9 @@ describe.each(DIALECTS)('accelerators on = off: $name', (d) => {
 
   const folder = 'folder' in d.corpus ? d.corpus.folder : undefined;
   const noCorpus = d.skip ?? ('none' in d.corpus ? d.corpus.none : HAVE_CORPUS ? undefined : NO_CORPUS_MESSAGE);
-  it.skipIf(noCorpus !== undefined)(`the shared corpus${noCorpus ? ` (skipped: ${noCorpus})` : ''}`, () => {
-    const files = corpusFiles(folder!);
+  // (Slow on a loaded machine: the iptables corpus is some 300 dumps, each parsed twice.)
+  it.skipIf(noCorpus !== undefined)(`the shared corpus${noCorpus ? ` (skipped: ${noCorpus})` : ''}`, { timeout: 240_000 }, () => {
+    const files = corpusFiles(folder!, 'exclude' in d.corpus ? d.corpus.exclude : undefined);
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) same(d, readFileSync(f, 'utf8'));
   });
