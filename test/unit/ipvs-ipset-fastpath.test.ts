@@ -7,7 +7,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { randomServices } from '../../src/core/kube/generate/iptables';
 import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { Symbols } from '../../src/core/model/symbols';
 import { parseIpset } from '../../src/core/parse/ipset/parser';
 import { MemberNode } from '../../src/core/parse/ipset/nodes';
 import { RealServerNode, ServiceNode } from '../../src/core/parse/ipvs/nodes';
@@ -16,40 +15,7 @@ import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
 import { mutate, mutationOf } from '../helpers/mutate';
 import { corpusFiles, HAVE_CORPUS } from '../helpers/shared';
 import { ipv6Services } from '../helpers/ipv6';
-
-/**
- * A model object as plain data: its own enumerable properties and the getters of its classes, read
- * recursively; undefined values count as absent (as toEqual counts them). Maps become entry lists.
- */
-function plain(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(plain);
-  if (value instanceof Map) return [...value.entries()].map(([k, v]) => [k, entry(v)]);
-  if (value instanceof Symbols) return { definitions: plain(value.definitions), references: plain(value.references) };
-  const keys = new Set(Object.keys(value));
-  for (let p = Object.getPrototypeOf(value); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
-    for (const [k, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) if (d.get) keys.add(k);
-  }
-  const out: Record<string, unknown> = {};
-  for (const k of [...keys].sort()) {
-    const v = (value as Record<string, unknown>)[k];
-    if (v !== undefined) out[k] = plain(v);
-  }
-  return out;
-}
-
-/** A set or service (compared in full in its list) by name and line; a per-line index value with those as references. */
-const isContainer = (v: unknown): v is { name: string; line: number } => typeof v === 'object' && v !== null && ('members' in v || 'realServers' in v);
-function entry(v: unknown): unknown {
-  if (isContainer(v)) return { ref: v.name, line: v.line };
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return plain(v);
-  const out: Record<string, unknown> = {};
-  for (const k of ['set', 'service', 'server', 'member', 'range', 'key', 'keyRange']) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x !== undefined) out[k] = isContainer(x) ? { ref: x.name, line: x.line } : plain(x);
-  }
-  return Object.keys(out).length > 0 ? out : plain(v);
-}
+import { plainModel as plain } from '../helpers/model-plain';
 
 function sameIpvsadm(text: string): void {
   const fast = parseIpvsadm(text);

@@ -4,6 +4,7 @@
 // Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
 import type { IToken } from 'chevrotain';
 import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import { acceleratorsOn, DiagnosticsCollector, guardedParse, LINE_LIMITS, lineProblem, releaseInputs, type ParseOptions, type PendingReference } from '../pipeline';
 import {
   DEFAULT_PERSISTENT_TIMEOUT,
   DEFAULT_SCHEDULER,
@@ -37,7 +38,7 @@ import { SortedLineMap } from '../../model/line-map';
 import { emptyNameTable, nameTable } from '../../model/name-table';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
-export const MAX_LINE_LENGTH = 65_536;
+export const MAX_LINE_LENGTH = LINE_LIMITS.ipvsadm.maxLength;
 // Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
 export { MAX_DIAGNOSTICS };
 
@@ -107,14 +108,7 @@ const SERVICE_SPEC_PROTOCOL: Record<string, 'TCP' | 'UDP' | 'SCTP' | 'FWM'> = na
 
 const DAEMON_RE = /^(master|backup) sync daemon\b/;
 
-interface PendingRef {
-  name: string;
-  range: Range;
-  role: ReferenceRole;
-  line: number;
-  /** Report an error when nothing defines it (restore input); connection entries stay silent. */
-  required: boolean;
-}
+type PendingRef = PendingReference;
 
 function lineExtent(i: number, text: string): Range {
   const start = text.length - text.trimStart().length;
@@ -205,9 +199,19 @@ function serviceName(protocol: string, endpointText: string): string {
   return (NAME_PREFIXES.get(protocol) ?? `${protocol} `) + endpointText;
 }
 
+/** The virtual service a save / restore command names. */
+interface CommandService {
+  name: string;
+  family: IpvsFamily;
+  endpoint: IpvsEndpoint | undefined;
+  hasPort: boolean;
+  fwmark: number | undefined;
+  protocolWord: 'TCP' | 'UDP' | 'SCTP' | 'FWM';
+  specRange: Range;
+}
+
 class IpvsBuilder {
-  readonly diagnostics: Diagnostic[] = [];
-  private suppressed = 0;
+  private readonly diagnostics = new DiagnosticsCollector({ problems: (n) => t('{0} more problems were not reported; is this really ipvsadm output?', n) });
   readonly symbols: Symbols;
   services: VirtualService[] = [];
   private readonly serviceByName = new Map<string, VirtualService>();
@@ -258,11 +262,7 @@ class IpvsBuilder {
   }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
-    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
-      this.suppressed++;
-      return;
-    }
-    this.diagnostics.push(unnecessary ? { range, severity, code, message, unnecessary } : { range, severity, code, message });
+    this.diagnostics.add(range, severity, code, message, unnecessary);
   }
 
   build(): IpvsDump {
@@ -283,14 +283,7 @@ class IpvsBuilder {
     this.resolveReferences();
     // A listed service's definition reads its ranges from the service itself; the others get them now.
     for (const [svc, def] of this.definitionOf) def.fullRange = svc.fullRange;
-    if (this.suppressed > 0) {
-      this.diagnostics.push({
-        range: lineRange(0, 0, 0),
-        severity: 'warning',
-        code: 'too-many-problems',
-        message: t('{0} more problems were not reported; is this really ipvsadm output?', this.suppressed),
-      });
-    }
+    const diagnostics = this.diagnostics.close();
     // Each list grew by push, with room to spare: an exact copy is about half the size (issue #8).
     this.closeServers();
     if (this.goneServices.size > 0) this.services = this.services.filter((s) => !this.goneServices.has(s));
@@ -308,7 +301,7 @@ class IpvsBuilder {
       commands: this.commands,
       headers: this.headers,
       timeouts: this.timeouts,
-      diagnostics: this.diagnostics,
+      diagnostics,
       symbols: this.symbols,
       serviceByLine: this.serviceByLine,
       realServerByLine: this.realServerByLine,
@@ -473,12 +466,9 @@ class IpvsBuilder {
 
   private line(i: number, text: string): void {
     if (text.trim() === '') return;
-    if (text.length > MAX_LINE_LENGTH) {
-      this.diag(lineRange(i, 0, 200), 'error', 'line-too-long', t('Line is {0} characters long; not analysed.', text.length));
-      return;
-    }
-    if (text.includes('\u0000')) {
-      this.diag(binaryRange(i, text), 'error', 'binary', t('Binary data, not ipvsadm output.'));
+    const problem = lineProblem(i, text, LINE_LIMITS.ipvsadm);
+    if (problem !== undefined) {
+      this.diag(problem.range, problem.severity, problem.code, problem.message);
       return;
     }
     const extent = lineExtent(i, text);
@@ -1190,6 +1180,46 @@ class IpvsBuilder {
       if (v.length === 3 && v.every((x) => Number.isInteger(x) && x >= 0)) this.timeouts = { tcp: v[0], tcpFin: v[1], udp: v[2] };
       else this.diag(extent, 'error', 'bad-timeout', t('--set needs three timeouts in seconds: tcp, tcpfin and udp.'));
     }
+    const byName = this.commandOptions(i, kind, commandName, items, options);
+    if (kind === 'clear') {
+      for (const s of this.services) if (!this.goneServices.has(s)) this.removeService(s);
+      this.services.length = 0;
+      this.goneServices.clear();
+      return;
+    }
+    if (kind === 'zero' || kind === 'set') return;
+    const target = this.commandService(i, commandName, options, byName, extent);
+    if (target === undefined) return;
+    const { name, specRange } = target;
+    command.service = name;
+    switch (kind) {
+      case 'add-service':
+        return this.addService(i, target, byName, extent);
+      case 'edit-service':
+      case 'delete-service': {
+        this.pendingRefs.push({ name, range: specRange, role: 'command', line: i, required: true });
+        const svc = this.serviceByName.get(name);
+        if (!svc) return;
+        if (kind === 'edit-service') this.applyServiceOptions(svc, byName, false);
+        else this.removeService(svc);
+        return;
+      }
+      default: {
+        this.pendingRefs.push({ name, range: specRange, role: 'rule-owner', line: i, required: true });
+        const svc = this.serviceByName.get(name);
+        const rOpt = byName.get('-r');
+        if (!rOpt || rOpt.values[0] === undefined) {
+          this.diag(extent, 'error', 'missing-real-server', t('{0} needs a real server (-r address[:port]).', commandName));
+          return;
+        }
+        if (!svc) return;
+        this.serverCommand(i, kind, svc, rOpt, byName, extent);
+      }
+    }
+  }
+
+  /** The options after a command (checked against it), by canonical name; each also goes to `options`. */
+  private commandOptions(i: number, kind: NonNullable<(typeof COMMANDS)[string]>, commandName: string, items: CommandItem[], options: IpvsOption[]): Map<string, IpvsOption> {
     const byName = new Map<string, IpvsOption>();
     for (const item of items.slice(1)) {
       const name = item.option.image;
@@ -1226,23 +1256,21 @@ class IpvsBuilder {
       byName.set(spec.canonical, opt);
       options.push(opt);
     }
-    if (kind === 'clear') {
-      for (const s of this.services) if (!this.goneServices.has(s)) this.removeService(s);
-      this.services.length = 0;
-      this.goneServices.clear();
-      return;
-    }
-    if (kind === 'zero' || kind === 'set') return;
+    return byName;
+  }
+
+  /** The virtual service a command names (-t, -u, --sctp-service or -f), or undefined when it names none. */
+  private commandService(i: number, commandName: string, options: IpvsOption[], byName: Map<string, IpvsOption>, extent: Range): CommandService | undefined {
     const specs = options.filter((o) => SERVICE_SPEC_PROTOCOL[o.name]);
     if (specs.length === 0) {
       this.diag(extent, 'error', 'missing-service', t('{0} needs a virtual service: -t, -u or --sctp-service with an address, or -f with a firewall mark.', commandName));
-      return;
+      return undefined;
     }
     if (specs.length > 1) this.diag(specs[1].nameRange, 'error', 'two-services', t('Only one virtual service per line.'));
     const spec = specs[0];
     const specValue = spec.values[0];
     const specRange = spec.valueRanges[0];
-    if (specValue === undefined || !specRange) return;
+    if (specValue === undefined || !specRange) return undefined;
     const protocolWord = SERVICE_SPEC_PROTOCOL[spec.name];
     let name: string;
     let family: IpvsFamily = 'ipv4';
@@ -1264,53 +1292,34 @@ class IpvsBuilder {
       const shown = hasPort ? specValue : `${specValue}:0`;
       name = serviceName(protocolWord, shown);
     }
-    command.service = name;
-    switch (kind) {
-      case 'add-service': {
-        if (this.serviceByName.has(name)) {
-          this.diag(specRange, 'error', 'duplicate-service', t('Virtual service {0} already exists: ipvsadm -R fails here ("Service already exists").', name));
-          this.pendingRefs.push({ name, range: specRange, role: 'command', line: i, required: true });
-          return;
-        }
-        const svc = this.newService(i, name, protocolWord === 'FWM' ? 'fwmark' : (protocolWord.toLowerCase() as 'tcp'), family, specRange, extent);
-        svc.format = 'save';
-        if (endpoint) {
-          svc.address = endpoint.address;
-          svc.port = hasPort ? endpoint.port : 0;
-          if (endpoint.portName !== undefined) svc.portName = endpoint.portName;
-          if (endpoint.hostname) svc.hostname = true;
-        }
-        if (fwmark !== undefined) svc.fwmark = fwmark;
-        this.applyServiceOptions(svc, byName, true);
-        this.services.push(svc);
-        this.serviceByName.set(name, svc);
-        const def: SymbolDefinition = { kind: 'virtualService', name, scope: IPVS_SCOPE, range: specRange, fullRange: extent };
-        this.symbols.define(def);
-        this.definitionOf.set(svc, def);
-        this.serviceByLine.set(i, svc);
-        return;
-      }
-      case 'edit-service':
-      case 'delete-service': {
-        this.pendingRefs.push({ name, range: specRange, role: 'command', line: i, required: true });
-        const svc = this.serviceByName.get(name);
-        if (!svc) return;
-        if (kind === 'edit-service') this.applyServiceOptions(svc, byName, false);
-        else this.removeService(svc);
-        return;
-      }
-      default: {
-        this.pendingRefs.push({ name, range: specRange, role: 'rule-owner', line: i, required: true });
-        const svc = this.serviceByName.get(name);
-        const rOpt = byName.get('-r');
-        if (!rOpt || rOpt.values[0] === undefined) {
-          this.diag(extent, 'error', 'missing-real-server', t('{0} needs a real server (-r address[:port]).', commandName));
-          return;
-        }
-        if (!svc) return;
-        this.serverCommand(i, kind, svc, rOpt, byName, extent);
-      }
+    return { name, family, endpoint, hasPort, fwmark, protocolWord, specRange };
+  }
+
+  /** `-A`: a new virtual service. */
+  private addService(i: number, target: CommandService, byName: Map<string, IpvsOption>, extent: Range): void {
+    const { name, family, endpoint, hasPort, fwmark, protocolWord, specRange } = target;
+    if (this.serviceByName.has(name)) {
+      this.diag(specRange, 'error', 'duplicate-service', t('Virtual service {0} already exists: ipvsadm -R fails here ("Service already exists").', name));
+      this.pendingRefs.push({ name, range: specRange, role: 'command', line: i, required: true });
+      return;
     }
+    const svc = this.newService(i, name, protocolWord === 'FWM' ? 'fwmark' : (protocolWord.toLowerCase() as 'tcp'), family, specRange, extent);
+    svc.format = 'save';
+    if (endpoint) {
+      svc.address = endpoint.address;
+      svc.port = hasPort ? endpoint.port : 0;
+      if (endpoint.portName !== undefined) svc.portName = endpoint.portName;
+      if (endpoint.hostname) svc.hostname = true;
+    }
+    if (fwmark !== undefined) svc.fwmark = fwmark;
+    this.applyServiceOptions(svc, byName, true);
+    this.services.push(svc);
+    this.serviceByName.set(name, svc);
+    const def: SymbolDefinition = { kind: 'virtualService', name, scope: IPVS_SCOPE, range: specRange, fullRange: extent };
+    this.symbols.define(def);
+    this.definitionOf.set(svc, def);
+    this.serviceByLine.set(i, svc);
+    return;
   }
 
   private removeService(svc: VirtualService): void {
@@ -1524,18 +1533,17 @@ function mergeServer(into: RealServer, from: RealServer): void {
   into.tunnel ??= from.tunnel;
 }
 
-export interface ParseIpvsadmOptions {
-  /** `chevrotain` reads every line with the Chevrotain grammar (the fast path's reference, for tests). */
-  mode?: 'fast' | 'chevrotain';
-}
+/** `accelerators: 'off'` reads every line with the reference reader (the accelerators' oracle, for tests). */
+export type ParseIpvsadmOptions = ParseOptions;
 
 export function parseIpvsadm(text: string, options: ParseIpvsadmOptions = {}): IpvsDump {
-  try {
-    return new IpvsBuilder(text, options.mode !== 'chevrotain').build();
-  } finally {
-    // The line parser keeps its last input, tokens cut from the text: they would keep a closed document alive.
-    if (parserInstance) parserInstance.input = [];
-  }
+  return guardedParse('ipvsadm', text, (input) => {
+    try {
+      return new IpvsBuilder(input, acceleratorsOn(options)).build();
+    } finally {
+      releaseInputs(parserInstance);
+    }
+  });
 }
 
 // ---- the fast path ------------------------------------------------------------------------------------------
