@@ -9,6 +9,8 @@ import { randomServices } from '../../src/core/kube/generate/iptables';
 import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
 import { parseIpset } from '../../src/core/parse/ipset/parser';
 import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
+import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { parseNft } from '../../src/core/parse/nft/parser';
 import { ipv6Services } from '../helpers/ipv6';
 import { plainModel } from '../helpers/model-plain';
 import { mutate, mutationOf } from '../helpers/mutate';
@@ -23,8 +25,8 @@ interface DialectEntry {
   plain?: (model: unknown) => unknown;
   /** Generated dumps (fixtures of the repository count as generated: they are ours). */
   generated: () => string[];
-  /** The corpus folder under ../shared/corpus, or why there is none. */
-  corpus: { folder: string } | { none: string };
+  /** The corpus folder under ../shared/corpus (without the files `skip` matches), or why there is none. */
+  corpus: { folder: string; skip?: RegExp } | { none: string };
   /** Tokens the mutations insert, and the text they mutate. */
   alphabet: readonly string[];
   mutationSeed: () => string;
@@ -55,7 +57,37 @@ const DIALECTS: DialectEntry[] = [
     alphabet: ['-', '->', ' ', '  ', '\t', ':', '[', ']', '0', '65535', 'TCP', 'UDP', 'rr', 'persistent', 'Masq', 'Local', '-A', '#', '中', '\n', '  -> 10.0.0.1:80 Masq 1 0 0\n'],
     mutationSeed: () => fixtures('.ipvsadm').join('\n'),
   },
+  {
+    name: 'nft text',
+    parse: (text, accelerators) => parseNft(text, { accelerators }),
+    plain: plainNft,
+    generated: () => nftDumps(),
+    corpus: { folder: 'nft', skip: /json|\.tsv$|\.txt$|\.md$/ },
+    alphabet: ['table', 'chain', 'add rule ip t c ', '{', '}', ';', ' ', '\t', ',', '.', ':', '-', '@', '$', '"', '#', 'elements = {', 'vmap', 'jump', 'goto', 'ip daddr', '10.0.0.1', '中', '\n', '\tip daddr 10.96.0.1 tcp dport 443 jump svc\n'],
+    mutationSeed: () => nftDumps()[0],
+  },
+  {
+    name: 'nft JSON',
+    skip: 'the JSON reader has no accelerators: it is its own reference reader',
+    parse: () => undefined,
+    generated: () => [],
+    corpus: { none: 'skipped' },
+    alphabet: [],
+    mutationSeed: () => '',
+  },
 ];
+
+/** The nft model as plain data, without the line a LazyRule keeps to read itself again (not part of NftRule). */
+function plainNft(model: unknown): unknown {
+  const plain = plainModel(model) as { tables: { chains: { rules: { line?: number }[] }[] }[] };
+  for (const table of plain.tables) for (const chain of table.chains) for (const rule of chain.rules) delete rule.line;
+  return plain;
+}
+
+/** kube-proxy nftables dumps as `nft list ruleset` and as `nft -f` commands. */
+function nftDumps(): string[] {
+  return [3, 11].flatMap((seed) => (['nft-list-ruleset', 'nft-cmds'] as const).map((style) => generateNftDump({ services: randomServices(12, 3, seed), style })));
+}
 
 function same(d: DialectEntry, text: string): void {
   const plain = d.plain ?? plainModel;
@@ -72,7 +104,7 @@ describe.each(DIALECTS)('accelerators on = off: $name', (d) => {
   const folder = 'folder' in d.corpus ? d.corpus.folder : undefined;
   const noCorpus = d.skip ?? ('none' in d.corpus ? d.corpus.none : HAVE_CORPUS ? undefined : NO_CORPUS_MESSAGE);
   it.skipIf(noCorpus !== undefined)(`the shared corpus${noCorpus ? ` (skipped: ${noCorpus})` : ''}`, () => {
-    const files = corpusFiles(folder!);
+    const files = corpusFiles(folder!, 'skip' in d.corpus ? d.corpus.skip : undefined);
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) same(d, readFileSync(f, 'utf8'));
   });

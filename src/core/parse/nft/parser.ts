@@ -54,6 +54,7 @@ import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
 import { NftSink } from './sink';
+import { acceleratorsOn, type ParseOptions } from '../pipeline';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
@@ -2097,7 +2098,8 @@ class NftTextBuilder implements StatementHost {
   }
 }
 
-export interface NftTextOptions {
+/** `accelerators: 'off'` turns both speed-ups below off unless they are given: every line goes through Chevrotain. */
+export interface NftTextOptions extends ParseOptions {
   /**
    * Use the fast paths (default): the hand-written line scanner and the direct building of plain units, both
    * giving exactly what the Chevrotain lexer and parser give. false runs everything through Chevrotain (tests
@@ -2209,7 +2211,8 @@ export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset
   // (a closed 29 MB document), this text's are not needed once it is parsed.
   forgetRereadCache();
   try {
-    return new NftTextBuilder(text, lines, options.fastPath !== false, options.lazyRules !== false).build();
+    const on = acceleratorsOn(options);
+    return new NftTextBuilder(text, lines, options.fastPath ?? on, options.lazyRules ?? on).build();
   } catch (e) {
     // A bug, not the input's fault: say so instead of taking the editor down.
     return emptyNftRuleset('text', lines.count, t('The nft parser failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));
