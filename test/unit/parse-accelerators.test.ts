@@ -10,6 +10,8 @@ import { generateIptablesDump, randomServices } from '../../src/core/kube/genera
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { parseIpset } from '../../src/core/parse/ipset/parser';
 import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
+import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { parseNft } from '../../src/core/parse/nft/parser';
 import { ipv6Services } from '../helpers/ipv6';
 import { plainModel } from '../helpers/model-plain';
 import { plainRuleset } from '../helpers/iptables-plain';
@@ -74,7 +76,37 @@ const DIALECTS: DialectEntry[] = [
     alphabet: ['-A', '-j', '-m', '-p', '-s', '-d', '!', ' ', '  ', '\t', '"', '\\', '[0:0]', ':', '*nat', 'COMMIT', '#', '--comment', '--dport', '--to-destination', 'tcp', 'KUBE-SVC-X', 'DNAT', '10.0.0.1', '中', '\n', '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m tcp --dport 443 -j KUBE-SVC-X\n'],
     mutationSeed: () => generateIptablesDump({ services: randomServices(6, 2, 3), style: 'iptables-nft-save', comments: true, nodeRules: true }),
   },
+  {
+    name: 'nft text',
+    parse: (text, accelerators) => parseNft(text, { accelerators }),
+    plain: plainNft,
+    generated: () => nftDumps(),
+    corpus: { folder: 'nft', exclude: /json|\.tsv$|\.txt$|\.md$/ },
+    alphabet: ['table', 'chain', 'add rule ip t c ', '{', '}', ';', ' ', '\t', ',', '.', ':', '-', '@', '$', '"', '#', 'elements = {', 'vmap', 'jump', 'goto', 'ip daddr', '10.0.0.1', '中', '\n', '\tip daddr 10.96.0.1 tcp dport 443 jump svc\n'],
+    mutationSeed: () => nftDumps()[0],
+  },
+  {
+    name: 'nft JSON',
+    skip: 'the JSON reader has no accelerators: it is its own reference reader',
+    parse: () => undefined,
+    generated: () => [],
+    corpus: { none: 'skipped' },
+    alphabet: [],
+    mutationSeed: () => '',
+  },
 ];
+
+/** The nft model as plain data, without the line a LazyRule keeps to read itself again (not part of NftRule). */
+function plainNft(model: unknown): unknown {
+  const plain = plainModel(model) as { tables: { chains: { rules: { line?: number }[] }[] }[] };
+  for (const table of plain.tables) for (const chain of table.chains) for (const rule of chain.rules) delete rule.line;
+  return plain;
+}
+
+/** kube-proxy nftables dumps as `nft list ruleset` and as `nft -f` commands. */
+function nftDumps(): string[] {
+  return [3, 11].flatMap((seed) => (['nft-list-ruleset', 'nft-cmds'] as const).map((style) => generateNftDump({ services: randomServices(12, 3, seed), style })));
+}
 
 function same(d: DialectEntry, text: string): void {
   const plain = d.plain ?? plainModel;
