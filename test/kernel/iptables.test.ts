@@ -10,7 +10,7 @@
 // `npm test`: run `npm run test:kernel` (= `vitest run --config test/kernel/vitest.config.mts`).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump } from '../../tools/generate/iptables';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { traceSnapshot, type SnapshotFile, type TraceResult } from '../../src/core/trace';
 import { attemptKey, conntrackProblems, describeCounts, describeTrace, judge, predicted, tally, underInterfaces } from './lib/compare';

@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { checkSnapshot } from '../../src/core/cluster/check';
 import { mergeClusterStates, readClusterFile } from '../../src/core/cluster/read';
 import type { Finding } from '../../src/core/cluster/types';
-import type { Family } from '../../src/core/kube/generate/address';
-import { randomCluster, THIS_NODE, type ProxyMode } from '../../src/core/kube/generate/cluster';
-import { clusterStateFiles } from '../../src/core/kube/generate/cluster-objects';
-import { DRIFT_KINDS, scenario, sortFindings, type ExpectedFinding, type Scenario } from '../../src/core/kube/generate/drift';
+import type { Family } from '../../tools/generate/address';
+import { randomCluster, THIS_NODE, type ProxyMode } from '../../tools/generate/cluster';
+import { clusterStateFiles } from '../../tools/generate/cluster-objects';
+import { DRIFT_KINDS, scenario, sortFindings, type ExpectedFinding, type Scenario } from '../../tools/generate/drift';
 import { scenarioDump } from '../helpers/cluster-snapshot';
 
 const MODES: ProxyMode[] = ['iptables', 'nftables', 'ipvs'];

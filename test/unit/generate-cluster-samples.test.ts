@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { GENERATE_USAGE, generateCli, type GenerateCliResult } from '../../src/core/kube/generate/cli';
-import { servicePortsForNode } from '../../src/core/kube/generate/cluster';
-import { DRIFT_KINDS, type ExpectedFinding } from '../../src/core/kube/generate/drift';
-import { SAMPLE_NODE, sampleCluster, sampleFindings } from '../../src/core/kube/generate/sample-cluster';
-import { SAMPLE_SERVICES, sampleFiles } from '../../src/core/kube/generate/samples';
+import { GENERATE_USAGE, generateCli, type GenerateCliResult } from '../../tools/generate/cli';
+import { servicePortsForNode } from '../../tools/generate/cluster';
+import { DRIFT_KINDS, type ExpectedFinding } from '../../tools/generate/drift';
+import { SAMPLE_NODE, sampleCluster, sampleFindings } from '../../tools/generate/sample-cluster';
+import { SAMPLE_SERVICES, sampleFiles } from '../../tools/generate/samples';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { apiDumpDiff } from '../helpers/cluster-diff';
 

@@ -6,14 +6,14 @@
 // two sides (apiDumpDiff below), so that no finding is missing and none is extra.
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { type Family } from '../../src/core/kube/generate/address';
-import { THIS_NODE, portView, randomCluster, servicePortsForNode, type GenCluster, type GenNode, type GenPod, type GenService, type ProxyMode } from '../../src/core/kube/generate/cluster';
-import { clusterObjects, clusterStateFiles } from '../../src/core/kube/generate/cluster-objects';
-import { DRIFT_KINDS, scenario, type Scenario } from '../../src/core/kube/generate/drift';
+import { type Family } from '../../tools/generate/address';
+import { THIS_NODE, portView, randomCluster, servicePortsForNode, type GenCluster, type GenNode, type GenPod, type GenService, type ProxyMode } from '../../tools/generate/cluster';
+import { clusterObjects, clusterStateFiles } from '../../tools/generate/cluster-objects';
+import { DRIFT_KINDS, scenario, type Scenario } from '../../tools/generate/drift';
 import { apiDumpDiff } from '../helpers/cluster-diff';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 
 const MODES: ProxyMode[] = ['iptables', 'nftables', 'ipvs'];

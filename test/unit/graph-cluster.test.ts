@@ -7,7 +7,7 @@ import { graphOfSnapshot, graphsOfSnapshot } from '../../src/core/graph/snapshot
 import { toMermaid, type ServiceGraph } from '../../src/core/graph/model';
 import { parseToWebview } from '../../src/core/graph/protocol';
 import { layeredLayout, toSvg } from '../../src/core/graph/svg';
-import type { Family } from '../../src/core/kube/generate/address';
+import type { Family } from '../../tools/generate/address';
 import { driftSnapshot, sampleSnapshot } from '../helpers/cluster-snapshot';
 
 const byTitle = (graphs: Iterable<ServiceGraph>, title: string) => [...graphs].find((g) => g.title === title)!;

@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // The sample node snapshots bundled with the project: the same few Services in every mode, so the same
 // question can be asked of each. Generated (never copied): `npm run samples` rewrites samples/.
 import { generateIptablesDump, type GenServicePort } from './iptables';
