@@ -4,7 +4,7 @@
 // 17 MB of what an analysis kept. A reference here is four entries in chunked columns (17 bytes), its scope a run.
 import type { Range } from './range';
 import { columnsRange, copyRange, fitsColumns, packColumns } from './stored-ranges';
-import type { ReferenceRole, SymbolKind, SymbolReference } from './symbols';
+import type { ReferenceRole, SymbolKind, SymbolReference } from './symbol-types';
 
 const KINDS: readonly SymbolKind[] = ['chain', 'set', 'map', 'ipset', 'virtualService', 'table'];
 const ROLES: readonly ReferenceRole[] = ['jump', 'goto', 'command', 'rule-owner', 'lookup'];

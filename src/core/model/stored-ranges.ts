@@ -3,7 +3,7 @@
 // good part of what a parser kept. The base class of the iptables and nft chain nodes, their definitions, and the
 // packing of one-line ranges into a number that the nft nodes and catalog share.
 import { lineRange, type Range } from './range';
-import type { SymbolDefinition, SymbolKind } from './symbols';
+import type { SymbolDefinition, SymbolKind } from './symbol-types';
 
 /** Whether a range is [startLine:startCharacter, endLine:endCharacter) (stored ranges compare by value). */
 export function rangeIs(r: Range, startLine: number, startCharacter: number, endLine: number, endCharacter: number): boolean {

@@ -9,7 +9,7 @@ import { lineRange, type Range } from '../../model/range';
 import type { ReferenceRole, SymbolReference } from '../../model/symbols';
 import { LineMap } from '../../model/line-map';
 // A cycle (parser.ts builds these nodes), read only when a member's parts are first asked for.
-import { parseMemberParts } from './parser';
+import { parseMemberParts } from './members';
 
 const NO_OPTIONS: IpsetMemberOptions = Object.freeze({});
 
