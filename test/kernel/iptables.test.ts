@@ -154,7 +154,7 @@ function describeBackend(backend: Backend): void {
               case 'sticky':
                 return stickyProbe(t, probe, trace, pred, stats);
               case 'same-flow':
-                return sameFlowProbe(t, probe, trace, pred, stats);
+                return sameFlowProbe(t, probe, pred, stats);
               case 'recent-capacity':
                 return capacityProbe(t, probe, trace, stats);
             }
@@ -248,7 +248,7 @@ async function stickyProbe(t: Topology, probe: Probe, trace: TraceResult, pred: 
   checkSources(probe, results);
 }
 
-async function sameFlowProbe(t: Topology, probe: Probe, trace: TraceResult, pred: Map<string, number>, stats: Stats): Promise<void> {
+async function sameFlowProbe(t: Topology, probe: Probe, pred: Map<string, number>, stats: Stats): Promise<void> {
   expect([...pred.values()].filter((p) => p > 0).length, 'the trace spreads new flows over several endpoints').toBeGreaterThan(1);
   const ns = t.originNs(probe.origin);
   const [sport] = t.ports(ns, 1);

@@ -281,7 +281,7 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
       tail = epNode;
     }
     if (vsNodes.length > 0) for (const from of vsNodes) edges.push({ from: from.id, to: tail.id, share: e.probability, label: formatShare(e.probability) });
-    else edges.push(...endpointEdges(s, e, policy, tail, split));
+    else edges.push(...endpointEdges(e, policy, tail, split));
   });
 
   // No endpoints: the verdict, where the rule that rejects or drops is.

@@ -168,7 +168,7 @@ class IpsetBuilder {
 
   constructor(
     private readonly text: string,
-    private readonly lines: LineCursor,
+    lines: LineCursor,
     private readonly fast = true,
   ) {
     const lineCount = lines.lineCountHint();

@@ -29,7 +29,7 @@ import { LineIndex, num, prop, readJson, str, type JObject, type JValue } from '
 import { promptsAfter, promptsBefore } from '../prompt';
 import { emptyNftRuleset, MAX_DIAGNOSTICS } from './parser';
 import { prefixProblem } from './statements';
-import { emptyNameTable, nameTable } from '../../model/name-table';
+import { nameTable } from '../../model/name-table';
 import { appendAll } from '../../model/append';
 import { EditedChains } from './ruleOrder';
 import { DeletedChains } from './deletedChains';
