@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { generateIptablesDump, randomServices } from '../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../tools/generate/iptables';
 import { AnalysisClient } from '../src/extension/analysis/client';
 import type { AnalyzeResult, SnapshotAnswer } from '../src/extension/analysis/protocol';
 

@@ -15,9 +15,9 @@ import { WORKER_YOUNG_GENERATION_MB } from '../src/extension/analysis/protocol';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { generateIptablesDump, randomServices } from '../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../tools/generate/ipvs';
+import { generateNftDump } from '../tools/generate/nft';
 import { analyzeIptablesRuleset, definitionAt, hoverAt } from '../src/core/language/iptables';
 import { nftFeatures, type NftAnalysis } from '../src/core/language/nft';
 import { ipvsadmFeatures } from '../src/core/language/ipvsadm';
@@ -29,9 +29,9 @@ import { featuresFor } from '../src/core/language';
 import { traceSnapshot } from '../src/core/trace';
 import { preparationSteps, runSnapshotQuery } from '../src/extension/analysis/queries';
 import { plainData } from '../src/extension/analysis/plain';
-import { randomCluster, THIS_NODE } from '../src/core/kube/generate/cluster';
-import { clusterStateFiles } from '../src/core/kube/generate/cluster-objects';
-import { scenario } from '../src/core/kube/generate/drift';
+import { randomCluster, THIS_NODE } from '../tools/generate/cluster';
+import { clusterStateFiles } from '../tools/generate/cluster-objects';
+import { scenario } from '../tools/generate/drift';
 import type { Position } from '../src/core/model/range';
 
 // The analysis worker's young generation bound (see WORKER_YOUNG_GENERATION_MB): times and peaks are measured as

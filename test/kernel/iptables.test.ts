@@ -10,7 +10,7 @@
 // `npm test`: run `npm run test:kernel` (= `vitest run --config test/kernel/vitest.config.mts`).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump } from '../../tools/generate/iptables';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { traceSnapshot, type SnapshotFile, type TraceResult } from '../../src/core/trace';
 import { attemptKey, conntrackProblems, describeCounts, describeTrace, judge, predicted, tally, underInterfaces } from './lib/compare';
@@ -145,7 +145,7 @@ function describeBackend(backend: Backend): void {
               case 'sticky':
                 return stickyProbe(t, probe, trace, pred, stats);
               case 'same-flow':
-                return sameFlowProbe(t, probe, trace, pred, stats);
+                return sameFlowProbe(t, probe, pred, stats);
               case 'recent-capacity':
                 return capacityProbe(t, probe, trace, stats);
             }
@@ -239,7 +239,7 @@ async function stickyProbe(t: Topology, probe: Probe, trace: TraceResult, pred: 
   checkSources(probe, results);
 }
 
-async function sameFlowProbe(t: Topology, probe: Probe, trace: TraceResult, pred: Map<string, number>, stats: Stats): Promise<void> {
+async function sameFlowProbe(t: Topology, probe: Probe, pred: Map<string, number>, stats: Stats): Promise<void> {
   expect([...pred.values()].filter((p) => p > 0).length, 'the trace spreads new flows over several endpoints').toBeGreaterThan(1);
   const ns = t.originNs(probe.origin);
   const [sport] = t.ports(ns, 1);

@@ -10,7 +10,7 @@
 // Needs root, `ip netns` and nft; skipped with a message otherwise. Not part of `npm test`: run
 // `npm run test:kernel` (= `vitest run --config test/kernel/vitest.config.mts`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateNftDump, nftObjectNames, type NftGenOptions } from '../../src/core/kube/generate/nft';
+import { generateNftDump, nftObjectNames, type NftGenOptions } from '../../tools/generate/nft';
 import type { NftRuleset } from '../../src/core/model/nft';
 import { parseNftJson } from '../../src/core/parse/nft/json';
 import { parseNft } from '../../src/core/parse/nft/parser';

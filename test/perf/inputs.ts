@@ -2,9 +2,9 @@
 // tokens of each dialect, and payloads a stranger's dump may carry (Markdown and HTML links, `command:` URIs,
 // images, `$(icon)`, NULs, huge numbers, invalid prefixes, concatenations, CR, unicode, shallow `define`s).
 import fc from 'fast-check';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, type SnapshotFile } from '../../src/core/snapshot';
 import { mutate, mutationOf, type Mutation } from '../helpers/mutate';
 import type { InputKind } from './harness';

@@ -5,7 +5,7 @@ import { splitHostPort } from '../../src/core/kube/catalog';
 import { catalogToJson } from '../../src/core/kube/service';
 import fc from 'fast-check';
 import { addressProblem } from '../../src/core/parse/iptables/parser';
-import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../tools/generate/iptables';
 
 type Json = { services: { namespace: string; name: string; portName: string; protocol: string; frontends: { kind: string; address?: string; port: number }[]; endpoints: { address: string; port: number; probability: number; local?: boolean }[] }[] };
 

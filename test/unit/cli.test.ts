@@ -6,7 +6,7 @@ import { buildSync } from 'esbuild';
 import { describe, expect, it, vi } from 'vitest';
 import { parseSize } from '../../src/cli/args';
 import { run } from '../../src/cli/main';
-import { sampleFiles } from '../../src/core/kube/generate/samples';
+import { sampleFiles } from '../../tools/generate/samples';
 
 function cli(...args: string[]) {
   const out: string[] = [];

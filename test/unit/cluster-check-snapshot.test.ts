@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSnapshot } from '../../src/core/cluster/check';
 import { readClusterFile } from '../../src/core/cluster/read';
-import { randomServices } from '../../src/core/kube/generate/iptables';
+import { randomServices } from '../../tools/generate/iptables';
 import { clusterListOf, ipv6Of, NODE_IP, snapshotOf, type Mode } from '../helpers/cluster-check';
 
 describe('checkSnapshot: no drift, no error or warning', () => {

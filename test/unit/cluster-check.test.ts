@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { actualServices, compareServicePorts, modeFinding, sortFindings } from '../../src/core/cluster/check';
 import type { ExpectedServicePort, Finding } from '../../src/core/cluster/types';
-import { randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { randomServices, type GenServicePort } from '../../tools/generate/iptables';
 import { expectedOf, snapshotOf, stateOf, webPort, type Mode } from '../helpers/cluster-check';
 import { ipv6Services } from '../helpers/ipv6';
 import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';

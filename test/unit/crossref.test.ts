@@ -1,8 +1,8 @@
 // Navigation across an IPVS node snapshot: iptables → ipset → ipvsadm and back.
 import { describe, expect, it } from 'vitest';
 import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '../../src/core/crossref';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { SAMPLE_SERVICES } from '../../tools/generate/samples';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 
 const dumps = generateIpvsSnapshot({ services: SAMPLE_SERVICES, nodeIPs: ['192.168.0.10'] });

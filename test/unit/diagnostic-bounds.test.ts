@@ -8,8 +8,8 @@ import { analyzeIpvsadm } from '../../src/core/language/ipvsadm';
 import { analyzeNft } from '../../src/core/language/nft';
 import { MAX_DIAGNOSTICS, type Diagnostic } from '../../src/core/model/diagnostics';
 import { splitLines } from '../../src/core/parse/lines';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateNftDump } from '../../tools/generate/nft';
 
 const analyzers = { iptables: analyzeIptables, nft: analyzeNft, ipvsadm: analyzeIpvsadm, ipset: analyzeIpset };
 

@@ -4,9 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { explainNode, type NodeExplanation } from '../../src/core/explain/node';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 
 const SAMPLES = join(__dirname, '../../samples');

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { splitLines } from '../../src/core/parse/lines';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { mutate, mutationOf } from '../helpers/mutate';
 
 const SEED_DUMP = generateIptablesDump({ services: randomServices(12, 3, 5), style: 'iptables-nft-save', counters: true });

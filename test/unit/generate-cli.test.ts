@@ -1,12 +1,12 @@
 // The dump generator's command line (scripts/generate.ts → dist/generate.js; its argument handling is
-// src/core/kube/generate/cli.ts): every mode makes dumps the project's own parsers read without errors, with the
+// ../../tools/generate/cli.ts): every mode makes dumps the project's own parsers read without errors, with the
 // requested number of service ports, and bad usage is an error (exit status 2 in the script).
 import { describe, it, expect } from 'vitest';
-import { GENERATE_USAGE, generateCli, type GenerateCliResult } from '../../src/core/kube/generate/cli';
-import { expectedCatalog, randomServices } from '../../src/core/kube/generate/iptables';
-import { expectedIpvsCatalog } from '../../src/core/kube/generate/ipvs';
-import { expectedNftCatalog, ipv6Variant } from '../../src/core/kube/generate/nft';
-import { sampleFiles } from '../../src/core/kube/generate/samples';
+import { GENERATE_USAGE, generateCli, type GenerateCliResult } from '../../tools/generate/cli';
+import { expectedCatalog, randomServices } from '../../tools/generate/iptables';
+import { expectedIpvsCatalog } from '../../tools/generate/ipvs';
+import { expectedNftCatalog, ipv6Variant } from '../../tools/generate/nft';
+import { sampleFiles } from '../../tools/generate/samples';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 
 const LANGUAGE: Record<string, string> = { iptables: 'iptables', nft: 'nftables', json: 'nftables', ipvsadm: 'ipvsadm', ipset: 'ipset' };

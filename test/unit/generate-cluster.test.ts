@@ -1,4 +1,4 @@
-// The generator's cluster (src/core/kube/generate/cluster.ts, cluster-objects.ts, drift.ts): the API objects are
+// The generator's cluster (../../tools/generate/cluster.ts, cluster-objects.ts, drift.ts): the API objects are
 // what kubectl prints (shapes per the kubectl outputs cited in cluster-objects.ts, keys sorted, parsed back
 // with the yaml library and JSON.parse), kube-proxy's choice of endpoints follows pkg/proxy/topology.go, the
 // dumps derived for node-1 parse with 0 errors in every mode and family at 10 and 1,000 service ports, and
@@ -7,14 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { perfIt } from '../helpers/linear';
 import { parse, parseAllDocuments } from 'yaml';
-import { type Family } from '../../src/core/kube/generate/address';
-import { THIS_NODE, portView, randomCluster, servicePortsForNode, type GenCluster, type GenNode, type GenPod, type GenService, type ProxyMode } from '../../src/core/kube/generate/cluster';
-import { clusterObjects, clusterStateFiles } from '../../src/core/kube/generate/cluster-objects';
-import { DRIFT_KINDS, scenario, type Scenario } from '../../src/core/kube/generate/drift';
+import { type Family } from '../../tools/generate/address';
+import { THIS_NODE, portView, randomCluster, servicePortsForNode, type GenCluster, type GenNode, type GenPod, type GenService, type ProxyMode } from '../../tools/generate/cluster';
+import { clusterObjects, clusterStateFiles } from '../../tools/generate/cluster-objects';
+import { DRIFT_KINDS, scenario, type Scenario } from '../../tools/generate/drift';
 import { apiDumpDiff } from '../helpers/cluster-diff';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 
 const MODES: ProxyMode[] = ['iptables', 'nftables', 'ipvs'];

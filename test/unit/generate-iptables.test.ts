@@ -8,7 +8,7 @@ import {
   generateIptablesDump,
   randomServices,
   type GenServicePort,
-} from '../../src/core/kube/generate/iptables';
+} from '../../tools/generate/iptables';
 
 // test/unit -> repo root -> /work, where ../shared/corpus lives next to the repository.
 const here = path.dirname(fileURLToPath(import.meta.url));

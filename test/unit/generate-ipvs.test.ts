@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { detectDialect, kubeProxyModeOfIptables } from '../../src/core/detect';
-import { expectedIpvsCatalog, generateIpvsSnapshot, randomServices, type GenServicePort, type IpvsGenOptions } from '../../src/core/kube/generate/ipvs';
+import { expectedIpvsCatalog, generateIpvsSnapshot, randomServices, type GenServicePort, type IpvsGenOptions } from '../../tools/generate/ipvs';
 import { parseIpset } from '../../src/core/parse/ipset/parser';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { haveNetnsTools } from '../helpers/netns';
-import { expectedCatalog } from '../../src/core/kube/generate/iptables';
+import { expectedCatalog } from '../../tools/generate/iptables';
 import {
   asIptablesTruth,
   expectedNftCatalog,
@@ -18,7 +18,7 @@ import {
   randomServices,
   type GenServicePort,
   type NftGenOptions,
-} from '../../src/core/kube/generate/nft';
+} from '../../tools/generate/nft';
 import { nftEndpointChainNameBase, nftHash8, nftObjectHashOk, nftServiceChainNameBase, parseNftServiceObjectName } from '../../src/core/kube/nft-hash';
 import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 

@@ -1,5 +1,5 @@
 // The cluster state on the Service graph: a sample with its cluster-state.yaml and generated nodes with every kind of
-// drift (src/core/kube/generate/drift.ts). Stale endpoints are marked on the rules' pod, missing and
+// drift (../../tools/generate/drift.ts). Stale endpoints are marked on the rules' pod, missing and
 // topology-filtered ones are ghosts behind dashed edges, Services the node never programmed are listed with their
 // API-side graph; the marks are words (badges) with a reason, they survive the message check, Mermaid and SVG.
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { graphOfSnapshot, graphsOfSnapshot } from '../../src/core/graph/snapshot
 import { toMermaid, type ServiceGraph } from '../../src/core/graph/model';
 import { parseToWebview } from '../../src/core/graph/protocol';
 import { layeredLayout, toSvg } from '../../src/core/graph/svg';
-import type { Family } from '../../src/core/kube/generate/address';
+import type { Family } from '../../tools/generate/address';
 import { driftSnapshot, sampleSnapshot } from '../helpers/cluster-snapshot';
 
 const byTitle = (graphs: Iterable<ServiceGraph>, title: string) => [...graphs].find((g) => g.title === title)!;

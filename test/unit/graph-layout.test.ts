@@ -2,10 +2,10 @@
 // every Service of the iptables, nft and IPVS samples, a fan-out of many endpoints and several IPVS virtual
 // services sharing real servers), the first view's zoom, and the panel's short title.
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, type GenServicePort } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
-import { sampleFiles } from '../../src/core/kube/generate/samples';
+import { generateIptablesDump, type GenServicePort } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
+import { sampleFiles } from '../../tools/generate/samples';
 import { graphOfSnapshot } from '../../src/core/graph/snapshot';
 import { edgeLabels, layeredLayout, layerGap, NODE_HEIGHT, NODE_WIDTH, toSvg, type GraphLayout } from '../../src/core/graph/svg';
 import { labelWidth, placeEdgeLabels, type PlacedLabel } from '../../src/core/graph/labels';

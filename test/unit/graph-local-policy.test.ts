@@ -8,8 +8,8 @@
 // local chain. "Trace from here" must light one connected path per outcome.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices, type GenServicePort } from '../../tools/generate/iptables';
+import { generateNftDump } from '../../tools/generate/nft';
 import { graphOfSnapshot } from '../../src/core/graph/snapshot';
 import { traceHighlight, type TraceHighlight } from '../../src/core/graph/trace';
 import type { GraphNode, ServiceGraph } from '../../src/core/graph/model';

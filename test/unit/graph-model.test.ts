@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
-import { SAMPLE_SERVICES, sampleFiles } from '../../src/core/kube/generate/samples';
+import { generateIptablesDump } from '../../tools/generate/iptables';
+import { SAMPLE_SERVICES, sampleFiles } from '../../tools/generate/samples';
 import { buildGraphModel, findService, graphsOf, keysWhere, toMermaid, type ServiceGraph } from '../../src/core/graph/model';
 import { layeredLayout, toSvg } from '../../src/core/graph/svg';
 import { traceHighlight } from '../../src/core/graph/trace';

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KUBE_IPSET_NAMES, kubeIpsetInfo, kubeIpv6SetName, typeDimensions, type IpSet, type IpsetDump } from '../../src/core/model/ipset';
-import { parseIpset, parseMemberParts } from '../../src/core/parse/ipset/parser';
+import { parseIpset } from '../../src/core/parse/ipset/parser';
+import { parseMemberParts } from '../../src/core/parse/ipset/members';
 import { lineRange } from '../../src/core/model/range';
 
 const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');

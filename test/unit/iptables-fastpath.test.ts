@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { scanLine, TokenTable } from '../../src/core/parse/iptables/nodes';
 import { lineLexer } from '../../src/core/parse/iptables/lexer';

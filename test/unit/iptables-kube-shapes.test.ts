@@ -3,8 +3,8 @@
 // alone ('chevrotain'): model, symbols, diagnostics and the fields catalogs read (targetName, plainDestination).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { ipv6Variant } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { ipv6Variant } from '../../tools/generate/nft';
 import type { IptablesRuleset } from '../../src/core/model/iptables';
 import { findMatchOption, findTargetOption } from '../../src/core/model/iptables';
 import type { RuleNode } from '../../src/core/parse/iptables/nodes';

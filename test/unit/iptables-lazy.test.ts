@@ -2,7 +2,7 @@
 // line when first asked for (issue #8). Whatever order features ask in, and whether or not the details are
 // kept, they must be what an eager read gives.
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { RuleNode, withTransientRuleDetails } from '../../src/core/parse/iptables/nodes';
 import { buildCatalog } from '../../src/core/kube/catalog';

@@ -3,7 +3,7 @@
 // endpoint index, which finds endpoints through the Service index, what a map of its own would hold.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { RulePeek } from '../../src/core/kube/iptables-rule-peek';
 import { lookupMatchOption } from '../../src/core/parse/iptables/extensions';

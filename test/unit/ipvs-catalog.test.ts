@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { catalogToJson } from '../../src/core/kube/service';
-import { expectedIpvsCatalog, generateIpvsSnapshot, type IpvsGenOptions } from '../../src/core/kube/generate/ipvs';
-import { randomServices } from '../../src/core/kube/generate/iptables';
-import { ipv6Variant } from '../../src/core/kube/generate/nft';
-import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { expectedIpvsCatalog, generateIpvsSnapshot, type IpvsGenOptions } from '../../tools/generate/ipvs';
+import { randomServices } from '../../tools/generate/iptables';
+import { ipv6Variant } from '../../tools/generate/nft';
+import { SAMPLE_SERVICES } from '../../tools/generate/samples';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 

@@ -3,8 +3,8 @@
 // line that is one whole unit becomes the unit without a copy. None of this may change a single value: these
 // tests compare each variant with the plain one.
 import { describe, expect, it } from 'vitest';
-import { randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../src/core/kube/generate/nft';
+import { randomServices } from '../../tools/generate/iptables';
+import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../tools/generate/nft';
 import { fastLexLine } from '../../src/core/parse/nft/lexer';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { itemRange, itemsRange, rangeBetween, setShortLivedReading } from '../../src/core/parse/nft/statements';

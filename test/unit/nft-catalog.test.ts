@@ -11,7 +11,7 @@ import {
   randomServices,
   type ExpectedNftCatalogEntry,
   type NftGenOptions,
-} from '../../src/core/kube/generate/nft';
+} from '../../tools/generate/nft';
 import { buildNftCatalog, classifyNftKubeObject, isKubeProxyNftTable, normalizeAddressIntervals, parseNftTime, type NftCatalog, type NftService } from '../../src/core/kube/nft-catalog';
 import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode, nftKubeObjectTitle } from '../../src/core/explain/kube-nft';
 import { setTranslator } from '../../src/core/l10n';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import type { NftRuleset } from '../../src/core/model/nft';
 import type { Range } from '../../src/core/model/range';
-import { generateNftDump, randomServices } from '../../src/core/kube/generate/nft';
+import { generateNftDump, randomServices } from '../../tools/generate/nft';
 import { parseNftJson } from '../../src/core/parse/nft/json';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { splitLines } from '../../src/core/parse/lines';

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump, ipv6Variant, KUBE_PROXY_NFT_TEST_OPTIONS, KUBE_PROXY_NFT_TEST_SERVICES, type NftGenOptions } from '../../src/core/kube/generate/nft';
+import { randomServices } from '../../tools/generate/iptables';
+import { generateNftDump, ipv6Variant, KUBE_PROXY_NFT_TEST_OPTIONS, KUBE_PROXY_NFT_TEST_SERVICES, type NftGenOptions } from '../../tools/generate/nft';
 import { endpointAddressFromName, NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectHashOk, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from '../../src/core/kube/nft-hash';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { LazyRule } from '../../src/core/parse/nft/nodes';

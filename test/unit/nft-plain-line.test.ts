@@ -3,7 +3,7 @@
 // and reporting the same reference; and a parse must not tell the two paths apart.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateNftDump, ipv6Variant, randomServices } from '../../src/core/kube/generate/nft';
+import { generateNftDump, ipv6Variant, randomServices } from '../../tools/generate/nft';
 import { lineRange } from '../../src/core/model/range';
 import { fastLexLine, isSpace } from '../../src/core/parse/nft/lexer';
 import { groupItems } from '../../src/core/parse/nft/nodes';

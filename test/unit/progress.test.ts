@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { PROGRESS_MASK, reportProgress, withProgress } from '../../src/core/progress';
 import { featuresFor } from '../../src/core/language';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 
 // Each at least two reports long (the number of Services each format needs for that).
 const ipvs = generateIpvsSnapshot({ services: randomServices(7000, 6, 5), nodeIPs: ['192.168.0.10'] });

@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateNftDump } from '../../tools/generate/nft';
 import { featuresFor } from '../../src/core/language';
 import type { SemanticSymbol } from '../../src/core/language/types';
 import { encodeSemanticTokens, runDocumentQuery } from '../../src/extension/analysis/queries';

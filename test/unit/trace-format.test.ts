@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { sampleFiles } from '../../src/core/kube/generate/samples';
+import { sampleFiles } from '../../tools/generate/samples';
 import { traceSnapshot, tracedService, traceToJson } from '../../src/core/trace';
 import { stepText, traceToJsonText, traceToMarkdown, traceToText } from '../../src/core/trace/format';
 

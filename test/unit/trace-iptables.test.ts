@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../tools/generate/iptables';
 import { parseDestination, traceSnapshot, traceToJson, type Entry } from '../../src/core/trace';
 import { canonicalAddress, formatAddress, isIpv4 as isCanonicalIPv4, parseAddress, parsePrefix, prefixContains } from '../../src/core/model/address';
 

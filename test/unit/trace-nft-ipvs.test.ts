@@ -1,10 +1,10 @@
 // The tracer on nftables-mode and IPVS-mode snapshots from the project's generators: every ClusterIP
 // reaches exactly its endpoints with their shares; no endpoints → REJECT; affinity and NodePorts.
 import { describe, expect, it } from 'vitest';
-import { expectedCatalog, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot, expectedIpvsCatalog } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
-import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { expectedCatalog, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot, expectedIpvsCatalog } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
+import { SAMPLE_SERVICES } from '../../tools/generate/samples';
 import { analyzeFile, type SnapshotFile } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 

@@ -1,9 +1,9 @@
 // The tracer on adversarial rulesets: numgen maps over huge ranges, random matches whose branches multiply, and
 // kube-proxy's largest legal shapes, which must stay complete and exact.
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, type GenServicePort } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, type GenServicePort } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, type SnapshotFile } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 import { traceProblems } from '../helpers/shared';

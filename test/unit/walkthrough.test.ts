@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables, definitionAt, hoverAt } from '../../src/core/language/iptables';
-import { generateIptablesDump, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, type GenServicePort } from '../../tools/generate/iptables';
 import type { Range } from '../../src/core/model/range';
 import { serviceToFollow } from '../../src/core/walkthrough';
 

@@ -10,7 +10,7 @@ import { explainNode } from '../../src/core/explain/node';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile } from '../../src/core/trace';
 import { catalogToJson } from '../../src/core/kube/service';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { canRestoreCheck, restoreCheck } from '../helpers/restore-check';
 
 const NAME = 'kube-router-node.iptables';

@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { buildSymbolIndex, querySymbols } from '../../src/core/symbols';
 import { preparationSteps, runSnapshotQuery } from '../../src/extension/analysis/queries';

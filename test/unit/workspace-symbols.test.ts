@@ -2,7 +2,7 @@
 // each dialect, and a generated 10,000-Service dump whose queries must be answered from the index.
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { buildSymbolIndex, querySymbols, type SymbolIndex, type WorkspaceSymbolMatch } from '../../src/core/symbols';
 import { runDocumentQuery, runSnapshotQuery } from '../../src/extension/analysis/queries';

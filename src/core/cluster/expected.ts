@@ -107,7 +107,7 @@ export function shouldSkipService(svc: ApiService): boolean {
 
 /** The families the Service has a ClusterIP of, in its own order. */
 function serviceFamilies(svc: ApiService): IPFamily[] {
-  if (svc.ipFamilies.length > 0) return svc.ipFamilies.filter((f, i) => svc.clusterIPs[i] !== undefined);
+  if (svc.ipFamilies.length > 0) return svc.ipFamilies.filter((_, i) => svc.clusterIPs[i] !== undefined);
   return [familyOf(svc.clusterIPs[0] ?? '')];
 }
 

@@ -2,7 +2,7 @@
 // dump are untrusted input.
 import { findMatchOption, findTargetOption, type Option, type Rule, type Save, type Table } from '../model/iptables';
 import { formatShare, servicePortNameString } from '../kube/service';
-import type { IptablesAnalysis } from '../language/iptables';
+import type { IptablesAnalysis } from '../analysis';
 import { t } from '../l10n';
 import type { KubeProxyMode } from '../detect';
 import { BASIC_OPTIONS, lookupMatchOption, lookupTargetOption, lowerFirst, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from '../parse/iptables/extensions';

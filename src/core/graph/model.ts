@@ -318,7 +318,7 @@ function endpointNodes({ s, edges, add, src }: GraphParts, { vsNodes, policy, la
       tail = epNode;
     }
     if (vsNodes.length > 0) for (const from of vsNodes) edges.push({ from: from.id, to: tail.id, share: e.probability, label: formatShare(e.probability) });
-    else edges.push(...endpointEdges(s, e, policy, tail, split));
+    else edges.push(...endpointEdges(e, policy, tail, split));
   });
 }
 

@@ -71,7 +71,7 @@ export function externalEdges(s: Service, p: PolicyNodes): GraphEdge[] {
 }
 
 /** The edges that choose endpoint `e` (drawn to `tail`, its chain or pod), with the share of each chain's choice. */
-export function endpointEdges(s: Service, e: Endpoint, p: PolicyNodes, tail: GraphNode, split: boolean): GraphEdge[] {
+export function endpointEdges(e: Endpoint, p: PolicyNodes, tail: GraphNode, split: boolean): GraphEdge[] {
   const edge = (from: GraphNode, share: number): GraphEdge => ({ from: from.id, to: tail.id, share, label: formatShare(share) });
   if (!split) return p.cluster ? [edge(p.cluster, e.probability)] : [];
   const out: GraphEdge[] = [];

@@ -8,7 +8,7 @@
 // (load-balancer IPs with loadBalancerSourceRanges). External and load-balancer IPs look the same in
 // service-ips: only firewall-ips proves a load balancer; the others are reported as externalIP with
 // kindUncertain. Endpoints and their shares come from each policy chain's `numgen random mod N vmap`.
-import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
+import { CappedDiagnostics } from '../model/diagnostics';
 import { formatAddress as formatIpAddress, formatHostPort, parseAddress as parseIpAddress } from '../model/address';
 import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import type { Range } from '../model/range';

@@ -1,21 +1,17 @@
 // Language features for `ipset save` / restore input and `ipset list` output, as pure functions over the
 // analysed document.
-import type { Diagnostic } from '../model/diagnostics';
-import { kubeIpsetInfo, type IpSet, type IpsetDump, type IpsetMember } from '../model/ipset';
+import { kubeIpsetInfo, type IpSet, type IpsetMember } from '../model/ipset';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIpset } from '../parse/ipset/parser';
 import { explainIpset, explainIpsetField, explainIpsetOption, explainIpsetType, explainKubeIpset } from '../explain/ipvs';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
+import type { IpsetAnalysis } from '../analysis';
+export type { IpsetAnalysis } from '../analysis';
 import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { nameTable } from '../model/name-table';
 
-export interface IpsetAnalysis {
-  dialect: 'ipset';
-  dump: IpsetDump;
-  diagnostics: Diagnostic[];
-}
 
 export function analyzeIpset(text: string): IpsetAnalysis {
   const dump = parseIpset(text);

@@ -1,13 +1,13 @@
 // Language features for iptables dumps, as pure functions over the analysed document. The VS Code
 // providers only convert types; everything that decides what the user sees lives (and is tested) here.
-import { withLater, type Diagnostic } from '../model/diagnostics';
+import { withLater } from '../model/diagnostics';
 import type { Chain, IptablesRuleset, Option, Rule, Table } from '../model/iptables';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIptables } from '../parse/iptables/parser';
 import { buildCatalog } from '../kube/catalog';
-import { servicePortNameString, type Catalog, type Endpoint, type Service } from '../kube/service';
-import { classifyKubeChain, isKubernetesNodeChain, type KubeChainKind } from '../kube/chains';
+import {  type Service } from '../kube/service';
+import { classifyKubeChain, isKubernetesNodeChain } from '../kube/chains';
 import { explainKubeChainKind, kubeChainKindTitle, kubeChainOwnerText } from '../explain/kube-chains';
 import {
   explainBuiltinChain,
@@ -21,8 +21,10 @@ import {
   explainTable,
   explainTarget,
 } from '../explain/iptables';
-import { bold, hoverOf, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
+import { bold, hoverOf, join, md, MarkdownBuilder, mdT, text } from '../explain/markdown';
 import { t } from '../l10n';
+import { ChainIndex, EndpointIndex, type IptablesAnalysis } from '../analysis';
+export { ChainIndex, EndpointIndex, type IptablesAnalysis } from '../analysis';
 import { kubeProxyModeOfIptables } from '../detect';
 import { describeService } from '../explain/service';
 import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
@@ -30,50 +32,8 @@ import { symbolsToSemantic } from './semantic';
 
 export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
 
-export interface IptablesAnalysis {
-  dialect: 'iptables';
-  ruleset: IptablesRuleset;
-  catalog: Catalog;
-  /** Parser diagnostics plus kube-proxy hints (hash mismatches). */
-  diagnostics: Diagnostic[];
-  /** (table id, chain) → the Service the chain implements. */
-  serviceByChain: ChainIndex<Service>;
-  /** (table id, KUBE-SEP chain) → the endpoint and its Service. */
-  endpointByChain: EndpointIndex;
-}
 
-/** Values by table id and chain name (no key string is built per chain: a large dump has 100,000 of them). */
-export class ChainIndex<T> {
-  private readonly byTable = new Map<string, Map<string, T>>();
 
-  get(tableId: string, chain: string): T | undefined {
-    return this.byTable.get(tableId)?.get(chain);
-  }
-
-  set(tableId: string, chain: string, value: T): void {
-    let byName = this.byTable.get(tableId);
-    if (byName === undefined) this.byTable.set(tableId, (byName = new Map()));
-    byName.set(chain, value);
-  }
-}
-
-/**
- * The endpoint a KUBE-SEP chain implements, found through serviceByChain, which maps each such chain to the Service
- * whose endpoints list it last (in catalog order), and then among that Service's endpoints: no second index of
- * 100,000 entries and pairs kept for a large dump (issue #8).
- */
-export class EndpointIndex {
-  constructor(private readonly serviceByChain: ChainIndex<Service>) {}
-
-  get(tableId: string, chain: string): { service: Service; endpoint: Endpoint } | undefined {
-    const service = this.serviceByChain.get(tableId, chain);
-    if (service === undefined) return undefined;
-    const endpoints = service.endpoints;
-    // The last one, as an index filled in list order would keep.
-    for (let k = endpoints.length - 1; k >= 0; k--) if (endpoints[k].chain === chain) return { service, endpoint: endpoints[k] };
-    return undefined;
-  }
-}
 
 export function analyzeIptables(text: string): IptablesAnalysis {
   return analyzeIptablesRuleset(parseIptables(text));

@@ -1,5 +1,5 @@
 // Language features for ipvsadm output and restore input, as pure functions over the analysed document.
-import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
+import { CappedDiagnostics } from '../model/diagnostics';
 import {
   CONNECTION_COUNT_SCHEDULERS,
   DESTINATION_SCHEDULERS,
@@ -31,13 +31,10 @@ import { t } from '../l10n';
 import { probableNodePorts } from '../kube/ipvs-catalog';
 import { formatShare } from '../kube/service';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
+import type { IpvsadmAnalysis } from '../analysis';
+export type { IpvsadmAnalysis } from '../analysis';
 import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
 
-export interface IpvsadmAnalysis {
-  dialect: 'ipvsadm';
-  dump: IpvsDump;
-  diagnostics: Diagnostic[];
-}
 
 export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
   const dump = parseIpvsadm(text);

@@ -1,7 +1,7 @@
 // Language features for nftables (`nft list ruleset`, nft scripts, `nft -j` JSON), as pure functions.
 import { forgetRereadCache } from '../parse/nft/nodes';
-import { withLater, type Diagnostic } from '../model/diagnostics';
-import type { NftChain, NftElement, NftMap, NftRuleset, NftSet, NftStatement, NftTable } from '../model/nft';
+import { withLater } from '../model/diagnostics';
+import type { NftChain, NftElement, NftMap, NftSet, NftStatement, NftTable } from '../model/nft';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseNft } from '../parse/nft/parser';
@@ -17,29 +17,10 @@ import { bold, code, hoverOf, join, md, MarkdownBuilder, mdT, text, type Md } fr
 import { t } from '../l10n';
 import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
-import { appendAll } from '../model/append';
+import type { NftAnalysis, ServiceByObject } from '../analysis';
+export type { NftAnalysis } from '../analysis';
 
-export interface NftAnalysis {
-  dialect: 'nftables';
-  ruleset: NftRuleset;
-  catalog: NftCatalog;
-  diagnostics: Diagnostic[];
-  /** The Service each object of a table implements (servicesByObject). */
-  serviceByObject: ServiceByObject;
-}
 
-/**
- * Which Service an object implements, per table: by name for the Service's own chains and sets, and for endpoint
- * chains by the Service port their kube-proxy name spells (`endpoint-HASH-ns/svc/tcp/p80__10.0.0.1/80`), checked
- * against the Service's endpoints. An entry per endpoint chain (100,000 for 10,000 Services) was a 4 MB table that
- * had grown by copies (issue #8).
- */
-interface ServiceByObject {
-  /** table id → object name → Service. */
-  byName: Map<string, Map<string, Service>>;
-  /** table id → Service port part of its endpoint chains' names → Service. */
-  byEndpointPart: Map<string, Map<string, Service>>;
-}
 
 function serviceOf(a: NftAnalysis, tableId: string, name: string): Service | undefined {
   const named = a.serviceByObject.byName.get(tableId)?.get(name);

@@ -1,7 +1,7 @@
 // What the kernel tests send where: hand-made Services for each behaviour the issue names, and random
 // Service sets from the dump generator. A scenario is one node (one dump, one topology); a probe is one kind of
 // packet (origin, destination, protocol) sent many times.
-import { randomServices, type GenServicePort } from '../../../src/core/kube/generate/iptables';
+import { randomServices, type GenServicePort } from '../../../tools/generate/iptables';
 import type { Entry } from '../../../src/core/trace';
 import { CLIENT_IP, EXTERNAL_CLIENT_IP, NODE_IP, NODE_UPLINK_IP, POD_GATEWAY, WORLD_IP, type Origin, type PodSpec, type SideClient } from './topology';
 

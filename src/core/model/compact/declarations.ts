@@ -2,7 +2,7 @@
 // line kept as a line and two packed columns: a dump of 10,000 Services declares some 100,000 chains (see
 // docs/performance.md).
 import type { Range } from '../range';
-import type { SymbolDefinition, SymbolKind } from '../symbols';
+import type { SymbolDefinition, SymbolKind } from '../symbol-types';
 import { columnsRange, fitsColumns, packColumns } from './columns';
 import { fitsLine, rangeIs } from './ranges';
 

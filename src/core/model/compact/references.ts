@@ -5,7 +5,7 @@
 import type { Range } from '../range';
 import { columnsRange, fitsColumns, packColumns } from './columns';
 import { copyRange, fitsLine } from './ranges';
-import type { ReferenceRole, SymbolKind, SymbolReference } from '../symbols';
+import type { ReferenceRole, SymbolKind, SymbolReference } from '../symbol-types';
 
 const KINDS: readonly SymbolKind[] = ['chain', 'set', 'map', 'ipset', 'virtualService', 'table'];
 const ROLES: readonly ReferenceRole[] = ['jump', 'goto', 'command', 'rule-owner', 'lookup'];

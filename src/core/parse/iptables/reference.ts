@@ -396,7 +396,7 @@ export class IptablesReader {
     if (!TABLE_NAMES.has(name) && count > 0) {
       this.sink.diag(nameRange, 'error', 'unknown-table', t('Unknown table {0}: iptables knows filter, nat, mangle, raw and security.', JSON.stringify(name)));
     }
-    this.sink.openTable(i, name, nameRange, lineRange(i, at, text.trimEnd().length), lineRange(i, at, text.length));
+    this.sink.openTable(name, nameRange, lineRange(i, at, text.trimEnd().length), lineRange(i, at, text.length));
   }
 
   /** `COMMIT`, alone at the start of the line. */

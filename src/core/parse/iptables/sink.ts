@@ -199,8 +199,8 @@ export class IptablesSink implements RuleReader, LineSink {
     };
   }
 
-  /** `*name` on line i (the `*` at column `at`): a new table, in a new save when this one has a table of that name. */
-  openTable(i: number, name: string, nameRange: Range, headerRange: Range, range: Range): Table {
+  /** `*name`: a new table, in a new save when this one has a table of that name. */
+  openTable(name: string, nameRange: Range, headerRange: Range, range: Range): Table {
     if (this.tables.some((tb) => tb.saveIndex === this.save.index && tb.name === name)) {
       // Concatenated saves without headers: a repeated table name starts the next one.
       this.startSave();

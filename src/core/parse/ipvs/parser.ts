@@ -3,7 +3,7 @@
 // connection tables and `ipvsadm -S[n]` / `ipvsadm -R` input, also several of them pasted into one file.
 // Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
 import type { IToken } from 'chevrotain';
-import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Severity } from '../../model/diagnostics';
 import { acceleratorsOn, DiagnosticsCollector, guardedParse, LINE_LIMITS, lineProblem, releaseInputs, readLines, type Accelerator, type ParseOptions, type PendingReference } from '../pipeline';
 import {
   DEFAULT_PERSISTENT_TIMEOUT,
@@ -23,12 +23,12 @@ import {
   type RealServer,
   type VirtualService,
 } from '../../model/ipvs';
-import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
-import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
+import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
+import { Symbols, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { endpointNumber, ipv4Value, isIpv4, isIpv6 } from '../../model/address';
 import { parseCount, parsePort } from './address';
-import { LineCursor, LineSpans } from '../lines';
+import { LineCursor } from '../lines';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
 import { FAST_MAX_LINE, forwardAt, pack, PlainServiceServerNode, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';

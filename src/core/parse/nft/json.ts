@@ -1,7 +1,7 @@
 // `nft -j list ruleset` JSON (libnftables-json(5)) → the same nft model as the text parser builds. Ranges
 // point at the JSON objects in the text (names at their string values), so navigation works in a .json
 // dump too. Malformed JSON gets one diagnostic at the offending line and column; nothing here throws.
-import type { Diagnostic, Severity } from '../../model/diagnostics';
+import type { Severity } from '../../model/diagnostics';
 import {
   isNftFamily,
   type NftChain,
@@ -10,12 +10,10 @@ import {
   type NftElement,
   type NftExpression,
   type NftFamily,
-  type NftMap,
   type NftObjectKind,
   type NftRelationalOperator,
   type NftRule,
   type NftRuleset,
-  type NftSet,
   type NftSetExpression,
   type NftSetRefExpression,
   type NftStatement,
@@ -23,13 +21,13 @@ import {
   type NftVerdictValue,
 } from '../../model/nft';
 import type { Range } from '../../model/range';
-import { Symbols, type SymbolDefinition, type SymbolKind } from '../../model/symbols';
+import type { SymbolDefinition, SymbolKind } from '../../model/symbols';
 import { t } from '../../l10n';
 import { LineIndex, num, prop, readJson, str, type JObject, type JValue } from './jsonReader';
 import { promptsAfter, promptsBefore } from '../prompt';
-import { emptyNftRuleset, MAX_DIAGNOSTICS } from './parser';
+import { emptyNftRuleset } from './parser';
 import { prefixProblem } from './statements';
-import { emptyNameTable, nameTable } from '../../model/name-table';
+import { nameTable } from '../../model/name-table';
 import { appendAll } from '../../model/append';
 import { NftSink } from './sink';
 

@@ -17,7 +17,7 @@ import { LineStarts } from '../lines';
 import { reportLine, reportProgress } from '../../progress';
 import { SortedLineMap } from '../../model/line-map';
 import type { CstNode, IToken } from 'chevrotain';
-import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Severity } from '../../model/diagnostics';
 import { PlaceholderTally, placeholderIn } from '../placeholders';
 import {
   isNftFamily,
@@ -44,7 +44,7 @@ import {
   type NftVerdictValue,
 } from '../../model/nft';
 import { binaryRange, lineRange, type Range } from '../../model/range';
-import { Symbols, type ReferenceRole, type SymbolDefinition, type SymbolKind, type SymbolReference } from '../../model/symbols';
+import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isSpace, isWordAt, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word, wordyEnd } from './lexer';

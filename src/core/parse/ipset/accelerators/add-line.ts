@@ -3,7 +3,7 @@
 // Chevrotain, into the compact nodes of ../nodes. Makes the model the reference reader makes (the harness test
 // checks it); false, having changed nothing, for any other line.
 import { lineRange } from '../../../model/range';
-import type { IpsetFamily, IpsetMember } from '../../../model/ipset';
+import type { IpsetFamily } from '../../../model/ipset';
 import { ipv4Value } from '../../../model/address';
 import { detached } from '../../detach';
 import type { Accelerator } from '../../pipeline';

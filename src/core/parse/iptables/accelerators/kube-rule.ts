@@ -53,14 +53,6 @@ function kubeKnows(): Uint8Array | null {
   return (kubeKnowsTable = knows);
 }
 
-/** How many chains after the last one nextDeclaredChain compares (chains without rules are skipped). */
-const NEXT_CHAINS = 3;
-/** How far moveChainCursor looks for the chain found. */
-const CURSOR_SEARCH = 64;
-
-// The matches and targets of the line kubeRule reads, in order.
-const kubeContainer = new Uint8Array(16);
-let kubeContainerCount = 0;
 function kubeModuleAt(text: string, start: number, end: number): number {
   switch (end - start) {
     case 3:

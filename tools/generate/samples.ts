@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // The sample node snapshots bundled with the project: the same few Services in every mode, so the same
 // question can be asked of each. Generated (never copied): `npm run samples` rewrites samples/.
 import { generateIptablesDump, type GenServicePort } from './iptables';
@@ -70,7 +71,7 @@ function samplesReadme(): string {
   return [
     '# Sample node snapshots',
     '',
-    'Written by `npm run samples` (src/core/kube/generate/samples.ts); do not edit by hand. Each folder is one',
+    'Written by `npm run samples` (./samples.ts); do not edit by hand. Each folder is one',
     `node (\`${SAMPLE_NODE}\`) of the same small cluster in one kube-proxy mode: nftables, ipvs (ipvsadm + ipset +`,
     'iptables), iptables-nft and iptables-legacy.',
     '',

@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // Generator of realistic kube-proxy nftables-mode dumps, with ground truth (expectedNftCatalog).
 //
 // The objects mirror kube-proxy's syncProxyRules()/setupNFTables() in pkg/proxy/nftables/proxier.go for a full
@@ -25,8 +26,9 @@
 //
 // Pure TypeScript apart from node:crypto (in ../nft-hash).
 import { prepareEach, servicePortName, type ExpectedCatalogEntry, type GenServicePort } from './iptables';
-import { NFT_OBJECT_PREFIX, nftEndpointChainNameBase, nftServiceChainNameBase } from '../nft-hash';
+import { NFT_OBJECT_PREFIX, nftEndpointChainNameBase, nftServiceChainNameBase } from '../../src/core/kube/nft-hash';
 import { canonicalCIDR, canonicalIP, familyOf, formatIP, parseCIDR, parseIP, parseIPv4, type Family } from './address';
+import { cmp, servicePortView, type ViewEndpoint } from './service-port';
 
 export type { GenServicePort } from './iptables';
 export { randomServices } from './iptables';
@@ -159,12 +161,7 @@ function intervalJson(e: IntervalElement): Json {
 // ---------------------------------------------------------------------------------------------------------
 // kube-proxy's view of a service port (BaseServicePortInfo + CategorizeEndpoints)
 
-interface PreparedEndpoint {
-  address: string;
-  port: number;
-  local: boolean;
-  /** "ip:port" / "[ip]:port" (BaseEndpointInfo.String()). */
-  str: string;
+interface PreparedEndpoint extends ViewEndpoint {
   chain: string;
   affinitySet: string;
 }
@@ -199,36 +196,15 @@ interface PreparedService {
   firewallChain: string;
 }
 
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function prepare(svc: GenServicePort, family: Family): PreparedService | undefined {
-  if (familyOf(svc.clusterIP) !== family) return undefined;
   const protocol = svc.protocol.toLowerCase();
-  const ofFamily = (list: string[] | undefined) => (list ?? []).map((s) => s.trim()).filter((s) => familyOf(s) === family);
-  const externalIPs = ofFamily(svc.externalIPs).map(canonicalIP);
-  const lbIPs = ofFamily(svc.loadBalancerIPs).map(canonicalIP);
-  const sourceRanges = ofFamily(svc.loadBalancerSourceRanges).map(canonicalCIDR);
-  const nodePort = svc.nodePort ?? 0;
-  const externallyAccessible = nodePort !== 0 || lbIPs.length > 0 || externalIPs.length > 0;
-  const externalPolicyLocal = externallyAccessible && svc.externalTrafficPolicy === 'Local';
-  const internalPolicyLocal = svc.internalTrafficPolicy === 'Local';
-  const usesCluster = !internalPolicyLocal || externallyAccessible;
-  const usesLocal = internalPolicyLocal || externalPolicyLocal;
-
-  const byString = new Map<string, PreparedEndpoint>();
-  for (const ep of svc.endpoints) {
-    if (ep.ready === false || familyOf(ep.address) !== family) continue;
-    const address = canonicalIP(ep.address);
-    const str = family === 'ipv6' ? `[${address}]:${ep.port}` : `${address}:${ep.port}`;
-    if (byString.has(str)) continue;
-    const base = nftEndpointChainNameBase(svc.namespace, svc.name, protocol, svc.portName, address, ep.port);
-    byString.set(str, { address, port: ep.port, local: ep.local === true, str, chain: NFT_OBJECT_PREFIX.endpoint + base, affinitySet: NFT_OBJECT_PREFIX.affinity + base });
-  }
-  const ready = [...byString.values()].sort((a, b) => cmp(a.str, b.str));
-  const clusterEndpoints = usesCluster ? ready : [];
-  const localEndpoints = usesLocal ? ready.filter((e) => e.local) : [];
+  const view = servicePortView(svc, family, (ep) => {
+    const base = nftEndpointChainNameBase(svc.namespace, svc.name, protocol, svc.portName, ep.address, ep.port);
+    return { ...ep, chain: NFT_OBJECT_PREFIX.endpoint + base, affinitySet: NFT_OBJECT_PREFIX.affinity + base };
+  });
+  if (!view) return undefined;
+  const { externalIPs, lbIPs, sourceRanges, nodePort, externallyAccessible, externalPolicyLocal, internalPolicyLocal } = view;
+  const { usesCluster, usesLocal, ready, clusterEndpoints, localEndpoints } = view;
   const allReachable = !usesLocal ? clusterEndpoints : !usesCluster ? localEndpoints : clusterEndpoints;
   const hasEndpoints = ready.length > 0;
   const base = nftServiceChainNameBase(svc.namespace, svc.name, protocol, svc.portName);
@@ -237,7 +213,7 @@ function prepare(svc: GenServicePort, family: Family): PreparedService | undefin
     spn: servicePortName(svc),
     protocol,
     port: svc.port,
-    clusterIP: canonicalIP(svc.clusterIP),
+    clusterIP: view.clusterIP,
     externalIPs,
     lbIPs,
     sourceRanges,
@@ -634,7 +610,6 @@ class TransactionBuilder {
 
   /** The per-service part of syncProxyRules(). */
   service(s: PreparedService): void {
-    const sx = this.sx;
     const proto: KeyPart = { type: 'proto', text: s.protocol };
     const port: KeyPart = { type: 'port', value: s.port };
     const addrKey = (a: string): KeyPart[] => [{ type: 'addr', text: a }, proto, port];

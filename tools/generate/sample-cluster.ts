@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // The cluster behind the bundled samples: the API objects of SAMPLE_SERVICES as node1's kube-proxy saw them,
 // with a few deliberate, realistic drifts between them and the sample dumps (which stay exactly what
 // SAMPLE_SERVICES gives):

@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // The cluster behind a generated node: Services with their pods, Nodes and kube-proxy's ConfigMap, from which
 // the generator derives what kube-proxy programs on one node (GenServicePort[], the dump generators' input)
 // and writes the API objects a user would save next to the dump (cluster-objects.ts).
@@ -5,7 +6,6 @@
 // The derivation is deliberately simple and independent of src/core/cluster (it is that code's ground truth):
 // kube-proxy's CategorizeEndpoints and topologyModeFromHints (pkg/proxy/topology.go) for the endpoints,
 // ExternallyAccessible / UsesClusterEndpoints / UsesLocalEndpoints (pkg/proxy/service.go) for the policies.
-import type { ApiService } from '../../cluster/types';
 import { canonicalIP, familyOf, parseCIDR, formatIP, type Family } from './address';
 import { mulberry32, randomServices, type GenEndpoint, type GenServicePort } from './iptables';
 import { ipv6Variant } from './nft';
@@ -34,10 +34,19 @@ export interface GenApiPort {
   nodePort?: number;
 }
 
-/** The fields of ApiService (the checker's model) that mean the same here. */
-type SameAsApi = 'namespace' | 'name' | 'externalIPs' | 'loadBalancerIPs' | 'loadBalancerSourceRanges' | 'externalTrafficPolicy' | 'internalTrafficPolicy' | 'healthCheckNodePort' | 'trafficDistribution';
-
-export interface GenService extends Pick<ApiService, SameAsApi> {
+/** The Service as the API has it (the fields before `type` mean what they mean in the checker's ApiService). */
+export interface GenService {
+  namespace: string;
+  name: string;
+  externalIPs: string[];
+  /** `status.loadBalancer.ingress[].ip`. */
+  loadBalancerIPs: string[];
+  loadBalancerSourceRanges: string[];
+  externalTrafficPolicy: 'Cluster' | 'Local';
+  internalTrafficPolicy: 'Cluster' | 'Local';
+  healthCheckNodePort?: number;
+  /** `spec.trafficDistribution`: `PreferClose`, `PreferSameZone`, `PreferSameNode`. */
+  trafficDistribution?: string;
   type: 'ClusterIP' | 'NodePort' | 'LoadBalancer' | 'ExternalName';
   /** `['None']` for a headless Service, `[]` for ExternalName; dual-stack: one per family, primary first. */
   clusterIPs: string[];

@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // Drifts between a generated cluster's API objects and its node's dump, made on purpose, with the findings a
 // checker must report for them (no more, no fewer) as ground truth.
 //
@@ -16,7 +17,6 @@
 //    filtered-by-topology (hints left some ready endpoint out on this node) are reported for every Service
 //    port of the dump's family where they hold, drift or not, once per Service port; a not-ready pod that is
 //    also absent from the dump, or a Local-policy Service without a local endpoint, is no finding at all.
-import type { ExpectedFrontend, Finding, FindingCode } from '../../cluster/types';
 import { familyOf, type Family } from './address';
 import {
   PodAddresses,
@@ -32,6 +32,18 @@ import {
   type ProxyMode,
 } from './cluster';
 import { mulberry32, type GenServicePort } from './iptables';
+
+/** The checker's finding codes (src/core/cluster/types.ts), spelled out here: the oracle imports no product type. */
+export type FindingCode =
+  | 'not-programmed'
+  | 'stale-service'
+  | 'missing-endpoint'
+  | 'stale-endpoint'
+  | 'frontend-mismatch'
+  | 'policy-mismatch'
+  | 'no-endpoints'
+  | 'filtered-by-topology'
+  | 'mode-mismatch';
 
 export type DriftKind = FindingCode;
 
@@ -60,7 +72,20 @@ export const DRIFT_SEVERITY: Record<FindingCode, 'error' | 'warning' | 'info'> =
 };
 
 /** A Finding reduced to what identifies it (the checker's words and evidence are its own). */
-export type ExpectedFinding = Pick<Finding, 'code' | 'severity' | 'service' | 'endpoint'> & { frontend?: ExpectedFrontend };
+export interface ExpectedFinding {
+  code: FindingCode;
+  severity: 'error' | 'warning' | 'info';
+  service: { namespace: string; name: string; portName: string; protocol: string };
+  endpoint?: string;
+  frontend?: ExpectedFrontend;
+}
+
+/** kind: an ExpectedFrontendKind of src/core/cluster/types.ts. */
+export interface ExpectedFrontend {
+  kind: 'clusterIP' | 'nodePort' | 'externalIP' | 'loadBalancer' | 'healthCheckNodePort';
+  address?: string;
+  port: number;
+}
 
 export interface Scenario {
   /** The API side: what the cluster-state file says. */

@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // The argument handling of the dump generator's command line (`node dist/generate.js`, scripts/generate.ts):
 // argv in, the files to write (name → text) or a usage error out. Pure: no fs, no process; the script writes
 // the files (under --out DIR, or the single file on standard output) and sets the exit status.
