@@ -1,5 +1,5 @@
 // Node snapshots with their cluster state set, as the editor builds them: a bundled sample with its
-// cluster-state.yaml, or a generator scenario (../../tools/generate/drift.ts) with its drifts, read through the
+// cluster-state.yaml, or a generator scenario (tools/generate/drift.ts) with its drifts, read through the
 // files a user saves and checked with checkSnapshot.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

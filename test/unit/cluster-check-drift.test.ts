@@ -1,4 +1,4 @@
-// The acceptance test of the cluster check: the generator's drifts (../../tools/generate/drift.ts) are found
+// The acceptance test of the cluster check: the generator's drifts (tools/generate/drift.ts) are found
 // exactly, no finding missing and none extra, in iptables, nftables and IPVS dumps, IPv4 and IPv6, at 10 and
 // 1,000 Service ports; the same cluster without drifts gives no error or warning. The cluster state goes
 // through the files a user saves (kubectl JSON: Services + EndpointSlices, Nodes, the kube-proxy ConfigMap)

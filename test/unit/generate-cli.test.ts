@@ -1,5 +1,5 @@
 // The dump generator's command line (scripts/generate.ts → dist/generate.js; its argument handling is
-// ../../tools/generate/cli.ts): every mode makes dumps the project's own parsers read without errors, with the
+// tools/generate/cli.ts): every mode makes dumps the project's own parsers read without errors, with the
 // requested number of service ports, and bad usage is an error (exit status 2 in the script).
 import { describe, it, expect } from 'vitest';
 import { GENERATE_USAGE, generateCli, type GenerateCliResult } from '../../tools/generate/cli';

@@ -1,5 +1,5 @@
 // The samples' cluster state (samples/<mode>/cluster-state.yaml, written by `npm run samples` from
-// ../../tools/generate/sample-cluster.ts) and the generator CLI's --cluster and --drift options: the sample
+// tools/generate/sample-cluster.ts) and the generator CLI's --cluster and --drift options: the sample
 // dumps stay what SAMPLE_SERVICES gives, the cluster-state file disagrees with them by exactly the drifts the
 // samples' README lists, and the CLI writes the objects and the ground truth next to the dumps.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The generator's cluster (../../tools/generate/cluster.ts, cluster-objects.ts, drift.ts): the API objects are
+// The generator's cluster (tools/generate/cluster.ts, cluster-objects.ts, drift.ts): the API objects are
 // what kubectl prints (shapes per the kubectl outputs cited in cluster-objects.ts, keys sorted, parsed back
 // with the yaml library and JSON.parse), kube-proxy's choice of endpoints follows pkg/proxy/topology.go, the
 // dumps derived for node-1 parse with 0 errors in every mode and family at 10 and 1,000 service ports, and

@@ -1,5 +1,5 @@
 // The cluster state on the Service graph: a sample with its cluster-state.yaml and generated nodes with every kind of
-// drift (../../tools/generate/drift.ts). Stale endpoints are marked on the rules' pod, missing and
+// drift (tools/generate/drift.ts). Stale endpoints are marked on the rules' pod, missing and
 // topology-filtered ones are ghosts behind dashed edges, Services the node never programmed are listed with their
 // API-side graph; the marks are words (badges) with a reason, they survive the message check, Mermaid and SVG.
 import { describe, expect, it } from 'vitest';

@@ -71,7 +71,7 @@ function samplesReadme(): string {
   return [
     '# Sample node snapshots',
     '',
-    'Written by `npm run samples` (./samples.ts); do not edit by hand. Each folder is one',
+    'Written by `npm run samples` (tools/generate/samples.ts); do not edit by hand. Each folder is one',
     `node (\`${SAMPLE_NODE}\`) of the same small cluster in one kube-proxy mode: nftables, ipvs (ipvsadm + ipset +`,
     'iptables), iptables-nft and iptables-legacy.',
     '',
