@@ -7,8 +7,6 @@
 export const coreOnDemand = {
   name: 'core-on-demand',
   setup(build) {
-    build.onResolve({ filter: /^\.\/core\.js$/ }, (args) =>
-      /[\\/]src[\\/]extension[\\/]loadCore\.ts$/.test(args.importer) ? { path: './core.js', external: true } : undefined,
-    );
+    build.onResolve({ filter: /^\.\/core\.js$/ }, (args) => (/[\\/]src[\\/]extension[\\/]loadCore\.ts$/.test(args.importer) ? { path: './core.js', external: true } : undefined));
   },
 };

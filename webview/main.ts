@@ -109,8 +109,8 @@ const list = new VirtualList<ServiceSummary>({
     }
     const manyFiles = files.length > 1;
     parts.title.textContent = clip(s.title, 200);
-    parts.meta.textContent = clip([...s.frontends, manyFiles ? files[s.fileIndex] ?? '' : ''].filter(Boolean).join(' · '), 300);
-    const count = s.noEndpoints ? strings?.noEndpoints ?? '' : `${s.endpointCount} ${strings?.endpoints ?? ''}`;
+    parts.meta.textContent = clip([...s.frontends, manyFiles ? (files[s.fileIndex] ?? '') : ''].filter(Boolean).join(' · '), 300);
+    const count = s.noEndpoints ? (strings?.noEndpoints ?? '') : `${s.endpointCount} ${strings?.endpoints ?? ''}`;
     // The cluster state's mark comes first, in words; its reason is in the row's tooltip.
     parts.badge.textContent = s.mark ? `${s.mark.label} · ${count}` : count;
     parts.badge.classList.toggle('warn', s.noEndpoints || s.mark !== undefined);
@@ -465,8 +465,7 @@ canvas.addEventListener('keydown', (e) => {
     }
     return;
   }
-  const column = () =>
-    orderedNodes.filter((m) => placed.get(m.id)?.x === placed.get(n.id)?.x).sort((a, b) => placed.get(a.id)!.y - placed.get(b.id)!.y);
+  const column = () => orderedNodes.filter((m) => placed.get(m.id)?.x === placed.get(n.id)?.x).sort((a, b) => placed.get(a.id)!.y - placed.get(b.id)!.y);
   const pick = (ids: string[] | undefined) => {
     if (!ids?.length) return undefined;
     const lit = new Set(highlight?.nodes.map((x) => x.id) ?? []);
@@ -665,7 +664,14 @@ async function renderGraph(): Promise<void> {
   shown.clear();
   const titleOf = new Map(graphs.map((g) => [g.key, g.title]));
   for (const title of laid.titles) {
-    items.push({ kind: 'title', x0: title.x, y0: title.y - 14, x1: title.x + 800, y1: title.y + 4, create: () => svg('text', { x: title.x, y: title.y, class: 'service-title' }, clip(titleOf.get(title.key) ?? '', 120)) });
+    items.push({
+      kind: 'title',
+      x0: title.x,
+      y0: title.y - 14,
+      x1: title.x + 800,
+      y1: title.y + 4,
+      create: () => svg('text', { x: title.x, y: title.y, class: 'service-title' }, clip(titleOf.get(title.key) ?? '', 120)),
+    });
   }
   for (const e of laid.edges) {
     const xs = e.points.map((p) => p[0]);

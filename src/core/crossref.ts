@@ -17,7 +17,6 @@ export interface SnapshotLocation {
   range: Range;
 }
 
-
 const vsKey = (protocol: string, address: string | undefined, port: number | undefined) => `${protocol.toLowerCase()}|${canonical(address)}|${port ?? ''}`;
 
 function memberKey(m: IpsetMember): string | undefined {

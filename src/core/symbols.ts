@@ -78,7 +78,7 @@ export function buildSymbolIndex(snapshot: NodeSnapshot): SymbolIndex {
 function* containing(index: SymbolIndex, query: string): Generator<number> {
   if (query.includes(SEPARATOR)) return;
   const { text, starts } = index;
-  for (let at = text.indexOf(query); at >= 0; ) {
+  for (let at = text.indexOf(query); at >= 0;) {
     // The key the match is in: the last one starting at or before it.
     let lo = 0;
     let hi = starts.length - 1;
@@ -115,5 +115,8 @@ export function querySymbols(index: SymbolIndex, query: string, limit = MAX_SYMB
     const y = index.entries[b.i];
     return a.rank - b.rank || KIND_ORDER[x.kind] - KIND_ORDER[y.kind] || x.name.length - y.name.length || a.i - b.i;
   };
-  return found.sort(order).slice(0, limit).map(({ i }) => index.entries[i]);
+  return found
+    .sort(order)
+    .slice(0, limit)
+    .map(({ i }) => index.entries[i]);
 }

@@ -39,7 +39,12 @@ export function activate(context: vscode.ExtensionContext): void {
   onCoreLoad((ms) => log.info(`analysis code (dist/core.js) loaded in ${ms.toFixed(1)} ms`));
   const cache = new DocumentCache(log, context.extensionUri);
   const snapshots = new Snapshots(cache, log);
-  context.subscriptions.push(cache, { dispose: () => { setCoreTranslator(undefined); onCoreLoad(undefined); } });
+  context.subscriptions.push(cache, {
+    dispose: () => {
+      setCoreTranslator(undefined);
+      onCoreLoad(undefined);
+    },
+  });
   firstLine.register(context, log);
   definition.register(context, cache, snapshots);
   references.register(context, cache, snapshots);

@@ -40,7 +40,10 @@ describe.skipIf(!HAVE_CORPUS)(`Trace from here on kube-proxy's test dumps (${HAV
     const model = graphOfSnapshot(snapshot);
     const g = model.graphs.get(model.services.find((s) => s.title === 'ns2/svc2:p80/tcp')!.key)!;
     const label = new Map(g.nodes.map((n) => [n.id, n.kind === 'verdict' ? n.label : n.label.replace(/^(KUBE-|)(\w+)-.*$/, '$2')]));
-    const fromExt = g.edges.filter((e) => /^(EXT|external)$/.test(label.get(e.from)!)).map((e) => `${label.get(e.to)} [${e.label}]`).sort();
+    const fromExt = g.edges
+      .filter((e) => /^(EXT|external)$/.test(label.get(e.from)!))
+      .map((e) => `${label.get(e.to)} [${e.label}]`)
+      .sort();
     expect(fromExt).toEqual([`DROP [other sources]`, `${relative.startsWith('nft') ? 'service' : 'SVC'} [from pods (10.0.0.0/8) or this node]`]);
   });
 });

@@ -63,9 +63,16 @@ describe.skipIf(!HAVE_CORPUS)(`iptables corpus (${HAVE_CORPUS ? 'shared corpus' 
           });
         } else {
           it(`rejected: ${row.file} gets a diagnostic on a line the tools name (${row.errorLines.join(', ')})`, () => {
-            const lines = new Set(analyzeIptables(text).diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning').map((d) => d.range.start.line + 1));
+            const lines = new Set(
+              analyzeIptables(text)
+                .diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning')
+                .map((d) => d.range.start.line + 1),
+            );
             expect(row.errorLines.length).toBeGreaterThan(0);
-            expect(row.errorLines.some((l) => lines.has(l)), `diagnostic lines: ${[...lines].slice(0, 20).join(', ')}`).toBe(true);
+            expect(
+              row.errorLines.some((l) => lines.has(l)),
+              `diagnostic lines: ${[...lines].slice(0, 20).join(', ')}`,
+            ).toBe(true);
           });
         }
       }

@@ -33,7 +33,10 @@ describe.skipIf(!HAVE_CORPUS)(`TestTracePacket flows (${HAVE_CORPUS ? 'shared co
       const total = result.outcomes.reduce((sum, o) => sum + o.probability, 0);
       expect(total).toBeCloseTo(1, 9);
       expect(result.outcomes.every((o) => o.assumptions.length === 0)).toBe(true);
-      const dnat = result.outcomes.filter((o) => o.verdict === 'dnat').map((o) => o.destination).sort();
+      const dnat = result.outcomes
+        .filter((o) => o.verdict === 'dnat')
+        .map((o) => o.destination)
+        .sort();
       if (flow.output === '') {
         expect(result.outcomes.map((o) => o.verdict)).toEqual(['accept']);
       } else if (/^\d/.test(flow.output)) {

@@ -142,7 +142,10 @@ export function clusterListOf(services: GenServicePort[], nodeIP = NODE_IP.ipv4)
       })),
     });
   }
-  for (const [name, ip] of [['node-1', nodeIP], ['node-2', nodeIP.includes(':') ? 'fd00::11' : '192.168.0.11']]) {
+  for (const [name, ip] of [
+    ['node-1', nodeIP],
+    ['node-2', nodeIP.includes(':') ? 'fd00::11' : '192.168.0.11'],
+  ]) {
     items.push({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: {} }, status: { addresses: [{ type: 'InternalIP', address: ip }] } });
   }
   return { apiVersion: 'v1', kind: 'List', items };

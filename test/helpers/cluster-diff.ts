@@ -30,4 +30,3 @@ export function apiDumpDiff(s: Scenario): ExpectedFinding[] {
   if (s.cluster.proxy && s.cluster.proxy.mode !== s.mode) out.push({ code: 'mode-mismatch', severity: 'warning', service: { namespace: '', name: '', portName: '', protocol: '' } });
   return sortFindings([...out, ...infoFindings(s.cluster, s.node, s.family)]);
 }
-

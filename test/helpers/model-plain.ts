@@ -35,4 +35,3 @@ function entry(v: unknown): unknown {
   }
   return Object.keys(out).length > 0 ? out : plainModel(v);
 }
-

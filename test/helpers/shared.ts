@@ -29,4 +29,5 @@ export function corpusFiles(sub: string, skip?: RegExp): string[] {
  * A trace's warnings other than those saying what the dump lacks: a table, chain or hook on the packet's way, or the
  * node's address (a stand-in when none was given).
  */
-export const traceProblems = (warnings: string[]): string[] => warnings.filter((w) => !/iptables-save (prints every table|always prints)|no base chain on hooks|No chain of type nat|a stand-in for this node's address/.test(w));
+export const traceProblems = (warnings: string[]): string[] =>
+  warnings.filter((w) => !/iptables-save (prints every table|always prints)|no base chain on hooks|No chain of type nat|a stand-in for this node's address/.test(w));

@@ -12,8 +12,7 @@ const FULL_RUNS = /(nft-peek|nft-plain-line|nft-plain-rules)\.test\.ts$/;
 vi.mock('fast-check', async (importOriginal) => {
   const fc = await importOriginal<typeof import('fast-check')>();
   type Params = Parameters<typeof fc.assert>[1];
-  const capped = (params: Params): Params =>
-    FULL_RUNS.test(expect.getState().testPath ?? '') ? params : { ...params, numRuns: Math.min(params?.numRuns ?? UNIT_RUNS, UNIT_RUNS), seed: params?.seed ?? UNIT_SEED };
+  const capped = (params: Params): Params => (FULL_RUNS.test(expect.getState().testPath ?? '') ? params : { ...params, numRuns: Math.min(params?.numRuns ?? UNIT_RUNS, UNIT_RUNS), seed: params?.seed ?? UNIT_SEED });
   const assert = ((property: Parameters<typeof fc.assert>[0], params?: Params) => fc.assert(property, capped(params))) as typeof fc.assert;
   const check = ((property: Parameters<typeof fc.check>[0], params?: Params) => fc.check(property, capped(params))) as typeof fc.check;
   return { ...fc, assert, check, default: { ...fc, assert, check } };

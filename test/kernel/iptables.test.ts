@@ -135,7 +135,11 @@ function describeBackend(backend: Backend): void {
             const pred = predicted(trace);
             const total = [...pred.values()].reduce((s, p) => s + p, 0);
             expect(total, describeTrace(full)).toBeCloseTo(1, 6);
-            if (!probe.via) expect(trace.outcomes.flatMap((o) => o.assumptions), 'the trace needs no assumptions here').toEqual([]);
+            if (!probe.via)
+              expect(
+                trace.outcomes.flatMap((o) => o.assumptions),
+                'the trace needs no assumptions here',
+              ).toEqual([]);
             stats.probes++;
             switch (probe.kind) {
               case 'plain':
@@ -158,7 +162,9 @@ function describeBackend(backend: Backend): void {
       const statistic = stats.chi.reduce((s, c) => s + c.statistic, 0);
       const df = stats.chi.reduce((s, c) => s + c.df, 0);
       const p = df > 0 ? gammaQ(df / 2, statistic / 2) : 1;
-      console.log(`[kernel ${backend.name}] ${stats.probes} probes, ${stats.attempts} connections/exchanges, ${stats.chi.length} chi-square tests (combined chi² ${statistic.toFixed(1)}, df ${df}, p ${p.toFixed(3)}), ${((Date.now() - stats.started) / 1000).toFixed(1)} s`);
+      console.log(
+        `[kernel ${backend.name}] ${stats.probes} probes, ${stats.attempts} connections/exchanges, ${stats.chi.length} chi-square tests (combined chi² ${statistic.toFixed(1)}, df ${df}, p ${p.toFixed(3)}), ${((Date.now() - stats.started) / 1000).toFixed(1)} s`,
+      );
       const lowest = [...stats.chi].sort((a, b) => a.p - b.p).slice(0, 3);
       console.log(`[kernel ${backend.name}] lowest p-values: ${lowest.map((c) => `${c.p.toExponential(1)} (${c.name})`).join('; ')}`);
       expect(p).toBeGreaterThan(ALPHA_COMBINED);

@@ -50,7 +50,11 @@ function ipvsUnavailable(): string | undefined {
       // not created
     }
   }
-  for (const [tool, pkg] of [['ipvsadm', 'ipvsadm'], ['iptables-nft-save', 'iptables']]) if (!have(tool)) reasons.push(`needs ${tool} (Debian package ${pkg})`);
+  for (const [tool, pkg] of [
+    ['ipvsadm', 'ipvsadm'],
+    ['iptables-nft-save', 'iptables'],
+  ])
+    if (!have(tool)) reasons.push(`needs ${tool} (Debian package ${pkg})`);
   return reasons.length ? reasons.join('; ') : undefined;
 }
 

@@ -136,11 +136,15 @@ if (env.skip) {
       const statistic = stats.chi.reduce((s, c) => s + c.statistic, 0);
       const df = stats.chi.reduce((s, c) => s + c.df, 0);
       const p = df > 0 ? gammaQ(df / 2, statistic / 2) : 1;
-      console.log(`[kernel nft] ${stats.probes} probes, ${stats.attempts} connections/exchanges, ${stats.chi.length} chi-square tests (combined chi² ${statistic.toFixed(1)}, df ${df}, p ${p.toFixed(3)}), ${((Date.now() - stats.started) / 1000).toFixed(1)} s`);
+      console.log(
+        `[kernel nft] ${stats.probes} probes, ${stats.attempts} connections/exchanges, ${stats.chi.length} chi-square tests (combined chi² ${statistic.toFixed(1)}, df ${df}, p ${p.toFixed(3)}), ${((Date.now() - stats.started) / 1000).toFixed(1)} s`,
+      );
       const lowest = [...stats.chi].sort((a, b) => a.p - b.p).slice(0, 3);
       console.log(`[kernel nft] lowest p-values: ${lowest.map((c) => `${c.p.toExponential(1)} (${c.name})`).join('; ')}`);
       if (stats.noteGaps.size) {
-        console.warn(`[kernel nft] ${stats.noteGaps.size} probes: the trace of the JSON listing has no session-affinity note where the text listing's has (nft -j shows affinity sets as flags ["timeout"], without "dynamic"): ${[...stats.noteGaps].slice(0, 3).join('; ')}…`);
+        console.warn(
+          `[kernel nft] ${stats.noteGaps.size} probes: the trace of the JSON listing has no session-affinity note where the text listing's has (nft -j shows affinity sets as flags ["timeout"], without "dynamic"): ${[...stats.noteGaps].slice(0, 3).join('; ')}…`,
+        );
       }
       expect(p).toBeGreaterThan(ALPHA_COMBINED);
     });
@@ -223,7 +227,11 @@ function describeScenario(sc: NftScenario): void {
         const pred = predicted(trace);
         const total = [...pred.values()].reduce((s, p) => s + p, 0);
         expect(total, describeTrace(full)).toBeCloseTo(1, 6);
-        if (!probe.via) expect(trace.outcomes.flatMap((o) => o.assumptions), 'the trace needs no assumptions here').toEqual([]);
+        if (!probe.via)
+          expect(
+            trace.outcomes.flatMap((o) => o.assumptions),
+            'the trace needs no assumptions here',
+          ).toEqual([]);
         expect(trace.warnings).toEqual([]);
         stats.probes++;
         switch (probe.kind) {

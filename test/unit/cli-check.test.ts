@@ -12,7 +12,11 @@ import { clusterListOf, NODE_IP, webPort } from '../helpers/cluster-check';
 function cli(...args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = run(args, (s) => out.push(s), (s) => err.push(s));
+  const code = run(
+    args,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 

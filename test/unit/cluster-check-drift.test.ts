@@ -50,7 +50,7 @@ function shownTruth(s: Scenario): ExpectedFinding[] {
   );
 }
 
-describe('the generator\'s drifts are found exactly', () => {
+describe("the generator's drifts are found exactly", () => {
   for (const size of [10, 1000]) {
     for (const mode of MODES) {
       for (const family of ['ipv4', 'ipv6'] as Family[]) {

@@ -14,8 +14,7 @@ const find = (i: number, pred: (l: string) => boolean, needle: string) => {
   expect(line, needle).toBeGreaterThanOrEqual(0);
   return { line, character: lines(i)[line].indexOf(needle) + 1 };
 };
-const text = (l: { fileIndex: number; range: { start: { line: number; character: number }; end: { character: number } } }) =>
-  lines(l.fileIndex)[l.range.start.line].slice(l.range.start.character, l.range.end.character);
+const text = (l: { fileIndex: number; range: { start: { line: number; character: number }; end: { character: number } } }) => lines(l.fileIndex)[l.range.start.line].slice(l.range.start.character, l.range.end.character);
 
 describe('cross-file navigation in an IPVS node snapshot', () => {
   it('F12 on --match-set KUBE-CLUSTER-IP goes to the ipset definition', () => {

@@ -38,7 +38,12 @@ async function keptMb(make: (text: string) => unknown): Promise<number> {
 describe('detached strings', () => {
   it('are equal to the slice', () => {
     const text = 'a long line of text: -A KUBE-SERVICES -j KUBE-SVC-ABCDEFGHIJKLMNOP';
-    for (const [a, b] of [[0, 5], [21, 38], [42, text.length]]) expect(detached(text.slice(a, b))).toBe(text.slice(a, b));
+    for (const [a, b] of [
+      [0, 5],
+      [21, 38],
+      [42, text.length],
+    ])
+      expect(detached(text.slice(a, b))).toBe(text.slice(a, b));
   });
 
   perfIt('do not keep the text they were cut from alive (a slice does)', async () => {

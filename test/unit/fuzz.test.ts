@@ -31,7 +31,6 @@ function checkInvariants(text: string): void {
 
 const mutation = mutationOf(ALPHABET);
 
-
 describe('parser robustness (10,000+ generated inputs)', () => {
   it('mutated real-shaped dumps: 4,000 inputs', () => {
     fc.assert(
@@ -44,21 +43,68 @@ describe('parser robustness (10,000+ generated inputs)', () => {
   });
 
   it('whole mutated dump: 500 inputs', () => {
-    fc.assert(fc.property(fc.array(mutation, { minLength: 1, maxLength: 30 }), (ms) => checkInvariants(mutate(SEED_DUMP, ms))), { numRuns: 500, seed: 7 });
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 30 }), (ms) => checkInvariants(mutate(SEED_DUMP, ms))),
+      { numRuns: 500, seed: 7 },
+    );
   });
 
   it('random lines built from iptables-ish tokens: 3,000 inputs', () => {
     const token = fc.oneof(
-      fc.constantFrom('-A', '-I', '-N', '-X', '-P', '-j', '-g', '-m', '-p', '-s', '-d', '!', '--dport', '--comment', '--probability', '--to-destination', 'KUBE-SVC-X', 'tcp', 'ACCEPT', 'DNAT', 'statistic', 'comment', 'recent', '"a b"', '"unterminated', '[1:2]', ':CHAIN', '*nat', 'COMMIT', '#', '10.0.0.1:80', '::1/128', '0x4000/0x4000'),
+      fc.constantFrom(
+        '-A',
+        '-I',
+        '-N',
+        '-X',
+        '-P',
+        '-j',
+        '-g',
+        '-m',
+        '-p',
+        '-s',
+        '-d',
+        '!',
+        '--dport',
+        '--comment',
+        '--probability',
+        '--to-destination',
+        'KUBE-SVC-X',
+        'tcp',
+        'ACCEPT',
+        'DNAT',
+        'statistic',
+        'comment',
+        'recent',
+        '"a b"',
+        '"unterminated',
+        '[1:2]',
+        ':CHAIN',
+        '*nat',
+        'COMMIT',
+        '#',
+        '10.0.0.1:80',
+        '::1/128',
+        '0x4000/0x4000',
+      ),
       fc.string({ maxLength: 6 }),
     );
     const line = fc.array(token, { maxLength: 14 }).map((ts) => ts.join(' '));
-    fc.assert(fc.property(fc.array(line, { maxLength: 30 }), (ls) => checkInvariants(ls.join('\n'))), { numRuns: 3000, seed: 11 });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), (ls) => checkInvariants(ls.join('\n'))),
+      { numRuns: 3000, seed: 11 },
+    );
   });
 
   it('arbitrary strings and bytes: 3,000 inputs', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1'))), (s) => checkInvariants(s)),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 400 }),
+          fc.string({ unit: 'binary', maxLength: 400 }),
+          fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1')),
+        ),
+        (s) => checkInvariants(s),
+      ),
       { numRuns: 3000, seed: 3 },
     );
   });

@@ -42,7 +42,10 @@ function objects(text: string, output: 'yaml' | 'json'): string {
 
 describe.skipIf(!hasKubectl)('kubectl reads the cluster state back unchanged', () => {
   const dual = scenario(randomCluster({ services: 80, endpoints: 4, seed: 7, family: 'ipv6', nodeIP: 'fd00::10', mode: 'nftables', dualStack: { otherNodeIP: '192.168.0.10' } }), {
-    node: 'node-1', family: 'ipv6', mode: 'nftables', drifts: DRIFT_KINDS,
+    node: 'node-1',
+    family: 'ipv6',
+    mode: 'nftables',
+    drifts: DRIFT_KINDS,
   });
   const cases: [string, string][] = [
     ['samples/ipvs/cluster-state.yaml', sampleFiles()['ipvs/cluster-state.yaml']!],

@@ -15,7 +15,12 @@ import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { apiDumpDiff } from '../helpers/cluster-diff';
 
 const SAMPLES = join(__dirname, '../../samples');
-const FOLDERS = [['nftables', 'nftables', '192.168.0.2'], ['ipvs', 'ipvs', '192.168.0.10'], ['iptables-nft', 'iptables', '192.168.0.10'], ['iptables-legacy', 'iptables', '192.168.0.10']] as const;
+const FOLDERS = [
+  ['nftables', 'nftables', '192.168.0.2'],
+  ['ipvs', 'ipvs', '192.168.0.10'],
+  ['iptables-nft', 'iptables', '192.168.0.10'],
+  ['iptables-legacy', 'iptables', '192.168.0.10'],
+] as const;
 
 describe('sample cluster state', () => {
   it('without its two drifts, the sample cluster gives exactly SAMPLE_SERVICES on node1', () => {

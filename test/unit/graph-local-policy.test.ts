@@ -20,7 +20,14 @@ import { disconnections } from '../helpers/graph';
 
 const NODE_IP = '192.168.0.2';
 const svc = (name: string, clusterIP: string, extra: Partial<GenServicePort>): GenServicePort => ({
-  namespace: 'ns', name, portName: 'http', protocol: 'tcp', clusterIP, port: 80, endpoints: [], ...extra,
+  namespace: 'ns',
+  name,
+  portName: 'http',
+  protocol: 'tcp',
+  clusterIP,
+  port: 80,
+  endpoints: [],
+  ...extra,
 });
 const ep = (address: string, local = false) => ({ address, port: 8080, ...(local ? { local: true } : {}) });
 
@@ -49,7 +56,13 @@ function snapshotOf(name: string, text: string): NodeSnapshot {
 /** A node's short name: frontends by address, chains by their kind, endpoint chains by their pod. */
 function shortName(g: ServiceGraph, n: GraphNode): string {
   if (n.kind === 'service') {
-    const kinds: [RegExp, string][] = [[/^(KUBE-SVC-|service-)/, 'SVC'], [/^(KUBE-SVL-|local-)/, 'SVL'], [/^KUBE-XLB-/, 'XLB'], [/^(KUBE-EXT-|external-)/, 'EXT'], [/^(KUBE-FW-|firewall-)/, 'FW']];
+    const kinds: [RegExp, string][] = [
+      [/^(KUBE-SVC-|service-)/, 'SVC'],
+      [/^(KUBE-SVL-|local-)/, 'SVL'],
+      [/^KUBE-XLB-/, 'XLB'],
+      [/^(KUBE-EXT-|external-)/, 'EXT'],
+      [/^(KUBE-FW-|firewall-)/, 'FW'],
+    ];
     return kinds.find(([re]) => re.test(n.label))?.[1] ?? n.label;
   }
   if (n.kind === 'endpoint') {
@@ -136,14 +149,7 @@ describe.each(DUMPS)('Local traffic policies on the graph (%s)', (name, text) =>
   });
 
   it('externalTrafficPolicy Cluster is unchanged: EXT → SVC without a condition', () => {
-    expectLines(edgeLines(graphs.get('lb-cluster')!), [
-      ':30003 -> EXT',
-      '10.96.0.3:80 -> SVC',
-      '203.0.113.3:80 -> EXT',
-      'EXT -> SVC',
-      'SVC -> sep(10.244.1.30:8080) [50%]',
-      'SVC -> sep(10.244.2.30:8080) [50%]',
-    ]);
+    expectLines(edgeLines(graphs.get('lb-cluster')!), [':30003 -> EXT', '10.96.0.3:80 -> SVC', '203.0.113.3:80 -> EXT', 'EXT -> SVC', 'SVC -> sep(10.244.1.30:8080) [50%]', 'SVC -> sep(10.244.2.30:8080) [50%]']);
   });
 
   it('internalTrafficPolicy Local: the ClusterIP goes to SVL (or its DROP); external frontends still to SVC', () => {

@@ -26,7 +26,10 @@ function byClusterIP(entries: Entry[]) {
     if (!c) continue;
     out[`${c.address}:${c.port}/${e.protocol}`] = {
       frontends: e.frontends.map((f) => `${f.kind} ${f.address ?? '*'}:${f.port}`).sort(),
-      endpoints: e.endpoints.filter((x) => x.probability > 0).map((x) => `${x.address}:${x.port} ${x.probability.toFixed(6)}${x.local ? ' local' : ''}`).sort(),
+      endpoints: e.endpoints
+        .filter((x) => x.probability > 0)
+        .map((x) => `${x.address}:${x.port} ${x.probability.toFixed(6)}${x.local ? ' local' : ''}`)
+        .sort(),
     };
   }
   return out;
@@ -134,10 +137,17 @@ describe('IPVS-mode catalog from a node snapshot', () => {
     expect(buildSnapshot([ipvsadm, ipset('add KUBE-NODE-PORT-TCP 30081-30100\n')]).services[0].frontends[0].kindUncertain).toBe(true);
     // Same number of members: 65,536 ports each must not cost 65,536 times as much (a new ipvsadm analysis each
     // time: the catalog of one is kept).
-    const byText = new Map([['narrow', narrow], ['wide', wide]]);
-    const ratio = costRatio((which) => {
-      for (let k = 0; k < 40; k++) buildSnapshot([ipvsadmOf(), byText.get(which)!]);
-    }, 'narrow', 'wide');
+    const byText = new Map([
+      ['narrow', narrow],
+      ['wide', wide],
+    ]);
+    const ratio = costRatio(
+      (which) => {
+        for (let k = 0; k < 40; k++) buildSnapshot([ipvsadmOf(), byText.get(which)!]);
+      },
+      'narrow',
+      'wide',
+    );
     expect(ratio).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });

@@ -308,7 +308,11 @@ describe('LineMap', () => {
     m.set(3, 'c').set(0, 'a').set(10, 'k').set(3, 'C');
     expect(m.size).toBe(3);
     expect([...m.keys()]).toEqual([0, 3, 10]);
-    expect([...m]).toEqual([[0, 'a'], [3, 'C'], [10, 'k']]);
+    expect([...m]).toEqual([
+      [0, 'a'],
+      [3, 'C'],
+      [10, 'k'],
+    ]);
     expect([...m.values()]).toEqual(['a', 'C', 'k']);
     expect(m.get(3)).toBe('C');
     expect(m.get(4)).toBeUndefined();
@@ -320,7 +324,10 @@ describe('LineMap', () => {
     expect(m.size).toBe(2);
     const seen: Array<[number, string]> = [];
     m.forEach((v, k) => seen.push([k, v]));
-    expect(seen).toEqual([[0, 'a'], [3, 'C']]);
+    expect(seen).toEqual([
+      [0, 'a'],
+      [3, 'C'],
+    ]);
     expect(() => m.set(-1, 'x')).toThrow(RangeError);
     m.clear();
     expect(m.size).toBe(0);
@@ -328,7 +335,13 @@ describe('LineMap', () => {
   });
 
   it('answers the same with room reserved for fewer, as many or more lines than it gets', () => {
-    const entries: [number, string][] = [[0, 'a'], [2, 'b'], [7, 'c'], [8, 'd'], [30, 'e']];
+    const entries: [number, string][] = [
+      [0, 'a'],
+      [2, 'b'],
+      [7, 'c'],
+      [8, 'd'],
+      [30, 'e'],
+    ];
     const plain = new LineMap<string>();
     for (const [k, v] of entries) plain.set(k, v);
     for (const reserved of [1, 9, 31, 100]) {

@@ -35,7 +35,10 @@ interface DialectEntry {
 }
 
 const IPVS_FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');
-const fixtures = (ext: string) => readdirSync(IPVS_FIXTURES).filter((f) => f.endsWith(ext)).map((f) => readFileSync(join(IPVS_FIXTURES, f), 'utf8'));
+const fixtures = (ext: string) =>
+  readdirSync(IPVS_FIXTURES)
+    .filter((f) => f.endsWith(ext))
+    .map((f) => readFileSync(join(IPVS_FIXTURES, f), 'utf8'));
 const snapshots = () =>
   [1, 7, 42].flatMap((seed) => [
     generateIpvsSnapshot({ services: randomServices(40, 4, seed), nodeIPs: ['192.168.0.10', '10.0.2.15'] }),
@@ -46,7 +49,8 @@ const snapshots = () =>
 const iptablesDumps = () =>
   [1, 7, 42].flatMap((seed) => [
     ...(['iptables-nft-save', 'iptables-legacy-save', 'restore-input'] as const).map((style) =>
-      generateIptablesDump({ services: randomServices(30, 4, seed), style, comments: seed !== 42, counters: seed === 7, nodeRules: true })),
+      generateIptablesDump({ services: randomServices(30, 4, seed), style, comments: seed !== 42, counters: seed === 7, nodeRules: true }),
+    ),
     generateIptablesDump({ services: ipv6Services(randomServices(15, 3, seed)), style: 'iptables-nft-save', family: 'ipv6', clusterCIDR: 'fd00:10::/64' }),
   ]);
 
@@ -56,7 +60,30 @@ const DIALECTS: DialectEntry[] = [
     parse: (text, accelerators) => parseIpset(text, { accelerators }),
     generated: () => [...fixtures('.ipset'), ...snapshots().flatMap((s) => [s['ipset-save'], s['ipset-list'], `${s['ipset-list']}\n${s['ipset-save']}`])],
     corpus: { none: 'the shared corpus has no ipset dumps' },
-    alphabet: ['add', 'create', 'del', 'flush', 'swap', ' ', ',', ':', '/', '-', 'tcp:', 'udp:', '65535', 'hash:ip,port', 'timeout', 'comment', '"', '#', 'Members:', '中', '\n', 'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443\n'],
+    alphabet: [
+      'add',
+      'create',
+      'del',
+      'flush',
+      'swap',
+      ' ',
+      ',',
+      ':',
+      '/',
+      '-',
+      'tcp:',
+      'udp:',
+      '65535',
+      'hash:ip,port',
+      'timeout',
+      'comment',
+      '"',
+      '#',
+      'Members:',
+      '中',
+      '\n',
+      'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443\n',
+    ],
     mutationSeed: () => fixtures('.ipset').join('\n'),
   },
   {
@@ -73,7 +100,35 @@ const DIALECTS: DialectEntry[] = [
     plain: (model) => plainRuleset(model as ReturnType<typeof parseIptables>),
     generated: () => iptablesDumps(),
     corpus: { folder: 'iptables', exclude: /\.(tsv|json|md)$/ },
-    alphabet: ['-A', '-j', '-m', '-p', '-s', '-d', '!', ' ', '  ', '\t', '"', '\\', '[0:0]', ':', '*nat', 'COMMIT', '#', '--comment', '--dport', '--to-destination', 'tcp', 'KUBE-SVC-X', 'DNAT', '10.0.0.1', '中', '\n', '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m tcp --dport 443 -j KUBE-SVC-X\n'],
+    alphabet: [
+      '-A',
+      '-j',
+      '-m',
+      '-p',
+      '-s',
+      '-d',
+      '!',
+      ' ',
+      '  ',
+      '\t',
+      '"',
+      '\\',
+      '[0:0]',
+      ':',
+      '*nat',
+      'COMMIT',
+      '#',
+      '--comment',
+      '--dport',
+      '--to-destination',
+      'tcp',
+      'KUBE-SVC-X',
+      'DNAT',
+      '10.0.0.1',
+      '中',
+      '\n',
+      '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m tcp --dport 443 -j KUBE-SVC-X\n',
+    ],
     mutationSeed: () => generateIptablesDump({ services: randomServices(6, 2, 3), style: 'iptables-nft-save', comments: true, nodeRules: true }),
   },
   {
@@ -82,7 +137,33 @@ const DIALECTS: DialectEntry[] = [
     plain: plainNft,
     generated: () => nftDumps(),
     corpus: { folder: 'nft', exclude: /json|\.tsv$|\.txt$|\.md$/ },
-    alphabet: ['table', 'chain', 'add rule ip t c ', '{', '}', ';', ' ', '\t', ',', '.', ':', '-', '@', '$', '"', '#', 'elements = {', 'vmap', 'jump', 'goto', 'ip daddr', '10.0.0.1', '中', '\n', '\tip daddr 10.96.0.1 tcp dport 443 jump svc\n'],
+    alphabet: [
+      'table',
+      'chain',
+      'add rule ip t c ',
+      '{',
+      '}',
+      ';',
+      ' ',
+      '\t',
+      ',',
+      '.',
+      ':',
+      '-',
+      '@',
+      '$',
+      '"',
+      '#',
+      'elements = {',
+      'vmap',
+      'jump',
+      'goto',
+      'ip daddr',
+      '10.0.0.1',
+      '中',
+      '\n',
+      '\tip daddr 10.96.0.1 tcp dport 443 jump svc\n',
+    ],
     mutationSeed: () => nftDumps()[0],
   },
   {

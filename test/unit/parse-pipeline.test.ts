@@ -63,7 +63,7 @@ describe('DiagnosticsCollector', () => {
 });
 
 describe('lineProblem', () => {
-  it('stops lines too long and binary lines, with each dialect\'s limits', () => {
+  it("stops lines too long and binary lines, with each dialect's limits", () => {
     expect(lineProblem(3, 'x'.repeat(LINE_LIMITS.ipset.maxLength + 1), LINE_LIMITS.ipset)).toMatchObject({ code: 'line-too-long', range: lineRange(3, 0, 200) });
     expect(lineProblem(3, 'x'.repeat(LINE_LIMITS.ipset.maxLength + 1), LINE_LIMITS.nftables)).toBeUndefined();
     expect(lineProblem(0, 'ab\u0000c', LINE_LIMITS.ipvsadm)).toMatchObject({ code: 'binary', severity: 'error' });
@@ -84,6 +84,12 @@ describe('guarded', () => {
   });
 
   it('answers the parse when it does not throw', () => {
-    expect(guarded('ipset', () => 1, () => 2)).toBe(1);
+    expect(
+      guarded(
+        'ipset',
+        () => 1,
+        () => 2,
+      ),
+    ).toBe(1);
   });
 });

@@ -20,7 +20,13 @@ function checkRanges(languageId: 'iptables' | 'nftables', text: string, step: nu
   const analysis = features.analyze(text);
   const whole = features.semanticSymbols!(analysis);
   const lineCount = text.split(/\r\n|\r|\n/).length;
-  const ranges: [number, number][] = [[0, lineCount], [0, 1], [lineCount - 1, lineCount + 5], [5, 5], [lineCount + 3, lineCount + 9]];
+  const ranges: [number, number][] = [
+    [0, lineCount],
+    [0, 1],
+    [lineCount - 1, lineCount + 5],
+    [5, 5],
+    [lineCount + 3, lineCount + 9],
+  ];
   for (let from = 0; from < lineCount; from += step) ranges.push([from, from + step]);
   for (const [from, to] of ranges) {
     const expected = whole.filter((s) => s.range.start.line >= from && s.range.start.line < to).map(key);

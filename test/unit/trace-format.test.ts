@@ -15,7 +15,11 @@ const path = join(dir, 'node1.iptables');
 writeFileSync(path, sample);
 const cli = (...args: string[]) => {
   const out: string[] = [];
-  run(args, (s) => out.push(s), () => undefined);
+  run(
+    args,
+    (s) => out.push(s),
+    () => undefined,
+  );
   return out.join('\n');
 };
 const traced = (text: string, to: string, dport: number, protocol: 'tcp' | 'udp') => {

@@ -23,7 +23,10 @@ describe('trace on nftables-mode dumps', () => {
           expect(r.outcomes.reduce((s, o) => s + o.probability, 0)).toBeCloseTo(1, 9);
           const reachable = truth.endpoints.filter((e) => e.probability > 0);
           if (reachable.length === 0) {
-            expect(r.outcomes.every((o) => o.verdict === 'reject' || o.verdict === 'drop'), `${truth.name} ${JSON.stringify(shares(r))}`).toBe(true);
+            expect(
+              r.outcomes.every((o) => o.verdict === 'reject' || o.verdict === 'drop'),
+              `${truth.name} ${JSON.stringify(shares(r))}`,
+            ).toBe(true);
             continue;
           }
           expect(shares(r), `${truth.namespace}/${truth.name}:${truth.portName}`).toEqual(Object.fromEntries(reachable.map((e) => [`${e.address}:${e.port}`, Number(e.probability.toFixed(6))])));

@@ -13,7 +13,12 @@ const SAMPLES = join(__dirname, '../../samples');
 const textAt = (lines: string[], r: Range) => lines[r.start.line].slice(r.start.character, r.end.character);
 
 const svc = (name: string, clusterIP: string, endpoints: number): GenServicePort => ({
-  namespace: 'ns', name, portName: 'p', protocol: 'tcp', clusterIP, port: 80,
+  namespace: 'ns',
+  name,
+  portName: 'p',
+  protocol: 'tcp',
+  clusterIP,
+  port: 80,
   endpoints: Array.from({ length: endpoints }, (_, i) => ({ address: `10.244.${i + 1}.${clusterIP.split('.')[3]}`, port: 8080 })),
 });
 

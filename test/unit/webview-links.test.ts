@@ -27,7 +27,10 @@ describe('stripLinks (graph webview Markdown)', () => {
     expect(stripLinks('[a\\](b)](c)')).toBe('a\\](b)');
     // Escaped brackets are plain text: with each one read as a letter, it is the regex again.
     const text = fc.array(fc.constantFrom('[', ']', '(', ')', 'a', '\\[', '\\]'), { maxLength: 30 }).map((a) => a.join(''));
-    fc.assert(fc.property(text, (t) => stripLinks(t).replace(/\\[[\]]/g, 'e') === byRegex(t.replace(/\\[[\]]/g, 'e'))), { numRuns: 5_000 });
+    fc.assert(
+      fc.property(text, (t) => stripLinks(t).replace(/\\[[\]]/g, 'e') === byRegex(t.replace(/\\[[\]]/g, 'e'))),
+      { numRuns: 5_000 },
+    );
   });
 
   perfIt('8× the text costs at most half what a quadratic scan would (64×)', () => {

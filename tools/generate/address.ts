@@ -58,7 +58,7 @@ export function formatIP(bytes: number[]): string {
   for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!);
   let best = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
     if (j - i >= 2 && j - i > bestLen) [best, bestLen] = [i, j - i];

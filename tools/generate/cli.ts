@@ -245,7 +245,10 @@ export function generateCli(argv: readonly string[]): GenerateCliResult {
 
 function driftList(text: string | undefined): DriftKind[] | string {
   if (text === undefined) return [];
-  const kinds = text.split(',').map((k) => k.trim()).filter(Boolean);
+  const kinds = text
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   if (kinds.includes('all')) return [...DRIFT_KINDS];
   const bad = kinds.find((k) => !DRIFT_KINDS.includes(k as DriftKind));
   if (bad !== undefined || kinds.length === 0) return `--drift takes all or some of ${DRIFT_KINDS.join(', ')} (got "${bad ?? text}")`;

@@ -245,7 +245,7 @@ export class PodAddresses {
     const cidr = node.podCIDRs.find((c) => familyOf(c) === family);
     if (!cidr) throw new Error(`node ${node.name} has no ${family} podCIDR`);
     const key = `${node.name}/${family}`;
-    const n = (this.next.get(key) ?? 2);
+    const n = this.next.get(key) ?? 2;
     const { bytes, len } = parseCIDR(cidr);
     if (n >= 2 ** Math.min(30, bytes.length * 8 - len) - 1) throw new Error(`node ${node.name}'s podCIDR ${cidr} is full`);
     this.next.set(key, n + 1);
@@ -410,8 +410,17 @@ function addHeadless(services: GenService[], place: Place, rnd: () => number): v
       return { name: namer.pod(rs), nodeName: where.nodeName, addresses: where.addresses, ready: true, serving: true, terminating: false };
     });
     services.splice(services.indexOf(at) + 1, 0, {
-      namespace: at.namespace, name, type: 'ClusterIP', clusterIPs: ['None'], ports: [{ name: 'tcp', protocol: 'TCP', port: 5432, targetPort: 5432 }],
-      externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [], externalTrafficPolicy: 'Cluster', internalTrafficPolicy: 'Cluster', pods,
+      namespace: at.namespace,
+      name,
+      type: 'ClusterIP',
+      clusterIPs: ['None'],
+      ports: [{ name: 'tcp', protocol: 'TCP', port: 5432, targetPort: 5432 }],
+      externalIPs: [],
+      loadBalancerIPs: [],
+      loadBalancerSourceRanges: [],
+      externalTrafficPolicy: 'Cluster',
+      internalTrafficPolicy: 'Cluster',
+      pods,
     });
   }
 }

@@ -277,7 +277,25 @@ function buildKubeProxyTables(opts: GenOptions, family: Family): { filter: Table
 
   if (!isIPv6 && localhostNodePorts) {
     filter.chain(KUBE_FIREWALL);
-    filter.rule(KUBE_FIREWALL, '-m', 'comment', '--comment', q('block incoming localnet connections'), '-d', '127.0.0.0/8', '!', '-s', '127.0.0.0/8', '-m', 'conntrack', '!', '--ctstate', 'RELATED,ESTABLISHED,DNAT', '-j', 'DROP');
+    filter.rule(
+      KUBE_FIREWALL,
+      '-m',
+      'comment',
+      '--comment',
+      q('block incoming localnet connections'),
+      '-d',
+      '127.0.0.0/8',
+      '!',
+      '-s',
+      '127.0.0.0/8',
+      '-m',
+      'conntrack',
+      '!',
+      '--ctstate',
+      'RELATED,ESTABLISHED,DNAT',
+      '-j',
+      'DROP',
+    );
   }
 
   for (const s of prepareEach(opts.services, family, prepare)) {
@@ -526,7 +544,7 @@ function saveRule(rule: Rule, family: Family): string {
   let target: string | undefined;
   let targetArgs: string[] = [];
   const a = rule.args;
-  for (let i = 0; i < a.length; ) {
+  for (let i = 0; i < a.length;) {
     let negated = false;
     if (a[i] === '!') {
       negated = true;

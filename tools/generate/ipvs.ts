@@ -305,12 +305,24 @@ function jhash2(k: number[], initval: number): number {
     a = (a + k[i]!) >>> 0;
     b = (b + k[i + 1]!) >>> 0;
     c = (c + k[i + 2]!) >>> 0;
-    a = (a - c) >>> 0; a = (a ^ rol32(c, 4)) >>> 0; c = (c + b) >>> 0;
-    b = (b - a) >>> 0; b = (b ^ rol32(a, 6)) >>> 0; a = (a + c) >>> 0;
-    c = (c - b) >>> 0; c = (c ^ rol32(b, 8)) >>> 0; b = (b + a) >>> 0;
-    a = (a - c) >>> 0; a = (a ^ rol32(c, 16)) >>> 0; c = (c + b) >>> 0;
-    b = (b - a) >>> 0; b = (b ^ rol32(a, 19)) >>> 0; a = (a + c) >>> 0;
-    c = (c - b) >>> 0; c = (c ^ rol32(b, 4)) >>> 0; b = (b + a) >>> 0;
+    a = (a - c) >>> 0;
+    a = (a ^ rol32(c, 4)) >>> 0;
+    c = (c + b) >>> 0;
+    b = (b - a) >>> 0;
+    b = (b ^ rol32(a, 6)) >>> 0;
+    a = (a + c) >>> 0;
+    c = (c - b) >>> 0;
+    c = (c ^ rol32(b, 8)) >>> 0;
+    b = (b + a) >>> 0;
+    a = (a - c) >>> 0;
+    a = (a ^ rol32(c, 16)) >>> 0;
+    c = (c + b) >>> 0;
+    b = (b - a) >>> 0;
+    b = (b ^ rol32(a, 19)) >>> 0;
+    a = (a + c) >>> 0;
+    c = (c - b) >>> 0;
+    c = (c ^ rol32(b, 4)) >>> 0;
+    b = (b + a) >>> 0;
     length -= 3;
     i += 3;
   }
@@ -318,13 +330,20 @@ function jhash2(k: number[], initval: number): number {
   if (length >= 3) c = (c + k[i + 2]!) >>> 0;
   if (length >= 2) b = (b + k[i + 1]!) >>> 0;
   a = (a + k[i]!) >>> 0;
-  c = (c ^ b) >>> 0; c = (c - rol32(b, 14)) >>> 0;
-  a = (a ^ c) >>> 0; a = (a - rol32(c, 11)) >>> 0;
-  b = (b ^ a) >>> 0; b = (b - rol32(a, 25)) >>> 0;
-  c = (c ^ b) >>> 0; c = (c - rol32(b, 16)) >>> 0;
-  a = (a ^ c) >>> 0; a = (a - rol32(c, 4)) >>> 0;
-  b = (b ^ a) >>> 0; b = (b - rol32(a, 14)) >>> 0;
-  c = (c ^ b) >>> 0; c = (c - rol32(b, 24)) >>> 0;
+  c = (c ^ b) >>> 0;
+  c = (c - rol32(b, 14)) >>> 0;
+  a = (a ^ c) >>> 0;
+  a = (a - rol32(c, 11)) >>> 0;
+  b = (b ^ a) >>> 0;
+  b = (b - rol32(a, 25)) >>> 0;
+  c = (c ^ b) >>> 0;
+  c = (c - rol32(b, 16)) >>> 0;
+  a = (a ^ c) >>> 0;
+  a = (a - rol32(c, 4)) >>> 0;
+  b = (b ^ a) >>> 0;
+  b = (b - rol32(a, 14)) >>> 0;
+  c = (c ^ b) >>> 0;
+  c = (c - rol32(b, 24)) >>> 0;
   return c;
 }
 
@@ -549,11 +568,7 @@ function renderIpvsadm(r: SyncResult, opts: IpvsGenOptions): { save: string; lis
   const flags = schedFlags(scheduler);
   const trailing = opts.trailingBlanks !== false;
   const save: string[] = [];
-  const list: string[] = [
-    'IP Virtual Server version 1.2.1 (size=4096)',
-    'Prot LocalAddress:Port Scheduler Flags',
-    '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
-  ];
+  const list: string[] = ['IP Virtual Server version 1.2.1 (size=4096)', 'Prot LocalAddress:Port Scheduler Flags', '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn'];
   for (const v of sorted) {
     const vname = hostPort(family, v.address, v.port);
     const sw = v.protocol === 'tcp' ? '-t' : v.protocol === 'udp' ? '-u' : '--sctp-service';
@@ -849,9 +864,7 @@ export function expectedIpvsCatalog(opts: IpvsGenOptions): ExpectedIpvsCatalogEn
   const entries: ExpectedIpvsCatalogEntry[] = [];
   for (const s of r.services) {
     const vss = byService.get(s) ?? [];
-    const frontends: ExpectedCatalogEntry['frontends'] = vss.map((v) =>
-      v.kind === 'nodePort' ? { kind: 'nodePort' as const, address: v.address, port: v.port } : { kind: v.kind, address: v.address, port: v.port },
-    );
+    const frontends: ExpectedCatalogEntry['frontends'] = vss.map((v) => (v.kind === 'nodePort' ? { kind: 'nodePort' as const, address: v.address, port: v.port } : { kind: v.kind, address: v.address, port: v.port }));
     frontends.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.address ?? '', b.address ?? '') || a.port - b.port);
     const clusterReals = vss.find((v) => v.kind === 'clusterIP')?.reals ?? [];
     const share = clusterReals.length > 0 ? 1 / clusterReals.length : 0;

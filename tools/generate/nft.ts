@@ -260,7 +260,11 @@ function frag(cmd: string, json: Json, list: string = cmd, anon = 0): Frag {
 class Syntax {
   readonly ipX: 'ip' | 'ip6';
   readonly addrType: 'ipv4_addr' | 'ipv6_addr';
-  constructor(readonly family: Family, readonly markValue: number, readonly markCmd: string) {
+  constructor(
+    readonly family: Family,
+    readonly markValue: number,
+    readonly markCmd: string,
+  ) {
     this.ipX = family === 'ipv4' ? 'ip' : 'ip6';
     this.addrType = family === 'ipv4' ? 'ipv4_addr' : 'ipv6_addr';
   }
@@ -369,11 +373,7 @@ class Syntax {
   }
 
   markUnset(): Frag {
-    return frag(
-      `mark and ${this.markCmd} == 0`,
-      { match: { op: '==', left: { '&': [{ meta: { key: 'mark' } }, this.markValue] }, right: 0 } },
-      `meta mark & ${this.hexMark(this.markValue)} == ${this.hexMark(0)}`,
-    );
+    return frag(`mark and ${this.markCmd} == 0`, { match: { op: '==', left: { '&': [{ meta: { key: 'mark' } }, this.markValue] }, right: 0 } }, `meta mark & ${this.hexMark(this.markValue)} == ${this.hexMark(0)}`);
   }
 
   masqueradeFullyRandom(): Frag {
@@ -455,8 +455,21 @@ const LAYOUTS: Record<'pre-dnat' | 'post-dnat', Layout> = {
       ['cluster-ips-check', 'filter-output', true],
     ],
     testChainOrder: [
-      'cluster-ips-check', 'filter-prerouting-pre-dnat', 'filter-output-pre-dnat', 'filter-forward', 'filter-input', 'filter-output', 'firewall-check',
-      'mark-for-masquerade', 'masquerading', 'nat-output', 'nat-postrouting', 'nat-prerouting', 'nodeport-endpoints-check', 'reject-chain', 'services',
+      'cluster-ips-check',
+      'filter-prerouting-pre-dnat',
+      'filter-output-pre-dnat',
+      'filter-forward',
+      'filter-input',
+      'filter-output',
+      'firewall-check',
+      'mark-for-masquerade',
+      'masquerading',
+      'nat-output',
+      'nat-postrouting',
+      'nat-prerouting',
+      'nodeport-endpoints-check',
+      'reject-chain',
+      'services',
       'service-endpoints-check',
     ],
     masqRuleWithPort: false,
@@ -486,8 +499,21 @@ const LAYOUTS: Record<'pre-dnat' | 'post-dnat', Layout> = {
       ['cluster-ips-check', 'filter-output-post-dnat', true],
     ],
     testChainOrder: [
-      'cluster-ips-check', 'filter-prerouting', 'filter-input', 'filter-forward', 'filter-output', 'filter-output-post-dnat', 'firewall-check',
-      'mark-for-masquerade', 'masquerading', 'nat-output', 'nat-postrouting', 'nat-prerouting', 'nodeport-endpoints-check', 'reject-chain', 'services',
+      'cluster-ips-check',
+      'filter-prerouting',
+      'filter-input',
+      'filter-forward',
+      'filter-output',
+      'filter-output-post-dnat',
+      'firewall-check',
+      'mark-for-masquerade',
+      'masquerading',
+      'nat-output',
+      'nat-postrouting',
+      'nat-prerouting',
+      'nodeport-endpoints-check',
+      'reject-chain',
+      'services',
       'service-endpoints-check',
     ],
     masqRuleWithPort: true,
@@ -507,7 +533,10 @@ class TransactionBuilder {
   readonly matchAll: boolean;
   readonly masqueradeAll: boolean;
 
-  constructor(readonly opts: NftGenOptions, testFixtureMark: boolean) {
+  constructor(
+    readonly opts: NftGenOptions,
+    testFixtureMark: boolean,
+  ) {
     this.family = opts.family ?? 'ipv4';
     const v4 = this.family === 'ipv4';
     const bit = opts.masqueradeBit ?? 14;
@@ -942,7 +971,9 @@ function renderListRuleset(live: Live, family: Family): string {
 function jsonText(v: Json): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(jsonText).join(', ')}]`;
-  return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${jsonText(x)}`).join(', ')}}`;
+  return `{${Object.entries(v)
+    .map(([k, x]) => `${JSON.stringify(k)}: ${jsonText(x)}`)
+    .join(', ')}}`;
 }
 
 function renderJson(live: Live, family: Family): string {
@@ -1194,21 +1225,39 @@ export const KUBE_PROXY_NFT_TEST_SERVICES: Record<string, GenServicePort[]> = {
     testService('ns1', 'svc1', '172.30.0.41', 80, ['10.180.0.1']),
     // LoadBalancer, externalTrafficPolicy Local; its endpoint is not on this node.
     testService('ns2', 'svc2', '172.30.0.42', 80, ['10.180.0.2'], {
-      nodePort: 3001, loadBalancerIPs: ['1.2.3.4'], externalIPs: ['192.168.99.22'], externalTrafficPolicy: 'Local', healthCheckNodePort: 30000,
+      nodePort: 3001,
+      loadBalancerIPs: ['1.2.3.4'],
+      externalIPs: ['192.168.99.22'],
+      externalTrafficPolicy: 'Local',
+      healthCheckNodePort: 30000,
     }),
     testService('ns3', 'svc3', '172.30.0.43', 80, ['10.180.0.3'], { nodePort: 3003 }),
     // 10.180.0.5 is on the test node, which changes nothing with externalTrafficPolicy Cluster.
-    { ...testService('ns4', 'svc4', '172.30.0.44', 80, []), externalIPs: ['192.168.99.33'], endpoints: [{ address: '10.180.0.4', port: 80 }, { address: '10.180.0.5', port: 80, local: true }] },
+    {
+      ...testService('ns4', 'svc4', '172.30.0.44', 80, []),
+      externalIPs: ['192.168.99.33'],
+      endpoints: [
+        { address: '10.180.0.4', port: 80 },
+        { address: '10.180.0.5', port: 80, local: true },
+      ],
+    },
     testService('ns5', 'svc5', '172.30.0.45', 80, ['10.180.0.3'], {
-      nodePort: 3002, loadBalancerIPs: ['5.6.7.8'], externalTrafficPolicy: 'Cluster', healthCheckNodePort: 30000,
-      loadBalancerSourceRanges: [' 203.0.113.0/25'], sessionAffinityTimeout: 10800,
+      nodePort: 3002,
+      loadBalancerIPs: ['5.6.7.8'],
+      externalTrafficPolicy: 'Cluster',
+      healthCheckNodePort: 30000,
+      loadBalancerSourceRanges: [' 203.0.113.0/25'],
+      sessionAffinityTimeout: 10800,
     }),
     testService('ns6', 'svc6', '172.30.0.46', 80, []),
   ],
   // Addresses and ranges of the other family are dropped by kube-proxy.
   TestBadIPs: [
     testService('ns1', 'svc1', '172.30.0.41', 80, ['10.180.0.1', 'fd00:10:180::1'], {
-      nodePort: 3001, externalIPs: ['192.168.99.22', '2600:5200::1'], loadBalancerIPs: ['1.2.3.4', 'fd00::1'], loadBalancerSourceRanges: [' 203.0.113.0/25', '2001:db8::/64'],
+      nodePort: 3001,
+      externalIPs: ['192.168.99.22', '2600:5200::1'],
+      loadBalancerIPs: ['1.2.3.4', 'fd00::1'],
+      loadBalancerSourceRanges: [' 203.0.113.0/25', '2001:db8::/64'],
     }),
   ],
   // TestSyncProxyRulesRepeated steps that are a full state (03, 07 and 09 also hold stale flushed chains).
@@ -1219,7 +1268,13 @@ export const KUBE_PROXY_NFT_TEST_SERVICES: Record<string, GenServicePort[]> = {
   TestSyncProxyRulesRepeated__06_add_svc4_endpoints: [R1, R3, { ...R4, endpoints: [{ address: '10.0.4.1', port: 80 }] }],
   TestSyncProxyRulesRepeated__08_add_svc3_endpoint: [
     R1,
-    { ...R3, endpoints: [{ address: '10.0.3.2', port: 80 }, { address: '10.0.3.3', port: 80 }] },
+    {
+      ...R3,
+      endpoints: [
+        { address: '10.0.3.2', port: 80 },
+        { address: '10.0.3.3', port: 80 },
+      ],
+    },
     { ...R4, endpoints: [{ address: '10.0.4.1', port: 80 }] },
   ],
 };

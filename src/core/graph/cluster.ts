@@ -73,7 +73,17 @@ function serviceMarks(e: ExpectedServicePort, own: Finding[]): ServiceMarks {
     if (x.excludedBecause === 'topology') ghosts.push({ address: x.address, port: x.port, mark: mark('filtered', x.detail ?? e.topologyNote ?? t('hinted for another zone'), 'info') });
   }
   const drift = own.filter((f) => (f.code === 'stale-endpoint' || f.code === 'missing-endpoint') && f.severity !== 'info');
-  const summary = drift.length > 0 ? mark(drift[0].code === 'stale-endpoint' ? 'stale' : 'missing', drift.map((f) => f.message).slice(0, 3).join('\n'), drift[0].severity) : undefined;
+  const summary =
+    drift.length > 0
+      ? mark(
+          drift[0].code === 'stale-endpoint' ? 'stale' : 'missing',
+          drift
+            .map((f) => f.message)
+            .slice(0, 3)
+            .join('\n'),
+          drift[0].severity,
+        )
+      : undefined;
   return { endpoints, ghosts, ...(summary ? { summary } : {}) };
 }
 
@@ -86,10 +96,19 @@ function apiOnly(e: ExpectedServicePort, finding: Finding, n: number): { summary
   const usable = e.endpoints.filter((x) => x.inCluster || x.inLocal);
   const shown = e.frontends.filter((f) => f.kind !== 'healthCheckNodePort');
   const summary: ServiceSummary = {
-    key, namespace: e.namespace, name: e.name, portName: e.portName, protocol, title,
+    key,
+    namespace: e.namespace,
+    name: e.name,
+    portName: e.portName,
+    protocol,
+    title,
     frontends: shown.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${f.kind} ${formatHostPort(f.address, f.port)}`)),
-    objects: [], endpointCount: usable.length, noEndpoints: usable.length === 0, fileIndex: -1,
-    family: e.family === 'IPv6' ? 'ipv6' : 'ipv4', mark: m,
+    objects: [],
+    endpointCount: usable.length,
+    noEndpoints: usable.length === 0,
+    fileIndex: -1,
+    family: e.family === 'IPv6' ? 'ipv6' : 'ipv4',
+    mark: m,
   };
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
@@ -103,6 +122,12 @@ function apiOnly(e: ExpectedServicePort, finding: Finding, n: number): { summary
     const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label: f.kind === 'nodePort' ? `:${f.port}` : formatHostPort(f.address, f.port), detail: f.kind, badges: [m.label], mark: m });
     edges.push({ from: node.id, to: svc.id, dashed: true });
   });
-  addGhosts(usable.map((x) => ({ address: x.address, port: x.port, mark: m })), add, edges, [svc], 2);
+  addGhosts(
+    usable.map((x) => ({ address: x.address, port: x.port, mark: m })),
+    add,
+    edges,
+    [svc],
+    2,
+  );
   return { summary, graph: { key, title, nodes, edges } };
 }

@@ -234,8 +234,7 @@ interface ObjectNodes {
 function objectNodes(g: GraphParts): ObjectNodes {
   const { s, nodes, edges, add, src } = g;
   const obj = (role: ObjectRef['role']) => s.objects.find((o) => o.role === role);
-  const objectNode = (o: ObjectRef, id: string, badges: string[] = []) =>
-    add({ id, kind: 'service', layer: 1, label: o.name, detail: objectDetail(o), badges, source: src(o.range, o.tableId) });
+  const objectNode = (o: ObjectRef, id: string, badges: string[] = []) => add({ id, kind: 'service', layer: 1, label: o.name, detail: objectDetail(o), badges, source: src(o.range, o.tableId) });
 
   // The Service object(s): the policy chains (cluster, local), and for external frontends the EXT/FW chains.
   const virtuals = s.objects.filter((o) => o.role === 'virtual-service');
@@ -329,7 +328,9 @@ function verdictNode({ s, nodes, edges, add, src }: GraphParts, { lastObjectLaye
   const why = s.endpointsNotInDump
     ? t('endpoints not in this dump')
     : verdict === 'DROP'
-      ? s.policies.noLocalEndpoints ? t('no local endpoints: dropped') : t('no endpoints: dropped')
+      ? s.policies.noLocalEndpoints
+        ? t('no local endpoints: dropped')
+        : t('no endpoints: dropped')
       : verdict === 'REJECT'
         ? t('no endpoints: rejected')
         : t('no endpoints');

@@ -66,7 +66,13 @@ export function graphOfSnapshot(snapshot: NodeSnapshot, eager = Number.POSITIVE_
 /** The graphs of the Services with these keys. */
 export function graphsOfSnapshot(snapshot: NodeSnapshot, keys: readonly string[]): ServiceGraph[] {
   const api = new Map((clusterOverlay(snapshot)?.notProgrammed ?? []).map((x) => [x.graph.key, x.graph]));
-  const dump = new Map(graphsOf(snapshot.services, keys.filter((k) => !api.has(k)), graphOptions(snapshot)).map((g) => [g.key, g]));
+  const dump = new Map(
+    graphsOf(
+      snapshot.services,
+      keys.filter((k) => !api.has(k)),
+      graphOptions(snapshot),
+    ).map((g) => [g.key, g]),
+  );
   return keys.flatMap((k) => api.get(k) ?? dump.get(k) ?? []);
 }
 

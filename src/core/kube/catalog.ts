@@ -1,17 +1,7 @@
 // The Service catalog (DESIGN §4) of an iptables-mode node: built from kube-proxy's comments where it
 // wrote them and from the chain structure where it did not (large clusters drop most comments).
 import { CappedDiagnostics } from '../model/diagnostics';
-import {
-  findMatchOption,
-  findParam,
-  matchOptionValues,
-  plainParam,
-  targetOptionValue,
-  type Chain,
-  type IptablesRuleset,
-  type Rule,
-  type Table,
-} from '../model/iptables';
+import { findMatchOption, findParam, matchOptionValues, plainParam, targetOptionValue, type Chain, type IptablesRuleset, type Rule, type Table } from '../model/iptables';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
 import { classifyKubeChain, isServiceHashedKind } from './chains';
@@ -509,7 +499,7 @@ class CatalogBuilder {
   private finish(s: Service): void {
     if (!s.name) {
       s.anonymous = true;
-      s.name = s.hash ? `KUBE-SVC-${s.hash}` : (s.frontends[0] ? `${s.frontends[0].address ?? ''}:${s.frontends[0].port}` : '?');
+      s.name = s.hash ? `KUBE-SVC-${s.hash}` : s.frontends[0] ? `${s.frontends[0].address ?? ''}:${s.frontends[0].port}` : '?';
     }
     s.protocol ||= 'tcp';
     if (s.endpoints.length > 0 && s.policies.noEndpoints === 'reject' && !s.endpoints.some((e) => e.probability > 0)) {
@@ -575,4 +565,3 @@ export function buildCatalog(ruleset: IptablesRuleset): Catalog {
   // The catalog reads most rules of a kube-proxy dump once: their options are not kept afterwards.
   return withTransientRuleDetails(() => new CatalogBuilder(ruleset).build());
 }
-

@@ -21,7 +21,6 @@ export interface IpvsSnapshotInput {
   iptables: IptablesRuleset[];
 }
 
-
 // The catalog's endpoints, frontends and objects read their ranges from the model when asked (issue #8: a
 // node of 10,000 Services has ~100,000 of them, and the model makes its ranges on demand).
 class RealServerEndpoint implements Endpoint {
@@ -401,7 +400,7 @@ function frontendKinds(input: IpvsSnapshotInput, sets: Map<string, IpSet>): (vs:
   // Without the ipset dump the kind is a guess: NodePorts by their addresses, the rest taken to be ClusterIPs.
   const nodePortGuess = haveSets ? undefined : probableNodePorts(input.ipvs.flatMap((x) => x.dump.services));
   const guessedClusterIP: KindOf = Object.freeze({ kind: 'clusterIP', uncertain: true, note: t('probably a ClusterIP: without the ipset dump (`ipset save`) the kinds of addresses are guesses') });
-  const guessedExternalIP: KindOf = Object.freeze({ kind: 'externalIP', uncertain: true, note: t('in none of kube-proxy\'s ClusterIP, NodePort and load-balancer ipsets: probably an external IP') });
+  const guessedExternalIP: KindOf = Object.freeze({ kind: 'externalIP', uncertain: true, note: t("in none of kube-proxy's ClusterIP, NodePort and load-balancer ipsets: probably an external IP") });
   return (vs) => {
     const proto = vs.protocol === 'fwmark' ? 'tcp' : vs.protocol;
     const k = ipPortKey(vs.address, vs.port, proto);
@@ -471,7 +470,12 @@ function groupEntries(entries: Entries, groups: Group[], runs: RealKeyRuns, make
   }
   // The ClusterIP Services by protocol and real server, built once: a joining virtual service only looks at
   // the Services that have its rarest real server, not at every Service (linear, not quadratic, in size).
-  const byReal = new GroupsByReal(groups.length, (k) => groups[k].service.protocol, (k) => runs.keysView(groups[k].reals), runs.size);
+  const byReal = new GroupsByReal(
+    groups.length,
+    (k) => groups[k].service.protocol,
+    (k) => runs.keysView(groups[k].reals),
+    runs.size,
+  );
   for (let k = 0; k < entries.count; k++) {
     if (entries.kind[k].kind === 'clusterIP') continue;
     const vs = entries.vs[k];

@@ -14,7 +14,22 @@ import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, 
 import type { Range } from '../model/range';
 import { readRange, storeRange } from '../model/stored-ranges';
 import { t } from '../l10n';
-import { compareServices, NamedHashCheck, parseServicePortName, NamedObjectRef, sortFrontends, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service, type ShortCircuit } from './service';
+import {
+  compareServices,
+  NamedHashCheck,
+  parseServicePortName,
+  NamedObjectRef,
+  sortFrontends,
+  type Catalog,
+  type Named,
+  type Endpoint,
+  type Frontend,
+  type FrontendKind,
+  type HashCheck,
+  type ObjectRef,
+  type Service,
+  type ShortCircuit,
+} from './service';
 import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
 import { addressText, ruleFacts, vmapTargetOf, type NumgenVmapFact, type RuleFacts, type VmapTargetFact } from '../parse/nft/peek';
 import { nameTable } from '../model/name-table';
@@ -557,7 +572,6 @@ class NftCatalogBuilder {
       w.chainChecks[kind] = check;
       this.chainWorks.set(chain.name, w);
     }
-
   }
 
   /** Step 2: the frontends of the `service-ips` map (ClusterIPs, load-balancer and external IPs). */
@@ -603,7 +617,6 @@ class NftCatalogBuilder {
       this.addFrontend(table, w, { kind: 'loadBalancer', address, port, range: e.range }, protocol);
       this.elementRef(w, table, 'firewall-ips', e);
     }
-
   }
 
   /** Step 3: the frontends of Services without (local) endpoints. */
@@ -655,7 +668,6 @@ class NftCatalogBuilder {
     for (const e of table.setByName.get('cluster-ips')?.elements ?? []) {
       for (const w of byClusterIP.get(e.key[0] ?? '') ?? []) w.service.objects.push(new ElementObjectRef('cluster-ips', table.id, 'set-element', e));
     }
-
   }
 
   /** Step 5: hints on the chains kube-proxy flushed and has not deleted yet; their Services are dropped. */
@@ -665,9 +677,8 @@ class NftCatalogBuilder {
         range: chain.nameRange,
         severity: 'hint',
         code: 'kube-stale-chain',
-        message: chain.rules.length === 0
-          ? t('kube-proxy flushed this chain because its endpoint is gone; it deletes such chains on a later sync.')
-          : t('No Service chain of this table sends traffic to this endpoint chain.'),
+        message:
+          chain.rules.length === 0 ? t('kube-proxy flushed this chain because its endpoint is gone; it deletes such chains on a later sync.') : t('No Service chain of this table sends traffic to this endpoint chain.'),
       });
     }
     for (const w of ofTable) {
@@ -891,7 +902,6 @@ class NftCatalogBuilder {
       if (kind !== undefined) this.hashCheck(w, name, this.nameCheck(name, kind), set);
     }
     if (affinitySets.size > 0) s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: timeout ?? 10800 };
-
   }
 
   /** externalTrafficPolicy from the external- chain. */
@@ -906,7 +916,6 @@ class NftCatalogBuilder {
       if (local) s.policies.shortCircuit = shortCircuitOf(ext, w.chains.service?.name ?? '');
       if (s.policies.shortCircuit?.podSource !== undefined) s.policies.clusterCIDR ??= s.policies.shortCircuit.podSource;
     }
-
   }
 
   /** loadBalancerSourceRanges from the firewall- chain (`ip saddr != { … } drop`). */
@@ -1010,4 +1019,3 @@ class NftCatalogBuilder {
 export function buildNftCatalog(ruleset: NftRuleset): NftCatalog {
   return new NftCatalogBuilder(ruleset).build();
 }
-

@@ -291,11 +291,5 @@ export function serviceLabel(s: Service): string {
 
 /** The order every catalog lists its Services in: namespace, name, port name, protocol, family. */
 export function compareServices(a: Service, b: Service): number {
-  return (
-    a.namespace.localeCompare(b.namespace) ||
-    a.name.localeCompare(b.name) ||
-    a.portName.localeCompare(b.portName) ||
-    a.protocol.localeCompare(b.protocol) ||
-    a.family.localeCompare(b.family)
-  );
+  return a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.portName.localeCompare(b.portName) || a.protocol.localeCompare(b.protocol) || a.family.localeCompare(b.family);
 }

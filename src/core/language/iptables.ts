@@ -6,21 +6,10 @@ import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIptables } from '../parse/iptables/parser';
 import { buildCatalog } from '../kube/catalog';
-import {  type Service } from '../kube/service';
+import { type Service } from '../kube/service';
 import { classifyKubeChain, isKubernetesNodeChain } from '../kube/chains';
 import { explainKubeChainKind, kubeChainKindTitle, kubeChainOwnerText } from '../explain/kube-chains';
-import {
-  explainBuiltinChain,
-  explainDnat,
-  explainHeader,
-  explainMark,
-  explainMasquerade,
-  explainOption,
-  explainProbability,
-  explainRecent,
-  explainTable,
-  explainTarget,
-} from '../explain/iptables';
+import { explainBuiltinChain, explainDnat, explainHeader, explainMark, explainMasquerade, explainOption, explainProbability, explainRecent, explainTable, explainTarget } from '../explain/iptables';
 import { bold, hoverOf, join, md, MarkdownBuilder, mdT, text } from '../explain/markdown';
 import { t } from '../l10n';
 import { ChainIndex, EndpointIndex, type IptablesAnalysis } from '../analysis';
@@ -31,9 +20,6 @@ import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, typ
 import { symbolsToSemantic } from './semantic';
 
 export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
-
-
-
 
 export function analyzeIptables(text: string): IptablesAnalysis {
   return analyzeIptablesRuleset(parseIptables(text));
@@ -165,7 +151,15 @@ export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefi
   const header = a.ruleset.headers.find((h) => h.range.start.line === position.line);
   if (header && (header.kind === 'generated' || header.kind === 'warning')) {
     const save = a.ruleset.saves.find((s) => s.index === header.saveIndex) ?? a.ruleset.saves[0];
-    return { markdown: explainHeader(save, header.kind, a.ruleset.tables.filter((tb) => tb.saveIndex === save.index), kubeProxyModeOfIptables(a.ruleset)), range: header.range };
+    return {
+      markdown: explainHeader(
+        save,
+        header.kind,
+        a.ruleset.tables.filter((tb) => tb.saveIndex === save.index),
+        kubeProxyModeOfIptables(a.ruleset),
+      ),
+      range: header.range,
+    };
   }
   const hit = a.ruleset.symbols.at(position);
   if (hit) {
@@ -195,10 +189,7 @@ export function chainHover(a: IptablesAnalysis, table: Table, name: string): Mar
   out.push(kube ? md`${bold(text(name))} — ${kubeChainKindTitle(kube.kind)}` : bold(text(name)));
   if (!chain) return out.push(md``, mdT('Not defined in table {0}.', text(table.name)));
   const refs = a.ruleset.symbols.referencesTo('chain', table.id, name).filter((r) => r.role === 'jump' || r.role === 'goto').length;
-  const facts = [
-    chain.builtin ? mdT('built-in chain of table {0}', text(table.name)) : mdT('user chain in table {0}', text(table.name)),
-    chain.rules.length === 1 ? mdT('1 rule') : mdT('{0} rules', chain.rules.length),
-  ];
+  const facts = [chain.builtin ? mdT('built-in chain of table {0}', text(table.name)) : mdT('user chain in table {0}', text(table.name)), chain.rules.length === 1 ? mdT('1 rule') : mdT('{0} rules', chain.rules.length)];
   if (!chain.builtin) facts.push(refs === 1 ? mdT('1 jump to it') : mdT('{0} jumps to it', refs));
   if (chain.policy) facts.push(mdT('policy {0}', text(chain.policy)));
   // The answer first: which Service, its frontends and endpoints; what this kind of chain does comes after.

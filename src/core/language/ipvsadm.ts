@@ -15,18 +15,7 @@ import {
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIpvsadm } from '../parse/ipvs/parser';
-import {
-  explainColumns,
-  explainConnectionState,
-  explainForward,
-  explainIpvsHeader,
-  explainPersistence,
-  explainSchedFlag,
-  explainScheduler,
-  explainWeight,
-  schedulerPredictability,
-  schedulerTitle,
-} from '../explain/ipvs';
+import { explainColumns, explainConnectionState, explainForward, explainIpvsHeader, explainPersistence, explainSchedFlag, explainScheduler, explainWeight, schedulerPredictability, schedulerTitle } from '../explain/ipvs';
 import { t } from '../l10n';
 import { probableNodePorts } from '../kube/ipvs-catalog';
 import { formatShare } from '../kube/service';
@@ -34,7 +23,6 @@ import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import type { IpvsadmAnalysis } from '../analysis';
 export type { IpvsadmAnalysis } from '../analysis';
 import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
-
 
 export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
   const dump = parseIpvsadm(text);
@@ -163,7 +151,7 @@ function nodePortGuess(dump: IpvsDump, svc: VirtualService): string | undefined 
 export function serviceHover(svc: VirtualService, dump?: IpvsDump): Md {
   const lines: Md[] = [md`${bold(text(svc.name))} — ${mdT('IPVS virtual service')}`, md``];
   const guess = dump ? nodePortGuess(dump, svc) : undefined;
-  if (guess) lines.push(mdT('Kind: {0}. IPVS keeps no Service kinds; kube-proxy\'s ipsets (saved with {1}) tell for sure.', text(guess), code('ipset save')), md``);
+  if (guess) lines.push(mdT("Kind: {0}. IPVS keeps no Service kinds; kube-proxy's ipsets (saved with {1}) tell for sure.", text(guess), code('ipset save')), md``);
   const facts: Md[] = [];
   if (svc.scheduler) facts.push(md`${schedulerTitle(svc.scheduler)} (${code(svc.scheduler)})`);
   if (svc.persistent) facts.push(mdT('persistent {0} s', svc.persistent.timeout));
@@ -176,7 +164,10 @@ export function serviceHover(svc: VirtualService, dump?: IpvsDump): Md {
   // The answer (real servers and their shares) first; what the scheduler does in general comes last.
   const scheduler = svc.scheduler ? [md``, explainScheduler(svc.scheduler)] : [];
   if (svc.realServers.length === 0) {
-    lines.push(md``, mdT('No real servers: IPVS cannot schedule new connections to this service and answers them with ICMP port unreachable. kube-proxy keeps the virtual service of a Service that has no ready endpoints.'));
+    lines.push(
+      md``,
+      mdT('No real servers: IPVS cannot schedule new connections to this service and answers them with ICMP port unreachable. kube-proxy keeps the virtual service of a Service that has no ready endpoints.'),
+    );
     return join([...lines, ...scheduler]);
   }
   const shares = weightShares(svc);
@@ -209,9 +200,12 @@ function realServerHover(svc: VirtualService, r: RealServer): Md {
   lines.push(text(serverDetail(r, share)));
   if (share !== undefined) {
     const how = svc.scheduler === 'rr' ? mdT('{0}: equal turns for every server with weight above 0', code('rr')) : mdT('{0}: its weight divided by the sum of the weights', code(svc.scheduler ?? ''));
-    lines.push(md``, svc.persistent
-      ? mdT('Gets **{0}** of new clients ({1}); a client that returns within {2} s comes back to the same server.', text(formatShare(share)), how, svc.persistent.timeout)
-      : mdT('Gets **{0}** of new connections ({1}).', text(formatShare(share)), how));
+    lines.push(
+      md``,
+      svc.persistent
+        ? mdT('Gets **{0}** of new clients ({1}); a client that returns within {2} s comes back to the same server.', text(formatShare(share)), how, svc.persistent.timeout)
+        : mdT('Gets **{0}** of new connections ({1}).', text(formatShare(share)), how),
+    );
   } else if (svc.scheduler && CONNECTION_COUNT_SCHEDULERS.has(svc.scheduler)) {
     lines.push(md``, mdT('Its share depends on live connection counts ({0}).', code(svc.scheduler)));
   } else if (svc.scheduler && (SOURCE_HASH_SCHEDULERS.has(svc.scheduler) || DESTINATION_SCHEDULERS.has(svc.scheduler))) {
@@ -228,9 +222,10 @@ function realServerHover(svc: VirtualService, r: RealServer): Md {
 }
 
 function statsLine(s: NonNullable<RealServer['stats']>): Md {
-  const line = s.kind === 'stats'
-    ? mdT('{0} connections, {1} packets in, {2} packets out, {3} bytes in, {4} bytes out since creation.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes)
-    : mdT('{0} connections/s, {1} packets/s in, {2} packets/s out, {3} bytes/s in, {4} bytes/s out.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes);
+  const line =
+    s.kind === 'stats'
+      ? mdT('{0} connections, {1} packets in, {2} packets out, {3} bytes in, {4} bytes out since creation.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes)
+      : mdT('{0} connections/s, {1} packets/s in, {2} packets/s out, {3} bytes/s in, {4} bytes/s out.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes);
   return s.approximate ? md`${line} ${mdT('(shortened by ipvsadm; --exact prints exact numbers)')}` : line;
 }
 
@@ -394,4 +389,3 @@ export const ipvsadmFeatures: LanguageFeatures<IpvsadmAnalysis> = {
   statusSummary,
   services: () => [],
 };
-

@@ -20,8 +20,6 @@ import { symbolsToSemantic } from './semantic';
 import type { NftAnalysis, ServiceByObject } from '../analysis';
 export type { NftAnalysis } from '../analysis';
 
-
-
 function serviceOf(a: NftAnalysis, tableId: string, name: string): Service | undefined {
   const named = a.serviceByObject.byName.get(tableId)?.get(name);
   if (named !== undefined) return named;
@@ -119,11 +117,7 @@ function chainItem(a: NftAnalysis, table: NftTable, chain: NftChain): OutlineIte
 
 export function outline(a: NftAnalysis): OutlineItem[] {
   return a.ruleset.tables.map((table) => {
-    const children: OutlineItem[] = [
-      ...table.sets.map((s) => setItem(s, 'set')),
-      ...table.maps.map((m) => setItem(m, 'map')),
-      ...table.chains.map((chain) => chainItem(a, table, chain)),
-    ];
+    const children: OutlineItem[] = [...table.sets.map((s) => setItem(s, 'set')), ...table.maps.map((m) => setItem(m, 'map')), ...table.chains.map((chain) => chainItem(a, table, chain))];
     return {
       name: `${table.family} ${table.name}`,
       detail: table.managedBy ? t('managed by iptables-nft') : isKubeProxyNftTable(table) ? t('kube-proxy') : '',
@@ -139,7 +133,9 @@ export function outline(a: NftAnalysis): OutlineItem[] {
 export function namedObjects(a: NftAnalysis): NamedObject[] {
   return a.ruleset.tables.flatMap((table) => {
     const container = `${table.family} ${table.name}`;
-    const named = (kind: NamedObject['kind']) => (o: { name: string; nameRange: Range }): NamedObject => ({ name: o.name, kind, container, selectionRange: o.nameRange });
+    const named =
+      (kind: NamedObject['kind']) =>
+      (o: { name: string; nameRange: Range }): NamedObject => ({ name: o.name, kind, container, selectionRange: o.nameRange });
     return [...table.sets.map(named('set')), ...table.maps.map(named('map')), ...table.chains.map(named('chain'))];
   });
 }
@@ -243,7 +239,9 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
       markdown: join([
         bold(mdT('Managed by iptables-nft')),
         md``,
-        mdT('This table was written by iptables-nft, the nf_tables backend of iptables: these are iptables rules shown in nft syntax (xt matches, odd spacing, no comments). If they contain KUBE-SVC/KUBE-SEP chains, kube-proxy runs in **iptables mode** on this node, not in nftables mode — nftables mode writes its own table ip kube-proxy. Read these rules with iptables-save instead.'),
+        mdT(
+          'This table was written by iptables-nft, the nf_tables backend of iptables: these are iptables rules shown in nft syntax (xt matches, odd spacing, no comments). If they contain KUBE-SVC/KUBE-SEP chains, kube-proxy runs in **iptables mode** on this node, not in nftables mode — nftables mode writes its own table ip kube-proxy. Read these rules with iptables-save instead.',
+        ),
       ]),
     };
   }
@@ -275,7 +273,10 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
     if (statement.kind === 'vmap') return { markdown: explainNftKubeIdiom('vmap-by-destination'), range: statement.range };
     if (statement.kind === 'nat' && statement.type === 'dnat') return { markdown: md`**dnat** ${code(statement.text)}\n\n${explainNftKubeIdiom('dnat')}`, range: statement.range };
     if (statement.kind === 'nat' && statement.type === 'masquerade') {
-      return { markdown: md`**masquerade**\n\n${mdT('Source NAT to the address of the interface the packet leaves through, for packets marked for masquerade (bit 0x4000 of the mark in kube-proxy\'s tables).')}`, range: statement.range };
+      return {
+        markdown: md`**masquerade**\n\n${mdT("Source NAT to the address of the interface the packet leaves through, for packets marked for masquerade (bit 0x4000 of the mark in kube-proxy's tables).")}`,
+        range: statement.range,
+      };
     }
     if (statement.kind === 'mark' && /0x0*4000\b/.test(statement.text)) return { markdown: explainNftKubeIdiom('mark-masq'), range: statement.range };
   }

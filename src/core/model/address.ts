@@ -58,7 +58,10 @@ export function parseUserAddress(text: string): Address | undefined {
 /** `010.96.0.10`, `::ffff:10.096.0.1`: an IPv4 part written with a leading zero. */
 export function hasLeadingZeroPart(text: string): boolean {
   const dotted = text.trim().replace(/\]$/, '');
-  return dotted.slice(dotted.lastIndexOf(':') + 1).split('.').some((part, _, parts) => parts.length > 1 && /^0\d/.test(part));
+  return dotted
+    .slice(dotted.lastIndexOf(':') + 1)
+    .split('.')
+    .some((part, _, parts) => parts.length > 1 && /^0\d/.test(part));
 }
 
 function maskBits(mask: Address): number | undefined {
@@ -112,7 +115,7 @@ export function formatAddress(a: Address): string {
   // RFC 5952: compress the longest run of zero groups (length ≥ 2).
   let best = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

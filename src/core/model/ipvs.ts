@@ -11,15 +11,7 @@ export type IpvsForward = 'masq' | 'route' | 'tunnel';
 export type IpvsFamily = 'ipv4' | 'ipv6';
 
 /** Which ipvsadm command printed a block of the file. */
-export type IpvsFormat =
-  | 'list'
-  | 'stats'
-  | 'rate'
-  | 'thresholds'
-  | 'persistent-conn'
-  | 'tun-info'
-  | 'connections'
-  | 'save';
+export type IpvsFormat = 'list' | 'stats' | 'rate' | 'thresholds' | 'persistent-conn' | 'tun-info' | 'connections' | 'save';
 
 /** The scope of every IPVS symbol: virtual services are unique per file (per node). */
 export const IPVS_SCOPE = 'ipvs';

@@ -15,9 +15,7 @@ export interface DerivedReferences {
   all(): Iterable<SymbolReference>;
 }
 
-export type SymbolHit =
-  | { type: 'definition'; definition: SymbolDefinition }
-  | { type: 'reference'; reference: SymbolReference };
+export type SymbolHit = { type: 'definition'; definition: SymbolDefinition } | { type: 'reference'; reference: SymbolReference };
 
 /**
  * Below this length a list grows by copying into an array of the exact size: `push` would reserve room for

@@ -153,11 +153,15 @@ export function guarded<T>(dialect: string, parse: () => T, fallback: (bug: Diag
 
 /** guarded for a parse whose fallback is the model of an empty text, with the bug as its diagnostic. */
 export function guardedParse<T extends { diagnostics: Diagnostic[] }>(dialect: string, text: string, parse: (text: string) => T): T {
-  return guarded(dialect, () => parse(text), (bug) => {
-    const empty = parse('');
-    empty.diagnostics.push(bug);
-    return empty;
-  });
+  return guarded(
+    dialect,
+    () => parse(text),
+    (bug) => {
+      const empty = parse('');
+      empty.diagnostics.push(bug);
+      return empty;
+    },
+  );
 }
 
 /** A reference met while reading, resolved once every line is read (a later line may define what it names). */

@@ -107,24 +107,23 @@ export class Budget {
     if (!this.stopped) return undefined;
     const share = percentText(coveredShare(outcomes));
     return this.stopped === 'states'
-      ? t('The trace stopped after creating {0} branches (random choices and undecided conditions multiply the paths): the outcomes shown are incomplete. Together they cover {1} of new connections, not 100%; the rest was not traced.', this.maxStates, share)
+      ? t(
+          'The trace stopped after creating {0} branches (random choices and undecided conditions multiply the paths): the outcomes shown are incomplete. Together they cover {1} of new connections, not 100%; the rest was not traced.',
+          this.maxStates,
+          share,
+        )
       : t('The trace stopped after {0} rule visits: the outcomes shown are incomplete. Together they cover {1} of new connections, not 100%; the rest was not traced.', this.maxVisits, share);
   }
 }
 
-
 /** One condition's verdict for a state: certain, a random split with the probability of matching, or undecided. */
-export type Cond =
-  | { kind: 'certain'; value: boolean }
-  | { kind: 'random'; p: number; label: string }
-  | ({ kind: 'assume' } & Assumption);
+export type Cond = { kind: 'certain'; value: boolean } | { kind: 'random'; p: number; label: string } | ({ kind: 'assume' } & Assumption);
 
 /** An undecided condition; `key` names what is tested, the same for both polarities. */
 /** An undecided condition (facts.ts). */
 export type Assume = Extract<Cond, { kind: 'assume' }>;
 
-export const assume = (key: string, label: string, labelNot: string, iface?: Assumption['iface']): Assume =>
-  iface ? { kind: 'assume', key, label, labelNot, iface } : { kind: 'assume', key, label, labelNot };
+export const assume = (key: string, label: string, labelNot: string, iface?: Assumption['iface']): Assume => (iface ? { kind: 'assume', key, label, labelNot, iface } : { kind: 'assume', key, label, labelNot });
 
 /**
  * The branches a condition makes of a state: the one where it matches (hit) and the other (miss), either absent
@@ -213,8 +212,6 @@ export function negate(c: Cond): Cond {
   return { ...c, label: c.labelNot, labelNot: c.label, negated: !c.negated };
 }
 
-
-
 /**
  * A share as people say it: a small fraction when it is one (kube-proxy writes 1/3 as 0.33333333349), else a
  * percentage that never reads 0 % or 100 % when it is not.
@@ -238,8 +235,7 @@ export function percentText(p: number): string {
 }
 
 /** How a share came about: what reached the rule times the rule's own chance, when something came before. */
-export const shareChain = (before: number, p: number): string =>
-  before < 1 ? `${shareText(before)} × ${shareText(p)} = ${shareText(before * p)}` : shareText(p);
+export const shareChain = (before: number, p: number): string => (before < 1 ? `${shareText(before)} × ${shareText(p)} = ${shareText(before * p)}` : shareText(p));
 
 /** `ip:port` (IPv6 in brackets): the one formatter, under the name the trace modules use. */
 export const hostPort = formatHostPort;
@@ -265,7 +261,17 @@ type Merged = Outcome & { best: number; others: string[] };
 export function mergeOutcomes(finals: { state: State; verdict: Verdict }[]): Outcome[] {
   const items = finals.map(({ state, verdict }): Merged => {
     const destination = verdict === 'dnat' ? hostPort(state.dstText, state.dport) : undefined;
-    const outcome: Merged = { verdict, probability: state.probability, masquerade: state.masquerade, assumptions: [], conditions: state.facts, path: state.path, notes: [...new Set(state.notes)], best: state.probability, others: [...new Set(state.assumptions)] };
+    const outcome: Merged = {
+      verdict,
+      probability: state.probability,
+      masquerade: state.masquerade,
+      assumptions: [],
+      conditions: state.facts,
+      path: state.path,
+      notes: [...new Set(state.notes)],
+      best: state.probability,
+      others: [...new Set(state.assumptions)],
+    };
     if (destination) outcome.destination = destination;
     return outcome;
   });
@@ -280,11 +286,14 @@ export function mergeOutcomes(finals: { state: State; verdict: Verdict }[]): Out
     into.notes = [...new Set([...into.notes, ...from.notes])];
   };
   // What the entry point fixes is no assumption: it is not listed.
-  return mergeAlike(items.map((o) => ({ ...o, conditions: essential(o.conditions.filter((c) => !c.given)) })), alike, join)
+  return mergeAlike(
+    items.map((o) => ({ ...o, conditions: essential(o.conditions.filter((c) => !c.given)) })),
+    alike,
+    join,
+  )
     .map(({ best: _best, others, ...o }) => ({ ...o, assumptions: [...o.conditions.map((c) => c.label), ...others] }))
     .sort((a, b) => b.probability - a.probability || a.conditions.length - b.conditions.length || (a.destination ?? a.verdict).localeCompare(b.destination ?? b.verdict));
 }
-
 
 /** A new connection's state before the first hook: no mark, no NAT, the whole probability. */
 export function initialState(packet: Packet, src: Address, dst: Address): State {
@@ -496,7 +505,15 @@ export class HookWalk {
     }
     const pre = this.hook('prerouting', start);
     this.walker.localIn(this, pre.filter(local), false);
-    this.deliver(this.hook('postrouting', this.hook('forward', pre.filter((s) => !local(s)))));
+    this.deliver(
+      this.hook(
+        'postrouting',
+        this.hook(
+          'forward',
+          pre.filter((s) => !local(s)),
+        ),
+      ),
+    );
   }
 }
 

@@ -7,7 +7,31 @@ import { plainParam } from '../model/iptables';
 import { t } from '../l10n';
 import { formatAddress, parseAddress, parsePrefix, prefixContains, type Address } from '../model/address';
 import type { Packet, PathStep, TraceContext, TraceResult } from './types';
-import { applyDnat, assume, assumeMatch, branchOn, certain, hostPort, ifaceCond, negate, no, shareChain, shareText, targetParts, traceWith, Walker, yes, type Cond, type End, type Final, type Flow, type Frame, type Hook, type HookWalk, type State } from './engine';
+import {
+  applyDnat,
+  assume,
+  assumeMatch,
+  branchOn,
+  certain,
+  hostPort,
+  ifaceCond,
+  negate,
+  no,
+  shareChain,
+  shareText,
+  targetParts,
+  traceWith,
+  Walker,
+  yes,
+  type Cond,
+  type End,
+  type Final,
+  type Flow,
+  type Frame,
+  type Hook,
+  type HookWalk,
+  type State,
+} from './engine';
 import { inferredMember, inferredNote } from './ipvs-sets';
 import { hostOf, ipsetContains } from './ipset';
 import { ipvsAddresses, ipvsSelect, type IpvsTraceInput } from './ipvs';
@@ -103,7 +127,18 @@ class Tracer extends Walker<Table, Chain, Rule> {
       this.hookName = hook;
       // End of a built-in chain: its policy decides.
       const policy = chain.policy ?? 'ACCEPT';
-      const drop = policy === 'DROP' ? (): PathStep => ({ fileIndex: this.fileIndex, line: chain.range.start.line, range: chain.range, table: table.name, chain: hook, text: chain.range.start.line >= 0 ? `:${hook} ${policy}` : hook, note: t('No rule decided: the policy of {0} drops the packet.', hook) }) : undefined;
+      const drop =
+        policy === 'DROP'
+          ? (): PathStep => ({
+              fileIndex: this.fileIndex,
+              line: chain.range.start.line,
+              range: chain.range,
+              table: table.name,
+              chain: hook,
+              text: chain.range.start.line >= 0 ? `:${hook} ${policy}` : hook,
+              note: t('No rule decided: the policy of {0} drops the packet.', hook),
+            })
+          : undefined;
       live = this.runBase(table, chain, live, drop, ended);
     }
     return { passed: live, ended };
@@ -134,7 +169,11 @@ class Tracer extends Walker<Table, Chain, Rule> {
     const sent = chosen.filter((s) => !this.isLocal(s.dst));
     for (const s of sent) {
       const last = s.path[s.path.length - 1];
-      if (last) s.path[s.path.length - 1] = { ...last, note: `${last.note} ${t('IPVS sends it on through LOCAL_OUT: the OUTPUT chains of raw, mangle and filter see it (nat OUTPUT does not: the connection\'s NAT was decided when it began).')}` };
+      if (last)
+        s.path[s.path.length - 1] = {
+          ...last,
+          note: `${last.note} ${t("IPVS sends it on through LOCAL_OUT: the OUTPUT chains of raw, mangle and filter see it (nat OUTPUT does not: the connection's NAT was decided when it began).")}`,
+        };
     }
     const out = walk.take(this.runTables('OUTPUT', ['raw', 'mangle', 'filter', 'security'], sent));
     walk.deliver(walk.take(this.runTables('POSTROUTING', natDone ? ['mangle'] : ['mangle', 'nat'], out)));
@@ -198,7 +237,7 @@ class Tracer extends Walker<Table, Chain, Rule> {
       case 'snat':
       case 'masquerade':
         s.masquerade = true;
-        return [target.kind === 'masquerade' ? t('MASQUERADE: the source becomes the outgoing interface\'s address.') : t('SNAT: the source address is rewritten.'), 'accept'];
+        return [target.kind === 'masquerade' ? t("MASQUERADE: the source becomes the outgoing interface's address.") : t('SNAT: the source address is rewritten.'), 'accept'];
       case 'mark': {
         const before = s.mark;
         if (target.name === 'MARK') s.mark = applyMark(s.mark, target.options);
@@ -310,10 +349,12 @@ class Tracer extends Walker<Table, Chain, Rule> {
       case 'addrtype':
         return this.addrtype(m, s);
       case 'mark':
-        return m.options.filter((o) => o.name === '--mark').map((o) => {
-          const vm = markValue(o.values[0] ?? '');
-          return vm ? neg(o, certain(((s.mark & vm.mask) >>> 0) === ((vm.value & vm.mask) >>> 0))) : this.refused(rule, `--mark ${o.values[0] ?? ''}`);
-        });
+        return m.options
+          .filter((o) => o.name === '--mark')
+          .map((o) => {
+            const vm = markValue(o.values[0] ?? '');
+            return vm ? neg(o, certain((s.mark & vm.mask) >>> 0 === (vm.value & vm.mask) >>> 0)) : this.refused(rule, `--mark ${o.values[0] ?? ''}`);
+          });
       case 'conntrack':
       case 'state':
         return conntrackConds(m.options, s);
@@ -342,15 +383,22 @@ class Tracer extends Walker<Table, Chain, Rule> {
 
   /** `-m addrtype --src-type/--dst-type`: LOCAL is what the trace knows (the node's addresses); other types are conditions. */
   private addrtype(m: Match, s: State): Cond[] {
-    return m.options.filter((o) => o.name === '--src-type' || o.name === '--dst-type').map((o) => {
-      const addr = o.name === '--src-type' ? s.src : s.dst;
-      const types = (o.values[0] ?? '').split(',');
-      let c: Cond;
-      if (types.every((x) => x === 'LOCAL')) c = certain(this.isLocal(addr));
-      else if (types.includes('LOCAL') && this.isLocal(addr)) c = yes;
-      else c = assume(`addrtype ${formatAddress(addr)} ${o.values[0] ?? ''}`, t('assuming {0} is of type {1}', formatAddress(addr), o.values[0] ?? ''), t('assuming {0} is not of type {1}', formatAddress(addr), o.values[0] ?? ''));
-      return neg(o, c);
-    });
+    return m.options
+      .filter((o) => o.name === '--src-type' || o.name === '--dst-type')
+      .map((o) => {
+        const addr = o.name === '--src-type' ? s.src : s.dst;
+        const types = (o.values[0] ?? '').split(',');
+        let c: Cond;
+        if (types.every((x) => x === 'LOCAL')) c = certain(this.isLocal(addr));
+        else if (types.includes('LOCAL') && this.isLocal(addr)) c = yes;
+        else
+          c = assume(
+            `addrtype ${formatAddress(addr)} ${o.values[0] ?? ''}`,
+            t('assuming {0} is of type {1}', formatAddress(addr), o.values[0] ?? ''),
+            t('assuming {0} is not of type {1}', formatAddress(addr), o.values[0] ?? ''),
+          );
+        return neg(o, c);
+      });
   }
 
   /** `-m statistic`: random and nth are shares of new connections; values iptables refuses match nothing, and say so. */
@@ -527,9 +575,7 @@ function quickFilter(rule: Rule): ((s: State) => boolean) | null {
     const host = prefix && prefix.bits === (prefix.family === 4 ? 32 : 128) ? prefix.network : undefined;
     const protoOk = (s: State) => (!proto || proto === 'all' || proto === s.protocol) && (port === undefined || port === s.dport) && (sourceOk === undefined || sourceOk(s));
     // A host address (kube-proxy's `-d VIP/32`) is one bigint comparison, no shifting.
-    f = host !== undefined
-      ? (s: State) => protoOk(s) && s.dst.value === host && s.dst.family === prefix!.family
-      : (s: State) => protoOk(s) && (!prefix || prefixContains(prefix, s.dst));
+    f = host !== undefined ? (s: State) => protoOk(s) && s.dst.value === host && s.dst.family === prefix!.family : (s: State) => protoOk(s) && (!prefix || prefixContains(prefix, s.dst));
   } else if (sourceOk !== undefined) f = sourceOk;
   quickFilters.set(rule, f);
   return f;

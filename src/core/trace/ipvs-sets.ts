@@ -72,5 +72,7 @@ export function inferredMember(inferred: InferredIpsets, name: string, flags: st
 
 /** What the trace says once when it inferred memberships. */
 export function inferredNote(): string {
-  return t('No ipset dump: membership of kube-proxy\'s ipsets was inferred from the IPVS virtual services, whose kinds are guesses (the same NodePort-range port on several node addresses or on loopback: a NodePort, in KUBE-NODE-PORT-*; any other: a ClusterIP, in KUBE-CLUSTER-IP); the sets they cannot tell stay conditions. Save `ipset save` beside the dumps to read them.');
+  return t(
+    "No ipset dump: membership of kube-proxy's ipsets was inferred from the IPVS virtual services, whose kinds are guesses (the same NodePort-range port on several node addresses or on loopback: a NodePort, in KUBE-NODE-PORT-*; any other: a ClusterIP, in KUBE-CLUSTER-IP); the sets they cannot tell stay conditions. Save `ipset save` beside the dumps to read them.",
+  );
 }

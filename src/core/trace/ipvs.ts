@@ -56,8 +56,7 @@ export function ipvsSelect(ipvs: IpvsTraceInput | undefined, budget: Budget, war
   const found = ipvs ? ipvsIndex(ipvs).byTuple.get(`${s.protocol}|${addressKey(s.dst)}|${s.dport}`) : undefined;
   if (!found) return { states: [s], rejected: [], passthrough: true };
   const { vs, fileIndex } = found;
-  const step = (st: State, note: string) =>
-    st.path.push({ fileIndex, line: vs.range.start.line, range: vs.range, table: 'ipvs', chain: vs.name, text: vs.name, note });
+  const step = (st: State, note: string) => st.path.push({ fileIndex, line: vs.range.start.line, range: vs.range, table: 'ipvs', chain: vs.name, text: vs.name, note });
   if (vs.realServers.length === 0) {
     step(s, t('IPVS: the virtual service has no real servers; the client gets ICMP port unreachable.'));
     return { states: [], rejected: [s], passthrough: false };

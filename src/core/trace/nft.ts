@@ -5,7 +5,30 @@
 import type { NftChain, NftElement, NftExpression, NftHashExpression, NftMap, NftNatStatement, NftNumgenExpression, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { known } from './facts';
 import { t } from '../l10n';
-import { applyDnat, assume, assumeLimit, assumeMatch, branchOn, certain, hostPort, ifaceCond, negate, no, shareChain, targetParts, traceWith, Walker, yes, type Cond, type End, type Final, type Flow, type Frame, type Hook, type State } from './engine';
+import {
+  applyDnat,
+  assume,
+  assumeLimit,
+  assumeMatch,
+  branchOn,
+  certain,
+  hostPort,
+  ifaceCond,
+  negate,
+  no,
+  shareChain,
+  targetParts,
+  traceWith,
+  Walker,
+  yes,
+  type Cond,
+  type End,
+  type Final,
+  type Flow,
+  type Frame,
+  type Hook,
+  type State,
+} from './engine';
 import { formatAddress, isIpv4, parseAddress, parsePrefix, prefixContains, type Address } from '../model/address';
 import type { Packet, PathStep, TraceContext, TraceResult } from './types';
 
@@ -37,7 +60,7 @@ function numericPrefix(text: string): ((n: number) => boolean) | undefined {
   if (!m || base === undefined || Number(m[2]) > 32) return undefined;
   const bits = Number(m[2]);
   const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return (n) => ((n & mask) >>> 0) === ((base & mask) >>> 0);
+  return (n) => (n & mask) >>> 0 === (base & mask) >>> 0;
 }
 
 /** Does one element key part (as written in the dump) contain the value? */
@@ -223,7 +246,7 @@ function numgenShares(elements: NftElement[], mod: number, offset: number): Numg
   const heap: Item[] = [];
   const heapPush = (item: Item) => {
     heap.push(item);
-    for (let i = heap.length - 1; i > 0; ) {
+    for (let i = heap.length - 1; i > 0;) {
       const up = (i - 1) >> 1;
       if (heap[up].prio <= heap[i].prio) break;
       [heap[up], heap[i]] = [heap[i], heap[up]];
@@ -235,7 +258,7 @@ function numgenShares(elements: NftElement[], mod: number, offset: number): Numg
     const last = heap.pop()!;
     if (heap.length > 0) {
       heap[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
@@ -264,7 +287,7 @@ function numgenShares(elements: NftElement[], mod: number, offset: number): Numg
     pos = end + 1;
   }
   const shares = [...items.map((i) => i.share), none].filter((x) => x.count > 0).sort((x, y) => x.runs[0][0] - y.runs[0][0]);
-  for (const share of shares) for (const run of share.runs) (run[0] += offset), (run[1] += offset);
+  for (const share of shares) for (const run of share.runs) ((run[0] += offset), (run[1] += offset));
   byKey.set(cacheKey, shares);
   return shares;
 }
@@ -395,9 +418,24 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
   hook(hook: Hook, states: State[]): { passed: State[]; ended: Final[] } {
     let live = states;
     const ended: Final[] = [];
-    if (states.length > 0) this.missing.nft(hook, this.baseChains(hook).map((c) => c.chain.type));
+    if (states.length > 0)
+      this.missing.nft(
+        hook,
+        this.baseChains(hook).map((c) => c.chain.type),
+      );
     for (const { table, chain } of this.baseChains(hook)) {
-      const drop = chain.policy === 'drop' ? (): PathStep => ({ fileIndex: this.fileIndex, line: chain.range.start.line, range: chain.nameRange, table: `${table.family} ${table.name}`, chain: chain.name, text: `chain ${chain.name}`, note: t('No rule decided: the policy of {0} drops the packet.', chain.name) }) : undefined;
+      const drop =
+        chain.policy === 'drop'
+          ? (): PathStep => ({
+              fileIndex: this.fileIndex,
+              line: chain.range.start.line,
+              range: chain.nameRange,
+              table: `${table.family} ${table.name}`,
+              chain: chain.name,
+              text: `chain ${chain.name}`,
+              note: t('No rule decided: the policy of {0} drops the packet.', chain.name),
+            })
+          : undefined;
       live = this.runBase(table, chain, live, drop, ended);
     }
     return { passed: live, ended };
@@ -461,7 +499,7 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
         }
         if (st.type === 'masquerade' || st.type === 'snat') {
           s.masquerade = true;
-          this.step(s, frame, rule, noteOf(b, st.type === 'masquerade' ? t('masquerade: the source becomes the outgoing interface\'s address.') : t('snat: the source address is rewritten.')));
+          this.step(s, frame, rule, noteOf(b, st.type === 'masquerade' ? t("masquerade: the source becomes the outgoing interface's address.") : t('snat: the source address is rewritten.')));
         } else {
           const rewritten = target ? this.rewrite(s, target, st.port) : false;
           this.step(s, frame, rule, noteOf(b, rewritten ? t('dnat: the destination becomes {0}.', hostPort(s.dstText, s.dport)) : t('{0} to an address the dump computes at run time (a map lookup).', st.type)));
@@ -594,7 +632,9 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
     let covered = shares !== undefined && shares.every((x) => x.element);
     if (groups.length > MAX_MAP_BRANCHES) {
       // Each result is an outcome of its own, under conditions that grow with each: a few dozen say what there is.
-      this.warnings.push(t('The map lookup on {0} at line {1} has {2} results that depend on what the dump does not show; the trace follows the first {3}.', key.text, rule.range.start.line + 1, groups.length, MAX_MAP_BRANCHES));
+      this.warnings.push(
+        t('The map lookup on {0} at line {1} has {2} results that depend on what the dump does not show; the trace follows the first {3}.', key.text, rule.range.start.line + 1, groups.length, MAX_MAP_BRANCHES),
+      );
       groups = groups.slice(0, MAX_MAP_BRANCHES);
       covered = false;
     }
@@ -633,7 +673,10 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
   /** `numgen random mod 4` or `jhash ip saddr mod 4` as a value of its own: each of its values, as a map onto itself would give. */
   private ownValues(rule: NftRule, e: NftNumgenExpression | NftHashExpression, b: Branch): Found[] {
     const mod = Number.isInteger(e.mod) && e.mod >= 1 && e.mod <= MAX_OWN_VALUES ? e.mod : 0;
-    if (mod === 0) return e.kind === 'numgen' ? this.numgenLookup(rule, e, [], b).map(({ b }) => ({ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } })) : [{ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } }];
+    if (mod === 0)
+      return e.kind === 'numgen'
+        ? this.numgenLookup(rule, e, [], b).map(({ b }) => ({ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } }))
+        : [{ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } }];
     let elements = ownElements.get(e);
     if (!elements) {
       const offset = e.offset ?? 0;
@@ -773,12 +816,12 @@ class NftTracer extends Walker<NftTable, NftChain, NftRule> {
         hit = right.elements.some((e) => keyMatches(e.key, v) === true);
         break;
       case 'prefix':
-      {
-        // An invalid prefix (`/99`: a parser diagnostic) contains nothing.
-        const prefix = parsePrefix(`${right.address}/${right.length}`);
-        const numeric = v.kind === 'num' ? numericPrefix(`${right.address}/${right.length}`) : undefined;
-        hit = numeric ? numeric((v as { n: number }).n) : v.kind === 'addr' && prefix !== undefined && prefixContains(prefix, v.addr);
-      }
+        {
+          // An invalid prefix (`/99`: a parser diagnostic) contains nothing.
+          const prefix = parsePrefix(`${right.address}/${right.length}`);
+          const numeric = v.kind === 'num' ? numericPrefix(`${right.address}/${right.length}`) : undefined;
+          hit = numeric ? numeric((v as { n: number }).n) : v.kind === 'addr' && prefix !== undefined && prefixContains(prefix, v.addr);
+        }
         break;
       case 'range':
         hit = keyMatches([`${right.from}-${right.to}`], v) === true;

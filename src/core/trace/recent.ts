@@ -72,11 +72,20 @@ function historyCond(r: RecentTest, name: string, address: string): Cond {
   const key = `recent ${r.list} >=${r.hits}${r.seconds ? ` ${r.seconds}s` : ''}`;
   const [label, labelNot] =
     r.seconds && r.hits === 1
-      ? [t('assuming recent list {0} saw {1} in the last {2} s before this connection', name, address, r.seconds), t('assuming recent list {0} did not see {1} in the last {2} s before this connection', name, address, r.seconds)]
+      ? [
+          t('assuming recent list {0} saw {1} in the last {2} s before this connection', name, address, r.seconds),
+          t('assuming recent list {0} did not see {1} in the last {2} s before this connection', name, address, r.seconds),
+        ]
       : r.seconds
-        ? [t('assuming recent list {0} saw {1} at least {2} times in the last {3} s before this connection', name, address, r.hits, r.seconds), t('assuming recent list {0} saw {1} fewer than {2} times in the last {3} s before this connection', name, address, r.hits, r.seconds)]
+        ? [
+            t('assuming recent list {0} saw {1} at least {2} times in the last {3} s before this connection', name, address, r.hits, r.seconds),
+            t('assuming recent list {0} saw {1} fewer than {2} times in the last {3} s before this connection', name, address, r.hits, r.seconds),
+          ]
         : r.hits === 1
           ? [t('assuming {0} is in recent list {1} from earlier connections', address, name), t('assuming {0} is not in recent list {1}', address, name)]
-          : [t('assuming recent list {0} saw {1} at least {2} times before this connection', name, address, r.hits), t('assuming recent list {0} saw {1} fewer than {2} times before this connection', name, address, r.hits)];
+          : [
+              t('assuming recent list {0} saw {1} at least {2} times before this connection', name, address, r.hits),
+              t('assuming recent list {0} saw {1} fewer than {2} times before this connection', name, address, r.hits),
+            ];
   return { ...assume(key, label, labelNot), recent: r };
 }

@@ -19,9 +19,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     const entry = await cache.get(document);
     if (document.isClosed || document.version !== version) return; // a newer version's update follows
     if (!entry) {
-      collection.set(document.uri, cache.isTooLarge(document)
-        ? [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), tooLargeMessage(document, cache.size(document)), vscode.DiagnosticSeverity.Information)]
-        : []);
+      collection.set(document.uri, cache.isTooLarge(document) ? [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), tooLargeMessage(document, cache.size(document)), vscode.DiagnosticSeverity.Information)] : []);
       return;
     }
     const reportUnreferenced = readSettings().reportUnreferencedChains;

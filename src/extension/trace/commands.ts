@@ -41,7 +41,10 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       }
       const index = shown.uris.findIndex((u) => u.toString() === editor.document.uri.toString());
       const lines = new Set(index < 0 ? [] : shown.result.outcomes.flatMap((o) => o.path.filter((s) => s.fileIndex === index).map((s) => s.line)));
-      editor.setDecorations(decoration, [...lines].map((line) => new vscode.Range(line, 0, line, 0)));
+      editor.setDecorations(
+        decoration,
+        [...lines].map((line) => new vscode.Range(line, 0, line, 0)),
+      );
     }
   };
 
@@ -95,7 +98,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       return;
     }
     const result = answer.value;
-    log.info(`trace ${target.protocol} ${core().hostPort(target.address, target.port)} from ${from} (${answer.where}): ${result.outcomes.map((o) => `${core().formatShare(o.probability)} ${o.verdict} ${o.destination ?? ''}`).join(', ')}`);
+    log.info(
+      `trace ${target.protocol} ${core().hostPort(target.address, target.port)} from ${from} (${answer.where}): ${result.outcomes.map((o) => `${core().formatShare(o.probability)} ${o.verdict} ${o.destination ?? ''}`).join(', ')}`,
+    );
     tree.show({ result, uris: answer.uris });
     // Also ticks the walkthrough's trace step: done once a trace has run, not when its button was clicked. The
     // step listens for the key to change, so a trace shown over an earlier one (key already set) sets it anew.
@@ -119,7 +124,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
       rows: async (value) => (await snapshots.query(document, 'frontendRows', kind, value, PICK_ROWS))?.value,
       typed: (value) => {
         const d = core().parseDestination(value);
-        return d ? [{ label: `${core().hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }] : [];
+        return d
+          ? [{ label: `${core().hostPort(d.address, d.port)}/${d.protocol}`, description: vscode.l10n.t('trace this address'), target: { address: d.address, port: d.port, protocol: d.protocol }, alwaysShow: true }]
+          : [];
       },
     });
     return picked?.target;
@@ -152,12 +159,14 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     vscode.commands.registerCommand('dataplane.tracePacket', async (destination?: string, entry?: Entry) => {
       const snapshot = await activeSnapshot();
       if (!snapshot) return;
-      const text = destination ?? (await vscode.window.showInputBox({
-        title: vscode.l10n.t('Trace Packet'),
-        prompt: vscode.l10n.t('Destination ADDRESS:PORT[/tcp|udp|sctp]'),
-        placeHolder: '10.96.0.10:53/udp',
-        validateInput: destinationInputProblem,
-      }));
+      const text =
+        destination ??
+        (await vscode.window.showInputBox({
+          title: vscode.l10n.t('Trace Packet'),
+          prompt: vscode.l10n.t('Destination ADDRESS:PORT[/tcp|udp|sctp]'),
+          placeHolder: '10.96.0.10:53/udp',
+          validateInput: destinationInputProblem,
+        }));
       const d = text ? core().parseDestination(text) : undefined;
       if (d) await run({ address: d.address, port: d.port, protocol: d.protocol }, entry, snapshot);
     }),

@@ -6,10 +6,13 @@ import path from 'node:path';
 /** The folder the extension's log says the sample `id` was copied to (the newest such line). */
 async function copiedTo(vscode, workspace, id) {
   let folder;
-  await vscode.poll(async () => {
-    const found = [...vscode.extensionLog(workspace).matchAll(new RegExp(`opened sample ${id} \\(copied to (.+)\\)`, 'g'))];
-    return (folder = found.at(-1)?.[1]);
-  }, { what: `"opened sample ${id}" in the extension's log` });
+  await vscode.poll(
+    async () => {
+      const found = [...vscode.extensionLog(workspace).matchAll(new RegExp(`opened sample ${id} \\(copied to (.+)\\)`, 'g'))];
+      return (folder = found.at(-1)?.[1]);
+    },
+    { what: `"opened sample ${id}" in the extension's log` },
+  );
   return folder;
 }
 
@@ -26,10 +29,13 @@ export default [
       for (const name of ['node1.ipvsadm', 'node1.ipset', 'node1.iptables']) {
         if (!tabs.some((t) => t.startsWith(name))) throw new Error(`no tab ${name}; tabs: ${tabs.join(' | ')}`);
       }
-      const mode = await vscode.poll(async () => {
-        const m = await vscode.statusItem(page, 'status.editor.mode');
-        return m && m !== 'Plain Text' ? m : undefined;
-      }, { what: 'a language mode' });
+      const mode = await vscode.poll(
+        async () => {
+          const m = await vscode.statusItem(page, 'status.editor.mode');
+          return m && m !== 'Plain Text' ? m : undefined;
+        },
+        { what: 'a language mode' },
+      );
       if (!/ipvsadm|IPVS/i.test(mode)) throw new Error(`node1.ipvsadm opened in language mode ${mode}`);
       // A copy outside the extension's install folder (<run>/ext), where editing it changes nothing installed.
       const folder = await copiedTo(vscode, workspace, 'ipvs');

@@ -198,15 +198,15 @@ export class Topology {
       'link set vcli up',
       `route add ${CLIENT_ROUTE} dev vcli`,
     ];
-    const podLink = (dev: string, ns: string, address: string) => [`link add ${dev} type veth peer name eth0 netns ${ns}`, `addr add ${POD_GATEWAY}/32 dev ${dev}`, `link set ${dev} up`, `route add ${address}/32 dev ${dev}`];
+    const podLink = (dev: string, ns: string, address: string) => [
+      `link add ${dev} type veth peer name eth0 netns ${ns}`,
+      `addr add ${POD_GATEWAY}/32 dev ${dev}`,
+      `link set ${dev} up`,
+      `route add ${address}/32 dev ${dev}`,
+    ];
     spec.pods.forEach((p, i) => node.push(...podLink(p.iface ?? `vp${i}`, this.podNs.get(p.address)!, p.address)));
     for (const c of spec.sideClients ?? []) node.push(...podLink(c.iface, this.sideNs.get(c.iface)!, c.address));
-    node.push(
-      `link add eth1 type veth peer name eth0 netns ${this.world}`,
-      `addr add ${NODE_UPLINK_IP}/30 dev eth1`,
-      'link set eth1 up',
-      `route add default via ${WORLD_IP} dev eth1 src ${NODE_IP}`,
-    );
+    node.push(`link add eth1 type veth peer name eth0 netns ${this.world}`, `addr add ${NODE_UPLINK_IP}/30 dev eth1`, 'link set eth1 up', `route add default via ${WORLD_IP} dev eth1 src ${NODE_IP}`);
     for (const r of spec.nodeRoutes ?? []) {
       if (!/^route add [0-9./]+ via [0-9.]+ dev \w+ src [0-9.]+$/.test(r)) throw new Error(`topology: bad node route ${r}`);
       node.push(r);
@@ -376,4 +376,3 @@ export class Topology {
     await deleteNamespaces(this.namespaces);
   }
 }
-

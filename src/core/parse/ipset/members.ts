@@ -103,7 +103,12 @@ export function parseMemberParts(text: string, textRange: Range, type: string, f
   const expected = dims.dimensions;
   const optionalMac = type === 'bitmap:ip,mac' && pieces.length === 1;
   if (pieces.length !== expected.length && !optionalMac) {
-    problems.push({ severity: 'error', code: 'bad-member', message: t('A {0} member has {1} parts separated by commas ({2}); this one has {3}.', type, expected.length, expected.join(','), pieces.length), range: textRange });
+    problems.push({
+      severity: 'error',
+      code: 'bad-member',
+      message: t('A {0} member has {1} parts separated by commas ({2}); this one has {3}.', type, expected.length, expected.join(','), pieces.length),
+      range: textRange,
+    });
     return { parts: [], problems };
   }
   const parts: IpsetMemberPart[] = [];

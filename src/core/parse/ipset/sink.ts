@@ -16,14 +16,22 @@ import { parseMemberParts } from './members';
 import { AddCommandNode, MemberByLine, SetReference, type MemberNode } from './nodes';
 
 const COMMAND_ALIASES: Record<string, IpsetCommand['command']> = nameTable({
-  create: 'create', '-N': 'create',
-  add: 'add', '-A': 'add',
-  del: 'del', '-D': 'del',
-  test: 'test', '-T': 'test',
-  destroy: 'destroy', '-X': 'destroy',
-  flush: 'flush', '-F': 'flush',
-  rename: 'rename', '-E': 'rename',
-  swap: 'swap', '-W': 'swap',
+  create: 'create',
+  '-N': 'create',
+  add: 'add',
+  '-A': 'add',
+  del: 'del',
+  '-D': 'del',
+  test: 'test',
+  '-T': 'test',
+  destroy: 'destroy',
+  '-X': 'destroy',
+  flush: 'flush',
+  '-F': 'flush',
+  rename: 'rename',
+  '-E': 'rename',
+  swap: 'swap',
+  '-W': 'swap',
 });
 
 interface CreateOptionSpec {
@@ -52,7 +60,18 @@ const CREATE_OPTIONS: Record<string, CreateOptionSpec> = nameTable({
 });
 
 export const MEMBER_OPTIONS: Record<string, 0 | 1> = nameTable({
-  timeout: 1, packets: 1, bytes: 1, comment: 1, nomatch: 0, skbmark: 1, skbprio: 1, skbqueue: 1, before: 1, after: 1, '-exist': 0, '-!': 0,
+  timeout: 1,
+  packets: 1,
+  bytes: 1,
+  comment: 1,
+  nomatch: 0,
+  skbmark: 1,
+  skbprio: 1,
+  skbqueue: 1,
+  before: 1,
+  after: 1,
+  '-exist': 0,
+  '-!': 0,
 });
 
 type PendingRef = PendingReference;
@@ -183,7 +202,12 @@ export class IpsetSink implements LineSink {
       const from = Number(set.range.from);
       const to = Number(set.range.to);
       if (values.port < from || (values.portTo ?? values.port) > to) {
-        this.diag(member.textRange, 'error', 'out-of-range', t('Port {0} is outside the set\'s range {1}: ipset says "Element is out of the range of the set".', values.portTo !== undefined ? `${values.port}-${values.portTo}` : values.port, set.range.text));
+        this.diag(
+          member.textRange,
+          'error',
+          'out-of-range',
+          t('Port {0} is outside the set\'s range {1}: ipset says "Element is out of the range of the set".', values.portTo !== undefined ? `${values.port}-${values.portTo}` : values.port, set.range.text),
+        );
       }
     }
     set.members.push(member);
@@ -520,18 +544,42 @@ export class IpsetSink implements LineSink {
         if (value === 'inet' || value === 'inet6') set.family = value;
         else this.diag(range, 'error', 'bad-value', t('family is inet or inet6, not {0}.', value ?? ''));
         return;
-      case 'hashsize': set.hashsize = int(); return;
-      case 'maxelem': set.maxelem = int(); return;
-      case 'bucketsize': set.bucketsize = int(); return;
-      case 'timeout': set.timeout = int(); return;
-      case 'size': set.size = int(); return;
-      case 'netmask': set.netmask = int(); return;
-      case 'initval': set.initval = value; return;
-      case 'markmask': set.markmask = value; return;
-      case 'counters': set.counters = true; return;
-      case 'comment': set.comment = true; return;
-      case 'skbinfo': set.skbinfo = true; return;
-      case 'forceadd': set.forceadd = true; return;
+      case 'hashsize':
+        set.hashsize = int();
+        return;
+      case 'maxelem':
+        set.maxelem = int();
+        return;
+      case 'bucketsize':
+        set.bucketsize = int();
+        return;
+      case 'timeout':
+        set.timeout = int();
+        return;
+      case 'size':
+        set.size = int();
+        return;
+      case 'netmask':
+        set.netmask = int();
+        return;
+      case 'initval':
+        set.initval = value;
+        return;
+      case 'markmask':
+        set.markmask = value;
+        return;
+      case 'counters':
+        set.counters = true;
+        return;
+      case 'comment':
+        set.comment = true;
+        return;
+      case 'skbinfo':
+        set.skbinfo = true;
+        return;
+      case 'forceadd':
+        set.forceadd = true;
+        return;
       case 'range': {
         const text = value ?? '';
         const [from, to] = text.includes('-') ? text.split('-') : [text, text];
@@ -559,7 +607,12 @@ export class IpsetSink implements LineSink {
         const from = Number(set.range.from);
         const to = Number(set.range.to);
         if (member.port < from || (member.portTo ?? member.port) > to) {
-          this.diag(textRange, 'error', 'out-of-range', t('Port {0} is outside the set\'s range {1}: ipset says "Element is out of the range of the set".', member.portTo !== undefined ? `${member.port}-${member.portTo}` : member.port, set.range.text));
+          this.diag(
+            textRange,
+            'error',
+            'out-of-range',
+            t('Port {0} is outside the set\'s range {1}: ipset says "Element is out of the range of the set".', member.portTo !== undefined ? `${member.port}-${member.portTo}` : member.port, set.range.text),
+          );
         }
       }
     }
@@ -686,9 +739,12 @@ export class IpsetSink implements LineSink {
       this.diag(set.typeRange ?? set.nameRange, 'warning', 'kube-set-type', t('kube-proxy creates {0} as {1}, not {2}.', set.name, info.type, set.type));
     }
     if (set.family && set.family !== info.family) {
-      this.diag(set.nameRange, 'warning', 'kube-set-family', info.family === 'inet6'
-        ? t('{0} is kube-proxy\'s IPv6 set: it should be family inet6.', set.name)
-        : t('{0} is kube-proxy\'s IPv4 set (the IPv6 one is named KUBE-6-…): it should be family inet.', set.name));
+      this.diag(
+        set.nameRange,
+        'warning',
+        'kube-set-family',
+        info.family === 'inet6' ? t("{0} is kube-proxy's IPv6 set: it should be family inet6.", set.name) : t("{0} is kube-proxy's IPv4 set (the IPv6 one is named KUBE-6-…): it should be family inet.", set.name),
+      );
     }
   }
 }

@@ -205,8 +205,7 @@ function peekPlainValue(raw: string, j: number): string | undefined {
 }
 
 const isMatchItem = (raw: string, j: number) => peekImageIs(raw, peekOpt[j], '-m') || peekImageIs(raw, peekOpt[j], '--match');
-const isTargetItem = (raw: string, j: number) =>
-  peekImageIs(raw, peekOpt[j], '-j') || peekImageIs(raw, peekOpt[j], '--jump') || peekImageIs(raw, peekOpt[j], '-g') || peekImageIs(raw, peekOpt[j], '--goto');
+const isTargetItem = (raw: string, j: number) => peekImageIs(raw, peekOpt[j], '-j') || peekImageIs(raw, peekOpt[j], '--jump') || peekImageIs(raw, peekOpt[j], '-g') || peekImageIs(raw, peekOpt[j], '--goto');
 
 const lr = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
 

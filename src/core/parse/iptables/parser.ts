@@ -46,7 +46,14 @@ function lineEndings(text: string, lines: LineStarts): LineEndings {
     let end = text.indexOf('\n', cr);
     if (end < 0) end = text.length;
     if (crFails(text.slice(from, end))) {
-      const table = text.charCodeAt(from) === 42 /* * */ ? text.slice(from + 1, end).trim().split(/[ \t]/)[0].replace(/\r.*/s, '') : undefined;
+      const table =
+        text.charCodeAt(from) === 42 /* * */
+          ? text
+              .slice(from + 1, end)
+              .trim()
+              .split(/[ \t]/)[0]
+              .replace(/\r.*/s, '')
+          : undefined;
       return { finalBreak, tableLines, firstFailure: { line: lineAt(lines, from), crlf: text.charCodeAt(cr + 1) === 10, table } };
     }
     cr = text.indexOf('\r', end);
@@ -59,7 +66,14 @@ function crFails(line: string): boolean {
   const c = line.charCodeAt(0);
   if (c === 35 /* # */) return false;
   // `:NAME POLICY [p:b]\r`: the counters swallow it unless restoring them.
-  if (c === 58 /* : */) return /\r/.test(line.slice(1).trimStart().split(/[ \t]+/, 2).join(' '));
+  if (c === 58 /* : */)
+    return /\r/.test(
+      line
+        .slice(1)
+        .trimStart()
+        .split(/[ \t]+/, 2)
+        .join(' '),
+    );
   return true;
 }
 

@@ -12,7 +12,20 @@ import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import type { OptionSpec } from './extensions';
 import { FULL_COUNTERS, K_VALUE, MatchNode, NEGATED_AFTER, NEGATED_BEFORE, OptionNode, TargetNode, type RuleDetails, type RuleNode } from './nodes';
-import { COMMAND_ALIASES, IMPLICIT_PROTOCOL_MATCH, matchSpec, MATCH_EXTENSION_NAMES, PARAM_ALIASES, PARAM_ARITY, RULE_COMMANDS, TABLE_NAMES, targetKindOf, targetSpec, TARGET_EXTENSION_NAMES, VERDICTS } from './vocabulary';
+import {
+  COMMAND_ALIASES,
+  IMPLICIT_PROTOCOL_MATCH,
+  matchSpec,
+  MATCH_EXTENSION_NAMES,
+  PARAM_ALIASES,
+  PARAM_ARITY,
+  RULE_COMMANDS,
+  TABLE_NAMES,
+  targetKindOf,
+  targetSpec,
+  TARGET_EXTENSION_NAMES,
+  VERDICTS,
+} from './vocabulary';
 import { addressProblem } from './address-problem';
 import { LineScratch } from './scratch';
 import type { IptablesSink } from './sink';
@@ -158,7 +171,6 @@ export class IptablesReader {
     return this.sink.plainValue(this.text, this.s.tokens.start[k], this.s.tokens.end[k]);
   }
 
-
   private tok(i: number, k: number): Range {
     return lineRange(i, this.s.tokens.start[k], this.s.tokens.end[k]);
   }
@@ -177,9 +189,19 @@ export class IptablesReader {
     const text = this.sink.lines.line(cr.line) ?? '';
     const range = lineRange(cr.line, 0, text.length);
     if (!cr.crlf) {
-      this.sink.diag(range, 'warning', 'cr-line-endings', t('Carriage returns without line feeds (old Mac line endings): iptables-restore does not end a line there and fails on this one. Save the file with LF line endings.'));
+      this.sink.diag(
+        range,
+        'warning',
+        'cr-line-endings',
+        t('Carriage returns without line feeds (old Mac line endings): iptables-restore does not end a line there and fails on this one. Save the file with LF line endings.'),
+      );
     } else if (cr.table !== undefined) {
-      this.sink.diag(range, 'warning', 'crlf-line-endings', t('Windows (CRLF) line endings: iptables-restore keeps the carriage return in the table name and fails here ("table name \'{0}\\r\' invalid"). Save the file with LF line endings.', cr.table));
+      this.sink.diag(
+        range,
+        'warning',
+        'crlf-line-endings',
+        t('Windows (CRLF) line endings: iptables-restore keeps the carriage return in the table name and fails here ("table name \'{0}\\r\' invalid"). Save the file with LF line endings.', cr.table),
+      );
     } else {
       this.sink.diag(range, 'warning', 'crlf-line-endings', t('Windows (CRLF) line endings: iptables-restore keeps the carriage return as part of this line and fails here. Save the file with LF line endings.'));
     }
@@ -317,11 +339,7 @@ export class IptablesReader {
       const tool = header[1];
       // The nf_tables variant always says so ("(nf_tables)", or xtables-save in 1.6); plain
       // iptables-save output without that mark comes from the legacy x_tables backend.
-      const backend: IptablesBackend = header[3] === 'nf_tables' || /-nft-|^xtables/.test(tool)
-        ? 'nf_tables'
-        : header[3] === 'legacy' || /-legacy-/.test(tool) || /^ip6?tables-save$/.test(tool)
-          ? 'legacy'
-          : 'unknown';
+      const backend: IptablesBackend = header[3] === 'nf_tables' || /-nft-|^xtables/.test(tool) ? 'nf_tables' : header[3] === 'legacy' || /-legacy-/.test(tool) || /^ip6?tables-save$/.test(tool) ? 'legacy' : 'unknown';
       this.sink.saveHeader(tool, header[2], backend, text, range);
     } else if (COMPLETED_RE.test(text)) {
       this.sink.header('completed', text, range);
@@ -334,7 +352,6 @@ export class IptablesReader {
       this.sink.header('comment', text, range);
     }
   }
-
 
   /**
    * A `*table` or `:chain` line starting at column `at`, read as iptables-restore reads it: words separated by
@@ -410,9 +427,15 @@ export class IptablesReader {
       // iptables-restore compares the whole line with "COMMIT\n"; anything else is parsed as a rule.
       this.sink.diag(lineRange(i, 6, text.length), 'error', 'commit-trailing-space', t('Whitespace after COMMIT: iptables-restore fails here with "Bad argument `COMMIT\'".'));
     } else if (text.startsWith('COMMIT')) {
-      if (text !== 'COMMIT') this.sink.diag(lineRange(i, 6, text.trimEnd().length), 'error', 'commit-trailing-text', t('Text after COMMIT: iptables-restore fails here with "Bad argument `COMMIT\'" (a comment needs a line of its own).'));
+      if (text !== 'COMMIT')
+        this.sink.diag(lineRange(i, 6, text.trimEnd().length), 'error', 'commit-trailing-text', t('Text after COMMIT: iptables-restore fails here with "Bad argument `COMMIT\'" (a comment needs a line of its own).'));
       else if (i === this.sink.lines.count - 1 && !this.sink.endings.finalBreak) {
-        this.sink.diag(range, 'warning', 'commit-without-newline', t('The file ends without a line break after COMMIT: iptables-legacy-restore fails here with "Bad argument `COMMIT\'" (iptables-nft-restore accepts it).'));
+        this.sink.diag(
+          range,
+          'warning',
+          'commit-without-newline',
+          t('The file ends without a line break after COMMIT: iptables-legacy-restore fails here with "Bad argument `COMMIT\'" (iptables-nft-restore accepts it).'),
+        );
       }
     } else {
       this.sink.diag(range, 'error', 'commit-indented', t('COMMIT must start the line and stand alone.'));
@@ -598,8 +621,7 @@ export class IptablesReader {
     // Consecutive rules mostly name the same chain: compare the token with it before slicing and looking up.
     const last = this.sink.lastChain;
     const start = tokens.start[chainToken];
-    const sameChain = last !== undefined && last.tableId === table.id && tokens.quoted[chainToken] === 0 &&
-      tokens.end[chainToken] - start === last.name.length && text.startsWith(last.name, start);
+    const sameChain = last !== undefined && last.tableId === table.id && tokens.quoted[chainToken] === 0 && tokens.end[chainToken] - start === last.name.length && text.startsWith(last.name, start);
     let position: number | undefined;
     const extraCommandArgs = s.nv[0] - 1;
     if (extraCommandArgs > 0) {
@@ -680,7 +702,7 @@ export class IptablesReader {
     const s = this.s;
     const r = this.r;
     const count = this.takeValues(i, j, 1, image);
-    if (s.neg[j] >= 0) this.sink.diag(this.tok(i, s.neg[j]), 'error', 'syntax', t('-m cannot be negated; put ! before the module\'s option.'));
+    if (s.neg[j] >= 0) this.sink.diag(this.tok(i, s.neg[j]), 'error', 'syntax', t("-m cannot be negated; put ! before the module's option."));
     if (count === 0) return;
     const v0 = s.v0[j];
     const module = this.sink.intern(this.value(v0));
@@ -830,9 +852,7 @@ export class IptablesReader {
     const max = arity === 'optional' ? 1 : arity;
     const min = arity === 'optional' ? 0 : arity;
     if (count < min) {
-      this.sink.diag(this.tok(i, this.s.opt[j]), 'error', 'missing-value', min === 1
-        ? t('{0} needs a value.', image)
-        : t('{0} needs {1} values.', image, min));
+      this.sink.diag(this.tok(i, this.s.opt[j]), 'error', 'missing-value', min === 1 ? t('{0} needs a value.', image) : t('{0} needs {1} values.', image, min));
       return count;
     }
     if (count > max) {
@@ -842,7 +862,12 @@ export class IptablesReader {
         this.sink.diag(range, 'warning', 'unquoted-comment', t('Text with spaces must be quoted: iptables-restore rejects this line ("Bad argument `{0}\'"). Read leniently as one text.', this.value(first)));
         return count;
       }
-      this.sink.diag(range, 'error', 'unexpected-argument', t('Unexpected argument {0}: {1} takes {2}.', JSON.stringify(this.value(first)), image, max === 0 ? t('no value') : max === 1 ? t('one value') : t('{0} values', max)));
+      this.sink.diag(
+        range,
+        'error',
+        'unexpected-argument',
+        t('Unexpected argument {0}: {1} takes {2}.', JSON.stringify(this.value(first)), image, max === 0 ? t('no value') : max === 1 ? t('one value') : t('{0} values', max)),
+      );
       return max;
     }
     return count;
@@ -880,5 +905,4 @@ export class IptablesReader {
       if (!(p >= 0 && p <= 1)) this.sink.diag(this.tok(i, this.s.v0[j]), 'error', 'bad-probability', t('A probability is a number from 0 to 1, not {0}.', value));
     }
   }
-
 }

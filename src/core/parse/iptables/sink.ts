@@ -115,7 +115,6 @@ export class IptablesSink implements RuleReader, LineSink {
     this.diagnostics.add(range, severity, code, message, unnecessary);
   }
 
-
   intern(s: string): string {
     const known = this.names.get(s);
     if (known !== undefined) return known;
@@ -276,7 +275,18 @@ export class IptablesSink implements RuleReader, LineSink {
   }
 
   /** A rule on line i of `chain`, its chain named from column start to end (not yet in its chain: see rule). */
-  newRule(table: Table, chain: Chain, operation: RuleOperation, position: number | undefined, i: number, chainToken: number, offsets: number[] | undefined, noted: number | undefined, start: number, end: number): RuleNode {
+  newRule(
+    table: Table,
+    chain: Chain,
+    operation: RuleOperation,
+    position: number | undefined,
+    i: number,
+    chainToken: number,
+    offsets: number[] | undefined,
+    noted: number | undefined,
+    start: number,
+    end: number,
+  ): RuleNode {
     const rule = new RuleNode(chain as ChainNode, operation, position, i, chainToken, offsets, noted);
     // Reported in resolveReferences if the chain never gets declared.
     if (!chain.declared && !chain.builtin) this.pend(table, chain.name, rule, start, end, OWNER);
@@ -371,9 +381,21 @@ export class IptablesSink implements RuleReader, LineSink {
     if (this.pasted) return;
     this.pasted = true;
     if (format === 'S') {
-      this.diag(range, 'error', 'list-format', t('This looks like `iptables -S` output, not `iptables-save`: without *table and COMMIT lines iptables-restore cannot read it, and neither can this extension yet. Save the rules with iptables-save (or put *filter, or the table listed with -t, before them and COMMIT after them).'));
+      this.diag(
+        range,
+        'error',
+        'list-format',
+        t(
+          'This looks like `iptables -S` output, not `iptables-save`: without *table and COMMIT lines iptables-restore cannot read it, and neither can this extension yet. Save the rules with iptables-save (or put *filter, or the table listed with -t, before them and COMMIT after them).',
+        ),
+      );
     } else {
-      this.diag(range, 'error', 'list-format', t('This looks like `iptables -L` output, not `iptables-save`: a listing for reading, which iptables-restore cannot load and this extension does not read yet. Save the rules with iptables-save instead.'));
+      this.diag(
+        range,
+        'error',
+        'list-format',
+        t('This looks like `iptables -L` output, not `iptables-save`: a listing for reading, which iptables-restore cannot load and this extension does not read yet. Save the rules with iptables-save instead.'),
+      );
     }
   }
 
@@ -428,7 +450,6 @@ export class IptablesSink implements RuleReader, LineSink {
     return chain;
   }
 
-
   /** `start`, `end`: the columns of the name on the rule's line; `chain`: the chain a jump or goto names, when it exists already. */
   pend(table: Table, name: string, rule: RuleNode, start: number, end: number, role: number, chain?: Chain): void {
     // The chains jumps and gotos name are marked (here those that exist when read, in resolveReferences the others):
@@ -469,13 +490,23 @@ export class IptablesSink implements RuleReader, LineSink {
       if (reported.has(key)) continue;
       reported.add(key);
       if (role === OWNER) {
-        this.diag(range, strict ? 'error' : 'warning', 'undeclared-chain', strict
-          ? t('Chain {0} is not declared in table {1}: iptables-restore would refuse this rule.', name, table.name)
-          : t('Chain {0} is not declared in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', name, table.name));
+        this.diag(
+          range,
+          strict ? 'error' : 'warning',
+          'undeclared-chain',
+          strict
+            ? t('Chain {0} is not declared in table {1}: iptables-restore would refuse this rule.', name, table.name)
+            : t('Chain {0} is not declared in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', name, table.name),
+        );
       } else {
-        this.diag(range, strict ? 'error' : 'warning', 'undefined-chain', strict
-          ? t('No chain or target {0} in table {1}: iptables-restore would refuse the file.', name, table.name)
-          : t('No chain or target {0} in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', name, table.name));
+        this.diag(
+          range,
+          strict ? 'error' : 'warning',
+          'undefined-chain',
+          strict
+            ? t('No chain or target {0} in table {1}: iptables-restore would refuse the file.', name, table.name)
+            : t('No chain or target {0} in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', name, table.name),
+        );
       }
     }
     for (const table of this.tables) {
@@ -491,14 +522,14 @@ export class IptablesSink implements RuleReader, LineSink {
     for (const save of this.saves) {
       if (save.tool) continue;
       const tables = this.tables.filter((tb) => tb.saveIndex === save.index);
-      const v6 = tables.some((tb) => tb.rules.some((r) => r.params.some((p) => (p.name === '-s' || p.name === '-d') && p.values[0]?.includes(':'))
-        || r.matches.some((m) => m.module === 'icmp6' || m.module === 'ipv6header')));
+      const v6 = tables.some((tb) =>
+        tb.rules.some((r) => r.params.some((p) => (p.name === '-s' || p.name === '-d') && p.values[0]?.includes(':')) || r.matches.some((m) => m.module === 'icmp6' || m.module === 'ipv6header')),
+      );
       save.family = v6 ? 'ipv6' : 'ipv4';
     }
     for (const table of this.tables) table.family = this.saves[table.saveIndex]?.family ?? table.family;
   }
 }
-
 
 /**
  * kube-proxy's (and Docker's) top-level chains are entered from built-in chains that restore input omits; canary
@@ -506,7 +537,11 @@ export class IptablesSink implements RuleReader, LineSink {
  * watches for them to vanish to learn that the tables were flushed.
  */
 function isEntryChain(name: string): boolean {
-  return /^KUBE-(SERVICES|POSTROUTING|FORWARD|FIREWALL|EXTERNAL-SERVICES|PROXY-FIREWALL|NODEPORTS|IPTABLES-HINT|MARK-MASQ|MARK-DROP|NODE-PORT|LOAD-BALANCER|LOOP-BACK|SOURCE-RANGES-FIREWALL|IPVS-FILTER|IPVS-OUT-FILTER)$/.test(name)
-    || /^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-CANARY$/.test(name)
-    || /^(DOCKER|DOCKER-USER|DOCKER-ISOLATION-STAGE-\d)$/.test(name);
+  return (
+    /^KUBE-(SERVICES|POSTROUTING|FORWARD|FIREWALL|EXTERNAL-SERVICES|PROXY-FIREWALL|NODEPORTS|IPTABLES-HINT|MARK-MASQ|MARK-DROP|NODE-PORT|LOAD-BALANCER|LOOP-BACK|SOURCE-RANGES-FIREWALL|IPVS-FILTER|IPVS-OUT-FILTER)$/.test(
+      name,
+    ) ||
+    /^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-CANARY$/.test(name) ||
+    /^(DOCKER|DOCKER-USER|DOCKER-ISOLATION-STAGE-\d)$/.test(name)
+  );
 }

@@ -56,14 +56,22 @@ const FORWARD_NAMES: Record<string, { forward: IpvsForward; local?: boolean }> =
 const CONNECTION_PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP', 'IP', 'ICMP', 'ICMPv6', 'AH', 'ESP']);
 
 const COMMANDS: Record<string, IpvsCommand['command']> = nameTable({
-  '-A': 'add-service', '--add-service': 'add-service',
-  '-E': 'edit-service', '--edit-service': 'edit-service',
-  '-D': 'delete-service', '--delete-service': 'delete-service',
-  '-a': 'add-server', '--add-server': 'add-server',
-  '-e': 'edit-server', '--edit-server': 'edit-server',
-  '-d': 'delete-server', '--delete-server': 'delete-server',
-  '-C': 'clear', '--clear': 'clear',
-  '-Z': 'zero', '--zero': 'zero',
+  '-A': 'add-service',
+  '--add-service': 'add-service',
+  '-E': 'edit-service',
+  '--edit-service': 'edit-service',
+  '-D': 'delete-service',
+  '--delete-service': 'delete-service',
+  '-a': 'add-server',
+  '--add-server': 'add-server',
+  '-e': 'edit-server',
+  '--edit-server': 'edit-server',
+  '-d': 'delete-server',
+  '--delete-server': 'delete-server',
+  '-C': 'clear',
+  '--clear': 'clear',
+  '-Z': 'zero',
+  '--zero': 'zero',
   '--set': 'set',
 });
 /** Commands that ipvsadm accepts on its command line but not in `ipvsadm -R` input. */
@@ -192,9 +200,7 @@ for (const c of 'TUS') FAST_START[c.charCodeAt(0)] = SERVICE_LINE;
 for (const c of 'IP') FAST_START[c.charCodeAt(0)] = TITLE_LINE;
 
 /** The protocols of fast-path service lines: the model's name and the service name's prefix. */
-const FAST_PROTOCOLS = new Map(
-  (['TCP', 'UDP', 'SCTP'] as const).map((p) => [p as string, { protocol: p.toLowerCase() as VirtualService['protocol'], prefix: NAME_PREFIXES.get(p)! }]),
-);
+const FAST_PROTOCOLS = new Map((['TCP', 'UDP', 'SCTP'] as const).map((p) => [p as string, { protocol: p.toLowerCase() as VirtualService['protocol'], prefix: NAME_PREFIXES.get(p)! }]));
 
 function serviceName(protocol: string, endpointText: string): string {
   return (NAME_PREFIXES.get(protocol) ?? `${protocol} `) + endpointText;
@@ -426,17 +432,19 @@ class IpvsBuilder {
     const extent = pack(cols[0], cols[11]);
     const weight = digitsValue(text, start + cols[6], start + cols[7]);
     if (weight > 65535) return false; // weight() reports it
-    const server =
-      svc instanceof ServiceNode
-        ? new RealServerNode(svc, i, fwd.local, weight, start)
-        : new PlainServiceServerNode(svc, i, fwd.local, weight, start, text);
+    const server = svc instanceof ServiceNode ? new RealServerNode(svc, i, fwd.local, weight, start) : new PlainServiceServerNode(svc, i, fwd.local, weight, start, text);
     // What weight(), the family check and realServerLine() do for such a line, in the same order.
     if (server.weight === 0) {
       this.diag(server.weightRange!, 'hint', 'weight-zero', t('Weight 0: this real server gets no new connections; existing ones go on. kube-proxy sets it while an endpoint terminates.'));
     }
     // The parsed family and forward, not the server's (it reads them from the line again).
     if (family !== svc.family && fwd.forward !== 'tunnel' && !svc.hostname && svc.protocol !== 'fwmark') {
-      this.diag(server.addressRange, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
+      this.diag(
+        server.addressRange,
+        'warning',
+        'family-mismatch',
+        t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'),
+      );
     }
     if (this.currentServers.add(text, start + cols[2], start + cols[3])) {
       this.diag(server.addressRange, 'warning', 'duplicate-real-server', t('Real server {0} is listed twice under {1}.', text.slice(start + cols[2], start + cols[3]), svc.name));
@@ -551,15 +559,7 @@ class IpvsBuilder {
       case 'columns': {
         if (this.lastKind !== 'version') this.newBlock(i);
         const words = new Set(tokens.map((tk) => tk.image));
-        const format: IpvsFormat = words.has('Conns')
-          ? 'stats'
-          : words.has('CPS')
-            ? 'rate'
-            : words.has('Uthreshold')
-              ? 'thresholds'
-              : words.has('PersistConn')
-                ? 'persistent-conn'
-                : 'list';
+        const format: IpvsFormat = words.has('Conns') ? 'stats' : words.has('CPS') ? 'rate' : words.has('Uthreshold') ? 'thresholds' : words.has('PersistConn') ? 'persistent-conn' : 'list';
         this.format = format;
         this.current = undefined;
         this.noteFormat(format);
@@ -698,9 +698,7 @@ class IpvsBuilder {
   private stats(i: number, kind: 'stats' | 'rate', columns: IToken[], extent: Range): IpvsStats | undefined {
     const counts = columns.slice(0, 5).map((c) => parseCount(c.image));
     if (columns.length !== 5 || counts.some((c) => !c)) {
-      this.diag(extent, 'warning', 'bad-columns', kind === 'stats'
-        ? t('Expected five counters: Conns, InPkts, OutPkts, InBytes, OutBytes.')
-        : t('Expected five rates: CPS, InPPS, OutPPS, InBPS, OutBPS.'));
+      this.diag(extent, 'warning', 'bad-columns', kind === 'stats' ? t('Expected five counters: Conns, InPkts, OutPkts, InBytes, OutBytes.') : t('Expected five rates: CPS, InPPS, OutPPS, InBPS, OutBPS.'));
       return undefined;
     }
     const v = counts.map((c) => c!.value);
@@ -762,7 +760,13 @@ class IpvsBuilder {
       } else if (word === 'ops' || word === 'synproxy') {
         svc.flags.push(word);
         svc.flagRanges.push(r);
-      } else if (/^\(?[\w-]+(,[\w-]+)*\)?$/.test(word) && word.replace(/[()]/g, '').split(',').every((f) => SCHED_FLAGS.has(f))) {
+      } else if (
+        /^\(?[\w-]+(,[\w-]+)*\)?$/.test(word) &&
+        word
+          .replace(/[()]/g, '')
+          .split(',')
+          .every((f) => SCHED_FLAGS.has(f))
+      ) {
         for (const f of word.replace(/[()]/g, '').split(',')) {
           svc.flags.push(f);
           if (!flagFits(f, svc.scheduler)) {
@@ -777,7 +781,7 @@ class IpvsBuilder {
   }
 
   private checkNetmask(r: Range, svc: VirtualService, mask: string): void {
-    if (svc.family === 'ipv6' || svc.protocol === 'fwmark' && /^\d+$/.test(mask)) {
+    if (svc.family === 'ipv6' || (svc.protocol === 'fwmark' && /^\d+$/.test(mask))) {
       if (!/^\d+$/.test(mask) || Number(mask) > 128) this.diag(r, 'error', 'bad-netmask', t('{0} is not an IPv6 prefix length (0–128).', mask));
       else if (Number(mask) === 0) this.diag(r, 'hint', 'mask-all-clients', t('mask 0 puts every client into one persistence group: all of them go to the same real server.'));
       return;
@@ -786,7 +790,10 @@ class IpvsBuilder {
       this.diag(r, 'error', 'bad-netmask', t('{0} is not an IPv4 netmask.', mask));
       return;
     }
-    const bits = mask.split('.').map(Number).reduce((n, o) => n * 256 + o, 0);
+    const bits = mask
+      .split('.')
+      .map(Number)
+      .reduce((n, o) => n * 256 + o, 0);
     const inverted = ~bits >>> 0;
     if ((inverted & (inverted + 1)) !== 0) this.diag(r, 'warning', 'bad-netmask', t('{0} is not a contiguous netmask.', mask));
     if (mask === '0.0.0.0') {
@@ -942,7 +949,12 @@ class IpvsBuilder {
     const format = this.realServerFormat(svc, columns);
     this.realServerColumns(i, server, format, columns, extent);
     if (server.family !== svc.family && server.forward !== 'tunnel' && !server.hostname && !svc.hostname && svc.protocol !== 'fwmark') {
-      this.diag(ep.range, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', server.family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
+      this.diag(
+        ep.range,
+        'warning',
+        'family-mismatch',
+        t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', server.family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'),
+      );
     }
     const key = addressToken.image;
     if (this.currentServers.add(key, 0, key.length)) {
@@ -1011,14 +1023,17 @@ class IpvsBuilder {
         server.notInDump = ['forward', 'weight'];
         const counts = columns.map((c) => parseCount(c.image));
         if (columns.length !== 5 || counts.some((c) => !c)) {
-          this.diag(extent, 'warning', 'bad-columns', format === 'stats'
-            ? t('Expected five counters: Conns, InPkts, OutPkts, InBytes, OutBytes.')
-            : t('Expected five rates: CPS, InPPS, OutPPS, InBPS, OutBPS.'));
+          this.diag(extent, 'warning', 'bad-columns', format === 'stats' ? t('Expected five counters: Conns, InPkts, OutPkts, InBytes, OutBytes.') : t('Expected five rates: CPS, InPPS, OutPPS, InBPS, OutBPS.'));
           return;
         }
         const v = counts.map((c) => c!.value);
         server.stats = {
-          kind: format, conns: v[0], inPackets: v[1], outPackets: v[2], inBytes: v[3], outBytes: v[4],
+          kind: format,
+          conns: v[0],
+          inPackets: v[1],
+          outPackets: v[2],
+          inBytes: v[3],
+          outBytes: v[4],
           approximate: counts.some((c) => c!.approximate),
           range: spanRanges(tokenRange(i, columns[0]), tokenRange(i, columns[4])),
         };
@@ -1138,7 +1153,11 @@ class IpvsBuilder {
       line: i,
     };
     if (tokens.length >= 7) connection.peName = tokens[6].image;
-    if (tokens.length >= 8) connection.peData = tokens.slice(7).map((tk) => tk.image).join(' ');
+    if (tokens.length >= 8)
+      connection.peData = tokens
+        .slice(7)
+        .map((tk) => tk.image)
+        .join(' ');
     if (tokens.length > 8 || (tokens.length > 6 && this.connectionColumns === 6)) {
       this.diag(spanRanges(tokenRange(i, tokens[6]), tokenRange(i, tokens[tokens.length - 1])), 'warning', 'bad-columns', t('Unexpected columns after the destination.'));
     }
@@ -1448,7 +1467,10 @@ class IpvsBuilder {
       const token = { image: w.values[0], startOffset: w.valueRanges[0].start.character, endOffset: w.valueRanges[0].end.character - 1 } as IToken;
       this.weight(i, server, token);
     }
-    for (const [name, key] of [['-x', 'upperThreshold'], ['-y', 'lowerThreshold']] as const) {
+    for (const [name, key] of [
+      ['-x', 'upperThreshold'],
+      ['-y', 'lowerThreshold'],
+    ] as const) {
       const o = byName.get(name);
       if (o?.values[0] === undefined) continue;
       if (!/^\d+$/.test(o.values[0])) this.diag(o.valueRanges[0], 'error', 'bad-number', t('{0} needs a number of connections.', name));
@@ -1745,6 +1767,3 @@ export class ServerKeys {
 const FAST_VERSION_RE = /^IP Virtual Server version (\d+\.\d+\.\d+) \(size=(\d+)\)$/;
 const FAST_COLUMNS = 'Prot LocalAddress:Port Scheduler Flags';
 const FAST_SERVER_COLUMNS_RE = /^ +-> RemoteAddress:Port +Forward +Weight +ActiveConn +InActConn$/;
-
-
-

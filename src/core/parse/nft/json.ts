@@ -52,7 +52,12 @@ export function formatDuration(seconds: number): string {
   let rest = Math.floor(seconds);
   const ms = Math.round((seconds - rest) * 1000);
   const parts: string[] = [];
-  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`);
       rest %= size;
@@ -188,7 +193,7 @@ class NftJsonBuilder {
     if (family && isNftFamily(family)) cmd.family = family;
     const tableName = kind === 'table' ? str(prop(inner, 'name')) : str(prop(inner, 'table'));
     if (tableName) cmd.table = tableName;
-    const name = kind !== 'table' ? str(prop(inner, 'name')) ?? str(prop(inner, 'chain')) : undefined;
+    const name = kind !== 'table' ? (str(prop(inner, 'name')) ?? str(prop(inner, 'chain'))) : undefined;
     if (name) cmd.name = name;
     this.commands.push(cmd);
     if (verb === 'add' || verb === 'create' || verb === 'insert' || verb === 'replace') {
@@ -504,7 +509,15 @@ class NftJsonBuilder {
     const name = str(nameValue);
     if (!table || name === undefined || !nameValue) return;
     const range = this.range(item);
-    const ft = { name, tableId: table.id, devices: this.strings(prop(body, 'dev')), flags: this.strings(prop(body, 'flags')), range, nameRange: this.innerRange(nameValue), fullRange: range } as NftTable['flowtables'][number];
+    const ft = {
+      name,
+      tableId: table.id,
+      devices: this.strings(prop(body, 'dev')),
+      flags: this.strings(prop(body, 'flags')),
+      range,
+      nameRange: this.innerRange(nameValue),
+      fullRange: range,
+    } as NftTable['flowtables'][number];
     const hook = str(prop(body, 'hook'));
     if (hook !== undefined) ft.hook = hook;
     const prio = prop(body, 'prio');
@@ -766,9 +779,7 @@ class NftJsonBuilder {
 
   private objectSetStatement(key: string, body: JValue, range: Range): NftStatement | undefined {
     // object references: `ct helper set "ftp"`, `meta secmark set "ssh"`
-    const target: NftExpression = key === 'secmark'
-      ? { kind: 'meta', key: 'secmark', text: 'meta secmark', range }
-      : { kind: 'ct', key: key.slice(3), text: key, range };
+    const target: NftExpression = key === 'secmark' ? { kind: 'meta', key: 'secmark', text: 'meta secmark', range } : { kind: 'ct', key: key.slice(3), text: key, range };
     const value = this.expression(body);
     return { kind: 'mangle', key: target, value, text: `${target.text} set ${value.text}`, range };
   }
@@ -1066,4 +1077,3 @@ export function parseNftJson(text: string): NftRuleset {
     return emptyNftRuleset('json', new LineIndex(text).lineCount, t('The nft JSON reader failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));
   }
 }
-

@@ -38,7 +38,10 @@ export interface JsonError {
 export const MAX_JSON_DEPTH = 512;
 
 class Failure {
-  constructor(readonly offset: number, readonly message: string) {}
+  constructor(
+    readonly offset: number,
+    readonly message: string,
+  ) {}
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -106,14 +109,22 @@ class JsonCursor {
   private escape(): string {
     const e = this.text[this.i + 1];
     switch (e) {
-      case '"': return '"';
-      case '\\': return '\\';
-      case '/': return '/';
-      case 'b': return '\b';
-      case 'f': return '\f';
-      case 'n': return '\n';
-      case 'r': return '\r';
-      case 't': return '\t';
+      case '"':
+        return '"';
+      case '\\':
+        return '\\';
+      case '/':
+        return '/';
+      case 'b':
+        return '\b';
+      case 'f':
+        return '\f';
+      case 'n':
+        return '\n';
+      case 'r':
+        return '\r';
+      case 't':
+        return '\t';
       case 'u': {
         const hex = this.text.slice(this.i + 2, this.i + 6);
         if (!/^[0-9A-Fa-f]{4}$/.test(hex)) this.fail('bad \\u escape');

@@ -47,9 +47,7 @@ export const Variable = createToken({ name: 'Variable', pattern: /\$[A-Za-z_][A-
 const BASIC = 'A-Za-z0-9_*%~';
 // A word does not start with a single `:` before a letter: `redirect to :tcp dport map { … }` is a port expression.
 // It may end in `-` or `/` (nft identifiers may: kube-proxy names chains of unnamed ports `service-…/ns/svc/tcp/`).
-const WORD_RE = new RegExp(
-  `(?:[${BASIC}]|\\[[^\\]\\s]*\\]|::|[-+/.]+(?=[${BASIC}\\[])|:(?=[0-9\\[]))(?:[${BASIC}]|\\[[^\\]\\s]*\\]|[-+/.:]+(?=[${BASIC}\\[])|::|[-/]+)*`,
-);
+const WORD_RE = new RegExp(`(?:[${BASIC}]|\\[[^\\]\\s]*\\]|::|[-+/.]+(?=[${BASIC}\\[])|:(?=[0-9\\[]))(?:[${BASIC}]|\\[[^\\]\\s]*\\]|[-+/.:]+(?=[${BASIC}\\[])|::|[-/]+)*`);
 const WORD_START = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*%~[-+/.:'];
 
 /** Names, keywords, numbers and addresses. Keywords below are in this category so a name may be any word. */
@@ -474,14 +472,7 @@ function pushWord(s: string, i: number, end: number, c: number, intern: Map<stri
  * `startLine` set to `line`, as the builder stamps it), or undefined when the
  * line has something this scanner leaves to Chevrotain (lexer errors, unusual characters).
  */
-export function fastLexLine(
-  s: string,
-  intern?: Map<string, string>,
-  line = 0,
-  from = 0,
-  to = s.length,
-  outliveLine = false,
-): { tokens: IToken[]; comment: IToken | undefined } | undefined {
+export function fastLexLine(s: string, intern?: Map<string, string>, line = 0, from = 0, to = s.length, outliveLine = false): { tokens: IToken[]; comment: IToken | undefined } | undefined {
   // `from` must be where a token starts (or 0): the scanner carries no state from one token to the next, so the
   // tokens from there on are the line's. It stops before the first token at or after `to`. `outliveLine`: the
   // caller keeps the tokens past the next lines (they only differ in where V8 allocates them).

@@ -47,8 +47,49 @@ import { binaryRange, lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
-import { Comma, Dot, fastLexLine, Flags, isSpace, isWordAt, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word, wordyEnd } from './lexer';
-import { ElementNode, isKnownStatementWord, isPlainConstant, itemRange, itemsRange, PLAIN_JUMP, PLAIN_SET, plainLineRefEnds, plainLineRefKinds, plainLineRefStarts, plainRuleLine, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, VerdictNode, type StatementHost } from './statements';
+import {
+  Comma,
+  Dot,
+  fastLexLine,
+  Flags,
+  isSpace,
+  isWordAt,
+  isWordy,
+  LBrace,
+  lineLexer,
+  lineOf,
+  LParen,
+  MAX_INTERNED,
+  RBrace,
+  RParen,
+  Semicolon,
+  StringTok,
+  TypeKw,
+  unquote,
+  UnterminatedString,
+  Variable,
+  Word,
+  wordyEnd,
+} from './lexer';
+import {
+  ElementNode,
+  isKnownStatementWord,
+  isPlainConstant,
+  itemRange,
+  itemsRange,
+  PLAIN_JUMP,
+  PLAIN_SET,
+  plainLineRefEnds,
+  plainLineRefKinds,
+  plainLineRefStarts,
+  plainRuleLine,
+  rangeBetween,
+  reportPlainRuleReferences,
+  setShortLivedReading,
+  StatementReader,
+  VerdictNode,
+  type StatementHost,
+} from './statements';
 import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
 import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
@@ -717,7 +758,7 @@ class NftTextBuilder implements StatementHost {
         return true;
       case 'flags': {
         const flags: string[] = [];
-        for (let at = valueStart; ; ) {
+        for (let at = valueStart; ;) {
           const end = wordyEnd(text, at);
           if (end < 0) return false;
           flags.push(this.internWord(text.slice(at, end)));
@@ -1360,9 +1401,12 @@ class NftTextBuilder implements StatementHost {
       record();
       return;
     }
-    this.diag(objectRange, 'error', 'unknown-command', explicitVerb
-      ? t('{0} {1} is not an nft command.', w0, object)
-      : t('{0} is not an nft command: a line starts with table, add, insert, delete, flush, define or include.', JSON.stringify(object)));
+    this.diag(
+      objectRange,
+      'error',
+      'unknown-command',
+      explicitVerb ? t('{0} {1} is not an nft command.', w0, object) : t('{0} is not an nft command: a line starts with table, add, insert, delete, flush, define or include.', JSON.stringify(object)),
+    );
   }
 
   private tableCommand(verb: NftCommandVerb, spec: Spec, range: Range): NftTable | undefined {
@@ -1463,7 +1507,7 @@ class NftTextBuilder implements StatementHost {
     }
     if (object === 'set' || object === 'map' || object === 'meter') {
       this.pend('set', table, name, nameRange, 'command');
-      const set = object === 'map' ? table.mapByName.get(name) : table.setByName.get(name) ?? table.mapByName.get(name);
+      const set = object === 'map' ? table.mapByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
       if (!set) return;
       if (verb === 'flush') set.elements = [];
       else if (verb === 'delete' || verb === 'destroy') {
@@ -1741,7 +1785,12 @@ class NftTextBuilder implements StatementHost {
     }
     if (first && !isGroup(first) && first.tokenType === Flags) {
       // A new array: a ChainNode's flags may be the one shared empty array.
-      chain.flags = chain.flags.concat(items.slice(1).filter((it) => this.wordOf(it) !== undefined).map((it) => (it as IToken).image));
+      chain.flags = chain.flags.concat(
+        items
+          .slice(1)
+          .filter((it) => this.wordOf(it) !== undefined)
+          .map((it) => (it as IToken).image),
+      );
       return;
     }
     if (first && !isGroup(first) && isWordy(first) && (first.image === 'type' || first.image === 'hook' || first.image === 'priority')) {
@@ -1842,9 +1891,10 @@ class NftTextBuilder implements StatementHost {
       this.discarding = false;
     }
     const range = lazy ? undefined : itemsRange(items);
-    const rule: NftRule = range === undefined
-      ? new LazyRule(table.id, chain.name, this.document, line, this.lineStart, startCharacter, endCharacter)
-      : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
+    const rule: NftRule =
+      range === undefined
+        ? new LazyRule(table.id, chain.name, this.document, line, this.lineStart, startCharacter, endCharacter)
+        : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
     for (const st of statements) {
       if (st.kind === 'comment') rule.comment = st.comment;
       else if (st.kind === 'raw') {
@@ -1871,7 +1921,16 @@ class NftTextBuilder implements StatementHost {
       const type = this.wordOf(items[k + 1]);
       if (type !== 'match' && type !== 'target' && type !== 'watcher') continue;
       const name = isGroup(items[k + 2]) ? '' : unquote((items[k + 2] as IToken).image);
-      this.diag(itemsRange(items.slice(k, k + 3)), 'hint', 'xt-compat', t('An iptables-nft rule: nft lists its {0} {1} as "xt", but cannot restore it ("unsupported xtables compat expression"). Save and restore it with iptables-nft-save / iptables-nft-restore.', type, JSON.stringify(name)));
+      this.diag(
+        itemsRange(items.slice(k, k + 3)),
+        'hint',
+        'xt-compat',
+        t(
+          'An iptables-nft rule: nft lists its {0} {1} as "xt", but cannot restore it ("unsupported xtables compat expression"). Save and restore it with iptables-nft-save / iptables-nft-restore.',
+          type,
+          JSON.stringify(name),
+        ),
+      );
     }
   }
 
@@ -1891,7 +1950,7 @@ class NftTextBuilder implements StatementHost {
     if (this.commonUnit(cst, range)) return;
     if (c.typeSpec) {
       const node = c.typeSpec[0] as CstNode;
-      const typeofKw = ((node.children.keyword as IToken[])[0]).image === 'typeof';
+      const typeofKw = (node.children.keyword as IToken[])[0].image === 'typeof';
       set.keyType = this.typeParts(node.children.key[0] as CstNode);
       set.keyTypeof = typeofKw;
       if (node.children.data) {
@@ -2072,16 +2131,27 @@ class NftTextBuilder implements StatementHost {
         reported.add(rk);
         const severity: Severity = declaredHere ? 'error' : 'warning';
         if (isChain) {
-          this.diag(range, severity, 'undefined-chain', declaredHere
-            ? t('No chain {0} in table {1}.', name, table.id)
-            : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id));
+          this.diag(
+            range,
+            severity,
+            'undefined-chain',
+            declaredHere ? t('No chain {0} in table {1}.', name, table.id) : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
+          );
         } else {
-          this.diag(range, severity, 'undefined-set', declaredHere
-            ? t('No set or map {0} in table {1}.', name, table.id)
-            : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id));
+          this.diag(
+            range,
+            severity,
+            'undefined-set',
+            declaredHere ? t('No set or map {0} in table {1}.', name, table.id) : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
+          );
         }
       } else if (available > seq) {
-        this.diag(pending.range(i), 'warning', 'defined-later', t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', name, definition!.range.start.line + 1));
+        this.diag(
+          pending.range(i),
+          'warning',
+          'defined-later',
+          t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', name, definition!.range.start.line + 1),
+        );
       } else if ((role === 'jump' || role === 'goto') && baseChainsOf(table).has(name)) {
         this.diag(pending.range(i), 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', name));
       }

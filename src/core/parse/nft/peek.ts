@@ -87,7 +87,14 @@ export function vmapTargetOf(e: NftElement): VmapTargetFact {
 }
 
 export function ruleFactsFromStatements(statements: readonly NftStatement[]): RuleFacts {
-  const facts = { verdict: undefined as RuleFacts['verdict'], addressMatches: [] as AddressMatchFact[], fibSaddr: false, numgenVmaps: [] as NumgenVmapFact[], dnat: undefined as RuleFacts['dnat'], setUpdates: [] as string[] };
+  const facts = {
+    verdict: undefined as RuleFacts['verdict'],
+    addressMatches: [] as AddressMatchFact[],
+    fibSaddr: false,
+    numgenVmaps: [] as NumgenVmapFact[],
+    dnat: undefined as RuleFacts['dnat'],
+    setUpdates: [] as string[],
+  };
   for (let i = statements.length - 1; i >= 0; i--) {
     const s = statements[i]!;
     if (s.kind === 'comment') continue;

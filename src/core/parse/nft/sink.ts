@@ -129,9 +129,7 @@ export class NftSink {
 
   /** A new chain of `table`, undeclared; `declRange` is also its full range. */
   newChain(table: NftTable, name: string, nameRange: Range, declRange: Range): NftChain {
-    const chain: NftChain = this.compact
-      ? new ChainNode(name, table.id, nameRange, declRange)
-      : { name, tableId: table.id, flags: [], rules: [], range: declRange, nameRange, fullRange: declRange, declared: false };
+    const chain: NftChain = this.compact ? new ChainNode(name, table.id, nameRange, declRange) : { name, tableId: table.id, flags: [], rules: [], range: declRange, nameRange, fullRange: declRange, declared: false };
     table.chains.push(chain);
     table.chainByName.set(name, chain);
     return chain;

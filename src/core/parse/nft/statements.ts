@@ -4,18 +4,7 @@
 // verbatim as a `raw` statement that runs to the next statement keyword: a rule is never dropped.
 import type { CstNode, IToken } from 'chevrotain';
 import type { Severity } from '../../model/diagnostics';
-import type {
-  NftBinaryOperator,
-  NftElement,
-  NftExpression,
-  NftMatchStatement,
-  NftNatStatement,
-  NftRelationalOperator,
-  NftSetExpression,
-  NftSetRefExpression,
-  NftStatement,
-  NftVerdictValue,
-} from '../../model/nft';
+import type { NftBinaryOperator, NftElement, NftExpression, NftMatchStatement, NftNatStatement, NftRelationalOperator, NftSetExpression, NftSetRefExpression, NftStatement, NftVerdictValue } from '../../model/nft';
 import type { Range } from '../../model/range';
 import { defineRareFields } from '../../model/rare-fields';
 import { readRange, storeRange, storeRangeOn } from '../../model/stored-ranges';
@@ -68,9 +57,7 @@ export interface StatementHost {
 
 const words = (s: string) => new Set(s.split(/\s+/).filter(Boolean));
 
-export const PAYLOAD_PROTOCOLS = words(
-  'ether vlan arp ip ip6 icmp icmpv6 igmp tcp udp udplite sctp dccp th ah esp comp gre gretap geneve vxlan mh hbh dst frag srh rt0 rt2 rt4 auth',
-);
+export const PAYLOAD_PROTOCOLS = words('ether vlan arp ip ip6 icmp icmpv6 igmp tcp udp udplite sctp dccp th ah esp comp gre gretap geneve vxlan mh hbh dst frag srh rt0 rt2 rt4 auth');
 /** nft's meta_key_unqualified: meta keys written without `meta`. */
 export const BARE_META_KEYS = words(
   'mark iif iifname iiftype oif oifname oiftype skuid skgid nftrace rtclassid ibriport obriport ibrname obrname ibridgename obridgename pkttype cpu iifgroup oifgroup cgroup time day hour',
@@ -80,8 +67,21 @@ const STATEMENT_KEYWORDS = words(
   'accept drop continue return jump goto queue counter log limit quota comment reject dnat snat masquerade redirect notrack xt add update delete meter tproxy dup fwd synproxy flow last reset',
 );
 const SIMPLE_VERDICTS = words('accept drop continue return');
-const RELATIONAL_WORDS = new Map<string, NftRelationalOperator>([['eq', '=='], ['ne', '!='], ['lt', '<'], ['gt', '>'], ['le', '<='], ['ge', '>=']]);
-const BINOP_WORDS = new Map<string, NftBinaryOperator>([['and', '&'], ['or', '|'], ['xor', '^'], ['lshift', '<<'], ['rshift', '>>']]);
+const RELATIONAL_WORDS = new Map<string, NftRelationalOperator>([
+  ['eq', '=='],
+  ['ne', '!='],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['le', '<='],
+  ['ge', '>='],
+]);
+const BINOP_WORDS = new Map<string, NftBinaryOperator>([
+  ['and', '&'],
+  ['or', '|'],
+  ['xor', '^'],
+  ['lshift', '<<'],
+  ['rshift', '>>'],
+]);
 const BINOP_PRECEDENCE: Record<NftBinaryOperator, number> = { '|': 1, '^': 2, '&': 3, '<<': 4, '>>': 4 };
 const NAT_FLAGS = words('random fully-random persistent netmap');
 const NAT_TYPE_FLAGS = words('addr port prefix interval');
@@ -1017,13 +1017,27 @@ export class StatementReader {
     const item = this.peek();
     if (item !== undefined && !isGroup(item)) {
       switch (item.tokenType) {
-        case EqEq: op = '=='; break;
-        case NotEq: op = '!='; break;
-        case Less: op = '<'; break;
-        case Greater: op = '>'; break;
-        case LessEq: op = '<='; break;
-        case GreaterEq: op = '>='; break;
-        case Bang: op = '!'; break;
+        case EqEq:
+          op = '==';
+          break;
+        case NotEq:
+          op = '!=';
+          break;
+        case Less:
+          op = '<';
+          break;
+        case Greater:
+          op = '>';
+          break;
+        case LessEq:
+          op = '<=';
+          break;
+        case GreaterEq:
+          op = '>=';
+          break;
+        case Bang:
+          op = '!';
+          break;
         default:
           if (w !== undefined && RELATIONAL_WORDS.has(w) && this.peek(1) !== undefined) op = RELATIONAL_WORDS.get(w);
       }
@@ -1115,11 +1129,16 @@ export class StatementReader {
     const item = this.peek();
     if (item === undefined || isGroup(item)) return undefined;
     switch (item.tokenType) {
-      case Amp: return '&';
-      case Pipe: return '|';
-      case Caret: return '^';
-      case ShiftLeft: return '<<';
-      case ShiftRight: return '>>';
+      case Amp:
+        return '&';
+      case Pipe:
+        return '|';
+      case Caret:
+        return '^';
+      case ShiftLeft:
+        return '<<';
+      case ShiftRight:
+        return '>>';
     }
     const w = isWordy(item) ? item.image : undefined;
     return w !== undefined && this.peek(1) !== undefined ? BINOP_WORDS.get(w) : undefined;
@@ -1215,7 +1234,6 @@ export class StatementReader {
     }
     return undefined;
   }
-
 
   /** The selector read from token `start` on, with its range and text. */
   private finish(start: number, e: Bare<NftExpression>): NftExpression {

@@ -21,59 +21,59 @@ export function addLineAccelerator(): Accelerator<IpsetSink> {
     at: { line: 0, target: { set: undefined!, name: '' }, nameStart: 0, nameEnd: 0, memberStart: 0 },
   };
   return (text, lineStart, lineEnd, sink) => {
-      if (!acceleratable(sink, lineStart, lineEnd) || !text.startsWith('add ', lineStart)) return false;
-      const i = sink.line;
-      // Three words separated by spaces, printable ASCII without quotes or `#` (those are the lexer's).
-      let nameStart = lineStart + 4;
-      while (nameStart < lineEnd && text.charCodeAt(nameStart) === 32) nameStart++;
-      // The name of the last line's set, then a space, is where the scan below would stop (that name was scanned).
-      const last = scratch.lastAddTarget;
-      let nameEnd = nameStart;
-      if (last !== undefined && text.startsWith(last.name, nameStart) && text.charCodeAt(nameStart + last.name.length) === 32 && nameStart + last.name.length < lineEnd) nameEnd += last.name.length;
-      else while (nameEnd < lineEnd && isWordChar(text.charCodeAt(nameEnd))) nameEnd++;
-      if (nameEnd === nameStart || nameEnd === lineEnd || text.charCodeAt(nameEnd) !== 32) return false;
-      let memberStart = nameEnd;
-      while (memberStart < lineEnd && text.charCodeAt(memberStart) === 32) memberStart++;
-      let memberEnd = memberStart;
-      while (memberEnd < lineEnd && isWordChar(text.charCodeAt(memberEnd))) memberEnd++;
-      if (memberEnd === memberStart) return false;
-      for (let k = memberEnd; k < lineEnd; k++) if (text.charCodeAt(k) !== 32) return false;
-      // Consecutive lines add to the same set: compare the name in place before looking it up.
-      let target = scratch.lastAddTarget;
-      if (!target || nameEnd - nameStart !== target.name.length || !text.startsWith(target.name, nameStart) || sink.setByName.get(target.name) !== target.set) {
-        const found = sink.setByName.get(text.slice(nameStart, nameEnd));
-        // The set's own name string (not a slice of the line, which would keep the dump alive).
-        target = scratch.lastAddTarget = found && { set: found, name: found.name };
-      }
-      const set = target?.set;
-      if (!target || !set || !set.type || set.type === 'list:set') return false;
-      const memberText = text.slice(memberStart, memberEnd);
-      // Columns of the line from here on.
-      nameStart -= lineStart;
-      nameEnd -= lineStart;
-      memberStart -= lineStart;
-      memberEnd -= lineStart;
-      // One object for every line (the nodes copy what they keep of it).
-      const at = scratch.at;
-      at.line = i;
-      at.target = target;
-      at.nameStart = nameStart;
-      at.nameEnd = nameEnd;
-      at.memberStart = memberStart;
-      // kube-proxy's members (`10.96.0.10,udp:53`, `…,10.244.1.3`, `30080`) are read here; any other the general way.
-      let member = fastMember(at, memberText, set.type, set.family);
-      if (!member) {
-        const node = new ValueMemberNode(at);
-        node.text = detached(memberText);
-        const { parts, problems } = parseMemberParts(node.text, lineRange(i, memberStart, memberEnd), set.type, set.family);
-        if (problems.length > 0) return false;
-        sink.fillMember(node, parts);
-        // KUBE-LOOP-BACK repeats the endpoint: keep one string for both.
-        if (node.address2 !== undefined && node.address2 === node.address) node.address2 = node.address;
-        member = node;
-      }
-      sink.addFastMember(set, member, memberEnd);
-      return true;
+    if (!acceleratable(sink, lineStart, lineEnd) || !text.startsWith('add ', lineStart)) return false;
+    const i = sink.line;
+    // Three words separated by spaces, printable ASCII without quotes or `#` (those are the lexer's).
+    let nameStart = lineStart + 4;
+    while (nameStart < lineEnd && text.charCodeAt(nameStart) === 32) nameStart++;
+    // The name of the last line's set, then a space, is where the scan below would stop (that name was scanned).
+    const last = scratch.lastAddTarget;
+    let nameEnd = nameStart;
+    if (last !== undefined && text.startsWith(last.name, nameStart) && text.charCodeAt(nameStart + last.name.length) === 32 && nameStart + last.name.length < lineEnd) nameEnd += last.name.length;
+    else while (nameEnd < lineEnd && isWordChar(text.charCodeAt(nameEnd))) nameEnd++;
+    if (nameEnd === nameStart || nameEnd === lineEnd || text.charCodeAt(nameEnd) !== 32) return false;
+    let memberStart = nameEnd;
+    while (memberStart < lineEnd && text.charCodeAt(memberStart) === 32) memberStart++;
+    let memberEnd = memberStart;
+    while (memberEnd < lineEnd && isWordChar(text.charCodeAt(memberEnd))) memberEnd++;
+    if (memberEnd === memberStart) return false;
+    for (let k = memberEnd; k < lineEnd; k++) if (text.charCodeAt(k) !== 32) return false;
+    // Consecutive lines add to the same set: compare the name in place before looking it up.
+    let target = scratch.lastAddTarget;
+    if (!target || nameEnd - nameStart !== target.name.length || !text.startsWith(target.name, nameStart) || sink.setByName.get(target.name) !== target.set) {
+      const found = sink.setByName.get(text.slice(nameStart, nameEnd));
+      // The set's own name string (not a slice of the line, which would keep the dump alive).
+      target = scratch.lastAddTarget = found && { set: found, name: found.name };
+    }
+    const set = target?.set;
+    if (!target || !set || !set.type || set.type === 'list:set') return false;
+    const memberText = text.slice(memberStart, memberEnd);
+    // Columns of the line from here on.
+    nameStart -= lineStart;
+    nameEnd -= lineStart;
+    memberStart -= lineStart;
+    memberEnd -= lineStart;
+    // One object for every line (the nodes copy what they keep of it).
+    const at = scratch.at;
+    at.line = i;
+    at.target = target;
+    at.nameStart = nameStart;
+    at.nameEnd = nameEnd;
+    at.memberStart = memberStart;
+    // kube-proxy's members (`10.96.0.10,udp:53`, `…,10.244.1.3`, `30080`) are read here; any other the general way.
+    let member = fastMember(at, memberText, set.type, set.family);
+    if (!member) {
+      const node = new ValueMemberNode(at);
+      node.text = detached(memberText);
+      const { parts, problems } = parseMemberParts(node.text, lineRange(i, memberStart, memberEnd), set.type, set.family);
+      if (problems.length > 0) return false;
+      sink.fillMember(node, parts);
+      // KUBE-LOOP-BACK repeats the endpoint: keep one string for both.
+      if (node.address2 !== undefined && node.address2 === node.address) node.address2 = node.address;
+      member = node;
+    }
+    sink.addFastMember(set, member, memberEnd);
+    return true;
   };
 }
 

@@ -18,7 +18,7 @@ export function tryLine(all: string, start: number, end: number, sink: IpsetSink
   // A copy, as the reference reader reads (what is cut from the line must not keep the whole dump alive).
   const line = detached(all.slice(start, end));
   const words: IToken[] = [];
-  for (let k = 0; k < line.length; ) {
+  for (let k = 0; k < line.length;) {
     if (line.charCodeAt(k) === 32) {
       k++;
       continue;

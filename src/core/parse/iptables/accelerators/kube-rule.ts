@@ -26,7 +26,14 @@ const O_SPORT = 4;
 const O_MODE = 8;
 const O_PROBABILITY = 16;
 const O_TO_DESTINATION = 32;
-const KUBE_OPTIONS: [string, number][] = [['--comment', O_COMMENT], ['--dport', O_DPORT], ['--sport', O_SPORT], ['--mode', O_MODE], ['--probability', O_PROBABILITY], ['--to-destination', O_TO_DESTINATION]];
+const KUBE_OPTIONS: [string, number][] = [
+  ['--comment', O_COMMENT],
+  ['--dport', O_DPORT],
+  ['--sport', O_SPORT],
+  ['--mode', O_MODE],
+  ['--probability', O_PROBABILITY],
+  ['--to-destination', O_TO_DESTINATION],
+];
 const SEEN_SOURCE = 64;
 const SEEN_DESTINATION = 128;
 const SEEN_PROTOCOL = 256;
@@ -322,10 +329,16 @@ export class KubeRuleAccelerator {
         } else {
           valueEnd = text.indexOf(' ', valueStart);
           if (valueEnd < 0) valueEnd = length;
-          if (option === O_DPORT || option === O_SPORT ? !isPort(text, valueStart, valueEnd)
-            : option === O_MODE ? !textIs(text, valueStart, valueEnd, 'random')
-              : option === O_PROBABILITY ? !isProbability(text, valueStart, valueEnd)
-                : !isHostPort(text, valueStart, valueEnd)) return false;
+          if (
+            option === O_DPORT || option === O_SPORT
+              ? !isPort(text, valueStart, valueEnd)
+              : option === O_MODE
+                ? !textIs(text, valueStart, valueEnd, 'random')
+                : option === O_PROBABILITY
+                  ? !isProbability(text, valueStart, valueEnd)
+                  : !isHostPort(text, valueStart, valueEnd)
+          )
+            return false;
           if (option === O_PROBABILITY || option === O_TO_DESTINATION) {
             if (this.notedOption !== undefined) return false; // one noted value per rule
             this.notedOption = option === O_PROBABILITY ? '--probability' : '--to-destination';
