@@ -1,5 +1,5 @@
 // `npm run bench`: how the core scales with dump size, on generated kube-proxy dumps (written to a temp
-// folder, never into the repository). Prints a table and writes bench/results.md (issue #8).
+// folder, never into the repository). Prints a table and writes bench/results.md (the budgets: docs/performance.md#budgets).
 //   node --expose-gc dist/bench.js [--sizes 1000,5000,10000] [--endpoints 10] [--quick] [--no-native]
 //
 // Columns: the floor is reading the file(s) and splitting them into lines. parse includes the symbol table
@@ -343,7 +343,7 @@ const NATIVE_REPEAT_UNDER_MS = 10_000;
 
 /**
  * `nft -f` of `file` (once: it loads a ruleset of 10,000 Services in minutes), then `nft list ruleset` printing it
- * (median of 3, or one run when the first took over NATIVE_REPEAT_UNDER_MS): what issue #8's yardsticks for
+ * (median of 3, or one run when the first took over NATIVE_REPEAT_UNDER_MS): what the budgets (docs/performance.md#budgets) use as yardsticks for
  * iptables are for nft. The printed ruleset should have as many lines as the file (the whole dump was loaded).
  */
 function nftLoadAndList(file: string, lines: number): NativeTimes {

@@ -38,7 +38,7 @@ export class ChainIndex<T> {
 /**
  * The endpoint a KUBE-SEP chain implements, found through serviceByChain, which maps each such chain to the Service
  * whose endpoints list it last (in catalog order), and then among that Service's endpoints: no second index of
- * 100,000 entries and pairs kept for a large dump (issue #8).
+ * 100,000 entries and pairs kept for a large dump (docs/performance.md#memory).
  */
 export class EndpointIndex {
   constructor(private readonly serviceByChain: ChainIndex<Service>) {}
@@ -66,7 +66,7 @@ export interface NftAnalysis {
  * Which Service an object implements, per table: by name for the Service's own chains and sets, and for endpoint
  * chains by the Service port their kube-proxy name spells (`endpoint-HASH-ns/svc/tcp/p80__10.0.0.1/80`), checked
  * against the Service's endpoints. An entry per endpoint chain (100,000 for 10,000 Services) was a 4 MB table that
- * had grown by copies (issue #8).
+ * had grown by copies (docs/performance.md#memory).
  */
 export interface ServiceByObject {
   /** table id → object name → Service. */

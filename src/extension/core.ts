@@ -1,5 +1,5 @@
 // The entry of dist/core.js: the parsers, Chevrotain, the Service catalogs, the tracer, the explanations and the
-// graph code, everything the adapters ask of the pure core. Activation does not load it (issue 8: evaluating
+// graph code, everything the adapters ask of the pure core. Activation does not load it (docs/performance.md#budgets: evaluating
 // this code is most of the bundle's cost); loadCore.ts requires it the first time an adapter needs it (the first
 // dump analysed on the extension host, the first command that reads a dump). Types come from the modules
 // themselves; only values that the adapters call are re-exported here.

@@ -111,7 +111,7 @@ export class DocumentCache implements vscode.Disposable {
       () => {
         const data: WorkerData = { l10n: vscode.l10n.bundle };
         this.log.info(`starting the analysis worker ${workerFile}`);
-        // Loaded when the first large dump needs it, not at activation (issue 8: loading worker_threads costs ms).
+        // Loaded when the first large dump needs it, not at activation (docs/performance.md#budgets: loading worker_threads costs ms).
         const threads = require('node:worker_threads') as { Worker: typeof Worker };
         return new threads.Worker(workerFile, workerOptions(data));
       },

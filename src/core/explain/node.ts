@@ -1,4 +1,4 @@
-// "Explain This Node" (issue 9): which kube-proxy mode a node snapshot shows, the lines that prove it, what
+// "Explain This Node": which kube-proxy mode a node snapshot shows, the lines that prove it, what
 // that mode does well and badly, its status in Kubernetes, and a few numbers. Structured data only (sections,
 // items, evidence with file and range): the extension renders it, tests read it.
 //

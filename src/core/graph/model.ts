@@ -1,4 +1,4 @@
-// The Service graph model (issue 7): the same layered picture for every mode, built from the Service catalog.
+// The Service graph model: the same layered picture for every mode, built from the Service catalog.
 // frontends → the Service object (KUBE-SVC/EXT/FW chain, nft service chain / map element, IPVS virtual service)
 // → endpoint objects (KUBE-SEP, nft endpoint chain) → pods `ip:port`, or a REJECT/DROP node without endpoints.
 // Pure: no VS Code, no DOM. Labels are plain text (the webview renders them with textContent only).

@@ -48,7 +48,7 @@ class RuleObjectRef implements ObjectRef {
 
 /**
  * An endpoint selected by a rule of a KUBE-SVC/SVL chain, whose range is that rule's, made when asked: a 10,000
- * Service dump has 100,000 of them, and three range objects each were a good part of the catalog (issue #8).
+ * Service dump has 100,000 of them, and three range objects each were a good part of the catalog (docs/performance.md#memory).
  */
 class RuleEndpoint implements Endpoint {
   readonly #rule: Rule;
@@ -127,7 +127,7 @@ function frontendKindFromComment(comment: string | undefined): FrontendKind | un
 /** The kinds of chain named after a Service port's hash (see isServiceHashedKind). */
 type HashedKind = 'service' | 'service-local' | 'external' | 'firewall' | 'legacy-xlb';
 
-/** One kube-proxy hash of a nat table: its Service and its chains by kind, found once by name (issue #8). */
+/** One kube-proxy hash of a nat table: its Service and its chains by kind, found once by name (docs/performance.md#memory). */
 interface HashEntry {
   service: Service | undefined;
   chains: Record<HashedKind, Chain | undefined>;

@@ -30,7 +30,7 @@ export function hasBase32Prefix(bytes: Uint8Array, count: number, text: string, 
 }
 
 // SHA-256 of ASCII text in plain JavaScript, without allocating: a 10,000-Service dump checks 110,000 chain
-// names, and each call into node:crypto costs several times the hashing of a 60-byte name (issue #8).
+// names, and each call into node:crypto costs several times the hashing of a 60-byte name (docs/performance.md#memory).
 // Other text goes to node:crypto.
 const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,

@@ -21,7 +21,7 @@ export interface IpvsSnapshotInput {
   iptables: IptablesRuleset[];
 }
 
-// The catalog's endpoints, frontends and objects read their ranges from the model when asked (issue #8: a
+// The catalog's endpoints, frontends and objects read their ranges from the model when asked (docs/performance.md#memory: a
 // node of 10,000 Services has ~100,000 of them, and the model makes its ranges on demand).
 class RealServerEndpoint implements Endpoint {
   probability: number;
@@ -85,7 +85,7 @@ class VirtualServiceObject implements ObjectRef {
 const NOT_YET_LISTED = Object.freeze([]) as unknown as never[];
 
 /**
- * A Service of the IPVS catalog. Its endpoints are made from the virtual service when first asked for (issue #8:
+ * A Service of the IPVS catalog. Its endpoints are made from the virtual service when first asked for (docs/performance.md#memory:
  * a node of 10,000 Services has ~100,000 of them, and the tree, a trace or an explanation usually reads a few).
  */
 class IpvsService implements Service {
@@ -376,7 +376,7 @@ interface Group {
 
 /**
  * The virtual services that are frontends (entries), with their file and kind: parallel arrays, not an object
- * each (issue #8: ~20,000 of them would live as long as the catalog is built, then be garbage).
+ * each (docs/performance.md#memory: ~20,000 of them would live as long as the catalog is built, then be garbage).
  */
 interface Entries {
   vs: VirtualService[];
@@ -518,7 +518,7 @@ function joinedGroup(vs: VirtualService, reals: RealRun, groups: Group[], runs: 
 
 /**
  * Each group's frontends and objects: its own entry first, then the ones that joined it, in their order. The
- * lists are made at their size (grown by push, they would be garbage in the old generation by then, issue #8).
+ * lists are made at their size (grown by push, they would be garbage in the old generation by then, docs/performance.md#memory).
  */
 function fillFrontends(entries: Entries, groups: Group[], groupOf: Int32Array): void {
   const counts = new Int32Array(groups.length);
@@ -593,7 +593,7 @@ const FEW_REAL_SERVERS = 16;
 /**
  * The distinct real servers of virtual services as realKey keys, for grouping them. The numeric keys of every
  * virtual service are runs of one growing Float64Array, each sorted: an array and a boxed number per real server
- * of a 10,000-Service node are ~5 MB that live until the catalog is built (issue #8: peak memory). Which
+ * of a 10,000-Service node are ~5 MB that live until the catalog is built (docs/performance.md#memory: peak memory). Which
  * Service a virtual service joins does not depend on the order of its keys.
  */
 class RealKeyRuns {
@@ -718,7 +718,7 @@ class KeyGroupPairs {
 /**
  * The groups (by index) that have a real server, per protocol. IPv4 real servers of tcp, udp and sctp (numeric
  * keys) are kept in sorted typed arrays and found by bisection: a Map of the ~100,000 real servers of a
- * 10,000-Service node costs ~7 MB of hash tables (issue #8: peak memory). Other keys go to a Map.
+ * 10,000-Service node costs ~7 MB of hash tables (docs/performance.md#memory: peak memory). Other keys go to a Map.
  */
 export class GroupsByReal {
   /** The distinct numeric keys (sortKey), ascending. */

@@ -125,7 +125,7 @@ const MASQ_CHAIN = 'mark-for-masquerade';
 
 /**
  * An endpoint whose range (the vmap element that selects it) is kept as numbers: the element belongs to a rule
- * whose statements are read again on demand, so nothing else would hold that range (issue #8).
+ * whose statements are read again on demand, so nothing else would hold that range (docs/performance.md#memory).
  */
 class NftEndpoint implements Endpoint {
   probability = 0;
@@ -149,7 +149,7 @@ class NftEndpoint implements Endpoint {
 
 /**
  * A set or map element as an object of a Service: its range is the element's, made when asked (the parser keeps an
- * element's range as numbers; a copy held here would be three more objects for each of some 30,000, issue #8).
+ * element's range as numbers; a copy held here would be three more objects for each of some 30,000, docs/performance.md#memory).
  */
 class ElementObjectRef implements ObjectRef {
   // A private field, not a property: answers sent to the extension host carry the range, not the element.
@@ -170,7 +170,7 @@ class ElementObjectRef implements ObjectRef {
 
 /**
  * An endpoint chain as an object of its Service and as its hash check, one object for both (their ranges are the
- * chain's name): two objects each for 100,000 endpoints were some 11 MB of what the analysis kept (issue #8).
+ * chain's name): two objects each for 100,000 endpoints were some 11 MB of what the analysis kept (docs/performance.md#memory).
  */
 class EndpointChainRef implements ObjectRef, HashCheck {
   // Private fields, not properties: answers sent to the extension host carry the ranges, not the chain.
@@ -329,7 +329,7 @@ const HASH_MISMATCH = 8;
 /**
  * The endpoint chains of the table being read, with what the builder learns about them on the way: a few bits per
  * chain in a byte array indexed by the line the chain is declared on (a table of 100,000 names was 7 MB of garbage
- * from the table's reading, issue #8), the few hash mismatches and affinity sets apart. Chains are found by name
+ * from the table's reading, docs/performance.md#memory), the few hash mismatches and affinity sets apart. Chains are found by name
  * through the table. When two endpoint chains are declared on one line (a one-line ruleset), by chain instead.
  */
 class EndpointChains {
@@ -426,7 +426,7 @@ class EndpointChains {
 
 /**
  * What the rules of an endpoint chain say: the first DNAT, and the sets they update. Kept while one Service is
- * read, not with its endpoint chain: 100,000 of them outlived the whole table's reading for nothing (issue #8).
+ * read, not with its endpoint chain: 100,000 of them outlived the whole table's reading for nothing (docs/performance.md#memory).
  */
 interface EndpointRules {
   dnat: { address: string; port: number } | undefined;

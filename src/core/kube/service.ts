@@ -128,7 +128,7 @@ export interface Service {
 /** What has a name range: a chain or a named set (the parsers' chains make theirs when asked). */
 export type Named = { readonly nameRange: Range };
 
-/** A hash check whose range is its object's name, made when asked (one per chain of a large dump, issue #8). */
+/** A hash check whose range is its object's name, made when asked (one per chain of a large dump, docs/performance.md#memory). */
 export class NamedHashCheck implements HashCheck {
   // A private field, not a property: answers sent to the extension host must not carry the whole chain.
   readonly #of: Named;

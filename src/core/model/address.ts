@@ -167,7 +167,7 @@ export function isIpv4(text: string): boolean {
  * The value (0 to 2^32 - 1) of an address isIpv4 accepts, else undefined; `leadingZeros` also accepts groups
  * such as `010`. Of the text at [start, end) when given (parsers read addresses in place, without a slice).
  * Hand-written: the parsers and the IPVS catalog ask for every address of a dump, the trace for every key of its
- * indexes (issue #8).
+ * indexes (docs/performance.md#memory).
  */
 export function ipv4Number(text: string, leadingZeros = false, start = 0, end = text.length): number | undefined {
   const n = end - start;

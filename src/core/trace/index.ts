@@ -340,7 +340,7 @@ function traceFromEntry(files: SnapshotFile[], request: TraceRequest, context: T
   }
   // A pod that is not one of the Service's endpoints: the first candidate address that no outcome sends the packet
   // back to. Checking the outcomes instead of every endpoint of the dump keeps the first trace of a large dump
-  // from reading 100,000 endpoints (issue #8); an endpoint of another Service is a pod like any other here.
+  // from reading 100,000 endpoints (docs/performance.md#memory); an endpoint of another Service is a pod like any other here.
   let result: TraceResult | undefined;
   for (const src of podSources(serviceFacts(services()), family)) {
     result = traceFrom(src);

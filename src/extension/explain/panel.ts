@@ -1,4 +1,4 @@
-// "Dataplane Explorer: Explain This Node" (issue 9): one webview panel that explains the node snapshot of a
+// "Dataplane Explorer: Explain This Node": one webview panel that explains the node snapshot of a
 // dump (its folder). The content comes from core/explain/node; the HTML is a fixed shell with a nonce'd
 // script, the data travels in checked messages, evidence links reveal their lines in the right file.
 import * as vscode from 'vscode';

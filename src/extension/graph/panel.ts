@@ -1,4 +1,4 @@
-// The Service graph webview (issue 7, DESIGN §7): one panel per node snapshot, restored by a serializer.
+// The Service graph webview (DESIGN §7): one panel per node snapshot, restored by a serializer.
 // Data travels only in typed messages checked on receipt; the HTML is a fixed shell with a nonce'd script.
 //
 // Following the active editor: when the active editor shows a dump of another snapshot (another folder) that has

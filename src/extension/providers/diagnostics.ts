@@ -41,7 +41,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     }),
     { dispose },
   );
-  // The dumps already open are analysed just after activation, not during it (issue 8: activation ≤ 50 ms; the
+  // The dumps already open are analysed just after activation, not during it (docs/performance.md#budgets: activation ≤ 50 ms; the
   // first analysis loads the parsers, dist/core.js).
   const initial = setTimeout(() => vscode.workspace.textDocuments.forEach((d) => void update(d)), 0);
   context.subscriptions.push({ dispose: () => clearTimeout(initial) });

@@ -11,7 +11,7 @@ const SYNC_GRACE_MS = 2000;
 
 async function head(uri: vscode.Uri): Promise<string | undefined> {
   if (uri.scheme !== 'file') return undefined;
-  // Loaded here, not at activation (issue 8: a Node built-in module costs about a millisecond to load).
+  // Loaded here, not at activation (docs/performance.md#budgets: a Node built-in module costs about a millisecond to load).
   const { open } = require('node:fs/promises') as typeof fsPromises;
   const file = await open(uri.fsPath, 'r');
   try {

@@ -50,7 +50,7 @@ const COMPLETED_RE = /^#\s*Completed on\b/;
 const WARNING_RE = /^#\s*Warning:/;
 
 // Built on first parse, not at load: the grammar self-analysis costs milliseconds the extension's activation
-// does not have (issue 8). One instance, reused with a new input per line (Chevrotain's performance guide).
+// does not have (docs/performance.md#accelerators). One instance, reused with a new input per line (Chevrotain's performance guide).
 let parserInstance: IptablesLineParser | undefined;
 const lineParser = (): IptablesLineParser => (parserInstance ??= new IptablesLineParser());
 

@@ -323,7 +323,7 @@ export class IptablesSink implements RuleReader, LineSink {
 
   /**
    * iptables-save prints the rules chain by chain, in the order it declares the chains: the chain of a new run of
-   * rules is mostly one of the next declared ones, found without a lookup in a map of 100,000 names (issue #8).
+   * rules is mostly one of the next declared ones, found without a lookup in a map of 100,000 names (docs/performance.md#memory).
    * The chain named from start to end of the text if it is one of them (as chainByName has it), else undefined.
    */
   nextDeclaredChain(table: Table, text: string, start: number, end: number): Chain | undefined {
@@ -357,7 +357,7 @@ export class IptablesSink implements RuleReader, LineSink {
 
   /**
    * A chain's full range ends at its last rule, unless that rule came before the chain's (last) declaration: found
-   * once all lines are read rather than noted for each run of rules (no map of 100,000 chains, issue #8).
+   * once all lines are read rather than noted for each run of rules (no map of 100,000 chains, docs/performance.md#memory).
    */
   private endChain(chain: Chain): void {
     const rules = chain.rules;

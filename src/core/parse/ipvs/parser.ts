@@ -125,7 +125,7 @@ function lineExtent(i: number, text: string): Range {
 }
 
 // Built on first parse, not at load: the grammar self-analysis costs milliseconds the extension's activation
-// does not have (issue 8). One instance, reused with a new input per line (Chevrotain's performance guide).
+// does not have (docs/performance.md#accelerators). One instance, reused with a new input per line (Chevrotain's performance guide).
 let parserInstance: IpvsLineParser | undefined;
 const lineParser = (): IpvsLineParser => (parserInstance ??= new IpvsLineParser());
 
@@ -228,7 +228,7 @@ class IpvsBuilder {
   readonly commands: IpvsCommand[] = [];
   readonly headers: IpvsHeaderLine[] = [];
   readonly formats: IpvsFormat[] = [];
-  /** Service lines are a tenth of a listing's lines: sorted lines and values, not a hash table (issue #8). */
+  /** Service lines are a tenth of a listing's lines: sorted lines and values, not a hash table (docs/performance.md#memory). */
   readonly serviceByLine = new SortedLineMap<VirtualService>();
   readonly realServerByLine = new RealServerByLine();
   readonly connectionByLine = new Map<number, IpvsConnection>();
@@ -246,7 +246,7 @@ class IpvsBuilder {
   /**
    * Which output a line belongs to: listings pasted one after another are separate blocks. The line the current
    * block starts on: a service is of this block when its own line is not before it (no map from service to block:
-   * on a node of 10,000 Services it would be megabytes of garbage once the parse is done, issue #8).
+   * on a node of 10,000 Services it would be megabytes of garbage once the parse is done, docs/performance.md#memory).
    */
   private blockStart = 0;
   private lastKind: string | undefined;
@@ -288,7 +288,7 @@ class IpvsBuilder {
     // A listed service's definition reads its ranges from the service itself; the others get them now.
     for (const [svc, def] of this.definitionOf) def.fullRange = svc.fullRange;
     const diagnostics = this.diagnostics.close();
-    // Each list grew by push, with room to spare: an exact copy is about half the size (issue #8).
+    // Each list grew by push, with room to spare: an exact copy is about half the size (docs/performance.md#memory).
     this.closeServers();
     if (this.goneServices.size > 0) this.services = this.services.filter((s) => !this.goneServices.has(s));
     if (this.listsEdited) for (const s of this.services) if (s.realServers.length > 0) s.realServers = this.liveServers(s.realServers);
@@ -325,7 +325,7 @@ class IpvsBuilder {
   }
 
   /**
-   * The fast path (issue #8): a service line (`TCP  10.96.0.10:53 rr [persistent N]`) or a real server line
+   * The fast path (docs/performance.md#memory): a service line (`TCP  10.96.0.10:53 rr [persistent N]`) or a real server line
    * (`  -> 10.244.1.5:8080  Masq  1  0  0`) of a plain listing, with valid addresses, a known scheduler and
    * numeric columns, read without Chevrotain into the compact nodes of ./nodes. Builds exactly what line()
    * builds; false (nothing done) for any other line, which line() then reads.
@@ -865,7 +865,7 @@ class IpvsBuilder {
   /**
    * The service whose real server lines are being read: its list grows by push, with room to spare, and is
    * copied to its exact size once the next service's lines start (while it is young: copied at the end, the
-   * grown lists of a 10,000-Service node would be megabytes of garbage in the old generation, issue #8).
+   * grown lists of a 10,000-Service node would be megabytes of garbage in the old generation, docs/performance.md#memory).
    */
   private growing: VirtualService | undefined;
   /** Whether restore commands added or deleted real servers: then every list is copied at the end. */
@@ -1630,7 +1630,7 @@ function isDigits(text: string, start: number, end: number, max: number): boolea
 /**
  * One string per IPv4 address where it is cheap (an endpoint backs several virtual services): a fixed table of
  * the last address seen per hash slot. A Map of every address would be ~7 MB on a 10,000-Service node, garbage
- * once the parse is done but promoted to the old generation by then (issue #8: peak memory).
+ * once the parse is done but promoted to the old generation by then (docs/performance.md#memory: peak memory).
  */
 export class AddressCache {
   readonly #values: Int32Array;
@@ -1697,7 +1697,7 @@ function fastEndpoint(text: string, start: number, end: number, ipv4: AddressCac
 /**
  * The endpoint texts of the real servers listed under one service line, to report one listed twice. A dotted
  * `address:port` (nearly all) is kept as its endpointNumber in one open-addressing table reused for every
- * service (a Set of key strings per service made a string and a hash table per line and service, issue #8);
+ * service (a Set of key strings per service made a string and a hash table per line and service, docs/performance.md#memory);
  * another text in a Set of strings.
  */
 export class ServerKeys {

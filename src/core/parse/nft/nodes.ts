@@ -1,4 +1,4 @@
-// Compact nodes of the nft text model (issue #8): they keep positions as numbers and make their ranges (plain
+// Compact nodes of the nft text model (docs/performance.md#memory): they keep positions as numbers and make their ranges (plain
 // `{ start, end }` objects, equal to what the parser used to store) when asked, so a 29 MB kube-proxy dump does
 // not keep millions of Range and Position objects.
 //

@@ -7,7 +7,7 @@
 // is fine. Errors are diagnostics with a range; a bad unit is skipped and reading resumes at the next line,
 // `;` or `}`. Nothing here throws.
 //
-// Fast paths (issue 8), each giving exactly what Chevrotain gives: lines go through `fastLexLine` (the
+// Fast paths (docs/performance.md#accelerators), each giving exactly what Chevrotain gives: lines go through `fastLexLine` (the
 // Chevrotain lexer only gets the lines it cannot read), and a unit starting with a plain word, which the
 // grammar always reads as its `items` alternative, gets its CST built directly (`plainItemsUnit`; a rule in a
 // chain goes to the chain without one). A lazy rule of the shapes kube-proxy writes is not read at first: only its
@@ -148,7 +148,7 @@ interface TableDefs {
   /**
    * The command from which each chain exists: chainSeq, the first chain's, unless laterChains says otherwise.
    * Whether a chain is defined is whether the symbol table has its definition. A table block is one command: its
-   * 100,000 chains need no map (issue #8).
+   * 100,000 chains need no map (docs/performance.md#memory).
    */
   chainSeq: number;
   laterChains: Map<string, number>;
@@ -164,7 +164,7 @@ interface Spec {
   next: number;
 }
 
-// Built on first parse, not at load (activation time, issue 8).
+// Built on first parse, not at load (activation time, docs/performance.md#budgets).
 let unitParserInstance: NftUnitParser | undefined;
 const unitParser = (): NftUnitParser => (unitParserInstance ??= new NftUnitParser());
 
@@ -1153,7 +1153,7 @@ class NftTextBuilder implements StatementHost {
   /**
    * One string per chain, set or map name: references and definitions share it (as do the lines they are on).
    * A name its table has already is its object's: `names` holds only the names referenced before their table
-   * has them (kube-proxy's maps name the service chains listed after them), not all 100,000 chains (issue #8).
+   * has them (kube-proxy's maps name the service chains listed after them), not all 100,000 chains (docs/performance.md#memory).
    */
   private name(kind: 'chain' | 'set', table: NftTable, name: string): string {
     const defined = kind === 'chain' ? table.chainByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));

@@ -118,7 +118,7 @@ function isRangeEnd(s: string): boolean {
 /** Tokens and groups cache their range: the model shares these objects instead of allocating copies. */
 type WithRange = { r?: Range };
 
-// V8 pretenuring (issue 8): each object literal in the source is one allocation site, and once most objects of
+// V8 pretenuring (docs/performance.md#memory): each object literal in the source is one allocation site, and once most objects of
 // a site outlive a young-generation GC, V8 allocates all later ones straight in the old generation. The element
 // lists at the top of a kube-proxy dump keep what they read (ranges, elements); the 200,000 rules after them
 // (LazyRules, read once and dropped) make the same objects as garbage. Sharing one site, that garbage filled the
@@ -167,7 +167,7 @@ function newElement(key: string[], range: Range, keyRange: Range): NftElement {
 /**
  * An element of a named set or map, its ranges kept as numbers and made when read (compare them by value). A
  * kube-proxy dump of 10,000 Services has some 28,000 such elements, and their ranges, verdicts and the positions
- * in them (ten small objects each) were some 12 MB of what the analysis kept (issue #8).
+ * in them (ten small objects each) were some 12 MB of what the analysis kept (docs/performance.md#memory).
  */
 export class ElementNode implements NftElement {
   value: string | NftVerdictValue | undefined = undefined;
@@ -1735,7 +1735,7 @@ function setRefNameRange(token: IToken): Range {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Plain rules (issue 8). The first reading of a LazyRule only matters for what it reports: references (and
+// Plain rules (docs/performance.md#accelerators). The first reading of a LazyRule only matters for what it reports: references (and
 // diagnostics, comments, unknown statements, which the shapes below never have). For the shapes kube-proxy writes
 // hundreds of thousands of times, these are found without building statements:
 //   SELECTOR [!=] VALUE      `ip saddr 10.0.0.1`, `meta l4proto tcp`, `ip saddr != 10.0.0.0/8`, `ip saddr @set`
