@@ -259,13 +259,17 @@ function prepare(svc: GenServicePort, family: Family): PreparedService | undefin
 
 /** Mirrors syncProxyRules() for a full sync; returns the filter and nat buffers in kube-proxy's write order. */
 function buildKubeProxyTables(opts: GenOptions, family: Family): { filter: TableBuffer; nat: TableBuffer } {
-  const filter = new TableBuffer();
-  const nat = new TableBuffer();
   const comments = opts.comments !== false;
-  const clusterCIDR = canonicalCIDR(opts.clusterCIDR ?? (family === 'ipv4' ? '10.0.0.0/8' : 'fd00:10::/64'));
   const isIPv6 = family === 'ipv6';
-  const localhostNodePorts = !isIPv6;
-  const svcComment = (args: string[], comment: string) => (comments ? [...args, '-m', 'comment', '--comment', comment] : args);
+  const w: SyncWriter = {
+    filter: new TableBuffer(),
+    nat: new TableBuffer(),
+    clusterCIDR: canonicalCIDR(opts.clusterCIDR ?? (family === 'ipv4' ? '10.0.0.0/8' : 'fd00:10::/64')),
+    isIPv6,
+    localhostNodePorts: !isIPv6,
+    svcComment: (args: string[], comment: string) => (comments ? [...args, '-m', 'comment', '--comment', comment] : args),
+  };
+  const { filter, nat, localhostNodePorts } = w;
 
   for (const c of [KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL]) filter.chain(c);
   for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) nat.chain(c);
@@ -298,149 +302,7 @@ function buildKubeProxyTables(opts: GenOptions, family: Family): { filter: Table
     );
   }
 
-  for (const s of prepareEach(opts.services, family, prepare)) {
-    const { spn, protocol } = s;
-    const port = String(s.svc.port);
-    const clusterPolicyChain = `KUBE-SVC-${s.hash}`;
-    const localPolicyChain = `KUBE-SVL-${s.hash}`;
-    const externalTrafficChain = `KUBE-EXT-${s.hash}`;
-    const fwChain = `KUBE-FW-${s.hash}`;
-    const internalTrafficChain = s.internalPolicyLocal ? localPolicyChain : clusterPolicyChain;
-    const externalPolicyChain = s.externalPolicyLocal ? localPolicyChain : clusterPolicyChain;
-    const usesExternalTrafficChain = s.hasEndpoints && s.externallyAccessible;
-    const usesFWChain = s.hasEndpoints && s.lbIPs.length > 0 && s.sourceRanges.length > 0;
-    const loadBalancerTrafficChain = usesFWChain ? fwChain : externalTrafficChain;
-
-    let internalFilterTarget = '';
-    let internalFilterComment = '';
-    let externalFilterTarget = '';
-    let externalFilterComment = '';
-    if (!s.hasEndpoints) {
-      internalFilterTarget = externalFilterTarget = 'REJECT';
-      internalFilterComment = externalFilterComment = q(`${spn} has no endpoints`);
-    } else {
-      if (!s.hasInternalEndpoints) {
-        internalFilterTarget = 'DROP';
-        internalFilterComment = q(`${spn} has no local endpoints`);
-      }
-      if (!s.hasExternalEndpoints) {
-        externalFilterTarget = 'DROP';
-        externalFilterComment = q(`${spn} has no local endpoints`);
-      }
-    }
-
-    // Capture the clusterIP.
-    if (s.hasInternalEndpoints) {
-      nat.rule(KUBE_SERVICES, '-m', 'comment', '--comment', q(`${spn} cluster IP`), '-m', protocol, '-p', protocol, '-d', s.clusterIP, '--dport', port, '-j', internalTrafficChain);
-    } else {
-      filter.rule(KUBE_SERVICES, '-m', 'comment', '--comment', internalFilterComment, '-m', protocol, '-p', protocol, '-d', s.clusterIP, '--dport', port, '-j', internalFilterTarget);
-    }
-
-    // Capture externalIPs.
-    for (const ip of s.externalIPs) {
-      if (s.hasEndpoints) {
-        nat.rule(KUBE_SERVICES, '-m', 'comment', '--comment', q(`${spn} external IP`), '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', externalTrafficChain);
-      }
-      if (!s.hasExternalEndpoints) {
-        filter.rule(KUBE_EXTERNAL_SERVICES, '-m', 'comment', '--comment', externalFilterComment, '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', externalFilterTarget);
-      }
-    }
-
-    // Capture load-balancer ingress.
-    for (const ip of s.lbIPs) {
-      if (s.hasEndpoints) {
-        nat.rule(KUBE_SERVICES, '-m', 'comment', '--comment', q(`${spn} loadbalancer IP`), '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', loadBalancerTrafficChain);
-      }
-      if (usesFWChain) {
-        filter.rule(KUBE_PROXY_FIREWALL, '-m', 'comment', '--comment', q(`${spn} traffic not accepted by ${fwChain}`), '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', 'DROP');
-      }
-    }
-    if (!s.hasExternalEndpoints) {
-      for (const ip of s.lbIPs) {
-        filter.rule(KUBE_EXTERNAL_SERVICES, '-m', 'comment', '--comment', externalFilterComment, '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', externalFilterTarget);
-      }
-    }
-
-    // Capture nodeports.
-    if (s.nodePort !== 0) {
-      const np = String(s.nodePort);
-      if (s.hasEndpoints) {
-        if (localhostNodePorts && !isIPv6) {
-          nat.rule(KUBE_NODEPORTS, '-m', 'comment', '--comment', spn, '-m', protocol, '-p', protocol, '-d', '127.0.0.0/8', '--dport', np, '-m', 'nfacct', '--nfacct-name', NFACCT_LOCALHOST_NP, '-j', externalTrafficChain);
-        }
-        nat.rule(KUBE_NODEPORTS, '-m', 'comment', '--comment', spn, '-m', protocol, '-p', protocol, '--dport', np, '-j', externalTrafficChain);
-      }
-      if (!s.hasExternalEndpoints) {
-        filter.rule(KUBE_EXTERNAL_SERVICES, '-m', 'comment', '--comment', externalFilterComment, '-m', 'addrtype', '--dst-type', 'LOCAL', '-m', protocol, '-p', protocol, '--dport', np, '-j', externalFilterTarget);
-      }
-    }
-
-    // Capture healthCheckNodePorts.
-    if (s.svc.healthCheckNodePort) {
-      filter.rule(KUBE_NODEPORTS, '-m', 'comment', '--comment', q(`${spn} health check node port`), '-m', 'tcp', '-p', 'tcp', '--dport', String(s.svc.healthCheckNodePort), '-j', 'ACCEPT');
-    }
-
-    // Internal traffic: masquerade off-cluster sources (local traffic detector by cluster CIDR).
-    if (s.hasInternalEndpoints) {
-      nat.rule(internalTrafficChain, '-m', 'comment', '--comment', q(`${spn} cluster IP`), '-m', protocol, '-p', protocol, '-d', s.clusterIP, '--dport', port, '!', '-s', clusterCIDR, '-j', KUBE_MARK_MASQ);
-    }
-
-    // External traffic chain.
-    if (usesExternalTrafficChain) {
-      nat.chain(externalTrafficChain);
-      if (!s.externalPolicyLocal) {
-        nat.rule(externalTrafficChain, '-m', 'comment', '--comment', q(`masquerade traffic for ${spn} external destinations`), '-j', KUBE_MARK_MASQ);
-      } else {
-        nat.rule(externalTrafficChain, '-m', 'comment', '--comment', q(`pod traffic for ${spn} external destinations`), '-s', clusterCIDR, '-j', clusterPolicyChain);
-        nat.rule(externalTrafficChain, '-m', 'comment', '--comment', q(`masquerade LOCAL traffic for ${spn} external destinations`), '-m', 'addrtype', '--src-type', 'LOCAL', '-j', KUBE_MARK_MASQ);
-        nat.rule(externalTrafficChain, '-m', 'comment', '--comment', q(`route LOCAL traffic for ${spn} external destinations`), '-m', 'addrtype', '--src-type', 'LOCAL', '-j', clusterPolicyChain);
-      }
-      if (s.hasExternalEndpoints) nat.rule(externalTrafficChain, '-j', externalPolicyChain);
-    }
-
-    // Firewall chain (loadBalancerSourceRanges).
-    if (usesFWChain) {
-      nat.chain(fwChain);
-      for (const cidr of s.sourceRanges) {
-        nat.rule(fwChain, '-m', 'comment', '--comment', q(`${spn} loadbalancer IP`), '-s', cidr, '-j', externalTrafficChain);
-      }
-      // (kube-proxy also accepts `-s <lb IP>` here when a source range contains the node IP; not modelled.)
-      nat.rule(fwChain, '-m', 'comment', '--comment', q(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`));
-    }
-
-    const writeServiceToEndpointRules = (svcChain: string, endpoints: PreparedEndpoint[]) => {
-      if (s.svc.sessionAffinityTimeout !== undefined) {
-        for (const ep of endpoints) {
-          nat.rule(svcChain, ...svcComment([], q(`${spn} -> ${ep.str}`)), '-m', 'recent', '--name', ep.chain, '--rcheck', '--seconds', String(s.svc.sessionAffinityTimeout), '--reap', '-j', ep.chain);
-        }
-      }
-      const n = endpoints.length;
-      endpoints.forEach((ep, i) => {
-        const args = svcComment([], q(`${spn} -> ${ep.str}`));
-        if (i < n - 1) args.push('-m', 'statistic', '--mode', 'random', '--probability', probability(n - i));
-        nat.rule(svcChain, ...args, '-j', ep.chain);
-      });
-    };
-    if (s.usesClusterPolicyChain) {
-      nat.chain(clusterPolicyChain);
-      writeServiceToEndpointRules(clusterPolicyChain, s.clusterEndpoints);
-    }
-    if (s.usesLocalPolicyChain) {
-      nat.chain(localPolicyChain);
-      writeServiceToEndpointRules(localPolicyChain, s.localEndpoints);
-    }
-
-    // Per-endpoint chains.
-    for (const ep of s.allReachable) {
-      nat.chain(ep.chain);
-      const base = svcComment([], spn);
-      nat.rule(ep.chain, ...base, '-s', ep.address, '-j', KUBE_MARK_MASQ);
-      const dnat = [...base];
-      if (s.svc.sessionAffinityTimeout !== undefined) dnat.push('-m', 'recent', '--name', ep.chain, '--set');
-      dnat.push('-m', protocol, '-p', protocol, '-j', 'DNAT', '--to-destination', ep.str);
-      nat.rule(ep.chain, ...dnat);
-    }
-  }
+  for (const s of prepareEach(opts.services, family, prepare)) writeServicePort(w, s);
 
   // Tail-call to the nodePorts chain (nodePortAddresses unset = match all).
   const destinations = ['-m', 'addrtype', '--dst-type', 'LOCAL'];
@@ -453,6 +315,200 @@ function buildKubeProxyTables(opts: GenOptions, family: Family): { filter: Table
   filter.rule(KUBE_FORWARD, '-m', 'comment', '--comment', q('kubernetes forwarding conntrack rule'), '-m', 'conntrack', '--ctstate', 'RELATED,ESTABLISHED', '-j', 'ACCEPT');
 
   return { filter, nat };
+}
+
+/** What syncProxyRules() keeps while it writes: the two tables and the node-wide choices. */
+interface SyncWriter {
+  filter: TableBuffer;
+  nat: TableBuffer;
+  clusterCIDR: string;
+  isIPv6: boolean;
+  localhostNodePorts: boolean;
+  svcComment: (args: string[], comment: string) => string[];
+}
+
+/** The chain names and filter verdicts of one Service port, as syncProxyRules() works them out. */
+function portChains(s: PreparedService) {
+  const { spn } = s;
+  const clusterPolicyChain = `KUBE-SVC-${s.hash}`;
+  const localPolicyChain = `KUBE-SVL-${s.hash}`;
+  const externalTrafficChain = `KUBE-EXT-${s.hash}`;
+  const fwChain = `KUBE-FW-${s.hash}`;
+  const internalTrafficChain = s.internalPolicyLocal ? localPolicyChain : clusterPolicyChain;
+  const externalPolicyChain = s.externalPolicyLocal ? localPolicyChain : clusterPolicyChain;
+  const usesExternalTrafficChain = s.hasEndpoints && s.externallyAccessible;
+  const usesFWChain = s.hasEndpoints && s.lbIPs.length > 0 && s.sourceRanges.length > 0;
+  const loadBalancerTrafficChain = usesFWChain ? fwChain : externalTrafficChain;
+
+  let internalFilterTarget = '';
+  let internalFilterComment = '';
+  let externalFilterTarget = '';
+  let externalFilterComment = '';
+  if (!s.hasEndpoints) {
+    internalFilterTarget = externalFilterTarget = 'REJECT';
+    internalFilterComment = externalFilterComment = q(`${spn} has no endpoints`);
+  } else {
+    if (!s.hasInternalEndpoints) {
+      internalFilterTarget = 'DROP';
+      internalFilterComment = q(`${spn} has no local endpoints`);
+    }
+    if (!s.hasExternalEndpoints) {
+      externalFilterTarget = 'DROP';
+      externalFilterComment = q(`${spn} has no local endpoints`);
+    }
+  }
+
+  return {
+    clusterPolicyChain,
+    localPolicyChain,
+    externalTrafficChain,
+    fwChain,
+    internalTrafficChain,
+    externalPolicyChain,
+    usesExternalTrafficChain,
+    usesFWChain,
+    loadBalancerTrafficChain,
+    internalFilterTarget,
+    internalFilterComment,
+    externalFilterTarget,
+    externalFilterComment,
+  };
+}
+
+/** One Service port: its frontends in KUBE-SERVICES and friends, its service chains, its endpoint chains. */
+function writeServicePort(w: SyncWriter, s: PreparedService): void {
+  const c = portChains(s);
+  writeFrontends(w, s, c);
+  writeServiceChains(w, s, c);
+  writeEndpointChains(w, s);
+}
+
+function writeFrontends(w: SyncWriter, s: PreparedService, c: ReturnType<typeof portChains>): void {
+  const { filter, nat, isIPv6, localhostNodePorts } = w;
+  const { spn, protocol } = s;
+  const port = String(s.svc.port);
+  const { internalTrafficChain, externalTrafficChain, fwChain, usesFWChain, loadBalancerTrafficChain, internalFilterTarget, internalFilterComment, externalFilterTarget, externalFilterComment } = c;
+  // Capture the clusterIP.
+  if (s.hasInternalEndpoints) {
+    nat.rule(KUBE_SERVICES, '-m', 'comment', '--comment', q(`${spn} cluster IP`), '-m', protocol, '-p', protocol, '-d', s.clusterIP, '--dport', port, '-j', internalTrafficChain);
+  } else {
+    filter.rule(KUBE_SERVICES, '-m', 'comment', '--comment', internalFilterComment, '-m', protocol, '-p', protocol, '-d', s.clusterIP, '--dport', port, '-j', internalFilterTarget);
+  }
+
+  // Capture externalIPs.
+  for (const ip of s.externalIPs) {
+    if (s.hasEndpoints) {
+      nat.rule(KUBE_SERVICES, '-m', 'comment', '--comment', q(`${spn} external IP`), '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', externalTrafficChain);
+    }
+    if (!s.hasExternalEndpoints) {
+      filter.rule(KUBE_EXTERNAL_SERVICES, '-m', 'comment', '--comment', externalFilterComment, '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', externalFilterTarget);
+    }
+  }
+
+  // Capture load-balancer ingress.
+  for (const ip of s.lbIPs) {
+    if (s.hasEndpoints) {
+      nat.rule(KUBE_SERVICES, '-m', 'comment', '--comment', q(`${spn} loadbalancer IP`), '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', loadBalancerTrafficChain);
+    }
+    if (usesFWChain) {
+      filter.rule(KUBE_PROXY_FIREWALL, '-m', 'comment', '--comment', q(`${spn} traffic not accepted by ${fwChain}`), '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', 'DROP');
+    }
+  }
+  if (!s.hasExternalEndpoints) {
+    for (const ip of s.lbIPs) {
+      filter.rule(KUBE_EXTERNAL_SERVICES, '-m', 'comment', '--comment', externalFilterComment, '-m', protocol, '-p', protocol, '-d', ip, '--dport', port, '-j', externalFilterTarget);
+    }
+  }
+
+  // Capture nodeports.
+  if (s.nodePort !== 0) {
+    const np = String(s.nodePort);
+    if (s.hasEndpoints) {
+      if (localhostNodePorts && !isIPv6) {
+        nat.rule(KUBE_NODEPORTS, '-m', 'comment', '--comment', spn, '-m', protocol, '-p', protocol, '-d', '127.0.0.0/8', '--dport', np, '-m', 'nfacct', '--nfacct-name', NFACCT_LOCALHOST_NP, '-j', externalTrafficChain);
+      }
+      nat.rule(KUBE_NODEPORTS, '-m', 'comment', '--comment', spn, '-m', protocol, '-p', protocol, '--dport', np, '-j', externalTrafficChain);
+    }
+    if (!s.hasExternalEndpoints) {
+      filter.rule(KUBE_EXTERNAL_SERVICES, '-m', 'comment', '--comment', externalFilterComment, '-m', 'addrtype', '--dst-type', 'LOCAL', '-m', protocol, '-p', protocol, '--dport', np, '-j', externalFilterTarget);
+    }
+  }
+
+  // Capture healthCheckNodePorts.
+  if (s.svc.healthCheckNodePort) {
+    filter.rule(KUBE_NODEPORTS, '-m', 'comment', '--comment', q(`${spn} health check node port`), '-m', 'tcp', '-p', 'tcp', '--dport', String(s.svc.healthCheckNodePort), '-j', 'ACCEPT');
+  }
+}
+
+function writeServiceChains(w: SyncWriter, s: PreparedService, c: ReturnType<typeof portChains>): void {
+  const { nat, clusterCIDR, svcComment } = w;
+  const { spn, protocol } = s;
+  const port = String(s.svc.port);
+  const { clusterPolicyChain, localPolicyChain, externalTrafficChain, fwChain, internalTrafficChain, externalPolicyChain, usesExternalTrafficChain, usesFWChain } = c;
+  // Internal traffic: masquerade off-cluster sources (local traffic detector by cluster CIDR).
+  if (s.hasInternalEndpoints) {
+    nat.rule(internalTrafficChain, '-m', 'comment', '--comment', q(`${spn} cluster IP`), '-m', protocol, '-p', protocol, '-d', s.clusterIP, '--dport', port, '!', '-s', clusterCIDR, '-j', KUBE_MARK_MASQ);
+  }
+
+  // External traffic chain.
+  if (usesExternalTrafficChain) {
+    nat.chain(externalTrafficChain);
+    if (!s.externalPolicyLocal) {
+      nat.rule(externalTrafficChain, '-m', 'comment', '--comment', q(`masquerade traffic for ${spn} external destinations`), '-j', KUBE_MARK_MASQ);
+    } else {
+      nat.rule(externalTrafficChain, '-m', 'comment', '--comment', q(`pod traffic for ${spn} external destinations`), '-s', clusterCIDR, '-j', clusterPolicyChain);
+      nat.rule(externalTrafficChain, '-m', 'comment', '--comment', q(`masquerade LOCAL traffic for ${spn} external destinations`), '-m', 'addrtype', '--src-type', 'LOCAL', '-j', KUBE_MARK_MASQ);
+      nat.rule(externalTrafficChain, '-m', 'comment', '--comment', q(`route LOCAL traffic for ${spn} external destinations`), '-m', 'addrtype', '--src-type', 'LOCAL', '-j', clusterPolicyChain);
+    }
+    if (s.hasExternalEndpoints) nat.rule(externalTrafficChain, '-j', externalPolicyChain);
+  }
+
+  // Firewall chain (loadBalancerSourceRanges).
+  if (usesFWChain) {
+    nat.chain(fwChain);
+    for (const cidr of s.sourceRanges) {
+      nat.rule(fwChain, '-m', 'comment', '--comment', q(`${spn} loadbalancer IP`), '-s', cidr, '-j', externalTrafficChain);
+    }
+    // (kube-proxy also accepts `-s <lb IP>` here when a source range contains the node IP; not modelled.)
+    nat.rule(fwChain, '-m', 'comment', '--comment', q(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`));
+  }
+
+  const writeServiceToEndpointRules = (svcChain: string, endpoints: PreparedEndpoint[]) => {
+    if (s.svc.sessionAffinityTimeout !== undefined) {
+      for (const ep of endpoints) {
+        nat.rule(svcChain, ...svcComment([], q(`${spn} -> ${ep.str}`)), '-m', 'recent', '--name', ep.chain, '--rcheck', '--seconds', String(s.svc.sessionAffinityTimeout), '--reap', '-j', ep.chain);
+      }
+    }
+    const n = endpoints.length;
+    endpoints.forEach((ep, i) => {
+      const args = svcComment([], q(`${spn} -> ${ep.str}`));
+      if (i < n - 1) args.push('-m', 'statistic', '--mode', 'random', '--probability', probability(n - i));
+      nat.rule(svcChain, ...args, '-j', ep.chain);
+    });
+  };
+  if (s.usesClusterPolicyChain) {
+    nat.chain(clusterPolicyChain);
+    writeServiceToEndpointRules(clusterPolicyChain, s.clusterEndpoints);
+  }
+  if (s.usesLocalPolicyChain) {
+    nat.chain(localPolicyChain);
+    writeServiceToEndpointRules(localPolicyChain, s.localEndpoints);
+  }
+}
+
+/** Per-endpoint chains: masquerade hairpin traffic, then DNAT (and remember the client for affinity). */
+function writeEndpointChains(w: SyncWriter, s: PreparedService): void {
+  const { nat, svcComment } = w;
+  const { spn, protocol } = s;
+  for (const ep of s.allReachable) {
+    nat.chain(ep.chain);
+    const base = svcComment([], spn);
+    nat.rule(ep.chain, ...base, '-s', ep.address, '-j', KUBE_MARK_MASQ);
+    const dnat = [...base];
+    if (s.svc.sessionAffinityTimeout !== undefined) dnat.push('-m', 'recent', '--name', ep.chain, '--set');
+    dnat.push('-m', protocol, '-p', protocol, '-j', 'DNAT', '--to-destination', ep.str);
+    nat.rule(ep.chain, ...dnat);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
