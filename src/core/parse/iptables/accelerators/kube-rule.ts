@@ -225,6 +225,13 @@ export class KubeRuleAccelerator {
     return this.containerCount++;
   }
 
+  /** The SEEN_* and O_* bits of the options read so far on the line. */
+  private seen = 0;
+  /** The container entry (match or target) the last -m or -j opened, or -1. */
+  private current = -1;
+  /** The module -p names (its options may follow without -m), or -1. */
+  private implicitModule = -1;
+
   /**
    * Whether `text` (a line starting with `-`) is one of kube-proxy's usual rules (see kubeRule); if so, where its
    * parts are, in the shape variables.
@@ -239,7 +246,7 @@ export class KubeRuleAccelerator {
     if (chainEnd < 0) return false;
     this.chainEnd = chainEnd;
     let p = chainEnd;
-    let seen = 0;
+    this.seen = 0;
     this.destinationStart = -1;
     this.destinationEnd = -1;
     this.destinationNegated = false;
@@ -247,8 +254,8 @@ export class KubeRuleAccelerator {
     this.targetEnd = -1;
     this.notedOption = undefined;
     this.notedColumn = 0;
-    let current = -1;
-    let implicitModule = -1;
+    this.current = -1;
+    this.implicitModule = -1;
     this.containerCount = 0;
     while (p < length) {
       let start = p + 1;
@@ -264,96 +271,97 @@ export class KubeRuleAccelerator {
       // Every option here takes one value.
       const valueStart = end + 1;
       if (end - start < 2 || text.charCodeAt(start) !== 45 /* - */ || valueStart >= length) return false;
-      let valueEnd: number;
-      if (end - start === 2) {
-        valueEnd = text.indexOf(' ', valueStart);
-        if (valueEnd < 0) valueEnd = length;
-        const c = text.charCodeAt(start + 1);
-        let bit: number;
-        if (c === 115 /* s */ || c === 100 /* d */) {
-          if (!isPlainAddress(text, valueStart, valueEnd)) return false;
-          bit = c === 115 ? SEEN_SOURCE : SEEN_DESTINATION;
-          if (c === 100) {
-            this.destinationStart = valueStart;
-            this.destinationEnd = valueEnd;
-            this.destinationNegated = negated;
-          }
-        } else if (negated) {
-          return false;
-        } else if (c === 112 /* p */) {
-          implicitModule = kubeModuleAt(text, valueStart, valueEnd);
-          if (implicitModule !== M_TCP && implicitModule !== M_UDP && implicitModule !== M_SCTP) return false;
-          bit = SEEN_PROTOCOL;
-        } else if (c === 109 /* m */) {
-          const module = kubeModuleAt(text, valueStart, valueEnd);
-          if (module < 0) return false;
-          for (let k = 0; k < this.containerCount; k++) if (this.container[k] === module) return false;
-          current = this.push(module);
-          bit = 0;
-        } else if (c === 106 /* j */) {
-          if (textIs(text, valueStart, valueEnd, 'DNAT')) {
-            current = this.push(T_DNAT);
-          } else {
-            if (wordEnd(text, valueStart, length) !== valueEnd) return false;
-            this.targetStart = valueStart;
-            this.targetEnd = valueEnd;
-            current = this.push(T_CHAIN);
-          }
-          bit = SEEN_TARGET;
-        } else {
-          return false;
-        }
-        if (seen & bit) return false;
-        seen |= bit;
-      } else {
-        if (negated) return false;
-        const option = kubeOptionAt(text, start, end);
-        if (option < 0 || seen & option) return false;
-        seen |= option;
-        // The match or target that owns the option, as ownerOf finds it: the current one, earlier matches, then
-        // a new implicit match of -p's protocol. None: the generic path reports it.
-        let owner = -1;
-        if (current >= 0 && knows[this.container[current]] & option) {
-          owner = current;
-        } else {
-          for (let k = this.containerCount - 1; k >= 0 && owner < 0; k--) {
-            const module = this.container[k];
-            if (module < T_DNAT && knows[module] & option) owner = k;
-          }
-          // (Earlier matches include every one of the protocol's module: this is a new one.)
-          if (owner < 0 && implicitModule >= 0 && knows[implicitModule] & option) owner = this.push(implicitModule);
-          if (owner < 0) return false;
-        }
-        if (option === O_COMMENT) {
-          valueEnd = commentEnd(text, valueStart, length);
-        } else {
-          valueEnd = text.indexOf(' ', valueStart);
-          if (valueEnd < 0) valueEnd = length;
-          if (
-            option === O_DPORT || option === O_SPORT
-              ? !isPort(text, valueStart, valueEnd)
-              : option === O_MODE
-                ? !textIs(text, valueStart, valueEnd, 'random')
-                : option === O_PROBABILITY
-                  ? !isProbability(text, valueStart, valueEnd)
-                  : !isHostPort(text, valueStart, valueEnd)
-          )
-            return false;
-          if (option === O_PROBABILITY || option === O_TO_DESTINATION) {
-            if (this.notedOption !== undefined) return false; // one noted value per rule
-            this.notedOption = option === O_PROBABILITY ? '--probability' : '--to-destination';
-            this.notedColumn = valueStart;
-          }
-        }
-        if (valueEnd < 0) return false;
-      }
+      const valueEnd = end - start === 2 ? this.shortOption(text, start, valueStart, negated) : negated ? -1 : this.longOption(text, start, end, valueStart, knows);
+      if (valueEnd < 0) return false;
       p = valueEnd;
       if (p < length && (text.charCodeAt(p) !== 32 || p + 1 >= length)) return false;
     }
     // `--probability` is noted as the value of a random statistic.
-    if (this.notedOption === '--probability' && (seen & O_MODE) === 0) return false;
-    this.isDnat = (seen & SEEN_TARGET) !== 0 && this.targetStart < 0;
+    if (this.notedOption === '--probability' && (this.seen & O_MODE) === 0) return false;
+    this.isDnat = (this.seen & SEEN_TARGET) !== 0 && this.targetStart < 0;
     return true;
+  }
+
+  /** `-s`, `-d`, `-p`, `-m` or `-j` and its value at `valueStart`: the value's end, or -1 when the line is not usual. */
+  private shortOption(text: string, start: number, valueStart: number, negated: boolean): number {
+    let valueEnd = text.indexOf(' ', valueStart);
+    if (valueEnd < 0) valueEnd = text.length;
+    const c = text.charCodeAt(start + 1);
+    let bit: number;
+    if (c === 115 /* s */ || c === 100 /* d */) {
+      if (!isPlainAddress(text, valueStart, valueEnd)) return -1;
+      bit = c === 115 ? SEEN_SOURCE : SEEN_DESTINATION;
+      if (c === 100) {
+        this.destinationStart = valueStart;
+        this.destinationEnd = valueEnd;
+        this.destinationNegated = negated;
+      }
+    } else if (negated) {
+      return -1;
+    } else if (c === 112 /* p */) {
+      this.implicitModule = kubeModuleAt(text, valueStart, valueEnd);
+      if (this.implicitModule !== M_TCP && this.implicitModule !== M_UDP && this.implicitModule !== M_SCTP) return -1;
+      bit = SEEN_PROTOCOL;
+    } else if (c === 109 /* m */) {
+      const module = kubeModuleAt(text, valueStart, valueEnd);
+      if (module < 0) return -1;
+      for (let k = 0; k < this.containerCount; k++) if (this.container[k] === module) return -1;
+      this.current = this.push(module);
+      bit = 0;
+    } else if (c === 106 /* j */) {
+      if (textIs(text, valueStart, valueEnd, 'DNAT')) {
+        this.current = this.push(T_DNAT);
+      } else {
+        if (wordEnd(text, valueStart, text.length) !== valueEnd) return -1;
+        this.targetStart = valueStart;
+        this.targetEnd = valueEnd;
+        this.current = this.push(T_CHAIN);
+      }
+      bit = SEEN_TARGET;
+    } else {
+      return -1;
+    }
+    if (this.seen & bit) return -1;
+    this.seen |= bit;
+    return valueEnd;
+  }
+
+  /** A `--option` of a match or target and its value: the value's end, or -1 when the line is not usual. */
+  private longOption(text: string, start: number, end: number, valueStart: number, knows: Uint8Array): number {
+    const option = kubeOptionAt(text, start, end);
+    if (option < 0 || this.seen & option) return -1;
+    this.seen |= option;
+    // The match or target that owns the option, as ownerOf finds it: the current one, earlier matches, then
+    // a new implicit match of -p's protocol. None: the generic path reports it.
+    if (!(this.current >= 0 && knows[this.container[this.current]] & option)) {
+      let owner = -1;
+      for (let k = this.containerCount - 1; k >= 0 && owner < 0; k--) {
+        const module = this.container[k];
+        if (module < T_DNAT && knows[module] & option) owner = k;
+      }
+      // (Earlier matches include every one of the protocol's module: this is a new one.)
+      if (owner < 0 && this.implicitModule >= 0 && knows[this.implicitModule] & option) owner = this.push(this.implicitModule);
+      if (owner < 0) return -1;
+    }
+    if (option === O_COMMENT) return commentEnd(text, valueStart, text.length);
+    let valueEnd = text.indexOf(' ', valueStart);
+    if (valueEnd < 0) valueEnd = text.length;
+    if (
+      option === O_DPORT || option === O_SPORT
+        ? !isPort(text, valueStart, valueEnd)
+        : option === O_MODE
+          ? !textIs(text, valueStart, valueEnd, 'random')
+          : option === O_PROBABILITY
+            ? !isProbability(text, valueStart, valueEnd)
+            : !isHostPort(text, valueStart, valueEnd)
+    )
+      return -1;
+    if (option === O_PROBABILITY || option === O_TO_DESTINATION) {
+      if (this.notedOption !== undefined) return -1; // one noted value per rule
+      this.notedOption = option === O_PROBABILITY ? '--probability' : '--to-destination';
+      this.notedColumn = valueStart;
+    }
+    return valueEnd;
   }
 
   /** An Accelerator of the pipeline, given the line itself (the model's columns count from its start). */
