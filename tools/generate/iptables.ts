@@ -18,7 +18,7 @@
 // Pure TypeScript: no Node APIs except node:crypto (in src/core/kube/hash.ts).
 import { endpointHash, portProtoHash } from '../../src/core/kube/hash';
 import { canonicalCIDR, canonicalIP, familyOf, parseIPv4, type Family } from './address';
-import { cmp, servicePortView, type GenServicePort, type ViewEndpoint } from './service-port';
+import { cmp, expectedEndpoints, servicePortView, type GenServicePort, type ViewEndpoint } from './service-port';
 
 // ---------------------------------------------------------------------------------------------------------
 // Public API
@@ -784,16 +784,7 @@ export function expectedCatalog(services: GenServicePort[]): ExpectedCatalogEntr
     for (const ip of s.externalIPs) frontends.push({ kind: 'externalIP', address: ip, port: svc.port });
     frontends.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.address ?? '', b.address ?? '') || a.port - b.port);
 
-    const internal = !s.hasInternalEndpoints ? [] : s.internalPolicyLocal ? s.localEndpoints : s.clusterEndpoints;
-    const share = internal.length > 0 ? 1 / internal.length : 0;
-    const sharing = new Set(internal);
-    const localShown = new Set(s.usesLocalPolicyChain ? s.localEndpoints.map((e) => e.str) : []);
-    const endpoints = s.allReachable.map((ep) => ({
-      address: ep.address,
-      port: ep.port,
-      probability: sharing.has(ep) ? share : 0,
-      ...(localShown.has(ep.str) ? { local: true } : {}),
-    }));
+    const endpoints = expectedEndpoints(s);
     entries.push({ namespace: svc.namespace, name: svc.name, portName: svc.portName, protocol: s.protocol, frontends, endpoints });
   }
   entries.sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.name, b.name) || cmp(a.portName, b.portName) || cmp(a.protocol, b.protocol));

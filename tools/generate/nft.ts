@@ -28,7 +28,7 @@
 import { prepareEach, servicePortName, type ExpectedCatalogEntry, type GenServicePort } from './iptables';
 import { NFT_OBJECT_PREFIX, nftEndpointChainNameBase, nftServiceChainNameBase } from '../../src/core/kube/nft-hash';
 import { canonicalCIDR, canonicalIP, familyOf, formatIP, parseCIDR, parseIP, parseIPv4, type Family } from './address';
-import { cmp, servicePortView, type ViewEndpoint } from './service-port';
+import { cmp, expectedEndpoints, servicePortView, type ViewEndpoint } from './service-port';
 
 export type { GenServicePort } from './iptables';
 export { randomServices } from './iptables';
@@ -1128,16 +1128,7 @@ export function expectedNftCatalog(services: GenServicePort[], opts: Pick<NftGen
     }
     frontends.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.address ?? '', b.address ?? '') || a.port - b.port);
 
-    const internal = !s.hasInternalEndpoints ? [] : s.internalPolicyLocal ? s.localEndpoints : s.clusterEndpoints;
-    const share = internal.length > 0 ? 1 / internal.length : 0;
-    const sharing = new Set(internal);
-    const localShown = new Set(s.usesLocalPolicyChain ? s.localEndpoints.map((e) => e.str) : []);
-    const endpoints = s.allReachable.map((ep) => ({
-      address: ep.address,
-      port: ep.port,
-      probability: sharing.has(ep) ? share : 0,
-      ...(localShown.has(ep.str) ? { local: true } : {}),
-    }));
+    const endpoints = expectedEndpoints(s);
 
     const policies: ExpectedNftCatalogEntry['policies'] = {};
     if (s.affinity !== undefined && s.allReachable.length > 0) policies.sessionAffinityTimeoutSeconds = s.affinity;

@@ -107,3 +107,28 @@ export function servicePortView<E extends ViewEndpoint>(svc: GenServicePort, fam
     localEndpoints: usesLocal ? ready.filter((e) => e.local) : [],
   };
 }
+
+/**
+ * The expected catalog's endpoints of a prepared Service port: every reachable endpoint with its share of new
+ * connections to the ClusterIP (equal among the chain's endpoints, 0 for the others), `local` where the Local
+ * policy chain lists it.
+ */
+export function expectedEndpoints<E extends ViewEndpoint>(s: {
+  hasInternalEndpoints: boolean;
+  internalPolicyLocal: boolean;
+  usesLocalPolicyChain: boolean;
+  localEndpoints: E[];
+  clusterEndpoints: E[];
+  allReachable: E[];
+}): { address: string; port: number; probability: number; local?: true }[] {
+  const internal = !s.hasInternalEndpoints ? [] : s.internalPolicyLocal ? s.localEndpoints : s.clusterEndpoints;
+  const share = internal.length > 0 ? 1 / internal.length : 0;
+  const sharing = new Set(internal);
+  const localShown = new Set(s.usesLocalPolicyChain ? s.localEndpoints.map((e) => e.str) : []);
+  return s.allReachable.map((ep) => ({
+    address: ep.address,
+    port: ep.port,
+    probability: sharing.has(ep) ? share : 0,
+    ...(localShown.has(ep.str) ? { local: true as const } : {}),
+  }));
+}
