@@ -345,36 +345,28 @@ const NOT_HERE = -1;
 /** What they answer for a token the fast scanner leaves to Chevrotain (the whole line goes there). */
 const NOT_FAST = -2;
 
+/** The one-character tokens, by character code: their image and token type. */
+const SINGLE_CHARACTER: (readonly [string, TokenType] | undefined)[] = [];
+for (const [code, image, type] of [
+  [C.LBrace, '{', LBrace],
+  [C.RBrace, '}', RBrace],
+  [C.LParen, '(', LParen],
+  [C.RParen, ')', RParen],
+  [C.Semi, ';', Semicolon],
+  [C.Comma, ',', Comma],
+  [C.Amp, '&', Amp],
+  [C.Pipe, '|', Pipe],
+  [C.Caret, '^', Caret],
+] as const) {
+  SINGLE_CHARACTER[code] = [image, type];
+}
+
 /** The bracket, `;`, `,` or operator at i, pushed: the index after it, or NOT_HERE. */
 function punctuationEnd(s: string, i: number, c: number, tokens: IToken[]): number {
-  switch (c) {
-    case C.LBrace:
-      tokens.push(tok('{', i, LBrace));
-      return i + 1;
-    case C.RBrace:
-      tokens.push(tok('}', i, RBrace));
-      return i + 1;
-    case C.LParen:
-      tokens.push(tok('(', i, LParen));
-      return i + 1;
-    case C.RParen:
-      tokens.push(tok(')', i, RParen));
-      return i + 1;
-    case C.Semi:
-      tokens.push(tok(';', i, Semicolon));
-      return i + 1;
-    case C.Comma:
-      tokens.push(tok(',', i, Comma));
-      return i + 1;
-    case C.Amp:
-      tokens.push(tok('&', i, Amp));
-      return i + 1;
-    case C.Pipe:
-      tokens.push(tok('|', i, Pipe));
-      return i + 1;
-    case C.Caret:
-      tokens.push(tok('^', i, Caret));
-      return i + 1;
+  const single = SINGLE_CHARACTER[c];
+  if (single !== undefined) {
+    tokens.push(tok(single[0], i, single[1]));
+    return i + 1;
   }
   return comparisonEnd(s, i, c, tokens);
 }
