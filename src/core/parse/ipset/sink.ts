@@ -3,7 +3,7 @@
 // accelerators (accelerators/*.ts) tell it what each line says; finish() checks what needs the whole file.
 import type { IToken } from 'chevrotain';
 import type { Severity } from '../../model/diagnostics';
-import { IPSET_SCOPE, kubeIpsetInfo, MAX_IPSET_NAME, typeDimensions, type IpSet, type IpsetCommand, type IpsetDump, type IpsetMember } from '../../model/ipset';
+import { IPSET_SCOPE, kubeIpsetInfo, MAX_IPSET_NAME, typeDimensions, type IpSet, type IpsetCommand, type IpsetDump, type IpsetMember, type IpsetMemberPart } from '../../model/ipset';
 import { spanRanges, tokenRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { LineMap } from '../../model/line-map';
@@ -13,7 +13,7 @@ import { DiagnosticsCollector, type LineSink, type PendingReference } from '../p
 import type { IpsetLineCst } from './grammar';
 import { unquote } from './lexer';
 import { parseMemberParts } from './members';
-import { AddCommandNode, MemberByLine, SetReference, type MemberNode } from './nodes';
+import { AddCommandNode, Ipv4MemberNode, Ipv4PortIpMemberNode, Ipv4PortMemberNode, MemberByLine, SetReference, ValueMemberNode, type AddLine, type MemberNode } from './nodes';
 
 const COMMAND_ALIASES: Record<string, IpsetCommand['command']> = nameTable({
   create: 'create',
@@ -187,9 +187,13 @@ export class IpsetSink implements LineSink {
     if (!this.formats.includes(f)) this.formats.push(f);
   }
 
-  /** An accelerated `add SET MEMBER` line: what command() and addMember() make of it, with a compact node. */
-  addFastMember(set: IpSet, member: MemberNode, memberEnd: number): void {
+  /**
+   * An accelerated `add SET MEMBER` line (its words `at`, the member ending at column `memberEnd`): what command()
+   * and addMember() make of it, with a compact node.
+   */
+  addFastMember(set: IpSet, at: AddLine, read: FastMember, memberEnd: number): void {
     const i = this.line;
+    const member = memberNode(at, read);
     // commandLine(): the command and the reference to the set (named by the set's own string).
     this.noteFormat('save');
     const cmd = new AddCommandNode(member);
@@ -599,7 +603,7 @@ export class IpsetSink implements LineSink {
       const { parts, problems } = parseMemberParts(text, textRange, set.type, set.family);
       member.parts = parts;
       for (const p of problems) this.diag(p.range, p.severity, p.code, p.message);
-      this.fillMember(member);
+      fillMember(member);
       if (set.type === 'list:set') {
         this.pendingRefs.push({ name: text, range: textRange, role: 'lookup', line: i, required: source === 'save' });
       }
@@ -621,24 +625,6 @@ export class IpsetSink implements LineSink {
     this.filled.add(set);
     this.memberByLine.set(i, { set, member });
     if (source === 'list') set.fullRange = spanRanges(set.fullRange, extent);
-  }
-
-  fillMember(member: IpsetMember, parts = member.parts): void {
-    const addrs = parts.filter((p) => p.dimension === 'ip' || p.dimension === 'net');
-    const port = parts.find((p) => p.dimension === 'port');
-    if (addrs[0]) {
-      member.address = addrs[0].address;
-      if (addrs[0].prefix !== undefined) member.prefix = addrs[0].prefix;
-    }
-    if (addrs[1]) {
-      member.address2 = addrs[1].address;
-      if (addrs[1].prefix !== undefined) member.prefix2 = addrs[1].prefix;
-    }
-    if (port) {
-      if (port.protocol !== undefined) member.protocol = port.protocol;
-      if (port.port !== undefined) member.port = port.port;
-      if (port.portTo !== undefined) member.portTo = port.portTo;
-    }
   }
 
   private memberOptions(i: number, set: IpSet, member: IpsetMember, tokens: IToken[]): void {
@@ -746,5 +732,72 @@ export class IpsetSink implements LineSink {
         info.family === 'inet6' ? t("{0} is kube-proxy's IPv6 set: it should be family inet6.", set.name) : t("{0} is kube-proxy's IPv4 set (the IPv6 one is named KUBE-6-…): it should be family inet.", set.name),
       );
     }
+  }
+}
+
+/** What an accelerator read of an `add` line's member (one record per parse, filled again for each line). */
+export interface FastMember {
+  /**
+   * 'port': a `bitmap:port` member; 'ip', 'ip,port', 'ip,port,ip': kube-proxy's IPv4 members, by value;
+   * 'parts': any other, as members.ts read it (`parts`).
+   */
+  shape: 'port' | 'ip' | 'ip,port' | 'ip,port,ip' | 'parts';
+  /** ipv4Value's values (int32) and the protocol as Ipv4PortMemberNode numbers it (tcp, udp, sctp). */
+  address: number;
+  protocol: 0 | 1 | 2;
+  port: number;
+  address2: number;
+  /** The member as written (a copy) when it differs from what its values print, and always for 'parts'. */
+  text: string | undefined;
+  parts: IpsetMemberPart[] | undefined;
+}
+
+/** The compact node of an accelerated member. */
+function memberNode(at: AddLine, read: FastMember): MemberNode {
+  let member: MemberNode;
+  switch (read.shape) {
+    case 'ip':
+      return new Ipv4MemberNode(at, read.address);
+    case 'port': {
+      const node = new ValueMemberNode(at);
+      node.port = read.port;
+      member = node;
+      break;
+    }
+    case 'ip,port':
+      member = new Ipv4PortMemberNode(at, read.address, read.protocol, read.port);
+      break;
+    case 'ip,port,ip':
+      member = new Ipv4PortIpMemberNode(at, read.address, read.protocol, read.port, read.address2);
+      break;
+    case 'parts': {
+      const node = new ValueMemberNode(at);
+      node.text = read.text!;
+      fillMember(node, read.parts!);
+      // KUBE-LOOP-BACK repeats the endpoint: keep one string for both.
+      if (node.address2 !== undefined && node.address2 === node.address) node.address2 = node.address;
+      return node;
+    }
+  }
+  if (read.text !== undefined) member.text = read.text;
+  return member;
+}
+
+/** A member's typed values from its parts. */
+function fillMember(member: IpsetMember, parts = member.parts): void {
+  const addrs = parts.filter((p) => p.dimension === 'ip' || p.dimension === 'net');
+  const port = parts.find((p) => p.dimension === 'port');
+  if (addrs[0]) {
+    member.address = addrs[0].address;
+    if (addrs[0].prefix !== undefined) member.prefix = addrs[0].prefix;
+  }
+  if (addrs[1]) {
+    member.address2 = addrs[1].address;
+    if (addrs[1].prefix !== undefined) member.prefix2 = addrs[1].prefix;
+  }
+  if (port) {
+    if (port.protocol !== undefined) member.protocol = port.protocol;
+    if (port.port !== undefined) member.port = port.port;
+    if (port.portTo !== undefined) member.portTo = port.portTo;
   }
 }

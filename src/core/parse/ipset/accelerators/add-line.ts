@@ -1,24 +1,26 @@
 // The accelerator of `add SET MEMBER` lines of ipset save / restore input (most lines of a kube-proxy save),
 // without element options, for a set created before and a member without problems: read in place, without
-// Chevrotain, into the compact nodes of ../nodes. Makes the model the reference reader makes (the harness test
-// checks it); false, having changed nothing, for any other line.
+// Chevrotain, and handed to the sink (addFastMember), which keeps it in the compact nodes of ../nodes. Makes the
+// model the reference reader makes (the harness test checks it); false, having changed nothing, for any other line.
 import { lineRange } from '../../../model/range';
 import type { IpsetFamily } from '../../../model/ipset';
 import { ipv4Value } from '../../../model/address';
 import { detached } from '../../detach';
 import type { Accelerator } from '../../pipeline';
 import { parseMemberParts } from '../members';
-import { Ipv4MemberNode, Ipv4PortIpMemberNode, Ipv4PortMemberNode, ValueMemberNode, type AddLine, type AddTarget, type MemberNode } from '../nodes';
-import type { IpsetSink } from '../sink';
+import type { AddLine, AddTarget } from '../nodes';
+import type { FastMember, IpsetSink } from '../sink';
 import { acceleratable, isWordChar } from './words';
 
 /** The accelerator of one parse (its scratch lives as long as the parse). */
 export function addLineAccelerator(): Accelerator<IpsetSink> {
-  const scratch: { lastAddTarget: AddTarget | undefined; at: AddLine } = {
+  const scratch: { lastAddTarget: AddTarget | undefined; at: AddLine; member: FastMember } = {
     /** The set of the last accelerated `add` line and its name there. */
     lastAddTarget: undefined,
     /** Where the line's words are (one object, not one per line). */
     at: { line: 0, target: { set: undefined!, name: '' }, nameStart: 0, nameEnd: 0, memberStart: 0 },
+    /** What the line's member is (one object, not one per line). */
+    member: { shape: 'ip', address: 0, protocol: 0, port: 0, address2: 0, text: undefined, parts: undefined },
   };
   return (text, lineStart, lineEnd, sink) => {
     if (!acceleratable(sink, lineStart, lineEnd) || !text.startsWith('add ', lineStart)) return false;
@@ -61,52 +63,54 @@ export function addLineAccelerator(): Accelerator<IpsetSink> {
     at.nameEnd = nameEnd;
     at.memberStart = memberStart;
     // kube-proxy's members (`10.96.0.10,udp:53`, `…,10.244.1.3`, `30080`) are read here; any other the general way.
-    let member = fastMember(at, memberText, set.type, set.family);
-    if (!member) {
-      const node = new ValueMemberNode(at);
-      node.text = detached(memberText);
-      const { parts, problems } = parseMemberParts(node.text, lineRange(i, memberStart, memberEnd), set.type, set.family);
+    const read = scratch.member;
+    if (!fastMember(read, memberText, set.type, set.family)) {
+      read.shape = 'parts';
+      read.text = detached(memberText);
+      const { parts, problems } = parseMemberParts(read.text, lineRange(i, memberStart, memberEnd), set.type, set.family);
       if (problems.length > 0) return false;
-      sink.fillMember(node, parts);
-      // KUBE-LOOP-BACK repeats the endpoint: keep one string for both.
-      if (node.address2 !== undefined && node.address2 === node.address) node.address2 = node.address;
-      member = node;
+      read.parts = parts;
     }
-    sink.addFastMember(set, member, memberEnd);
+    sink.addFastMember(set, at, read, memberEnd);
     return true;
   };
 }
 
 /**
- * What parseMemberParts + fillMember give an IPv4 `hash:ip`, `hash:ip,port`, `hash:ip,port,ip` or a
- * `bitmap:port` member of the plainest form (dotted addresses, `tcp|udp|sctp:N` or `N` ports, no ranges, no
- * networks, no names), as a node made without the parts; undefined otherwise. Most are written in the form
- * the node makes from its values (canonicalText): only the others keep their text.
+ * Reads into `read` what parseMemberParts + fillMember give an IPv4 `hash:ip`, `hash:ip,port`, `hash:ip,port,ip`
+ * or a `bitmap:port` member of the plainest form (dotted addresses, `tcp|udp|sctp:N` or `N` ports, no ranges, no
+ * networks, no names); false otherwise. Most are written in the form the sink's node makes from its values
+ * (canonicalText): only the others keep their text.
  */
-function fastMember(at: AddLine, text: string, type: string, family: IpsetFamily | undefined): MemberNode | undefined {
+function fastMember(read: FastMember, text: string, type: string, family: IpsetFamily | undefined): boolean {
+  read.text = undefined;
+  read.parts = undefined;
   if (type === 'bitmap:port') {
     const port = portNumber(text, 0, text.length);
-    if (port < 0) return undefined;
-    const member = new ValueMemberNode(at);
-    member.port = port;
-    if (!plainNumber(text, 0, text.length)) member.text = detached(text);
-    return member;
+    if (port < 0) return false;
+    read.shape = 'port';
+    read.port = port;
+    if (!plainNumber(text, 0, text.length)) read.text = detached(text);
+    return true;
   }
   const ipPort = type === 'hash:ip,port';
   const ipPortIp = type === 'hash:ip,port,ip';
-  if (family !== 'inet' || (type !== 'hash:ip' && !ipPort && !ipPortIp)) return undefined;
+  if (family !== 'inet' || (type !== 'hash:ip' && !ipPort && !ipPortIp)) return false;
   const c1 = text.indexOf(',');
   if (type === 'hash:ip') {
     const address = c1 < 0 ? ipv4Value(text, 0, text.length) : NaN;
-    return Number.isNaN(address) ? undefined : new Ipv4MemberNode(at, address);
+    if (Number.isNaN(address)) return false;
+    read.shape = 'ip';
+    read.address = address;
+    return true;
   }
-  if (c1 < 0) return undefined;
+  if (c1 < 0) return false;
   const c2 = text.indexOf(',', c1 + 1);
-  if (ipPort ? c2 >= 0 : c2 < 0 || text.indexOf(',', c2 + 1) >= 0) return undefined;
+  if (ipPort ? c2 >= 0 : c2 < 0 || text.indexOf(',', c2 + 1) >= 0) return false;
   const portEnd = ipPort ? text.length : c2;
   // The int32 value (a small integer from the start: no boxed number, no slice of the text).
   const address = ipv4Value(text, 0, c1);
-  if (Number.isNaN(address)) return undefined;
+  if (Number.isNaN(address)) return false;
   const colon = text.indexOf(':', c1 + 1);
   let protocol: 0 | 1 | 2 = 0; // tcp (also when omitted), udp, sctp: Ipv4PortMemberNode's numbering
   let portStart = c1 + 1;
@@ -115,21 +119,24 @@ function fastMember(at: AddLine, text: string, type: string, family: IpsetFamily
     if (length === 3 && text.startsWith('tcp', c1 + 1)) protocol = 0;
     else if (length === 3 && text.startsWith('udp', c1 + 1)) protocol = 1;
     else if (length === 4 && text.startsWith('sctp', c1 + 1)) protocol = 2;
-    else return undefined;
+    else return false;
     portStart = colon + 1;
   }
   const port = portNumber(text, portStart, portEnd);
-  if (port < 0) return undefined;
-  let member: MemberNode;
+  if (port < 0) return false;
   if (ipPortIp) {
     // KUBE-LOOP-BACK repeats the endpoint (a dotted address is determined by its value).
     const address2 = ipv4Value(text, c2 + 1, text.length);
-    if (Number.isNaN(address2)) return undefined;
-    member = new Ipv4PortIpMemberNode(at, address, protocol, port, address2);
-  } else member = new Ipv4PortMemberNode(at, address, protocol, port);
+    if (Number.isNaN(address2)) return false;
+    read.address2 = address2;
+  }
+  read.shape = ipPortIp ? 'ip,port,ip' : 'ip,port';
+  read.address = address;
+  read.protocol = protocol;
+  read.port = port;
   // ipv4Value takes only addresses written as canonicalText writes them: only the port's form can differ.
-  if (portStart === c1 + 1 || !plainNumber(text, portStart, portEnd)) member.text = detached(text);
-  return member;
+  if (portStart === c1 + 1 || !plainNumber(text, portStart, portEnd)) read.text = detached(text);
+  return true;
 }
 
 /** Whether the digits at [start, end) are written as String() writes their number (no leading zero). */
