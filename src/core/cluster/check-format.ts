@@ -1,9 +1,8 @@
 // The cluster check's result for the command line: the JSON of `dataplane check --json` and the text report,
 // grouped by Service, worst first (the findings come sorted so).
 import { humanPosition } from '../model/range';
-import type { CheckResult } from './check';
 import { servicePortText } from './check';
-import type { Finding, NodeIdentity } from './types';
+import type { CheckResult, Finding, NodeIdentity } from './types';
 
 export function checkToJson(result: CheckResult): unknown {
   return {
