@@ -82,6 +82,8 @@ export function detectDialect(text: string, fileName?: string): Dialect | undefi
 }
 
 export type KubeProxyMode = 'iptables' | 'ipvs' | 'nftables-or-none' | 'none';
+/** kube-proxy's mode as a whole snapshot shows it: an nft dump settles `nftables-or-none`. */
+export type SnapshotMode = KubeProxyMode | 'nftables';
 
 /**
  * The sets kube-proxy's IPVS mode creates (pkg/proxy/ipvs/ipset.go, and KUBE-IPVS-IPS in proxier.go); IPv6 ones

@@ -1,13 +1,12 @@
 // A node snapshot (DESIGN §1): the dumps saved from one node, read together. IPVS mode needs ipvsadm +
 // iptables-save + ipset save; the trace and the Service catalog work on the snapshot, not on one file.
-import { detectDialect, isKubeProxyIpset, kubeProxyLeftoversOfIptables, kubeProxyModeOfIptables, type IptablesLeftovers, type KubeProxyMode } from './detect';
+import { detectDialect, isKubeProxyIpset, kubeProxyLeftoversOfIptables, kubeProxyModeOfIptables, type IptablesLeftovers, type SnapshotMode } from './detect';
 import { t } from './l10n';
 import { featuresFor, type AnyFeatures } from './language';
 import type { IptablesAnalysis } from './language/iptables';
 import type { DumpAnalysis } from './language/types';
 import type { Catalog, Service } from './kube/service';
-import type { CheckResult } from './cluster/check';
-import type { ClusterState } from './cluster/types';
+import type { CheckResult, ClusterState } from './cluster/types';
 import { buildIpvsCatalog } from './kube/ipvs-catalog';
 import type { IpsetAnalysis } from './language/ipset';
 import type { IpvsadmAnalysis } from './language/ipvsadm';
@@ -26,7 +25,7 @@ export interface SnapshotFile {
 export interface NodeSnapshot {
   files: SnapshotFile[];
   /** kube-proxy's mode as the snapshot shows it. */
-  mode: KubeProxyMode | 'nftables';
+  mode: SnapshotMode;
   services: Service[];
   /** The catalogs the services come from (one per iptables/nft dump, or the IPVS snapshot's). */
   catalogs: Catalog[];

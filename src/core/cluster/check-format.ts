@@ -1,9 +1,9 @@
 // The cluster check's result for the command line: the JSON of `dataplane check --json` and the text report,
 // grouped by Service, worst first (the findings come sorted so).
+import { formatHostPort } from '../model/address';
 import { humanPosition } from '../model/range';
-import type { CheckResult } from './check';
 import { servicePortText } from './check';
-import type { Finding, NodeIdentity } from './types';
+import type { CheckResult, Finding, NodeIdentity } from './types';
 
 export function checkToJson(result: CheckResult): unknown {
   return {
@@ -55,7 +55,7 @@ export function checkToText(result: CheckResult): string[] {
       group = name;
     }
     const port = f.service.protocol ? `${servicePortText(f.service)} ${f.service.protocol}` : servicePortText(f.service) || 'mode';
-    const what = f.endpoint ?? (f.frontend ? `${f.frontend.kind} ${f.frontend.address ?? '*'}:${f.frontend.port}` : '');
+    const what = f.endpoint ?? (f.frontend ? `${f.frontend.kind} ${formatHostPort(f.frontend.address, f.frontend.port)}` : '');
     lines.push(`  ${f.severity.padEnd(7)} ${f.code}  ${port}${what ? `  ${what}` : ''}`);
     lines.push(`          ${f.message}`);
     lines.push(`          why: ${f.reason}`);

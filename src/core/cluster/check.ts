@@ -13,16 +13,11 @@ import type { IpvsadmAnalysis } from '../language/ipvsadm';
 import type { NftAnalysis } from '../language/nft';
 import { expectedServicePorts } from './expected';
 import { inferNode } from './node';
-import type { ClusterState, ExpectedEndpoint, ExpectedFrontend, ExpectedServicePort, Finding, FindingCode, IPFamily, NodeIdentity, SourceLocation } from './types';
+import type { CheckResult, ClusterState, ExpectedEndpoint, ExpectedFrontend, ExpectedServicePort, Finding, FindingCode, IPFamily, NodeIdentity, SourceLocation } from './types';
+
+export type { CheckResult } from './types';
 
 export type CheckMode = 'iptables' | 'nftables' | 'ipvs';
-
-export interface CheckResult {
-  node: NodeIdentity;
-  mode: NodeSnapshot['mode'];
-  findings: Finding[];
-  summary: { servicePorts: number; programmed: number; findings: { error: number; warning: number; info: number } };
-}
 
 /** A Service of the dump with the file its lines are in. */
 export interface Actual {

@@ -1,6 +1,7 @@
 // The cluster's intent as kube-proxy reads it from the API (Services, EndpointSlices, Nodes, its own
 // configuration), reduced to the fields that decide a node's dataplane, and where each came from so a
 // finding can point at the object in the user's file. See docs/cluster-check.md.
+import type { SnapshotMode } from '../detect';
 import type { Diagnostic } from '../model/diagnostics';
 import type { Range } from '../model/range';
 
@@ -213,4 +214,12 @@ export interface Finding {
   message: string;
   /** Dump lines (0-based `line` in `range`) and cluster-file objects that show it. */
   evidence: SourceLocation[];
+}
+
+/** The check of one node's dump against the cluster state: the node, the findings worst first, and the counts. */
+export interface CheckResult {
+  node: NodeIdentity;
+  mode: SnapshotMode;
+  findings: Finding[];
+  summary: { servicePorts: number; programmed: number; findings: { error: number; warning: number; info: number } };
 }

@@ -1,5 +1,6 @@
 // Explanation texts (Markdown) for hovers on iptables dumps, written with ./markdown: comments and names in a
 // dump are untrusted input.
+import { formatHostPort } from '../model/address';
 import { findMatchOption, findTargetOption, type Option, type Rule, type Save, type Table } from '../model/iptables';
 import { formatShare, servicePortNameString } from '../kube/service';
 import type { IptablesAnalysis } from '../analysis';
@@ -100,7 +101,7 @@ export function explainProbability(a: IptablesAnalysis, rule: Rule, option: Opti
   const entry = a.endpointByChain.get(rule.tableId, rule.target?.name ?? '');
   if (entry) {
     const e = entry.endpoint;
-    lines.push(mdT('Real share of endpoint {0} ({1}): **{2}** of new connections.', code(`${e.address}:${e.port}`), text(servicePortNameString(entry.service)), text(formatShare(e.probability))), md``);
+    lines.push(mdT('Real share of endpoint {0} ({1}): **{2}** of new connections.', code(formatHostPort(e.address, e.port)), text(servicePortNameString(entry.service)), text(formatShare(e.probability))), md``);
   }
   lines.push(
     mdT(
@@ -133,7 +134,7 @@ export function explainRecent(a: IptablesAnalysis, rule: Rule, option: Option | 
   }
   lines.push(md``, caveat);
   const entry = a.endpointByChain.get(rule.tableId, name);
-  if (entry) lines.push(md``, mdT('This list belongs to endpoint {0}.', code(`${entry.endpoint.address}:${entry.endpoint.port}`)));
+  if (entry) lines.push(md``, mdT('This list belongs to endpoint {0}.', code(formatHostPort(entry.endpoint.address, entry.endpoint.port))));
   return join(lines);
 }
 

@@ -5,7 +5,7 @@ import { t } from '../l10n';
 import { servicePortText } from '../cluster/check';
 import type { Finding, NodeIdentity } from '../cluster/types';
 import type { SnapshotCluster } from '../snapshot';
-import type { Evidence, Fact, Item } from './node';
+import type { Evidence, Fact, Item } from './node-types';
 
 /** The worst findings listed; the rest are in Problems and in `dataplane check`. */
 export const MAX_CLUSTER_FINDINGS = 8;

@@ -1,7 +1,7 @@
 // Messages between the extension and the "Explain This Node" webview (DESIGN §7): typed both ways and checked
 // on receipt. Dump text (quotes) only travels as string fields; the webview renders it with textContent.
 // No runtime import from the rest of the core: the webview bundle includes this file.
-import type { IptablesBackendSummary, ItemKind, NodeExplanation, NodeMode, SectionId } from './node';
+import type { IptablesBackendSummary, ItemKind, NodeExplanation, NodeMode, SectionId } from './node-types';
 
 /** Every fixed string the webview shows, translated by the extension. */
 export interface ExplainStrings {

@@ -21,64 +21,9 @@ import type { NftAnalysis } from '../language/nft';
 import { leftoversText, type Leftovers, type NodeSnapshot } from '../snapshot';
 import type { SourceLocation } from '../cluster/types';
 import { clusterSection } from './node-cluster';
+import type { ProxyMode, NodeMode, IptablesBackendSummary, Evidence, ItemKind, Item, Fact, SectionId, Section, NodeExplanation } from './node-types';
 
-/** A kube-proxy mode whose rules the snapshot holds. */
-export type ProxyMode = 'iptables' | 'ipvs' | 'nftables';
-/** What the snapshot as a whole shows: one mode, several (leftovers), kubelet's chains only, or nothing. */
-export type NodeMode = ProxyMode | 'mixed' | 'kubelet-only' | 'none';
-export type IptablesBackendSummary = 'nf_tables' | 'legacy' | 'mixed' | 'unknown';
-
-/** Lines of a dump that prove a claim. `range` covers whole lines; `quote` is their text as the dump has it. */
-export interface Evidence {
-  /** Unique in one explanation: the view sends it back to reveal the lines, never a range. */
-  id: number;
-  /** Index into the snapshot's files; -1 for a file outside the snapshot (`path`). */
-  fileIndex: number;
-  /** A cluster-state file: its index in the snapshot's cluster `files`, and its name there. */
-  clusterFile?: number;
-  path?: string;
-  /** The file's base name. */
-  file: string;
-  range: Range;
-  quote: string;
-}
-
-export type ItemKind = 'claim' | 'pro' | 'con' | 'note' | 'warning';
-
-/** One paragraph. Text between backquotes is code (chain names, commands), everything else prose. */
-export interface Item {
-  kind: ItemKind;
-  text: string;
-  evidence: Evidence[];
-}
-
-export interface Fact {
-  label: string;
-  value: string;
-}
-
-export type SectionId = 'verdict' | 'evidence' | 'backend' | 'leftovers' | 'cluster' | 'iptables-nft' | 'tradeoffs' | 'status' | 'numbers';
-
-export interface Section {
-  id: SectionId;
-  title: string;
-  items: Item[];
-  facts: Fact[];
-}
-
-export interface NodeExplanation {
-  mode: NodeMode;
-  /** Every mode whose rules are present, the likely current one first. */
-  modes: ProxyMode[];
-  /** The iptables backend, when the snapshot has iptables rules. */
-  backend?: IptablesBackendSummary;
-  /** One sentence: "This node runs kube-proxy in nftables mode." */
-  headline: string;
-  files: { name: string; languageId: string }[];
-  sections: Section[];
-  /** Every evidence of every section, by id. */
-  evidence: Evidence[];
-}
+export type { ProxyMode, NodeMode, IptablesBackendSummary, Evidence, ItemKind, Item, Fact, SectionId, Section, NodeExplanation } from './node-types';
 
 const MAX_QUOTE = 240;
 

@@ -3,7 +3,7 @@
 // real servers) puts many labels in one gap between layers: each label takes the first spot along its own edge,
 // target side first, whose box meets no label placed before it and no node; failing that, the nearest free spot
 // above or below. Label boxes never overlap; a spatial grid keeps the pass linear in the number of edges.
-import type { GraphLayout } from './svg';
+import type { GraphLayout } from './types';
 
 export const LABEL_HEIGHT = 15;
 /** Free space kept between two label boxes. */

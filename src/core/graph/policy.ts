@@ -5,7 +5,7 @@
 // their condition; only the choices among endpoints carry shares.
 import { formatShare, type Endpoint, type Service, type ShortCircuit } from '../kube/service';
 import { t } from '../l10n';
-import type { GraphEdge, GraphNode } from './model';
+import type { GraphEdge, GraphNode } from './types';
 
 /** The policy-chain nodes of one Service's graph. */
 export interface PolicyNodes {

@@ -5,6 +5,9 @@
 import type { ServiceGraph } from './model';
 import type { TraceHighlight } from './trace';
 import { LABEL_HEIGHT, placeEdgeLabels, widestLabel, type PlacedLabel } from './labels';
+import type { GraphLayout, LaidOutEdge, LaidOutNode } from './types';
+
+export type { GraphLayout, LaidOutEdge, LaidOutNode } from './types';
 
 export const NODE_WIDTH = 230;
 export const NODE_HEIGHT = 52;
@@ -17,28 +20,6 @@ const MAX_LABEL_ROOM = 110;
 const ROW_GAP = 14;
 const BAND_GAP = 30;
 const MARGIN = 12;
-
-export interface LaidOutNode {
-  id: string;
-  x: number;
-  y: number;
-}
-
-export interface LaidOutEdge {
-  from: string;
-  to: string;
-  /** Polyline points: start, bends, end. */
-  points: [number, number][];
-}
-
-export interface GraphLayout {
-  width: number;
-  height: number;
-  nodes: LaidOutNode[];
-  edges: LaidOutEdge[];
-  /** One title per Service graph, by its key. */
-  titles: { key: string; x: number; y: number }[];
-}
 
 /**
  * The room between layers: enough for the widest edge label of the graphs to sit between two columns, and for

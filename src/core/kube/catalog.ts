@@ -499,7 +499,7 @@ class CatalogBuilder {
   private finish(s: Service): void {
     if (!s.name) {
       s.anonymous = true;
-      s.name = s.hash ? `KUBE-SVC-${s.hash}` : s.frontends[0] ? `${s.frontends[0].address ?? ''}:${s.frontends[0].port}` : '?';
+      s.name = s.hash ? `KUBE-SVC-${s.hash}` : s.frontends[0] ? formatHostPort(s.frontends[0].address ?? '', s.frontends[0].port) : '?';
     }
     s.protocol ||= 'tcp';
     if (s.endpoints.length > 0 && s.policies.noEndpoints === 'reject' && !s.endpoints.some((e) => e.probability > 0)) {

@@ -1010,7 +1010,7 @@ class NftCatalogBuilder {
 
   private finish(s: NftService): void {
     s.protocol ||= 'tcp';
-    if (s.anonymous && !s.name) s.name = s.frontends[0] ? `${s.frontends[0].address ?? '*'}:${s.frontends[0].port}` : '?';
+    if (s.anonymous && !s.name) s.name = s.frontends[0] ? formatHostPort(s.frontends[0].address, s.frontends[0].port) : '?';
     sortFrontends(s.frontends);
   }
 }

@@ -9,7 +9,7 @@ import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
 import type { IpsetAnalysis } from '../analysis';
 export type { IpsetAnalysis } from '../analysis';
-import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
+import { cappedItems, problemCounts, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { nameTable } from '../model/name-table';
 
 export function analyzeIpset(text: string): IpsetAnalysis {
@@ -25,15 +25,7 @@ export function definitionAt(a: IpsetAnalysis, position: Position): SymbolDefini
 
 /** Every add/del/test/flush/… line naming the set, and list:set members that contain it. */
 export function referencesAt(a: IpsetAnalysis, position: Position, includeDeclaration: boolean): Range[] {
-  const hit = a.dump.symbols.at(position);
-  if (!hit) return [];
-  const { kind, scope, name } = hit.type === 'definition' ? hit.definition : hit.reference;
-  if (kind !== 'ipset') return [];
-  const out: Range[] = [];
-  const def = a.dump.symbols.definition(kind, scope, name);
-  if (includeDeclaration && def) out.push(def.range);
-  for (const ref of a.dump.symbols.referencesTo(kind, scope, name)) out.push(ref.range);
-  return out;
+  return a.dump.symbols.rangesOfSymbolAt(position, ['ipset'], includeDeclaration);
 }
 
 export function outline(a: IpsetAnalysis, limit = Number.POSITIVE_INFINITY): OutlineItem[] {
@@ -182,8 +174,7 @@ export function statusSummary(a: IpsetAnalysis): StatusSummary {
     chains: a.dump.sets.length,
     rules: a.dump.sets.reduce((n, s) => n + s.members.length, 0),
     services: 0,
-    errors: a.diagnostics.filter((d) => d.severity === 'error').length,
-    warnings: a.diagnostics.filter((d) => d.severity === 'warning').length,
+    ...problemCounts(a.diagnostics),
   };
 }
 

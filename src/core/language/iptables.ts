@@ -16,7 +16,7 @@ import { ChainIndex, EndpointIndex, type IptablesAnalysis } from '../analysis';
 export { ChainIndex, EndpointIndex, type IptablesAnalysis } from '../analysis';
 import { kubeProxyModeOfIptables } from '../detect';
 import { describeService } from '../explain/service';
-import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
+import { problemCounts, serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 
 export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
@@ -57,17 +57,7 @@ export function definitionAt(a: IptablesAnalysis, position: Position): SymbolDef
 
 /** Find All References: every jump, goto and chain command naming the chain under the cursor. */
 export function referencesAt(a: IptablesAnalysis, position: Position, includeDeclaration: boolean): Range[] {
-  const hit = a.ruleset.symbols.at(position);
-  if (!hit) return [];
-  const { kind, scope, name } = hit.type === 'definition' ? hit.definition : hit.reference;
-  if (kind !== 'chain') return [];
-  const out: Range[] = [];
-  const def = a.ruleset.symbols.definition(kind, scope, name);
-  if (includeDeclaration && def) out.push(def.range);
-  for (const ref of a.ruleset.symbols.referencesTo(kind, scope, name)) {
-    if (ref.role === 'jump' || ref.role === 'goto' || ref.role === 'command') out.push(ref.range);
-  }
-  return out;
+  return a.ruleset.symbols.rangesOfSymbolAt(position, ['chain'], includeDeclaration, (ref) => ref.role === 'jump' || ref.role === 'goto' || ref.role === 'command');
 }
 
 /**
@@ -263,8 +253,7 @@ export function statusSummary(a: IptablesAnalysis): StatusSummary {
     chains: tables.reduce((n, tb) => n + tb.chains.length, 0),
     rules: tables.reduce((n, tb) => n + tb.rules.length, 0),
     services: a.catalog.services.length,
-    errors: a.diagnostics.filter((d) => d.severity === 'error').length,
-    warnings: a.diagnostics.filter((d) => d.severity === 'warning').length,
+    ...problemCounts(a.diagnostics),
   };
 }
 

@@ -22,7 +22,7 @@ import { formatShare } from '../kube/service';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import type { IpvsadmAnalysis } from '../analysis';
 export type { IpvsadmAnalysis } from '../analysis';
-import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
+import { cappedItems, problemCounts, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
 
 export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
   const dump = parseIpvsadm(text);
@@ -52,15 +52,7 @@ export function definitionAt(a: IpvsadmAnalysis, position: Position): SymbolDefi
 }
 
 export function referencesAt(a: IpvsadmAnalysis, position: Position, includeDeclaration: boolean): Range[] {
-  const hit = a.dump.symbols.at(position);
-  if (!hit) return [];
-  const { kind, scope, name } = hit.type === 'definition' ? hit.definition : hit.reference;
-  if (kind !== 'virtualService') return [];
-  const out: Range[] = [];
-  const def = a.dump.symbols.definition(kind, scope, name);
-  if (includeDeclaration && def) out.push(def.range);
-  for (const ref of a.dump.symbols.referencesTo(kind, scope, name)) out.push(ref.range);
-  return out;
+  return a.dump.symbols.rangesOfSymbolAt(position, ['virtualService'], includeDeclaration);
 }
 
 function forwardLabel(r: RealServer): string {
@@ -373,8 +365,7 @@ export function statusSummary(a: IpvsadmAnalysis): StatusSummary {
     chains: dump.services.length,
     rules: dump.services.reduce((n, s) => n + s.realServers.length, 0),
     services: 0,
-    errors: a.diagnostics.filter((d) => d.severity === 'error').length,
-    warnings: a.diagnostics.filter((d) => d.severity === 'warning').length,
+    ...problemCounts(a.diagnostics),
   };
 }
 

@@ -15,7 +15,7 @@ import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode,
 import { describeService } from '../explain/service';
 import { bold, code, hoverOf, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
-import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
+import { problemCounts, serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 import type { NftAnalysis, ServiceByObject } from '../analysis';
 export type { NftAnalysis } from '../analysis';
@@ -82,15 +82,7 @@ export function definitionAt(a: NftAnalysis, position: Position): SymbolDefiniti
 }
 
 export function referencesAt(a: NftAnalysis, position: Position, includeDeclaration: boolean): Range[] {
-  const hit = a.ruleset.symbols.at(position);
-  if (!hit) return [];
-  const { kind, scope, name } = hit.type === 'definition' ? hit.definition : hit.reference;
-  if (kind !== 'chain' && kind !== 'set' && kind !== 'map') return [];
-  const out: Range[] = [];
-  const def = a.ruleset.symbols.definition(kind, scope, name);
-  if (includeDeclaration && def) out.push(def.range);
-  for (const ref of a.ruleset.symbols.referencesTo(kind, scope, name)) if (ref.role !== 'rule-owner') out.push(ref.range);
-  return out;
+  return a.ruleset.symbols.rangesOfSymbolAt(position, ['chain', 'set', 'map'], includeDeclaration, (ref) => ref.role !== 'rule-owner');
 }
 
 function chainDetail(chain: NftChain, serviceDetail: string[]): string {
@@ -297,8 +289,7 @@ export function statusSummary(a: NftAnalysis): StatusSummary {
     chains: tables.reduce((n, tb) => n + tb.chains.length, 0),
     rules: tables.reduce((n, tb) => n + tb.chains.reduce((m, c) => m + c.rules.length, 0), 0),
     services: a.catalog.services.length,
-    errors: a.diagnostics.filter((d) => d.severity === 'error').length,
-    warnings: a.diagnostics.filter((d) => d.severity === 'warning').length,
+    ...problemCounts(a.diagnostics),
   };
 }
 

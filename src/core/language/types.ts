@@ -1,5 +1,5 @@
 // What every dump language offers the editor and the CLI; one implementation per dialect.
-import type { Diagnostic } from '../model/diagnostics';
+import { countBySeverity, type Diagnostic } from '../model/diagnostics';
 import type { Position, Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { servicePortNameString, type Service } from '../kube/service';
@@ -85,6 +85,12 @@ export interface StatusSummary {
   services: number;
   errors: number;
   warnings: number;
+}
+
+/** A status summary's counts of errors and warnings. */
+export function problemCounts(diagnostics: readonly Diagnostic[]): Pick<StatusSummary, 'errors' | 'warnings'> {
+  const counts = countBySeverity(diagnostics);
+  return { errors: counts.error, warnings: counts.warning };
 }
 
 /** A name the symbol table knows: coloured by what it is (semantic tokens), not by how it looks. */

@@ -1,4 +1,4 @@
-import { containsPosition, type Position } from './range';
+import { containsPosition, type Position, type Range } from './range';
 import type { ReferenceColumns } from './compact/references';
 import { grown } from './compact/typed-arrays';
 import type { SymbolDefinition, SymbolKind, SymbolReference } from './symbol-types';
@@ -281,5 +281,21 @@ export class Symbols {
     if (hit.type === 'definition') return hit.definition;
     const { kind, scope, name } = hit.reference;
     return this.definition(kind, scope, name);
+  }
+
+  /**
+   * Find All References for the symbol under the cursor when it is of one of `kinds`: the references `use` keeps
+   * and, when asked, the definition first.
+   */
+  rangesOfSymbolAt(position: Position, kinds: readonly SymbolKind[], includeDeclaration: boolean, use: (r: SymbolReference) => boolean = () => true): Range[] {
+    const hit = this.at(position);
+    if (!hit) return [];
+    const { kind, scope, name } = hit.type === 'definition' ? hit.definition : hit.reference;
+    if (!kinds.includes(kind)) return [];
+    const out: Range[] = [];
+    const def = this.definition(kind, scope, name);
+    if (includeDeclaration && def) out.push(def.range);
+    for (const ref of this.referencesTo(kind, scope, name)) if (use(ref)) out.push(ref.range);
+    return out;
   }
 }

@@ -231,7 +231,7 @@ class Tracer extends Walker<Table, Chain, Rule> {
         // The kernel (nf_nat_redirect) sends a locally generated packet to loopback, others to the incoming interface's address.
         const loopback = s.dst.family === 4 ? '127.0.0.1' : '::1';
         const local = this.hookName === 'OUTPUT' ? loopback : (this.context.nodeIPs.find((ip) => parseAddress(ip)?.family === s.dst.family) ?? loopback);
-        this.rewrite(s, ports ? `${local}:${ports.split(/[-:]/)[0]}` : local);
+        this.rewrite(s, ports ? hostPort(local, ports.split(/[-:]/)[0]) : local);
         return [t('REDIRECT to this node, port {0}.', s.dport), 'accept'];
       }
       case 'snat':

@@ -71,8 +71,8 @@ export function serviceItems(services: readonly Service[], fileOf?: (s: Service,
     return {
       // Dump text in a QuickPick row: its `$(icon)` syntax is kept literal.
       label: plainLabel(serviceLabel(s)),
-      description: plainLabel(s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${f.address ?? ''}${f.address ? ':' : ''}${f.port}`).join('  ')),
-      detail: s.endpoints.length === 0 ? t('no endpoints') : plainLabel(s.endpoints.map((e) => `${e.address}:${e.port} ${formatShare(e.probability)}`).join(' · ')),
+      description: plainLabel(s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${f.address ? hostPort(f.address, f.port) : f.port}`).join('  ')),
+      detail: s.endpoints.length === 0 ? t('no endpoints') : plainLabel(s.endpoints.map((e) => `${hostPort(e.address, e.port)} ${formatShare(e.probability)}`).join(' · ')),
       range: target?.range,
       fileIndex: fileOf && target ? fileOf(s, target.tableId) : undefined,
     };

@@ -382,7 +382,7 @@ class GraphPanel {
     const answer = await withSlowProgress(title, () => this.snapshots.query(document, 'trace', { to: address, dport: target.port, protocol, entry, nodeIPs, nodeIPsOrigin }));
     if (!answer) return;
     const result = remapTrace(answer.value, answer.uris, this.uris);
-    this.log.info(`graph: trace ${protocol} ${address}:${target.port} from ${entry}: ${result.outcomes.length} outcomes`);
+    this.log.info(`graph: trace ${protocol} ${core().hostPort(address, target.port)} from ${entry}: ${result.outcomes.length} outcomes`);
     if (result.outcomes.length === 0) void vscode.window.showInformationMessage(vscode.l10n.t('The trace found no path for this frontend.'));
     this.trace = result;
     this.sendHighlight();
