@@ -1,0 +1,241 @@
+// Opening a support bundle: a folder is read in place; an archive (.tar, .tar.gz, .tar.xz, .zip) is expanded by
+// libraries (never a shell) into a fresh temporary folder. Only regular files and folders are written there, each
+// opened with O_EXCL|O_NOFOLLOW under a path checked to stay inside; bytes are counted as they stream, so a
+// decompression bomb stops at the cap. Anything refused is a BundleError and the folder is removed.
+import { constants, createReadStream, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, closeSync, rmSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { Inflate } from 'fflate';
+import * as tar from 'tar-stream';
+import { XzReadableStream } from 'xz-decompress';
+import { Budget, BundleError, DEFAULT_LIMITS, kindRefusal, linkStaysInside, safeSegments, shown, type EntryKind, type Limits } from '../core/bundle/entry';
+import { zipEntries } from '../core/bundle/zip';
+
+export { BundleError, DEFAULT_LIMITS, type Limits };
+
+export interface OpenedBundle {
+  /** The folder the files are in: the bundle itself, or the temporary extraction. */
+  root: string;
+  /** Regular files, relative to root with `/`, sorted. */
+  files: string[];
+  /** Entries not written (links inside the bundle, special files of a folder), with why. */
+  skipped: { name: string; why: string }[];
+  archive?: 'tar' | 'tar.gz' | 'tar.xz' | 'zip';
+  /** Removes the temporary extraction (nothing for a folder); safe to call twice. */
+  dispose(): void;
+}
+
+export interface OpenOptions {
+  limits?: Partial<Limits>;
+  /** Where the temporary folder is made (the system's by default). */
+  tempParent?: string;
+}
+
+type Format = NonNullable<OpenedBundle['archive']>;
+
+/** The archive format from the first bytes (the name only breaks a tie for a bare tar). */
+export function archiveFormat(path: string): Format | undefined {
+  const head = Buffer.alloc(512);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  let n: number;
+  try {
+    n = readSync(fd, head, 0, 512, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'tar.gz';
+  if (n >= 6 && head.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return 'tar.xz';
+  if (n >= 4 && head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5)) return 'zip';
+  if (n >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar') return 'tar';
+  if (/\.tar$/i.test(path) && n === 512) return 'tar';
+  return undefined;
+}
+
+/** True when `path` is a folder or an archive this module opens. */
+export function isBundle(path: string): boolean {
+  try {
+    const stats = lstatSync(path);
+    if (stats.isDirectory()) return true;
+    return stats.isFile() && archiveFormat(path) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+export async function openBundle(path: string, options: OpenOptions = {}): Promise<OpenedBundle> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const stats = lstatSync(path);
+  if (stats.isDirectory()) return readFolder(resolve(path), limits);
+  const format = stats.isFile() ? archiveFormat(path) : undefined;
+  if (!format) throw new BundleError(`${shown(path)}: neither a folder nor a .tar, .tar.gz, .tar.xz or .zip archive`);
+  const root = mkdtempSync(join(options.tempParent ?? tmpdir(), 'dataplane-bundle-'));
+  const dispose = () => rmSync(root, { recursive: true, force: true });
+  const skipped: OpenedBundle['skipped'] = [];
+  try {
+    const writer = new Writer(root, new Budget(limits), skipped);
+    if (format === 'zip') await extractZip(path, writer);
+    else await extractTar(decompressed(path, format, limits), writer);
+    return { root, files: listFiles(root, limits, []), skipped, archive: format, dispose };
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+}
+
+/** A folder's regular files, without following links (they are listed as skipped). */
+function readFolder(root: string, limits: Limits): OpenedBundle {
+  const skipped: OpenedBundle['skipped'] = [];
+  return { root, files: listFiles(root, limits, skipped), skipped, dispose: () => undefined };
+}
+
+function listFiles(root: string, limits: Limits, skipped: OpenedBundle['skipped']): string[] {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      const name = relative(root, full).split(sep).join('/');
+      if (files.length + skipped.length >= limits.maxEntries) throw new BundleError(`more than ${limits.maxEntries} entries (at ${shown(name)})`);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) files.push(name);
+      else skipped.push({ name, why: entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' });
+    }
+  };
+  walk(root);
+  return files.sort();
+}
+
+/** The tar stream of a compressed file, counted: past the cap (contents plus headers) it fails. */
+function decompressed(path: string, format: Exclude<Format, 'zip'>, limits: Limits): Readable {
+  const source = createReadStream(path);
+  const cap = limits.maxTotalBytes + limits.maxEntries * 1536 + 1024 * 1024;
+  let seen = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen > cap) done(new BundleError(`more than ${cap} bytes once decompressed: refused as a decompression bomb`));
+      else done(null, chunk);
+    },
+  });
+  let inner: Readable = source;
+  if (format === 'tar.gz') inner = source.pipe(createGunzip());
+  if (format === 'tar.xz') inner = Readable.fromWeb(new XzReadableStream(Readable.toWeb(source) as unknown as ReadableStream<Uint8Array>) as never);
+  inner.on('error', (e) => counter.destroy(e));
+  // Stopping early must end the decompressor too: the xz library holds one process-wide lock until cancelled.
+  counter.on('close', () => {
+    inner.destroy();
+    source.destroy();
+  });
+  return inner.pipe(counter);
+}
+
+function tarKind(type: tar.Header['type']): EntryKind {
+  switch (type) {
+    case 'file': case 'contiguous-file': case undefined: case null: return 'file';
+    case 'directory': return 'directory';
+    case 'symlink': return 'symlink';
+    case 'link': return 'hardlink';
+    case 'character-device': case 'block-device': return 'device';
+    case 'fifo': return 'fifo';
+    default: return 'other';
+  }
+}
+
+async function extractTar(stream: Readable, writer: Writer): Promise<void> {
+  const extract = tar.extract();
+  const feeding = pipeline(stream, extract);
+  feeding.catch(() => undefined);
+  try {
+    for await (const entry of extract) {
+      const h = entry.header;
+      const kind = tarKind(h.type);
+      await writer.entry(h.name, kind, h.linkname ?? '', h.size ?? 0, entry as AsyncIterable<Uint8Array>);
+    }
+    await feeding;
+  } catch (e) {
+    stream.destroy();
+    extract.destroy();
+    throw e instanceof BundleError ? e : new BundleError(`not a readable tar archive: ${(e as Error).message}`);
+  }
+}
+
+async function extractZip(path: string, writer: Writer): Promise<void> {
+  const bytes = new Uint8Array(await readFile(path));
+  for (const e of zipEntries(bytes)) {
+    if (e.kind === 'file' && e.method !== 0 && e.method !== 8) throw new BundleError(`entry ${shown(e.name)}: compression method ${e.method} is not supported`);
+    const data = bytes.subarray(e.dataStart, e.dataStart + e.compressedSize);
+    const chunks = e.kind === 'file' ? (e.method === 0 ? sliced(data) : inflated(data)) : sliced(new Uint8Array());
+    await writer.entry(e.name, e.kind, '', e.size, chunks);
+  }
+}
+
+/** Compressed data pushed 16 KiB at a time, so one push expands to at most ~16 MiB before it is counted. */
+function* inflated(data: Uint8Array): Generator<Uint8Array> {
+  const out: Uint8Array[] = [];
+  const inflate = new Inflate((chunk) => out.push(chunk));
+  for (let i = 0; i < data.length || i === 0; i += 16384) {
+    inflate.push(data.subarray(i, i + 16384), i + 16384 >= data.length);
+    yield* out.splice(0);
+  }
+}
+
+function* sliced(data: Uint8Array): Generator<Uint8Array> {
+  for (let i = 0; i < data.length; i += 65536) yield data.subarray(i, i + 65536);
+}
+
+/** Writes entries under root, refusing what may not be written. */
+class Writer {
+  constructor(private readonly root: string, private readonly budget: Budget, private readonly skipped: OpenedBundle['skipped']) {}
+
+  async entry(name: string, kind: EntryKind, linkTarget: string, declared: number, data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+    this.budget.entry(name);
+    const segments = safeSegments(name);
+    if ((kind === 'symlink' || kind === 'hardlink') && linkStaysInside(kind, segments, linkTarget)) {
+      this.skipped.push({ name, why: `${kindRefusal(kind)} to ${linkTarget}, not followed` });
+      return drain(data);
+    }
+    const refusal = kindRefusal(kind);
+    if (refusal) throw new BundleError(`entry ${shown(name)}: ${refusal}${linkTarget ? ` to ${shown(linkTarget)}, outside the bundle` : ''}; only regular files and folders are extracted`);
+    if (segments.length === 0) return drain(data);
+    const target = this.inside(segments, name);
+    if (kind === 'directory') {
+      mkdirSync(target, { recursive: true, mode: 0o700 });
+      return drain(data);
+    }
+    this.budget.declared(name, declared);
+    mkdirSync(join(target, '..'), { recursive: true, mode: 0o700 });
+    await this.write(target, name, data);
+  }
+
+  private inside(segments: string[], name: string): string {
+    const target = resolve(this.root, ...segments);
+    if (!target.startsWith(this.root + sep)) throw new BundleError(`entry ${shown(name)}: a path outside the bundle`);
+    return target;
+  }
+
+  private async write(target: string, name: string, data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+    let file;
+    try {
+      file = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    } catch (e) {
+      throw new BundleError(`entry ${shown(name)}: cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; a duplicate entry?)`);
+    }
+    try {
+      let size = 0;
+      for await (const chunk of data) {
+        size += chunk.length;
+        this.budget.bytes(name, size, chunk.length);
+        await file.write(chunk);
+      }
+    } finally {
+      await file.close();
+    }
+  }
+}
+
+async function drain(data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+  for await (const _ of data) void _;
+}
