@@ -14,6 +14,8 @@ import * as tar from 'tar-stream';
 import { XzReadableStream } from 'xz-decompress';
 import { Budget, BundleError, DEFAULT_LIMITS, kindRefusal, linkStaysInside, safeSegments, shown, type EntryKind, type Limits } from '../core/bundle/entry';
 import { zipEntries } from '../core/bundle/zip';
+import { groupBundle, type BundleNode } from '../core/bundle/classify';
+import { SNIFF_BYTES } from '../core/detect';
 
 export { BundleError, DEFAULT_LIMITS, type Limits };
 
@@ -238,4 +240,20 @@ class Writer {
 
 async function drain(data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
   for await (const _ of data) void _;
+}
+
+/** The first bytes of a file, as the detector reads them. */
+function head(path: string): string {
+  const buffer = Buffer.alloc(SNIFF_BYTES);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    return buffer.subarray(0, readSync(fd, buffer, 0, SNIFF_BYTES, 0)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The opened bundle's dumps, per node. */
+export function bundleNodes(bundle: OpenedBundle, bundleName: string): BundleNode[] {
+  return groupBundle(bundle.files.map((path) => ({ path, head: head(join(bundle.root, path)) })), bundleName);
 }

@@ -377,8 +377,11 @@ function reader(args: Args): Read {
 
 if (require.main === module) {
   const lines: string[] = [];
-  const code = run(process.argv.slice(2), (...s) => lines.push(...s), (s) => process.stderr.write(s + '\n'));
-  // A reader that stops early (| head) closes the pipe: that is not an error of ours.
-  process.stdout.on('error', () => process.exit(code));
-  process.stdout.write(lines.length ? lines.join('\n') + '\n' : '', () => process.exit(code));
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded late: bundle.ts imports run from here
+  const { runWithBundles } = require('./bundle') as typeof import('./bundle');
+  void runWithBundles(process.argv.slice(2), (...s) => lines.push(...s), (s) => process.stderr.write(s + '\n')).then((code) => {
+    // A reader that stops early (| head) closes the pipe: that is not an error of ours.
+    process.stdout.on('error', () => process.exit(code));
+    process.stdout.write(lines.length ? lines.join('\n') + '\n' : '', () => process.exit(code));
+  });
 }
