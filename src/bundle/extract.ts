@@ -78,13 +78,59 @@ export async function openBundle(path: string, options: OpenOptions = {}): Promi
   const dispose = () => rmSync(root, { recursive: true, force: true });
   const skipped: OpenedBundle['skipped'] = [];
   try {
-    const writer = new Writer(root, new Budget(limits), skipped);
-    if (format === 'zip') await extractZip(path, writer);
-    else await extractTar(decompressed(path, format, limits), writer);
+    const budget = new Budget(limits);
+    await extractArchive(path, format, new Writer(root, budget, skipped), limits);
+    await expandNested(root, budget, limits, skipped, NESTING);
     return { root, files: listFiles(root, limits, []), skipped, archive: format, dispose };
   } catch (e) {
     dispose();
     throw e;
+  }
+}
+
+async function extractArchive(path: string, format: Format, writer: Writer, limits: Limits): Promise<void> {
+  if (format === 'zip') await extractZip(path, writer);
+  else await extractTar(decompressed(path, format, limits), writer);
+}
+
+/** A compressed file that is no tar (a rotated log inside a sosreport): refused at the top, kept when nested. */
+class NotAnArchive extends BundleError {}
+
+/** How deep archives inside archives are opened: a sysdump holds one bugtool archive per agent, no deeper. */
+const NESTING = 2;
+
+/**
+ * Archives found inside the extraction (cilium sysdump's per-agent bugtool archives, antctl's per-agent
+ * tarballs) are expanded next to themselves, within the same byte and entry budget, then removed.
+ */
+async function expandNested(root: string, budget: Budget, limits: Limits, skipped: OpenedBundle['skipped'], depth: number): Promise<void> {
+  if (depth === 0) return;
+  for (const name of listFiles(root, limits, [])) {
+    const path = join(root, name);
+    const format = archiveFormat(path);
+    if (!format) continue;
+    const inner = freshFolder(path.replace(/\.(?:tar(?:\.gz|\.xz)?|tgz|txz|zip)$/i, ''));
+    mkdirSync(inner, { mode: 0o700 });
+    try {
+      await extractArchive(path, format, new Writer(inner, budget, skipped), limits);
+    } catch (e) {
+      if (!(e instanceof NotAnArchive)) throw e;
+      rmSync(inner, { recursive: true, force: true });
+      continue;
+    }
+    rmSync(path);
+    await expandNested(inner, budget, limits, skipped, depth - 1);
+  }
+}
+
+function freshFolder(base: string): string {
+  for (let n = 0; ; n++) {
+    const candidate = n === 0 ? base : `${base}~${n}`;
+    try {
+      lstatSync(candidate);
+    } catch {
+      return candidate;
+    }
   }
 }
 
@@ -160,7 +206,7 @@ async function extractTar(stream: Readable, writer: Writer): Promise<void> {
   } catch (e) {
     stream.destroy();
     extract.destroy();
-    throw e instanceof BundleError ? e : new BundleError(`not a readable tar archive: ${(e as Error).message}`);
+    throw e instanceof BundleError ? e : new NotAnArchive(`not a readable tar archive: ${(e as Error).message}`);
   }
 }
 

@@ -105,6 +105,18 @@ describe('openBundle refuses hostile archives', () => {
   });
 });
 
+describe('archives inside archives', () => {
+  it('a bomb inside a tar is refused too: the budget is shared', async () => {
+    const inner = gzip(await tarOf([file('zeros', '\0'.repeat(3 * 1024 * 1024))]));
+    const outer = await tarOf([{ header: { name: 'agent_x.tar.gz', size: inner.length }, body: inner }]);
+    expect(await refused('outer.tar', outer, { maxTotalBytes: 2 * 1024 * 1024 })).toMatch(/bytes in all/);
+  });
+  it('a path escaping from an inner archive is refused', async () => {
+    const inner = await tarOf([file('../../../x-escaped')]);
+    expect(await refused('outer.tar', await tarOf([{ header: { name: 'a/inner.tar', size: inner.length }, body: inner }]))).toMatch(/climbs out/);
+  });
+});
+
 /** Rewrites every declared uncompressed size of a zip to 10 bytes. */
 function lieAboutSize(zip: Buffer): Buffer {
   const out = Buffer.from(zip);

@@ -78,6 +78,26 @@ describe('dataplane services BUNDLE', () => {
     expect(one.err).toContain('--json answers for one node: pick one with --node (the bundle has: plain, worker-a, worker-b, worker-c, worker-d)');
   });
 
+  it('a cilium sysdump: a zip holding one bugtool archive per agent, each opened in turn', async () => {
+    const bugtool = 'cilium-bugtool-20261201-100000.123+0000-UTC-2811';
+    const inner = gzip(await tarOfFolder(join(FIXTURES, bugtool), `${bugtool}/`));
+    const { zipSync } = await import('fflate');
+    const sysdump = zipSync({
+      'cilium-sysdump-20261201-100000': {
+        'cilium-bugtool-cilium-x7k2p-20261201-100000.tar.gz': new Uint8Array(inner),
+        'k8s-nodes-20261201-100000.yaml': new TextEncoder().encode('items: []\n'),
+        'logs-cilium-x7k2p-cilium-agent-20261201-100000.log.gz': new Uint8Array(gzip(Buffer.from('level=info msg=started\n'))),
+      },
+    });
+    const archive = join(work, 'cilium-sysdump-20261201-100000.zip');
+    writeFileSync(archive, sysdump);
+    const r = await cli('services', archive, '--json');
+    expect(r.err).toContain('node worker-c (name from cilium-sysdump-20261201-100000/cilium-bugtool-cilium-x7k2p-20261201-100000/');
+    expect(r.code).toBe(0);
+    const expected = direct('services', '--json', ...CASES[2].dumps.map((d) => join(FIXTURES, bugtool, d)));
+    expect(JSON.parse(r.out)).toEqual(JSON.parse(expected.out));
+  });
+
   it('--node naming no node of the bundle is a usage error listing the nodes', async () => {
     const r = await cli('services', join(FIXTURES, 'plain'), '--node', 'nope');
     expect(r.code).toBe(2);
