@@ -2,7 +2,7 @@
 // libraries (never a shell) into a fresh temporary folder. Only regular files and folders are written there, each
 // opened with O_EXCL|O_NOFOLLOW under a path checked to stay inside; bytes are counted as they stream, so a
 // decompression bomb stops at the cap. Anything refused is a BundleError and the folder is removed.
-import { constants, createReadStream, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, closeSync, rmSync } from 'node:fs';
+import { constants, createReadStream, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
@@ -16,6 +16,7 @@ import { Budget, BundleError, DEFAULT_LIMITS, kindRefusal, linkStaysInside, safe
 import { zipEntries } from '../core/bundle/zip';
 import { groupBundle, type BundleNode } from '../core/bundle/classify';
 import { SNIFF_BYTES } from '../core/detect';
+import { commandSections, sectionFileName } from '../core/bundle/sections';
 
 export { BundleError, DEFAULT_LIMITS, type Limits };
 
@@ -299,7 +300,50 @@ function head(path: string): string {
   }
 }
 
-/** The opened bundle's dumps, per node. */
-export function bundleNodes(bundle: OpenedBundle, bundleName: string): BundleNode[] {
-  return groupBundle(bundle.files.map((path) => ({ path, head: head(join(bundle.root, path)) })), bundleName);
+/** A bundle's dumps per node, with where each is on disk (a section of a combined file is written apart). */
+export interface LocatedNodes {
+  nodes: BundleNode[];
+  /** The file on disk of a dump's path. */
+  locate(path: string): string;
+  /** Removes the sections written apart. */
+  dispose(): void;
+}
+
+/** The opened bundle's dumps, per node; combined files (Retina's) are split into one file per command. */
+export function bundleNodes(bundle: OpenedBundle, bundleName: string): LocatedNodes {
+  const located = new Map<string, string>();
+  let sectionsRoot: string | undefined;
+  const files: { path: string; head: string }[] = [];
+  for (const path of bundle.files) {
+    const full = join(bundle.root, path);
+    const first = head(full);
+    const sections = first.startsWith('Summary:') ? commandSections(readBounded(full)) : undefined;
+    if (!sections) {
+      files.push({ path, head: first });
+      continue;
+    }
+    sectionsRoot ??= mkdtempSync(join(tmpdir(), 'dataplane-sections-'));
+    sections.forEach((section, i) => {
+      const name = sectionFileName(path, i, section.command);
+      // Named after the section, so that messages about it say which file and command it came from.
+      const folder = join(sectionsRoot!, String(located.size));
+      mkdirSync(folder, { mode: 0o700 });
+      const target = join(folder, name.split('/').pop()!);
+      writeFileSync(target, section.text, { flag: 'wx', mode: 0o600 });
+      located.set(name, target);
+      files.push({ path: name, head: section.text.slice(0, SNIFF_BYTES) });
+    });
+  }
+  return {
+    nodes: groupBundle(files, bundleName),
+    locate: (path) => located.get(path) ?? join(bundle.root, path),
+    dispose: () => sectionsRoot && rmSync(sectionsRoot, { recursive: true, force: true }),
+  };
+}
+
+/** A whole file (a combined one), within the per-file limit. */
+function readBounded(path: string): string {
+  const size = lstatSync(path).size;
+  if (size > DEFAULT_LIMITS.maxFileBytes) throw new BundleError(`${shown(path)}: ${size} bytes is above the limit of ${DEFAULT_LIMITS.maxFileBytes} per file`);
+  return readFileSync(path, 'utf8');
 }

@@ -1,7 +1,7 @@
 // Support bundles on the command line: a FILE that is a folder or an archive is opened (extracted into a temporary
 // folder, removed afterwards), its dumps grouped per node, and the command answers for each node in turn.
-import { basename, join } from 'node:path';
-import { BundleError, bundleNodes, isBundle, openBundle, type OpenedBundle } from '../bundle/extract';
+import { basename } from 'node:path';
+import { BundleError, bundleNodes, isBundle, openBundle, type LocatedNodes, type OpenedBundle } from '../bundle/extract';
 import type { BundleNode } from '../core/bundle/classify';
 import { parseArgs, UsageError } from './args';
 import { run } from './main';
@@ -38,7 +38,16 @@ function usage(err: Out, message: string): number {
 }
 
 function answerPerNode(argv: string[], bundle: string, opened: OpenedBundle, wanted: string | undefined, json: boolean, out: Out, err: Out): number {
-  const all = bundleNodes(opened, basename(bundle));
+  const located = bundleNodes(opened, basename(bundle));
+  try {
+    return answerFor(argv, bundle, located, wanted, json, out, err);
+  } finally {
+    located.dispose();
+  }
+}
+
+function answerFor(argv: string[], bundle: string, located: LocatedNodes, wanted: string | undefined, json: boolean, out: Out, err: Out): number {
+  const all = located.nodes;
   if (all.length === 0) throw new UsageError('no iptables, nft, ipvsadm or ipset dump found in the bundle');
   const nodes = wanted === undefined ? all : all.filter((n) => n.name === wanted);
   const names = all.map((n) => n.name).join(', ');
@@ -48,15 +57,15 @@ function answerPerNode(argv: string[], bundle: string, opened: OpenedBundle, wan
   for (const node of nodes) {
     err(`dataplane: node ${node.name} (name from ${node.nameFrom}): ${node.dumps.map((d) => d.path).join(', ')}`);
     if (!json) out(`== node ${node.name} ==`);
-    status = Math.max(status, run(nodeArgv(argv, bundle, opened, node), out, err));
+    status = Math.max(status, run(nodeArgv(argv, bundle, located, node), out, err));
   }
   return status;
 }
 
 /** The command line with the bundle replaced by the node's dumps. */
-function nodeArgv(argv: string[], bundle: string, opened: OpenedBundle, node: BundleNode): string[] {
+function nodeArgv(argv: string[], bundle: string, located: LocatedNodes, node: BundleNode): string[] {
   const i = argv.indexOf(bundle);
-  const words = [...argv.slice(0, i), ...node.dumps.map((d) => join(opened.root, d.path)), ...argv.slice(i + 1)];
+  const words = [...argv.slice(0, i), ...node.dumps.map((d) => located.locate(d.path)), ...argv.slice(i + 1)];
   const command = parseArgs(argv).command;
   return command === 'check' || command === 'trace' ? words : withoutNodeOption(words);
 }

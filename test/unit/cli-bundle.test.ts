@@ -30,6 +30,8 @@ const CASES = [
   { folder: 'cilium-bugtool-20261201-100000.123+0000-UTC-2811', node: 'worker-c', dumps: ['cmd/iptables-legacy-save--c.md', 'cmd/iptables-nft-save--c.md'] },
   { folder: 'antrea-supportbundle', node: 'worker-d', dumps: ['agent_worker-d/iptables'] },
   { folder: 'plain', node: 'plain', dumps: ['node1.ipset', 'node1.iptables', 'node1.ipvsadm'] },
+  // Retina's combined file: its iptables-save section is the generated sample, byte for byte.
+  { folder: 'retina-capture-worker-e-20261201100000UTC', node: 'retina-capture-worker-e', dumps: ['../../../../samples/iptables-nft/node1.iptables'] },
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'dataplane-cli-bundle-'));
@@ -72,10 +74,10 @@ describe('dataplane services BUNDLE', () => {
     writeFileSync(archive, gzip(await tarOfFolder(FIXTURES)));
     const r = await cli('services', archive);
     expect(r.code).toBe(0);
-    expect(r.out.split('\n').filter((l) => l.startsWith('== node'))).toEqual(['plain', 'worker-a', 'worker-b', 'worker-c', 'worker-d'].map((n) => `== node ${n} ==`));
+    expect(r.out.split('\n').filter((l) => l.startsWith('== node'))).toEqual(['plain', 'retina-capture-worker-e', 'worker-a', 'worker-b', 'worker-c', 'worker-d'].map((n) => `== node ${n} ==`));
     const one = await cli('services', archive, '--json');
     expect(one.code).toBe(2);
-    expect(one.err).toContain('--json answers for one node: pick one with --node (the bundle has: plain, worker-a, worker-b, worker-c, worker-d)');
+    expect(one.err).toContain('--json answers for one node: pick one with --node (the bundle has: plain, retina-capture-worker-e, worker-a, worker-b, worker-c, worker-d)');
   });
 
   it('a cilium sysdump: a zip holding one bugtool archive per agent, each opened in turn', async () => {
