@@ -36,7 +36,13 @@ Usage:
 FILE is a dump: iptables-save / iptables-restore, nft list ruleset (text or -j JSON), ipvsadm -Ln / -Sn,
 ipset save / list ("-" reads standard input, once); the files given together are one node snapshot (IPVS
 mode: ipvsadm + ipset + iptables). Only regular text files are read, each at most 100 MiB unless
---max-size BYTES (K, M, G: powers of 1024) says otherwise; a pipe goes to standard input. An option that
+--max-size BYTES (K, M, G: powers of 1024) says otherwise; a pipe goes to standard input.
+A FILE may also be a support bundle: a folder, or a .tar, .tar.gz, .tar.xz or .zip archive (sos report,
+Rancher logs collector, cilium sysdump or bugtool, antctl supportbundle, Retina capture, or any folder of
+dumps). Archives are extracted into a temporary folder, removed afterwards; paths leaving the archive,
+links to outside it, device files and archives expanding past 1 GiB are refused (exit status 2). The
+dumps are found by content and grouped per node; the command answers for each node under '== node
+NAME ==' (--node NAME picks one; --json needs one). An option that
 takes a value takes the next word, whatever it is; after -- every word is a FILE. IPv4 addresses are
 written without leading zeros (010 would be octal to some tools).
 Exit status: 0 fine; 1 a file has errors (services and trace still answer from what could be read, and
