@@ -90,7 +90,7 @@ export async function openBundle(path: string, options: OpenOptions = {}): Promi
 }
 
 async function extractArchive(path: string, format: Format, writer: Writer, limits: Limits): Promise<void> {
-  if (format === 'zip') await extractZip(path, writer);
+  if (format === 'zip') await extractZip(path, writer, limits);
   else await extractTar(decompressed(path, format, limits), writer);
 }
 
@@ -211,7 +211,10 @@ async function extractTar(stream: Readable, writer: Writer): Promise<void> {
   }
 }
 
-async function extractZip(path: string, writer: Writer): Promise<void> {
+async function extractZip(path: string, writer: Writer, limits: Limits): Promise<void> {
+  // A zip is read whole (its directory is at its end): no larger than what it may expand to.
+  const size = lstatSync(path).size;
+  if (size > limits.maxTotalBytes) throw new BundleError(`a zip archive of ${size} bytes is above the limit of ${limits.maxTotalBytes}`);
   const bytes = new Uint8Array(await readFile(path));
   for (const e of zipEntries(bytes)) {
     if (e.kind === 'file' && e.method !== 0 && e.method !== 8) throw new BundleError(`entry ${shown(e.name)}: compression method ${e.method} is not supported`);

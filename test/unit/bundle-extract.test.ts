@@ -92,6 +92,10 @@ describe('openBundle refuses hostile archives', () => {
     expect(await refused('a.zip', Buffer.from(zipSync({ ok: new Uint8Array([65]), '../x': new Uint8Array([66]) })))).toMatch(/"\.\.\/x": a path that climbs out/);
     expect(await refused('a.zip', Buffer.from(zipSync({ '/tmp/x-escaped': new Uint8Array([66]) })))).toMatch(/absolute path/);
   });
+  it('a zip larger than the total limit is not read into memory', async () => {
+    const zip = Buffer.from(zipSync({ a: new Uint8Array(4096).map((_, i) => (i * 7919) % 251) }, { level: 0 }));
+    expect(await refused('big.zip', zip, { maxTotalBytes: 1024 })).toMatch(/a zip archive of \d+ bytes is above the limit of 1024/);
+  });
   it('a zip symbolic link (Unix mode bits in the central directory)', async () => {
     const link = Buffer.from(zipSync({ l: [new TextEncoder().encode('/etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }] }));
     expect(await refused('a.zip', link)).toMatch(/"l": a symbolic link/);
