@@ -28,6 +28,8 @@ export interface OpenedBundle {
   /** Entries not written (links inside the bundle, special files of a folder), with why. */
   skipped: { name: string; why: string }[];
   archive?: 'tar' | 'tar.gz' | 'tar.xz' | 'zip';
+  /** Where a listed file is on disk (a folder's inner archives are expanded elsewhere). */
+  locate(path: string): string;
   /** Removes the temporary extraction (nothing for a folder); safe to call twice. */
   dispose(): void;
 }
@@ -72,7 +74,7 @@ export function isBundle(path: string): boolean {
 export async function openBundle(path: string, options: OpenOptions = {}): Promise<OpenedBundle> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const stats = lstatSync(path);
-  if (stats.isDirectory()) return readFolder(resolve(path), limits);
+  if (stats.isDirectory()) return readFolder(resolve(path), limits, options);
   const format = stats.isFile() ? archiveFormat(path) : undefined;
   if (!format) throw new BundleError(`${shown(path)}: neither a folder nor a .tar, .tar.gz, .tar.xz or .zip archive`);
   const root = mkdtempSync(join(options.tempParent ?? tmpdir(), 'dataplane-bundle-'));
@@ -82,7 +84,7 @@ export async function openBundle(path: string, options: OpenOptions = {}): Promi
     const budget = new Budget(limits);
     await extractArchive(path, format, new Writer(root, budget, skipped), limits);
     await expandNested(root, budget, limits, skipped, NESTING);
-    return { root, files: listFiles(root, limits, []), skipped, archive: format, dispose };
+    return { root, files: listFiles(root, limits, []), skipped, archive: format, locate: (p) => join(root, p), dispose };
   } catch (e) {
     dispose();
     throw e;
@@ -108,37 +110,68 @@ async function expandNested(root: string, budget: Budget, limits: Limits, skippe
   if (depth === 0) return;
   for (const name of listFiles(root, limits, [])) {
     const path = join(root, name);
-    const format = archiveFormat(path);
-    if (!format) continue;
-    const inner = freshFolder(path.replace(/\.(?:tar(?:\.gz|\.xz)?|tgz|txz|zip)$/i, ''));
-    mkdirSync(inner, { mode: 0o700 });
-    try {
-      await extractArchive(path, format, new Writer(inner, budget, skipped), limits);
-    } catch (e) {
-      if (!(e instanceof NotAnArchive)) throw e;
-      rmSync(inner, { recursive: true, force: true });
-      continue;
-    }
+    const inner = await expandOne(path, path, budget, limits, skipped, exists);
+    if (!inner) continue;
     rmSync(path);
     await expandNested(inner, budget, limits, skipped, depth - 1);
   }
 }
 
-function freshFolder(base: string): string {
-  for (let n = 0; ; n++) {
-    const candidate = n === 0 ? base : `${base}~${n}`;
-    try {
-      lstatSync(candidate);
-    } catch {
-      return candidate;
-    }
+/**
+ * Expands the archive at `path` into a fresh folder named after `at` without its extension; undefined (and
+ * nothing left) when it is no archive. `taken` says whether a candidate folder name is in use.
+ */
+async function expandOne(path: string, at: string, budget: Budget, limits: Limits, skipped: OpenedBundle['skipped'], taken: (p: string) => boolean): Promise<string | undefined> {
+  const format = archiveFormat(path);
+  if (!format) return undefined;
+  const base = at.replace(/\.(?:tar(?:\.gz|\.xz)?|tgz|txz|zip)$/i, '');
+  let inner = base;
+  for (let n = 1; taken(inner); n++) inner = `${base}~${n}`;
+  mkdirSync(inner, { recursive: true, mode: 0o700 });
+  try {
+    await extractArchive(path, format, new Writer(inner, budget, skipped), limits);
+    return inner;
+  } catch (e) {
+    rmSync(inner, { recursive: true, force: true });
+    if (e instanceof NotAnArchive) return undefined;
+    throw e;
   }
 }
 
 /** A folder's regular files, without following links (they are listed as skipped). */
-function readFolder(root: string, limits: Limits): OpenedBundle {
+async function readFolder(root: string, limits: Limits, options: OpenOptions): Promise<OpenedBundle> {
   const skipped: OpenedBundle['skipped'] = [];
-  return { root, files: listFiles(root, limits, skipped), skipped, dispose: () => undefined };
+  const files = listFiles(root, limits, skipped);
+  const archives = files.filter((f) => archiveFormat(join(root, f)) !== undefined);
+  if (archives.length === 0) return { root, files, skipped, locate: (p) => join(root, p), dispose: () => undefined };
+  // An unpacked sysdump still holds one archive per agent: those are expanded into a temporary folder.
+  const temp = mkdtempSync(join(options.tempParent ?? tmpdir(), 'dataplane-bundle-'));
+  const dispose = () => rmSync(temp, { recursive: true, force: true });
+  try {
+    const budget = new Budget(limits);
+    const expanded = new Set<string>();
+    for (const archive of archives) {
+      const inner = await expandOne(join(root, archive), join(temp, archive), budget, limits, skipped, (p) => exists(p) || exists(join(root, relative(temp, p))));
+      if (!inner) continue;
+      expanded.add(archive);
+      await expandNested(inner, budget, limits, skipped, NESTING - 1);
+    }
+    const inTemp = new Set(listFiles(temp, limits, []));
+    const all = [...files.filter((f) => !expanded.has(f)), ...inTemp].sort();
+    return { root, files: all, skipped, locate: (p) => (inTemp.has(p) ? join(temp, p) : join(root, p)), dispose };
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function listFiles(root: string, limits: Limits, skipped: OpenedBundle['skipped']): string[] {
@@ -318,7 +351,7 @@ export function bundleNodes(bundle: OpenedBundle, bundleName: string): LocatedNo
   let sectionsRoot: string | undefined;
   const files: { path: string; head: string }[] = [];
   for (const path of bundle.files) {
-    const full = join(bundle.root, path);
+    const full = bundle.locate(path);
     const first = head(full);
     const sections = first.startsWith('Summary:') ? commandSections(readBounded(full)) : undefined;
     if (!sections) {
@@ -339,7 +372,7 @@ export function bundleNodes(bundle: OpenedBundle, bundleName: string): LocatedNo
   }
   return {
     nodes: groupBundle(files, bundleName),
-    locate: (path) => located.get(path) ?? join(bundle.root, path),
+    locate: (path) => located.get(path) ?? bundle.locate(path),
     dispose: () => sectionsRoot && rmSync(sectionsRoot, { recursive: true, force: true }),
   };
 }

@@ -110,6 +110,20 @@ describe('openBundle refuses hostile archives', () => {
 });
 
 describe('archives inside archives', () => {
+  it('an unpacked folder holding archives: they expand into a temporary folder, the folder is left as it was', async () => {
+    const box = sandbox();
+    const inner = gzip(await tarOf([file('bugtool/cmd/hostname.md', 'worker-c\n'), file('bugtool/cmd/iptables-save--c.md', '*nat\nCOMMIT\n')]));
+    writeFileSync(join(box.work, 'cilium-bugtool-x.tar.gz'), inner);
+    writeFileSync(join(box.work, 'agent.log.gz'), gzip(Buffer.from('not a tar\n')));
+    writeFileSync(join(box.work, 'k8s-nodes.yaml'), 'items: []\n');
+    const b = await openBundle(box.work, { tempParent: box.tmp });
+    expect(b.files).toEqual(['agent.log.gz', 'cilium-bugtool-x/bugtool/cmd/hostname.md', 'cilium-bugtool-x/bugtool/cmd/iptables-save--c.md', 'k8s-nodes.yaml']);
+    expect(readFileSync(b.locate('cilium-bugtool-x/bugtool/cmd/iptables-save--c.md'), 'utf8')).toBe('*nat\nCOMMIT\n');
+    expect(b.locate('k8s-nodes.yaml')).toBe(join(box.work, 'k8s-nodes.yaml'));
+    expect(readdirSync(box.work).sort()).toEqual(['agent.log.gz', 'cilium-bugtool-x.tar.gz', 'k8s-nodes.yaml']);
+    b.dispose();
+    expect(readdirSync(box.tmp)).toEqual([]);
+  });
   it('a bomb inside a tar is refused too: the budget is shared', async () => {
     const inner = gzip(await tarOf([file('zeros', '\0'.repeat(3 * 1024 * 1024))]));
     const outer = await tarOf([{ header: { name: 'agent_x.tar.gz', size: inner.length }, body: inner }]);
