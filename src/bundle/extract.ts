@@ -14,6 +14,7 @@ import * as tar from 'tar-stream';
 import { XzReadableStream } from 'xz-decompress';
 import { Budget, BundleError, DEFAULT_LIMITS, kindRefusal, linkStaysInside, safeSegments, shown, type EntryKind, type Limits } from '../core/bundle/entry';
 import { zipEntries } from '../core/bundle/zip';
+import { t } from '../core/l10n';
 import { groupBundle, type BundleNode } from '../core/bundle/classify';
 import { SNIFF_BYTES } from '../core/detect';
 import { commandSections, sectionFileName } from '../core/bundle/sections';
@@ -76,7 +77,7 @@ export async function openBundle(path: string, options: OpenOptions = {}): Promi
   const stats = lstatSync(path);
   if (stats.isDirectory()) return readFolder(resolve(path), limits, options);
   const format = stats.isFile() ? archiveFormat(path) : undefined;
-  if (!format) throw new BundleError(`${shown(path)}: neither a folder nor a .tar, .tar.gz, .tar.xz or .zip archive`);
+  if (!format) throw new BundleError(t('{0}: neither a folder nor a .tar, .tar.gz, .tar.xz or .zip archive', shown(path)));
   const root = mkdtempSync(join(options.tempParent ?? tmpdir(), 'dataplane-bundle-'));
   const dispose = () => rmSync(root, { recursive: true, force: true });
   const skipped: OpenedBundle['skipped'] = [];
@@ -180,10 +181,10 @@ function listFiles(root: string, limits: Limits, skipped: OpenedBundle['skipped'
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = join(dir, entry.name);
       const name = relative(root, full).split(sep).join('/');
-      if (files.length + skipped.length >= limits.maxEntries) throw new BundleError(`more than ${limits.maxEntries} entries (at ${shown(name)})`);
+      if (files.length + skipped.length >= limits.maxEntries) throw new BundleError(t('more than {0} entries (at {1})', limits.maxEntries, shown(name)));
       if (entry.isDirectory()) walk(full);
       else if (entry.isFile()) files.push(name);
-      else skipped.push({ name, why: entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' });
+      else skipped.push({ name, why: entry.isSymbolicLink() ? t('a symbolic link') : t('not a regular file') });
     }
   };
   walk(root);
@@ -198,7 +199,7 @@ function decompressed(path: string, format: Exclude<Format, 'zip'>, limits: Limi
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length;
-      if (seen > cap) done(new BundleError(`more than ${cap} bytes once decompressed: refused as a decompression bomb`));
+      if (seen > cap) done(new BundleError(t('more than {0} bytes once decompressed: refused as a decompression bomb', cap)));
       else done(null, chunk);
     },
   });
@@ -240,17 +241,17 @@ async function extractTar(stream: Readable, writer: Writer): Promise<void> {
   } catch (e) {
     stream.destroy();
     extract.destroy();
-    throw e instanceof BundleError ? e : new NotAnArchive(`not a readable tar archive: ${(e as Error).message}`);
+    throw e instanceof BundleError ? e : new NotAnArchive(t('not a readable tar archive: {0}', (e as Error).message));
   }
 }
 
 async function extractZip(path: string, writer: Writer, limits: Limits): Promise<void> {
   // A zip is read whole (its directory is at its end): no larger than what it may expand to.
   const size = lstatSync(path).size;
-  if (size > limits.maxTotalBytes) throw new BundleError(`a zip archive of ${size} bytes is above the limit of ${limits.maxTotalBytes}`);
+  if (size > limits.maxTotalBytes) throw new BundleError(t('a zip archive of {0} bytes is above the limit of {1}', size, limits.maxTotalBytes));
   const bytes = new Uint8Array(await readFile(path));
   for (const e of zipEntries(bytes)) {
-    if (e.kind === 'file' && e.method !== 0 && e.method !== 8) throw new BundleError(`entry ${shown(e.name)}: compression method ${e.method} is not supported`);
+    if (e.kind === 'file' && e.method !== 0 && e.method !== 8) throw new BundleError(t('entry {0}: compression method {1} is not supported', shown(e.name), e.method));
     const data = bytes.subarray(e.dataStart, e.dataStart + e.compressedSize);
     const chunks = e.kind === 'file' ? (e.method === 0 ? sliced(data) : inflated(data)) : sliced(new Uint8Array());
     await writer.entry(e.name, e.kind, '', e.size, chunks);
@@ -279,11 +280,12 @@ class Writer {
     this.budget.entry(name);
     const segments = safeSegments(name);
     if ((kind === 'symlink' || kind === 'hardlink') && linkStaysInside(kind, segments, linkTarget)) {
-      this.skipped.push({ name, why: `${kindRefusal(kind)} to ${linkTarget}, not followed` });
+      this.skipped.push({ name, why: t('{0} to {1}, not followed', kindRefusal(kind)!, linkTarget) });
       return drain(data);
     }
     const refusal = kindRefusal(kind);
-    if (refusal) throw new BundleError(`entry ${shown(name)}: ${refusal}${linkTarget ? ` to ${shown(linkTarget)}, outside the bundle` : ''}; only regular files and folders are extracted`);
+    if (refusal && linkTarget) throw new BundleError(t('entry {0}: {1} to {2}, outside the bundle; only regular files and folders are extracted', shown(name), refusal, shown(linkTarget)));
+    if (refusal) throw new BundleError(t('entry {0}: {1}; only regular files and folders are extracted', shown(name), refusal));
     if (segments.length === 0) return drain(data);
     const target = this.inside(segments, name);
     if (kind === 'directory') {
@@ -297,7 +299,7 @@ class Writer {
 
   private inside(segments: string[], name: string): string {
     const target = resolve(this.root, ...segments);
-    if (!target.startsWith(this.root + sep)) throw new BundleError(`entry ${shown(name)}: a path outside the bundle`);
+    if (!target.startsWith(this.root + sep)) throw new BundleError(t('entry {0}: a path outside the bundle', shown(name)));
     return target;
   }
 
@@ -306,7 +308,7 @@ class Writer {
     try {
       file = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     } catch (e) {
-      throw new BundleError(`entry ${shown(name)}: cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; a duplicate entry?)`);
+      throw new BundleError(t('entry {0}: cannot be written ({1}; a duplicate entry?)', shown(name), (e as NodeJS.ErrnoException).code ?? (e as Error).message));
     }
     try {
       let size = 0;
@@ -380,6 +382,6 @@ export function bundleNodes(bundle: OpenedBundle, bundleName: string): LocatedNo
 /** A whole file (a combined one), within the per-file limit. */
 function readBounded(path: string): string {
   const size = lstatSync(path).size;
-  if (size > DEFAULT_LIMITS.maxFileBytes) throw new BundleError(`${shown(path)}: ${size} bytes is above the limit of ${DEFAULT_LIMITS.maxFileBytes} per file`);
+  if (size > DEFAULT_LIMITS.maxFileBytes) throw new BundleError(t('{0}: {1} bytes is above the limit of {2} per file', shown(path), size, DEFAULT_LIMITS.maxFileBytes));
   return readFileSync(path, 'utf8');
 }

@@ -1,5 +1,6 @@
 // What an archive entry may be written as: pure checks shared by the tar and zip readers, so that every archive
 // format refuses the same things with the same words.
+import { t } from '../l10n';
 
 /** An archive that is refused: the message says which entry and why; nothing was left outside the folder. */
 export class BundleError extends Error {}
@@ -30,10 +31,10 @@ export function shown(name: string): string {
  * empty segments are dropped; backslashes separate too (zips written on Windows use them).
  */
 export function safeSegments(name: string): string[] {
-  if (name.includes('\0')) throw new BundleError(`entry ${shown(name)}: a NUL byte in its name`);
-  if (/^([\\/]|[A-Za-z]:)/.test(name)) throw new BundleError(`entry ${shown(name)}: an absolute path, outside the bundle`);
+  if (name.includes('\0')) throw new BundleError(t('entry {0}: a NUL byte in its name', shown(name)));
+  if (/^([\\/]|[A-Za-z]:)/.test(name)) throw new BundleError(t('entry {0}: an absolute path, outside the bundle', shown(name)));
   const segments = name.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
-  if (segments.includes('..')) throw new BundleError(`entry ${shown(name)}: a path that climbs out of the bundle (..)`);
+  if (segments.includes('..')) throw new BundleError(t('entry {0}: a path that climbs out of the bundle (..)', shown(name)));
   return segments;
 }
 
@@ -44,15 +45,15 @@ export function kindRefusal(kind: EntryKind): string | undefined {
     case 'directory':
       return undefined;
     case 'symlink':
-      return 'a symbolic link';
+      return t('a symbolic link');
     case 'hardlink':
-      return 'a hard link';
+      return t('a hard link');
     case 'device':
-      return 'a device file';
+      return t('a device file');
     case 'fifo':
-      return 'a FIFO';
+      return t('a FIFO');
     default:
-      return 'not a regular file or folder';
+      return t('not a regular file or folder');
   }
 }
 
@@ -63,20 +64,20 @@ export class Budget {
   constructor(private readonly limits: Limits) {}
 
   entry(name: string): void {
-    if (++this.entries > this.limits.maxEntries) throw new BundleError(`more than ${this.limits.maxEntries} entries (at ${shown(name)})`);
+    if (++this.entries > this.limits.maxEntries) throw new BundleError(t('more than {0} entries (at {1})', this.limits.maxEntries, shown(name)));
   }
 
   /** A declared size, checked before anything is read. */
   declared(name: string, size: number): void {
-    if (size > this.limits.maxFileBytes) throw new BundleError(`entry ${shown(name)}: ${size} bytes is above the limit of ${this.limits.maxFileBytes} per file`);
-    if (this.total + size > this.limits.maxTotalBytes) throw new BundleError(`more than ${this.limits.maxTotalBytes} bytes in all (at ${shown(name)})`);
+    if (size > this.limits.maxFileBytes) throw new BundleError(t('entry {0}: {1} bytes is above the limit of {2} per file', shown(name), size, this.limits.maxFileBytes));
+    if (this.total + size > this.limits.maxTotalBytes) throw new BundleError(t('more than {0} bytes in all (at {1})', this.limits.maxTotalBytes, shown(name)));
   }
 
   /** Bytes as they are written: the real count, whatever the header said. */
   bytes(name: string, fileSoFar: number, n: number): void {
     this.total += n;
-    if (fileSoFar > this.limits.maxFileBytes) throw new BundleError(`entry ${shown(name)}: more than ${this.limits.maxFileBytes} bytes (the limit per file)`);
-    if (this.total > this.limits.maxTotalBytes) throw new BundleError(`more than ${this.limits.maxTotalBytes} bytes in all once decompressed (at ${shown(name)}): refused as a decompression bomb`);
+    if (fileSoFar > this.limits.maxFileBytes) throw new BundleError(t('entry {0}: more than {1} bytes (the limit per file)', shown(name), this.limits.maxFileBytes));
+    if (this.total > this.limits.maxTotalBytes) throw new BundleError(t('more than {0} bytes in all once decompressed (at {1}): refused as a decompression bomb', this.limits.maxTotalBytes, shown(name)));
   }
 }
 
