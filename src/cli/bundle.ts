@@ -21,6 +21,12 @@ export async function runWithBundles(argv: string[], out: Out, err: Out): Promis
   if (bundles.length === 0 || args.flags.has('--help') || args.flags.has('-h') || args.flags.has('--version')) return run(argv, out, err);
   if (bundles.length > 1) return usage(err, 'give one bundle (a folder or an archive) at a time');
   let opened: OpenedBundle | undefined;
+  // Interrupted (Ctrl-C), the temporary extraction is removed all the same.
+  const interrupted = (signal: NodeJS.Signals) => {
+    opened?.dispose();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     opened = await openBundle(bundles[0]);
     return answerPerNode(argv, bundles[0], opened, args.values.get('--node')?.at(-1), args.flags.has('--json'), out, err);
@@ -28,6 +34,7 @@ export async function runWithBundles(argv: string[], out: Out, err: Out): Promis
     if (e instanceof BundleError || e instanceof UsageError) return usage(err, `${clip(bundles[0])}: ${e.message}`);
     throw e;
   } finally {
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
     opened?.dispose();
   }
 }
