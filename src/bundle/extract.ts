@@ -217,13 +217,24 @@ function decompressed(path: string, format: Exclude<Format, 'zip'>, limits: Limi
 
 function tarKind(type: tar.Header['type']): EntryKind {
   switch (type) {
-    case 'file': case 'contiguous-file': case undefined: case null: return 'file';
-    case 'directory': return 'directory';
-    case 'symlink': return 'symlink';
-    case 'link': return 'hardlink';
-    case 'character-device': case 'block-device': return 'device';
-    case 'fifo': return 'fifo';
-    default: return 'other';
+    case 'file':
+    case 'contiguous-file':
+    case undefined:
+    case null:
+      return 'file';
+    case 'directory':
+      return 'directory';
+    case 'symlink':
+      return 'symlink';
+    case 'link':
+      return 'hardlink';
+    case 'character-device':
+    case 'block-device':
+      return 'device';
+    case 'fifo':
+      return 'fifo';
+    default:
+      return 'other';
   }
 }
 
@@ -274,7 +285,11 @@ function* sliced(data: Uint8Array): Generator<Uint8Array> {
 
 /** Writes entries under root, refusing what may not be written. */
 class Writer {
-  constructor(private readonly root: string, private readonly budget: Budget, private readonly skipped: OpenedBundle['skipped']) {}
+  constructor(
+    private readonly root: string,
+    private readonly budget: Budget,
+    private readonly skipped: OpenedBundle['skipped'],
+  ) {}
 
   async entry(name: string, kind: EntryKind, linkTarget: string, declared: number, data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
     this.budget.entry(name);

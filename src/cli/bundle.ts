@@ -4,13 +4,14 @@ import { basename } from 'node:path';
 import { BundleError, bundleNodes, isBundle, openBundle, type LocatedNodes, type OpenedBundle } from '../bundle/extract';
 import type { BundleNode } from '../core/bundle/classify';
 import { parseArgs, UsageError } from './args';
-import { run } from './main';
 import { clip } from './text';
 
 type Out = (s: string) => void;
+/** The command line for plain files (main.ts's run), passed in so that this module does not import main.ts. */
+export type Run = (argv: string[], out: Out, err: Out) => number;
 
 /** Runs the command line, opening the one bundle among its FILEs if there is one. */
-export async function runWithBundles(argv: string[], out: Out, err: Out): Promise<number> {
+export async function runWithBundles(run: Run, argv: string[], out: Out, err: Out): Promise<number> {
   let args;
   try {
     args = parseArgs(argv);
@@ -29,7 +30,7 @@ export async function runWithBundles(argv: string[], out: Out, err: Out): Promis
   process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     opened = await openBundle(bundles[0]);
-    return answerPerNode(argv, bundles[0], opened, args.values.get('--node')?.at(-1), args.flags.has('--json'), out, err);
+    return answerPerNode(run, argv, bundles[0], opened, args.values.get('--node')?.at(-1), args.flags.has('--json'), out, err);
   } catch (e) {
     if (e instanceof BundleError || e instanceof UsageError) return usage(err, `${clip(bundles[0])}: ${e.message}`);
     throw e;
@@ -44,16 +45,16 @@ function usage(err: Out, message: string): number {
   return 2;
 }
 
-function answerPerNode(argv: string[], bundle: string, opened: OpenedBundle, wanted: string | undefined, json: boolean, out: Out, err: Out): number {
+function answerPerNode(run: Run, argv: string[], bundle: string, opened: OpenedBundle, wanted: string | undefined, json: boolean, out: Out, err: Out): number {
   const located = bundleNodes(opened, basename(bundle));
   try {
-    return answerFor(argv, bundle, located, wanted, json, out, err);
+    return answerFor(run, argv, bundle, located, wanted, json, out, err);
   } finally {
     located.dispose();
   }
 }
 
-function answerFor(argv: string[], bundle: string, located: LocatedNodes, wanted: string | undefined, json: boolean, out: Out, err: Out): number {
+function answerFor(run: Run, argv: string[], bundle: string, located: LocatedNodes, wanted: string | undefined, json: boolean, out: Out, err: Out): number {
   const all = located.nodes;
   if (all.length === 0) throw new UsageError('no iptables, nft, ipvsadm or ipset dump found in the bundle');
   const nodes = wanted === undefined ? all : all.filter((n) => n.name === wanted);

@@ -48,17 +48,37 @@ describe('groupBundle', () => {
     ]);
   });
   it('keeps iptables -L files only when the node has no iptables-save', () => {
-    const both = groupBundle([{ path: 'n/networking/iptablessave', head: SAVE }, { path: 'n/networking/iptablesnat', head: LIST }], 'b');
+    const both = groupBundle(
+      [
+        { path: 'n/networking/iptablessave', head: SAVE },
+        { path: 'n/networking/iptablesnat', head: LIST },
+      ],
+      'b',
+    );
     expect(both[0].dumps.map((d) => d.path)).toEqual(['n/networking/iptablessave']);
     const listOnly = groupBundle([{ path: 'n/networking/iptablesnat', head: LIST }], 'b');
     expect(listOnly[0].dumps).toEqual([{ path: 'n/networking/iptablesnat', dialect: 'iptables', listFormat: true }]);
   });
   it('two nodes with one name are told apart by their folders', () => {
-    const nodes = groupBundle([{ path: 'a/hostname', head: 'same\n' }, { path: 'a/x.iptables', head: SAVE }, { path: 'b/hostname', head: 'same\n' }, { path: 'b/x.iptables', head: SAVE }], 'b');
+    const nodes = groupBundle(
+      [
+        { path: 'a/hostname', head: 'same\n' },
+        { path: 'a/x.iptables', head: SAVE },
+        { path: 'b/hostname', head: 'same\n' },
+        { path: 'b/x.iptables', head: SAVE },
+      ],
+      'b',
+    );
     expect(nodes.map((n) => n.name)).toEqual(['same (a)', 'same (b)']);
   });
   it('a hostile host name is reduced to name characters', () => {
-    const nodes = groupBundle([{ path: 'a/hostname', head: '\u001b[31mevil\u0007 name/../x\n' }, { path: 'a/x.iptables', head: SAVE }], 'b');
+    const nodes = groupBundle(
+      [
+        { path: 'a/hostname', head: '\u001b[31mevil\u0007 name/../x\n' },
+        { path: 'a/x.iptables', head: SAVE },
+      ],
+      'b',
+    );
     expect(nodes[0].name).toBe('31mevilname..x');
   });
 });

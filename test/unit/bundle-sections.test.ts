@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { commandSections, sectionFileName } from '../../src/core/bundle/sections';
 
-const FILE = 'Summary:\n\n/usr/sbin/iptables-save(IPtables rules)\n/usr/sbin/iptables -vnx -L -t nat(IPtables rules and stats in nat table)\n\nExecute:\n\n/usr/sbin/iptables-save\n\n*nat\nCOMMIT\n/usr/sbin/iptables -vnx -L -t nat\n\nChain PREROUTING (policy ACCEPT 0 packets, 0 bytes)\n';
+const FILE =
+  'Summary:\n\n/usr/sbin/iptables-save(IPtables rules)\n/usr/sbin/iptables -vnx -L -t nat(IPtables rules and stats in nat table)\n\nExecute:\n\n/usr/sbin/iptables-save\n\n*nat\nCOMMIT\n/usr/sbin/iptables -vnx -L -t nat\n\nChain PREROUTING (policy ACCEPT 0 packets, 0 bytes)\n';
 
 describe('commandSections', () => {
   it('splits the outputs by the commands the summary lists, with the line each starts on', () => {

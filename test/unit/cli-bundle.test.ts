@@ -13,13 +13,22 @@ const FIXTURES = join(__dirname, '../fixtures/bundles');
 async function cli(...args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runWithBundles(args, (s) => out.push(s), (s) => err.push(s));
+  const code = await runWithBundles(
+    run,
+    args,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
 function direct(...args: string[]) {
   const out: string[] = [];
-  const code = run(args, (s) => out.push(s), () => undefined);
+  const code = run(
+    args,
+    (s) => out.push(s),
+    () => undefined,
+  );
   return { code, out: out.join('\n') };
 }
 

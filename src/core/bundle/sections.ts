@@ -16,7 +16,12 @@ export function commandSections(text: string): CommandSection[] | undefined {
   if (lines[0]?.trim() !== 'Summary:') return undefined;
   const execute = lines.indexOf('Execute:');
   if (execute < 0) return undefined;
-  const commands = new Set(lines.slice(1, execute).map((l) => /^(.+?)\([^()]*\)$/.exec(l.trim())?.[1]?.trim()).filter((c): c is string => !!c));
+  const commands = new Set(
+    lines
+      .slice(1, execute)
+      .map((l) => /^(.+?)\([^()]*\)$/.exec(l.trim())?.[1]?.trim())
+      .filter((c): c is string => !!c),
+  );
   if (commands.size === 0) return undefined;
   const sections: CommandSection[] = [];
   let current: { command: string; start: number } | undefined;
@@ -34,6 +39,9 @@ export function commandSections(text: string): CommandSection[] | undefined {
 
 /** A file name for a section: the file's name, then the command's words. */
 export function sectionFileName(file: string, index: number, command: string): string {
-  const words = command.replace(/^\S*\//, '').replace(/[^\w.-]+/g, '_').slice(0, 60);
+  const words = command
+    .replace(/^\S*\//, '')
+    .replace(/[^\w.-]+/g, '_')
+    .slice(0, 60);
   return `${file}#${index + 1}-${words}`;
 }

@@ -29,12 +29,19 @@ function endOfDirectory(view: DataView): number {
 function kindOf(madeBy: number, external: number, name: string): EntryKind {
   const mode = madeBy >> 8 === 3 ? external >>> 16 : 0;
   switch (mode & 0o170000) {
-    case 0o120000: return 'symlink';
-    case 0o020000: case 0o060000: return 'device';
-    case 0o010000: return 'fifo';
-    case 0o140000: return 'other';
-    case 0o040000: return 'directory';
-    default: return /[\\/]$/.test(name) ? 'directory' : 'file';
+    case 0o120000:
+      return 'symlink';
+    case 0o020000:
+    case 0o060000:
+      return 'device';
+    case 0o010000:
+      return 'fifo';
+    case 0o140000:
+      return 'other';
+    case 0o040000:
+      return 'directory';
+    default:
+      return /[\\/]$/.test(name) ? 'directory' : 'file';
   }
 }
 
