@@ -37,6 +37,8 @@ const CASES = [
   { folder: 'sosreport-worker-a-2026-12-01-qzkwtbe', node: 'worker-a', dumps: ['sos_commands/firewall_tables/nft_list_ruleset'] },
   { folder: 'worker-b-2026-12-01_10_00_00', node: 'worker-b', dumps: ['networking/iptablessave'] },
   { folder: 'cilium-bugtool-20261201-100000.123+0000-UTC-2811', node: 'worker-c', dumps: ['cmd/iptables-legacy-save--c.md', 'cmd/iptables-nft-save--c.md'] },
+  // A newer cilium-bugtool: system/cmd/<words>.txt, with a .txt.err beside each.
+  { folder: 'cilium-bugtool-20261202-100000.123+0000-UTC-3907', node: 'worker-f', dumps: ['system/cmd/iptables-legacy-save-c.txt', 'system/cmd/iptables-nft-save-c.txt'] },
   { folder: 'antrea-supportbundle', node: 'worker-d', dumps: ['agent_worker-d/iptables'] },
   { folder: 'plain', node: 'plain', dumps: ['node1.ipset', 'node1.iptables', 'node1.ipvsadm'] },
   // Retina's combined file: its iptables-save section is the generated sample, byte for byte.
@@ -83,10 +85,10 @@ describe('dataplane services BUNDLE', () => {
     writeFileSync(archive, gzip(await tarOfFolder(FIXTURES)));
     const r = await cli('services', archive);
     expect(r.code).toBe(0);
-    expect(r.out.split('\n').filter((l) => l.startsWith('== node'))).toEqual(['plain', 'retina-capture-worker-e', 'worker-a', 'worker-b', 'worker-c', 'worker-d'].map((n) => `== node ${n} ==`));
+    expect(r.out.split('\n').filter((l) => l.startsWith('== node'))).toEqual(['plain', 'retina-capture-worker-e', 'worker-a', 'worker-b', 'worker-c', 'worker-d', 'worker-f'].map((n) => `== node ${n} ==`));
     const one = await cli('services', archive, '--json');
     expect(one.code).toBe(2);
-    expect(one.err).toContain('--json answers for one node: pick one with --node (the bundle has: plain, retina-capture-worker-e, worker-a, worker-b, worker-c, worker-d)');
+    expect(one.err).toContain('--json answers for one node: pick one with --node (the bundle has: plain, retina-capture-worker-e, worker-a, worker-b, worker-c, worker-d, worker-f)');
   });
 
   it('a cilium sysdump: a zip holding one bugtool archive per agent, each opened in turn', async () => {

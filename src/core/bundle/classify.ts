@@ -26,18 +26,19 @@ export interface BundleNode {
   dumps: BundleDump[];
 }
 
-/** Folders collectors put dumps in below a node's own folder (sosreport, Rancher, cilium-bugtool). */
-const INNER_FOLDERS = /(?:^|\/)(?:sos_commands\/(?:networking|firewall_tables|ipvs|conntrack|nftables|iptables)|networking|cmd)$/;
+/** Folders collectors put dumps in below a node's own folder (sosreport, Rancher, cilium-bugtool old and new). */
+const INNER_FOLDERS = /(?:^|\/)(?:sos_commands\/(?:networking|firewall_tables|ipvs|conntrack|nftables|iptables)|networking|system\/cmd|cmd)$/;
 
 /** Files that hold the node's host name, relative to the node's folder, best first. */
-const HOSTNAME_FILES = ['hostname', 'sos_commands/host/hostname', 'sos_commands/general/hostname', 'systeminfo/hostname', 'cmd/hostname.md', 'etc/hostname'];
+const HOSTNAME_FILES = ['hostname', 'sos_commands/host/hostname', 'sos_commands/general/hostname', 'systeminfo/hostname', 'cmd/hostname.md', 'system/cmd/hostname.txt', 'etc/hostname'];
 
 /** Names collectors give save formats whose content alone is not always decisive (an empty ruleset). */
 const BY_NAME: [RegExp, Dialect][] = [
-  [/(?:^|\/)(?:ip6?tables(?:-nft|-legacy)?-save(?:_-c)?|ip6?tablessave|ip6?tables(?:-nft|-legacy)?-save--c\.md|iptables)$/, 'iptables'],
+  // cilium-bugtool names a command's output `cmd/<command, spaces as ->.md`, newer ones `system/cmd/<words>.txt`.
+  [/(?:^|\/)(?:ip6?tables(?:-nft|-legacy)?-save(?:_-c)?|ip6?tablessave|ip6?tables(?:-nft|-legacy)?-save(?:--c\.md|-c\.txt)|iptables)$/, 'iptables'],
   [/(?:^|\/)(?:nft_list_ruleset|nft_-a_list_ruleset|nftables)$/, 'nftables'],
   [/(?:^|\/)ipvsadm_-[A-Za-z]+$/, 'ipvsadm'],
-  [/(?:^|\/)(?:ipset_list|ipset_save|ipset|ipset-list\.md)$/, 'ipset'],
+  [/(?:^|\/)(?:ipset_list|ipset_save|ipset|ipset-list\.(?:md|txt))$/, 'ipset'],
 ];
 
 /** A file's dialect, or undefined when it is not a dump. */
