@@ -5,7 +5,7 @@
 // it is closed or the window closes, and a crashed window's on the next activation.
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { BundleTree, OPEN_DUMP_COMMAND, type BundleTreeItem, type OpenBundle } from '../bundles/tree';
 import { core } from '../loadCore';
@@ -21,10 +21,13 @@ export function register(context: vscode.ExtensionContext, log: Log): void {
   const setContext = () => vscode.commands.executeCommand('setContext', 'dataplane.hasBundles', tree.bundles.length > 0);
   const close = (bundle: OpenBundle) => {
     tree.remove(bundle);
+    void closeEditorsUnder(bundle.snapshots.folder);
     core().removeBundleSnapshots(bundle.snapshots.folder);
-    void setContext();
+    setContext().then(undefined, () => undefined);
   };
   context.subscriptions.push(
+    // The window closes: the copies go (its editors go with the window).
+    { dispose: () => tree.bundles.forEach((b) => core().removeBundleSnapshots(b.snapshots.folder)) },
     tree,
     vscode.window.registerTreeDataProvider(VIEW, tree),
     vscode.commands.registerCommand('dataplane.openSupportBundle', async (uri?: vscode.Uri) => {
@@ -45,7 +48,6 @@ export function register(context: vscode.ExtensionContext, log: Log): void {
       await openReadOnly(item.node.dumps[0].file);
       await vscode.commands.executeCommand('dataplane.explainNode');
     }),
-    { dispose: () => [...tree.bundles].forEach(close) },
   );
   // Left by a window that crashed: only looked for when some bundle was ever opened (activation stays light).
   if (existsSync(parent)) setTimeout(() => removeStale(parent, log), 2000).unref?.();
@@ -96,6 +98,16 @@ async function openBundle(source: vscode.Uri, parent: string, log: Log): Promise
     if (!core().isBundleError(e)) log.error(`support bundle ${source.fsPath}: ${(e as Error).stack ?? e}`);
     void vscode.window.showErrorMessage(vscode.l10n.t('Cannot open the support bundle {0}: {1}', name, (e as Error).message));
     return undefined;
+  }
+}
+
+/** Closes the tabs of a bundle's copies before they are removed (an editor of a deleted file helps no one). */
+async function closeEditorsUnder(folder: string): Promise<void> {
+  try {
+    const inside = (tab: vscode.Tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === 'file' && tab.input.uri.fsPath.startsWith(folder + sep);
+    await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter(inside)));
+  } catch {
+    // The window is closing: its tabs go with it.
   }
 }
 
