@@ -12,6 +12,7 @@ import { humanPosition } from '../core/model/range';
 import { destinationHasLeadingZero, parseDestination, shownOutcomes, traceSnapshot, tracedService, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
 import { traceToJsonText, traceToText } from '../core/trace/format';
 import { formatHostPort, hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/model/address';
+import { runWithBundles } from './bundle';
 import { checkOptions, parseArgs, parseSize, UsageError, type Args } from './args';
 import { DEFAULT_MAX_BYTES, readInput, type Loaded } from './input';
 import { clip, visible } from './text';
@@ -36,7 +37,13 @@ Usage:
 FILE is a dump: iptables-save / iptables-restore, nft list ruleset (text or -j JSON), ipvsadm -Ln / -Sn,
 ipset save / list ("-" reads standard input, once); the files given together are one node snapshot (IPVS
 mode: ipvsadm + ipset + iptables). Only regular text files are read, each at most 100 MiB unless
---max-size BYTES (K, M, G: powers of 1024) says otherwise; a pipe goes to standard input. An option that
+--max-size BYTES (K, M, G: powers of 1024) says otherwise; a pipe goes to standard input.
+A FILE may also be a support bundle: a folder, or a .tar, .tar.gz, .tar.xz or .zip archive (sos report,
+Rancher logs collector, cilium sysdump or bugtool, antctl supportbundle, Retina capture, or any folder of
+dumps). Archives are extracted into a temporary folder, removed afterwards; paths leaving the archive,
+links to outside it, device files and archives expanding past 1 GiB are refused (exit status 2). The
+dumps are found by content and grouped per node; the command answers for each node under '== node
+NAME ==' (--node NAME picks one; --json needs one). An option that
 takes a value takes the next word, whatever it is; after -- every word is a FILE. IPv4 addresses are
 written without leading zeros (010 would be octal to some tools).
 Exit status: 0 fine; 1 a file has errors (services and trace still answer from what could be read, and
@@ -387,12 +394,14 @@ function reader(args: Args): Read {
 
 if (require.main === module) {
   const lines: string[] = [];
-  const code = run(
+  void runWithBundles(
+    run,
     process.argv.slice(2),
     (...s) => lines.push(...s),
     (s) => process.stderr.write(s + '\n'),
-  );
-  // A reader that stops early (| head) closes the pipe: that is not an error of ours.
-  process.stdout.on('error', () => process.exit(code));
-  process.stdout.write(lines.length ? lines.join('\n') + '\n' : '', () => process.exit(code));
+  ).then((code) => {
+    // A reader that stops early (| head) closes the pipe: that is not an error of ours.
+    process.stdout.on('error', () => process.exit(code));
+    process.stdout.write(lines.length ? lines.join('\n') + '\n' : '', () => process.exit(code));
+  });
 }

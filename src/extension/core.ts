@@ -16,3 +16,4 @@ export { findService, toMermaid } from '../core/graph/model';
 export { toSvg } from '../core/graph/svg';
 export { traceHighlight } from '../core/graph/trace';
 export { runDocumentQuery, runSnapshotQuery } from './analysis/queries';
+export { isBundleError, openBundleSnapshots, removeBundleSnapshots, removeStaleBundleSnapshots } from '../bundle/snapshots';

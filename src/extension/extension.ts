@@ -26,6 +26,7 @@ import * as graph from './graph/panel';
 import * as graphLens from './graph/codeLens';
 import * as explain from './explain/panel';
 import * as workspaceSymbols from './providers/workspaceSymbols';
+import * as bundles from './providers/bundles';
 
 // This module's body runs after every module it imports: the bundle's top level has been evaluated by now.
 const evaluatedMs = performance.now() - loadStart;
@@ -64,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): void {
   graphLens.register(context, cache);
   explain.register(context, snapshots, log);
   workspaceSymbols.register(context, cache, snapshots, log);
+  bundles.register(context, log);
   // Both parts of activation (docs/performance.md#budgets: ≤ 50 ms): evaluating the bundle's modules (from ./loadStart, the first to run,
   // to the end of this module's top level; reading and compiling the file come before it and are not included, VS
   // Code's Running Extensions view counts them) and activate() itself.
