@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Symbols, type SymbolDefinition, type SymbolReference } from '../../src/core/model/symbols';
 import type { Range } from '../../src/core/model/range';
-import { chainDefinition } from '../../src/core/model/stored-ranges';
-import { ReferenceColumns } from '../../src/core/model/reference-columns';
+import { chainDefinition } from '../../src/core/model/compact/declarations';
+import { ReferenceColumns } from '../../src/core/model/compact/references';
 
 const r = (line: number, from: number, to: number): Range => ({ start: { line, character: from }, end: { line, character: to } });
 const chain = (name: string, scope: string, range: Range): SymbolDefinition => ({ kind: 'chain', name, scope, range, fullRange: range });

@@ -3,7 +3,7 @@
 import { CappedDiagnostics, type Diagnostic, type Severity } from '../model/diagnostics';
 import type { Position, Range } from '../model/range';
 import { t } from '../l10n';
-import { grown } from '../model/typed-arrays';
+import { grown } from '../model/compact/typed-arrays';
 import type { SourceLocation } from './types';
 
 export type Obj = Record<string, unknown>;

@@ -5,7 +5,7 @@
 import { parseAllDocuments, isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
 import { readJson, type JValue } from '../parse/nft/jsonReader';
 import { t } from '../l10n';
-import { grown } from '../model/typed-arrays';
+import { grown } from '../model/compact/typed-arrays';
 
 /** A problem found while reading the text, at an offset. */
 export interface TextProblem {

@@ -13,7 +13,7 @@ import { canonicalAddress, endpointNumber, formatHostPort, ipv4Number, isIpv4, i
 import { Ipv4PortIpMemberNode, Ipv4PortMemberNode } from '../parse/ipset/nodes';
 import { RealServerNode } from '../parse/ipvs/nodes';
 import { sortFrontends, type Catalog, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Policies, type Service } from './service';
-import { grown } from '../model/typed-arrays';
+import { grown } from '../model/compact/typed-arrays';
 
 export interface IpvsSnapshotInput {
   ipvs: { dump: IpvsDump; fileIndex: number }[];

@@ -12,7 +12,7 @@ import { CappedDiagnostics } from '../model/diagnostics';
 import { formatAddress as formatIpAddress, formatHostPort, parseAddress as parseIpAddress } from '../model/address';
 import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import type { Range } from '../model/range';
-import { readRange, storeRange } from '../model/stored-ranges';
+import { readRange, storeRange } from '../model/compact/ranges';
 import { t } from '../l10n';
 import {
   compareServices,

@@ -1,5 +1,5 @@
 // Per-line indexes of the models (rules, real servers, ipset members by line).
-import { grown } from './typed-arrays';
+import { grown } from './compact/typed-arrays';
 
 /**
  * A Map keyed by line whose entries live outside the Map itself: everything that iterates goes through the

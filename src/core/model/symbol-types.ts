@@ -1,5 +1,5 @@
 // The words of the symbol index (what a definition and a reference are), apart from the index itself
-// (symbols.ts) so that the packed stores it uses (reference-columns.ts, stored-ranges.ts) can name them.
+// (symbols.ts) so that the packed stores it uses (compact/references.ts, compact/declarations.ts) can name them.
 import type { Range } from './range';
 
 export type SymbolKind = 'chain' | 'set' | 'map' | 'ipset' | 'virtualService' | 'table';

@@ -1,6 +1,6 @@
 import { containsPosition, type Position } from './range';
 import type { ReferenceColumns } from './compact/references';
-import { grown } from './typed-arrays';
+import { grown } from './compact/typed-arrays';
 import type { SymbolDefinition, SymbolKind, SymbolReference } from './symbol-types';
 
 export type { ReferenceRole, SymbolDefinition, SymbolKind, SymbolReference } from './symbol-types';

@@ -6,8 +6,8 @@
 // lines the Chevrotain lexer read, from an explicit offsets array kept for the rule (ruleOffsets).
 import { findMatchOption, type Chain, type Counters, type Match, type Option, type Rule, type RuleOperation, type Target, type TargetKind } from '../../model/iptables';
 import type { Range } from '../../model/range';
-import { DeclarationRanges } from '../../model/stored-ranges';
-import { defineRareFields } from '../../model/rare-fields';
+import { DeclarationRanges } from '../../model/compact/declarations';
+import { defineRareFields } from '../../model/compact/rare-fields';
 import type { ReferenceRole, SymbolReference } from '../../model/symbols';
 
 export const K_VALUE = 0;

@@ -1,7 +1,7 @@
 // The per-parse scratch state of the line being read: its tokens, its items (an option with its negation and
 // values), and the matches and target its options find their owner among. One per parse, never shared.
 import type { OptionSpec } from './extensions';
-import { grown } from '../../model/typed-arrays';
+import { grown } from '../../model/compact/typed-arrays';
 import { TokenTable, type MatchNode, type TargetNode } from './nodes';
 
 export class LineScratch {

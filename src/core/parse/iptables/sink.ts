@@ -11,9 +11,9 @@ import { t } from '../../l10n';
 import { detached } from '../detach';
 import type { LineStarts } from '../lines';
 import { LineMap } from '../../model/line-map';
-import { grown } from '../../model/typed-arrays';
-import { chainDefinition } from '../../model/stored-ranges';
-import { ReferenceColumns } from '../../model/reference-columns';
+import { grown } from '../../model/compact/typed-arrays';
+import { chainDefinition } from '../../model/compact/declarations';
+import { ReferenceColumns } from '../../model/compact/references';
 import { ChainNode, RuleNode, RuleOwnerReference, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 
 /** Roles of pending chain references; DEFINED marks a reference to a chain already declared when it was read. */

@@ -12,7 +12,7 @@
 // grammar always reads as its `items` alternative, gets its CST built directly (`plainItemsUnit`; a rule in a
 // chain goes to the chain without one). A lazy rule of the shapes kube-proxy writes is not read at first: only its
 // references are reported (`reportPlainRuleReferences`).
-import { StoredDefinition } from '../../model/stored-ranges';
+import { StoredDefinition } from '../../model/compact/declarations';
 import { LineStarts } from '../lines';
 import { reportLine, reportProgress } from '../../progress';
 import { SortedLineMap } from '../../model/line-map';
@@ -91,7 +91,7 @@ import {
   type StatementHost,
 } from './statements';
 import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
-import { ReferenceColumns } from '../../model/reference-columns';
+import { ReferenceColumns } from '../../model/compact/references';
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
 import { NftSink } from './sink';

@@ -4,7 +4,7 @@
 //
 // The text reader keeps its objects compact (ChainNode, ChainDefinition, StoredDefinition: a 10,000-Service dump
 // declares some 100,000 chains, see docs/performance.md); the JSON reader keeps plain objects. `compact` says which.
-import { StoredDefinition } from '../../model/stored-ranges';
+import { StoredDefinition } from '../../model/compact/declarations';
 import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
 import type { NftChain, NftFamily, NftMap, NftSet, NftTable } from '../../model/nft';
 import type { Range } from '../../model/range';

@@ -1,2 +1,0 @@
-// Moved to compact/ (the one home of the compact model's helpers); kept for the modules not yet moved.
-export { defineRareFields } from './compact/rare-fields';
