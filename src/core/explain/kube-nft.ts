@@ -1,6 +1,7 @@
 // Plain-words explanations of kube-proxy's nftables mode: every chain, set and map kind of its
 // `table ip|ip6 kube-proxy`, and the rule idioms it uses. All user-facing text goes through mdT().
 import { mdT, text, type Md } from './markdown';
+import { kubeChainKindTitle } from './kube-chains';
 import { classifyNftKubeObject, type NftKubeObjectKind } from '../kube/nft-catalog';
 
 /** One paragraph on how nftables mode works as a whole (hover on the table, the catalog view's header). */
@@ -152,20 +153,18 @@ export function nftKubeObjectTitle(name: string): Md | undefined {
       return mdT('Load balancers with source ranges (verdict map)');
     case 'firewall-check':
       return mdT('Load-balancer source ranges check');
+    // The per-Service objects and the masquerade pair are the iptables chains' counterparts: the same titles.
     case 'mark-for-masquerade':
-      return mdT('Mark for masquerade');
+      return kubeChainKindTitle('mark-masq');
     case 'masquerading':
-      return mdT('Masquerade marked packets');
-    case 'service':
-      return mdT('Service load balancer');
+      return kubeChainKindTitle('postrouting');
     case 'local':
-      return mdT('Service load balancer, local endpoints');
+      return kubeChainKindTitle('service-local');
+    case 'service':
     case 'external':
-      return mdT('External traffic entry');
     case 'firewall':
-      return mdT('Load-balancer source ranges');
     case 'endpoint':
-      return mdT('Service endpoint');
+      return kubeChainKindTitle(kind);
     case 'affinity':
       return mdT('Session affinity set');
   }

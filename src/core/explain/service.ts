@@ -1,5 +1,5 @@
 // How a Service of the catalog is described in hovers, whatever the mode that implements it.
-import { formatShare, servicePortNameString, type Service } from '../kube/service';
+import { formatShare, FRONTEND_KIND_LABEL, frontendHostPort, serviceLabel, type Service } from '../kube/service';
 import { serviceTitle } from '../graph/model';
 import { t } from '../l10n';
 import { formatAddress, formatHostPort, parseAddress } from '../model/address';
@@ -9,10 +9,6 @@ function hostPort(e: { address: string; port: number }): string {
   return formatHostPort(e.address, e.port);
 }
 
-function serviceName(s: Service): string {
-  return s.anonymous ? s.name : `${servicePortNameString(s)}/${s.protocol}`;
-}
-
 /**
  * The Markdown lines describing a Service (any mode), added to `out`: name, frontends, endpoints with shares,
  * policies, "Trace this Service" and "Show in Graph" links and, for a hashed chain, whether its name matches
@@ -20,7 +16,7 @@ function serviceName(s: Service): string {
  */
 export function describeService(out: MarkdownBuilder, s: Service, focus: { endpointChain?: string; hashChain?: string } = {}): void {
   if (!s.anonymous && !out.service) out.service = { namespace: s.namespace, name: s.name, portName: s.portName, protocol: s.protocol, family: s.family };
-  out.push(md`${mdT('Service **{0}**', text(serviceName(s)))}${s.anonymous ? md` ${mdT('(its name is not in the dump)')}` : md``}`);
+  out.push(md`${mdT('Service **{0}**', text(serviceLabel(s)))}${s.anonymous ? md` ${mdT('(its name is not in the dump)')}` : md``}`);
   if (focus.endpointChain) {
     const e = s.endpoints.find((x) => x.chain === focus.endpointChain);
     if (e) out.push(md``, mdT('This endpoint: {0} receives **{1}** of new connections.', code(hostPort(e)), text(formatShare(e.probability))));
@@ -28,8 +24,7 @@ export function describeService(out: MarkdownBuilder, s: Service, focus: { endpo
   if (s.frontends.length > 0) {
     out.push(md``, mdT('Frontends:'));
     for (const f of s.frontends) {
-      const label = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' }[f.kind];
-      out.push(md`- ${text(label)} ${code(f.address ? formatHostPort(f.address, f.port) : String(f.port))}`);
+      out.push(md`- ${text(FRONTEND_KIND_LABEL[f.kind])} ${code(frontendHostPort(f))}`);
     }
   }
   describeEndpoints(out, s);

@@ -2,7 +2,7 @@
 // frontends → the Service object (KUBE-SVC/EXT/FW chain, nft service chain / map element, IPVS virtual service)
 // → endpoint objects (KUBE-SEP, nft endpoint chain) → pods `ip:port`, or a REJECT/DROP node without endpoints.
 // Pure: no VS Code, no DOM. Labels are plain text (the webview renders them with textContent only).
-import { formatShare, hasPolicyShares, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/service';
+import { formatShare, FRONTEND_KIND_LABEL, hasPolicyShares, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/service';
 import { formatHostPort } from '../model/address';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
@@ -21,8 +21,6 @@ export interface GraphOptions {
   /** The cluster state's marks on a Service, when a cluster state is beside the dump. */
   marks?: (service: Service) => ServiceMarks | undefined;
 }
-
-const FRONTEND_LABEL: Record<Frontend['kind'], string> = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' };
 
 export function serviceTitle(s: Service): string {
   return `${s.anonymous ? s.name : servicePortNameString(s)}/${s.protocol}`;
@@ -183,7 +181,7 @@ function frontendNodes({ s, edges, add, src }: GraphParts, { fw, entry, virtuals
     if (f.kind === 'loadBalancer' && s.policies.loadBalancerSourceRanges && !fw) badges.push(t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', ')));
     const label = f.kind === 'nodePort' ? `:${f.port}` : formatHostPort(f.address, f.port);
     const target = frontendTarget(s, f);
-    const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label, detail: FRONTEND_LABEL[f.kind], badges, source: src(f.range, virtuals[0]?.tableId), target });
+    const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label, detail: FRONTEND_KIND_LABEL[f.kind], badges, source: src(f.range, virtuals[0]?.tableId), target });
     let to: GraphNode | undefined;
     const vsIndex = virtuals.findIndex((o) => f.range && o.range.start.line === f.range.start.line);
     if (vsIndex >= 0) to = vsNodes[vsIndex];
@@ -265,7 +263,7 @@ function summary(s: Service, key: string, fileIndex: number, mark?: GraphMark): 
     portName: s.portName,
     protocol: s.protocol,
     title: serviceTitle(s),
-    frontends: s.frontends.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${FRONTEND_LABEL[f.kind]} ${formatHostPort(f.address, f.port)}`)),
+    frontends: s.frontends.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${FRONTEND_KIND_LABEL[f.kind]} ${formatHostPort(f.address, f.port)}`)),
     objects: [...new Set(s.objects.filter((o) => o.role !== 'frontend-rule' && o.role !== 'reject-rule').map((o) => o.name))],
     endpointCount: s.endpoints.length,
     noEndpoints: s.endpoints.length === 0,

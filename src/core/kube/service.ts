@@ -1,6 +1,7 @@
 // The Service vocabulary (DESIGN §4) shared by the three catalogs (iptables, nftables, IPVS) and everything that
 // shows their Services: the types, the names kube-proxy gives a Service port, the order of Services and of their
 // frontends, labels, shares, and the services JSON of the CLI.
+import { formatHostPort } from '../model/address';
 import type { Diagnostic } from '../model/diagnostics';
 import type { Range } from '../model/range';
 
@@ -203,6 +204,14 @@ export function hashedServicePortNames(spn: ServicePortName): string[] {
 
 export function servicePortNameString(spn: ServicePortName): string {
   return `${spn.namespace}/${spn.name}${spn.portName ? `:${spn.portName}` : ''}`;
+}
+
+/** A frontend kind as Kubernetes names it (the Service type or field). */
+export const FRONTEND_KIND_LABEL: Readonly<Record<FrontendKind, string>> = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' };
+
+/** A frontend's `address:port` (`[v6]:port`), or its port alone when it has no address (a NodePort). */
+export function frontendHostPort(f: { address?: string; port: number }): string {
+  return f.address ? formatHostPort(f.address, f.port) : String(f.port);
 }
 
 const FRONTEND_ORDER: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };

@@ -13,7 +13,7 @@ import { clusterEndpoints } from '../../core/trace/cluster';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
-import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/service';
+import { formatShare, frontendHostPort, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/service';
 import { serviceTitle, type GraphModel } from '../../core/graph/model';
 import { perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { t } from '../../core/l10n';
@@ -71,7 +71,7 @@ export function serviceItems(services: readonly Service[], fileOf?: (s: Service,
     return {
       // Dump text in a QuickPick row: its `$(icon)` syntax is kept literal.
       label: plainLabel(serviceLabel(s)),
-      description: plainLabel(s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${f.address ? hostPort(f.address, f.port) : f.port}`).join('  ')),
+      description: plainLabel(s.frontends.map((f) => `${f.kind === 'nodePort' ? 'NodePort ' : ''}${frontendHostPort(f)}`).join('  ')),
       detail: s.endpoints.length === 0 ? t('no endpoints') : plainLabel(s.endpoints.map((e) => `${hostPort(e.address, e.port)} ${formatShare(e.probability)}`).join(' · ')),
       range: target?.range,
       fileIndex: fileOf && target ? fileOf(s, target.tableId) : undefined,
