@@ -28,6 +28,7 @@ interface Layout {
 const COLUMN_HEADER = /^\s*(num\s+)?(pkts\s+bytes\s+)?target\s+prot\s+(opt\s+)?(in\s+out\s+)?source\s+destination\s*$/;
 const PROTOCOLS: Record<string, string> = { '1': 'icmp', '6': 'tcp', '17': 'udp', '58': 'ipv6-icmp', '132': 'sctp', '136': 'udplite', '50': 'esp', '51': 'ah', '47': 'gre', icmpv6: 'ipv6-icmp' };
 const PROTOCOL_WORD = /^!?(all|tcp|udp|udplite|icmp|icmpv6|ipv6-icmp|esp|ah|sctp|mh|gre|\d+)$/;
+const PARAM_ORDER = ['-s', '-d', '-i', '-o', '-p', '-f'];
 const COUNT = /^(\d+)([KMGT]?)$/;
 const SCALE: Record<string, number> = { '': 1, K: 1e3, M: 1e6, G: 1e9, T: 1e12 };
 
@@ -66,9 +67,9 @@ function addressParam(name: string, word: string, s: Span, losses: ListingLoss[]
   return { name, negated, values: [saved], label: s, spans: [v], bang: negated ? [s[0], s[0] + 1] : undefined };
 }
 
-/** `-i`/`-o` columns: `*` is any. */
+/** `-i`/`-o` columns: `*` (`any` without -n) is any. */
 function interfaceParam(name: string, word: string, s: Span): ListOption | undefined {
-  if (word === '*') return undefined;
+  if (word === '*' || word === 'any') return undefined;
   const negated = word.startsWith('!');
   return { name, negated, values: [negated ? word.slice(1) : word], label: s, spans: [[s[0] + (negated ? 1 : 0), s[1]]], bang: negated ? [s[0], s[0] + 1] : undefined };
 }
@@ -115,6 +116,8 @@ function readRow(text: string, layout: Layout): Row | string {
     if (p) row.params.push(p);
     w.k++;
   }
+  // iptables-save's order of the parameters.
+  row.params.sort((a, b) => PARAM_ORDER.indexOf(a.name) - PARAM_ORDER.indexOf(b.name));
   readSummaries(w, row);
   return row;
 }

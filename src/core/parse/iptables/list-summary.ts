@@ -279,7 +279,9 @@ function single(module: string, option: string, words: number): MatchReader {
 const limit: MatchReader = (w) => {
   const label = w.span();
   if (w.word(1) !== 'avg' || w.word(3) !== 'burst' || w.word(4) === undefined) return undefined;
-  const options = [opt('--limit', w.span(1), [w.word(2)!], [w.span(2)]), opt('--limit-burst', w.span(3), [w.word(4)!], [w.span(4)])];
+  const options = [opt('--limit', w.span(1), [w.word(2)!], [w.span(2)])];
+  // iptables-save leaves the default burst out.
+  if (w.word(4) !== '5') options.push(opt('--limit-burst', w.span(3), [w.word(4)!], [w.span(4)]));
   w.k += 5;
   return { module: 'limit', label, options };
 };
@@ -301,6 +303,19 @@ const iprange: MatchReader = (w) => {
   }
   return label ? { module: 'iprange', label, options } : undefined;
 };
+
+/** `icmptype 8`, `icmptype 3 code 4`, `ipv6-icmptype 128` (numeric listings), as `--icmp-type 3/4`. */
+function icmp(module: string, option: string): MatchReader {
+  return (w, bang) => {
+    const label = w.span();
+    if (w.word(1) === undefined) return undefined;
+    const code = w.word(2) === 'code' && w.word(3) !== undefined;
+    const value = code ? `${w.word(1)}/${w.word(3)}` : w.word(1)!;
+    const spans: Span[] = [code ? [w.span(1)[0], w.span(3)[1]] : w.span(1)];
+    w.k += code ? 4 : 2;
+    return { module, label, options: [opt(option, label, [value], spans, bang)] };
+  };
+}
 
 /** The reader of the summary starting at the cursor's word (after any `!`), or undefined. */
 function matchReader(w: Words, at: number): MatchReader | undefined {
@@ -343,6 +358,10 @@ function matchReader(w: Words, at: number): MatchReader | undefined {
     case 'source':
     case 'destination':
       return iprange;
+    case 'icmptype':
+      return icmp('icmp', '--icmp-type');
+    case 'ipv6-icmptype':
+      return icmp('icmp6', '--icmpv6-type');
   }
   return word !== undefined && CONNTRACK[word] !== undefined ? (x) => pairs(x, CONNTRACK, 'conntrack', x.span()) : undefined;
 }
@@ -435,6 +454,8 @@ export function readTarget(w: Words, target: string): ListOption[] {
         return [opt('--clamp-mss-to-pmtu', [w.span(-4)[0], w.span(-1)[1]], [], [])];
       }
       return [];
+    case 'LOG':
+      return logTarget(w);
     case 'CT':
       if (word === 'CT' && w.word(1) === 'notrack') {
         w.k += 2;
@@ -443,4 +464,20 @@ export function readTarget(w: Words, target: string): ListOption[] {
       return [];
   }
   return [];
+}
+
+/** `LOG flags 0 level 6 prefix "text "`: the level and the prefix (the flags are the --log-tcp-… options). */
+function logTarget(w: Words): ListOption[] {
+  if (w.word() !== 'LOG' || w.word(1) !== 'flags' || w.word(3) !== 'level' || w.word(4) === undefined) return [];
+  const out = [opt('--log-level', w.span(3), [w.word(4)!], [w.span(4)])];
+  w.k += 5;
+  if (w.word() === 'prefix' && w.word(1)?.startsWith('"')) {
+    const open = w.span(1)[0];
+    const close = w.text.indexOf('"', open + 1);
+    if (close > open) {
+      out.unshift(opt('--log-prefix', w.span(), [w.text.slice(open + 1, close)], [[open, close + 1]]));
+      while (!w.done && w.span()[0] <= close) w.k++;
+    }
+  }
+  return out;
 }

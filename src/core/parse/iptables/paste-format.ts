@@ -82,11 +82,15 @@ export function guessTable(builtins: ReadonlySet<string>, chains: ReadonlySet<st
     const table = TABLE_OF_TARGET[target];
     if (table) return { table, evidence: `-j ${target}` };
   }
-  for (const chain of chains) if (NAT_CHAIN.test(chain)) return { table: 'nat', evidence: chain };
+  // The nat table refuses DROP and REJECT.
+  const filtering = targets.has('DROP') ? 'DROP' : targets.has('REJECT') ? 'REJECT' : undefined;
+  if (!filtering) for (const chain of chains) if (NAT_CHAIN.test(chain)) return { table: 'nat', evidence: chain };
   const forward = builtins.has('FORWARD');
   const pre = builtins.has('PREROUTING') ? 'PREROUTING' : builtins.has('POSTROUTING') ? 'POSTROUTING' : undefined;
   if (forward && pre) return { table: 'mangle', evidence: `FORWARD, ${pre}` };
+  if (pre && filtering) return { table: builtins.has('POSTROUTING') || builtins.has('INPUT') ? 'mangle' : 'raw', evidence: `${pre}, -j ${filtering}` };
   if (pre) return { table: 'nat', evidence: pre };
+  if (filtering) return { table: 'filter', evidence: `-j ${filtering}` };
   if (forward) return { table: 'filter', evidence: 'FORWARD' };
   return { table: 'filter', evidence: '' };
 }

@@ -46,7 +46,7 @@ function specRuns(sink: IptablesSink): PastedRun[] {
     const words = text.trim().split(/\s+/);
     const verb = words[0];
     if (verb !== '-P' && verb !== '-N' && verb !== '-A') continue;
-    if (run === undefined || (verb === '-P' && (last === '-N' || last === '-A'))) runs.push((run = newRun(i)));
+    if (run === undefined || (verb === '-P' && (last === '-N' || last === '-A' || run.builtins.has(words[1])))) runs.push((run = newRun(i)));
     last = verb;
     noteChain(run, words[1] ?? '');
     const jump = words.findIndex((w) => w === '-j' || w === '-g');
