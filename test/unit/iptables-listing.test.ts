@@ -1,7 +1,12 @@
 // `iptables -L` and `iptables -S` pastes read into the iptables model: rule by rule the same model as the save of
 // the same rules, the table named or inferred and said so, navigation and hovers on the listing's own columns.
 // Fixtures: test/fixtures/listing/ (printed by iptables v1.8.9 in a throw-away namespace, see their first lines).
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../src/cli/main';
+import { analyzeFile } from '../../src/core/snapshot';
+import { traceSnapshot } from '../../src/core/trace';
 import { describe, expect, it } from 'vitest';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { analyzeIptables, definitionAt, hoverAt, outline } from '../../src/core/language/iptables';
@@ -127,5 +132,47 @@ describe('iptables -S output', () => {
     expect(r.diagnostics[0].message).toMatch(/inferred from -j DNAT/);
     const two = parseIptables('-P INPUT ACCEPT\n-A INPUT -j ACCEPT\n-P PREROUTING ACCEPT\n-N KUBE-SEP-X\n-A KUBE-SEP-X -p tcp -j DNAT --to-destination 10.0.0.1:80\n');
     expect(two.tables.map((tb) => `${tb.name} ${tb.rules.length}`)).toEqual(['filter 1', 'nat 1']);
+  });
+});
+
+describe('what a listing lacks is said where conclusions rest on it', () => {
+  // `iptables -t nat -L -n` (no -v: no interfaces) of a one-endpoint Service, as iptables v1.8.9 prints it.
+  const text = [
+    'Chain PREROUTING (policy ACCEPT)',
+    'target     prot opt source               destination',
+    'KUBE-SERVICES  0    --  0.0.0.0/0            0.0.0.0/0            /* kubernetes service portals */',
+    '',
+    'Chain KUBE-SERVICES (1 references)',
+    'target     prot opt source               destination',
+    'KUBE-SVC-ERIFXISQEP7F7OF4  17   --  0.0.0.0/0            10.96.0.10           /* kube-system/kube-dns:dns cluster IP */ udp dpt:53',
+    '',
+    'Chain KUBE-SVC-ERIFXISQEP7F7OF4 (1 references)',
+    'target     prot opt source               destination',
+    'KUBE-SEP-IT2ZTR26TO4XFPTO  0    --  0.0.0.0/0            0.0.0.0/0            /* kube-system/kube-dns:dns -> 10.244.0.5:53 */',
+    '',
+    'Chain KUBE-SEP-IT2ZTR26TO4XFPTO (1 references)',
+    'target     prot opt source               destination',
+    'DNAT       17   --  0.0.0.0/0            0.0.0.0/0            /* kube-system/kube-dns:dns */ udp to:10.244.0.5:53',
+    '',
+  ].join('\n');
+
+  it('the trace warns that interfaces were not listed', () => {
+    const file = analyzeFile('nat.txt', text, 'iptables')!;
+    const result = traceSnapshot([file], { to: '10.96.0.10', dport: 53, protocol: 'udp', entry: 'pod' });
+    expect(result.outcomes.map((o) => o.destination)).toContain('10.244.0.5:53');
+    expect(result.warnings.join('\n')).toContain('without -v');
+  });
+
+  it('`dataplane services` says so beside the catalog', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dataplane-listing-'));
+    writeFileSync(join(dir, 'nat.txt'), text);
+    const out: string[] = [];
+    run(
+      ['services', join(dir, 'nat.txt')],
+      (s) => out.push(s),
+      () => {},
+    );
+    expect(out.join('\n')).toMatch(/warning: .*nat\.txt: Read from `iptables -L` without -v/);
+    expect(out.join('\n')).toContain('kube-system/kube-dns');
   });
 });
