@@ -5,7 +5,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main';
-import { analyzeFile } from '../../src/core/snapshot';
 import { traceSnapshot } from '../../src/core/trace';
 import { describe, expect, it } from 'vitest';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
@@ -157,8 +156,7 @@ describe('what a listing lacks is said where conclusions rest on it', () => {
   ].join('\n');
 
   it('the trace warns that interfaces were not listed', () => {
-    const file = analyzeFile('nat.txt', text, 'iptables')!;
-    const result = traceSnapshot([file], { to: '10.96.0.10', dport: 53, protocol: 'udp', entry: 'pod' });
+    const result = traceSnapshot([{ name: 'nat.txt', analysis: analyzeIptables(text) }], { to: '10.96.0.10', dport: 53, protocol: 'udp', entry: 'pod' });
     expect(result.outcomes.map((o) => o.destination)).toContain('10.244.0.5:53');
     expect(result.warnings.join('\n')).toContain('without -v');
   });
