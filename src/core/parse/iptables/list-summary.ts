@@ -211,12 +211,6 @@ function labelled(module: string, words: number, table: Record<string, [string, 
   };
 }
 
-/** `statistic mode random probability 0.5`, with `!` before the mode when inverted. */
-const statistic: MatchReader = (w) => {
-  const m = labelled('statistic', 1, STATISTIC)(w, undefined)!;
-  return m;
-};
-
 /** `recent: CHECK seconds: 10800 reap name: X side: source mask: 255.255.255.255`. */
 const recent: MatchReader = (w, bang) => {
   const label = w.span();
@@ -332,7 +326,7 @@ function matchReader(w: Words, at: number): MatchReader | undefined {
     case 'multiport':
       return multiport;
     case 'statistic':
-      return statistic;
+      return labelled('statistic', 1, STATISTIC);
     case 'recent:':
       return recent;
     case 'match-set':
