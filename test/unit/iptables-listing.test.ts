@@ -125,6 +125,13 @@ describe('iptables -S output', () => {
     expect(a.catalog.services.map((s) => `${s.namespace}/${s.name}:${s.portName} ${s.endpoints.map((e) => e.address)}`)).toEqual(['kube-system/kube-dns:dns 10.244.0.5']);
   });
 
+  it('reads the same with the accelerators off', () => {
+    const on = parseIptables(text);
+    const off = parseIptables(text, { accelerators: 'off' });
+    expect(rules(off)).toEqual(rules(on));
+    expect(off.diagnostics).toEqual(on.diagnostics);
+  });
+
   it('without a prompt the table is inferred from what the lines use, and said so', () => {
     const r = parseIptables(text.split('\n').slice(1).join('\n'));
     expect(r.tables.map((tb) => tb.name)).toEqual(['nat']);
