@@ -1,4 +1,6 @@
 // `dataplane`: the command-line face of the core. Thin: read files, call core, print.
+import { listingCaveats } from '../core/kube/listing';
+import type { IptablesAnalysis } from '../core/analysis';
 import { basename, dirname, resolve } from 'node:path';
 import { checkSnapshot } from '../core/cluster/check';
 import { clusterEndpoints } from '../core/trace/cluster';
@@ -181,6 +183,7 @@ function servicesCommand(files: string[], json: boolean, out: (s: string) => voi
   }
   out(`kube-proxy mode: ${snapshot.mode}`);
   for (const l of leftovers) out(`leftovers: ${l.note}`);
+  for (const f of snapshot.files) if (f.languageId === 'iptables') for (const note of listingCaveats((f.analysis as IptablesAnalysis).ruleset)) out(`warning: ${f.name}: ${note}`);
   out('');
   for (const c of catalogs) {
     // A catalog of another mode than the snapshot's (iptables rules beside nftables mode) lists leftovers.

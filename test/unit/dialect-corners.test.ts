@@ -90,12 +90,14 @@ describe('nft -f input: the parser agrees with nft -c -f', () => {
   });
 });
 
-describe('list-format pastes: one diagnostic naming the format', () => {
-  it('an `iptables -S` paste', () => {
+describe('list-format pastes are read as the listing they are', () => {
+  it('an `iptables -S` paste: the filter table, said so', () => {
     const text = '-P INPUT ACCEPT\n-P FORWARD DROP\n-N KUBE-SERVICES\n-A INPUT -m comment --comment "kubernetes service portals" -j KUBE-SERVICES\n-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -j ACCEPT\n';
-    const d = parseIptables(text).diagnostics;
-    expect(d.map((x) => `${x.range.start.line + 1} ${x.severity} ${x.code}`)).toEqual(['1 error list-format']);
-    expect(d[0].message).toContain('iptables -S');
+    const r = parseIptables(text);
+    expect(r.diagnostics.map((x) => `${x.range.start.line + 1} ${x.severity} ${x.code}`)).toEqual(['1 information inferred-table']);
+    expect(r.diagnostics[0].message).toContain('iptables -S');
+    expect(r.tables.map((tb) => `${tb.name} ${tb.rules.length}`)).toEqual(['filter 2']);
+    expect(r.listing).toEqual({ format: 'spec', losses: [] });
   });
 
   it('both are recognised as iptables whatever the file name', () => {
@@ -114,9 +116,14 @@ describe('list-format pastes: one diagnostic naming the format', () => {
       'DROP       all  -- !127.0.0.0/8          127.0.0.0/8',
       '',
     ].join('\n');
-    const d = parseIptables(text).diagnostics;
-    expect(d.map((x) => `${x.range.start.line + 1} ${x.severity} ${x.code}`)).toEqual(['1 error list-format']);
-    expect(d[0].message).toContain('iptables -L');
+    const r = parseIptables(text);
+    expect(r.diagnostics.map((x) => `${x.range.start.line + 1} ${x.severity} ${x.code}`)).toEqual(['1 information inferred-table', '1 warning list-no-interfaces']);
+    expect(r.diagnostics[0].message).toContain('iptables -L');
+    expect(r.tables[0].rules.map((rule) => `${rule.chain} ${rule.params.map((p) => `${p.negated ? '! ' : ''}${p.name} ${p.values}`).join(' ')} -j ${rule.targetName}`)).toEqual([
+      'INPUT  -j KUBE-FIREWALL',
+      'KUBE-FIREWALL ! -s 127.0.0.0/8 -d 127.0.0.0/8 -j DROP',
+    ]);
+    expect(r.listing).toEqual({ format: 'list', losses: ['interfaces'] });
   });
 
   it('a stray rule before the first table of a save is still "outside a table"', () => {

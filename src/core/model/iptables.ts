@@ -136,8 +136,19 @@ export interface HeaderLine {
   saveIndex: number;
 }
 
+/** What an `iptables -L` listing could not say (see Listing). */
+export type ListingLoss = 'interfaces' | 'summaries' | 'counters' | 'names';
+
+/** The ruleset was read from `iptables -S` or `iptables -L` output, not iptables-save: what it lacks. */
+export interface Listing {
+  format: 'spec' | 'list';
+  losses: ListingLoss[];
+}
+
 export interface IptablesRuleset {
   dialect: 'iptables';
+  /** Read from a listing rather than a save (absent for iptables-save text). */
+  listing?: Listing;
   /** First producer seen, e.g. `iptables-nft-save v1.8.9`. */
   producer?: string;
   backend: IptablesBackend;

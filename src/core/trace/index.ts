@@ -1,5 +1,6 @@
 // Tracing a node snapshot: picks the dumps that decide the packet's fate and fills in what the user
 // did not say (source address, node addresses) from what the rules reveal.
+import { listingCaveats } from '../kube/listing';
 import type { IptablesAnalysis } from '../language/iptables';
 import { servicePortNameString, type Service } from '../kube/service';
 import { t } from '../l10n';
@@ -390,6 +391,7 @@ function tracePacket(files: SnapshotFile[], packet: Packet, context: TraceContex
     return { ...result, warnings: [...warnings, ...result.warnings] };
   }
   const notes = iptCandidates.length > 1 ? [t('Several iptables dumps hold {0} tables; traced {1} only.', family === 4 ? 'IPv4' : 'IPv6', chosen.f.name)] : [];
+  notes.push(...listingCaveats(chosen.f.analysis.ruleset));
   const result = traceIptables(chosen.f.analysis.ruleset, packet, context, chosen.index, ipvs);
   return { ...result, warnings: [...warnings, ...notes, ...result.warnings] };
 }

@@ -7,6 +7,9 @@ import { LineStarts } from '../lines';
 import { acceleratorsOn, guardedParse, type ParseOptions } from '../pipeline';
 import { IptablesReader, type ParseMode } from './reference';
 import { IptablesSink, type LineEndings } from './sink';
+import { pasteFormatOf } from './paste-format';
+import { readSpec } from './spec-format';
+import { ListReader } from './list-format';
 
 export { MAX_LINE_LENGTH, type ParseMode } from './reference';
 export { targetKindOf } from './vocabulary';
@@ -31,8 +34,17 @@ function parse(text: string, mode: ParseMode): IptablesRuleset {
   // through it), and all 400,000 lines of a large dump as strings were some 16 MB of what it kept.
   const lines = new LineStarts(text);
   const sink = new IptablesSink(lines, lineEndings(text, lines));
-  new IptablesReader(sink, mode).read();
-  return sink.finish();
+  const format = pasteFormatOf(text);
+  if (format === 'save') {
+    new IptablesReader(sink, mode).read();
+    return sink.finish();
+  }
+  const list = format === 'list' ? new ListReader(sink) : undefined;
+  if (list) list.read();
+  else readSpec(sink, new IptablesReader(sink, mode));
+  const ruleset = sink.finish();
+  ruleset.listing = { format, losses: [...(list?.losses ?? [])].sort() };
+  return ruleset;
 }
 
 /** What the line breaks of a text mean to iptables-restore, which reads lines with fgets (ending at \n only). */

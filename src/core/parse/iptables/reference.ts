@@ -128,14 +128,15 @@ export class IptablesReader {
     this.accelerators = mode === 'fast' ? [new KubeRuleAccelerator().tryLine, tryChainDeclaration, scan] : mode === 'scan' ? [scan] : [];
   }
 
-  /** Every line, then the sink's model. */
-  read(): void {
+  /** Every line, then the sink's model; `before` may take a line first (true: read, skip it). */
+  read(before?: (i: number, text: string) => boolean): void {
     const lines = this.sink.lines;
     const count = lines.count;
     this.carriageReturn();
     for (let i = 0; i < count; i++) {
       reportLine(i, count);
-      this.line(i, lines.line(i)!);
+      const text = lines.line(i)!;
+      if (before === undefined || !before(i, text)) this.line(i, text);
     }
     reportProgress(count, count);
     this.forgetLine();
