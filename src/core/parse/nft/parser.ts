@@ -43,7 +43,7 @@ import {
   type NftTable,
   type NftVerdictValue,
 } from '../../model/nft';
-import { binaryRange, lineRange, type Range } from '../../model/range';
+import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
@@ -95,13 +95,13 @@ import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
 import { NftSink } from './sink';
-import { acceleratorsOn, type ParseOptions } from '../pipeline';
+import { acceleratorsOn, LINE_LIMITS, lineProblem, type ParseOptions } from '../pipeline';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
-export const MAX_LINE_LENGTH = 1_000_000;
+export const MAX_LINE_LENGTH = LINE_LIMITS.nftables.maxLength;
 // Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
 export { MAX_DIAGNOSTICS };
 /** Braces and parentheses nested deeper than this inside one statement are refused (nft itself stops far earlier). */
@@ -236,7 +236,7 @@ class NftTextBuilder implements StatementHost {
     private readonly fast: boolean,
     private readonly lazyRules: boolean,
   ) {
-    this.sink = new NftSink(lines.count, true);
+    this.sink = new NftSink(lines.count, true, { problems: (count) => t('{0} more problems were not reported; is this really nft syntax?', count) });
     this.symbols = this.sink.symbols;
     this.tables = this.sink.tables;
     this.tableById = this.sink.tableById;
@@ -367,7 +367,6 @@ class NftTextBuilder implements StatementHost {
     this.applyWarnings();
     const placeholders = this.placeholders.diagnostic();
     if (placeholders) this.sink.append(placeholders);
-    this.sink.summarize(lineRange(0, 0, 0), (count) => t('{0} more problems were not reported; is this really nft syntax?', count));
     const managed = this.tables.length > 0 && this.tables.every((tb) => tb.managedBy === 'iptables-nft');
     return {
       dialect: 'nftables',
@@ -375,7 +374,7 @@ class NftTextBuilder implements StatementHost {
       format: 'text',
       tables: this.tables,
       tableById: this.tableById,
-      diagnostics: this.sink.diagnostics,
+      diagnostics: this.sink.closeDiagnostics(),
       symbols: this.symbols,
       lineCount: lines.count,
       defines: this.defines,
@@ -412,14 +411,10 @@ class NftTextBuilder implements StatementHost {
       this.endOfLine();
       return;
     }
-    if (text.length > MAX_LINE_LENGTH) {
-      this.diag(lineRange(i, 0, 200), 'error', 'line-too-long', t('Line is {0} characters long; not analysed.', text.length));
-      this.unitBroken = true;
-      this.endOfLine();
-      return;
-    }
-    if (this.mayHoldNul && text.includes('\u0000')) {
-      this.diag(binaryRange(i, text), 'error', 'binary', t('Binary data, not nft text.'));
+    // (One search of the whole text for a NUL spares one per line.)
+    const problem = text.length > MAX_LINE_LENGTH || this.mayHoldNul ? lineProblem(i, text, LINE_LIMITS.nftables) : undefined;
+    if (problem !== undefined) {
+      this.diag(problem.range, problem.severity, problem.code, problem.message);
       this.unitBroken = true;
       this.endOfLine();
       return;
