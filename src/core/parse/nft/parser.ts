@@ -14,7 +14,6 @@
 // references are reported (`reportPlainRuleReferences`).
 import { StoredDefinition } from '../../model/stored-ranges';
 import { LineStarts } from '../lines';
-import { reportLine, reportProgress } from '../../progress';
 import { SortedLineMap } from '../../model/line-map';
 import type { CstNode, IToken } from 'chevrotain';
 import { MAX_DIAGNOSTICS, type Severity } from '../../model/diagnostics';
@@ -28,77 +27,43 @@ import {
   type NftCommandVerb,
   type NftCommentLine,
   type NftDefine,
-  type NftElement,
   type NftExpression,
   type NftFamily,
-  type NftFlowtable,
   type NftInclude,
   type NftMap,
-  type NftObject,
   type NftObjectKind,
   type NftRule,
   type NftRuleset,
   type NftSet,
   type NftStatement,
   type NftTable,
-  type NftVerdictValue,
 } from '../../model/nft';
 import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
-import {
-  Comma,
-  Dot,
-  fastLexLine,
-  Flags,
-  isSpace,
-  isWordAt,
-  isWordy,
-  LBrace,
-  lineLexer,
-  lineOf,
-  LParen,
-  MAX_INTERNED,
-  RBrace,
-  RParen,
-  Semicolon,
-  StringTok,
-  TypeKw,
-  unquote,
-  UnterminatedString,
-  Variable,
-  Word,
-  wordyEnd,
-} from './lexer';
-import {
-  ElementNode,
-  isKnownStatementWord,
-  isPlainConstant,
-  itemRange,
-  itemsRange,
-  PLAIN_JUMP,
-  PLAIN_SET,
-  plainLineRefEnds,
-  plainLineRefKinds,
-  plainLineRefStarts,
-  plainRuleLine,
-  rangeBetween,
-  reportPlainRuleReferences,
-  setShortLivedReading,
-  StatementReader,
-  VerdictNode,
-  type StatementHost,
-} from './statements';
+import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word } from './lexer';
+import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
 import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
 import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
 import { NftSink } from './sink';
-import { acceleratorsOn, LINE_LIMITS, lineProblem, type ParseOptions } from '../pipeline';
+import { acceleratorsOn, LINE_LIMITS, lineProblem, readLines, type Accelerator, type ParseOptions } from '../pipeline';
+import { LineScratch } from './scratch';
+import type { Block, BlockKind, NftTextSink } from './text-sink';
+import { tryLine as readAhead } from './accelerators/read-ahead';
+import { tryLine as elementList } from './accelerators/element-list';
+import { tryLine as chainClose } from './accelerators/chain-close';
+import { tryLine as declarationHeader } from './accelerators/declaration-header';
+import { tryLine as setProperty } from './accelerators/set-property';
+import { tryLine as plainRule } from './accelerators/plain-rule';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
+
+/** The accelerators, tried in this order on each line (each checks the block it reads in). */
+const ACCELERATORS: readonly Accelerator<NftTextSink>[] = [readAhead, elementList, chainClose, declarationHeader, setProperty, plainRule];
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = LINE_LIMITS.nftables.maxLength;
@@ -123,20 +88,6 @@ const HOOKS: Record<NftFamily, readonly string[]> = {
   netdev: ['ingress', 'egress'],
 };
 const CHAIN_TYPES = new Set(['filter', 'nat', 'route']);
-
-type BlockKind = 'table' | 'chain' | 'set' | 'map' | 'flowtable' | 'object' | 'broken';
-
-interface Block {
-  kind: BlockKind;
-  table?: NftTable;
-  chain?: NftChain;
-  set?: NftSet | NftMap;
-  flowtable?: NftFlowtable;
-  object?: NftObject;
-  /** The header (`chain x {`). */
-  header: Range;
-  definition?: SymbolDefinition;
-}
 
 interface Defined {
   definition: SymbolDefinition;
@@ -168,7 +119,7 @@ interface Spec {
 let unitParserInstance: NftUnitParser | undefined;
 const unitParser = (): NftUnitParser => (unitParserInstance ??= new NftUnitParser());
 
-class NftTextBuilder implements StatementHost {
+class NftTextBuilder implements StatementHost, NftTextSink {
   /** Where the model is built (the JSON reader builds through one too). */
   private readonly sink: NftSink;
   private readonly symbols: Symbols;
@@ -195,14 +146,22 @@ class NftTextBuilder implements StatementHost {
   private openGroups: IToken[] = [];
   private unitBroken = false;
   private lineComment: IToken | undefined;
-  private line = 0;
+  private currentLine = 0;
+  /** The per-parse scratch state of the accelerators. */
+  readonly scratch = new LineScratch();
+  /** Lines up to this one were read with an earlier line (see NftTextSink.readThrough). */
+  readThrough = -1;
+  /** The line lineText made last, and where it starts and ends. */
+  private cachedLine = '';
+  private cachedLineStart = -1;
+  private cachedLineEnd = -1;
   /** The current line's tokens when the fast scanner read it. */
   private lineTokens: IToken[] | undefined;
   private lineTokenCursor = 0;
 
   /** Sequence number of the current top-level command (a table block counts as one). */
   private seq = 0;
-  private currentTable: NftTable | undefined;
+  currentTable: NftTable | undefined;
   /**
    * References resolved at the end (names may be defined later): each is already the reference the symbol
    * table gets (its kind is settled for sets and maps then), with its table and command number alongside.
@@ -227,14 +186,14 @@ class NftTextBuilder implements StatementHost {
   /** Where the current line starts in the text. */
   private lineStart = 0;
   /** Whether some line may hold a NUL (one search of the whole text spares one per line). */
-  private readonly mayHoldNul: boolean;
+  readonly mayHoldNul: boolean;
 
   constructor(
     /** The whole text (lazy rules read their line from it). */
-    private readonly document: string,
-    private readonly lines: LineStarts,
+    readonly document: string,
+    readonly lines: LineStarts,
     private readonly fast: boolean,
-    private readonly lazyRules: boolean,
+    readonly lazyRules: boolean,
   ) {
     this.sink = new NftSink(lines.count, true, { problems: (count) => t('{0} more problems were not reported; is this really nft syntax?', count) });
     this.symbols = this.sink.symbols;
@@ -295,8 +254,8 @@ class NftTextBuilder implements StatementHost {
   }
 
   /** The last chainReference's table and shared name string. */
-  private lastTargetTable: NftTable | undefined;
-  private lastTarget = '';
+  lastTargetTable: NftTable | undefined;
+  lastTarget = '';
 
   setReference(name: string, range: Range): void {
     if (this.currentTable) this.pend('set', this.currentTable, name, range, 'lookup');
@@ -334,23 +293,12 @@ class NftTextBuilder implements StatementHost {
   build(): NftRuleset {
     const lines = this.lines;
     const text = this.document;
-    for (let i = 0; i < lines.count; i++) {
-      reportLine(i, lines.count);
-      // Each line is made here and dies young (see LineStarts).
-      const start = lines.start(i);
+    // Each line goes to the first accelerator that takes it, else to the reference reader (made a string there).
+    const reference = (i: number, start: number, end: number) => {
       this.lineStart = start;
-      if (this.fast && this.depth === 0 && this.unit.length === 0 && !this.unitBroken && !this.mayHoldNul && this.stack.length > 0) {
-        const kind = this.stack[this.stack.length - 1].kind;
-        const last = kind === 'set' || kind === 'map' ? this.readElementLines(i) : -1;
-        if (last >= 0) {
-          for (let k = i + 1; k <= last; k++) reportLine(k, lines.count);
-          i = last;
-          continue;
-        }
-      }
-      this.readLine(i, text.slice(start, lines.end(i)));
-    }
-    reportProgress(lines.count, lines.count);
+      this.readLine(i, this.lineText(start, end));
+    };
+    readLines(text, { sink: this as NftTextSink, accelerators: ACCELERATORS, reference }, this.fast);
     this.flushUnit();
     if (this.depth > 0) this.reportOpenGroup();
     const lastLine = Math.max(0, lines.count - 1);
@@ -403,10 +351,60 @@ class NftTextBuilder implements StatementHost {
     return ok;
   }
 
-  private readLine(i: number, text: string): void {
-    this.line = i;
+  // ---------------------------------------------------------------------------------------------------
+  // What the accelerators call (NftTextSink)
+
+  /** The number of the line being read; a new line forgets the last one's comment and tokens. */
+  get line(): number {
+    return this.currentLine;
+  }
+
+  set line(i: number) {
+    this.currentLine = i;
     this.lineComment = undefined;
     this.lineTokens = undefined;
+  }
+
+  lineBlock(start: number, end: number): Block | undefined {
+    if (this.depth !== 0 || this.unit.length !== 0 || this.unitBroken || this.stack.length === 0 || end - start > MAX_LINE_LENGTH) return undefined;
+    if (this.mayHoldNul) {
+      const nul = this.document.indexOf('\u0000', start);
+      if (nul >= 0 && nul < end) return undefined;
+    }
+    return this.stack[this.stack.length - 1];
+  }
+
+  lineText(start: number, end: number): string {
+    if (start !== this.cachedLineStart || end !== this.cachedLineEnd) {
+      this.cachedLine = this.document.slice(start, end);
+      this.cachedLineStart = start;
+      this.cachedLineEnd = end;
+    }
+    return this.cachedLine;
+  }
+
+  addLazyRule(i: number, lineStart: number, start: number, end: number): void {
+    const block = this.stack[this.stack.length - 1];
+    const chain = block.chain!;
+    const rule = new LazyRule(block.table!.id, chain.name, this.document, i, lineStart, start, end);
+    this.indexRule(rule, i);
+    this.sink.edited.push(chain, rule);
+  }
+
+  /** A word as fastLexLine gives it outside chains: short ones shared. */
+  intern(word: string): string {
+    if (word.length > MAX_INTERNED) return word;
+    const known = this.interned.get(word);
+    if (known !== undefined) return known;
+    this.interned.set(word, word);
+    return word;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // The reference reader: tokens, units, the grammar
+
+  private readLine(i: number, text: string): void {
+    this.line = i;
     if (text.length === 0) {
       this.endOfLine();
       return;
@@ -416,18 +414,6 @@ class NftTextBuilder implements StatementHost {
     if (problem !== undefined) {
       this.diag(problem.range, problem.severity, problem.code, problem.message);
       this.unitBroken = true;
-      this.endOfLine();
-      return;
-    }
-    if (this.fast && this.depth === 0 && this.unit.length === 0 && !this.unitBroken && this.stack.length > 0) {
-      // A dump's 100,000 chains: each a `chain NAME {` line and a `}` line, read without tokens (see readChainHeaderLine).
-      const kind = this.stack[this.stack.length - 1].kind;
-      if ((kind === 'chain' && this.readChainCloseLine(i, text)) || (kind === 'table' && this.readChainHeaderLine(i, text)) || (kind === 'set' && this.readSetLine(i, text))) {
-        this.endOfLine();
-        return;
-      }
-    }
-    if (this.fast && this.lazyRules && this.depth === 0 && this.unit.length === 0 && !this.unitBroken && this.contextKind() === 'chain' && this.readPlainRuleLine(i, text)) {
       this.endOfLine();
       return;
     }
@@ -473,325 +459,6 @@ class NftTextBuilder implements StatementHost {
       for (let k = 0; k < tokens.length; k++) this.feed(tokens[k]);
     }
     this.endOfLine();
-  }
-
-  /**
-   * A rule line of a shape plainRuleLine reads without tokens (most of a kube-proxy dump's rules): the lazy rule
-   * and reference chainItems and makeRule make of its tokens. False, having done nothing, for other lines.
-   */
-  private readPlainRuleLine(i: number, text: string): boolean {
-    let start = 0;
-    while (start < text.length && isSpace(text.charCodeAt(start))) start++;
-    if (!isLazyRuleSpan(start, text.length)) return false;
-    const refs = plainRuleLine(text, start);
-    if (refs < 0) return this.readNumgenLine(i, text, start);
-    const table = this.stack[this.stack.length - 1].table!;
-    this.currentTable = table;
-    for (let k = 0; k < refs; k++) {
-      const from = plainLineRefStarts[k];
-      const to = plainLineRefEnds[k];
-      const kind = plainLineRefKinds[k];
-      if (kind === PLAIN_SET) {
-        this.setReference(text.slice(from, to), lineRange(i, from, to));
-        continue;
-      }
-      // The target is the last one more often than not: no slice made then (see chainReference).
-      const last = this.lastTarget;
-      const name = table === this.lastTargetTable && to - from === last.length && text.startsWith(last, from) ? last : text.slice(from, to);
-      this.chainReference(name, lineRange(i, from, to), kind === PLAIN_JUMP ? 'jump' : 'goto');
-    }
-    this.addLazyRule(i, text, start);
-    return true;
-  }
-
-  /** The lazy rule of line `i` (its statements from `start`) in the chain being read: what makeRule makes of a plain line. */
-  private addLazyRule(i: number, text: string, start: number): void {
-    const block = this.stack[this.stack.length - 1];
-    const chain = block.chain!;
-    const rule = new LazyRule(block.table!.id, chain.name, this.document, i, this.lineStart, start, text.length);
-    this.indexRule(rule, i);
-    this.sink.edited.push(chain, rule);
-  }
-
-  /**
-   * `numgen random mod N vmap { KEY : goto|jump NAME, … }` alone on its line, single spaces, plain keys (a Service
-   * chain's endpoint selection, the longest lines of a dump): the references and lazy rule walkPlainRule and makeRule
-   * make of its tokens, without them. False, having done nothing, for other lines.
-   */
-  private readNumgenLine(i: number, text: string, start: number): boolean {
-    if (!text.startsWith('numgen random mod ', start)) return false;
-    let at = start + 18;
-    let end = text.indexOf(' ', at);
-    if (end <= at || !isWordAt(text, at, end)) return false;
-    for (let k = at; k < end; k++) if (!isDigit(text.charCodeAt(k))) return false;
-    at = end;
-    if (!text.startsWith(' vmap { ', at)) return false;
-    at += 8;
-    // Validated whole first (the general path reports nothing of a line it does not take), then reported.
-    let count = 0;
-    for (;;) {
-      end = text.indexOf(' ', at);
-      if (end <= at || !isWordAt(text, at, end) || !isPlainConstant(text.slice(at, end)) || !text.startsWith(' : ', end)) return false;
-      at = end + 3;
-      const verdict = text.startsWith('goto ', at) ? 1 : text.startsWith('jump ', at) ? 2 : 0;
-      if (verdict === 0) return false;
-      at += 5;
-      end = at;
-      while (end < text.length && text.charCodeAt(end) !== 44 && text.charCodeAt(end) !== 32) end++;
-      if (end === at || !isWordAt(text, at, end)) return false;
-      vmapTargetStarts[count] = at;
-      vmapTargetEnds[count] = end;
-      vmapTargetVerdicts[count++] = verdict;
-      if (text.startsWith(', ', end)) at = end + 2;
-      else if (end === text.length - 2 && text.charCodeAt(end + 1) === 125) break;
-      else return false;
-    }
-    this.currentTable = this.stack[this.stack.length - 1].table!;
-    for (let k = 0; k < count; k++) {
-      const from = vmapTargetStarts[k];
-      const to = vmapTargetEnds[k];
-      this.chainReference(text.slice(from, to), lineRange(i, from, to), vmapTargetVerdicts[k] === 1 ? 'goto' : 'jump');
-    }
-    this.addLazyRule(i, text, start);
-    return true;
-  }
-
-  /**
-   * `chain NAME {` in a table block, NAME a plain Word: what the tokens `chain`, NAME and `{` come to through feed,
-   * flushUnit and tableUnit (the declaration opened), without the tokens, the CST and their ranges. False, having
-   * done nothing, for other lines.
-   */
-  private readChainHeaderLine(i: number, text: string): boolean {
-    let start = 0;
-    while (start < text.length && isSpace(text.charCodeAt(start))) start++;
-    // `set NAME {` likewise (a dump declares thousands of affinity sets), its ranges kept as the set keeps them.
-    const object = text.startsWith('chain ', start) ? 'chain' : text.startsWith('set ', start) ? 'set' : text.startsWith('map ', start) ? 'map' : undefined;
-    if (object === undefined) return false;
-    const nameStart = start + object.length + 1;
-    const nameEnd = text.length - 2;
-    if (nameEnd <= nameStart || text.charCodeAt(nameEnd) !== 32 || text.charCodeAt(nameEnd + 1) !== 123 || !isWordAt(text, nameStart, nameEnd)) return false;
-    let name = text.slice(nameStart, nameEnd);
-    if (nameEnd - nameStart <= MAX_INTERNED) {
-      // As fastLexLine shares the token's image.
-      const known = this.interned.get(name);
-      if (known === undefined) this.interned.set(name, name);
-      else name = known;
-    }
-    const table = this.stack[this.stack.length - 1].table!;
-    this.currentTable = table;
-    if (object !== 'chain') {
-      this.openDeclaration(table, object, name, setLineRange(i, nameStart, nameEnd), setLineRange(i, start, text.length), true);
-      return true;
-    }
-    // As applyUnit reads a chain header: what it makes is garbage once the chain has its numbers.
-    const wasShortLived = setShortLivedReading(true);
-    try {
-      this.openDeclaration(table, 'chain', name, headerLineRange(i, nameStart, nameEnd), headerLineRange(i, start, text.length), true);
-    } finally {
-      setShortLivedReading(wasShortLived);
-    }
-    return true;
-  }
-
-  /**
-   * `elements = { … }` of a set or map block, line `first` on, written as nft lists them (`KEY . KEY comment "…" :
-   * goto NAME, …` with single spaces, words as keys and chain names, plain verdicts): the elements and references that
-   * feed, setUnit and readElements make of the list's tokens, without the tokens (a dump's service-ips list of 12,000
-   * lines kept all of its tokens until its `}`, then went through the Chevrotain parser). The whole list is checked
-   * before anything is made. The list's last line, or -1 having done nothing.
-   */
-  private readElementLines(first: number): number {
-    const block = this.stack[this.stack.length - 1];
-    const set = block.set;
-    const table = block.table;
-    if (set === undefined || table === undefined) return -1;
-    const doc = this.document;
-    const lines = this.lines;
-    let pos = this.elementLineStart(first);
-    if (!doc.startsWith('elements = { ', pos)) return -1;
-    pos += 13;
-    const from = pos;
-    let last = first;
-    for (;;) {
-      if (lines.end(last) - lines.start(last) > MAX_LINE_LENGTH) return -1;
-      const state = this.scanElements(last, pos, undefined);
-      if (state === LIST_CLOSED) break;
-      if (state !== LIST_GOES_ON || last + 1 >= lines.count) return -1;
-      last++;
-      pos = this.elementLineStart(last);
-      // A declaration starting a line ends a list left open (see readLine): the general path reports that.
-      const end = wordyEnd(doc, pos);
-      if (end > pos && end - pos <= 8 && LINE_START_DECLARATIONS.has(doc.slice(pos, end))) return -1;
-    }
-    this.currentTable = table;
-    for (let line = first; line <= last; line++) this.scanElements(line, line === first ? from : this.elementLineStart(line), set.elements);
-    this.line = last;
-    this.lineComment = undefined;
-    this.lineTokens = undefined;
-    return last;
-  }
-
-  /** Where the first token of line `line` of an element list starts. */
-  private elementLineStart(line: number): number {
-    const doc = this.document;
-    const end = this.lines.end(line);
-    let pos = this.lines.start(line);
-    while (pos < end && isSpace(doc.charCodeAt(pos))) pos++;
-    return pos;
-  }
-
-  /**
-   * The elements of an element list on line `line` from `pos` (see readElementLines): LIST_GOES_ON when the line ends
-   * with `,`, LIST_CLOSED when with ` }`, -1 for anything else. With `out`, the elements are made, their chains
-   * referenced, and added to `out`.
-   */
-  private scanElements(line: number, pos: number, out: NftElement[] | undefined): number {
-    const doc = this.document;
-    const lineStart = this.lines.start(line);
-    const end = this.lines.end(line);
-    const key = elementKey;
-    for (;;) {
-      // KEY ( . KEY )*
-      const keyStart = pos;
-      key.length = 0;
-      for (;;) {
-        const wordEnd = wordyEnd(doc, pos);
-        if (wordEnd < 0 || wordEnd > end) return -1;
-        if (out !== undefined) key.push(this.internWord(doc.slice(pos, wordEnd)));
-        pos = wordEnd;
-        if (!doc.startsWith(' . ', pos)) break;
-        pos += 3;
-      }
-      const keyEnd = pos;
-      // comment "…"
-      let commentStart = -1;
-      let commentEnd = -1;
-      if (doc.startsWith(' comment "', pos)) {
-        commentStart = pos + 10;
-        commentEnd = doc.indexOf('"', commentStart);
-        if (commentEnd < 0 || commentEnd >= end) return -1;
-        pos = commentEnd + 1;
-      }
-      // : accept|drop|continue|return, : goto|jump NAME
-      let valueStart = -1;
-      let verdict = '';
-      let nameStart = -1;
-      if (doc.startsWith(' : ', pos)) {
-        valueStart = pos + 3;
-        const wordEnd = wordyEnd(doc, valueStart);
-        if (wordEnd < 0 || wordEnd > end || wordEnd - valueStart > 8) return -1;
-        verdict = doc.slice(valueStart, wordEnd);
-        pos = wordEnd;
-        if (verdict === 'goto' || verdict === 'jump') {
-          if (doc.charCodeAt(pos) !== 32) return -1;
-          nameStart = pos + 1;
-          pos = wordyEnd(doc, nameStart);
-          if (pos < 0 || pos > end) return -1;
-        } else if (!ELEMENT_VERDICTS.has(verdict)) return -1;
-      }
-      const elementEnd = pos;
-      let state = 0;
-      if (pos === end - 1 && doc.charCodeAt(pos) === 44) state = LIST_GOES_ON;
-      else if (pos === end - 2 && doc.startsWith(' }', pos)) state = LIST_CLOSED;
-      else if (doc.startsWith(', ', pos) && pos + 2 < end && !isSpace(doc.charCodeAt(pos + 2))) pos += 2;
-      else return -1;
-      if (out !== undefined) {
-        const element = new ElementNode(key.slice(), elementLineRange(line, keyStart - lineStart, elementEnd - lineStart), elementLineRange(line, keyStart - lineStart, keyEnd - lineStart));
-        if (commentStart >= 0) element.comment = doc.slice(commentStart, commentEnd);
-        if (valueStart >= 0) {
-          if (nameStart >= 0) {
-            const chainRange = elementLineRange(line, nameStart - lineStart, elementEnd - lineStart);
-            const kind = verdict === 'goto' ? 'goto' : 'jump';
-            this.chainReference(doc.slice(nameStart, elementEnd), chainRange, kind);
-            // The chain's shared name (chainReference), not a copy per element.
-            element.value = new VerdictNode(kind, this.lastTarget, chainRange);
-          } else element.value = { kind: verdict as NftVerdictValue['kind'] };
-          element.valueRange = elementLineRange(line, valueStart - lineStart, elementEnd - lineStart);
-        }
-        out.push(element);
-      }
-      if (state !== 0) return state;
-    }
-  }
-
-  /** A word as fastLexLine gives it outside chains: short ones shared. */
-  private internWord(word: string): string {
-    if (word.length > MAX_INTERNED) return word;
-    const known = this.interned.get(word);
-    if (known !== undefined) return known;
-    this.interned.set(word, word);
-    return word;
-  }
-
-  /**
-   * In a set block, `type WORD`, `flags WORD,WORD…`, `size DIGITS`, `timeout WORD` and `}` alone on their line, single
-   * spaces (each of a dump's thousands of affinity sets is six such lines): what feed, flushUnit and setUnit make of
-   * their tokens, without them. False, having done nothing, for other lines.
-   */
-  private readSetLine(i: number, text: string): boolean {
-    let start = 0;
-    while (start < text.length && isSpace(text.charCodeAt(start))) start++;
-    const n = text.length;
-    if (start === n - 1 && text.charCodeAt(start) === 125) {
-      this.flushUnit();
-      this.closeBlock(setLineRange(i, start, n));
-      return true;
-    }
-    const space = text.indexOf(' ', start);
-    if (space < 0 || space - start > 7) return false;
-    const property = text.slice(start, space);
-    const valueStart = space + 1;
-    if (valueStart >= n) return false;
-    const set = this.stack[this.stack.length - 1].set!;
-    switch (property) {
-      case 'type':
-        // Wordy as plainSetUnit takes it; a set's type needs no data (a map's would be reported).
-        if (wordyEnd(text, valueStart) !== n) return false;
-        this.currentTable = this.stack[this.stack.length - 1].table;
-        set.keyType = [this.internWord(text.slice(valueStart))];
-        set.keyTypeof = false;
-        return true;
-      case 'flags': {
-        const flags: string[] = [];
-        for (let at = valueStart; ;) {
-          const end = wordyEnd(text, at);
-          if (end < 0) return false;
-          flags.push(this.internWord(text.slice(at, end)));
-          if (end === n) break;
-          if (text.charCodeAt(end) !== 44) return false;
-          at = end + 1;
-        }
-        this.currentTable = this.stack[this.stack.length - 1].table;
-        appendAll(set.flags, flags);
-        return true;
-      }
-      case 'size':
-      case 'timeout': {
-        // One Word (a keyword would not start a value of setUnit's items the same way): size all digits (no report).
-        if (!isWordAt(text, valueStart, n)) return false;
-        if (property === 'size') {
-          for (let k = valueStart; k < n; k++) if (!isDigit(text.charCodeAt(k))) return false;
-        }
-        const value = this.internWord(text.slice(valueStart));
-        this.currentTable = this.stack[this.stack.length - 1].table;
-        if (property === 'size') set.size = Number(value);
-        else set.timeout = value;
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** A line that is only `}` closing a chain block: what feed does with its token. False, having done nothing, for other lines. */
-  private readChainCloseLine(i: number, text: string): boolean {
-    let at = 0;
-    while (at < text.length && isSpace(text.charCodeAt(at))) at++;
-    if (at !== text.length - 1 || text.charCodeAt(at) !== 125) return false;
-    this.flushUnit();
-    const wasShortLived = setShortLivedReading(true);
-    this.closeBlock(headerLineRange(i, at, at + 1));
-    setShortLivedReading(wasShortLived);
-    return true;
   }
 
   private reportOpenGroup(): void {
@@ -1048,7 +715,7 @@ class NftTextBuilder implements StatementHost {
     this.stack.push({ kind: 'broken', header });
   }
 
-  private closeBlock(closing: Range): void {
+  closeBlock(closing: Range): void {
     const block = this.stack.pop();
     if (!block) return;
     const full = rangeBetween(block.header.start, closing.end);
@@ -1612,7 +1279,7 @@ class NftTextBuilder implements StatementHost {
   }
 
   /** A declaration inside a table block or from `add chain/set/map/… ip t name`. */
-  private openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean): void {
+  openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean): void {
     const handle = this.handleOf(header);
     switch (object) {
       case 'chain': {
@@ -2216,38 +1883,6 @@ function plainSetUnit(tokens: IToken[]): CstNode | undefined {
   const children: CstNode['children'] = { Flags: [tokens[0]], flag };
   if (commas.length > 0) children.Comma = commas;
   return { name: 'setUnit', children: { flagsSpec: [{ name: 'flagsSpec', children }] } };
-}
-
-/** scanElements: the line ends with `,` (the list goes on), or with ` }`. */
-const LIST_GOES_ON = 1;
-const LIST_CLOSED = 2;
-/** The verdicts of map elements that are one word. */
-const ELEMENT_VERDICTS = new Set(['accept', 'drop', 'continue', 'return']);
-/** The key scanElements reads (reused; each element gets a copy of exact length). */
-const elementKey: string[] = [];
-
-/** The targets readNumgenLine found on its line: columns, and 1 for goto, 2 for jump (reused line after line). */
-const vmapTargetStarts: number[] = [];
-const vmapTargetEnds: number[] = [];
-const vmapTargetVerdicts: number[] = [];
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-/** A range only read while a line is (chain headers and their `}`): an allocation site of its own (see setShortLivedReading). */
-function headerLineRange(line: number, start: number, end: number): Range {
-  return { start: { line, character: start }, end: { line, character: end } };
-}
-
-/** The ranges of element lines, read into numbers (ElementNode, VerdictNode, references): garbage at once. */
-function elementLineRange(line: number, start: number, end: number): Range {
-  return { start: { line, character: start }, end: { line, character: end } };
-}
-
-/** The ranges of set headers and closing braces, which sets keep: an allocation site of their own (see headerLineRange). */
-function setLineRange(line: number, start: number, end: number): Range {
-  return { start: { line, character: start }, end: { line, character: end } };
 }
 
 /** Whether one of the tokens is one feed() does more with than add it to the unit. */
