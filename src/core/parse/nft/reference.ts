@@ -48,7 +48,7 @@ import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word } from './lexer';
 import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
-import { canRereadRule, ChainDefinition, ChainNode, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
+import { ChainDefinition, ChainNode, groupItems, isLazyRuleSpan, LazyRule, RereadCheck } from './nodes';
 import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
@@ -143,6 +143,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private unitBroken = false;
   private lineComment: IToken | undefined;
   private currentLine = 0;
+  /** Whether a rule can be read again from its line (the reference path without the fast scanner asks it). */
+  private readonly rereadCheck = new RereadCheck();
   /** The per-parse scratch state of the accelerators. */
   readonly scratch = new LineScratch();
   /** Lines up to this one were read with an earlier line (see NftTextSink.readThrough). */
@@ -333,7 +335,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
   private canReread(line: number, start: number, end: number): boolean {
     if (!this.lazyRules) return false;
-    if (!this.fast) return canRereadRule(this.lines.line(line)!, line, start, end);
+    if (!this.fast) return this.rereadCheck.canReread(this.lines.line(line)!, line, start, end);
     const tokens = this.lineTokens;
     if (tokens === undefined) return false;
     // Rules of one line come in order: go on from where the last one ended (no quadratic scan of long lines).
