@@ -55,7 +55,7 @@ import { ElementDeletions } from './elementDeletions';
 import { NftSink } from './sink';
 import { LINE_LIMITS, lineProblem, readLines, type Accelerator } from '../pipeline';
 import { LineScratch } from './scratch';
-import type { Block, BlockKind, NftTextSink } from './text-sink';
+import { LINE_START_DECLARATIONS, type Block, type BlockKind, type NftTextSink } from './text-sink';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
@@ -70,7 +70,6 @@ const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'cou
 const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
 const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
 const SET_PROPERTIES = new Set(['timeout', 'gc-interval', 'size', 'policy', 'auto-merge', 'comment', 'counter', 'quota', 'limit', 'ct', 'last']);
-const LINE_START_DECLARATIONS = new Set(['table', 'chain', 'add', 'insert', 'create', 'replace', 'delete', 'destroy', 'flush', 'define', 'redefine', 'include']);
 
 const HOOKS: Record<NftFamily, readonly string[]> = {
   ip: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],

@@ -8,6 +8,9 @@ import type { LineStarts } from '../lines';
 import type { LineSink } from '../pipeline';
 import type { LineScratch } from './scratch';
 
+/** Words that start a declaration: one starting a line ends an element list or anonymous set left open. */
+export const LINE_START_DECLARATIONS = new Set(['table', 'chain', 'add', 'insert', 'create', 'replace', 'delete', 'destroy', 'flush', 'define', 'redefine', 'include']);
+
 export type BlockKind = 'table' | 'chain' | 'set' | 'map' | 'flowtable' | 'object' | 'broken';
 
 /** A block open in the text (`table ip t {`, `chain c {`, `set s {`, …). */

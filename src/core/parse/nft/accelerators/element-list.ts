@@ -7,7 +7,7 @@ import type { NftElement, NftVerdictValue } from '../../../model/nft';
 import { LINE_LIMITS } from '../../pipeline';
 import { isSpace, wordyEnd } from '../lexer';
 import { ElementNode, VerdictNode } from '../statements';
-import type { NftTextSink } from '../text-sink';
+import { LINE_START_DECLARATIONS, type NftTextSink } from '../text-sink';
 import { elementLineRange } from './ranges';
 
 /** scanElements: the line ends with `,` (the list goes on), or with ` }`. */
@@ -15,8 +15,6 @@ const LIST_GOES_ON = 1;
 const LIST_CLOSED = 2;
 /** The verdicts of map elements that are one word. */
 const ELEMENT_VERDICTS = new Set(['accept', 'drop', 'continue', 'return']);
-/** Words that start a declaration: one starting a line ends a list left open (the reference reader reports it). */
-const LINE_START_DECLARATIONS = new Set(['table', 'chain', 'add', 'insert', 'create', 'replace', 'delete', 'destroy', 'flush', 'define', 'redefine', 'include']);
 
 export function tryLine(doc: string, lineStart: number, lineEnd: number, sink: NftTextSink): boolean {
   if (sink.mayHoldNul) return false;
