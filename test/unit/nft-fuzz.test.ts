@@ -98,7 +98,7 @@ function checkText(text: string): NftRuleset {
   };
   for (const d of r.diagnostics) {
     inText(d.range, d.code);
-    if (d.message.length === 0 || d.code === 'internal-error') bad.push(`${d.code}: ${d.message}`);
+    if (d.message.length === 0 || d.code === 'internal-error' || d.code === 'parser-bug') bad.push(`${d.code}: ${d.message}`);
   }
   for (const table of r.tables) {
     for (const chain of table.chains) {

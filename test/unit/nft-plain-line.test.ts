@@ -8,7 +8,8 @@ import { lineRange } from '../../src/core/model/range';
 import { fastLexLine, isSpace } from '../../src/core/parse/nft/lexer';
 import { groupItems } from '../../src/core/parse/nft/nodes';
 import { parseNft } from '../../src/core/parse/nft/parser';
-import { PLAIN_JUMP, PLAIN_SET, plainLineRefEnds, plainLineRefKinds, plainLineRefStarts, plainRuleLine, reportPlainRuleReferences } from '../../src/core/parse/nft/statements';
+import { PLAIN_JUMP, PLAIN_SET, plainRuleLine, reportPlainRuleReferences } from '../../src/core/parse/nft/statements';
+import { LineScratch } from '../../src/core/parse/nft/scratch';
 import { recorder } from '../helpers/nft-host';
 import { plainData } from '../../src/extension/analysis/plain';
 
@@ -26,17 +27,19 @@ function tokenPath(line: string): { start: number; end: number; calls: unknown[]
   return { start: lexed.tokens[0].startOffset, end: last.startOffset + last.image.length, calls };
 }
 
+const scratch = new LineScratch();
+
 /** Whether plainRuleLine took the line; fails the test when the token path reads it otherwise. */
 function check(line: string): boolean {
   let start = 0;
   while (start < line.length && isSpace(line.charCodeAt(start))) start++;
-  const refs = plainRuleLine(line, start);
+  const refs = plainRuleLine(line, start, scratch);
   if (refs < 0) return false;
   const tokens = tokenPath(line);
   expect(tokens, line).toBeDefined();
   const calls: unknown[] = [];
   for (let k = 0; k < refs; k++) {
-    const [from, to, kind] = [plainLineRefStarts[k], plainLineRefEnds[k], plainLineRefKinds[k]];
+    const [from, to, kind] = [scratch.refStarts[k], scratch.refEnds[k], scratch.refKinds[k]];
     const range = lineRange(LINE, from, to);
     calls.push(kind === PLAIN_SET ? ['set', line.slice(from, to), range] : ['chain', line.slice(from, to), range, kind === PLAIN_JUMP ? 'jump' : 'goto']);
   }

@@ -177,10 +177,14 @@ const DIALECTS: DialectEntry[] = [
   },
 ];
 
-/** The nft model as plain data, without the line a LazyRule keeps to read itself again (not part of NftRule). */
+/**
+ * The nft model as plain data, without the line a LazyRule keeps to read itself again (not part of NftRule), with
+ * every reference (the text reader keeps its references as columns, which `references` does not list).
+ */
 function plainNft(model: unknown): unknown {
-  const plain = plainModel(model) as { tables: { chains: { rules: { line?: number }[] }[] }[] };
+  const plain = plainModel(model) as { tables: { chains: { rules: { line?: number }[] }[] }[]; allReferences?: unknown };
   for (const table of plain.tables) for (const chain of table.chains) for (const rule of chain.rules) delete rule.line;
+  plain.allReferences = plainModel((model as ReturnType<typeof parseNft>).symbols.allReferences());
   return plain;
 }
 

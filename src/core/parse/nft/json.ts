@@ -77,7 +77,7 @@ interface PendingRef {
 
 class NftJsonBuilder {
   /** Where the model is built (the text reader builds through one too). */
-  private readonly sink = new NftSink(0, false);
+  private readonly sink = new NftSink(0, false, { problems: (count) => t('{0} more problems were not reported.', count) });
   private readonly tables = this.sink.tables;
   readonly commands: NftCommand[] = [];
   readonly ruleByLine = new Map<number, NftRule>();
@@ -142,14 +142,13 @@ class NftJsonBuilder {
     this.edited.settleAll();
     this.deletedChains.apply();
     this.resolveReferences();
-    this.sink.summarize(this.range({ start: 0, end: 0 }), (count) => t('{0} more problems were not reported.', count));
     return {
       dialect: 'nftables',
       producer: this.producer,
       format: 'json',
       tables: this.tables,
       tableById: this.sink.tableById,
-      diagnostics: this.sink.diagnostics,
+      diagnostics: this.sink.closeDiagnostics(),
       symbols: this.sink.symbols,
       lineCount: this.lineCount(),
       defines: [],

@@ -12,7 +12,7 @@
 // first reading reported the diagnostics and recorded the symbol references; reading again does neither.
 //
 // ChainNode: chains with numeric ranges; ChainDefinition: a chain's definition, whose ranges are its chain's (other
-// definitions: StoredDefinition). The parser's symbol references are columns (model/reference-columns.ts).
+// definitions: StoredDefinition). The parser's symbol references are columns (model/compact/references.ts).
 import type { IToken } from 'chevrotain';
 import type { CstNode } from 'chevrotain';
 import type { NftChain, NftChainPriority, NftExpression, NftRule, NftStatement } from '../../model/nft';
@@ -81,24 +81,26 @@ class RereadHost implements StatementHost {
 const host = new RereadHost();
 const reader = new StatementReader(host);
 
-/** The last line canRereadRule lexed whole, and whether the fast scanner reads it. */
-let lastLine: string | undefined;
-let lastLineLexes = false;
-
 /**
  * Whether the rule spanning columns [start, end) of `line` can be read again from the line alone: the fast
  * scanner reads the line, and the rule has no variable and no `;`. Both parser paths decide it the same way
- * (the fast path knows it from the tokens it has; the full path, test-only, asks here).
+ * (the fast path knows it from the tokens it has; the full path, test-only, asks here). One per parse: it
+ * remembers the last line it lexed whole (a line may hold many rules).
  */
-export function canRereadRule(text: string, line: number, start: number, end: number): boolean {
-  if (text !== lastLine) {
-    lastLine = text;
-    lastLineLexes = fastLexLine(text, undefined, line) !== undefined;
+export class RereadCheck {
+  private lastLine: string | undefined;
+  private lastLineLexes = false;
+
+  canReread(text: string, line: number, start: number, end: number): boolean {
+    if (text !== this.lastLine) {
+      this.lastLine = text;
+      this.lastLineLexes = fastLexLine(text, undefined, line) !== undefined;
+    }
+    if (!this.lastLineLexes) return false;
+    const lexed = fastLexLine(text, undefined, line, start, end)!;
+    for (const token of lexed.tokens) if (token.tokenType === Variable || token.tokenType === Semicolon) return false;
+    return true;
   }
-  if (!lastLineLexes) return false;
-  const lexed = fastLexLine(text, undefined, line, start, end)!;
-  for (const token of lexed.tokens) if (token.tokenType === Variable || token.tokenType === Semicolon) return false;
-  return true;
 }
 
 /**
@@ -111,11 +113,10 @@ const cachedStatements: NftStatement[][] = new Array(CACHE_SIZE).fill([]);
 let cacheNext = 0;
 
 /**
- * Forgets the lines and rules remembered above: they hold slices of a document's text, which would keep the
+ * Forgets the rules remembered above: they hold slices of a document's text, which would keep the
  * whole text alive after the document is closed (called when a new text is parsed).
  */
 export function forgetRereadCache(): void {
-  lastLine = undefined;
   cachedRules.fill(undefined);
   cachedStatements.fill([]);
 }

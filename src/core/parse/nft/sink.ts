@@ -5,18 +5,18 @@
 // The text reader keeps its objects compact (ChainNode, ChainDefinition, StoredDefinition: a 10,000-Service dump
 // declares some 100,000 chains, see docs/performance.md); the JSON reader keeps plain objects. `compact` says which.
 import { StoredDefinition } from '../../model/compact/declarations';
-import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import type { Diagnostic, Severity } from '../../model/diagnostics';
 import type { NftChain, NftFamily, NftMap, NftSet, NftTable } from '../../model/nft';
 import type { Range } from '../../model/range';
 import { Symbols, type SymbolDefinition, type SymbolKind, type SymbolReference } from '../../model/symbols';
 import { ChainDefinition, ChainNode } from './nodes';
 import { EditedChains } from './ruleOrder';
 import { DeletedChains } from './deletedChains';
+import { DiagnosticsCollector, type SummaryStyle } from '../pipeline';
 
 export class NftSink {
-  readonly diagnostics: Diagnostic[] = [];
-  /** Problems past MAX_DIAGNOSTICS: counted, then summed up in one diagnostic (see summarize). */
-  private suppressed = 0;
+  /** The capped diagnostics (the pipeline's collector: one cap, one summary). */
+  private readonly collector: DiagnosticsCollector;
   readonly symbols: Symbols;
   readonly tables: NftTable[] = [];
   readonly tableById = new Map<string, NftTable>();
@@ -33,29 +33,33 @@ export class NftSink {
     lineCount: number,
     /** Compact objects (the text reader) or plain ones (the JSON reader). */
     private readonly compact: boolean,
+    /** How the summary of the problems left out reads (the text and the JSON front ends word it apart). */
+    summary: SummaryStyle,
   ) {
     this.symbols = new Symbols(lineCount);
+    this.collector = new DiagnosticsCollector(summary);
+  }
+
+  /** The diagnostics so far (with the summary once closeDiagnostics was called). */
+  get diagnostics(): Diagnostic[] {
+    return this.collector.items;
   }
 
   // ---------------------------------------------------------------------------------------------------
   // Diagnostics
 
   diag(range: Range, severity: Severity, code: string, message: string): void {
-    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
-      this.suppressed++;
-      return;
-    }
-    this.diagnostics.push({ range, severity, code, message });
+    this.collector.add(range, severity, code, message);
   }
 
-  /** A diagnostic pushed past the cap (a summary). */
+  /** A diagnostic pushed past the cap (a summary of its own). */
   append(diagnostic: Diagnostic): void {
-    this.diagnostics.push(diagnostic);
+    this.collector.items.push(diagnostic);
   }
 
-  /** The one warning that counts the problems not reported, if any were. */
-  summarize(range: Range, message: (count: number) => string): void {
-    if (this.suppressed > 0) this.append({ range, severity: 'warning', code: 'too-many-problems', message: message(this.suppressed) });
+  /** The diagnostics with the one warning that counts the problems not reported, if any were. */
+  closeDiagnostics(): Diagnostic[] {
+    return this.collector.close();
   }
 
   // ---------------------------------------------------------------------------------------------------

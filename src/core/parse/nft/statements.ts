@@ -43,6 +43,7 @@ import {
 } from './lexer';
 import { appendAll } from '../../model/append';
 import { ExpansionBudget } from './expansion';
+import type { LineScratch } from './scratch';
 
 /** What the statement reader needs from the document builder. */
 export interface StatementHost {
@@ -1826,20 +1827,13 @@ function plainVerdictTarget(items: readonly Item[], k: number, verdict: 'jump' |
   return true;
 }
 
-/** Where the words of a plain rule line start and end, and what they are (reused: one line is read at a time). */
-const lineWordStarts: number[] = [];
-const lineWordEnds: number[] = [];
-const lineWordTypes: number[] = [];
 const LINE_WORD = 0;
 const LINE_NOT_EQ = 1;
 const LINE_SET_REF = 2;
 /** Longer lines (numgen vmaps, anonymous sets) are not plain rules, or are rare: not split further. */
 const MAX_LINE_WORDS = 16;
 
-/** The references plainRuleLine found, in order: columns (a set's name without its `@`) and PLAIN_* kinds. */
-export const plainLineRefStarts: number[] = [];
-export const plainLineRefEnds: number[] = [];
-export const plainLineRefKinds: number[] = [];
+/** The kinds of the references plainRuleLine finds. */
 export const PLAIN_GOTO = 1;
 export const PLAIN_JUMP = 2;
 export const PLAIN_SET = 3;
@@ -1849,11 +1843,12 @@ export const PLAIN_SET = 3;
  * it is one walkPlainRule takes (`ip saddr 10.244.0.5 jump mark-for-masquerade`, `ip daddr 10.96.0.1 ip saddr !=
  * 10.244.0.0/16 jump mark-for-masquerade`, `ip saddr @affinity-… goto endpoint-…`, `meta l4proto tcp dnat to
  * 10.244.0.5:80`, `goto service-…`) with single spaces between words, numgen aside (readNumgenLine). Answers how
- * many references it has (in plainLineRef*), or -1 for any other line. Exactly the lines whose tokens walkPlainRule
+ * many references it has (in the scratch's ref* columns), or -1 for any other line. Exactly the lines whose tokens walkPlainRule
  * takes, with the same references (test/unit/nft-plain-line.test.ts).
  */
-export function plainRuleLine(text: string, start: number): number {
+export function plainRuleLine(text: string, start: number, scratch: LineScratch): number {
   const n = text.length;
+  const { wordStarts: lineWordStarts, wordEnds: lineWordEnds, wordTypes: lineWordTypes, refStarts, refEnds, refKinds } = scratch;
   let words = 0;
   let from = start;
   while (from < n) {
@@ -1881,9 +1876,9 @@ export function plainRuleLine(text: string, start: number): number {
     if (SIMPLE_VERDICTS.has(w)) k++;
     else if (w === 'jump' || w === 'goto') {
       if (word(k + 1) === undefined) return -1;
-      plainLineRefStarts[refs] = lineWordStarts[k + 1];
-      plainLineRefEnds[refs] = lineWordEnds[k + 1];
-      plainLineRefKinds[refs++] = w === 'jump' ? PLAIN_JUMP : PLAIN_GOTO;
+      refStarts[refs] = lineWordStarts[k + 1];
+      refEnds[refs] = lineWordEnds[k + 1];
+      refKinds[refs++] = w === 'jump' ? PLAIN_JUMP : PLAIN_GOTO;
       k += 2;
     } else if (w === 'dnat' || w === 'snat') {
       const target = word(k + 2);
@@ -1896,9 +1891,9 @@ export function plainRuleLine(text: string, start: number): number {
       k += 2;
       if (k < words && lineWordTypes[k] === LINE_NOT_EQ) k++;
       if (k < words && lineWordTypes[k] === LINE_SET_REF) {
-        plainLineRefStarts[refs] = lineWordStarts[k] + 1;
-        plainLineRefEnds[refs] = lineWordEnds[k];
-        plainLineRefKinds[refs++] = PLAIN_SET;
+        refStarts[refs] = lineWordStarts[k] + 1;
+        refEnds[refs] = lineWordEnds[k];
+        refKinds[refs++] = PLAIN_SET;
       } else if (!isPlainConstant(word(k))) return -1;
       k++;
     }

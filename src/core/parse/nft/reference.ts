@@ -1,0 +1,1888 @@
+// The nft text reference reader: what `nft list ruleset` output and `nft -f` scripts mean, read the plain way.
+// Start here to learn the dialect.
+//
+// 1. Tokens (lexer.ts): each line is lexed on its own (Chevrotain's lexer; `fastLexLine`, the hand-written
+//    scanner, gives the same tokens faster and leaves it the lines it cannot read).
+// 2. Units: the token stream is cut at `;`, at newlines and at block braces (a newline inside `{ … }` of an
+//    anonymous set or element list does not end a unit); `table … {`, `chain … {`, `set … {` open blocks.
+// 3. Grammar (grammar.ts, a Chevrotain CstParser): each unit is parsed with the rule of the block it is in (top
+//    level, table, chain, set/map, object). A unit starting with a plain word always takes the grammar's `items`
+//    alternative: its CST is built directly (`plainItemsUnit`; a rule in a chain goes to the chain without one).
+// 4. The units are applied: commands, declarations, rules (statements.ts reads their statements; a rule that can
+//    be read again from its line is kept as a LazyRule, nodes.ts), through the one nft sink (sink.ts) that the
+//    JSON front end shares.
+//
+// The accelerators (accelerators/*.ts) read the commonest lines without tokens and must make the same model
+// (test/unit/parse-accelerators.test.ts); they call this reader through NftTextSink (text-sink.ts). Memory stays
+// proportional to the model, not to the token count. Errors are diagnostics with a range; a bad unit is skipped and
+// reading resumes at the next line, `;` or `}`. Nothing here throws.
+import { StoredDefinition } from '../../model/compact/declarations';
+import { LineStarts } from '../lines';
+import { SortedLineMap } from '../../model/line-map';
+import type { CstNode, IToken } from 'chevrotain';
+import type { Severity } from '../../model/diagnostics';
+import { PlaceholderTally, placeholderIn } from '../placeholders';
+import {
+  isNftFamily,
+  standardPriority,
+  type NftChain,
+  type NftChainPriority,
+  type NftCommand,
+  type NftCommandVerb,
+  type NftCommentLine,
+  type NftDefine,
+  type NftExpression,
+  type NftFamily,
+  type NftInclude,
+  type NftMap,
+  type NftObjectKind,
+  type NftRule,
+  type NftRuleset,
+  type NftSet,
+  type NftStatement,
+  type NftTable,
+} from '../../model/nft';
+import { lineRange, type Range } from '../../model/range';
+import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
+import { t } from '../../l10n';
+import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
+import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word } from './lexer';
+import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
+import { ChainDefinition, ChainNode, groupItems, isLazyRuleSpan, LazyRule, RereadCheck } from './nodes';
+import { ReferenceColumns } from '../../model/compact/references';
+import { appendAll } from '../../model/append';
+import { ElementDeletions } from './elementDeletions';
+import { NftSink } from './sink';
+import { LINE_LIMITS, lineProblem, readLines, type Accelerator } from '../pipeline';
+import { LineScratch } from './scratch';
+import { LINE_START_DECLARATIONS, type Block, type BlockKind, type NftTextSink } from './text-sink';
+
+/** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
+const NO_STATEMENTS: NftStatement[] = [];
+
+/** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
+export const MAX_LINE_LENGTH = LINE_LIMITS.nftables.maxLength;
+/** Braces and parentheses nested deeper than this inside one statement are refused (nft itself stops far earlier). */
+export const MAX_NESTING = 64;
+
+const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush', 'list', 'reset', 'rename', 'describe', 'monitor', 'get', 'export', 'import']);
+const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
+const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
+const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
+const SET_PROPERTIES = new Set(['timeout', 'gc-interval', 'size', 'policy', 'auto-merge', 'comment', 'counter', 'quota', 'limit', 'ct', 'last']);
+
+const HOOKS: Record<NftFamily, readonly string[]> = {
+  ip: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  ip6: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  inet: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  arp: ['input', 'output'],
+  bridge: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  netdev: ['ingress', 'egress'],
+};
+const CHAIN_TYPES = new Set(['filter', 'nat', 'route']);
+
+interface Defined {
+  definition: SymbolDefinition;
+  /** Sequence number of the command from which it exists. */
+  seq: number;
+}
+
+interface TableDefs {
+  /**
+   * The command from which each chain exists: chainSeq, the first chain's, unless laterChains says otherwise.
+   * Whether a chain is defined is whether the symbol table has its definition. A table block is one command: its
+   * 100,000 chains need no map (docs/performance.md#memory).
+   */
+  chainSeq: number;
+  laterChains: Map<string, number>;
+  /** Sets and maps share one namespace in nft. */
+  sets: Map<string, Defined>;
+}
+
+interface Spec {
+  family: NftFamily;
+  familyGiven: boolean;
+  names: string[];
+  ranges: Range[];
+  next: number;
+}
+
+// Built on first parse, not at load (activation time, docs/performance.md#budgets).
+let unitParserInstance: NftUnitParser | undefined;
+const unitParser = (): NftUnitParser => (unitParserInstance ??= new NftUnitParser());
+
+/** The Chevrotain parser, to release its last input after a parse (see releaseInputs). */
+export const referenceParser = (): NftUnitParser | undefined => unitParserInstance;
+
+export class NftTextBuilder implements StatementHost, NftTextSink {
+  /** Where the model is built (the JSON reader builds through one too). */
+  private readonly sink: NftSink;
+  private readonly symbols: Symbols;
+  private readonly tables: NftTable[];
+  private readonly tableById: Map<string, NftTable>;
+  readonly defines: NftDefine[] = [];
+  private readonly defineByName = new Map<string, NftDefine>();
+  readonly includes: NftInclude[] = [];
+  readonly commands: NftCommand[] = [];
+  readonly comments: NftCommentLine[] = [];
+  readonly ruleByLine: Map<number, NftRule> = new SortedLineMap<NftRule>();
+  /** The line of the last rule put in ruleByLine (rules come in line order), or -1 once it was taken out again. */
+  private lastRuleLine = -1;
+  private readonly reader = new StatementReader(this);
+  /** Short strings of the model, shared (see fastLexLine). */
+  private readonly interned = new Map<string, string>();
+  private readonly names = new Map<string, string>();
+  /** Reading statements that are not kept (the first reading of a LazyRule). */
+  private discarding = false;
+
+  private readonly stack: Block[] = [];
+  private unit: IToken[] = [];
+  private depth = 0;
+  private openGroups: IToken[] = [];
+  private unitBroken = false;
+  private lineComment: IToken | undefined;
+  private currentLine = 0;
+  /** Whether a rule can be read again from its line (the reference path without the fast scanner asks it). */
+  private readonly rereadCheck = new RereadCheck();
+  /** The per-parse scratch state of the accelerators. */
+  readonly scratch = new LineScratch();
+  /** Lines up to this one were read with an earlier line (see NftTextSink.readThrough). */
+  readThrough = -1;
+  /** The line lineText made last, and where it starts and ends. */
+  private cachedLine = '';
+  private cachedLineStart = -1;
+  private cachedLineEnd = -1;
+  /** The current line's tokens when the fast scanner read it. */
+  private lineTokens: IToken[] | undefined;
+  private lineTokenCursor = 0;
+
+  /** Sequence number of the current top-level command (a table block counts as one). */
+  private seq = 0;
+  currentTable: NftTable | undefined;
+  /**
+   * References resolved at the end (names may be defined later): each is already the reference the symbol
+   * table gets (its kind is settled for sets and maps then), with its table and command number alongside.
+   */
+  /** The references pending until the end of the parse (then indexed by the symbol table, which keeps these columns). */
+  private readonly pending = new ReferenceColumns();
+  /**
+   * The table and command number of the pending references, as runs: from reference pendingRunStarts[k] on,
+   * pendingRunTables[k] and pendingRunSeqs[k] (a table block is one command, so a dump is a few runs).
+   */
+  private readonly pendingRunStarts: number[] = [];
+  private readonly pendingRunTables: NftTable[] = [];
+  private readonly pendingRunSeqs: number[] = [];
+  /** Per table id: the first definition of each chain and set/map, and from which command on it exists. */
+  private readonly defs = new Map<string, TableDefs>();
+  private readonly tableDefinitions = new Map<string, SymbolDefinition>();
+  /** Whether a chain left a table's chainByName (deleted, renamed, or its table removed): see ensureChain. */
+  private chainsForgotten = false;
+  /** `delete element` commands, applied at the end. */
+  private readonly deletedElements = new ElementDeletions();
+
+  /** Where the current line starts in the text. */
+  private lineStart = 0;
+  /** Whether some line may hold a NUL (one search of the whole text spares one per line). */
+  readonly mayHoldNul: boolean;
+
+  constructor(
+    /** The whole text (lazy rules read their line from it). */
+    readonly document: string,
+    readonly lines: LineStarts,
+    private readonly fast: boolean,
+    readonly lazyRules: boolean,
+  ) {
+    this.sink = new NftSink(lines.count, true, { problems: (count) => t('{0} more problems were not reported; is this really nft syntax?', count) });
+    this.symbols = this.sink.symbols;
+    this.tables = this.sink.tables;
+    this.tableById = this.sink.tableById;
+    this.mayHoldNul = document.includes('\u0000');
+    this.reader.expansions.allowFor(document.length);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // StatementHost
+
+  text(range: Range): string {
+    const { start, end } = range;
+    if (start.line === end.line) {
+      const text = this.lineSlice(start.line, start.character, end.character);
+      if (!this.fast || this.discarding || text.length > MAX_INTERNED) return text;
+      const known = this.interned.get(text);
+      if (known !== undefined) return known;
+      this.interned.set(text, text);
+      return text;
+    }
+    const parts = [(this.lines.line(start.line) ?? '').slice(start.character)];
+    for (let l = start.line + 1; l < end.line; l++) parts.push(this.lines.line(l) ?? '');
+    parts.push((this.lines.line(end.line) ?? '').slice(0, end.character));
+    return parts.join('\n');
+  }
+
+  /** Line `line` from column `from` to `to` (as the line's slice(from, to); '' past the last line). */
+  private lineSlice(line: number, from: number, to: number): string {
+    const lines = this.lines;
+    if (!(Number.isInteger(line) && line >= 0 && line < lines.count)) return '';
+    const start = lines.start(line);
+    const length = lines.end(line) - start;
+    // Columns as slice() takes them: negative ones count from the end, all are clamped to the line.
+    const column = (k: number) => {
+      const c = Math.trunc(k) || 0;
+      return c < 0 ? Math.max(length + c, 0) : Math.min(c, length);
+    };
+    return this.document.slice(start + column(from), start + column(to));
+  }
+
+  /** The length of line `line` (0 past the last line). */
+  private lineLength(line: number): number {
+    return Number.isInteger(line) && line >= 0 && line < this.lines.count ? this.lines.end(line) - this.lines.start(line) : 0;
+  }
+
+  chainReference(name: string, range: Range, role: 'jump' | 'goto'): void {
+    const table = this.currentTable;
+    if (!table) return;
+    // Most jumps of a dump go to one chain (`jump mark-for-masquerade`): the shared string of the last target,
+    // compared by its characters, spares a lookup of the new string in a map of 100,000 names (see name()).
+    if (table !== this.lastTargetTable || name !== this.lastTarget) {
+      this.lastTarget = this.name('chain', table, name);
+      this.lastTargetTable = table;
+    }
+    this.pendShared('chain', table, this.lastTarget, range, role);
+  }
+
+  /** The last chainReference's table and shared name string. */
+  lastTargetTable: NftTable | undefined;
+  lastTarget = '';
+
+  setReference(name: string, range: Range): void {
+    if (this.currentTable) this.pend('set', this.currentTable, name, range, 'lookup');
+  }
+
+  variable(name: string, range: Range): NftExpression | undefined {
+    const def = this.defineByName.get(name);
+    if (!def) {
+      this.diag(range, 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name));
+      return undefined;
+    }
+    return def.expression;
+  }
+
+  /** Anonymised addresses and MACs: one diagnostic for all of them. */
+  private readonly placeholders = new PlaceholderTally();
+
+  /** An element or statement not understood because of a placeholder (`<IP>`, `X.X.X.X`) is counted, not reported. */
+  private isPlaceholderProblem(range: Range, code: string): boolean {
+    if (code !== 'bad-element' && code !== 'unknown-statement') return false;
+    const line = range.start.line;
+    const at = placeholderIn(this.document.slice(this.lines.start(line), this.lines.end(line)));
+    if (!at) return false;
+    this.placeholders.note(lineRange(line, at.start, at.end));
+    return true;
+  }
+
+  diag(range: Range, severity: Severity, code: string, message: string): void {
+    if (!this.isPlaceholderProblem(range, code)) this.sink.diag(range, severity, code, message);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Driver
+
+  /** Reads the text, each line by the first of `accelerators` that takes it, else the reference way. */
+  build(accelerators: readonly Accelerator<NftTextSink>[]): NftRuleset {
+    const lines = this.lines;
+    const text = this.document;
+    // Each line goes to the first accelerator that takes it, else to the reference reader (made a string there).
+    const reference = (i: number, start: number, end: number) => {
+      this.lineStart = start;
+      this.readLine(i, this.lineText(start, end));
+    };
+    readLines(text, { sink: this as NftTextSink, accelerators, reference });
+    this.flushUnit();
+    if (this.depth > 0) this.reportOpenGroup();
+    const lastLine = Math.max(0, lines.count - 1);
+    const eof = lineRange(lastLine, this.lineLength(lastLine), this.lineLength(lastLine));
+    while (this.stack.length > 0) {
+      const block = this.stack[this.stack.length - 1];
+      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing at the end of the file.'));
+      this.closeBlock(eof);
+    }
+    this.sink.edited.settleAll();
+    this.deletedElements.apply();
+    this.sink.deletedChains.apply();
+    this.resolveReferences();
+    this.applyWarnings();
+    const placeholders = this.placeholders.diagnostic();
+    if (placeholders) this.sink.append(placeholders);
+    const managed = this.tables.length > 0 && this.tables.every((tb) => tb.managedBy === 'iptables-nft');
+    return {
+      dialect: 'nftables',
+      producer: managed ? 'iptables-nft' : undefined,
+      format: 'text',
+      tables: this.tables,
+      tableById: this.tableById,
+      diagnostics: this.sink.closeDiagnostics(),
+      symbols: this.symbols,
+      lineCount: lines.count,
+      defines: this.defines,
+      includes: this.includes,
+      commands: this.commands,
+      comments: this.comments,
+      ruleByLine: this.ruleByLine,
+    };
+  }
+
+  /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
+  private canReread(line: number, start: number, end: number): boolean {
+    if (!this.lazyRules) return false;
+    if (!this.fast) return this.rereadCheck.canReread(this.lines.line(line)!, line, start, end);
+    const tokens = this.lineTokens;
+    if (tokens === undefined) return false;
+    // Rules of one line come in order: go on from where the last one ended (no quadratic scan of long lines).
+    let k = this.lineTokenCursor;
+    while (k < tokens.length && tokens[k].startOffset < start) k++;
+    let ok = true;
+    for (; k < tokens.length && tokens[k].startOffset < end; k++) {
+      const type = tokens[k].tokenType;
+      if (type === Variable || type === Semicolon) ok = false;
+    }
+    this.lineTokenCursor = k;
+    return ok;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // What the accelerators call (NftTextSink)
+
+  /** The number of the line being read; a new line forgets the last one's comment and tokens. */
+  get line(): number {
+    return this.currentLine;
+  }
+
+  set line(i: number) {
+    this.currentLine = i;
+    this.lineComment = undefined;
+    this.lineTokens = undefined;
+  }
+
+  lineBlock(start: number, end: number): Block | undefined {
+    if (this.depth !== 0 || this.unit.length !== 0 || this.unitBroken || this.stack.length === 0 || end - start > MAX_LINE_LENGTH) return undefined;
+    if (this.mayHoldNul) {
+      const nul = this.document.indexOf('\u0000', start);
+      if (nul >= 0 && nul < end) return undefined;
+    }
+    return this.stack[this.stack.length - 1];
+  }
+
+  lineText(start: number, end: number): string {
+    if (start !== this.cachedLineStart || end !== this.cachedLineEnd) {
+      this.cachedLine = this.document.slice(start, end);
+      this.cachedLineStart = start;
+      this.cachedLineEnd = end;
+    }
+    return this.cachedLine;
+  }
+
+  addLazyRule(i: number, lineStart: number, start: number, end: number): void {
+    const block = this.stack[this.stack.length - 1];
+    const chain = block.chain!;
+    const rule = new LazyRule(block.table!.id, chain.name, this.document, i, lineStart, start, end);
+    this.indexRule(rule, i);
+    this.sink.edited.push(chain, rule);
+  }
+
+  /** A word as fastLexLine gives it outside chains: short ones shared. */
+  intern(word: string): string {
+    if (word.length > MAX_INTERNED) return word;
+    const known = this.interned.get(word);
+    if (known !== undefined) return known;
+    this.interned.set(word, word);
+    return word;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // The reference reader: tokens, units, the grammar
+
+  private readLine(i: number, text: string): void {
+    this.line = i;
+    if (text.length === 0) {
+      this.endOfLine();
+      return;
+    }
+    // (One search of the whole text for a NUL spares one per line.)
+    const problem = text.length > MAX_LINE_LENGTH || this.mayHoldNul ? lineProblem(i, text, LINE_LIMITS.nftables) : undefined;
+    if (problem !== undefined) {
+      this.diag(problem.range, problem.severity, problem.code, problem.message);
+      this.unitBroken = true;
+      this.endOfLine();
+      return;
+    }
+    let tokens: IToken[];
+    let comment: IToken | undefined;
+    // Inside a `{` left open on an earlier line (an element list), the unit keeps its tokens until it is closed.
+    // Words of a chain's lines are not interned: they are rules, nearly all lazy, whose tokens are garbage after
+    // the line (interning them kept a map of every address in the dump until the end of the parse).
+    const intern = this.lazyRules && this.depth === 0 && this.contextKind() === 'chain' ? undefined : this.interned;
+    const fast = this.fast ? fastLexLine(text, intern, i, 0, text.length, this.depth > 0) : undefined;
+    this.lineTokens = fast?.tokens;
+    this.lineTokenCursor = 0;
+    if (fast) {
+      tokens = fast.tokens;
+      comment = fast.comment;
+    } else {
+      const lexed = lineLexer.tokenize(text);
+      for (const e of lexed.errors) {
+        this.diag(lineRange(i, e.offset, e.offset + Math.max(1, e.length)), 'error', 'syntax', t('Unexpected character {0}.', JSON.stringify(text.substr(e.offset, 1))));
+      }
+      comment = lexed.groups.comments?.[0];
+      tokens = lexed.tokens;
+      for (let k = 0; k < tokens.length; k++) tokens[k].startLine = i;
+    }
+    if (comment) {
+      comment.startLine = i;
+      this.lineComment = comment;
+      if (tokens.length === 0) this.commentLine(i, comment.image, comment.startOffset);
+    }
+    if (this.depth > 0 && tokens.length >= 2 && isWordy(tokens[0]) && LINE_START_DECLARATIONS.has(tokens[0].image) && (isWordy(tokens[1]) || tokens[1].tokenType === StringTok)) {
+      // A declaration while `{` of an anonymous set is still open: that `{` was never closed.
+      this.reportOpenGroup();
+      this.unit = [];
+      this.depth = 0;
+      this.parens = 0;
+      this.openGroups = [];
+      this.unitBroken = false;
+    }
+    if (fast && this.unit.length === 0 && this.depth === 0 && !hasStructureToken(tokens)) {
+      // Most lines are one whole unit (a rule) with nothing for feed() to act on: the line's token array is the unit.
+      if (tokens.length > 0) this.unit = tokens;
+    } else {
+      for (let k = 0; k < tokens.length; k++) this.feed(tokens[k]);
+    }
+    this.endOfLine();
+  }
+
+  private reportOpenGroup(): void {
+    const open = this.openGroups[this.openGroups.length - 1];
+    if (open) this.diag(itemRange(open), 'error', 'missing-brace', t('This { is never closed.'));
+  }
+
+  private commentLine(i: number, text: string, start: number): void {
+    const range = lineRange(i, start, start + text.length);
+    const kind: NftCommentLine['kind'] = /^#\s*Warning:/.test(text) ? 'warning' : i === 0 && text.startsWith('#!') ? 'shebang' : 'comment';
+    this.comments.push({ text, range, kind });
+  }
+
+  private feed(token: IToken): void {
+    switch (token.tokenType) {
+      case LBrace:
+        if (this.depth === 0 && this.unit.length > 0 && this.opensBlock()) {
+          this.flushUnit(token);
+          return;
+        }
+        this.depth++;
+        this.openGroups.push(token);
+        this.unit.push(token);
+        this.checkNesting(token);
+        return;
+      case RBrace:
+        if (this.depth === 0) {
+          this.flushUnit();
+          if (this.stack.length === 0) {
+            this.diag(itemRange(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
+          } else {
+            // A chain keeps its full range as numbers: the ranges made to close it are garbage.
+            const wasShortLived = setShortLivedReading(this.stack[this.stack.length - 1].kind === 'chain');
+            this.closeBlock(itemRange(token));
+            setShortLivedReading(wasShortLived);
+          }
+          return;
+        }
+        this.depth--;
+        this.openGroups.pop();
+        this.unit.push(token);
+        return;
+      case Semicolon:
+        if (this.depth === 0) {
+          this.flushUnit();
+          return;
+        }
+        this.unit.push(token);
+        return;
+      case LParen:
+        this.parens++;
+        this.unit.push(token);
+        this.checkNesting(token);
+        return;
+      case RParen:
+        if (this.parens > 0) this.parens--;
+        this.unit.push(token);
+        return;
+      case UnterminatedString:
+        this.diag(itemRange(token), 'error', 'unterminated-string', t('The quoted string is not closed.'));
+        this.unitBroken = true;
+        return;
+      default:
+        this.unit.push(token);
+    }
+  }
+
+  private parens = 0;
+
+  private checkNesting(token: IToken): void {
+    if (this.depth + this.parens === MAX_NESTING + 1 && !this.unitBroken) {
+      this.diag(itemRange(token), 'error', 'too-deep', t('Nested more than {0} levels deep; not analysed.', MAX_NESTING));
+      this.unitBroken = true;
+    }
+  }
+
+  private endOfLine(): void {
+    if (this.depth === 0) this.flushUnit();
+  }
+
+  private contextKind(): BlockKind | 'top' {
+    return this.stack.length === 0 ? 'top' : this.stack[this.stack.length - 1].kind;
+  }
+
+  private unitWord(k: number): string | undefined {
+    const tok = this.unit[k];
+    return tok && isWordy(tok) ? tok.image : undefined;
+  }
+
+  /** Whether `{` after the current unit opens a block (rather than an anonymous set or element list). */
+  private opensBlock(): boolean {
+    const ctx = this.contextKind();
+    const w0 = this.unitWord(0);
+    if (w0 === undefined) return false;
+    if (ctx === 'top') {
+      let k = 0;
+      if (w0 === 'add' || w0 === 'create') k = 1;
+      else if (VERBS.has(w0)) return false;
+      const obj = this.unitWord(k);
+      if (obj === 'ct') return CT_OBJECTS.has(this.unitWord(k + 1) ?? '');
+      return obj !== undefined && BLOCK_OBJECTS.has(obj);
+    }
+    if (ctx === 'table') {
+      if (w0 === 'table') {
+        this.recoverTo('top');
+        return true;
+      }
+      if (w0 === 'ct') return CT_OBJECTS.has(this.unitWord(1) ?? '');
+      return TABLE_CHILDREN.has(w0);
+    }
+    if (ctx === 'broken') return false;
+    // Inside a chain, set or object: `chain x {` or `table ip t {` means the block before was not closed.
+    const n = this.unit.length;
+    if (w0 === 'table' && n >= 2 && n <= 3) {
+      this.recoverTo('top');
+      return true;
+    }
+    if ((w0 === 'chain' || w0 === 'set' || w0 === 'map' || w0 === 'flowtable') && n === 2 && this.stack.some((b) => b.kind === 'table')) {
+      this.recoverTo('table');
+      return true;
+    }
+    return false;
+  }
+
+  /** Closes blocks (reporting each as unclosed) until `kind` is on top. */
+  private recoverTo(kind: 'top' | 'table'): void {
+    const at = itemRange(this.unit[0]);
+    while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
+      const block = this.stack[this.stack.length - 1];
+      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
+      // At the end of the line before the unit; where the block opened on the unit's own line, right before it.
+      const prev = at.start.line - 1;
+      if (block.header.start.line < at.start.line) this.closeBlock(lineRange(prev, this.lineLength(prev), this.lineLength(prev)));
+      else this.closeBlock(lineRange(at.start.line, at.start.character, at.start.character));
+    }
+  }
+
+  private flushUnit(blockOpen?: IToken): void {
+    const tokens = this.unit;
+    const broken = this.unitBroken;
+    // Most lines end an empty unit (`}`, blank lines): allocate nothing for those.
+    if (tokens.length > 0) this.unit = [];
+    this.depth = 0;
+    this.parens = 0;
+    if (this.openGroups.length > 0) this.openGroups = [];
+    this.unitBroken = false;
+    if (broken || tokens.length === 0) {
+      if (blockOpen) {
+        if (!broken) this.diag(itemRange(blockOpen), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
+        this.pushBroken(itemRange(blockOpen));
+      }
+      return;
+    }
+    const ctx = this.contextKind();
+    if (this.fast && ctx === 'chain' && blockOpen === undefined && tokens[0].tokenType === Word) {
+      // A rule (or a chain's comment or flags): what plainItemsUnit and applyUnit come to, without the CST.
+      const items = groupItems(tokens);
+      if (items !== undefined) {
+        this.chainItems(items, tokens);
+        return;
+      }
+    }
+    const fastCst = this.fast ? (plainItemsUnit(tokens, ctx) ?? (ctx === 'set' || ctx === 'map' ? plainSetUnit(tokens) : undefined)) : undefined;
+    if (fastCst) {
+      this.applyUnit(ctx, fastCst, tokens, blockOpen);
+      return;
+    }
+    const parser = unitParser();
+    parser.input = tokens;
+    let cst: CstNode;
+    switch (ctx) {
+      case 'top':
+        cst = parser.topUnit();
+        break;
+      case 'chain':
+        cst = parser.chainUnit();
+        break;
+      case 'set':
+      case 'map':
+        cst = parser.setUnit();
+        break;
+      default:
+        cst = parser.plainUnit();
+    }
+    if (parser.errors.length > 0) {
+      const err = parser.errors[0];
+      const token = err.token && !Number.isNaN(err.token.startOffset) && err.token.image ? err.token : tokens[tokens.length - 1];
+      if (!err.token || Number.isNaN(err.token.startOffset)) {
+        this.diag(itemRange(token), 'error', 'syntax', t('Incomplete: the line ends after {0}.', JSON.stringify(token.image)));
+      } else {
+        this.diag(itemRange(token), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(token.image)));
+      }
+      if (blockOpen) this.pushBroken(itemRange(blockOpen));
+      return;
+    }
+    this.applyUnit(ctx, cst, tokens, blockOpen);
+  }
+
+  private applyUnit(ctx: BlockKind | 'top', cst: CstNode, tokens: IToken[], blockOpen: IToken | undefined): void {
+    const depthBefore = this.stack.length;
+    if (ctx === 'chain') {
+      // Rules keep ranges of their own (lazy ones none): a chain unit makes its range only when it needs it.
+      this.chainUnit(cst, tokens);
+      if (blockOpen && this.stack.length === depthBefore) this.pushBroken(itemRange(blockOpen));
+      return;
+    }
+    // The ranges of chain headers (chains keep their positions as numbers) are garbage once read: they are made at
+    // their own allocation sites. Not those of set and map headers: sets keep them (a kube-proxy dump declares
+    // thousands of affinity sets).
+    const chainHeader = ctx === 'table' && tokens[0].image === 'chain';
+    const wasShortLived = setShortLivedReading(chainHeader);
+    const range = this.unitRange(tokens, blockOpen);
+    if (!chainHeader) setShortLivedReading(wasShortLived);
+    switch (ctx) {
+      case 'top':
+        this.topUnit(cst, range, blockOpen);
+        break;
+      case 'table':
+        try {
+          this.tableUnit(cst, range, blockOpen);
+        } finally {
+          setShortLivedReading(wasShortLived);
+        }
+        break;
+      case 'set':
+      case 'map':
+        this.setUnit(cst, range);
+        break;
+      case 'flowtable':
+        this.flowtableUnit(cst, range);
+        break;
+      case 'object':
+        this.objectUnit(cst, range);
+        break;
+      case 'broken':
+        break;
+    }
+    if (blockOpen && this.stack.length === depthBefore) {
+      // A header that did not open anything (reported already): keep the braces balanced.
+      this.pushBroken(itemRange(blockOpen));
+    }
+  }
+
+  /** From the unit's first token to its last, or to the `{` after it that opens a block. */
+  private unitRange(tokens: IToken[], blockOpen: IToken | undefined): Range {
+    return rangeBetween(itemRange(tokens[0]).start, itemRange(blockOpen ?? tokens[tokens.length - 1]).end);
+  }
+
+  private push(block: Block): void {
+    this.stack.push(block);
+  }
+
+  private pushBroken(header: Range): void {
+    this.stack.push({ kind: 'broken', header });
+  }
+
+  closeBlock(closing: Range): void {
+    const block = this.stack.pop();
+    if (!block) return;
+    const full = rangeBetween(block.header.start, closing.end);
+    switch (block.kind) {
+      case 'table':
+        if (block.table && block.table.range === block.header) block.table.range = full;
+        break;
+      case 'chain':
+        if (block.chain && (block.chain instanceof ChainNode ? block.chain.fullRangeIs(block.header) : block.chain.fullRange === block.header)) block.chain.fullRange = full;
+        // exact capacity: see StatementReader.readRule
+        if (block.chain && block.chain.rules.length < 32) block.chain.rules = block.chain.rules.slice();
+        break;
+      case 'set':
+      case 'map':
+        if (block.set && block.set.fullRange === block.header) block.set.fullRange = full;
+        break;
+      case 'flowtable':
+        if (block.flowtable) block.flowtable.fullRange = full;
+        break;
+      case 'object':
+        if (block.object) block.object.fullRange = full;
+        break;
+    }
+    const definition = block.definition;
+    if (definition && (definition instanceof StoredDefinition || definition instanceof ChainDefinition ? definition.fullRangeIs(block.header) : definition.fullRange === block.header)) definition.fullRange = full;
+    if (this.stack.length === 0) this.currentTable = undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Helpers
+
+  private defsOf(tableId: string): TableDefs {
+    let d = this.defs.get(tableId);
+    if (!d) this.defs.set(tableId, (d = { chainSeq: -1, laterChains: new Map(), sets: new Map() }));
+    return d;
+  }
+
+  private wordOf(item: Item | undefined): string | undefined {
+    return item !== undefined && !isGroup(item) && isWordy(item) ? item.image : undefined;
+  }
+
+  /** A name: a word, a quoted string, or a variable holding one. */
+  private nameOf(item: Item | undefined): string | undefined {
+    if (item === undefined || isGroup(item)) return undefined;
+    if (isWordy(item)) return item.image;
+    if (item.tokenType === StringTok) return unquote(item.image);
+    if (item.tokenType === Variable) {
+      const v = this.variable(item.image.slice(1), itemRange(item));
+      if (v && v.kind === 'value') return v.value;
+    }
+    return undefined;
+  }
+
+  /** `[family] name…`: reads `count` names, the family first when it is one and enough names follow. */
+  private spec(items: Item[], from: number, count: number): Spec | undefined {
+    let i = from;
+    let family: NftFamily = 'ip';
+    let familyGiven = false;
+    const first = this.wordOf(items[i]);
+    if (first !== undefined && isNftFamily(first)) {
+      let names = 0;
+      for (let k = i + 1; k < items.length && names < count && this.nameOf(items[k]) !== undefined; k++) names++;
+      if (names >= count) {
+        family = first;
+        familyGiven = true;
+        i++;
+      }
+    }
+    const names: string[] = [];
+    const ranges: Range[] = [];
+    for (let k = 0; k < count; k++) {
+      const item = items[i];
+      const name = this.nameOf(item);
+      if (name === undefined) return undefined;
+      names.push(name);
+      ranges.push(itemRange(item));
+      i++;
+    }
+    return { family, familyGiven, names, ranges, next: i };
+  }
+
+  private missing(range: Range, what: string): void {
+    this.diag(range, 'error', 'syntax', t('{0} is missing here.', what));
+  }
+
+  private ensureTable(family: NftFamily, name: string, nameRange: Range, declRange: Range, declare: boolean): NftTable {
+    const table = this.sink.table(family, name, nameRange, declRange);
+    if (declare) {
+      this.sink.declareTable(table, nameRange, declRange);
+      // One definition per table id, also when a deleted table is declared again.
+      const id = table.id;
+      if (!this.tableDefinitions.has(id)) this.tableDefinitions.set(id, this.sink.defineTable(family, name, nameRange, declRange));
+    }
+    return table;
+  }
+
+  /**
+   * One string per chain, set or map name: references and definitions share it (as do the lines they are on).
+   * A name its table has already is its object's: `names` holds only the names referenced before their table
+   * has them (kube-proxy's maps name the service chains listed after them), not all 100,000 chains (docs/performance.md#memory).
+   */
+  private name(kind: 'chain' | 'set', table: NftTable, name: string): string {
+    const defined = kind === 'chain' ? table.chainByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
+    if (defined !== undefined) return defined.name;
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    this.names.set(name, name);
+    return name;
+  }
+
+  private pend(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
+    this.pendShared(kind, table, this.name(kind, table, name), range, role);
+  }
+
+  /** pend() of a name that is the shared string already. */
+  private pendShared(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
+    const runs = this.pendingRunTables.length;
+    if (runs === 0 || this.pendingRunTables[runs - 1] !== table || this.pendingRunSeqs[runs - 1] !== this.seq) {
+      this.pendingRunStarts.push(this.pending.length);
+      this.pendingRunTables.push(table);
+      this.pendingRunSeqs.push(this.seq);
+    }
+    this.pending.push(kind, name, table.id, role, range);
+  }
+
+  private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
+    let chain = table.chainByName.get(name);
+    // A chain made here has the declaration's ranges already.
+    let created = false;
+    if (chain === undefined) {
+      // The string of the references before it, if any (see name()).
+      name = this.names.get(name) ?? name;
+      chain = this.sink.newChain(table, name, nameRange, declRange);
+      created = true;
+    } else name = chain.name;
+    let definition: SymbolDefinition | undefined;
+    // A chain made here has no definition yet unless a table of this id forgot a chain (a declared chain stays in
+    // chainByName until then): one lookup fewer in a map of 100,000 names per chain.
+    if (declare && ((created && !this.chainsForgotten) || this.symbols.definition('chain', table.id, name) === undefined)) {
+      chain.declared = true;
+      if (!created) {
+        chain.range = declRange;
+        chain.nameRange = nameRange;
+        chain.fullRange = declRange;
+      }
+      // A chain made here has no definition (see above): no lookup of its name before storing it.
+      definition = this.sink.defineChain(table, chain, nameRange, declRange, created && !this.chainsForgotten);
+      const d = this.defsOf(table.id);
+      if (d.chainSeq < 0) d.chainSeq = this.seq;
+      else if (d.chainSeq !== this.seq) d.laterChains.set(name, this.seq);
+    } else {
+      if (declare) chain.declared = true;
+      this.pendShared('chain', table, name, nameRange, declare ? 'command' : role);
+    }
+    return { chain, definition };
+  }
+
+  private ensureSet(table: NftTable, kind: 'set' | 'map', name: string, nameRange: Range, declRange: Range): { set: NftSet | NftMap; definition?: SymbolDefinition } {
+    const set = (kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name)) ?? this.sink.newSet(table, kind, name, nameRange, declRange);
+    const sets = this.defsOf(table.id).sets;
+    let definition: SymbolDefinition | undefined;
+    if (!sets.has(name)) {
+      definition = this.sink.defineObject(kind, table, name, nameRange, declRange);
+      sets.set(name, { definition, seq: this.seq });
+    } else {
+      this.pend('set', table, name, nameRange, 'command');
+    }
+    return { set, definition };
+  }
+
+  private handleOf(range: Range): number | undefined {
+    return this.handleAt(range.end.line);
+  }
+
+  /** The handle in the comment of the current line, when `endLine` (where a declaration or rule ends) is that line. */
+  private handleAt(endLine: number): number | undefined {
+    const c = this.lineComment;
+    if (!c || c.startLine !== endLine) return undefined;
+    const m = /^#\s*handle\s+(\d+)/.exec(c.image);
+    return m ? Number(m[1]) : undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Top level
+
+  private topUnit(cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
+    this.seq++;
+    if (this.commonUnit(cst, range)) return;
+    this.command(itemsOf(cst.children.items?.[0] as CstNode), range, blockOpen);
+  }
+
+  /** nft's common_block, allowed at the top and in every block: include, define / redefine, undefine. */
+  private commonUnit(cst: CstNode, range: Range): boolean {
+    const c = cst.children;
+    if (c.includeCommand) {
+      const node = c.includeCommand[0] as CstNode;
+      const path = unquote((node.children.path as IToken[])[0].image);
+      this.includes.push({ path, range });
+      this.diag(range, 'information', 'include', t('nft reads {0} here; what it holds is not part of this dump, so it is not analysed.', JSON.stringify(path)));
+      return true;
+    }
+    if (c.defineCommand) {
+      this.defineCommand(c.defineCommand[0] as CstNode, range);
+      return true;
+    }
+    if (c.undefineCommand) {
+      const name = ((c.undefineCommand[0] as CstNode).children.name as IToken[])[0];
+      if (!this.defineByName.delete(name.image)) this.diag(itemRange(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
+      return true;
+    }
+    return false;
+  }
+
+  private defineCommand(node: CstNode, range: Range): void {
+    const nameToken = (node.children.name as IToken[])[0];
+    const valueItems = itemsOf(node.children.value?.[0] as CstNode);
+    const nameRange = itemRange(nameToken);
+    if (valueItems.length === 0) {
+      this.missing(nameRange, t('A value after "="'));
+      return;
+    }
+    const valueRange = itemsRange(valueItems);
+    const define: NftDefine = { name: nameToken.image, value: this.text(valueRange), range, nameRange };
+    const expression = this.reader.readValue(valueItems);
+    if (expression) define.expression = expression;
+    this.defines.push(define);
+    this.defineByName.set(define.name, define);
+  }
+
+  /** The verb (`add` when none is written) and object of a command, and where its arguments start. */
+  private commandWords(items: Item[], w0: string): { verb: NftCommandVerb; explicitVerb: boolean; object: string | undefined; i: number } {
+    let i = 0;
+    let verb: NftCommandVerb = 'add';
+    const explicitVerb = VERBS.has(w0);
+    if (explicitVerb) {
+      verb = (['describe', 'monitor', 'get', 'export', 'import'].includes(w0) ? 'other' : w0) as NftCommandVerb;
+      i = 1;
+    }
+    let object = this.wordOf(items[i]);
+    if (object === 'ct' && CT_OBJECTS.has(this.wordOf(items[i + 1]) ?? '')) {
+      object = `ct ${this.wordOf(items[i + 1])}`;
+      i += 2;
+    } else if (object !== undefined) {
+      i++;
+    }
+    return { verb, explicitVerb, object, i };
+  }
+
+  private command(items: Item[], range: Range, blockOpen: IToken | undefined): void {
+    const w0 = this.wordOf(items[0]);
+    if (w0 === undefined) {
+      this.diag(itemRange(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(itemRange(items[0])))));
+      return;
+    }
+    const { verb, explicitVerb, object, i } = this.commandWords(items, w0);
+    const objectRange = items[explicitVerb ? 1 : 0] ? itemRange(items[explicitVerb ? 1 : 0]) : range;
+    const text = this.text(range);
+    const record = (spec?: Spec, name?: string): void => {
+      const cmd: NftCommand = { verb, object: object ?? '', text, range };
+      if (spec) {
+        cmd.family = spec.family;
+        cmd.table = spec.names[0];
+      }
+      if (name !== undefined) cmd.name = name;
+      this.commands.push(cmd);
+    };
+    if (object === undefined) {
+      this.diag(range, 'error', 'syntax', t('{0} needs an object: table, chain, rule, set, map, element or ruleset.', w0));
+      return;
+    }
+    if (verb === 'other' || verb === 'list' || (verb === 'reset' && !['counter', 'quota', 'rule', 'element'].includes(object))) {
+      record();
+      return;
+    }
+    switch (object) {
+      case 'table': {
+        const spec = this.spec(items, i, 1);
+        if (!spec) return this.missing(objectRange, t('A table name'));
+        const table = this.tableCommand(verb, spec, range);
+        record(spec);
+        if (table && blockOpen) this.openTable(table, range);
+        return;
+      }
+      case 'ruleset': {
+        const fam = this.wordOf(items[i]);
+        if (verb === 'flush' || verb === 'delete' || verb === 'destroy') {
+          for (const table of [...this.tables]) if (!fam || table.family === fam) this.removeTable(table);
+        }
+        record();
+        return;
+      }
+      case 'chain':
+      case 'set':
+      case 'map':
+      case 'flowtable':
+      case 'counter':
+      case 'quota':
+      case 'limit':
+      case 'secmark':
+      case 'synproxy':
+      case 'meter':
+      case 'ct helper':
+      case 'ct timeout':
+      case 'ct expectation': {
+        const spec = this.spec(items, i, 2);
+        if (spec && spec.names[1] === 'handle' && /^\d+$/.test(this.wordOf(items[spec.next]) ?? '')) {
+          // `delete chain ip t handle 5`
+          record(spec);
+          return;
+        }
+        if (!spec) return this.missing(objectRange, t('A table and a name'));
+        record(spec, spec.names[1]);
+        this.objectCommand(verb, object, spec, range, blockOpen, items);
+        return;
+      }
+      case 'rule':
+        return this.ruleCommand(verb, items, i, range, record, objectRange);
+      case 'element':
+        return this.elementCommandUnit(verb, items, i, objectRange, record);
+      default:
+        if (verb === 'add' || verb === 'insert' || verb === 'create' || verb === 'replace') {
+          if (explicitVerb && this.spec(items, i - 1, 2)) {
+            // `add ip t c <statements>`: the rule shorthand
+            return this.ruleCommand(verb, items, i - 1, range, record, objectRange);
+          }
+        }
+        this.otherCommand(w0, object, explicitVerb, objectRange, record);
+    }
+  }
+
+  /** `add element t s { … }`. */
+  private elementCommandUnit(verb: NftCommandVerb, items: Item[], i: number, objectRange: Range, record: (spec?: Spec, name?: string) => void): void {
+    const spec = this.spec(items, i, 2);
+    if (!spec) return this.missing(objectRange, t('A table and a set name'));
+    record(spec, spec.names[1]);
+    const group = items[spec.next];
+    if (!group || !isBraceGroup(group)) return this.missing(spec.ranges[1], t('The elements in {…}'));
+    if (spec.next + 1 < items.length) this.diag(itemsRange(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, spec.next + 1)))));
+    this.elementCommand(verb, spec, group);
+  }
+
+  /** A listing command (`list chains`), kept as a command, or an unknown one. */
+  private otherCommand(w0: string, object: string, explicitVerb: boolean, objectRange: Range, record: () => void): void {
+    if (/^(tables|chains|sets|maps|counters|quotas|limits|flowtables|meters|secmarks|synproxys|hooks)$/.test(object)) {
+      record();
+      return;
+    }
+    this.diag(
+      objectRange,
+      'error',
+      'unknown-command',
+      explicitVerb ? t('{0} {1} is not an nft command.', w0, object) : t('{0} is not an nft command: a line starts with table, add, insert, delete, flush, define or include.', JSON.stringify(object)),
+    );
+  }
+
+  private tableCommand(verb: NftCommandVerb, spec: Spec, range: Range): NftTable | undefined {
+    const [name] = spec.names;
+    const id = `${spec.family} ${name}`;
+    switch (verb) {
+      case 'add':
+      case 'create':
+        return this.ensureTable(spec.family, name, spec.ranges[0], range, true);
+      case 'delete':
+      case 'destroy': {
+        const table = this.tableById.get(id);
+        this.tableRef(spec);
+        if (table) this.removeTable(table);
+        return undefined;
+      }
+      case 'flush': {
+        const table = this.tableById.get(id);
+        this.tableRef(spec);
+        if (table) {
+          for (const chain of this.sink.deletedChains.live(table)) {
+            this.sink.edited.settle(chain);
+            chain.rules = [];
+          }
+        }
+        return undefined;
+      }
+      default:
+        this.tableRef(spec);
+        return undefined;
+    }
+  }
+
+  private tableRef(spec: Spec): void {
+    this.symbols.reference({ kind: 'table', name: spec.names[0], scope: spec.family, range: spec.ranges[0], role: 'command' });
+  }
+
+  private removeTable(table: NftTable): void {
+    this.chainsForgotten = true;
+    this.sink.removeTable(table);
+    for (const chain of this.sink.deletedChains.live(table)) for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
+  }
+
+  private forgetRule(rule: NftRule): void {
+    const line = rule.range.start.line;
+    if (this.ruleByLine.get(line) === rule) {
+      this.ruleByLine.delete(line);
+      if (line === this.lastRuleLine) this.lastRuleLine = -1;
+    }
+  }
+
+  private tableOf(spec: Spec, range: Range): NftTable {
+    const table = this.ensureTable(spec.family, spec.names[0], spec.ranges[0], range, false);
+    this.symbols.reference({ kind: 'table', name: spec.names[0], scope: spec.family, range: spec.ranges[0], role: 'command' });
+    return table;
+  }
+
+  private objectCommand(verb: NftCommandVerb, object: string, spec: Spec, range: Range, blockOpen: IToken | undefined, items: Item[]): void {
+    const table = this.tableOf(spec, range);
+    const name = spec.names[1];
+    const nameRange = spec.ranges[1];
+    this.currentTable = table;
+    if (verb === 'add' || verb === 'create') {
+      if (spec.next < items.length) {
+        this.diag(itemsRange(items, spec.next), 'error', 'syntax', t('Unexpected {0}: a declaration continues in { … }.', JSON.stringify(this.text(itemsRange(items, spec.next)))));
+      }
+      this.openDeclaration(table, object, name, nameRange, range, blockOpen !== undefined);
+      return;
+    }
+    if (verb === 'rename' && object === 'chain') {
+      const chain = table.chainByName.get(name);
+      const written = this.nameOf(items[spec.next]);
+      const newName = written === undefined ? undefined : this.name('chain', table, written);
+      this.pend('chain', table, name, nameRange, 'command');
+      if (chain && newName !== undefined) {
+        this.chainsForgotten = true;
+        table.chainByName.delete(name);
+        chain.name = newName;
+        table.chainByName.set(newName, chain);
+        for (const rule of this.sink.edited.settle(chain)) rule.chain = newName;
+      }
+      return;
+    }
+    if (object === 'chain') {
+      this.pend('chain', table, name, nameRange, 'command');
+      const chain = table.chainByName.get(name);
+      if (!chain) return;
+      if (verb === 'flush') {
+        for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
+        chain.rules = [];
+      } else if (verb === 'delete' || verb === 'destroy') {
+        for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
+        this.chainsForgotten = true;
+        this.sink.deletedChains.delete(table, chain);
+        table.chainByName.delete(name);
+      }
+      return;
+    }
+    if (object === 'set' || object === 'map' || object === 'meter') {
+      this.pend('set', table, name, nameRange, 'command');
+      const set = object === 'map' ? table.mapByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
+      if (!set) return;
+      if (verb === 'flush') set.elements = [];
+      else if (verb === 'delete' || verb === 'destroy') {
+        if (set.kind === 'map') {
+          table.maps.splice(table.maps.indexOf(set), 1);
+          table.mapByName.delete(name);
+        } else {
+          table.sets.splice(table.sets.indexOf(set), 1);
+          table.setByName.delete(name);
+        }
+      }
+      return;
+    }
+    if (verb === 'delete' || verb === 'destroy') {
+      if (object === 'flowtable') {
+        const ft = table.flowtables.findIndex((f) => f.name === name);
+        if (ft >= 0) table.flowtables.splice(ft, 1);
+      } else {
+        const ob = table.objects.findIndex((o) => o.kind === object && o.name === name);
+        if (ob >= 0) table.objects.splice(ob, 1);
+      }
+    }
+  }
+
+  private ruleCommand(verb: NftCommandVerb, items: Item[], i: number, range: Range, record: (spec?: Spec, name?: string) => void, objectRange: Range): void {
+    const spec = this.spec(items, i, 2);
+    if (!spec) return this.missing(objectRange, t('A table and a chain name'));
+    record(spec, spec.names[1]);
+    const table = this.tableOf(spec, range);
+    this.currentTable = table;
+    const chainName = spec.names[1];
+    const chainRange = spec.ranges[1];
+    let k = spec.next;
+    let position: { kind: 'position' | 'handle' | 'index'; value: number } | undefined;
+    const pw = this.wordOf(items[k]);
+    if ((pw === 'position' || pw === 'handle' || pw === 'index') && /^\d+$/.test(this.wordOf(items[k + 1]) ?? '')) {
+      position = { kind: pw, value: Number(this.wordOf(items[k + 1])) };
+      k += 2;
+    }
+    const { chain } = this.ensureChain(table, chainName, chainRange, range, false, 'rule-owner');
+    if (verb === 'delete' || verb === 'destroy') {
+      if (position && position.kind === 'handle') {
+        const list = this.sink.edited.list(chain);
+        const node = list.withHandle(position.value);
+        if (node) {
+          this.forgetRule(node.rule);
+          list.remove(node);
+        }
+      } else {
+        this.missing(chainRange, t('"handle N" of the rule to delete'));
+      }
+      return;
+    }
+    if (k >= items.length) {
+      if (verb === 'reset') return;
+      return this.missing(itemsRange(items, items.length - 1), t('The statements of the rule'));
+    }
+    const rule = this.makeRule(table, chain, items.slice(k));
+    if (verb === 'reset') return;
+    if (verb !== 'insert' && !position) return this.sink.edited.push(chain, rule);
+    const list = this.sink.edited.list(chain);
+    // The rule the new one goes before (undefined: at the end).
+    let before = verb === 'insert' ? list.first() : undefined;
+    if (position?.kind === 'index') {
+      before = list.nodeAt(verb === 'insert' ? position.value : position.value + 1);
+    } else if (position) {
+      const h = list.withHandle(position.value);
+      if (h && verb === 'replace') {
+        this.forgetRule(h.rule);
+        return list.replace(h, rule);
+      }
+      if (h) before = verb === 'insert' ? h : h.next;
+    }
+    list.insertBefore(before, rule);
+  }
+
+  private elementCommand(verb: NftCommandVerb, spec: Spec, group: CstNode): void {
+    const table = this.tableOf(spec, spec.ranges[0]);
+    this.currentTable = table;
+    const name = spec.names[1];
+    this.pend('set', table, name, spec.ranges[1], 'command');
+    const elements = this.reader.readElements(group);
+    const set = table.mapByName.get(name) ?? table.setByName.get(name);
+    if (!set) {
+      // Unknown here (the set may exist in the kernel): keep the elements on an undeclared set of the table.
+      if (verb !== 'add' && verb !== 'create') return;
+      const kind = elements.some((e) => e.value !== undefined) ? 'map' : 'set';
+      this.sink.newSet(table, kind, name, spec.ranges[1], spec.ranges[1], elements);
+      return;
+    }
+    if (verb === 'add' || verb === 'create') {
+      for (const e of elements) set.elements.push(e);
+    } else if (verb === 'delete' || verb === 'destroy') {
+      this.deletedElements.delete(set.elements, elements);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Blocks
+
+  private openTable(table: NftTable, header: Range): void {
+    this.currentTable = table;
+    this.push({ kind: 'table', table, header, definition: this.tableDefinitions.get(table.id) });
+    if (table.range.start.line === header.start.line && table.range.start.character === header.start.character) table.range = header;
+    const handle = this.handleOf(header);
+    if (handle !== undefined) table.handle = handle;
+  }
+
+  /** A declaration inside a table block or from `add chain/set/map/… ip t name`. */
+  openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean): void {
+    const handle = this.handleOf(header);
+    switch (object) {
+      case 'chain': {
+        const { chain, definition } = this.ensureChain(table, name, nameRange, header, true, 'command');
+        if (handle !== undefined) chain.handle = handle;
+        if (block) this.push({ kind: 'chain', table, chain, header, definition });
+        return;
+      }
+      case 'set':
+      case 'map':
+      case 'meter': {
+        const { set, definition } = this.ensureSet(table, object === 'map' ? 'map' : 'set', name, nameRange, header);
+        if (handle !== undefined) set.handle = handle;
+        if (block) this.push({ kind: object === 'map' ? 'map' : 'set', table, set, header, definition });
+        return;
+      }
+      case 'flowtable': {
+        let ft = table.flowtables.find((f) => f.name === name);
+        if (!ft) {
+          ft = { name, tableId: table.id, devices: [], flags: [], range: header, nameRange, fullRange: header };
+          table.flowtables.push(ft);
+        }
+        if (handle !== undefined) ft.handle = handle;
+        if (block) this.push({ kind: 'flowtable', table, flowtable: ft, header });
+        return;
+      }
+      default: {
+        const kind = object as NftObjectKind;
+        let ob = table.objects.find((o) => o.kind === kind && o.name === name);
+        if (!ob) {
+          ob = { kind, name, tableId: table.id, properties: [], range: header, nameRange, fullRange: header };
+          table.objects.push(ob);
+        }
+        if (handle !== undefined) ob.handle = handle;
+        if (block) this.push({ kind: 'object', table, object: ob, header });
+      }
+    }
+  }
+
+  private tableUnit(cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
+    const block = this.stack[this.stack.length - 1];
+    const table = block.table!;
+    this.currentTable = table;
+    const c = cst.children;
+    if (c.flagsSpec) {
+      appendAll(table.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
+      return;
+    }
+    if (this.commonUnit(cst, range)) return;
+    if (c.devicesSpec) {
+      this.diag(range, 'error', 'syntax', t('"devices" belongs in a chain or flowtable, not in a table.'));
+      return;
+    }
+    const items = itemsOf(c.items?.[0] as CstNode);
+    const w0 = this.wordOf(items[0]);
+    if (blockOpen) {
+      let object = w0 ?? '';
+      let k = 1;
+      if (object === 'ct') {
+        object = `ct ${this.wordOf(items[1])}`;
+        k = 2;
+      }
+      const name = this.nameOf(items[k]);
+      if (name === undefined) return this.missing(itemRange(items[k - 1]), t('A name'));
+      if (items.length > k + 1) this.diag(itemsRange(items, k + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, k + 1)))));
+      this.openDeclaration(table, object, name, itemRange(items[k]), range, true);
+      return;
+    }
+    if (w0 === 'comment' && items.length === 2 && this.isString(items[1])) {
+      table.comment = unquote((items[1] as IToken).image);
+      return;
+    }
+    if (w0 !== undefined && TABLE_CHILDREN.has(w0)) {
+      this.diag(range, 'error', 'syntax', t('{0} needs a block: {0} NAME { … }.', w0));
+      return;
+    }
+    this.diag(range, 'error', 'unexpected-in-table', t('{0} is not allowed directly in a table: rules belong in a chain.', JSON.stringify(this.text(range).slice(0, 60))));
+  }
+
+  private isString(item: Item | undefined): boolean {
+    return item !== undefined && !isGroup(item) && item.tokenType === StringTok;
+  }
+
+  private flagsOf(node: CstNode): string[] {
+    return ((node.children.flag as IToken[] | undefined) ?? []).map((f) => {
+      if (f.tokenType === Variable) {
+        const v = this.variable(f.image.slice(1), itemRange(f));
+        return v ? (v.kind === 'value' ? v.value : v.text) : f.image;
+      }
+      return f.image;
+    });
+  }
+
+  private devicesOf(node: CstNode): string[] {
+    const dev = node.children.devices?.[0];
+    if (!dev) return [];
+    if (isGroup(dev as Item)) {
+      return itemsOf(dev as CstNode)
+        .filter((it) => !isGroup(it) && it.tokenType !== Comma)
+        .map((it) => {
+          const tok = it as IToken;
+          if (tok.tokenType === Variable) {
+            const v = this.variable(tok.image.slice(1), itemRange(tok));
+            return v ? (v.kind === 'value' ? v.value : v.text) : tok.image;
+          }
+          return unquote(tok.image);
+        });
+    }
+    const tok = dev as IToken;
+    const v = this.variable(tok.image.slice(1), itemRange(tok));
+    if (v && v.kind === 'set') return v.elements.map((e) => e.key.join(' . '));
+    return v ? [v.kind === 'value' ? v.value : v.text] : [];
+  }
+
+  private chainUnit(cst: CstNode, tokens: IToken[]): void {
+    const c = cst.children;
+    if (!c.items) {
+      this.chainDeclarationUnit(cst, tokens);
+      return;
+    }
+    this.chainItems(itemsOf(c.items[0] as CstNode), tokens);
+  }
+
+  /** A chain's hook, policy or devices, or a define in a chain. */
+  private chainDeclarationUnit(cst: CstNode, tokens: IToken[]): void {
+    const block = this.stack[this.stack.length - 1];
+    const chain = block.chain!;
+    const table = block.table!;
+    this.currentTable = table;
+    const c = cst.children;
+    if (c.hookSpec) {
+      this.hookSpec(c.hookSpec[0] as CstNode, chain, table);
+      return;
+    }
+    if (c.policySpec) {
+      const p = (c.policySpec[0] as CstNode).children.policy![0] as IToken;
+      let policy = p.image;
+      if (p.tokenType === Variable) {
+        const v = this.variable(p.image.slice(1), itemRange(p));
+        policy = v && v.kind === 'value' ? v.value : p.image;
+      }
+      if (policy !== 'accept' && policy !== 'drop' && p.tokenType !== Variable) {
+        this.diag(itemRange(p), 'error', 'bad-policy', t('A chain policy is accept or drop, not {0}.', JSON.stringify(policy)));
+      }
+      chain.policy = policy;
+      return;
+    }
+    if (c.devicesSpec) {
+      chain.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
+      return;
+    }
+    this.commonUnit(cst, this.unitRange(tokens, undefined));
+  }
+
+  /** A rule, or a chain's comment or flags (the unit's items). */
+  private chainItems(items: Item[], tokens: IToken[]): void {
+    const block = this.stack[this.stack.length - 1];
+    const chain = block.chain!;
+    const table = block.table!;
+    this.currentTable = table;
+    const first = items[0];
+    if (this.wordOf(first) === 'comment' && items.length === 2 && this.isString(items[1])) {
+      chain.comment = unquote((items[1] as IToken).image);
+      return;
+    }
+    if (first && !isGroup(first) && first.tokenType === Flags) {
+      // A new array: a ChainNode's flags may be the one shared empty array.
+      chain.flags = chain.flags.concat(
+        items
+          .slice(1)
+          .filter((it) => this.wordOf(it) !== undefined)
+          .map((it) => (it as IToken).image),
+      );
+      return;
+    }
+    if (first && !isGroup(first) && isWordy(first) && (first.image === 'type' || first.image === 'hook' || first.image === 'priority')) {
+      this.diag(this.unitRange(tokens, undefined), 'error', 'syntax', t('A base chain is declared as "type TYPE hook HOOK priority PRIORITY".'));
+      return;
+    }
+    const rule = this.makeRule(table, chain, items);
+    this.sink.edited.push(chain, rule);
+  }
+
+  private hookSpec(node: CstNode, chain: NftChain, table: NftTable): void {
+    const c = node.children;
+    const type = (c.chainType as IToken[])[0];
+    const hook = (c.hook as IToken[])[0];
+    chain.type = type.image;
+    chain.hook = hook.image;
+    if (!CHAIN_TYPES.has(type.image)) this.diag(itemRange(type), 'error', 'bad-chain-type', t('Unknown chain type {0}: nft knows filter, nat and route.', JSON.stringify(type.image)));
+    if (!HOOKS[table.family].includes(hook.image)) {
+      this.diag(itemRange(hook), 'error', 'bad-hook', t('The {0} family has no hook {1} (it has {2}).', table.family, JSON.stringify(hook.image), HOOKS[table.family].join(', ')));
+    }
+    const device = (c.device as IToken[] | undefined)?.[0];
+    if (device) {
+      if (device.tokenType === Variable) {
+        const v = this.variable(device.image.slice(1), itemRange(device));
+        chain.device = v ? (v.kind === 'value' ? v.value : v.text) : device.image;
+      } else chain.device = unquote(device.image);
+    }
+    if (c.devices) chain.devices = this.devicesOf(node);
+    if (c.priority) {
+      const items = itemsOf(c.priority[0] as CstNode);
+      if (items.length === 0) {
+        this.missing(itemRange((c.Kw_priority as IToken[])[0]), t('A priority'));
+        return;
+      }
+      chain.priority = this.priority(items, table.family, hook.image);
+    }
+  }
+
+  /** `priority filter`, `priority -110`, `priority dstnat - 10`, `priority $p`. */
+  private priority(items: Item[], family: NftFamily, hook: string | undefined): NftChainPriority {
+    const range = itemsRange(items);
+    const text = this.text(range);
+    const out: NftChainPriority = { text, range };
+    const compact = text.replace(/\s+/g, '');
+    let m = /^([a-z]+)(?:([+-])(\d+))?$/.exec(compact);
+    let base: string | undefined;
+    let sign = '+';
+    let offset = 0;
+    if (items.length === 1 && !isGroup(items[0]) && items[0].tokenType === Variable) {
+      const v = this.variable(items[0].image.slice(1), range);
+      if (!v || v.kind !== 'value') return out;
+      const vm = /^(-?\d+)$/.exec(v.value);
+      if (vm) {
+        out.value = Number(vm[1]);
+        return out;
+      }
+      m = /^([a-z]+)(?:([+-])(\d+))?$/.exec(v.value.replace(/\s+/g, ''));
+    }
+    if (/^-?\d+$/.test(compact)) {
+      out.value = Number(compact);
+      return out;
+    }
+    if (!m) {
+      this.diag(range, 'error', 'bad-priority', t('{0} is not a priority: a number, or a name such as filter, optionally with + or - a number.', JSON.stringify(text)));
+      return out;
+    }
+    base = m[1];
+    sign = m[2] ?? '+';
+    offset = m[3] ? Number(m[3]) : 0;
+    const value = standardPriority(base, family, hook);
+    if (value === undefined) {
+      this.diag(range, 'error', 'bad-priority', t('{0} is not a valid priority for a {1} chain on the {2} hook.', JSON.stringify(base), family, hook ?? '?'));
+      return out;
+    }
+    out.value = sign === '-' ? value - offset : value + offset;
+    return out;
+  }
+
+  private makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
+    this.currentTable = table;
+    // Where the rule is, as numbers: a lazy rule keeps no range object.
+    const firstTok = firstToken(items[0]);
+    const lastTok = lastToken(items[items.length - 1]);
+    const line = lineOf(firstTok);
+    const startCharacter = firstTok.startOffset;
+    const endCharacter = lastTok.startOffset + lastTok.image.length;
+    const lazy = line === lineOf(lastTok) && line === this.line && isLazyRuleSpan(startCharacter, endCharacter) && this.canReread(line, startCharacter, endCharacter);
+    // The statements of a lazy rule are garbage after this reading: their texts need not be shared, and they
+    // are made at allocation sites of their own (see setShortLivedReading).
+    this.discarding = lazy;
+    const wasShortLived = setShortLivedReading(lazy);
+    let statements: NftStatement[];
+    try {
+      // A lazy rule of a plain shape only needs its references reported: its statements are read on demand.
+      statements = lazy && reportPlainRuleReferences(items, this) ? NO_STATEMENTS : this.reader.readRule(items);
+    } finally {
+      setShortLivedReading(wasShortLived);
+      this.discarding = false;
+    }
+    const range = lazy ? undefined : itemsRange(items);
+    const rule: NftRule =
+      range === undefined
+        ? new LazyRule(table.id, chain.name, this.document, line, this.lineStart, startCharacter, endCharacter)
+        : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
+    for (const st of statements) {
+      if (st.kind === 'comment') rule.comment = st.comment;
+      else if (st.kind === 'raw') {
+        const first = /^[^\s]+/.exec(st.text)?.[0] ?? '';
+        if (!isKnownStatementWord(first)) {
+          this.diag(st.range, 'warning', 'unknown-statement', t('{0} is not an nft statement this extension knows; kept as written.', JSON.stringify(first)));
+        }
+      }
+    }
+    this.xtResidue(items);
+    const handle = this.handleAt(range === undefined ? line : range.end.line);
+    if (handle !== undefined) rule.handle = handle;
+    this.indexRule(rule, line);
+    return rule;
+  }
+
+  /**
+   * `xt match "multiport"`, `xt target "TPROXY"`: how nft lists an iptables-nft rule's compat expression. nft
+   * itself cannot read it back ("unsupported xtables compat expression"): say where the rule came from.
+   */
+  private xtResidue(items: Item[]): void {
+    for (let k = 0; k + 2 < items.length; k++) {
+      if (this.wordOf(items[k]) !== 'xt') continue;
+      const type = this.wordOf(items[k + 1]);
+      if (type !== 'match' && type !== 'target' && type !== 'watcher') continue;
+      const name = isGroup(items[k + 2]) ? '' : unquote((items[k + 2] as IToken).image);
+      this.diag(
+        itemsRange(items.slice(k, k + 3)),
+        'hint',
+        'xt-compat',
+        t(
+          'An iptables-nft rule: nft lists its {0} {1} as "xt", but cannot restore it ("unsupported xtables compat expression"). Save and restore it with iptables-nft-save / iptables-nft-restore.',
+          type,
+          JSON.stringify(name),
+        ),
+      );
+    }
+  }
+
+  private indexRule(rule: NftRule, line: number): void {
+    // The first rule of a line is its entry. Rules come in line order: a line has one already only if it was the last.
+    if (line !== this.lastRuleLine) {
+      this.ruleByLine.set(line, rule);
+      this.lastRuleLine = line;
+    }
+  }
+
+  private setUnit(cst: CstNode, range: Range): void {
+    const block = this.stack[this.stack.length - 1];
+    const set = block.set!;
+    this.currentTable = block.table;
+    const c = cst.children;
+    if (this.commonUnit(cst, range)) return;
+    if (c.typeSpec) {
+      const node = c.typeSpec[0] as CstNode;
+      const typeofKw = (node.children.keyword as IToken[])[0].image === 'typeof';
+      set.keyType = this.typeParts(node.children.key[0] as CstNode);
+      set.keyTypeof = typeofKw;
+      if (node.children.data) {
+        let data = this.typeParts(node.children.data[0] as CstNode);
+        if (set.kind !== 'map') {
+          this.diag(range, 'error', 'set-with-data', t('A set has no data type; declare a map for "key : data".'));
+          return;
+        }
+        if (data.length === 1 && data[0].startsWith('interval ')) {
+          set.dataInterval = true;
+          data = [data[0].slice('interval '.length)];
+        }
+        set.dataType = data;
+        set.dataTypeof = typeofKw || node.children.dataTypeof !== undefined;
+      } else if (set.kind === 'map') {
+        this.diag(range, 'error', 'map-without-data', t('A map needs a data type: type KEY : DATA.'));
+      }
+      return;
+    }
+    if (c.flagsSpec) {
+      appendAll(set.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
+      return;
+    }
+    if (c.elementsSpec) {
+      const e = (c.elementsSpec[0] as CstNode).children.elements![0];
+      if (isGroup(e as Item)) {
+        for (const el of this.reader.readElements(e as CstNode)) set.elements.push(el);
+      } else {
+        const tok = e as IToken;
+        const name = tok.image.slice(1);
+        const v = this.variable(name, itemRange(tok));
+        if (v && v.kind === 'set' && this.reader.expansions.admit(set.elements.length, v.elements.length, name, itemRange(tok), (...d) => this.diag(...d))) appendAll(set.elements, v.elements);
+      }
+      return;
+    }
+    const items = itemsOf(c.items?.[0] as CstNode);
+    const w0 = this.wordOf(items[0]) ?? '';
+    const valueText = items.length > 1 ? this.text(itemsRange(items, 1)) : '';
+    switch (w0) {
+      case 'timeout':
+        set.timeout = valueText;
+        return;
+      case 'gc-interval':
+        set.gcInterval = valueText;
+        return;
+      case 'size':
+        set.size = Number(valueText);
+        if (!/^\d+$/.test(valueText)) this.diag(range, 'error', 'syntax', t('A set size is a number.'));
+        return;
+      case 'policy':
+        set.policy = valueText;
+        return;
+      case 'auto-merge':
+        set.autoMerge = true;
+        return;
+      case 'comment':
+        if (items.length === 2 && this.isString(items[1])) {
+          set.comment = unquote((items[1] as IToken).image);
+          return;
+        }
+        break;
+    }
+    if (SET_PROPERTIES.has(w0)) {
+      set.extra.push(this.text(range));
+      return;
+    }
+    this.diag(range, 'error', 'unknown-property', t('{0} is not a set or map property (type, typeof, flags, timeout, size, policy, elements, comment…).', JSON.stringify(this.text(range).slice(0, 60))));
+  }
+
+  /** `ipv4_addr . inet_proto` → ['ipv4_addr', 'inet_proto']; `ip saddr . tcp dport` → ['ip saddr', 'tcp dport']. */
+  private typeParts(node: CstNode): string[] {
+    const parts: string[] = [];
+    let current: string[] = [];
+    for (const tok of (node.children.item as IToken[] | undefined) ?? []) {
+      if (tok.tokenType === Dot) {
+        parts.push(current.join(' '));
+        current = [];
+      } else if (tok.tokenType === Variable) {
+        const v = this.variable(tok.image.slice(1), itemRange(tok));
+        current.push(v ? (v.kind === 'value' ? v.value : v.text) : tok.image);
+      } else current.push(unquote(tok.image));
+    }
+    parts.push(current.join(' '));
+    return parts;
+  }
+
+  private flowtableUnit(cst: CstNode, range: Range): void {
+    const block = this.stack[this.stack.length - 1];
+    const ft = block.flowtable!;
+    const c = cst.children;
+    if (c.flagsSpec) {
+      appendAll(ft.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
+      return;
+    }
+    if (c.devicesSpec) {
+      ft.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
+      return;
+    }
+    if (this.commonUnit(cst, range)) return;
+    const items = itemsOf(c.items?.[0] as CstNode);
+    const w0 = this.wordOf(items[0]);
+    if (w0 === 'hook') {
+      ft.hook = this.wordOf(items[1]);
+      const p = items.findIndex((it) => this.wordOf(it) === 'priority');
+      if (p >= 0 && p + 1 < items.length) ft.priority = this.priority(items.slice(p + 1), 'netdev', ft.hook);
+      return;
+    }
+    if (w0 === 'counter' || w0 === 'comment') return;
+    this.diag(range, 'error', 'unknown-property', t('{0} is not a flowtable property (hook, priority, devices, flags, counter).', JSON.stringify(this.text(range).slice(0, 60))));
+  }
+
+  private objectUnit(cst: CstNode, range: Range): void {
+    const block = this.stack[this.stack.length - 1];
+    if (!block.object) return;
+    const c = cst.children;
+    if (this.commonUnit(cst, range)) return;
+    const text = this.text(range);
+    const items = itemsOf(c.items?.[0] as CstNode);
+    if (this.wordOf(items[0]) === 'comment' && items.length === 2 && this.isString(items[1])) {
+      block.object.comment = unquote((items[1] as IToken).image);
+      return;
+    }
+    const first = /^[A-Za-z][\w-]*/.exec(text)?.[0];
+    const name = first && !/^\d/.test(first) && !['over', 'until'].includes(first) ? first : '';
+    block.object.properties.push({ name, value: name ? text.slice(name.length).trim() : text, text, range });
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // References and comments
+
+  private resolveReferences(): void {
+    const reported = new Set<string>();
+    // Per table: the names of its base chains (a few), not a lookup among all its chains per jump.
+    const baseChainNames = new Map<NftTable, Set<string>>();
+    const baseChainsOf = (table: NftTable): Set<string> => {
+      let names = baseChainNames.get(table);
+      if (names === undefined) {
+        names = new Set();
+        for (const [name, chain] of table.chainByName) if (chain.hook !== undefined) names.add(name);
+        baseChainNames.set(table, names);
+      }
+      return names;
+    };
+    let run = -1;
+    let table = this.pendingRunTables[0];
+    let seq = this.pendingRunSeqs[0];
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i++) {
+      const name = pending.name(i);
+      const scope = pending.scope(i);
+      const role = pending.role(i);
+      if (this.pendingRunStarts[run + 1] === i) {
+        run++;
+        table = this.pendingRunTables[run];
+        seq = this.pendingRunSeqs[run];
+      }
+      const d = this.defs.get(scope);
+      let definition: SymbolDefinition | undefined;
+      let available: number | undefined;
+      const isChain = pending.kind(i) === 'chain';
+      if (d !== undefined && isChain) {
+        definition = this.symbols.definition('chain', scope, name);
+        if (definition !== undefined) available = d.laterChains.get(name) ?? d.chainSeq;
+      } else if (d !== undefined) {
+        const defined = d.sets.get(name);
+        definition = defined?.definition;
+        available = defined?.seq;
+      }
+      if (!isChain) pending.setKind(i, definition?.kind ?? 'set');
+      const kind = pending.kind(i);
+      this.symbols.indexColumn(pending, i);
+      const declaredHere = this.sink.declaredTables.has(table.id);
+      if (available === undefined) {
+        if (role === 'command' && !declaredHere) continue;
+        const range = pending.range(i);
+        const rk = `${kind}\u0000${table.id}\u0000${name}\u0000${range.start.line}\u0000${range.start.character}`;
+        if (reported.has(rk)) continue;
+        reported.add(rk);
+        const severity: Severity = declaredHere ? 'error' : 'warning';
+        if (isChain) {
+          this.diag(
+            range,
+            severity,
+            'undefined-chain',
+            declaredHere ? t('No chain {0} in table {1}.', name, table.id) : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
+          );
+        } else {
+          this.diag(
+            range,
+            severity,
+            'undefined-set',
+            declaredHere ? t('No set or map {0} in table {1}.', name, table.id) : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
+          );
+        }
+      } else if (available > seq) {
+        this.diag(
+          pending.range(i),
+          'warning',
+          'defined-later',
+          t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', name, definition!.range.start.line + 1),
+        );
+      } else if ((role === 'jump' || role === 'goto') && baseChainsOf(table).has(name)) {
+        this.diag(pending.range(i), 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', name));
+      }
+    }
+  }
+
+  private applyWarnings(): void {
+    for (const c of this.comments) {
+      const m = /^#\s*Warning: table (\S+) (\S+) is managed by iptables-nft/.exec(c.text);
+      if (!m) continue;
+      const table = this.tableById.get(`${m[1]} ${m[2]}`);
+      if (table) table.managedBy = 'iptables-nft';
+    }
+  }
+}
+
+/**
+ * The CST of a unit that is a plain list of items (a rule, a property, a command): what the grammar's
+ * `items` alternative builds, without running the parser. A unit starting with a Word always takes that
+ * alternative (the others start with keyword tokens); undefined when the grammar would reject the unit or
+ * when the parser is needed (`;` or unbalanced braces and parentheses inside the unit).
+ */
+function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | undefined {
+  if (tokens[0].tokenType !== Word) return undefined;
+  const top = groupItems(tokens);
+  if (top === undefined) return undefined;
+  const name = ctx === 'top' ? 'topUnit' : ctx === 'chain' ? 'chainUnit' : ctx === 'set' || ctx === 'map' ? 'setUnit' : 'plainUnit';
+  return { name, children: { items: [{ name: 'items', children: { item: top } }] } };
+}
+
+/**
+ * `type WORD` and `flags WORD, WORD…` in a set or map block (each of a dump's thousands of affinity sets has both):
+ * the CST the grammar's setUnit builds, as far as setUnit reads it; undefined for other units.
+ */
+function plainSetUnit(tokens: IToken[]): CstNode | undefined {
+  const n = tokens.length;
+  const first = tokens[0].tokenType;
+  if (first === TypeKw) {
+    if (n !== 2 || !isWordy(tokens[1])) return undefined;
+    return { name: 'setUnit', children: { typeSpec: [{ name: 'typeSpec', children: { keyword: [tokens[0]], key: [{ name: 'typeExpr', children: { item: [tokens[1]] } }] } }] } };
+  }
+  if (first !== Flags || n % 2 !== 0) return undefined;
+  const flag: IToken[] = [];
+  const commas: IToken[] = [];
+  for (let k = 1; k < n; k += 2) {
+    if (!isWordy(tokens[k])) return undefined;
+    flag.push(tokens[k]);
+    if (k + 1 === n) break;
+    if (tokens[k + 1].tokenType !== Comma) return undefined;
+    commas.push(tokens[k + 1]);
+  }
+  const children: CstNode['children'] = { Flags: [tokens[0]], flag };
+  if (commas.length > 0) children.Comma = commas;
+  return { name: 'setUnit', children: { flagsSpec: [{ name: 'flagsSpec', children }] } };
+}
+
+/** Whether one of the tokens is one feed() does more with than add it to the unit. */
+function hasStructureToken(tokens: readonly IToken[]): boolean {
+  for (let k = 0; k < tokens.length; k++) {
+    const type = tokens[k].tokenType;
+    if (type === LBrace || type === RBrace || type === Semicolon || type === LParen || type === RParen || type === UnterminatedString) return true;
+  }
+  return false;
+}
+
+/** The first token of an item (a group's opening brace or parenthesis). */
+function firstToken(item: Item): IToken {
+  return isGroup(item) ? groupTokens(item).open : item;
+}
+
+/** The last token of an item (a group's closing brace or parenthesis). */
+function lastToken(item: Item): IToken {
+  return isGroup(item) ? groupTokens(item).close : item;
+}
