@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { shellText } from './test/helpers/text-loader';
 
 export default defineConfig({
+  plugins: [shellText()],
   test: {
     include: ['test/unit/**/*.test.ts', 'test/corpus/**/*.test.ts'],
     testTimeout: 60_000,
