@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { shellText } from './test/helpers/text-loader';
+import { shellText } from './test/helpers/text-loader.mjs';
 
 export default defineConfig({
   plugins: [shellText()],

@@ -1,7 +1,7 @@
 // Kernel differential tests (test/kernel/README.md): real namespaces, real iptables, real packets.
 // Not part of `npm test`; run with `npm run test:kernel` (as root).
 import { defineConfig } from 'vitest/config';
-import { shellText } from '../helpers/text-loader';
+import { shellText } from '../helpers/text-loader.mjs';
 
 export default defineConfig({
   plugins: [shellText()],

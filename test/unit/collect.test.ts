@@ -79,9 +79,15 @@ describe('collect files', () => {
   });
 
   it('moves an nft listing of iptables-nft tables only to extra/ (it repeats iptables-nft-save)', () => {
-    const text = '# Warning: table ip nat is managed by iptables-nft, do not touch!\ntable ip nat {\n}\n';
-    const { files } = snapshotOf(parseCollectStream(stream([['nft/text', text, 0]]), M), 'local');
-    expect(files.map((f) => f.path)).toEqual(['extra/nft-ruleset.nft']);
+    const warned = '# Warning: table ip nat is managed by iptables-nft, do not touch!\ntable ip nat {\n}\n';
+    expect(snapshotOf(parseCollectStream(stream([['nft/text', warned, 0]]), M), 'local').files.map((f) => f.path)).toEqual(['extra/nft-ruleset.nft']);
+    // nft 1.0.6 prints no warning: iptables' table names beside iptables-nft rules (counted, as -c prints them).
+    const counted = IPT.replace('-A PREROUTING', '[12:720] -A PREROUTING');
+    const plain = 'table ip filter {\n}\ntable ip nat {\n}\n';
+    const both = snapshotOf(parseCollectStream(stream([['iptables/iptables-nft', counted, 0], ['nft/text', plain, 0]]), M), 'local');
+    expect(both.files.map((f) => f.path)).toEqual(['iptables-nft.iptables', 'extra/nft-ruleset.nft']);
+    const other = snapshotOf(parseCollectStream(stream([['iptables/iptables-nft', counted, 0], ['nft/text', `${plain}table inet cilium {\n}\n`, 0]]), M), 'local');
+    expect(other.files.map((f) => f.path)).toEqual(['iptables-nft.iptables', 'nft-ruleset.nft']);
   });
 
   it('reads the debug pod name from kubectl', () => {

@@ -74,20 +74,24 @@ const FIXED: Record<string, string> = {
   'sysctl/all': 'sysctl.txt',
 };
 
-/** Whether an iptables listing has a rule (a backend nobody wrote to prints no rules, or nothing). */
+/** Whether an iptables listing has a rule (`-c` puts counters first); a backend nobody wrote to has none. */
 function hasIptablesRules(text: string): boolean {
-  return /^-A /m.test(text);
+  return /^(\[\d+:\d+\] )?-A /m.test(text);
 }
 
-/** An nft listing with only iptables-nft's tables repeats iptables-nft-save. */
-function onlyIptablesNftTables(text: string): boolean {
-  const tables = text.match(/^table /gm)?.length ?? 0;
+/**
+ * An nft listing with only iptables-nft's tables repeats iptables-nft-save. nft marks them with a warning since
+ * 1.0.7; older ones print them as plain tables named like iptables' (1.0.6 here).
+ */
+function onlyIptablesNftTables(text: string, iptablesNft: boolean): boolean {
+  const tables = text.match(/^table \S+ \S+/gm) ?? [];
   const managed = text.match(/^# Warning: table \S+ \S+ is managed by iptables-nft/gm)?.length ?? 0;
-  return tables > 0 && managed >= tables;
+  if (tables.length > 0 && managed >= tables.length) return true;
+  return iptablesNft && tables.length > 0 && tables.every((t) => /^table (ip|ip6|arp|bridge) (filter|nat|mangle|raw|security)$/.test(t));
 }
 
-/** Where a record goes, or why it does not become a file. */
-export function fileOf(r: CollectRecord): { path?: string; note?: string } {
+/** Where a record goes, or why it does not become a file; iptablesNft: iptables-nft-save printed rules. */
+export function fileOf(r: CollectRecord, iptablesNft = false): { path?: string; note?: string } {
   if (r.name.startsWith('meta/') || r.name.startsWith('version/') || r.name === 'kube-proxy/mode') return {};
   if (r.exitCode !== 0 && r.text.trim() === '') return { note: 'failed, no output' };
   if (r.text.trim() === '') return { note: 'empty' };
@@ -96,7 +100,7 @@ export function fileOf(r: CollectRecord): { path?: string; note?: string } {
     if (!hasIptablesRules(r.text)) return { note: 'no rules' };
     return { path: `${backend[1]}${backend[2] ? `-${backend[2]}` : ''}.iptables` };
   }
-  if (r.name === 'nft/text') return onlyIptablesNftTables(r.text) ? { path: 'extra/nft-ruleset.nft', note: 'only iptables-nft tables' } : { path: 'nft-ruleset.nft' };
+  if (r.name === 'nft/text') return onlyIptablesNftTables(r.text, iptablesNft) ? { path: 'extra/nft-ruleset.nft', note: 'only iptables-nft tables' } : { path: 'nft-ruleset.nft' };
   const path = FIXED[r.name];
   return path ? { path } : { note: 'unknown record' };
 }
@@ -125,12 +129,13 @@ export function snapshotOf(stream: CollectStream, via: string): { files: Collect
     missing: [...stream.missing],
     anonymized: false,
   };
+  const iptablesNft = stream.records.some((r) => /^iptables\/ip6?tables-nft$/.test(r.name) && hasIptablesRules(r.text));
   for (const r of stream.records) {
     if (r.name.startsWith('version/')) {
       if (r.exitCode === 0) manifest.tools[r.name.slice('version/'.length)] = firstLine(r.text);
       continue;
     }
-    const { path, note } = fileOf(r);
+    const { path, note } = fileOf(r, iptablesNft);
     if (path) files.push({ path, text: r.text.endsWith('\n') || r.text === '' ? r.text : `${r.text}\n` });
     manifest.commands.push({ record: r.name, command: commandOf(r.name), exitCode: r.exitCode, bytes: new TextEncoder().encode(r.text).length, ...(path ? { file: path } : {}), ...(note ? { note } : {}) });
   }

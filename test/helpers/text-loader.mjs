@@ -1,7 +1,6 @@
 // Vite plugin: `import text from './x.sh'` is the file's text, as esbuild's text loader makes it in the build.
-import type { Plugin } from 'vite';
-
-export function shellText(): Plugin {
+/** @returns {import('vite').Plugin} */
+export function shellText() {
   return {
     name: 'dataplane-shell-text',
     transform(code, id) {
