@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { anonymizeSnapshot } from '../core/collect/anonymize';
 import { snapshotOf, type CollectedFile } from '../core/collect/files';
 import { collectScript, parseCollectStream } from '../core/collect/stream';
 import { UsageError } from './args';
@@ -17,12 +18,14 @@ export const COLLECT_HELP = `dataplane collect --out DIR (--local | --ssh HOST |
                                              with DIR/snapshot.json: node, time, commands, exit codes, tools
   --local: this machine; --ssh: 'ssh -o BatchMode=yes HOST sh -s'; --kubectl-node: 'kubectl debug node/NODE
   --profile=sysadmin --image=IMAGE (default busybox) -- chroot /host sh -c …', the debug pod deleted after.
+  --anonymize rewrites addresses (prefix-preserving), node, namespace and Service names alike in every file,
+  kube-proxy's chain hashes recomputed, for sharing in a public bug report.
   --conntrack adds conntrack -L (large); --cluster adds 'kubectl get services,endpointslices,nodes -A -o json'
   and the kube-proxy ConfigMap. kubectl and ssh: --kubectl / --ssh-path, else $DATAPLANE_KUBECTL /
   $DATAPLANE_SSH, else from PATH.`;
 
 const VALUES = new Set(['--out', '--ssh', '--kubectl-node', '--context', '--namespace', '--image', '--kubectl', '--ssh-path', '--timeout']);
-const FLAGS = new Set(['--local', '--conntrack', '--cluster', '--json']);
+const FLAGS = new Set(['--local', '--conntrack', '--cluster', '--anonymize', '--json']);
 
 export interface CollectArgs {
   values: Map<string, string>;
@@ -44,6 +47,8 @@ export function parseCollectArgs(argv: string[]): CollectArgs {
   const targets = ['--local', '--ssh', '--kubectl-node'].filter((t) => args.flags.has(t) || args.values.has(t));
   if (targets.length !== 1) throw new UsageError('collect needs exactly one of --local, --ssh HOST, --kubectl-node NODE');
   if (!args.values.has('--out')) throw new UsageError('collect needs --out DIR');
+  // The API objects carry pod names, UIDs and labels that the rewriting does not know yet.
+  if (args.flags.has('--anonymize') && args.flags.has('--cluster')) throw new UsageError('--anonymize cannot be used with --cluster yet (the API objects would keep their names)');
   for (const name of ['--ssh', '--kubectl-node', '--context', '--namespace']) {
     const v = args.values.get(name);
     // Passed as one argument each (no shell), but a leading dash would read as an option.
@@ -127,7 +132,9 @@ export function collectCommand(argv: string[], out: (s: string) => void, err: (s
     err(`dataplane: collect via ${via} failed: ${clip((ran.error ?? ran.stderr.trim()) || `exit ${ran.status}`, 400)}`);
     return 1;
   }
-  const { files, manifest } = snapshotOf(stream, via);
+  const collected = snapshotOf(stream, via);
+  // A fresh key per run, never written: the same snapshot anonymized twice does not map alike.
+  const { files, manifest } = args.flags.has('--anonymize') ? anonymizeSnapshot(collected.files, collected.manifest, randomBytes(32)) : collected;
   if (args.flags.has('--cluster')) files.push(...clusterFiles(args, paths, timeoutMs, err));
   const dir = args.values.get('--out')!;
   mkdirSync(dir, { recursive: true });

@@ -102,6 +102,19 @@ if (skip) {
       expect(folderServices(dir)).toEqual(expected);
     });
 
+    it('--local --anonymize: same Service counts and shares, none of the generated addresses', async () => {
+      const dir = join(tmp, `${c.tag}-anon`);
+      const r = await nsExec(ns, process.execPath, [cli, 'collect', '--out', dir, '--local', '--anonymize'], { timeoutMs: 120_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const shares = (j: unknown) => (j as { services: { protocol: string; endpoints: { port: number; probability: number }[] }[] }).services.map((s) => `${s.protocol}:${s.endpoints.map((e) => `${e.port}/${e.probability}`).sort().join(',')}`).sort();
+      expect(shares(folderServices(dir))).toEqual(shares(truth()));
+      const text = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name), 'utf8')).join('\n');
+      const generated = new Set(c.dump.match(/\b10\.(96|244)\.\d+\.\d+\b/g));
+      expect(generated.size).toBeGreaterThan(10);
+      expect([...generated].filter((a) => new RegExp(`(?<![\\d.])${a.replace(/\./g, '\\.')}(?![\\d.])`).test(text))).toEqual([]);
+      expect(JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8'))).toMatchObject({ anonymized: true, node: 'node-1' });
+    });
+
     it('--ssh: one `ssh -o BatchMode=yes -T HOST sh -s`, run in the namespace', () => {
       const ssh = standIn(`ssh-${c.tag}`, `[ "$*" = "-o BatchMode=yes -T root@node-7 sh -s" ] || { echo "bad ssh arguments: $*" >&2; exit 9; }\nexec ip netns exec ${ns} sh -s`);
       const dir = join(tmp, `${c.tag}-ssh`);
