@@ -103,4 +103,14 @@ describe('anonymize', () => {
     expect(v6.split(':').slice(0, 7)).toEqual(v6cidr.split(':').slice(0, 7));
     expect(a.rewrite('10.96.0.1')).toBe(first);
   });
+
+  it('replaces MACs and link-local interface ids (ip -j addr), keeping fe80::/64 and broadcast', () => {
+    const a = new Anonymizer(KEY);
+    const addr = '[{"ifname":"eth0","address":"52:54:00:12:34:56","broadcast":"ff:ff:ff:ff:ff:ff","addr_info":[{"local":"fe80::5054:ff:fe12:3456","prefixlen":64},{"local":"192.168.0.2","prefixlen":24}]}]';
+    const out = a.rewrite(addr);
+    expect(out).not.toMatch(/52:54:00|5054|3456|192\.168\.0\.2/i);
+    expect(out).toContain('"broadcast":"ff:ff:ff:ff:ff:ff"');
+    expect(JSON.parse(out)[0].addr_info[0].local).toMatch(/^fe80::/);
+    expect(a.rewrite('52:54:00:12:34:56')).toBe(JSON.parse(out)[0].address);
+  });
 });

@@ -2,7 +2,7 @@
 // same (Service counts, shares, policies) and shows no original address, node, namespace or Service name.
 // Addresses: prefix-preserving (each bit flipped by a keyed function of the bits before it, as Crypto-PAn
 // does), so CIDRs, ClusterIP ranges and "same subnet" still hold; loopback, link-local, multicast and masks
-// stay. Names: ns-N / svc-N. kube-proxy's chain names hash the Service port name (and the endpoint), so they
+// stay; MACs and link-local interface ids are replaced. Names: ns-N / svc-N. kube-proxy's chain names hash the Service port name (and the endpoint), so they
 // are recomputed for the new names: the snapshot stays free of hash-mismatch hints.
 import { createHmac } from 'node:crypto';
 import { endpointHash, portProtoHash } from '../kube/hash';
@@ -68,8 +68,28 @@ export class Anonymizer {
     const cached = this.addresses.get(text);
     if (cached) return cached;
     const a = parseAddress(text);
-    const out = a && !kept(a) ? formatAddress(this.map(a)) : text;
+    const out = a && linkLocal6(a) ? formatAddress(this.interfaceId(a)) : a && !kept(a) ? formatAddress(this.map(a)) : text;
     this.addresses.set(text, out);
+    return out;
+  }
+
+  /** A link-local IPv6 address keeps fe80::/64; its interface id (often the MAC, EUI-64) is replaced. */
+  private interfaceId(a: Address): Address {
+    const low = a.value & ((1n << 64n) - 1n);
+    const digest = createHmac('sha256', this.key).update(`eui/${low.toString(16)}`).digest();
+    return { family: 6, value: (a.value >> 64n) << 64n | BigInt(`0x${digest.subarray(0, 8).toString('hex')}`) };
+  }
+
+  /** A MAC address: keyed, locally administered, unicast; all-zero and broadcast stay. */
+  mac(text: string): string {
+    const lower = text.toLowerCase();
+    if (/^(00:){5}00$|^(ff:){5}ff$/.test(lower)) return text;
+    const cached = this.addresses.get(lower);
+    if (cached) return cached;
+    const bytes = [...createHmac('sha256', this.key).update(`mac/${lower}`).digest().subarray(0, 6)];
+    bytes[0] = (bytes[0] & 0xfc) | 0x02;
+    const out = bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
+    this.addresses.set(lower, out);
     return out;
   }
 
@@ -99,7 +119,8 @@ export class Anonymizer {
 
   /** Rewrites one file's text in a single pass (nothing rewritten is rewritten again). */
   rewrite(text: string): string {
-    const out = text.replace(TOKEN, (m: string, nftBase: string | undefined, hash: string | undefined, v4: string | undefined, v4bits: string | undefined, v6: string | undefined, v6bits: string | undefined, pair: string | undefined) => {
+    const out = text.replace(TOKEN, (m: string, mac: string | undefined, nftBase: string | undefined, hash: string | undefined, v4: string | undefined, v4bits: string | undefined, v6: string | undefined, v6bits: string | undefined, pair: string | undefined) => {
+      if (mac !== undefined) return this.mac(mac);
       if (nftBase !== undefined) return this.chainParts.get(nftBase) ?? this.unlearnedNftBase(nftBase);
       if (hash !== undefined) return m.slice(0, m.length - 16) + (this.chainParts.get(hash) ?? hash);
       if (v4 !== undefined) return v4bits !== undefined ? this.prefix(v4, Number(v4bits)) : this.address(v4);
@@ -130,13 +151,17 @@ function kept(a: Address): boolean {
     const first = Number(a.value >> 24n);
     return first === 0 || first === 127 || first >= 224 || (first === 169 && Number((a.value >> 16n) & 255n) === 254);
   }
-  const top = a.value >> 112n;
-  return a.value <= 1n || (top & 0xffc0n) === 0xfe80n || (top & 0xff00n) === 0xff00n;
+  return a.value <= 1n || ((a.value >> 112n) & 0xff00n) === 0xff00n;
+}
+
+function linkLocal6(a: Address): boolean {
+  return a.family === 6 && ((a.value >> 112n) & 0xffc0n) === 0xfe80n;
 }
 
 // One pass: nft object name bases (hash + ns/name/proto/port[__addr/port]), kube-proxy's 16-character chain
 // hashes, IPv4 and IPv6 addresses (with a prefix length), namespace/name pairs, and other words (node names).
 const TOKEN = new RegExp([
+  /(?<![\w:])((?:[0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2})(?![\w:])/.source,
   /(?<![A-Za-z0-9])([A-Z2-7]{8}-[a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9.-]*\/(?:tcp|udp|sctp)\/[a-z0-9-]*(?:__[0-9a-fA-F.]+\/\d+)?)/.source,
   /(?<=KUBE-(?:SVC|SVL|EXT|FW|SEP|XLB)-)([A-Z2-7]{16})(?![A-Z2-7])/.source,
   /(?<![\w.:])(\d{1,3}(?:\.\d{1,3}){3})(?:\/(\d{1,3})(?![\d.]))?(?![\w.])/.source,
