@@ -1,6 +1,6 @@
 // Data for the browser benchmark of the Service graph (bench/graph.mjs bundles this with esbuild): real graph
 // models built by the core from generated kube-proxy dumps.
-import { generateIptablesDump, randomServices, type GenServicePort } from '../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices, type GenServicePort } from '../tools/generate/iptables';
 import { graphOfSnapshot } from '../src/core/graph/snapshot';
 import type { ServiceGraph, ServiceSummary } from '../src/core/graph/model';
 import { analyzeFile, buildSnapshot } from '../src/core/snapshot';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { generateIptablesDump, randomServices } from '../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../tools/generate/iptables';
 import { AnalysisClient } from '../src/extension/analysis/client';
 import type { AnalyzeResult, SnapshotAnswer } from '../src/extension/analysis/protocol';
 
@@ -71,7 +71,9 @@ async function main(): Promise<void> {
   await timed('semantic tokens, 120-line viewport', () => q('semanticTokensOfLines', svcLine - 60, svcLine + 60));
   await timed('services (list rows)', () => q('serviceItems'));
   await timed('snapshot: ClusterIP rows', () => client.request<SnapshotAnswer>({ type: 'snapshot', files: [{ kind: 'document', key: doc.key }], method: 'frontendItems', args: ['clusterIP'] }));
-  await timed('snapshot: trace', () => client.request<SnapshotAnswer>({ type: 'snapshot', files: [{ kind: 'document', key: doc.key }], method: 'trace', args: [{ to: '10.96.0.10', dport: 53, protocol: 'udp', entry: 'pod' }] }));
+  await timed('snapshot: trace', () =>
+    client.request<SnapshotAnswer>({ type: 'snapshot', files: [{ kind: 'document', key: doc.key }], method: 'trace', args: [{ to: '10.96.0.10', dport: 53, protocol: 'udp', entry: 'pod' }] }),
+  );
   // An edit (one character typed at the end of a rule) and the re-parse.
   const at = starts[svcLine] + lines[svcLine].length;
   await timed('edit + re-parse', async () => {

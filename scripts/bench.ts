@@ -1,5 +1,5 @@
 // `npm run bench`: how the core scales with dump size, on generated kube-proxy dumps (written to a temp
-// folder, never into the repository). Prints a table and writes bench/results.md (issue #8).
+// folder, never into the repository). Prints a table and writes bench/results.md (the budgets: docs/performance.md#budgets).
 //   node --expose-gc dist/bench.js [--sizes 1000,5000,10000] [--endpoints 10] [--quick] [--no-native]
 //
 // Columns: the floor is reading the file(s) and splitting them into lines. parse includes the symbol table
@@ -15,9 +15,9 @@ import { WORKER_YOUNG_GENERATION_MB } from '../src/extension/analysis/protocol';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { generateIptablesDump, randomServices } from '../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../tools/generate/ipvs';
+import { generateNftDump } from '../tools/generate/nft';
 import { analyzeIptablesRuleset, definitionAt, hoverAt } from '../src/core/language/iptables';
 import { nftFeatures, type NftAnalysis } from '../src/core/language/nft';
 import { ipvsadmFeatures } from '../src/core/language/ipvsadm';
@@ -29,9 +29,9 @@ import { featuresFor } from '../src/core/language';
 import { traceSnapshot } from '../src/core/trace';
 import { preparationSteps, runSnapshotQuery } from '../src/extension/analysis/queries';
 import { plainData } from '../src/extension/analysis/plain';
-import { randomCluster, THIS_NODE } from '../src/core/kube/generate/cluster';
-import { clusterStateFiles } from '../src/core/kube/generate/cluster-objects';
-import { scenario } from '../src/core/kube/generate/drift';
+import { randomCluster, THIS_NODE } from '../tools/generate/cluster';
+import { clusterStateFiles } from '../tools/generate/cluster-objects';
+import { scenario } from '../tools/generate/drift';
 import type { Position } from '../src/core/model/range';
 
 // The analysis worker's young generation bound (see WORKER_YOUNG_GENERATION_MB): times and peaks are measured as
@@ -178,8 +178,7 @@ const FRESH_RUNS = 5;
 function freshTimes(dialect: string, files: string[]): { floorMs: number; totalMs: number } {
   const floors: number[] = [];
   const totals: number[] = [];
-  const run = (what: string) =>
-    (JSON.parse(execFileSync(process.execPath, [...process.execArgv, process.argv[1], '--fresh', what, dialect, ...files], { encoding: 'utf8', maxBuffer: 1 << 20 })) as { ms: number }).ms;
+  const run = (what: string) => (JSON.parse(execFileSync(process.execPath, [...process.execArgv, process.argv[1], '--fresh', what, dialect, ...files], { encoding: 'utf8', maxBuffer: 1 << 20 })) as { ms: number }).ms;
   try {
     // One each for the smoke run (--quick): its figures are not reported.
     for (let k = 0; k < (quick ? 1 : FRESH_RUNS); k++) {
@@ -212,7 +211,15 @@ function tracePath(dialect: string, files: string[]): PathTimes {
   // A trace that reached no backend would be fast for the wrong reason.
   if (runs.some((r) => r.outcomes === 0)) throw new Error(`trace path of ${dialect}: a traced Service reached no endpoint`);
   const mid = (key: keyof PathTimes) => middle(runs.map((r) => r[key]));
-  return { prepareMs: mid('prepareMs'), prepareGraphMs: mid('prepareGraphMs'), prepareSymbolsMs: mid('prepareSymbolsMs'), firstMs: mid('firstMs'), laterMs: mid('laterMs'), graphMs: mid('graphMs'), symbolMs: mid('symbolMs') };
+  return {
+    prepareMs: mid('prepareMs'),
+    prepareGraphMs: mid('prepareGraphMs'),
+    prepareSymbolsMs: mid('prepareSymbolsMs'),
+    firstMs: mid('firstMs'),
+    laterMs: mid('laterMs'),
+    graphMs: mid('graphMs'),
+    symbolMs: mid('symbolMs'),
+  };
 }
 
 const quick = process.argv.includes('--quick');
@@ -336,7 +343,7 @@ const NATIVE_REPEAT_UNDER_MS = 10_000;
 
 /**
  * `nft -f` of `file` (once: it loads a ruleset of 10,000 Services in minutes), then `nft list ruleset` printing it
- * (median of 3, or one run when the first took over NATIVE_REPEAT_UNDER_MS): what issue #8's yardsticks for
+ * (median of 3, or one run when the first took over NATIVE_REPEAT_UNDER_MS): what the budgets (docs/performance.md#budgets) use as yardsticks for
  * iptables are for nft. The printed ruleset should have as many lines as the file (the whole dump was loaded).
  */
 function nftLoadAndList(file: string, lines: number): NativeTimes {
@@ -503,10 +510,39 @@ function runCase(s: number, services: ReturnType<typeof randomServices>, target:
   const peak = peakMb(dialect, files);
   // Last: the kernel's work for the native tools (minutes of it for nft) must not slow what is timed above.
   const { loadMs, printMs } = quick ? { loadMs: NaN, printMs: NaN } : dialect === 'iptables' ? legacyRestore(files[0]) : dialect === 'nftables' ? nftLoadAndList(files[0], lines) : { loadMs: NaN, printMs: NaN };
-  const tracing = { prepareMs: path.prepareMs, prepareGraphMs: path.prepareGraphMs, prepareSymbolsMs: path.prepareSymbolsMs, firstTraceMs: path.firstMs, traceMs: path.laterMs, graphMs: path.graphMs, symbolMs: path.symbolMs };
-  const row: Row = { dialect, services: s, mb, lines, floorMs: floor.ms, parseMs, catalogMs, totalMs, freshFloorMs: fresh.floorMs, freshTotalMs: fresh.totalMs, loadMs, printMs, heapMb, peakMb: peak, coldTraceMs, ...tracing, hoverMs, defMs };
+  const tracing = {
+    prepareMs: path.prepareMs,
+    prepareGraphMs: path.prepareGraphMs,
+    prepareSymbolsMs: path.prepareSymbolsMs,
+    firstTraceMs: path.firstMs,
+    traceMs: path.laterMs,
+    graphMs: path.graphMs,
+    symbolMs: path.symbolMs,
+  };
+  const row: Row = {
+    dialect,
+    services: s,
+    mb,
+    lines,
+    floorMs: floor.ms,
+    parseMs,
+    catalogMs,
+    totalMs,
+    freshFloorMs: fresh.floorMs,
+    freshTotalMs: fresh.totalMs,
+    loadMs,
+    printMs,
+    heapMb,
+    peakMb: peak,
+    coldTraceMs,
+    ...tracing,
+    hoverMs,
+    defMs,
+  };
   for (const f of files) rmSync(f);
-  process.stderr.write(`${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, prepare ${(row.prepareMs + row.prepareGraphMs + row.prepareSymbolsMs).toFixed(0)} ms, first trace ${row.firstTraceMs.toFixed(1)} ms, graph ${row.graphMs.toFixed(0)} ms, Ctrl+T ${row.symbolMs.toFixed(1)} ms\n`);
+  process.stderr.write(
+    `${dialect} S=${s}: total ${row.totalMs.toFixed(0)} ms (floor ${floor.ms.toFixed(0)}), heap ${heapMb.toFixed(0)} MB, prepare ${(row.prepareMs + row.prepareGraphMs + row.prepareSymbolsMs).toFixed(0)} ms, first trace ${row.firstTraceMs.toFixed(1)} ms, graph ${row.graphMs.toFixed(0)} ms, Ctrl+T ${row.symbolMs.toFixed(1)} ms\n`,
+  );
   return row;
 }
 
@@ -641,8 +677,7 @@ function targetLines(): string[] {
     if (!smallest.has(r.dialect) || r.services < smallest.get(r.dialect)!.services) smallest.set(r.dialect, r);
   }
   const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : 'not met');
-  const each = (label: string, value: (r: Row) => string, ok: (r: Row) => boolean | undefined) =>
-    `| ${label} | ${[...largest.values()].map((r) => `${r.dialect} ${value(r)}: ${verdict(ok(r))}`).join('; ')} |`;
+  const each = (label: string, value: (r: Row) => string, ok: (r: Row) => boolean | undefined) => `| ${label} | ${[...largest.values()].map((r) => `${r.dialect} ${value(r)}: ${verdict(ok(r))}`).join('; ')} |`;
   const perLine = (r: Row) => r.totalMs / r.lines;
   const growth = (r: Row) => perLine(r) / perLine(smallest.get(r.dialect)!);
   const iptables = largest.get('iptables');
@@ -659,19 +694,59 @@ function targetLines(): string[] {
     nft
       ? `| "the same order for nft": the same order of magnitude as 4× (under 10× read+split, fresh), and faster than \`nft list ruleset\` prints the same ruleset (issue #8's yardstick for 4×: the time the native tool needs to print the dump) | nftables ${fmt(fresh(nft), 1)}×, ${Number.isFinite(nft.printMs) ? `${fmt(nft.freshTotalMs / nft.printMs, 2)}× of nft list ruleset` : 'nft list ruleset not measured (needs root and nft)'}: ${verdict(Number.isFinite(fresh(nft)) ? nftOrder(nft) : undefined)}; strictly ≤ 4×: ${verdict(Number.isFinite(fresh(nft)) ? fresh(nft) <= 4 : undefined)} |`
       : '| "the same order for nft" | not measured |',
-    each('for reference, not issue #8\'s measure: ≤ 4× read+split, both warm in this process (a lower floor than the issue\'s)', (r) => `${fmt(r.totalMs / r.floorMs, 1)}×`, (r) => r.totalMs <= 4 * r.floorMs),
+    each(
+      "for reference, not issue #8's measure: ≤ 4× read+split, both warm in this process (a lower floor than the issue's)",
+      (r) => `${fmt(r.totalMs / r.floorMs, 1)}×`,
+      (r) => r.totalMs <= 4 * r.floorMs,
+    ),
     `| faster than the native tool loading the same file (issue #8: iptables-legacy-restore) | ${[iptables, nft]
       .filter((r): r is Row => r !== undefined)
-      .map((r) => (Number.isFinite(r.loadMs) ? `${r.dialect} ${fmt(r.freshTotalMs / r.loadMs, 2)}× of ${r.dialect === 'iptables' ? 'iptables-legacy-restore' : 'nft -f'}: ${verdict(r.freshTotalMs < r.loadMs)}` : `${r.dialect}: not measured (needs root and ${r.dialect === 'iptables' ? 'iptables-legacy-restore' : 'nft'})`))
+      .map((r) =>
+        Number.isFinite(r.loadMs)
+          ? `${r.dialect} ${fmt(r.freshTotalMs / r.loadMs, 2)}× of ${r.dialect === 'iptables' ? 'iptables-legacy-restore' : 'nft -f'}: ${verdict(r.freshTotalMs < r.loadMs)}`
+          : `${r.dialect}: not measured (needs root and ${r.dialect === 'iptables' ? 'iptables-legacy-restore' : 'nft'})`,
+      )
       .join('; ')} |`,
-    each('cost linear in size (time per line at the largest size ≤ 1.5× that at the smallest)', (r) => `${fmt(growth(r), 2)}×`, (r) => (rows.length > largest.size ? growth(r) <= 1.5 : undefined)),
-    each('peak memory ≤ 8× the file', (r) => `${fmt(r.peakMb / r.mb, 1)}×`, (r) => (Number.isFinite(r.peakMb) ? r.peakMb <= 8 * r.mb : undefined)),
-    each('trace ≤ 20 ms: the first one a user of the extension asks for (after the idle preparation)', (r) => `${fmt(r.firstTraceMs, 1)} ms`, (r) => r.firstTraceMs <= 20),
-    each('trace ≤ 20 ms: later ones', (r) => `${fmt(r.traceMs, 1)} ms`, (r) => r.traceMs <= 20),
-    each('after the parse, the whole preparation (first trace, graph model, symbol index) ≤ 2 s', (r) => `${fmt(r.prepareMs + r.prepareGraphMs + r.prepareSymbolsMs)} ms`, (r) => r.prepareMs + r.prepareGraphMs + r.prepareSymbolsMs <= 2000),
-    each('after the preparation, the graph (its model as the worker sends it) < 2 s', (r) => `${fmt(r.graphMs)} ms`, (r) => r.graphMs < 2000),
-    each('after the preparation, Ctrl+T for a Service name < 1 s', (r) => `${fmt(r.symbolMs, 1)} ms`, (r) => r.symbolMs < 1000),
-    each('hover and F12 ≤ 10 ms', (r) => `${fmt(Math.max(r.hoverMs, r.defMs), 2)} ms`, (r) => Math.max(r.hoverMs, r.defMs) <= 10),
+    each(
+      'cost linear in size (time per line at the largest size ≤ 1.5× that at the smallest)',
+      (r) => `${fmt(growth(r), 2)}×`,
+      (r) => (rows.length > largest.size ? growth(r) <= 1.5 : undefined),
+    ),
+    each(
+      'peak memory ≤ 8× the file',
+      (r) => `${fmt(r.peakMb / r.mb, 1)}×`,
+      (r) => (Number.isFinite(r.peakMb) ? r.peakMb <= 8 * r.mb : undefined),
+    ),
+    each(
+      'trace ≤ 20 ms: the first one a user of the extension asks for (after the idle preparation)',
+      (r) => `${fmt(r.firstTraceMs, 1)} ms`,
+      (r) => r.firstTraceMs <= 20,
+    ),
+    each(
+      'trace ≤ 20 ms: later ones',
+      (r) => `${fmt(r.traceMs, 1)} ms`,
+      (r) => r.traceMs <= 20,
+    ),
+    each(
+      'after the parse, the whole preparation (first trace, graph model, symbol index) ≤ 2 s',
+      (r) => `${fmt(r.prepareMs + r.prepareGraphMs + r.prepareSymbolsMs)} ms`,
+      (r) => r.prepareMs + r.prepareGraphMs + r.prepareSymbolsMs <= 2000,
+    ),
+    each(
+      'after the preparation, the graph (its model as the worker sends it) < 2 s',
+      (r) => `${fmt(r.graphMs)} ms`,
+      (r) => r.graphMs < 2000,
+    ),
+    each(
+      'after the preparation, Ctrl+T for a Service name < 1 s',
+      (r) => `${fmt(r.symbolMs, 1)} ms`,
+      (r) => r.symbolMs < 1000,
+    ),
+    each(
+      'hover and F12 ≤ 10 ms',
+      (r) => `${fmt(Math.max(r.hoverMs, r.defMs), 2)} ms`,
+      (r) => Math.max(r.hoverMs, r.defMs) <= 10,
+    ),
     `| activation ≤ 50 ms | ${fmt(activation.total, 0)} ms: ${verdict(activation.total <= 50)} |`,
   ];
 }
@@ -709,7 +784,7 @@ const report = [
   'trace: one new connection to a ClusterIP from a pod. cold trace: the first one right after parsing, in the same process, indexes and code cold (what `dataplane trace` adds to its parse; no target). In fresh processes',
   `(median of ${TRACE_PATH_RUNS}), as the extension's analysis worker does it: idle prepare is prepareTrace, which the worker runs once nothing is queued after an analysis (it traces the first Service with a ClusterIP);`,
   'first trace: then traces of other Services (halfway down the catalog) — a ClusterIP from a pod and from the node, a NodePort from outside —, what a user waits for, the slowest of the three; trace: the slowest median of the next 5 of each.',
-  'prepare graph / prepare Ctrl+T: the worker\'s next idle steps, the graph model (the list of every Service, the graphs of the first ones) and the symbol index; graph / Ctrl+T: then the graph model and a query for that Service\'s name, as the worker answers them (a new snapshot, plain data, a structured clone). Without the preparation the first graph and Ctrl+T take their prepare time more. hover / F12: iptables — a KUBE-SVC jump target in',
+  "prepare graph / prepare Ctrl+T: the worker's next idle steps, the graph model (the list of every Service, the graphs of the first ones) and the symbol index; graph / Ctrl+T: then the graph model and a query for that Service's name, as the worker answers them (a new snapshot, plain data, a structured clone). Without the preparation the first graph and Ctrl+T take their prepare time more. hover / F12: iptables — a KUBE-SVC jump target in",
   'KUBE-SERVICES; nftables — a `goto service-…` verdict in the service-ips map; ipvs — hover on a virtual service, F12 on an ipset name (median of 9).',
   '',
 ].join('\n');

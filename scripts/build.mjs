@@ -31,7 +31,7 @@ const builds = [
   // The dump generator (samples, benchmarks); not part of the VSIX.
   { ...common, entryPoints: ['scripts/generate.ts'], outfile: 'dist/generate.js' },
   { ...common, entryPoints: ['scripts/bench.ts'], outfile: 'dist/bench.js' },
-  // The Service graph webview (issue 7): a browser bundle, loaded by nonce under a strict CSP.
+  // The Service graph webview: a browser bundle, loaded by nonce under a strict CSP.
   {
     ...common,
     platform: 'browser',
@@ -41,7 +41,7 @@ const builds = [
     outfile: 'dist/webview.js',
   },
   { ...common, platform: 'browser', entryPoints: ['webview/graph.css'], outfile: 'dist/webview.css' },
-  // The "Explain This Node" webview (issue 9): same rules, its own small bundle.
+  // The "Explain This Node" webview: same rules, its own small bundle.
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/explain/main.ts'], outfile: 'dist/explain.js' },
   { ...common, platform: 'browser', entryPoints: ['webview/explain/explain.css'], outfile: 'dist/explain.css' },
 ];

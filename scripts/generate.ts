@@ -1,5 +1,5 @@
 // `node dist/generate.js`: writes realistic kube-proxy dumps made by the project's own generators, in any of the
-// three modes (`--help` prints the usage; the argument handling is src/core/kube/generate/cli.ts):
+// three modes (`--help` prints the usage; the argument handling is tools/generate/cli.ts):
 //   --samples DIR                        the bundled sample node snapshots (one small set of Services per mode)
 //   [--mode iptables|nftables|ipvs] --services N --endpoints M [--seed S] [--family ipv4|ipv6] [--style STYLE]
 //   [--no-comments] [--node-ip ADDRESS]… [--out DIR]
@@ -9,7 +9,7 @@
 //                                        required). Bad usage: a message on standard error, exit status 2.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { generateCli } from '../src/core/kube/generate/cli';
+import { generateCli } from '../tools/generate/cli';
 
 const result = generateCli(process.argv.slice(2));
 if (result.kind === 'help') {

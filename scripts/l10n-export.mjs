@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
-const CALL = /(?:\bvscode\.l10n\.t|(?<![.\w])(?:t|mdT))\(\s*'((?:[^'\\]|\\.)*)'/g;
+// Single or double quotes: Prettier writes a message that contains ' in double quotes.
+const CALL = /(?:\bvscode\.l10n\.t|(?<![.\w])(?:t|mdT))\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/g;
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -40,7 +41,7 @@ export function extensionSummaries() {
 export function collectMessages() {
   const messages = new Set();
   for (const file of files(join(root, 'src'))) {
-    for (const m of readFileSync(file, 'utf8').matchAll(CALL)) messages.add(unescape(m[1]));
+    for (const m of readFileSync(file, 'utf8').matchAll(CALL)) messages.add(unescape(m[1] ?? m[2]));
   }
   for (const summary of extensionSummaries()) messages.add(summary);
   return Object.fromEntries([...messages].sort().map((m) => [m, m]));

@@ -67,7 +67,10 @@ async function layoutOne(g: ServiceGraph): Promise<GraphLayout> {
 export async function warmUpLayout(): Promise<void> {
   elk ??= new ELK();
   const children = ['a', 'b', 'c'].map((id) => ({ id, width: NODE_WIDTH, height: NODE_HEIGHT }));
-  const edges = [{ id: 'ab', sources: ['a'], targets: ['b'] }, { id: 'ac', sources: ['a'], targets: ['c'] }];
+  const edges = [
+    { id: 'ab', sources: ['a'], targets: ['b'] },
+    { id: 'ac', sources: ['a'], targets: ['c'] },
+  ];
   await elk.layout({ id: 'warm-up', layoutOptions: { 'elk.algorithm': 'layered', 'elk.direction': 'RIGHT', 'elk.edgeRouting': 'POLYLINE' }, children, edges }).catch(() => undefined);
 }
 

@@ -10,7 +10,7 @@ export function stripLinks(text: string): string {
   let targets: TargetEnds | undefined;
   let out = '';
   let copied = 0;
-  for (let open = unescaped(text, '[', 0); open >= 0; ) {
+  for (let open = unescaped(text, '[', 0); open >= 0;) {
     const close = unescaped(text, ']', open + 1);
     if (close < 0) break; // no `]` after this `[`, so none after any later one
     const end = text[close + 1] === '(' ? (targets ??= new TargetEnds(text)).endFrom(close + 2) : -1;

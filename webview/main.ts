@@ -109,8 +109,8 @@ const list = new VirtualList<ServiceSummary>({
     }
     const manyFiles = files.length > 1;
     parts.title.textContent = clip(s.title, 200);
-    parts.meta.textContent = clip([...s.frontends, manyFiles ? files[s.fileIndex] ?? '' : ''].filter(Boolean).join(' · '), 300);
-    const count = s.noEndpoints ? strings?.noEndpoints ?? '' : `${s.endpointCount} ${strings?.endpoints ?? ''}`;
+    parts.meta.textContent = clip([...s.frontends, manyFiles ? (files[s.fileIndex] ?? '') : ''].filter(Boolean).join(' · '), 300);
+    const count = s.noEndpoints ? (strings?.noEndpoints ?? '') : `${s.endpointCount} ${strings?.endpoints ?? ''}`;
     // The cluster state's mark comes first, in words; its reason is in the row's tooltip.
     parts.badge.textContent = s.mark ? `${s.mark.label} · ${count}` : count;
     parts.badge.classList.toggle('warn', s.noEndpoints || s.mark !== undefined);
@@ -465,8 +465,7 @@ canvas.addEventListener('keydown', (e) => {
     }
     return;
   }
-  const column = () =>
-    orderedNodes.filter((m) => placed.get(m.id)?.x === placed.get(n.id)?.x).sort((a, b) => placed.get(a.id)!.y - placed.get(b.id)!.y);
+  const column = () => orderedNodes.filter((m) => placed.get(m.id)?.x === placed.get(n.id)?.x).sort((a, b) => placed.get(a.id)!.y - placed.get(b.id)!.y);
   const pick = (ids: string[] | undefined) => {
     if (!ids?.length) return undefined;
     const lit = new Set(highlight?.nodes.map((x) => x.id) ?? []);
@@ -625,15 +624,7 @@ async function renderGraph(): Promise<void> {
   const seq = ++renderSeq;
   hideHover();
   if (graphs.length === 0) {
-    layout = undefined;
-    root = undefined;
-    layers = undefined;
-    items = [];
-    created.clear();
-    shown.clear();
-    canvas.replaceChildren(el('p', { class: 'empty' }, strings.noSelection));
-    saveButton.disabled = true;
-    status.textContent = strings.keys;
+    showNoGraph(strings);
     return;
   }
   const t0 = performance.now();
@@ -641,6 +632,36 @@ async function renderGraph(): Promise<void> {
   if (seq !== renderSeq) return;
   const t1 = performance.now();
   layout = { width: laid.width, height: laid.height, nodes: laid.nodes, edges: laid.edges, titles: laid.titles };
+  const edgeModel = indexGraphs(laid);
+  buildItems(laid, edgeModel);
+  mountGraph(strings);
+  const tBuilt = performance.now();
+  status.textContent = `${format(strings.layoutTime, laid.nodes.length, Math.round(tBuilt - t0))} · ${strings.keys}`;
+  document.body.dataset.layoutMs = (t1 - t0).toFixed(1);
+  document.body.dataset.buildMs = (tBuilt - t1).toFixed(1);
+  document.body.dataset.renderMs = (tBuilt - t0).toFixed(1);
+  document.body.dataset.rendered = String(seq);
+  document.body.dataset.engine = laid.engine;
+}
+
+type Laid = Awaited<ReturnType<typeof layoutGraphs>>;
+type EdgeModel = Map<string, { label?: string; dashed?: boolean }>;
+
+/** No Service selected: an empty canvas that says so. */
+function showNoGraph(words: GraphStrings): void {
+  layout = undefined;
+  root = undefined;
+  layers = undefined;
+  items = [];
+  created.clear();
+  shown.clear();
+  canvas.replaceChildren(el('p', { class: 'empty' }, words.noSelection));
+  saveButton.disabled = true;
+  status.textContent = words.keys;
+}
+
+/** The graphs' nodes by id and order, their placement, and the edges both ways; returns each edge's model. */
+function indexGraphs(laid: Laid): EdgeModel {
   orderedNodes = graphs.flatMap((g) => g.nodes);
   nodesById = new Map(orderedNodes.map((n) => [n.id, n]));
   nodeIndex.clear();
@@ -648,7 +669,7 @@ async function renderGraph(): Promise<void> {
   placed = new Map(laid.nodes.map((p) => [p.id, p]));
   successors = new Map();
   predecessors = new Map();
-  const edgeModel = new Map<string, { label?: string; dashed?: boolean }>();
+  const edgeModel: EdgeModel = new Map();
   for (const g of graphs)
     for (const e of g.edges) {
       let out = successors.get(e.from);
@@ -659,13 +680,25 @@ async function renderGraph(): Promise<void> {
       into.push(e.from);
       edgeModel.set(`${e.from}\u0000${e.to}`, e);
     }
+  return edgeModel;
+}
+
+/** The items the canvas draws when they come into view: titles, edges, share labels and nodes. */
+function buildItems(laid: Laid, edgeModel: EdgeModel): void {
   items = [];
   itemOfNode.clear();
   created.clear();
   shown.clear();
   const titleOf = new Map(graphs.map((g) => [g.key, g.title]));
   for (const title of laid.titles) {
-    items.push({ kind: 'title', x0: title.x, y0: title.y - 14, x1: title.x + 800, y1: title.y + 4, create: () => svg('text', { x: title.x, y: title.y, class: 'service-title' }, clip(titleOf.get(title.key) ?? '', 120)) });
+    items.push({
+      kind: 'title',
+      x0: title.x,
+      y0: title.y - 14,
+      x1: title.x + 800,
+      y1: title.y + 4,
+      create: () => svg('text', { x: title.x, y: title.y, class: 'service-title' }, clip(titleOf.get(title.key) ?? '', 120)),
+    });
   }
   for (const e of laid.edges) {
     const xs = e.points.map((p) => p[0]);
@@ -710,8 +743,12 @@ async function renderGraph(): Promise<void> {
     const index = nodeIndex.get(n.id)!;
     items.push({ kind: 'node', node: n, x0: p.x, y0: p.y, x1: p.x + NODE_WIDTH, y1: p.y + NODE_HEIGHT, create: () => nodeElement(n, index, p.x, p.y) });
   }
+}
+
+/** The SVG with its layers, the first view and the highlight; the first frontend in view takes the tab stop. */
+function mountGraph(words: GraphStrings): void {
   const svgRoot = svg('svg', { class: 'graph', role: 'group', width: '100%', height: '100%' });
-  svgRoot.setAttribute('aria-label', strings.graphLabel);
+  svgRoot.setAttribute('aria-label', words.graphLabel);
   const defs = svg('defs');
   const marker = svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
   marker.append(svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrowhead' }));
@@ -734,13 +771,6 @@ async function renderGraph(): Promise<void> {
   first?.setAttribute('tabindex', '0');
   saveButton.disabled = false;
   setCurrent(undefined);
-  const tBuilt = performance.now();
-  status.textContent = `${format(strings.layoutTime, laid.nodes.length, Math.round(tBuilt - t0))} · ${strings.keys}`;
-  document.body.dataset.layoutMs = (t1 - t0).toFixed(1);
-  document.body.dataset.buildMs = (tBuilt - t1).toFixed(1);
-  document.body.dataset.renderMs = (tBuilt - t0).toFixed(1);
-  document.body.dataset.rendered = String(seq);
-  document.body.dataset.engine = laid.engine;
 }
 
 // ---------------------------------------------------------------- messages

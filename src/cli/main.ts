@@ -6,12 +6,12 @@ import { checkToJson, checkToText, nodeLine } from '../core/cluster/check-format
 import { looksLikeClusterState, mergeClusterStates, readClusterFile } from '../core/cluster/read';
 import { analyzeFile, buildSnapshot, leftoversText, type SnapshotFile } from '../core/snapshot';
 import type { StatusSummary } from '../core/language/types';
-import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/catalog';
+import { catalogToJson, formatShare, servicePortNameString, type Service } from '../core/kube/service';
 import { byPosition, countBySeverity, firstError, type Diagnostic } from '../core/model/diagnostics';
 import { humanPosition } from '../core/model/range';
-import { destinationHasLeadingZero, hostPort, parseDestination, shownOutcomes, traceSnapshot, tracedService, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
+import { destinationHasLeadingZero, parseDestination, shownOutcomes, traceSnapshot, tracedService, type Entry, type SnapshotFile as TraceFile, type TraceResult } from '../core/trace';
 import { traceToJsonText, traceToText } from '../core/trace/format';
-import { hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/trace/addr';
+import { formatHostPort, hasLeadingZeroPart, parseAddress, parseUserAddress } from '../core/model/address';
 import { checkOptions, parseArgs, parseSize, UsageError, type Args } from './args';
 import { DEFAULT_MAX_BYTES, readInput, type Loaded } from './input';
 import { clip, visible } from './text';
@@ -84,7 +84,6 @@ cluster CIDR the rules reveal that the connection does not come back to (pod), t
 
 type Read = (file: string) => Loaded;
 
-
 /** Any dump: the language its content (or name) says; iptables when nothing is recognisable. */
 function analyzeAny(input: Loaded): SnapshotFile {
   const file = analyzeFile(input.name, input.text);
@@ -96,7 +95,6 @@ function diagnosticJson(d: Diagnostic) {
   const p = humanPosition(d.range.start);
   return { line: p.line, column: p.column, severity: d.severity, code: d.code, message: d.message };
 }
-
 
 function parseCommand(files: string[], json: boolean, out: (s: string) => void, read: Read): number {
   let failed = false;
@@ -168,9 +166,11 @@ function servicesCommand(files: string[], json: boolean, out: (s: string) => voi
   }
   const services = catalogs.flatMap((c) => c.services);
   if (services.length === 0) {
-    out(snapshot.mode === 'ipvs'
-      ? 'kube-proxy mode: ipvs (from its ipsets and rules), but no IPVS virtual services: save `ipvsadm -Ln` next to these dumps to list the Services.'
-      : 'No kube-proxy Services found (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).');
+    out(
+      snapshot.mode === 'ipvs'
+        ? 'kube-proxy mode: ipvs (from its ipsets and rules), but no IPVS virtual services: save `ipvsadm -Ln` next to these dumps to list the Services.'
+        : 'No kube-proxy Services found (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).',
+    );
     for (const l of leftovers) out(`leftovers: ${l.note}`);
     return status;
   }
@@ -201,12 +201,11 @@ function formatService(s: Service, leftoverOf?: string): string[] {
   const lines: string[] = [];
   const name = s.anonymous ? `${s.name} (Service name not in the dumps)` : servicePortNameString(s);
   lines.push(`${name} ${s.protocol}${leftoverOf ? ` (${leftoverOf} mode: leftover rules, not the current mode)` : ''}`);
-  for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${f.address ? hostPort(f.address, f.port) : `*:${f.port}`}${f.kindUncertain ? `  (${f.kindNote ?? 'kind uncertain'})` : ''}`);
+  for (const f of s.frontends) lines.push(`  ${f.kind.padEnd(13)} ${formatHostPort(f.address || undefined, f.port)}${f.kindUncertain ? `  (${f.kindNote ?? 'kind uncertain'})` : ''}`);
   if (s.endpointsNotInDump) lines.push('  (endpoints not in this file: its chain comes from an earlier restore)');
   else if (s.endpoints.length === 0) lines.push(`  (no endpoints: ${s.policies.noEndpoints ?? 'no rule for them in this file'})`);
   for (const e of s.endpoints) {
-    const addr = e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`;
-    lines.push(`  → ${addr.padEnd(22)} ${formatShare(e.probability).padStart(6)}${e.local ? '  local' : ''}`);
+    lines.push(`  → ${formatHostPort(e.address, e.port).padEnd(22)} ${formatShare(e.probability).padStart(6)}${e.local ? '  local' : ''}`);
   }
   const p = s.policies;
   const flags = [
@@ -236,10 +235,12 @@ function traceCommand(args: Args, json: boolean, out: (s: string) => void, err: 
   if (args.files.length === 0) throw new UsageError('trace needs at least one FILE');
   if (to.length !== 1) throw new UsageError('trace needs exactly one --to ADDRESS:PORT[/tcp|udp|sctp]');
   const destination = parseDestination(to[0]);
-  if (!destination) throw new UsageError(`--to ${clip(to[0])}: expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp or [fd00::10]:443${destinationHasLeadingZero(to[0]) ? ' (IPv4 parts without leading zeros)' : ''}`);
+  if (!destination)
+    throw new UsageError(`--to ${clip(to[0])}: expected ADDRESS:PORT[/tcp|udp|sctp], e.g. 10.96.0.10:53/udp or [fd00::10]:443${destinationHasLeadingZero(to[0]) ? ' (IPv4 parts without leading zeros)' : ''}`);
   const entryValue = (entry[0] ?? 'pod') as Entry;
   if (!['pod', 'node', 'external'].includes(entryValue)) throw new UsageError(`--entry ${clip(entryValue)}: expected pod, node or external`);
-  if (from[0] !== undefined && parseAddress(userAddress('--from', from[0]))!.family !== parseAddress(destination.address)!.family) throw new UsageError(`--from ${clip(from[0])}: not an address of the destination's family`);
+  if (from[0] !== undefined && parseAddress(userAddress('--from', from[0]))!.family !== parseAddress(destination.address)!.family)
+    throw new UsageError(`--from ${clip(from[0])}: not an address of the destination's family`);
   // All files are one node snapshot: iptables, nftables, or IPVS (ipvsadm + ipset + iptables).
   const { dumps, cluster } = splitCluster(args, read);
   if (dumps.length === 0) throw new UsageError('trace needs at least one dump FILE');
@@ -277,7 +278,13 @@ function splitCluster(args: Args, read: Read): { dumps: Loaded[]; cluster: Loade
 }
 
 /** The snapshot of the dumps with the cluster state read, merged and checked (--node, else inferred). */
-function checkedSnapshot(args: Args, dumps: Loaded[], cluster: Loaded[], analysed: SnapshotFile[], err: (s: string) => void): { snapshot: ReturnType<typeof buildSnapshot>; result: ReturnType<typeof checkSnapshot>; status: number } {
+function checkedSnapshot(
+  args: Args,
+  dumps: Loaded[],
+  cluster: Loaded[],
+  analysed: SnapshotFile[],
+  err: (s: string) => void,
+): { snapshot: ReturnType<typeof buildSnapshot>; result: ReturnType<typeof checkSnapshot>; status: number } {
   const nodes = args.values.get('--node') ?? [];
   if (nodes.length > 1) throw new UsageError('take one --node NAME');
   const state = mergeClusterStates(cluster.map((c) => readClusterFile(c.name, c.text)));
@@ -285,7 +292,10 @@ function checkedSnapshot(args: Args, dumps: Loaded[], cluster: Loaded[], analyse
   const snapshot = buildSnapshot(analysed);
   const folder = dumps[0].name === '<stdin>' ? undefined : basename(dirname(resolve(dumps[0].name)));
   const result = checkSnapshot(snapshot, state, { node: nodes[0], folder });
-  if (result.node.error) throw new UsageError(`--node ${clip(nodes[0])}: ${result.node.error}${result.node.candidates?.length ? ` (nodes: ${result.node.candidates.slice(0, 10).join(', ')}${result.node.candidates.length > 10 ? ', …' : ''})` : ''}`);
+  if (result.node.error)
+    throw new UsageError(
+      `--node ${clip(nodes[0])}: ${result.node.error}${result.node.candidates?.length ? ` (nodes: ${result.node.candidates.slice(0, 10).join(', ')}${result.node.candidates.length > 10 ? ', …' : ''})` : ''}`,
+    );
   snapshot.cluster = { files: cluster.map((c) => c.name), state, check: result };
   return { snapshot, result, status };
 }
@@ -321,7 +331,7 @@ function clusterDiagnostics(files: { file: string; diagnostics: Diagnostic[] }[]
 
 /** The CLI's wording of what would make a trace surer (the editor words it its own way). */
 function adviceLines(result: TraceResult): string[] {
-  return (result.advice ?? []).map(() => 'hint: give this node\'s address with --node-ip ADDRESS (or the setting dataplane.nodeIPs)');
+  return (result.advice ?? []).map(() => "hint: give this node's address with --node-ip ADDRESS (or the setting dataplane.nodeIPs)");
 }
 
 /**
@@ -381,7 +391,11 @@ function reader(args: Args): Read {
 
 if (require.main === module) {
   const lines: string[] = [];
-  const code = run(process.argv.slice(2), (...s) => lines.push(...s), (s) => process.stderr.write(s + '\n'));
+  const code = run(
+    process.argv.slice(2),
+    (...s) => lines.push(...s),
+    (s) => process.stderr.write(s + '\n'),
+  );
   // A reader that stops early (| head) closes the pipe: that is not an error of ours.
   process.stdout.on('error', () => process.exit(code));
   process.stdout.write(lines.length ? lines.join('\n') + '\n' : '', () => process.exit(code));

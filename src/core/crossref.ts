@@ -10,13 +10,12 @@ import type { IpSet, IpsetMember } from './model/ipset';
 import type { VirtualService } from './model/ipvs';
 import { containsPosition, type Position, type Range } from './model/range';
 import type { NodeSnapshot } from './snapshot';
-import { canonicalAddress as canonical } from './trace/addr';
+import { canonicalAddress as canonical } from './model/address';
 
 export interface SnapshotLocation {
   fileIndex: number;
   range: Range;
 }
-
 
 const vsKey = (protocol: string, address: string | undefined, port: number | undefined) => `${protocol.toLowerCase()}|${canonical(address)}|${port ?? ''}`;
 

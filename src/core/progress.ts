@@ -1,5 +1,5 @@
 // How far the parse of a large dump has come, for whoever shows it: the analysis worker tells the extension host,
-// whose language status item shows it (issue #8). Parsers report as they go; nothing is done unless someone listens.
+// whose language status item shows it (docs/performance.md#memory). Parsers report as they go; nothing is done unless someone listens.
 
 /** Told the share of the text read so far, from 0 to 1 (1 once every line is read; the catalog comes after). */
 export type ProgressListener = (share: number) => void;

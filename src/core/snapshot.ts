@@ -5,7 +5,7 @@ import { t } from './l10n';
 import { featuresFor, type AnyFeatures } from './language';
 import type { IptablesAnalysis } from './language/iptables';
 import type { DumpAnalysis } from './language/types';
-import type { Catalog, Service } from './kube/catalog';
+import type { Catalog, Service } from './kube/service';
 import type { CheckResult } from './cluster/check';
 import type { ClusterState } from './cluster/types';
 import { buildIpvsCatalog } from './kube/ipvs-catalog';
@@ -78,16 +78,23 @@ export function leftoversText(l: Leftovers, current: NodeSnapshot['mode']): stri
   if (c && c.of === 'iptables') {
     const others = c.chains.length - c.serviceChains;
     if (c.reached.length === 0) return t('{0} KUBE-SVC chains (and {1} other iptables-mode chains) are leftovers from iptables mode: nothing jumps to them.', c.serviceChains, others);
-    if (c.reachedServiceChains === 0) return t('{0} KUBE-SVC chains (and {1} other iptables-mode chains) are leftovers from iptables mode: nothing jumps to the KUBE-SVC chains, but {2} are still jumped to and may still catch packets.', c.serviceChains, others, names);
+    if (c.reachedServiceChains === 0)
+      return t(
+        '{0} KUBE-SVC chains (and {1} other iptables-mode chains) are leftovers from iptables mode: nothing jumps to the KUBE-SVC chains, but {2} are still jumped to and may still catch packets.',
+        c.serviceChains,
+        others,
+        names,
+      );
     return t('{0} KUBE-SVC chains (and {1} other iptables-mode chains) are iptables-mode rules beside the current mode, still jumped to ({2}): they may still catch packets.', c.serviceChains, others, names);
   }
   if (c) {
     return c.reached.length === 0
-      ? t('{0} IPVS-mode chains and {1} rules matching kube-proxy\'s ipsets are leftovers from IPVS mode: nothing jumps to the chains.', c.chains.length, c.setRules)
-      : t('{0} IPVS-mode chains and {1} rules matching kube-proxy\'s ipsets are leftovers from IPVS mode; {2} are still jumped to and may still filter packets.', c.chains.length, c.setRules, names);
+      ? t("{0} IPVS-mode chains and {1} rules matching kube-proxy's ipsets are leftovers from IPVS mode: nothing jumps to the chains.", c.chains.length, c.setRules)
+      : t("{0} IPVS-mode chains and {1} rules matching kube-proxy's ipsets are leftovers from IPVS mode; {2} are still jumped to and may still filter packets.", c.chains.length, c.setRules, names);
   }
-  if (l.virtualServices !== undefined) return t('{0} IPVS virtual services are leftovers from IPVS mode: {1} rewrites Service traffic before IPVS would see it.', l.virtualServices, current === 'nftables' ? t('nftables mode') : t('iptables mode'));
-  return t('{0} of kube-proxy\'s IPVS-mode ipsets are leftovers from IPVS mode.', l.ipsets ?? 0);
+  if (l.virtualServices !== undefined)
+    return t('{0} IPVS virtual services are leftovers from IPVS mode: {1} rewrites Service traffic before IPVS would see it.', l.virtualServices, current === 'nftables' ? t('nftables mode') : t('iptables mode'));
+  return t("{0} of kube-proxy's IPVS-mode ipsets are leftovers from IPVS mode.", l.ipsets ?? 0);
 }
 
 /** Maps a detected dialect to the language id that analyses it. */

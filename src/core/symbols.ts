@@ -4,11 +4,11 @@
 // all the names joined into one string (a native substring search, a few milliseconds), which costs nothing to
 // build, where a trigram index of them took a second.
 import { plainLabel } from './explain/label';
-import { serviceLabel, type Service } from './kube/catalog';
+import { serviceLabel, type Service } from './kube/service';
 import type { Range } from './model/range';
 import type { NodeSnapshot } from './snapshot';
 import { snapshotFileLocator } from './graph/snapshot';
-import { hostPort } from './trace';
+import { formatHostPort } from './model/address';
 
 export type SymbolKind = 'service' | 'clusterIP' | 'nodePort' | 'frontend' | 'chain' | 'set' | 'map';
 
@@ -47,7 +47,7 @@ function serviceEntries(s: Service, fileOf: (s: Service, tableId?: string) => nu
   out.push({ name: label, kind: 'service', container: '', fileIndex, range: target.range });
   for (const f of s.frontends) {
     const kind: SymbolKind = f.kind === 'clusterIP' ? 'clusterIP' : f.kind === 'nodePort' ? 'nodePort' : 'frontend';
-    const name = f.address && f.kind !== 'nodePort' ? hostPort(f.address, f.port) : `:${f.port}`;
+    const name = f.address && f.kind !== 'nodePort' ? formatHostPort(f.address, f.port) : `:${f.port}`;
     // A frontend without its own line (an ipvsadm virtual service is one line for both) goes to the Service's.
     out.push({ name: plainLabel(`${name}/${s.protocol}`), kind, container: label, fileIndex: f.range ? fileOf(s) : fileIndex, range: f.range ?? target.range });
   }
@@ -78,7 +78,7 @@ export function buildSymbolIndex(snapshot: NodeSnapshot): SymbolIndex {
 function* containing(index: SymbolIndex, query: string): Generator<number> {
   if (query.includes(SEPARATOR)) return;
   const { text, starts } = index;
-  for (let at = text.indexOf(query); at >= 0; ) {
+  for (let at = text.indexOf(query); at >= 0;) {
     // The key the match is in: the last one starting at or before it.
     let lo = 0;
     let hi = starts.length - 1;
@@ -115,5 +115,8 @@ export function querySymbols(index: SymbolIndex, query: string, limit = MAX_SYMB
     const y = index.entries[b.i];
     return a.rank - b.rank || KIND_ORDER[x.kind] - KIND_ORDER[y.kind] || x.name.length - y.name.length || a.i - b.i;
   };
-  return found.sort(order).slice(0, limit).map(({ i }) => index.entries[i]);
+  return found
+    .sort(order)
+    .slice(0, limit)
+    .map(({ i }) => index.entries[i]);
 }

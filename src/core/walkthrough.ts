@@ -1,6 +1,6 @@
 // Where the walkthrough's editor buttons ("Follow a Service with F12", "Read a hover") put the cursor in an
 // iptables-save dump: found by analysing the dump, so a regenerated sample needs no new line numbers.
-import { servicePortNameString, type Service } from './kube/catalog';
+import { servicePortNameString, type Service } from './kube/service';
 import type { IptablesAnalysis } from './language/iptables';
 import type { Range } from './model/range';
 

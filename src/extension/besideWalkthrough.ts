@@ -5,10 +5,7 @@ import { columnBesideWalkthrough, staleSampleTabs } from './placement';
 
 function showsWalkthrough(group: vscode.TabGroup): boolean {
   const tab = group.activeTab;
-  const known = [
-    vscode.TabInputText, vscode.TabInputTextDiff, vscode.TabInputCustom, vscode.TabInputWebview,
-    vscode.TabInputNotebook, vscode.TabInputNotebookDiff, vscode.TabInputTerminal,
-  ];
+  const known = [vscode.TabInputText, vscode.TabInputTextDiff, vscode.TabInputCustom, vscode.TabInputWebview, vscode.TabInputNotebook, vscode.TabInputNotebookDiff, vscode.TabInputTerminal];
   return !!tab && !known.some((k) => typeof k === 'function' && tab.input instanceof k);
 }
 
@@ -24,6 +21,10 @@ export async function closeStaleSamples(column: vscode.ViewColumn, roots: readon
   const group = vscode.window.tabGroups.all.find((g) => g.viewColumn === column);
   if (!group) return;
   const tabs = group.tabs.map((t) => ({ path: t.input instanceof vscode.TabInputText ? t.input.uri.path : undefined, dirty: t.isDirty }));
-  const stale = staleSampleTabs(tabs, roots.map((r) => r.path), keep.map((k) => k.path)).map((i) => group.tabs[i]);
+  const stale = staleSampleTabs(
+    tabs,
+    roots.map((r) => r.path),
+    keep.map((k) => k.path),
+  ).map((i) => group.tabs[i]);
   if (stale.length) await vscode.window.tabGroups.close(stale, true);
 }

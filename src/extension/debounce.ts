@@ -10,10 +10,13 @@ export function perDocumentDebounce(delay: number, update: (document: vscode.Tex
     schedule: (document) => {
       const key = document.uri.toString();
       clearTimeout(timers.get(key));
-      timers.set(key, setTimeout(() => {
-        timers.delete(key);
-        void update(document);
-      }, delay));
+      timers.set(
+        key,
+        setTimeout(() => {
+          timers.delete(key);
+          void update(document);
+        }, delay),
+      );
     },
     dispose: () => timers.forEach((timer) => clearTimeout(timer)),
   };

@@ -96,7 +96,9 @@ export class DocumentCache implements vscode.Disposable {
   private parsingNow: { key: string; version: number } | undefined;
   /** The extension host's event loop while the worker parses (logged: the editor must not stall). */
   private readonly loop = new LoopWatch((r) =>
-    this.log.info(`extension host while the worker worked (${(r.watched / 1000).toFixed(1)} s): longest task ${r.longestTask} ms (ended ${(r.longestTaskAt / 1000).toFixed(1)} s in), longest timer delay ${r.longestDelay} ms`),
+    this.log.info(
+      `extension host while the worker worked (${(r.watched / 1000).toFixed(1)} s): longest task ${r.longestTask} ms (ended ${(r.longestTaskAt / 1000).toFixed(1)} s in), longest timer delay ${r.longestDelay} ms`,
+    ),
   );
   private readonly disposables: vscode.Disposable[] = [this.analyzed, this.stateChanged];
 
@@ -109,7 +111,7 @@ export class DocumentCache implements vscode.Disposable {
       () => {
         const data: WorkerData = { l10n: vscode.l10n.bundle };
         this.log.info(`starting the analysis worker ${workerFile}`);
-        // Loaded when the first large dump needs it, not at activation (issue 8: loading worker_threads costs ms).
+        // Loaded when the first large dump needs it, not at activation (docs/performance.md#budgets: loading worker_threads costs ms).
         const threads = require('node:worker_threads') as { Worker: typeof Worker };
         return new threads.Worker(workerFile, workerOptions(data));
       },
@@ -227,7 +229,10 @@ export class DocumentCache implements vscode.Disposable {
       this.remote.set(key, remote);
     }
     if (remote.crashedAt === version) {
-      this.finish(document, entry, undefined, { kind: 'failed', message: vscode.l10n.t('The analysis worker stopped while parsing this document (out of memory?). Edit the document to try again, or use the dataplane command line.') });
+      this.finish(document, entry, undefined, {
+        kind: 'failed',
+        message: vscode.l10n.t('The analysis worker stopped while parsing this document (out of memory?). Edit the document to try again, or use the dataplane command line.'),
+      });
       return;
     }
     this.loop.begin();
@@ -271,9 +276,10 @@ export class DocumentCache implements vscode.Disposable {
       this.log.error(`${document.uri.fsPath} v${version}: analysis failed in the worker: ${error.message}`);
       this.finish(document, entry, undefined, {
         kind: 'failed',
-        message: error.kind === 'crashed'
-          ? vscode.l10n.t('The analysis worker stopped while parsing this document (out of memory?). Edit the document to try again, or use the dataplane command line.')
-          : vscode.l10n.t('Analysis failed: {0}', error.message.split('\n')[0]),
+        message:
+          error.kind === 'crashed'
+            ? vscode.l10n.t('The analysis worker stopped while parsing this document (out of memory?). Edit the document to try again, or use the dataplane command line.')
+            : vscode.l10n.t('Analysis failed: {0}', error.message.split('\n')[0]),
       });
     }
   }
@@ -391,7 +397,9 @@ export class DocumentCache implements vscode.Disposable {
 
   private logAnalysis(document: vscode.TextDocument, a: DocumentAnalysis): void {
     const s = a.summary;
-    this.log.info(`${document.uri.fsPath} v${a.version} (${a.languageId}, ${a.where}): ${s.tables} tables, ${s.chains} chains, ${s.rules} rules, ${s.services} services, ${a.diagnostics.length} diagnostics in ${a.ms} ms`);
+    this.log.info(
+      `${document.uri.fsPath} v${a.version} (${a.languageId}, ${a.where}): ${s.tables} tables, ${s.chains} chains, ${s.rules} rules, ${s.services} services, ${a.diagnostics.length} diagnostics in ${a.ms} ms`,
+    );
   }
 
   private dropRemote(key: string): void {

@@ -1,4 +1,4 @@
-// What activation needs to know about the dump languages without loading their parsers (issue 8: activation
+// What activation needs to know about the dump languages without loading their parsers (docs/performance.md#budgets: activation
 // ≤ 50 ms). The registry itself (core/language) lives in dist/features.js, loaded on first use (see features.ts);
 // a unit test checks that these lists match it. No `vscode` import: the analysis worker bundles this too.
 

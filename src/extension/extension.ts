@@ -1,6 +1,6 @@
 // Activation: wires the pure core to VS Code. Every provider lives in its own file under providers/. This bundle
 // (dist/extension.js) holds the adapters only; the parsers and the rest of the core load on first use (loadCore.ts).
-// First import: notes when the bundle's modules start to run (activation time, issue 8).
+// First import: notes when the bundle's modules start to run (activation time, docs/performance.md#budgets).
 import { loadStart } from './loadStart';
 import * as vscode from 'vscode';
 import { onCoreLoad, setCoreTranslator } from './loadCore';
@@ -39,7 +39,12 @@ export function activate(context: vscode.ExtensionContext): void {
   onCoreLoad((ms) => log.info(`analysis code (dist/core.js) loaded in ${ms.toFixed(1)} ms`));
   const cache = new DocumentCache(log, context.extensionUri);
   const snapshots = new Snapshots(cache, log);
-  context.subscriptions.push(cache, { dispose: () => { setCoreTranslator(undefined); onCoreLoad(undefined); } });
+  context.subscriptions.push(cache, {
+    dispose: () => {
+      setCoreTranslator(undefined);
+      onCoreLoad(undefined);
+    },
+  });
   firstLine.register(context, log);
   definition.register(context, cache, snapshots);
   references.register(context, cache, snapshots);
@@ -59,7 +64,7 @@ export function activate(context: vscode.ExtensionContext): void {
   graphLens.register(context, cache);
   explain.register(context, snapshots, log);
   workspaceSymbols.register(context, cache, snapshots, log);
-  // Both parts of activation (issue 8: ≤ 50 ms): evaluating the bundle's modules (from ./loadStart, the first to run,
+  // Both parts of activation (docs/performance.md#budgets: ≤ 50 ms): evaluating the bundle's modules (from ./loadStart, the first to run,
   // to the end of this module's top level; reading and compiling the file come before it and are not included, VS
   // Code's Running Extensions view counts them) and activate() itself.
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms; the bundle's modules were evaluated in ${evaluatedMs.toFixed(1)} ms (display language ${vscode.env.language})`);

@@ -39,14 +39,24 @@ export async function showFilteredPick<T extends vscode.QuickPickItem>(o: Filter
   let asked = 0;
   const ask = async (value: string): Promise<void> => {
     const mine = ++asked;
-    quickPick.items = [...typed(value), ...filterRows(quickPick.items.filter((i) => !i.alwaysShow && i.kind !== vscode.QuickPickItemKind.Separator), value, PICK_ROWS).rows];
+    quickPick.items = [
+      ...typed(value),
+      ...filterRows(
+        quickPick.items.filter((i) => !i.alwaysShow && i.kind !== vscode.QuickPickItemKind.Separator),
+        value,
+        PICK_ROWS,
+      ).rows,
+    ];
     const answer = await o.rows(value).catch(() => undefined);
     if (mine === asked) fill(value, answer);
   };
   const disposables = [quickPick.onDidChangeValue((value) => void ask(value))];
   const picked = await new Promise<T | undefined>((resolve) => {
     // Enter before the rows arrived (an address just typed) has no row selected: the address typed is meant.
-    disposables.push(quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0] ?? quickPick.activeItems[0] ?? typed(quickPick.value)[0])), quickPick.onDidHide(() => resolve(undefined)));
+    disposables.push(
+      quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0] ?? quickPick.activeItems[0] ?? typed(quickPick.value)[0])),
+      quickPick.onDidHide(() => resolve(undefined)),
+    );
     if (first) fill('', first);
     else quickPick.busy = true;
     quickPick.show();

@@ -1,5 +1,5 @@
 // Loads dist/core.js (see core.ts) the first time an adapter needs the pure core, with a synchronous require:
-// activation only registers providers and commands (issue 8: activation ≤ 50 ms), and the first dump analysed
+// activation only registers providers and commands (docs/performance.md#budgets: activation ≤ 50 ms), and the first dump analysed
 // on the extension host or the first command that reads a dump pays for loading the parsers, once.
 import { setTranslator, type Translator } from '../core/l10n';
 import type * as Core from './core';

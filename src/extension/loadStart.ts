@@ -1,3 +1,3 @@
 // Imported first by extension.ts, so in the bundle this runs before every other module's top level: activate()
-// logs the time since then (issue 8: activation ≤ 50 ms). Reading and compiling the bundle come before it.
+// logs the time since then (docs/performance.md#budgets: activation ≤ 50 ms). Reading and compiling the bundle come before it.
 export const loadStart = performance.now();

@@ -2,7 +2,7 @@
 // on the extension host: package.json lists them in untrustedWorkspaces.restrictedConfigurations, so in
 // Restricted Mode VS Code hands out only the user's (or the default) value, never a repository's.
 import * as vscode from 'vscode';
-import { parseUserAddress } from '../core/trace/addr';
+import { parseUserAddress } from '../core/model/address';
 
 export interface Settings {
   /** Documents larger than this (in characters) are not analysed; the CLI handles them. */

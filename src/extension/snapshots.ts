@@ -96,7 +96,14 @@ export class Snapshots {
   }
 
   /** The worker's answer, undefined when it dropped the question (a document changed, the worker restarted). */
-  private async ask<M extends SnapshotMethod>(files: SnapshotFileSpec[], uris: vscode.Uri[], method: M, args: SnapshotArgs<M>, place: { folder?: string; node?: string }, token?: CancelSignal): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
+  private async ask<M extends SnapshotMethod>(
+    files: SnapshotFileSpec[],
+    uris: vscode.Uri[],
+    method: M,
+    args: SnapshotArgs<M>,
+    place: { folder?: string; node?: string },
+    token?: CancelSignal,
+  ): Promise<SnapshotQueryAnswer<SnapshotResult<M>> | undefined> {
     try {
       const answer = await this.cache.whileWorkerWorks(() => this.cache.worker.request<SnapshotAnswer<SnapshotResult<M>>>({ type: 'snapshot', files, method, args, ...place }, token));
       return { value: answer.value, uris: answer.included.map((i) => uris[i]), clusterUris: (answer.clusterIncluded ?? []).map((i) => uris[i]), where: 'worker' };
@@ -116,9 +123,11 @@ export class Snapshots {
       const picked = 'picked' in s && s.picked === true ? { cluster: true } : {};
       if ('open' in s && 'analysis' in s) {
         const { open, analysis } = s;
-        files.push(analysis.where === 'worker'
-          ? { kind: 'document', key: open.uri.toString() }
-          : { kind: 'text', key: open.uri.toString(), version: open.version, name: open.uri.fsPath, languageId: open.languageId, text: open.getText() });
+        files.push(
+          analysis.where === 'worker'
+            ? { kind: 'document', key: open.uri.toString() }
+            : { kind: 'text', key: open.uri.toString(), version: open.version, name: open.uri.fsPath, languageId: open.languageId, text: open.getText() },
+        );
       } else if ('open' in s) {
         // An open cluster-state file: its text as edited, not as saved.
         files.push({ kind: 'text', key: uri.toString(), version: s.open.version, name: uri.fsPath, text: s.open.getText(), ...picked });
@@ -190,7 +199,10 @@ export class Snapshots {
     }
     const out: Sibling[] = [];
     const picked = this.pickedCluster(folder);
-    const uris = entries.sort(([a], [b]) => a.localeCompare(b)).filter(([, type]) => type === vscode.FileType.File).map(([name]) => vscode.Uri.joinPath(folder, name));
+    const uris = entries
+      .sort(([a], [b]) => a.localeCompare(b))
+      .filter(([, type]) => type === vscode.FileType.File)
+      .map(([name]) => vscode.Uri.joinPath(folder, name));
     if (picked && !uris.some((u) => u.toString() === picked.toString())) uris.unshift(picked);
     for (const uri of uris) {
       if (out.length >= MAX_FILES - (except ? 1 : 0)) break;

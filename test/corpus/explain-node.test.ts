@@ -15,18 +15,25 @@ function explainFile(path: string): NodeExplanation {
   const e = explainNode(buildSnapshot([file]), [text]);
   const lines = text.split(/\r\n|\r|\n/);
   for (const ev of e.evidence) {
-    const quote = lines.slice(ev.range.start.line, ev.range.end.line + 1).map((l) => l.trim()).join('\n');
+    const quote = lines
+      .slice(ev.range.start.line, ev.range.end.line + 1)
+      .map((l) => l.trim())
+      .join('\n');
     expect(ev.quote, `${path}:${ev.range.start.line + 1}`).toBe(quote.length > 240 ? `${quote.slice(0, 239)}…` : quote);
   }
   return e;
 }
 
-const list = (dir: string, re: RegExp) => readdirSync(join(CORPUS, dir)).filter((f) => re.test(f)).sort().map((f) => join(CORPUS, dir, f));
+const list = (dir: string, re: RegExp) =>
+  readdirSync(join(CORPUS, dir))
+    .filter((f) => re.test(f))
+    .sort()
+    .map((f) => join(CORPUS, dir, f));
 
 describe.skipIf(!HAVE_CORPUS)(`Explain This Node on kube-proxy's dumps (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
   if (!HAVE_CORPUS) return;
 
-  it('iptables-save of kube-proxy\'s iptables mode: iptables mode, the backend from each header', () => {
+  it("iptables-save of kube-proxy's iptables mode: iptables mode, the backend from each header", () => {
     const files = list('iptables/kube-proxy', /^Test(OverallIPTablesRules|SyncProxyRulesRepeated__01|BadIPs)\..*iptables-save$/);
     expect(files.length).toBeGreaterThanOrEqual(6);
     for (const path of files) {
@@ -34,17 +41,29 @@ describe.skipIf(!HAVE_CORPUS)(`Explain This Node on kube-proxy's dumps (${HAVE_C
       expect(e.mode, path).toBe('iptables');
       const expected = /kernel-nft/.test(path) ? 'nf_tables' : /kernel-legacy/.test(path) ? 'legacy' : 'unknown';
       expect(e.backend, path).toBe(expected);
-      expect(e.sections.some((s) => s.id === 'iptables-nft'), path).toBe(expected === 'nf_tables');
+      expect(
+        e.sections.some((s) => s.id === 'iptables-nft'),
+        path,
+      ).toBe(expected === 'nf_tables');
       const how = e.sections.find((s) => s.id === 'evidence')!.items[0].evidence.map((ev) => ev.quote);
-      expect(how.some((q) => q.startsWith(':KUBE-SERVICES')), path).toBe(true);
+      expect(
+        how.some((q) => q.startsWith(':KUBE-SERVICES')),
+        path,
+      ).toBe(true);
       // One endpoint per Service (TestBadIPs) needs no -m statistic rule; the others have some.
       const text = readFileSync(path, 'utf8');
-      expect(how.some((q) => /-m statistic --mode random --probability/.test(q)), path).toBe(/--probability/.test(text));
-      expect(how.some((q) => /^(\[\d+:\d+\] )?-A KUBE-SEP-\S+ .*-j DNAT/.test(q)), path).toBe(true);
+      expect(
+        how.some((q) => /-m statistic --mode random --probability/.test(q)),
+        path,
+      ).toBe(/--probability/.test(text));
+      expect(
+        how.some((q) => /^(\[\d+:\d+\] )?-A KUBE-SEP-\S+ .*-j DNAT/.test(q)),
+        path,
+      ).toBe(true);
     }
   });
 
-  it('nft list ruleset and nft -j of kube-proxy\'s nftables mode: nftables mode, table ip kube-proxy', () => {
+  it("nft list ruleset and nft -j of kube-proxy's nftables mode: nftables mode, table ip kube-proxy", () => {
     const files = list('nft/kube-proxy', /^TestOverallNFTablesRules\.(nft|json)$|^TestSyncProxyRulesRepeated__0[1-3].*\.nft$/);
     expect(files.length).toBeGreaterThanOrEqual(4);
     for (const path of files) {
@@ -61,17 +80,25 @@ describe.skipIf(!HAVE_CORPUS)(`Explain This Node on kube-proxy's dumps (${HAVE_C
   });
 
   it('iptables mode seen through nft (iptables-nft tables): iptables mode, never nftables mode', () => {
-    for (const path of list('nft/kube-proxy-iptables-mode-via-iptables-nft', /\.nft$/)) {
+    const files = list('nft/kube-proxy-iptables-mode-via-iptables-nft', /\.nft$/);
+    expect(files.length).toBeGreaterThan(0);
+    for (const path of files) {
       const e = explainFile(path);
       expect([e.mode, e.backend], path).toEqual(['iptables', 'nf_tables']);
       const backend = e.sections.find((s) => s.id === 'backend')!.items.flatMap((i) => i.evidence.map((ev) => ev.quote));
       expect(backend[0], path).toMatch(/^# Warning: table ip \S+ is managed by iptables-nft, do not touch!$/);
-      expect(e.sections.map((s) => s.id), path).toContain('iptables-nft');
-      expect(e.evidence.some((ev) => /^chain KUBE-(SVC|SEP)-/.test(ev.quote)), path).toBe(true);
+      expect(
+        e.sections.map((s) => s.id),
+        path,
+      ).toContain('iptables-nft');
+      expect(
+        e.evidence.some((ev) => /^chain KUBE-(SVC|SEP)-/.test(ev.quote)),
+        path,
+      ).toBe(true);
     }
   });
 
-  it('ipvsadm -Ln from kube-proxy\'s documentation: IPVS mode, asks for the iptables and ipset dumps', () => {
+  it("ipvsadm -Ln from kube-proxy's documentation: IPVS mode, asks for the iptables and ipset dumps", () => {
     const files = list('ipvs/pristine', /./);
     expect(files.length).toBeGreaterThan(0);
     let withServices = 0;

@@ -17,6 +17,7 @@ const NODE_IP = '192.168.0.2';
 describe.skipIf(!HAVE_CORPUS)(`Trace from here on kube-proxy's test dumps (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
   if (!HAVE_CORPUS) return;
   const dumps = [...corpusFiles('iptables/kube-proxy').filter((f) => f.endsWith('.iptables-save')), ...corpusFiles('nft/kube-proxy').filter((f) => /\.(nft|json)$/.test(f))];
+  it('found the dumps of both modes', () => expect(dumps.length).toBeGreaterThan(15));
 
   it.each(dumps.map((f) => [basename(f), f]))('%s: every frontend lights a connected path', (_, file) => {
     const snapshot = buildSnapshot([analyzeFile(basename(file), readFileSync(file, 'utf8'))!]);
@@ -39,7 +40,10 @@ describe.skipIf(!HAVE_CORPUS)(`Trace from here on kube-proxy's test dumps (${HAV
     const model = graphOfSnapshot(snapshot);
     const g = model.graphs.get(model.services.find((s) => s.title === 'ns2/svc2:p80/tcp')!.key)!;
     const label = new Map(g.nodes.map((n) => [n.id, n.kind === 'verdict' ? n.label : n.label.replace(/^(KUBE-|)(\w+)-.*$/, '$2')]));
-    const fromExt = g.edges.filter((e) => /^(EXT|external)$/.test(label.get(e.from)!)).map((e) => `${label.get(e.to)} [${e.label}]`).sort();
+    const fromExt = g.edges
+      .filter((e) => /^(EXT|external)$/.test(label.get(e.from)!))
+      .map((e) => `${label.get(e.to)} [${e.label}]`)
+      .sort();
     expect(fromExt).toEqual([`DROP [other sources]`, `${relative.startsWith('nft') ? 'service' : 'SVC'} [from pods (10.0.0.0/8) or this node]`]);
   });
 });

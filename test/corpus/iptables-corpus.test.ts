@@ -36,6 +36,7 @@ describe.skipIf(!HAVE_CORPUS)(`iptables corpus (${HAVE_CORPUS ? 'shared corpus' 
     describe(sub, () => {
       it('has a validation row for every dump', () => {
         const dumps = readdirSync(dir).filter((f) => !f.endsWith('.tsv') && !f.endsWith('.json'));
+        expect(rows.length).toBeGreaterThan(0);
         const validated = new Set(rows.map((r) => r.file));
         const kernelRedumps = dumps.filter((f) => /\.kernel-/.test(f));
         expect(dumps.filter((f) => !validated.has(f) && !kernelRedumps.includes(f))).toEqual([]);
@@ -62,9 +63,16 @@ describe.skipIf(!HAVE_CORPUS)(`iptables corpus (${HAVE_CORPUS ? 'shared corpus' 
           });
         } else {
           it(`rejected: ${row.file} gets a diagnostic on a line the tools name (${row.errorLines.join(', ')})`, () => {
-            const lines = new Set(analyzeIptables(text).diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning').map((d) => d.range.start.line + 1));
+            const lines = new Set(
+              analyzeIptables(text)
+                .diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning')
+                .map((d) => d.range.start.line + 1),
+            );
             expect(row.errorLines.length).toBeGreaterThan(0);
-            expect(row.errorLines.some((l) => lines.has(l)), `diagnostic lines: ${[...lines].slice(0, 20).join(', ')}`).toBe(true);
+            expect(
+              row.errorLines.some((l) => lines.has(l)),
+              `diagnostic lines: ${[...lines].slice(0, 20).join(', ')}`,
+            ).toBe(true);
           });
         }
       }

@@ -11,7 +11,9 @@ import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 const DIR = join(CORPUS, 'ipvs');
 
 function files(dir: string): string[] {
-  return readdirSync(dir).filter((f) => statSync(join(dir, f)).isFile() && !f.endsWith('.md') && !f.endsWith('.tsv')).sort();
+  return readdirSync(dir)
+    .filter((f) => statSync(join(dir, f)).isFile() && !f.endsWith('.md') && !f.endsWith('.tsv'))
+    .sort();
 }
 
 function shape(d: IpvsDump) {

@@ -7,7 +7,11 @@ import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 
 function servicesJson(...files: string[]) {
   const out: string[] = [];
-  const code = run(['services', '--json', ...files.map((f) => join(CORPUS, 'iptables/kube-proxy', f))], (s) => out.push(s), () => {});
+  const code = run(
+    ['services', '--json', ...files.map((f) => join(CORPUS, 'iptables/kube-proxy', f))],
+    (s) => out.push(s),
+    () => {},
+  );
   expect(code).toBe(0);
   return JSON.parse(out.join('\n'));
 }
@@ -18,7 +22,10 @@ const ep = (address: string, port: number, probability: number, local?: boolean)
 const OVERALL = [
   { namespace: 'ns1', name: 'svc1', portName: 'p80', protocol: 'tcp', frontends: [{ kind: 'clusterIP', address: '172.30.0.41', port: 80 }], endpoints: [ep('10.180.0.1', 80, 1)] },
   {
-    namespace: 'ns2', name: 'svc2', portName: 'p80', protocol: 'tcp',
+    namespace: 'ns2',
+    name: 'svc2',
+    portName: 'p80',
+    protocol: 'tcp',
     frontends: [
       { kind: 'clusterIP', address: '172.30.0.42', port: 80 },
       { kind: 'nodePort', port: 3001 },
@@ -27,15 +34,38 @@ const OVERALL = [
     ],
     endpoints: [ep('10.180.0.2', 80, 1)],
   },
-  { namespace: 'ns3', name: 'svc3', portName: 'p80', protocol: 'tcp', frontends: [{ kind: 'clusterIP', address: '172.30.0.43', port: 80 }, { kind: 'nodePort', port: 3003 }], endpoints: [ep('10.180.0.3', 80, 1)] },
   {
-    namespace: 'ns4', name: 'svc4', portName: 'p80', protocol: 'tcp',
-    frontends: [{ kind: 'clusterIP', address: '172.30.0.44', port: 80 }, { kind: 'externalIP', address: '192.168.99.33', port: 80 }],
+    namespace: 'ns3',
+    name: 'svc3',
+    portName: 'p80',
+    protocol: 'tcp',
+    frontends: [
+      { kind: 'clusterIP', address: '172.30.0.43', port: 80 },
+      { kind: 'nodePort', port: 3003 },
+    ],
+    endpoints: [ep('10.180.0.3', 80, 1)],
+  },
+  {
+    namespace: 'ns4',
+    name: 'svc4',
+    portName: 'p80',
+    protocol: 'tcp',
+    frontends: [
+      { kind: 'clusterIP', address: '172.30.0.44', port: 80 },
+      { kind: 'externalIP', address: '192.168.99.33', port: 80 },
+    ],
     endpoints: [ep('10.180.0.4', 80, 0.5), ep('10.180.0.5', 80, 0.5)],
   },
   {
-    namespace: 'ns5', name: 'svc5', portName: 'p80', protocol: 'tcp',
-    frontends: [{ kind: 'clusterIP', address: '172.30.0.45', port: 80 }, { kind: 'nodePort', port: 3002 }, { kind: 'loadBalancer', address: '5.6.7.8', port: 80 }],
+    namespace: 'ns5',
+    name: 'svc5',
+    portName: 'p80',
+    protocol: 'tcp',
+    frontends: [
+      { kind: 'clusterIP', address: '172.30.0.45', port: 80 },
+      { kind: 'nodePort', port: 3002 },
+      { kind: 'loadBalancer', address: '5.6.7.8', port: 80 },
+    ],
     endpoints: [ep('10.180.0.3', 80, 1)],
   },
   { namespace: 'ns6', name: 'svc6', portName: 'p80', protocol: 'tcp', frontends: [{ kind: 'clusterIP', address: '172.30.0.46', port: 80 }], endpoints: [] },
@@ -81,7 +111,10 @@ describe.skipIf(!HAVE_CORPUS)(`kube-proxy services (${HAVE_CORPUS ? 'shared corp
     const json = servicesJson('TestBadIPs.kernel-nft.iptables-save');
     expect(withoutPolicies(json)).toEqual([
       {
-        namespace: 'ns1', name: 'svc1', portName: 'p80', protocol: 'tcp',
+        namespace: 'ns1',
+        name: 'svc1',
+        portName: 'p80',
+        protocol: 'tcp',
         frontends: [
           { kind: 'clusterIP', address: '172.30.0.41', port: 80 },
           { kind: 'nodePort', port: 3001 },
@@ -98,4 +131,3 @@ describe.skipIf(!HAVE_CORPUS)(`kube-proxy services (${HAVE_CORPUS ? 'shared corp
     expect(json.services).toHaveLength(8);
   });
 });
-

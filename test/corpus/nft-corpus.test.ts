@@ -13,11 +13,14 @@ import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 const NFT = join(CORPUS, 'nft');
 const read = (...parts: string[]) => readFileSync(join(NFT, ...parts), 'utf8');
 const at = (d: { range: { start: { line: number; character: number } } }) => `${d.range.start.line + 1}:${d.range.start.character + 1}`;
-const describeProblems = (r: NftRuleset, ...severities: string[]) =>
-  r.diagnostics.filter((d) => severities.includes(d.severity)).map((d) => `${at(d)} ${d.code} ${d.message}`);
+const describeProblems = (r: NftRuleset, ...severities: string[]) => r.diagnostics.filter((d) => severities.includes(d.severity)).map((d) => `${at(d)} ${d.code} ${d.message}`);
 
 function tsv(path: string): string[][] {
-  return readFileSync(path, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'));
 }
 
 /** Hex and decimal are the same number (`nft -j` prints marks in decimal). */
@@ -40,9 +43,7 @@ function shape(r: NftRuleset, typeofNames: Set<string> = new Set()) {
   return r.tables
     .map((t) => ({
       id: t.id,
-      chains: t.chains
-        .map((c) => `${c.name} ${c.type ?? ''} ${c.hook ?? ''} ${c.priority?.value ?? ''} ${c.policy ?? ''}: ${c.rules.map((rule) => rule.statements.map(statementShape).join(' ')).join(' | ')}`)
-        .sort(),
+      chains: t.chains.map((c) => `${c.name} ${c.type ?? ''} ${c.hook ?? ''} ${c.priority?.value ?? ''} ${c.policy ?? ''}: ${c.rules.map((rule) => rule.statements.map(statementShape).join(' ')).join(' | ')}`).sort(),
       sets: [...t.sets, ...t.maps]
         .map((s) => `${s.kind} ${s.name} ${typeofNames.has(`${t.id} ${s.name}`) ? '' : s.keyType.join('.')} ${s.kind === 'map' && !typeofNames.has(`${t.id} ${s.name}`) ? s.dataType.join('.') : ''} ${s.elements.length}`)
         .sort(),
@@ -108,7 +109,11 @@ describe.skipIf(!HAVE_CORPUS)(`nft corpus (${HAVE_CORPUS ? 'shared corpus' : NO_
     describe('command files against nft -f (VALIDATION-nft-1.0.6.tsv)', () => {
       const rows = tsv(join(dir, 'VALIDATION-nft-1.0.6.tsv'));
       it('has a row for every command file', () => {
-        expect(rows.map((r) => r[0]).sort()).toEqual(readdirSync(dir).filter((x) => x.endsWith('.nft-cmds')).sort());
+        expect(rows.map((r) => r[0]).sort()).toEqual(
+          readdirSync(dir)
+            .filter((x) => x.endsWith('.nft-cmds'))
+            .sort(),
+        );
       });
       for (const [file, asIs, errorAsIs, reordered] of rows) {
         const r = parseNft(read('kube-proxy', file));
@@ -155,10 +160,7 @@ describe.skipIf(!HAVE_CORPUS)(`nft corpus (${HAVE_CORPUS ? 'shared corpus' : NO_
       const svc4 = t.chainByName.get('service-LAUZTJTB-ns4/svc4/tcp/p80')!.rules[1].statements[0];
       expect(svc4).toMatchObject({ kind: 'vmap', key: { kind: 'numgen', mode: 'random', mod: 2 } });
       if (svc4.kind !== 'vmap' || svc4.map.kind !== 'set') throw new Error('anonymous vmap');
-      expect(svc4.map.elements.map((x) => (typeof x.value === 'object' ? x.value.chain : x.value))).toEqual([
-        'endpoint-UNZV3OEC-ns4/svc4/tcp/p80__10.180.0.4/80',
-        'endpoint-5RFCDDV7-ns4/svc4/tcp/p80__10.180.0.5/80',
-      ]);
+      expect(svc4.map.elements.map((x) => (typeof x.value === 'object' ? x.value.chain : x.value))).toEqual(['endpoint-UNZV3OEC-ns4/svc4/tcp/p80__10.180.0.4/80', 'endpoint-5RFCDDV7-ns4/svc4/tcp/p80__10.180.0.5/80']);
       const ep = t.chainByName.get('endpoint-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80')!.rules;
       expect(ep.map((x) => x.statements.map((s) => s.kind))).toEqual([['match', 'verdict'], ['setUpdate'], ['match', 'nat']]);
       expect(ep[2].statements[1]).toMatchObject({ type: 'dnat', addr: { value: '10.180.0.3' }, port: { value: '80' } });
@@ -173,13 +175,18 @@ describe.skipIf(!HAVE_CORPUS)(`nft corpus (${HAVE_CORPUS ? 'shared corpus' : NO_
       const fw = t.chainByName.get('firewall-HVFWP5L3-ns5/svc5/tcp/p80')!.rules[0].statements[0] as NftMatchStatement;
       expect(fw).toMatchObject({ op: '!=', negated: true, right: { kind: 'prefix', address: '203.0.113.0', length: 25 } });
       const json = parseNftJson(read('kube-proxy', 'TestOverallNFTablesRules.json'));
-      const je = json.tableById.get('ip kube-proxy')!.mapByName.get('service-ips')!.elements.find((x) => x.key.join(' . ') === '172.30.0.41 . tcp . 80')!;
+      const je = json.tableById
+        .get('ip kube-proxy')!
+        .mapByName.get('service-ips')!
+        .elements.find((x) => x.key.join(' . ') === '172.30.0.41 . tcp . 80')!;
       expect(je.value).toMatchObject({ kind: 'goto', chain: 'service-ULMVA6XW-ns1/svc1/tcp/p80' });
     });
   });
 
   describe('kube-proxy iptables mode through iptables-nft', () => {
-    for (const f of readdirSync(join(NFT, 'kube-proxy-iptables-mode-via-iptables-nft'))) {
+    const files = readdirSync(join(NFT, 'kube-proxy-iptables-mode-via-iptables-nft'));
+    it('found the dumps', () => expect(files.length).toBeGreaterThan(0));
+    for (const f of files) {
       it(`${f}: parses without problems, knows the tables iptables-nft manages`, () => {
         const r = parseNft(read('kube-proxy-iptables-mode-via-iptables-nft', f));
         expect(describeProblems(r, 'error', 'warning')).toEqual([]);
@@ -196,7 +203,11 @@ describe.skipIf(!HAVE_CORPUS)(`nft corpus (${HAVE_CORPUS ? 'shared corpus' : NO_
     const dir = join(NFT, 'nftables-tests');
     const rows = tsv(join(dir, 'VALIDATION-nft-1.0.6.tsv'));
     it('has a row for every dump', () => {
-      expect(rows.map((r) => r[0]).sort()).toEqual(readdirSync(dir).filter((f) => f.endsWith('.nft')).sort());
+      expect(rows.map((r) => r[0]).sort()).toEqual(
+        readdirSync(dir)
+          .filter((f) => f.endsWith('.nft'))
+          .sort(),
+      );
     });
     const loads = rows.filter((r) => r[1] === 'OK');
     const refused = rows.filter((r) => r[1] !== 'OK');
@@ -257,7 +268,9 @@ describe.skipIf(!HAVE_CORPUS)(`nft corpus (${HAVE_CORPUS ? 'shared corpus' : NO_
   });
 
   it('real-world rulesets parse without problems', () => {
-    for (const f of readdirSync(join(NFT, 'real-world'))) {
+    const files = readdirSync(join(NFT, 'real-world'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
       const r = parseNft(read('real-world', f));
       expect(describeProblems(r, 'error', 'warning'), f).toEqual([]);
       expect(r.tables.length, f).toBeGreaterThan(0);

@@ -8,7 +8,11 @@ import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 
 function cli(...args: string[]) {
   const out: string[] = [];
-  const code = run(args, (s) => out.push(s), () => {});
+  const code = run(
+    args,
+    (s) => out.push(s),
+    () => {},
+  );
   return { code, out: out.join('\n') };
 }
 

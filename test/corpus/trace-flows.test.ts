@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { traceSnapshot, type Entry } from '../../src/core/trace';
-import { parseAddress, parsePrefix, prefixContains } from '../../src/core/trace/addr';
+import { parseAddress, parsePrefix, prefixContains } from '../../src/core/model/address';
 import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 
 interface Flow {
@@ -33,7 +33,10 @@ describe.skipIf(!HAVE_CORPUS)(`TestTracePacket flows (${HAVE_CORPUS ? 'shared co
       const total = result.outcomes.reduce((sum, o) => sum + o.probability, 0);
       expect(total).toBeCloseTo(1, 9);
       expect(result.outcomes.every((o) => o.assumptions.length === 0)).toBe(true);
-      const dnat = result.outcomes.filter((o) => o.verdict === 'dnat').map((o) => o.destination).sort();
+      const dnat = result.outcomes
+        .filter((o) => o.verdict === 'dnat')
+        .map((o) => o.destination)
+        .sort();
       if (flow.output === '') {
         expect(result.outcomes.map((o) => o.verdict)).toEqual(['accept']);
       } else if (/^\d/.test(flow.output)) {

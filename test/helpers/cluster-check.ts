@@ -1,9 +1,9 @@
 // Snapshots made by the project's dump generators and the expected Service ports of the same generated Services,
 // built by hand (what kube-proxy would compute for a node named node-1): the comparison is tested on real dumps
 // of the three modes without the expected-dataplane computation.
-import { generateIptablesDump, type GenServicePort } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, type GenServicePort } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import type { ApiService, ClusterState, ExpectedEndpoint, ExpectedFrontend, ExpectedServicePort, IPFamily, Protocol } from '../../src/core/cluster/types';
 
@@ -142,7 +142,10 @@ export function clusterListOf(services: GenServicePort[], nodeIP = NODE_IP.ipv4)
       })),
     });
   }
-  for (const [name, ip] of [['node-1', nodeIP], ['node-2', nodeIP.includes(':') ? 'fd00::11' : '192.168.0.11']]) {
+  for (const [name, ip] of [
+    ['node-1', nodeIP],
+    ['node-2', nodeIP.includes(':') ? 'fd00::11' : '192.168.0.11'],
+  ]) {
     items.push({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: {} }, status: { addresses: [{ type: 'InternalIP', address: ip }] } });
   }
   return { apiVersion: 'v1', kind: 'List', items };

@@ -1,9 +1,9 @@
 // A small, independent diff of a generated node's two sides (the cluster's API objects and the dump's
 // input): the findings a checker must report, from the ground up, to hold the generator's ground truth to.
 import { expect } from 'vitest';
-import { servicePortsForNode } from '../../src/core/kube/generate/cluster';
-import { infoFindings, joinHostPort, sortFindings, type ExpectedFinding, type Scenario } from '../../src/core/kube/generate/drift';
-import type { GenServicePort } from '../../src/core/kube/generate/iptables';
+import { servicePortsForNode } from '../../tools/generate/cluster';
+import { infoFindings, joinHostPort, sortFindings, type ExpectedFinding, type Scenario } from '../../tools/generate/drift';
+import type { GenServicePort } from '../../tools/generate/iptables';
 
 /** What a checker must find between the two sides of a scenario (infos included). */
 export function apiDumpDiff(s: Scenario): ExpectedFinding[] {
@@ -30,4 +30,3 @@ export function apiDumpDiff(s: Scenario): ExpectedFinding[] {
   if (s.cluster.proxy && s.cluster.proxy.mode !== s.mode) out.push({ code: 'mode-mismatch', severity: 'warning', service: { namespace: '', name: '', portName: '', protocol: '' } });
   return sortFindings([...out, ...infoFindings(s.cluster, s.node, s.family)]);
 }
-

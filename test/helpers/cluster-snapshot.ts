@@ -1,17 +1,17 @@
 // Node snapshots with their cluster state set, as the editor builds them: a bundled sample with its
-// cluster-state.yaml, or a generator scenario (src/core/kube/generate/drift.ts) with its drifts, read through the
+// cluster-state.yaml, or a generator scenario (tools/generate/drift.ts) with its drifts, read through the
 // files a user saves and checked with checkSnapshot.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkSnapshot } from '../../src/core/cluster/check';
 import { mergeClusterStates, readClusterFile } from '../../src/core/cluster/read';
-import type { Family } from '../../src/core/kube/generate/address';
-import { randomCluster, THIS_NODE, type ProxyMode } from '../../src/core/kube/generate/cluster';
-import { clusterStateFiles } from '../../src/core/kube/generate/cluster-objects';
-import { DRIFT_KINDS, scenario, type Scenario } from '../../src/core/kube/generate/drift';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import type { Family } from '../../tools/generate/address';
+import { randomCluster, THIS_NODE, type ProxyMode } from '../../tools/generate/cluster';
+import { clusterStateFiles } from '../../tools/generate/cluster-objects';
+import { DRIFT_KINDS, scenario, type Scenario } from '../../tools/generate/drift';
+import { generateIptablesDump } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot, type NodeSnapshot } from '../../src/core/snapshot';
 import type { ClusterState } from '../../src/core/cluster/types';
 

@@ -3,8 +3,7 @@
 import type { IptablesRuleset, Match, Option, Rule, Target } from '../../src/core/model/iptables';
 import type { Range } from '../../src/core/model/range';
 
-const range = (r: Range | undefined) =>
-  r && { start: { line: r.start.line, character: r.start.character }, end: { line: r.end.line, character: r.end.character } };
+const range = (r: Range | undefined) => r && { start: { line: r.start.line, character: r.start.character }, end: { line: r.end.line, character: r.end.character } };
 
 const option = (o: Option) => ({
   name: o.name,
@@ -17,8 +16,7 @@ const option = (o: Option) => ({
 
 const match = (m: Match) => ({ module: m.module, implicit: m.implicit, range: range(m.range), moduleRange: range(m.moduleRange), options: m.options.map(option) });
 
-const target = (tg: Target | undefined) =>
-  tg && { kind: tg.kind, name: tg.name, range: range(tg.range), nameRange: range(tg.nameRange), options: tg.options.map(option) };
+const target = (tg: Target | undefined) => tg && { kind: tg.kind, name: tg.name, range: range(tg.range), nameRange: range(tg.nameRange), options: tg.options.map(option) };
 
 export const plainRule = (r: Rule) => ({
   tableId: r.tableId,

@@ -1,4 +1,4 @@
-import type { GenServicePort } from '../../src/core/kube/generate/iptables';
+import type { GenServicePort } from '../../tools/generate/iptables';
 
 /** The same Services with IPv6 ClusterIPs and endpoints (and no external, load-balancer or source-range addresses). */
 export const ipv6Services = (services: GenServicePort[]): GenServicePort[] =>

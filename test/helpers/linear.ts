@@ -4,6 +4,13 @@
 // the rest of the disturbance (caches, GC timing) touches least, and the small input must take long enough (tens
 // of milliseconds) for timer noise not to decide.
 import { readFileSync } from 'node:fs';
+import { it } from 'vitest';
+
+/**
+ * A check of cost or memory (linear cost, heap kept, allocation sites): it runs in the perf tier (`npm run
+ * test:perf`, which includes the files that use it), not in `npm test`, whose config sets DATAPLANE_TEST_TIER=unit.
+ */
+export const perfIt = it.runIf(process.env.DATAPLANE_TEST_TIER !== 'unit');
 
 /**
  * CPU time of this thread where Linux tells it, else of the process, in milliseconds. The process's also counts

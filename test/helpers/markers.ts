@@ -15,7 +15,7 @@ export function mark(source: string): Marked {
   lines.forEach((raw, line) => {
     let text = '';
     let openAt: number | undefined;
-    for (let i = 0; i < raw.length; ) {
+    for (let i = 0; i < raw.length;) {
       if (raw.startsWith('<|>', i)) {
         cursors.push({ line, character: text.length });
         i += 3;

@@ -6,7 +6,10 @@ export const CORPUS = resolve(__dirname, '../../../shared/corpus');
 export const HAVE_CORPUS = existsSync(CORPUS);
 export const NO_CORPUS_MESSAGE = `needs ../shared/corpus beside the repository (not found at ${CORPUS}); skipped`;
 
-/** Every file below `CORPUS/sub` (recursively) whose name `skip` does not match; none when it is absent. */
+/**
+ * Every file below `CORPUS/sub` (recursively) whose name `skip` does not match; none when the corpus is absent.
+ * Throws when the corpus is there but `sub` has no such file: a loop over nothing would pass without testing.
+ */
 export function corpusFiles(sub: string, skip?: RegExp): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
@@ -18,6 +21,7 @@ export function corpusFiles(sub: string, skip?: RegExp): string[] {
   };
   const root = join(CORPUS, sub);
   if (existsSync(root)) walk(root);
+  if (HAVE_CORPUS && out.length === 0) throw new Error(`no corpus files under ${root}`);
   return out;
 }
 
@@ -25,4 +29,5 @@ export function corpusFiles(sub: string, skip?: RegExp): string[] {
  * A trace's warnings other than those saying what the dump lacks: a table, chain or hook on the packet's way, or the
  * node's address (a stand-in when none was given).
  */
-export const traceProblems = (warnings: string[]): string[] => warnings.filter((w) => !/iptables-save (prints every table|always prints)|no base chain on hooks|No chain of type nat|a stand-in for this node's address/.test(w));
+export const traceProblems = (warnings: string[]): string[] =>
+  warnings.filter((w) => !/iptables-save (prints every table|always prints)|no base chain on hooks|No chain of type nat|a stand-in for this node's address/.test(w));

@@ -10,11 +10,16 @@ import { runSync } from './lib/proc';
 
 const has = (tool: string) => runSync('sh', ['-c', `command -v ${tool}`]).code === 0;
 const skip =
-  process.platform !== 'linux' ? 'needs Linux network namespaces'
-    : process.getuid?.() !== 0 ? 'needs root (ip netns)'
-      : !has('ip') ? 'needs the ip tool (Debian package iproute2)'
-        : !has('iptables-nft-restore') || !has('iptables-legacy-restore') ? 'needs iptables-nft-restore and iptables-legacy-restore (Debian package iptables)'
-          : !has('nft') ? 'needs nft (Debian package nftables)'
+  process.platform !== 'linux'
+    ? 'needs Linux network namespaces'
+    : process.getuid?.() !== 0
+      ? 'needs root (ip netns)'
+      : !has('ip')
+        ? 'needs the ip tool (Debian package iproute2)'
+        : !has('iptables-nft-restore') || !has('iptables-legacy-restore')
+          ? 'needs iptables-nft-restore and iptables-legacy-restore (Debian package iptables)'
+          : !has('nft')
+            ? 'needs nft (Debian package nftables)'
             : undefined;
 
 const NS = nsName('dialect');
@@ -66,7 +71,10 @@ if (skip) {
       if (r.code === 0) return;
       // A kernel without nf_flow_table answers ENOENT on the flowtable and on `flow offload @ft` only.
       const errors = r.stderr.split('\n').filter((l) => /Error:/.test(l));
-      expect(errors.every((l) => /No such file or directory/.test(l)), r.stderr).toBe(true);
+      expect(
+        errors.every((l) => /No such file or directory/.test(l)),
+        r.stderr,
+      ).toBe(true);
       const withoutFlowtable = text.replace(/\tflowtable ft \{[\s\S]*?\n\t\}\n/, '').replace(/.*flow offload @ft;\n/, '');
       expect(verdict('nft', ['-c', '-f', '/dev/stdin'], withoutFlowtable)).toBe('ok');
     });

@@ -10,7 +10,7 @@
 // `npm test`: run `npm run test:kernel` (= `vitest run --config test/kernel/vitest.config.mts`).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump } from '../../tools/generate/iptables';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { traceSnapshot, type SnapshotFile, type TraceResult } from '../../src/core/trace';
 import { attemptKey, conntrackProblems, describeCounts, describeTrace, judge, predicted, tally, underInterfaces } from './lib/compare';
@@ -19,6 +19,7 @@ import { stopAllDaemons } from './lib/proc';
 import { AFFINITY_CLIENTS, CAPACITY_CLIENTS, handScenario, ifaceScenario, outsidePorts, randomScenario, withExtraRules, type Probe, type Scenario } from './lib/scenarios';
 import { chiSquare, gammaQ } from './lib/stats';
 import { CLUSTER_CIDR, NODE_ADDRESSES, OUTSIDE, POD_GATEWAY, Topology, type Attempt, type AttemptResult } from './lib/topology';
+import { ANSWER_GRACE_MS, TIMEOUT_MS } from './lib/timing';
 
 /** Attempts per probe when the trace predicts several outcomes (frequencies are tested), and when it predicts one. */
 const N_SPREAD = 300;
@@ -32,16 +33,6 @@ const N_SINGLE = 30;
  */
 const ALPHA = 1e-6;
 const ALPHA_COMBINED = 1e-4;
-/**
- * No answer within this time is a DROP. Everything is a few microseconds away; a whole batch of 32 connections
- * at once is answered within tens of ms even on a busy 2-core machine, so 500 ms leaves a wide margin.
- */
-const TIMEOUT_MS = 500;
-/**
- * A TCP connection whose handshake completed waits this much longer for its answer: never a drop, only a listener
- * process that has not run yet (seen at load average 16: 2-6% of 300 connections unanswered within 500 ms).
- */
-const ANSWER_GRACE_MS = 5000;
 
 const env = probeEnvironment();
 if (env.skip) console.warn(`kernel differential tests skipped: ${env.skip}`);
@@ -144,7 +135,11 @@ function describeBackend(backend: Backend): void {
             const pred = predicted(trace);
             const total = [...pred.values()].reduce((s, p) => s + p, 0);
             expect(total, describeTrace(full)).toBeCloseTo(1, 6);
-            if (!probe.via) expect(trace.outcomes.flatMap((o) => o.assumptions), 'the trace needs no assumptions here').toEqual([]);
+            if (!probe.via)
+              expect(
+                trace.outcomes.flatMap((o) => o.assumptions),
+                'the trace needs no assumptions here',
+              ).toEqual([]);
             stats.probes++;
             switch (probe.kind) {
               case 'plain':
@@ -154,7 +149,7 @@ function describeBackend(backend: Backend): void {
               case 'sticky':
                 return stickyProbe(t, probe, trace, pred, stats);
               case 'same-flow':
-                return sameFlowProbe(t, probe, trace, pred, stats);
+                return sameFlowProbe(t, probe, pred, stats);
               case 'recent-capacity':
                 return capacityProbe(t, probe, trace, stats);
             }
@@ -167,7 +162,9 @@ function describeBackend(backend: Backend): void {
       const statistic = stats.chi.reduce((s, c) => s + c.statistic, 0);
       const df = stats.chi.reduce((s, c) => s + c.df, 0);
       const p = df > 0 ? gammaQ(df / 2, statistic / 2) : 1;
-      console.log(`[kernel ${backend.name}] ${stats.probes} probes, ${stats.attempts} connections/exchanges, ${stats.chi.length} chi-square tests (combined chi² ${statistic.toFixed(1)}, df ${df}, p ${p.toFixed(3)}), ${((Date.now() - stats.started) / 1000).toFixed(1)} s`);
+      console.log(
+        `[kernel ${backend.name}] ${stats.probes} probes, ${stats.attempts} connections/exchanges, ${stats.chi.length} chi-square tests (combined chi² ${statistic.toFixed(1)}, df ${df}, p ${p.toFixed(3)}), ${((Date.now() - stats.started) / 1000).toFixed(1)} s`,
+      );
       const lowest = [...stats.chi].sort((a, b) => a.p - b.p).slice(0, 3);
       console.log(`[kernel ${backend.name}] lowest p-values: ${lowest.map((c) => `${c.p.toExponential(1)} (${c.name})`).join('; ')}`);
       expect(p).toBeGreaterThan(ALPHA_COMBINED);
@@ -248,7 +245,7 @@ async function stickyProbe(t: Topology, probe: Probe, trace: TraceResult, pred: 
   checkSources(probe, results);
 }
 
-async function sameFlowProbe(t: Topology, probe: Probe, trace: TraceResult, pred: Map<string, number>, stats: Stats): Promise<void> {
+async function sameFlowProbe(t: Topology, probe: Probe, pred: Map<string, number>, stats: Stats): Promise<void> {
   expect([...pred.values()].filter((p) => p > 0).length, 'the trace spreads new flows over several endpoints').toBeGreaterThan(1);
   const ns = t.originNs(probe.origin);
   const [sport] = t.ports(ns, 1);

@@ -10,7 +10,7 @@
 // Needs root, `ip netns` and nft; skipped with a message otherwise. Not part of `npm test`: run
 // `npm run test:kernel` (= `vitest run --config test/kernel/vitest.config.mts`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateNftDump, nftObjectNames, type NftGenOptions } from '../../src/core/kube/generate/nft';
+import { generateNftDump, nftObjectNames, type NftGenOptions } from '../../tools/generate/nft';
 import type { NftRuleset } from '../../src/core/model/nft';
 import { parseNftJson } from '../../src/core/parse/nft/json';
 import { parseNft } from '../../src/core/parse/nft/parser';
@@ -25,6 +25,7 @@ import { AFFINITY_CLIENTS, CAPACITY_CLIENTS } from './lib/scenarios';
 import { gammaQ } from './lib/stats';
 import { CLUSTER_CIDR, NODE_ADDRESSES, NODE_IP, NODE_LOCAL, OUTSIDE, POD_GATEWAY, Topology, type Attempt, type AttemptResult } from './lib/topology';
 import { nsExec } from './lib/netns';
+import { ANSWER_GRACE_MS, TIMEOUT_MS } from './lib/timing';
 
 /** Attempts per probe when the trace predicts several outcomes (frequencies are tested), and when it predicts one. */
 const N_SPREAD = 300;
@@ -32,13 +33,6 @@ const N_SINGLE = 30;
 /** Level of each chi-square test, and of all of them combined (see the iptables suite and README). */
 const ALPHA = 1e-6;
 const ALPHA_COMBINED = 1e-4;
-/**
- * No answer within this time is a DROP. Longer than the iptables suite's 500 ms: on a loaded 2-core machine a
- * listener process was seen not to answer within 500 ms (8 of 300 TCP connections, load average 7). TCP waits
- * ANSWER_GRACE_MS more once the handshake is done (that attempt was not dropped, its listener is just slow).
- */
-const TIMEOUT_MS = 1000;
-const ANSWER_GRACE_MS = 5000;
 /** The nft version whose `list ruleset` output the generator renders (its text and JSON are compared only there). */
 const GENERATOR_NFT_VERSION = '1.0.6';
 
@@ -142,11 +136,15 @@ if (env.skip) {
       const statistic = stats.chi.reduce((s, c) => s + c.statistic, 0);
       const df = stats.chi.reduce((s, c) => s + c.df, 0);
       const p = df > 0 ? gammaQ(df / 2, statistic / 2) : 1;
-      console.log(`[kernel nft] ${stats.probes} probes, ${stats.attempts} connections/exchanges, ${stats.chi.length} chi-square tests (combined chi² ${statistic.toFixed(1)}, df ${df}, p ${p.toFixed(3)}), ${((Date.now() - stats.started) / 1000).toFixed(1)} s`);
+      console.log(
+        `[kernel nft] ${stats.probes} probes, ${stats.attempts} connections/exchanges, ${stats.chi.length} chi-square tests (combined chi² ${statistic.toFixed(1)}, df ${df}, p ${p.toFixed(3)}), ${((Date.now() - stats.started) / 1000).toFixed(1)} s`,
+      );
       const lowest = [...stats.chi].sort((a, b) => a.p - b.p).slice(0, 3);
       console.log(`[kernel nft] lowest p-values: ${lowest.map((c) => `${c.p.toExponential(1)} (${c.name})`).join('; ')}`);
       if (stats.noteGaps.size) {
-        console.warn(`[kernel nft] ${stats.noteGaps.size} probes: the trace of the JSON listing has no session-affinity note where the text listing's has (nft -j shows affinity sets as flags ["timeout"], without "dynamic"): ${[...stats.noteGaps].slice(0, 3).join('; ')}…`);
+        console.warn(
+          `[kernel nft] ${stats.noteGaps.size} probes: the trace of the JSON listing has no session-affinity note where the text listing's has (nft -j shows affinity sets as flags ["timeout"], without "dynamic"): ${[...stats.noteGaps].slice(0, 3).join('; ')}…`,
+        );
       }
       expect(p).toBeGreaterThan(ALPHA_COMBINED);
     });
@@ -229,7 +227,11 @@ function describeScenario(sc: NftScenario): void {
         const pred = predicted(trace);
         const total = [...pred.values()].reduce((s, p) => s + p, 0);
         expect(total, describeTrace(full)).toBeCloseTo(1, 6);
-        if (!probe.via) expect(trace.outcomes.flatMap((o) => o.assumptions), 'the trace needs no assumptions here').toEqual([]);
+        if (!probe.via)
+          expect(
+            trace.outcomes.flatMap((o) => o.assumptions),
+            'the trace needs no assumptions here',
+          ).toEqual([]);
         expect(trace.warnings).toEqual([]);
         stats.probes++;
         switch (probe.kind) {

@@ -138,12 +138,7 @@ function documentFeatures(file: SnapshotFile, docLines: string[], salt: number, 
   const semantic = f.semanticSymbols?.(a) ?? [];
   f.semanticSymbols?.(a, { from: 0, to: Math.min(docLines.length, 5) });
   for (const s of semantic) if (!inside(s.range, docLines)) bad.push(`semantic token outside the text: ${JSON.stringify(s.range)}`);
-  const positions: Position[] = [
-    ...semantic.slice(0, 4).map((s) => s.range.start),
-    { line: 0, character: 3 },
-    { line: Math.floor(docLines.length / 2), character: 5 },
-    { line: docLines.length - 1, character: 1 },
-  ];
+  const positions: Position[] = [...semantic.slice(0, 4).map((s) => s.range.start), { line: 0, character: 3 }, { line: Math.floor(docLines.length / 2), character: 5 }, { line: docLines.length - 1, character: 1 }];
   for (let i = 0; i < 2; i++) {
     const line = Math.floor(random() * docLines.length);
     positions.push({ line, character: Math.floor(random() * (docLines[line].length + 1)) });
@@ -188,7 +183,7 @@ export function liveInjection(markdown: string): string | undefined {
 /** The Markdown with backslash escapes and code spans taken out (CommonMark: both make their text inert). */
 function renderedPlainText(markdown: string): string {
   let out = '';
-  for (let i = 0; i < markdown.length; ) {
+  for (let i = 0; i < markdown.length;) {
     const c = markdown[i];
     if (c === '\\' && /[!-/:-@[-`{-~]/.test(markdown[i + 1] ?? '')) {
       i += 2;
@@ -247,6 +242,7 @@ function checkOutcomes(result: TraceResult, bad: string[]): void {
   const stopped = result.warnings.some((w) => /stopped/.test(w));
   for (const group of assumptionGroups(result.outcomes)) {
     const total = group.reduce((sum, i) => sum + result.outcomes[i].probability, 0);
-    if (total > 1 + 1e-9 || (!stopped && total < 1 - 1e-9)) bad.push(`outcome probabilities add up to ${total} in one situation (${group.length} of ${result.outcomes.length} outcomes; warnings ${JSON.stringify(result.warnings)})`);
+    if (total > 1 + 1e-9 || (!stopped && total < 1 - 1e-9))
+      bad.push(`outcome probabilities add up to ${total} in one situation (${group.length} of ${result.outcomes.length} outcomes; warnings ${JSON.stringify(result.warnings)})`);
   }
 }

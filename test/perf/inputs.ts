@@ -2,9 +2,9 @@
 // tokens of each dialect, and payloads a stranger's dump may carry (Markdown and HTML links, `command:` URIs,
 // images, `$(icon)`, NULs, huge numbers, invalid prefixes, concatenations, CR, unicode, shallow `define`s).
 import fc from 'fast-check';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, type SnapshotFile } from '../../src/core/snapshot';
 import { mutate, mutationOf, type Mutation } from '../helpers/mutate';
 import type { InputKind } from './harness';
@@ -44,19 +44,110 @@ export const HOSTILE = [
   '*_~',
 ];
 
-const IPTABLES_TOKENS = ['-', '--', '!', '"', '\\', ' ', '\t', ':', '*', '#', '[', ']', '0', 'COMMIT', '-A', '-j', '-m', '-N', '-P', '-I', '-D', '--comment', 'statistic', '--probability', 'DNAT', '--to-destination', 'KUBE-MARK-MASQ', '\n'];
-const NFT_TOKENS = ['{', '}', '(', ')', ';', ',', '.', ':', '-', '/', '"', '#', '@', '$', '=', '!=', '\n', '\t', ' ', 'table', 'chain', 'vmap', 'map', 'set', 'add', 'jump', 'goto', 'elements', 'type', 'hook', 'priority', 'numgen random mod 3', 'dnat to', 'ip daddr', '. tcp dport', 'define d0 = 10.0.0.1', '$d0', 'policy', 'comment'];
+const IPTABLES_TOKENS = [
+  '-',
+  '--',
+  '!',
+  '"',
+  '\\',
+  ' ',
+  '\t',
+  ':',
+  '*',
+  '#',
+  '[',
+  ']',
+  '0',
+  'COMMIT',
+  '-A',
+  '-j',
+  '-m',
+  '-N',
+  '-P',
+  '-I',
+  '-D',
+  '--comment',
+  'statistic',
+  '--probability',
+  'DNAT',
+  '--to-destination',
+  'KUBE-MARK-MASQ',
+  '\n',
+];
+const NFT_TOKENS = [
+  '{',
+  '}',
+  '(',
+  ')',
+  ';',
+  ',',
+  '.',
+  ':',
+  '-',
+  '/',
+  '"',
+  '#',
+  '@',
+  '$',
+  '=',
+  '!=',
+  '\n',
+  '\t',
+  ' ',
+  'table',
+  'chain',
+  'vmap',
+  'map',
+  'set',
+  'add',
+  'jump',
+  'goto',
+  'elements',
+  'type',
+  'hook',
+  'priority',
+  'numgen random mod 3',
+  'dnat to',
+  'ip daddr',
+  '. tcp dport',
+  'define d0 = 10.0.0.1',
+  '$d0',
+  'policy',
+  'comment',
+];
 const IPVS_TOKENS = ['-', '->', ' ', '\t', ':', '[', ']', '(', ')', ',', '0', '65535', 'TCP', 'UDP', 'FWM', 'rr', 'sh', 'persistent', 'mask', 'Masq', 'Route', '-A', '-a', '-t', '-u', '-r', '-w', '-s', '-p', '#', '\n'];
 const IPSET_TOKENS = ['-', ' ', '\t', ':', ',', '/', '"', '\\', '0', '65535', 'add', 'del', 'create', 'Name:', 'Type:', 'Members:', 'hash:ip,port', 'hash:net', 'list:set', 'timeout', 'comment', 'nomatch', '#', '\n'];
 
 /** Whole lines that put a payload where dump text reaches hovers and labels (names, policies, comments, priorities). */
 function hostileLines(p: string): Record<InputKind, string[]> {
   return {
-    iptables: [`:PREROUTING ${p} [0:0]`, `:${p} - [0:0]`, `*${p}`, `-A KUBE-SERVICES -m comment --comment "ns/${p}:p cluster IP" -m tcp -p tcp -d 10.96.0.10/32 --dport 80 -j KUBE-SVC-X`, `-A ${p} -j ACCEPT`, `-A KUBE-SVC-X -m comment --comment "${p}" -j KUBE-SEP-${p}`],
-    'nft-text': [`table ip ${p} {`, `chain ${p} {`, `type nat hook prerouting priority ${p}; policy accept;`, `comment "${p}"`, `add rule ip kube-proxy services ip daddr . meta l4proto . th dport vmap { 10.96.0.10 . tcp . 80 : goto ${p} }`, `add element ip kube-proxy service-ips { 10.96.0.10 . tcp . 80 comment "${p}" : goto service-X }`, `define ${p} = 1`],
+    iptables: [
+      `:PREROUTING ${p} [0:0]`,
+      `:${p} - [0:0]`,
+      `*${p}`,
+      `-A KUBE-SERVICES -m comment --comment "ns/${p}:p cluster IP" -m tcp -p tcp -d 10.96.0.10/32 --dport 80 -j KUBE-SVC-X`,
+      `-A ${p} -j ACCEPT`,
+      `-A KUBE-SVC-X -m comment --comment "${p}" -j KUBE-SEP-${p}`,
+    ],
+    'nft-text': [
+      `table ip ${p} {`,
+      `chain ${p} {`,
+      `type nat hook prerouting priority ${p}; policy accept;`,
+      `comment "${p}"`,
+      `add rule ip kube-proxy services ip daddr . meta l4proto . th dport vmap { 10.96.0.10 . tcp . 80 : goto ${p} }`,
+      `add element ip kube-proxy service-ips { 10.96.0.10 . tcp . 80 comment "${p}" : goto service-X }`,
+      `define ${p} = 1`,
+    ],
     'nft-json': [p],
     ipvsadm: [`TCP  ${p}:80 rr`, `  -> ${p}:8080 Masq 1 0 0`, `-A -t ${p} -s rr`, `-a -t 10.96.0.10:80 -r ${p} -m -w 1`, `TCP  10.96.0.10:80 ${p}`],
-    ipset: [`create ${p} hash:ip,port family inet hashsize 1024 maxelem 65536`, `add ${p} 10.96.0.10,tcp:80`, `add KUBE-CLUSTER-IP 10.96.0.10,tcp:80 comment "${p}"`, `Name: ${p}`, `Type: ${p}`, `create KUBE-CLUSTER-IP ${p}`],
+    ipset: [
+      `create ${p} hash:ip,port family inet hashsize 1024 maxelem 65536`,
+      `add ${p} 10.96.0.10,tcp:80`,
+      `add KUBE-CLUSTER-IP 10.96.0.10,tcp:80 comment "${p}"`,
+      `Name: ${p}`,
+      `Type: ${p}`,
+      `create KUBE-CLUSTER-IP ${p}`,
+    ],
   };
 }
 
@@ -153,7 +244,10 @@ export const SEEDS: Record<InputKind, string[]> = {
 /** The other dumps of the IPVS node, analysed once: an ipvsadm or ipset input is read together with them. */
 export function ipvsCompanions(kind: InputKind): SnapshotFile[] {
   if (kind !== 'ipvsadm' && kind !== 'ipset') return [];
-  const named: [string, string][] = [['node.iptables', IPVS['iptables-save']], ['kube.ipset', IPVS['ipset-save']]];
+  const named: [string, string][] = [
+    ['node.iptables', IPVS['iptables-save']],
+    ['kube.ipset', IPVS['ipset-save']],
+  ];
   if (kind === 'ipset') named.push(['node.ipvsadm', IPVS['ipvsadm-list']]);
   // The ipset input comes with the node's whole ipset save too: without kube-proxy's sets every `--match-set` of the
   // iptables dump splits the trace in two (thousands of outcomes, a second per trace), which the tier cannot afford
@@ -163,10 +257,18 @@ export function ipvsCompanions(kind: InputKind): SnapshotFile[] {
 
 /** Random lines of a dialect's tokens and payloads. */
 export function tokenLines(kind: InputKind): fc.Arbitrary<string> {
-  const token = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ALPHABET[kind].filter((t) => t.trim().length > 0)) }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) });
+  const token = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...ALPHABET[kind].filter((t) => t.trim().length > 0)) },
+    { weight: 1, arbitrary: fc.constantFrom(...HOSTILE) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+  );
   const line = fc.array(token, { maxLength: 12 }).map((ts) => ts.join(' '));
   return fc.array(fc.oneof({ weight: 3, arbitrary: line }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_LINES[kind]) }), { maxLength: 24 }).map((ls) => ls.join('\n'));
 }
 
 /** Arbitrary strings, binary and Latin-1 bytes. */
-export const ARBITRARY = fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 }), fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1')));
+export const ARBITRARY = fc.oneof(
+  fc.string({ maxLength: 300 }),
+  fc.string({ unit: 'binary', maxLength: 300 }),
+  fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1')),
+);

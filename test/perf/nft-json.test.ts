@@ -11,12 +11,60 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonMutation = { kind: 'leaf' | 'drop' | 'dup' | 'key'; at: number; value: Json };
 
 const SEED: { nftables: Json[] } = JSON.parse(SEEDS['nft-json'][0]);
-const KEYS = ['family', 'table', 'chain', 'name', 'handle', 'expr', 'type', 'hook', 'prio', 'policy', 'elem', 'map', 'set', 'match', 'left', 'right', 'op', 'payload', 'meta', 'concat', 'vmap', 'jump', 'goto', 'dnat', 'addr', 'port', 'numgen', 'mod', 'prefix', 'len', 'comment'];
+const KEYS = [
+  'family',
+  'table',
+  'chain',
+  'name',
+  'handle',
+  'expr',
+  'type',
+  'hook',
+  'prio',
+  'policy',
+  'elem',
+  'map',
+  'set',
+  'match',
+  'left',
+  'right',
+  'op',
+  'payload',
+  'meta',
+  'concat',
+  'vmap',
+  'jump',
+  'goto',
+  'dnat',
+  'addr',
+  'port',
+  'numgen',
+  'mod',
+  'prefix',
+  'len',
+  'comment',
+];
 
 const jsonMutation: fc.Arbitrary<JsonMutation> = fc.record({
   kind: fc.constantFrom('leaf', 'leaf', 'drop', 'dup', 'key'),
   at: fc.nat(),
-  value: fc.oneof(fc.constantFrom<Json>(...HOSTILE, 1e308, -1, 4294967296, 99, 0.5, null, true, [], {}, { prefix: { addr: '10.0.0.0', len: 99 } }, { concat: [{ payload: { protocol: 'ip', field: 'daddr' } }, { payload: { protocol: 'tcp', field: 'dport' } }] }), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>),
+  value: fc.oneof(
+    fc.constantFrom<Json>(
+      ...HOSTILE,
+      1e308,
+      -1,
+      4294967296,
+      99,
+      0.5,
+      null,
+      true,
+      [],
+      {},
+      { prefix: { addr: '10.0.0.0', len: 99 } },
+      { concat: [{ payload: { protocol: 'ip', field: 'daddr' } }, { payload: { protocol: 'tcp', field: 'dport' } }] },
+    ),
+    fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
+  ),
 });
 
 /** The containers of a value, depth first (the mutation's `at` picks one). */
@@ -92,6 +140,9 @@ describe('nft-json: hostile and mutated inputs through analyze, features, snapsh
   });
 
   it(`arbitrary text after the JSON header: ${runs(1_000)} inputs`, () => {
-    fc.assert(fc.property(ARBITRARY, fc.nat(), (text, salt) => run(`{"nftables": [${text}`, salt)), { numRuns: runs(1_000), seed: 5004 });
+    fc.assert(
+      fc.property(ARBITRARY, fc.nat(), (text, salt) => run(`{"nftables": [${text}`, salt)),
+      { numRuns: runs(1_000), seed: 5004 },
+    );
   });
 });

@@ -36,18 +36,30 @@ export function textProperties(kind: InputKind, seed: number): void {
       const from = start % lines.length;
       return lines.slice(from, from + count).join('\n');
     });
-    fc.assert(fc.property(slice, fc.array(mutation, { minLength: 1, maxLength: 8 }), fc.nat(), (base, ms, salt) => run(applyMutations(base, ms), salt)), { numRuns: runs(80_000), seed });
+    fc.assert(
+      fc.property(slice, fc.array(mutation, { minLength: 1, maxLength: 8 }), fc.nat(), (base, ms, salt) => run(applyMutations(base, ms), salt)),
+      { numRuns: runs(80_000), seed },
+    );
   });
 
   it(`whole mutated dumps: ${runs(1_000)} inputs`, () => {
-    fc.assert(fc.property(fc.nat(seeds.length - 1), fc.array(mutation, { minLength: 1, maxLength: 20 }), fc.nat(), (s, ms, salt) => run(applyMutations(SEEDS[kind][s], ms), salt)), { numRuns: runs(1_000), seed: seed + 1 });
+    fc.assert(
+      fc.property(fc.nat(seeds.length - 1), fc.array(mutation, { minLength: 1, maxLength: 20 }), fc.nat(), (s, ms, salt) => run(applyMutations(SEEDS[kind][s], ms), salt)),
+      { numRuns: runs(1_000), seed: seed + 1 },
+    );
   });
 
   it(`random lines of the dialect's tokens and payloads: ${runs(15_000)} inputs`, () => {
-    fc.assert(fc.property(tokenLines(kind), fc.nat(), (text, salt) => run(text, salt)), { numRuns: runs(15_000), seed: seed + 2 });
+    fc.assert(
+      fc.property(tokenLines(kind), fc.nat(), (text, salt) => run(text, salt)),
+      { numRuns: runs(15_000), seed: seed + 2 },
+    );
   });
 
   it(`arbitrary strings and bytes: ${runs(5_000)} inputs`, () => {
-    fc.assert(fc.property(ARBITRARY, fc.nat(), (text, salt) => run(text, salt)), { numRuns: runs(5_000), seed: seed + 3 });
+    fc.assert(
+      fc.property(ARBITRARY, fc.nat(), (text, salt) => run(text, salt)),
+      { numRuns: runs(5_000), seed: seed + 3 },
+    );
   });
 }

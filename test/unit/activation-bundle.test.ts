@@ -28,7 +28,16 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The core modules the activation bundle may hold: small, with no state but l10n's translator (see loadCore.ts). */
-const CHEAP_CORE = ['src/core/l10n.ts', 'src/core/detect.ts', 'src/core/trace/addr.ts', 'src/core/graph/protocol.ts', 'src/core/explain/node-protocol.ts', 'src/core/explain/label.ts', 'src/core/language/status.ts', 'src/core/graph/title.ts'];
+const CHEAP_CORE = [
+  'src/core/l10n.ts',
+  'src/core/detect.ts',
+  'src/core/model/address.ts',
+  'src/core/graph/protocol.ts',
+  'src/core/explain/node-protocol.ts',
+  'src/core/explain/label.ts',
+  'src/core/language/status.ts',
+  'src/core/graph/title.ts',
+];
 
 /**
  * Loads the built extension.js in a fresh Node process against a recording stub `vscode` (one iptables dump with

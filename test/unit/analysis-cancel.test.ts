@@ -83,7 +83,11 @@ describe('cancelling a request to the analysis worker', () => {
   it('the worker drops a queued request that was cancelled and answers the others in order', () => {
     const posted: FromWorker[] = [];
     const tasks: (() => void)[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), () => []);
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => tasks.push(fn),
+      () => [],
+    );
     for (const id of [1, 2, 3]) host.receive({ ...query, id });
     host.receive({ type: 'cancel', id: 2 });
     host.receive({ type: 'cancel', id: 99 }); // unknown or already answered: nothing happens

@@ -11,11 +11,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { featuresFor } from '../../src/core/language';
 import { formatMessage, setTranslator } from '../../src/core/l10n';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { serviceTitle } from '../../src/core/graph/model';
-import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { SAMPLE_SERVICES } from '../../tools/generate/samples';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { AnalysisClient, RequestError } from '../../src/extension/analysis/client';
 import { AnalysisHost } from '../../src/extension/analysis/host';
@@ -156,7 +156,11 @@ describe('analysis worker: documents', () => {
     await open(client, 's', 3, dump);
     await client.request({ type: 'analyze', key: 's', version: 3 });
     client.notify({ type: 'edit', key: 's', version: 4, changes: [{ offset: 0, length: 0, text: '# edited\n' }] });
-    const kind = (p: Promise<unknown>) => p.then(() => 'ok', (e: RequestError) => e.kind);
+    const kind = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: RequestError) => e.kind,
+      );
     expect(await kind(client.request({ type: 'query', key: 's', version: 3, method: 'outline', args: [] }))).toBe('stale');
     expect(await kind(client.request({ type: 'query', key: 's', version: 5, method: 'outline', args: [] }))).toBe('needs-text');
     expect(await kind(client.request({ type: 'query', key: 'nobody', version: 1, method: 'outline', args: [] }))).toBe('needs-text');
@@ -172,13 +176,19 @@ describe('analysis worker: documents', () => {
   it('an analysis overtaken by a queued edit is not started', () => {
     const posted: FromWorker[] = [];
     const tasks: (() => void)[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn));
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => tasks.push(fn),
+    );
     host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
     host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
     host.receive({ type: 'edit', key: 'k', version: 2, changes: [{ offset: 0, length: 0, text: '# x\n' }] });
     host.receive({ type: 'analyze', key: 'k', version: 2, id: 2 });
     while (tasks.length) tasks.shift()!();
-    expect(posted.filter((m) => m.id !== undefined).map((m) => [m.id, 'ok' in m && m.ok ? 'ok' : 'kind' in m ? m.kind : ''])).toEqual([[1, 'stale'], [2, 'ok']]);
+    expect(posted.filter((m) => m.id !== undefined).map((m) => [m.id, 'ok' in m && m.ok ? 'ok' : 'kind' in m ? m.kind : ''])).toEqual([
+      [1, 'stale'],
+      [2, 'ok'],
+    ]);
     // Only version 2 was parsed.
     expect(posted.filter((m) => m.id === undefined && m.type === 'parsing').map((m) => 'version' in m && m.version)).toEqual([2]);
   });
@@ -200,7 +210,10 @@ describe('analysis worker: documents', () => {
   it('tells how far a parse has come, between its parsing notice and its answer, ending with every line read', () => {
     const posted: FromWorker[] = [];
     const tasks: (() => void)[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn));
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => tasks.push(fn),
+    );
     const large = generateIptablesDump({ services: randomServices(1500, 4, 3), style: 'iptables-nft-save', comments: true, nodeRules: true });
     host.receive({ type: 'text', key: 'big', version: 3, languageId: 'iptables', name: 'big', part: large, reset: true, done: true });
     host.receive({ type: 'analyze', key: 'big', version: 3, id: 1 });
@@ -224,7 +237,11 @@ describe('analysis worker: documents', () => {
     const tasks: (() => void)[] = [];
     const prepared: string[] = [];
     const answers = () => posted.filter((m) => m.id !== undefined).length;
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (files, scope) => [() => prepared.push(`${scope} ${files.map((f) => `${f.name} ${f.analysis.dialect}`).join(', ')} after ${answers()} answers`)]);
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => tasks.push(fn),
+      (files, scope) => [() => prepared.push(`${scope} ${files.map((f) => `${f.name} ${f.analysis.dialect}`).join(', ')} after ${answers()} answers`)],
+    );
     host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
     host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
     host.receive({ type: 'query', key: 'k', version: 1, method: 'outline', args: [], id: 2 });
@@ -249,7 +266,11 @@ describe('analysis worker: documents', () => {
     const tasks: (() => void)[] = [];
     const prepared: string[] = [];
     const answers = () => posted.filter((m) => m.id !== undefined).length;
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (files, scope) => (scope === 'snapshot' ? [() => prepared.push(`${files.map((f) => f.analysis.dialect).join(', ')} after ${answers()} answers`)] : []));
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => tasks.push(fn),
+      (files, scope) => (scope === 'snapshot' ? [() => prepared.push(`${files.map((f) => f.analysis.dialect).join(', ')} after ${answers()} answers`)] : []),
+    );
     const specs = (setVersion: number): SnapshotFileSpec[] => [
       { kind: 'text', key: 'vs', version: 1, name: 'node1.ipvsadm', languageId: 'ipvsadm', text: ipvs['ipvsadm-list'] },
       { kind: 'text', key: 'set', version: setVersion, name: 'node1.ipset', languageId: 'ipset', text: ipvs['ipset-save'] },
@@ -279,7 +300,11 @@ describe('analysis worker: documents', () => {
     const log: string[] = [];
     const answers = () => posted.filter((m) => m.id !== undefined).length;
     const steps = (scope: string) => ['trace', 'graph', 'symbols'].map((name) => () => void log.push(`${scope} ${name} after ${answers()}`));
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), (_files, scope) => (scope === 'snapshot' ? steps(scope) : []));
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => tasks.push(fn),
+      (_files, scope) => (scope === 'snapshot' ? steps(scope) : []),
+    );
     const runOne = () => tasks.shift()!();
     host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
     host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
@@ -310,7 +335,11 @@ describe('analysis worker: documents', () => {
     const run = (prepare: boolean): unknown[] => {
       const posted: FromWorker[] = [];
       const tasks: (() => void)[] = [];
-      const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), prepare ? undefined : () => []);
+      const host = new AnalysisHost(
+        (m) => posted.push(m),
+        (fn) => tasks.push(fn),
+        prepare ? undefined : () => [],
+      );
       const ask = (method: string, args: unknown[], id: number) => host.receive({ type: 'snapshot', files: [{ kind: 'document', key: 'k' }], method: method as never, args, id });
       host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
       host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
@@ -331,7 +360,11 @@ describe('analysis worker: documents', () => {
   it('an IPVS trace after the idle preparation answers as a cold trace does', () => {
     const services = randomServices(30, 3, 5);
     const ipvs = generateIpvsSnapshot({ services, nodeIPs: ['192.168.0.10'] });
-    const analysed = () => (['ipvsadm', 'ipset', 'iptables'] as const).map((id) => ({ name: id, analysis: featuresFor(id)!.analyze(ipvs[id === 'ipvsadm' ? 'ipvsadm-list' : id === 'ipset' ? 'ipset-save' : 'iptables-save']) as Parameters<typeof traceSnapshot>[0][number]['analysis'] }));
+    const analysed = () =>
+      (['ipvsadm', 'ipset', 'iptables'] as const).map((id) => ({
+        name: id,
+        analysis: featuresFor(id)!.analyze(ipvs[id === 'ipvsadm' ? 'ipvsadm-list' : id === 'ipset' ? 'ipset-save' : 'iptables-save']) as Parameters<typeof traceSnapshot>[0][number]['analysis'],
+      }));
     const s = services.find((x) => x.endpoints.length > 0)!;
     const request = { to: s.clusterIP, dport: s.port, protocol: s.protocol, entry: 'pod' as const };
     const cold = traceToJson(traceSnapshot(analysed(), request), ['ipvsadm', 'ipset', 'iptables']);
@@ -345,7 +378,7 @@ describe('analysis worker: documents', () => {
     const files = [{ name: 'n', analysis: featuresFor('iptables')!.analyze(dump) as Parameters<typeof traceSnapshot>[0][number]['analysis'] }];
     const s = randomServices(40, 3, 7).find((x) => x.endpoints.length > 0)!;
     const request = { to: s.clusterIP, dport: s.port, protocol: s.protocol, entry: 'pod' as const };
-    const cold = traceToJson(traceSnapshot([{ name: 'n', analysis: featuresFor('iptables')!.analyze(dump) as typeof files[0]['analysis'] }], request), ['n']);
+    const cold = traceToJson(traceSnapshot([{ name: 'n', analysis: featuresFor('iptables')!.analyze(dump) as (typeof files)[0]['analysis'] }], request), ['n']);
     prepareTrace(files);
     expect(traceToJson(traceSnapshot(files, request), ['n'])).toEqual(cold);
   });
@@ -353,7 +386,10 @@ describe('analysis worker: documents', () => {
   it('answers a hover before queued whole-document questions, never before an edit of its document', () => {
     const posted: FromWorker[] = [];
     const tasks: (() => void)[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn));
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => tasks.push(fn),
+    );
     const at = { line: 3, character: 2 };
     host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
     host.receive({ type: 'text', key: 'j', version: 1, languageId: 'iptables', name: 'j', part: dump, reset: true, done: true });
@@ -366,13 +402,23 @@ describe('analysis worker: documents', () => {
     while (tasks.length) tasks.shift()!();
     const answers = posted.flatMap((m) => (m.id === undefined ? [] : [[m.id, m.ok ? 'ok' : 'kind' in m ? m.kind : '']]));
     // The hover (3) jumps the queue; the F12 (4) does not pass the edit before it (else: needs-text for version 2).
-    expect(answers).toEqual([[3, 'ok'], [1, 'ok'], [2, 'ok'], [4, 'ok'], [5, 'ok']]);
+    expect(answers).toEqual([
+      [3, 'ok'],
+      [1, 'ok'],
+      [2, 'ok'],
+      [4, 'ok'],
+      [5, 'ok'],
+    ]);
   });
 
   it('answers Ctrl+T, the graph and a trace before queued whole-document questions, never before a text, edit or parse', () => {
     const posted: FromWorker[] = [];
     const tasks: (() => void)[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => tasks.push(fn), () => []);
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => tasks.push(fn),
+      () => [],
+    );
     const files: SnapshotFileSpec[] = [{ kind: 'document', key: 'k' }];
     host.receive({ type: 'text', key: 'k', version: 1, languageId: 'iptables', name: 'k', part: dump, reset: true, done: true });
     host.receive({ type: 'analyze', key: 'k', version: 1, id: 1 });
@@ -399,39 +445,60 @@ describe('analysis worker: documents', () => {
     let started = 0;
     let current: Worker | undefined;
     const crashes: string[] = [];
-    const client = new AnalysisClient(() => {
-      started++;
-      current = new Worker(workerFile);
-      return current;
-    }, { onCrash: (e) => crashes.push(e.message) });
+    const client = new AnalysisClient(
+      () => {
+        started++;
+        current = new Worker(workerFile);
+        return current;
+      },
+      { onCrash: (e) => crashes.push(e.message) },
+    );
     clients.push(client);
     await open(client, 'c', 1, dump);
-    const pending = client.request({ type: 'analyze', key: 'c', version: 1 }).then(() => 'ok', (e: RequestError) => e.kind);
+    const pending = client.request({ type: 'analyze', key: 'c', version: 1 }).then(
+      () => 'ok',
+      (e: RequestError) => e.kind,
+    );
     await current!.terminate();
     expect(await pending).toBe('crashed');
     expect(crashes).toHaveLength(1);
-    const again = await client.request({ type: 'analyze', key: 'c', version: 1 }).then(() => 'ok', (e: RequestError) => e.kind);
+    const again = await client.request({ type: 'analyze', key: 'c', version: 1 }).then(
+      () => 'ok',
+      (e: RequestError) => e.kind,
+    );
     expect(again).toBe('needs-text');
     expect(started).toBe(2);
     expect(client.generation).toBe(2);
     // A restart on purpose (to drop a parse nobody needs) fails what is pending the same way, under its own name.
     await open(client, 'c', 2, dump);
-    const dropped = client.request({ type: 'analyze', key: 'c', version: 2 }).then(() => 'ok', (e: RequestError) => e.kind);
+    const dropped = client.request({ type: 'analyze', key: 'c', version: 2 }).then(
+      () => 'ok',
+      (e: RequestError) => e.kind,
+    );
     client.restart();
     expect(await dropped).toBe('restarted');
     expect(crashes).toHaveLength(1);
-    expect(await client.request({ type: 'analyze', key: 'c', version: 2 }).then(() => 'ok', (e: RequestError) => e.kind)).toBe('needs-text');
+    expect(
+      await client.request({ type: 'analyze', key: 'c', version: 2 }).then(
+        () => 'ok',
+        (e: RequestError) => e.kind,
+      ),
+    ).toBe('needs-text');
     expect(started).toBe(3);
   });
 
   it('translates core messages with the bundle it was given', async () => {
     const zh = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8')) as Record<string, string>;
     const broken = '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j\nthis is prose\n-A NOWHERE -j ACCEPT\nCOMMIT\n';
-    const english = featuresFor('iptables')!.analyze(broken).diagnostics.map((d: { message: string }) => d.message);
+    const english = featuresFor('iptables')!
+      .analyze(broken)
+      .diagnostics.map((d: { message: string }) => d.message);
     setTranslator((message, args) => formatMessage(Object.hasOwn(zh, message) ? zh[message] : message, args));
     let chinese: string[];
     try {
-      chinese = featuresFor('iptables')!.analyze(broken).diagnostics.map((d: { message: string }) => d.message);
+      chinese = featuresFor('iptables')!
+        .analyze(broken)
+        .diagnostics.map((d: { message: string }) => d.message);
     } finally {
       setTranslator(undefined);
     }
@@ -454,7 +521,12 @@ describe('answers sized for the extension host', () => {
     const limited = runDocumentQuery(features, analysis, 'outline', [100]);
     expect(limited.map((tb) => tb.name)).toEqual(full.map((tb) => tb.name));
     const listed = limited.flatMap((tb) => tb.children.filter((c) => !c.name.startsWith('…')));
-    expect(listed.map((c) => c.name)).toEqual(full.flatMap((tb) => tb.children).slice(0, 100).map((c) => c.name));
+    expect(listed.map((c) => c.name)).toEqual(
+      full
+        .flatMap((tb) => tb.children)
+        .slice(0, 100)
+        .map((c) => c.name),
+    );
     const more = limited.flatMap((tb) => tb.children.filter((c) => c.name.startsWith('…')));
     expect(more.map((c) => Number(/\d+/.exec(c.name)![0])).reduce((x, y) => x + y, 0)).toBe(chains - 100);
   });

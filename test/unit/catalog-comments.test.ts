@@ -12,7 +12,7 @@
 //   dropped by KUBE-PROXY-FIREWALL"`.
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { catalogToJson, parseServicePortName } from '../../src/core/kube/catalog';
+import { catalogToJson, parseServicePortName } from '../../src/core/kube/service';
 import { endpointHash, portProtoHash } from '../../src/core/kube/hash';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { buildNftCatalog } from '../../src/core/kube/nft-catalog';
@@ -108,9 +108,7 @@ const OLD_NODE = [
 
 describe('older kube-proxy: "ns/name:" for unnamed ports', () => {
   it('keeps the Service name of the issue repro (was "KUBE-SVC-X (Service name not in the dumps)")', () => {
-    const { json } = catalogOf(
-      ['*nat', ':KUBE-SVC-X - [0:0]', '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/nginx: cluster IP" -m tcp --dport 80 -j KUBE-SVC-X', 'COMMIT', ''].join('\n'),
-    );
+    const { json } = catalogOf(['*nat', ':KUBE-SVC-X - [0:0]', '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/nginx: cluster IP" -m tcp --dport 80 -j KUBE-SVC-X', 'COMMIT', ''].join('\n'));
     expect(json.services.map((s) => [s.namespace, s.name, s.portName, s.protocol])).toEqual([['default', 'nginx', '', 'tcp']]);
   });
 
@@ -119,7 +117,10 @@ describe('older kube-proxy: "ns/name:" for unnamed ports', () => {
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const nginx = json.services.find((s) => s.name === 'nginx')!;
     expect(nginx).toMatchObject({ namespace: 'default', portName: '', protocol: 'tcp' });
-    expect(nginx.frontends).toEqual([{ kind: 'clusterIP', address: '10.0.0.93', port: 80 }, { kind: 'nodePort', port: 30080 }]);
+    expect(nginx.frontends).toEqual([
+      { kind: 'clusterIP', address: '10.0.0.93', port: 80 },
+      { kind: 'nodePort', port: 30080 },
+    ]);
     expect(nginx.endpoints.map((e) => `${e.address}:${e.port}`)).toEqual(['10.244.1.5:80', '10.244.2.7:80']);
     expect(json.services.find((s) => s.name === 'idle')).toMatchObject({ namespace: 'default', portName: '', protocol: 'tcp' });
     // The names were hashed from "default/nginx:" + "tcp": no false "edited by hand" hints.

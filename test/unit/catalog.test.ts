@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { ipv6Services } from '../helpers/ipv6';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { catalogToJson, splitHostPort } from '../../src/core/kube/catalog';
+import { splitHostPort } from '../../src/core/kube/catalog';
+import { catalogToJson } from '../../src/core/kube/service';
 import fc from 'fast-check';
 import { addressProblem } from '../../src/core/parse/iptables/parser';
-import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../tools/generate/iptables';
 
-type Json = { services: { namespace: string; name: string; portName: string; protocol: string; frontends: { kind: string; address?: string; port: number }[]; endpoints: { address: string; port: number; probability: number; local?: boolean }[] }[] };
+type Json = {
+  services: {
+    namespace: string;
+    name: string;
+    portName: string;
+    protocol: string;
+    frontends: { kind: string; address?: string; port: number }[];
+    endpoints: { address: string; port: number; probability: number; local?: boolean }[];
+  }[];
+};
 
 /** The catalog reduced to what the generator knows as ground truth, in a canonical order. */
 function normalized(services: Json['services']) {
@@ -14,9 +24,7 @@ function normalized(services: Json['services']) {
     .map((s) => ({
       id: `${s.namespace}/${s.name}:${s.portName}/${s.protocol}`,
       frontends: s.frontends.map((f) => `${f.kind} ${f.address ?? '*'}:${f.port}`).sort(),
-      endpoints: s.endpoints
-        .map((e) => ({ at: `${e.address}:${e.port}`, p: Math.round(e.probability * 1e6) / 1e6, local: Boolean(e.local) }))
-        .sort((a, b) => a.at.localeCompare(b.at)),
+      endpoints: s.endpoints.map((e) => ({ at: `${e.address}:${e.port}`, p: Math.round(e.probability * 1e6) / 1e6, local: Boolean(e.local) })).sort((a, b) => a.at.localeCompare(b.at)),
     }))
     .sort((a, b) => a.id.localeCompare(b.id));
 }
@@ -32,9 +40,7 @@ function catalogOf(text: string) {
  */
 function truthAsDumpShowsIt(services: GenServicePort[]) {
   return expectedCatalog(services).map((s) =>
-    s.endpoints.length > 0 || !s.frontends.some((f) => f.kind === 'loadBalancer')
-      ? s
-      : { ...s, frontends: s.frontends.map((f) => (f.kind === 'loadBalancer' ? { ...f, kind: 'externalIP' as const } : f)) },
+    s.endpoints.length > 0 || !s.frontends.some((f) => f.kind === 'loadBalancer') ? s : { ...s, frontends: s.frontends.map((f) => (f.kind === 'loadBalancer' ? { ...f, kind: 'externalIP' as const } : f)) },
   );
 }
 
@@ -105,13 +111,32 @@ describe('DNAT destinations and addresses read without regular expressions (issu
   const pieces = fc.constantFrom('10', '0', '255', '256', '1', '.', ':', '-', '[', ']', '/', '80', '08080', '65535', '123456', 'a', 'fd00', '::', ' ', '');
 
   it('splitHostPort reads address and port as before', () => {
-    for (const v of ['10.0.0.1:80', '10.0.0.1', '10.0.0.1:', '10.0.0.1:80-90', '10.0.0.1-10.0.0.5', '10.0.0.1-10.0.0.5:80', '[fd00::1]:80', '[fd00::1]', 'fd00::1', ':80', '10.0.0.1:8x', '10.0.0.1:123456', '10.0.0.1:0080', 'host:80:90', '']) {
+    for (const v of [
+      '10.0.0.1:80',
+      '10.0.0.1',
+      '10.0.0.1:',
+      '10.0.0.1:80-90',
+      '10.0.0.1-10.0.0.5',
+      '10.0.0.1-10.0.0.5:80',
+      '[fd00::1]:80',
+      '[fd00::1]',
+      'fd00::1',
+      ':80',
+      '10.0.0.1:8x',
+      '10.0.0.1:123456',
+      '10.0.0.1:0080',
+      'host:80:90',
+      '',
+    ]) {
       expect(splitHostPort(v), v).toEqual(splitBefore(v));
     }
-    fc.assert(fc.property(fc.array(pieces, { maxLength: 8 }), (parts) => {
-      const v = parts.join('');
-      expect(splitHostPort(v)).toEqual(splitBefore(v));
-    }), { numRuns: 2000, seed: 11 });
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 8 }), (parts) => {
+        const v = parts.join('');
+        expect(splitHostPort(v)).toEqual(splitBefore(v));
+      }),
+      { numRuns: 2000, seed: 11 },
+    );
   });
 
   it('addressProblem accepts plain IPv4 addresses and prefixes, and only those, as before', () => {
@@ -128,10 +153,13 @@ describe('DNAT destinations and addresses read without regular expressions (issu
       const before = validBefore(v);
       if (before !== undefined) expect(addressProblem(v) === undefined, v).toBe(before);
     }
-    fc.assert(fc.property(fc.array(pieces, { maxLength: 9 }), (parts) => {
-      const v = parts.join('');
-      const before = validBefore(v);
-      if (before !== undefined) expect(addressProblem(v) === undefined).toBe(before);
-    }), { numRuns: 3000, seed: 12 });
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 9 }), (parts) => {
+        const v = parts.join('');
+        const before = validBefore(v);
+        if (before !== undefined) expect(addressProblem(v) === undefined).toBe(before);
+      }),
+      { numRuns: 3000, seed: 12 },
+    );
   });
 });

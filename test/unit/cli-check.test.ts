@@ -5,14 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main';
-import { generateIptablesDump, type GenServicePort } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
+import { generateIptablesDump, type GenServicePort } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
 import { clusterListOf, NODE_IP, webPort } from '../helpers/cluster-check';
 
 function cli(...args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = run(args, (s) => out.push(s), (s) => err.push(s));
+  const code = run(
+    args,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 

@@ -6,12 +6,16 @@ import { buildSync } from 'esbuild';
 import { describe, expect, it, vi } from 'vitest';
 import { parseSize } from '../../src/cli/args';
 import { run } from '../../src/cli/main';
-import { sampleFiles } from '../../src/core/kube/generate/samples';
+import { sampleFiles } from '../../tools/generate/samples';
 
 function cli(...args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = run(args, (s) => out.push(s), (s) => err.push(s));
+  const code = run(
+    args,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -143,7 +147,13 @@ describe('hostile command lines and files', () => {
     const fresh = await import('../../src/cli/main');
     const err: string[] = [];
     const out: string[] = [];
-    expect(fresh.run(['parse', good], (s) => out.push(s), (s) => err.push(s))).toBe(3);
+    expect(
+      fresh.run(
+        ['parse', good],
+        (s) => out.push(s),
+        (s) => err.push(s),
+      ),
+    ).toBe(3);
     vi.doUnmock('../../src/core/snapshot');
     expect(out).toEqual([]);
     expect(err).toEqual(['dataplane: internal error: RangeError: Maximum call stack size exceeded, please report']);
@@ -158,8 +168,14 @@ describe('dataplane services', () => {
     expect(json.mode).toBe('iptables');
     const web = json.services.find((s: { name: string }) => s.name === 'web');
     expect(web).toEqual({
-      namespace: 'shop', name: 'web', portName: 'http', protocol: 'tcp',
-      frontends: [{ kind: 'clusterIP', address: '10.96.12.40', port: 80 }, { kind: 'nodePort', port: 30080 }],
+      namespace: 'shop',
+      name: 'web',
+      portName: 'http',
+      protocol: 'tcp',
+      frontends: [
+        { kind: 'clusterIP', address: '10.96.12.40', port: 80 },
+        { kind: 'nodePort', port: 30080 },
+      ],
       endpoints: [1, 2, 3].map((k) => ({ address: `10.244.${k}.${k + 6}`, port: 8080, probability: expect.closeTo(1 / 3, 9) })),
       policies: expect.objectContaining({ sessionAffinity: 'None', externalTrafficPolicy: 'Cluster' }),
     });
@@ -212,7 +228,10 @@ describe('dataplane services on an IPVS node snapshot (ipvsadm + ipset + iptable
     const json = JSON.parse(r.out);
     expect(json.mode).toBe('ipvs');
     const web = json.services.find((s: { frontends: { address?: string }[] }) => s.frontends.some((f) => f.address === '10.96.12.40'));
-    expect(web.frontends).toEqual([{ kind: 'clusterIP', address: '10.96.12.40', port: 80 }, { kind: 'nodePort', address: '192.168.0.10', port: 30080 }]);
+    expect(web.frontends).toEqual([
+      { kind: 'clusterIP', address: '10.96.12.40', port: 80 },
+      { kind: 'nodePort', address: '192.168.0.10', port: 30080 },
+    ]);
     expect(web.endpoints.map((e: { probability: number }) => e.probability)).toEqual([1 / 3, 1 / 3, 1 / 3].map((p) => expect.closeTo(p, 9)));
     expect(web.policies.scheduler).toBe('rr');
     expect(cli('services', ...paths).out).toContain('kube-proxy mode: ipvs');

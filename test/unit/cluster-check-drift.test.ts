@@ -1,16 +1,17 @@
-// The acceptance test of the cluster check: the generator's drifts (src/core/kube/generate/drift.ts) are found
+// The acceptance test of the cluster check: the generator's drifts (tools/generate/drift.ts) are found
 // exactly, no finding missing and none extra, in iptables, nftables and IPVS dumps, IPv4 and IPv6, at 10 and
 // 1,000 Service ports; the same cluster without drifts gives no error or warning. The cluster state goes
 // through the files a user saves (kubectl JSON: Services + EndpointSlices, Nodes, the kube-proxy ConfigMap)
 // and the node is inferred from the dump.
 import { describe, expect, it } from 'vitest';
+import { perfIt } from '../helpers/linear';
 import { checkSnapshot } from '../../src/core/cluster/check';
 import { mergeClusterStates, readClusterFile } from '../../src/core/cluster/read';
 import type { Finding } from '../../src/core/cluster/types';
-import type { Family } from '../../src/core/kube/generate/address';
-import { randomCluster, THIS_NODE, type ProxyMode } from '../../src/core/kube/generate/cluster';
-import { clusterStateFiles } from '../../src/core/kube/generate/cluster-objects';
-import { DRIFT_KINDS, scenario, sortFindings, type ExpectedFinding, type Scenario } from '../../src/core/kube/generate/drift';
+import type { Family } from '../../tools/generate/address';
+import { randomCluster, THIS_NODE, type ProxyMode } from '../../tools/generate/cluster';
+import { clusterStateFiles } from '../../tools/generate/cluster-objects';
+import { DRIFT_KINDS, scenario, sortFindings, type ExpectedFinding, type Scenario } from '../../tools/generate/drift';
 import { scenarioDump } from '../helpers/cluster-snapshot';
 
 const MODES: ProxyMode[] = ['iptables', 'nftables', 'ipvs'];
@@ -49,11 +50,11 @@ function shownTruth(s: Scenario): ExpectedFinding[] {
   );
 }
 
-describe('the generator\'s drifts are found exactly', () => {
+describe("the generator's drifts are found exactly", () => {
   for (const size of [10, 1000]) {
     for (const mode of MODES) {
       for (const family of ['ipv4', 'ipv6'] as Family[]) {
-        it(`${size} Service ports, ${mode}, ${family}`, () => {
+        (size > 100 ? perfIt : it)(`${size} Service ports, ${mode}, ${family}`, () => {
           const cluster = randomCluster({ services: size, endpoints: 5, seed: size, family, nodeIP: NODE_IP[family], mode });
           const s = scenario(cluster, { node: THIS_NODE, family, mode, drifts: DRIFT_KINDS, seed: size });
           const r = check(s);

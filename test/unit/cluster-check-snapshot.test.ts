@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSnapshot } from '../../src/core/cluster/check';
 import { readClusterFile } from '../../src/core/cluster/read';
-import { randomServices } from '../../src/core/kube/generate/iptables';
+import { randomServices } from '../../tools/generate/iptables';
 import { clusterListOf, ipv6Of, NODE_IP, snapshotOf, type Mode } from '../helpers/cluster-check';
 
 describe('checkSnapshot: no drift, no error or warning', () => {
@@ -36,7 +36,12 @@ describe('checkSnapshot: no drift, no error or warning', () => {
   it('a mode the ConfigMap does not ask for: mode-mismatch, first', () => {
     const services = randomServices(10, 2, 3);
     const list = clusterListOf(services) as { items: unknown[] };
-    list.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-proxy', namespace: 'kube-system' }, data: { 'config.conf': 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n' } });
+    list.items.push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kube-proxy', namespace: 'kube-system' },
+      data: { 'config.conf': 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n' },
+    });
     const r = checkSnapshot(snapshotOf('nftables', services), readClusterFile('cluster.json', JSON.stringify(list)), {});
     expect(r.findings[0]).toMatchObject({ code: 'mode-mismatch', severity: 'warning', expected: 'ipvs', actual: 'nftables' });
   });

@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { actualServices, compareServicePorts, modeFinding, sortFindings } from '../../src/core/cluster/check';
 import type { ExpectedServicePort, Finding } from '../../src/core/cluster/types';
-import { randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { randomServices, type GenServicePort } from '../../tools/generate/iptables';
 import { expectedOf, snapshotOf, stateOf, webPort, type Mode } from '../helpers/cluster-check';
 import { ipv6Services } from '../helpers/ipv6';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 
 const MODES: Mode[] = ['iptables', 'nftables', 'ipvs'];
 
@@ -20,7 +20,8 @@ function check(mode: Mode, dump: GenServicePort[], api: GenServicePort[] = dump,
 }
 
 const problems = (findings: Finding[]) => findings.filter((f) => f.severity !== 'info');
-const brief = (f: Finding) => `${f.code} ${f.severity} ${f.service.namespace}/${f.service.name}:${f.service.portName}${f.endpoint ? ` ${f.endpoint}` : ''}${f.frontend ? ` ${f.frontend.kind} ${f.frontend.address ?? '*'}:${f.frontend.port}` : ''}`;
+const brief = (f: Finding) =>
+  `${f.code} ${f.severity} ${f.service.namespace}/${f.service.name}:${f.service.portName}${f.endpoint ? ` ${f.endpoint}` : ''}${f.frontend ? ` ${f.frontend.kind} ${f.frontend.address ?? '*'}:${f.frontend.port}` : ''}`;
 
 const web = webPort;
 
@@ -151,7 +152,12 @@ describe('what a dump cannot show is no finding', () => {
     // generated with comments: false, as kube-proxy writes above 1,000 endpoints
     const services = randomServices(40, 3, 31);
     const snapshot = snapshotOf('iptables', services, 'ipv4', false);
-    const findings = compareServicePorts(services.map((g) => expectedOf(g)), actualServices(snapshot), stateOf(services), { mode: 'iptables', node: { name: 'node-1' } }).findings;
+    const findings = compareServicePorts(
+      services.map((g) => expectedOf(g)),
+      actualServices(snapshot),
+      stateOf(services),
+      { mode: 'iptables', node: { name: 'node-1' } },
+    ).findings;
     expect(problems(findings).map(brief)).toEqual([]);
     // and a drift is still found
     const drifted = compareServicePorts(services.map((g) => expectedOf(g)).slice(1), actualServices(snapshot), stateOf(services.slice(1)), { mode: 'iptables', node: { name: 'node-1' } }).findings;
@@ -184,11 +190,15 @@ describe('what a dump cannot show is no finding', () => {
 
 describe('order and cost', () => {
   it('worst Service first', () => {
-    const findings = check('iptables', [web({ name: 'a', endpoints: [] }), web({ name: 'b', clusterIP: '10.96.0.21' })], [web({ name: 'a', endpoints: [] }), web({ name: 'b', clusterIP: '10.96.0.21', sessionAffinityTimeout: 60 }), web({ name: 'c', clusterIP: '10.96.0.22' })]);
+    const findings = check(
+      'iptables',
+      [web({ name: 'a', endpoints: [] }), web({ name: 'b', clusterIP: '10.96.0.21' })],
+      [web({ name: 'a', endpoints: [] }), web({ name: 'b', clusterIP: '10.96.0.21', sessionAffinityTimeout: 60 }), web({ name: 'c', clusterIP: '10.96.0.22' })],
+    );
     expect(sortFindings(findings).map((f) => `${f.service.name} ${f.code}`)).toEqual(['c not-programmed', 'b policy-mismatch', 'a no-endpoints']);
   });
 
-  it('is linear: 8× the Services cost far less than 64×', () => {
+  perfIt('is linear: 8× the Services cost far less than 64×', () => {
     const run = (n: number) => {
       const services = randomServices(n, 4, 7);
       const snapshot = snapshotOf('iptables', services);

@@ -18,12 +18,18 @@ const SAMPLES = join(__dirname, '../../samples');
 
 function sample(mode: string): { files: SnapshotFile[]; cluster: ClusterInput; dir: string } {
   const dir = join(SAMPLES, mode);
-  const files = readdirSync(dir).filter((n) => n !== 'cluster-state.yaml').sort().map((n) => analyzeFile(join(dir, n), readFileSync(join(dir, n), 'utf8'))!);
+  const files = readdirSync(dir)
+    .filter((n) => n !== 'cluster-state.yaml')
+    .sort()
+    .map((n) => analyzeFile(join(dir, n), readFileSync(join(dir, n), 'utf8'))!);
   const name = join(dir, 'cluster-state.yaml');
   return { files, cluster: readClusterInput(name, readFileSync(name, 'utf8'))!, dir };
 }
 
-const lineOf = (file: string, needle: string) => readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(needle));
+const lineOf = (file: string, needle: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(needle));
 
 function summary(diagnostics: ClusterFileDiagnostics[]): string[] {
   return diagnostics.flatMap((f) => f.diagnostics.map((d) => `${f.file.split('/').pop()}:${d.range.start.line} ${d.severity} ${d.code}`)).sort();
@@ -87,7 +93,7 @@ describe('the snapshot with its cluster state', () => {
     expect(second.cluster!.check.findings).toEqual(first.cluster!.check.findings);
   });
 
-  it('the node the user chose is the check\'s node, not inferred, and is part of what the check is kept by', () => {
+  it("the node the user chose is the check's node, not inferred, and is part of what the check is kept by", () => {
     const { files, cluster } = sample('iptables-nft');
     const inferred = buildSnapshotWithCluster(files, [cluster], 'x');
     const known = knownNodeNames(cluster.state);
@@ -101,7 +107,7 @@ describe('the snapshot with its cluster state', () => {
   });
 });
 
-describe('the link of a diagnostic\'s code', () => {
+describe("the link of a diagnostic's code", () => {
   it('every finding code has its row in docs/cluster-check.md; a reading problem goes to Inputs', () => {
     const docs = readFileSync(join(__dirname, '../../docs/cluster-check.md'), 'utf8');
     const lines = docs.split('\n');
@@ -138,7 +144,9 @@ describe('the API side in a Service hover', () => {
     const ipvs = sample('ipvs');
     const withState = buildSnapshotWithCluster(ipvs.files, [ipvs.cluster]);
     const index = ipvs.files.findIndex((f) => f.languageId === 'ipvsadm');
-    const line = readFileSync(ipvs.files[index].name, 'utf8').split('\n').findIndex((l) => l.startsWith('TCP  10.96.12.40:80'));
+    const line = readFileSync(ipvs.files[index].name, 'utf8')
+      .split('\n')
+      .findIndex((l) => l.startsWith('TCP  10.96.12.40:80'));
     expect(apiSideAt(withState, index, { line, character: 8 })?.split('\n')[0]).toBe('**API**: 2 ready, 1 not ready; **rules**: 3 — differs: 1 stale-endpoint');
     expect(apiSideAt(withState, index, { line: line + 1, character: 8 })).toBeUndefined();
   });
@@ -165,7 +173,10 @@ describe('the analysis worker reads the cluster-state file beside the dumps', ()
 
   it('by its content whatever its name, once per version on disk; a picked file is read as one whatever it holds', () => {
     const posted: FromWorker[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => fn());
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => fn(),
+    );
     const dump = join(dir, 'node1.iptables');
     const state = join(dir, 'objects.txt');
     writeFileSync(dump, readFileSync(join(SAMPLES, 'iptables-nft/node1.iptables')));
@@ -187,7 +198,10 @@ describe('the analysis worker reads the cluster-state file beside the dumps', ()
 
   it('an open cluster-state file travels as text and is read as edited', () => {
     const posted: FromWorker[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => fn());
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => fn(),
+    );
     const dumpText = readFileSync(join(SAMPLES, 'nftables/node1.nft'), 'utf8');
     const stateText = readFileSync(join(SAMPLES, 'nftables/cluster-state.yaml'), 'utf8');
     const specs = (version: number, text: string): SnapshotFileSpec[] => [

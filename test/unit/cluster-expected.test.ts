@@ -14,8 +14,7 @@ function compute(s: ClusterState, n: NodeIdentity = { name: 'host1' }, o: Expect
   return expectedServicePorts(s, n, o);
 }
 
-const keys = (sp: ExpectedServicePort, pick: (e: ExpectedServicePort['endpoints'][number]) => boolean = () => true) =>
-  sp.endpoints.filter(pick).map((e) => `${e.address}:${e.port}`);
+const keys = (sp: ExpectedServicePort, pick: (e: ExpectedServicePort['endpoints'][number]) => boolean = () => true) => sp.endpoints.filter(pick).map((e) => `${e.address}:${e.port}`);
 
 /** endpointslicecache_test.go generateEndpointSliceWithOffset: endpoint i (from 1) is 10.0.<offset>.<i> on hosts[i % n]. */
 function generated(serviceName: string, namespace: string, sliceNum: number, offset: number, count: number, unreadyMod: number, terminatingMod: number, hosts: string[], ports: (number | undefined)[]): ApiEndpointSlice {
@@ -30,7 +29,7 @@ function generated(serviceName: string, namespace: string, sliceNum: number, off
 
 const svc1 = (ports = ['port-0']) => service('svc1', { namespace: 'ns1', ports: ports.map((name, i) => port({ name, port: 80 + i })) });
 
-describe('merging a Service\'s EndpointSlices (endpointslicecache_test.go TestEndpointsMapFromESC)', () => {
+describe("merging a Service's EndpointSlices (endpointslicecache_test.go TestEndpointsMapFromESC)", () => {
   it('1 slice, 2 hosts, ports 80,443', () => {
     const out = compute(state({ services: [svc1(['port-0', 'port-1'])], endpointSlices: [generated('svc1', 'ns1', 1, 1, 3, 999, 999, ['host1', 'host2'], [80, 443])] }));
     expect(keys(out[0]!)).toEqual(['10.0.1.1:80', '10.0.1.2:80', '10.0.1.3:80']);
@@ -107,7 +106,10 @@ describe('merging a Service\'s EndpointSlices (endpointslicecache_test.go TestEn
   it('an IP in two slices keeps the endpoint that is not terminating (a new pod reusing the IP)', () => {
     const old = slice('svc1', [endpoint('10.0.1.1', { conditions: { ready: false, serving: true, terminating: true } })], { namespace: 'ns1', name: 'a', ports: [{ name: 'port-0', protocol: 'TCP', port: 80 }] });
     const fresh = slice('svc1', [endpoint('10.0.1.1')], { namespace: 'ns1', name: 'b', ports: [{ name: 'port-0', protocol: 'TCP', port: 80 }] });
-    for (const slices of [[old, fresh], [fresh, old]]) {
+    for (const slices of [
+      [old, fresh],
+      [fresh, old],
+    ]) {
       const sp = compute(state({ services: [svc1()], endpointSlices: slices }))[0]!;
       expect(sp.endpoints).toHaveLength(1);
       expect(sp.endpoints[0]).toMatchObject({ ready: true, inCluster: true });
@@ -131,7 +133,12 @@ describe('merging a Service\'s EndpointSlices (endpointslicecache_test.go TestEn
 
   it('matches slice ports by name and protocol', () => {
     const s = service('dns', { ports: [port({ name: 'dns', protocol: 'UDP', port: 53 }), port({ name: 'dns-tcp', protocol: 'TCP', port: 53 })] });
-    const sl = slice('dns', [endpoint('10.244.0.5')], { ports: [{ name: 'dns', protocol: 'UDP', port: 53 }, { name: 'dns-tcp', protocol: 'TCP', port: 53 }] });
+    const sl = slice('dns', [endpoint('10.244.0.5')], {
+      ports: [
+        { name: 'dns', protocol: 'UDP', port: 53 },
+        { name: 'dns-tcp', protocol: 'TCP', port: 53 },
+      ],
+    });
     const [udp, tcp] = compute(state({ services: [s], endpointSlices: [sl] }));
     expect(udp).toMatchObject({ portName: 'dns', protocol: 'UDP' });
     expect(keys(udp!, (e) => e.inCluster)).toEqual(['10.244.0.5:53']);
@@ -176,14 +183,25 @@ describe('which Services and frontends (servicechangetracker_test.go TestService
   });
 
   it('nodeport service', () => {
-    const s = service('node-port', { type: 'NodePort', clusterIPs: ['172.16.55.10'], ports: [port({ name: 'port1', protocol: 'UDP', port: 345, nodePort: 678 }), port({ name: 'port2', protocol: 'TCP', port: 344, nodePort: 677 })] });
+    const s = service('node-port', {
+      type: 'NodePort',
+      clusterIPs: ['172.16.55.10'],
+      ports: [port({ name: 'port1', protocol: 'UDP', port: 345, nodePort: 678 }), port({ name: 'port2', protocol: 'TCP', port: 344, nodePort: 677 })],
+    });
     const out = compute(state({ services: [s] }));
-    expect(out[1]!.frontends).toEqual([{ kind: 'clusterIP', address: '172.16.55.10', port: 344 }, { kind: 'nodePort', port: 677 }]);
+    expect(out[1]!.frontends).toEqual([
+      { kind: 'clusterIP', address: '172.16.55.10', port: 344 },
+      { kind: 'nodePort', port: 677 },
+    ]);
   });
 
   it('load balancer service', () => {
     const out = compute(state({ services: [lb()] }));
-    expect(out[0]!.frontends).toEqual([{ kind: 'clusterIP', address: '172.16.55.11', port: 8675 }, { kind: 'nodePort', port: 30061 }, { kind: 'loadBalancer', address: '10.1.2.4', port: 8675 }]);
+    expect(out[0]!.frontends).toEqual([
+      { kind: 'clusterIP', address: '172.16.55.11', port: 8675 },
+      { kind: 'nodePort', port: 30061 },
+      { kind: 'loadBalancer', address: '10.1.2.4', port: 8675 },
+    ]);
     expect(out[0]!.frontends.some((f) => f.kind === 'healthCheckNodePort')).toBe(false);
   });
 
@@ -376,10 +394,7 @@ describe('why an endpoint is not used', () => {
   });
 
   it('takes the zone from the Node object when the identity lacks it, and names the hint', () => {
-    const hinted = [
-      endpoint('10.0.0.1', { nodeName: 'host1', hints: { forZones: ['zone-a'] } }),
-      endpoint('10.0.0.2', { nodeName: 'host2', hints: { forZones: ['zone-b'] } }),
-    ];
+    const hinted = [endpoint('10.0.0.1', { nodeName: 'host1', hints: { forZones: ['zone-a'] } }), endpoint('10.0.0.2', { nodeName: 'host2', hints: { forZones: ['zone-b'] } })];
     const s = state({ services: [service('web')], endpointSlices: [slice('web', hinted)], nodes: [node('host1', 'zone-a'), node('host2', 'zone-b')] });
     const [p] = compute(s, { name: 'host1' });
     expect(p!.topologyApplied).toBe(true);
@@ -391,10 +406,7 @@ describe('why an endpoint is not used', () => {
   });
 
   it('node hints cannot apply without the node name, and the note says so', () => {
-    const hinted = [
-      endpoint('10.0.0.1', { hints: { forNodes: ['host1'], forZones: ['zone-a'] } }),
-      endpoint('10.0.0.2', { hints: { forNodes: ['host2'], forZones: ['zone-b'] } }),
-    ];
+    const hinted = [endpoint('10.0.0.1', { hints: { forNodes: ['host1'], forZones: ['zone-a'] } }), endpoint('10.0.0.2', { hints: { forNodes: ['host2'], forZones: ['zone-b'] } })];
     const s = state({ services: [service('web', { trafficDistribution: 'PreferSameNode' })], endpointSlices: [slice('web', hinted)] });
     const [named] = compute(s, { name: 'host1', zone: 'zone-a' });
     expect(named).toMatchObject({ topologyMode: 'PreferSameNode' });

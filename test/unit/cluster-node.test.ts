@@ -4,7 +4,7 @@ import { nodeLine } from '../../src/core/cluster/check-format';
 import { describe, expect, it } from 'vitest';
 import { inferNode } from '../../src/core/cluster/node';
 import { readClusterFile } from '../../src/core/cluster/read';
-import type { GenServicePort } from '../../src/core/kube/generate/iptables';
+import type { GenServicePort } from '../../tools/generate/iptables';
 import { clusterListOf, snapshotOf, webPort } from '../helpers/cluster-check';
 
 const svc = (endpoints: GenServicePort['endpoints'], over: Partial<GenServicePort> = {}) => webPort({ nodePort: 30080, externalTrafficPolicy: 'Local', endpoints, ...over });

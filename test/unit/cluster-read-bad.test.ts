@@ -5,11 +5,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readClusterFile } from '../../src/core/cluster/read';
 import { MAX_DIAGNOSTICS } from '../../src/core/model/diagnostics';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 
 const fixture = (name: string) => readFileSync(`test/fixtures/cluster/${name}`, 'utf8');
-const problems = (text: string, file = 'f') =>
-  readClusterFile(file, text).diagnostics.flatMap((d) => d.diagnostics.map((x) => `${x.range.start.line + 1}:${x.range.start.character + 1} ${x.severity} ${x.code}`));
+const problems = (text: string, file = 'f') => readClusterFile(file, text).diagnostics.flatMap((d) => d.diagnostics.map((x) => `${x.range.start.line + 1}:${x.range.start.character + 1} ${x.severity} ${x.code}`));
 const messages = (text: string) => readClusterFile('f', text).diagnostics.flatMap((d) => d.diagnostics.map((x) => x.message));
 
 describe('broken syntax', () => {
@@ -179,7 +178,8 @@ items:
   });
 
   it('does not take inherited names for fields', () => {
-    const hostile = '{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "p", "namespace": "n", "labels": {"__proto__": "x", "constructor": "y"}}, "spec": {"__proto__": {"clusterIP": "1.1.1.1"}, "clusterIP": "10.0.0.6", "ports": [{"port": 80}]}}';
+    const hostile =
+      '{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "p", "namespace": "n", "labels": {"__proto__": "x", "constructor": "y"}}, "spec": {"__proto__": {"clusterIP": "1.1.1.1"}, "clusterIP": "10.0.0.6", "ports": [{"port": 80}]}}';
     const r = readClusterFile('f', hostile);
     expect(r.services[0].clusterIPs).toEqual(['10.0.0.6']);
     expect(r.services[0].labels.constructor).toBe('y');
@@ -208,13 +208,21 @@ describe('hostile input', () => {
   it('deep YAML nesting: a diagnostic, no stack overflow', () => {
     for (const deep of [`a: ${'['.repeat(50_000)}${']'.repeat(50_000)}\n`, Array.from({ length: 3000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')]) {
       const p = problems(deep);
-      expect(p.some((x) => /error cluster-(too-deep|bad-yaml)$/.test(x)), p.join()).toBe(true);
+      expect(
+        p.some((x) => /error cluster-(too-deep|bad-yaml)$/.test(x)),
+        p.join(),
+      ).toBe(true);
     }
   });
 
   it('a billion laughs: stopped at the alias budget', () => {
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (let i = 1; i < 9; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 9; i++)
+      levels.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n${levels.map((l) => `  ${l}`).join('\n')}\n`;
     expect(problems(text).filter((p) => p.endsWith('cluster-yaml-aliases'))).toHaveLength(1);
     // The ConfigMap is not kube-proxy's, so only counted: the budget, not the reader, stops the expansion.
@@ -229,18 +237,28 @@ describe('hostile input', () => {
   });
 
   it('repeated and integer-like JSON keys: positions stay right', () => {
-    const text = '{"apiVersion": "v1", "kind": "List", "items": [\n{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "x", "namespace": "n", "labels": {"1": "a"}}, "spec": {"ports": {}, "ports": [{"port": 80}], "clusterIP": "10.0.0.8"}},\n{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "y", "namespace": "n"}, "spec": {"clusterIP": "10.0.0.9", "ports": [{"port": 81}]}}\n]}';
+    const text =
+      '{"apiVersion": "v1", "kind": "List", "items": [\n{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "x", "namespace": "n", "labels": {"1": "a"}}, "spec": {"ports": {}, "ports": [{"port": 80}], "clusterIP": "10.0.0.8"}},\n{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "y", "namespace": "n"}, "spec": {"clusterIP": "10.0.0.9", "ports": [{"port": 81}]}}\n]}';
     const s = readClusterFile('f', text);
     expect(s.services.map((x) => `${x.name} ${x.ports[0]?.port} ${x.source!.range.start.line}`)).toEqual(['x 80 1', 'y 81 2']);
   });
 
   it('indented JSON whose strings hold object-like text: positions stay right', () => {
-    const svc = (name: string, note: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { annotations: { note }, name, namespace: 'n' }, spec: { clusterIP: '10.0.0.1', ports: [{ port: 80 }] }, status: { loadBalancer: {} } });
+    const svc = (name: string, note: string) => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { annotations: { note }, name, namespace: 'n' },
+      spec: { clusterIP: '10.0.0.1', ports: [{ port: 80 }] },
+      status: { loadBalancer: {} },
+    });
     for (const note of ['{"a": {}}', 'x": {}', '{\n', '[{}]', '{ }']) {
       const text = JSON.stringify({ apiVersion: 'v1', items: [svc('a', note), svc('b', note)], kind: 'List' }, null, 4);
       const s = readClusterFile('f', text);
       const lines = text.split('\n');
-      expect(s.services.map((x) => lines[x.source!.range.start.line].trim()), note).toEqual(['"name": "a",', '"name": "b",']);
+      expect(
+        s.services.map((x) => lines[x.source!.range.start.line].trim()),
+        note,
+      ).toEqual(['"name": "a",', '"name": "b",']);
       const crlf = readClusterFile('f', text.replace(/\n/g, '\r\n'));
       expect(crlf.services.map((x) => x.source!.range.start.line)).toEqual(s.services.map((x) => x.source!.range.start.line));
     }
@@ -269,7 +287,8 @@ describe('large lists', () => {
     expect(readClusterFile('f', text).nodes).toHaveLength(1);
   });
 
-  const service = (i: number) => `        {\n            "apiVersion": "v1",\n            "kind": "Pod",\n            "metadata": {\n                "name": "pod-${i}",\n                "namespace": "ns-${i % 50}",\n                "labels": {"app": "a${i}", "pod-template-hash": "5d8f7c9b6"}\n            },\n            "spec": {"containers": [{"name": "c", "image": "registry.example/app:1.${i}", "ports": [{"containerPort": 8080, "protocol": "TCP"}]}], "nodeName": "node-${i % 7}"},\n            "status": {"phase": "Running", "podIP": "10.244.${(i >> 8) & 255}.${i & 255}", "conditions": [{"type": "Ready", "status": "True"}]}\n        }`;
+  const service = (i: number) =>
+    `        {\n            "apiVersion": "v1",\n            "kind": "Pod",\n            "metadata": {\n                "name": "pod-${i}",\n                "namespace": "ns-${i % 50}",\n                "labels": {"app": "a${i}", "pod-template-hash": "5d8f7c9b6"}\n            },\n            "spec": {"containers": [{"name": "c", "image": "registry.example/app:1.${i}", "ports": [{"containerPort": 8080, "protocol": "TCP"}]}], "nodeName": "node-${i % 7}"},\n            "status": {"phase": "Running", "podIP": "10.244.${(i >> 8) & 255}.${i & 255}", "conditions": [{"type": "Ready", "status": "True"}]}\n        }`;
   const list = (n: number) => `{\n    "apiVersion": "v1",\n    "items": [\n${Array.from({ length: n }, (_, i) => service(i)).join(',\n')}\n    ],\n    "kind": "List"\n}\n`;
 
   it('a 50 MB Pod list: one warning, read without trouble', () => {
@@ -278,9 +297,11 @@ describe('large lists', () => {
     expect(problems(text)).toEqual(['4:9 warning cluster-unknown-kind']);
   });
 
-  it('costs linear time in the number of objects', () => {
-    const svc = (i: number) => `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s${i}", "namespace": "n"}, "spec": {"clusterIP": "10.0.${i >> 8 & 255}.${i & 255}", "ports": [{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080}], "selector": {"app": "s${i}"}}}`;
-    const slice = (i: number) => `{"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4", "metadata": {"name": "s${i}-x", "namespace": "n", "labels": {"kubernetes.io/service-name": "s${i}"}}, "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}], "endpoints": [{"addresses": ["10.1.${i >> 8 & 255}.${i & 255}"], "conditions": {"ready": true}, "nodeName": "n1"}]}`;
+  perfIt('costs linear time in the number of objects', () => {
+    const svc = (i: number) =>
+      `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s${i}", "namespace": "n"}, "spec": {"clusterIP": "10.0.${(i >> 8) & 255}.${i & 255}", "ports": [{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080}], "selector": {"app": "s${i}"}}}`;
+    const slice = (i: number) =>
+      `{"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4", "metadata": {"name": "s${i}-x", "namespace": "n", "labels": {"kubernetes.io/service-name": "s${i}"}}, "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}], "endpoints": [{"addresses": ["10.1.${(i >> 8) & 255}.${i & 255}"], "conditions": {"ready": true}, "nodeName": "n1"}]}`;
     const make = (n: number) => `{"apiVersion": "v1", "kind": "List", "items": [\n${Array.from({ length: n }, (_, i) => `${svc(i)},\n${slice(i)}`).join(',\n')}\n]}`;
     expect(costRatio((t) => readClusterFile('f', t), make(150), make(1200))).toBeLessThan(MAX_COST_RATIO_8X);
     // Broken at the end: the exact reader and the salvage are linear too.

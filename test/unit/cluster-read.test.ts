@@ -55,9 +55,33 @@ describe('kubectl get services,endpointslices -A -o json', () => {
     expect(web.managedBy).toBe('endpointslice-controller.k8s.io');
     expect(web.ports).toEqual([{ name: 'http', protocol: 'TCP', port: 8080 }]);
     expect(web.endpoints.map((e) => ({ ...e, source: undefined }))).toEqual([
-      { addresses: ['10.244.1.7'], conditions: { ready: true, serving: true, terminating: false }, nodeName: 'kind-worker', zone: 'zone-a', hints: { forZones: ['zone-a'] }, targetRef: 'Pod shop/web-5d8f7c9b6-abcde', source: undefined },
-      { addresses: ['10.244.2.9'], conditions: { ready: false, serving: true, terminating: true }, nodeName: 'kind-worker2', zone: 'zone-b', hints: { forZones: ['zone-b'] }, targetRef: 'Pod shop/web-5d8f7c9b6-fghij', source: undefined },
-      { addresses: ['10.244.2.10'], conditions: { ready: false, serving: false, terminating: false }, nodeName: 'kind-worker2', zone: 'zone-b', hints: { forZones: ['zone-b'] }, targetRef: 'Pod shop/web-5d8f7c9b6-klmno', source: undefined },
+      {
+        addresses: ['10.244.1.7'],
+        conditions: { ready: true, serving: true, terminating: false },
+        nodeName: 'kind-worker',
+        zone: 'zone-a',
+        hints: { forZones: ['zone-a'] },
+        targetRef: 'Pod shop/web-5d8f7c9b6-abcde',
+        source: undefined,
+      },
+      {
+        addresses: ['10.244.2.9'],
+        conditions: { ready: false, serving: true, terminating: true },
+        nodeName: 'kind-worker2',
+        zone: 'zone-b',
+        hints: { forZones: ['zone-b'] },
+        targetRef: 'Pod shop/web-5d8f7c9b6-fghij',
+        source: undefined,
+      },
+      {
+        addresses: ['10.244.2.10'],
+        conditions: { ready: false, serving: false, terminating: false },
+        nodeName: 'kind-worker2',
+        zone: 'zone-b',
+        hints: { forZones: ['zone-b'] },
+        targetRef: 'Pod shop/web-5d8f7c9b6-klmno',
+        source: undefined,
+      },
     ]);
   });
 
@@ -125,7 +149,16 @@ describe('nodes, the kube-proxy ConfigMap, legacy Endpoints', () => {
   it('reads a KubeProxyConfiguration on its own, and the ConfigMap as JSON', () => {
     const own = readClusterFile('kp.yaml', 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: ["primary"]\n');
     expect({ ...own.proxyConfig, source: undefined }).toEqual({ mode: 'nftables', nodePortAddresses: ['primary'], source: undefined });
-    const cm = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-proxy', namespace: 'kube-system' }, data: { 'config.conf': 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ""\niptables:\n  masqueradeAll: true\n' } }, null, 4);
+    const cm = JSON.stringify(
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'kube-proxy', namespace: 'kube-system' },
+        data: { 'config.conf': 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ""\niptables:\n  masqueradeAll: true\n' },
+      },
+      null,
+      4,
+    );
     const json = readClusterFile('cm.json', cm);
     expect(diagnostics(json)).toEqual([]);
     expect({ ...json.proxyConfig, source: undefined }).toEqual({ mode: '', masqueradeAll: true, source: undefined });
@@ -136,7 +169,12 @@ describe('nodes, the kube-proxy ConfigMap, legacy Endpoints', () => {
     expect(diagnostics(legacy)).toEqual([]);
     const l = legacy.endpointSlices.find((x) => x.serviceName === 'legacy')!;
     expect({ ...l, source: undefined, endpoints: l.endpoints.map((e) => ({ ...e, source: undefined })) }).toEqual({
-      namespace: 'shop', name: 'legacy', serviceName: 'legacy', addressType: 'IPv4', fromLegacyEndpoints: true, source: undefined,
+      namespace: 'shop',
+      name: 'legacy',
+      serviceName: 'legacy',
+      addressType: 'IPv4',
+      fromLegacyEndpoints: true,
+      source: undefined,
       managedBy: 'endpointslicemirroring-controller.k8s.io',
       ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
       endpoints: [
@@ -150,7 +188,10 @@ describe('nodes, the kube-proxy ConfigMap, legacy Endpoints', () => {
   });
 
   it('leaves out Endpoints marked not to be mirrored', () => {
-    const e = readClusterFile('e.yaml', 'apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: skip\n  namespace: a\n  labels: {endpointslice.kubernetes.io/skip-mirror: "true"}\nsubsets:\n- addresses: [{ip: 10.0.0.1}]\n  ports: [{port: 80}]\n');
+    const e = readClusterFile(
+      'e.yaml',
+      'apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: skip\n  namespace: a\n  labels: {endpointslice.kubernetes.io/skip-mirror: "true"}\nsubsets:\n- addresses: [{ip: 10.0.0.1}]\n  ports: [{port: 80}]\n',
+    );
     expect(e.endpointSlices).toEqual([]);
   });
 
@@ -165,16 +206,30 @@ describe('defaults the API server fills in', () => {
     const s = readClusterFile('m.yaml', 'apiVersion: v1\nkind: Service\nmetadata:\n  name: bare\nspec:\n  clusterIP: fd00::10\n  sessionAffinity: ClientIP\n  ports:\n  - port: 80\n');
     expect(diagnostics(s)).toEqual([]);
     expect({ ...s.services[0], source: undefined }).toEqual({
-      namespace: 'default', name: 'bare', type: 'ClusterIP', clusterIPs: ['fd00::10'], ipFamilies: ['IPv6'],
+      namespace: 'default',
+      name: 'bare',
+      type: 'ClusterIP',
+      clusterIPs: ['fd00::10'],
+      ipFamilies: ['IPv6'],
       ports: [{ name: '', protocol: 'TCP', port: 80, targetPort: 80 }],
-      externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [],
-      externalTrafficPolicy: 'Cluster', internalTrafficPolicy: 'Cluster', sessionAffinity: 'ClientIP', sessionAffinityTimeoutSeconds: 10800,
-      annotations: {}, labels: {}, source: undefined,
+      externalIPs: [],
+      loadBalancerIPs: [],
+      loadBalancerSourceRanges: [],
+      externalTrafficPolicy: 'Cluster',
+      internalTrafficPolicy: 'Cluster',
+      sessionAffinity: 'ClientIP',
+      sessionAffinityTimeoutSeconds: 10800,
+      annotations: {},
+      labels: {},
+      source: undefined,
     });
   });
 
   it('reads v1beta1 slices: topology gives node and zone', () => {
-    const s = readClusterFile('b.yaml', 'apiVersion: discovery.k8s.io/v1beta1\nkind: EndpointSlice\nmetadata:\n  name: old-abc\n  namespace: a\n  labels: {kubernetes.io/service-name: old}\naddressType: IPv4\nports: [{port: 80}]\nendpoints:\n- addresses: [10.1.1.1]\n  conditions: {ready: true}\n  topology:\n    kubernetes.io/hostname: n1\n    topology.kubernetes.io/zone: z1\n');
+    const s = readClusterFile(
+      'b.yaml',
+      'apiVersion: discovery.k8s.io/v1beta1\nkind: EndpointSlice\nmetadata:\n  name: old-abc\n  namespace: a\n  labels: {kubernetes.io/service-name: old}\naddressType: IPv4\nports: [{port: 80}]\nendpoints:\n- addresses: [10.1.1.1]\n  conditions: {ready: true}\n  topology:\n    kubernetes.io/hostname: n1\n    topology.kubernetes.io/zone: z1\n',
+    );
     expect(diagnostics(s)).toEqual([]);
     expect(s.endpointSlices[0].endpoints[0]).toMatchObject({ nodeName: 'n1', zone: 'z1', conditions: { ready: true } });
     expect(s.endpointSlices[0].ports).toEqual([{ name: '', protocol: 'TCP', port: 80 }]);
@@ -224,6 +279,7 @@ describe('merging and recognising files', () => {
       'kind: Service\n',
       '\u0000\u0001apiVersion: v1\nkind: Service\n',
       '',
-    ]) expect(looksLikeClusterState(text), text).toBe(false);
+    ])
+      expect(looksLikeClusterState(text), text).toBe(false);
   });
 });

@@ -39,8 +39,7 @@ interface Row {
   onlyRemote?: boolean;
 }
 
-const four = (hints: string[][], extra: Ep[] = []) =>
-  hints.map((h, i) => ep(`10.1.2.${3 + i}:80`, { zoneHints: h.length ? h : undefined, ready: true, ...extra[i] }));
+const four = (hints: string[][], extra: Ep[] = []) => hints.map((h, i) => ep(`10.1.2.${3 + i}:80`, { zoneHints: h.length ? h : undefined, ready: true, ...extra[i] }));
 const abca = [['zone-a'], ['zone-b'], ['zone-c'], ['zone-a']];
 const allFour = ['10.1.2.3:80', '10.1.2.4:80', '10.1.2.5:80', '10.1.2.6:80'];
 
@@ -172,12 +171,7 @@ const policyRows: Row[] = [
   {
     name: 'iTP: Cluster, eTP: Local, PTE enabled, with terminating endpoints',
     service: svc({ etp: true, nodePort: 8080 }),
-    endpoints: [
-      ep('10.0.0.0:80', { ready: true }),
-      ep('10.0.0.1:80', { local: true }),
-      ep('10.0.0.2:80', { serving: true, terminating: true, local: true }),
-      ep('10.0.0.3:80', { serving: true, terminating: true }),
-    ],
+    endpoints: [ep('10.0.0.0:80', { ready: true }), ep('10.0.0.1:80', { local: true }), ep('10.0.0.2:80', { serving: true, terminating: true, local: true }), ep('10.0.0.3:80', { serving: true, terminating: true })],
     cluster: ['10.0.0.0:80'],
     local: ['10.0.0.2:80'],
     all: ['10.0.0.0:80', '10.0.0.2:80'],
@@ -199,8 +193,7 @@ const policyRows: Row[] = [
 ];
 
 // Today's kube-proxy (pkg/proxy/topology.go topologyModeFromHints): hints alone decide; node hints first.
-const byNode = (nodes: string[][], zones: string[][]) =>
-  nodes.map((n, i) => ep(`10.0.1.${i}:80`, { nodeHints: n.length ? n : undefined, zoneHints: zones[i]?.length ? zones[i] : undefined, ready: true }));
+const byNode = (nodes: string[][], zones: string[][]) => nodes.map((n, i) => ep(`10.0.1.${i}:80`, { nodeHints: n.length ? n : undefined, zoneHints: zones[i]?.length ? zones[i] : undefined, ready: true }));
 const hintRows: Row[] = [
   { name: 'hints rules: zone hints apply without any annotation', rules: 'hints', zone: 'zone-a', service: svc(), endpoints: four(abca), cluster: ['10.1.2.3:80', '10.1.2.6:80'] },
   { name: 'hints rules: annotation "disabled" does not matter any more', rules: 'hints', zone: 'zone-a', annotation: 'disabled', service: svc(), endpoints: four(abca), cluster: ['10.1.2.3:80', '10.1.2.6:80'] },
@@ -267,7 +260,7 @@ describe('categorizeEndpoints (topology_test.go TestCategorizeEndpoints)', () =>
       const got = run(row);
       expect(keys(got.cluster)).toEqual(row.cluster?.slice().sort());
       expect(keys(got.local)).toEqual(row.local?.slice().sort());
-      const all = row.all ?? (row.cluster && !row.local ? row.cluster : row.local ?? []);
+      const all = row.all ?? (row.cluster && !row.local ? row.cluster : (row.local ?? []));
       expect(keys(allReachable(got))).toEqual(all.slice().sort());
       expect(got.hasAnyEndpoints).toBe(all.length > 0 || (row.onlyRemote ?? false));
     });

@@ -1,8 +1,8 @@
 // Navigation across an IPVS node snapshot: iptables → ipset → ipvsadm and back.
 import { describe, expect, it } from 'vitest';
 import { snapshotDefinitions, snapshotDiagnostics, snapshotReferences } from '../../src/core/crossref';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { SAMPLE_SERVICES } from '../../tools/generate/samples';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 
 const dumps = generateIpvsSnapshot({ services: SAMPLE_SERVICES, nodeIPs: ['192.168.0.10'] });
@@ -14,8 +14,7 @@ const find = (i: number, pred: (l: string) => boolean, needle: string) => {
   expect(line, needle).toBeGreaterThanOrEqual(0);
   return { line, character: lines(i)[line].indexOf(needle) + 1 };
 };
-const text = (l: { fileIndex: number; range: { start: { line: number; character: number }; end: { character: number } } }) =>
-  lines(l.fileIndex)[l.range.start.line].slice(l.range.start.character, l.range.end.character);
+const text = (l: { fileIndex: number; range: { start: { line: number; character: number }; end: { character: number } } }) => lines(l.fileIndex)[l.range.start.line].slice(l.range.start.character, l.range.end.character);
 
 describe('cross-file navigation in an IPVS node snapshot', () => {
   it('F12 on --match-set KUBE-CLUSTER-IP goes to the ipset definition', () => {

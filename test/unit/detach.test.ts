@@ -3,6 +3,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { perfIt } from '../helpers/linear';
 import { detached, releaseLastMatch } from '../../src/core/parse/detach';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { parseNft } from '../../src/core/parse/nft/parser';
@@ -37,15 +38,20 @@ async function keptMb(make: (text: string) => unknown): Promise<number> {
 describe('detached strings', () => {
   it('are equal to the slice', () => {
     const text = 'a long line of text: -A KUBE-SERVICES -j KUBE-SVC-ABCDEFGHIJKLMNOP';
-    for (const [a, b] of [[0, 5], [21, 38], [42, text.length]]) expect(detached(text.slice(a, b))).toBe(text.slice(a, b));
+    for (const [a, b] of [
+      [0, 5],
+      [21, 38],
+      [42, text.length],
+    ])
+      expect(detached(text.slice(a, b))).toBe(text.slice(a, b));
   });
 
-  it('do not keep the text they were cut from alive (a slice does)', async () => {
+  perfIt('do not keep the text they were cut from alive (a slice does)', async () => {
     expect(await keptMb((text) => text.slice(1000, 1040))).toBeGreaterThan(30);
     expect(await keptMb((text) => detached(text.slice(1000, 1040)))).toBeLessThan(5);
   });
 
-  it('releaseLastMatch lets the last regular-expression subject go', async () => {
+  perfIt('releaseLastMatch lets the last regular-expression subject go', async () => {
     expect(await keptMb((text) => /x{3}/.exec(text.slice(5, 100))?.index)).toBeGreaterThan(30);
     expect(
       await keptMb((text) => {
@@ -58,7 +64,7 @@ describe('detached strings', () => {
 });
 
 describe('the iptables parser', () => {
-  it('keeps nothing of a document after its model is dropped (the table of repeated words outlives the parse)', async () => {
+  perfIt('keeps nothing of a document after its model is dropped (the table of repeated words outlives the parse)', async () => {
     // Long options and words a table keeps between parses: slices of 13 or more characters would hold the text.
     const rules = '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -m conntrack --ctstate-not-an-option NEW -m comment --comment a-word-of-20-chars -j ACCEPT\nCOMMIT\n';
     expect(await keptMb((text) => parseIptables(rules + text).tables.length)).toBeLessThan(5);
@@ -68,7 +74,7 @@ describe('the iptables parser', () => {
 describe('the line parsers of nft, ipvsadm and ipset', () => {
   // A Chevrotain parser keeps its last input: the tokens of the last line it read (slices of the document), for nft
   // the tokens of a whole block (a set's elements over many lines: 90 MB for 200,000 of them).
-  it('keep nothing of a document after its model is dropped', async () => {
+  perfIt('keep nothing of a document after its model is dropped', async () => {
     const elements = Array.from({ length: 2000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`).join(',\n\t\t');
     const nft = `table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t\telements = { ${elements} }\n\t}\n}\n`;
     expect(await keptMb((text) => parseNft(`${nft}# ${text}\n`).tables.length)).toBeLessThan(5);

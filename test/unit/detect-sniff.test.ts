@@ -21,7 +21,7 @@ describe('detectDialect sniffs past what precedes the dump', () => {
     expect(detectDialect('root@node:~# nft -j list ruleset | jq\n{\n  "nftables": [\n')).toBe('nftables-json');
   });
 
-  it('the prompt\'s command decides when the dump\'s own lines do not (a partial paste)', () => {
+  it("the prompt's command decides when the dump's own lines do not (a partial paste)", () => {
     expect(detectDialect('root@node:~# iptables-save -t nat\n-A KUBE-SERVICES -j KUBE-NODEPORTS\n')).toBe('iptables');
     expect(detectDialect('[root@node ~]# ip6tables -t nat -S\n-A X -j Y\n')).toBe('iptables');
     expect(detectDialect('$ sudo ipvsadm -Ln\nTCP  10.96.0.1:443 rr\n')).toBe('ipvsadm');

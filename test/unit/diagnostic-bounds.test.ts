@@ -8,8 +8,8 @@ import { analyzeIpvsadm } from '../../src/core/language/ipvsadm';
 import { analyzeNft } from '../../src/core/language/nft';
 import { MAX_DIAGNOSTICS, type Diagnostic } from '../../src/core/model/diagnostics';
 import { splitLines } from '../../src/core/parse/lines';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateNftDump } from '../../tools/generate/nft';
 
 const analyzers = { iptables: analyzeIptables, nft: analyzeNft, ipvsadm: analyzeIpvsadm, ipset: analyzeIpset };
 
@@ -44,7 +44,16 @@ describe('diagnostics found after parsing share the cap', () => {
 describe('diagnostic ranges stay inside the document, also at its end without a line break', () => {
   const texts: Record<keyof typeof analyzers, string[]> = {
     iptables: ['*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -m comment --comment "open', '*nat\n-A', '*filter\n-A X -j', '*raw\n-A PREROUTING -p tcp --dport'],
-    nft: ['{"nftables": [', '{"nftables": [{"rule": {"family": "ip"', '{"nftables": [{"table"', '{"nft', '{"nftables": []}\n{', 'table ip t {\n\tchain c {\n\t\tip saddr {', 'table ip t { chain c { ip daddr "x', 'define x = {'],
+    nft: [
+      '{"nftables": [',
+      '{"nftables": [{"rule": {"family": "ip"',
+      '{"nftables": [{"table"',
+      '{"nft',
+      '{"nftables": []}\n{',
+      'table ip t {\n\tchain c {\n\t\tip saddr {',
+      'table ip t { chain c { ip daddr "x',
+      'define x = {',
+    ],
     ipvsadm: ['-A -t 10.0.0.1:80 -s', 'TCP  10.0.0.1:80 rr\n  -> 10.0.0.2:80 Masq', '-a -t 10.0.0.1:80 -r', 'IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\nTCP  10.96.0.1:443 r'],
     ipset: ['create s hash:ip comment\nadd s 10.0.0.1 comment "x', 'create s hash:ip,port\nadd s 10.0.0.1,', 'Name: s\nType: hash:ip\nMembers:\n10.0.0.', 'create'],
   };

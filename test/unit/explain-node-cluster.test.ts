@@ -38,7 +38,7 @@ describe('Explain This Node: Cluster state', () => {
     expect(parseToWebview({ type: 'explain', title: 't', strings: { refresh: '', files: '', reveal: '', pro: '', con: '', warning: '' }, view: toView(e) })).toBeDefined();
   });
 
-  it('the generator\'s drifts: at most the worst findings, the rest counted', () => {
+  it("the generator's drifts: at most the worst findings, the rest counted", () => {
     const { snapshot } = driftSnapshot('nftables', 'ipv6', 10);
     const s = sectionOf(explainNode(snapshot))!;
     const findings = snapshot.cluster!.check.findings;

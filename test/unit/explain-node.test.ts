@@ -4,9 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { explainNode, type NodeExplanation } from '../../src/core/explain/node';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 
 const SAMPLES = join(__dirname, '../../samples');
@@ -148,7 +148,7 @@ describe('Explain This Node: the bundled samples', () => {
 });
 
 describe('Explain This Node: mixed modes and leftovers', () => {
-  it('iptables-mode rules next to kube-proxy\'s nft table: mixed, the catalog\'s mode first, a leftovers section', () => {
+  it("iptables-mode rules next to kube-proxy's nft table: mixed, the catalog's mode first, a leftovers section", () => {
     const inputs = [...sample('iptables-nft'), ...sample('nftables')];
     const { e, texts } = explain(inputs);
     checkEvidence(e, texts);
@@ -176,7 +176,7 @@ describe('Explain This Node: mixed modes and leftovers', () => {
     expect(warning.text).toContain('iptables-legacy-save');
   });
 
-  it('kubelet\'s chains only: nftables mode or none; with the nft dump beside it, nftables mode (not mixed)', () => {
+  it("kubelet's chains only: nftables mode or none; with the nft dump beside it, nftables mode (not mixed)", () => {
     const [file] = sample('iptables-nft');
     // The mangle table of the sample: KUBE-IPTABLES-HINT and KUBE-KUBELET-CANARY, what a node in nftables mode keeps.
     const mangleOnly = file.text.slice(0, file.text.indexOf('# Completed on') + file.text.slice(file.text.indexOf('# Completed on')).indexOf('\n') + 1);
@@ -198,7 +198,12 @@ describe('Explain This Node: mixed modes and leftovers', () => {
   });
 
   it('broken input gives an explanation, not an exception', () => {
-    for (const text of ['*nat\n-A KUBE-SERVICES -j\nCOMMIT', 'table ip kube-proxy {\n map service-ips {\n', 'IP Virtual Server version 1.2.1\nTCP  garbage', 'create KUBE-CLUSTER-IP hash:ip,port\nadd KUBE-CLUSTER-IP x']) {
+    for (const text of [
+      '*nat\n-A KUBE-SERVICES -j\nCOMMIT',
+      'table ip kube-proxy {\n map service-ips {\n',
+      'IP Virtual Server version 1.2.1\nTCP  garbage',
+      'create KUBE-CLUSTER-IP hash:ip,port\nadd KUBE-CLUSTER-IP x',
+    ]) {
       const f = analyzeFile('x', text);
       expect(f).toBeDefined();
       const e = explainNode(buildSnapshot([f!]), [text]);

@@ -12,14 +12,16 @@ const STRINGS: ExplainStrings = { refresh: 'Refresh', files: 'Files:', reveal: '
 function sampleView(mode: string) {
   const dir = join(__dirname, '../../samples', mode);
   // The folder's dumps (its cluster-state.yaml is the API side, no dump).
-  const names = readdirSync(dir).sort().filter((n) => analyzeFile(n, readFileSync(join(dir, n), 'utf8')) !== undefined);
+  const names = readdirSync(dir)
+    .sort()
+    .filter((n) => analyzeFile(n, readFileSync(join(dir, n), 'utf8')) !== undefined);
   const texts = names.map((n) => readFileSync(join(dir, n), 'utf8'));
   const e = explainNode(buildSnapshot(names.map((n, i) => analyzeFile(join(dir, n), texts[i])!)), texts);
   return { e, view: toView(e) };
 }
 
 describe('Explain This Node: webview messages', () => {
-  it('the view of every sample passes the webview\'s check unchanged; evidence keeps its id and 1-based line, no ranges', () => {
+  it("the view of every sample passes the webview's check unchanged; evidence keeps its id and 1-based line, no ranges", () => {
     for (const mode of ['iptables-nft', 'iptables-legacy', 'nftables', 'ipvs']) {
       const { e, view } = sampleView(mode);
       const message = { type: 'explain', title: 'Explain: samples', strings: STRINGS, view };
@@ -55,7 +57,15 @@ describe('Explain This Node: webview messages', () => {
     expect(parseFromWebview({ type: 'ready' })).toEqual({ type: 'ready' });
     expect(parseFromWebview({ type: 'refresh', extra: 1 })).toEqual({ type: 'refresh' });
     expect(parseFromWebview({ type: 'reveal', evidence: 3 })).toEqual({ type: 'reveal', evidence: 3 });
-    for (const m of [{ type: 'reveal', evidence: '3' }, { type: 'reveal', evidence: 1.5 }, { type: 'reveal', evidence: -1 }, { type: 'reveal', file: '/etc/passwd', line: 1 }, { type: 'open', uri: 'file:///' }, [], undefined]) {
+    for (const m of [
+      { type: 'reveal', evidence: '3' },
+      { type: 'reveal', evidence: 1.5 },
+      { type: 'reveal', evidence: -1 },
+      { type: 'reveal', file: '/etc/passwd', line: 1 },
+      { type: 'open', uri: 'file:///' },
+      [],
+      undefined,
+    ]) {
       expect(parseFromWebview(m)).toBeUndefined();
     }
     expect(parseExplainPanelState({ document: 'file:///n/node1.nft' })).toEqual({ document: 'file:///n/node1.nft' });
@@ -63,7 +73,11 @@ describe('Explain This Node: webview messages', () => {
   });
 
   it('splits prose at backquotes into text and code, leaving an unmatched backquote as text', () => {
-    expect(codeSpans('the `KUBE-SERVICES` chain')).toEqual([{ code: false, text: 'the ' }, { code: true, text: 'KUBE-SERVICES' }, { code: false, text: ' chain' }]);
+    expect(codeSpans('the `KUBE-SERVICES` chain')).toEqual([
+      { code: false, text: 'the ' },
+      { code: true, text: 'KUBE-SERVICES' },
+      { code: false, text: ' chain' },
+    ]);
     expect(codeSpans('`nft list ruleset`')).toEqual([{ code: true, text: 'nft list ruleset' }]);
     expect(codeSpans('a ` b')).toEqual([{ code: false, text: 'a ` b' }]);
   });

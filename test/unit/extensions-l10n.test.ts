@@ -41,7 +41,11 @@ describe('iptables extension summaries through l10n', () => {
   it('are all translated into Chinese, keeping option names and upper-case technical words', () => {
     const untranslated = summaries.filter((s) => typeof zh[s] !== 'string' || zh[s] === s || !/[\u4e00-\u9fff]/.test(zh[s]));
     expect(untranslated).toEqual([]);
-    const changed = summaries.flatMap((s) => technical(s).filter((w) => !zh[s].includes(w)).map((w) => `${w}: ${s}`));
+    const changed = summaries.flatMap((s) =>
+      technical(s)
+        .filter((w) => !zh[s].includes(w))
+        .map((w) => `${w}: ${s}`),
+    );
     expect(changed).toEqual([]);
   });
 

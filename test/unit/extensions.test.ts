@@ -1,15 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  BASIC_OPTIONS,
-  MATCH_EXTENSIONS,
-  TARGET_EXTENSIONS,
-  lookupMatchOption,
-  lookupTargetOption,
-  type ExtensionSpec,
-  type OptionSpec,
-} from '../../src/core/parse/iptables/extensions';
+import { BASIC_OPTIONS, MATCH_EXTENSIONS, TARGET_EXTENSIONS, lookupMatchOption, lookupTargetOption, type ExtensionSpec, type OptionSpec } from '../../src/core/parse/iptables/extensions';
 
 // ------------------------------------------------------------------------------------------------
 // A tiny rule checker driven only by the knowledge table
@@ -50,7 +42,15 @@ const isOptionWord = (t: string): boolean => /^--?[A-Za-z]/.test(t) || t === '-4
 
 /** iptables resolves `-p NUMBER` through /etc/protocols and then loads the match of that name. */
 const PROTOCOL_NAMES: Record<string, string> = {
-  '1': 'icmp', '6': 'tcp', '17': 'udp', '33': 'dccp', '50': 'esp', '51': 'ah', '58': 'ipv6-icmp', '108': 'ipcomp', '132': 'sctp',
+  '1': 'icmp',
+  '6': 'tcp',
+  '17': 'udp',
+  '33': 'dccp',
+  '50': 'esp',
+  '51': 'ah',
+  '58': 'ipv6-icmp',
+  '108': 'ipcomp',
+  '132': 'sctp',
 };
 
 type Family = 'ipv4' | 'ipv6' | 'both';
@@ -133,8 +133,7 @@ function checkRule(tokens: string[], family: Family): CheckResult {
       // anywhere wins over an abbreviation (getopt_long), and the -p protocol's match is loaded
       // only when no loaded extension knows the option.
       const candidates = [...loaded].reverse();
-      const lookup = (l: Loaded): OptionSpec | undefined =>
-        l.kind === 'match' ? lookupMatchOption(l.spec.name, word) : lookupTargetOption(l.spec.name, word);
+      const lookup = (l: Loaded): OptionSpec | undefined => (l.kind === 'match' ? lookupMatchOption(l.spec.name, word) : lookupTargetOption(l.spec.name, word));
       owner = candidates.find((l) => own(l.spec.options, word)) ?? candidates.find((l) => lookup(l));
       if (!owner && protocol) {
         const protoName = PROTOCOL_NAMES[protocol] ?? protocol;
@@ -247,20 +246,120 @@ describe('extension knowledge table', () => {
   });
 
   it('covers every iptables 1.8.x extension', () => {
-    const matches = ['addrtype', 'ah', 'bpf', 'cgroup', 'cluster', 'comment', 'connbytes', 'connlabel', 'connlimit', 'connmark', 'conntrack', 'cpu', 'dccp',
-      'devgroup', 'dscp', 'dst', 'ecn', 'esp', 'eui64', 'frag', 'hashlimit', 'hbh', 'helper', 'hl', 'icmp', 'icmp6', 'ipcomp', 'iprange', 'ipv6header', 'ipvs',
-      'length', 'limit', 'mac', 'mark', 'mh', 'multiport', 'nfacct', 'osf', 'owner', 'physdev', 'pkttype', 'policy', 'quota', 'rateest', 'realm', 'recent',
-      'rpfilter', 'rt', 'sctp', 'set', 'socket', 'srh', 'state', 'statistic', 'string', 'tcp', 'tcpmss', 'time', 'tos', 'ttl', 'u32', 'udp'];
-    const targets = ['ACCEPT', 'DROP', 'RETURN', 'QUEUE', 'AUDIT', 'CHECKSUM', 'CLASSIFY', 'CLUSTERIP', 'CONNMARK', 'CONNSECMARK', 'CT', 'DNAT', 'DNPT', 'DSCP',
-      'ECN', 'HL', 'HMARK', 'IDLETIMER', 'LED', 'LOG', 'MARK', 'MASQUERADE', 'NETMAP', 'NFLOG', 'NFQUEUE', 'NOTRACK', 'RATEEST', 'REDIRECT', 'REJECT', 'SECMARK',
-      'SET', 'SNAT', 'SNPT', 'SYNPROXY', 'TCPMSS', 'TCPOPTSTRIP', 'TEE', 'TOS', 'TPROXY', 'TRACE', 'TTL', 'ULOG'];
+    const matches = [
+      'addrtype',
+      'ah',
+      'bpf',
+      'cgroup',
+      'cluster',
+      'comment',
+      'connbytes',
+      'connlabel',
+      'connlimit',
+      'connmark',
+      'conntrack',
+      'cpu',
+      'dccp',
+      'devgroup',
+      'dscp',
+      'dst',
+      'ecn',
+      'esp',
+      'eui64',
+      'frag',
+      'hashlimit',
+      'hbh',
+      'helper',
+      'hl',
+      'icmp',
+      'icmp6',
+      'ipcomp',
+      'iprange',
+      'ipv6header',
+      'ipvs',
+      'length',
+      'limit',
+      'mac',
+      'mark',
+      'mh',
+      'multiport',
+      'nfacct',
+      'osf',
+      'owner',
+      'physdev',
+      'pkttype',
+      'policy',
+      'quota',
+      'rateest',
+      'realm',
+      'recent',
+      'rpfilter',
+      'rt',
+      'sctp',
+      'set',
+      'socket',
+      'srh',
+      'state',
+      'statistic',
+      'string',
+      'tcp',
+      'tcpmss',
+      'time',
+      'tos',
+      'ttl',
+      'u32',
+      'udp',
+    ];
+    const targets = [
+      'ACCEPT',
+      'DROP',
+      'RETURN',
+      'QUEUE',
+      'AUDIT',
+      'CHECKSUM',
+      'CLASSIFY',
+      'CLUSTERIP',
+      'CONNMARK',
+      'CONNSECMARK',
+      'CT',
+      'DNAT',
+      'DNPT',
+      'DSCP',
+      'ECN',
+      'HL',
+      'HMARK',
+      'IDLETIMER',
+      'LED',
+      'LOG',
+      'MARK',
+      'MASQUERADE',
+      'NETMAP',
+      'NFLOG',
+      'NFQUEUE',
+      'NOTRACK',
+      'RATEEST',
+      'REDIRECT',
+      'REJECT',
+      'SECMARK',
+      'SET',
+      'SNAT',
+      'SNPT',
+      'SYNPROXY',
+      'TCPMSS',
+      'TCPOPTSTRIP',
+      'TEE',
+      'TOS',
+      'TPROXY',
+      'TRACE',
+      'TTL',
+      'ULOG',
+    ];
     for (const name of matches) expect(MATCH_EXTENSIONS[name]?.kind, name).toBe('match');
     for (const name of targets) expect(TARGET_EXTENSIONS[name]?.kind, name).toBe('target');
     // ip6tables accepts these spellings of -m icmp6 as well.
     expect(MATCH_EXTENSIONS['ipv6-icmp']).toBe(MATCH_EXTENSIONS.icmp6);
     expect(MATCH_EXTENSIONS.icmpv6).toBe(MATCH_EXTENSIONS.icmp6);
-    const basic = ['-s', '--source', '-d', '--destination', '-p', '--protocol', '-i', '--in-interface', '-o', '--out-interface', '-f', '--fragment',
-      '-4', '-6', '-c', '-j', '-g', '-m'];
+    const basic = ['-s', '--source', '-d', '--destination', '-p', '--protocol', '-i', '--in-interface', '-o', '--out-interface', '-f', '--fragment', '-4', '-6', '-c', '-j', '-g', '-m'];
     for (const name of basic) expect(BASIC_OPTIONS[name], name).toBeDefined();
   });
 
@@ -356,7 +455,9 @@ function familyOf(file: string): Family | undefined {
 
 function readTests(): TestLine[] {
   const out: TestLine[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.t')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.t'))
+    .sort()) {
     const family = familyOf(file);
     if (!family) continue;
     const lines = readFileSync(path.join(dir, file), 'utf8').split('\n');
@@ -451,11 +552,13 @@ describe.skipIf(!existsSync(dir))('netfilter extension tests (*.t; needs ../shar
       byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
       // A line the table flags must really be refused by iptables 1.8.9 ("should fail" = 1.8.9 accepted it).
       const problems = validation.get(`${tl.file}:${tl.line}`) ?? [];
-      expect(problems.filter((p) => p.startsWith('should fail')), `${tl.file}:${tl.line} ${tl.rule}`).toEqual([]);
+      expect(
+        problems.filter((p) => p.startsWith('should fail')),
+        `${tl.file}:${tl.line} ${tl.rule}`,
+      ).toEqual([]);
     }
     console.log(
-      `extensions-tests: ${failLines.length} FAIL lines, ${flagged.size} flagged by the table ` +
-        `(${[...byKind].map(([k, n]) => `${k} ${n}`).join(', ')}); the rest fail on values or semantics the table cannot know`,
+      `extensions-tests: ${failLines.length} FAIL lines, ${flagged.size} flagged by the table ` + `(${[...byKind].map(([k, n]) => `${k} ${n}`).join(', ')}); the rest fail on values or semantics the table cannot know`,
     );
     const missed: string[] = [];
     for (const [needle, kind] of EXPECTED_FLAGGED) {
@@ -479,31 +582,38 @@ describe.skipIf(!existsSync(txlateDir))('netfilter translation tests (*.txlate; 
   it('every iptables-translate / ip6tables-translate rule is accepted by the table', () => {
     const failures: string[] = [];
     let checked = 0;
-    for (const file of readdirSync(txlateDir).filter((f) => f.endsWith('.txlate')).sort()) {
-      readFileSync(path.join(txlateDir, file), 'utf8').split('\n').forEach((text, idx) => {
-        const m = /^(ip6?tables)-translate\s+(.*)$/.exec(text);
-        if (!m) return;
-        const family: Family = m[1] === 'ip6tables' ? 'ipv6' : 'ipv4';
-        let tokens = tokenize(m[2]);
-        // Drop the command part: -t TABLE, and -A/-I/-D/-R CHAIN [rulenum].
-        const rest: string[] = [];
-        let command = false;
-        for (let i = 0; i < tokens.length; i++) {
-          const t = tokens[i];
-          if (t === '-t' || t === '--table') { i++; continue; }
-          if (['-A', '-I', '-D', '-R', '-C', '--append', '--insert', '--delete', '--replace', '--check'].includes(t)) {
-            command = true;
-            i++;
-            if (/^\d+$/.test(tokens[i + 1] ?? '')) i++;
-            continue;
+    for (const file of readdirSync(txlateDir)
+      .filter((f) => f.endsWith('.txlate'))
+      .sort()) {
+      readFileSync(path.join(txlateDir, file), 'utf8')
+        .split('\n')
+        .forEach((text, idx) => {
+          const m = /^(ip6?tables)-translate\s+(.*)$/.exec(text);
+          if (!m) return;
+          const family: Family = m[1] === 'ip6tables' ? 'ipv6' : 'ipv4';
+          let tokens = tokenize(m[2]);
+          // Drop the command part: -t TABLE, and -A/-I/-D/-R CHAIN [rulenum].
+          const rest: string[] = [];
+          let command = false;
+          for (let i = 0; i < tokens.length; i++) {
+            const t = tokens[i];
+            if (t === '-t' || t === '--table') {
+              i++;
+              continue;
+            }
+            if (['-A', '-I', '-D', '-R', '-C', '--append', '--insert', '--delete', '--replace', '--check'].includes(t)) {
+              command = true;
+              i++;
+              if (/^\d+$/.test(tokens[i + 1] ?? '')) i++;
+              continue;
+            }
+            rest.push(t);
           }
-          rest.push(t);
-        }
-        if (!command) return; // e.g. -F
-        tokens = rest;
-        checked++;
-        for (const issue of checkRule(tokens, family).issues) failures.push(`${file}:${idx + 1} [${issue.kind}] ${issue.detail}   <- ${text}`);
-      });
+          if (!command) return; // e.g. -F
+          tokens = rest;
+          checked++;
+          for (const issue of checkRule(tokens, family).issues) failures.push(`${file}:${idx + 1} [${issue.kind}] ${issue.detail}   <- ${text}`);
+        });
     }
     console.log(`extensions-txlate: ${checked} rules checked`);
     expect(failures).toEqual([]);

@@ -2,10 +2,10 @@
 // the text, and the work grows linearly with the input.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { splitLines } from '../../src/core/parse/lines';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { mutate, mutationOf } from '../helpers/mutate';
 
 const SEED_DUMP = generateIptablesDump({ services: randomServices(12, 3, 5), style: 'iptables-nft-save', counters: true });
@@ -31,7 +31,6 @@ function checkInvariants(text: string): void {
 
 const mutation = mutationOf(ALPHABET);
 
-
 describe('parser robustness (10,000+ generated inputs)', () => {
   it('mutated real-shaped dumps: 4,000 inputs', () => {
     fc.assert(
@@ -44,21 +43,68 @@ describe('parser robustness (10,000+ generated inputs)', () => {
   });
 
   it('whole mutated dump: 500 inputs', () => {
-    fc.assert(fc.property(fc.array(mutation, { minLength: 1, maxLength: 30 }), (ms) => checkInvariants(mutate(SEED_DUMP, ms))), { numRuns: 500, seed: 7 });
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 30 }), (ms) => checkInvariants(mutate(SEED_DUMP, ms))),
+      { numRuns: 500, seed: 7 },
+    );
   });
 
   it('random lines built from iptables-ish tokens: 3,000 inputs', () => {
     const token = fc.oneof(
-      fc.constantFrom('-A', '-I', '-N', '-X', '-P', '-j', '-g', '-m', '-p', '-s', '-d', '!', '--dport', '--comment', '--probability', '--to-destination', 'KUBE-SVC-X', 'tcp', 'ACCEPT', 'DNAT', 'statistic', 'comment', 'recent', '"a b"', '"unterminated', '[1:2]', ':CHAIN', '*nat', 'COMMIT', '#', '10.0.0.1:80', '::1/128', '0x4000/0x4000'),
+      fc.constantFrom(
+        '-A',
+        '-I',
+        '-N',
+        '-X',
+        '-P',
+        '-j',
+        '-g',
+        '-m',
+        '-p',
+        '-s',
+        '-d',
+        '!',
+        '--dport',
+        '--comment',
+        '--probability',
+        '--to-destination',
+        'KUBE-SVC-X',
+        'tcp',
+        'ACCEPT',
+        'DNAT',
+        'statistic',
+        'comment',
+        'recent',
+        '"a b"',
+        '"unterminated',
+        '[1:2]',
+        ':CHAIN',
+        '*nat',
+        'COMMIT',
+        '#',
+        '10.0.0.1:80',
+        '::1/128',
+        '0x4000/0x4000',
+      ),
       fc.string({ maxLength: 6 }),
     );
     const line = fc.array(token, { maxLength: 14 }).map((ts) => ts.join(' '));
-    fc.assert(fc.property(fc.array(line, { maxLength: 30 }), (ls) => checkInvariants(ls.join('\n'))), { numRuns: 3000, seed: 11 });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), (ls) => checkInvariants(ls.join('\n'))),
+      { numRuns: 3000, seed: 11 },
+    );
   });
 
   it('arbitrary strings and bytes: 3,000 inputs', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1'))), (s) => checkInvariants(s)),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 400 }),
+          fc.string({ unit: 'binary', maxLength: 400 }),
+          fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1')),
+        ),
+        (s) => checkInvariants(s),
+      ),
       { numRuns: 3000, seed: 3 },
     );
   });
@@ -72,7 +118,7 @@ describe('parser robustness (10,000+ generated inputs)', () => {
 });
 
 describe('parser cost is linear in the input size', () => {
-  it('8× the rules cost at most half what a quadratic parser would (64×) (mutated dumps, garbage)', () => {
+  perfIt('8× the rules cost at most half what a quadratic parser would (64×) (mutated dumps, garbage)', () => {
     const small = generateIptablesDump({ services: randomServices(300, 4, 1), style: 'iptables-nft-save' });
     const large = generateIptablesDump({ services: randomServices(2400, 4, 1), style: 'iptables-nft-save' });
     expect(costRatio(analyzeIptables, small, large)).toBeLessThan(MAX_COST_RATIO_8X);

@@ -1,12 +1,12 @@
 // The dump generator's command line (scripts/generate.ts → dist/generate.js; its argument handling is
-// src/core/kube/generate/cli.ts): every mode makes dumps the project's own parsers read without errors, with the
+// tools/generate/cli.ts): every mode makes dumps the project's own parsers read without errors, with the
 // requested number of service ports, and bad usage is an error (exit status 2 in the script).
 import { describe, it, expect } from 'vitest';
-import { GENERATE_USAGE, generateCli, type GenerateCliResult } from '../../src/core/kube/generate/cli';
-import { expectedCatalog, randomServices } from '../../src/core/kube/generate/iptables';
-import { expectedIpvsCatalog } from '../../src/core/kube/generate/ipvs';
-import { expectedNftCatalog, ipv6Variant } from '../../src/core/kube/generate/nft';
-import { sampleFiles } from '../../src/core/kube/generate/samples';
+import { GENERATE_USAGE, generateCli, type GenerateCliResult } from '../../tools/generate/cli';
+import { expectedCatalog, randomServices } from '../../tools/generate/iptables';
+import { expectedIpvsCatalog } from '../../tools/generate/ipvs';
+import { expectedNftCatalog, ipv6Variant } from '../../tools/generate/nft';
+import { sampleFiles } from '../../tools/generate/samples';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 
 const LANGUAGE: Record<string, string> = { iptables: 'iptables', nft: 'nftables', json: 'nftables', ipvsadm: 'ipvsadm', ipset: 'ipset' };
@@ -32,8 +32,7 @@ function snapshotOf(generated: Record<string, string>) {
 const N = 30;
 const M = 3;
 const services = (family: 'ipv4' | 'ipv6') => (family === 'ipv6' ? ipv6Variant(randomServices(N, M, 1)) : randomServices(N, M, 1));
-const names = (list: { namespace: string; name: string; portName: string; protocol: string }[]) =>
-  list.map((s) => `${s.namespace}/${s.name}:${s.portName}/${s.protocol}`).sort();
+const names = (list: { namespace: string; name: string; portName: string; protocol: string }[]) => list.map((s) => `${s.namespace}/${s.name}:${s.portName}/${s.protocol}`).sort();
 
 describe('generate CLI: iptables mode', () => {
   it('is the default and writes the dump of the old command line on standard output', () => {
@@ -89,11 +88,14 @@ describe('generate CLI: nftables mode', () => {
   }
 
   it('is the default style, and --cmds adds keeps only add commands', () => {
-    expect(files(generateCli(['--mode', 'nftables', '--services', '5'])).files['node.nft']).toBe(
-      files(generateCli(['--mode', 'nftables', '--style', 'nft-list-ruleset', '--services', '5'])).files['node.nft'],
-    );
+    expect(files(generateCli(['--mode', 'nftables', '--services', '5'])).files['node.nft']).toBe(files(generateCli(['--mode', 'nftables', '--style', 'nft-list-ruleset', '--services', '5'])).files['node.nft']);
     const adds = files(generateCli(['--mode', 'nftables', '--style', 'nft-cmds', '--cmds', 'adds', '--services', '5'])).files['node.nft']!;
-    expect(adds.split('\n').filter(Boolean).every((line) => line.startsWith('add '))).toBe(true);
+    expect(
+      adds
+        .split('\n')
+        .filter(Boolean)
+        .every((line) => line.startsWith('add ')),
+    ).toBe(true);
     expect(snapshotOf({ 'node.nft': adds }).services).toHaveLength(5);
   });
 

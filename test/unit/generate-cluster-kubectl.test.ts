@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { randomCluster } from '../../src/core/kube/generate/cluster';
-import { clusterStateFiles, kubectlJson, kubectlYaml } from '../../src/core/kube/generate/cluster-objects';
-import { DRIFT_KINDS, scenario } from '../../src/core/kube/generate/drift';
-import { sampleFiles } from '../../src/core/kube/generate/samples';
+import { randomCluster } from '../../tools/generate/cluster';
+import { clusterStateFiles, kubectlJson, kubectlYaml } from '../../tools/generate/cluster-objects';
+import { DRIFT_KINDS, scenario } from '../../tools/generate/drift';
+import { sampleFiles } from '../../tools/generate/samples';
 
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'kubectl-'));
@@ -42,7 +42,10 @@ function objects(text: string, output: 'yaml' | 'json'): string {
 
 describe.skipIf(!hasKubectl)('kubectl reads the cluster state back unchanged', () => {
   const dual = scenario(randomCluster({ services: 80, endpoints: 4, seed: 7, family: 'ipv6', nodeIP: 'fd00::10', mode: 'nftables', dualStack: { otherNodeIP: '192.168.0.10' } }), {
-    node: 'node-1', family: 'ipv6', mode: 'nftables', drifts: DRIFT_KINDS,
+    node: 'node-1',
+    family: 'ipv6',
+    mode: 'nftables',
+    drifts: DRIFT_KINDS,
   });
   const cases: [string, string][] = [
     ['samples/ipvs/cluster-state.yaml', sampleFiles()['ipvs/cluster-state.yaml']!],

@@ -1,21 +1,26 @@
 // The samples' cluster state (samples/<mode>/cluster-state.yaml, written by `npm run samples` from
-// src/core/kube/generate/sample-cluster.ts) and the generator CLI's --cluster and --drift options: the sample
+// tools/generate/sample-cluster.ts) and the generator CLI's --cluster and --drift options: the sample
 // dumps stay what SAMPLE_SERVICES gives, the cluster-state file disagrees with them by exactly the drifts the
 // samples' README lists, and the CLI writes the objects and the ground truth next to the dumps.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { GENERATE_USAGE, generateCli, type GenerateCliResult } from '../../src/core/kube/generate/cli';
-import { servicePortsForNode } from '../../src/core/kube/generate/cluster';
-import { DRIFT_KINDS, type ExpectedFinding } from '../../src/core/kube/generate/drift';
-import { SAMPLE_NODE, sampleCluster, sampleFindings } from '../../src/core/kube/generate/sample-cluster';
-import { SAMPLE_SERVICES, sampleFiles } from '../../src/core/kube/generate/samples';
+import { GENERATE_USAGE, generateCli, type GenerateCliResult } from '../../tools/generate/cli';
+import { servicePortsForNode } from '../../tools/generate/cluster';
+import { DRIFT_KINDS, type ExpectedFinding } from '../../tools/generate/drift';
+import { SAMPLE_NODE, sampleCluster, sampleFindings } from '../../tools/generate/sample-cluster';
+import { SAMPLE_SERVICES, sampleFiles } from '../../tools/generate/samples';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { apiDumpDiff } from '../helpers/cluster-diff';
 
 const SAMPLES = join(__dirname, '../../samples');
-const FOLDERS = [['nftables', 'nftables', '192.168.0.2'], ['ipvs', 'ipvs', '192.168.0.10'], ['iptables-nft', 'iptables', '192.168.0.10'], ['iptables-legacy', 'iptables', '192.168.0.10']] as const;
+const FOLDERS = [
+  ['nftables', 'nftables', '192.168.0.2'],
+  ['ipvs', 'ipvs', '192.168.0.10'],
+  ['iptables-nft', 'iptables', '192.168.0.10'],
+  ['iptables-legacy', 'iptables', '192.168.0.10'],
+] as const;
 
 describe('sample cluster state', () => {
   it('without its two drifts, the sample cluster gives exactly SAMPLE_SERVICES on node1', () => {

@@ -1,26 +1,26 @@
-// The generator's cluster (src/core/kube/generate/cluster.ts, cluster-objects.ts, drift.ts): the API objects are
+// The generator's cluster (tools/generate/cluster.ts, cluster-objects.ts, drift.ts): the API objects are
 // what kubectl prints (shapes per the kubectl outputs cited in cluster-objects.ts, keys sorted, parsed back
 // with the yaml library and JSON.parse), kube-proxy's choice of endpoints follows pkg/proxy/topology.go, the
 // dumps derived for node-1 parse with 0 errors in every mode and family at 10 and 1,000 service ports, and
 // every drift changes exactly what its ground truth says — checked against a small independent diff of the
 // two sides (apiDumpDiff below), so that no finding is missing and none is extra.
 import { describe, expect, it } from 'vitest';
+import { perfIt } from '../helpers/linear';
 import { parse, parseAllDocuments } from 'yaml';
-import { type Family } from '../../src/core/kube/generate/address';
-import { THIS_NODE, portView, randomCluster, servicePortsForNode, type GenCluster, type GenNode, type GenPod, type GenService, type ProxyMode } from '../../src/core/kube/generate/cluster';
-import { clusterObjects, clusterStateFiles } from '../../src/core/kube/generate/cluster-objects';
-import { DRIFT_KINDS, scenario, type Scenario } from '../../src/core/kube/generate/drift';
+import { type Family } from '../../tools/generate/address';
+import { THIS_NODE, portView, randomCluster, servicePortsForNode, type GenCluster, type GenNode, type GenPod, type GenService, type ProxyMode } from '../../tools/generate/cluster';
+import { clusterObjects, clusterStateFiles } from '../../tools/generate/cluster-objects';
+import { DRIFT_KINDS, scenario, type Scenario } from '../../tools/generate/drift';
 import { apiDumpDiff } from '../helpers/cluster-diff';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 
 const MODES: ProxyMode[] = ['iptables', 'nftables', 'ipvs'];
 const FAMILIES: Family[] = ['ipv4', 'ipv6'];
 const NODE_IP: Record<Family, string> = { ipv4: '192.168.0.10', ipv6: 'fd00::10' };
-const cluster = (services: number, family: Family, mode: ProxyMode = 'iptables', seed = 1) =>
-  randomCluster({ services, endpoints: 5, seed, family, nodeIP: NODE_IP[family], mode });
+const cluster = (services: number, family: Family, mode: ProxyMode = 'iptables', seed = 1) => randomCluster({ services, endpoints: 5, seed, family, nodeIP: NODE_IP[family], mode });
 
 /** The dumps of a scenario, as the CLI writes them, analysed; every error diagnostic fails the test. */
 function dumpsParse(s: Scenario): ReturnType<typeof buildSnapshot> {
@@ -147,7 +147,10 @@ describe('generated cluster: the objects are what kubectl prints', () => {
   it('Nodes: InternalIP, zone label, podCIDRs; each pod address is inside its node’s podCIDR', () => {
     const nodes = clusterObjects(c).nodes as any[];
     expect(nodes.map((n) => n.metadata.name)).toEqual(['node-1', 'node-2', 'node-3', 'node-4']);
-    expect(nodes[0].status.addresses).toEqual([{ address: '192.168.0.10', type: 'InternalIP' }, { address: 'node-1', type: 'Hostname' }]);
+    expect(nodes[0].status.addresses).toEqual([
+      { address: '192.168.0.10', type: 'InternalIP' },
+      { address: 'node-1', type: 'Hostname' },
+    ]);
     expect(nodes.map((n) => n.metadata.labels['topology.kubernetes.io/zone'])).toEqual(['zone-a', 'zone-b', 'zone-c', 'zone-a']);
     expect(nodes.map((n) => n.spec.podCIDRs)).toEqual([['10.244.0.0/16'], ['10.245.0.0/16'], ['10.246.0.0/16'], ['10.247.0.0/16']]);
     const second = (ip: string) => Number(ip.split('.')[1]);
@@ -159,8 +162,18 @@ describe("generated cluster: kube-proxy's endpoint choice (pkg/proxy/topology.go
   const node: GenNode = { name: 'n1', internalIPs: ['192.168.0.1'], zone: 'a', podCIDRs: ['10.1.0.0/16'] };
   const pod = (name: string, nodeName: string, c: Partial<GenPod> = {}): GenPod => ({ name, nodeName, addresses: [`10.1.0.${name.slice(1)}`], ready: true, serving: true, terminating: false, ...c });
   const svc = (pods: GenPod[], extra: Partial<GenService> = {}): GenService => ({
-    namespace: 'ns', name: 's', type: 'ClusterIP', clusterIPs: ['10.96.0.1'], ports: [{ name: 'p', protocol: 'TCP', port: 80, targetPort: 80 }],
-    externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [], externalTrafficPolicy: 'Cluster', internalTrafficPolicy: 'Cluster', pods, ...extra,
+    namespace: 'ns',
+    name: 's',
+    type: 'ClusterIP',
+    clusterIPs: ['10.96.0.1'],
+    ports: [{ name: 'p', protocol: 'TCP', port: 80, targetPort: 80 }],
+    externalIPs: [],
+    loadBalancerIPs: [],
+    loadBalancerSourceRanges: [],
+    externalTrafficPolicy: 'Cluster',
+    internalTrafficPolicy: 'Cluster',
+    pods,
+    ...extra,
   });
   const names = (pods: GenPod[]) => pods.map((p) => p.name);
   const view = (s: GenService) => portView(s, s.ports[0]!, 'ipv4', node);
@@ -200,7 +213,10 @@ describe("generated cluster: kube-proxy's endpoint choice (pkg/proxy/topology.go
     expect([v.usesCluster, v.usesLocal, names(v.cluster), names(v.local)]).toEqual([true, true, ['p1', 'p2'], ['p1']]);
     // The dump gets the remote endpoint as a cluster endpoint, not only as a DROP/REJECT decider.
     const [port] = servicePortsForNode({ services: [both], nodes: [node] }, 'n1', 'ipv4');
-    expect(port!.endpoints).toEqual([{ address: '10.1.0.1', port: 80, local: true }, { address: '10.1.0.2', port: 80 }]);
+    expect(port!.endpoints).toEqual([
+      { address: '10.1.0.1', port: 80, local: true },
+      { address: '10.1.0.2', port: 80 },
+    ]);
   });
 });
 
@@ -241,7 +257,7 @@ describe('generated cluster: the derived dumps parse with 0 errors', () => {
   for (const size of [10, 1000]) {
     for (const mode of MODES) {
       for (const family of FAMILIES) {
-        it(`${size} service ports, ${mode}, ${family}, all drifts`, () => {
+        (size > 100 ? perfIt : it)(`${size} service ports, ${mode}, ${family}, all drifts`, () => {
           const s = scenario(cluster(size, family, mode), { node: THIS_NODE, family, mode, drifts: DRIFT_KINDS, seed: size });
           const snap = dumpsParse(s);
           expect(snap.mode).toBe(mode);
@@ -268,7 +284,10 @@ describe('generated cluster: dual-stack', () => {
     }
     const types = (name: string) => o.endpointSlices.filter((e: any) => e.metadata.labels['kubernetes.io/service-name'] === name).map((e: any) => e.addressType);
     for (const s of o.services) expect(types(s.metadata.name)).toEqual(['IPv4', 'IPv6']);
-    expect(o.nodes[0].status.addresses.slice(0, 2)).toEqual([{ address: '192.168.0.10', type: 'InternalIP' }, { address: 'fd00::10', type: 'InternalIP' }]);
+    expect(o.nodes[0].status.addresses.slice(0, 2)).toEqual([
+      { address: '192.168.0.10', type: 'InternalIP' },
+      { address: 'fd00::10', type: 'InternalIP' },
+    ]);
     expect(o.nodes[1].spec.podCIDRs).toEqual(['10.245.0.0/16', 'fd00:10:0:2::/64']);
   });
 

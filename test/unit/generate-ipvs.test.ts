@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { detectDialect, kubeProxyModeOfIptables } from '../../src/core/detect';
-import { expectedIpvsCatalog, generateIpvsSnapshot, randomServices, type GenServicePort, type IpvsGenOptions } from '../../src/core/kube/generate/ipvs';
+import { expectedIpvsCatalog, generateIpvsSnapshot, randomServices, type GenServicePort, type IpvsGenOptions } from '../../tools/generate/ipvs';
 import { parseIpset } from '../../src/core/parse/ipset/parser';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
@@ -37,11 +37,7 @@ function readSave(text: string): Vs[] {
 /** `ipvsadm -Ln`: the same information from the listing form. */
 function readList(text: string): Vs[] {
   const lines = text.split('\n');
-  expect(lines.slice(0, 3)).toEqual([
-    'IP Virtual Server version 1.2.1 (size=4096)',
-    'Prot LocalAddress:Port Scheduler Flags',
-    '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
-  ]);
+  expect(lines.slice(0, 3)).toEqual(['IP Virtual Server version 1.2.1 (size=4096)', 'Prot LocalAddress:Port Scheduler Flags', '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn']);
   const out: Vs[] = [];
   for (const line of lines.slice(3).filter(Boolean)) {
     const v = /^(TCP |UDP |SCTP) (\S+) (\S+)(?: \((\S+)\))?(?: persistent (\d+))?$/.exec(line);
@@ -95,7 +91,13 @@ const SMALL: GenServicePort[] = [
   { namespace: 'kube-system', name: 'kube-dns', portName: 'dns', protocol: 'udp', clusterIP: '10.96.0.10', port: 53, endpoints: dnsEndpoints },
   { namespace: 'kube-system', name: 'kube-dns', portName: 'dns-tcp', protocol: 'tcp', clusterIP: '10.96.0.10', port: 53, endpoints: dnsEndpoints },
   {
-    namespace: 'shop', name: 'web', portName: 'http', protocol: 'tcp', clusterIP: '10.96.12.34', port: 80, nodePort: 30080,
+    namespace: 'shop',
+    name: 'web',
+    portName: 'http',
+    protocol: 'tcp',
+    clusterIP: '10.96.12.34',
+    port: 80,
+    nodePort: 30080,
     endpoints: [
       { address: '10.244.1.5', port: 8080, local: true },
       { address: '10.244.2.6', port: 8080 },
@@ -103,14 +105,34 @@ const SMALL: GenServicePort[] = [
     ],
   },
   {
-    namespace: 'shop', name: 'cart', portName: '', protocol: 'tcp', clusterIP: '10.96.20.1', port: 6379, sessionAffinityTimeout: 10800,
-    endpoints: [{ address: '10.244.2.8', port: 6379 }, { address: '10.244.3.9', port: 6379 }],
+    namespace: 'shop',
+    name: 'cart',
+    portName: '',
+    protocol: 'tcp',
+    clusterIP: '10.96.20.1',
+    port: 6379,
+    sessionAffinityTimeout: 10800,
+    endpoints: [
+      { address: '10.244.2.8', port: 6379 },
+      { address: '10.244.3.9', port: 6379 },
+    ],
   },
   { namespace: 'shop', name: 'empty', portName: 'http', protocol: 'tcp', clusterIP: '10.96.30.1', port: 80, endpoints: [] },
   {
-    namespace: 'ingress', name: 'edge', portName: 'https', protocol: 'tcp', clusterIP: '10.96.40.1', port: 443, nodePort: 31443,
-    loadBalancerIPs: ['192.168.100.10'], externalTrafficPolicy: 'Local', healthCheckNodePort: 32000,
-    endpoints: [{ address: '10.244.1.10', port: 8443, local: true }, { address: '10.244.2.11', port: 8443 }],
+    namespace: 'ingress',
+    name: 'edge',
+    portName: 'https',
+    protocol: 'tcp',
+    clusterIP: '10.96.40.1',
+    port: 443,
+    nodePort: 31443,
+    loadBalancerIPs: ['192.168.100.10'],
+    externalTrafficPolicy: 'Local',
+    healthCheckNodePort: 32000,
+    endpoints: [
+      { address: '10.244.1.10', port: 8443, local: true },
+      { address: '10.244.2.11', port: 8443 },
+    ],
   },
 ];
 const NODE_IPS = ['192.168.5.100', '172.17.0.1'];
@@ -183,9 +205,7 @@ describe('IPVS snapshot of a small cluster', () => {
   });
 
   it('hairpin: every local endpoint (ready or not) is a KUBE-LOOP-BACK member ip,proto:port,ip', () => {
-    expect(sorted(sets.get('KUBE-LOOP-BACK')!.members)).toEqual(
-      sorted(['10.244.1.2,udp:53,10.244.1.2', '10.244.1.2,tcp:53,10.244.1.2', '10.244.1.5,tcp:8080,10.244.1.5', '10.244.1.10,tcp:8443,10.244.1.10']),
-    );
+    expect(sorted(sets.get('KUBE-LOOP-BACK')!.members)).toEqual(sorted(['10.244.1.2,udp:53,10.244.1.2', '10.244.1.2,tcp:53,10.244.1.2', '10.244.1.5,tcp:8080,10.244.1.5', '10.244.1.10,tcp:8443,10.244.1.10']));
   });
 
   it('ipvsadm output: real-server columns as ipvsadm prints them, sorted the way ipvsadm sorts', () => {
@@ -194,8 +214,17 @@ describe('IPVS snapshot of a small cluster', () => {
     // TCP before UDP; within a protocol ipvsadm compares addresses as a signed 32-bit difference, so
     // 172.17.x < 192.168.x < 10.x.
     expect(save.map((v) => `${v.proto} ${v.addr}`)).toEqual([
-      'tcp 172.17.0.1:30080', 'tcp 172.17.0.1:31443', 'tcp 192.168.5.100:30080', 'tcp 192.168.5.100:31443', 'tcp 192.168.100.10:443',
-      'tcp 10.96.0.10:53', 'tcp 10.96.12.34:80', 'tcp 10.96.20.1:6379', 'tcp 10.96.30.1:80', 'tcp 10.96.40.1:443', 'udp 10.96.0.10:53',
+      'tcp 172.17.0.1:30080',
+      'tcp 172.17.0.1:31443',
+      'tcp 192.168.5.100:30080',
+      'tcp 192.168.5.100:31443',
+      'tcp 192.168.100.10:443',
+      'tcp 10.96.0.10:53',
+      'tcp 10.96.12.34:80',
+      'tcp 10.96.20.1:6379',
+      'tcp 10.96.30.1:80',
+      'tcp 10.96.40.1:443',
+      'udp 10.96.0.10:53',
     ]);
     const trimmed = generateIpvsSnapshot({ ...SMALL_OPTS, trailingBlanks: false })['ipvsadm-list'];
     expect(trimmed).toBe(snap['ipvsadm-list'].replace(/ +$/gm, ''));
@@ -203,9 +232,23 @@ describe('IPVS snapshot of a small cluster', () => {
 
   it('ipset save: kube-proxy creation parameters, no comments (kube-proxy keeps those for iptables)', () => {
     expect([...sets.keys()]).toEqual([
-      'KUBE-LOOP-BACK', 'KUBE-CLUSTER-IP', 'KUBE-EXTERNAL-IP', 'KUBE-EXTERNAL-IP-LOCAL', 'KUBE-LOAD-BALANCER', 'KUBE-LOAD-BALANCER-FW',
-      'KUBE-LOAD-BALANCER-LOCAL', 'KUBE-LOAD-BALANCER-SOURCE-IP', 'KUBE-LOAD-BALANCER-SOURCE-CIDR', 'KUBE-NODE-PORT-TCP', 'KUBE-NODE-PORT-LOCAL-TCP',
-      'KUBE-NODE-PORT-UDP', 'KUBE-NODE-PORT-LOCAL-UDP', 'KUBE-NODE-PORT-SCTP-HASH', 'KUBE-NODE-PORT-LOCAL-SCTP-HASH', 'KUBE-HEALTH-CHECK-NODE-PORT', 'KUBE-IPVS-IPS',
+      'KUBE-LOOP-BACK',
+      'KUBE-CLUSTER-IP',
+      'KUBE-EXTERNAL-IP',
+      'KUBE-EXTERNAL-IP-LOCAL',
+      'KUBE-LOAD-BALANCER',
+      'KUBE-LOAD-BALANCER-FW',
+      'KUBE-LOAD-BALANCER-LOCAL',
+      'KUBE-LOAD-BALANCER-SOURCE-IP',
+      'KUBE-LOAD-BALANCER-SOURCE-CIDR',
+      'KUBE-NODE-PORT-TCP',
+      'KUBE-NODE-PORT-LOCAL-TCP',
+      'KUBE-NODE-PORT-UDP',
+      'KUBE-NODE-PORT-LOCAL-UDP',
+      'KUBE-NODE-PORT-SCTP-HASH',
+      'KUBE-NODE-PORT-LOCAL-SCTP-HASH',
+      'KUBE-HEALTH-CHECK-NODE-PORT',
+      'KUBE-IPVS-IPS',
     ]);
     expect(sets.get('KUBE-CLUSTER-IP')!.type).toBe('hash:ip,port');
     expect(sets.get('KUBE-LOOP-BACK')!.type).toBe('hash:ip,port,ip');
@@ -283,7 +326,9 @@ describe('IPVS snapshot of a small cluster', () => {
 
   it('the KUBE-CLUSTER-IP masquerade rule follows the local-traffic detector and --masquerade-all', () => {
     const rule = (o: Partial<IpvsGenOptions>) =>
-      readIptables(generateIpvsSnapshot({ ...SMALL_OPTS, ...o })['iptables-save']).get('nat')!.rules.get('KUBE-SERVICES')![2];
+      readIptables(generateIpvsSnapshot({ ...SMALL_OPTS, ...o })['iptables-save'])
+        .get('nat')!
+        .rules.get('KUBE-SERVICES')![2];
     const c = '-m comment --comment "Kubernetes service cluster ip + port for masquerade purpose" -m set --match-set KUBE-CLUSTER-IP';
     expect(rule({ clusterCIDR: '10.244.0.0/16' })).toBe(`! -s 10.244.0.0/16 ${c} dst,dst -j KUBE-MARK-MASQ`);
     expect(rule({ clusterCIDR: '' })).toBe(`${c} src,dst -j KUBE-MARK-MASQ`);
@@ -327,18 +372,30 @@ describe('IPVS snapshot of a small cluster', () => {
   });
 
   it("the project's own readers take all five dumps without diagnostics", () => {
-    for (const [k, dialect] of [['ipvsadm-save', 'ipvsadm'], ['ipvsadm-list', 'ipvsadm'], ['ipset-save', 'ipset'], ['ipset-list', 'ipset'], ['iptables-save', 'iptables']] as const) {
+    for (const [k, dialect] of [
+      ['ipvsadm-save', 'ipvsadm'],
+      ['ipvsadm-list', 'ipvsadm'],
+      ['ipset-save', 'ipset'],
+      ['ipset-list', 'ipset'],
+      ['iptables-save', 'iptables'],
+    ] as const) {
       expect(detectDialect(snap[k]), k).toBe(dialect);
     }
     for (const k of ['ipvsadm-save', 'ipvsadm-list'] as const) {
       const d = parseIpvsadm(snap[k]);
-      expect(d.diagnostics.filter((x) => x.severity === 'error'), k).toEqual([]);
+      expect(
+        d.diagnostics.filter((x) => x.severity === 'error'),
+        k,
+      ).toEqual([]);
       expect(d.services.length).toBe(save.length);
       expect(d.services.reduce((n, s) => n + s.realServers.length, 0)).toBe(save.reduce((n, s) => n + s.reals.length, 0));
     }
     for (const k of ['ipset-save', 'ipset-list'] as const) {
       const d = parseIpset(snap[k]);
-      expect(d.diagnostics.filter((x) => x.severity === 'error'), k).toEqual([]);
+      expect(
+        d.diagnostics.filter((x) => x.severity === 'error'),
+        k,
+      ).toEqual([]);
       expect(d.sets.map((s) => s.name)).toEqual([...sets.keys()]);
     }
     const r = parseIptables(snap['iptables-save']);
@@ -358,17 +415,23 @@ describe('IPVS snapshot options', () => {
   it('without kubelet rules only kube-proxy chains are there; randomFully false drops --random-fully', () => {
     const t = readIptables(generateIpvsSnapshot({ ...SMALL_OPTS, kubeletRules: false, randomFully: false })['iptables-save']);
     expect([...t.keys()]).toEqual(['filter', 'nat']);
-    expect([...t.get('filter')!.chains].filter((c) => c.startsWith('KUBE-'))).toEqual([
-      'KUBE-FORWARD', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-NODE-PORT', 'KUBE-PROXY-FIREWALL', 'KUBE-SOURCE-RANGES-FIREWALL',
-    ]);
+    expect([...t.get('filter')!.chains].filter((c) => c.startsWith('KUBE-'))).toEqual(['KUBE-FORWARD', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-NODE-PORT', 'KUBE-PROXY-FIREWALL', 'KUBE-SOURCE-RANGES-FIREWALL']);
     expect([...t.get('nat')!.chains].filter((c) => c.startsWith('KUBE-'))).toEqual(['KUBE-LOAD-BALANCER', 'KUBE-MARK-MASQ', 'KUBE-NODE-PORT', 'KUBE-POSTROUTING', 'KUBE-SERVICES']);
     expect(t.get('nat')!.rules.get('KUBE-POSTROUTING')!.at(-1)).toBe('-m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE');
   });
 
   it('loadBalancerSourceRanges: FW / SOURCE-CIDR sets, and the node is kept out unless a range admits it', () => {
     const lb: GenServicePort = {
-      namespace: 'ns', name: 'lb', portName: 'p', protocol: 'tcp', clusterIP: '10.96.50.1', port: 80, nodePort: 30050,
-      loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.7/25'], endpoints: [{ address: '10.244.1.20', port: 80 }],
+      namespace: 'ns',
+      name: 'lb',
+      portName: 'p',
+      protocol: 'tcp',
+      clusterIP: '10.96.50.1',
+      port: 80,
+      nodePort: 30050,
+      loadBalancerIPs: ['5.6.7.8'],
+      loadBalancerSourceRanges: ['203.0.113.7/25'],
+      endpoints: [{ address: '10.244.1.20', port: 80 }],
     };
     const out = generateIpvsSnapshot({ services: [lb], nodeIPs: ['192.168.5.100'] });
     const sets = readIpsetSave(out['ipset-save']);
@@ -386,7 +449,16 @@ describe('IPVS snapshot options', () => {
   });
 
   it('external IPs: KUBE-EXTERNAL-IP with its masquerade and ACCEPT rules; bound unless a node address', () => {
-    const ext: GenServicePort = { namespace: 'ns', name: 'ext', portName: '', protocol: 'udp', clusterIP: '10.96.60.1', port: 5353, externalIPs: ['198.18.0.9', '192.168.5.100'], endpoints: [{ address: '10.244.1.30', port: 5353 }] };
+    const ext: GenServicePort = {
+      namespace: 'ns',
+      name: 'ext',
+      portName: '',
+      protocol: 'udp',
+      clusterIP: '10.96.60.1',
+      port: 5353,
+      externalIPs: ['198.18.0.9', '192.168.5.100'],
+      endpoints: [{ address: '10.244.1.30', port: 5353 }],
+    };
     const out = generateIpvsSnapshot({ services: [ext], nodeIPs: ['192.168.5.100'] });
     expect(readSave(out['ipvsadm-save']).map((v) => v.addr)).toEqual(['192.168.5.100:5353', '198.18.0.9:5353', '10.96.60.1:5353']);
     const sets = readIpsetSave(out['ipset-save']);
@@ -401,8 +473,18 @@ describe('IPVS snapshot options', () => {
 
   it('internalTrafficPolicy Local, SCTP node ports and the mh scheduler', () => {
     const itp: GenServicePort = {
-      namespace: 'ns', name: 'itp', portName: '', protocol: 'sctp', clusterIP: '10.96.70.1', port: 9999, internalTrafficPolicy: 'Local', nodePort: 30999,
-      endpoints: [{ address: '10.244.1.40', port: 9999, local: true }, { address: '10.244.2.41', port: 9999 }],
+      namespace: 'ns',
+      name: 'itp',
+      portName: '',
+      protocol: 'sctp',
+      clusterIP: '10.96.70.1',
+      port: 9999,
+      internalTrafficPolicy: 'Local',
+      nodePort: 30999,
+      endpoints: [
+        { address: '10.244.1.40', port: 9999, local: true },
+        { address: '10.244.2.41', port: 9999 },
+      ],
     };
     const out = generateIpvsSnapshot({ services: [itp], nodeIPs: ['192.168.5.100', '172.17.0.1'], scheduler: 'mh' });
     const save = readSave(out['ipvsadm-save']);
@@ -411,7 +493,7 @@ describe('IPVS snapshot options', () => {
     expect(out['ipvsadm-list']).toContain('SCTP 10.96.70.1:9999 mh (mh-port)\n');
     expect(sorted(readIpsetSave(out['ipset-save']).get('KUBE-NODE-PORT-SCTP-HASH')!.members)).toEqual(['172.17.0.1,sctp:30999', '192.168.5.100,sctp:30999']);
     expect(readIptables(out['iptables-save']).get('nat')!.rules.get('KUBE-NODE-PORT')).toEqual([
-      "-p sctp -m comment --comment \"Kubernetes nodeport SCTP port for masquerade purpose with type \\'hash ip:port\\'\" -m set --match-set KUBE-NODE-PORT-SCTP-HASH dst,dst -j KUBE-MARK-MASQ",
+      '-p sctp -m comment --comment "Kubernetes nodeport SCTP port for masquerade purpose with type \\\'hash ip:port\\\'" -m set --match-set KUBE-NODE-PORT-SCTP-HASH dst,dst -j KUBE-MARK-MASQ',
     ]);
     const cat = expectedIpvsCatalog({ services: [itp], nodeIPs: ['192.168.5.100'], scheduler: 'mh' })[0]!;
     expect(cat.endpoints).toEqual([
@@ -456,14 +538,12 @@ describe('IPVS snapshot options', () => {
 });
 
 describe('IPVS snapshots of random clusters', () => {
-  it('randomServices(300, 5, seed) generates fast and consistently', () => {
+  it('randomServices(300, 5, seed) generates consistently', () => {
     for (const seed of [1, 2, 3]) {
       const services = randomServices(300, 5, seed);
       const opts: IpvsGenOptions = { services, nodeIPs: ['192.168.5.100', '10.0.2.15'] };
-      const t0 = performance.now();
       const snap = generateIpvsSnapshot(opts);
       const cat = expectedIpvsCatalog(opts);
-      expect(performance.now() - t0).toBeLessThan(3000);
       const save = readSave(snap['ipvsadm-save']);
       expect(readList(snap['ipvsadm-list'])).toEqual(save);
       const sets = readIpsetSave(snap['ipset-save']);
@@ -489,7 +569,10 @@ describe.skipIf(!HAVE_CORPUS)('IPVS listings in the shared corpus', () => {
   it(HAVE_CORPUS ? 'reproduces a real `ipvsadm -Ln` of a kube-proxy IPVS node byte for byte' : NO_CORPUS_MESSAGE, () => {
     const file = path.join(CORPUS, 'ipvs/pristine/lifalin0802-falin_repos__kubenetes_config_ipvs.ipvsadm-Ln');
     if (!existsSync(file)) return;
-    const web = [{ address: '172.17.0.3', port: 80 }, { address: '172.17.0.4', port: 80 }];
+    const web = [
+      { address: '172.17.0.3', port: 80 },
+      { address: '172.17.0.4', port: 80 },
+    ];
     const dns = [{ address: '172.17.0.5', port: 53 }];
     const services: GenServicePort[] = [
       { namespace: 'default', name: 'kubernetes', portName: 'https', protocol: 'tcp', clusterIP: '10.96.0.1', port: 443, endpoints: [{ address: '192.168.5.100', port: 8443 }] },
@@ -525,7 +608,12 @@ describe.skipIf(!KERNEL)('kernel: ipset restore and iptables-restore of the snap
     [
       'IPv6',
       {
-        services: SMALL.map((s) => ({ ...s, clusterIP: s.clusterIP.replace('10.96.', 'fd00:96::').replace(/\./g, ':'), loadBalancerIPs: s.loadBalancerIPs && ['fd00:bb::10'], endpoints: s.endpoints.map((e) => ({ ...e, address: e.address.replace('10.244.', 'fd00:244::').replace(/\./g, ':') })) })),
+        services: SMALL.map((s) => ({
+          ...s,
+          clusterIP: s.clusterIP.replace('10.96.', 'fd00:96::').replace(/\./g, ':'),
+          loadBalancerIPs: s.loadBalancerIPs && ['fd00:bb::10'],
+          endpoints: s.endpoints.map((e) => ({ ...e, address: e.address.replace('10.244.', 'fd00:244::').replace(/\./g, ':') })),
+        })),
         nodeIPs: ['fd00:5::100'],
         family: 'ipv6',
       },
@@ -545,7 +633,11 @@ describe.skipIf(!KERNEL)('kernel: ipset restore and iptables-restore of the snap
         if (backend === 'legacy') {
           // Legacy lists tables newest first: register them in a node's order (kubelet's mangle and filter, then nat).
           const chunks = snap['iptables-save'].split(/(?=^# Generated by )/m);
-          for (const t of ['mangle', 'filter', 'nat']) run([`${pre}-legacy-restore`], chunks.find((x) => x.includes(`\n*${t}\n`)));
+          for (const t of ['mangle', 'filter', 'nat'])
+            run(
+              [`${pre}-legacy-restore`],
+              chunks.find((x) => x.includes(`\n*${t}\n`)),
+            );
         } else {
           run([`${pre}-nft-restore`], snap['iptables-save']);
         }

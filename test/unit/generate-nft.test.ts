@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { haveNetnsTools } from '../helpers/netns';
-import { expectedCatalog } from '../../src/core/kube/generate/iptables';
+import { expectedCatalog } from '../../tools/generate/iptables';
 import {
   asIptablesTruth,
   expectedNftCatalog,
@@ -18,7 +18,7 @@ import {
   randomServices,
   type GenServicePort,
   type NftGenOptions,
-} from '../../src/core/kube/generate/nft';
+} from '../../tools/generate/nft';
 import { nftEndpointChainNameBase, nftHash8, nftObjectHashOk, nftServiceChainNameBase, parseNftServiceObjectName } from '../../src/core/kube/nft-hash';
 import { CORPUS, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 
@@ -26,7 +26,11 @@ const dir = path.join(CORPUS, 'nft/kube-proxy');
 const corpus = (name: string) => readFileSync(path.join(dir, name), 'utf8');
 
 /** kube-proxy's tests compare sorted lines; so do we (blank lines and `# svcN` comments dropped). */
-const cmdLines = (text: string) => text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#')).sort();
+const cmdLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#'))
+    .sort();
 
 const svc = (namespace: string, name: string, clusterIP: string, port: number, endpoints: string[], extra: Partial<GenServicePort> = {}): GenServicePort => ({
   namespace,
@@ -99,7 +103,11 @@ describe.skipIf(!HAVE_CORPUS)(`generator against kube-proxy’s test expectation
 
   it('kube-proxy order lists the same objects as the test order, chains and sets only moved', () => {
     const real = generateNftDump({ services: OVERALL, serviceCIDRs: ['172.30.0.0/16'], style: 'nft-list-ruleset' });
-    const blocks = (text: string) => text.split('\n\n').map((b) => b.trim()).sort();
+    const blocks = (text: string) =>
+      text
+        .split('\n\n')
+        .map((b) => b.trim())
+        .sort();
     expect(blocks(real)).toEqual(blocks(corpus('TestOverallNFTablesRules.nft')));
   });
 });
@@ -153,11 +161,7 @@ describe('generated dumps', () => {
   it('the transaction is what knftables writes: add+delete of base chains, flushes, Go %#08x mark', () => {
     const text = generateNftDump({ services: OVERALL.slice(0, 1), style: 'nft-cmds' });
     const lines = text.split('\n');
-    expect(lines.slice(0, 3)).toEqual([
-      'add table ip kube-proxy { comment "rules for kube-proxy" ; }',
-      'add chain ip kube-proxy filter-prerouting-pre-dnat',
-      'delete chain ip kube-proxy filter-prerouting-pre-dnat',
-    ]);
+    expect(lines.slice(0, 3)).toEqual(['add table ip kube-proxy { comment "rules for kube-proxy" ; }', 'add chain ip kube-proxy filter-prerouting-pre-dnat', 'delete chain ip kube-proxy filter-prerouting-pre-dnat']);
     expect(lines).toContain('add chain ip kube-proxy filter-prerouting-pre-dnat { type filter hook prerouting priority -110 ; }');
     expect(lines).toContain('add rule ip kube-proxy mark-for-masquerade mark set mark or 0x00004000');
     expect(lines).toContain('flush map ip kube-proxy service-ips');
@@ -225,7 +229,9 @@ describe('generated dumps', () => {
       const ipt = expectedCatalog(services).map((e) => ({
         ...e,
         frontends: e.frontends
-          .map((f) => (f.kind === 'loadBalancer' && !services.find((s) => s.namespace === e.namespace && s.name === e.name && s.portName === e.portName)?.loadBalancerSourceRanges?.length ? { ...f, kind: 'externalIP' as const } : f))
+          .map((f) =>
+            f.kind === 'loadBalancer' && !services.find((s) => s.namespace === e.namespace && s.name === e.name && s.portName === e.portName)?.loadBalancerSourceRanges?.length ? { ...f, kind: 'externalIP' as const } : f,
+          )
           .sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : (a.address ?? '').localeCompare(b.address ?? ''))),
       }));
       expect(nft).toEqual(ipt);

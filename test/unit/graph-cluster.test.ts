@@ -1,5 +1,5 @@
 // The cluster state on the Service graph: a sample with its cluster-state.yaml and generated nodes with every kind of
-// drift (src/core/kube/generate/drift.ts). Stale endpoints are marked on the rules' pod, missing and
+// drift (tools/generate/drift.ts). Stale endpoints are marked on the rules' pod, missing and
 // topology-filtered ones are ghosts behind dashed edges, Services the node never programmed are listed with their
 // API-side graph; the marks are words (badges) with a reason, they survive the message check, Mermaid and SVG.
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { graphOfSnapshot, graphsOfSnapshot } from '../../src/core/graph/snapshot
 import { toMermaid, type ServiceGraph } from '../../src/core/graph/model';
 import { parseToWebview } from '../../src/core/graph/protocol';
 import { layeredLayout, toSvg } from '../../src/core/graph/svg';
-import type { Family } from '../../src/core/kube/generate/address';
+import type { Family } from '../../tools/generate/address';
 import { driftSnapshot, sampleSnapshot } from '../helpers/cluster-snapshot';
 
 const byTitle = (graphs: Iterable<ServiceGraph>, title: string) => [...graphs].find((g) => g.title === title)!;
@@ -16,7 +16,7 @@ describe('Service graph: the sample with its cluster state', () => {
   const snapshot = sampleSnapshot('iptables-legacy');
   const model = graphOfSnapshot(snapshot);
 
-  it('the stale endpoint of shop/web is marked, with the API reason, on the rules\' pod', () => {
+  it("the stale endpoint of shop/web is marked, with the API reason, on the rules' pod", () => {
     const g = byTitle(model.graphs.values(), 'shop/web:http/tcp');
     const pod = g.nodes.find((n) => n.kind === 'pod' && n.label === '10.244.3.9:8080')!;
     expect(pod.mark).toMatchObject({ kind: 'stale', label: 'stale', severity: 'error' });
@@ -71,7 +71,7 @@ describe('Service graph: the sample with its cluster state', () => {
   });
 });
 
-describe('Service graph: the generator\'s drifts', () => {
+describe("Service graph: the generator's drifts", () => {
   for (const mode of ['iptables', 'nftables', 'ipvs'] as const) {
     for (const family of ['ipv4', 'ipv6'] as Family[]) {
       it(`${mode}, ${family}: every missing and stale endpoint finding is a mark, every not-programmed port a row`, () => {
@@ -79,9 +79,23 @@ describe('Service graph: the generator\'s drifts', () => {
         const model = graphOfSnapshot(snapshot);
         const findings = snapshot.cluster!.check.findings;
         const nodes = [...model.graphs.values()].flatMap((g) => g.nodes);
-        const marked = (kind: string) => nodes.filter((n) => n.mark?.kind === kind && n.kind === 'pod').map((n) => n.label).sort();
-        expect(marked('missing')).toEqual(findings.filter((f) => f.code === 'missing-endpoint').map((f) => f.endpoint).sort());
-        expect(marked('stale')).toEqual(findings.filter((f) => f.code === 'stale-endpoint').map((f) => f.endpoint).sort());
+        const marked = (kind: string) =>
+          nodes
+            .filter((n) => n.mark?.kind === kind && n.kind === 'pod')
+            .map((n) => n.label)
+            .sort();
+        expect(marked('missing')).toEqual(
+          findings
+            .filter((f) => f.code === 'missing-endpoint')
+            .map((f) => f.endpoint)
+            .sort(),
+        );
+        expect(marked('stale')).toEqual(
+          findings
+            .filter((f) => f.code === 'stale-endpoint')
+            .map((f) => f.endpoint)
+            .sort(),
+        );
         const rows = model.services.filter((s) => s.mark?.kind === 'not-programmed').map((s) => `${s.namespace}/${s.name}:${s.portName}`);
         expect(rows).toEqual(findings.filter((f) => f.code === 'not-programmed').map((f) => `${f.service.namespace}/${f.service.name}:${f.service.portName}`));
         expect(rows.length).toBeGreaterThan(0);

@@ -2,10 +2,10 @@
 // every Service of the iptables, nft and IPVS samples, a fan-out of many endpoints and several IPVS virtual
 // services sharing real servers), the first view's zoom, and the panel's short title.
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, type GenServicePort } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
-import { sampleFiles } from '../../src/core/kube/generate/samples';
+import { generateIptablesDump, type GenServicePort } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
+import { sampleFiles } from '../../tools/generate/samples';
 import { graphOfSnapshot } from '../../src/core/graph/snapshot';
 import { edgeLabels, layeredLayout, layerGap, NODE_HEIGHT, NODE_WIDTH, toSvg, type GraphLayout } from '../../src/core/graph/svg';
 import { labelWidth, placeEdgeLabels, type PlacedLabel } from '../../src/core/graph/labels';
@@ -14,7 +14,7 @@ import { firstView, MIN_READABLE_ZOOM, wholeView } from '../../src/core/graph/vi
 import { snapshotName } from '../../src/core/graph/title';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { elkOptions, layoutGraphs, warmUpLayout } from '../../webview/layout';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 
 function graphsOf(files: Record<string, string>): ServiceGraph[] {
   const snapshot = buildSnapshot(Object.entries(files).flatMap(([name, text]) => analyzeFile(name, text) ?? []));
@@ -22,7 +22,12 @@ function graphsOf(files: Record<string, string>): ServiceGraph[] {
 }
 
 const samples = sampleFiles();
-const pick = (prefix: string) => Object.fromEntries(Object.entries(samples).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+const pick = (prefix: string) =>
+  Object.fromEntries(
+    Object.entries(samples)
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([k, v]) => [k.slice(prefix.length), v]),
+  );
 const SAMPLES: [string, ServiceGraph[]][] = [
   ['iptables', graphsOf(pick('iptables-nft/'))],
   ['nft', graphsOf(pick('nftables/'))],
@@ -44,18 +49,14 @@ const labelOf = (graphs: ServiceGraph[]) => {
   return (from: string, to: string) => m.get(`${from}\u0000${to}`);
 };
 
-const overlap = (a: PlacedLabel, b: { x0: number; y0: number; x1: number; y1: number }) =>
-  a.x - a.width / 2 < b.x1 && b.x0 < a.x + a.width / 2 && a.y - a.height / 2 < b.y1 && b.y0 < a.y + a.height / 2;
+const overlap = (a: PlacedLabel, b: { x0: number; y0: number; x1: number; y1: number }) => a.x - a.width / 2 < b.x1 && b.x0 < a.x + a.width / 2 && a.y - a.height / 2 < b.y1 && b.y0 < a.y + a.height / 2;
 const box = (l: PlacedLabel) => ({ x0: l.x - l.width / 2, y0: l.y - l.height / 2, x1: l.x + l.width / 2, y1: l.y + l.height / 2 });
 
 /** Pairs of labels whose boxes meet, and (unless too many labels share a gap to avoid them) labels on a node. */
 function collisions(layout: GraphLayout, labels: PlacedLabel[], onNodes = true): string[] {
   const out: string[] = [];
-  for (let i = 0; i < labels.length; i++)
-    for (let j = i + 1; j < labels.length; j++) if (overlap(labels[i], box(labels[j]))) out.push(`${labels[i].text}@${labels[i].to} × ${labels[j].text}@${labels[j].to}`);
-  if (onNodes)
-    for (const l of labels)
-      for (const n of layout.nodes) if (overlap(l, { x0: n.x, y0: n.y, x1: n.x + NODE_WIDTH, y1: n.y + NODE_HEIGHT })) out.push(`${l.text}@${l.to} on node ${n.id}`);
+  for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) if (overlap(labels[i], box(labels[j]))) out.push(`${labels[i].text}@${labels[i].to} × ${labels[j].text}@${labels[j].to}`);
+  if (onNodes) for (const l of labels) for (const n of layout.nodes) if (overlap(l, { x0: n.x, y0: n.y, x1: n.x + NODE_WIDTH, y1: n.y + NODE_HEIGHT })) out.push(`${l.text}@${l.to} on node ${n.id}`);
   return out;
 }
 
@@ -114,7 +115,20 @@ describe('graph layout: edge labels never overlap', () => {
   });
 
   it('labels that all want the same spot are stacked apart, and long ones are clipped', () => {
-    const layout: GraphLayout = { width: 400, height: 200, titles: [], nodes: [], edges: Array.from({ length: 30 }, (_, i) => ({ from: 'a', to: `b${i}`, points: [[0, 100], [300, 100]] as [number, number][] })) };
+    const layout: GraphLayout = {
+      width: 400,
+      height: 200,
+      titles: [],
+      nodes: [],
+      edges: Array.from({ length: 30 }, (_, i) => ({
+        from: 'a',
+        to: `b${i}`,
+        points: [
+          [0, 100],
+          [300, 100],
+        ] as [number, number][],
+      })),
+    };
     const labels = placeEdgeLabels(layout, (_, to) => (to === 'b3' ? 'from pods (10.244.0.0/16, 10.245.0.0/16) or this node' : '33.33%'), { width: NODE_WIDTH, height: NODE_HEIGHT });
     expect(collisions(layout, labels)).toEqual([]);
     expect([...labels[3].text].length).toBeLessThanOrEqual(40);
@@ -129,10 +143,13 @@ describe('graph layout: edge labels never overlap', () => {
     for (const l of edgeLabels(layout, labelOf([g]))) expect(svg).toContain(`<text class="share" x="${Math.round(l.x * 10) / 10}" y="${Math.round(l.y * 10) / 10}">${l.text}</text>`);
   });
 
-  it('places labels in time linear in the number of edges', async () => {
+  perfIt('places labels in time linear in the number of edges', async () => {
     const [small] = graphsOf({ 'n.nft': generateNftDump({ services: many(400), style: 'nft-list-ruleset' }) });
     const [large] = graphsOf({ 'n.nft': generateNftDump({ services: many(3_200), style: 'nft-list-ruleset' }) });
-    const layouts = new Map([['s', { g: small, l: layeredLayout([small]) }], ['l', { g: large, l: layeredLayout([large]) }]]);
+    const layouts = new Map([
+      ['s', { g: small, l: layeredLayout([small]) }],
+      ['l', { g: large, l: layeredLayout([large]) }],
+    ]);
     const run = (k: string) => edgeLabels(layouts.get(k)!.l, labelOf([layouts.get(k)!.g]));
     expect(costRatio(run, 's', 'l')).toBeLessThan(MAX_COST_RATIO_8X);
   });
@@ -195,4 +212,3 @@ describe('graph panel title', () => {
     expect(snapshotName('Untitled-1')).toBe('Untitled-1');
   });
 });
-

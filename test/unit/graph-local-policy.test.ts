@@ -8,8 +8,8 @@
 // local chain. "Trace from here" must light one connected path per outcome.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices, type GenServicePort } from '../../tools/generate/iptables';
+import { generateNftDump } from '../../tools/generate/nft';
 import { graphOfSnapshot } from '../../src/core/graph/snapshot';
 import { traceHighlight, type TraceHighlight } from '../../src/core/graph/trace';
 import type { GraphNode, ServiceGraph } from '../../src/core/graph/model';
@@ -20,7 +20,14 @@ import { disconnections } from '../helpers/graph';
 
 const NODE_IP = '192.168.0.2';
 const svc = (name: string, clusterIP: string, extra: Partial<GenServicePort>): GenServicePort => ({
-  namespace: 'ns', name, portName: 'http', protocol: 'tcp', clusterIP, port: 80, endpoints: [], ...extra,
+  namespace: 'ns',
+  name,
+  portName: 'http',
+  protocol: 'tcp',
+  clusterIP,
+  port: 80,
+  endpoints: [],
+  ...extra,
 });
 const ep = (address: string, local = false) => ({ address, port: 8080, ...(local ? { local: true } : {}) });
 
@@ -49,7 +56,13 @@ function snapshotOf(name: string, text: string): NodeSnapshot {
 /** A node's short name: frontends by address, chains by their kind, endpoint chains by their pod. */
 function shortName(g: ServiceGraph, n: GraphNode): string {
   if (n.kind === 'service') {
-    const kinds: [RegExp, string][] = [[/^(KUBE-SVC-|service-)/, 'SVC'], [/^(KUBE-SVL-|local-)/, 'SVL'], [/^KUBE-XLB-/, 'XLB'], [/^(KUBE-EXT-|external-)/, 'EXT'], [/^(KUBE-FW-|firewall-)/, 'FW']];
+    const kinds: [RegExp, string][] = [
+      [/^(KUBE-SVC-|service-)/, 'SVC'],
+      [/^(KUBE-SVL-|local-)/, 'SVL'],
+      [/^KUBE-XLB-/, 'XLB'],
+      [/^(KUBE-EXT-|external-)/, 'EXT'],
+      [/^(KUBE-FW-|firewall-)/, 'FW'],
+    ];
     return kinds.find(([re]) => re.test(n.label))?.[1] ?? n.label;
   }
   if (n.kind === 'endpoint') {
@@ -136,14 +149,7 @@ describe.each(DUMPS)('Local traffic policies on the graph (%s)', (name, text) =>
   });
 
   it('externalTrafficPolicy Cluster is unchanged: EXT → SVC without a condition', () => {
-    expectLines(edgeLines(graphs.get('lb-cluster')!), [
-      ':30003 -> EXT',
-      '10.96.0.3:80 -> SVC',
-      '203.0.113.3:80 -> EXT',
-      'EXT -> SVC',
-      'SVC -> sep(10.244.1.30:8080) [50%]',
-      'SVC -> sep(10.244.2.30:8080) [50%]',
-    ]);
+    expectLines(edgeLines(graphs.get('lb-cluster')!), [':30003 -> EXT', '10.96.0.3:80 -> SVC', '203.0.113.3:80 -> EXT', 'EXT -> SVC', 'SVC -> sep(10.244.1.30:8080) [50%]', 'SVC -> sep(10.244.2.30:8080) [50%]']);
   });
 
   it('internalTrafficPolicy Local: the ClusterIP goes to SVL (or its DROP); external frontends still to SVC', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { generateIptablesDump } from '../../src/core/kube/generate/iptables';
-import { SAMPLE_SERVICES, sampleFiles } from '../../src/core/kube/generate/samples';
+import { generateIptablesDump } from '../../tools/generate/iptables';
+import { SAMPLE_SERVICES, sampleFiles } from '../../tools/generate/samples';
 import { buildGraphModel, findService, graphsOf, keysWhere, toMermaid, type ServiceGraph } from '../../src/core/graph/model';
 import { layeredLayout, toSvg } from '../../src/core/graph/svg';
 import { traceHighlight } from '../../src/core/graph/trace';
@@ -41,7 +41,10 @@ describe('graph model (iptables)', () => {
     expect(frontends).toEqual(['ClusterIP 10.96.12.40:80', 'NodePort :30080']);
     const svc = g.nodes.find((n) => n.kind === 'service' && n.label.startsWith('KUBE-SVC-'))!;
     expect(lineAt(svc)).toMatch(/^:KUBE-SVC-/);
-    const pods = g.nodes.filter((n) => n.kind === 'pod').map((n) => n.label).sort();
+    const pods = g.nodes
+      .filter((n) => n.kind === 'pod')
+      .map((n) => n.label)
+      .sort();
     expect(pods).toEqual(['10.244.1.7:8080', '10.244.2.8:8080', '10.244.3.9:8080']);
     const shares = g.edges.filter((e) => e.share !== undefined && e.from === svc.id).map((e) => e.share!);
     expect(shares).toHaveLength(3);
@@ -316,7 +319,10 @@ describe('graphs built when asked (very large snapshots)', () => {
       expect(part.complete).toBe(false);
       expect(part.services).toEqual(full.services);
       expect([...part.graphs.keys()]).toEqual(full.services.slice(0, eager).map((s) => s.key));
-      const rest = full.services.slice(eager).map((s) => s.key).reverse();
+      const rest = full.services
+        .slice(eager)
+        .map((s) => s.key)
+        .reverse();
       expect(graphsOf(services, rest)).toEqual(rest.map((k) => full.graphs.get(k)));
     }
     expect(buildGraphModel(services, {}, services.length).complete).toBe(true);

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { endpointHash, isEndpointHashName, portProtoHash, sha256 } from '../../src/core/kube/hash';
-import { formatHostPort } from '../../src/core/trace/addr';
+import { formatHostPort } from '../../src/core/model/address';
 
 const reference = (text: string) => new Uint8Array(createHash('sha256').update(text, 'utf8').digest());
 
@@ -17,9 +17,12 @@ describe('sha256', () => {
   });
 
   it('agrees with node:crypto on random text, ASCII or not', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
-      expect(new Uint8Array(sha256(text))).toEqual(reference(text));
-    }), { numRuns: 500, seed: 3 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        expect(new Uint8Array(sha256(text))).toEqual(reference(text));
+      }),
+      { numRuns: 500, seed: 3 },
+    );
   });
 
   it('gives the chain names kube-proxy gives', () => {
@@ -55,7 +58,11 @@ describe('isEndpointHashName', () => {
     };
     // Block boundaries: total lengths from 10 to 200 bytes.
     for (let n = 0; n <= 190; n++) check('x'.repeat(n), 'tcp', n % 2 ? '10.0.0.1' : 'fd00::2', n * 37, true);
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), fc.constantFrom('tcp', 'udp', 'sctp'), fc.string({ maxLength: 50 }), fc.nat(70000), fc.boolean(),
-      (name, protocol, address, port, made) => check(name, protocol, address, port, made)), { numRuns: 500, seed: 5 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), fc.constantFrom('tcp', 'udp', 'sctp'), fc.string({ maxLength: 50 }), fc.nat(70000), fc.boolean(), (name, protocol, address, port, made) =>
+        check(name, protocol, address, port, made),
+      ),
+      { numRuns: 500, seed: 5 },
+    );
   });
 });

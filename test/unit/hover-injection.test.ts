@@ -147,7 +147,7 @@ const DUMPS: { name: string; languageId: string; text: string; json?: boolean }[
 /** Markdown without its code spans (CommonMark: a backtick run closes at the next run of the same length). */
 function withoutCodeSpans(md: string): string {
   let out = '';
-  for (let k = 0; k < md.length; ) {
+  for (let k = 0; k < md.length;) {
     if (md[k] === '\\' && k + 1 < md.length) {
       out += md.slice(k, k + 2);
       k += 2;

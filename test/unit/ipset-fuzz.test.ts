@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import { analyzeIpset, foldingRanges, hoverAt, outline, type IpsetAnalysis } from '../../src/core/language/ipset';
 import type { Range } from '../../src/core/model/range';
 import { splitLines } from '../../src/core/parse/lines';
@@ -77,16 +77,72 @@ describe('parseIpset robustness (6,500 generated inputs)', () => {
 
   it('random lines built from ipset tokens: 2,000 inputs', () => {
     const token = fc.oneof(
-      fc.constantFrom('create', 'add', 'del', 'test', 'flush', 'destroy', 'rename', 'swap', '-A', '-N', 'Name:', 'Type:', 'Header:', 'Members:', 'Number of entries:', 'References:', 'KUBE-CLUSTER-IP', 'KUBE-6-LOOP-BACK', 's', 'hash:ip,port', 'hash:net', 'bitmap:port', 'list:set', 'hash:ip,port,ip', 'family', 'inet6', 'range', '0-65535', 'timeout', 'comment', '"a b"', '"open', 'nomatch', 'packets', '10.0.0.1,tcp:80', '10.0.0.0/8', 'fd00::1,udp:53,fd00::2', '80', 'before', '#', '$'),
+      fc.constantFrom(
+        'create',
+        'add',
+        'del',
+        'test',
+        'flush',
+        'destroy',
+        'rename',
+        'swap',
+        '-A',
+        '-N',
+        'Name:',
+        'Type:',
+        'Header:',
+        'Members:',
+        'Number of entries:',
+        'References:',
+        'KUBE-CLUSTER-IP',
+        'KUBE-6-LOOP-BACK',
+        's',
+        'hash:ip,port',
+        'hash:net',
+        'bitmap:port',
+        'list:set',
+        'hash:ip,port,ip',
+        'family',
+        'inet6',
+        'range',
+        '0-65535',
+        'timeout',
+        'comment',
+        '"a b"',
+        '"open',
+        'nomatch',
+        'packets',
+        '10.0.0.1,tcp:80',
+        '10.0.0.0/8',
+        'fd00::1,udp:53,fd00::2',
+        '80',
+        'before',
+        '#',
+        '$',
+      ),
       fc.string({ maxLength: 6 }),
     );
     const line = fc.array(token, { maxLength: 10 }).map((ts) => ts.join(' '));
-    fc.assert(fc.property(fc.array(line, { maxLength: 30 }), (ls) => { checkInvariants(ls.join('\n')); }), { numRuns: 2000, seed: 13 });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), (ls) => {
+        checkInvariants(ls.join('\n'));
+      }),
+      { numRuns: 2000, seed: 13 },
+    );
   });
 
   it('arbitrary strings and bytes: 1,500 inputs', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1'))), (s) => { checkInvariants(s); }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 400 }),
+          fc.string({ unit: 'binary', maxLength: 400 }),
+          fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1')),
+        ),
+        (s) => {
+          checkInvariants(s);
+        },
+      ),
       { numRuns: 1500, seed: 5 },
     );
   });
@@ -100,9 +156,11 @@ describe('parseIpset robustness (6,500 generated inputs)', () => {
 });
 
 describe('parseIpset cost is linear in the input size', () => {
-  const save = (n: number) => ['create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536', ...Array.from({ length: n }, (_, i) => `add KUBE-CLUSTER-IP 10.${(i >> 8) & 255}.${i & 255}.1,tcp:${1 + (i % 60000)}`)].join('\n');
-  const list = (n: number) => ['Name: KUBE-LOOP-BACK', 'Type: hash:ip,port,ip', 'Members:', ...Array.from({ length: n }, (_, i) => `10.${(i >> 8) & 255}.${i & 255}.1,udp:53,10.${(i >> 8) & 255}.${i & 255}.1`)].join('\n');
-  it('8× the members cost at most half what a quadratic parser would (64×)', () => {
+  const save = (n: number) =>
+    ['create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536', ...Array.from({ length: n }, (_, i) => `add KUBE-CLUSTER-IP 10.${(i >> 8) & 255}.${i & 255}.1,tcp:${1 + (i % 60000)}`)].join('\n');
+  const list = (n: number) =>
+    ['Name: KUBE-LOOP-BACK', 'Type: hash:ip,port,ip', 'Members:', ...Array.from({ length: n }, (_, i) => `10.${(i >> 8) & 255}.${i & 255}.1,udp:53,10.${(i >> 8) & 255}.${i & 255}.1`)].join('\n');
+  perfIt('8× the members cost at most half what a quadratic parser would (64×)', () => {
     for (const make of [save, list]) expect(costRatio(analyzeIpset, make(8000), make(64000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 
@@ -116,7 +174,7 @@ describe('parseIpset cost is linear in the input size', () => {
     del: (n: number) => ['create S hash:ip,port', ...adds(n), ...dels(n)].join('\n'),
     flush: (n: number) => [...creates(n), ...Array.from({ length: n }, () => 'flush')].join('\n'),
   };
-  it.each(Object.entries(edits))('8× the %s commands cost at most half what a quadratic parser would', (_, make) => {
+  perfIt.each(Object.entries(edits))('8× the %s commands cost at most half what a quadratic parser would', (_, make) => {
     expect(costRatio(analyzeIpset, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });

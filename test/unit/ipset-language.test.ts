@@ -102,7 +102,7 @@ describe('hovers', () => {
     expect(text).toContain('a Service frontend');
   });
 
-  it('a set name: type, member count and kube-proxy\'s meaning of the set', () => {
+  it("a set name: type, member count and kube-proxy's meaning of the set", () => {
     const text = hover(3);
     expect(text).toContain('**KUBE-CLUSTER-IP**');
     expect(text).toContain('2 members');
@@ -135,7 +135,7 @@ describe('hovers', () => {
     expect(hoverAt(l, { line: 0, character: 7 })?.markdown).toContain('**a**');
   });
 
-  it('a set that is not in the file still explains kube-proxy\'s meaning', () => {
+  it("a set that is not in the file still explains kube-proxy's meaning", () => {
     const l = analyzeIpset('create L list:set\nadd L KUBE-NODE-PORT-TCP\n');
     expect(hoverAt(l, { line: 1, character: 10 })?.markdown).toContain('TCP node ports');
   });

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KUBE_IPSET_NAMES, kubeIpsetInfo, kubeIpv6SetName, typeDimensions, type IpSet, type IpsetDump } from '../../src/core/model/ipset';
-import { parseIpset, parseMemberParts } from '../../src/core/parse/ipset/parser';
+import { parseIpset } from '../../src/core/parse/ipset/parser';
+import { parseMemberParts } from '../../src/core/parse/ipset/members';
 import { lineRange } from '../../src/core/model/range';
 
 const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');
@@ -25,10 +26,26 @@ describe('ipset save of a kube-proxy IPVS node', () => {
     expect(d.diagnostics).toEqual([]);
     expect(d.formats).toEqual(['save']);
     expect(d.sets.map((s) => s.name)).toEqual([
-      'KUBE-LOOP-BACK', 'KUBE-CLUSTER-IP', 'KUBE-EXTERNAL-IP', 'KUBE-EXTERNAL-IP-LOCAL', 'KUBE-LOAD-BALANCER', 'KUBE-LOAD-BALANCER-FW',
-      'KUBE-LOAD-BALANCER-LOCAL', 'KUBE-LOAD-BALANCER-SOURCE-IP', 'KUBE-LOAD-BALANCER-SOURCE-CIDR', 'KUBE-NODE-PORT-TCP', 'KUBE-NODE-PORT-LOCAL-TCP',
-      'KUBE-NODE-PORT-UDP', 'KUBE-NODE-PORT-LOCAL-UDP', 'KUBE-NODE-PORT-SCTP-HASH', 'KUBE-NODE-PORT-LOCAL-SCTP-HASH', 'KUBE-HEALTH-CHECK-NODE-PORT',
-      'KUBE-IPVS-IPS', 'KUBE-6-CLUSTER-IP', 'KUBE-6-LOOP-BACK', 'KUBE-6-LOAD-BALANCER-SOURCE-CID',
+      'KUBE-LOOP-BACK',
+      'KUBE-CLUSTER-IP',
+      'KUBE-EXTERNAL-IP',
+      'KUBE-EXTERNAL-IP-LOCAL',
+      'KUBE-LOAD-BALANCER',
+      'KUBE-LOAD-BALANCER-FW',
+      'KUBE-LOAD-BALANCER-LOCAL',
+      'KUBE-LOAD-BALANCER-SOURCE-IP',
+      'KUBE-LOAD-BALANCER-SOURCE-CIDR',
+      'KUBE-NODE-PORT-TCP',
+      'KUBE-NODE-PORT-LOCAL-TCP',
+      'KUBE-NODE-PORT-UDP',
+      'KUBE-NODE-PORT-LOCAL-UDP',
+      'KUBE-NODE-PORT-SCTP-HASH',
+      'KUBE-NODE-PORT-LOCAL-SCTP-HASH',
+      'KUBE-HEALTH-CHECK-NODE-PORT',
+      'KUBE-IPVS-IPS',
+      'KUBE-6-CLUSTER-IP',
+      'KUBE-6-LOOP-BACK',
+      'KUBE-6-LOAD-BALANCER-SOURCE-CID',
     ]);
   });
 
@@ -40,7 +57,10 @@ describe('ipset save of a kube-proxy IPVS node', () => {
     expect(memberTexts(s)).toEqual(['10.100.5.5,tcp:80', '10.104.20.30,tcp:80', '10.96.0.1,tcp:443', '10.96.0.10,tcp:53', '10.96.0.10,tcp:9153', '10.96.0.10,udp:53']);
     const dns = s.members.find((m) => m.text === '10.96.0.10,udp:53')!;
     expect(dns).toMatchObject({ address: '10.96.0.10', protocol: 'udp', port: 53 });
-    expect(dns.parts.map((p) => [p.dimension, p.text])).toEqual([['ip', '10.96.0.10'], ['port', 'udp:53']]);
+    expect(dns.parts.map((p) => [p.dimension, p.text])).toEqual([
+      ['ip', '10.96.0.10'],
+      ['port', 'udp:53'],
+    ]);
     const line = fixture('kube-proxy-node.ipset').split('\n').indexOf('add KUBE-CLUSTER-IP 10.96.0.10,udp:53');
     expect(dns.textRange).toEqual(lineRange(line, 20, 37));
     expect(dns.parts[1].range).toEqual(lineRange(line, 31, 37));
@@ -67,7 +87,12 @@ describe('ipset save of a kube-proxy IPVS node', () => {
   it('IPv6 sets: KUBE-6-… names, family inet6, the 31-character cut of KUBE-6-LOAD-BALANCER-SOURCE-CIDR', () => {
     const v6 = set(d, 'KUBE-6-CLUSTER-IP');
     expect(v6.family).toBe('inet6');
-    expect(v6.members.map((m) => [m.address, m.protocol, m.port])).toEqual(expect.arrayContaining([['fd00:10:96::a', 'udp', 53], ['fd00:10:96::a', 'tcp', 53]]));
+    expect(v6.members.map((m) => [m.address, m.protocol, m.port])).toEqual(
+      expect.arrayContaining([
+        ['fd00:10:96::a', 'udp', 53],
+        ['fd00:10:96::a', 'tcp', 53],
+      ]),
+    );
     const cut = set(d, 'KUBE-6-LOAD-BALANCER-SOURCE-CID');
     expect(cut.members[0]).toMatchObject({ address: '2001:db8::40', port: 443, address2: '2001:db8:1::', prefix2: 48 });
     expect(kubeIpv6SetName('KUBE-LOAD-BALANCER-SOURCE-CIDR')).toBe('KUBE-6-LOAD-BALANCER-SOURCE-CID');
@@ -138,7 +163,11 @@ describe('the other set types', () => {
     expect(set(saved, 'dmz')).toMatchObject({ type: 'bitmap:ip', family: 'inet', range: { from: '172.16.0.0', to: '172.16.0.255' } });
     const up = set(saved, 'uplinks').members.find((m) => m.text === '192.0.2.0/24,physdev:br0')!;
     expect(up.parts[1]).toMatchObject({ dimension: 'iface', address: 'br0', physdev: true });
-    expect(set(saved, 'pingers').members.map((m) => m.parts[1].icmp).sort()).toEqual(['echo-request', 'fragmentation-needed']);
+    expect(
+      set(saved, 'pingers')
+        .members.map((m) => m.parts[1].icmp)
+        .sort(),
+    ).toEqual(['echo-request', 'fragmentation-needed']);
     expect(set(saved, 'v6-allow').members[0]).toMatchObject({ address: '2001:db8::', prefix: 32 });
     const all = set(saved, 'all-lists');
     expect(all).toMatchObject({ type: 'list:set', size: 8 });
@@ -150,158 +179,173 @@ describe('the other set types', () => {
 
 describe('restore semantics and problems', () => {
   it('what ipset restore refuses is an error on the line', () => {
-    const d = parseIpset([
-      'add nosuch 10.0.0.1', // 1
-      'create a hash:ip timeout 300', // 2
-      'create a hash:ip', // 3 duplicate
-      'add a 10.0.0.1 comment "x"', // 4 no comment support
-      'add a 10.0.0.2 packets 1 bytes 2', // 5 no counters
-      'add a 10.0.0.3 nomatch', // 6 not a net type
-      'add a 10.0.0.4 skbmark 0x1', // 7 no skbinfo
-      'add a fd00::1', // 8 wrong family
-      'add a 10.0.0.300', // 9 not an address
-      'create p hash:ip,port', // 10
-      'add p 10.0.0.1', // 11 missing port part
-      'add p 10.0.0.1,tcp:99999', // 12 bad port
-      'add p 10.0.0.1,gre:5', // 13 unknown protocol
-      'create b bitmap:port', // 14 missing range
-      'create c bitmap:port range 1000-2000', // 15
-      'add c 5000', // 16 out of range
-      'create d hash:net family inet9', // 17 bad family
-      'create e hash:net netmask 24', // 18 option not for the type
-      'create f hash:ip bogus', // 19 unknown option
-      'add a 10.0.0.5 bogus', // 20 unknown element option
-      'create g list:set', // 21
-      'add g nosuch before a', // 22 member set does not exist
-      'create n hash:net', // 23
-      'add n 10.0.0.0/0', // 24 prefix 0
-      'add n 10.0.0.0/33', // 25 prefix too long
-      'create THIS-NAME-IS-MUCH-LONGER-THAN-31-CHARS hash:ip', // 26
-      'add a 10.0.0.1 timeout', // 27 missing value
-      'del a 10.9.9.9', // 28 not a member
-      'add', // 29 no name
-      'swap a', // 30 needs two names
-      'add a', // 31 no element
-      'create m hash:mac', // 32
-      'add m zz:zz', // 33 not a MAC
-      'create i hash:net,iface', // 34
-      'add i 10.0.0.0/8,eth0-with-a-long-name', // 35 interface too long
-      'create k hash:ip,mark', // 36
-      'add k 10.0.0.1,0x1ffffffff', // 37 mark too big
-      'add a 10.0.0.6 comment "unterminated', // 38
-    ].join('\n'));
-    expect(codes(d)).toEqual(expect.arrayContaining([
-      '1:undefined-set',
-      '3:duplicate-set',
-      '4:extension-missing',
-      '5:extension-missing',
-      '6:extension-missing',
-      '7:extension-missing',
-      '8:wrong-family',
-      '9:bad-member',
-      '11:bad-member',
-      '12:bad-member',
-      '13:bad-member',
-      '14:missing-range',
-      '16:out-of-range',
-      '17:bad-value',
-      '18:option-not-for-type',
-      '19:unknown-option',
-      '20:unknown-option',
-      '22:undefined-set',
-      '24:bad-member',
-      '25:bad-member',
-      '26:name-too-long',
-      '27:missing-value',
-      '28:not-a-member',
-      '29:missing-name',
-      '30:missing-name',
-      '31:missing-member',
-      '33:bad-member',
-      '35:bad-member',
-      '37:bad-member',
-      '38:unterminated-string',
-    ]));
+    const d = parseIpset(
+      [
+        'add nosuch 10.0.0.1', // 1
+        'create a hash:ip timeout 300', // 2
+        'create a hash:ip', // 3 duplicate
+        'add a 10.0.0.1 comment "x"', // 4 no comment support
+        'add a 10.0.0.2 packets 1 bytes 2', // 5 no counters
+        'add a 10.0.0.3 nomatch', // 6 not a net type
+        'add a 10.0.0.4 skbmark 0x1', // 7 no skbinfo
+        'add a fd00::1', // 8 wrong family
+        'add a 10.0.0.300', // 9 not an address
+        'create p hash:ip,port', // 10
+        'add p 10.0.0.1', // 11 missing port part
+        'add p 10.0.0.1,tcp:99999', // 12 bad port
+        'add p 10.0.0.1,gre:5', // 13 unknown protocol
+        'create b bitmap:port', // 14 missing range
+        'create c bitmap:port range 1000-2000', // 15
+        'add c 5000', // 16 out of range
+        'create d hash:net family inet9', // 17 bad family
+        'create e hash:net netmask 24', // 18 option not for the type
+        'create f hash:ip bogus', // 19 unknown option
+        'add a 10.0.0.5 bogus', // 20 unknown element option
+        'create g list:set', // 21
+        'add g nosuch before a', // 22 member set does not exist
+        'create n hash:net', // 23
+        'add n 10.0.0.0/0', // 24 prefix 0
+        'add n 10.0.0.0/33', // 25 prefix too long
+        'create THIS-NAME-IS-MUCH-LONGER-THAN-31-CHARS hash:ip', // 26
+        'add a 10.0.0.1 timeout', // 27 missing value
+        'del a 10.9.9.9', // 28 not a member
+        'add', // 29 no name
+        'swap a', // 30 needs two names
+        'add a', // 31 no element
+        'create m hash:mac', // 32
+        'add m zz:zz', // 33 not a MAC
+        'create i hash:net,iface', // 34
+        'add i 10.0.0.0/8,eth0-with-a-long-name', // 35 interface too long
+        'create k hash:ip,mark', // 36
+        'add k 10.0.0.1,0x1ffffffff', // 37 mark too big
+        'add a 10.0.0.6 comment "unterminated', // 38
+      ].join('\n'),
+    );
+    expect(codes(d)).toEqual(
+      expect.arrayContaining([
+        '1:undefined-set',
+        '3:duplicate-set',
+        '4:extension-missing',
+        '5:extension-missing',
+        '6:extension-missing',
+        '7:extension-missing',
+        '8:wrong-family',
+        '9:bad-member',
+        '11:bad-member',
+        '12:bad-member',
+        '13:bad-member',
+        '14:missing-range',
+        '16:out-of-range',
+        '17:bad-value',
+        '18:option-not-for-type',
+        '19:unknown-option',
+        '20:unknown-option',
+        '22:undefined-set',
+        '24:bad-member',
+        '25:bad-member',
+        '26:name-too-long',
+        '27:missing-value',
+        '28:not-a-member',
+        '29:missing-name',
+        '30:missing-name',
+        '31:missing-member',
+        '33:bad-member',
+        '35:bad-member',
+        '37:bad-member',
+        '38:unterminated-string',
+      ]),
+    );
     expect(d.diagnostics.find((x) => x.code === 'undefined-set')?.severity).toBe('error');
   });
 
   it('del, flush, destroy, rename and swap change the end state', () => {
-    const d = parseIpset([
-      'create a hash:ip',
-      'add a 10.0.0.1',
-      'add a 10.0.0.2',
-      'del a 10.0.0.1',
-      'create b hash:ip',
-      'add b 10.0.0.9',
-      'swap a b',
-      'create c hash:ip',
-      'add c 10.0.0.3',
-      'flush c',
-      'create gone hash:ip',
-      'destroy gone',
-      'rename c c2',
-      '-A c2 10.0.0.4 -exist',
-    ].join('\n'));
+    const d = parseIpset(
+      [
+        'create a hash:ip',
+        'add a 10.0.0.1',
+        'add a 10.0.0.2',
+        'del a 10.0.0.1',
+        'create b hash:ip',
+        'add b 10.0.0.9',
+        'swap a b',
+        'create c hash:ip',
+        'add c 10.0.0.3',
+        'flush c',
+        'create gone hash:ip',
+        'destroy gone',
+        'rename c c2',
+        '-A c2 10.0.0.4 -exist',
+      ].join('\n'),
+    );
     expect(d.diagnostics).toEqual([]);
-    expect(d.sets.map((s) => [s.name, memberTexts(s)])).toEqual([['a', ['10.0.0.9']], ['b', ['10.0.0.2']], ['c2', ['10.0.0.4']]]);
+    expect(d.sets.map((s) => [s.name, memberTexts(s)])).toEqual([
+      ['a', ['10.0.0.9']],
+      ['b', ['10.0.0.2']],
+      ['c2', ['10.0.0.4']],
+    ]);
     expect(d.commands.map((c) => c.command)).toEqual(['create', 'add', 'add', 'del', 'create', 'add', 'swap', 'create', 'add', 'flush', 'create', 'destroy', 'rename', 'add']);
   });
 
   it('del takes the first live copy of an element, through swaps, re-adds and a flush of every set', () => {
-    const d = parseIpset([
-      'create a hash:ip,port timeout 100',
-      'add a 10.0.0.1,tcp:80 timeout 1', // 2: the first copy (restore with -exist may repeat one)
-      'add a 10.0.0.2,tcp:80',
-      'add a 10.0.0.1,tcp:80 timeout 2', // 4: the second copy
-      'del a 10.0.0.1,tcp:80', // takes line 2's
-      'add a 10.0.0.1,tcp:80 timeout 3', // 6: a third, after the second
-      'del a 10.0.0.1,tcp:80', // takes line 4's
-      'create b hash:ip,port',
-      'add b 10.0.0.9,tcp:80',
-      'swap a b',
-      'del b 10.0.0.2,tcp:80', // b holds a's members now
-      'del a 10.0.0.2,tcp:80', // 12: not in a any more
-      'create c hash:ip',
-      'add c 10.0.0.3',
-      'destroy c',
-      'flush',
-      'add b 10.0.0.7,tcp:80',
-      'del b 10.0.0.1,tcp:80', // 18: flushed
-    ].join('\n'));
+    const d = parseIpset(
+      [
+        'create a hash:ip,port timeout 100',
+        'add a 10.0.0.1,tcp:80 timeout 1', // 2: the first copy (restore with -exist may repeat one)
+        'add a 10.0.0.2,tcp:80',
+        'add a 10.0.0.1,tcp:80 timeout 2', // 4: the second copy
+        'del a 10.0.0.1,tcp:80', // takes line 2's
+        'add a 10.0.0.1,tcp:80 timeout 3', // 6: a third, after the second
+        'del a 10.0.0.1,tcp:80', // takes line 4's
+        'create b hash:ip,port',
+        'add b 10.0.0.9,tcp:80',
+        'swap a b',
+        'del b 10.0.0.2,tcp:80', // b holds a's members now
+        'del a 10.0.0.2,tcp:80', // 12: not in a any more
+        'create c hash:ip',
+        'add c 10.0.0.3',
+        'destroy c',
+        'flush',
+        'add b 10.0.0.7,tcp:80',
+        'del b 10.0.0.1,tcp:80', // 18: flushed
+      ].join('\n'),
+    );
     expect(codes(d)).toEqual(['12:not-a-member', '18:not-a-member']);
-    expect(d.sets.map((s) => [s.name, memberTexts(s)])).toEqual([['a', []], ['b', ['10.0.0.7,tcp:80']]]);
-    const e = parseIpset(['create a hash:ip,port timeout 100', 'add a 10.0.0.1,tcp:80 timeout 1', 'add a 10.0.0.2,tcp:80', 'add a 10.0.0.1,tcp:80 timeout 2', 'del a 10.0.0.1,tcp:80', 'add a 10.0.0.1,tcp:80 timeout 3', 'del a 10.0.0.1,tcp:80'].join('\n'));
-    expect(set(e, 'a').members.map((m) => [m.text, m.line])).toEqual([['10.0.0.2,tcp:80', 2], ['10.0.0.1,tcp:80', 5]]);
+    expect(d.sets.map((s) => [s.name, memberTexts(s)])).toEqual([
+      ['a', []],
+      ['b', ['10.0.0.7,tcp:80']],
+    ]);
+    const e = parseIpset(
+      [
+        'create a hash:ip,port timeout 100',
+        'add a 10.0.0.1,tcp:80 timeout 1',
+        'add a 10.0.0.2,tcp:80',
+        'add a 10.0.0.1,tcp:80 timeout 2',
+        'del a 10.0.0.1,tcp:80',
+        'add a 10.0.0.1,tcp:80 timeout 3',
+        'del a 10.0.0.1,tcp:80',
+      ].join('\n'),
+    );
+    expect(set(e, 'a').members.map((m) => [m.text, m.line])).toEqual([
+      ['10.0.0.2,tcp:80', 2],
+      ['10.0.0.1,tcp:80', 5],
+    ]);
   });
 
   it('hints and warnings: host names, list:set members outside the file, kube-proxy sets with the wrong type or family, a cut listing', () => {
-    const d = parseIpset([
-      'create h hash:ip',
-      'add h example.com',
-      'create KUBE-CLUSTER-IP hash:ip',
-      'create KUBE-6-CLUSTER-IP hash:ip,port family inet',
-      'create KUBE-NODE-PORT-TCP hash:ip,port family inet6',
-    ].join('\n'));
+    const d = parseIpset(
+      ['create h hash:ip', 'add h example.com', 'create KUBE-CLUSTER-IP hash:ip', 'create KUBE-6-CLUSTER-IP hash:ip,port family inet', 'create KUBE-NODE-PORT-TCP hash:ip,port family inet6'].join('\n'),
+    );
     expect(codes(d)).toEqual(['2:hostname', '3:kube-set-type', '4:kube-set-family', '5:kube-set-type', '5:kube-set-family']);
     const l = parseIpset('Name: L\nType: list:set\nNumber of entries: 3\nMembers:\nelsewhere\n');
     expect(codes(l)).toEqual(['1:entry-count', '5:set-not-in-file']);
   });
 
   it('listing structure: fields before a Name:, a missing Type:, sets listed twice, prose and prompts', () => {
-    const d = parseIpset([
-      '[root@node1 ~]# ipset list',
-      'Type: hash:ip',
-      'Name: a',
-      'Members:',
-      '',
-      'Name: a',
-      'Type: hash:ip',
-      'Revision: x',
-      'Members:',
-      '10.0.0.1',
-      'Looks like the set is empty?',
-      '# comment lines are allowed',
-    ].join('\n'));
+    const d = parseIpset(
+      ['[root@node1 ~]# ipset list', 'Type: hash:ip', 'Name: a', 'Members:', '', 'Name: a', 'Type: hash:ip', 'Revision: x', 'Members:', '10.0.0.1', 'Looks like the set is empty?', '# comment lines are allowed'].join(
+        '\n',
+      ),
+    );
     expect(codes(d)).toEqual(['1:shell-prompt', '2:field-without-set', '3:missing-type', '6:duplicate-set', '8:bad-field', '11:not-ipset']);
   });
 
@@ -341,7 +385,10 @@ describe('member parts and kube-proxy knowledge', () => {
     expect(parseMemberParts('10.0.0.1,0x10', r, 'hash:ip,mark', 'inet').parts[1]).toMatchObject({ mark: 16 });
     expect(parseMemberParts('x', r, 'hash:unknown', 'inet')).toEqual({ parts: [], problems: [] });
     const ranged = parseMemberParts('10.0.0.1,udp:53', r, 'hash:ip,port', 'inet').parts;
-    expect(ranged.map((p) => [p.range.start.character, p.range.end.character])).toEqual([[10, 18], [19, 25]]);
+    expect(ranged.map((p) => [p.range.start.character, p.range.end.character])).toEqual([
+      [10, 18],
+      [19, 25],
+    ]);
   });
 
   it('typeDimensions knows every ipset 7 type', () => {

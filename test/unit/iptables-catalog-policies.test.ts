@@ -42,11 +42,10 @@ describe('iptables catalog: masquerade policies and local endpoints', () => {
 
   it('reads the local chain when it is the primary one, and a deleted chain all the same', () => {
     const a = analyzeIptables(
-      dump(
-        ['-j KUBE-SEP-1111111111111111'],
-        ['-j KUBE-MARK-MASQ', '-m statistic --mode random --probability 0.5 -j KUBE-SEP-1111111111111111', '-j KUBE-SEP-2222222222222222'],
-        [],
-      ).replace('-j KUBE-SVC-AAAAAAAAAAAAAAAA', '-j KUBE-SVL-AAAAAAAAAAAAAAAA'),
+      dump(['-j KUBE-SEP-1111111111111111'], ['-j KUBE-MARK-MASQ', '-m statistic --mode random --probability 0.5 -j KUBE-SEP-1111111111111111', '-j KUBE-SEP-2222222222222222'], []).replace(
+        '-j KUBE-SVC-AAAAAAAAAAAAAAAA',
+        '-j KUBE-SVL-AAAAAAAAAAAAAAAA',
+      ),
     );
     const [s] = a.catalog.services;
     expect(s.policies.internalTrafficPolicy).toBe('Local');

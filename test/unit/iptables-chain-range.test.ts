@@ -5,8 +5,7 @@ import { parseIptables } from '../../src/core/parse/iptables/parser';
 import type { Range } from '../../src/core/model/range';
 
 const text = (r: Range) => `${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}`;
-const fullRanges = (lines: string[], mode: 'fast' | 'chevrotain') =>
-  parseIptables(lines.join('\n'), { mode }).tables.flatMap((tb) => tb.chains.map((c) => `${c.name} ${text(c.fullRange)}`));
+const fullRanges = (lines: string[], mode: 'fast' | 'chevrotain') => parseIptables(lines.join('\n'), { mode }).tables.flatMap((tb) => tb.chains.map((c) => `${c.name} ${text(c.fullRange)}`));
 
 describe('iptables chain full ranges', () => {
   const cases: [string, string[], string[]][] = [

@@ -2,7 +2,7 @@
 // rule's target names (found by name in the table), and each chain's first DNAT rule (found by a search).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { parseIptables, type ParseMode } from '../../src/core/parse/iptables/parser';
 import { ChainNode, RuleNode } from '../../src/core/parse/iptables/nodes';
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { scanLine, TokenTable } from '../../src/core/parse/iptables/nodes';
 import { lineLexer } from '../../src/core/parse/iptables/lexer';
@@ -107,14 +107,15 @@ describe('iptables fast path = Chevrotain path', () => {
     const sep = fc.constantFrom(' ', '  ', '\t', '\f');
     fc.assert(
       fc.property(fc.array(fc.tuple(word, sep), { minLength: 1, maxLength: 10 }), (parts) => {
-        const text = parts.map(([w, s]) => w + s).join('').trimEnd();
+        const text = parts
+          .map(([w, s]) => w + s)
+          .join('')
+          .trimEnd();
         const n = scanLine(text, table);
         if (n < 0) return;
         const lexed = lineLexer.tokenize(text);
         expect(lexed.errors).toEqual([]);
-        expect(lexed.tokens.map((tk) => [tk.startOffset, tk.startOffset + tk.image.length])).toEqual(
-          Array.from({ length: n }, (_, k) => [table.start[k], table.end[k]]),
-        );
+        expect(lexed.tokens.map((tk) => [tk.startOffset, tk.startOffset + tk.image.length])).toEqual(Array.from({ length: n }, (_, k) => [table.start[k], table.end[k]]));
       }),
       { numRuns: 3000, seed: 8 },
     );
@@ -154,9 +155,6 @@ describe('short texts shared between lines', () => {
     const input = r.tables[0].chainByName.get('INPUT')!;
     expect(input.rules.slice(0, 4).map((rule) => rule.params[0].values[0])).toEqual(['abcde', 'xbcde', 'abcde', 'xbcde']);
     expect(input.rules.slice(0, 4).map((rule) => rule.matches[0].options[0].values[0])).toEqual(['abcde', 'xbcde', 'abcde', 'xbcde']);
-    expect(r.diagnostics.filter((d) => d.code === 'option-without-module').map((d) => d.message)).toEqual([
-      expect.stringContaining('--abcd-x'),
-      expect.stringContaining('--xbcd-x'),
-    ]);
+    expect(r.diagnostics.filter((d) => d.code === 'option-without-module').map((d) => d.message)).toEqual([expect.stringContaining('--abcd-x'), expect.stringContaining('--xbcd-x')]);
   });
 });

@@ -3,8 +3,8 @@
 // alone ('chevrotain'): model, symbols, diagnostics and the fields catalogs read (targetName, plainDestination).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { ipv6Variant } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { ipv6Variant } from '../../tools/generate/nft';
 import type { IptablesRuleset } from '../../src/core/model/iptables';
 import { findMatchOption, findTargetOption } from '../../src/core/model/iptables';
 import type { RuleNode } from '../../src/core/parse/iptables/nodes';
@@ -55,7 +55,15 @@ const document = (rules: string[], declared = true): string =>
     ':PREROUTING ACCEPT [0:0]',
     ':OUTPUT ACCEPT [0:0]',
     ...(declared
-      ? [':KUBE-SERVICES - [0:0]', ':KUBE-NODEPORTS - [0:0]', ':KUBE-MARK-MASQ - [0:0]', ':KUBE-SVC-BBBBBBBBBBBBBBBB - [0:0]', ':KUBE-SEP-AAAAAAAAAAAAAAAA - [0:0]', ':KUBE-SEP-CCCCCCCCCCCCCCCC - [12:3456]', ':KUBE-FW-EEEEEEEEEEEEEEEE - [0:0]']
+      ? [
+          ':KUBE-SERVICES - [0:0]',
+          ':KUBE-NODEPORTS - [0:0]',
+          ':KUBE-MARK-MASQ - [0:0]',
+          ':KUBE-SVC-BBBBBBBBBBBBBBBB - [0:0]',
+          ':KUBE-SEP-AAAAAAAAAAAAAAAA - [0:0]',
+          ':KUBE-SEP-CCCCCCCCCCCCCCCC - [12:3456]',
+          ':KUBE-FW-EEEEEEEEEEEEEEEE - [0:0]',
+        ]
       : []),
     ...rules,
     'COMMIT',
@@ -229,9 +237,47 @@ describe('kube-proxy shapes = generic paths', () => {
 
   it('random lines from the vocabulary and around it', () => {
     const word = fc.constantFrom(
-      '-s', '-d', '!', '-p', 'tcp', 'udp', 'sctp', 'icmp', '-m', 'comment', 'tcp', 'statistic', 'recent', '--comment', '"a b"', 'x', '"x"',
-      '--dport', '--sport', '80', '0', '--mode', 'random', '--probability', '0.5', '1', '1.5', '-j', '-g', 'DNAT', 'KUBE-MARK-MASQ',
-      'KUBE-SVC-BBBBBBBBBBBBBBBB', 'ACCEPT', '--to-destination', '10.1.2.3:80', '10.0.0.1', '10.0.0.0/8', 'fd00::1/128', '-A', '--set', '-c',
+      '-s',
+      '-d',
+      '!',
+      '-p',
+      'tcp',
+      'udp',
+      'sctp',
+      'icmp',
+      '-m',
+      'comment',
+      'tcp',
+      'statistic',
+      'recent',
+      '--comment',
+      '"a b"',
+      'x',
+      '"x"',
+      '--dport',
+      '--sport',
+      '80',
+      '0',
+      '--mode',
+      'random',
+      '--probability',
+      '0.5',
+      '1',
+      '1.5',
+      '-j',
+      '-g',
+      'DNAT',
+      'KUBE-MARK-MASQ',
+      'KUBE-SVC-BBBBBBBBBBBBBBBB',
+      'ACCEPT',
+      '--to-destination',
+      '10.1.2.3:80',
+      '10.0.0.1',
+      '10.0.0.0/8',
+      'fd00::1/128',
+      '-A',
+      '--set',
+      '-c',
     );
     const sep = fc.constantFrom(' ', ' ', ' ', ' ', '  ', '\t');
     fc.assert(

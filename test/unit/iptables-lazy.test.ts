@@ -2,10 +2,11 @@
 // line when first asked for (issue #8). Whatever order features ask in, and whether or not the details are
 // kept, they must be what an eager read gives.
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { RuleNode, withTransientRuleDetails } from '../../src/core/parse/iptables/nodes';
-import { buildCatalog, catalogToJson } from '../../src/core/kube/catalog';
+import { buildCatalog } from '../../src/core/kube/catalog';
+import { catalogToJson } from '../../src/core/kube/service';
 import { findMatchOption, findTargetOption, matchOptionValues, targetOptionValue, type Rule } from '../../src/core/model/iptables';
 import { plainRule, plainRuleset } from '../helpers/iptables-plain';
 
@@ -82,7 +83,12 @@ describe('lazy iptables rule details', () => {
     expect(r.symbols.referencesTo('chain', r.tables[0].id, 'KUBE-FW').map((x) => x.role)).toEqual(['jump']);
     // Jumps are kept as columns and owners made when asked: no reference is kept as an object.
     expect(r.symbols.references).toEqual([]);
-    expect(r.symbols.allReferences().map((x) => `${x.role} ${x.name}`).sort()).toEqual(['jump KUBE-FW', 'rule-owner INPUT', 'rule-owner KUBE-FW']);
+    expect(
+      r.symbols
+        .allReferences()
+        .map((x) => `${x.role} ${x.name}`)
+        .sort(),
+    ).toEqual(['jump KUBE-FW', 'rule-owner INPUT', 'rule-owner KUBE-FW']);
   });
 
   it('the raw text of a rule is its line, cut when asked, whatever the line breaks', () => {
@@ -95,7 +101,10 @@ describe('lazy iptables rule details', () => {
       // The jump's reference covers the target's columns on that line.
       const r = parseIptables(text);
       const jump = r.symbols.at({ line: 2, character: lines[2].indexOf('KUBE-SEP-A') + 1 });
-      expect(jump).toMatchObject({ type: 'reference', reference: { name: 'KUBE-SEP-A', role: 'jump', range: { start: { line: 2, character: lines[2].indexOf('KUBE-SEP-A') }, end: { line: 2, character: lines[2].length } } } });
+      expect(jump).toMatchObject({
+        type: 'reference',
+        reference: { name: 'KUBE-SEP-A', role: 'jump', range: { start: { line: 2, character: lines[2].indexOf('KUBE-SEP-A') }, end: { line: 2, character: lines[2].length } } },
+      });
     }
   });
 
@@ -195,7 +204,30 @@ describe('peeks: options the catalog reads of every endpoint, straight from the 
   });
 
   it('agree with the details on random lines made of the words they look for', () => {
-    const chunks = ['-m "statistic"', '-m statistic', '--mode random', '--probability 0.5', '--prob 0.3', '-j DNAT', '--to-destination 10.0.0.1:80', '--to 10.0.0.2:80', '-p tcp', '-m tcp --dport 80', '! --probability 0.2', '-m policy --mode tunnel', '--match statistic', '-j KUBE-SEP-A', '-g KUBE-SEP-A', '-m recent --rcheck', '--mode nth --every 2', '--probability "0.7"', '-m comment --comment "a b"', '!', '--mode', '--to-destination'];
+    const chunks = [
+      '-m "statistic"',
+      '-m statistic',
+      '--mode random',
+      '--probability 0.5',
+      '--prob 0.3',
+      '-j DNAT',
+      '--to-destination 10.0.0.1:80',
+      '--to 10.0.0.2:80',
+      '-p tcp',
+      '-m tcp --dport 80',
+      '! --probability 0.2',
+      '-m policy --mode tunnel',
+      '--match statistic',
+      '-j KUBE-SEP-A',
+      '-g KUBE-SEP-A',
+      '-m recent --rcheck',
+      '--mode nth --every 2',
+      '--probability "0.7"',
+      '-m comment --comment "a b"',
+      '!',
+      '--mode',
+      '--to-destination',
+    ];
     let seed = 12345;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const lines = Array.from({ length: 3000 }, () => `-A KUBE-SVC-A ${Array.from({ length: 1 + Math.floor(next() * 7) }, () => chunks[Math.floor(next() * chunks.length)]).join(' ')}`);

@@ -3,13 +3,13 @@
 // endpoint index, which finds endpoints through the Service index, what a map of its own would hold.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { RulePeek } from '../../src/core/kube/iptables-rule-peek';
 import { lookupMatchOption } from '../../src/core/parse/iptables/extensions';
 import { findAnyMatchOption, findMatchOption, findParam, ruleComment, type Rule } from '../../src/core/model/iptables';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import type { Endpoint, Service } from '../../src/core/kube/catalog';
+import type { Endpoint, Service } from '../../src/core/kube/service';
 
 /** The answers from the rule's details (what the catalog asked before). */
 function slow(rule: Rule) {
@@ -102,7 +102,7 @@ const TRICKY = [
   // Older kube-proxy's unnamed port, and the escaped quote iptables-save writes (kube-router's comments).
   '-A KUBE-SERVICES -d 10.0.0.93/32 -p tcp -m comment --comment "default/nginx: cluster IP" -m tcp --dport 80 -j KUBE-SVC-X',
   '-A KUBE-NODEPORTS -p tcp -m comment --comment "default/nginx:" -m tcp --dport 30080 -j KUBE-SVC-X',
-  "-A KUBE-SEP-Y -d 10.1.0.5/32 -m comment --comment \"when source is the pod\\'s local node\" -m addrtype --src-type LOCAL -j ACCEPT",
+  '-A KUBE-SEP-Y -d 10.1.0.5/32 -m comment --comment "when source is the pod\\\'s local node" -m addrtype --src-type LOCAL -j ACCEPT',
 ];
 
 describe('RulePeek', () => {
@@ -143,9 +143,47 @@ describe('RulePeek', () => {
     const base = generateIptablesDump({ services: randomServices(6, 2, 3), style: 'iptables-nft-save', nodeRules: true })
       .split('\n')
       .filter((l) => l.startsWith('-A '));
-    const piece = fc.constantFrom(' ', '!', '"', '\\', '-m', '--comment', '--com', '-m comment', '--dport', '--dp', '--dports', '--destination-port', '-m tcp',
-      '-m multiport', '-p', '--protocol', '-s', '! -s', '--src', '-d', '--destination', '-m recent', '--rcheck', '--update', '--seconds', '--r', '--se', '-j', '-g',
-      '-j DNAT', '-c', '1', 'x y', '"a b"', '-m COMMENT', '[1:2]', '\t', '中', '--set');
+    const piece = fc.constantFrom(
+      ' ',
+      '!',
+      '"',
+      '\\',
+      '-m',
+      '--comment',
+      '--com',
+      '-m comment',
+      '--dport',
+      '--dp',
+      '--dports',
+      '--destination-port',
+      '-m tcp',
+      '-m multiport',
+      '-p',
+      '--protocol',
+      '-s',
+      '! -s',
+      '--src',
+      '-d',
+      '--destination',
+      '-m recent',
+      '--rcheck',
+      '--update',
+      '--seconds',
+      '--r',
+      '--se',
+      '-j',
+      '-g',
+      '-j DNAT',
+      '-c',
+      '1',
+      'x y',
+      '"a b"',
+      '-m COMMENT',
+      '[1:2]',
+      '\t',
+      '中',
+      '--set',
+    );
     fc.assert(
       fc.property(fc.nat(), fc.array(fc.tuple(fc.nat(), piece), { minLength: 1, maxLength: 3 }), (index, edits) => {
         let line = base[index % base.length];

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { GroupsByReal, ipPortKey, RunKeys, sortedServices } from '../../src/core/kube/ipvs-catalog';
-import { canonicalAddress, ipv4Number } from '../../src/core/trace/addr';
+import { canonicalAddress, ipv4Number } from '../../src/core/model/address';
 
 /** The key as the catalog defined it before the shortcut: canonical address first, then its IPv4 value. */
 function referenceKey(address: string | undefined, port: number | undefined, protocol: string): string | number {
@@ -15,8 +15,26 @@ function referenceKey(address: string | undefined, port: number | undefined, pro
 }
 
 const TRICKY = [
-  '10.0.0.1', '0.0.0.0', '255.255.255.255', '256.0.0.1', '010.0.0.1', '10.0.0', '10.0.0.1.', '1.2.3.4.5', '10..0.1', ' 10.0.0.1',
-  '::ffff:10.0.0.1', '::ffff:a00:1', '::10.0.0.1', 'fd00::1', 'FD00:0:0::1', '[fd00::1]', 'fd00::1%eth0', '', 'x', '1e3.0.0.1',
+  '10.0.0.1',
+  '0.0.0.0',
+  '255.255.255.255',
+  '256.0.0.1',
+  '010.0.0.1',
+  '10.0.0',
+  '10.0.0.1.',
+  '1.2.3.4.5',
+  '10..0.1',
+  ' 10.0.0.1',
+  '::ffff:10.0.0.1',
+  '::ffff:a00:1',
+  '::10.0.0.1',
+  'fd00::1',
+  'FD00:0:0::1',
+  '[fd00::1]',
+  'fd00::1%eth0',
+  '',
+  'x',
+  '1e3.0.0.1',
 ];
 
 describe('ipPortKey', () => {
@@ -71,7 +89,11 @@ describe('sortedServices', () => {
 describe('GroupsByReal of runs', () => {
   it('finds what it finds from the same reals as iterables', () => {
     const real = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 2 ** 48 }), fc.constantFrom(2 ** 50, 2 ** 50 + 4, 1.5, -3, Number.NaN));
-    const group = fc.record({ protocol: fc.constantFrom('tcp', 'udp', 'sctp', 'fwmark'), reals: fc.uniqueArray(real, { maxLength: 6 }), strings: fc.option(fc.uniqueArray(fc.constantFrom('fd00::1:80', 'x', '1'), { minLength: 1 }), { nil: undefined }) });
+    const group = fc.record({
+      protocol: fc.constantFrom('tcp', 'udp', 'sctp', 'fwmark'),
+      reals: fc.uniqueArray(real, { maxLength: 6 }),
+      strings: fc.option(fc.uniqueArray(fc.constantFrom('fd00::1:80', 'x', '1'), { minLength: 1 }), { nil: undefined }),
+    });
     fc.assert(
       fc.property(fc.array(group, { maxLength: 12 }), (groups) => {
         const numbers = new Float64Array(groups.flatMap((g) => g.reals));
@@ -81,8 +103,17 @@ describe('GroupsByReal of runs', () => {
           starts.push(at);
           at += g.reals.length;
         }
-        const runs = new GroupsByReal(groups.length, (k) => groups[k].protocol, (k) => new RunKeys(numbers, starts[k], starts[k] + groups[k].reals.length, groups[k].strings), 2);
-        const plain = new GroupsByReal(groups.length, (k) => groups[k].protocol, (k) => [...groups[k].reals, ...(groups[k].strings ?? [])]);
+        const runs = new GroupsByReal(
+          groups.length,
+          (k) => groups[k].protocol,
+          (k) => new RunKeys(numbers, starts[k], starts[k] + groups[k].reals.length, groups[k].strings),
+          2,
+        );
+        const plain = new GroupsByReal(
+          groups.length,
+          (k) => groups[k].protocol,
+          (k) => [...groups[k].reals, ...(groups[k].strings ?? [])],
+        );
         for (const protocol of ['tcp', 'udp', 'sctp', 'fwmark'])
           for (const r of groups.flatMap((g) => [...g.reals, ...(g.strings ?? [])])) {
             expect(runs.groupsWith(protocol, r)).toEqual(plain.groupsWith(protocol, r));

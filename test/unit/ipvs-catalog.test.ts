@@ -1,13 +1,13 @@
 // The IPVS-mode catalog of a node snapshot (ipvsadm + ipset + iptables) against the generator's truth.
 import { describe, expect, it } from 'vitest';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
-import { catalogToJson } from '../../src/core/kube/catalog';
-import { expectedIpvsCatalog, generateIpvsSnapshot, type IpvsGenOptions } from '../../src/core/kube/generate/ipvs';
-import { randomServices } from '../../src/core/kube/generate/iptables';
-import { ipv6Variant } from '../../src/core/kube/generate/nft';
-import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { catalogToJson } from '../../src/core/kube/service';
+import { expectedIpvsCatalog, generateIpvsSnapshot, type IpvsGenOptions } from '../../tools/generate/ipvs';
+import { randomServices } from '../../tools/generate/iptables';
+import { ipv6Variant } from '../../tools/generate/nft';
+import { SAMPLE_SERVICES } from '../../tools/generate/samples';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 
 function snapshotOf(opts: IpvsGenOptions, which: ('ipvsadm-save' | 'ipvsadm-list' | 'ipset-save' | 'ipset-list' | 'iptables-save')[]) {
   const dumps = generateIpvsSnapshot(opts);
@@ -26,7 +26,10 @@ function byClusterIP(entries: Entry[]) {
     if (!c) continue;
     out[`${c.address}:${c.port}/${e.protocol}`] = {
       frontends: e.frontends.map((f) => `${f.kind} ${f.address ?? '*'}:${f.port}`).sort(),
-      endpoints: e.endpoints.filter((x) => x.probability > 0).map((x) => `${x.address}:${x.port} ${x.probability.toFixed(6)}${x.local ? ' local' : ''}`).sort(),
+      endpoints: e.endpoints
+        .filter((x) => x.probability > 0)
+        .map((x) => `${x.address}:${x.port} ${x.probability.toFixed(6)}${x.local ? ' local' : ''}`)
+        .sort(),
     };
   }
   return out;
@@ -122,7 +125,7 @@ describe('IPVS-mode catalog from a node snapshot', () => {
     expect(snap.services.flatMap((s) => s.frontends).every((f) => f.kindUncertain)).toBe(true);
   });
 
-  it('NodePort ranges of a bitmap:port set cost per member, not per port', () => {
+  perfIt('NodePort ranges of a bitmap:port set cost per member, not per port', () => {
     const ipvsadmOf = () => analyzeFile('node1/ipvsadm', '-A -t 192.168.0.10:30080 -s rr\n-a -t 192.168.0.10:30080 -r 10.244.1.5:80 -m -w 1\n')!;
     const ipvsadm = ipvsadmOf();
     const ipset = (members: string) => analyzeFile('node1/ipset', `create KUBE-NODE-PORT-TCP bitmap:port range 0-65535\n${members}`)!;
@@ -134,10 +137,17 @@ describe('IPVS-mode catalog from a node snapshot', () => {
     expect(buildSnapshot([ipvsadm, ipset('add KUBE-NODE-PORT-TCP 30081-30100\n')]).services[0].frontends[0].kindUncertain).toBe(true);
     // Same number of members: 65,536 ports each must not cost 65,536 times as much (a new ipvsadm analysis each
     // time: the catalog of one is kept).
-    const byText = new Map([['narrow', narrow], ['wide', wide]]);
-    const ratio = costRatio((which) => {
-      for (let k = 0; k < 40; k++) buildSnapshot([ipvsadmOf(), byText.get(which)!]);
-    }, 'narrow', 'wide');
+    const byText = new Map([
+      ['narrow', narrow],
+      ['wide', wide],
+    ]);
+    const ratio = costRatio(
+      (which) => {
+        for (let k = 0; k < 40; k++) buildSnapshot([ipvsadmOf(), byText.get(which)!]);
+      },
+      'narrow',
+      'wide',
+    );
     expect(ratio).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import { analyzeIpvsadm, foldingRanges, hoverAt, outline, type IpvsadmAnalysis } from '../../src/core/language/ipvsadm';
 import { weightShares } from '../../src/core/model/ipvs';
 import type { Range } from '../../src/core/model/range';
@@ -13,7 +13,15 @@ import { splitLines } from '../../src/core/parse/lines';
 import { mutate, mutationOf } from '../helpers/mutate';
 
 const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');
-const SEEDS = ['kube-proxy-node.ipvsadm', 'kube-proxy-node.save.ipvsadm', 'director.ipvsadm', 'director.save.ipvsadm', 'kube-proxy-node.stats.ipvsadm', 'kube-proxy-node.persistent-conn.ipvsadm', 'kube-proxy-node.connections.ipvsadm'].map((f) => readFileSync(resolve(FIXTURES, f), 'utf8'));
+const SEEDS = [
+  'kube-proxy-node.ipvsadm',
+  'kube-proxy-node.save.ipvsadm',
+  'director.ipvsadm',
+  'director.save.ipvsadm',
+  'kube-proxy-node.stats.ipvsadm',
+  'kube-proxy-node.persistent-conn.ipvsadm',
+  'kube-proxy-node.connections.ipvsadm',
+].map((f) => readFileSync(resolve(FIXTURES, f), 'utf8'));
 const SEED_DUMP = ['[root@node1 ~]# ipvsadm -Ln', SEEDS[0], 'some prose', SEEDS[6], '# ipvsadm -Sn', SEEDS[3]].join('\n');
 const SEED_LINES = SEED_DUMP.split('\n');
 const ALPHABET = ['-', '->', ' ', '\t', '\r', ':', '[', ']', '(', ')', ',', '0', '65535', 'TCP', 'UDP', 'FWM', 'rr', 'persistent', 'mask', 'Masq', '-A', '-a', '-t', '-w', '#', '\u0000', '中', '😀', '\n'];
@@ -75,16 +83,86 @@ describe('parseIpvsadm robustness (6,500 generated inputs)', () => {
 
   it('random lines built from ipvsadm tokens: 2,000 inputs', () => {
     const token = fc.oneof(
-      fc.constantFrom('TCP', 'UDP', 'SCTP', 'FWM', 'IPv6', '->', 'Masq', 'Route', 'Tunnel', 'Local', 'rr', 'wrr', 'sh', 'persistent', 'mask', 'pe', 'ops', '(sh-port)', '10.0.0.1:80', '[fd00::1]:53', 'web:http', '0', '1', '65536', '12:34', 'NONE', 'ESTABLISHED', '-A', '-a', '-E', '-e', '-D', '-d', '-C', '-t', '-u', '-f', '-6', '-s', '-p', '-M', '-b', '-r', '-g', '-m', '-i', '-w', '-x', '--tun-type', 'Prot', 'pro', 'IP Virtual Server version', 'IPVS connection entries', '#', '$'),
+      fc.constantFrom(
+        'TCP',
+        'UDP',
+        'SCTP',
+        'FWM',
+        'IPv6',
+        '->',
+        'Masq',
+        'Route',
+        'Tunnel',
+        'Local',
+        'rr',
+        'wrr',
+        'sh',
+        'persistent',
+        'mask',
+        'pe',
+        'ops',
+        '(sh-port)',
+        '10.0.0.1:80',
+        '[fd00::1]:53',
+        'web:http',
+        '0',
+        '1',
+        '65536',
+        '12:34',
+        'NONE',
+        'ESTABLISHED',
+        '-A',
+        '-a',
+        '-E',
+        '-e',
+        '-D',
+        '-d',
+        '-C',
+        '-t',
+        '-u',
+        '-f',
+        '-6',
+        '-s',
+        '-p',
+        '-M',
+        '-b',
+        '-r',
+        '-g',
+        '-m',
+        '-i',
+        '-w',
+        '-x',
+        '--tun-type',
+        'Prot',
+        'pro',
+        'IP Virtual Server version',
+        'IPVS connection entries',
+        '#',
+        '$',
+      ),
       fc.string({ maxLength: 6 }),
     );
     const line = fc.tuple(fc.constantFrom('', '  ', '\t'), fc.array(token, { maxLength: 10 })).map(([indent, ts]) => indent + ts.join(' '));
-    fc.assert(fc.property(fc.array(line, { maxLength: 30 }), (ls) => { checkInvariants(ls.join('\n')); }), { numRuns: 2000, seed: 12 });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), (ls) => {
+        checkInvariants(ls.join('\n'));
+      }),
+      { numRuns: 2000, seed: 12 },
+    );
   });
 
   it('arbitrary strings and bytes: 1,500 inputs', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1'))), (s) => { checkInvariants(s); }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 400 }),
+          fc.string({ unit: 'binary', maxLength: 400 }),
+          fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1')),
+        ),
+        (s) => {
+          checkInvariants(s);
+        },
+      ),
       { numRuns: 1500, seed: 4 },
     );
   });
@@ -98,9 +176,13 @@ describe('parseIpvsadm robustness (6,500 generated inputs)', () => {
 });
 
 describe('parseIpvsadm cost is linear in the input size', () => {
-  const listing = (n: number) => ['IP Virtual Server version 1.2.1 (size=4096)', ...Array.from({ length: n }, (_, i) => `TCP  10.${(i >> 8) & 255}.${i & 255}.1:80 rr\n  -> 10.244.${(i >> 8) & 255}.${i & 255}:8080 Masq 1 0 0\n  -> 10.245.${(i >> 8) & 255}.${i & 255}:8080 Masq 1 0 0`)].join('\n');
+  const listing = (n: number) =>
+    [
+      'IP Virtual Server version 1.2.1 (size=4096)',
+      ...Array.from({ length: n }, (_, i) => `TCP  10.${(i >> 8) & 255}.${i & 255}.1:80 rr\n  -> 10.244.${(i >> 8) & 255}.${i & 255}:8080 Masq 1 0 0\n  -> 10.245.${(i >> 8) & 255}.${i & 255}:8080 Masq 1 0 0`),
+    ].join('\n');
   const save = (n: number) => Array.from({ length: n }, (_, i) => `-A -t 10.${(i >> 8) & 255}.${i & 255}.1:80 -s rr\n-a -t 10.${(i >> 8) & 255}.${i & 255}.1:80 -r 10.244.0.1:80 -m -w 1`).join('\n');
-  it('8× the services cost at most half what a quadratic parser would (64×)', () => {
+  perfIt('8× the services cost at most half what a quadratic parser would (64×)', () => {
     for (const make of [listing, save]) expect(costRatio(analyzeIpvsadm, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 
@@ -113,7 +195,7 @@ describe('parseIpvsadm cost is linear in the input size', () => {
     '-a then -d': (n: number) => ['-A -t 10.96.0.1:443 -s rr', ...servers(n, (i) => `-a -t 10.96.0.1:443 -r ${server(i)} -m`), ...servers(n, (i) => `-d -t 10.96.0.1:443 -r ${server(n - 1 - i)}`)].join('\n'),
     'a second listing': (n: number) => ['IP Virtual Server version 1.2.1 (size=4096)', ...listed(n), ...listed(n)].join('\n'),
   };
-  it.each(Object.entries(oneService))('8× the real servers of one service (%s) cost at most half what a quadratic parser would', (_, make) => {
+  perfIt.each(Object.entries(oneService))('8× the real servers of one service (%s) cost at most half what a quadratic parser would', (_, make) => {
     expect(costRatio(analyzeIpvsadm, make(1000), make(8000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });

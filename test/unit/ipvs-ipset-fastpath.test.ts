@@ -5,9 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { Symbols } from '../../src/core/model/symbols';
+import { randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
 import { parseIpset } from '../../src/core/parse/ipset/parser';
 import { MemberNode } from '../../src/core/parse/ipset/nodes';
 import { RealServerNode, ServiceNode } from '../../src/core/parse/ipvs/nodes';
@@ -16,40 +15,7 @@ import { parseIpvsadm } from '../../src/core/parse/ipvs/parser';
 import { mutate, mutationOf } from '../helpers/mutate';
 import { corpusFiles, HAVE_CORPUS } from '../helpers/shared';
 import { ipv6Services } from '../helpers/ipv6';
-
-/**
- * A model object as plain data: its own enumerable properties and the getters of its classes, read
- * recursively; undefined values count as absent (as toEqual counts them). Maps become entry lists.
- */
-function plain(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(plain);
-  if (value instanceof Map) return [...value.entries()].map(([k, v]) => [k, entry(v)]);
-  if (value instanceof Symbols) return { definitions: plain(value.definitions), references: plain(value.references) };
-  const keys = new Set(Object.keys(value));
-  for (let p = Object.getPrototypeOf(value); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
-    for (const [k, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) if (d.get) keys.add(k);
-  }
-  const out: Record<string, unknown> = {};
-  for (const k of [...keys].sort()) {
-    const v = (value as Record<string, unknown>)[k];
-    if (v !== undefined) out[k] = plain(v);
-  }
-  return out;
-}
-
-/** A set or service (compared in full in its list) by name and line; a per-line index value with those as references. */
-const isContainer = (v: unknown): v is { name: string; line: number } => typeof v === 'object' && v !== null && ('members' in v || 'realServers' in v);
-function entry(v: unknown): unknown {
-  if (isContainer(v)) return { ref: v.name, line: v.line };
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return plain(v);
-  const out: Record<string, unknown> = {};
-  for (const k of ['set', 'service', 'server', 'member', 'range', 'key', 'keyRange']) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x !== undefined) out[k] = isContainer(x) ? { ref: x.name, line: x.line } : plain(x);
-  }
-  return Object.keys(out).length > 0 ? out : plain(v);
-}
+import { plainModel as plain } from '../helpers/model-plain';
 
 function sameIpvsadm(text: string): void {
   const fast = parseIpvsadm(text);
@@ -342,7 +308,11 @@ describe('LineMap', () => {
     m.set(3, 'c').set(0, 'a').set(10, 'k').set(3, 'C');
     expect(m.size).toBe(3);
     expect([...m.keys()]).toEqual([0, 3, 10]);
-    expect([...m]).toEqual([[0, 'a'], [3, 'C'], [10, 'k']]);
+    expect([...m]).toEqual([
+      [0, 'a'],
+      [3, 'C'],
+      [10, 'k'],
+    ]);
     expect([...m.values()]).toEqual(['a', 'C', 'k']);
     expect(m.get(3)).toBe('C');
     expect(m.get(4)).toBeUndefined();
@@ -354,7 +324,10 @@ describe('LineMap', () => {
     expect(m.size).toBe(2);
     const seen: Array<[number, string]> = [];
     m.forEach((v, k) => seen.push([k, v]));
-    expect(seen).toEqual([[0, 'a'], [3, 'C']]);
+    expect(seen).toEqual([
+      [0, 'a'],
+      [3, 'C'],
+    ]);
     expect(() => m.set(-1, 'x')).toThrow(RangeError);
     m.clear();
     expect(m.size).toBe(0);
@@ -362,7 +335,13 @@ describe('LineMap', () => {
   });
 
   it('answers the same with room reserved for fewer, as many or more lines than it gets', () => {
-    const entries: [number, string][] = [[0, 'a'], [2, 'b'], [7, 'c'], [8, 'd'], [30, 'e']];
+    const entries: [number, string][] = [
+      [0, 'a'],
+      [2, 'b'],
+      [7, 'c'],
+      [8, 'd'],
+      [30, 'e'],
+    ];
     const plain = new LineMap<string>();
     for (const [k, v] of entries) plain.set(k, v);
     for (const reserved of [1, 9, 31, 100]) {

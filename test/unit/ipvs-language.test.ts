@@ -1,17 +1,7 @@
 // ipvsadm language features through the pure core: definition, references, outline, folding, hovers and
 // the status summary, with `<|>` cursor and `<<…>>` range markers in the fixtures.
 import { describe, expect, it } from 'vitest';
-import {
-  analyzeIpvsadm,
-  definitionAt,
-  foldingRanges,
-  hoverAt,
-  ipvsadmFeatures,
-  outline,
-  referencesAt,
-  serviceHover,
-  statusSummary,
-} from '../../src/core/language/ipvsadm';
+import { analyzeIpvsadm, definitionAt, foldingRanges, hoverAt, ipvsadmFeatures, outline, referencesAt, serviceHover, statusSummary } from '../../src/core/language/ipvsadm';
 import { explainForward, explainScheduler, explainSchedFlag, schedulerTitle } from '../../src/core/explain/ipvs';
 import { IPVS_SCHEDULERS } from '../../src/core/model/ipvs';
 import { mark } from '../helpers/markers';
@@ -55,7 +45,7 @@ describe('navigation', () => {
     expect(a.dialect).toBe('ipvsadm');
   });
 
-  it('F12 on a connection entry\'s virtual address lands on the virtual service', () => {
+  it("F12 on a connection entry's virtual address lands on the virtual service", () => {
     const def = definitionAt(a, fx.cursors[11]);
     expect(def?.name).toBe('UDP 10.96.0.10:53');
     expect(def?.range).toEqual(fx.ranges[0]);
@@ -95,11 +85,7 @@ describe('outline and folding', () => {
       ['10.244.1.3:53', 'Masq · weight 1 · 50% · 0 active · 4 inactive'],
       ['10.244.2.4:53', 'Masq · weight 1 · 50% · 0 active · 3 inactive'],
     ]);
-    expect(items[5].children.map((c) => c.detail)).toEqual([
-      'Masq · weight 1 · 50% · 0 active · 2 inactive',
-      'Masq · weight 0 · 0% · 0 active · 5 inactive',
-      'Masq · weight 2 · 50% · 0 active · 0 inactive',
-    ]);
+    expect(items[5].children.map((c) => c.detail)).toEqual(['Masq · weight 1 · 50% · 0 active · 2 inactive', 'Masq · weight 0 · 0% · 0 active · 5 inactive', 'Masq · weight 2 · 50% · 0 active · 0 inactive']);
     expect(items[3].children.map((c) => c.detail)).toEqual(['Masq · weight 3 · 12 active · 40 inactive', 'Masq · weight 1 · 4 active · 9 inactive']);
     for (const item of items) {
       for (const child of item.children) {

@@ -3,8 +3,8 @@
 // endpoints when they are first asked for. Both must answer what the plain versions answer.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
+import { randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
 import { buildIpvsCatalog } from '../../src/core/kube/ipvs-catalog';
 import { lineRange } from '../../src/core/model/range';
 import { RealServerNode, serverLineWords } from '../../src/core/parse/ipvs/nodes';

@@ -23,7 +23,11 @@ function snapshot(named: Record<string, string>) {
 function cli(args: string[]): { code: number; out: string; err: string } {
   const out: string[] = [];
   const err: string[] = [];
-  const code = run(args, (s) => out.push(s), (s) => err.push(s));
+  const code = run(
+    args,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -87,7 +91,9 @@ describe('kube-proxy mode from what KUBE-SERVICES dispatches to', () => {
   it('services says IPVS mode and lists the leftovers, in text and JSON', () => {
     const dir = `${__dirname}/../fixtures/wild`;
     const text = cli(['services', `${dir}/ipvs-leftovers.iptables`, `${dir}/ipvs-leftovers.ipvsadm`, `${dir}/ipvs-leftovers.ipset`]);
-    expect(text.out).toMatch(/^kube-proxy mode: ipvs\nleftovers: 5 KUBE-SVC chains \(and 13 other iptables-mode chains\) are leftovers from iptables mode: nothing jumps to the KUBE-SVC chains, but filter\/KUBE-EXTERNAL-SERVICES, filter\/KUBE-NODEPORTS, filter\/KUBE-SERVICES are still jumped to/);
+    expect(text.out).toMatch(
+      /^kube-proxy mode: ipvs\nleftovers: 5 KUBE-SVC chains \(and 13 other iptables-mode chains\) are leftovers from iptables mode: nothing jumps to the KUBE-SVC chains, but filter\/KUBE-EXTERNAL-SERVICES, filter\/KUBE-NODEPORTS, filter\/KUBE-SERVICES are still jumped to/,
+    );
     const json = JSON.parse(cli(['services', '--json', `${dir}/ipvs-leftovers.iptables`, `${dir}/ipvs-leftovers.ipvsadm`]).out);
     expect(json.mode).toBe('ipvs');
     expect(json.leftovers).toEqual([{ mode: 'iptables', file: `${dir}/ipvs-leftovers.iptables`, note: expect.stringContaining('5 KUBE-SVC chains') }]);
@@ -116,8 +122,8 @@ COMMIT
     expect(snap.leftovers.map((l) => l.of)).toEqual(['ipvs', 'ipvs']);
     const e = explainNode(snap);
     const items = e.sections.find((s) => s.id === 'leftovers')!.items.map((i) => i.text);
-    expect(items).toContain('2 IPVS-mode chains and 1 rules matching kube-proxy\'s ipsets are leftovers from IPVS mode; filter/KUBE-IPVS-FILTER are still jumped to and may still filter packets.');
-    expect(items).toContain('3 of kube-proxy\'s IPVS-mode ipsets are leftovers from IPVS mode.');
+    expect(items).toContain("2 IPVS-mode chains and 1 rules matching kube-proxy's ipsets are leftovers from IPVS mode; filter/KUBE-IPVS-FILTER are still jumped to and may still filter packets.");
+    expect(items).toContain("3 of kube-proxy's IPVS-mode ipsets are leftovers from IPVS mode.");
   });
 
   it('nftables mode with iptables-mode rules beside it: those Services are marked as leftovers, still hooked', () => {
@@ -183,7 +189,7 @@ describe('IPVS virtual services on node addresses are NodePorts', () => {
     expect(lone.frontends[0].kind).toBe('clusterIP');
   });
 
-  it('with kube-proxy\'s ipsets the kinds are certain', () => {
+  it("with kube-proxy's ipsets the kinds are certain", () => {
     const sets = 'create KUBE-CLUSTER-IP hash:ip,port family inet\nadd KUBE-CLUSTER-IP 10.96.7.7,tcp:80\ncreate KUBE-NODE-PORT-TCP bitmap:port range 0-65535\nadd KUBE-NODE-PORT-TCP 30080\n';
     const json = JSON.parse(cli(['services', '--json', ...writeTemp('np.ipvsadm', NODE_PORT_IPVS), ...writeTemp('np.ipset', sets)]).out);
     const web = json.services.find((s: { frontends: { address: string }[] }) => s.frontends.some((f) => f.address === '10.96.7.7'));
@@ -201,9 +207,8 @@ describe('IPVS virtual services on node addresses are NodePorts', () => {
   });
 });
 
-describe('kube-proxy\'s ipset memberships inferred from the IPVS table', () => {
-  const files = (withSets: boolean) =>
-    ['samples/ipvs/node1.iptables', 'samples/ipvs/node1.ipvsadm', ...(withSets ? ['samples/ipvs/node1.ipset'] : [])].map((f) => analyzeFile(f, read(f))!);
+describe("kube-proxy's ipset memberships inferred from the IPVS table", () => {
+  const files = (withSets: boolean) => ['samples/ipvs/node1.iptables', 'samples/ipvs/node1.ipvsadm', ...(withSets ? ['samples/ipvs/node1.ipset'] : [])].map((f) => analyzeFile(f, read(f))!);
   const summary = (r: ReturnType<typeof trace>) => r.outcomes.map((o) => `${o.verdict} ${o.destination ?? ''} ${o.probability.toFixed(4)}${o.masquerade ? ' masq' : ''} [${o.assumptions.join('; ')}]`).sort();
 
   // Before: 76 (pod), 38 (node) and 73 (outside) outcomes, each ipset of kube-proxy an unknown condition.
@@ -219,7 +224,7 @@ describe('kube-proxy\'s ipset memberships inferred from the IPVS table', () => {
     const known = trace(files(true), to, port, entry, extra);
     expect(summary(inferred)).toEqual(summary(known));
     expect(inferred.outcomes.length).toBeLessThanOrEqual(3);
-    expect(inferred.warnings.join('\n')).toContain('No ipset dump: membership of kube-proxy\'s ipsets was inferred from the IPVS virtual services');
+    expect(inferred.warnings.join('\n')).toContain("No ipset dump: membership of kube-proxy's ipsets was inferred from the IPVS virtual services");
     expect(known.warnings.join('\n')).not.toContain('inferred');
   });
 

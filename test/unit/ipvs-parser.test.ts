@@ -6,7 +6,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realServerLabel, weightShares, type IpvsDump, type VirtualService } from '../../src/core/model/ipvs';
 import { parseEndpoint, parseIpvsadm } from '../../src/core/parse/ipvs/parser';
-import { isIpv4, isIpv6, parseCount, parsePort } from '../../src/core/parse/ipvs/address';
+import { isIpv4, isIpv6 } from '../../src/core/model/address';
+import { parseCount, parsePort } from '../../src/core/parse/ipvs/address';
 import { lineRange } from '../../src/core/model/range';
 
 const FIXTURES = resolve(__dirname, '../grammar/ipvs/fixtures');
@@ -79,7 +80,10 @@ describe('ipvsadm -Ln of a kube-proxy IPVS node', () => {
   it('wlc service with weights keeps its counts and has no fixed shares', () => {
     const s = svc(d, 'TCP 192.168.10.11:31443');
     expect(s.scheduler).toBe('wlc');
-    expect(s.realServers.map((r) => [r.weight, r.activeConn, r.inactConn])).toEqual([[3, 12, 40], [1, 4, 9]]);
+    expect(s.realServers.map((r) => [r.weight, r.activeConn, r.inactConn])).toEqual([
+      [3, 12, 40],
+      [1, 4, 9],
+    ]);
     expect(weightShares(s)).toBeUndefined();
   });
 
@@ -160,12 +164,13 @@ describe('ipvsadm -Sn (restore input)', () => {
     const saved = parseIpvsadm(fixture('kube-proxy-node.save.ipvsadm'));
     expect(problems(saved)).toEqual([]);
     expect(saved.formats).toEqual(['save']);
-    const shape = (dump: IpvsDump) => dump.services.map((s) => ({
-      name: s.name,
-      scheduler: s.scheduler,
-      persistent: s.persistent?.timeout,
-      servers: s.realServers.map((r) => `${realServerLabel(r)} ${r.forward} ${r.weight}`),
-    }));
+    const shape = (dump: IpvsDump) =>
+      dump.services.map((s) => ({
+        name: s.name,
+        scheduler: s.scheduler,
+        persistent: s.persistent?.timeout,
+        servers: s.realServers.map((r) => `${realServerLabel(r)} ${r.forward} ${r.weight}`),
+      }));
     expect(shape(saved)).toEqual(shape(listed));
   });
 
@@ -173,23 +178,32 @@ describe('ipvsadm -Sn (restore input)', () => {
     const listed = parseIpvsadm(fixture('director.ipvsadm'));
     const saved = parseIpvsadm(fixture('director.save.ipvsadm'));
     expect(problems(saved)).toEqual([]);
-    const shape = (dump: IpvsDump) => dump.services.map((s) => ({
-      name: s.name,
-      scheduler: s.scheduler,
-      flags: s.flags,
-      persistent: s.persistent && { timeout: s.persistent.timeout, netmask: s.persistent.netmask },
-      servers: s.realServers.map((r) => `${realServerLabel(r)} ${r.forward} ${r.weight}`),
-    }));
+    const shape = (dump: IpvsDump) =>
+      dump.services.map((s) => ({
+        name: s.name,
+        scheduler: s.scheduler,
+        flags: s.flags,
+        persistent: s.persistent && { timeout: s.persistent.timeout, netmask: s.persistent.netmask },
+        servers: s.realServers.map((r) => `${realServerLabel(r)} ${r.forward} ${r.weight}`),
+      }));
     expect(shape(saved)).toEqual(shape(listed));
   });
 
   it('-a lines reference the -A definition; commands are kept with their options', () => {
     const d = parseIpvsadm(fixture('kube-proxy-node.save.ipvsadm'));
     const refs = d.symbols.referencesTo('virtualService', 'ipvs', 'TCP 10.96.0.10:53');
-    expect(refs.map((r) => [r.range.start.line, r.role])).toEqual([[3, 'rule-owner'], [4, 'rule-owner']]);
+    expect(refs.map((r) => [r.range.start.line, r.role])).toEqual([
+      [3, 'rule-owner'],
+      [4, 'rule-owner'],
+    ]);
     const add = d.commandByLine.get(3)!;
     expect(add).toMatchObject({ command: 'add-server', name: '-a', service: 'TCP 10.96.0.10:53' });
-    expect(add.options.map((o) => [o.name, o.values])).toEqual([['-t', ['10.96.0.10:53']], ['-r', ['10.244.1.3:53']], ['-m', []], ['-w', ['1']]]);
+    expect(add.options.map((o) => [o.name, o.values])).toEqual([
+      ['-t', ['10.96.0.10:53']],
+      ['-r', ['10.244.1.3:53']],
+      ['-m', []],
+      ['-w', ['1']],
+    ]);
   });
 
   it('defaults: wlc scheduler, -g forwarding, weight 1, -p without a value is 300 s, a real server without port takes the service port', () => {
@@ -202,10 +216,12 @@ describe('ipvsadm -Sn (restore input)', () => {
   });
 
   it('long options, --sctp-service, -x/-y thresholds and tunnel options', () => {
-    const d = parseIpvsadm([
-      '--add-service --sctp-service 10.0.0.1:3868 --scheduler wrr --persistent 60 --netmask 255.255.0.0',
-      '--add-server --sctp-service 10.0.0.1:3868 --real-server 10.1.0.2:3868 --ipip --weight 2 -x 100 -y 50 --tun-type gue --tun-port 6080 --tun-csum',
-    ].join('\n'));
+    const d = parseIpvsadm(
+      [
+        '--add-service --sctp-service 10.0.0.1:3868 --scheduler wrr --persistent 60 --netmask 255.255.0.0',
+        '--add-server --sctp-service 10.0.0.1:3868 --real-server 10.1.0.2:3868 --ipip --weight 2 -x 100 -y 50 --tun-type gue --tun-port 6080 --tun-csum',
+      ].join('\n'),
+    );
     expect(problems(d)).toEqual([]);
     const s = svc(d, 'SCTP 10.0.0.1:3868');
     expect(s).toMatchObject({ protocol: 'sctp', scheduler: 'wrr', persistent: { timeout: 60, netmask: '255.255.0.0' } });
@@ -213,16 +229,18 @@ describe('ipvsadm -Sn (restore input)', () => {
   });
 
   it('-E edits, -D deletes, -e/-d change real servers, -C clears everything', () => {
-    const d = parseIpvsadm([
-      '-A -t 10.0.0.1:80 -s rr',
-      '-a -t 10.0.0.1:80 -r 10.0.0.2:80 -m -w 1',
-      '-a -t 10.0.0.1:80 -r 10.0.0.3:80 -m -w 1',
-      '-E -t 10.0.0.1:80 -s wrr -p 30',
-      '-e -t 10.0.0.1:80 -r 10.0.0.2:80 -m -w 5',
-      '-d -t 10.0.0.1:80 -r 10.0.0.3:80',
-      '-A -u 10.0.0.1:53 -s rr',
-      '-D -u 10.0.0.1:53',
-    ].join('\n'));
+    const d = parseIpvsadm(
+      [
+        '-A -t 10.0.0.1:80 -s rr',
+        '-a -t 10.0.0.1:80 -r 10.0.0.2:80 -m -w 1',
+        '-a -t 10.0.0.1:80 -r 10.0.0.3:80 -m -w 1',
+        '-E -t 10.0.0.1:80 -s wrr -p 30',
+        '-e -t 10.0.0.1:80 -r 10.0.0.2:80 -m -w 5',
+        '-d -t 10.0.0.1:80 -r 10.0.0.3:80',
+        '-A -u 10.0.0.1:53 -s rr',
+        '-D -u 10.0.0.1:53',
+      ].join('\n'),
+    );
     expect(problems(d)).toEqual([]);
     expect(d.services.map((s) => s.name)).toEqual(['TCP 10.0.0.1:80']);
     const s = d.services[0];
@@ -233,20 +251,29 @@ describe('ipvsadm -Sn (restore input)', () => {
   });
 
   it('restore commands after a listing, a service listed twice, deletes and re-adds, -C then more', () => {
-    const listing = ['IP Virtual Server version 1.2.1 (size=4096)', 'Prot LocalAddress:Port Scheduler Flags', '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn', 'TCP  10.0.0.1:80 rr', '  -> 10.0.0.2:80 Masq 1 0 0', '  -> 10.0.0.3:80 Masq 1 0 0'];
-    const d = parseIpvsadm([
-      ...listing,
-      ...listing.slice(3), // 7-9: the same service again, servers merged
-      '-d -t 10.0.0.1:80 -r 10.0.0.2:80',
-      '-a -t 10.0.0.1:80 -r 10.0.0.2:80 -m -w 7', // back, now last
-      '-d -t 10.0.0.1:80 -r 10.0.0.9:80', // 12: not there
-      '-a -t 10.0.0.1:80 -r 10.0.0.3:80 -m', // 13: already there
-      '-e -t 10.0.0.1:80 -r 10.0.0.3:80 -m -w 4',
-      '-A -u 10.0.0.1:53 -s rr',
-      '-a -u 10.0.0.1:53 -r 10.0.0.4:53 -m',
-      '-A -u 10.0.0.5:53 -s rr',
-      '-D -u 10.0.0.1:53',
-    ].join('\n'));
+    const listing = [
+      'IP Virtual Server version 1.2.1 (size=4096)',
+      'Prot LocalAddress:Port Scheduler Flags',
+      '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
+      'TCP  10.0.0.1:80 rr',
+      '  -> 10.0.0.2:80 Masq 1 0 0',
+      '  -> 10.0.0.3:80 Masq 1 0 0',
+    ];
+    const d = parseIpvsadm(
+      [
+        ...listing,
+        ...listing.slice(3), // 7-9: the same service again, servers merged
+        '-d -t 10.0.0.1:80 -r 10.0.0.2:80',
+        '-a -t 10.0.0.1:80 -r 10.0.0.2:80 -m -w 7', // back, now last
+        '-d -t 10.0.0.1:80 -r 10.0.0.9:80', // 12: not there
+        '-a -t 10.0.0.1:80 -r 10.0.0.3:80 -m', // 13: already there
+        '-e -t 10.0.0.1:80 -r 10.0.0.3:80 -m -w 4',
+        '-A -u 10.0.0.1:53 -s rr',
+        '-a -u 10.0.0.1:53 -r 10.0.0.4:53 -m',
+        '-A -u 10.0.0.5:53 -s rr',
+        '-D -u 10.0.0.1:53',
+      ].join('\n'),
+    );
     expect(codes(d).filter((c) => !c.endsWith('no-real-servers'))).toEqual(['7:duplicate-service', '12:undefined-real-server', '13:duplicate-real-server']);
     expect(d.services.map((s) => [s.name, s.realServers.map((r) => `${realServerLabel(r)} ${r.weight} ${r.line + 1}`)])).toEqual([
       ['TCP 10.0.0.1:80', ['10.0.0.3:80 4 6', '10.0.0.2:80 7 11']],
@@ -257,61 +284,61 @@ describe('ipvsadm -Sn (restore input)', () => {
   });
 
   it('what ipvsadm -R would refuse is an error on the line', () => {
-    const d = parseIpvsadm([
-      '-a -t 10.0.0.9:80 -r 10.0.0.2:80 -m', // 1 service not defined (yet)
-      '-A -t 10.0.0.9:80 -s rr', // 2
-      '-A -t 10.0.0.9:80 -s wrr', // 3 exists
-      '-a -t 10.0.0.9:80 -r 10.0.0.4:80 -m -w x', // 4 bad weight
-      '-a -t 10.0.0.9:80 -r 10.0.0.2:80 -m', // 5
-      '-a -t 10.0.0.9:80 -r 10.0.0.2:80 -m', // 6 duplicate destination
-      '-A -t 10.0.0.8:0 -s rr', // 7 zero port without persistence
-      '-A -t 10.0.0.7:80 -s rr -b sh-port', // 8 flag needs sh
-      '-A -t 10.0.0.6:80 -s rr -b fast', // 9 invalid flag
-      '-A -t 10.0.0.5:80 -s rr -r 10.0.0.2:80', // 10 -r with -A
-      '-A -t 10.0.0.4:80 -s rr -Q', // 11 unknown option
-      '-L -n', // 12 listing command
-      '-t 10.0.0.3:80 -s rr', // 13 no command
-      '-a -t 10.0.0.9:80 -m -w 1', // 14 no -r
-      '-A -s rr', // 15 no service
-      '-A -t 10.0.0.2:80 -s rr extra', // 16 extra argument
-      '-A -t 10.0.0.1:80 -s rr -A', // 17 two commands
-      '-A -f 0 -s rr', // 18 bad fwmark
-      '-A -t 300.0.0.1:80 -s rr', // 19 bad address
-      '-A -t 10.0.0.1:99999 -s rr', // 20 bad port
-      '-e -t 10.0.0.9:80 -r 10.9.9.9:80 -m -w 2', // 21 no such destination
-      '--set 900 120', // 22 needs three values
-    ].join('\n'));
-    expect(codes(d).filter((c) => !c.endsWith('weight-zero'))).toEqual(expect.arrayContaining([
-      '1:undefined-service',
-      '3:duplicate-service',
-      '4:bad-weight',
-      '6:duplicate-real-server',
-      '7:zero-port',
-      '8:incompatible-flag',
-      '9:bad-sched-flag',
-      '10:illegal-option',
-      '11:unknown-option',
-      '12:not-restorable',
-      '13:no-command',
-      '14:missing-real-server',
-      '15:missing-service',
-      '16:unexpected-argument',
-      '17:two-commands',
-      '18:bad-fwmark',
-      '19:bad-address',
-      '20:bad-port',
-      '21:undefined-real-server',
-      '22:bad-timeout',
-    ]));
+    const d = parseIpvsadm(
+      [
+        '-a -t 10.0.0.9:80 -r 10.0.0.2:80 -m', // 1 service not defined (yet)
+        '-A -t 10.0.0.9:80 -s rr', // 2
+        '-A -t 10.0.0.9:80 -s wrr', // 3 exists
+        '-a -t 10.0.0.9:80 -r 10.0.0.4:80 -m -w x', // 4 bad weight
+        '-a -t 10.0.0.9:80 -r 10.0.0.2:80 -m', // 5
+        '-a -t 10.0.0.9:80 -r 10.0.0.2:80 -m', // 6 duplicate destination
+        '-A -t 10.0.0.8:0 -s rr', // 7 zero port without persistence
+        '-A -t 10.0.0.7:80 -s rr -b sh-port', // 8 flag needs sh
+        '-A -t 10.0.0.6:80 -s rr -b fast', // 9 invalid flag
+        '-A -t 10.0.0.5:80 -s rr -r 10.0.0.2:80', // 10 -r with -A
+        '-A -t 10.0.0.4:80 -s rr -Q', // 11 unknown option
+        '-L -n', // 12 listing command
+        '-t 10.0.0.3:80 -s rr', // 13 no command
+        '-a -t 10.0.0.9:80 -m -w 1', // 14 no -r
+        '-A -s rr', // 15 no service
+        '-A -t 10.0.0.2:80 -s rr extra', // 16 extra argument
+        '-A -t 10.0.0.1:80 -s rr -A', // 17 two commands
+        '-A -f 0 -s rr', // 18 bad fwmark
+        '-A -t 300.0.0.1:80 -s rr', // 19 bad address
+        '-A -t 10.0.0.1:99999 -s rr', // 20 bad port
+        '-e -t 10.0.0.9:80 -r 10.9.9.9:80 -m -w 2', // 21 no such destination
+        '--set 900 120', // 22 needs three values
+      ].join('\n'),
+    );
+    expect(codes(d).filter((c) => !c.endsWith('weight-zero'))).toEqual(
+      expect.arrayContaining([
+        '1:undefined-service',
+        '3:duplicate-service',
+        '4:bad-weight',
+        '6:duplicate-real-server',
+        '7:zero-port',
+        '8:incompatible-flag',
+        '9:bad-sched-flag',
+        '10:illegal-option',
+        '11:unknown-option',
+        '12:not-restorable',
+        '13:no-command',
+        '14:missing-real-server',
+        '15:missing-service',
+        '16:unexpected-argument',
+        '17:two-commands',
+        '18:bad-fwmark',
+        '19:bad-address',
+        '20:bad-port',
+        '21:undefined-real-server',
+        '22:bad-timeout',
+      ]),
+    );
     for (const x of d.diagnostics) expect(x.message.length).toBeGreaterThan(10);
   });
 
   it('hints: unknown scheduler (warning), mask 0.0.0.0 groups all clients, a port ignored by direct routing', () => {
-    const d = parseIpvsadm([
-      '-A -t 10.0.0.1:80 -s rrr',
-      '-A -t 10.0.0.2:80 -s rr -p 60 -M 0.0.0.0',
-      '-a -t 10.0.0.2:80 -r 10.0.0.3:8080 -g',
-    ].join('\n'));
+    const d = parseIpvsadm(['-A -t 10.0.0.1:80 -s rrr', '-A -t 10.0.0.2:80 -s rr -p 60 -M 0.0.0.0', '-a -t 10.0.0.2:80 -r 10.0.0.3:8080 -g'].join('\n'));
     expect(codes(d)).toEqual(['1:unknown-scheduler', '2:mask-all-clients', '3:port-ignored']);
     expect(svc(d, 'TCP 10.0.0.2:80').realServers[0].port).toBe(80);
   });
@@ -337,14 +364,16 @@ describe('other listings', () => {
   });
 
   it('--stats --exact: long exact numbers, nothing shortened', () => {
-    const d = parseIpvsadm([
-      '$ ipvsadm -Ln --stats --exact',
-      'IP Virtual Server version 1.2.1 (size=4096)',
-      'Prot LocalAddress:Port               Conns   InPkts  OutPkts  InBytes OutBytes',
-      '  -> RemoteAddress:Port',
-      'TCP  10.96.0.1:443                 123456789 2345678901         0 987654321000        12',
-      '  -> 192.168.10.10:6443            123456789 2345678901         0 987654321000        12',
-    ].join('\n'));
+    const d = parseIpvsadm(
+      [
+        '$ ipvsadm -Ln --stats --exact',
+        'IP Virtual Server version 1.2.1 (size=4096)',
+        'Prot LocalAddress:Port               Conns   InPkts  OutPkts  InBytes OutBytes',
+        '  -> RemoteAddress:Port',
+        'TCP  10.96.0.1:443                 123456789 2345678901         0 987654321000        12',
+        '  -> 192.168.10.10:6443            123456789 2345678901         0 987654321000        12',
+      ].join('\n'),
+    );
     expect(problems(d)).toEqual([]);
     expect(d.services[0].stats).toMatchObject({ conns: 123456789, inPackets: 2345678901, inBytes: 987654321000, approximate: false });
     expect(d.services[0].realServers[0].stats?.approximate).toBe(false);
@@ -358,13 +387,15 @@ describe('other listings', () => {
   });
 
   it('--rate', () => {
-    const d = parseIpvsadm([
-      'IP Virtual Server version 1.2.1 (size=4096)',
-      'Prot LocalAddress:Port                 CPS    InPPS   OutPPS    InBPS   OutBPS',
-      '  -> RemoteAddress:Port',
-      'TCP  10.96.0.10:53                       3       12       10      880     1400',
-      '  -> 10.244.1.3:53                       2        6        5      440      700',
-    ].join('\n'));
+    const d = parseIpvsadm(
+      [
+        'IP Virtual Server version 1.2.1 (size=4096)',
+        'Prot LocalAddress:Port                 CPS    InPPS   OutPPS    InBPS   OutBPS',
+        '  -> RemoteAddress:Port',
+        'TCP  10.96.0.10:53                       3       12       10      880     1400',
+        '  -> 10.244.1.3:53                       2        6        5      440      700',
+      ].join('\n'),
+    );
     expect(problems(d)).toEqual([]);
     expect(d.formats).toEqual(['rate']);
     expect(d.services[0].stats).toMatchObject({ kind: 'rate', conns: 3, inBytes: 880 });
@@ -384,24 +415,25 @@ describe('other listings', () => {
   });
 
   it('--thresholds', () => {
-    const d = parseIpvsadm([
-      'Prot LocalAddress:Port            Uthreshold Lthreshold ActiveConn InActConn',
-      '  -> RemoteAddress:Port',
-      'TCP  10.0.0.1:80 wlc',
-      '  -> 10.0.0.2:80                   100        50         3          0',
-    ].join('\n'));
+    const d = parseIpvsadm(
+      ['Prot LocalAddress:Port            Uthreshold Lthreshold ActiveConn InActConn', '  -> RemoteAddress:Port', 'TCP  10.0.0.1:80 wlc', '  -> 10.0.0.2:80                   100        50         3          0'].join(
+        '\n',
+      ),
+    );
     expect(problems(d)).toEqual([]);
     expect(d.services[0].realServers[0]).toMatchObject({ upperThreshold: 100, lowerThreshold: 50, activeConn: 3, inactConn: 0 });
   });
 
   it('--tun-info: a TunnelInfo column for tunnelling servers, empty for the others', () => {
-    const d = parseIpvsadm([
-      'Prot LocalAddress:Port Scheduler Flags',
-      '  -> RemoteAddress:Port           Forward TunnelInfo    Weight ActiveConn InActConn',
-      'UDP  203.0.113.10:53 rr',
-      '  -> 10.1.0.2:53                  Tunnel  gue:6080      1      0          0',
-      '  -> 10.1.0.3:53                  Masq                  1      0          0',
-    ].join('\n'));
+    const d = parseIpvsadm(
+      [
+        'Prot LocalAddress:Port Scheduler Flags',
+        '  -> RemoteAddress:Port           Forward TunnelInfo    Weight ActiveConn InActConn',
+        'UDP  203.0.113.10:53 rr',
+        '  -> 10.1.0.2:53                  Tunnel  gue:6080      1      0          0',
+        '  -> 10.1.0.3:53                  Masq                  1      0          0',
+      ].join('\n'),
+    );
     expect(problems(d)).toEqual([]);
     expect(d.formats).toEqual(['list', 'tun-info']);
     const [a, b] = d.services[0].realServers;
@@ -430,31 +462,35 @@ describe('other listings', () => {
   });
 
   it('--persistent-conn connection entries carry the persistence engine columns', () => {
-    const d = parseIpvsadm([
-      'IPVS connection entries',
-      'pro expire state       source             virtual            destination        pe name          pe_data',
-      'UDP 00:57  UDP         10.0.0.5:5060      10.0.0.1:5060      10.0.1.2:5060      sip              abc123@host',
-    ].join('\n'));
+    const d = parseIpvsadm(
+      [
+        'IPVS connection entries',
+        'pro expire state       source             virtual            destination        pe name          pe_data',
+        'UDP 00:57  UDP         10.0.0.5:5060      10.0.0.1:5060      10.0.1.2:5060      sip              abc123@host',
+      ].join('\n'),
+    );
     expect(problems(d)).toEqual([]);
     expect(d.connections[0]).toMatchObject({ peName: 'sip', peData: 'abc123@host' });
   });
 
   it('ipvsadm -L without -n: host and service names, ports resolved where the name is well known', () => {
-    const d = parseIpvsadm([
-      'IP Virtual Server version 1.2.1 (size=4096)',
-      'Prot LocalAddress:Port Scheduler Flags',
-      '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
-      'TCP  kubernetes.default.svc:https rr',
-      '  -> master-1:6443                Masq    1      2          0',
-      'TCP  db.example.com:postgresql wlc',
-      '  -> db-1.example.com:postgresql  Route   1      0          0',
-      'TCP  backup.example.com:bacula-fd rr',
-      '  -> bk1:bacula-fd                Route   1      0          0',
-      'TCP  web.example.com:http rr',
-      '  -> web1:http                    Route   1      0          0',
-      'TCP  app.example.com:myapp rr',
-      'TCP  a-very-long-host-name.example.c rr',
-    ].join('\n'));
+    const d = parseIpvsadm(
+      [
+        'IP Virtual Server version 1.2.1 (size=4096)',
+        'Prot LocalAddress:Port Scheduler Flags',
+        '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
+        'TCP  kubernetes.default.svc:https rr',
+        '  -> master-1:6443                Masq    1      2          0',
+        'TCP  db.example.com:postgresql wlc',
+        '  -> db-1.example.com:postgresql  Route   1      0          0',
+        'TCP  backup.example.com:bacula-fd rr',
+        '  -> bk1:bacula-fd                Route   1      0          0',
+        'TCP  web.example.com:http rr',
+        '  -> web1:http                    Route   1      0          0',
+        'TCP  app.example.com:myapp rr',
+        'TCP  a-very-long-host-name.example.c rr',
+      ].join('\n'),
+    );
     expect(svc(d, 'TCP kubernetes.default.svc:https')).toMatchObject({ address: 'kubernetes.default.svc', hostname: true, port: 443, portName: 'https' });
     expect(svc(d, 'TCP kubernetes.default.svc:https').realServers[0]).toMatchObject({ address: 'master-1', hostname: true, port: 6443 });
     expect(svc(d, 'TCP db.example.com:postgresql')).toMatchObject({ port: 5432, portName: 'postgresql' });
@@ -511,22 +547,24 @@ describe('what is around the output', () => {
   });
 
   it('structural problems in a listing', () => {
-    const d = parseIpvsadm([
-      '  -> 10.0.0.2:80                  Masq    1      0          0', // 1 no service yet
-      'TCP  10.0.0.1:80', // 2 no scheduler
-      'TCP  10.0.0.1:81 rr persistent', // 3 no timeout
-      'TCP  10.0.0.1:82 rr (sh-port)', // 4 flag that does not fit rr
-      'TCP  10.0.0.1:83 rr bogus', // 5 unexpected column
-      '  -> 10.0.0.2:80                  Bounce  1      0          0', // 6 unknown forward
-      '  -> 10.0.0.3:80                  Masq    x      0          0', // 7 bad weight
-      '  -> 10.0.0.4:80                  Masq    1', // 8 missing columns
-      '  -> 10.0.0.4:80                  Masq    1      0          0', // 9 duplicate
-      'TCP  10.0.0.1:84 rr mask 255.0.0.0', // 10 mask without persistence
-      'FWM  x rr', // 11 bad fwmark
-      'TCP  [fd00::1]:80 rr', // 12
-      '  -> 10.0.0.5:80                  Masq    1      0          0', // 13 family mismatch
-      'TCP  10.0.0.1:85 rr persistent 60 mask 255.0.255.0', // 14 non-contiguous mask
-    ].join('\n'));
+    const d = parseIpvsadm(
+      [
+        '  -> 10.0.0.2:80                  Masq    1      0          0', // 1 no service yet
+        'TCP  10.0.0.1:80', // 2 no scheduler
+        'TCP  10.0.0.1:81 rr persistent', // 3 no timeout
+        'TCP  10.0.0.1:82 rr (sh-port)', // 4 flag that does not fit rr
+        'TCP  10.0.0.1:83 rr bogus', // 5 unexpected column
+        '  -> 10.0.0.2:80                  Bounce  1      0          0', // 6 unknown forward
+        '  -> 10.0.0.3:80                  Masq    x      0          0', // 7 bad weight
+        '  -> 10.0.0.4:80                  Masq    1', // 8 missing columns
+        '  -> 10.0.0.4:80                  Masq    1      0          0', // 9 duplicate
+        'TCP  10.0.0.1:84 rr mask 255.0.0.0', // 10 mask without persistence
+        'FWM  x rr', // 11 bad fwmark
+        'TCP  [fd00::1]:80 rr', // 12
+        '  -> 10.0.0.5:80                  Masq    1      0          0', // 13 family mismatch
+        'TCP  10.0.0.1:85 rr persistent 60 mask 255.0.255.0', // 14 non-contiguous mask
+      ].join('\n'),
+    );
     expect(codes(d)).toEqual([
       '1:real-server-without-service',
       '2:missing-scheduler',
@@ -545,13 +583,15 @@ describe('what is around the output', () => {
   });
 
   it('a listed weight above 65535 is an error, in any length (no shares of Infinity / Infinity)', () => {
-    const d = parseIpvsadm([
-      'TCP  10.0.0.1:80 wrr',
-      '  -> 10.0.0.2:80                  Masq    65535  0          0',
-      '  -> 10.0.0.3:80                  Masq    65536  0          0',
-      '  -> 10.0.0.4:80                  Masq    999999999999999 0          0',
-      `  -> 10.0.0.5:80                  Masq    ${'9'.repeat(400)} 0          0`,
-    ].join('\n'));
+    const d = parseIpvsadm(
+      [
+        'TCP  10.0.0.1:80 wrr',
+        '  -> 10.0.0.2:80                  Masq    65535  0          0',
+        '  -> 10.0.0.3:80                  Masq    65536  0          0',
+        '  -> 10.0.0.4:80                  Masq    999999999999999 0          0',
+        `  -> 10.0.0.5:80                  Masq    ${'9'.repeat(400)} 0          0`,
+      ].join('\n'),
+    );
     expect(codes(d)).toEqual(['3:bad-weight', '4:bad-weight', '5:bad-weight']);
     expect(d.diagnostics.every((x) => x.severity === 'error' && x.message === 'A weight is at most 65535.')).toBe(true);
     const shares = weightShares(d.services[0])!;

@@ -9,7 +9,7 @@ import { LineCursor, splitLines } from '../../src/core/parse/lines';
 import { AddressCache, parseIpvsadm, trimmedLength } from '../../src/core/parse/ipvs/parser';
 import { PlainServiceServerNode, RealServerNode } from '../../src/core/parse/ipvs/nodes';
 import { plainData } from '../../src/extension/analysis/plain';
-import { canonicalAddress } from '../../src/core/trace/addr';
+import { canonicalAddress } from '../../src/core/model/address';
 
 function allLines(text: string): { lines: string[]; count: number } {
   const cursor = new LineCursor(text);
@@ -27,9 +27,12 @@ describe('LineCursor', () => {
       expect(count).toBe(lines.length);
     }
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('a', 'bc', ' ', '\n', '\r', '\r\n', '\t', 'é')).map((parts) => parts.join('')), (text) => {
-        expect(allLines(text).lines).toEqual(splitLines(text));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('a', 'bc', ' ', '\n', '\r', '\r\n', '\t', 'é')).map((parts) => parts.join('')),
+        (text) => {
+          expect(allLines(text).lines).toEqual(splitLines(text));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -41,9 +44,12 @@ describe('trimmedLength', () => {
       expect(trimmedLength(text), JSON.stringify(text)).toBe(text.trimEnd().length);
     }
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('a', '->', ' ', '  ', '\t', '\u00a0', '\u2028', '\ufeff', '~', '\u0085', 'x')).map((p) => p.join('')), (text) => {
-        expect(trimmedLength(text)).toBe(text.trimEnd().length);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('a', '->', ' ', '  ', '\t', '\u00a0', '\u2028', '\ufeff', '~', '\u0085', 'x')).map((p) => p.join('')),
+        (text) => {
+          expect(trimmedLength(text)).toBe(text.trimEnd().length);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -66,16 +72,16 @@ describe('AddressCache', () => {
 });
 
 describe('GroupsByReal', () => {
-  const real = fc.oneof(
-    fc.integer({ min: 0, max: 40 }),
-    fc.integer({ min: 0, max: 2 ** 48 }),
-    fc.constantFrom(2 ** 50, 2 ** 50 + 4, 1.5, -3, 'fd00::1:80', '10.0.0.1:', 'x'),
-  );
+  const real = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 2 ** 48 }), fc.constantFrom(2 ** 50, 2 ** 50 + 4, 1.5, -3, 'fd00::1:80', '10.0.0.1:', 'x'));
   const group = fc.record({ protocol: fc.constantFrom('tcp', 'udp', 'sctp', 'fwmark', 'toString'), reals: fc.uniqueArray(real, { maxLength: 6 }) });
   it('finds the groups a Map of every real server finds, in their order', () => {
     fc.assert(
       fc.property(fc.array(group, { maxLength: 12 }), fc.array(real, { maxLength: 8 }), (groups, extra) => {
-        const index = new GroupsByReal(groups.length, (k) => groups[k].protocol, (k) => groups[k].reals);
+        const index = new GroupsByReal(
+          groups.length,
+          (k) => groups[k].protocol,
+          (k) => groups[k].reals,
+        );
         const naive = new Map<string, Map<string | number, number[]>>();
         groups.forEach((g, i) => {
           let m = naive.get(g.protocol);
@@ -132,9 +138,9 @@ describe('the fast parse of listings and restore commands', () => {
     fc.constant(HEADER.join('\n')),
     fc.constant('$ ipvsadm -Ln'),
     fc.constant(''),
-    fc.tuple(service, fc.array(server, { maxLength: 4 })).map(([s, servers]) =>
-      [`TCP  10.96.0.${s.host}:${s.port} ${s.line}`, ...servers.map((r) => `  -> 10.244.0.${r.host}:${s.port}              ${r.forward}   ${r.weight}      0          0`)].join('\n'),
-    ),
+    fc
+      .tuple(service, fc.array(server, { maxLength: 4 }))
+      .map(([s, servers]) => [`TCP  10.96.0.${s.host}:${s.port} ${s.line}`, ...servers.map((r) => `  -> 10.244.0.${r.host}:${s.port}              ${r.forward}   ${r.weight}      0          0`)].join('\n')),
     service.map((s) => `-A -t 10.96.0.${s.host}:${s.port} -s rr`),
     service.map((s) => `-D -t 10.96.0.${s.host}:${s.port}`),
     fc.tuple(service, server).map(([s, r]) => `-a -t 10.96.0.${s.host}:${s.port} -r 10.244.0.${r.host}:${s.port} -m -w ${r.weight}`),

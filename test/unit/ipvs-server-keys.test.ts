@@ -3,13 +3,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseIpvsadm, ServerKeys } from '../../src/core/parse/ipvs/parser';
-import { endpointNumber } from '../../src/core/parse/ipvs/address';
+import { endpointNumber, ipv4Number } from '../../src/core/model/address';
 import { RealServerNode } from '../../src/core/parse/ipvs/nodes';
-import { ipv4Number } from '../../src/core/trace/addr';
 import { weightShares } from '../../src/core/model/ipvs';
 
 const endpointText = fc.oneof(
-  fc.tuple(fc.constantFrom('10.0.0.1', '10.0.0.01', '0.0.0.0', '255.255.255.255', '256.1.1.1', '1.2.3', '10.244.1.5', '[fd00::1]', 'fd00::1', 'host'), fc.constantFrom('', ':', ':0', ':00', ':80', ':080', ':65535', ':65536', ':99999', ':1:2', ':x')).map(([a, p]) => a + p),
+  fc
+    .tuple(
+      fc.constantFrom('10.0.0.1', '10.0.0.01', '0.0.0.0', '255.255.255.255', '256.1.1.1', '1.2.3', '10.244.1.5', '[fd00::1]', 'fd00::1', 'host'),
+      fc.constantFrom('', ':', ':0', ':00', ':80', ':080', ':65535', ':65536', ':99999', ':1:2', ':x'),
+    )
+    .map(([a, p]) => a + p),
   fc.string({ unit: fc.constantFrom('0', '1', '5', '.', ':', '[', ']', 'a'), maxLength: 14 }),
 );
 
@@ -37,19 +41,29 @@ describe('endpointNumber', () => {
 describe('ServerKeys', () => {
   it('answers what a Set of the texts answers, across clears and growth', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(endpointText, fc.nat(3000).map((n) => `10.0.${n >> 8}.${n & 255}:${n % 7}`), fc.constant('clear')), { maxLength: 300 }), (ops) => {
-        const keys = new ServerKeys();
-        let plain = new Set<string>();
-        for (const op of ops) {
-          if (op === 'clear') {
-            keys.clear();
-            plain = new Set();
-            continue;
+      fc.property(
+        fc.array(
+          fc.oneof(
+            endpointText,
+            fc.nat(3000).map((n) => `10.0.${n >> 8}.${n & 255}:${n % 7}`),
+            fc.constant('clear'),
+          ),
+          { maxLength: 300 },
+        ),
+        (ops) => {
+          const keys = new ServerKeys();
+          let plain = new Set<string>();
+          for (const op of ops) {
+            if (op === 'clear') {
+              keys.clear();
+              plain = new Set();
+              continue;
+            }
+            expect(keys.add(`x ${op}`, 2, 2 + op.length)).toBe(plain.has(op));
+            plain.add(op);
           }
-          expect(keys.add(`x ${op}`, 2, 2 + op.length)).toBe(plain.has(op));
-          plain.add(op);
-        }
-      }),
+        },
+      ),
       { numRuns: 500 },
     );
   });

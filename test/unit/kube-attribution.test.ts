@@ -48,7 +48,7 @@ describe('who writes a KUBE-* chain', () => {
     expect(owner(name, table)).toBe(who);
   });
 
-  it('kubelet\'s chains by table; semantic colouring only for kube-proxy\'s and kubelet\'s', () => {
+  it("kubelet's chains by table; semantic colouring only for kube-proxy's and kubelet's", () => {
     expect(isKubeletChain('KUBE-FIREWALL', 'filter')).toBe(true);
     expect(isKubeletChain('KUBE-FIREWALL', 'nat')).toBe(false);
     expect(isKubernetesNodeChain('KUBE-SVC-ERIFXISQEP7F7OF4')).toBe(true);
@@ -61,9 +61,45 @@ describe('who writes a KUBE-* chain', () => {
 // Every kind: a title and an explanation; kube-router's and unknown ones never say kube-proxy wrote them.
 const ALL_KINDS = [
   ...new Set(
-    ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-MARK-MASQ', 'KUBE-MARK-DROP', 'KUBE-POSTROUTING', 'KUBE-FORWARD', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL', 'KUBE-PROXY-CANARY', 'KUBE-KUBELET-CANARY', 'KUBE-FIREWALL', 'KUBE-IPTABLES-HINT', 'KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK', 'KUBE-SOURCE-RANGES-FIREWALL', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-SVC-A', 'KUBE-SVL-A', 'KUBE-EXT-A', 'KUBE-FW-A', 'KUBE-SEP-A', 'KUBE-XLB-A', 'KUBE-PORTALS-HOST', 'KUBE-HOSTPORTS', 'KUBE-HP-A', 'KUBE-ROUTER-INPUT', 'KUBE-POD-FW-A', 'KUBE-NWPLCY-A', 'KUBE-NWPLCY-DEFAULT', 'KUBE-NWPLCY-COMMON', 'KUBE-NWPLCY-TAIL', 'KUBE-ROUTER-SERVICES', 'KUBE-ROUTER-HAIRPIN', 'KUBE-ROUTER-X', 'KUBE-X'].map(
-      (n) => classifyKubeChain(n, 'filter')!.kind,
-    ),
+    [
+      'KUBE-SERVICES',
+      'KUBE-NODEPORTS',
+      'KUBE-MARK-MASQ',
+      'KUBE-MARK-DROP',
+      'KUBE-POSTROUTING',
+      'KUBE-FORWARD',
+      'KUBE-EXTERNAL-SERVICES',
+      'KUBE-PROXY-FIREWALL',
+      'KUBE-PROXY-CANARY',
+      'KUBE-KUBELET-CANARY',
+      'KUBE-FIREWALL',
+      'KUBE-IPTABLES-HINT',
+      'KUBE-NODE-PORT',
+      'KUBE-LOAD-BALANCER',
+      'KUBE-LOOP-BACK',
+      'KUBE-SOURCE-RANGES-FIREWALL',
+      'KUBE-IPVS-FILTER',
+      'KUBE-IPVS-OUT-FILTER',
+      'KUBE-SVC-A',
+      'KUBE-SVL-A',
+      'KUBE-EXT-A',
+      'KUBE-FW-A',
+      'KUBE-SEP-A',
+      'KUBE-XLB-A',
+      'KUBE-PORTALS-HOST',
+      'KUBE-HOSTPORTS',
+      'KUBE-HP-A',
+      'KUBE-ROUTER-INPUT',
+      'KUBE-POD-FW-A',
+      'KUBE-NWPLCY-A',
+      'KUBE-NWPLCY-DEFAULT',
+      'KUBE-NWPLCY-COMMON',
+      'KUBE-NWPLCY-TAIL',
+      'KUBE-ROUTER-SERVICES',
+      'KUBE-ROUTER-HAIRPIN',
+      'KUBE-ROUTER-X',
+      'KUBE-X',
+    ].map((n) => classifyKubeChain(n, 'filter')!.kind),
   ),
   'ipvs-lb-firewall' as KubeChainKind,
 ];
@@ -129,14 +165,22 @@ describe('the two KUBE-FIREWALL chains', () => {
 
   it('nat KUBE-FIREWALL (IPVS mode) is the load-balancer source-range chain, on its declaration and on a jump to it', () => {
     const declaration = lines.indexOf(':KUBE-FIREWALL - [0:0]');
-    for (const h of [hover(declaration), String(hoverAt(a, { line: lines.findIndex((l) => l.endsWith('-j KUBE-FIREWALL') && l.startsWith('-A KUBE-LOAD-BALANCER')), character: lines.find((l) => l.endsWith('-j KUBE-FIREWALL') && l.startsWith('-A KUBE-LOAD-BALANCER'))!.length - 3 })?.markdown)]) {
+    for (const h of [
+      hover(declaration),
+      String(
+        hoverAt(a, {
+          line: lines.findIndex((l) => l.endsWith('-j KUBE-FIREWALL') && l.startsWith('-A KUBE-LOAD-BALANCER')),
+          character: lines.find((l) => l.endsWith('-j KUBE-FIREWALL') && l.startsWith('-A KUBE-LOAD-BALANCER'))!.length - 3,
+        })?.markdown,
+      ),
+    ]) {
       expect(h).toContain('Load-balancer source ranges (IPVS mode, nat table)');
       expect(h).toContain('Written by kube-proxy.');
       expect(h).not.toContain('Localhost protection');
     }
   });
 
-  it('filter KUBE-FIREWALL is kubelet\'s localhost protection', () => {
+  it("filter KUBE-FIREWALL is kubelet's localhost protection", () => {
     const declaration = lines.lastIndexOf(':KUBE-FIREWALL - [0:0]');
     const h = hover(declaration);
     expect(h).toContain('Localhost protection');
@@ -147,7 +191,7 @@ describe('the two KUBE-FIREWALL chains', () => {
     const text = ['*filter', ':INPUT ACCEPT [0:0]', ':KUBE-MY-OWN-CHAIN - [0:0]', '-A INPUT -j KUBE-MY-OWN-CHAIN', 'COMMIT', ''].join('\n');
     const h = String(hoverAt(analyzeIptables(text), { line: 2, character: 3 })?.markdown ?? '');
     expect(h).toContain('Chain named like Kubernetes chains');
-    expect(h).toContain("not one kube-proxy, kubelet or kube-router writes");
+    expect(h).toContain('not one kube-proxy, kubelet or kube-router writes');
     expect(h).not.toMatch(/Written by/);
   });
 });

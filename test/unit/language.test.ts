@@ -51,7 +51,7 @@ describe('navigation', () => {
     expect(def?.range).toEqual(fixture.ranges[1]);
   });
 
-  it('F12 on a rule\'s own chain name (-A CHAIN) lands on the declaration too', () => {
+  it("F12 on a rule's own chain name (-A CHAIN) lands on the declaration too", () => {
     const line = fixture.text.split('\n').findIndex((l) => l.startsWith('-A KUBE-SVC-XPGD46QRK7WJZT7O'));
     expect(definitionAt(a, { line, character: 5 })?.range).toEqual(fixture.ranges[1]);
   });
@@ -75,8 +75,15 @@ describe('outline and folding', () => {
     const [nat] = outline(a);
     expect(nat.name).toBe('nat');
     expect(nat.children.map((c) => c.name)).toEqual([
-      'PREROUTING', 'OUTPUT', 'POSTROUTING', 'KUBE-MARK-MASQ', 'KUBE-POSTROUTING', 'KUBE-SERVICES',
-      'ns1/svc1:p80 · KUBE-SEP-SXIVWICOYRO3J4NJ', 'ns1/svc1:p80 · KUBE-SEP-LXVODXWDISEETFEF', 'ns1/svc1:p80 · KUBE-SVC-XPGD46QRK7WJZT7O',
+      'PREROUTING',
+      'OUTPUT',
+      'POSTROUTING',
+      'KUBE-MARK-MASQ',
+      'KUBE-POSTROUTING',
+      'KUBE-SERVICES',
+      'ns1/svc1:p80 · KUBE-SEP-SXIVWICOYRO3J4NJ',
+      'ns1/svc1:p80 · KUBE-SEP-LXVODXWDISEETFEF',
+      'ns1/svc1:p80 · KUBE-SVC-XPGD46QRK7WJZT7O',
     ]);
     const svc = nat.children.find((c) => c.name.includes('KUBE-SVC'))!;
     expect(svc.detail).toBe('5 rules · tcp');
@@ -87,7 +94,7 @@ describe('outline and folding', () => {
     }
   });
 
-  it('folds the table and each run of one chain\'s rules', () => {
+  it("folds the table and each run of one chain's rules", () => {
     const folds = foldingRanges(a);
     expect(folds[0]).toEqual({ start: 1, end: 27 }); // *nat … the line before COMMIT
     expect(folds).toContainEqual({ start: 23, end: 27 }); // the five KUBE-SVC rules
@@ -107,7 +114,7 @@ describe('hovers', () => {
     expect(md).toContain('`10.180.0.1:80` — 50%');
     expect(md).toContain('`10.180.0.2:80` — 50%');
     expect(md).toContain('session affinity ClientIP, 10800 s');
-    expect(md).toContain('matches kube-proxy\'s hash');
+    expect(md).toContain("matches kube-proxy's hash");
     const h = hoverAt(a, fixture.cursors[2])!;
     expect(h.commands).toEqual(['dataplane.tracePacket', 'dataplane.showGraph']);
     expect(md).toContain(`(command:dataplane.tracePacket?${encodeURIComponent(JSON.stringify(['172.30.0.41:80/tcp']))}`);

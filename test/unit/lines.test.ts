@@ -30,7 +30,10 @@ describe('line cutters', () => {
       expect(fromCursor, JSON.stringify(text)).toEqual(expected);
       expect(cursor.count).toBe(expected.length);
       const starts = new LineStarts(text);
-      expect(Array.from({ length: starts.count }, (_, i) => starts.line(i)), JSON.stringify(text)).toEqual(expected);
+      expect(
+        Array.from({ length: starts.count }, (_, i) => starts.line(i)),
+        JSON.stringify(text),
+      ).toEqual(expected);
     }
   });
 });

@@ -10,7 +10,11 @@ const CODICONS = new Set(readdirSync('node_modules/@vscode/codicons/src/icons').
 /** Codicons that read as Run or Debug. */
 const RUN_OR_DEBUG = /^(play|run|debug|start|record|triangle-right)/;
 
-interface Command { command: string; title: string; icon?: string | { light: string; dark: string } }
+interface Command {
+  command: string;
+  title: string;
+  icon?: string | { light: string; dark: string };
+}
 const commands: Command[] = manifest.contributes.commands;
 const byId = new Map(commands.map((c) => [c.command, c]));
 const codicon = (icon: unknown) => (typeof icon === 'string' ? /^\$\(([\w-]+)\)$/.exec(icon)?.[1] : undefined);

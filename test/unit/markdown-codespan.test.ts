@@ -16,7 +16,10 @@ function withTranslation(table: Record<string, string>, fn: () => void): void {
 
 describe('escaped text and code spans', () => {
   it('finds code spans as CommonMark pairs them: same-length runs, an unclosed run is text', () => {
-    expect(codeSpans('a `b` c ``d`e`` f')).toEqual([[2, 5], [8, 15]]);
+    expect(codeSpans('a `b` c ``d`e`` f')).toEqual([
+      [2, 5],
+      [8, 15],
+    ]);
     expect(codeSpans("Bad argument `{0}'")).toEqual([]);
     expect(codeSpans('\\`x` y`')).toEqual([[3, 7]]);
   });

@@ -19,8 +19,16 @@ function same(features: AnyFeatures, analysis: unknown): void {
 }
 
 const dumps = [
-  ...readdirSync('samples', { withFileTypes: true }).filter((d) => d.isDirectory()).flatMap((d) => readdirSync(`samples/${d.name}`).filter((n) => n.startsWith('node1.')).map((n) => `samples/${d.name}/${n}`)),
-  ...readdirSync('test/fixtures/wild').filter((n) => !n.endsWith('.json')).map((n) => `test/fixtures/wild/${n}`),
+  ...readdirSync('samples', { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) =>
+      readdirSync(`samples/${d.name}`)
+        .filter((n) => n.startsWith('node1.'))
+        .map((n) => `samples/${d.name}/${n}`),
+    ),
+  ...readdirSync('test/fixtures/wild')
+    .filter((n) => !n.endsWith('.json'))
+    .map((n) => `test/fixtures/wild/${n}`),
   'test/fixtures/trace/nft-maps.nft',
 ];
 

@@ -3,8 +3,8 @@
 // line that is one whole unit becomes the unit without a copy. None of this may change a single value: these
 // tests compare each variant with the plain one.
 import { describe, expect, it } from 'vitest';
-import { randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../src/core/kube/generate/nft';
+import { randomServices } from '../../tools/generate/iptables';
+import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../tools/generate/nft';
 import { fastLexLine } from '../../src/core/parse/nft/lexer';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { itemRange, itemsRange, rangeBetween, setShortLivedReading } from '../../src/core/parse/nft/statements';
@@ -41,11 +41,21 @@ describe('nft allocation-site variants give the same values', () => {
   it('ranges made as short-lived equal kept ones', () => {
     const tokens = fastLexLine('\tip daddr { 10.0.0.1, 10.0.0.2 } accept', undefined, 4)!.tokens;
     const kept = tokens.map((t) => itemRange({ ...t }));
-    const keptSpan = itemsRange(tokens.map((t) => ({ ...t })), 1, 4);
+    const keptSpan = itemsRange(
+      tokens.map((t) => ({ ...t })),
+      1,
+      4,
+    );
     const was = setShortLivedReading(true);
     try {
       expect(tokens.map((t) => itemRange({ ...t }))).toStrictEqual(kept);
-      expect(itemsRange(tokens.map((t) => ({ ...t })), 1, 4)).toStrictEqual(keptSpan);
+      expect(
+        itemsRange(
+          tokens.map((t) => ({ ...t })),
+          1,
+          4,
+        ),
+      ).toStrictEqual(keptSpan);
       expect(rangeBetween(kept[0].start, kept[2].end)).toStrictEqual({ start: kept[0].start, end: kept[2].end });
     } finally {
       setShortLivedReading(was);

@@ -2,16 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { NftRuleset } from '../../src/core/model/nft';
-import {
-  expectedNftCatalog,
-  generateNftDump,
-  ipv6Variant,
-  KUBE_PROXY_NFT_TEST_OPTIONS,
-  KUBE_PROXY_NFT_TEST_SERVICES,
-  randomServices,
-  type ExpectedNftCatalogEntry,
-  type NftGenOptions,
-} from '../../src/core/kube/generate/nft';
+import { expectedNftCatalog, generateNftDump, ipv6Variant, KUBE_PROXY_NFT_TEST_OPTIONS, KUBE_PROXY_NFT_TEST_SERVICES, randomServices, type ExpectedNftCatalogEntry, type NftGenOptions } from '../../tools/generate/nft';
 import { buildNftCatalog, classifyNftKubeObject, isKubeProxyNftTable, normalizeAddressIntervals, parseNftTime, type NftCatalog, type NftService } from '../../src/core/kube/nft-catalog';
 import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode, nftKubeObjectTitle } from '../../src/core/explain/kube-nft';
 import { setTranslator } from '../../src/core/l10n';
@@ -229,7 +220,11 @@ function servicesIn(cmds: string): string[] {
 }
 
 const corpusDir = path.join(CORPUS, 'nft/kube-proxy');
-const KUBE_FILES = HAVE_CORPUS ? readdirSync(corpusDir).filter((f) => /\.(nft|json|nft-cmds)$/.test(f) && !f.startsWith('helpers_test')).sort() : [];
+const KUBE_FILES = HAVE_CORPUS
+  ? readdirSync(corpusDir)
+      .filter((f) => /\.(nft|json|nft-cmds)$/.test(f) && !f.startsWith('helpers_test'))
+      .sort()
+  : [];
 
 describe.skipIf(!HAVE_CORPUS)(`nftables catalog of kube-proxy’s test expectations (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
   for (const file of KUBE_FILES) {
@@ -297,20 +292,13 @@ describe.skipIf(!HAVE_CORPUS)(`nftables catalog of kube-proxy’s test expectati
     ]);
     const stale = catalog.diagnostics.filter((d) => d.code === 'kube-stale-chain');
     const lines = text.split('\n');
-    expect(stale.map((d) => lines[d.range.start.line]!.trim()).sort()).toEqual([
-      'chain endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80 {',
-      'chain endpoint-TQ2QKHCZ-ns3/svc3/tcp/p80__10.0.3.3/80 {',
-    ]);
+    expect(stale.map((d) => lines[d.range.start.line]!.trim()).sort()).toEqual(['chain endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80 {', 'chain endpoint-TQ2QKHCZ-ns3/svc3/tcp/p80__10.0.3.3/80 {']);
   });
 });
 
 describe('helpers', () => {
   it('normalizeAddressIntervals merges and sorts like nft', () => {
-    expect(normalizeAddressIntervals(['203.0.113.128/25', '203.0.113.0/25', '10.0.0.1', '10.0.0.2-10.0.0.3', '2001:db8::/64'])).toEqual([
-      '10.0.0.1-10.0.0.3',
-      '203.0.113.0/24',
-      '2001:db8::/64',
-    ]);
+    expect(normalizeAddressIntervals(['203.0.113.128/25', '203.0.113.0/25', '10.0.0.1', '10.0.0.2-10.0.0.3', '2001:db8::/64'])).toEqual(['10.0.0.1-10.0.0.3', '203.0.113.0/24', '2001:db8::/64']);
   });
   it('parseNftTime reads nft durations', () => {
     expect(parseNftTime('3h')).toBe(10800);
@@ -324,12 +312,38 @@ describe('helpers', () => {
 describe('explanations of kube-proxy’s nftables objects', () => {
   afterEach(() => setTranslator(undefined));
   const NAMES = [
-    'services', 'service-ips', 'service-nodeports', 'nodeport-ips', 'cluster-ips', 'cluster-ips-check', 'no-endpoint-services', 'no-endpoint-nodeports',
-    'service-endpoints-check', 'nodeport-endpoints-check', 'endpoints-check', 'reject-chain', 'firewall-ips', 'firewall-check', 'mark-for-masquerade', 'masquerading',
-    'filter-prerouting', 'filter-prerouting-pre-dnat', 'filter-input', 'filter-forward', 'filter-output', 'filter-output-pre-dnat', 'filter-output-post-dnat',
-    'nat-prerouting', 'nat-output', 'nat-postrouting',
-    'service-ULMVA6XW-ns1/svc1/tcp/p80', 'local-ULMVA6XW-ns1/svc1/tcp/p80', 'external-ULMVA6XW-ns1/svc1/tcp/p80', 'firewall-ULMVA6XW-ns1/svc1/tcp/p80',
-    'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80', 'affinity-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80',
+    'services',
+    'service-ips',
+    'service-nodeports',
+    'nodeport-ips',
+    'cluster-ips',
+    'cluster-ips-check',
+    'no-endpoint-services',
+    'no-endpoint-nodeports',
+    'service-endpoints-check',
+    'nodeport-endpoints-check',
+    'endpoints-check',
+    'reject-chain',
+    'firewall-ips',
+    'firewall-check',
+    'mark-for-masquerade',
+    'masquerading',
+    'filter-prerouting',
+    'filter-prerouting-pre-dnat',
+    'filter-input',
+    'filter-forward',
+    'filter-output',
+    'filter-output-pre-dnat',
+    'filter-output-post-dnat',
+    'nat-prerouting',
+    'nat-output',
+    'nat-postrouting',
+    'service-ULMVA6XW-ns1/svc1/tcp/p80',
+    'local-ULMVA6XW-ns1/svc1/tcp/p80',
+    'external-ULMVA6XW-ns1/svc1/tcp/p80',
+    'firewall-ULMVA6XW-ns1/svc1/tcp/p80',
+    'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80',
+    'affinity-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80',
   ];
 
   it('every chain, set and map kind has a title and an explanation, all through t()', () => {
@@ -381,7 +395,11 @@ describe('endpoint chains declared on one line', () => {
   const summary = (text: string) => {
     const c = buildNftCatalog(parseNft(text));
     return {
-      services: c.services.map((s) => ({ name: `${s.namespace}/${s.name}`, endpoints: s.endpoints.map((e) => `${e.address}:${e.port} ${round(e.probability)} ${e.chain}`), checks: s.hashChecks.map((h) => `${h.chain} ${h.ok}`) })),
+      services: c.services.map((s) => ({
+        name: `${s.namespace}/${s.name}`,
+        endpoints: s.endpoints.map((e) => `${e.address}:${e.port} ${round(e.probability)} ${e.chain}`),
+        checks: s.hashChecks.map((h) => `${h.chain} ${h.ok}`),
+      })),
       diagnostics: c.diagnostics.map((d) => `${d.code} ${d.message}`).sort(),
     };
   };

@@ -97,7 +97,10 @@ describe('nft variable expansion', () => {
     const file = analyzeFile('readme.txt', text)!;
     expect(file.languageId).toBe('nftables');
     const snapshot = buildSnapshot([file]);
-    const trace = traceSnapshot(snapshot.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), { to: '10.0.0.1', dport: 80, protocol: 'tcp', entry: 'pod' });
+    const trace = traceSnapshot(
+      snapshot.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })),
+      { to: '10.0.0.1', dport: 80, protocol: 'tcp', entry: 'pod' },
+    );
     expect(trace.outcomes.map((o) => o.verdict)).toContain('drop');
     expect(graphOfSnapshot(snapshot)).toBeDefined();
     expect(explainNode(snapshot, [text]).mode).toBeDefined();

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import type { IToken } from 'chevrotain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../src/core/kube/generate/nft';
+import { randomServices } from '../../tools/generate/iptables';
+import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../tools/generate/nft';
 import { fastLexLine, lineLexer } from '../../src/core/parse/nft/lexer';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { splitLines } from '../../src/core/parse/lines';
@@ -141,7 +141,11 @@ describe('nft fast paths give the model of the full parser', () => {
 describe('nft lazy rules (statements read again on demand) give the rules of an eager parse', () => {
   /** Every rule with what its getters give, and every symbol reference with its range. */
   const view = (r: NftRuleset) => ({
-    rules: r.tables.flatMap((t) => t.chains.flatMap((c) => c.rules.map((rule) => ({ tableId: rule.tableId, chain: rule.chain, index: rule.index, raw: rule.raw, range: rule.range, handle: rule.handle, comment: rule.comment, statements: rule.statements })))),
+    rules: r.tables.flatMap((t) =>
+      t.chains.flatMap((c) =>
+        c.rules.map((rule) => ({ tableId: rule.tableId, chain: rule.chain, index: rule.index, raw: rule.raw, range: rule.range, handle: rule.handle, comment: rule.comment, statements: rule.statements })),
+      ),
+    ),
     references: r.symbols.references.map((x) => ({ kind: x.kind, name: x.name, scope: x.scope, role: x.role, range: x.range })),
     ruleLines: [...r.ruleByLine.keys()],
     diagnostics: r.diagnostics,
@@ -155,7 +159,10 @@ describe('nft lazy rules (statements read again on demand) give the rules of an 
     expect(v, name).toStrictEqual(view(full));
     // Asked twice (past the cache of recently read rules), a lazy rule gives equal statements again.
     const rules = lazy.tables.flatMap((t) => t.chains.flatMap((c) => c.rules));
-    expect(rules.map((x) => x.statements), name).toStrictEqual(v.rules.map((x) => x.statements));
+    expect(
+      rules.map((x) => x.statements),
+      name,
+    ).toStrictEqual(v.rules.map((x) => x.statements));
     expect(eager.tables.flatMap((t) => t.chains.flatMap((c) => c.rules)).some((x) => x instanceof LazyRule)).toBe(false);
     return rules.filter((x) => x instanceof LazyRule).length;
   };

@@ -2,10 +2,10 @@
 // every statement range points into the text, and the work grows linearly with the input.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { costRatio, MAX_COST_RATIO_8X } from '../helpers/linear';
+import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 import type { NftRuleset } from '../../src/core/model/nft';
 import type { Range } from '../../src/core/model/range';
-import { generateNftDump, randomServices } from '../../src/core/kube/generate/nft';
+import { generateNftDump, randomServices } from '../../tools/generate/nft';
 import { parseNftJson } from '../../src/core/parse/nft/json';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { splitLines } from '../../src/core/parse/lines';
@@ -38,7 +38,44 @@ table inet filter {
 add rule inet filter input update @blocked { ip saddr timeout 10s }
 `;
 const SEED_LINES = [...splitLines(SEED_LIST), ...splitLines(SEED_SCRIPT)];
-const ALPHABET = ['{', '}', '(', ')', ';', ',', '.', ':', '-', '/', '"', '#', '@', '$', '=', '!=', '\n', '\r\n', '\t', ' ', 'table', 'chain', 'vmap', 'map', 'set', 'add', 'jump', 'goto', 'elements', 'type', 'hook', 'priority', 'define', '\u0000', '中', '😀'];
+const ALPHABET = [
+  '{',
+  '}',
+  '(',
+  ')',
+  ';',
+  ',',
+  '.',
+  ':',
+  '-',
+  '/',
+  '"',
+  '#',
+  '@',
+  '$',
+  '=',
+  '!=',
+  '\n',
+  '\r\n',
+  '\t',
+  ' ',
+  'table',
+  'chain',
+  'vmap',
+  'map',
+  'set',
+  'add',
+  'jump',
+  'goto',
+  'elements',
+  'type',
+  'hook',
+  'priority',
+  'define',
+  '\u0000',
+  '中',
+  '😀',
+];
 
 function before(a: Range['start'], b: Range['start']): boolean {
   return a.line < b.line || (a.line === b.line && a.character <= b.character);
@@ -95,7 +132,6 @@ function checkJson(text: string): void {
 
 const mutation = mutationOf(ALPHABET);
 
-
 describe('nft parser robustness (10,600 generated inputs)', () => {
   it('the seeds themselves parse without errors', () => {
     for (const seed of [SEED_LIST, SEED_CMDS, SEED_SCRIPT]) {
@@ -126,29 +162,107 @@ describe('nft parser robustness (10,600 generated inputs)', () => {
   it('random lines of nft-ish tokens: 2,500 inputs', () => {
     const token = fc.oneof(
       fc.constantFrom(
-        'table', 'ip', 'inet', 'chain', 'set', 'map', 'add', 'rule', 'element', 'flush', 'ruleset', 'delete', 'define', 'include', 'type', 'filter',
-        'hook', 'input', 'priority', 'dstnat', '-', '+', '10', 'policy', 'accept', 'drop', 'jump', 'goto', 'vmap', 'numgen', 'random', 'mod', 'ip daddr',
-        'meta', 'mark', 'set', 'ct', 'state', 'established,related', 'dnat', 'to', '10.0.0.1:80', 'masquerade', 'counter', 'packets', 'bytes', '{', '}', '(', ')',
-        ';', ',', '.', ':', '@s', '$v', '"str"', '"unterminated', '#', '# handle 3', '10.0.0.0/8', '1-2', '[::1]:80', '==', '!=', '&', '|', 'elements', '=',
+        'table',
+        'ip',
+        'inet',
+        'chain',
+        'set',
+        'map',
+        'add',
+        'rule',
+        'element',
+        'flush',
+        'ruleset',
+        'delete',
+        'define',
+        'include',
+        'type',
+        'filter',
+        'hook',
+        'input',
+        'priority',
+        'dstnat',
+        '-',
+        '+',
+        '10',
+        'policy',
+        'accept',
+        'drop',
+        'jump',
+        'goto',
+        'vmap',
+        'numgen',
+        'random',
+        'mod',
+        'ip daddr',
+        'meta',
+        'mark',
+        'set',
+        'ct',
+        'state',
+        'established,related',
+        'dnat',
+        'to',
+        '10.0.0.1:80',
+        'masquerade',
+        'counter',
+        'packets',
+        'bytes',
+        '{',
+        '}',
+        '(',
+        ')',
+        ';',
+        ',',
+        '.',
+        ':',
+        '@s',
+        '$v',
+        '"str"',
+        '"unterminated',
+        '#',
+        '# handle 3',
+        '10.0.0.0/8',
+        '1-2',
+        '[::1]:80',
+        '==',
+        '!=',
+        '&',
+        '|',
+        'elements',
+        '=',
       ),
       fc.string({ maxLength: 6 }),
     );
     const line = fc.array(token, { maxLength: 16 }).map((ts) => ts.join(' '));
-    fc.assert(fc.property(fc.array(line, { maxLength: 30 }), (ls) => void checkText(ls.join('\n'))), { numRuns: 2500, seed: 12 });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), (ls) => void checkText(ls.join('\n'))),
+      { numRuns: 2500, seed: 12 },
+    );
   });
 
   it('arbitrary strings and bytes: 1,500 inputs', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1'))), (s) => {
-        checkText(s);
-        checkJson(s);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 400 }),
+          fc.string({ unit: 'binary', maxLength: 400 }),
+          fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('latin1')),
+        ),
+        (s) => {
+          checkText(s);
+          checkJson(s);
+        },
+      ),
       { numRuns: 1500, seed: 4 },
     );
   });
 
   it('mutated nft -j JSON: 1,500 inputs', () => {
-    fc.assert(fc.property(fc.array(mutation, { minLength: 1, maxLength: 10 }), (ms) => checkJson(mutate(SEED_JSON, ms))), { numRuns: 1500, seed: 5 });
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 10 }), (ms) => checkJson(mutate(SEED_JSON, ms))),
+      { numRuns: 1500, seed: 5 },
+    );
   });
 
   it('random JSON values in place of nft objects: 500 inputs', () => {
@@ -169,15 +283,17 @@ describe('nft parser robustness (10,600 generated inputs)', () => {
     checkText('"'.repeat(60_000));
     checkText('table ip t {\n' + '\tchain c {\n'.repeat(5_000));
     checkText('table ip t { chain c { ' + 'ip saddr 1.2.3.4 '.repeat(20_000) + '} }');
-    checkText('table ip t { set s { type ipv4_addr; elements = { ' + Array.from({ length: 20_000 }, (_, i) => `10.${i >> 8 & 255}.${i & 255}.1`).join(',\n') + ' } } }');
+    checkText('table ip t { set s { type ipv4_addr; elements = { ' + Array.from({ length: 20_000 }, (_, i) => `10.${(i >> 8) & 255}.${i & 255}.1`).join(',\n') + ' } } }');
     checkText('}'.repeat(20_000));
     checkJson('['.repeat(100_000));
-    checkJson('{"nftables": [' + '{"rule": {"family": "ip", "table": "t", "chain": "c", "expr": [{"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "daddr"}}, "right": "1.2.3.4"}}]}},'.repeat(2_000) + '{}]}');
+    checkJson(
+      '{"nftables": [' + '{"rule": {"family": "ip", "table": "t", "chain": "c", "expr": [{"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "daddr"}}, "right": "1.2.3.4"}}]}},'.repeat(2_000) + '{}]}',
+    );
   });
 });
 
 describe('nft parser cost is linear in the input size', () => {
-  it('8× the services cost at most half what a quadratic parser would (64×) (text, commands, JSON, garbage)', () => {
+  perfIt('8× the services cost at most half what a quadratic parser would (64×) (text, commands, JSON, garbage)', () => {
     const small = randomServices(60, 4, 1);
     const large = randomServices(480, 4, 1);
     for (const style of ['nft-list-ruleset', 'nft-cmds', 'nft-json'] as const) {
@@ -198,15 +314,34 @@ describe('nft parser cost is linear in the input size', () => {
     'insert rule': (n: number) => lines(n, 'insert rule ip t c accept'),
     'add rule … position': (n: number) => lines(n, 'add rule ip t c position 3 accept'),
     'add rule … index': (n: number) => lines(n, 'add rule ip t c index 0 accept'),
-    'JSON rules': (n: number) => JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, { chain: { family: 'ip', table: 't', name: 'c' } }, ...Array.from({ length: n }, (_, i) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle: i + 3, expr: [{ accept: null }] } }))] }),
-    'JSON insert': (n: number) => JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, { chain: { family: 'ip', table: 't', name: 'c' } }, ...Array.from({ length: n }, () => ({ insert: { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ accept: null }] } } }))] }),
+    'JSON rules': (n: number) =>
+      JSON.stringify({
+        nftables: [
+          { table: { family: 'ip', name: 't' } },
+          { chain: { family: 'ip', table: 't', name: 'c' } },
+          ...Array.from({ length: n }, (_, i) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle: i + 3, expr: [{ accept: null }] } })),
+        ],
+      }),
+    'JSON insert': (n: number) =>
+      JSON.stringify({
+        nftables: [
+          { table: { family: 'ip', name: 't' } },
+          { chain: { family: 'ip', table: 't', name: 'c' } },
+          ...Array.from({ length: n }, () => ({ insert: { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ accept: null }] } } })),
+        ],
+      }),
   };
-  it('8× the elements added and deleted one by one cost at most half what a quadratic parser would', () => {
+  perfIt('8× the elements added and deleted one by one cost at most half what a quadratic parser would', () => {
     const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-    const make = (n: number) => ['table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t}\n}', ...Array.from({ length: n }, (_, i) => `add element ip t s { ${ip(i)} }`), ...Array.from({ length: n }, (_, i) => `delete element ip t s { ${ip(n - 1 - i)} }`)].join('\n');
+    const make = (n: number) =>
+      [
+        'table ip t {\n\tset s {\n\t\ttype ipv4_addr\n\t}\n}',
+        ...Array.from({ length: n }, (_, i) => `add element ip t s { ${ip(i)} }`),
+        ...Array.from({ length: n }, (_, i) => `delete element ip t s { ${ip(n - 1 - i)} }`),
+      ].join('\n');
     expect(costRatio(parseNft, make(2000), make(16000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
-  it.each(Object.entries(placed))('8× the rules of one chain (%s) cost at most half what a quadratic parser would', (name, make) => {
+  perfIt.each(Object.entries(placed))('8× the rules of one chain (%s) cost at most half what a quadratic parser would', (name, make) => {
     expect(costRatio(name.startsWith('JSON') ? parseNftJson : parseNft, make(4000), make(32000))).toBeLessThan(MAX_COST_RATIO_8X);
   });
 });

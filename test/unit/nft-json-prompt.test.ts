@@ -45,7 +45,10 @@ describe('nft -j output after a shell prompt', () => {
     expect(where(plain).chains.map((c) => c.name)).toEqual(['services']);
   });
 
-  for (const [name, eol] of [['LF', '\n'], ['CRLF', '\r\n']] as const) {
+  for (const [name, eol] of [
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+  ] as const) {
     it(`reads the JSON between the prompts, positions counted from the top (${name})`, () => {
       const text = ['root@node1:~# nft -j list ruleset', ...JSON_DUMP.split('\n'), 'root@node1:~# '].join(eol) + eol;
       expect(isNftJson(text)).toBe(true);
@@ -97,4 +100,3 @@ describe('nft -j output after a shell prompt', () => {
     expect(promptsAfter(text, before.start)).toEqual({ end: 33, prompts: [{ start: 35, end: 37 }] });
   });
 });
-

@@ -43,7 +43,12 @@ describe('nft -j list ruleset', () => {
     expect(r).toMatchObject({ dialect: 'nftables', format: 'json', producer: 'nft v1.0.6' });
     expect(t).toMatchObject({ id: 'ip kube-proxy', handle: 1, declared: true });
     expect(t.nameRange).toEqual(fixture.ranges[0]);
-    expect(t.chains.map((c) => [c.name, c.rules.length])).toEqual([['nat-prerouting', 1], ['svc1', 2], ['ep1', 3], ['mark-for-masquerade', 4]]);
+    expect(t.chains.map((c) => [c.name, c.rules.length])).toEqual([
+      ['nat-prerouting', 1],
+      ['svc1', 2],
+      ['ep1', 3],
+      ['mark-for-masquerade', 4],
+    ]);
     expect(t.chainByName.get('nat-prerouting')).toMatchObject({ type: 'nat', hook: 'prerouting', policy: 'accept', priority: { value: -100, text: '-100' } });
     expect(t.setByName.get('cluster-ips')).toMatchObject({ keyType: ['ipv4_addr'], comment: 'Active ClusterIPs' });
     expect(t.setByName.get('cluster-ips')!.elements.map((e) => e.key)).toEqual([['172.30.0.41'], ['172.30.0.42'], ['172.30.0.43']]);
@@ -109,11 +114,12 @@ describe('nft -j list ruleset', () => {
 \t\tct state invalid xt match nfacct drop
 \t}
 }`);
-    const shape = (x: NftRuleset) => x.tables.map((tb) => ({
-      id: tb.id,
-      chains: tb.chains.map((c) => [c.name, c.hook, c.priority?.value, c.rules.map((rule) => rule.statements.map((s) => (s.kind === 'match' ? `${s.left.kind}${s.op}${s.negated}${s.right.kind}` : s.kind)))]),
-      sets: [...tb.sets, ...tb.maps].map((s) => [s.kind, s.name, s.keyType, s.timeout, s.elements.map((e) => [e.key, e.value && typeof e.value !== 'string' ? e.value.kind : e.value, e.comment])]),
-    }));
+    const shape = (x: NftRuleset) =>
+      x.tables.map((tb) => ({
+        id: tb.id,
+        chains: tb.chains.map((c) => [c.name, c.hook, c.priority?.value, c.rules.map((rule) => rule.statements.map((s) => (s.kind === 'match' ? `${s.left.kind}${s.op}${s.negated}${s.right.kind}` : s.kind)))]),
+        sets: [...tb.sets, ...tb.maps].map((s) => [s.kind, s.name, s.keyType, s.timeout, s.elements.map((e) => [e.key, e.value && typeof e.value !== 'string' ? e.value.kind : e.value, e.comment])]),
+      }));
     expect(shape(r)).toEqual(shape(text));
   });
 });
@@ -141,56 +147,58 @@ describe('JSON robustness', () => {
 
   it('JSON that is not an nft ruleset, and objects it does not know', () => {
     expect(problems(parseNftJson('{"something": []}'))).toEqual(['1:1 error not-nft-json']);
-    expect(problems(parseNftJson('{"nftables": [1, {"table": {"family": "ipx", "name": "t"}}, {"tunnel": {}}]}'))).toEqual([
-      '1:15 error bad-json-object',
-      '1:18 error bad-family',
-      '1:61 warning unknown-json-object',
-    ]);
+    expect(problems(parseNftJson('{"nftables": [1, {"table": {"family": "ipx", "name": "t"}}, {"tunnel": {}}]}'))).toEqual(['1:15 error bad-json-object', '1:18 error bad-family', '1:61 warning unknown-json-object']);
   });
 
   it('nft -j -f input: rules inserted before a handle, replaced and deleted by handle, numbered in the end order', () => {
     const rule = (verb: string, expr: string, more: object = {}) => ({ [verb]: { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ [expr]: null }], ...more } } });
-    const r = parseNftJson(JSON.stringify({
-      nftables: [
-        { table: { family: 'ip', name: 't' } },
-        { chain: { family: 'ip', table: 't', name: 'c' } },
-        ...[1, 2, 3].map((handle) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle, expr: [{ accept: null }] } })),
-        rule('insert', 'drop', { position: 2 }),
-        rule('insert', 'reject'),
-        rule('replace', 'notrack', { handle: 3 }),
-        rule('delete', 'accept', { handle: 1 }),
-        rule('add', 'masquerade'),
-        rule('insert', 'queue', { position: 99 }),
-      ],
-    }));
+    const r = parseNftJson(
+      JSON.stringify({
+        nftables: [
+          { table: { family: 'ip', name: 't' } },
+          { chain: { family: 'ip', table: 't', name: 'c' } },
+          ...[1, 2, 3].map((handle) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle, expr: [{ accept: null }] } })),
+          rule('insert', 'drop', { position: 2 }),
+          rule('insert', 'reject'),
+          rule('replace', 'notrack', { handle: 3 }),
+          rule('delete', 'accept', { handle: 1 }),
+          rule('add', 'masquerade'),
+          rule('insert', 'queue', { position: 99 }),
+        ],
+      }),
+    );
     expect(r.tables[0].chains[0].rules.map((x) => `${x.index}:${x.raw}:${x.handle ?? ''}`)).toEqual(['1:queue:', '2:reject:', '3:drop:', '4:accept:2', '5:notrack:3', '6:masquerade:']);
     // A handle given twice: replace takes the first in the chain, and the rule put there is first from then on.
-    const twice = parseNftJson(JSON.stringify({
-      nftables: [
-        { table: { family: 'ip', name: 't' } },
-        { chain: { family: 'ip', table: 't', name: 'c' } },
-        ...['accept', 'drop'].map((expr) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle: 3, expr: [{ [expr]: null }] } })),
-        rule('replace', 'reject', { handle: 3 }),
-        rule('replace', 'notrack', { handle: 3 }),
-        rule('insert', 'queue', { position: 3 }),
-      ],
-    }));
+    const twice = parseNftJson(
+      JSON.stringify({
+        nftables: [
+          { table: { family: 'ip', name: 't' } },
+          { chain: { family: 'ip', table: 't', name: 'c' } },
+          ...['accept', 'drop'].map((expr) => ({ rule: { family: 'ip', table: 't', chain: 'c', handle: 3, expr: [{ [expr]: null }] } })),
+          rule('replace', 'reject', { handle: 3 }),
+          rule('replace', 'notrack', { handle: 3 }),
+          rule('insert', 'queue', { position: 3 }),
+        ],
+      }),
+    );
     expect(twice.tables[0].chains[0].rules.map((x) => x.raw)).toEqual(['queue', 'notrack', 'drop']);
   });
 
   it('nft -j -f input: add, insert, delete and flush commands', () => {
-    const r = parseNftJson(JSON.stringify({
-      nftables: [
-        { add: { table: { family: 'inet', name: 'f' } } },
-        { add: { chain: { family: 'inet', table: 'f', name: 'c' } } },
-        { add: { rule: { family: 'inet', table: 'f', chain: 'c', handle: 1, expr: [{ accept: null }] } } },
-        { insert: { rule: { family: 'inet', table: 'f', chain: 'c', expr: [{ drop: null }] } } },
-        { add: { table: { family: 'ip', name: 'gone' } } },
-        { delete: { table: { family: 'ip', name: 'gone' } } },
-        { add: { set: { family: 'inet', table: 'f', name: 's', type: 'ipv4_addr' } } },
-        { add: { element: { family: 'inet', table: 'f', name: 's', elem: ['1.1.1.1', { prefix: { addr: '10.0.0.0', len: 8 } }, { range: ['1.0.0.1', '1.0.0.9'] }] } } },
-      ],
-    }));
+    const r = parseNftJson(
+      JSON.stringify({
+        nftables: [
+          { add: { table: { family: 'inet', name: 'f' } } },
+          { add: { chain: { family: 'inet', table: 'f', name: 'c' } } },
+          { add: { rule: { family: 'inet', table: 'f', chain: 'c', handle: 1, expr: [{ accept: null }] } } },
+          { insert: { rule: { family: 'inet', table: 'f', chain: 'c', expr: [{ drop: null }] } } },
+          { add: { table: { family: 'ip', name: 'gone' } } },
+          { delete: { table: { family: 'ip', name: 'gone' } } },
+          { add: { set: { family: 'inet', table: 'f', name: 's', type: 'ipv4_addr' } } },
+          { add: { element: { family: 'inet', table: 'f', name: 's', elem: ['1.1.1.1', { prefix: { addr: '10.0.0.0', len: 8 } }, { range: ['1.0.0.1', '1.0.0.9'] }] } } },
+        ],
+      }),
+    );
     expect(problems(r)).toEqual([]);
     expect(r.tables.map((x) => x.id)).toEqual(['inet f']);
     expect(r.tables[0].chains[0].rules.map((x) => x.raw)).toEqual(['drop', 'accept']);
@@ -201,16 +209,18 @@ describe('JSON robustness', () => {
   });
 
   it('undefined chains and sets, base-chain jumps', () => {
-    const r = parseNftJson(JSON.stringify({
-      nftables: [
-        { table: { family: 'ip', name: 't' } },
-        { chain: { family: 'ip', table: 't', name: 'in', type: 'filter', hook: 'input', prio: 0, policy: 'drop' } },
-        { chain: { family: 'ip', table: 't', name: 'c' } },
-        { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ jump: { target: 'nowhere' } }] } },
-        { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ match: { op: '==', left: { payload: { protocol: 'ip', field: 'saddr' } }, right: '@nope' } }] } },
-        { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ goto: { target: 'in' } }] } },
-      ],
-    }));
+    const r = parseNftJson(
+      JSON.stringify({
+        nftables: [
+          { table: { family: 'ip', name: 't' } },
+          { chain: { family: 'ip', table: 't', name: 'in', type: 'filter', hook: 'input', prio: 0, policy: 'drop' } },
+          { chain: { family: 'ip', table: 't', name: 'c' } },
+          { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ jump: { target: 'nowhere' } }] } },
+          { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ match: { op: '==', left: { payload: { protocol: 'ip', field: 'saddr' } }, right: '@nope' } }] } },
+          { rule: { family: 'ip', table: 't', chain: 'c', expr: [{ goto: { target: 'in' } }] } },
+        ],
+      }),
+    );
     expect(r.diagnostics.map((d) => d.code)).toEqual(['undefined-chain', 'undefined-set', 'jump-to-base-chain']);
   });
 
@@ -220,7 +230,16 @@ describe('JSON robustness', () => {
     expect(value?.t).toBe('object');
     if (value?.t !== 'object') throw new Error('object');
     const arr = value.values[0];
-    expect(arr).toMatchObject({ t: 'array', items: [{ t: 'number', v: 1 }, { t: 'string', v: 'x"y' }, { t: 'literal', v: true }, { t: 'literal', v: null }, { t: 'number', v: -2500 }] });
+    expect(arr).toMatchObject({
+      t: 'array',
+      items: [
+        { t: 'number', v: 1 },
+        { t: 'string', v: 'x"y' },
+        { t: 'literal', v: true },
+        { t: 'literal', v: null },
+        { t: 'number', v: -2500 },
+      ],
+    });
     const lines = new LineIndex(text);
     expect(lines.position(arr.start)).toEqual({ line: 1, character: 6 });
     expect(lines.position(value.values[1].start)).toEqual({ line: 2, character: 6 });

@@ -2,8 +2,8 @@
 // project's generator, with positions found in its text.
 import { describe, expect, it } from 'vitest';
 import { analyzeNft, definitionAt, foldingRanges, hoverAt, outline, referencesAt, statusSummary } from '../../src/core/language/nft';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
-import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { generateNftDump } from '../../tools/generate/nft';
+import { SAMPLE_SERVICES } from '../../tools/generate/samples';
 
 const text = generateNftDump({ services: SAMPLE_SERVICES, style: 'nft-list-ruleset' });
 const lines = text.split('\n');

@@ -27,7 +27,10 @@ describe('nft chain header and closing-brace lines', () => {
     ['a comment line closing nothing and `}` closing the table', 'table ip t {\n\tchain a {\n\t}\n}\n}\nchain x {\n'],
     ['a chain not closed before the next', 'table ip t {\n\tchain a {\n\t\taccept\n\tchain b {\n\t}\n}\n'],
     ['chain header outside a table and inside a set', 'chain a {\n}\ntable ip t {\n\tset s {\n\t\tchain b {\n\t}\n\t}\n}\n'],
-    ['redeclared, deleted, renamed, flushed ruleset', 'table ip t {\n\tchain a {\n\t}\n\tchain a {\n\t}\n}\ndelete chain ip t a\ntable ip t {\n\tchain a {\n\t}\n}\nrename chain ip t a b\ntable ip t {\n\tchain a {\n\t}\n\tchain b {\n\t}\n}\nflush ruleset\ntable ip t {\n\tchain a {\n\t\tjump b\n\t}\n\tchain b {\n\t}\n}\n'],
+    [
+      'redeclared, deleted, renamed, flushed ruleset',
+      'table ip t {\n\tchain a {\n\t}\n\tchain a {\n\t}\n}\ndelete chain ip t a\ntable ip t {\n\tchain a {\n\t}\n}\nrename chain ip t a b\ntable ip t {\n\tchain a {\n\t}\n\tchain b {\n\t}\n}\nflush ruleset\ntable ip t {\n\tchain a {\n\t\tjump b\n\t}\n\tchain b {\n\t}\n}\n',
+    ],
     ['removed table declared again', 'table ip t {\n\tchain a {\n\t}\n}\ndelete table ip t\ntable ip t {\n\tchain a {\n\t}\n}\n'],
     ['rules referenced before their chains', 'add rule ip t a jump b\ntable ip t {\n\tchain a {\n\t}\n\tchain b {\n\t}\n}\n'],
     ['an element list left open', 'table ip t {\n\tset s {\n\t\telements = { 1.2.3.4,\n\tchain a {\n\t}\n}\n'],
@@ -50,9 +53,18 @@ describe('nft set type and flags lines', () => {
     ['map without data', 'table ip t {\n\tmap m {\n\t\ttype ipv4_addr\n\t\tflags interval\n\t}\n}\n'],
     ['near misses', 'table ip t {\n\tset s {\n\t\ttype ipv4_addr . inet_service\n\t\tflags a,\n\t\tflags\n\t\tflags a b\n\t\tflags a,b,c\n\t\ttype\n\t\ttype "x"\n\t\ttype flags\n\t\tflags $f\n\t}\n}\n'],
     ['typeof and data', 'define f = interval\ntable ip t {\n\tmap m {\n\t\ttypeof ip saddr : verdict\n\t\tflags $f,timeout\n\t}\n\tset s {\n\t\ttype a : b\n\t}\n}\n'],
-    ['affinity sets and map headers', 'table ip t {\n\tset affinity-ABCDEFGH-ns/svc/tcp/p__10.0.0.1/80 {\n\t\ttype ipv4_addr\n\t\tsize 65535\n\t\tflags dynamic,timeout\n\t\ttimeout 3h\n\t}\n\tmap m {\n\t\ttype ipv4_addr : verdict\n\t}\n\tset a {\n\t\ttype ipv4_addr\n\t\tflags interval\n\t\tflags constant\n\t\ttimeout 1d2h3m4s\n\t\tsize 1\n\t\tsize 2\n\t}\n\tset b {\n\t}\n\tset a {\n\t}\n}\nadd set ip t a { type ipv4_addr; }\ntable ip t {\n\tset a {\n\t\ttimeout 2h\n\t}\n}\n'],
-    ['set line near misses', 'define t = 3h\ntable ip t {\n\tset s {\n\t\tsize 0x10\n\t\tsize 1k\n\t\tsize\n\t\tsize  5\n\t\tsize 5 \n\t\tsize 5 # c\n\t\tsize -1\n\t\ttimeout 3h 2m\n\t\ttimeout "x"\n\t\ttimeout $t\n\t\ttimeout type\n\t\ttimeout\n\t\tflags a,,b\n\t\tflags ,a\n\t\tflags a, b\n\t\tflags a b\n\t\tpolicy memory\n\t\tgc-interval 5s\n\t\tcomment "x"\n\t\tauto-merge\n\t} # handle 3\n\tset s2 {\n\t\ttype ipv4_addr\n\t};\n\tset s3 {\n\t }\n\tmap m {\n\t\ttype ipv4_addr\n\t\tsize 5\n\t}\n\tmeter mt {\n\t\tsize 5\n\t}\n}\n'],
-    ['set headers it leaves alone', 'table ip t {\n\tset "q" {\n\t}\n\tset type {\n\t}\n\tset a b {\n\t}\n\tset c {}\n\tset d { type ipv4_addr\n\t}\n\tset  e {\n\t}\n\tset f { # handle 9\n\t}\n\tset $v {\n\t}\n\tmap g {\n\t}\n\tset {\n\t}\n}\nset x {\n}\n'],
+    [
+      'affinity sets and map headers',
+      'table ip t {\n\tset affinity-ABCDEFGH-ns/svc/tcp/p__10.0.0.1/80 {\n\t\ttype ipv4_addr\n\t\tsize 65535\n\t\tflags dynamic,timeout\n\t\ttimeout 3h\n\t}\n\tmap m {\n\t\ttype ipv4_addr : verdict\n\t}\n\tset a {\n\t\ttype ipv4_addr\n\t\tflags interval\n\t\tflags constant\n\t\ttimeout 1d2h3m4s\n\t\tsize 1\n\t\tsize 2\n\t}\n\tset b {\n\t}\n\tset a {\n\t}\n}\nadd set ip t a { type ipv4_addr; }\ntable ip t {\n\tset a {\n\t\ttimeout 2h\n\t}\n}\n',
+    ],
+    [
+      'set line near misses',
+      'define t = 3h\ntable ip t {\n\tset s {\n\t\tsize 0x10\n\t\tsize 1k\n\t\tsize\n\t\tsize  5\n\t\tsize 5 \n\t\tsize 5 # c\n\t\tsize -1\n\t\ttimeout 3h 2m\n\t\ttimeout "x"\n\t\ttimeout $t\n\t\ttimeout type\n\t\ttimeout\n\t\tflags a,,b\n\t\tflags ,a\n\t\tflags a, b\n\t\tflags a b\n\t\tpolicy memory\n\t\tgc-interval 5s\n\t\tcomment "x"\n\t\tauto-merge\n\t} # handle 3\n\tset s2 {\n\t\ttype ipv4_addr\n\t};\n\tset s3 {\n\t }\n\tmap m {\n\t\ttype ipv4_addr\n\t\tsize 5\n\t}\n\tmeter mt {\n\t\tsize 5\n\t}\n}\n',
+    ],
+    [
+      'set headers it leaves alone',
+      'table ip t {\n\tset "q" {\n\t}\n\tset type {\n\t}\n\tset a b {\n\t}\n\tset c {}\n\tset d { type ipv4_addr\n\t}\n\tset  e {\n\t}\n\tset f { # handle 9\n\t}\n\tset $v {\n\t}\n\tmap g {\n\t}\n\tset {\n\t}\n}\nset x {\n}\n',
+    ],
     ['flags of a table, chain and flowtable', 'table ip t {\n\tflags dormant\n\tchain c {\n\t\tflags offload\n\t}\n\tflowtable f {\n\t\tflags offload\n\t}\n}\n'],
   ])('%s', (_name, text) => {
     same(text);
@@ -115,7 +127,10 @@ describe('nft numgen vmap lines', () => {
     ['ranges and addresses as keys', '\t\tnumgen random mod 4 vmap { 0-1 : goto a, 10.0.0.1 : goto b, tcp : goto c }'],
     ['names ending in - and /', '\t\tnumgen random mod 2 vmap { 0 : goto service-X/ns/svc/tcp/, 1 : goto b- }'],
     ['undefined targets', '\t\tnumgen random mod 2 vmap { 0 : goto nowhere, 1 : goto a }'],
-    ['near misses', '\t\tnumgen random mod 2 vmap { 0 : goto a, 1 : drop }\n\t\tnumgen random mod 2 vmap { 0 : goto a, }\n\t\tnumgen random mod 2 vmap { 0 : goto a,1 : goto b }\n\t\tnumgen random mod 2 vmap {0 : goto a}\n\t\tnumgen random mod x vmap { 0 : goto a }\n\t\tnumgen random mod 2 vmap { 0 : goto a } \n\t\tnumgen random mod 2 vmap { 0 : goto a } counter\n\t\tnumgen random mod 2  vmap { 0 : goto a }\n\t\tnumgen random mod 2 vmap { 0 : goto type }\n\t\tnumgen random mod 2 vmap { 0 : goto "a" }\n\t\tnumgen random mod 2 vmap { x : goto a }\n\t\tnumgen random mod 2 vmap { 0 : goto $v }\n\t\tnumgen random mod 2 vmap { 0 : goto a } # handle 5\n\t\tnumgen random mod 2 vmap { 0 : goto a ; }\n\t\tnumgen inc mod 2 vmap { 0 : goto a }\n\t\tnumgen random mod 2 vmap { 0 : goto [a] }'],
+    [
+      'near misses',
+      '\t\tnumgen random mod 2 vmap { 0 : goto a, 1 : drop }\n\t\tnumgen random mod 2 vmap { 0 : goto a, }\n\t\tnumgen random mod 2 vmap { 0 : goto a,1 : goto b }\n\t\tnumgen random mod 2 vmap {0 : goto a}\n\t\tnumgen random mod x vmap { 0 : goto a }\n\t\tnumgen random mod 2 vmap { 0 : goto a } \n\t\tnumgen random mod 2 vmap { 0 : goto a } counter\n\t\tnumgen random mod 2  vmap { 0 : goto a }\n\t\tnumgen random mod 2 vmap { 0 : goto type }\n\t\tnumgen random mod 2 vmap { 0 : goto "a" }\n\t\tnumgen random mod 2 vmap { x : goto a }\n\t\tnumgen random mod 2 vmap { 0 : goto $v }\n\t\tnumgen random mod 2 vmap { 0 : goto a } # handle 5\n\t\tnumgen random mod 2 vmap { 0 : goto a ; }\n\t\tnumgen inc mod 2 vmap { 0 : goto a }\n\t\tnumgen random mod 2 vmap { 0 : goto [a] }',
+    ],
   ])('%s', (_name, rules) => {
     const text = `define v = a\ntable ip t {\n\tchain a {\n\t}\n\tchain b {\n\t}\n\tchain c {\n${rules}\n\t}\n}\n`;
     const r = same(text);
@@ -138,20 +153,39 @@ describe('nft element list lines', () => {
   const sameElements = (text: string) => {
     const r = same(text);
     expect(elements(r), text).toStrictEqual(elements(parseNft(text, { fastPath: false })));
-    expect(r.symbols.allReferences().map((x) => [x.name, x.range, x.role])).toStrictEqual(parseNft(text, { fastPath: false }).symbols.allReferences().map((x) => [x.name, x.range, x.role]));
+    expect(r.symbols.allReferences().map((x) => [x.name, x.range, x.role])).toStrictEqual(
+      parseNft(text, { fastPath: false })
+        .symbols.allReferences()
+        .map((x) => [x.name, x.range, x.role]),
+    );
     return r;
   };
   const inMap = (lines: string) => `table ip t {\n\tchain c {\n\t}\n\tmap m {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n${lines}\n\t}\n\tset s {\n\t\ttype ipv4_addr\n\t}\n}\n`;
 
   it.each([
-    ['kube-proxy maps', '\t\telements = { 10.0.0.1 . tcp . 80 : goto c,\n\t\t\t     10.0.0.2 . udp . 53 comment "ns/svc:dns" : goto reject-chain,\n\t\t\t     10.0.0.3 . sctp . 9 comment "ns/a-b:p" : drop,\n\t\t\t     10.0.0.4 . tcp . 1 : jump c }'],
+    [
+      'kube-proxy maps',
+      '\t\telements = { 10.0.0.1 . tcp . 80 : goto c,\n\t\t\t     10.0.0.2 . udp . 53 comment "ns/svc:dns" : goto reject-chain,\n\t\t\t     10.0.0.3 . sctp . 9 comment "ns/a-b:p" : drop,\n\t\t\t     10.0.0.4 . tcp . 1 : jump c }',
+    ],
     ['two per line, one line', '\t\telements = { 10.0.0.1, 10.0.0.2,\n\t\t\t     10.0.0.3, 10.0.0.4,\n\t\t\t     10.0.0.5 }\n\t\telements = { 192.168.0.2 }'],
-    ['keys of every kind', '\t\telements = { fd00::1 . tcp . 80 : accept, [fd00::2] . udp . 1-5 : return,\n\t\t\t     10.0.0.0/8 . tcp . 0x10 : continue, 10.0.0.1-10.0.0.9 . tcp . 8 : drop,\n\t\t\t     comment . type . elements : goto type, tcp . comment "" : goto elements }'],
+    [
+      'keys of every kind',
+      '\t\telements = { fd00::1 . tcp . 80 : accept, [fd00::2] . udp . 1-5 : return,\n\t\t\t     10.0.0.0/8 . tcp . 0x10 : continue, 10.0.0.1-10.0.0.9 . tcp . 8 : drop,\n\t\t\t     comment . type . elements : goto type, tcp . comment "" : goto elements }',
+    ],
     ['comments holding what ends lists', '\t\telements = { 1 comment "a, b } # c : goto d" : goto c,\n\t\t\t     2 comment "é ü" : drop,\n\t\t\t     3 comment "x" }'],
     ['targets defined later or nowhere', '\t\telements = { 1 : goto later, 2 : goto nowhere, 3 : goto later }\n\t}\n\tchain later {'],
-    ['a trailing comma, spaces, a last `}` alone', '\t\telements = { 1 : goto c, }\n\t\telements = { 1 : goto c,  2 : drop }\n\t\telements = {  1 : drop }\n\t\telements = { 1 : drop } \n\t\telements = { 1 : drop, \n\t\t\t2 : drop }\n\t\telements = { 1 : drop,\n\t\t}\n\t\telements = {1 : drop}\n\t\telements  = { 1 : drop }'],
-    ['values and options it leaves alone', '\t\telements = { 1 : queue }\n\t\telements = { 1 : 10.0.0.1 . 80 }\n\t\telements = { 1 : goto "c" }\n\t\telements = { 1 : goto $v }\n\t\telements = { 1 timeout 3s : drop }\n\t\telements = { 1 counter : drop }\n\t\telements = { 1 comment x : drop }\n\t\telements = { 1 comment "x" comment "y" : drop }\n\t\telements = { 1 : goto c d }\n\t\telements = { 1 : dropx }\n\t\telements = { "a" : drop }\n\t\telements = { $v : drop }\n\t\telements = { 1 | 2 : drop }\n\t\telements = { - 1 : drop }'],
-    ['what ends the line after the list', '\t\telements = { 1 : drop } # handle 4\n\t\telements = { 1 : drop }; comment "x"\n\t\telements = { 1 : drop } }\n\t\telements = $s\n\t\telements = { 1 : drop, # x\n\t\t\t2 : drop }'],
+    [
+      'a trailing comma, spaces, a last `}` alone',
+      '\t\telements = { 1 : goto c, }\n\t\telements = { 1 : goto c,  2 : drop }\n\t\telements = {  1 : drop }\n\t\telements = { 1 : drop } \n\t\telements = { 1 : drop, \n\t\t\t2 : drop }\n\t\telements = { 1 : drop,\n\t\t}\n\t\telements = {1 : drop}\n\t\telements  = { 1 : drop }',
+    ],
+    [
+      'values and options it leaves alone',
+      '\t\telements = { 1 : queue }\n\t\telements = { 1 : 10.0.0.1 . 80 }\n\t\telements = { 1 : goto "c" }\n\t\telements = { 1 : goto $v }\n\t\telements = { 1 timeout 3s : drop }\n\t\telements = { 1 counter : drop }\n\t\telements = { 1 comment x : drop }\n\t\telements = { 1 comment "x" comment "y" : drop }\n\t\telements = { 1 : goto c d }\n\t\telements = { 1 : dropx }\n\t\telements = { "a" : drop }\n\t\telements = { $v : drop }\n\t\telements = { 1 | 2 : drop }\n\t\telements = { - 1 : drop }',
+    ],
+    [
+      'what ends the line after the list',
+      '\t\telements = { 1 : drop } # handle 4\n\t\telements = { 1 : drop }; comment "x"\n\t\telements = { 1 : drop } }\n\t\telements = $s\n\t\telements = { 1 : drop, # x\n\t\t\t2 : drop }',
+    ],
     ['lines in the middle of a list', '\t\telements = { 1 : drop,\n\n\t\t\t2 : drop }\n\t\telements = { 1 : drop,\n\t\t\t# a comment\n\t\t\t2 : drop }\n\t\telements = { 1 : drop,\n\t\t\tcomment "x" : drop }'],
     ['a declaration ends a list left open', '\t\telements = { 1 : drop,\n\t\t\t     table . 1 : drop }\n\t\telements = { 1 : drop,\n\tchain d {\n\t}\n\tmap n {\n\t\telements = { 1 : drop,\n\t\t\t     add . 1 : drop }'],
     ['a list not closed at the end', '\t\telements = { 1 : drop,\n\t\t\t2 : drop,'],

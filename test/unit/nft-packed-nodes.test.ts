@@ -177,9 +177,7 @@ describe('pending references', () => {
       special.map((k) => [
         ruleLine.get(k),
         k % 3 === 0 ? 'defined-later' : 'undefined-chain',
-        k % 3 === 0
-          ? `late${k} is only added on line ${definedOn.get(k)! + 1}: nft -f runs commands in order, so this one fails ("No such file or directory").`
-          : `No chain elsewhere${k} in table ${tableOf(k)}.`,
+        k % 3 === 0 ? `late${k} is only added on line ${definedOn.get(k)! + 1}: nft -f runs commands in order, so this one fails ("No such file or directory").` : `No chain elsewhere${k} in table ${tableOf(k)}.`,
       ]),
     );
   });
@@ -205,7 +203,11 @@ describe('LazyRule', () => {
   const dump = (breakText: string, pad: number) =>
     ['table ip t {', '\tchain a {', `\t\t${' '.repeat(pad)}ip daddr 10.0.0.1 tcp dport 80 counter accept comment "x"`, '\t\tmeta mark 0x1 jump b # after', '\t}', '\tchain b {', '\t}', '}', ''].join(breakText);
 
-  for (const [label, breakText] of [['\\n', '\n'], ['\\r\\n', '\r\n'], ['\\r', '\r']] as const) {
+  for (const [label, breakText] of [
+    ['\\n', '\n'],
+    ['\\r\\n', '\r\n'],
+    ['\\r', '\r'],
+  ] as const) {
     it(`reads its rule from the document with ${label} line breaks, as an eager rule does`, () => {
       for (const pad of [0, 40_000]) {
         const text = dump(breakText, pad);
@@ -243,7 +245,7 @@ describe('rare fields (defineRareFields)', () => {
 });
 
 describe('ElementNode and VerdictNode', () => {
-  it('give back the ranges they were given, on the element\'s line or not', () => {
+  it("give back the ranges they were given, on the element's line or not", () => {
     fc.assert(
       fc.property(anyRange, anyRange, fc.option(anyRange, { nil: undefined }), fc.boolean(), (whole, key, value, keyOnLine) => {
         const keyRange = keyOnLine ? range(whole.start.line, key.start.character, whole.start.line, key.end.character) : key;
@@ -272,12 +274,19 @@ describe('ElementNode and VerdictNode', () => {
     expect(new VerdictNode('jump', 'c', range(2, 3, 2, 4))).toEqual({ kind: 'jump', chain: 'c', chainRange: range(2, 3, 2, 4) });
   });
 
-  it('are what a set\'s elements and a verdict map\'s values are made of', () => {
+  it("are what a set's elements and a verdict map's values are made of", () => {
     const text = 'table ip t {\n\tmap m {\n\t\ttype ipv4_addr : verdict\n\t\telements = { 10.0.0.1 comment "a" : goto c,\n\t\t\t     10.0.0.2 : drop }\n\t}\n\tchain c {\n\t}\n}\n';
     const m = parseNft(text).tables[0].mapByName.get('m')!;
     expect(m.elements.map((e) => e instanceof ElementNode)).toEqual([true, true]);
     const [first, second] = m.elements;
-    expect(first).toEqual({ key: ['10.0.0.1'], comment: 'a', value: { kind: 'goto', chain: 'c', chainRange: range(3, 43, 3, 44) }, range: range(3, 15, 3, 44), keyRange: range(3, 15, 3, 23), valueRange: range(3, 38, 3, 44) });
+    expect(first).toEqual({
+      key: ['10.0.0.1'],
+      comment: 'a',
+      value: { kind: 'goto', chain: 'c', chainRange: range(3, 43, 3, 44) },
+      range: range(3, 15, 3, 44),
+      keyRange: range(3, 15, 3, 23),
+      valueRange: range(3, 38, 3, 44),
+    });
     expect(first.value).toBeInstanceOf(VerdictNode);
     expect(second).toEqual({ key: ['10.0.0.2'], value: { kind: 'drop' }, range: range(4, 8, 4, 23), keyRange: range(4, 8, 4, 16), valueRange: range(4, 19, 4, 23) });
   });

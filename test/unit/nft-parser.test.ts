@@ -7,16 +7,17 @@ import { parseNftJson } from '../../src/core/parse/nft/json';
 import { mark } from '../helpers/markers';
 
 const problems = (r: NftRuleset, ...severities: string[]) =>
-  r.diagnostics
-    .filter((d) => severities.length === 0 || severities.includes(d.severity))
-    .map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.severity} ${d.code}`);
+  r.diagnostics.filter((d) => severities.length === 0 || severities.includes(d.severity)).map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.severity} ${d.code}`);
 
 /** The statements of one rule written inside `table ip t { chain c { … } }`. */
 function statementsOf(rule: string, family = 'ip'): NftStatement[] {
   const r = parseNft(`table ${family} t {\n\tchain c {\n\t\t${rule}\n\t}\n}\n`);
   // the fixtures name chains and sets they do not declare
   const real = r.diagnostics.filter((d) => d.code !== 'undefined-chain' && d.code !== 'undefined-set' && d.code !== 'xt-compat');
-  expect(real.map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.code}`), rule).toEqual([]);
+  expect(
+    real.map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.code}`),
+    rule,
+  ).toEqual([]);
   return r.tables[0].chains[0].rules[0].statements;
 }
 
@@ -273,7 +274,13 @@ describe('statements', () => {
     if (anon.right.kind !== 'set') throw new Error('set');
     expect(anon.right.elements.map((e) => e.key)).toEqual([['22'], ['80'], ['1000-2000']]);
     const concat = only('ip daddr . tcp dport @pairs', 'match');
-    expect(concat.left).toMatchObject({ kind: 'concat', parts: [{ kind: 'payload', field: 'daddr' }, { kind: 'payload', field: 'dport' }] });
+    expect(concat.left).toMatchObject({
+      kind: 'concat',
+      parts: [
+        { kind: 'payload', field: 'daddr' },
+        { kind: 'payload', field: 'dport' },
+      ],
+    });
     expect(only('meta mark & 0x00004000 == 0x00004000', 'match')).toMatchObject({ left: { kind: 'binop', op: '&', left: { kind: 'meta', key: 'mark' }, right: { value: '0x00004000' } }, op: '==' });
     expect(only('mark and 0x4000 == 0', 'match')).toMatchObject({ left: { kind: 'binop', op: '&' } });
     expect(only('tcp flags syn / syn,ack', 'match')).toMatchObject({ left: { kind: 'binop', op: '&', right: { kind: 'list', values: ['syn', 'ack'] } }, op: '==', right: { value: 'syn' } });
@@ -293,7 +300,10 @@ describe('statements', () => {
     const v = only('numgen random mod 3 offset 1 vmap { 1 : goto a, 2-3 : jump b }', 'vmap');
     expect(v.key).toMatchObject({ kind: 'numgen', mode: 'random', mod: 3, offset: 1 });
     if (v.map.kind !== 'set') throw new Error('set');
-    expect(v.map.elements.map((e) => [e.key, e.value && typeof e.value !== 'string' ? e.value.kind : e.value])).toEqual([[['1'], 'goto'], [['2-3'], 'jump']]);
+    expect(v.map.elements.map((e) => [e.key, e.value && typeof e.value !== 'string' ? e.value.kind : e.value])).toEqual([
+      [['1'], 'goto'],
+      [['2-3'], 'jump'],
+    ]);
     expect(only('jhash ip saddr . tcp dport mod 2 seed 0xdeadbeef vmap { 0 : accept, 1 : drop }', 'vmap').key).toMatchObject({ kind: 'hash', function: 'jhash', mod: 2, seed: 0xdeadbeef, expr: { kind: 'concat' } });
     expect(only('symhash mod 2 offset 100 vmap { 100 : accept, 101 : drop }', 'vmap').key).toMatchObject({ kind: 'hash', function: 'symhash', offset: 100 });
     expect(only('ct state vmap { established : accept, new : jump x }', 'vmap')).toMatchObject({ key: { kind: 'ct', key: 'state' }, map: { kind: 'set' } });
@@ -303,7 +313,7 @@ describe('statements', () => {
   it('NAT: dnat, snat, masquerade, redirect, with and without families, ports and maps', () => {
     expect(only('dnat to 10.180.0.1:80', 'nat')).toMatchObject({ type: 'dnat', addr: { value: '10.180.0.1' }, port: { value: '80' }, flags: [] });
     expect(only('dnat ip to 192.168.3.2', 'nat')).toMatchObject({ family: 'ip', addr: { value: '192.168.3.2' } });
-    expect(only('dnat ip6 to [dead::beef]:4443', 'nat', )).toMatchObject({ family: 'ip6', addr: { value: 'dead::beef' }, port: { value: '4443' } });
+    expect(only('dnat ip6 to [dead::beef]:4443', 'nat')).toMatchObject({ family: 'ip6', addr: { value: 'dead::beef' }, port: { value: '4443' } });
     const map = only('dnat ip addr . port to ip daddr . th dport map { 10.0.0.1 . 80 : 10.1.0.1 . 8080 }', 'nat');
     expect(map).toMatchObject({ typeFlags: ['addr', 'port'], addr: { kind: 'map', key: { kind: 'concat' }, map: { kind: 'set' } } });
     expect(only('snat to 1.2.3.4-1.2.3.8 fully-random', 'nat')).toMatchObject({ type: 'snat', addr: { kind: 'range', from: '1.2.3.4', to: '1.2.3.8' }, flags: ['fully-random'] });
@@ -443,7 +453,11 @@ add rule ip kube-proxy svc1 mark set mark or 0x4000
 `);
     const t = r.tableById.get('ip kube-proxy')!;
     expect(t.comment).toBe('rules for kube-proxy');
-    expect(t.chains.map((c) => [c.name, c.rules.length, c.declared])).toEqual([['nat-prerouting', 1, true], ['services', 1, true], ['svc1', 1, true]]);
+    expect(t.chains.map((c) => [c.name, c.rules.length, c.declared])).toEqual([
+      ['nat-prerouting', 1, true],
+      ['services', 1, true],
+      ['svc1', 1, true],
+    ]);
     expect(t.chainByName.get('nat-prerouting')).toMatchObject({ type: 'nat', hook: 'prerouting', priority: { value: -100 } });
     expect(t.mapByName.get('service-ips')!.elements).toHaveLength(1);
     // nft -f runs the commands in order: the jump to `services` and the goto to `svc1` come before their chains
@@ -510,15 +524,34 @@ add element ip t s { 5.5.5.5 }
 add element ip t s { 6.6.6.6 }
 delete element ip t s { 5.5.5.5 }
 `);
-    expect(r.tableById.get('ip t')!.setByName.get('s')!.elements.map((e) => e.key.join(' . '))).toEqual(['6.6.6.6']);
+    expect(
+      r.tableById
+        .get('ip t')!
+        .setByName.get('s')!
+        .elements.map((e) => e.key.join(' . ')),
+    ).toEqual(['6.6.6.6']);
     const r2 = parseNft('table ip t { set s { type ipv4_addr; elements = { 1.1.1.1, 2.2.2.2 } } }\nadd element ip t s { 3.3.3.3, 1.1.1.1 }\ndelete element ip t s { 1.1.1.1 }\nadd element ip t s { 1.1.1.1 }\n');
-    expect(r2.tableById.get('ip t')!.setByName.get('s')!.elements.map((e) => e.key.join(' . '))).toEqual(['2.2.2.2', '3.3.3.3', '1.1.1.1']);
+    expect(
+      r2.tableById
+        .get('ip t')!
+        .setByName.get('s')!
+        .elements.map((e) => e.key.join(' . ')),
+    ).toEqual(['2.2.2.2', '3.3.3.3', '1.1.1.1']);
   });
 
   it('deleted chains leave the table in order; a chain made again under the name comes last', () => {
     const r = parseNft('table ip t { chain a { accept } chain b { drop } chain c { accept } }\ndelete chain ip t a\nadd chain ip t a\ndelete chain ip t c\nadd rule ip t a counter\n');
     expect(r.tableById.get('ip t')!.chains.map((c) => `${c.name}:${c.rules.map((x) => x.raw).join(',')}`)).toEqual(['b:drop', 'a:counter']);
-    const j = parseNftJson(JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't' } }, ...['a', 'b', 'c'].map((name) => ({ chain: { family: 'ip', table: 't', name } })), { delete: { chain: { family: 'ip', table: 't', name: 'b' } } }, { flush: { table: { family: 'ip', name: 't' } } }] }));
+    const j = parseNftJson(
+      JSON.stringify({
+        nftables: [
+          { table: { family: 'ip', name: 't' } },
+          ...['a', 'b', 'c'].map((name) => ({ chain: { family: 'ip', table: 't', name } })),
+          { delete: { chain: { family: 'ip', table: 't', name: 'b' } } },
+          { flush: { table: { family: 'ip', name: 't' } } },
+        ],
+      }),
+    );
     expect(j.tableById.get('ip t')!.chains.map((c) => c.name)).toEqual(['a', 'c']);
   });
 
@@ -577,7 +610,12 @@ undefine target
 add rule inet t c iifname $wan oifname $nope accept
 `);
     expect(r.includes).toEqual([{ path: '/etc/nftables/*.nft', range: expect.objectContaining({ start: { line: 2, character: 0 } }) }]);
-    expect(r.defines.map((d) => [d.name, d.value, d.expression?.kind])).toEqual([['wan', '"eth0"', 'value'], ['trusted', '{ 10.0.0.0/8, 192.168.1.1 }', 'set'], ['target', 'svc', 'value'], ['wan', '"eth1"', 'value']]);
+    expect(r.defines.map((d) => [d.name, d.value, d.expression?.kind])).toEqual([
+      ['wan', '"eth0"', 'value'],
+      ['trusted', '{ 10.0.0.0/8, 192.168.1.1 }', 'set'],
+      ['target', 'svc', 'value'],
+      ['wan', '"eth1"', 'value'],
+    ]);
     expect(r.comments.map((c) => c.kind)).toEqual(['shebang', 'comment']);
     const t = r.tableById.get('inet t')!;
     expect(t.setByName.get('s')!.elements.map((e) => e.key[0])).toEqual(['10.0.0.0/8', '192.168.1.1', '172.16.0.1']);
@@ -641,7 +679,10 @@ add rule inet t c iifname $wan oifname $nope accept
     const t = r.tables[0];
     expect(t.mapByName.get('y')).toMatchObject({ keyType: ['ip saddr', 'tcp dport'], keyTypeof: true, dataType: ['ip daddr'], dataTypeof: true });
     expect(t.mapByName.get('z')).toMatchObject({ dataType: ['ipv4_addr'], dataInterval: true, flags: ['interval'], elements: [{ key: ['10.141.10.0/24'], value: '192.168.2.2-192.168.2.4' }] });
-    expect(t.mapByName.get('w')!.elements.map((e) => [e.key, e.value])).toEqual([[['1.1.1.1', 'tcp', '20'], '2.2.2.2 . 30'], [['*'], '3.3.3.3 . 40']]);
+    expect(t.mapByName.get('w')!.elements.map((e) => [e.key, e.value])).toEqual([
+      [['1.1.1.1', 'tcp', '20'], '2.2.2.2 . 30'],
+      [['*'], '3.3.3.3 . 40'],
+    ]);
   });
 
   it('reads `nft -a` handles and the iptables-nft warning', () => {
@@ -708,14 +749,24 @@ table ip v {
 }`);
     // the } on line 11 closes chain x, so table u is the block left open
     expect(problems(r)).toEqual(['3:12 error missing-brace', '2:2 error missing-brace', '8:1 error missing-brace']);
-    expect(r.tables.map((t) => [t.id, t.chains.map((c) => `${c.name}:${c.rules.length}`)])).toEqual([['ip t', ['a:0', 'b:1']], ['ip u', ['x:1']], ['ip v', []]]);
+    expect(r.tables.map((t) => [t.id, t.chains.map((c) => `${c.name}:${c.rules.length}`)])).toEqual([
+      ['ip t', ['a:0', 'b:1']],
+      ['ip u', ['x:1']],
+      ['ip v', []],
+    ]);
   });
 
   it('a block left open on the line of the next declaration ends before it, not before it starts', () => {
     const r = parseNft('table ip t {\n\tchain a {\tchain b { masquerade; }\n}\ntable ip u { table ip v {\n}');
     const ranges = r.tables.flatMap((tb) => [tb.range, ...tb.chains.map((c) => c.fullRange)]).map((x) => [x.start.line, x.start.character, x.end.line, x.end.character]);
     // chain a ends where chain b starts; table u where table v starts.
-    expect(ranges).toEqual([[0, 0, 2, 1], [1, 1, 1, 11], [1, 11, 1, 34], [3, 0, 3, 13], [3, 13, 4, 1]]);
+    expect(ranges).toEqual([
+      [0, 0, 2, 1],
+      [1, 1, 1, 11],
+      [1, 11, 1, 34],
+      [3, 0, 3, 13],
+      [3, 13, 4, 1],
+    ]);
   });
 
   it('unclosed blocks at the end, stray braces, bad strings and characters', () => {

@@ -5,9 +5,20 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump, ipv6Variant, KUBE_PROXY_NFT_TEST_OPTIONS, KUBE_PROXY_NFT_TEST_SERVICES, type NftGenOptions } from '../../src/core/kube/generate/nft';
-import { endpointAddressFromName, NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectHashOk, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from '../../src/core/kube/nft-hash';
+import { randomServices } from '../../tools/generate/iptables';
+import { generateNftDump, ipv6Variant, KUBE_PROXY_NFT_TEST_OPTIONS, KUBE_PROXY_NFT_TEST_SERVICES, type NftGenOptions } from '../../tools/generate/nft';
+import {
+  endpointAddressFromName,
+  NFT_OBJECT_PREFIX,
+  nftEndpointNameShows,
+  nftHash8,
+  nftObjectHashOk,
+  nftObjectNameHashOk,
+  nftServiceObjectKind,
+  parseNftServiceObjectName,
+  type NftServiceObjectKind,
+  type NftServiceObjectName,
+} from '../../src/core/kube/nft-hash';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { LazyRule } from '../../src/core/parse/nft/nodes';
 import { peekRuleFacts, ruleFactsFromStatements } from '../../src/core/parse/nft/peek';
@@ -116,10 +127,73 @@ describe('peekRuleFacts reads what the statements say', () => {
 
   it('on randomised lines', () => {
     const word = fc.constantFrom(
-      'ip', 'ip6', 'saddr', 'daddr', '!=', '!', '==', 'jump', 'goto', 'comment', '"x"', '"a#b"', '"', 'meta', 'l4proto', 'tcp', 'udp', 'dnat', 'to',
-      'update', 'add', '{', '}', ',', ':', ' , ', 'numgen', 'random', 'inc', 'mod', 'offset', 'vmap', 'accept', 'drop', 'counter', 'fully-random', 'fib',
-      '10.0.0.1', '10.0.0.0/8', '10.0.0.0/08', '1.2.3.4-1.2.3.9', '256.1.1.1', 'fd00::1', 'fd00::/64', 'fd00:', '::1', 'a:b:c', '10.0.0.1:80', '[fd00::1]:80',
-      '[fd00::1]', ':80', '80', '0', '1-2', '0x1', '@s', '@affinity-x/y', '@th,16,16', '@s-', 'x', 'a.-', 'x+y', 'n/', 'type', 'and', 'eq', 'endpoint-A__1.2.3.4/80',
+      'ip',
+      'ip6',
+      'saddr',
+      'daddr',
+      '!=',
+      '!',
+      '==',
+      'jump',
+      'goto',
+      'comment',
+      '"x"',
+      '"a#b"',
+      '"',
+      'meta',
+      'l4proto',
+      'tcp',
+      'udp',
+      'dnat',
+      'to',
+      'update',
+      'add',
+      '{',
+      '}',
+      ',',
+      ':',
+      ' , ',
+      'numgen',
+      'random',
+      'inc',
+      'mod',
+      'offset',
+      'vmap',
+      'accept',
+      'drop',
+      'counter',
+      'fully-random',
+      'fib',
+      '10.0.0.1',
+      '10.0.0.0/8',
+      '10.0.0.0/08',
+      '1.2.3.4-1.2.3.9',
+      '256.1.1.1',
+      'fd00::1',
+      'fd00::/64',
+      'fd00:',
+      '::1',
+      'a:b:c',
+      '10.0.0.1:80',
+      '[fd00::1]:80',
+      '[fd00::1]',
+      ':80',
+      '80',
+      '0',
+      '1-2',
+      '0x1',
+      '@s',
+      '@affinity-x/y',
+      '@th,16,16',
+      '@s-',
+      'x',
+      'a.-',
+      'x+y',
+      'n/',
+      'type',
+      'and',
+      'eq',
+      'endpoint-A__1.2.3.4/80',
     );
     const sep = fc.constantFrom(...new Array<string>(30).fill(' '), '  ', '\t', '');
     const shape = fc.constantFrom(
@@ -141,9 +215,9 @@ describe('peekRuleFacts reads what the statements say', () => {
       }
       return out;
     });
-    const rule = fc.oneof(edited, fc.array(word, { minLength: 1, maxLength: 12 })).chain((words) =>
-      fc.array(sep, { minLength: words.length, maxLength: words.length }).map((seps) => words.map((w, i) => (i === 0 ? w : seps[i] + w)).join('')),
-    );
+    const rule = fc
+      .oneof(edited, fc.array(word, { minLength: 1, maxLength: 12 }))
+      .chain((words) => fc.array(sep, { minLength: words.length, maxLength: words.length }).map((seps) => words.map((w, i) => (i === 0 ? w : seps[i] + w)).join('')));
     let peeked = 0;
     fc.assert(
       fc.property(fc.array(rule, { minLength: 1, maxLength: 4 }), (rules) => {
@@ -194,7 +268,41 @@ describe('kube-proxy object names', () => {
 
   it('the hand-written parser gives what the regular expression did', () => {
     for (const name of names) expect(parseNftServiceObjectName(name), name).toStrictEqual(parseWithRegExp(name));
-    const piece = fc.constantFrom('service-', 'endpoint-', 'affinity-', 'local-', 'external-', 'firewall-', 'ABCDEFGH-', 'ABCD2345-', 'abcdefgh-', '/', '//', '__', '___', '_', 'tcp', 'udp', 'sctp', 'TCP', 'ns', 'svc', 'p80', '10.0.0.1', '1.2.3.256', 'fd00..1', '.', '/80', '/x', '80', '...', '-', '\n', '\u2028', ' ');
+    const piece = fc.constantFrom(
+      'service-',
+      'endpoint-',
+      'affinity-',
+      'local-',
+      'external-',
+      'firewall-',
+      'ABCDEFGH-',
+      'ABCD2345-',
+      'abcdefgh-',
+      '/',
+      '//',
+      '__',
+      '___',
+      '_',
+      'tcp',
+      'udp',
+      'sctp',
+      'TCP',
+      'ns',
+      'svc',
+      'p80',
+      '10.0.0.1',
+      '1.2.3.256',
+      'fd00..1',
+      '.',
+      '/80',
+      '/x',
+      '80',
+      '...',
+      '-',
+      '\n',
+      '\u2028',
+      ' ',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 14 }), (pieces) => {
         const name = pieces.join('');
@@ -228,8 +336,42 @@ describe('kube-proxy object names', () => {
       for (const prefix of ['endpoint-', 'affinity-']) check(`${prefix}${nftHash8(text)}-${text}`);
     }
     for (const name of names) check(name);
-    const piece = fc.constantFrom('service-', 'endpoint-', 'affinity-', 'local-', 'external-', 'firewall-', 'ABCDEFGH-', 'ABCD2345-', '/', '//', '__', '_', 'tcp', 'udp', 'sctp', 'ns', 'p80', '10.0.0.1', '.', '/80', '/ 8', '/0x1', '/1e2', '/8.0', '/-1', '80', '...', '-', '\n', ' ');
-    fc.assert(fc.property(fc.array(piece, { maxLength: 14 }), (pieces) => check(pieces.join(''))), { numRuns: 5000, seed: 5 });
+    const piece = fc.constantFrom(
+      'service-',
+      'endpoint-',
+      'affinity-',
+      'local-',
+      'external-',
+      'firewall-',
+      'ABCDEFGH-',
+      'ABCD2345-',
+      '/',
+      '//',
+      '__',
+      '_',
+      'tcp',
+      'udp',
+      'sctp',
+      'ns',
+      'p80',
+      '10.0.0.1',
+      '.',
+      '/80',
+      '/ 8',
+      '/0x1',
+      '/1e2',
+      '/8.0',
+      '/-1',
+      '80',
+      '...',
+      '-',
+      '\n',
+      ' ',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 14 }), (pieces) => check(pieces.join(''))),
+      { numRuns: 5000, seed: 5 },
+    );
     const mutated = fc.tuple(fc.constantFrom(...names), fc.nat(), fc.nat(3), piece).map(([name, at, cut, p]) => {
       const i = at % (name.length + 1);
       return name.slice(0, i) + p + name.slice(i + cut);
@@ -244,8 +386,33 @@ describe('kube-proxy object names', () => {
       const tail = `__${written}/${port}`;
       return name.endsWith(tail) && name.indexOf('__') === name.length - tail.length && endpointAddressFromName(written) === address;
     };
-    const endpoints: [string, number][] = [['10.0.0.1', 80], ['10.0.0.1', 8], ['0.0.0.1', 80], ['fd00::1', 0], ['fd00..1', 0], ['1:2:3:4', 80], ['1.2.3.4', 80], ['x', 80], ['', 80], ['10.0.0.1', NaN], ['10.0.0.1', 1.5]];
-    const names2 = ['endpoint-ABCDEFGH-a/b/tcp/p__10.0.0.1/80', 'endpoint-ABCDEFGH-a/b/tcp/p__10.0.0.1/8', 'x__10.0.0.1/80', '__10.0.0.1/80', '10.0.0.1/80', 'a__b__10.0.0.1/80', 'a__fd00..1/0', 'a__1.2.3.4/80', 'a__x/80', 'a__10.0.0.1/NaN', 'a__10.0.0.1/1.5', 'a__10.0.0.1x80'];
+    const endpoints: [string, number][] = [
+      ['10.0.0.1', 80],
+      ['10.0.0.1', 8],
+      ['0.0.0.1', 80],
+      ['fd00::1', 0],
+      ['fd00..1', 0],
+      ['1:2:3:4', 80],
+      ['1.2.3.4', 80],
+      ['x', 80],
+      ['', 80],
+      ['10.0.0.1', NaN],
+      ['10.0.0.1', 1.5],
+    ];
+    const names2 = [
+      'endpoint-ABCDEFGH-a/b/tcp/p__10.0.0.1/80',
+      'endpoint-ABCDEFGH-a/b/tcp/p__10.0.0.1/8',
+      'x__10.0.0.1/80',
+      '__10.0.0.1/80',
+      '10.0.0.1/80',
+      'a__b__10.0.0.1/80',
+      'a__fd00..1/0',
+      'a__1.2.3.4/80',
+      'a__x/80',
+      'a__10.0.0.1/NaN',
+      'a__10.0.0.1/1.5',
+      'a__10.0.0.1x80',
+    ];
     for (const name of [...names, ...names2]) for (const [address, port] of endpoints) expect(nftEndpointNameShows(name, address, port), `${name} ${address} ${port}`).toBe(shows(name, address, port));
     const piece = fc.constantFrom('__', '_', '/', '10.0.0.1', 'fd00..1', '1.2.3.4', '.', ':', '80', '8', '0', 'x', 'a');
     fc.assert(

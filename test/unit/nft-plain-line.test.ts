@@ -3,7 +3,7 @@
 // and reporting the same reference; and a parse must not tell the two paths apart.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateNftDump, ipv6Variant, randomServices } from '../../src/core/kube/generate/nft';
+import { generateNftDump, ipv6Variant, randomServices } from '../../tools/generate/nft';
 import { lineRange } from '../../src/core/model/range';
 import { fastLexLine, isSpace } from '../../src/core/parse/nft/lexer';
 import { groupItems } from '../../src/core/parse/nft/nodes';
@@ -107,7 +107,27 @@ describe('nft plain rule lines: read without tokens as the token path reads them
       ...['ip', 'ip6', 'saddr', 'daddr', 'meta', 'l4proto', 'th', 'tcp', 'udp', 'sctp', 'dport', 'sport', 'mark', 'ct', 'state'],
       ...['jump', 'goto', 'accept', 'drop', 'dnat', 'snat', 'masquerade', 'to', 'numgen', 'vmap', 'map', 'set', 'type', 'flags', 'chain', 'comment', 'counter'],
       ...['x', 'a-b', 'mark-for-masquerade', 'endpoint-X-ns/s/tcp/p__10.0.0.1/80', 'service-Y-ns/s/udp/', 'a/', 'a-', '-a', '.a', ':a', '::1', 'a:b'],
-      ...['0', '9', '0x10', '10.0.0.1', '10.0.0.1:80', '[fd00::1]:80', '[fd00::1', 'fd00::/64', '10.0.0.0/8', '1-2', '$v', '@set', '@affinity-X-ns/s/tcp/p__10.0.0.1/80', '@th,1,2', '@s,', '"x"', '"x y"', '#', '# handle 1'],
+      ...[
+        '0',
+        '9',
+        '0x10',
+        '10.0.0.1',
+        '10.0.0.1:80',
+        '[fd00::1]:80',
+        '[fd00::1',
+        'fd00::/64',
+        '10.0.0.0/8',
+        '1-2',
+        '$v',
+        '@set',
+        '@affinity-X-ns/s/tcp/p__10.0.0.1/80',
+        '@th,1,2',
+        '@s,',
+        '"x"',
+        '"x y"',
+        '#',
+        '# handle 1',
+      ],
       ...['!=', '==', '!', '<', '{', '}', '(', ')', ',', ';', ':', '.', '-', '/', '&', '|', '中', '\r', '\t', ''],
     );
     const rule = fc.tuple(fc.constantFrom('', '\t\t', ' ', '\t \t'), fc.array(piece, { minLength: 1, maxLength: 7 }), fc.constantFrom(' ', ' ', ' ', '  ', '\t'), fc.constantFrom('', '', ' ', '\t'));
@@ -135,14 +155,21 @@ describe('nft plain rule lines: read without tokens as the token path reads them
   });
 
   it('parses generated dumps as the token path does', () => {
-    for (const [services, family] of [[randomServices(30, 4, 3), 'ipv4'], [ipv6Variant(randomServices(20, 3, 4)), 'ipv6']] as const) {
+    for (const [services, family] of [
+      [randomServices(30, 4, 3), 'ipv4'],
+      [ipv6Variant(randomServices(20, 3, 4)), 'ipv6'],
+    ] as const) {
       for (const style of ['nft-list-ruleset', 'nft-cmds'] as const) {
         const text = generateNftDump({ services, family, style });
         // A space at the end of a line sends it to the token path, which reads the same rule.
-        const spaced = text.split('\n').map((l) => (l.length > 0 ? `${l} ` : l)).join('\n');
+        const spaced = text
+          .split('\n')
+          .map((l) => (l.length > 0 ? `${l} ` : l))
+          .join('\n');
         const a = parseNft(text);
         const b = parseNft(spaced);
-        const rules = (r: typeof a) => r.tables.flatMap((t) => t.chains.flatMap((c) => c.rules.map((x) => plainData({ raw: x.raw, range: x.range, chain: x.chain, index: x.index, handle: x.handle, comment: x.comment }))));
+        const rules = (r: typeof a) =>
+          r.tables.flatMap((t) => t.chains.flatMap((c) => c.rules.map((x) => plainData({ raw: x.raw, range: x.range, chain: x.chain, index: x.index, handle: x.handle, comment: x.comment }))));
         expect(rules(a).length).toBeGreaterThan(100);
         expect(rules(a)).toStrictEqual(rules(b));
         expect(plainData(a.symbols.allReferences())).toStrictEqual(plainData(b.symbols.allReferences()));

@@ -25,7 +25,10 @@ function check(line: string): boolean | undefined {
   const read = recorder(line);
   const statements = new StatementReader(read.host).readRule(groupItems(fastLexLine(line, undefined, 3)!.tokens)!);
   expect(plain.calls, line).toStrictEqual(read.calls);
-  expect(statements.filter((s) => s.kind === 'comment' || s.kind === 'raw'), line).toEqual([]);
+  expect(
+    statements.filter((s) => s.kind === 'comment' || s.kind === 'raw'),
+    line,
+  ).toEqual([]);
   return true;
 }
 
@@ -99,11 +102,12 @@ describe('nft plain rules: the references of the statement reader, without its s
       fc.tuple(fc.constantFrom('jump', 'goto'), name).map((p) => p.join(' ')),
       fc.constantFrom('accept', 'drop', 'return', 'continue'),
       fc.tuple(fc.constantFrom('dnat to', 'snat to'), value).map((p) => p.join(' ')),
-      fc
-        .array(fc.tuple(value, fc.constantFrom('goto', 'jump'), name), { minLength: 1, maxLength: 4 })
-        .map((es) => `numgen random mod ${es.length} vmap { ${es.map(([k, v, n]) => `${k} : ${v} ${n}`).join(', ')} }`),
+      fc.array(fc.tuple(value, fc.constantFrom('goto', 'jump'), name), { minLength: 1, maxLength: 4 }).map((es) => `numgen random mod ${es.length} vmap { ${es.map(([k, v, n]) => `${k} : ${v} ${n}`).join(', ')} }`),
     );
-    const change = fc.tuple(fc.nat(), fc.constantFrom('', ',', '.', '-', '/', ':', '!=', '{', '}', 'and', 'map', 'set', 'vmap', 'offset 1', 'x', '1', '"s"', 'comment "c"', 'counter', 'fully-random', 'jump', 'goto', 'to', 'ip'));
+    const change = fc.tuple(
+      fc.nat(),
+      fc.constantFrom('', ',', '.', '-', '/', ':', '!=', '{', '}', 'and', 'map', 'set', 'vmap', 'offset 1', 'x', '1', '"s"', 'comment "c"', 'counter', 'fully-random', 'jump', 'goto', 'to', 'ip'),
+    );
     let taken = 0;
     fc.assert(
       fc.property(fc.array(statement, { minLength: 1, maxLength: 4 }), fc.option(change), (statements, edit) => {

@@ -29,7 +29,8 @@ function* walk(items: OutlineItem[]): Generator<OutlineItem> {
   }
 }
 
-const cases: [string, LanguageFeatures<any>, string][] = [ // eslint-disable-line @typescript-eslint/no-explicit-any
+const cases: [string, LanguageFeatures<any>, string][] = [
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   ['iptables-legacy', iptablesFeatures, 'samples/iptables-legacy/node1.iptables'],
   ['iptables-nft', iptablesFeatures, 'samples/iptables-nft/node1.iptables'],
   ['iptables of IPVS mode', iptablesFeatures, 'samples/ipvs/node1.iptables'],
@@ -79,7 +80,7 @@ describe('outline labels lead with the Service', () => {
     expect(all.filter((n) => /^KUBE-(SVC|SEP|EXT|SVL)-/.test(n))).toEqual([]);
   });
 
-  it('nft: Service, then kube-proxy\'s chain', () => {
+  it("nft: Service, then kube-proxy's chain", () => {
     const all = names(nftFeatures, 'samples/nftables/node1.nft');
     expect(all).toContain('shop/web:http · service-KHN6ECMT-shop/web/tcp/http');
     expect(all).toContain('services');
@@ -107,7 +108,10 @@ describe('a chain whose rules follow its declaration', () => {
   it('spans its rules (the -N style), and the next chain starts at its own declaration', () => {
     const text = '*nat\n:PREROUTING ACCEPT [0:0]\n-N A\n-A A -j RETURN\n-A A -j RETURN\n-N B\n-A B -j RETURN\nCOMMIT\n';
     const items = iptablesFeatures.outline(iptablesFeatures.analyze(text));
-    const at = (line: number) => enclosing(items, line).map((i) => i.name).join(' › ');
+    const at = (line: number) =>
+      enclosing(items, line)
+        .map((i) => i.name)
+        .join(' › ');
     expect([1, 2, 3, 4, 5, 6].map(at)).toEqual(['nat › PREROUTING', 'nat › A', 'nat › A', 'nat › A', 'nat › B', 'nat › B']);
   });
 });

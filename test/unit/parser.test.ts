@@ -61,7 +61,10 @@ describe('iptables parser: what real dumps contain', () => {
     const r = parseIptables(text);
     expect(r.diagnostics).toEqual([]);
     expect(r.backend).toBe('legacy');
-    expect(r.saves.map((s) => [s.family, s.backend])).toEqual([['ipv4', 'legacy'], ['ipv6', 'legacy']]);
+    expect(r.saves.map((s) => [s.family, s.backend])).toEqual([
+      ['ipv4', 'legacy'],
+      ['ipv6', 'legacy'],
+    ]);
     expect(r.tables.map((t) => t.id)).toEqual(['0/filter', '1/filter']);
   });
 
@@ -107,7 +110,13 @@ describe('iptables parser: what real dumps contain', () => {
   it('keeps unknown modules and options verbatim', () => {
     const r = parseIptables('*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -m frobnicate --level 11 --mode "loud one" -j ACCEPT\nCOMMIT\n');
     expect(r.diagnostics).toEqual([]);
-    expect(r.tables[0].rules[0].matches[0]).toMatchObject({ module: 'frobnicate', options: [{ name: '--level', values: ['11'] }, { name: '--mode', values: ['loud one'] }] });
+    expect(r.tables[0].rules[0].matches[0]).toMatchObject({
+      module: 'frobnicate',
+      options: [
+        { name: '--level', values: ['11'] },
+        { name: '--mode', values: ['loud one'] },
+      ],
+    });
   });
 
   it('reads an unquoted multi-word comment leniently, with a warning', () => {
@@ -143,14 +152,7 @@ describe('iptables parser: errors with line and column, the rest of the file sti
       'COMMIT',
       '',
     ].join('\n');
-    expect(codes(text)).toEqual([
-      '3:10 error missing-value',
-      '4:17 error missing-value',
-      '5:55 error unexpected-argument',
-      '6:13 error old-negation',
-      '7:30 error bad-mac',
-      '8:13 error bad-address',
-    ]);
+    expect(codes(text)).toEqual(['3:10 error missing-value', '4:17 error missing-value', '5:55 error unexpected-argument', '6:13 error old-negation', '7:30 error bad-mac', '8:13 error bad-address']);
     expect(parseIptables(text).tables[0].rules).toHaveLength(7);
   });
 

@@ -7,7 +7,24 @@ import { isPlaceholder, placeholderIn } from '../../src/core/parse/placeholders'
 
 describe('anonymised placeholders', () => {
   it('recognises the usual placeholders, and no real address or name', () => {
-    for (const w of ['xx:xx:xx:xx:xx:xx', 'XX:XX:XX:XX:XX:XX', 'a.b.c.d', '<IP>', '<POD_IP>/32', 'X.X.X.X', '10.x.x.x', '10.x.x.x/8', '1.2.3.X', '***.***.***.***', 'XXX.XXX.XXX.XXX/32', 'xxxx:xxxx::1', '[IP]', '<IP>:8080', 'x.x.x.x:80']) expect(isPlaceholder(w), w).toBe(true);
+    for (const w of [
+      'xx:xx:xx:xx:xx:xx',
+      'XX:XX:XX:XX:XX:XX',
+      'a.b.c.d',
+      '<IP>',
+      '<POD_IP>/32',
+      'X.X.X.X',
+      '10.x.x.x',
+      '10.x.x.x/8',
+      '1.2.3.X',
+      '***.***.***.***',
+      'XXX.XXX.XXX.XXX/32',
+      'xxxx:xxxx::1',
+      '[IP]',
+      '<IP>:8080',
+      'x.x.x.x:80',
+    ])
+      expect(isPlaceholder(w), w).toBe(true);
     for (const w of ['10.0.0.1', '10.0.0.0/8', 'aa:bb:cc:dd:ee:ff', 'fe80::1', 'KUBE-SVC-X', 'foo.bar.baz.com', 'abc.def.ghi.com', '<', 'tcp', '[::1]:80', '1.2.3.4:80', 'x']) expect(isPlaceholder(w), w).toBe(false);
     expect(placeholderIn('\t\tip daddr <IP> accept')).toEqual({ start: 11, end: 15 });
     expect(placeholderIn('ip daddr 10.0.0.1 accept')).toBeUndefined();
@@ -19,7 +36,10 @@ describe('anonymised placeholders', () => {
     for (const mode of ['scan', 'chevrotain'] as const) {
       const r = parseIptables(text, { mode });
       const problems = r.diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning');
-      expect(problems.map((d) => d.code), mode).toEqual(['bad-address', 'anonymised-placeholders']);
+      expect(
+        problems.map((d) => d.code),
+        mode,
+      ).toEqual(['bad-address', 'anonymised-placeholders']);
       const grouped = problems[1];
       expect(grouped.message).toMatch(/^1500 anonymised placeholders .* first at 6:15; the rest of each line is read\.$/);
       expect(grouped.range).toMatchObject({ start: { line: 5, character: 14 } });

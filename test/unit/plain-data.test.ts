@@ -38,7 +38,10 @@ describe('plainData', () => {
     byLine.set(3, { n: 1 }).set(9, { n: 2 });
     const cloned = structuredClone(plainData({ byLine }));
     expect(cloned.byLine).toBeInstanceOf(Map);
-    expect([...cloned.byLine]).toEqual([[3, { n: 1 }], [9, { n: 2 }]]);
+    expect([...cloned.byLine]).toEqual([
+      [3, { n: 1 }],
+      [9, { n: 2 }],
+    ]);
   });
 
   it('a structured clone alone would lose what getters answer', () => {

@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { PROGRESS_MASK, reportProgress, withProgress } from '../../src/core/progress';
 import { featuresFor } from '../../src/core/language';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 
 // Each at least two reports long (the number of Services each format needs for that).
 const ipvs = generateIpvsSnapshot({ services: randomServices(7000, 6, 5), nodeIPs: ['192.168.0.10'] });
@@ -18,7 +18,10 @@ const TEXTS: [string, string][] = [
 
 function sharesOf(languageId: string, text: string): number[] {
   const shares: number[] = [];
-  withProgress((share) => shares.push(share), () => featuresFor(languageId)!.analyze(text));
+  withProgress(
+    (share) => shares.push(share),
+    () => featuresFor(languageId)!.analyze(text),
+  );
   return shares;
 }
 
@@ -39,12 +42,18 @@ describe('parse progress', () => {
     const outer: number[] = [];
     const inner: number[] = [];
     reportProgress(1, 2);
-    withProgress((s) => outer.push(s), () => {
-      reportProgress(1, 4);
-      withProgress((s) => inner.push(s), () => reportProgress(1, 2));
-      reportProgress(3, 4);
-      reportProgress(1, 0); // nothing to read: no share
-    });
+    withProgress(
+      (s) => outer.push(s),
+      () => {
+        reportProgress(1, 4);
+        withProgress(
+          (s) => inner.push(s),
+          () => reportProgress(1, 2),
+        );
+        reportProgress(3, 4);
+        reportProgress(1, 0); // nothing to read: no share
+      },
+    );
     expect(outer).toEqual([0.25, 0.75]);
     expect(inner).toEqual([0.5]);
   });

@@ -13,7 +13,22 @@ const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'valueOf', 'has
 const INPUTS: { languageId: string; text: string }[] = [
   {
     languageId: 'iptables',
-    text: ['*NAME', ':NAME ACCEPT [0:0]', ':X - [0:0]', '-A NAME -p NAME -m NAME --NAME NAME -j NAME', '-A X -j X2 --NAME NAME', 'COMMIT', '*nat', ':PREROUTING ACCEPT [0:0]', ':NAME - [0:0]', '-A PREROUTING -p tcp -m NAME -j NAME', '-A PREROUTING -p NAME --dport 80 -j DNAT --to-destination 10.0.0.1:80', '-A NAME -j NAME', 'COMMIT', ''].join('\n'),
+    text: [
+      '*NAME',
+      ':NAME ACCEPT [0:0]',
+      ':X - [0:0]',
+      '-A NAME -p NAME -m NAME --NAME NAME -j NAME',
+      '-A X -j X2 --NAME NAME',
+      'COMMIT',
+      '*nat',
+      ':PREROUTING ACCEPT [0:0]',
+      ':NAME - [0:0]',
+      '-A PREROUTING -p tcp -m NAME -j NAME',
+      '-A PREROUTING -p NAME --dport 80 -j DNAT --to-destination 10.0.0.1:80',
+      '-A NAME -j NAME',
+      'COMMIT',
+      '',
+    ].join('\n'),
   },
   {
     languageId: 'nftables',
@@ -43,7 +58,16 @@ const INPUTS: { languageId: string; text: string }[] = [
   },
   {
     languageId: 'ipvsadm',
-    text: ['IP Virtual Server version 1.2.1 (size=4096)', 'Prot LocalAddress:Port Scheduler Flags', '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn', 'TCP  10.96.0.1:443 NAME', '  -> 10.0.0.2:6443                NAME    1      0          0', 'NAME  10.96.0.2:80 rr', '  -> 10.0.0.3:80                  Masq    NAME   0          0', ''].join('\n'),
+    text: [
+      'IP Virtual Server version 1.2.1 (size=4096)',
+      'Prot LocalAddress:Port Scheduler Flags',
+      '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
+      'TCP  10.96.0.1:443 NAME',
+      '  -> 10.0.0.2:6443                NAME    1      0          0',
+      'NAME  10.96.0.2:80 rr',
+      '  -> 10.0.0.3:80                  Masq    NAME   0          0',
+      '',
+    ].join('\n'),
   },
   {
     languageId: 'ipvsadm',
@@ -51,7 +75,14 @@ const INPUTS: { languageId: string; text: string }[] = [
   },
   {
     languageId: 'ipset',
-    text: ['create NAME NAME family NAME NAME NAME', 'create KUBE-CLUSTER-IP hash:ip,port family inet NAME 1024', 'add NAME 10.0.0.1 NAME NAME', 'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443 NAME', 'NAME KUBE-CLUSTER-IP', ''].join('\n'),
+    text: [
+      'create NAME NAME family NAME NAME NAME',
+      'create KUBE-CLUSTER-IP hash:ip,port family inet NAME 1024',
+      'add NAME 10.0.0.1 NAME NAME',
+      'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443 NAME',
+      'NAME KUBE-CLUSTER-IP',
+      '',
+    ].join('\n'),
   },
 ];
 
@@ -70,7 +101,9 @@ function everything(f: SnapshotFile, text: string): unknown {
   const diagnostics = (analysis.diagnostics as Diagnostic[]).map((d) => [d.code, d.severity, d.range]);
   const snapshot = buildSnapshot([f]);
   const traces = ['10.0.0.1', '10.96.0.1'].flatMap((to) =>
-    (['pod', 'node', 'external'] as const).map((entry) => traceSnapshot([{ name: f.name, analysis: analysis as never }], { to, dport: 443, protocol: 'tcp', entry }).outcomes.map((o) => [o.verdict, o.destination, o.probability])),
+    (['pod', 'node', 'external'] as const).map((entry) =>
+      traceSnapshot([{ name: f.name, analysis: analysis as never }], { to, dport: 443, protocol: 'tcp', entry }).outcomes.map((o) => [o.verdict, o.destination, o.probability]),
+    ),
   );
   return {
     diagnostics,

@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateNftDump } from '../../tools/generate/nft';
 import { featuresFor } from '../../src/core/language';
 import type { SemanticSymbol } from '../../src/core/language/types';
 import { encodeSemanticTokens, runDocumentQuery } from '../../src/extension/analysis/queries';
@@ -20,7 +20,13 @@ function checkRanges(languageId: 'iptables' | 'nftables', text: string, step: nu
   const analysis = features.analyze(text);
   const whole = features.semanticSymbols!(analysis);
   const lineCount = text.split(/\r\n|\r|\n/).length;
-  const ranges: [number, number][] = [[0, lineCount], [0, 1], [lineCount - 1, lineCount + 5], [5, 5], [lineCount + 3, lineCount + 9]];
+  const ranges: [number, number][] = [
+    [0, lineCount],
+    [0, 1],
+    [lineCount - 1, lineCount + 5],
+    [5, 5],
+    [lineCount + 3, lineCount + 9],
+  ];
   for (let from = 0; from < lineCount; from += step) ranges.push([from, from + step]);
   for (const [from, to] of ranges) {
     const expected = whole.filter((s) => s.range.start.line >= from && s.range.start.line < to).map(key);

@@ -11,16 +11,14 @@ import { traceSnapshot, traceToJson, type Condition, type Outcome, type Snapshot
 import { assumptionGroups, known } from '../../src/core/trace/facts';
 
 const files = (name: string, text: string): TraceFile[] => [{ name, analysis: analyzeFile(name, text)!.analysis as TraceFile['analysis'] }];
-const trace = (name: string, text: string, request: Partial<TraceRequest> = {}) =>
-  traceSnapshot(files(name, text), { to: '10.0.0.2', dport: 80, protocol: 'tcp', from: '10.0.0.1', entry: 'pod', ...request });
+const trace = (name: string, text: string, request: Partial<TraceRequest> = {}) => traceSnapshot(files(name, text), { to: '10.0.0.2', dport: 80, protocol: 'tcp', from: '10.0.0.1', entry: 'pod', ...request });
 const summary = (outcomes: Outcome[]) => outcomes.map((o) => `${Number(o.probability.toFixed(4))} ${o.verdict}${o.masquerade ? ' masq' : ''}${o.assumptions.length ? ` [${o.assumptions.join('; ')}]` : ''}`);
 
 /** A filter table whose FORWARD accepts by policy, with `chains` declared. */
 const forward = (chains: string[], rules: string[]) => ['*filter', ':FORWARD ACCEPT [0:0]', ...chains.map((c) => `:${c} - [0:0]`), ...rules, 'COMMIT', ''].join('\n');
 const WEAVE = forward(['FOO'], ['-A FORWARD -o weave -j FOO', '-A FORWARD -o weave -j DROP']);
 const WEAVE_OUTCOMES = ['1 accept [assuming the packet does not leave through interface weave]', '1 drop [assuming the packet leaves through interface weave]'];
-const nftForward = (rules: string[], extra = '') =>
-  `table ip t {\n\tchain forward {\n\t\ttype filter hook forward priority 0; policy accept;\n${rules.map((r) => `\t\t${r}\n`).join('')}\t}\n${extra}}\n`;
+const nftForward = (rules: string[], extra = '') => `table ip t {\n\tchain forward {\n\t\ttype filter hook forward priority 0; policy accept;\n${rules.map((r) => `\t\t${r}\n`).join('')}\t}\n${extra}}\n`;
 const WEAVE_NFT = nftForward(['oifname "weave" jump foo', 'oifname "weave" drop'], '\tchain foo {\n\t}\n');
 const WEAVE_JSON = JSON.stringify({
   nftables: [
@@ -34,20 +32,30 @@ const WEAVE_JSON = JSON.stringify({
 
 describe('one undecided condition, one answer per path', () => {
   it('the Weave repro gives two outcomes, each with one consistent assumption and its whole share (iptables, nft text, nft JSON)', () => {
-    for (const [name, text] of [['f.iptables', WEAVE], ['f.nft', WEAVE_NFT], ['f.json', WEAVE_JSON]]) {
+    for (const [name, text] of [
+      ['f.iptables', WEAVE],
+      ['f.nft', WEAVE_NFT],
+      ['f.json', WEAVE_JSON],
+    ]) {
       const r = trace(name, text);
       expect(summary(r.outcomes), name).toEqual(WEAVE_OUTCOMES);
-      expect(r.outcomes.map((o) => o.conditions.map((c) => [c.key, c.holds])), name).toEqual([[['iface out weave', false]], [['iface out weave', true]]]);
+      expect(
+        r.outcomes.map((o) => o.conditions.map((c) => [c.key, c.holds])),
+        name,
+      ).toEqual([[['iface out weave', false]], [['iface out weave', true]]]);
     }
   });
 
   it('an interface is one name each way: arriving on eth1 decides -i eth0 and -i eth+', () => {
-    const text = forward([], [
-      '-A FORWARD -i eth1 -j REJECT',
-      '-A FORWARD -i eth0 -j DROP',
-      '-A FORWARD ! -i eth+ -j DROP',
-      '-A FORWARD -i eth1 -j ACCEPT', // never reached: eth1 was rejected above
-    ]);
+    const text = forward(
+      [],
+      [
+        '-A FORWARD -i eth1 -j REJECT',
+        '-A FORWARD -i eth0 -j DROP',
+        '-A FORWARD ! -i eth+ -j DROP',
+        '-A FORWARD -i eth1 -j ACCEPT', // never reached: eth1 was rejected above
+      ],
+    );
     expect(summary(trace('i.iptables', text).outcomes)).toEqual([
       '1 drop [assuming the packet arrives on interface eth0]',
       // Not eth+ implies neither eth0 nor eth1: the implied conditions are not listed again.
@@ -60,25 +68,15 @@ describe('one undecided condition, one answer per path', () => {
   });
 
   it('ipset membership without an ipset dump is decided once; `!` tests the same condition', () => {
-    const text = forward([], [
-      '-A FORWARD -m set ! --match-set BLOCKED src -j MARK --set-mark 0x1',
-      '-A FORWARD -m set --match-set BLOCKED src -j DROP',
-      '-A FORWARD -m mark --mark 0x1 -j ACCEPT',
-      '-A FORWARD -j REJECT',
-    ]);
-    expect(summary(trace('s.iptables', text).outcomes)).toEqual([
-      '1 accept [assuming the packet is not in ipset BLOCKED]',
-      '1 drop [assuming the packet is in ipset BLOCKED]',
-    ]);
+    const text = forward(
+      [],
+      ['-A FORWARD -m set ! --match-set BLOCKED src -j MARK --set-mark 0x1', '-A FORWARD -m set --match-set BLOCKED src -j DROP', '-A FORWARD -m mark --mark 0x1 -j ACCEPT', '-A FORWARD -j REJECT'],
+    );
+    expect(summary(trace('s.iptables', text).outcomes)).toEqual(['1 accept [assuming the packet is not in ipset BLOCKED]', '1 drop [assuming the packet is in ipset BLOCKED]']);
   });
 
   it('shares come from random matches only, within each set of conditions', () => {
-    const text = forward(['A', 'B'], [
-      '-A FORWARD -m statistic --mode random --probability 0.25 -j A',
-      '-A FORWARD -j B',
-      '-A A -o weave -j DROP',
-      '-A B -o weave -j REJECT',
-    ]);
+    const text = forward(['A', 'B'], ['-A FORWARD -m statistic --mode random --probability 0.25 -j A', '-A FORWARD -j B', '-A A -o weave -j DROP', '-A B -o weave -j REJECT']);
     // Not leaving through weave: both random branches accept (100%); through weave: 25% dropped, 75% rejected.
     expect(summary(trace('r.iptables', text).outcomes)).toEqual([
       '1 accept [assuming the packet does not leave through interface weave]',
@@ -90,10 +88,7 @@ describe('one undecided condition, one answer per path', () => {
   it('what the entry point fixes is not assumed: from outside not on a container bridge, from the node on lo', () => {
     const text = forward([], ['-A FORWARD -i docker0 -j DROP', '-A FORWARD -i lo -j REJECT']);
     expect(summary(trace('e.iptables', text, { entry: 'external', from: '203.0.113.5' }).outcomes)).toEqual(['1 accept']);
-    expect(summary(trace('e.iptables', text, { entry: 'pod' }).outcomes)).toEqual([
-      '1 accept [assuming the packet does not arrive on interface docker0]',
-      '1 drop [assuming the packet arrives on interface docker0]',
-    ]);
+    expect(summary(trace('e.iptables', text, { entry: 'pod' }).outcomes)).toEqual(['1 accept [assuming the packet does not arrive on interface docker0]', '1 drop [assuming the packet arrives on interface docker0]']);
     const input = ['*filter', ':INPUT ACCEPT [0:0]', '-A INPUT -i lo -j ACCEPT', '-A INPUT -j DROP', 'COMMIT', ''].join('\n');
     const toNode = { to: '192.168.0.10', nodeIPs: ['192.168.0.10'] };
     expect(summary(trace('n.iptables', input, { ...toNode, entry: 'node', from: '192.168.0.10' }).outcomes)).toEqual(['1 accept']);
@@ -108,13 +103,23 @@ describe('one undecided condition, one answer per path', () => {
     const file = join(dir, 'f.iptables');
     writeFileSync(file, WEAVE);
     const out: string[] = [];
-    expect(run(['trace', file, '--to', '10.0.0.2:80/tcp', '--from', '10.0.0.1', '--entry', 'pod'], (s) => out.push(s), () => {})).toBe(0);
+    expect(
+      run(
+        ['trace', file, '--to', '10.0.0.2:80/tcp', '--from', '10.0.0.1', '--entry', 'pod'],
+        (s) => out.push(s),
+        () => {},
+      ),
+    ).toBe(0);
     const text = out.join('\n');
     expect(text).toContain('alternatives');
     expect(text).not.toMatch(/25%|50%/);
     expect(text.match(/^\s+100%\s+(DROP|ACCEPT)$/gm)).toHaveLength(2);
     const json: string[] = [];
-    run(['trace', file, '--to', '10.0.0.2:80/tcp', '--from', '10.0.0.1', '--json'], (s) => json.push(s), () => {});
+    run(
+      ['trace', file, '--to', '10.0.0.2:80/tcp', '--from', '10.0.0.1', '--json'],
+      (s) => json.push(s),
+      () => {},
+    );
     const parsed = JSON.parse(json.join('\n')) as { outcomes: { probability: number; conditions: { condition: string; holds: boolean }[] }[]; moreOutcomes: number };
     expect(parsed.outcomes.map((o) => [o.probability, o.conditions])).toEqual([
       [1, [{ condition: 'iface out weave', holds: false }]],
@@ -151,14 +156,32 @@ function shorewallLike(zones: number): string {
 /** A Docker-like firewall: one bridge per network, isolation between them. */
 function dockerLike(networks: number): string {
   const brs = Array.from({ length: networks }, (_, i) => `br-${(0xabc000 + i).toString(16)}`);
-  const lines = ['*filter', ':FORWARD DROP [0:0]', ':DOCKER - [0:0]', ':DOCKER-USER - [0:0]', ':DOCKER-ISOLATION-STAGE-1 - [0:0]', ':DOCKER-ISOLATION-STAGE-2 - [0:0]',
-    '-A FORWARD -j DOCKER-USER', '-A FORWARD -j DOCKER-ISOLATION-STAGE-1'];
-  for (const br of brs) lines.push(`-A FORWARD -o ${br} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`, `-A FORWARD -o ${br} -j DOCKER`, `-A FORWARD -i ${br} ! -o ${br} -j ACCEPT`, `-A FORWARD -i ${br} -o ${br} -j ACCEPT`);
+  const lines = [
+    '*filter',
+    ':FORWARD DROP [0:0]',
+    ':DOCKER - [0:0]',
+    ':DOCKER-USER - [0:0]',
+    ':DOCKER-ISOLATION-STAGE-1 - [0:0]',
+    ':DOCKER-ISOLATION-STAGE-2 - [0:0]',
+    '-A FORWARD -j DOCKER-USER',
+    '-A FORWARD -j DOCKER-ISOLATION-STAGE-1',
+  ];
+  for (const br of brs)
+    lines.push(`-A FORWARD -o ${br} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`, `-A FORWARD -o ${br} -j DOCKER`, `-A FORWARD -i ${br} ! -o ${br} -j ACCEPT`, `-A FORWARD -i ${br} -o ${br} -j ACCEPT`);
   for (const [i, br] of brs.entries()) lines.push(`-A DOCKER -d 172.${18 + i}.0.2/32 ! -i ${br} -o ${br} -p tcp -m tcp --dport 80 -j ACCEPT`);
   for (const br of brs) lines.push(`-A DOCKER-ISOLATION-STAGE-1 -i ${br} ! -o ${br} -j DOCKER-ISOLATION-STAGE-2`);
   for (const br of brs) lines.push(`-A DOCKER-ISOLATION-STAGE-2 -o ${br} -j DROP`);
-  lines.push('-A DOCKER-ISOLATION-STAGE-1 -j RETURN', '-A DOCKER-ISOLATION-STAGE-2 -j RETURN', '-A DOCKER-USER -j RETURN', 'COMMIT',
-    '*nat', ':PREROUTING ACCEPT [0:0]', ':POSTROUTING ACCEPT [0:0]', ':DOCKER - [0:0]', '-A PREROUTING -m addrtype --dst-type LOCAL -j DOCKER');
+  lines.push(
+    '-A DOCKER-ISOLATION-STAGE-1 -j RETURN',
+    '-A DOCKER-ISOLATION-STAGE-2 -j RETURN',
+    '-A DOCKER-USER -j RETURN',
+    'COMMIT',
+    '*nat',
+    ':PREROUTING ACCEPT [0:0]',
+    ':POSTROUTING ACCEPT [0:0]',
+    ':DOCKER - [0:0]',
+    '-A PREROUTING -m addrtype --dst-type LOCAL -j DOCKER',
+  );
   for (const [i, br] of brs.entries()) lines.push(`-A POSTROUTING -s 172.${18 + i}.0.0/16 ! -o ${br} -j MASQUERADE`, `-A DOCKER -i ${br} -j RETURN`);
   lines.push('-A DOCKER ! -i br-abc000 -p tcp -m tcp --dport 8080 -j DNAT --to-destination 172.18.0.2:80', 'COMMIT', '');
   return lines.join('\n');
@@ -173,7 +196,11 @@ describe('trace output stays proportionate on ordinary firewalls', () => {
     // Whatever zone it comes from: blacklisted → DROP, … Interfaces that lead to the same answer are one condition.
     const eths = 'eth0,eth1,eth2,eth3,eth4,eth5,eth6,eth7';
     const none = (dir: string) => eths.split(',').map((e) => `!iface ${dir} ${e}`);
-    const shape = (o: Outcome) => `${o.verdict}${o.masquerade ? ' masq' : ''}: ${o.conditions.map((c) => `${c.holds ? '' : '!'}${c.key}`).sort().join(' & ')}`;
+    const shape = (o: Outcome) =>
+      `${o.verdict}${o.masquerade ? ' masq' : ''}: ${o.conditions
+        .map((c) => `${c.holds ? '' : '!'}${c.key}`)
+        .sort()
+        .join(' & ')}`;
     expect(r.outcomes.map(shape).sort()).toEqual([
       `accept masq: !ipset blacklist src & !ipset dynamic src & iface in ${eths} & iface out eth0`,
       `accept: !ipset blacklist src & !ipset dynamic src & iface in ${eths} & iface out ${eths.slice(5)}`,
@@ -205,7 +232,11 @@ describe('trace output stays proportionate on ordinary firewalls', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dataplane-many-'));
     writeFileSync(join(dir, 'many.iptables'), text);
     const out: string[] = [];
-    run(['trace', join(dir, 'many.iptables'), '--to', '10.0.0.2:80', '--from', '10.0.0.1'], (s) => out.push(s), () => {});
+    run(
+      ['trace', join(dir, 'many.iptables'), '--to', '10.0.0.2:80', '--from', '10.0.0.1'],
+      (s) => out.push(s),
+      () => {},
+    );
     expect(out.join('\n')).toContain('… 9 more outcomes not shown');
   });
 });
@@ -235,9 +266,13 @@ const chainName = (c: number) => (c === 0 ? 'PREROUTING' : `C${c}`);
 
 function iptablesText(chains: GenRule[][]): string {
   const test = (x: Test) =>
-    x.kind === 'iif' || x.kind === 'oif' ? `${x.not ? '! ' : ''}${x.kind === 'iif' ? '-i' : '-o'} ${x.name}`
-      : x.kind === 'set' ? `-m set ${x.not ? '! ' : ''}--match-set ${x.name} src`
-        : x.kind === 'mark' ? `-m mark ${x.not ? '! ' : ''}--mark 0x${x.value}` : '-m statistic --mode random --probability 0.5';
+    x.kind === 'iif' || x.kind === 'oif'
+      ? `${x.not ? '! ' : ''}${x.kind === 'iif' ? '-i' : '-o'} ${x.name}`
+      : x.kind === 'set'
+        ? `-m set ${x.not ? '! ' : ''}--match-set ${x.name} src`
+        : x.kind === 'mark'
+          ? `-m mark ${x.not ? '! ' : ''}--mark 0x${x.value}`
+          : '-m statistic --mode random --probability 0.5';
   const action = (a: Action) =>
     a.kind === 'verdict' ? `-j ${a.v}` : a.kind === 'jump' ? `-j ${chainName(a.to)}` : a.kind === 'mark' ? `-j MARK --set-xmark 0x${a.value}/0xffffffff` : `-j DNAT --to-destination 10.9.0.${a.host}:80`;
   const lines = ['*nat', ':PREROUTING ACCEPT [0:0]', ':POSTROUTING ACCEPT [0:0]', ...chains.slice(1).map((_, i) => `:C${i + 1} - [0:0]`)];
@@ -250,16 +285,21 @@ function iptablesText(chains: GenRule[][]): string {
 
 function nftText(chains: GenRule[][]): string {
   const test = (x: Test) =>
-    x.kind === 'iif' || x.kind === 'oif' ? `${x.kind === 'iif' ? 'iifname' : 'oifname'} ${x.not ? '!= ' : ''}"${x.name.replace('+', '*')}"`
-      : x.kind === 'set' ? `ip saddr ${x.not ? '!= ' : ''}@${x.name}`
-        : x.kind === 'mark' ? `meta mark ${x.not ? '!= ' : ''}0x${x.value}` : 'numgen random mod 2 0';
-  const action = (a: Action) =>
-    a.kind === 'verdict' ? a.v.toLowerCase() : a.kind === 'jump' ? `jump c${a.to}` : a.kind === 'mark' ? `meta mark set 0x${a.value}` : 'accept';
-  const body = chains.map((rules, c) =>
-    `\tchain ${c === 0 ? 'forward' : `c${c}`} {\n${c === 0 ? '\t\ttype filter hook forward priority 0; policy accept;\n' : ''}${rules
-      .filter((r) => !r.tests.some((x) => x.kind === 'random'))
-      .map((r) => `\t\t${[...r.tests.map(test), action(r.action)].join(' ')}\n`)
-      .join('')}\t}\n`);
+    x.kind === 'iif' || x.kind === 'oif'
+      ? `${x.kind === 'iif' ? 'iifname' : 'oifname'} ${x.not ? '!= ' : ''}"${x.name.replace('+', '*')}"`
+      : x.kind === 'set'
+        ? `ip saddr ${x.not ? '!= ' : ''}@${x.name}`
+        : x.kind === 'mark'
+          ? `meta mark ${x.not ? '!= ' : ''}0x${x.value}`
+          : 'numgen random mod 2 0';
+  const action = (a: Action) => (a.kind === 'verdict' ? a.v.toLowerCase() : a.kind === 'jump' ? `jump c${a.to}` : a.kind === 'mark' ? `meta mark set 0x${a.value}` : 'accept');
+  const body = chains.map(
+    (rules, c) =>
+      `\tchain ${c === 0 ? 'forward' : `c${c}`} {\n${c === 0 ? '\t\ttype filter hook forward priority 0; policy accept;\n' : ''}${rules
+        .filter((r) => !r.tests.some((x) => x.kind === 'random'))
+        .map((r) => `\t\t${[...r.tests.map(test), action(r.action)].join(' ')}\n`)
+        .join('')}\t}\n`,
+  );
   return `table ip t {\n${body.join('')}}\n`;
 }
 
@@ -269,10 +309,12 @@ function worlds(outcomes: Outcome[]): Condition[][] {
   for (const o of outcomes) for (const c of o.conditions) keys.set(c.key, c);
   let all: Condition[][] = [[]];
   for (const c of keys.values()) {
-    all = all.flatMap((w) => [true, false].flatMap((holds) => {
-      const known0 = known(w, { key: c.key, label: '', labelNot: '', iface: c.iface });
-      return known0 === undefined || known0 === holds ? [[...w, { ...c, holds }]] : [];
-    }));
+    all = all.flatMap((w) =>
+      [true, false].flatMap((holds) => {
+        const known0 = known(w, { key: c.key, label: '', labelNot: '', iface: c.iface });
+        return known0 === undefined || known0 === holds ? [[...w, { ...c, holds }]] : [];
+      }),
+    );
   }
   return all;
 }
@@ -283,7 +325,10 @@ function checkOutcomes(outcomes: Outcome[], what: string): void {
     const keys = o.conditions.map((c) => c.key);
     expect(new Set(keys).size, what).toBe(keys.length);
     for (const [i, c] of o.conditions.entries()) {
-      const decided = known(o.conditions.filter((_, j) => j !== i), { key: c.key, label: '', labelNot: '', iface: c.iface });
+      const decided = known(
+        o.conditions.filter((_, j) => j !== i),
+        { key: c.key, label: '', labelNot: '', iface: c.iface },
+      );
       expect(decided, `${what}: ${o.assumptions.join('; ')}`).not.toBe(!c.holds);
     }
   }
@@ -294,10 +339,17 @@ function checkOutcomes(outcomes: Outcome[], what: string): void {
   for (const w of worlds(outcomes)) {
     const holds = new Map(w.map((c) => [c.key, c.holds]));
     const applies = outcomes.filter((o) => o.conditions.every((c) => holds.get(c.key) === c.holds));
-    expect(applies.reduce((s, o) => s + o.probability, 0), `${what} in ${JSON.stringify([...holds])}`).toBeCloseTo(1, 9);
+    expect(
+      applies.reduce((s, o) => s + o.probability, 0),
+      `${what} in ${JSON.stringify([...holds])}`,
+    ).toBeCloseTo(1, 9);
   }
   // The groups the graph highlight and the coverage warning read are such situations too.
-  for (const g of assumptionGroups(outcomes)) expect(g.reduce((s, i) => s + outcomes[i].probability, 0), what).toBeCloseTo(1, 9);
+  for (const g of assumptionGroups(outcomes))
+    expect(
+      g.reduce((s, i) => s + outcomes[i].probability, 0),
+      what,
+    ).toBeCloseTo(1, 9);
 }
 
 describe('property: assumptions are consistent facts, merged, and shares sum to 1 under each', () => {

@@ -57,7 +57,7 @@ describe('trace outcomes with the cluster state', () => {
   });
 });
 
-describe('trace outcomes: the generator\'s stale endpoints', () => {
+describe("trace outcomes: the generator's stale endpoints", () => {
   for (const mode of ['iptables', 'nftables', 'ipvs'] as const) {
     it(`${mode}: tracing to each stale endpoint's Service says the API does not offer it`, () => {
       const { snapshot } = driftSnapshot(mode, 'ipv4');
@@ -80,13 +80,21 @@ describe('dataplane trace --cluster', () => {
     const { SAMPLES } = await import('../helpers/cluster-snapshot');
     const dir = `${SAMPLES}/iptables-nft`;
     const out: string[] = [];
-    const code = run(['trace', `${dir}/node1.iptables`, '--to', '10.96.12.40:80/tcp', '--cluster', `${dir}/cluster-state.yaml`], (s) => out.push(s), () => undefined);
+    const code = run(
+      ['trace', `${dir}/node1.iptables`, '--to', '10.96.12.40:80/tcp', '--cluster', `${dir}/cluster-state.yaml`],
+      (s) => out.push(s),
+      () => undefined,
+    );
     expect(code).toBe(0);
     const text = out.join('\n');
     expect(text.match(/endpoint: Service shop\/web:http · EndpointSlice web-\S+ · Pod shop\/web-\S+/g)).toHaveLength(3);
     expect(text).toMatch(/API: the API says this endpoint is not ready/);
     const json: string[] = [];
-    run(['trace', `${dir}/node1.iptables`, `${dir}/cluster-state.yaml`, '--to', '10.96.12.40:80/tcp', '--json'], (s) => json.push(s), () => undefined);
+    run(
+      ['trace', `${dir}/node1.iptables`, `${dir}/cluster-state.yaml`, '--to', '10.96.12.40:80/tcp', '--json'],
+      (s) => json.push(s),
+      () => undefined,
+    );
     const outcomes = (JSON.parse(json.join('\n')) as { outcomes: { endpoint?: { api: string } }[] }).outcomes;
     expect(outcomes.map((o) => o.endpoint?.api).sort()).toEqual(['not-ready', 'ready', 'ready']);
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { sampleFiles } from '../../src/core/kube/generate/samples';
+import { sampleFiles } from '../../tools/generate/samples';
 import { traceSnapshot, tracedService, traceToJson } from '../../src/core/trace';
 import { stepText, traceToJsonText, traceToMarkdown, traceToText } from '../../src/core/trace/format';
 
@@ -15,7 +15,11 @@ const path = join(dir, 'node1.iptables');
 writeFileSync(path, sample);
 const cli = (...args: string[]) => {
   const out: string[] = [];
-  run(args, (s) => out.push(s), () => undefined);
+  run(
+    args,
+    (s) => out.push(s),
+    () => undefined,
+  );
   return out.join('\n');
 };
 const traced = (text: string, to: string, dport: number, protocol: 'tcp' | 'udp') => {

@@ -23,8 +23,7 @@ const SETS = [
 ].join('\n');
 
 const file = (name: string, text: string): SnapshotFile => ({ name, analysis: analyzeFile(name, text)!.analysis as SnapshotFile['analysis'] });
-const trace = (files: SnapshotFile[], request: Partial<TraceRequest>) =>
-  traceSnapshot(files, { to: '10.0.0.2', dport: 80, protocol: 'tcp', from: '10.32.0.5', entry: 'pod', ...request });
+const trace = (files: SnapshotFile[], request: Partial<TraceRequest>) => traceSnapshot(files, { to: '10.0.0.2', dport: 80, protocol: 'tcp', from: '10.32.0.5', entry: 'pod', ...request });
 const summary = (r: ReturnType<typeof trace>) => r.outcomes.map((o) => `${o.verdict}${o.assumptions.length ? ` [${o.assumptions.join('; ')}]` : ''}`);
 
 describe('ipsets decide -m set in iptables mode', () => {

@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
-import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../tools/generate/iptables';
 import { parseDestination, traceSnapshot, traceToJson, type Entry } from '../../src/core/trace';
-import { canonicalAddress, formatAddress, isIpv4 as isCanonicalIPv4, parseAddress, parsePrefix, prefixContains } from '../../src/core/trace/addr';
+import { canonicalAddress, formatAddress, isIpv4 as isCanonicalIPv4, parseAddress, parsePrefix, prefixContains } from '../../src/core/model/address';
 
 const file = (text: string) => ({ name: 'dump.iptables', analysis: analyzeIptables(text) });
 const trace = (text: string, to: string, opts: { from?: string; entry?: Entry; nodeIPs?: string[] } = {}) => {
   const d = parseDestination(to)!;
   return traceSnapshot([file(text)], { to: d.address, dport: d.port, protocol: d.protocol, entry: opts.entry ?? 'pod', from: opts.from, nodeIPs: opts.nodeIPs });
 };
-const summary = (r: ReturnType<typeof trace>) => r.outcomes.map((o) => `${o.probability.toFixed(4)} ${o.verdict}${o.destination ? ' ' + o.destination : ''}${o.masquerade ? ' masq' : ''}${o.assumptions.length ? ' [' + o.assumptions.join('; ') + ']' : ''}`);
+const summary = (r: ReturnType<typeof trace>) =>
+  r.outcomes.map((o) => `${o.probability.toFixed(4)} ${o.verdict}${o.destination ? ' ' + o.destination : ''}${o.masquerade ? ' masq' : ''}${o.assumptions.length ? ' [' + o.assumptions.join('; ') + ']' : ''}`);
 
 describe('addresses', () => {
   it('parses and formats IPv4, IPv6, prefixes and netmasks', () => {
@@ -25,7 +26,27 @@ describe('addresses', () => {
   });
 
   it('tells canonical dotted quads (kept as they are) from everything canonicalAddress must rewrite', () => {
-    const inputs = ['10.1.2.3', '0.0.0.0', '255.255.255.255', '10.01.2.3', '010.1.2.3', '10.1.2.256', '10.1.2', '10.1.2.3.4', '10.1.2.3 ', ' 10.1.2.3', '10..2.3', '10.1.2.', '.10.1.2', '1000.1.2.3', '10.1.2.3/32', 'fd00::1', '::ffff:1.2.3.4', '', 'x'];
+    const inputs = [
+      '10.1.2.3',
+      '0.0.0.0',
+      '255.255.255.255',
+      '10.01.2.3',
+      '010.1.2.3',
+      '10.1.2.256',
+      '10.1.2',
+      '10.1.2.3.4',
+      '10.1.2.3 ',
+      ' 10.1.2.3',
+      '10..2.3',
+      '10.1.2.',
+      '.10.1.2',
+      '1000.1.2.3',
+      '10.1.2.3/32',
+      'fd00::1',
+      '::ffff:1.2.3.4',
+      '',
+      'x',
+    ];
     for (const text of inputs) {
       const a = parseAddress(text);
       expect([text, isCanonicalIPv4(text)]).toEqual([text, a !== undefined && a.family === 4 && formatAddress(a) === text]);
@@ -148,8 +169,7 @@ describe('general netfilter semantics (not kube-proxy shaped)', () => {
   it('the port of a rule decides whether it is looked at: plain, negated, a range, another protocol, a kept rule', () => {
     // Over 256 rules, so the chain is indexed and each rule first goes through its quick (necessary) condition.
     const filler = Array.from({ length: 300 }, (_, i) => `-A CHECK -d 10.1.${i >> 8}.${i & 255}/32 -p tcp -m tcp --dport 9 -j DROP`);
-    const text = (rules: string[]) =>
-      ['*filter', ':INPUT ACCEPT [0:0]', ':FORWARD ACCEPT [0:0]', ':OUTPUT ACCEPT [0:0]', ':CHECK - [0:0]', '-A OUTPUT -j CHECK', ...filler, ...rules, 'COMMIT'].join('\n');
+    const text = (rules: string[]) => ['*filter', ':INPUT ACCEPT [0:0]', ':FORWARD ACCEPT [0:0]', ':OUTPUT ACCEPT [0:0]', ':CHECK - [0:0]', '-A OUTPUT -j CHECK', ...filler, ...rules, 'COMMIT'].join('\n');
     const verdict = (rules: string[], to: string) => summary(trace(text(rules), to, { entry: 'node', from: '192.168.0.1' })).map((x) => x.split(' ')[1]);
     expect(verdict(['-A CHECK -p tcp -m tcp --dport 80 -j DROP'], '10.9.9.9:80')).toEqual(['drop']);
     expect(verdict(['-A CHECK -p tcp -m tcp --dport 80 -j DROP'], '10.9.9.9:443')).toEqual(['accept']);
@@ -205,13 +225,17 @@ describe('general netfilter semantics (not kube-proxy shaped)', () => {
 
   it('marks: set, test with mask, xor; goto does not return', () => {
     const text = [
-      '*mangle', ':PREROUTING ACCEPT [0:0]', ':M - [0:0]', ':G - [0:0]',
+      '*mangle',
+      ':PREROUTING ACCEPT [0:0]',
+      ':M - [0:0]',
+      ':G - [0:0]',
       '-A PREROUTING -j MARK --set-xmark 0x10/0xff',
       '-A PREROUTING -m mark --mark 0x10/0xf0 -g G',
       '-A PREROUTING -j DROP',
       '-A G -j MARK --or-mark 0x4000',
       'COMMIT',
-      '*filter', ':FORWARD ACCEPT [0:0]',
+      '*filter',
+      ':FORWARD ACCEPT [0:0]',
       '-A FORWARD -m mark ! --mark 0x4000/0x4000 -j DROP',
       'COMMIT',
     ].join('\n');
@@ -220,19 +244,19 @@ describe('general netfilter semantics (not kube-proxy shaped)', () => {
   });
 
   it('statistic nth and random, nested, sum to 1', () => {
-    const text = ['*nat', ':PREROUTING ACCEPT [0:0]',
+    const text = [
+      '*nat',
+      ':PREROUTING ACCEPT [0:0]',
       '-A PREROUTING -m statistic --mode nth --every 4 --packet 0 -j DNAT --to-destination 10.0.0.1:80',
       '-A PREROUTING -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.0.0.2:80',
       '-A PREROUTING -j DNAT --to-destination 10.0.0.3',
-      'COMMIT'].join('\n');
+      'COMMIT',
+    ].join('\n');
     expect(summary(trace(text, '9.9.9.9:80', { from: '10.1.0.1' }))).toEqual(['0.3750 dnat 10.0.0.2:80', '0.3750 dnat 10.0.0.3:80', '0.2500 dnat 10.0.0.1:80']);
   });
 
   it('unknown modules and ipsets become assumptions, not guesses', () => {
-    const text = ['*filter', ':INPUT ACCEPT [0:0]', ':FORWARD ACCEPT [0:0]',
-      '-A FORWARD -m set --match-set BLOCKED src -j DROP',
-      '-A FORWARD -m frobnicate --level 3 -j REJECT',
-      'COMMIT'].join('\n');
+    const text = ['*filter', ':INPUT ACCEPT [0:0]', ':FORWARD ACCEPT [0:0]', '-A FORWARD -m set --match-set BLOCKED src -j DROP', '-A FORWARD -m frobnicate --level 3 -j REJECT', 'COMMIT'].join('\n');
     const r = trace(text, '1.1.1.1:80', { from: '10.0.0.1' });
     expect(r.outcomes.map((o) => o.verdict).sort()).toEqual(['accept', 'drop', 'reject']);
     expect(r.outcomes.find((o) => o.verdict === 'drop')!.assumptions).toEqual(['assuming the packet is in ipset BLOCKED']);
@@ -247,8 +271,16 @@ describe('general netfilter semantics (not kube-proxy shaped)', () => {
   });
 
   it('IPv6 packets use the IPv6 save of a concatenated dump', () => {
-    const text = ['*nat', ':PREROUTING ACCEPT [0:0]', '-A PREROUTING -d 10.0.0.1/32 -j DNAT --to-destination 10.0.0.9', 'COMMIT',
-      '*nat', ':PREROUTING ACCEPT [0:0]', '-A PREROUTING -d fd00::1/128 -p tcp -j DNAT --to-destination [fd00::9]:8080', 'COMMIT'].join('\n');
+    const text = [
+      '*nat',
+      ':PREROUTING ACCEPT [0:0]',
+      '-A PREROUTING -d 10.0.0.1/32 -j DNAT --to-destination 10.0.0.9',
+      'COMMIT',
+      '*nat',
+      ':PREROUTING ACCEPT [0:0]',
+      '-A PREROUTING -d fd00::1/128 -p tcp -j DNAT --to-destination [fd00::9]:8080',
+      'COMMIT',
+    ].join('\n');
     expect(summary(trace(text, '[fd00::1]:80', { from: 'fd00::5' }))).toEqual(['1.0000 dnat [fd00::9]:8080']);
     expect(summary(trace(text, '10.0.0.1:80', { from: '10.0.0.5' }))).toEqual(['1.0000 dnat 10.0.0.9:80']);
   });

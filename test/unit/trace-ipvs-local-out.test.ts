@@ -13,9 +13,12 @@ import { traceSnapshot, type Outcome, type SnapshotFile as TraceFile, type Trace
 
 const sample = (name: string) => readFileSync(`samples/ipvs/${name}`, 'utf8');
 const snapshot = (iptables: string): TraceFile[] =>
-  [['node1.iptables', iptables], ['node1.ipvsadm', sample('node1.ipvsadm')], ['node1.ipset', sample('node1.ipset')]].map(([name, text]) => ({ name, analysis: analyzeFile(name, text)!.analysis as TraceFile['analysis'] }));
-const trace = (iptables: string, request: Partial<TraceRequest> = {}) =>
-  traceSnapshot(snapshot(iptables), { to: '10.96.12.40', dport: 80, protocol: 'tcp', from: '10.244.1.50', entry: 'pod', ...request });
+  [
+    ['node1.iptables', iptables],
+    ['node1.ipvsadm', sample('node1.ipvsadm')],
+    ['node1.ipset', sample('node1.ipset')],
+  ].map(([name, text]) => ({ name, analysis: analyzeFile(name, text)!.analysis as TraceFile['analysis'] }));
+const trace = (iptables: string, request: Partial<TraceRequest> = {}) => traceSnapshot(snapshot(iptables), { to: '10.96.12.40', dport: 80, protocol: 'tcp', from: '10.244.1.50', entry: 'pod', ...request });
 const summary = (outcomes: Outcome[]) => outcomes.map((o) => `${Number(o.probability.toFixed(4))} ${o.verdict}${o.destination ? ` ${o.destination}` : ''}${o.masquerade ? ' masq' : ''}`).sort();
 
 /** The sample with rules added at the end of a chain of one table. */
@@ -30,14 +33,26 @@ describe('IPVS sends on through LOCAL_OUT', () => {
     const text = withRules('filter', 'KUBE-IPVS-OUT-FILTER', ['-d 10.244.3.9/32 -p tcp -m tcp --dport 8080 -j DROP']);
     for (const entry of ['pod', 'external', 'node'] as const) {
       const r = trace(text, { entry, from: entry === 'pod' ? '10.244.1.50' : entry === 'external' ? '203.0.113.99' : '192.168.0.10' });
-      expect(r.outcomes.filter((o) => o.verdict === 'drop').map((o) => Number(o.probability.toFixed(4))), entry).toEqual([0.3333]);
-      expect(r.outcomes.filter((o) => o.verdict === 'dnat').map((o) => o.destination).sort(), entry).toEqual(['10.244.1.7:8080', '10.244.2.8:8080']);
+      expect(
+        r.outcomes.filter((o) => o.verdict === 'drop').map((o) => Number(o.probability.toFixed(4))),
+        entry,
+      ).toEqual([0.3333]);
+      expect(
+        r.outcomes
+          .filter((o) => o.verdict === 'dnat')
+          .map((o) => o.destination)
+          .sort(),
+        entry,
+      ).toEqual(['10.244.1.7:8080', '10.244.2.8:8080']);
       const dropped = r.outcomes.find((o) => o.verdict === 'drop')!;
-      expect(dropped.path.map((p) => `${p.table} ${p.chain}`), entry).toContain('filter KUBE-IPVS-OUT-FILTER');
+      expect(
+        dropped.path.map((p) => `${p.table} ${p.chain}`),
+        entry,
+      ).toContain('filter KUBE-IPVS-OUT-FILTER');
     }
   });
 
-  it('nat OUTPUT does not see it: the connection\'s NAT was decided when it began', () => {
+  it("nat OUTPUT does not see it: the connection's NAT was decided when it began", () => {
     const text = withRules('nat', 'OUTPUT', ['-d 10.244.3.9/32 -j DNAT --to-destination 10.244.9.9:1']);
     expect(summary(trace(text).outcomes)).toEqual(['0.3333 dnat 10.244.1.7:8080', '0.3333 dnat 10.244.2.8:8080', '0.3333 dnat 10.244.3.9:8080']);
   });

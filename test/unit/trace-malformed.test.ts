@@ -101,7 +101,8 @@ describe('malformed matches are no match, never a throw', () => {
   });
 
   it('an nft prefix longer than its address is a diagnostic at its column (text, IPv6, JSON)', () => {
-    const at = (d: { code: string; message: string; range: { start: { line: number; character: number } } }[]) => d.filter((x) => x.code === 'bad-prefix').map((x) => [x.message, x.range.start.line, x.range.start.character]);
+    const at = (d: { code: string; message: string; range: { start: { line: number; character: number } } }[]) =>
+      d.filter((x) => x.code === 'bad-prefix').map((x) => [x.message, x.range.start.line, x.range.start.character]);
     expect(at(diagnostics('p.nft', nft('ip daddr 10.0.0.0/99 drop')))).toEqual([['Prefix length /99 is more than 32.', 3, 11]]);
     expect(at(diagnostics('p.nft', nft('ip6 daddr fd00::/200 drop', 'ip6')))).toEqual([['Prefix length /200 is not 0–128.', 3, 12]]);
     const json = nftJson({ op: '==', left: { payload: { protocol: 'ip', field: 'daddr' } }, right: { prefix: { addr: '10.0.0.0', len: 99 } } });
@@ -152,7 +153,11 @@ describe('malformed matches are no match, never a throw', () => {
       for (const json of [[], ['--json']]) {
         const out: string[] = [];
         const err: string[] = [];
-        const code = run(['trace', file, '--to', '10.0.0.2:80/tcp', '--from', '10.0.0.1', '--entry', 'pod', ...json], (s) => out.push(s), (s) => err.push(s));
+        const code = run(
+          ['trace', file, '--to', '10.0.0.2:80/tcp', '--from', '10.0.0.1', '--entry', 'pod', ...json],
+          (s) => out.push(s),
+          (s) => err.push(s),
+        );
         expect(code, `${name}: ${err.join(' ')}`).toBeLessThanOrEqual(1);
         expect(err.join('\n')).not.toMatch(/ at .*\.ts:\d+|RangeError|TypeError/);
         if (json.length) expect((JSON.parse(out.join('\n')) as { outcomes: { verdict: string }[] }).outcomes.map((o) => o.verdict)).toEqual(['accept']);

@@ -17,7 +17,8 @@ const trace = (name: string, text: string, request: Partial<TraceRequest> = {}) 
 
 const REPRO = '*nat\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n';
 const NO_FILTER = /The dump has no filter table \(iptables-save prints every table the kernel has\): the packet passes it unchanged\. That is what the kernel does if the dump is complete/;
-const cut = (table: string, chain: string) => `Table ${table} of the dump has no built-in chain ${chain}, which iptables-save always prints: this is not a whole iptables-save dump (cut short, edited, or an iptables-restore input such as kube-proxy's). The trace passes ${chain} as an empty chain with policy ACCEPT.`;
+const cut = (table: string, chain: string) =>
+  `Table ${table} of the dump has no built-in chain ${chain}, which iptables-save always prints: this is not a whole iptables-save dump (cut short, edited, or an iptables-restore input such as kube-proxy's). The trace passes ${chain} as an empty chain with policy ACCEPT.`;
 const table = (name: string, chains: string[], rules: string[] = []) => [`*${name}`, ...chains.map((c) => `:${c} ACCEPT [0:0]`), ...rules, 'COMMIT'].join('\n');
 const NAT = table('nat', ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING']);
 const FILTER = table('filter', ['INPUT', 'FORWARD', 'OUTPUT']);
@@ -38,7 +39,10 @@ describe('iptables: a table or built-in chain missing on the way', () => {
     for (const entry of ['pod', 'node', 'external'] as const) {
       const r = trace('f', `${NAT}\n`, { entry, from: entry === 'pod' ? '10.244.0.9' : undefined });
       expect(traceProblems(r.warnings), entry).toEqual(r.warnings.filter((w) => /No node address/.test(w)));
-      expect(r.warnings.filter((w) => NO_FILTER.test(w)), entry).toHaveLength(1);
+      expect(
+        r.warnings.filter((w) => NO_FILTER.test(w)),
+        entry,
+      ).toHaveLength(1);
     }
   });
 
@@ -53,7 +57,7 @@ describe('iptables: a table or built-in chain missing on the way', () => {
     expect(trace('f', `${FILTER}\n${oldNat}\n`, { nodeIPs: ['10.0.0.5'] }).warnings).toEqual([]);
   });
 
-  it('kube-proxy\'s iptables-restore input (its chains only, no built-ins) is named as not a whole dump', () => {
+  it("kube-proxy's iptables-restore input (its chains only, no built-ins) is named as not a whole dump", () => {
     const input = table('nat', [], [':KUBE-SERVICES - [0:0]', '-A KUBE-SERVICES -d 10.0.0.5/32 -p tcp --dport 80 -j DNAT --to-destination 10.244.0.7:80']);
     const r = trace('f', `${FILTER}\n${input}\n`, { entry: 'pod', from: '10.244.0.9' });
     expect(r.outcomes.map((o) => o.verdict)).toEqual(['accept']);
@@ -65,26 +69,45 @@ describe('iptables: a table or built-in chain missing on the way', () => {
     const file = join(dir, 'f');
     writeFileSync(file, REPRO);
     const out: string[] = [];
-    run(['trace', file, '--to', '10.0.0.5:80/tcp', '--entry', 'external'], (s) => out.push(s), () => {});
+    run(
+      ['trace', file, '--to', '10.0.0.5:80/tcp', '--entry', 'external'],
+      (s) => out.push(s),
+      () => {},
+    );
     expect(out.join('\n')).toContain(`  warning: ${cut('nat', 'PREROUTING')}`);
     const err: string[] = [];
-    run(['trace', file, '--to', '10.0.0.5:80/tcp', '--entry', 'external', '--json'], () => {}, (s) => err.push(s));
+    run(
+      ['trace', file, '--to', '10.0.0.5:80/tcp', '--entry', 'external', '--json'],
+      () => {},
+      (s) => err.push(s),
+    );
     expect(err).toContain(`warning: ${cut('nat', 'PREROUTING')}`);
   });
 });
 
-const nftTable = (chains: [string, string, string][]) =>
-  `table ip t {\n${chains.map(([name, type, hook]) => `\tchain ${name} {\n\t\ttype ${type} hook ${hook} priority 0; policy accept;\n\t}\n`).join('')}}\n`;
+const nftTable = (chains: [string, string, string][]) => `table ip t {\n${chains.map(([name, type, hook]) => `\tchain ${name} {\n\t\ttype ${type} hook ${hook} priority 0; policy accept;\n\t}\n`).join('')}}\n`;
 const chainJson = (name: string, type: string, hook: string) => ({ chain: { family: 'ip', table: 't', name, handle: 1, type, hook, prio: 0, policy: 'accept' } });
 
 describe('nft: no base chain (or no nat chain) on the hook the packet takes', () => {
-  const filterOnly = nftTable([['input', 'filter', 'input'], ['forward', 'filter', 'forward'], ['pre', 'filter', 'prerouting']]);
-  const filterOnlyJson = JSON.stringify({ nftables: [{ table: { family: 'ip', name: 't', handle: 1 } }, chainJson('input', 'filter', 'input'), chainJson('forward', 'filter', 'forward'), chainJson('pre', 'filter', 'prerouting')] });
+  const filterOnly = nftTable([
+    ['input', 'filter', 'input'],
+    ['forward', 'filter', 'forward'],
+    ['pre', 'filter', 'prerouting'],
+  ]);
+  const filterOnlyJson = JSON.stringify({
+    nftables: [{ table: { family: 'ip', name: 't', handle: 1 } }, chainJson('input', 'filter', 'input'), chainJson('forward', 'filter', 'forward'), chainJson('pre', 'filter', 'prerouting')],
+  });
 
   it('a filter-only ruleset (no Service rules) says nothing NATs the packet and which hooks have no chain (text and JSON)', () => {
-    for (const [name, text] of [['f.nft', filterOnly], ['f.json', filterOnlyJson]]) {
+    for (const [name, text] of [
+      ['f.nft', filterOnly],
+      ['f.json', filterOnlyJson],
+    ]) {
       const r = trace(name, text);
-      expect(r.outcomes.map((o) => [o.verdict, o.probability]), name).toEqual([['accept', 1]]);
+      expect(
+        r.outcomes.map((o) => [o.verdict, o.probability]),
+        name,
+      ).toEqual([['accept', 1]]);
       expect(r.warnings, name).toEqual([
         'The ruleset has no base chain on hooks the packet takes (postrouting, IPv4): there it is neither filtered nor NATed. That is what the kernel does if the dump is complete; chains left out of the dump were not traced.',
         'No chain of type nat is on the prerouting hook: nothing in this ruleset rewrites the destination there (no Service DNAT). If Service rules were expected, the dump lacks them.',
@@ -98,7 +121,12 @@ describe('nft: no base chain (or no nat chain) on the hook the packet takes', ()
   });
 
   it('a ruleset with chains on every hook the packet takes, a nat one among them, says nothing', () => {
-    const full = nftTable([['pre', 'nat', 'prerouting'], ['forward', 'filter', 'forward'], ['post', 'nat', 'postrouting'], ['input', 'filter', 'input']]);
+    const full = nftTable([
+      ['pre', 'nat', 'prerouting'],
+      ['forward', 'filter', 'forward'],
+      ['post', 'nat', 'postrouting'],
+      ['input', 'filter', 'input'],
+    ]);
     expect(trace('f.nft', full).warnings).toEqual([]);
   });
 });

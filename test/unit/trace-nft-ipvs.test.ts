@@ -1,10 +1,10 @@
 // The tracer on nftables-mode and IPVS-mode snapshots from the project's generators: every ClusterIP
 // reaches exactly its endpoints with their shares; no endpoints → REJECT; affinity and NodePorts.
 import { describe, expect, it } from 'vitest';
-import { expectedCatalog, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot, expectedIpvsCatalog } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
-import { SAMPLE_SERVICES } from '../../src/core/kube/generate/samples';
+import { expectedCatalog, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot, expectedIpvsCatalog } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
+import { SAMPLE_SERVICES } from '../../tools/generate/samples';
 import { analyzeFile, type SnapshotFile } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 
@@ -23,7 +23,10 @@ describe('trace on nftables-mode dumps', () => {
           expect(r.outcomes.reduce((s, o) => s + o.probability, 0)).toBeCloseTo(1, 9);
           const reachable = truth.endpoints.filter((e) => e.probability > 0);
           if (reachable.length === 0) {
-            expect(r.outcomes.every((o) => o.verdict === 'reject' || o.verdict === 'drop'), `${truth.name} ${JSON.stringify(shares(r))}`).toBe(true);
+            expect(
+              r.outcomes.every((o) => o.verdict === 'reject' || o.verdict === 'drop'),
+              `${truth.name} ${JSON.stringify(shares(r))}`,
+            ).toBe(true);
             continue;
           }
           expect(shares(r), `${truth.namespace}/${truth.name}:${truth.portName}`).toEqual(Object.fromEntries(reachable.map((e) => [`${e.address}:${e.port}`, Number(e.probability.toFixed(6))])));

@@ -10,7 +10,8 @@ import { haveNetnsTools, inThrowawayNetns, nftIn } from '../helpers/netns';
 
 const files = (name: string, text: string): SnapshotFile[] => [{ name, analysis: analyzeFile(name, text)!.analysis as SnapshotFile['analysis'] }];
 const trace = (name: string, text: string, request: Partial<TraceRequest> = {}) => traceSnapshot(files(name, text), { to: '10.0.0.5', dport: 80, protocol: 'tcp', from: '10.0.0.1', entry: 'pod', ...request });
-const summary = (outcomes: Outcome[]) => outcomes.map((o) => `${Number(o.probability.toFixed(4))} ${o.verdict}${o.destination ? ` ${o.destination}` : ''}${o.masquerade ? ' masq' : ''}${o.assumptions.length ? ` [${o.assumptions.join('; ')}]` : ''}`);
+const summary = (outcomes: Outcome[]) =>
+  outcomes.map((o) => `${Number(o.probability.toFixed(4))} ${o.verdict}${o.destination ? ` ${o.destination}` : ''}${o.masquerade ? ' masq' : ''}${o.assumptions.length ? ` [${o.assumptions.join('; ')}]` : ''}`);
 
 /** The nftlb shape from the issue, and what `nft -j list ruleset` (1.0.6) printed for it in a throw-away netns. */
 const REPRO = `table ip nftlb {
@@ -28,22 +29,82 @@ const REPRO_JSON = JSON.stringify({
     { metainfo: { version: '1.0.6', release_name: 'Lester Gooch #5', json_schema_version: 1 } },
     { table: { family: 'ip', name: 'nftlb', handle: 1 } },
     { chain: { family: 'ip', table: 'nftlb', name: 'prerouting', handle: 1, type: 'nat', hook: 'prerouting', prio: -100, policy: 'accept' } },
-    { rule: { family: 'ip', table: 'nftlb', chain: 'prerouting', handle: 3, expr: [...daddr80, { mangle: { key: { ct: { key: 'mark' } }, value: { map: { key: { numgen: { mode: 'random', mod: 2, offset: 0 } }, data: { set: [[0, 1], [1, 2]] } } } } }] } },
-    { rule: { family: 'ip', table: 'nftlb', chain: 'prerouting', handle: 5, expr: [...daddr80, { dnat: { addr: { map: { key: { ct: { key: 'mark' } }, data: { set: [[1, '192.168.0.10'], [2, '192.168.0.11']] } } } } }] } },
+    {
+      rule: {
+        family: 'ip',
+        table: 'nftlb',
+        chain: 'prerouting',
+        handle: 3,
+        expr: [
+          ...daddr80,
+          {
+            mangle: {
+              key: { ct: { key: 'mark' } },
+              value: {
+                map: {
+                  key: { numgen: { mode: 'random', mod: 2, offset: 0 } },
+                  data: {
+                    set: [
+                      [0, 1],
+                      [1, 2],
+                    ],
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    },
+    {
+      rule: {
+        family: 'ip',
+        table: 'nftlb',
+        chain: 'prerouting',
+        handle: 5,
+        expr: [
+          ...daddr80,
+          {
+            dnat: {
+              addr: {
+                map: {
+                  key: { ct: { key: 'mark' } },
+                  data: {
+                    set: [
+                      [1, '192.168.0.10'],
+                      [2, '192.168.0.11'],
+                    ],
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    },
   ],
 });
 
 describe('nft maps feeding marks and NAT', () => {
   it('the nftlb repro is a 50/50 DNAT to the two backends (text and JSON), with the marks on the path', () => {
-    for (const [name, text] of [['lb.nft', REPRO], ['lb.json', REPRO_JSON]]) {
+    for (const [name, text] of [
+      ['lb.nft', REPRO],
+      ['lb.json', REPRO_JSON],
+    ]) {
       const r = trace(name, text);
       expect(summary(r.outcomes), name).toEqual(['0.5 dnat 192.168.0.10:80', '0.5 dnat 192.168.0.11:80']);
-      expect(r.outcomes[1].path.map((p) => p.note), name).toEqual(['numgen picked 1 of 2 (1/2). Share of new connections: 1/2. Connection mark is now 0x2.', 'dnat: the destination becomes 192.168.0.11:80.']);
+      expect(
+        r.outcomes[1].path.map((p) => p.note),
+        name,
+      ).toEqual(['numgen picked 1 of 2 (1/2). Share of new connections: 1/2. Connection mark is now 0x2.', 'dnat: the destination becomes 192.168.0.11:80.']);
     }
   });
 
   const dir = path.join(__dirname, '../fixtures/trace');
-  const FORMS: [string, string][] = [['nft-maps.nft', readFileSync(path.join(dir, 'nft-maps.nft'), 'utf8')], ['nft-maps.json', readFileSync(path.join(dir, 'nft-maps.json'), 'utf8')]];
+  const FORMS: [string, string][] = [
+    ['nft-maps.nft', readFileSync(path.join(dir, 'nft-maps.nft'), 'utf8')],
+    ['nft-maps.json', readFileSync(path.join(dir, 'nft-maps.json'), 'utf8')],
+  ];
   const cases: [string, string[]][] = [
     // A flow's hash is the same for all its packets: a condition per element, no share (the last needs no assumption).
     ['10.0.0.6', ['1 dnat 192.168.0.10:80 [assuming jhash ip saddr . tcp sport mod 2 0 matches]', '1 dnat 192.168.0.11:80 [assuming jhash ip saddr . tcp sport mod 2 0 does not match]']],
@@ -143,7 +204,7 @@ describe('nft maps feeding marks and NAT', () => {
     expect(summary(trace('m.nft', text).outcomes)).toEqual(['1 accept [assuming ct mark == 0x1 (set from ip dscp) matches]', '1 drop [assuming ct mark == 0x1 (set from ip dscp) does not match]']);
   });
 
-  it('mark prefixes (`ct mark 0x80000000/1`, nftlb\'s masquerade bit) test the top bits', () => {
+  it("mark prefixes (`ct mark 0x80000000/1`, nftlb's masquerade bit) test the top bits", () => {
     const text = (mark: string) => `table ip t {
 	chain pre {
 		type filter hook prerouting priority mangle; policy accept;
@@ -160,7 +221,10 @@ describe('nft maps feeding marks and NAT', () => {
 describe.skipIf(!haveNetnsTools)('the rulesets above against nft -c, in a throw-away network namespace (root only)', () => {
   it('nft accepts the repro and the fixture', () => {
     inThrowawayNetns('dpx-maps', (ns, work) => {
-      for (const [name, text] of [['repro.nft', REPRO], ['maps.nft', readFileSync(path.join(__dirname, '../fixtures/trace/nft-maps.nft'), 'utf8')]]) {
+      for (const [name, text] of [
+        ['repro.nft', REPRO],
+        ['maps.nft', readFileSync(path.join(__dirname, '../fixtures/trace/nft-maps.nft'), 'utf8')],
+      ]) {
         writeFileSync(path.join(work, name), text);
         nftIn(ns, ['-c', '-f', path.join(work, name)]);
       }

@@ -40,7 +40,7 @@ describe.each(Object.keys(MODES))('a trace to an address no Service owns (%s mod
   });
 });
 
-describe('a dump without Services (a host\'s own firewall)', () => {
+describe("a dump without Services (a host's own firewall)", () => {
   it('has no Service to name: no such note', () => {
     const files = snapshot([['host.iptables', '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n-A INPUT -p tcp --dport 22 -j ACCEPT\nCOMMIT\n']]);
     const r = trace(files, { to: '192.168.1.1', dport: 22, entry: 'external' });
@@ -60,7 +60,10 @@ describe('messages name no CLI flag; the advice is structured', () => {
   });
 
   it('a NodePort taken to be this node: advice node-address, no `--` in the warning', () => {
-    const nodePort = files.flatMap((f) => (f.analysis.dialect === 'iptables' ? f.analysis.catalog.services : [])).flatMap((s) => s.frontends).find((f) => f.kind === 'nodePort')!;
+    const nodePort = files
+      .flatMap((f) => (f.analysis.dialect === 'iptables' ? f.analysis.catalog.services : []))
+      .flatMap((s) => s.frontends)
+      .find((f) => f.kind === 'nodePort')!;
     const r = trace(files, { to: '192.168.7.7', dport: nodePort.port, entry: 'external' });
     expect(r.warnings.join('\n')).toMatch(/taken to be this node/);
     expect(r.advice).toEqual(['node-address']);
@@ -73,7 +76,11 @@ describe('messages name no CLI flag; the advice is structured', () => {
 
   it('the CLI words the advice as its flag', () => {
     const out: string[] = [];
-    run(['trace', 'samples/iptables-nft/node1.iptables', '--to', '10.96.12.40:80', '--entry', 'node'], (s) => out.push(s), (s) => out.push(s));
+    run(
+      ['trace', 'samples/iptables-nft/node1.iptables', '--to', '10.96.12.40:80', '--entry', 'node'],
+      (s) => out.push(s),
+      (s) => out.push(s),
+    );
     expect(out.join('\n')).toMatch(/hint: give this node's address with --node-ip ADDRESS/);
   });
 

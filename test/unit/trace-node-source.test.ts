@@ -46,7 +46,7 @@ describe('the source of a packet from this node', () => {
     expect((traceToJson(r, []) as { nodeIPs: { origin: string } }).nodeIPs.origin).toBe('configured');
   });
 
-  it('inferred from kube-proxy\'s --nodeport-addresses rule in KUBE-SERVICES', () => {
+  it("inferred from kube-proxy's --nodeport-addresses rule in KUBE-SERVICES", () => {
     const text = sample('iptables-nft/node1.iptables').replace(
       '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS',
       '-A KUBE-SERVICES -d 192.168.0.10/32 -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -j KUBE-NODEPORTS',
@@ -57,7 +57,7 @@ describe('the source of a packet from this node', () => {
     expect(r.source?.text).toMatch(/inferred from KUBE-SERVICES rules that send 192\.168\.0\.10 to KUBE-NODEPORTS/);
   });
 
-  it('inferred from nft\'s nodeport-ips set', () => {
+  it("inferred from nft's nodeport-ips set", () => {
     const r = web(snapshot(NFT()));
     expect(r.packet.src).not.toBe('127.0.0.1');
     expect(r.context.nodeIPsOrigin).toBe('inferred');
@@ -84,7 +84,13 @@ describe('the source of a packet from this node', () => {
     const dir = 'samples/iptables-nft/node1.iptables';
     const lines: string[] = [];
     const errors: string[] = [];
-    expect(run(['trace', dir, '--to', '10.96.12.40:80', '--entry', 'node', '--node-ip', '192.168.0.10'], (s) => lines.push(s), (s) => errors.push(s))).toBe(0);
+    expect(
+      run(
+        ['trace', dir, '--to', '10.96.12.40:80', '--entry', 'node', '--node-ip', '192.168.0.10'],
+        (s) => lines.push(s),
+        (s) => errors.push(s),
+      ),
+    ).toBe(0);
     expect(lines.join('\n')).toMatch(/tcp 192\.168\.0\.10 → 10\.96\.12\.40:80[^\n]*\n\s+Source 192\.168\.0\.10: this node's address, as given/);
   });
 });

@@ -18,10 +18,7 @@ const trace = (text: string, request: Partial<TraceRequest> = {}) =>
 const summary = (outcomes: Outcome[]) => outcomes.map((o) => `${Number(o.probability.toFixed(4))} ${o.verdict} [${o.assumptions.join('; ')}]`).sort();
 const input = (rules: string[], chains: string[] = []) => ['*filter', ':INPUT ACCEPT [0:0]', ...chains.map((c) => `:${c} - [0:0]`), ...rules, 'COMMIT', ''].join('\n');
 
-const SSH = input([
-  '-A INPUT -p tcp --dport 22 -m state --state NEW -m recent --set',
-  '-A INPUT -p tcp --dport 22 -m state --state NEW -m recent --update --seconds 60 --hitcount 3 -j DROP',
-]);
+const SSH = input(['-A INPUT -p tcp --dport 22 -m state --state NEW -m recent --set', '-A INPUT -p tcp --dport 22 -m state --state NEW -m recent --update --seconds 60 --hitcount 3 -j DROP']);
 
 describe('-m recent evaluated literally', () => {
   it('the SSH rate limit: dropped only when the list saw the client twice more in the last minute, no affinity story', () => {
@@ -75,12 +72,16 @@ describe('-m recent evaluated literally', () => {
 
   it('kube-proxy affinity keeps its story: a new client, with what a returning one gets', () => {
     const text = [
-      '*nat', ':OUTPUT ACCEPT [0:0]', ':KUBE-SVC-AAAAAAAAAAAAAAAA - [0:0]', ':KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]',
+      '*nat',
+      ':OUTPUT ACCEPT [0:0]',
+      ':KUBE-SVC-AAAAAAAAAAAAAAAA - [0:0]',
+      ':KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]',
       '-A OUTPUT -d 10.96.0.5/32 -p tcp -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA',
       '-A KUBE-SVC-AAAAAAAAAAAAAAAA -m recent --rcheck --seconds 10800 --reap --name KUBE-SEP-BBBBBBBBBBBBBBBB --mask 255.255.255.255 --rsource -j KUBE-SEP-BBBBBBBBBBBBBBBB',
       '-A KUBE-SVC-AAAAAAAAAAAAAAAA -j KUBE-SEP-BBBBBBBBBBBBBBBB',
       '-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m recent --set --name KUBE-SEP-BBBBBBBBBBBBBBBB --mask 255.255.255.255 --rsource -m tcp -j DNAT --to-destination 10.244.1.5:80',
-      'COMMIT', '',
+      'COMMIT',
+      '',
     ].join('\n');
     const r = trace(text, { to: '10.96.0.5', dport: 80, entry: 'node', from: '192.0.2.10' });
     expect(summary(r.outcomes)).toEqual(['1 dnat []']);
@@ -89,7 +90,7 @@ describe('-m recent evaluated literally', () => {
 });
 
 describe('the -m recent hover', () => {
-  it('calls only kube-proxy\'s own lists session affinity', () => {
+  it("calls only kube-proxy's own lists session affinity", () => {
     const a = analyzeFile('f.iptables', SSH)!.analysis as Parameters<typeof explainRecent>[0];
     const rules = a.ruleset.tables[0].chains[0].rules;
     for (const rule of rules) expect(String(explainRecent(a, rule, undefined))).not.toMatch(/affinity|endpoint/i);
@@ -98,7 +99,7 @@ describe('the -m recent hover', () => {
 });
 
 describe('nft sets filled at run time', () => {
-  it('a blocklist fed by a meter is an unknown, not session affinity; the meter\'s limit is a condition', () => {
+  it("a blocklist fed by a meter is an unknown, not session affinity; the meter's limit is a condition", () => {
     const text = [
       'table inet filter {',
       '\tset blackhole {',
@@ -114,7 +115,14 @@ describe('nft sets filled at run time', () => {
       '}',
       '',
     ].join('\n');
-    const r = traceSnapshot([{ name: 'f.nft', analysis: analyzeFile('f.nft', text)!.analysis as TraceFile['analysis'] }], { to: '192.0.2.10', dport: 22, protocol: 'tcp', from: '198.51.100.7', entry: 'external', nodeIPs: ['192.0.2.10'] });
+    const r = traceSnapshot([{ name: 'f.nft', analysis: analyzeFile('f.nft', text)!.analysis as TraceFile['analysis'] }], {
+      to: '192.0.2.10',
+      dport: 22,
+      protocol: 'tcp',
+      from: '198.51.100.7',
+      entry: 'external',
+      nodeIPs: ['192.0.2.10'],
+    });
     // Checked with `nft -c -f` in a throw-away namespace.
     expect(summary(r.outcomes)).toEqual([
       '1 accept [assuming the packet is not in set blackhole; assuming limit rate over 3/minute holds the packet back]',
@@ -146,7 +154,11 @@ describe('property: recent-list histories are consistent facts; shares sum to 1 
         const text = input(rules.map(ruleText));
         const outcomes = trace(text).outcomes;
         for (const o of outcomes) expect(compatible(o.conditions, o.conditions), text).toBe(true);
-        for (const g of assumptionGroups(outcomes)) expect(g.reduce((sum, i) => sum + outcomes[i].probability, 0), text).toBeCloseTo(1, 9);
+        for (const g of assumptionGroups(outcomes))
+          expect(
+            g.reduce((sum, i) => sum + outcomes[i].probability, 0),
+            text,
+          ).toBeCloseTo(1, 9);
         // Every assignment of the conditions that can hold together: the outcomes that apply share 100 %.
         const all = [...new Map(outcomes.flatMap((o) => o.conditions).map((c) => [c.key, c])).values()];
         for (let bits = 0; bits < 1 << all.length; bits++) {
@@ -154,7 +166,10 @@ describe('property: recent-list histories are consistent facts; shares sum to 1 
           if (!compatible(world, world)) continue;
           const holds = new Map(world.map((c) => [c.key, c.holds]));
           const applies = outcomes.filter((o) => o.conditions.every((c) => holds.get(c.key) === c.holds));
-          expect(applies.reduce((sum, o) => sum + o.probability, 0), `${text} in ${JSON.stringify([...holds])}`).toBeCloseTo(1, 9);
+          expect(
+            applies.reduce((sum, o) => sum + o.probability, 0),
+            `${text} in ${JSON.stringify([...holds])}`,
+          ).toBeCloseTo(1, 9);
         }
       }),
       { numRuns: 300, seed: 25 },

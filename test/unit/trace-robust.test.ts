@@ -1,9 +1,9 @@
 // The tracer on adversarial rulesets: numgen maps over huge ranges, random matches whose branches multiply, and
 // kube-proxy's largest legal shapes, which must stay complete and exact.
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, type GenServicePort } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { generateIptablesDump, type GenServicePort } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, type SnapshotFile } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 import { traceProblems } from '../helpers/shared';
@@ -26,7 +26,7 @@ ${chains}
 const dnatChain = (name: string, to: string) => `\tchain ${name} {\n\t\tdnat to ${to}\n\t}`;
 
 describe('numgen verdict maps are split by element, not by value', () => {
-  it('mod 4294967295 with a value and a range answers at once with each element\'s share', () => {
+  it("mod 4294967295 with a value and a range answers at once with each element's share", () => {
     const text = nftTable('\t\tnumgen random mod 4294967295 vmap { 0 : jump a, 1-2147483647 : jump b }', [dnatChain('a', '10.244.0.1'), dnatChain('b', '10.244.0.2')].join('\n'));
     const fs = files(['numgen.nft', text]);
     const r = trace(fs, '10.0.0.5');
@@ -39,7 +39,11 @@ describe('numgen verdict maps are split by element, not by value', () => {
     expect(shares['10.244.0.2:80']).toBe(2147483647 / n);
     expect(shares.accept).toBe((n - 2147483648) / n); // the values no element has: no match, the policy accepts
     expect(total(r)).toBeCloseTo(1, 12);
-    const notes = (dst: string) => r.outcomes.find((o) => o.destination === dst)!.path.map((p) => p.note).join(' ');
+    const notes = (dst: string) =>
+      r.outcomes
+        .find((o) => o.destination === dst)!
+        .path.map((p) => p.note)
+        .join(' ');
     expect(notes('10.244.0.1:80')).toContain('numgen picked 0 of 4294967295 (1/4294967295).');
     expect(notes('10.244.0.2:80')).toContain('numgen picked a value in 1-2147483647 (2147483647 of its 4294967295 values).');
   });
@@ -58,10 +62,7 @@ describe('numgen verdict maps are split by element, not by value', () => {
 
   it('offset, exact keys before intervals, overlaps and values out of range', () => {
     // Values 10..19. Exact 15 wins over the interval 12-17 written before it; 0-11 only has 10 and 11 in range.
-    const text = nftTable(
-      '\t\tnumgen inc mod 10 offset 10 vmap { 12-17 : jump b, 15 : jump a, 0-11 : jump c, 17-18 : jump d }',
-      ['a', 'b', 'c', 'd'].map((c, i) => dnatChain(c, `10.244.0.${i + 1}`)).join('\n'),
-    );
+    const text = nftTable('\t\tnumgen inc mod 10 offset 10 vmap { 12-17 : jump b, 15 : jump a, 0-11 : jump c, 17-18 : jump d }', ['a', 'b', 'c', 'd'].map((c, i) => dnatChain(c, `10.244.0.${i + 1}`)).join('\n'));
     const shares = byKey(trace(files(['offset.nft', text]), '10.0.0.5'));
     // a: 15; b: 12-14, 16, 17; c: 10, 11; d: 18; no element: 19.
     expect(shares).toEqual({ '10.244.0.1:80': 1 / 10, '10.244.0.2:80': 5 / 10, '10.244.0.3:80': 2 / 10, '10.244.0.4:80': 1 / 10, accept: 1 / 10 });
@@ -119,7 +120,10 @@ describe('branches that multiply stop at a cap and say the answer is incomplete'
   });
 
   it('a short diamond (10 chains) stays complete and exact', () => {
-    for (const [name, text] of [['d.iptables', iptablesDiamond(10)], ['d.nft', nftDiamond(10)]]) {
+    for (const [name, text] of [
+      ['d.iptables', iptablesDiamond(10)],
+      ['d.nft', nftDiamond(10)],
+    ]) {
       const r = trace(files([name, text]), '10.0.0.5');
       expect(traceProblems(r.warnings), name).toEqual([]);
       expect(byKey(r), name).toEqual({ '10.244.0.1:80': 1 });
@@ -157,7 +161,7 @@ describe('branches that multiply stop at a cap and say the answer is incomplete'
   });
 });
 
-describe('kube-proxy\'s largest Services stay far below the caps', () => {
+describe("kube-proxy's largest Services stay far below the caps", () => {
   const endpoints = Array.from({ length: 1000 }, (_, i) => ({ address: `10.244.${Math.floor(i / 250)}.${(i % 250) + 1}`, port: 8080 }));
   const service: GenServicePort = { namespace: 'default', name: 'big', portName: '', protocol: 'tcp', clusterIP: '10.96.0.50', port: 80, nodePort: 30080, endpoints };
   const check = (r: ReturnType<typeof trace>) => {

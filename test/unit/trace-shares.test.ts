@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeIptables } from '../../src/core/language/iptables';
 import { analyzeNft } from '../../src/core/language/nft';
 import { traceSnapshot } from '../../src/core/trace';
-import { shareText } from '../../src/core/trace/iptables';
+import { shareText } from '../../src/core/trace/engine';
 
 const dump = [
   '*nat',

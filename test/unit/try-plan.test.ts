@@ -20,7 +20,7 @@ function record(missing: string[], root: boolean) {
   return { events, error };
 }
 
-describe('the try script\'s system packages', () => {
+describe("the try script's system packages", () => {
   it('prints the packages and the exact command before it runs it', () => {
     const { events, error } = record(['chromium', 'fonts-noto-cjk'], true);
     expect(error).toBeUndefined();
@@ -46,7 +46,7 @@ describe('the try script\'s system packages', () => {
   });
 });
 
-describe('the try script\'s first screen', () => {
+describe("the try script's first screen", () => {
   const read = (p: string) => readFileSync(resolve(__dirname, '../..', p), 'utf8');
   const pkg = JSON.parse(read('package.json'));
 

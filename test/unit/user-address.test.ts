@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { destinationHasLeadingZero, parseDestination } from '../../src/core/trace';
-import { formatAddress, hasLeadingZeroPart, parseAddress, parseUserAddress } from '../../src/core/trace/addr';
+import { formatAddress, hasLeadingZeroPart, parseAddress, parseUserAddress } from '../../src/core/model/address';
 
 describe('addresses a person types', () => {
   it('refuses IPv4 parts with leading zeros (inet_aton would read them as octal)', () => {
@@ -26,7 +26,10 @@ describe('addresses a person types', () => {
     expect(parseAddress('1:2:3:4::5:6:7:8')).toBeUndefined();
     expect(formatAddress(parseAddress('1:2:3:4:5:6:7::')!)).toBe('1:2:3:4:5:6:7:0');
     const text = fc.array(fc.constantFrom('1', 'f', ':', '::', '.', '0', '255', '[', ']', ' '), { maxLength: 24 }).map((a) => a.join(''));
-    fc.assert(fc.property(text, (t) => (parseUserAddress(t), parseDestination(`${t}:1`), true)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(text, (t) => (parseUserAddress(t), parseDestination(`${t}:1`), true)),
+      { numRuns: 20_000 },
+    );
   });
 });
 

@@ -19,8 +19,17 @@ describe('columnBesideWalkthrough', () => {
 
   it('a group beside the walkthrough is reused, the active one first', () => {
     expect(columnBesideWalkthrough([walkthrough, { column: 2, active: true, showsWalkthrough: false }])).toBe(2);
-    expect(columnBesideWalkthrough([{ ...walkthrough, active: true }, { column: 2, active: false, showsWalkthrough: false }])).toBe(2);
-    const three = [{ column: 1, active: false, showsWalkthrough: false }, { ...walkthrough, column: 2, active: true }, { column: 3, active: false, showsWalkthrough: false }];
+    expect(
+      columnBesideWalkthrough([
+        { ...walkthrough, active: true },
+        { column: 2, active: false, showsWalkthrough: false },
+      ]),
+    ).toBe(2);
+    const three = [
+      { column: 1, active: false, showsWalkthrough: false },
+      { ...walkthrough, column: 2, active: true },
+      { column: 3, active: false, showsWalkthrough: false },
+    ];
     expect(columnBesideWalkthrough(three)).toBe(3);
     expect(columnBesideWalkthrough(three.map((g) => ({ ...g, active: g.column === 1 })))).toBe(1);
   });
@@ -35,7 +44,7 @@ describe('staleSampleTabs', () => {
     expect(staleSampleTabs(tabs, roots, ['/tmp/dataplane-samples-x/nftables/node1.nft'])).toEqual([0, 2]);
   });
 
-  it('keeps the user\'s own files, modified copies and tabs of no file', () => {
+  it("keeps the user's own files, modified copies and tabs of no file", () => {
     const tabs = [tab('/ws/node1.iptables'), tab('/tmp/dataplane-samples-x/ipvs/node1.ipset', true), tab(undefined), tab('/tmp/dataplane-samples-xy/a.nft')];
     expect(staleSampleTabs(tabs, roots, [])).toEqual([]);
   });
@@ -46,7 +55,10 @@ describe('package.json: walkthrough steps are ticked by what happened', () => {
   const steps: { id: string; completionEvents?: string[] }[] = pkg.contributes.walkthroughs[0].steps;
   const events = Object.fromEntries(steps.map((s) => [s.id, s.completionEvents ?? []]));
   const dir = resolve(__dirname, '../../src/extension');
-  const source = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(resolve(dir, f), 'utf8')).join('\n');
+  const source = (readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => readFileSync(resolve(dir, f), 'utf8'))
+    .join('\n');
 
   it.each([
     ['trace', 'dataplane.traceClusterIP'],
@@ -58,7 +70,10 @@ describe('package.json: walkthrough steps are ticked by what happened', () => {
   });
 
   it('every onContext key of a step is one the extension sets to true', () => {
-    const keys = Object.values(events).flat().filter((e) => e.startsWith('onContext:')).map((e) => e.slice('onContext:'.length));
+    const keys = Object.values(events)
+      .flat()
+      .filter((e) => e.startsWith('onContext:'))
+      .map((e) => e.slice('onContext:'.length));
     expect(keys).toEqual(expect.arrayContaining(['dataplane.hasTrace']));
     for (const key of keys) expect(source).toContain(`'setContext', '${key}', true`);
   });

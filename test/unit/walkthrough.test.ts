@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeIptables, definitionAt, hoverAt } from '../../src/core/language/iptables';
-import { generateIptablesDump, type GenServicePort } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, type GenServicePort } from '../../tools/generate/iptables';
 import type { Range } from '../../src/core/model/range';
 import { serviceToFollow } from '../../src/core/walkthrough';
 
@@ -13,7 +13,12 @@ const SAMPLES = join(__dirname, '../../samples');
 const textAt = (lines: string[], r: Range) => lines[r.start.line].slice(r.start.character, r.end.character);
 
 const svc = (name: string, clusterIP: string, endpoints: number): GenServicePort => ({
-  namespace: 'ns', name, portName: 'p', protocol: 'tcp', clusterIP, port: 80,
+  namespace: 'ns',
+  name,
+  portName: 'p',
+  protocol: 'tcp',
+  clusterIP,
+  port: 80,
   endpoints: Array.from({ length: endpoints }, (_, i) => ({ address: `10.244.${i + 1}.${clusterIP.split('.')[3]}`, port: 8080 })),
 });
 

@@ -29,7 +29,7 @@ describe('wild: a Docker host rate-limiting with -m recent', () => {
     expect(diagnostics).toEqual([]);
   });
 
-  it('SSH: dropped when the DEFAULT list (or the DNS limit\'s list) saw the client often enough, else accepted', () => {
+  it("SSH: dropped when the DEFAULT list (or the DNS limit's list) saw the client often enough, else accepted", () => {
     const r = trace({});
     expect(summary(r.outcomes)).toEqual([
       'accept [assuming recent list DEFAULT saw 198.51.100.7 fewer than 2 times in the last 60 s before this connection; assuming recent list dnsratelimit saw 198.51.100.7 fewer than 100 times in the last 10 s before this connection]',
@@ -39,7 +39,7 @@ describe('wild: a Docker host rate-limiting with -m recent', () => {
     for (const o of r.outcomes) expect(o.notes.join(' ')).not.toMatch(/affinity|endpoint it used before/);
   });
 
-  it('DNS: this connection\'s --set counts, so 99 earlier ones in 10 s are enough to drop it', () => {
+  it("DNS: this connection's --set counts, so 99 earlier ones in 10 s are enough to drop it", () => {
     expect(summary(trace({ dport: 53, protocol: 'udp' }).outcomes)).toEqual([
       'accept [assuming recent list dnsratelimit saw 198.51.100.7 fewer than 99 times in the last 10 s before this connection]',
       'drop [assuming recent list dnsratelimit saw 198.51.100.7 at least 99 times in the last 10 s before this connection]',
@@ -48,10 +48,7 @@ describe('wild: a Docker host rate-limiting with -m recent', () => {
 
   it('the published container port goes to the container through FORWARD, which no recent list guards', () => {
     // The trace does not route: the output interface stays a condition (Docker accepts only what leaves through docker0).
-    expect(summary(trace({ dport: 8080 }).outcomes)).toEqual([
-      'dnat 172.17.0.2:80 [assuming the packet leaves through interface docker0]',
-      'drop [assuming the packet does not leave through interface docker0]',
-    ]);
+    expect(summary(trace({ dport: 8080 }).outcomes)).toEqual(['dnat 172.17.0.2:80 [assuming the packet leaves through interface docker0]', 'drop [assuming the packet does not leave through interface docker0]']);
   });
 
   it.skipIf(!canUseNetns())('iptables-restore --test accepts it (in a throw-away namespace)', () => {

@@ -52,7 +52,11 @@ describe('Istio TPROXY mode (istio-tproxy.iptables)', () => {
     expect(f.analysis.diagnostics.map((d) => `${d.range.start.line + 1} ${d.code}`)).toEqual(['27 unreferenced-chain']);
     const ruleset = (f.analysis as unknown as { ruleset: { tables: { name: string; rules: { chain: string; operation: string; position?: number }[] }[] } }).ruleset;
     expect(ruleset.tables.map((t) => t.name)).toEqual(['mangle', 'nat', 'raw']);
-    expect(ruleset.tables[0].rules.filter((r) => r.operation === 'insert').map((r) => [r.chain, r.position])).toEqual([['ISTIO_INBOUND', 1], ['ISTIO_INBOUND', 2], ['ISTIO_INBOUND', 3]]);
+    expect(ruleset.tables[0].rules.filter((r) => r.operation === 'insert').map((r) => [r.chain, r.position])).toEqual([
+      ['ISTIO_INBOUND', 1],
+      ['ISTIO_INBOUND', 2],
+      ['ISTIO_INBOUND', 3],
+    ]);
   });
 
   it('an inbound connection is let through to the pod (TPROXY hands it to Envoy without rewriting it)', () => {

@@ -9,8 +9,8 @@ import { analyzeIptables, hoverAt, iptablesFeatures } from '../../src/core/langu
 import { explainNode } from '../../src/core/explain/node';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
 import { traceSnapshot, type SnapshotFile } from '../../src/core/trace';
-import { catalogToJson } from '../../src/core/kube/catalog';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { catalogToJson } from '../../src/core/kube/service';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { canRestoreCheck, restoreCheck } from '../helpers/restore-check';
 
 const NAME = 'kube-router-node.iptables';
@@ -42,22 +42,26 @@ describe('wild: kube-router node', () => {
     ['filter', 'KUBE-NWPLCY-DEFAULT', 'kube-router default policy'],
     ['filter', 'KUBE-ROUTER-SERVICES', 'kube-router Service address firewall'],
     ['nat', 'KUBE-ROUTER-HAIRPIN', 'kube-router hairpin SNAT'],
-  ])('%s/%s is explained as kube-router\'s, not kube-proxy\'s', (table, chain, title) => {
+  ])("%s/%s is explained as kube-router's, not kube-proxy's", (table, chain, title) => {
     const hover = chainHover(table, chain);
     expect(hover).toContain(title);
     expect(hover).toContain('Written by kube-router');
     expect(hover).not.toContain('Written by kube-proxy');
   });
 
-  it('kubelet\'s chains are kubelet\'s', () => {
-    for (const [table, chain] of [['filter', 'KUBE-FIREWALL'], ['filter', 'KUBE-KUBELET-CANARY'], ['mangle', 'KUBE-KUBELET-CANARY']]) {
+  it("kubelet's chains are kubelet's", () => {
+    for (const [table, chain] of [
+      ['filter', 'KUBE-FIREWALL'],
+      ['filter', 'KUBE-KUBELET-CANARY'],
+      ['mangle', 'KUBE-KUBELET-CANARY'],
+    ]) {
       const hover = chainHover(table, chain);
       expect(hover, `${table}/${chain}`).toContain('Written by kubelet, not kube-proxy');
     }
     expect(chainHover('filter', 'KUBE-FIREWALL')).toContain('Localhost protection');
   });
 
-  it('semantic tokens mark kubelet\'s chains as Kubernetes\' own, kube-router\'s not', () => {
+  it("semantic tokens mark kubelet's chains as Kubernetes' own, kube-router's not", () => {
     const a = analyzeIptables(TEXT);
     const symbols = iptablesFeatures.semanticSymbols!(a);
     const kube = new Set(symbols.filter((s) => s.kube).map((s) => LINES[s.range.start.line].slice(s.range.start.character, s.range.end.character)));
@@ -78,7 +82,7 @@ describe('wild: kube-router node', () => {
   const files: SnapshotFile[] = [{ name: NAME, analysis: analyzeFile(NAME, TEXT)!.analysis as SnapshotFile['analysis'] }];
   const trace = (dport: number) => traceSnapshot(files, { to: '10.1.0.7', dport, protocol: 'tcp', from: '10.1.0.5', entry: 'pod' });
 
-  it('trace: coredns → web:8080 passes only when both pods are in the policy\'s ipsets', () => {
+  it("trace: coredns → web:8080 passes only when both pods are in the policy's ipsets", () => {
     const outcomes = trace(8080).outcomes;
     const accepted = outcomes.filter((o) => o.verdict === 'accept');
     expect(accepted.length).toBeGreaterThan(0);
@@ -98,7 +102,9 @@ describe('wild: kube-router node', () => {
   // The ipsets the rules name must exist for iptables-restore to accept `-m set`.
   const SETS = [
     'create kube-router-pod-subnets hash:net family inet hashsize 1024 maxelem 65536 timeout 0',
-    ...['kube-router-node-ips', 'kube-router-service-ips', 'kube-router-local-ips', 'KUBE-SRC-YG2IA4CLP6ISIPKD', 'KUBE-DST-RUU2SXJL2RWW46LA'].map((s) => `create ${s} hash:ip family inet hashsize 1024 maxelem 65536 timeout 0`),
+    ...['kube-router-node-ips', 'kube-router-service-ips', 'kube-router-local-ips', 'KUBE-SRC-YG2IA4CLP6ISIPKD', 'KUBE-DST-RUU2SXJL2RWW46LA'].map(
+      (s) => `create ${s} hash:ip family inet hashsize 1024 maxelem 65536 timeout 0`,
+    ),
     'create kube-router-ipvs-services hash:ip,port family inet hashsize 1024 maxelem 65536 timeout 0',
     '',
   ].join('\n');
@@ -129,7 +135,7 @@ function k3sNode(plain: string): string {
   return out.join('\n');
 }
 
-describe('wild: k3s node (kube-proxy iptables mode beside kube-router\'s network policy)', () => {
+describe("wild: k3s node (kube-proxy iptables mode beside kube-router's network policy)", () => {
   const plain = generateIptablesDump({ services: randomServices(20, 2, 9), style: 'iptables-legacy-save', nodeRules: true });
   const text = k3sNode(plain);
 

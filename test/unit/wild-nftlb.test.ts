@@ -13,10 +13,14 @@ import { haveNetnsTools, inThrowawayNetns, nftIn } from '../helpers/netns';
 const dir = path.join(__dirname, '../fixtures/wild');
 const TEXT = readFileSync(path.join(dir, 'nftlb-dnat-farm.nft'), 'utf8');
 const JSON_TEXT = readFileSync(path.join(dir, 'nftlb-dnat-farm.json'), 'utf8');
-const FORMS: [string, string][] = [['nftlb-dnat-farm.nft', TEXT], ['nftlb-dnat-farm.json', JSON_TEXT]];
+const FORMS: [string, string][] = [
+  ['nftlb-dnat-farm.nft', TEXT],
+  ['nftlb-dnat-farm.json', JSON_TEXT],
+];
 
 const analysis = (name: string, text: string) => analyzeFile(name, text)!.analysis as NftAnalysis;
-const summary = (outcomes: Outcome[]) => outcomes.map((o) => `${Number(o.probability.toFixed(4))} ${o.verdict}${o.destination ? ` ${o.destination}` : ''}${o.masquerade ? ' masq' : ''}${o.assumptions.length ? ` [${o.assumptions.join('; ')}]` : ''}`);
+const summary = (outcomes: Outcome[]) =>
+  outcomes.map((o) => `${Number(o.probability.toFixed(4))} ${o.verdict}${o.destination ? ` ${o.destination}` : ''}${o.masquerade ? ' masq' : ''}${o.assumptions.length ? ` [${o.assumptions.join('; ')}]` : ''}`);
 
 describe('nftlb DNAT farm (weights by mark, static sessions, persistence)', () => {
   for (const [name, text] of FORMS) {

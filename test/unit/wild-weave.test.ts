@@ -59,7 +59,9 @@ describe('wild: Weave Net node (kube-proxy iptables mode + weave-npc)', () => {
 
   it('a pod asking kube-dns (UDP 53) gets a small set of outcomes, each under consistent conditions', () => {
     const r = trace({ from: '10.32.0.5' });
-    console.log(`[wild-weave] pod → kube-dns 10.96.0.10:53/udp: ${r.outcomes.length} outcomes (${r.outcomes.filter((o) => o.verdict === 'drop').length} DROP), ${new Set(r.outcomes.map((o) => conditionsKey(o.conditions))).size} condition sets`);
+    console.log(
+      `[wild-weave] pod → kube-dns 10.96.0.10:53/udp: ${r.outcomes.length} outcomes (${r.outcomes.filter((o) => o.verdict === 'drop').length} DROP), ${new Set(r.outcomes.map((o) => conditionsKey(o.conditions))).size} condition sets`,
+    );
     expect(r.outcomes.length).toBeGreaterThan(1);
     // Each physdev option and each ipset is its own fact (about 280 outcomes): far from the 1,444 of deciding each
     // rule anew, and bounded so that a return to that shows.

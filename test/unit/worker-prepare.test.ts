@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { buildSymbolIndex, querySymbols } from '../../src/core/symbols';
 import { preparationSteps, runSnapshotQuery } from '../../src/extension/analysis/queries';
@@ -17,7 +17,9 @@ import { graphOfSnapshot } from '../../src/core/graph/snapshot';
 function counted(dir: string): { files: SnapshotFile[]; calls: () => number } {
   let calls = 0;
   // Dumps only, as the editor reads a folder: the samples' cluster-state files are no dump.
-  const dumps = readdirSync(`samples/${dir}`).sort().flatMap((n) => analyzeFile(n, readFileSync(`samples/${dir}/${n}`, 'utf8')) ?? []);
+  const dumps = readdirSync(`samples/${dir}`)
+    .sort()
+    .flatMap((n) => analyzeFile(n, readFileSync(`samples/${dir}/${n}`, 'utf8')) ?? []);
   const files = dumps.map((f) => {
     const features = { ...f.features } as typeof f.features;
     const { outline, services } = f.features;
@@ -153,4 +155,3 @@ describe('the Trace ClusterIP pick of a large snapshot, filtered where the snaps
     expect(filterRows(rows, 'r1', -3)).toEqual({ rows: [], matched: rows.filter((r) => r.label.includes('r1')).length, total: rows.length });
   });
 });
-

@@ -2,7 +2,7 @@
 // each dialect, and a generated 10,000-Service dump whose queries must be answered from the index.
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { buildSymbolIndex, querySymbols, type SymbolIndex, type WorkspaceSymbolMatch } from '../../src/core/symbols';
 import { runDocumentQuery, runSnapshotQuery } from '../../src/extension/analysis/queries';
@@ -12,7 +12,9 @@ import type { FromWorker, SnapshotAnswer, SnapshotFileSpec } from '../../src/ext
 
 /** The folder's dumps, as the editor reads a snapshot folder (its cluster-state.yaml is no dump). */
 function sample(dir: string): NodeSnapshot {
-  const files = readdirSync(`samples/${dir}`).sort().map((n) => analyzeFile(n, readFileSync(`samples/${dir}/${n}`, 'utf8')));
+  const files = readdirSync(`samples/${dir}`)
+    .sort()
+    .map((n) => analyzeFile(n, readFileSync(`samples/${dir}/${n}`, 'utf8')));
   return buildSnapshot(files.filter((f): f is SnapshotFile => f !== undefined));
 }
 
@@ -127,9 +129,15 @@ describe('a 10,000-Service dump', () => {
 describe('a snapshot folder without an open dump', () => {
   it('is read by the worker from its files on disk and answers as the snapshot of those files does', () => {
     const posted: FromWorker[] = [];
-    const host = new AnalysisHost((m) => posted.push(m), (fn) => fn(), () => []);
+    const host = new AnalysisHost(
+      (m) => posted.push(m),
+      (fn) => fn(),
+      () => [],
+    );
     // The folder's dumps (its cluster-state file is no dump).
-    const names = readdirSync('samples/ipvs').filter((n) => n.startsWith('node1.')).sort();
+    const names = readdirSync('samples/ipvs')
+      .filter((n) => n.startsWith('node1.'))
+      .sort();
     const files: SnapshotFileSpec[] = names.map((n) => ({ kind: 'path', name: n, path: `samples/ipvs/${n}`, maxSize: 64 << 20 }));
     host.receive({ type: 'snapshot', files, method: 'symbols', args: [':30080', 50], id: 1 });
     const answer = posted.find((m) => m.id === 1) as { ok: boolean; value: SnapshotAnswer<WorkspaceSymbolMatch[]> };

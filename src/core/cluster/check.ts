@@ -4,10 +4,10 @@
 // carry (comments dropped in large clusters, the kind of an address without endpoints, an IPVS mode's traffic
 // policies) is never a finding.
 import { t } from '../l10n';
-import type { Catalog, Endpoint, Frontend, Service } from '../kube/catalog';
+import { servicePortNameString, type Catalog, type Endpoint, type Frontend, type Service } from '../kube/service';
 import { normalizeAddressIntervals } from '../kube/nft-catalog';
 import type { NodeSnapshot } from '../snapshot';
-import { canonicalAddress, formatHostPort } from '../trace/addr';
+import { canonicalAddress, formatHostPort } from '../model/address';
 import type { IptablesAnalysis } from '../language/iptables';
 import type { IpvsadmAnalysis } from '../language/ipvsadm';
 import type { NftAnalysis } from '../language/nft';
@@ -150,12 +150,11 @@ class ActualIndex {
 
 /** `ns/name:port` as findings and reports name a Service port. */
 export function servicePortText(s: { namespace: string; name: string; portName: string }): string {
-  if (!s.namespace) return s.name;
-  return `${s.namespace}/${s.name}${s.portName ? `:${s.portName}` : ''}`;
+  return s.namespace ? servicePortNameString(s) : s.name;
 }
 
 function frontendText(f: { kind: string; address?: string; port: number }): string {
-  return `${f.kind} ${f.address ? formatHostPort(f.address, f.port) : `*:${f.port}`}`;
+  return `${f.kind} ${formatHostPort(f.address || undefined, f.port)}`;
 }
 
 /** Collects findings with their Service, severity and evidence. */
@@ -251,7 +250,11 @@ function joinStandalone(expected: ExpectedServicePort[], found: Map<ExpectedServ
   for (const a of actual) {
     const s = a.service;
     if (claimed.has(a) || !s.anonymous || s.frontends.length === 0) continue;
-    const owners = new Set(s.frontends.map((f) => owner.get(frontendKey('address', f.address, f.port, s.protocol)) ?? (f.kind === 'nodePort' || f.kindUncertain ? owner.get(frontendKey('nodePort', undefined, f.port, s.protocol)) : undefined)));
+    const owners = new Set(
+      s.frontends.map(
+        (f) => owner.get(frontendKey('address', f.address, f.port, s.protocol)) ?? (f.kind === 'nodePort' || f.kindUncertain ? owner.get(frontendKey('nodePort', undefined, f.port, s.protocol)) : undefined),
+      ),
+    );
     const [e] = owners;
     if (owners.size !== 1 || !e || s.endpoints.length > 0) continue;
     claimed.add(a);
@@ -262,7 +265,14 @@ function joinStandalone(expected: ExpectedServicePort[], found: Map<ExpectedServ
 
 function notProgrammedReason(e: ExpectedServicePort): string {
   const ready = e.endpoints.filter((x) => x.inCluster || x.inLocal).length;
-  return t('Service {0} of type {1} has port {2}/{3} with {4} usable endpoints; kube-proxy writes rules for every such port.', `${e.namespace}/${e.name}`, e.service.type, e.portName || String(e.frontends[0]?.port ?? ''), e.protocol, ready);
+  return t(
+    'Service {0} of type {1} has port {2}/{3} with {4} usable endpoints; kube-proxy writes rules for every such port.',
+    `${e.namespace}/${e.name}`,
+    e.service.type,
+    e.portName || String(e.frontends[0]?.port ?? ''),
+    e.protocol,
+    ready,
+  );
 }
 
 /** Frontends a dump shows: the health check NodePort is a kube-proxy listener, not a rule. */
@@ -271,7 +281,7 @@ const shownFrontend = (f: ExpectedFrontend) => f.kind !== 'healthCheckNodePort';
 function staleService(a: Actual, services: Map<string, { type: string; clusterIPs: string[]; ports: { name: string; protocol: string }[] }>, out: Findings): void {
   const s = a.service;
   let reason: string;
-  if (s.anonymous || !s.namespace) reason = t('no Service port of the API has the address {0} ({1})', s.frontends[0] ? formatHostPort(s.frontends[0].address ?? '*', s.frontends[0].port) : s.name, s.protocol.toUpperCase());
+  if (s.anonymous || !s.namespace) reason = t('no Service port of the API has the address {0} ({1})', s.frontends[0] ? formatHostPort(s.frontends[0].address, s.frontends[0].port) : s.name, s.protocol.toUpperCase());
   else {
     const api = services.get(`${s.namespace}/${s.name}`);
     if (!api) reason = t('no Service {0} in the API: deleted, or in a namespace the cluster file does not hold', `${s.namespace}/${s.name}`);
@@ -307,7 +317,7 @@ function compareFrontends(e: ExpectedServicePort, a: Actual, joined: Frontend[],
       frontend: { kind: f.kind, ...(f.address ? { address: f.address } : {}), port: f.port },
       expected: frontendText(f),
       actual: seen.map(frontendText).join(', ') || t('none'),
-      reason: t('the Service\'s spec and status give it {0}', frontendText(f)),
+      reason: t("the Service's spec and status give it {0}", frontendText(f)),
       message: t('{0}: {1} is in the API, but the rules have no such frontend.', servicePortText(e), frontendText(f)),
       evidence: [...dumpEvidence(a).slice(0, 1), e.service.source],
     });
@@ -319,7 +329,7 @@ function compareFrontends(e: ExpectedServicePort, a: Actual, joined: Frontend[],
       frontend: { kind: x.kind, ...(x.address ? { address: x.address } : {}), port: x.port },
       expected: wanted.map(frontendText).join(', ') || t('none'),
       actual: frontendText(x),
-      reason: t('the Service\'s spec and status do not give it {0}', frontendText(x)),
+      reason: t("the Service's spec and status do not give it {0}", frontendText(x)),
       message: t('{0}: the rules have {1}, which the API does not.', servicePortText(e), frontendText(x)),
       evidence: [at(a, x), e.service.source],
     });
@@ -379,7 +389,16 @@ function explainedByApi(e: ExpectedServicePort, a: Actual | undefined, out: Find
   out.add('filtered-by-topology', serviceOf(e), {
     expected: filtered.map((x) => formatHostPort(x.address, x.port)).join(', '),
     reason: why,
-    message: t('{0}: {1} ready endpoints are not used from this node ({2}): {3}.', servicePortText(e), filtered.length, filtered.map((x) => formatHostPort(x.address, x.port)).slice(0, 4).join(', ') + (filtered.length > 4 ? ', …' : ''), why),
+    message: t(
+      '{0}: {1} ready endpoints are not used from this node ({2}): {3}.',
+      servicePortText(e),
+      filtered.length,
+      filtered
+        .map((x) => formatHostPort(x.address, x.port))
+        .slice(0, 4)
+        .join(', ') + (filtered.length > 4 ? ', …' : ''),
+      why,
+    ),
     evidence: [...dump, filtered[0].source ?? filtered[0].slice?.source],
   });
 }
@@ -537,13 +556,17 @@ export function modeFinding(state: ClusterState, mode: NodeSnapshot['mode']): Fi
   if (wanted === mode) return undefined;
   const out = new Findings();
   // It concerns no Service: the Service fields are empty.
-  out.add('mode-mismatch', { namespace: '', name: '', portName: '', protocol: '' }, {
-    expected: wanted,
-    actual: mode,
-    reason: config.mode === '' ? t('the kube-proxy ConfigMap leaves mode empty: iptables on Linux') : t('the kube-proxy ConfigMap sets mode: {0}', config.mode),
-    message: t('kube-proxy is configured for {0} mode, but the dump shows {1} mode: it was not restarted, or the node runs another configuration.', wanted, mode),
-    evidence: [config.source],
-  });
+  out.add(
+    'mode-mismatch',
+    { namespace: '', name: '', portName: '', protocol: '' },
+    {
+      expected: wanted,
+      actual: mode,
+      reason: config.mode === '' ? t('the kube-proxy ConfigMap leaves mode empty: iptables on Linux') : t('the kube-proxy ConfigMap sets mode: {0}', config.mode),
+      message: t('kube-proxy is configured for {0} mode, but the dump shows {1} mode: it was not restarted, or the node runs another configuration.', wanted, mode),
+      evidence: [config.source],
+    },
+  );
   return out.list[0];
 }
 

@@ -53,12 +53,12 @@ function describeTopology(x: ExclusionContext): string {
   if (x.mode === 'PreferSameNode') {
     return t('hinted for node {0}, not for this node ({1})', (ep?.nodeHints ?? []).join(', ') || '-', x.node?.nodeName ?? '');
   }
-  return t('hinted for zone {0}, not for this node\'s zone {1}', (ep?.zoneHints ?? []).join(', ') || '-', x.node?.zone ?? '');
+  return t("hinted for zone {0}, not for this node's zone {1}", (ep?.zoneHints ?? []).join(', ') || '-', x.node?.zone ?? '');
 }
 
 function describeNotLocal(x: ExclusionContext): string {
   const nodeName = x.candidate?.api.nodeName;
-  if (!x.node?.nodeName) return t('this node\'s name is unknown, so no endpoint counts as local');
+  if (!x.node?.nodeName) return t("this node's name is unknown, so no endpoint counts as local");
   if (!nodeName) return t('the endpoint names no node, so it is never local');
   return t('on node {0}, not on this node', nodeName);
 }
@@ -73,15 +73,13 @@ export function topologyNote(why: TopologyIgnored): string | undefined {
     case 'missing-zone-hint':
       return t('hints ignored: ready endpoint {0} has no zone hint', why.endpoint);
     case 'no-hint-for-zone':
-      return t('hints ignored: no endpoint is hinted for this node\'s zone {0}', why.zone);
+      return t("hints ignored: no endpoint is hinted for this node's zone {0}", why.zone);
     case 'no-ready-endpoints':
       return t('hints ignored: no endpoint is ready');
     case 'no-hints':
       return t('the Service asks for topology-aware routing, but no endpoint has a hint (the EndpointSlice controller withholds them when zones are unbalanced)');
     case 'no-hint-for-node':
-      return why.node
-        ? t('node hints ignored: no endpoint is hinted for this node {0}; zone hints used', why.node)
-        : t('node hints ignored: this node\'s name is unknown; zone hints used');
+      return why.node ? t('node hints ignored: no endpoint is hinted for this node {0}; zone hints used', why.node) : t("node hints ignored: this node's name is unknown; zone hints used");
   }
 }
 
@@ -106,7 +104,7 @@ function noneReady(eps: readonly ProxyEndpoint[]): string {
 
 /** Endpoints exist, none usable on this node for the Local policy. */
 export function noLocalEndpointsReason(eps: readonly ProxyEndpoint[], nodeName: string): string {
-  if (!nodeName) return t('this node\'s name is unknown, so no endpoint counts as local');
+  if (!nodeName) return t("this node's name is unknown, so no endpoint counts as local");
   const local = eps.filter((e) => e.local).length;
   const usable = eps.filter((e) => e.ready || (e.serving && e.terminating)).length;
   if (local === 0) return t('no endpoint on this node {0} ({1} usable elsewhere)', nodeName, usable);

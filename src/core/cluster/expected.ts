@@ -2,21 +2,9 @@
 // Service port and IP family, its frontends and every endpoint of the API with whether (and why not) it is
 // used. Follows pkg/proxy/servicechangetracker.go and serviceport.go (which Services and frontends),
 // endpointslicecache.go (merging a Service's slices) and topology.go (which endpoints; see ./topology.ts).
-import type {
-  ApiEndpoint,
-  ApiEndpointSlice,
-  ApiService,
-  ApiServicePort,
-  ClusterState,
-  EndpointExclusion,
-  ExpectedEndpoint,
-  ExpectedFrontend,
-  ExpectedServicePort,
-  IPFamily,
-  NodeIdentity,
-} from './types';
+import type { ApiEndpoint, ApiEndpointSlice, ApiService, ApiServicePort, ClusterState, EndpointExclusion, ExpectedEndpoint, ExpectedFrontend, ExpectedServicePort, IPFamily, NodeIdentity } from './types';
 import { categorizeEndpoints, type Categorized, type PortPolicy, type ProxyEndpoint, type TopologyRules } from './topology';
-import { canonicalAddress } from '../trace/addr';
+import { canonicalAddress, formatHostPort } from '../model/address';
 import { describeExclusion, noEndpointsReason, noLocalEndpointsReason, topologyNote, type PortEndpoints } from './expected-words';
 
 export interface ExpectedOptions {
@@ -107,7 +95,7 @@ export function shouldSkipService(svc: ApiService): boolean {
 
 /** The families the Service has a ClusterIP of, in its own order. */
 function serviceFamilies(svc: ApiService): IPFamily[] {
-  if (svc.ipFamilies.length > 0) return svc.ipFamilies.filter((f, i) => svc.clusterIPs[i] !== undefined);
+  if (svc.ipFamilies.length > 0) return svc.ipFamilies.filter((_, i) => svc.clusterIPs[i] !== undefined);
   return [familyOf(svc.clusterIPs[0] ?? '')];
 }
 
@@ -148,15 +136,7 @@ function sourceRanges(svc: ApiService, family: IPFamily): string[] {
   return svc.loadBalancerSourceRanges.map((r) => r.trim()).filter((r) => familyOf(r) === family);
 }
 
-function servicePort(
-  svc: ApiService,
-  port: ApiServicePort,
-  family: IPFamily,
-  clusterIP: string,
-  slices: readonly ApiEndpointSlice[],
-  families: readonly IPFamily[],
-  here: NodeContext,
-): ExpectedServicePort {
+function servicePort(svc: ApiService, port: ApiServicePort, family: IPFamily, clusterIP: string, slices: readonly ApiEndpointSlice[], families: readonly IPFamily[], here: NodeContext): ExpectedServicePort {
   const eTPLocal = svc.externalTrafficPolicy === 'Local' && serviceExternallyAccessible(svc);
   const fronts = frontends(svc, port, family, clusterIP, eTPLocal);
   const policy: PortPolicy = {
@@ -208,13 +188,7 @@ function hintsAnnotation(svc: ApiService): string | undefined {
  * name and protocol gives the port number; one entry per `ip:port` (see prefer()). Endpoints kube-proxy drops are
  * kept aside as `unusable`, with why, so every endpoint of the API is accounted for.
  */
-function mergeSlices(
-  slices: readonly ApiEndpointSlice[],
-  port: ApiServicePort,
-  family: IPFamily,
-  families: readonly IPFamily[],
-  here: NodeContext,
-): PortEndpoints<Candidate> {
+function mergeSlices(slices: readonly ApiEndpointSlice[], port: ApiServicePort, family: IPFamily, families: readonly IPFamily[], here: NodeContext): PortEndpoints<Candidate> {
   const byKey = new Map<string, Candidate>();
   const unusable = new Map<string, ExpectedEndpoint>();
   const counts = { endpoints: 0, otherFamily: 0, portless: 0 };
@@ -263,7 +237,7 @@ function numericTarget(port: ApiServicePort): number {
 function candidate(slice: ApiEndpointSlice, api: ApiEndpoint, address: string, port: number, nodeName: string): Candidate {
   const c = api.conditions;
   return {
-    key: address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`,
+    key: formatHostPort(address, port),
     address,
     port,
     // newEndpointSliceInfo: unknown ready and serving count as true, unknown terminating as false.
@@ -278,15 +252,7 @@ function candidate(slice: ApiEndpointSlice, api: ApiEndpoint, address: string, p
   };
 }
 
-function addUnusable(
-  into: Map<string, ExpectedEndpoint>,
-  slice: ApiEndpointSlice,
-  api: ApiEndpoint,
-  address: string,
-  port: number,
-  why: EndpointExclusion,
-  servicePortOf: ApiServicePort,
-): void {
+function addUnusable(into: Map<string, ExpectedEndpoint>, slice: ApiEndpointSlice, api: ApiEndpoint, address: string, port: number, why: EndpointExclusion, servicePortOf: ApiServicePort): void {
   if (into.has(address)) return;
   const c = api.conditions;
   const ep = expectedEndpoint(api, slice, address, port, c.ready ?? true, c.serving ?? true, c.terminating ?? false);

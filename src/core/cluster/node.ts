@@ -3,9 +3,9 @@
 // then the endpoints the rules mark local (Local traffic policies, IPVS's KUBE-LOOP-BACK) matched against the
 // EndpointSlices' nodeName, then the snapshot folder's name. Several nodes fitting equally are candidates.
 import { t } from '../l10n';
-import type { Service } from '../kube/catalog';
+import type { Service } from '../kube/service';
 import type { NodeSnapshot } from '../snapshot';
-import { canonicalAddress, isLoopback, parseAddress } from '../trace/addr';
+import { canonicalAddress, isLoopback, parseAddress } from '../model/address';
 import { revealedNodeAddresses, type SnapshotFile as TraceFile } from '../trace';
 import type { ClusterState, NodeIdentity } from './types';
 
@@ -70,7 +70,10 @@ function best(counts: Map<string, number>, pool: Set<string>): string[] {
 }
 
 function byAddress(state: ClusterState, snapshot: NodeSnapshot, _hint: NodeHint, pool: Set<string>): Inferred | undefined {
-  const revealed = revealedNodeAddresses(snapshot.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })), snapshot.services);
+  const revealed = revealedNodeAddresses(
+    snapshot.files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] })),
+    snapshot.services,
+  );
   // Two nodes may claim one address (a copied manifest, a reused IP): each counts, and a tie is left to the next step.
   const owners = new Map<string, string[]>();
   for (const n of state.nodes) for (const a of [...n.internalIPs, ...n.externalIPs]) owners.set(canonicalAddress(a), [...(owners.get(canonicalAddress(a)) ?? []), n.name]);
@@ -111,7 +114,12 @@ function byLocalEndpoints(state: ClusterState, snapshot: NodeSnapshot, _hint: No
 
 /** The last part of a path or URI (core runs in the browser too: no node:path). */
 function basename(path: string): string {
-  return path.replace(/[\\/]+$/, '').split(/[\\/]/).pop() ?? path;
+  return (
+    path
+      .replace(/[\\/]+$/, '')
+      .split(/[\\/]/)
+      .pop() ?? path
+  );
 }
 
 function byFolder(_state: ClusterState, _snapshot: NodeSnapshot, hint: NodeHint, pool: Set<string>): Inferred | undefined {

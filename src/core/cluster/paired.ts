@@ -1,7 +1,7 @@
 // The expected Service ports of a snapshot's cluster state (for the node its check found), each with the dump's
 // Service that programs it, paired as the check pairs them. The graph and the trace read the API side from here;
 // computed once per snapshot.
-import type { Service } from '../kube/catalog';
+import type { Service } from '../kube/service';
 import type { NodeSnapshot } from '../snapshot';
 import { actualServices, dumpFamilies, pairServicePorts } from './check';
 import { expectedServicePorts } from './expected';

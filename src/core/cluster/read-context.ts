@@ -71,7 +71,12 @@ export class ReadContext {
   /** The object being read ("Service default/web"), for messages. */
   current = '';
 
-  constructor(readonly file: string, readonly text: string, readonly offsets: Map<object, number>, readonly json: boolean) {
+  constructor(
+    readonly file: string,
+    readonly text: string,
+    readonly offsets: Map<object, number>,
+    readonly json: boolean,
+  ) {
     this.lines = new LineCursor(text);
   }
 

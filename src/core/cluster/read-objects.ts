@@ -266,14 +266,20 @@ export function readEndpoints(ctx: ReadContext, o: Obj): ApiEndpointSlice[] {
   const source = nameSource(ctx, meta);
   ctx.list(o, 'subsets', 'subsets').forEach((subset, i) => {
     if (!isObj(subset)) return;
-    const ports = ctx.list(subset, 'ports', 'subsets[].ports').filter(isObj).map((p) => {
-      const sp: ApiEndpointSlicePort = { name: ctx.str(p, 'name', 'subsets[].ports[].name') ?? '', protocol: protocol(ctx, p, 'subsets[].ports[].protocol') };
-      const port = ctx.int(p, 'port', 'subsets[].ports[].port', 1, 65535);
-      if (port !== undefined) sp.port = port;
-      return sp;
-    });
+    const ports = ctx
+      .list(subset, 'ports', 'subsets[].ports')
+      .filter(isObj)
+      .map((p) => {
+        const sp: ApiEndpointSlicePort = { name: ctx.str(p, 'name', 'subsets[].ports[].name') ?? '', protocol: protocol(ctx, p, 'subsets[].ports[].protocol') };
+        const port = ctx.int(p, 'port', 'subsets[].ports[].port', 1, 65535);
+        if (port !== undefined) sp.port = port;
+        return sp;
+      });
     const byFamily = new Map<IPFamily, ApiEndpoint[]>();
-    for (const [key, ready] of [['addresses', true], ['notReadyAddresses', false]] as const) {
+    for (const [key, ready] of [
+      ['addresses', true],
+      ['notReadyAddresses', false],
+    ] as const) {
       for (const a of ctx.list(subset, key, `subsets[].${key}`)) {
         const ep = isObj(a) ? legacyAddress(ctx, a, ready) : undefined;
         if (!ep) continue;

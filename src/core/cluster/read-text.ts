@@ -223,7 +223,11 @@ function exactJson(text: string, start: number, end: number, out: ReadText): voi
 function salvagePoint(text: string, errorAt: number): { at: number; closers: string } | undefined {
   const stack: number[] = [];
   let best: { at: number; closers: string } | undefined;
-  const close = (): string => stack.map((c) => (c === 123 ? '}' : ']')).reverse().join('');
+  const close = (): string =>
+    stack
+      .map((c) => (c === 123 ? '}' : ']'))
+      .reverse()
+      .join('');
   for (let i = 0; i < errorAt; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
@@ -321,7 +325,8 @@ function fromYaml(node: unknown, doc: Document.Parsed, depth: number, viaAlias: 
     return null;
   }
   if (viaAlias && --budget.aliasNodes < 0) {
-    if (!budget.warned) out.problems.push({ offset: offsetOf(node), code: 'cluster-yaml-aliases', severity: 'error', message: t('YAML aliases here expand to more than {0} values; the rest of them is not read.', MAX_ALIAS_NODES) });
+    if (!budget.warned)
+      out.problems.push({ offset: offsetOf(node), code: 'cluster-yaml-aliases', severity: 'error', message: t('YAML aliases here expand to more than {0} values; the rest of them is not read.', MAX_ALIAS_NODES) });
     budget.warned = true;
     return null;
   }

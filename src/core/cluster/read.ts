@@ -129,9 +129,7 @@ function reportUnused(ctx: ReadContext, fs: FileState, clean: boolean): void {
   const severity: Severity = fs.used > 0 ? 'information' : 'warning';
   const readable = t('the check reads Services, EndpointSlices, Endpoints, Nodes and the kube-proxy ConfigMap');
   for (const [kind, { count, first }] of fs.unused) {
-    const message = kind === ''
-      ? t('{0} objects have no kind and are not used; {1}.', count, readable)
-      : t('{0} {1} objects are not used; {2}.', count, kind, readable);
+    const message = kind === '' ? t('{0} objects have no kind and are not used; {1}.', count, readable) : t('{0} {1} objects are not used; {2}.', count, kind, readable);
     ctx.current = kind;
     ctx.report(severity, kind === '' ? 'cluster-missing-kind' : 'cluster-unknown-kind', message, first);
   }

@@ -125,14 +125,7 @@ export interface ClusterState {
 }
 
 /** Why an endpoint of the API is not among those kube-proxy programs (or only in the local set). */
-export type EndpointExclusion =
-  | 'not-ready'
-  | 'terminating'
-  | 'not-serving'
-  | 'topology'
-  | 'not-local'
-  | 'other-family'
-  | 'port-missing';
+export type EndpointExclusion = 'not-ready' | 'terminating' | 'not-serving' | 'topology' | 'not-local' | 'other-family' | 'port-missing';
 
 export interface ExpectedEndpoint {
   address: string;
@@ -205,16 +198,7 @@ export interface NodeIdentity {
   error?: string;
 }
 
-export type FindingCode =
-  | 'not-programmed'
-  | 'stale-service'
-  | 'missing-endpoint'
-  | 'stale-endpoint'
-  | 'frontend-mismatch'
-  | 'policy-mismatch'
-  | 'no-endpoints'
-  | 'filtered-by-topology'
-  | 'mode-mismatch';
+export type FindingCode = 'not-programmed' | 'stale-service' | 'missing-endpoint' | 'stale-endpoint' | 'frontend-mismatch' | 'policy-mismatch' | 'no-endpoints' | 'filtered-by-topology' | 'mode-mismatch';
 
 export interface Finding {
   code: FindingCode;

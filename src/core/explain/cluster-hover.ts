@@ -3,9 +3,9 @@
 import { servicePortKey, expectedByServicePort } from '../cluster/snapshot';
 import type { ApiEndpointSlice, ExpectedEndpoint, ExpectedServicePort, Finding, FindingCode } from '../cluster/types';
 import { t } from '../l10n';
-import { canonicalAddress } from '../trace/addr';
+import { canonicalAddress } from '../model/address';
 import type { Position } from '../model/range';
-import type { Service } from '../kube/catalog';
+import type { Service } from '../kube/service';
 import type { NodeSnapshot } from '../snapshot';
 import { join, md, mdT, text, type HoverService, type Md } from './markdown';
 

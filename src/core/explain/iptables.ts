@@ -1,8 +1,8 @@
 // Explanation texts (Markdown) for hovers on iptables dumps, written with ./markdown: comments and names in a
 // dump are untrusted input.
 import { findMatchOption, findTargetOption, type Option, type Rule, type Save, type Table } from '../model/iptables';
-import { formatShare, servicePortNameString } from '../kube/catalog';
-import type { IptablesAnalysis } from '../language/iptables';
+import { formatShare, servicePortNameString } from '../kube/service';
+import type { IptablesAnalysis } from '../analysis';
 import { t } from '../l10n';
 import type { KubeProxyMode } from '../detect';
 import { BASIC_OPTIONS, lookupMatchOption, lookupTargetOption, lowerFirst, MATCH_EXTENSIONS, TARGET_EXTENSIONS, type OptionSpec } from '../parse/iptables/extensions';
@@ -25,9 +25,12 @@ export function explainKubeProxyMode(mode: KubeProxyMode, evidence: string): Md 
     case 'iptables':
       return mdT('kube-proxy runs in **iptables** mode here: per-Service chains such as {0} prove it.', code(evidence));
     case 'ipvs':
-      return mdT('kube-proxy runs in **IPVS** mode here: Services are matched through kube-proxy\'s ipsets ({0}); the load balancing itself is in IPVS (ipvsadm -Ln), not in these rules.', code(evidence));
+      return mdT("kube-proxy runs in **IPVS** mode here: Services are matched through kube-proxy's ipsets ({0}); the load balancing itself is in IPVS (ipvsadm -Ln), not in these rules.", code(evidence));
     case 'nftables-or-none':
-      return mdT('kube-proxy writes no iptables rules here, only kubelet\'s ({0}): it runs in **nftables** mode (see nft list ruleset, table kube-proxy) or not at all (another Service proxy such as Cilium).', code(evidence));
+      return mdT(
+        "kube-proxy writes no iptables rules here, only kubelet's ({0}): it runs in **nftables** mode (see nft list ruleset, table kube-proxy) or not at all (another Service proxy such as Cilium).",
+        code(evidence),
+      );
     case 'none':
       return mdT('No Kubernetes chains: this dump is not from a kube-proxy node, or kube-proxy is not running.');
   }
@@ -38,12 +41,14 @@ export function explainHeader(save: Save, kind: 'generated' | 'warning', tables:
     return join([
       bold(mdT('Legacy tables present')),
       md``,
-      mdT('This dump was written by the nf_tables backend, but the kernel also holds rules in the old x_tables (legacy) backend. Both sets of rules see every packet. Run iptables-legacy-save too, or the picture is incomplete.'),
+      mdT(
+        'This dump was written by the nf_tables backend, but the kernel also holds rules in the old x_tables (legacy) backend. Both sets of rules see every packet. Run iptables-legacy-save too, or the picture is incomplete.',
+      ),
     ]);
   }
   const lines = [bold(save.producer === undefined ? mdT('iptables-save') : text(save.producer)), md``];
   if (save.backend === 'nf_tables') {
-    lines.push(mdT('Written by the **nf_tables** backend of iptables (iptables-nft): these rules live in the kernel\'s nf_tables, translated from iptables syntax. `nft list ruleset` shows the same rules in nft syntax.'));
+    lines.push(mdT("Written by the **nf_tables** backend of iptables (iptables-nft): these rules live in the kernel's nf_tables, translated from iptables syntax. `nft list ruleset` shows the same rules in nft syntax."));
   } else if (save.backend === 'legacy') {
     lines.push(mdT('Written by the **legacy** backend of iptables (x_tables, iptables-legacy).'));
   } else {
@@ -51,7 +56,9 @@ export function explainHeader(save: Save, kind: 'generated' | 'warning', tables:
   }
   lines.push(
     md``,
-    mdT('This says which iptables backend the node uses, not which kube-proxy mode: an iptables-nft header does **not** mean kube-proxy runs in nftables mode. kube-proxy in iptables mode writes KUBE-SVC/KUBE-SEP chains like these through either backend; in nftables mode it writes no iptables rules at all but a `table ip kube-proxy` that only `nft list ruleset` shows.'),
+    mdT(
+      'This says which iptables backend the node uses, not which kube-proxy mode: an iptables-nft header does **not** mean kube-proxy runs in nftables mode. kube-proxy in iptables mode writes KUBE-SVC/KUBE-SEP chains like these through either backend; in nftables mode it writes no iptables rules at all but a `table ip kube-proxy` that only `nft list ruleset` shows.',
+    ),
   );
   lines.push(md``, mdT('{0} family, {1} tables in this save.', save.family === 'ipv6' ? md`IPv6` : md`IPv4`, tables.length));
   if (mode) lines.push(md``, explainKubeProxyMode(mode.mode, mode.evidence));
@@ -61,7 +68,9 @@ export function explainHeader(save: Save, kind: 'generated' | 'warning', tables:
 export function explainTable(name: string): Md {
   const known: Record<string, Md> = nameTable({
     filter: mdT('The **filter** table decides whether packets pass: chains INPUT (to this host), FORWARD (through it) and OUTPUT (from it).'),
-    nat: mdT('The **nat** table rewrites addresses on the first packet of each connection; conntrack applies the same rewrite to the rest. Service load balancing happens here in kube-proxy\'s iptables mode (DNAT in PREROUTING/OUTPUT, masquerade in POSTROUTING).'),
+    nat: mdT(
+      "The **nat** table rewrites addresses on the first packet of each connection; conntrack applies the same rewrite to the rest. Service load balancing happens here in kube-proxy's iptables mode (DNAT in PREROUTING/OUTPUT, masquerade in POSTROUTING).",
+    ),
     mangle: mdT('The **mangle** table alters packets and marks (TOS, TTL, marks) before routing decisions.'),
     raw: mdT('The **raw** table runs before connection tracking, e.g. to exempt packets from it (NOTRACK / CT).'),
     security: mdT('The **security** table sets SELinux security marks after filtering.'),
@@ -78,7 +87,10 @@ export function explainBuiltinChain(table: string, chain: string): Md {
     POSTROUTING: mdT('Runs for every packet leaving an interface, after routing.'),
   });
   const parts = [hooks[chain], mdT('The policy applies when no rule decides.'), table === 'nat' ? mdT('In the nat table only the first packet of a connection passes here.') : undefined];
-  return join(parts.filter((x): x is Md => x !== undefined && x !== ''), ' ');
+  return join(
+    parts.filter((x): x is Md => x !== undefined && x !== ''),
+    ' ',
+  );
 }
 
 export function explainProbability(a: IptablesAnalysis, rule: Rule, option: Option): Md {
@@ -90,7 +102,12 @@ export function explainProbability(a: IptablesAnalysis, rule: Rule, option: Opti
     const e = entry.endpoint;
     lines.push(mdT('Real share of endpoint {0} ({1}): **{2}** of new connections.', code(`${e.address}:${e.port}`), text(servicePortNameString(entry.service)), text(formatShare(e.probability))), md``);
   }
-  lines.push(mdT('This rule matches {0} of the packets that reach it; the others go on to the next rule. kube-proxy writes 1/n, 1/(n−1), …, 1/2 on the rules for n endpoints and no condition on the last one, because each rule only sees what the rules before it left: in the end every endpoint gets 1/n of new connections.', text(Number.isFinite(p) ? formatShare(p) : '?')));
+  lines.push(
+    mdT(
+      'This rule matches {0} of the packets that reach it; the others go on to the next rule. kube-proxy writes 1/n, 1/(n−1), …, 1/2 on the rules for n endpoints and no condition on the last one, because each rule only sees what the rules before it left: in the end every endpoint gets 1/n of new connections.',
+      text(Number.isFinite(p) ? formatShare(p) : '?'),
+    ),
+  );
   return join(lines);
 }
 
@@ -98,14 +115,21 @@ export function explainRecent(a: IptablesAnalysis, rule: Rule, option: Option | 
   const name = findMatchOption(rule, 'recent', '--name')?.values[0] ?? 'DEFAULT';
   const seconds = findMatchOption(rule, 'recent', '--seconds')?.values[0];
   const command = ['--set', '--rcheck', '--update', '--remove'].find((c) => findMatchOption(rule, 'recent', c));
-  const caveat = mdT('Caveat: the kernel\'s xt_recent module keeps at most 100 addresses per list by default (module parameter ip_list_tot); on a busy Service older clients are forgotten and lose their affinity silently.');
+  const caveat = mdT(
+    "Caveat: the kernel's xt_recent module keeps at most 100 addresses per list by default (module parameter ip_list_tot); on a busy Service older clients are forgotten and lose their affinity silently.",
+  );
   void option;
   if (!isKubeProxyAffinity(name, rule.chain, command, Boolean(findMatchOption(rule, 'recent', '--reap')))) return explainRecentList(rule, name, command);
   const lines = [md`${bold(mdT('Session affinity (ClientIP)'))} — ${mdT('recent list {0}', code(name))}`, md``];
   if (command === '--set') {
-    lines.push(mdT('Records the client\'s source address in the list, so that its later connections within the affinity timeout are sent straight back to this same endpoint by the --rcheck rule in the Service chain.'));
+    lines.push(mdT("Records the client's source address in the list, so that its later connections within the affinity timeout are sent straight back to this same endpoint by the --rcheck rule in the Service chain."));
   } else {
-    lines.push(mdT('A client whose address is in the list (seen within the last {0} seconds) skips the random choice and goes back to the endpoint it used before. A new client falls through to the random rules below.', text(seconds ?? '?')));
+    lines.push(
+      mdT(
+        'A client whose address is in the list (seen within the last {0} seconds) skips the random choice and goes back to the endpoint it used before. A new client falls through to the random rules below.',
+        text(seconds ?? '?'),
+      ),
+    );
   }
   lines.push(md``, caveat);
   const entry = a.endpointByChain.get(rule.tableId, name);
@@ -120,20 +144,23 @@ function explainRecentList(rule: Rule, name: string, command: string | undefined
   const count = value('--hitcount') ?? '1';
   const within = value('--seconds');
   const check = within
-    ? mdT('Matches when the list holds the packet\'s {0} address at least {1} times in the last {2} seconds.', text(side), text(count), text(within))
-    : mdT('Matches when the list holds the packet\'s {0} address at least {1} times.', text(side), text(count));
+    ? mdT("Matches when the list holds the packet's {0} address at least {1} times in the last {2} seconds.", text(side), text(count), text(within))
+    : mdT("Matches when the list holds the packet's {0} address at least {1} times.", text(side), text(count));
   const body: Record<string, Md> = {
-    '--set': mdT('Records the packet\'s {0} address in the list with the current time, and matches.', text(side)),
+    '--set': mdT("Records the packet's {0} address in the list with the current time, and matches.", text(side)),
     '--rcheck': check,
     '--update': join([check, mdT('When it matches, the address is recorded again with the current time.')], ' '),
-    '--remove': mdT('Matches when the packet\'s {0} address is in the list, and removes it from the list.', text(side)),
+    '--remove': mdT("Matches when the packet's {0} address is in the list, and removes it from the list.", text(side)),
   };
   return join([
     md`${bold(mdT('Recently seen addresses'))} — ${mdT('recent list {0}', code(name))}`,
     md``,
     body[command ?? ''] ?? mdT('A recent match needs one of --set, --rcheck, --update or --remove.'),
     md``,
-    mdT('The list lives in the kernel (/proc/net/xt_recent/{0}), not in this dump: whether an address is in it depends on earlier packets. The kernel keeps at most 100 addresses per list and 20 time stamps per address by default (module parameters ip_list_tot, ip_pkt_list_tot).', text(name)),
+    mdT(
+      'The list lives in the kernel (/proc/net/xt_recent/{0}), not in this dump: whether an address is in it depends on earlier packets. The kernel keeps at most 100 addresses per list and 20 time stamps per address by default (module parameters ip_list_tot, ip_pkt_list_tot).',
+      text(name),
+    ),
   ]);
 }
 
@@ -144,7 +171,12 @@ export function explainDnat(a: IptablesAnalysis, rule: Rule): Md {
   if (entry) {
     lines.push(mdT('Endpoint of **{0}**, chosen for {1} of new connections.', text(servicePortNameString(entry.service) + '/' + entry.service.protocol), text(formatShare(entry.endpoint.probability))), md``);
   }
-  lines.push(mdT('Rewrites the destination of the connection\'s first packet to {0}; conntrack applies the same rewrite to every later packet and reverses it on replies, so the client keeps talking to the Service address.', code(to)));
+  lines.push(
+    mdT(
+      "Rewrites the destination of the connection's first packet to {0}; conntrack applies the same rewrite to every later packet and reverses it on replies, so the client keeps talking to the Service address.",
+      code(to),
+    ),
+  );
   return join(lines);
 }
 
@@ -152,7 +184,9 @@ export function explainMasquerade(): Md {
   return join([
     md`**MASQUERADE**`,
     md``,
-    mdT('Source NAT to the address of the interface the packet leaves through. kube-proxy masquerades only packets that KUBE-MARK-MASQ marked with 0x4000: traffic from outside the cluster CIDR, hairpin traffic, and external traffic under externalTrafficPolicy: Cluster. Replies then come back through this node, which reverses both NATs.'),
+    mdT(
+      'Source NAT to the address of the interface the packet leaves through. kube-proxy masquerades only packets that KUBE-MARK-MASQ marked with 0x4000: traffic from outside the cluster CIDR, hairpin traffic, and external traffic under externalTrafficPolicy: Cluster. Replies then come back through this node, which reverses both NATs.',
+    ),
   ]);
 }
 
@@ -160,7 +194,9 @@ export function explainMark(option: Option): Md {
   return join([
     md`${bold(mdT('Masquerade mark'))} ${code(`${option.name} ${option.values.join(' ')}`)}`,
     md``,
-    mdT('Bit 0x4000 of the packet mark is kube-proxy\'s "masquerade me" flag: KUBE-MARK-MASQ sets it (--or-mark 0x4000, shown by iptables-save as --set-xmark 0x4000/0x4000), KUBE-POSTROUTING masquerades packets that carry it and clears it (--xor-mark), and KUBE-FORWARD accepts them. The bit is configurable (--iptables-masquerade-bit, default 14).'),
+    mdT(
+      'Bit 0x4000 of the packet mark is kube-proxy\'s "masquerade me" flag: KUBE-MARK-MASQ sets it (--or-mark 0x4000, shown by iptables-save as --set-xmark 0x4000/0x4000), KUBE-POSTROUTING masquerades packets that carry it and clears it (--xor-mark), and KUBE-FORWARD accepts them. The bit is configurable (--iptables-masquerade-bit, default 14).',
+    ),
   ]);
 }
 

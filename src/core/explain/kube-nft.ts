@@ -32,7 +32,7 @@ export function explainNftKubeObject(kind: Exclude<NftKubeObjectKind, 'base-chai
         'A verdict map from "protocol . port" to a Service\'s external-… chain: its NodePorts. Looked up only for packets addressed to one of the node\'s own addresses (the nodeport-ips set, or fib daddr type local when NodePorts listen on all addresses).',
       );
     case 'nodeport-ips':
-      return mdT('The node addresses that accept NodePort traffic (--nodeport-addresses, by default the node\'s primary IP). kube-proxy deletes the set when NodePorts listen on every local address.');
+      return mdT("The node addresses that accept NodePort traffic (--nodeport-addresses, by default the node's primary IP). kube-proxy deletes the set when NodePorts listen on every local address.");
     case 'cluster-ips':
       return mdT('Every ClusterIP of a Service port of this IP family, with or without endpoints. cluster-ips-check uses it to reject connections to ports the ClusterIP does not serve.');
     case 'cluster-ips-check':
@@ -48,9 +48,9 @@ export function explainNftKubeObject(kind: Exclude<NftKubeObjectKind, 'base-chai
     case 'service-endpoints-check':
       return mdT('Looks new connections up in no-endpoint-services (from filter-input, filter-forward and filter-output) and rejects or drops those to Service frontends without usable endpoints.');
     case 'nodeport-endpoints-check':
-      return mdT('Looks new connections to this node\'s NodePort addresses up in no-endpoint-nodeports (from filter-input) and rejects or drops those to NodePorts without usable endpoints.');
+      return mdT("Looks new connections to this node's NodePort addresses up in no-endpoint-nodeports (from filter-input) and rejects or drops those to NodePorts without usable endpoints.");
     case 'endpoints-check':
-      return mdT('Older kube-proxy\'s single chain for no-endpoint-services and no-endpoint-nodeports; newer versions split it into service-endpoints-check and nodeport-endpoints-check.');
+      return mdT("Older kube-proxy's single chain for no-endpoint-services and no-endpoint-nodeports; newer versions split it into service-endpoints-check and nodeport-endpoints-check.");
     case 'reject-chain':
       return mdT('A helper that only says "reject" (ICMP port-unreachable). Map elements cannot carry a reject verdict, so no-endpoint-services and no-endpoint-nodeports use "goto reject-chain" instead.');
     case 'firewall-ips':
@@ -60,20 +60,18 @@ export function explainNftKubeObject(kind: Exclude<NftKubeObjectKind, 'base-chai
     case 'firewall-check':
       return mdT('Runs before DNAT (filter-prerouting and filter-output at priority dstnat − 10, new connections only), while the destination is still the load-balancer IP, and looks it up in firewall-ips.');
     case 'mark-for-masquerade':
-      return mdT(
-        'Sets bit 0x4000 of the packet mark (meta mark set meta mark | 0x00004000). Nothing is rewritten yet: the masquerading chain in nat-postrouting masquerades every packet that leaves with the bit set.',
-      );
+      return mdT('Sets bit 0x4000 of the packet mark (meta mark set meta mark | 0x00004000). Nothing is rewritten yet: the masquerading chain in nat-postrouting masquerades every packet that leaves with the bit set.');
     case 'masquerading':
       return mdT(
         'Runs in nat-postrouting: packets without mark bit 0x4000 return untouched; marked packets get the bit cleared again and are masqueraded (fully-random source ports), so the endpoint sees the node as the client and its replies come back through this node to be un-NATed.',
       );
     case 'service':
       return mdT(
-        'One Service port\'s load balancer (Cluster traffic policy). It first marks packets from outside the cluster CIDR for masquerade, then — with session affinity — sends clients found in an endpoint\'s affinity set back to that endpoint, and finally picks one endpoint chain with numgen random mod N: each of the N endpoints gets 1/N of new connections.',
+        "One Service port's load balancer (Cluster traffic policy). It first marks packets from outside the cluster CIDR for masquerade, then — with session affinity — sends clients found in an endpoint's affinity set back to that endpoint, and finally picks one endpoint chain with numgen random mod N: each of the N endpoints gets 1/N of new connections.",
       );
     case 'local':
       return mdT(
-        'The Service port\'s load balancer over the endpoints on this node only (traffic policy Local): used by external traffic with externalTrafficPolicy: Local, which keeps the client\'s source address, and by all ClusterIP traffic with internalTrafficPolicy: Local.',
+        "The Service port's load balancer over the endpoints on this node only (traffic policy Local): used by external traffic with externalTrafficPolicy: Local, which keeps the client's source address, and by all ClusterIP traffic with internalTrafficPolicy: Local.",
       );
     case 'external':
       return mdT(
@@ -83,7 +81,7 @@ export function explainNftKubeObject(kind: Exclude<NftKubeObjectKind, 'base-chai
       return mdT('Applies loadBalancerSourceRanges: packets to the load-balancer IP whose source is not in the listed ranges are dropped; the rest continue to DNAT as usual.');
     case 'endpoint':
       return mdT(
-        'One endpoint (a pod) of a Service port. It marks hairpin traffic — the pod reaching itself through its own Service — for masquerade, records the client in the endpoint\'s affinity set when the Service has session affinity, and DNATs the connection to the pod\'s address and port.',
+        "One endpoint (a pod) of a Service port. It marks hairpin traffic — the pod reaching itself through its own Service — for masquerade, records the client in the endpoint's affinity set when the Service has session affinity, and DNATs the connection to the pod's address and port.",
       );
     case 'affinity':
       return mdT(
@@ -103,7 +101,9 @@ export function explainNftKubeBaseChain(name: string): Md {
     case 'filter-input':
       return mdT('Base chain on the input hook: new connections to this node go through nodeport-endpoints-check and service-endpoints-check, which reject or drop traffic to frontends without usable endpoints.');
     case 'filter-forward':
-      return mdT('Base chain on the forward hook: new forwarded connections go through service-endpoints-check (frontends without endpoints) and cluster-ips-check (wrong ports and unallocated addresses of the Service CIDR).');
+      return mdT(
+        'Base chain on the forward hook: new forwarded connections go through service-endpoints-check (frontends without endpoints) and cluster-ips-check (wrong ports and unallocated addresses of the Service CIDR).',
+      );
     case 'filter-output':
       return mdT('Base chain on the output hook: new connections from this node go through service-endpoints-check and cluster-ips-check (and, in older layouts at priority −110, firewall-check).');
     case 'filter-output-post-dnat':
@@ -115,7 +115,7 @@ export function explainNftKubeBaseChain(name: string): Md {
     case 'nat-postrouting':
       return mdT('Base nat chain on the postrouting hook at priority srcnat (100): jumps to masquerading, which SNATs packets marked 0x4000.');
     default:
-      return mdT('A base chain of kube-proxy\'s table, attached to a netfilter hook.');
+      return mdT("A base chain of kube-proxy's table, attached to a netfilter hook.");
   }
 }
 
@@ -171,39 +171,38 @@ export function nftKubeObjectTitle(name: string): Md | undefined {
   }
 }
 
-export type NftKubeIdiom =
-  | 'vmap-by-destination'
-  | 'numgen'
-  | 'affinity-lookup'
-  | 'affinity-update'
-  | 'mark-masq'
-  | 'masq-off-cluster'
-  | 'hairpin'
-  | 'dnat'
-  | 'fib-local'
-  | 'ct-state-new';
+export type NftKubeIdiom = 'vmap-by-destination' | 'numgen' | 'affinity-lookup' | 'affinity-update' | 'mark-masq' | 'masq-off-cluster' | 'hairpin' | 'dnat' | 'fib-local' | 'ct-state-new';
 
 /** Explanations of the statements kube-proxy writes (for hovers on a rule and for trace steps). */
 export function explainNftKubeIdiom(idiom: NftKubeIdiom, n?: number): Md {
   switch (idiom) {
     case 'vmap-by-destination':
-      return mdT('Looks up the concatenation of destination address, layer-4 protocol and destination port in a verdict map and continues with the verdict stored there (usually "goto <chain>"). A miss does nothing and the next rule runs.');
+      return mdT(
+        'Looks up the concatenation of destination address, layer-4 protocol and destination port in a verdict map and continues with the verdict stored there (usually "goto <chain>"). A miss does nothing and the next rule runs.',
+      );
     case 'numgen':
       return n !== undefined && n > 0
-        ? mdT('Draws a random number from 0 to {0} for each new connection and jumps to the endpoint chain stored for it: each of the {1} endpoints gets 1/{1} of new connections ({2}). Later packets of the connection follow conntrack, not this rule.', n - 1, n, text(`${Number((100 / n).toFixed(2))}%`))
-        : mdT('Draws a random number 0 … N−1 for each new connection and jumps to the endpoint chain stored for it: each endpoint gets 1/N of new connections. Later packets of the connection follow conntrack, not this rule.');
+        ? mdT(
+            'Draws a random number from 0 to {0} for each new connection and jumps to the endpoint chain stored for it: each of the {1} endpoints gets 1/{1} of new connections ({2}). Later packets of the connection follow conntrack, not this rule.',
+            n - 1,
+            n,
+            text(`${Number((100 / n).toFixed(2))}%`),
+          )
+        : mdT(
+            'Draws a random number 0 … N−1 for each new connection and jumps to the endpoint chain stored for it: each endpoint gets 1/N of new connections. Later packets of the connection follow conntrack, not this rule.',
+          );
     case 'affinity-lookup':
-      return mdT('Session affinity: a client whose address is still in this endpoint\'s affinity set (it connected before and the timeout has not run out) goes to the same endpoint again, skipping the random choice.');
+      return mdT("Session affinity: a client whose address is still in this endpoint's affinity set (it connected before and the timeout has not run out) goes to the same endpoint again, skipping the random choice.");
     case 'affinity-update':
-      return mdT('Session affinity: adds the client\'s address to this endpoint\'s affinity set, or restarts its timeout.');
+      return mdT("Session affinity: adds the client's address to this endpoint's affinity set, or restarts its timeout.");
     case 'mark-masq':
-      return mdT('Jumps to mark-for-masquerade: the packet will be masqueraded (SNATed to the node\'s address) when it leaves the node.');
+      return mdT("Jumps to mark-for-masquerade: the packet will be masqueraded (SNATed to the node's address) when it leaves the node.");
     case 'masq-off-cluster':
       return mdT('Marks packets for masquerade whose source is outside the cluster CIDR: such clients reach the ClusterIP through this node, and the reply must come back through it.');
     case 'hairpin':
       return mdT('Hairpin: a pod reaching itself through its own Service. Masquerading makes the reply go back through the node, so the pod does not answer itself directly with the wrong addresses.');
     case 'dnat':
-      return mdT('Destination NAT to the endpoint: the connection is rewritten to the pod\'s address and port (conntrack undoes it on the replies).');
+      return mdT("Destination NAT to the endpoint: the connection is rewritten to the pod's address and port (conntrack undoes it on the replies).");
     case 'fib-local':
       return mdT('True when the source address belongs to this node (a process on the node, not a pod or a remote client).');
     case 'ct-state-new':

@@ -6,5 +6,8 @@ const NEEDS_CARE = /\$\(|\]\(|[\r\n\u2028\u2029]/;
 export function plainLabel(s: string): string {
   // Most names have none of it: one scan instead of three replacements (a 10,000-Service dump has 130,000 names).
   if (!NEEDS_CARE.test(s)) return s;
-  return s.replace(/\$\(/g, '$\u200b(').replace(/\]\(/g, ']\u200b(').replace(/[\r\n\u2028\u2029]+/g, ' ');
+  return s
+    .replace(/\$\(/g, '$\u200b(')
+    .replace(/\]\(/g, ']\u200b(')
+    .replace(/[\r\n\u2028\u2029]+/g, ' ');
 }

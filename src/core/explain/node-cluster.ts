@@ -20,7 +20,7 @@ function nodeItem(node: NodeIdentity): Item {
     return { kind: 'warning', text: t('Which node this dump belongs to is not known: traffic policies Local and topology are judged without a node.{0}', candidates), evidence: [] };
   }
   if (!node.inferredFrom) return { kind: 'claim', text: t('This dump is node {0} (given).', codeSpan(node.name)), evidence: [] };
-  const how = node.inferredFrom === 'address' ? t('the node\'s addresses in the rules') : node.inferredFrom === 'local-endpoints' ? t('the endpoints the rules mark local') : t('the folder\'s name');
+  const how = node.inferredFrom === 'address' ? t("the node's addresses in the rules") : node.inferredFrom === 'local-endpoints' ? t('the endpoints the rules mark local') : t("the folder's name");
   return { kind: 'claim', text: t('This dump is node {0}, inferred from {1}: {2}.', codeSpan(node.name), how, node.evidence ?? ''), evidence: [] };
 }
 

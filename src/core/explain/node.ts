@@ -1,4 +1,4 @@
-// "Explain This Node" (issue 9): which kube-proxy mode a node snapshot shows, the lines that prove it, what
+// "Explain This Node": which kube-proxy mode a node snapshot shows, the lines that prove it, what
 // that mode does well and badly, its status in Kubernetes, and a few numbers. Structured data only (sections,
 // items, evidence with file and range): the extension renders it, tests read it.
 //
@@ -6,7 +6,7 @@
 // IPVS mode deprecation KEP-5495 (deprecated v1.35).
 import { t } from '../l10n';
 import { isKubeProxyIpset, kubeProxyModeOfIptables } from '../detect';
-import type { Catalog, Service } from '../kube/catalog';
+import type { Catalog, Service } from '../kube/service';
 import { isKubeProxyNftTable } from '../kube/nft-catalog';
 import { classifyKubeChain, isKubeletChain, kubeChainOwner } from '../kube/chains';
 import { findMatchOption, type IptablesRuleset, type Rule } from '../model/iptables';
@@ -190,7 +190,24 @@ class Builder {
 }
 
 function emptyFound(): Found {
-  return { iptables: [], ipvs: [], ipvsadm: [], ipset: [], nftables: [], iptablesViaNft: [], kubelet: [], kubeRouter: [], kubeRouterProxy: [], headersNft: [], headersLegacy: [], headersUnknown: [], legacyPresent: [], nftWarnings: [], facts: [], ipvsFromIptables: false };
+  return {
+    iptables: [],
+    ipvs: [],
+    ipvsadm: [],
+    ipset: [],
+    nftables: [],
+    iptablesViaNft: [],
+    kubelet: [],
+    kubeRouter: [],
+    kubeRouterProxy: [],
+    headersNft: [],
+    headersLegacy: [],
+    headersUnknown: [],
+    legacyPresent: [],
+    nftWarnings: [],
+    facts: [],
+    ipvsFromIptables: false,
+  };
 }
 
 function push(list: Evidence[], e: Evidence | undefined): void {
@@ -399,12 +416,17 @@ function tradeoffs(mode: ProxyMode): Item[] {
       return [
         item('pro', t('Plain iptables rules that every Linux node and every tool understands; each Service is a chain you can read in `iptables-save`.')),
         item('con', t('Rule-list matching: the first packet of each connection walks `KUBE-SERVICES` rule by rule, one rule per Service port, so its cost grows with the number of Services.')),
-        item('con', t('Updates go through `iptables-restore`: with tens of thousands of rules each sync is slow; kube-proxy writes only the chains that changed, but still whole chains, and all of them at its periodic full syncs.')),
+        item(
+          'con',
+          t(
+            'Updates go through `iptables-restore`: with tens of thousands of rules each sync is slow; kube-proxy writes only the chains that changed, but still whole chains, and all of them at its periodic full syncs.',
+          ),
+        ),
         item('con', t('Endpoints are picked by a chain of `-m statistic --mode random --probability` rules (1/n, 1/(n−1), … 1): random only, no least-connection or weights.')),
       ];
     case 'ipvs':
       return [
-        item('pro', t('Virtual servers in a kernel hash table: finding a Service\'s virtual server does not get slower with more Services.')),
+        item('pro', t("Virtual servers in a kernel hash table: finding a Service's virtual server does not get slower with more Services.")),
         item('pro', t('Real load-balancing schedulers (rr, wrr, lc, wlc, sh, …) and weights, where the other modes only pick at random.')),
         item('con', t('Still needs iptables and ipsets (`KUBE-CLUSTER-IP`, `KUBE-LOOP-BACK`, …) for masquerading, NodePorts, firewalls and source ranges: two systems to read instead of one.')),
         item('con', t('Every Service IP is bound to the `kube-ipvs0` dummy interface of the node, and some behaviour differs from the iptables mode; sig-network has few maintainers for this code.')),
@@ -413,7 +435,7 @@ function tradeoffs(mode: ProxyMode): Item[] {
       return [
         item('pro', t('Verdict maps: `service-ips` maps address . protocol . port to a Service chain in one hashed lookup (O(1)), however many Services there are.')),
         item('pro', t('Incremental updates: kube-proxy adds and deletes map elements and chains in one nft transaction instead of rewriting tables.')),
-        item('pro', t('Its own table (`table ip kube-proxy`, `table ip6 kube-proxy`): it does not mix with other programs\' iptables rules.')),
+        item('pro', t("Its own table (`table ip kube-proxy`, `table ip6 kube-proxy`): it does not mix with other programs' iptables rules.")),
         item('con', t('Needs Linux 5.13 or later and a recent `nft`; not the default mode; does not accept NodePort connections to 127.0.0.1; tools that expect `KUBE-SVC-*` chains will not find them.')),
       ];
   }
@@ -426,7 +448,13 @@ function status(mode: ProxyMode): Item[] {
     case 'ipvs':
       return [{ kind: 'warning', text: t('Deprecated since Kubernetes v1.35 (KEP-5495): kube-proxy logs a warning in IPVS mode, and sig-network asks users to move to nftables mode.'), evidence: [] }];
     case 'nftables':
-      return [{ kind: 'note', text: t('Generally available since Kubernetes v1.33 (KEP-3866; alpha in v1.29, beta in v1.31) and the recommended direction for kube-proxy on Linux, though iptables mode stays the default.'), evidence: [] }];
+      return [
+        {
+          kind: 'note',
+          text: t('Generally available since Kubernetes v1.33 (KEP-3866; alpha in v1.29, beta in v1.31) and the recommended direction for kube-proxy on Linux, though iptables mode stays the default.'),
+          evidence: [],
+        },
+      ];
   }
 }
 
@@ -452,6 +480,66 @@ function serviceFacts(catalogs: Catalog[], services: Service[]): Fact[] {
  * lines; without them the quotes come from the model.
  */
 export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | undefined)[] = []): NodeExplanation {
+  const r = readNode(snapshot, texts);
+  const { b, found, modes, mode, backend } = r;
+  const sections: Section[] = [];
+  const section = (id: SectionId, title: string, items: Item[], facts: Fact[] = []) => sections.push({ id, title, items, facts });
+  const { headline, verdict } = verdictItems(r);
+  section('verdict', t('Mode'), verdict);
+  const how = howToTell(r);
+  if (how.length > 0) section('evidence', t('How to tell'), how);
+  if (backend) section('backend', t('iptables backend'), backendItems(r));
+  const leftoverItems = leftoversItems(r);
+  if (leftoverItems.length > 0) section('leftovers', t('Leftovers'), leftoverItems);
+
+  // The cluster state beside the dump: what the API asks of this node against what the rules do.
+  const cluster = clusterSection(snapshot.cluster, (at, quote) => b.located(at, quote));
+  if (cluster) section('cluster', t('Cluster state'), cluster.items, cluster.facts);
+
+  // Why iptables-nft is not nftables mode.
+  if (found.headersNft.length > 0 || found.nftWarnings.length > 0) section('iptables-nft', t('Why an iptables-nft header does not mean nftables mode'), iptablesNftItems(found));
+
+  // Trade-offs and status of each mode present.
+  const trade: Item[] = [];
+  const stat: Item[] = [];
+  for (const m of modes) {
+    const head = modes.length > 1 ? `${modeName(m)}: ` : '';
+    for (const it of tradeoffs(m)) trade.push({ ...it, text: head + it.text });
+    for (const it of status(m)) stat.push({ ...it, text: head + it.text });
+  }
+  if (trade.length > 0) section('tradeoffs', t('What this mode does well and badly'), trade);
+  if (stat.length > 0) section('status', t('Status in Kubernetes'), stat);
+
+  // Numbers.
+  section('numbers', t('Numbers'), [], [...serviceFacts(snapshot.catalogs, snapshot.services), ...found.facts]);
+  return {
+    mode,
+    modes,
+    backend,
+    headline,
+    files: snapshot.files.map((f) => ({ name: baseName(f.name), languageId: f.languageId })),
+    sections,
+    evidence: b.evidence,
+  };
+}
+
+/** What the dumps of a node snapshot say about its kube-proxy mode(s) and iptables backend, with the evidence. */
+interface NodeReading {
+  snapshot: NodeSnapshot;
+  b: Builder;
+  found: Found;
+  /** The modes present, the likely current one (the one the Service catalog reads) first. */
+  modes: ProxyMode[];
+  mode: NodeMode;
+  current: ProxyMode | undefined;
+  backend: IptablesBackendSummary | undefined;
+  hasIptables: boolean;
+  ipvsadmFiles: number;
+  kubeRouter: boolean;
+  evidenceOf: (m: ProxyMode) => Evidence[];
+}
+
+function readNode(snapshot: NodeSnapshot, texts: readonly (string | undefined)[]): NodeReading {
   const b = new Builder(snapshot, texts);
   const found = emptyFound();
   const clusterIPs = new Set(snapshot.services.flatMap((s) => s.frontends.filter((f) => f.kind === 'clusterIP').map((f) => `${f.address}:${f.port}`)));
@@ -480,39 +568,67 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
   const backends = new Set<string>();
   if (found.headersNft.length > 0 || found.nftWarnings.length > 0) backends.add('nf_tables');
   if (found.headersLegacy.length > 0 || found.legacyPresent.length > 0) backends.add('legacy');
-  const backend: IptablesBackendSummary | undefined = !hasIptables && found.nftWarnings.length === 0 ? undefined : backends.size > 1 ? 'mixed' : backends.size === 1 ? ([...backends][0] as IptablesBackendSummary) : 'unknown';
+  const backend: IptablesBackendSummary | undefined =
+    !hasIptables && found.nftWarnings.length === 0 ? undefined : backends.size > 1 ? 'mixed' : backends.size === 1 ? ([...backends][0] as IptablesBackendSummary) : 'unknown';
 
   const ipvsEvidence = [...found.ipvsadm, ...found.ipset, ...found.ipvs];
   const evidenceOf = (m: ProxyMode) => (m === 'iptables' ? iptablesEvidence : m === 'ipvs' ? ipvsEvidence : found.nftables);
-  const sections: Section[] = [];
-  const section = (id: SectionId, title: string, items: Item[], facts: Fact[] = []) => sections.push({ id, title, items, facts });
-
-  // Verdict.
   const kubeRouter = found.kubeRouter.length + found.kubeRouterProxy.length > 0;
+  return { snapshot, b, found, modes, mode, current, backend, hasIptables, ipvsadmFiles: ipvsadmFiles.length, kubeRouter, evidenceOf };
+}
+
+/** The headline and the items of the Mode section. */
+function verdictItems({ snapshot, found, modes, mode, current, backend, kubeRouter }: NodeReading): { headline: string; verdict: Item[] } {
   let headline: string;
   const verdict: Item[] = [];
   if (mode === 'mixed') {
     headline = t('This snapshot holds the rules of more than one kube-proxy mode: {0}.', modes.map(modeName).join(', '));
-    verdict.push({ kind: 'warning', text: t('kube-proxy runs in one mode at a time. The others are leftovers, typically of a mode switch without `kube-proxy --cleanup`: they are no longer updated but may still catch packets.'), evidence: [] });
+    verdict.push({
+      kind: 'warning',
+      text: t('kube-proxy runs in one mode at a time. The others are leftovers, typically of a mode switch without `kube-proxy --cleanup`: they are no longer updated but may still catch packets.'),
+      evidence: [],
+    });
     if (current) verdict.push({ kind: 'claim', text: t('The Service catalog of this extension reads {0}; compare the Services and endpoints of each mode to see which is current.', modeName(current)), evidence: [] });
   } else if (mode === 'kubelet-only' && kubeRouter) {
-    headline = t('No kube-proxy Service rules in these dumps: kubelet\'s and kube-router\'s chains only.');
+    headline = t("No kube-proxy Service rules in these dumps: kubelet's and kube-router's chains only.");
   } else if (mode === 'kubelet-only') {
-    headline = t('No kube-proxy Service rules in these dumps, only kubelet\'s chains.');
-    verdict.push({ kind: 'claim', text: t('This is what an iptables dump of a node in nftables mode looks like (kube-proxy writes no iptables rules then). Save `nft list ruleset` into the same folder to see its `table ip kube-proxy`; if there is none, kube-proxy does not run on this node (or something else replaces it).'), evidence: found.kubelet });
+    headline = t("No kube-proxy Service rules in these dumps, only kubelet's chains.");
+    verdict.push({
+      kind: 'claim',
+      text: t(
+        'This is what an iptables dump of a node in nftables mode looks like (kube-proxy writes no iptables rules then). Save `nft list ruleset` into the same folder to see its `table ip kube-proxy`; if there is none, kube-proxy does not run on this node (or something else replaces it).',
+      ),
+      evidence: found.kubelet,
+    });
   } else if (mode === 'none' && kubeRouter) {
-    headline = t('No kube-proxy rules in these dumps: kube-router\'s chains only.');
+    headline = t("No kube-proxy rules in these dumps: kube-router's chains only.");
   } else if (mode === 'none') {
     headline = t('No kube-proxy rules in these dumps.');
-    verdict.push({ kind: 'claim', text: t('Neither `KUBE-*` chains, kube-proxy\'s nft table nor IPVS virtual services: kube-proxy does not run on this node, something else replaces it, or the dump is of another host.'), evidence: [] });
+    verdict.push({
+      kind: 'claim',
+      text: t("Neither `KUBE-*` chains, kube-proxy's nft table nor IPVS virtual services: kube-proxy does not run on this node, something else replaces it, or the dump is of another host."),
+      evidence: [],
+    });
   } else {
     headline = t('This node runs kube-proxy in {0}.', modeName(mode));
   }
   if (found.kubeRouterProxy.length > 0) {
-    verdict.push({ kind: 'claim', text: t('kube-router\'s service proxy runs on this node (`KUBE-ROUTER-SERVICES`, `KUBE-ROUTER-HAIRPIN`): it replaces kube-proxy and balances Services with IPVS. Save `ipvsadm -Ln` next to this dump to see its virtual services.'), evidence: found.kubeRouterProxy });
+    verdict.push({
+      kind: 'claim',
+      text: t(
+        "kube-router's service proxy runs on this node (`KUBE-ROUTER-SERVICES`, `KUBE-ROUTER-HAIRPIN`): it replaces kube-proxy and balances Services with IPVS. Save `ipvsadm -Ln` next to this dump to see its virtual services.",
+      ),
+      evidence: found.kubeRouterProxy,
+    });
   }
   if (found.kubeRouter.length > 0) {
-    verdict.push({ kind: 'claim', text: t('kube-router enforces NetworkPolicy here (or k3s, which embeds its network policy controller): `KUBE-ROUTER-INPUT`, `-FORWARD` and `-OUTPUT` send each local pod\'s traffic through its `KUBE-POD-FW-*` chain and the `KUBE-NWPLCY-*` chains. These chains are not kube-proxy\'s.'), evidence: found.kubeRouter });
+    verdict.push({
+      kind: 'claim',
+      text: t(
+        "kube-router enforces NetworkPolicy here (or k3s, which embeds its network policy controller): `KUBE-ROUTER-INPUT`, `-FORWARD` and `-OUTPUT` send each local pod's traffic through its `KUBE-POD-FW-*` chain and the `KUBE-NWPLCY-*` chains. These chains are not kube-proxy's.",
+      ),
+      evidence: found.kubeRouter,
+    });
   }
   if (backend === 'nf_tables' || backend === 'legacy') {
     verdict.push({ kind: 'claim', text: backend === 'nf_tables' ? t('iptables uses its nf_tables backend (iptables-nft).') : t('iptables uses its legacy backend (iptables-legacy, x_tables).'), evidence: [] });
@@ -521,45 +637,90 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
   }
   const names = snapshot.files.map((f) => `\`${baseName(f.name)}\``);
   if (names.length > 0) verdict.push({ kind: 'note', text: t('Read together from one folder (one node snapshot): {0}.', names.join(', ')), evidence: [] });
-  section('verdict', t('Mode'), verdict);
+  return { headline, verdict };
+}
 
-  // How to tell.
+/** The items of the How to tell section: the evidence of each mode present. */
+function howToTell({ snapshot, found, modes, mode, hasIptables, ipvsadmFiles, kubeRouter, evidenceOf }: NodeReading): Item[] {
   const how: Item[] = [];
   for (const m of modes) {
     const ev = evidenceOf(m);
     if (m === 'iptables') {
-      if (found.iptables.length > 0) how.push({ kind: 'claim', text: t('iptables mode: kube-proxy\'s `KUBE-SERVICES` chain sends each Service port to its own `KUBE-SVC-*` chain, which picks an endpoint with `-m statistic` rules and jumps to a `KUBE-SEP-*` chain that DNATs.'), evidence: found.iptables });
-      if (found.iptablesViaNft.length > 0) how.push({ kind: 'claim', text: t('iptables mode seen through nft: `KUBE-SVC-*` / `KUBE-SEP-*` chains in tables that iptables-nft manages are iptables rules, not kube-proxy\'s nftables mode.'), evidence: [...found.nftWarnings.slice(0, 1), ...found.iptablesViaNft] });
+      if (found.iptables.length > 0)
+        how.push({
+          kind: 'claim',
+          text: t(
+            "iptables mode: kube-proxy's `KUBE-SERVICES` chain sends each Service port to its own `KUBE-SVC-*` chain, which picks an endpoint with `-m statistic` rules and jumps to a `KUBE-SEP-*` chain that DNATs.",
+          ),
+          evidence: found.iptables,
+        });
+      if (found.iptablesViaNft.length > 0)
+        how.push({
+          kind: 'claim',
+          text: t("iptables mode seen through nft: `KUBE-SVC-*` / `KUBE-SEP-*` chains in tables that iptables-nft manages are iptables rules, not kube-proxy's nftables mode."),
+          evidence: [...found.nftWarnings.slice(0, 1), ...found.iptablesViaNft],
+        });
     } else if (m === 'ipvs') {
-      how.push({ kind: 'claim', text: t('IPVS mode: each Service address is an IPVS virtual service (`ipvsadm -Ln`), and iptables only matches kube-proxy\'s ipsets (`KUBE-CLUSTER-IP`, `KUBE-IPVS-IPS`, …) instead of having one chain per Service.'), evidence: ev });
-      if (ipvsadmFiles.length === 0) how.push({ kind: 'note', text: t('Save `ipvsadm -Ln` and `ipset save` next to this dump to see the virtual services themselves.'), evidence: [] });
-      else if (!hasIptables || !snapshot.files.some((f) => f.languageId === 'ipset')) how.push({ kind: 'note', text: t('Save `iptables-save` and `ipset save` next to this dump: IPVS mode needs them for masquerading, NodePorts and filtering.'), evidence: [] });
+      how.push({
+        kind: 'claim',
+        text: t(
+          "IPVS mode: each Service address is an IPVS virtual service (`ipvsadm -Ln`), and iptables only matches kube-proxy's ipsets (`KUBE-CLUSTER-IP`, `KUBE-IPVS-IPS`, …) instead of having one chain per Service.",
+        ),
+        evidence: ev,
+      });
+      if (ipvsadmFiles === 0) how.push({ kind: 'note', text: t('Save `ipvsadm -Ln` and `ipset save` next to this dump to see the virtual services themselves.'), evidence: [] });
+      else if (!hasIptables || !snapshot.files.some((f) => f.languageId === 'ipset'))
+        how.push({ kind: 'note', text: t('Save `iptables-save` and `ipset save` next to this dump: IPVS mode needs them for masquerading, NodePorts and filtering.'), evidence: [] });
     } else {
-      how.push({ kind: 'claim', text: t('nftables mode: kube-proxy\'s own `table ip kube-proxy` (and `ip6`) with the `service-ips` verdict map, looked up by `ip daddr . meta l4proto . th dport vmap @service-ips`, and `numgen random mod N` to pick an endpoint.'), evidence: ev });
+      how.push({
+        kind: 'claim',
+        text: t(
+          "nftables mode: kube-proxy's own `table ip kube-proxy` (and `ip6`) with the `service-ips` verdict map, looked up by `ip daddr . meta l4proto . th dport vmap @service-ips`, and `numgen random mod N` to pick an endpoint.",
+        ),
+        evidence: ev,
+      });
     }
   }
-  if (mode === 'kubelet-only' && !kubeRouter) how.push({ kind: 'claim', text: t('Only kubelet\'s chains (`KUBE-KUBELET-CANARY`, `KUBE-IPTABLES-HINT`, `KUBE-FIREWALL`): no `KUBE-SVC-*` chains and no ipset matches.'), evidence: found.kubelet });
-  if (how.length > 0) section('evidence', t('How to tell'), how);
+  if (mode === 'kubelet-only' && !kubeRouter)
+    how.push({ kind: 'claim', text: t("Only kubelet's chains (`KUBE-KUBELET-CANARY`, `KUBE-IPTABLES-HINT`, `KUBE-FIREWALL`): no `KUBE-SVC-*` chains and no ipset matches."), evidence: found.kubelet });
+  return how;
+}
 
-  // Backend.
-  if (backend) {
-    const items: Item[] = [];
-    if (found.headersNft.length > 0) items.push({ kind: 'claim', text: t('`(nf_tables)` in the `# Generated by` header: iptables-nft wrote this dump; its rules live in the kernel\'s nf_tables.'), evidence: found.headersNft.slice(0, 3) });
-    if (found.headersLegacy.length > 0) items.push({ kind: 'claim', text: t('A `# Generated by iptables-save` header without `(nf_tables)`: iptables-legacy wrote this dump; its rules live in the kernel\'s x_tables.'), evidence: found.headersLegacy.slice(0, 3) });
-    if (found.headersUnknown.length > 0 || (hasIptables && found.headersNft.length + found.headersLegacy.length === 0)) items.push({ kind: 'note', text: t('No `# Generated by` header says which backend wrote (part of) the iptables dump: save it with `iptables-save` to keep the header.'), evidence: found.headersUnknown.slice(0, 3) });
-    if (found.legacyPresent.length > 0) items.push({ kind: 'warning', text: t('iptables-nft-save warns that iptables-legacy tables are present too: some rules (often leftovers) live in the other backend. Run `iptables-legacy-save` as well.'), evidence: found.legacyPresent });
-    if (found.nftWarnings.length > 0) items.push({ kind: 'claim', text: t('`nft list ruleset` marks the tables that iptables-nft manages: those are iptables rules stored in nf_tables.'), evidence: found.nftWarnings.slice(0, 3) });
-    section('backend', t('iptables backend'), items);
-  }
+/** The items of the iptables backend section. */
+function backendItems({ found, hasIptables }: NodeReading): Item[] {
+  const items: Item[] = [];
+  if (found.headersNft.length > 0)
+    items.push({ kind: 'claim', text: t("`(nf_tables)` in the `# Generated by` header: iptables-nft wrote this dump; its rules live in the kernel's nf_tables."), evidence: found.headersNft.slice(0, 3) });
+  if (found.headersLegacy.length > 0)
+    items.push({
+      kind: 'claim',
+      text: t("A `# Generated by iptables-save` header without `(nf_tables)`: iptables-legacy wrote this dump; its rules live in the kernel's x_tables."),
+      evidence: found.headersLegacy.slice(0, 3),
+    });
+  if (found.headersUnknown.length > 0 || (hasIptables && found.headersNft.length + found.headersLegacy.length === 0))
+    items.push({ kind: 'note', text: t('No `# Generated by` header says which backend wrote (part of) the iptables dump: save it with `iptables-save` to keep the header.'), evidence: found.headersUnknown.slice(0, 3) });
+  if (found.legacyPresent.length > 0)
+    items.push({
+      kind: 'warning',
+      text: t('iptables-nft-save warns that iptables-legacy tables are present too: some rules (often leftovers) live in the other backend. Run `iptables-legacy-save` as well.'),
+      evidence: found.legacyPresent,
+    });
+  if (found.nftWarnings.length > 0)
+    items.push({ kind: 'claim', text: t('`nft list ruleset` marks the tables that iptables-nft manages: those are iptables rules stored in nf_tables.'), evidence: found.nftWarnings.slice(0, 3) });
+  return items;
+}
 
-  // Leftovers: of the modes present, and the other mode's rules that the current one left in its dumps.
+/** The items of the Leftovers section: of the modes present, and the other mode's rules that the current one left in its dumps. */
+function leftoversItems({ snapshot, b, modes, mode, current, evidenceOf }: NodeReading): Item[] {
   const leftoverItems: Item[] = [];
   if (mode === 'mixed') {
-    modes.forEach((m, k) => leftoverItems.push({
-      kind: k === 0 && current === m ? 'claim' : 'warning',
-      text: k === 0 && current === m ? t('{0}: the rules the Service catalog reads.', modeName(m)) : t('{0}: possibly leftovers; `kube-proxy --cleanup` (run with the old mode) removes them.', modeName(m)),
-      evidence: evidenceOf(m).slice(0, 2),
-    }));
+    modes.forEach((m, k) =>
+      leftoverItems.push({
+        kind: k === 0 && current === m ? 'claim' : 'warning',
+        text: k === 0 && current === m ? t('{0}: the rules the Service catalog reads.', modeName(m)) : t('{0}: possibly leftovers; `kube-proxy --cleanup` (run with the old mode) removes them.', modeName(m)),
+        evidence: evidenceOf(m).slice(0, 2),
+      }),
+    );
   }
   for (const l of snapshot.leftovers) {
     // A mode already listed as present gets the details in its own item; another one (dead chains) an item of its own.
@@ -567,41 +728,25 @@ export function explainNode(snapshot: NodeSnapshot, texts: readonly (string | un
     if (listed && listed.kind === 'warning') listed.text = `${listed.text} ${leftoversText(l, snapshot.mode)}`;
     else leftoverItems.push({ kind: 'warning', text: leftoversText(l, snapshot.mode), evidence: leftoverEvidence(b, l) });
   }
-  if (leftoverItems.length > 0) section('leftovers', t('Leftovers'), leftoverItems);
+  return leftoverItems;
+}
 
-  // The cluster state beside the dump: what the API asks of this node against what the rules do.
-  const cluster = clusterSection(snapshot.cluster, (at, quote) => b.located(at, quote));
-  if (cluster) section('cluster', t('Cluster state'), cluster.items, cluster.facts);
-
-  // Why iptables-nft is not nftables mode.
-  if (found.headersNft.length > 0 || found.nftWarnings.length > 0) {
-    section('iptables-nft', t('Why an iptables-nft header does not mean nftables mode'), [
-      { kind: 'claim', text: t('iptables-nft is the nf_tables backend of the iptables command: the same iptables rules (`KUBE-SERVICES`, `KUBE-SVC-*`, matched one after another), stored in nf_tables instead of x_tables. That is why `nft list ruleset` shows them, as `table ip nat` / `table ip filter` with a "managed by iptables-nft" warning.'), evidence: [...found.headersNft.slice(0, 1), ...found.nftWarnings.slice(0, 1)] },
-      { kind: 'claim', text: t('kube-proxy\'s nftables mode is a different implementation: it writes no iptables rules at all, but its own `table ip kube-proxy` with verdict maps. The header names the iptables backend, never the kube-proxy mode.'), evidence: found.nftables.slice(0, 1) },
-    ]);
-  }
-
-  // Trade-offs and status of each mode present.
-  const trade: Item[] = [];
-  const stat: Item[] = [];
-  for (const m of modes) {
-    const head = modes.length > 1 ? `${modeName(m)}: ` : '';
-    for (const it of tradeoffs(m)) trade.push({ ...it, text: head + it.text });
-    for (const it of status(m)) stat.push({ ...it, text: head + it.text });
-  }
-  if (trade.length > 0) section('tradeoffs', t('What this mode does well and badly'), trade);
-  if (stat.length > 0) section('status', t('Status in Kubernetes'), stat);
-
-  // Numbers.
-  section('numbers', t('Numbers'), [], [...serviceFacts(snapshot.catalogs, snapshot.services), ...found.facts]);
-
-  return {
-    mode,
-    modes,
-    backend,
-    headline,
-    files: snapshot.files.map((f) => ({ name: baseName(f.name), languageId: f.languageId })),
-    sections,
-    evidence: b.evidence,
-  };
+/** Why iptables-nft is not nftables mode. */
+function iptablesNftItems(found: Found): Item[] {
+  return [
+    {
+      kind: 'claim',
+      text: t(
+        'iptables-nft is the nf_tables backend of the iptables command: the same iptables rules (`KUBE-SERVICES`, `KUBE-SVC-*`, matched one after another), stored in nf_tables instead of x_tables. That is why `nft list ruleset` shows them, as `table ip nat` / `table ip filter` with a "managed by iptables-nft" warning.',
+      ),
+      evidence: [...found.headersNft.slice(0, 1), ...found.nftWarnings.slice(0, 1)],
+    },
+    {
+      kind: 'claim',
+      text: t(
+        "kube-proxy's nftables mode is a different implementation: it writes no iptables rules at all, but its own `table ip kube-proxy` with verdict maps. The header names the iptables backend, never the kube-proxy mode.",
+      ),
+      evidence: found.nftables.slice(0, 1),
+    },
+  ];
 }

@@ -1,8 +1,8 @@
 // How a Service of the catalog is described in hovers, whatever the mode that implements it.
-import { formatShare, servicePortNameString, type Service } from '../kube/catalog';
+import { formatShare, servicePortNameString, type Service } from '../kube/service';
 import { serviceTitle } from '../graph/model';
 import { t } from '../l10n';
-import { formatAddress, formatHostPort, parseAddress } from '../trace/addr';
+import { formatAddress, formatHostPort, parseAddress } from '../model/address';
 import { code, join, md, mdT, text, type Md, type MarkdownBuilder } from './markdown';
 
 function hostPort(e: { address: string; port: number }): string {
@@ -38,7 +38,10 @@ export function describeService(out: MarkdownBuilder, s: Service, focus: { endpo
   serviceLinks(out, s);
   const check = focus.hashChain ? s.hashChecks.find((c) => c.chain === focus.hashChain) : undefined;
   if (check) {
-    out.push(md``, check.ok ? mdT('✓ The chain name matches kube-proxy\'s hash of the Service.') : mdT('⚠ kube-proxy would name this chain {0}: the name does not match the Service in its comments.', code(check.expected)));
+    out.push(
+      md``,
+      check.ok ? mdT("✓ The chain name matches kube-proxy's hash of the Service.") : mdT('⚠ kube-proxy would name this chain {0}: the name does not match the Service in its comments.', code(check.expected)),
+    );
   }
 }
 
@@ -49,7 +52,7 @@ function describeEndpoints(out: MarkdownBuilder, s: Service): void {
       out.push(md`- ${code(hostPort(e))} — ${text(formatShare(e.probability))}${e.local ? md` · ${mdT('on this node')}` : md``}`);
     }
   } else if (s.endpointsNotInDump) {
-    out.push(md``, mdT('The Service chain is not in this file (kube-proxy\'s partial restore input): its endpoints are unknown here.'));
+    out.push(md``, mdT("The Service chain is not in this file (kube-proxy's partial restore input): its endpoints are unknown here."));
   } else if (s.policies.noEndpoints) {
     out.push(md``, s.policies.noEndpoints === 'drop' ? mdT('No endpoints: connections are dropped.') : mdT('No endpoints: connections are rejected (ICMP port unreachable).'));
   } else {

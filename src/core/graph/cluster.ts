@@ -3,12 +3,12 @@
 // with a graph of the API side. Computed once per snapshot: the expected ports are paired with the dump's Services
 // as the check pairs them.
 import { t } from '../l10n';
-import type { Service } from '../kube/catalog';
+import { servicePortNameString, type Service } from '../kube/service';
 import { pairedPorts, perSnapshot } from '../cluster/paired';
 import type { ExpectedServicePort, Finding, IPFamily } from '../cluster/types';
 import type { NodeSnapshot } from '../snapshot';
-import { formatHostPort } from '../trace/addr';
-import { addGhosts, hostPort, type GhostEndpoint, type GraphEdge, type GraphMark, type GraphNode, type ServiceGraph, type ServiceMarks, type ServiceSummary } from './model';
+import { formatHostPort } from '../model/address';
+import { addGhosts, type GhostEndpoint, type GraphEdge, type GraphMark, type GraphNode, type ServiceGraph, type ServiceMarks, type ServiceSummary } from './model';
 
 export interface ClusterOverlay {
   marks: (s: Service) => ServiceMarks | undefined;
@@ -73,23 +73,42 @@ function serviceMarks(e: ExpectedServicePort, own: Finding[]): ServiceMarks {
     if (x.excludedBecause === 'topology') ghosts.push({ address: x.address, port: x.port, mark: mark('filtered', x.detail ?? e.topologyNote ?? t('hinted for another zone'), 'info') });
   }
   const drift = own.filter((f) => (f.code === 'stale-endpoint' || f.code === 'missing-endpoint') && f.severity !== 'info');
-  const summary = drift.length > 0 ? mark(drift[0].code === 'stale-endpoint' ? 'stale' : 'missing', drift.map((f) => f.message).slice(0, 3).join('\n'), drift[0].severity) : undefined;
+  const summary =
+    drift.length > 0
+      ? mark(
+          drift[0].code === 'stale-endpoint' ? 'stale' : 'missing',
+          drift
+            .map((f) => f.message)
+            .slice(0, 3)
+            .join('\n'),
+          drift[0].severity,
+        )
+      : undefined;
   return { endpoints, ghosts, ...(summary ? { summary } : {}) };
 }
 
 /** The list row and the API-side graph of a Service port the node has no rules for: frontends, the Service, its endpoints, nothing programmed. */
 function apiOnly(e: ExpectedServicePort, finding: Finding, n: number): { summary: ServiceSummary; graph: ServiceGraph } {
   const protocol = e.protocol.toLowerCase();
-  const title = `${e.namespace}/${e.name}${e.portName ? `:${e.portName}` : ''}/${protocol}`;
+  const title = `${servicePortNameString(e)}/${protocol}`;
   const key = `api|${n}|${e.family}|${title}`.slice(0, 1_000);
   const m = mark('not-programmed', finding.reason, finding.severity);
   const usable = e.endpoints.filter((x) => x.inCluster || x.inLocal);
   const shown = e.frontends.filter((f) => f.kind !== 'healthCheckNodePort');
   const summary: ServiceSummary = {
-    key, namespace: e.namespace, name: e.name, portName: e.portName, protocol, title,
-    frontends: shown.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${f.kind} ${hostPort(f.address, f.port)}`)),
-    objects: [], endpointCount: usable.length, noEndpoints: usable.length === 0, fileIndex: -1,
-    family: e.family === 'IPv6' ? 'ipv6' : 'ipv4', mark: m,
+    key,
+    namespace: e.namespace,
+    name: e.name,
+    portName: e.portName,
+    protocol,
+    title,
+    frontends: shown.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${f.kind} ${formatHostPort(f.address, f.port)}`)),
+    objects: [],
+    endpointCount: usable.length,
+    noEndpoints: usable.length === 0,
+    fileIndex: -1,
+    family: e.family === 'IPv6' ? 'ipv6' : 'ipv4',
+    mark: m,
   };
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
@@ -100,9 +119,15 @@ function apiOnly(e: ExpectedServicePort, finding: Finding, n: number): { summary
   };
   const svc = add({ id: 'svc', kind: 'service', layer: 1, label: `${e.namespace}/${e.name}`, detail: t('API Service: no rules on this node'), badges: [m.label], mark: m });
   shown.forEach((f, i) => {
-    const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label: f.kind === 'nodePort' ? `:${f.port}` : hostPort(f.address, f.port), detail: f.kind, badges: [m.label], mark: m });
+    const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label: f.kind === 'nodePort' ? `:${f.port}` : formatHostPort(f.address, f.port), detail: f.kind, badges: [m.label], mark: m });
     edges.push({ from: node.id, to: svc.id, dashed: true });
   });
-  addGhosts(usable.map((x) => ({ address: x.address, port: x.port, mark: m })), add, edges, [svc], 2);
+  addGhosts(
+    usable.map((x) => ({ address: x.address, port: x.port, mark: m })),
+    add,
+    edges,
+    [svc],
+    2,
+  );
   return { summary, graph: { key, title, nodes, edges } };
 }

@@ -1,8 +1,9 @@
-// The Service graph model (issue 7): the same layered picture for every mode, built from the Service catalog.
+// The Service graph model: the same layered picture for every mode, built from the Service catalog.
 // frontends → the Service object (KUBE-SVC/EXT/FW chain, nft service chain / map element, IPVS virtual service)
 // → endpoint objects (KUBE-SEP, nft endpoint chain) → pods `ip:port`, or a REJECT/DROP node without endpoints.
 // Pure: no VS Code, no DOM. Labels are plain text (the webview renders them with textContent only).
-import { formatShare, hasPolicyShares, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/catalog';
+import { formatShare, hasPolicyShares, servicePortNameString, type Endpoint, type Frontend, type FrontendKind, type ObjectRef, type Service } from '../kube/service';
+import { formatHostPort } from '../model/address';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
 import { endpointEdges, externalEdges, externalEntry, internalTarget, type PolicyNodes } from './policy';
@@ -124,11 +125,6 @@ export interface GraphOptions {
 
 const FRONTEND_LABEL: Record<Frontend['kind'], string> = { clusterIP: 'ClusterIP', nodePort: 'NodePort', loadBalancer: 'LoadBalancer', externalIP: 'ExternalIP' };
 
-export function hostPort(address: string | undefined, port: number): string {
-  if (address === undefined) return `*:${port}`;
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-}
-
 export function serviceTitle(s: Service): string {
   return `${s.anonymous ? s.name : servicePortNameString(s)}/${s.protocol}`;
 }
@@ -191,15 +187,54 @@ export function frontendTarget(s: Service, f: Frontend): GraphTarget {
 function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fileOf'>> & GraphOptions): ServiceGraph {
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
-  const src = (range: Range | undefined, tableId?: string): GraphSource | undefined => (range ? { fileIndex: opts.fileOf(s, tableId), range } : undefined);
-  const add = (n: Omit<GraphNode, 'id'> & { id: string }): GraphNode => {
-    const node = { ...n, id: `${key}#${n.id}` };
-    nodes.push(node);
-    return node;
+  const g: GraphParts = {
+    s,
+    nodes,
+    edges,
+    src: (range, tableId) => (range ? { fileIndex: opts.fileOf(s, tableId), range } : undefined),
+    add: (n) => {
+      const node = { ...n, id: `${key}#${n.id}` };
+      nodes.push(node);
+      return node;
+    },
   };
+  const objects = objectNodes(g);
+  frontendNodes(g, objects);
+  // Endpoints: endpoint objects (chains) and pods.
+  const fromNodes = objects.vsNodes.length > 0 ? objects.vsNodes : objects.main ? [objects.main] : [];
+  const podLayer = objects.lastObjectLayer + (s.endpoints.some((e) => e.chain) ? 2 : 1);
+  const marks = opts.marks?.(s);
+  endpointNodes(g, objects, podLayer, marks, opts.endpointSource);
+  // No endpoints: the verdict, where the rule that rejects or drops is.
+  if (s.endpoints.length === 0) verdictNode(g, objects, fromNodes);
+  if (marks) addGhosts(marks.ghosts, g.add, edges, fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend'), podLayer);
+  return { key, title: serviceTitle(s), nodes, edges };
+}
+
+/** A Service's graph while it is built: its nodes and edges, how to add a node, where a range is. */
+interface GraphParts {
+  s: Service;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  add: (n: GraphNode) => GraphNode;
+  src: (range: Range | undefined, tableId?: string) => GraphSource | undefined;
+}
+
+/** The object nodes of a Service: policy chains (or map element), external and firewall chains, virtual services. */
+interface ObjectNodes {
+  main?: GraphNode;
+  fw?: GraphNode;
+  entry?: GraphNode;
+  virtuals: ObjectRef[];
+  vsNodes: GraphNode[];
+  policy: PolicyNodes;
+  lastObjectLayer: number;
+}
+
+function objectNodes(g: GraphParts): ObjectNodes {
+  const { s, nodes, edges, add, src } = g;
   const obj = (role: ObjectRef['role']) => s.objects.find((o) => o.role === role);
-  const objectNode = (o: ObjectRef, id: string, badges: string[] = []) =>
-    add({ id, kind: 'service', layer: 1, label: o.name, detail: objectDetail(o), badges, source: src(o.range, o.tableId) });
+  const objectNode = (o: ObjectRef, id: string, badges: string[] = []) => add({ id, kind: 'service', layer: 1, label: o.name, detail: objectDetail(o), badges, source: src(o.range, o.tableId) });
 
   // The Service object(s): the policy chains (cluster, local), and for external frontends the EXT/FW chains.
   const virtuals = s.objects.filter((o) => o.role === 'virtual-service');
@@ -236,15 +271,18 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
   const entry = externalEntry(s, policy);
   if (fw && entry) edges.push({ from: fw.id, to: entry.id });
 
-  // Frontends.
-  const targets: GraphNode[] = [];
+  return { main, fw, entry, virtuals, vsNodes, policy, lastObjectLayer };
+}
+
+/** The frontend nodes, each with its edge to the object it enters. */
+function frontendNodes({ s, edges, add, src }: GraphParts, { fw, entry, virtuals, vsNodes, policy }: ObjectNodes): void {
   s.frontends.forEach((f, i) => {
     const badges: string[] = [];
     // An external IP that may be a load balancer's; other kinds guessed from an IPVS dump alone.
     if (f.kindUncertain) badges.push(f.kind === 'externalIP' && !f.kindNote ? t('or LoadBalancer') : t('probably'));
     if (f.kind !== 'clusterIP' && s.policies.externalTrafficPolicy === 'Local') badges.push(t('Local'));
     if (f.kind === 'loadBalancer' && s.policies.loadBalancerSourceRanges && !fw) badges.push(t('source ranges {0}', s.policies.loadBalancerSourceRanges.join(', ')));
-    const label = f.kind === 'nodePort' ? `:${f.port}` : hostPort(f.address, f.port);
+    const label = f.kind === 'nodePort' ? `:${f.port}` : formatHostPort(f.address, f.port);
     const target = frontendTarget(s, f);
     const node = add({ id: `f${i}`, kind: 'frontend', layer: 0, label, detail: FRONTEND_LABEL[f.kind], badges, source: src(f.range, virtuals[0]?.tableId), target });
     let to: GraphNode | undefined;
@@ -254,17 +292,15 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     else if (f.kind === 'loadBalancer' && fw) to = fw;
     else to = entry ?? vsNodes[0];
     if (to) edges.push({ from: node.id, to: to.id });
-    else targets.push(node);
   });
+}
 
-  // Endpoints: endpoint objects (chains) and pods.
-  const fromNodes = vsNodes.length > 0 ? vsNodes : main ? [main] : [];
-  const podLayer = lastObjectLayer + (s.endpoints.some((e) => e.chain) ? 2 : 1);
+/** The endpoint chains and pods, with the edges (and shares) that select them. */
+function endpointNodes({ s, edges, add, src }: GraphParts, { vsNodes, policy, lastObjectLayer }: ObjectNodes, podLayer: number, marks: ServiceMarks | undefined, endpointSource: GraphOptions['endpointSource']): void {
   const pods = new Map<string, GraphNode>();
   const split = hasPolicyShares(s);
-  const marks = opts.marks?.(s);
   s.endpoints.forEach((e, i) => {
-    const at = hostPort(e.address, e.port);
+    const at = formatHostPort(e.address, e.port);
     let pod = pods.get(at);
     const badges = e.local ? [t('on this node')] : [];
     if (!pod) {
@@ -275,40 +311,39 @@ function buildOne(s: Service, key: string, opts: Required<Pick<GraphOptions, 'fi
     let tail = pod;
     if (e.chain) {
       const chainObject = s.objects.find((o) => o.role === 'endpoint-chain' && o.name === e.chain);
-      const source = opts.endpointSource?.(s, e) ?? src(chainObject?.range ?? e.range, chainObject?.tableId);
+      const source = endpointSource?.(s, e) ?? src(chainObject?.range ?? e.range, chainObject?.tableId);
       const epNode = add({ id: `e${i}`, kind: 'endpoint', layer: lastObjectLayer + 1, label: e.chain, detail: t('endpoint chain'), badges, source });
       edges.push({ from: epNode.id, to: pod.id });
       tail = epNode;
     }
     if (vsNodes.length > 0) for (const from of vsNodes) edges.push({ from: from.id, to: tail.id, share: e.probability, label: formatShare(e.probability) });
-    else edges.push(...endpointEdges(s, e, policy, tail, split));
+    else edges.push(...endpointEdges(e, policy, tail, split));
   });
+}
 
-  // No endpoints: the verdict, where the rule that rejects or drops is.
-  if (s.endpoints.length === 0) {
-    const verdict = s.policies.noEndpoints === 'drop' ? 'DROP' : s.policies.noEndpoints === 'reject' ? 'REJECT' : undefined;
-    const rule = obj('reject-rule');
-    const why = s.endpointsNotInDump
-      ? t('endpoints not in this dump')
-      : verdict === 'DROP'
-        ? s.policies.noLocalEndpoints ? t('no local endpoints: dropped') : t('no endpoints: dropped')
-        : verdict === 'REJECT'
-          ? t('no endpoints: rejected')
-          : t('no endpoints');
-    const node = add({ id: 'verdict', kind: 'verdict', layer: lastObjectLayer + 1, label: verdict ?? '∅', detail: why, badges: [], source: src(rule?.range, rule?.tableId) });
-    const sources = fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend');
-    for (const from of sources) edges.push({ from: from.id, to: node.id });
-    if (fromNodes.length === 0) for (const n of nodes) if (n.kind === 'service') edges.push({ from: n.id, to: node.id });
-  }
-  if (marks) addGhosts(marks.ghosts, add, edges, fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend'), podLayer);
-  void targets;
-  return { key, title: serviceTitle(s), nodes, edges };
+/** The REJECT or DROP (or ∅) of a Service without endpoints, where the rule that rejects or drops is. */
+function verdictNode({ s, nodes, edges, add, src }: GraphParts, { lastObjectLayer }: ObjectNodes, fromNodes: GraphNode[]): void {
+  const verdict = s.policies.noEndpoints === 'drop' ? 'DROP' : s.policies.noEndpoints === 'reject' ? 'REJECT' : undefined;
+  const rule = s.objects.find((o) => o.role === 'reject-rule');
+  const why = s.endpointsNotInDump
+    ? t('endpoints not in this dump')
+    : verdict === 'DROP'
+      ? s.policies.noLocalEndpoints
+        ? t('no local endpoints: dropped')
+        : t('no endpoints: dropped')
+      : verdict === 'REJECT'
+        ? t('no endpoints: rejected')
+        : t('no endpoints');
+  const node = add({ id: 'verdict', kind: 'verdict', layer: lastObjectLayer + 1, label: verdict ?? '∅', detail: why, badges: [], source: src(rule?.range, rule?.tableId) });
+  const sources = fromNodes.length > 0 ? fromNodes : nodes.filter((n) => n.kind === 'frontend');
+  for (const from of sources) edges.push({ from: from.id, to: node.id });
+  if (fromNodes.length === 0) for (const n of nodes) if (n.kind === 'service') edges.push({ from: n.id, to: node.id });
 }
 
 /** Ghost pods the API has and the rules do not, at most MAX_GHOSTS, each reached by a dashed edge. */
 export function addGhosts(ghosts: readonly GhostEndpoint[], add: (n: GraphNode) => GraphNode, edges: GraphEdge[], from: readonly GraphNode[], layer: number): void {
   ghosts.slice(0, MAX_GHOSTS).forEach((g, i) => {
-    const node = add({ id: `g${i}`, kind: 'pod', layer, label: hostPort(g.address, g.port), detail: t('endpoint in the API'), badges: [g.mark.label], mark: g.mark });
+    const node = add({ id: `g${i}`, kind: 'pod', layer, label: formatHostPort(g.address, g.port), detail: t('endpoint in the API'), badges: [g.mark.label], mark: g.mark });
     for (const f of from) edges.push({ from: f.id, to: node.id, dashed: true });
   });
 }
@@ -331,7 +366,7 @@ function summary(s: Service, key: string, fileIndex: number, mark?: GraphMark): 
     portName: s.portName,
     protocol: s.protocol,
     title: serviceTitle(s),
-    frontends: s.frontends.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${FRONTEND_LABEL[f.kind]} ${hostPort(f.address, f.port)}`)),
+    frontends: s.frontends.map((f) => (f.kind === 'nodePort' ? `NodePort ${f.port}` : `${FRONTEND_LABEL[f.kind]} ${formatHostPort(f.address, f.port)}`)),
     objects: [...new Set(s.objects.filter((o) => o.role !== 'frontend-rule' && o.role !== 'reject-rule').map((o) => o.name))],
     endpointCount: s.endpoints.length,
     noEndpoints: s.endpoints.length === 0,

@@ -3,7 +3,7 @@
 // Local (pods and this node short-circuit to the cluster chain; other sources go to the local chain, or are
 // dropped when no endpoint is on this node), and each endpoint's share of each chain. Edges between chains say
 // their condition; only the choices among endpoints carry shares.
-import { formatShare, type Endpoint, type Service, type ShortCircuit } from '../kube/catalog';
+import { formatShare, type Endpoint, type Service, type ShortCircuit } from '../kube/service';
 import { t } from '../l10n';
 import type { GraphEdge, GraphNode } from './model';
 
@@ -71,7 +71,7 @@ export function externalEdges(s: Service, p: PolicyNodes): GraphEdge[] {
 }
 
 /** The edges that choose endpoint `e` (drawn to `tail`, its chain or pod), with the share of each chain's choice. */
-export function endpointEdges(s: Service, e: Endpoint, p: PolicyNodes, tail: GraphNode, split: boolean): GraphEdge[] {
+export function endpointEdges(e: Endpoint, p: PolicyNodes, tail: GraphNode, split: boolean): GraphEdge[] {
   const edge = (from: GraphNode, share: number): GraphEdge => ({ from: from.id, to: tail.id, share, label: formatShare(share) });
   if (!split) return p.cluster ? [edge(p.cluster, e.probability)] : [];
   const out: GraphEdge[] = [];

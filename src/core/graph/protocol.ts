@@ -130,8 +130,27 @@ export function parseGraphPanelState(v: unknown): GraphPanelState | undefined {
 }
 
 const STRING_KEYS: (keyof GraphStrings)[] = [
-  'filterPlaceholder', 'filterLabel', 'servicesLabel', 'copyMermaid', 'noSelection', 'noEndpoints', 'endpoints', 'count', 'graphLabel',
-  'saveSvg', 'fit', 'zoomIn', 'zoomOut', 'namespaceLabel', 'allNamespaces', 'onlyNoEndpoints', 'traceFromHere', 'clearTrace', 'traced', 'keys', 'layoutTime',
+  'filterPlaceholder',
+  'filterLabel',
+  'servicesLabel',
+  'copyMermaid',
+  'noSelection',
+  'noEndpoints',
+  'endpoints',
+  'count',
+  'graphLabel',
+  'saveSvg',
+  'fit',
+  'zoomIn',
+  'zoomOut',
+  'namespaceLabel',
+  'allNamespaces',
+  'onlyNoEndpoints',
+  'traceFromHere',
+  'clearTrace',
+  'traced',
+  'keys',
+  'layoutTime',
 ];
 
 const MARK_KINDS = ['missing', 'stale', 'filtered', 'not-programmed'];
@@ -173,9 +192,13 @@ function isGraph(v: unknown): v is ServiceGraph {
       isStringArray(n.badges, 100) &&
       isMark(n.mark) &&
       (n.source === undefined || (isObject(n.source) && isNumber(n.source.fileIndex) && isRange(n.source.range))) &&
-      (n.target === undefined || (isObject(n.target) && isString(n.target.frontend, 20) && isNumber(n.target.port) && isString(n.target.protocol, 20) && (n.target.address === undefined || isString(n.target.address, 100)))),
+      (n.target === undefined ||
+        (isObject(n.target) && isString(n.target.frontend, 20) && isNumber(n.target.port) && isString(n.target.protocol, 20) && (n.target.address === undefined || isString(n.target.address, 100)))),
   );
-  const edgesOk = v.edges.every((e: unknown) => isObject(e) && isString(e.from) && isString(e.to) && (e.share === undefined || isNumber(e.share)) && (e.label === undefined || isString(e.label)) && (e.dashed === undefined || typeof e.dashed === 'boolean'));
+  const edgesOk = v.edges.every(
+    (e: unknown) =>
+      isObject(e) && isString(e.from) && isString(e.to) && (e.share === undefined || isNumber(e.share)) && (e.label === undefined || isString(e.label)) && (e.dashed === undefined || typeof e.dashed === 'boolean'),
+  );
   return nodesOk && edgesOk;
 }
 
@@ -183,7 +206,16 @@ export function parseToWebview(v: unknown): ToWebview | undefined {
   if (!isObject(v)) return undefined;
   if (v.type === 'init') {
     const s = v.strings;
-    if (!isString(v.title) || !isObject(s) || !STRING_KEYS.every((k) => isString(s[k])) || !isStringArray(v.files, 1_000, 10_000) || !Array.isArray(v.services) || !v.services.every(isSummary) || !isStringArray(v.selected, MAX_KEYS)) return undefined;
+    if (
+      !isString(v.title) ||
+      !isObject(s) ||
+      !STRING_KEYS.every((k) => isString(s[k])) ||
+      !isStringArray(v.files, 1_000, 10_000) ||
+      !Array.isArray(v.services) ||
+      !v.services.every(isSummary) ||
+      !isStringArray(v.selected, MAX_KEYS)
+    )
+      return undefined;
     return v as unknown as ToWebview;
   }
   if (v.type === 'graph') {

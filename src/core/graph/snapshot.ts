@@ -1,5 +1,5 @@
 // The graph of a node snapshot: which file each Service object lives in, and the DNAT rule of each KUBE-SEP.
-import type { Endpoint, Service } from '../kube/catalog';
+import type { Endpoint, Service } from '../kube/service';
 import type { IptablesAnalysis } from '../language/iptables';
 import type { NodeSnapshot } from '../snapshot';
 import { clusterOverlay } from './cluster';
@@ -66,7 +66,13 @@ export function graphOfSnapshot(snapshot: NodeSnapshot, eager = Number.POSITIVE_
 /** The graphs of the Services with these keys. */
 export function graphsOfSnapshot(snapshot: NodeSnapshot, keys: readonly string[]): ServiceGraph[] {
   const api = new Map((clusterOverlay(snapshot)?.notProgrammed ?? []).map((x) => [x.graph.key, x.graph]));
-  const dump = new Map(graphsOf(snapshot.services, keys.filter((k) => !api.has(k)), graphOptions(snapshot)).map((g) => [g.key, g]));
+  const dump = new Map(
+    graphsOf(
+      snapshot.services,
+      keys.filter((k) => !api.has(k)),
+      graphOptions(snapshot),
+    ).map((g) => [g.key, g]),
+  );
   return keys.flatMap((k) => api.get(k) ?? dump.get(k) ?? []);
 }
 

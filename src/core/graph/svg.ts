@@ -93,7 +93,14 @@ export function layeredLayout(graphs: ServiceGraph[]): GraphLayout {
       const a = at.get(e.from);
       const b = at.get(e.to);
       if (!a || !b) continue;
-      edges.push({ from: e.from, to: e.to, points: [[a.x + NODE_WIDTH, a.y + NODE_HEIGHT / 2], [b.x, b.y + NODE_HEIGHT / 2]] });
+      edges.push({
+        from: e.from,
+        to: e.to,
+        points: [
+          [a.x + NODE_WIDTH, a.y + NODE_HEIGHT / 2],
+          [b.x, b.y + NODE_HEIGHT / 2],
+        ],
+      });
     }
     top += bandHeight + BAND_GAP;
   }
@@ -124,14 +131,16 @@ export function clip(text: string, max: number): string {
 
 /** XML text and attribute escaping; characters XML 1.0 forbids are dropped. */
 export function xmlEscape(text: string): string {
-  return text
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
 }
 
 const STYLE = [

@@ -6,5 +6,5 @@
  */
 export function snapshotName(path: string): string {
   const parts = path.split('/').filter(Boolean);
-  return parts.length >= 2 ? parts[parts.length - 2] : parts[0] ?? path;
+  return parts.length >= 2 ? parts[parts.length - 2] : (parts[0] ?? path);
 }

@@ -1,8 +1,8 @@
 // A trace drawn on the Service graph: which nodes and edges the traced connection passes, with the share of new
 // connections that take each of them. Pure: the extension runs the trace (core/trace) and sends the highlight.
-import { formatShare, type Service } from '../kube/catalog';
+import { formatShare, type Service } from '../kube/service';
 import type { TraceResult } from '../trace/types';
-import { formatAddress, parseAddress } from '../trace/addr';
+import { formatAddress, formatHostPort, parseAddress } from '../model/address';
 import { assumptionGroups } from '../trace/facts';
 import { frontendTarget, type GraphEdge, type GraphNode, type GraphTarget, type ServiceGraph } from './model';
 
@@ -195,7 +195,7 @@ export function traceHighlight(graphs: ServiceGraph[], result: TraceResult): Tra
   const clamp = (x: number) => Math.min(1, x);
   const labelOf = new Map(graphs.flatMap((g) => g.nodes.map((n) => [n.id, n.label] as const)));
   return {
-    title: `${result.packet.protocol} ${result.packet.dst.includes(':') ? `[${result.packet.dst}]` : result.packet.dst}:${result.packet.dport}`,
+    title: `${result.packet.protocol} ${formatHostPort(result.packet.dst, result.packet.dport)}`,
     nodes: [...nodeShare].map(([id, share]) => ({ id, share: clamp(share), label: `${labelOf.get(id) ?? id} ${formatShare(clamp(share))}` })),
     edges: [...edgeShare.values()].map((e) => ({ from: e.from, to: e.to, share: clamp(e.share), label: e.condition ?? formatShare(clamp(e.share)) })),
   };

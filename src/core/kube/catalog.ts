@@ -1,183 +1,31 @@
 // The Service catalog (DESIGN §4) of an iptables-mode node: built from kube-proxy's comments where it
 // wrote them and from the chain structure where it did not (large clusters drop most comments).
-import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
-import {
-  findMatchOption,
-  findParam,
-  matchOptionValues,
-  plainParam,
-  targetOptionValue,
-  type Chain,
-  type IptablesRuleset,
-  type Rule,
-  type Table,
-} from '../model/iptables';
+import { CappedDiagnostics } from '../model/diagnostics';
+import { findMatchOption, findParam, matchOptionValues, plainParam, targetOptionValue, type Chain, type IptablesRuleset, type Rule, type Table } from '../model/iptables';
 import type { Range } from '../model/range';
 import { t } from '../l10n';
 import { classifyKubeChain, isServiceHashedKind } from './chains';
 import { endpointHash, isEndpointHashName, portProtoHash } from './hash';
 import { ChainNode, RuleNode, withTransientRuleDetails } from '../parse/iptables/nodes';
 import { RulePeek } from './iptables-rule-peek';
-import { formatHostPort } from '../trace/addr';
-
-export type FrontendKind = 'clusterIP' | 'nodePort' | 'loadBalancer' | 'externalIP';
-
-export interface ObjectRef {
-  /** Chain name, or the rule's chain for rules. */
-  name: string;
-  tableId: string;
-  range: Range;
-  role:
-    | 'service-chain'
-    | 'service-local-chain'
-    | 'external-chain'
-    | 'firewall-chain'
-    | 'endpoint-chain'
-    | 'frontend-rule'
-    | 'reject-rule'
-    | 'map-element'
-    | 'set-element'
-    | 'affinity-set'
-    | 'virtual-service'
-    | 'real-server'
-    | 'ipset-member';
-}
-
-export interface Frontend {
-  kind: FrontendKind;
-  address?: string;
-  port: number;
-  range?: Range;
-  /**
-   * The dump cannot tell an external IP from a load-balancer IP here: in iptables mode for Services without
-   * endpoints (the same REJECT rule), in nftables mode for every address not listed in `firewall-ips`.
-   * Such frontends are reported as externalIP with this flag.
-   */
-  kindUncertain?: boolean;
-  /** Why the kind was guessed, in words ("probably a NodePort: the same port on 3 node addresses"). */
-  kindNote?: string;
-}
-
-export interface Endpoint {
-  address: string;
-  port: number;
-  /** Share of new ClusterIP connections from a pod that reach this endpoint. */
-  probability: number;
-  local?: boolean;
-  /** The KUBE-SEP chain. */
-  chain?: string;
-  /** The raw `--probability` on the rule that selects it (kube-proxy writes 1/n, 1/(n-1), …). */
-  ruleProbability?: number;
-  range?: Range;
-  /**
-   * Set only when a Local traffic policy splits the selection (see hasPolicyShares): the endpoint's share of the
-   * cluster policy chain (KUBE-SVC, nft `service-…`) and of the local one (KUBE-SVL, nft `local-…`); absent
-   * where that chain does not select it.
-   */
-  clusterShare?: number;
-  localShare?: number;
-}
-
-/** Whether the catalog gave the endpoints their shares per policy chain (else `probability` is the cluster chain's). */
-export function hasPolicyShares(s: Service): boolean {
-  return s.endpoints.some((e) => e.clusterShare !== undefined || e.localShare !== undefined);
-}
-
-/**
- * What the external chain of an externalTrafficPolicy Local Service sends to the cluster policy chain anyway:
- * pods (kube-proxy's local-traffic detector: a source CIDR or an input interface) and this node (`addrtype
- * --src-type LOCAL`, nft `fib saddr type local`); everyone else goes to the local policy chain.
- */
-export interface ShortCircuit {
-  podSource?: string;
-  podInterface?: string;
-  node?: boolean;
-}
-
-export interface Policies {
-  sessionAffinity?: { kind: 'ClientIP'; timeoutSeconds: number };
-  externalTrafficPolicy?: 'Cluster' | 'Local';
-  internalTrafficPolicy?: 'Cluster' | 'Local';
-  loadBalancerSourceRanges?: string[];
-  /** What happens to connections when the service has no (local) endpoints. */
-  noEndpoints?: 'reject' | 'drop';
-  /** A Local policy with endpoints, none of them on this node: kube-proxy drops that traffic ("has no local endpoints"). */
-  noLocalEndpoints?: { internal?: boolean; external?: boolean };
-  /** externalTrafficPolicy Local: the sources that still reach every endpoint. */
-  shortCircuit?: ShortCircuit;
-  /** Sources outside this range are masqueraded (the `! -s clusterCIDR -j KUBE-MARK-MASQ` rule). */
-  clusterCIDR?: string;
-  masqueradeAll?: boolean;
-  /** IPVS mode: every NodePort connection is masqueraded (KUBE-NODE-PORT's `--match-set KUBE-NODE-PORT-<PROTO>` → KUBE-MARK-MASQ). */
-  nodePortMasquerade?: boolean;
-  /** IPVS mode: the virtual service's scheduler and what it means for the shares. */
-  scheduler?: string;
-  schedulerNote?: string;
-}
-
-export interface HashCheck {
-  chain: string;
-  expected: string;
-  ok: boolean;
-  range: Range;
-}
-
-export interface Service {
-  namespace: string;
-  name: string;
-  portName: string;
-  protocol: string;
-  frontends: Frontend[];
-  endpoints: Endpoint[];
-  policies: Policies;
-  objects: ObjectRef[];
-  /** The hash shared by KUBE-SVC/SVL/EXT/FW chains. */
-  hash?: string;
-  /** True when the name is unknown (no comments) and `name` holds the chain name instead. */
-  anonymous?: boolean;
-  hashChecks: HashCheck[];
-  family: 'ipv4' | 'ipv6';
-  /** The Service's chain is jumped to but not in this file (kube-proxy's partial restore input). */
-  endpointsNotInDump?: boolean;
-}
-
-/** What has a name range: a chain or a named set (the parsers' chains make theirs when asked). */
-export type Named = { readonly nameRange: Range };
-
-/** A hash check whose range is its object's name, made when asked (one per chain of a large dump, issue #8). */
-export class NamedHashCheck implements HashCheck {
-  // A private field, not a property: answers sent to the extension host must not carry the whole chain.
-  readonly #of: Named;
-  constructor(
-    readonly chain: string,
-    readonly expected: string,
-    readonly ok: boolean,
-    of: Named,
-  ) {
-    this.#of = of;
-  }
-
-  get range(): Range {
-    return this.#of.nameRange;
-  }
-}
-
-/** An object of a Service whose range is the name of a chain or set, made when asked. */
-export class NamedObjectRef implements ObjectRef {
-  readonly #of: Named;
-  constructor(
-    readonly name: string,
-    readonly tableId: string,
-    readonly role: ObjectRef['role'],
-    of: Named,
-  ) {
-    this.#of = of;
-  }
-
-  get range(): Range {
-    return this.#of.nameRange;
-  }
-}
+import { formatHostPort } from '../model/address';
+import {
+  compareServices,
+  hashedServicePortNames,
+  NamedHashCheck,
+  NamedObjectRef,
+  parseServicePortName,
+  servicePortNameString,
+  sortFrontends,
+  type Catalog,
+  type Endpoint,
+  type Frontend,
+  type FrontendKind,
+  type ObjectRef,
+  type Service,
+  type ServicePortName,
+  type ShortCircuit,
+} from './service';
 
 /** An iptables rule as an object of a Service (its frontend or reject rule): the range is the rule's, made when asked. */
 class RuleObjectRef implements ObjectRef {
@@ -200,7 +48,7 @@ class RuleObjectRef implements ObjectRef {
 
 /**
  * An endpoint selected by a rule of a KUBE-SVC/SVL chain, whose range is that rule's, made when asked: a 10,000
- * Service dump has 100,000 of them, and three range objects each were a good part of the catalog (issue #8).
+ * Service dump has 100,000 of them, and three range objects each were a good part of the catalog (docs/performance.md#memory).
  */
 class RuleEndpoint implements Endpoint {
   readonly #rule: Rule;
@@ -221,48 +69,6 @@ class RuleEndpoint implements Endpoint {
   get range(): Range {
     return this.#rule.range;
   }
-}
-
-export interface Catalog {
-  mode: 'iptables' | 'nftables' | 'ipvs';
-  services: Service[];
-  diagnostics: Diagnostic[];
-  /** How many more diagnostics the checks found than `diagnostics` holds (see CappedDiagnostics). */
-  unreported?: number;
-}
-
-interface ServicePortName {
-  namespace: string;
-  name: string;
-  portName: string;
-}
-
-const SERVICE_PORT_NAME =
-  /^(?:masquerade (?:LOCAL )?traffic for |pod traffic for |route LOCAL traffic for |other traffic to |Balancing rule \d+ for )?([a-z0-9]([-a-z0-9.]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)(?::(\S*))?(?:\s|$)/i;
-
-/**
- * The Service port a kube-proxy comment names, in every form it wrote: `ns/name:port …`, `ns/name …`, and older
- * versions' `ns/name: …` for an unnamed port (their ServicePortName.String() always added the colon), bare or
- * after a lead-in ("masquerade traffic for", "Balancing rule 0 for", …).
- */
-export function parseServicePortName(comment: string | undefined): ServicePortName | undefined {
-  if (!comment) return undefined;
-  const m = SERVICE_PORT_NAME.exec(comment);
-  if (!m) return undefined;
-  return { namespace: m[1], name: m[3], portName: m[5] ?? '' };
-}
-
-/**
- * The spellings kube-proxy hashed a Service port's name in: "ns/name:port", or for an unnamed port "ns/name"
- * (newer) and "ns/name:" (older versions, whose comments show the colon too).
- */
-export function hashedServicePortNames(spn: ServicePortName): string[] {
-  const name = servicePortNameString(spn);
-  return spn.portName ? [name] : [name, `${name}:`];
-}
-
-export function servicePortNameString(spn: ServicePortName): string {
-  return `${spn.namespace}/${spn.name}${spn.portName ? `:${spn.portName}` : ''}`;
 }
 
 function stripHostPrefix(address: string): string {
@@ -318,19 +124,31 @@ function frontendKindFromComment(comment: string | undefined): FrontendKind | un
   return undefined;
 }
 
-const FRONTEND_ORDER: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
-
-function compareFrontends(a: Frontend, b: Frontend): number {
-  return FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port;
-}
-
 /** The kinds of chain named after a Service port's hash (see isServiceHashedKind). */
 type HashedKind = 'service' | 'service-local' | 'external' | 'firewall' | 'legacy-xlb';
 
-/** One kube-proxy hash of a nat table: its Service and its chains by kind, found once by name (issue #8). */
+/** One kube-proxy hash of a nat table: its Service and its chains by kind, found once by name (docs/performance.md#memory). */
 interface HashEntry {
   service: Service | undefined;
   chains: Record<HashedKind, Chain | undefined>;
+}
+
+/**
+ * The kube-proxy hashes of a nat table with their chains (deleted ones too), and those with a Service in the order
+ * the Services were made (that of byKey).
+ */
+class HashEntries {
+  private readonly byHash = new Map<string, HashEntry>();
+  readonly withService: HashEntry[] = [];
+
+  get(hash: string): HashEntry {
+    let found = this.byHash.get(hash);
+    if (found === undefined) {
+      const chains = { service: undefined, 'service-local': undefined, external: undefined, firewall: undefined, 'legacy-xlb': undefined };
+      this.byHash.set(hash, (found = { service: undefined, chains }));
+    }
+    return found;
+  }
 }
 
 /** The chains whose names are checked against a Service's hash, in order, with their prefix. */
@@ -396,60 +214,60 @@ class CatalogBuilder {
     // What the KUBE-MARK-MASQ rules of each SVC/SVL chain say (see masqueradeEffects), read in step 1 just after the
     // chain's first rule (usually that rule), applied in step 3 to the chain the Service uses.
     const masquerade = new Map<Chain, (string | true)[]>();
-    // The table's hashes with their chains (deleted ones too), and those with a Service in the order the Services
-    // were made (that of byKey).
-    const byHash = new Map<string, HashEntry>();
-    const entry = (hash: string): HashEntry => {
-      let found = byHash.get(hash);
-      if (found === undefined) {
-        const chains = { service: undefined, 'service-local': undefined, external: undefined, firewall: undefined, 'legacy-xlb': undefined };
-        byHash.set(hash, (found = { service: undefined, chains }));
-      }
-      return found;
-    };
-    const withService: HashEntry[] = [];
+    const hashes = new HashEntries();
     // 1. Hashed per-service chains give the identity and the endpoint selection.
-    for (const chain of table.chains) {
-      // Endpoint chains (most of them) are read from the Service chains' rules.
-      if (chain.name.startsWith('KUBE-SEP-')) continue;
-      const info = classifyKubeChain(chain.name);
-      if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
-      const hashEntry = entry(info.hash);
-      hashEntry.chains[info.kind as HashedKind] = chain;
-      if (chain.deletedAt) continue;
-      const s = this.hashedService(table, hashEntry, info.hash, withService);
-      const role: ObjectRef['role'] =
-        info.kind === 'service' ? 'service-chain' : info.kind === 'service-local' || info.kind === 'legacy-xlb' ? 'service-local-chain' : info.kind === 'external' ? 'external-chain' : 'firewall-chain';
-      s.objects.push(new NamedObjectRef(chain.name, table.id, role, chain));
-      for (const rule of chain.rules) {
-        if (s.name && s.protocol) break; // both known: the remaining rules cannot change them
-        const peek = this.peek.read(rule);
-        if (!s.name) this.nameFrom(s, parseServicePortName(peek.comment()));
-        s.protocol ||= peek.protocol() ?? '';
-      }
-      if (info.kind === 'service' || info.kind === 'service-local' || info.kind === 'legacy-xlb') masquerade.set(chain, masqueradeEffects(chain, this.peek));
-      if (info.kind === 'firewall') {
-        const ranges = chain.rules.filter((r) => r.target?.kind === 'jump' && findParam(r, '-s')).map((r) => findParam(r, '-s')!.values[0]);
-        if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
-      }
-      if (info.kind === 'legacy-xlb') {
-        // Older kube-proxy's chain of externalTrafficPolicy Local: its own short-circuit, then the local endpoints.
-        s.policies.externalTrafficPolicy = 'Local';
-        s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
-      }
-      if (info.kind === 'external') {
-        const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.targetName ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(this.peek.read(r).comment() ?? ''));
-        s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
-        if (local) s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
-      }
-    }
+    for (const chain of table.chains) this.hashedChain(table, chain, hashes, masquerade);
     // 2. Frontends from KUBE-SERVICES and KUBE-NODEPORTS.
+    this.servicesFrontends(table, hashes);
+    this.nodePortFrontends(table, hashes);
+    // 3. Endpoints: follow the chain the ClusterIP frontend uses (SVC, or SVL for internalTrafficPolicy Local).
+    for (const { service: s, chains } of hashes.withService) if (s !== undefined) this.serviceEndpoints(table, s, chains, masquerade);
+  }
+
+  /** Step 1 for one chain of the nat table: a hashed per-service chain names its Service and tells its policies. */
+  private hashedChain(table: Table, chain: Chain, hashes: HashEntries, masquerade: Map<Chain, (string | true)[]>): void {
+    // Endpoint chains (most of them) are read from the Service chains' rules.
+    if (chain.name.startsWith('KUBE-SEP-')) return;
+    const info = classifyKubeChain(chain.name);
+    if (!info?.hash || !isServiceHashedKind(info.kind)) return;
+    const hashEntry = hashes.get(info.hash);
+    hashEntry.chains[info.kind as HashedKind] = chain;
+    if (chain.deletedAt) return;
+    const s = this.hashedService(table, hashEntry, info.hash, hashes.withService);
+    const role: ObjectRef['role'] =
+      info.kind === 'service' ? 'service-chain' : info.kind === 'service-local' || info.kind === 'legacy-xlb' ? 'service-local-chain' : info.kind === 'external' ? 'external-chain' : 'firewall-chain';
+    s.objects.push(new NamedObjectRef(chain.name, table.id, role, chain));
+    for (const rule of chain.rules) {
+      if (s.name && s.protocol) break; // both known: the remaining rules cannot change them
+      const peek = this.peek.read(rule);
+      if (!s.name) this.nameFrom(s, parseServicePortName(peek.comment()));
+      s.protocol ||= peek.protocol() ?? '';
+    }
+    if (info.kind === 'service' || info.kind === 'service-local' || info.kind === 'legacy-xlb') masquerade.set(chain, masqueradeEffects(chain, this.peek));
+    if (info.kind === 'firewall') {
+      const ranges = chain.rules.filter((r) => r.target?.kind === 'jump' && findParam(r, '-s')).map((r) => findParam(r, '-s')!.values[0]);
+      if (ranges.length > 0) s.policies.loadBalancerSourceRanges = ranges;
+    }
+    if (info.kind === 'legacy-xlb') {
+      // Older kube-proxy's chain of externalTrafficPolicy Local: its own short-circuit, then the local endpoints.
+      s.policies.externalTrafficPolicy = 'Local';
+      s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
+    }
+    if (info.kind === 'external') {
+      const local = chain.rules.some((r) => /^KUBE-(SVL|XLB)-/.test(r.targetName ?? '')) || chain.rules.some((r) => /^pod traffic for /.test(this.peek.read(r).comment() ?? ''));
+      s.policies.externalTrafficPolicy = local ? 'Local' : 'Cluster';
+      if (local) s.policies.shortCircuit = shortCircuitOf(chain, `KUBE-SVC-${info.hash}`);
+    }
+  }
+
+  /** Step 2: the ClusterIP, load-balancer and external-IP frontends, from KUBE-SERVICES. */
+  private servicesFrontends(table: Table, hashes: HashEntries): void {
     const services = table.chainByName.get('KUBE-SERVICES');
     for (const rule of services?.rules ?? []) {
       const target = rule.targetName ?? '';
       const info = classifyKubeChain(target);
       if (!info?.hash || !isServiceHashedKind(info.kind)) continue;
-      const s = this.hashedService(table, entry(info.hash), info.hash, withService);
+      const s = this.hashedService(table, hashes.get(info.hash), info.hash, hashes.withService);
       const peek = this.peek.read(rule);
       const comment = peek.comment();
       if (!s.name) this.nameFrom(s, parseServicePortName(comment));
@@ -463,6 +281,10 @@ class CatalogBuilder {
       this.addFrontend(s, { kind, address, port, range: rule.range });
       s.objects.push(new RuleObjectRef(rule, 'frontend-rule'));
     }
+  }
+
+  /** Step 2: the NodePort frontends, from KUBE-NODEPORTS. */
+  private nodePortFrontends(table: Table, hashes: HashEntries): void {
     const nodePorts = table.chainByName.get('KUBE-NODEPORTS');
     for (const rule of nodePorts?.rules ?? []) {
       const info = classifyKubeChain(rule.targetName ?? '');
@@ -470,35 +292,35 @@ class CatalogBuilder {
       const peek = this.peek.read(rule);
       const port = peek.destinationPort();
       if (port === undefined) continue;
-      const s = this.hashedService(table, entry(info.hash), info.hash, withService);
+      const s = this.hashedService(table, hashes.get(info.hash), info.hash, hashes.withService);
       if (!s.name) this.nameFrom(s, parseServicePortName(peek.comment()));
       s.protocol ||= peek.protocol() ?? '';
       this.addFrontend(s, { kind: 'nodePort', port, range: rule.range });
       s.objects.push(new RuleObjectRef(rule, 'frontend-rule'));
     }
-    // 3. Endpoints: follow the chain the ClusterIP frontend uses (SVC, or SVL for internalTrafficPolicy Local).
-    for (const { service: s, chains } of withService) {
-      if (s === undefined) continue;
-      const svc = chains.service;
-      const svl = chains['service-local'] ?? chains['legacy-xlb'];
-      const primary = s.policies.internalTrafficPolicy === 'Local' ? svl : (svc ?? svl);
-      if (!primary && !svc && !svl) s.endpointsNotInDump = true;
-      const endpointChains = this.policyEndpoints(table, s, primary, svc, svl);
-      if (primary) {
-        for (const effect of masquerade.get(primary) ?? masqueradeEffects(primary, this.peek)) {
-          if (effect === true) s.policies.masqueradeAll = true;
-          else s.policies.clusterCIDR = effect;
-        }
-        const affinity = primary.rules.find((rule) => this.peek.read(rule).isAffinityCheck());
-        if (affinity) {
-          const seconds = Number(this.peek.read(affinity).affinitySeconds() ?? 10800);
-          s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: seconds };
-        }
+  }
+
+  /** Step 3 for one Service: its endpoints, masquerading and affinity from the chain its ClusterIP uses, and the hash checks. */
+  private serviceEndpoints(table: Table, s: Service, chains: HashEntry['chains'], masquerade: Map<Chain, (string | true)[]>): void {
+    const svc = chains.service;
+    const svl = chains['service-local'] ?? chains['legacy-xlb'];
+    const primary = s.policies.internalTrafficPolicy === 'Local' ? svl : (svc ?? svl);
+    if (!primary && !svc && !svl) s.endpointsNotInDump = true;
+    const endpointChains = this.policyEndpoints(table, s, primary, svc, svl);
+    if (primary) {
+      for (const effect of masquerade.get(primary) ?? masqueradeEffects(primary, this.peek)) {
+        if (effect === true) s.policies.masqueradeAll = true;
+        else s.policies.clusterCIDR = effect;
       }
-      // No rule on the way named the protocol (a Service port left with only its chains): its DNAT rules do, or the hash.
-      if (!s.protocol) s.protocol = this.dnatProtocol(endpointChains) ?? protocolFromHash(s) ?? '';
-      this.checkHashes(s, chains, endpointChains);
+      const affinity = primary.rules.find((rule) => this.peek.read(rule).isAffinityCheck());
+      if (affinity) {
+        const seconds = Number(this.peek.read(affinity).affinitySeconds() ?? 10800);
+        s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: seconds };
+      }
     }
+    // No rule on the way named the protocol (a Service port left with only its chains): its DNAT rules do, or the hash.
+    if (!s.protocol) s.protocol = this.dnatProtocol(endpointChains) ?? protocolFromHash(s) ?? '';
+    this.checkHashes(s, chains, endpointChains);
   }
 
   /**
@@ -677,13 +499,13 @@ class CatalogBuilder {
   private finish(s: Service): void {
     if (!s.name) {
       s.anonymous = true;
-      s.name = s.hash ? `KUBE-SVC-${s.hash}` : (s.frontends[0] ? `${s.frontends[0].address ?? ''}:${s.frontends[0].port}` : '?');
+      s.name = s.hash ? `KUBE-SVC-${s.hash}` : s.frontends[0] ? `${s.frontends[0].address ?? ''}:${s.frontends[0].port}` : '?';
     }
     s.protocol ||= 'tcp';
     if (s.endpoints.length > 0 && s.policies.noEndpoints === 'reject' && !s.endpoints.some((e) => e.probability > 0)) {
       // only local endpoints left for external traffic
     }
-    if (s.frontends.length > 1) s.frontends.sort(compareFrontends);
+    sortFrontends(s.frontends);
   }
 }
 
@@ -742,85 +564,4 @@ function parseEndpointComment(comment: string | undefined): { address: string; p
 export function buildCatalog(ruleset: IptablesRuleset): Catalog {
   // The catalog reads most rules of a kube-proxy dump once: their options are not kept afterwards.
   return withTransientRuleDetails(() => new CatalogBuilder(ruleset).build());
-}
-
-/** What the snapshot says beside its catalogs: its mode and the rules of other modes left on the node. */
-export interface CatalogJsonContext {
-  mode?: string;
-  leftovers?: { mode: string; file: string; note: string }[];
-}
-
-/** The services JSON of `dataplane services --json` (CLI contract). */
-export function catalogToJson(catalogs: Catalog[], context: CatalogJsonContext = {}): unknown {
-  const current = context.mode === 'iptables' || context.mode === 'ipvs' || context.mode === 'nftables' ? context.mode : undefined;
-  const services = catalogs.flatMap((c) => c.services.map((s) => ({ s, leftover: current !== undefined && c.mode !== current })));
-  return {
-    mode: current ?? catalogs[0]?.mode ?? 'iptables',
-    ...(context.leftovers && context.leftovers.length > 0 ? { leftovers: context.leftovers } : {}),
-    services: services.map(({ s, leftover }) => ({
-      namespace: s.namespace,
-      name: s.name,
-      portName: s.portName,
-      protocol: s.protocol,
-      ...(leftover ? { leftover: true } : {}),
-      frontends: s.frontends.map(frontendJson),
-      endpoints: s.endpoints.map((e) => {
-        const out: { address: string; port: number; probability: number; local?: boolean } = { address: e.address, port: e.port, probability: roundProbability(e.probability) };
-        if (e.local !== undefined) out.local = e.local;
-        return out;
-      }),
-      policies: policiesJson(s.policies, s),
-    })),
-  };
-}
-
-function frontendJson(f: Frontend): Record<string, unknown> {
-  const out: Record<string, unknown> = f.address === undefined ? { kind: f.kind, port: f.port } : { kind: f.kind, address: f.address, port: f.port };
-  if (f.kindUncertain) {
-    out.uncertain = true;
-    if (f.kindNote) out.why = f.kindNote;
-  }
-  return out;
-}
-
-function policiesJson(p: Policies, s: Service): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (s.endpointsNotInDump) out.endpointsNotInDump = true;
-  out.sessionAffinity = p.sessionAffinity ? 'ClientIP' : 'None';
-  if (p.sessionAffinity) out.sessionAffinityTimeoutSeconds = p.sessionAffinity.timeoutSeconds;
-  if (p.externalTrafficPolicy) out.externalTrafficPolicy = p.externalTrafficPolicy;
-  if (p.internalTrafficPolicy) out.internalTrafficPolicy = p.internalTrafficPolicy;
-  if (p.loadBalancerSourceRanges) out.loadBalancerSourceRanges = p.loadBalancerSourceRanges;
-  if (p.noEndpoints) out.noEndpoints = p.noEndpoints;
-  if (p.clusterCIDR) out.clusterCIDR = p.clusterCIDR;
-  if (p.masqueradeAll) out.masqueradeAll = true;
-  if (p.scheduler) out.scheduler = p.scheduler;
-  if (p.schedulerNote) out.schedulerNote = p.schedulerNote;
-  return out;
-}
-
-/** Probabilities from chained 1/n rules carry float noise; 12 significant digits are plenty. */
-export function roundProbability(p: number): number {
-  return Number(p.toPrecision(12));
-}
-
-export function formatShare(p: number): string {
-  const pct = p * 100;
-  if (pct === 0 || pct === 100) return `${pct}%`;
-  return `${pct.toFixed(pct < 1 ? 2 : 1).replace(/\.0+$/, '')}%`;
-}
-
-export function serviceLabel(s: Service): string {
-  return s.anonymous ? s.name : `${servicePortNameString(s)}/${s.protocol}`;
-}
-
-/** The order every catalog lists its Services in: namespace, name, port name, protocol, family. */
-export function compareServices(a: Service, b: Service): number {
-  return (
-    a.namespace.localeCompare(b.namespace) ||
-    a.name.localeCompare(b.name) ||
-    a.portName.localeCompare(b.portName) ||
-    a.protocol.localeCompare(b.protocol) ||
-    a.family.localeCompare(b.family)
-  );
 }

@@ -46,43 +46,45 @@ export type KubeChainKind =
 export type KubeChainOwner = 'kube-proxy' | 'kubelet' | 'kube-router' | 'unknown';
 
 // A Map: an object would answer for "constructor" or "toString" (and looks up slower with names cut from a line).
-const FIXED = new Map<string, KubeChainKind>(Object.entries({
-  'KUBE-SERVICES': 'services',
-  'KUBE-NODEPORTS': 'nodeports',
-  'KUBE-MARK-MASQ': 'mark-masq',
-  'KUBE-MARK-DROP': 'mark-drop',
-  'KUBE-POSTROUTING': 'postrouting',
-  'KUBE-FORWARD': 'forward',
-  'KUBE-EXTERNAL-SERVICES': 'external-services',
-  'KUBE-PROXY-FIREWALL': 'proxy-firewall',
-  'KUBE-PROXY-CANARY': 'proxy-canary',
-  'KUBE-KUBELET-CANARY': 'kubelet-canary',
-  'KUBE-FIREWALL': 'kubelet-firewall',
-  'KUBE-IPTABLES-HINT': 'iptables-hint',
-  'KUBE-NODE-PORT': 'node-port',
-  'KUBE-LOAD-BALANCER': 'load-balancer',
-  'KUBE-LOOP-BACK': 'loop-back',
-  'KUBE-SOURCE-RANGES-FIREWALL': 'source-ranges-firewall',
-  'KUBE-IPVS-FILTER': 'ipvs-filter',
-  'KUBE-IPVS-OUT-FILTER': 'ipvs-out-filter',
-  // kube-proxy's userspace mode (removed in 1.26).
-  'KUBE-PORTALS-CONTAINER': 'userspace-portal',
-  'KUBE-PORTALS-HOST': 'userspace-portal',
-  'KUBE-NODEPORT-CONTAINER': 'userspace-portal',
-  'KUBE-NODEPORT-HOST': 'userspace-portal',
-  // kubelet's hostport manager (kubenet, dockershim; CRI-O keeps a copy of it).
-  'KUBE-HOSTPORTS': 'hostports',
-  'KUBE-LOCALDEST': 'hostports',
-  // kube-router's network policy controller (pkg/controllers/netpol) and service proxy (pkg/controllers/proxy).
-  'KUBE-ROUTER-INPUT': 'kube-router-netpol',
-  'KUBE-ROUTER-FORWARD': 'kube-router-netpol',
-  'KUBE-ROUTER-OUTPUT': 'kube-router-netpol',
-  'KUBE-NWPLCY-DEFAULT': 'kube-router-default-policy',
-  'KUBE-NWPLCY-COMMON': 'kube-router-common-policy',
-  'KUBE-NWPLCY-TAIL': 'kube-router-tail-policy',
-  'KUBE-ROUTER-SERVICES': 'kube-router-services',
-  'KUBE-ROUTER-HAIRPIN': 'kube-router-hairpin',
-} satisfies Record<string, KubeChainKind>));
+const FIXED = new Map<string, KubeChainKind>(
+  Object.entries({
+    'KUBE-SERVICES': 'services',
+    'KUBE-NODEPORTS': 'nodeports',
+    'KUBE-MARK-MASQ': 'mark-masq',
+    'KUBE-MARK-DROP': 'mark-drop',
+    'KUBE-POSTROUTING': 'postrouting',
+    'KUBE-FORWARD': 'forward',
+    'KUBE-EXTERNAL-SERVICES': 'external-services',
+    'KUBE-PROXY-FIREWALL': 'proxy-firewall',
+    'KUBE-PROXY-CANARY': 'proxy-canary',
+    'KUBE-KUBELET-CANARY': 'kubelet-canary',
+    'KUBE-FIREWALL': 'kubelet-firewall',
+    'KUBE-IPTABLES-HINT': 'iptables-hint',
+    'KUBE-NODE-PORT': 'node-port',
+    'KUBE-LOAD-BALANCER': 'load-balancer',
+    'KUBE-LOOP-BACK': 'loop-back',
+    'KUBE-SOURCE-RANGES-FIREWALL': 'source-ranges-firewall',
+    'KUBE-IPVS-FILTER': 'ipvs-filter',
+    'KUBE-IPVS-OUT-FILTER': 'ipvs-out-filter',
+    // kube-proxy's userspace mode (removed in 1.26).
+    'KUBE-PORTALS-CONTAINER': 'userspace-portal',
+    'KUBE-PORTALS-HOST': 'userspace-portal',
+    'KUBE-NODEPORT-CONTAINER': 'userspace-portal',
+    'KUBE-NODEPORT-HOST': 'userspace-portal',
+    // kubelet's hostport manager (kubenet, dockershim; CRI-O keeps a copy of it).
+    'KUBE-HOSTPORTS': 'hostports',
+    'KUBE-LOCALDEST': 'hostports',
+    // kube-router's network policy controller (pkg/controllers/netpol) and service proxy (pkg/controllers/proxy).
+    'KUBE-ROUTER-INPUT': 'kube-router-netpol',
+    'KUBE-ROUTER-FORWARD': 'kube-router-netpol',
+    'KUBE-ROUTER-OUTPUT': 'kube-router-netpol',
+    'KUBE-NWPLCY-DEFAULT': 'kube-router-default-policy',
+    'KUBE-NWPLCY-COMMON': 'kube-router-common-policy',
+    'KUBE-NWPLCY-TAIL': 'kube-router-tail-policy',
+    'KUBE-ROUTER-SERVICES': 'kube-router-services',
+    'KUBE-ROUTER-HAIRPIN': 'kube-router-hairpin',
+  } satisfies Record<string, KubeChainKind>),
+);
 
 /** Prefixes of kube-router's per-object chains, after the fixed names above. */
 const KUBE_ROUTER_PREFIXES: [string, KubeChainKind][] = [

@@ -1,6 +1,6 @@
 // What the Service catalog reads of an iptables rule — its comment, protocol, first source, destination port and
 // session-affinity check — read from the line in one scan, instead of building the rule's details (a full re-parse
-// into objects) for each of the 30,000 rules a 10,000-Service dump makes it read (issue #8).
+// into objects) for each of the 30,000 rules a 10,000-Service dump makes it read (docs/performance.md#memory).
 //
 // The scan answers only when the line leaves no doubt about what the details would hold: every option the catalog
 // reads (or an abbreviation of one) sits in the run of a `-m` match that knows it, so it cannot belong to anything

@@ -9,11 +9,10 @@ import { CONNECTION_COUNT_SCHEDULERS, DESTINATION_SCHEDULERS, SOURCE_HASH_SCHEDU
 import type { Range } from '../model/range';
 import type { IptablesRuleset } from '../model/iptables';
 import { t } from '../l10n';
-import { canonicalAddress, isLoopback, parseAddress } from '../trace/addr';
-import { endpointNumber, ipv4Number, isIpv4 } from '../parse/ipvs/address';
+import { canonicalAddress, endpointNumber, formatHostPort, ipv4Number, isIpv4, isLoopback, parseAddress } from '../model/address';
 import { Ipv4PortIpMemberNode, Ipv4PortMemberNode } from '../parse/ipset/nodes';
 import { RealServerNode } from '../parse/ipvs/nodes';
-import type { Catalog, Endpoint, Frontend, FrontendKind, HashCheck, ObjectRef, Policies, Service } from './catalog';
+import { sortFrontends, type Catalog, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Policies, type Service } from './service';
 import { grown } from '../model/typed-arrays';
 
 export interface IpvsSnapshotInput {
@@ -22,8 +21,7 @@ export interface IpvsSnapshotInput {
   iptables: IptablesRuleset[];
 }
 
-
-// The catalog's endpoints, frontends and objects read their ranges from the model when asked (issue #8: a
+// The catalog's endpoints, frontends and objects read their ranges from the model when asked (docs/performance.md#memory: a
 // node of 10,000 Services has ~100,000 of them, and the model makes its ranges on demand).
 class RealServerEndpoint implements Endpoint {
   probability: number;
@@ -87,7 +85,7 @@ class VirtualServiceObject implements ObjectRef {
 const NOT_YET_LISTED = Object.freeze([]) as unknown as never[];
 
 /**
- * A Service of the IPVS catalog. Its endpoints are made from the virtual service when first asked for (issue #8:
+ * A Service of the IPVS catalog. Its endpoints are made from the virtual service when first asked for (docs/performance.md#memory:
  * a node of 10,000 Services has ~100,000 of them, and the tree, a trace or an explanation usually reads a few).
  */
 class IpvsService implements Service {
@@ -314,7 +312,6 @@ export function probableNodePorts(services: readonly VirtualService[]): (vs: Vir
   };
 }
 
-const FRONTEND_ORDER: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
 const numericOrder = new Intl.Collator(undefined, { numeric: true });
 const plainOrder = new Intl.Collator();
 
@@ -355,26 +352,56 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   const diagnostics: Diagnostic[] = [];
   const sets = new Map<string, IpSet>();
   for (const dump of input.ipsets) for (const s of dump.sets) if (!sets.has(s.name)) sets.set(s.name, s);
+  const localEndpoints = ipPortKeys(sets.get('KUBE-LOOP-BACK') ?? sets.get('KUBE-6-LOOP-BACK'), true);
+  const clusterCIDR = clusterCidrOf(input.iptables);
+  const nodePortMasq = nodePortMasquerades(input.iptables);
+  const entries = frontendEntries(input, frontendKinds(input, sets));
+  const runs = new RealKeyRuns();
+  const groups: Group[] = [];
+  const groupOf = groupEntries(entries, groups, runs, serviceMaker(clusterCIDR, localEndpoints, runs, groups));
+  fillFrontends(entries, groups, groupOf);
+  for (const g of groups) {
+    if (g.service.frontends.some((f) => f.kind !== 'clusterIP') && !g.service.policies.externalTrafficPolicy) g.service.policies.externalTrafficPolicy = 'Cluster';
+    if (g.service.policies.externalTrafficPolicy !== 'Local' && nodePortMasq.has(g.service.protocol) && g.service.frontends.some((f) => f.kind === 'nodePort')) g.service.policies.nodePortMasquerade = true;
+    sortFrontends(g.service.frontends);
+  }
+  return { mode: 'ipvs', services: sortedServices(groups.map((g) => g.service)), diagnostics };
+}
+
+/** A Service of the catalog with the real servers of the virtual service it was made from. */
+interface Group {
+  service: Service;
+  reals: RealRun;
+}
+
+/**
+ * The virtual services that are frontends (entries), with their file and kind: parallel arrays, not an object
+ * each (docs/performance.md#memory: ~20,000 of them would live as long as the catalog is built, then be garbage).
+ */
+interface Entries {
+  vs: VirtualService[];
+  file: Int32Array;
+  kind: KindOf[];
+  count: number;
+}
+
+/** The frontend kind of a virtual service, and whether it is a guess, by kube-proxy's ipsets. */
+function frontendKinds(input: IpvsSnapshotInput, sets: Map<string, IpSet>): (vs: VirtualService) => KindOf {
   const haveSets = input.ipsets.length > 0;
   const cluster = ipPortKeys(sets.get('KUBE-CLUSTER-IP') ?? sets.get('KUBE-6-CLUSTER-IP'));
   const lb = ipPortKeys(sets.get('KUBE-LOAD-BALANCER') ?? sets.get('KUBE-6-LOAD-BALANCER'));
   const external = ipPortKeys(sets.get('KUBE-EXTERNAL-IP') ?? sets.get('KUBE-6-EXTERNAL-IP'));
-  const localEndpoints = ipPortKeys(sets.get('KUBE-LOOP-BACK') ?? sets.get('KUBE-6-LOOP-BACK'), true);
   const nodePorts = new Map<string, Uint8Array>();
   for (const proto of ['tcp', 'udp', 'sctp']) {
     const up = proto.toUpperCase();
     nodePorts.set(proto, bitmapPorts(sets.get(`KUBE-NODE-PORT-${up}`) ?? sets.get(`KUBE-6-NODE-PORT-${up}`)));
   }
   const sctpHash = ipPortKeys(sets.get('KUBE-NODE-PORT-SCTP-HASH') ?? sets.get('KUBE-6-NODE-PORT-SCTP-HASH'));
-  const clusterCIDR = clusterCidrOf(input.iptables);
-  const nodePortMasq = nodePortMasquerades(input.iptables);
-
   // Without the ipset dump the kind is a guess: NodePorts by their addresses, the rest taken to be ClusterIPs.
   const nodePortGuess = haveSets ? undefined : probableNodePorts(input.ipvs.flatMap((x) => x.dump.services));
   const guessedClusterIP: KindOf = Object.freeze({ kind: 'clusterIP', uncertain: true, note: t('probably a ClusterIP: without the ipset dump (`ipset save`) the kinds of addresses are guesses') });
-  const guessedExternalIP: KindOf = Object.freeze({ kind: 'externalIP', uncertain: true, note: t('in none of kube-proxy\'s ClusterIP, NodePort and load-balancer ipsets: probably an external IP') });
-  /** The frontend kind of a virtual service, and whether it is a guess. */
-  const kindOf = (vs: VirtualService): KindOf => {
+  const guessedExternalIP: KindOf = Object.freeze({ kind: 'externalIP', uncertain: true, note: t("in none of kube-proxy's ClusterIP, NodePort and load-balancer ipsets: probably an external IP") });
+  return (vs) => {
     const proto = vs.protocol === 'fwmark' ? 'tcp' : vs.protocol;
     const k = ipPortKey(vs.address, vs.port, proto);
     if (cluster.has(k)) return CLUSTER_IP;
@@ -386,29 +413,26 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     const note = nodePortGuess?.(vs);
     return note ? { kind: 'nodePort', uncertain: true, note } : guessedClusterIP;
   };
+}
 
-  interface Group {
-    service: Service;
-    reals: RealRun;
-  }
-  const groups: Group[] = [];
-  // The virtual services that are frontends (entries), with their file and kind: parallel arrays, not an object
-  // each (issue #8: ~20,000 of them would live as long as the catalog is built, then be garbage).
+/** The virtual services with an address and port, in dump order, with their file and kind. */
+function frontendEntries(input: IpvsSnapshotInput, kindOf: (vs: VirtualService) => KindOf): Entries {
   let capacity = 0;
   for (const { dump } of input.ipvs) capacity += dump.services.length;
-  const entryVs = new Array<VirtualService>(capacity);
-  const entryFile = new Int32Array(capacity);
-  const entryKind = new Array<KindOf>(capacity);
-  let entries = 0;
+  const entries: Entries = { vs: new Array<VirtualService>(capacity), file: new Int32Array(capacity), kind: new Array<KindOf>(capacity), count: 0 };
   for (const { dump, fileIndex } of input.ipvs) {
     for (const vs of dump.services) {
       if (vs.protocol === 'fwmark' || vs.address === undefined || vs.port === undefined) continue;
-      entryVs[entries] = vs;
-      entryFile[entries] = fileIndex;
-      entryKind[entries++] = kindOf(vs);
+      entries.vs[entries.count] = vs;
+      entries.file[entries.count] = fileIndex;
+      entries.kind[entries.count++] = kindOf(vs);
     }
   }
-  const runs = new RealKeyRuns();
+  return entries;
+}
+
+/** Makes the Service of a virtual service (named after it) and adds it to `groups`. */
+function serviceMaker(clusterCIDR: string | undefined, localEndpoints: KeySet, runs: RealKeyRuns, groups: Group[]): (vs: VirtualService) => Group {
   // The note of each scheduler, made once (the same text for every Service of the scheduler).
   const notes = new Map<string | undefined, string>();
   const noteOf = (scheduler: string | undefined): string => {
@@ -416,10 +440,10 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     if (note === undefined) notes.set(scheduler, (note = schedulerNote(scheduler)));
     return note;
   };
-  const makeService = (vs: VirtualService, fileIndex: number): Group => {
+  return (vs) => {
     const protocol = vs.protocol as string;
     // Joined, not concatenated: one flat string per Service (the sort reads each name's characters).
-    const host = vs.family === 'ipv6' ? `[${canonical(vs.address)}]` : canonical(vs.address);
+    const host = formatHostPort(canonical(vs.address), undefined, vs.family === 'ipv6');
     const service = new IpvsService([host, ':', String(vs.port)].join(''), protocol, vs.family, vs, localEndpoints);
     if (vs.persistent) service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: vs.persistent.timeout };
     if (vs.realServers.length === 0) service.policies.noEndpoints = 'reject';
@@ -428,42 +452,36 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
     service.policies.schedulerNote = noteOf(vs.scheduler);
     const group = { service, reals: runs.add(vs) };
     groups.push(group);
-    void fileIndex;
     return group;
   };
-  // The group (index in groups) each entry is a frontend of: the lists of frontends are made at the end, each at
-  // its size (grown by push, they would be garbage in the old generation by then, issue #8).
-  const groupOf = new Int32Array(entries);
-  // ClusterIPs anchor the Services; every other virtual service joins the ClusterIP whose real servers it
-  // uses (all of them, or the local subset for traffic policy Local), or stands alone when that is unclear.
-  for (let k = 0; k < entries; k++) {
-    if (entryKind[k].kind !== 'clusterIP') continue;
-    makeService(entryVs[k], entryFile[k]);
+}
+
+/**
+ * The group (index in groups) each entry is a frontend of. ClusterIPs anchor the Services; every other virtual
+ * service joins the ClusterIP whose real servers it uses (all of them, or the local subset for traffic policy
+ * Local), or stands alone when that is unclear.
+ */
+function groupEntries(entries: Entries, groups: Group[], runs: RealKeyRuns, makeService: (vs: VirtualService) => Group): Int32Array {
+  const groupOf = new Int32Array(entries.count);
+  for (let k = 0; k < entries.count; k++) {
+    if (entries.kind[k].kind !== 'clusterIP') continue;
+    makeService(entries.vs[k]);
     groupOf[k] = groups.length - 1;
   }
   // The ClusterIP Services by protocol and real server, built once: a joining virtual service only looks at
   // the Services that have its rarest real server, not at every Service (linear, not quadratic, in size).
-  const byReal = new GroupsByReal(groups.length, (k) => groups[k].service.protocol, (k) => runs.keysView(groups[k].reals), runs.size);
-  for (let k = 0; k < entries; k++) {
-    if (entryKind[k].kind === 'clusterIP') continue;
-    const vs = entryVs[k];
+  const byReal = new GroupsByReal(
+    groups.length,
+    (k) => groups[k].service.protocol,
+    (k) => runs.keysView(groups[k].reals),
+    runs.size,
+  );
+  for (let k = 0; k < entries.count; k++) {
+    if (entries.kind[k].kind === 'clusterIP') continue;
+    const vs = entries.vs[k];
     // The keys of a joining virtual service are looked at here only: its run is dropped again below.
     const reals = runs.add(vs);
-    // The pool is the Services of the rarest real server (the first of the rarest): counted, then listed once.
-    let rarest: string | number | undefined;
-    let fewest = Infinity;
-    for (const r of runs.keysOf(reals)) {
-      const count = byReal.countWith(vs.protocol, r);
-      if (count < fewest) {
-        rarest = r;
-        fewest = count;
-      }
-      if (count === 0) break;
-    }
-    const pool = rarest === undefined ? [] : byReal.groupsWith(vs.protocol, rarest);
-    const candidates = pool.filter((g) => runs.containsAll(groups[g].reals, reals));
-    const exact = candidates.filter((g) => runs.sizeOf(groups[g].reals) === runs.sizeOf(reals));
-    const chosenIndex = exact.length === 1 ? exact[0] : exact.length === 0 && candidates.length === 1 ? candidates[0] : undefined;
+    const chosenIndex = joinedGroup(vs, reals, groups, runs, byReal);
     const chosen = chosenIndex === undefined ? undefined : groups[chosenIndex];
     const local = chosen !== undefined && runs.sizeOf(reals) < runs.sizeOf(chosen.reals);
     runs.dropFrom(reals);
@@ -472,13 +490,39 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
       if (local) chosen.service.policies.externalTrafficPolicy = 'Local';
       if (vs.persistent && !chosen.service.policies.sessionAffinity) chosen.service.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: vs.persistent.timeout };
     } else {
-      makeService(vs, entryFile[k]);
+      makeService(vs);
       groupOf[k] = groups.length - 1;
     }
   }
-  // Each group's frontends and objects: its own entry first, then the ones that joined it, in their order.
+  return groupOf;
+}
+
+/** The ClusterIP group whose real servers include all of `reals` (exactly them, if several do), when just one does. */
+function joinedGroup(vs: VirtualService, reals: RealRun, groups: Group[], runs: RealKeyRuns, byReal: GroupsByReal): number | undefined {
+  // The pool is the Services of the rarest real server (the first of the rarest): counted, then listed once.
+  let rarest: string | number | undefined;
+  let fewest = Infinity;
+  for (const r of runs.keysOf(reals)) {
+    const count = byReal.countWith(vs.protocol, r);
+    if (count < fewest) {
+      rarest = r;
+      fewest = count;
+    }
+    if (count === 0) break;
+  }
+  const pool = rarest === undefined ? [] : byReal.groupsWith(vs.protocol, rarest);
+  const candidates = pool.filter((g) => runs.containsAll(groups[g].reals, reals));
+  const exact = candidates.filter((g) => runs.sizeOf(groups[g].reals) === runs.sizeOf(reals));
+  return exact.length === 1 ? exact[0] : exact.length === 0 && candidates.length === 1 ? candidates[0] : undefined;
+}
+
+/**
+ * Each group's frontends and objects: its own entry first, then the ones that joined it, in their order. The
+ * lists are made at their size (grown by push, they would be garbage in the old generation by then, docs/performance.md#memory).
+ */
+function fillFrontends(entries: Entries, groups: Group[], groupOf: Int32Array): void {
   const counts = new Int32Array(groups.length);
-  for (let k = 0; k < entries; k++) counts[groupOf[k]]++;
+  for (let k = 0; k < entries.count; k++) counts[groupOf[k]]++;
   for (let g = 0; g < groups.length; g++) {
     groups[g].service.frontends = new Array<Frontend>(counts[g]);
     groups[g].service.objects = new Array<ObjectRef>(counts[g]);
@@ -486,23 +530,18 @@ function buildCatalog(input: IpvsSnapshotInput): Catalog {
   const filled = new Int32Array(groups.length);
   const tableIds: string[] = [];
   const fill = (k: number) => {
-    const vs = entryVs[k];
+    const vs = entries.vs[k];
+    const kind = entries.kind[k];
     const service = groups[groupOf[k]].service;
-    const f: Frontend = new VirtualServiceFrontend(entryKind[k].kind, canonical(vs.address), vs.port!, vs);
-    if (entryKind[k].uncertain) f.kindUncertain = true;
-    if (entryKind[k].note) f.kindNote = entryKind[k].note;
+    const f: Frontend = new VirtualServiceFrontend(kind.kind, canonical(vs.address), vs.port!, vs);
+    if (kind.uncertain) f.kindUncertain = true;
+    if (kind.note) f.kindNote = kind.note;
     const at = filled[groupOf[k]]++;
     service.frontends[at] = f;
-    service.objects[at] = new VirtualServiceObject(vs, (tableIds[entryFile[k]] ??= `ipvs:${entryFile[k]}`));
+    service.objects[at] = new VirtualServiceObject(vs, (tableIds[entries.file[k]] ??= `ipvs:${entries.file[k]}`));
   };
-  for (let k = 0; k < entries; k++) if (entryKind[k].kind === 'clusterIP') fill(k);
-  for (let k = 0; k < entries; k++) if (entryKind[k].kind !== 'clusterIP') fill(k);
-  for (const g of groups) {
-    if (g.service.frontends.some((f) => f.kind !== 'clusterIP') && !g.service.policies.externalTrafficPolicy) g.service.policies.externalTrafficPolicy = 'Cluster';
-    if (g.service.policies.externalTrafficPolicy !== 'Local' && nodePortMasq.has(g.service.protocol) && g.service.frontends.some((f) => f.kind === 'nodePort')) g.service.policies.nodePortMasquerade = true;
-    if (g.service.frontends.length > 1) g.service.frontends.sort((a, b) => FRONTEND_ORDER[a.kind] - FRONTEND_ORDER[b.kind] || plainOrder.compare(a.address ?? '', b.address ?? '') || a.port - b.port);
-  }
-  return { mode: 'ipvs', services: sortedServices(groups.map((g) => g.service)), diagnostics };
+  for (let k = 0; k < entries.count; k++) if (entries.kind[k].kind === 'clusterIP') fill(k);
+  for (let k = 0; k < entries.count; k++) if (entries.kind[k].kind !== 'clusterIP') fill(k);
 }
 
 /** tcp, udp and sctp in plainOrder (the collator's order, whatever the locale): their rank there by protocolIndex. */
@@ -554,7 +593,7 @@ const FEW_REAL_SERVERS = 16;
 /**
  * The distinct real servers of virtual services as realKey keys, for grouping them. The numeric keys of every
  * virtual service are runs of one growing Float64Array, each sorted: an array and a boxed number per real server
- * of a 10,000-Service node are ~5 MB that live until the catalog is built (issue #8: peak memory). Which
+ * of a 10,000-Service node are ~5 MB that live until the catalog is built (docs/performance.md#memory: peak memory). Which
  * Service a virtual service joins does not depend on the order of its keys.
  */
 class RealKeyRuns {
@@ -679,7 +718,7 @@ class KeyGroupPairs {
 /**
  * The groups (by index) that have a real server, per protocol. IPv4 real servers of tcp, udp and sctp (numeric
  * keys) are kept in sorted typed arrays and found by bisection: a Map of the ~100,000 real servers of a
- * 10,000-Service node costs ~7 MB of hash tables (issue #8: peak memory). Other keys go to a Map.
+ * 10,000-Service node costs ~7 MB of hash tables (docs/performance.md#memory: peak memory). Other keys go to a Map.
  */
 export class GroupsByReal {
   /** The distinct numeric keys (sortKey), ascending. */

@@ -8,13 +8,28 @@
 // (load-balancer IPs with loadBalancerSourceRanges). External and load-balancer IPs look the same in
 // service-ips: only firewall-ips proves a load balancer; the others are reported as externalIP with
 // kindUncertain. Endpoints and their shares come from each policy chain's `numgen random mod N vmap`.
-import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
-import { formatAddress as formatIpAddress, parseAddress as parseIpAddress } from '../trace/addr';
+import { CappedDiagnostics } from '../model/diagnostics';
+import { formatAddress as formatIpAddress, formatHostPort, parseAddress as parseIpAddress } from '../model/address';
 import type { NftChain, NftElement, NftExpression, NftMap, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import type { Range } from '../model/range';
 import { readRange, storeRange } from '../model/stored-ranges';
 import { t } from '../l10n';
-import { compareServices, NamedHashCheck, parseServicePortName, NamedObjectRef, type Catalog, type Named, type Endpoint, type Frontend, type FrontendKind, type HashCheck, type ObjectRef, type Service, type ShortCircuit } from './catalog';
+import {
+  compareServices,
+  NamedHashCheck,
+  parseServicePortName,
+  NamedObjectRef,
+  sortFrontends,
+  type Catalog,
+  type Named,
+  type Endpoint,
+  type Frontend,
+  type FrontendKind,
+  type HashCheck,
+  type ObjectRef,
+  type Service,
+  type ShortCircuit,
+} from './service';
 import { NFT_OBJECT_PREFIX, nftEndpointNameShows, nftHash8, nftObjectNameHashOk, nftServiceObjectKind, parseNftServiceObjectName, type NftServiceObjectKind, type NftServiceObjectName } from './nft-hash';
 import { addressText, ruleFacts, vmapTargetOf, type NumgenVmapFact, type RuleFacts, type VmapTargetFact } from '../parse/nft/peek';
 import { nameTable } from '../model/name-table';
@@ -110,7 +125,7 @@ const MASQ_CHAIN = 'mark-for-masquerade';
 
 /**
  * An endpoint whose range (the vmap element that selects it) is kept as numbers: the element belongs to a rule
- * whose statements are read again on demand, so nothing else would hold that range (issue #8).
+ * whose statements are read again on demand, so nothing else would hold that range (docs/performance.md#memory).
  */
 class NftEndpoint implements Endpoint {
   probability = 0;
@@ -134,7 +149,7 @@ class NftEndpoint implements Endpoint {
 
 /**
  * A set or map element as an object of a Service: its range is the element's, made when asked (the parser keeps an
- * element's range as numbers; a copy held here would be three more objects for each of some 30,000, issue #8).
+ * element's range as numbers; a copy held here would be three more objects for each of some 30,000, docs/performance.md#memory).
  */
 class ElementObjectRef implements ObjectRef {
   // A private field, not a property: answers sent to the extension host carry the range, not the element.
@@ -155,7 +170,7 @@ class ElementObjectRef implements ObjectRef {
 
 /**
  * An endpoint chain as an object of its Service and as its hash check, one object for both (their ranges are the
- * chain's name): two objects each for 100,000 endpoints were some 11 MB of what the analysis kept (issue #8).
+ * chain's name): two objects each for 100,000 endpoints were some 11 MB of what the analysis kept (docs/performance.md#memory).
  */
 class EndpointChainRef implements ObjectRef, HashCheck {
   // Private fields, not properties: answers sent to the extension host carry the ranges, not the chain.
@@ -302,10 +317,6 @@ export function normalizeAddressIntervals(items: string[]): string[] {
   });
 }
 
-function endpointKey(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // The builder
 
@@ -318,7 +329,7 @@ const HASH_MISMATCH = 8;
 /**
  * The endpoint chains of the table being read, with what the builder learns about them on the way: a few bits per
  * chain in a byte array indexed by the line the chain is declared on (a table of 100,000 names was 7 MB of garbage
- * from the table's reading, issue #8), the few hash mismatches and affinity sets apart. Chains are found by name
+ * from the table's reading, docs/performance.md#memory), the few hash mismatches and affinity sets apart. Chains are found by name
  * through the table. When two endpoint chains are declared on one line (a one-line ruleset), by chain instead.
  */
 class EndpointChains {
@@ -415,7 +426,7 @@ class EndpointChains {
 
 /**
  * What the rules of an endpoint chain say: the first DNAT, and the sets they update. Kept while one Service is
- * read, not with its endpoint chain: 100,000 of them outlived the whole table's reading for nothing (issue #8).
+ * read, not with its endpoint chain: 100,000 of them outlived the whole table's reading for nothing (docs/performance.md#memory).
  */
 interface EndpointRules {
   dnat: { address: string; port: number } | undefined;
@@ -521,6 +532,29 @@ class NftCatalogBuilder {
     // 1. Per-service chains give identities; endpoint chains and affinity sets are attached later.
     this.chainWorks.clear();
     const endpointChains = new EndpointChains(table, this.ruleset.lineCount);
+    this.serviceObjectChains(table, endpointChains);
+    const clusterIPs = new Set((table.setByName.get('cluster-ips')?.elements ?? []).map((e) => e.key[0] ?? ''));
+    const firewallIPs = new Set((table.mapByName.get('firewall-ips')?.elements ?? []).map((e) => e.key.join(' . ')));
+    // 2. Frontends with endpoints: service-ips, service-nodeports, firewall-ips.
+    this.serviceIPs(table, clusterIPs, firewallIPs);
+    this.otherFrontends(table);
+    // 3. Frontends without (local) endpoints.
+    this.noEndpointFrontends(table, clusterIPs, firewallIPs);
+    const ofTable = this.worksOf(table);
+    this.clusterIPObjects(table, ofTable);
+    // 4. Chains: endpoints, masquerading, affinity, traffic policies, source ranges.
+    for (const name of table.setByName.keys()) {
+      if (!name.startsWith(NFT_OBJECT_PREFIX.affinity)) continue;
+      endpointChains.setAffinity(NFT_OBJECT_PREFIX.endpoint + name.slice(NFT_OBJECT_PREFIX.affinity.length), name);
+    }
+    for (const w of ofTable) this.serviceChains(table, w, endpointChains);
+    // 5. Leftovers: kube-proxy flushes the chains of deleted services and endpoints and deletes them a
+    //    sync later; until then they are empty and unreferenced.
+    this.staleChains(endpointChains, ofTable);
+  }
+
+  /** Step 1: the per-service chains of the table (by name: service, local, external, firewall; endpoint chains aside). */
+  private serviceObjectChains(table: NftTable, endpointChains: EndpointChains): void {
     for (const chain of table.chains) {
       const kind = nftServiceObjectKind(chain.name);
       if (kind === undefined) continue;
@@ -538,11 +572,10 @@ class NftCatalogBuilder {
       w.chainChecks[kind] = check;
       this.chainWorks.set(chain.name, w);
     }
+  }
 
-    const clusterIPs = new Set((table.setByName.get('cluster-ips')?.elements ?? []).map((e) => e.key[0] ?? ''));
-    const firewallIPs = new Set((table.mapByName.get('firewall-ips')?.elements ?? []).map((e) => e.key.join(' . ')));
-
-    // 2. Frontends with endpoints: service-ips, service-nodeports, firewall-ips.
+  /** Step 2: the frontends of the `service-ips` map (ClusterIPs, load-balancer and external IPs). */
+  private serviceIPs(table: NftTable, clusterIPs: Set<string>, firewallIPs: Set<string>): void {
     const serviceIPs = table.mapByName.get('service-ips');
     for (const e of serviceIPs?.elements ?? []) {
       const [address, protocol, portText] = e.key;
@@ -562,6 +595,10 @@ class NftCatalogBuilder {
       this.addFrontend(table, w, f, protocol);
       this.elementRef(w, table, 'service-ips', e);
     }
+  }
+
+  /** Step 2: the frontends of the `service-nodeports` and `firewall-ips` maps. */
+  private otherFrontends(table: NftTable): void {
     for (const e of table.mapByName.get('service-nodeports')?.elements ?? []) {
       const [protocol, portText] = e.key;
       const target = verdictOf(e.value)?.chain;
@@ -580,8 +617,10 @@ class NftCatalogBuilder {
       this.addFrontend(table, w, { kind: 'loadBalancer', address, port, range: e.range }, protocol);
       this.elementRef(w, table, 'firewall-ips', e);
     }
+  }
 
-    // 3. Frontends without (local) endpoints.
+  /** Step 3: the frontends of Services without (local) endpoints. */
+  private noEndpointFrontends(table: NftTable, clusterIPs: Set<string>, firewallIPs: Set<string>): void {
     for (const e of table.mapByName.get('no-endpoint-services')?.elements ?? []) {
       const [address, protocol, portText] = e.key;
       const port = Number(portText);
@@ -602,12 +641,21 @@ class NftCatalogBuilder {
       this.noEndpointVerdict(w, e, 'external');
       this.elementRef(w, table, 'no-endpoint-nodeports', e);
     }
+  }
+
+  /** The Services (their work) of this table. */
+  private worksOf(table: NftTable): Work[] {
     // forEach: no [key, value] pair per Service (they would live as long as this table's reading).
     const ofTable: Work[] = [];
     const tableKey = `${table.id}\u0000`;
     this.works.forEach((w, key) => {
       if (key.startsWith(tableKey)) ofTable.push(w);
     });
+    return ofTable;
+  }
+
+  /** The `cluster-ips` set's elements as objects of the Services with that ClusterIP. */
+  private clusterIPObjects(table: NftTable, ofTable: Work[]): void {
     const byClusterIP = new Map<string, Work[]>();
     for (const w of ofTable) {
       for (const f of w.service.frontends) {
@@ -620,24 +668,17 @@ class NftCatalogBuilder {
     for (const e of table.setByName.get('cluster-ips')?.elements ?? []) {
       for (const w of byClusterIP.get(e.key[0] ?? '') ?? []) w.service.objects.push(new ElementObjectRef('cluster-ips', table.id, 'set-element', e));
     }
+  }
 
-    // 4. Chains: endpoints, masquerading, affinity, traffic policies, source ranges.
-    for (const name of table.setByName.keys()) {
-      if (!name.startsWith(NFT_OBJECT_PREFIX.affinity)) continue;
-      endpointChains.setAffinity(NFT_OBJECT_PREFIX.endpoint + name.slice(NFT_OBJECT_PREFIX.affinity.length), name);
-    }
-    for (const w of ofTable) this.serviceChains(table, w, endpointChains);
-
-    // 5. Leftovers: kube-proxy flushes the chains of deleted services and endpoints and deletes them a
-    //    sync later; until then they are empty and unreferenced.
+  /** Step 5: hints on the chains kube-proxy flushed and has not deleted yet; their Services are dropped. */
+  private staleChains(endpointChains: EndpointChains, ofTable: Work[]): void {
     for (const chain of endpointChains.unreferenced()) {
       this.found.push({
         range: chain.nameRange,
         severity: 'hint',
         code: 'kube-stale-chain',
-        message: chain.rules.length === 0
-          ? t('kube-proxy flushed this chain because its endpoint is gone; it deletes such chains on a later sync.')
-          : t('No Service chain of this table sends traffic to this endpoint chain.'),
+        message:
+          chain.rules.length === 0 ? t('kube-proxy flushed this chain because its endpoint is gone; it deletes such chains on a later sync.') : t('No Service chain of this table sends traffic to this endpoint chain.'),
       });
     }
     for (const w of ofTable) {
@@ -682,7 +723,7 @@ class NftCatalogBuilder {
     if (spn) return this.work(table, { ...spn, protocol }, this.familyOf(table, address));
     const known = this.byFrontend.get(this.frontendKey(table, kind, address, protocol, port));
     if (known) return known;
-    return this.anonymousWork(table, kind === 'nodePort' ? `*:${port}` : endpointKey(address ?? '', port), protocol, this.familyOf(table, address));
+    return this.anonymousWork(table, kind === 'nodePort' ? `*:${port}` : formatHostPort(address ?? '', port), protocol, this.familyOf(table, address));
   }
 
   private noEndpointVerdict(w: Work, e: NftElement, traffic: 'internal' | 'external'): void {
@@ -751,11 +792,27 @@ class NftCatalogBuilder {
 
     // Endpoints of each policy chain (service-…: Cluster, local-…: Local). New maps per Service: maps of the
     // builder emptied per Service (clear()) raised the peak RSS of a large dump by 25 MB.
-    const byEndpoint = new Map<string, Endpoint>();
-    // The endpoint chain each endpoint was made with (its name is the endpoint's chain), found once.
-    const chainOf = new Map<Endpoint, NftChain>();
     const endpointRules = new Map<NftChain, EndpointRules>();
     const affinitySets = new Set<string>();
+    const chainOf = this.policyEndpoints(table, w, endpointChains, endpointRules, affinitySets);
+    for (const e of s.endpoints) {
+      const chain = chainOf.get(e);
+      if (chain) this.endpointChain(table, s, e, chain, endpointChains, endpointRules, affinitySets);
+    }
+    this.sessionAffinity(table, w, affinitySets);
+    this.externalPolicy(w);
+    this.sourceRanges(w);
+  }
+
+  /**
+   * The Service's endpoints, selected by the numgen vmaps of its policy chains, in the order of their keys, with
+   * their shares; the masquerade policy and affinity sets the chains name on the way. Returns the endpoint chain
+   * each endpoint was made with (its name is the endpoint's chain), found once.
+   */
+  private policyEndpoints(table: NftTable, w: Work, endpointChains: EndpointChains, endpointRules: Map<NftChain, EndpointRules>, affinitySets: Set<string>): Map<Endpoint, NftChain> {
+    const s = w.service;
+    const byEndpoint = new Map<string, Endpoint>();
+    const chainOf = new Map<Endpoint, NftChain>();
     // A local chain, or traffic of the ClusterIP going elsewhere: the endpoints get their share of each chain.
     const split = w.chains.local !== undefined || (w.chains.service !== undefined && w.primary !== w.chains.service.name);
     for (const kind of POLICY_CHAIN_KINDS) {
@@ -788,7 +845,7 @@ class NftCatalogBuilder {
             if (endpointChain) endpointChains.markReferenced(endpointChain);
             const ep = this.endpoint(table, targetChain, endpointChain, endpointRules);
             if (!ep) continue;
-            const key = endpointKey(ep.address, ep.port);
+            const key = formatHostPort(ep.address, ep.port);
             let out = byEndpoint.get(key);
             if (!out) {
               // The chain's own name string (the vmap element's copy belongs to a rule read again on demand).
@@ -808,27 +865,33 @@ class NftCatalogBuilder {
     const keys = [...byEndpoint.keys()];
     if (keys.length > 1) keys.sort();
     s.endpoints = keys.map((k) => byEndpoint.get(k)!);
-    for (const e of s.endpoints) {
-      const chain = chainOf.get(e);
-      if (!chain) continue;
-      const check = endpointChains.check(chain);
-      const ref = new EndpointChainRef(chain.name, table.id, chain, check === true ? undefined : check);
-      s.objects.push(ref);
-      // No check for a truncated name (see nameCheck).
-      if (check !== undefined) s.hashChecks.push(ref);
-      const named = nftEndpointNameShows(chain.name, e.address, e.port) ? undefined : parseNftServiceObjectName(chain.name)?.endpoint;
-      if (named && (named.address !== e.address || named.port !== e.port)) {
-        this.found.push({
-          range: chain.nameRange,
-          severity: 'hint',
-          code: 'kube-endpoint-name-mismatch',
-          message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', endpointKey(named.address, named.port), endpointKey(e.address, e.port)),
-        });
-      }
-      for (const set of this.endpointChainRules(chain, endpointRules).setUpdates) affinitySets.add(set);
-      const affinitySet = endpointChains.affinity(chain);
-      if (affinitySet !== undefined) affinitySets.add(affinitySet);
+    return chainOf;
+  }
+
+  /** An endpoint's chain: its object and name check, the affinity sets it updates. */
+  private endpointChain(table: NftTable, s: NftService, e: Endpoint, chain: NftChain, endpointChains: EndpointChains, endpointRules: Map<NftChain, EndpointRules>, affinitySets: Set<string>): void {
+    const check = endpointChains.check(chain);
+    const ref = new EndpointChainRef(chain.name, table.id, chain, check === true ? undefined : check);
+    s.objects.push(ref);
+    // No check for a truncated name (see nameCheck).
+    if (check !== undefined) s.hashChecks.push(ref);
+    const named = nftEndpointNameShows(chain.name, e.address, e.port) ? undefined : parseNftServiceObjectName(chain.name)?.endpoint;
+    if (named && (named.address !== e.address || named.port !== e.port)) {
+      this.found.push({
+        range: chain.nameRange,
+        severity: 'hint',
+        code: 'kube-endpoint-name-mismatch',
+        message: t('The chain is named for endpoint {0} but its DNAT goes to {1}.', formatHostPort(named.address, named.port), formatHostPort(e.address, e.port)),
+      });
     }
+    for (const set of this.endpointChainRules(chain, endpointRules).setUpdates) affinitySets.add(set);
+    const affinitySet = endpointChains.affinity(chain);
+    if (affinitySet !== undefined) affinitySets.add(affinitySet);
+  }
+
+  /** Session affinity from the Service's affinity sets (their objects and name checks, the first timeout). */
+  private sessionAffinity(table: NftTable, w: Work, affinitySets: Set<string>): void {
+    const s = w.service;
     let timeout: number | undefined;
     for (const name of affinitySets) {
       const set = table.setByName.get(name);
@@ -839,7 +902,11 @@ class NftCatalogBuilder {
       if (kind !== undefined) this.hashCheck(w, name, this.nameCheck(name, kind), set);
     }
     if (affinitySets.size > 0) s.policies.sessionAffinity = { kind: 'ClientIP', timeoutSeconds: timeout ?? 10800 };
+  }
 
+  /** externalTrafficPolicy from the external- chain. */
+  private externalPolicy(w: Work): void {
+    const s = w.service;
     // externalTrafficPolicy from the external- chain.
     const ext = w.chains.external;
     if (ext && ext.rules.length > 0) {
@@ -849,8 +916,11 @@ class NftCatalogBuilder {
       if (local) s.policies.shortCircuit = shortCircuitOf(ext, w.chains.service?.name ?? '');
       if (s.policies.shortCircuit?.podSource !== undefined) s.policies.clusterCIDR ??= s.policies.shortCircuit.podSource;
     }
+  }
 
-    // loadBalancerSourceRanges from the firewall- chain (`ip saddr != { … } drop`).
+  /** loadBalancerSourceRanges from the firewall- chain (`ip saddr != { … } drop`). */
+  private sourceRanges(w: Work): void {
+    const s = w.service;
     const fw = w.chains.firewall;
     if (fw) {
       const ranges: string[] = [];
@@ -941,9 +1011,7 @@ class NftCatalogBuilder {
   private finish(s: NftService): void {
     s.protocol ||= 'tcp';
     if (s.anonymous && !s.name) s.name = s.frontends[0] ? `${s.frontends[0].address ?? '*'}:${s.frontends[0].port}` : '?';
-    const order: Record<FrontendKind, number> = { clusterIP: 0, nodePort: 1, loadBalancer: 2, externalIP: 3 };
-    // Most Services have one frontend: sort() would still allocate its work state.
-    if (s.frontends.length > 1) s.frontends.sort((a, b) => order[a.kind] - order[b.kind] || (a.address ?? '').localeCompare(b.address ?? '') || a.port - b.port);
+    sortFrontends(s.frontends);
   }
 }
 
@@ -951,4 +1019,3 @@ class NftCatalogBuilder {
 export function buildNftCatalog(ruleset: NftRuleset): NftCatalog {
   return new NftCatalogBuilder(ruleset).build();
 }
-

@@ -12,7 +12,7 @@
 // The same SHA-256 as the iptables chain names (plain JavaScript for ASCII names: a large dump has a hundred
 // thousand of them).
 import { base32Prefix, hasBase32Prefix, sha256 } from './hash';
-import { ipv4Number } from '../trace/addr';
+import { ipv4Number } from '../model/address';
 
 /** knftables.NameLengthMax (256) minus kube-proxy's longest prefix allowance (16). */
 const CHAIN_NAME_BASE_LENGTH_MAX = 240;

@@ -1,21 +1,16 @@
 // Language features for `ipset save` / restore input and `ipset list` output, as pure functions over the
 // analysed document.
-import type { Diagnostic } from '../model/diagnostics';
-import { kubeIpsetInfo, type IpSet, type IpsetDump, type IpsetMember } from '../model/ipset';
+import { kubeIpsetInfo, type IpSet, type IpsetMember } from '../model/ipset';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIpset } from '../parse/ipset/parser';
 import { explainIpset, explainIpsetField, explainIpsetOption, explainIpsetType, explainKubeIpset } from '../explain/ipvs';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
+import type { IpsetAnalysis } from '../analysis';
+export type { IpsetAnalysis } from '../analysis';
 import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { nameTable } from '../model/name-table';
-
-export interface IpsetAnalysis {
-  dialect: 'ipset';
-  dump: IpsetDump;
-  diagnostics: Diagnostic[];
-}
 
 export function analyzeIpset(text: string): IpsetAnalysis {
   const dump = parseIpset(text);
@@ -47,9 +42,7 @@ export function outline(a: IpsetAnalysis, limit = Number.POSITIVE_INFINITY): Out
     const set = sets[k];
     const parts = [set.type || '?', set.members.length === 1 ? t('1 member') : t('{0} members', set.members.length)];
     if (set.family === 'inet6') parts.splice(1, 0, 'IPv6');
-    const children: OutlineItem[] = set.type === 'list:set'
-      ? set.members.map((m) => ({ name: m.text, detail: t('member set'), kind: 'set' as const, range: m.range, selectionRange: m.textRange, children: [] }))
-      : [];
+    const children: OutlineItem[] = set.type === 'list:set' ? set.members.map((m) => ({ name: m.text, detail: t('member set'), kind: 'set' as const, range: m.range, selectionRange: m.textRange, children: [] })) : [];
     return {
       name: set.name,
       detail: parts.join(' · '),
@@ -71,9 +64,7 @@ export function namedObjects(a: IpsetAnalysis): NamedObject[] {
 
 /** Each set from its create / Name: line through its last member. */
 export function foldingRanges(a: IpsetAnalysis): FoldingRange[] {
-  return a.dump.sets
-    .filter((s) => s.fullRange.end.line > s.fullRange.start.line)
-    .map((s) => ({ start: s.fullRange.start.line, end: s.fullRange.end.line }));
+  return a.dump.sets.filter((s) => s.fullRange.end.line > s.fullRange.start.line).map((s) => ({ start: s.fullRange.start.line, end: s.fullRange.end.line }));
 }
 
 function setByName(a: IpsetAnalysis, name: string): IpSet | undefined {
@@ -87,7 +78,7 @@ export function describeMember(m: IpsetMember): Md {
     switch (p.dimension) {
       case 'ip':
       case 'net': {
-        const addr = p.addressTo !== undefined ? `${p.address}-${p.addressTo}` : p.prefix !== undefined ? `${p.address}/${p.prefix}` : p.address ?? p.text;
+        const addr = p.addressTo !== undefined ? `${p.address}-${p.addressTo}` : p.prefix !== undefined ? `${p.address}/${p.prefix}` : (p.address ?? p.text);
         words.push(p.prefix !== undefined && p.dimension === 'net' ? mdT('network {0}', code(addr)) : mdT('address {0}', code(addr)));
         break;
       }
@@ -121,9 +112,10 @@ function memberHover(set: IpSet, m: IpsetMember): Md {
   if (kube) {
     const meaning: Record<string, Md> = nameTable({
       'hash:ip,port': mdT('kube-proxy: a Service frontend (address and port).'),
-      'hash:ip,port,ip': kube.base === 'KUBE-LOOP-BACK'
-        ? mdT('kube-proxy: an endpoint that would reach itself through its Service (hairpin): masqueraded.')
-        : mdT('kube-proxy: a load balancer address and port with a source address allowed to use it.'),
+      'hash:ip,port,ip':
+        kube.base === 'KUBE-LOOP-BACK'
+          ? mdT('kube-proxy: an endpoint that would reach itself through its Service (hairpin): masqueraded.')
+          : mdT('kube-proxy: a load balancer address and port with a source address allowed to use it.'),
       'hash:ip,port,net': mdT('kube-proxy: a load balancer address and port with a source range allowed to use it.'),
       'bitmap:port': kube.base === 'KUBE-HEALTH-CHECK-NODE-PORT' ? mdT('kube-proxy: a health-check node port.') : mdT('kube-proxy: a node port.'),
       'hash:ip': mdT('kube-proxy: an address bound to kube-ipvs0.'),

@@ -1,78 +1,25 @@
 // Language features for iptables dumps, as pure functions over the analysed document. The VS Code
 // providers only convert types; everything that decides what the user sees lives (and is tested) here.
-import { withLater, type Diagnostic } from '../model/diagnostics';
+import { withLater } from '../model/diagnostics';
 import type { Chain, IptablesRuleset, Option, Rule, Table } from '../model/iptables';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIptables } from '../parse/iptables/parser';
-import { buildCatalog, servicePortNameString, type Catalog, type Endpoint, type Service } from '../kube/catalog';
-import { classifyKubeChain, isKubernetesNodeChain, type KubeChainKind } from '../kube/chains';
+import { buildCatalog } from '../kube/catalog';
+import { type Service } from '../kube/service';
+import { classifyKubeChain, isKubernetesNodeChain } from '../kube/chains';
 import { explainKubeChainKind, kubeChainKindTitle, kubeChainOwnerText } from '../explain/kube-chains';
-import {
-  explainBuiltinChain,
-  explainDnat,
-  explainHeader,
-  explainMark,
-  explainMasquerade,
-  explainOption,
-  explainProbability,
-  explainRecent,
-  explainTable,
-  explainTarget,
-} from '../explain/iptables';
-import { bold, hoverOf, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
+import { explainBuiltinChain, explainDnat, explainHeader, explainMark, explainMasquerade, explainOption, explainProbability, explainRecent, explainTable, explainTarget } from '../explain/iptables';
+import { bold, hoverOf, join, md, MarkdownBuilder, mdT, text } from '../explain/markdown';
 import { t } from '../l10n';
+import { ChainIndex, EndpointIndex, type IptablesAnalysis } from '../analysis';
+export { ChainIndex, EndpointIndex, type IptablesAnalysis } from '../analysis';
 import { kubeProxyModeOfIptables } from '../detect';
 import { describeService } from '../explain/service';
 import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 
 export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
-
-export interface IptablesAnalysis {
-  dialect: 'iptables';
-  ruleset: IptablesRuleset;
-  catalog: Catalog;
-  /** Parser diagnostics plus kube-proxy hints (hash mismatches). */
-  diagnostics: Diagnostic[];
-  /** (table id, chain) → the Service the chain implements. */
-  serviceByChain: ChainIndex<Service>;
-  /** (table id, KUBE-SEP chain) → the endpoint and its Service. */
-  endpointByChain: EndpointIndex;
-}
-
-/** Values by table id and chain name (no key string is built per chain: a large dump has 100,000 of them). */
-export class ChainIndex<T> {
-  private readonly byTable = new Map<string, Map<string, T>>();
-
-  get(tableId: string, chain: string): T | undefined {
-    return this.byTable.get(tableId)?.get(chain);
-  }
-
-  set(tableId: string, chain: string, value: T): void {
-    let byName = this.byTable.get(tableId);
-    if (byName === undefined) this.byTable.set(tableId, (byName = new Map()));
-    byName.set(chain, value);
-  }
-}
-
-/**
- * The endpoint a KUBE-SEP chain implements, found through serviceByChain, which maps each such chain to the Service
- * whose endpoints list it last (in catalog order), and then among that Service's endpoints: no second index of
- * 100,000 entries and pairs kept for a large dump (issue #8).
- */
-export class EndpointIndex {
-  constructor(private readonly serviceByChain: ChainIndex<Service>) {}
-
-  get(tableId: string, chain: string): { service: Service; endpoint: Endpoint } | undefined {
-    const service = this.serviceByChain.get(tableId, chain);
-    if (service === undefined) return undefined;
-    const endpoints = service.endpoints;
-    // The last one, as an index filled in list order would keep.
-    for (let k = endpoints.length - 1; k >= 0; k--) if (endpoints[k].chain === chain) return { service, endpoint: endpoints[k] };
-    return undefined;
-  }
-}
 
 export function analyzeIptables(text: string): IptablesAnalysis {
   return analyzeIptablesRuleset(parseIptables(text));
@@ -204,7 +151,15 @@ export function hoverAt(a: IptablesAnalysis, position: Position): Hover | undefi
   const header = a.ruleset.headers.find((h) => h.range.start.line === position.line);
   if (header && (header.kind === 'generated' || header.kind === 'warning')) {
     const save = a.ruleset.saves.find((s) => s.index === header.saveIndex) ?? a.ruleset.saves[0];
-    return { markdown: explainHeader(save, header.kind, a.ruleset.tables.filter((tb) => tb.saveIndex === save.index), kubeProxyModeOfIptables(a.ruleset)), range: header.range };
+    return {
+      markdown: explainHeader(
+        save,
+        header.kind,
+        a.ruleset.tables.filter((tb) => tb.saveIndex === save.index),
+        kubeProxyModeOfIptables(a.ruleset),
+      ),
+      range: header.range,
+    };
   }
   const hit = a.ruleset.symbols.at(position);
   if (hit) {
@@ -234,10 +189,7 @@ export function chainHover(a: IptablesAnalysis, table: Table, name: string): Mar
   out.push(kube ? md`${bold(text(name))} — ${kubeChainKindTitle(kube.kind)}` : bold(text(name)));
   if (!chain) return out.push(md``, mdT('Not defined in table {0}.', text(table.name)));
   const refs = a.ruleset.symbols.referencesTo('chain', table.id, name).filter((r) => r.role === 'jump' || r.role === 'goto').length;
-  const facts = [
-    chain.builtin ? mdT('built-in chain of table {0}', text(table.name)) : mdT('user chain in table {0}', text(table.name)),
-    chain.rules.length === 1 ? mdT('1 rule') : mdT('{0} rules', chain.rules.length),
-  ];
+  const facts = [chain.builtin ? mdT('built-in chain of table {0}', text(table.name)) : mdT('user chain in table {0}', text(table.name)), chain.rules.length === 1 ? mdT('1 rule') : mdT('{0} rules', chain.rules.length)];
   if (!chain.builtin) facts.push(refs === 1 ? mdT('1 jump to it') : mdT('{0} jumps to it', refs));
   if (chain.policy) facts.push(mdT('policy {0}', text(chain.policy)));
   // The answer first: which Service, its frontends and endpoints; what this kind of chain does comes after.

@@ -1,5 +1,5 @@
 // Language features for ipvsadm output and restore input, as pure functions over the analysed document.
-import { CappedDiagnostics, type Diagnostic } from '../model/diagnostics';
+import { CappedDiagnostics } from '../model/diagnostics';
 import {
   CONNECTION_COUNT_SCHEDULERS,
   DESTINATION_SCHEDULERS,
@@ -15,28 +15,14 @@ import {
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseIpvsadm } from '../parse/ipvs/parser';
-import {
-  explainColumns,
-  explainConnectionState,
-  explainForward,
-  explainIpvsHeader,
-  explainPersistence,
-  explainSchedFlag,
-  explainScheduler,
-  explainWeight,
-  schedulerPredictability,
-  schedulerTitle,
-} from '../explain/ipvs';
+import { explainColumns, explainConnectionState, explainForward, explainIpvsHeader, explainPersistence, explainSchedFlag, explainScheduler, explainWeight, schedulerPredictability, schedulerTitle } from '../explain/ipvs';
 import { t } from '../l10n';
 import { probableNodePorts } from '../kube/ipvs-catalog';
+import { formatShare } from '../kube/service';
 import { bold, code, join, md, mdT, text, type Md } from '../explain/markdown';
+import type { IpvsadmAnalysis } from '../analysis';
+export type { IpvsadmAnalysis } from '../analysis';
 import { cappedItems, type FoldingRange, type Hover, type LanguageFeatures, type OutlineItem, type StatusSummary } from './types';
-
-export interface IpvsadmAnalysis {
-  dialect: 'ipvsadm';
-  dump: IpvsDump;
-  diagnostics: Diagnostic[];
-}
 
 export function analyzeIpvsadm(text: string): IpvsadmAnalysis {
   const dump = parseIpvsadm(text);
@@ -77,12 +63,6 @@ export function referencesAt(a: IpvsadmAnalysis, position: Position, includeDecl
   return out;
 }
 
-function formatPercent(p: number): string {
-  const pct = p * 100;
-  if (pct === 0 || pct === 100) return `${pct}%`;
-  return `${pct.toFixed(pct < 1 ? 2 : 1).replace(/\.0+$/, '')}%`;
-}
-
 function forwardLabel(r: RealServer): string {
   if (r.notInDump.includes('forward')) return '';
   if (r.localNode) return 'Local';
@@ -94,7 +74,7 @@ function serverDetail(r: RealServer, share: number | undefined): string {
   const fwd = forwardLabel(r);
   if (fwd) parts.push(fwd);
   if (!r.notInDump.includes('weight')) parts.push(t('weight {0}', r.weight));
-  if (share !== undefined) parts.push(formatPercent(share));
+  if (share !== undefined) parts.push(formatShare(share));
   if (r.activeConn !== undefined) parts.push(t('{0} active', r.activeConn));
   if (r.inactConn !== undefined) parts.push(t('{0} inactive', r.inactConn));
   return parts.join(' · ');
@@ -171,7 +151,7 @@ function nodePortGuess(dump: IpvsDump, svc: VirtualService): string | undefined 
 export function serviceHover(svc: VirtualService, dump?: IpvsDump): Md {
   const lines: Md[] = [md`${bold(text(svc.name))} — ${mdT('IPVS virtual service')}`, md``];
   const guess = dump ? nodePortGuess(dump, svc) : undefined;
-  if (guess) lines.push(mdT('Kind: {0}. IPVS keeps no Service kinds; kube-proxy\'s ipsets (saved with {1}) tell for sure.', text(guess), code('ipset save')), md``);
+  if (guess) lines.push(mdT("Kind: {0}. IPVS keeps no Service kinds; kube-proxy's ipsets (saved with {1}) tell for sure.", text(guess), code('ipset save')), md``);
   const facts: Md[] = [];
   if (svc.scheduler) facts.push(md`${schedulerTitle(svc.scheduler)} (${code(svc.scheduler)})`);
   if (svc.persistent) facts.push(mdT('persistent {0} s', svc.persistent.timeout));
@@ -184,7 +164,10 @@ export function serviceHover(svc: VirtualService, dump?: IpvsDump): Md {
   // The answer (real servers and their shares) first; what the scheduler does in general comes last.
   const scheduler = svc.scheduler ? [md``, explainScheduler(svc.scheduler)] : [];
   if (svc.realServers.length === 0) {
-    lines.push(md``, mdT('No real servers: IPVS cannot schedule new connections to this service and answers them with ICMP port unreachable. kube-proxy keeps the virtual service of a Service that has no ready endpoints.'));
+    lines.push(
+      md``,
+      mdT('No real servers: IPVS cannot schedule new connections to this service and answers them with ICMP port unreachable. kube-proxy keeps the virtual service of a Service that has no ready endpoints.'),
+    );
     return join([...lines, ...scheduler]);
   }
   const shares = weightShares(svc);
@@ -217,9 +200,12 @@ function realServerHover(svc: VirtualService, r: RealServer): Md {
   lines.push(text(serverDetail(r, share)));
   if (share !== undefined) {
     const how = svc.scheduler === 'rr' ? mdT('{0}: equal turns for every server with weight above 0', code('rr')) : mdT('{0}: its weight divided by the sum of the weights', code(svc.scheduler ?? ''));
-    lines.push(md``, svc.persistent
-      ? mdT('Gets **{0}** of new clients ({1}); a client that returns within {2} s comes back to the same server.', text(formatPercent(share)), how, svc.persistent.timeout)
-      : mdT('Gets **{0}** of new connections ({1}).', text(formatPercent(share)), how));
+    lines.push(
+      md``,
+      svc.persistent
+        ? mdT('Gets **{0}** of new clients ({1}); a client that returns within {2} s comes back to the same server.', text(formatShare(share)), how, svc.persistent.timeout)
+        : mdT('Gets **{0}** of new connections ({1}).', text(formatShare(share)), how),
+    );
   } else if (svc.scheduler && CONNECTION_COUNT_SCHEDULERS.has(svc.scheduler)) {
     lines.push(md``, mdT('Its share depends on live connection counts ({0}).', code(svc.scheduler)));
   } else if (svc.scheduler && (SOURCE_HASH_SCHEDULERS.has(svc.scheduler) || DESTINATION_SCHEDULERS.has(svc.scheduler))) {
@@ -236,9 +222,10 @@ function realServerHover(svc: VirtualService, r: RealServer): Md {
 }
 
 function statsLine(s: NonNullable<RealServer['stats']>): Md {
-  const line = s.kind === 'stats'
-    ? mdT('{0} connections, {1} packets in, {2} packets out, {3} bytes in, {4} bytes out since creation.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes)
-    : mdT('{0} connections/s, {1} packets/s in, {2} packets/s out, {3} bytes/s in, {4} bytes/s out.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes);
+  const line =
+    s.kind === 'stats'
+      ? mdT('{0} connections, {1} packets in, {2} packets out, {3} bytes in, {4} bytes out since creation.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes)
+      : mdT('{0} connections/s, {1} packets/s in, {2} packets/s out, {3} bytes/s in, {4} bytes/s out.', s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes);
   return s.approximate ? md`${line} ${mdT('(shortened by ipvsadm; --exact prints exact numbers)')}` : line;
 }
 
@@ -293,7 +280,7 @@ function schedulerHover(svc: VirtualService): Md {
   const shares = weightShares(svc);
   if (shares && svc.realServers.length > 0) {
     lines.push(md``, mdT('For {0}:', text(svc.name)));
-    svc.realServers.forEach((r, k) => lines.push(md`- ${code(realServerLabel(r))} — ${text(formatPercent(shares[k]))}`));
+    svc.realServers.forEach((r, k) => lines.push(md`- ${code(realServerLabel(r))} — ${text(formatShare(shares[k]))}`));
   } else if (CONNECTION_COUNT_SCHEDULERS.has(sched) && svc.realServers.length > 0) {
     lines.push(md``, mdT('Connection counts in this dump:'));
     for (const r of svc.realServers) {
@@ -307,7 +294,7 @@ function weightHover(svc: VirtualService, r: RealServer): Md {
   const lines = [explainWeight(r.weight)];
   const shares = weightShares(svc);
   const share = shares?.[svc.realServers.indexOf(r)];
-  if (share !== undefined) lines.push(md``, mdT('With {0} this server gets **{1}** of new connections.', code(svc.scheduler ?? ''), text(formatPercent(share))));
+  if (share !== undefined) lines.push(md``, mdT('With {0} this server gets **{1}** of new connections.', code(svc.scheduler ?? ''), text(formatShare(share))));
   return join(lines);
 }
 
@@ -402,4 +389,3 @@ export const ipvsadmFeatures: LanguageFeatures<IpvsadmAnalysis> = {
   statusSummary,
   services: () => [],
 };
-

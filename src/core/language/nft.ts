@@ -1,7 +1,7 @@
 // Language features for nftables (`nft list ruleset`, nft scripts, `nft -j` JSON), as pure functions.
 import { forgetRereadCache } from '../parse/nft/nodes';
-import { withLater, type Diagnostic } from '../model/diagnostics';
-import type { NftChain, NftElement, NftMap, NftRuleset, NftSet, NftStatement, NftTable } from '../model/nft';
+import { withLater } from '../model/diagnostics';
+import type { NftChain, NftElement, NftMap, NftSet, NftStatement, NftTable } from '../model/nft';
 import { containsPosition, type Position, type Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
 import { parseNft } from '../parse/nft/parser';
@@ -9,7 +9,7 @@ import { parseNftJson } from '../parse/nft/json';
 import { promptsBefore } from '../parse/prompt';
 import { SNIFF_BYTES } from '../detect';
 import { buildNftCatalog, classifyNftKubeObject, isKubeProxyNftTable, type NftCatalog } from '../kube/nft-catalog';
-import type { Service } from '../kube/catalog';
+import type { Service } from '../kube/service';
 import { nftEndpointServicePart } from '../kube/nft-hash';
 import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode, nftKubeObjectTitle } from '../explain/kube-nft';
 import { describeService } from '../explain/service';
@@ -17,29 +17,8 @@ import { bold, code, hoverOf, join, md, MarkdownBuilder, mdT, text, type Md } fr
 import { t } from '../l10n';
 import { serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
-import { appendAll } from '../model/append';
-
-export interface NftAnalysis {
-  dialect: 'nftables';
-  ruleset: NftRuleset;
-  catalog: NftCatalog;
-  diagnostics: Diagnostic[];
-  /** The Service each object of a table implements (servicesByObject). */
-  serviceByObject: ServiceByObject;
-}
-
-/**
- * Which Service an object implements, per table: by name for the Service's own chains and sets, and for endpoint
- * chains by the Service port their kube-proxy name spells (`endpoint-HASH-ns/svc/tcp/p80__10.0.0.1/80`), checked
- * against the Service's endpoints. An entry per endpoint chain (100,000 for 10,000 Services) was a 4 MB table that
- * had grown by copies (issue #8).
- */
-interface ServiceByObject {
-  /** table id → object name → Service. */
-  byName: Map<string, Map<string, Service>>;
-  /** table id → Service port part of its endpoint chains' names → Service. */
-  byEndpointPart: Map<string, Map<string, Service>>;
-}
+import type { NftAnalysis, ServiceByObject } from '../analysis';
+export type { NftAnalysis } from '../analysis';
 
 function serviceOf(a: NftAnalysis, tableId: string, name: string): Service | undefined {
   const named = a.serviceByObject.byName.get(tableId)?.get(name);
@@ -138,11 +117,7 @@ function chainItem(a: NftAnalysis, table: NftTable, chain: NftChain): OutlineIte
 
 export function outline(a: NftAnalysis): OutlineItem[] {
   return a.ruleset.tables.map((table) => {
-    const children: OutlineItem[] = [
-      ...table.sets.map((s) => setItem(s, 'set')),
-      ...table.maps.map((m) => setItem(m, 'map')),
-      ...table.chains.map((chain) => chainItem(a, table, chain)),
-    ];
+    const children: OutlineItem[] = [...table.sets.map((s) => setItem(s, 'set')), ...table.maps.map((m) => setItem(m, 'map')), ...table.chains.map((chain) => chainItem(a, table, chain))];
     return {
       name: `${table.family} ${table.name}`,
       detail: table.managedBy ? t('managed by iptables-nft') : isKubeProxyNftTable(table) ? t('kube-proxy') : '',
@@ -158,7 +133,9 @@ export function outline(a: NftAnalysis): OutlineItem[] {
 export function namedObjects(a: NftAnalysis): NamedObject[] {
   return a.ruleset.tables.flatMap((table) => {
     const container = `${table.family} ${table.name}`;
-    const named = (kind: NamedObject['kind']) => (o: { name: string; nameRange: Range }): NamedObject => ({ name: o.name, kind, container, selectionRange: o.nameRange });
+    const named =
+      (kind: NamedObject['kind']) =>
+      (o: { name: string; nameRange: Range }): NamedObject => ({ name: o.name, kind, container, selectionRange: o.nameRange });
     return [...table.sets.map(named('set')), ...table.maps.map(named('map')), ...table.chains.map(named('chain'))];
   });
 }
@@ -262,7 +239,9 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
       markdown: join([
         bold(mdT('Managed by iptables-nft')),
         md``,
-        mdT('This table was written by iptables-nft, the nf_tables backend of iptables: these are iptables rules shown in nft syntax (xt matches, odd spacing, no comments). If they contain KUBE-SVC/KUBE-SEP chains, kube-proxy runs in **iptables mode** on this node, not in nftables mode — nftables mode writes its own table ip kube-proxy. Read these rules with iptables-save instead.'),
+        mdT(
+          'This table was written by iptables-nft, the nf_tables backend of iptables: these are iptables rules shown in nft syntax (xt matches, odd spacing, no comments). If they contain KUBE-SVC/KUBE-SEP chains, kube-proxy runs in **iptables mode** on this node, not in nftables mode — nftables mode writes its own table ip kube-proxy. Read these rules with iptables-save instead.',
+        ),
       ]),
     };
   }
@@ -294,7 +273,10 @@ export function hoverAt(a: NftAnalysis, position: Position): Hover | undefined {
     if (statement.kind === 'vmap') return { markdown: explainNftKubeIdiom('vmap-by-destination'), range: statement.range };
     if (statement.kind === 'nat' && statement.type === 'dnat') return { markdown: md`**dnat** ${code(statement.text)}\n\n${explainNftKubeIdiom('dnat')}`, range: statement.range };
     if (statement.kind === 'nat' && statement.type === 'masquerade') {
-      return { markdown: md`**masquerade**\n\n${mdT('Source NAT to the address of the interface the packet leaves through, for packets marked for masquerade (bit 0x4000 of the mark in kube-proxy\'s tables).')}`, range: statement.range };
+      return {
+        markdown: md`**masquerade**\n\n${mdT("Source NAT to the address of the interface the packet leaves through, for packets marked for masquerade (bit 0x4000 of the mark in kube-proxy's tables).")}`,
+        range: statement.range,
+      };
     }
     if (statement.kind === 'mark' && /0x0*4000\b/.test(statement.text)) return { markdown: explainNftKubeIdiom('mark-masq'), range: statement.range };
   }

@@ -2,7 +2,7 @@
 import type { Diagnostic } from '../model/diagnostics';
 import type { Position, Range } from '../model/range';
 import type { SymbolDefinition } from '../model/symbols';
-import { servicePortNameString, type Service } from '../kube/catalog';
+import { servicePortNameString, type Service } from '../kube/service';
 import type { HoverCommand, HoverService, Md } from '../explain/markdown';
 import { t } from '../l10n';
 
@@ -39,7 +39,14 @@ export function serviceFirst(chain: string, service: Service | undefined): { nam
  * million virtual services or sets would otherwise be a million editor symbols (and seconds of work to make).
  */
 export function moreItem(first: OutlineItem, more: number, limit: number): OutlineItem {
-  return { name: t('… {0} more', more), detail: t('the outline lists {0} items of large dumps; List Services and F12 reach the others', limit), kind: first.kind, range: first.range, selectionRange: first.selectionRange, children: [] };
+  return {
+    name: t('… {0} more', more),
+    detail: t('the outline lists {0} items of large dumps; List Services and F12 reach the others', limit),
+    kind: first.kind,
+    range: first.range,
+    selectionRange: first.selectionRange,
+    children: [],
+  };
 }
 
 /** The first `limit` of `count` items made by `make`, and one moreItem for the rest. */

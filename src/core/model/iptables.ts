@@ -32,19 +32,7 @@ export interface Match {
   implicit?: boolean;
 }
 
-export type TargetKind =
-  | 'jump'
-  | 'goto'
-  | 'verdict'
-  | 'dnat'
-  | 'snat'
-  | 'masquerade'
-  | 'redirect'
-  | 'mark'
-  | 'reject'
-  | 'return'
-  | 'log'
-  | 'other';
+export type TargetKind = 'jump' | 'goto' | 'verdict' | 'dnat' | 'snat' | 'masquerade' | 'redirect' | 'mark' | 'reject' | 'return' | 'log' | 'other';
 
 export interface Target {
   kind: TargetKind;

@@ -1,6 +1,7 @@
 // The IPVS part of the dataplane model (DESIGN §3). Built by core/parse/ipvs from `ipvsadm -L[n]` listings
 // (plain, --stats, --rate, --thresholds, --persistent-conn, --tun-info), `ipvsadm -L[n]c` connection tables
 // and `ipvsadm -S[n]` / restore input; read by the language features, the explanations and (later) the trace.
+import { formatHostPort } from './address';
 import type { Diagnostic } from './diagnostics';
 import type { Range } from './range';
 import type { Symbols } from './symbols';
@@ -10,15 +11,7 @@ export type IpvsForward = 'masq' | 'route' | 'tunnel';
 export type IpvsFamily = 'ipv4' | 'ipv6';
 
 /** Which ipvsadm command printed a block of the file. */
-export type IpvsFormat =
-  | 'list'
-  | 'stats'
-  | 'rate'
-  | 'thresholds'
-  | 'persistent-conn'
-  | 'tun-info'
-  | 'connections'
-  | 'save';
+export type IpvsFormat = 'list' | 'stats' | 'rate' | 'thresholds' | 'persistent-conn' | 'tun-info' | 'connections' | 'save';
 
 /** The scope of every IPVS symbol: virtual services are unique per file (per node). */
 export const IPVS_SCOPE = 'ipvs';
@@ -219,14 +212,9 @@ export const DEFAULT_SCHEDULER = 'wlc';
 /** ipvsadm's default persistence timeout (`-p` without a value). */
 export const DEFAULT_PERSISTENT_TIMEOUT = 300;
 
-/** `host:port` the way ipvsadm prints it (IPv6 in brackets). */
-export function formatHostPort(address: string | undefined, port: number | string | undefined, family: IpvsFamily): string {
-  const host = family === 'ipv6' ? `[${address ?? ''}]` : address ?? '';
-  return port === undefined ? host : `${host}:${port}`;
-}
-
+/** `host:port` the way ipvsadm prints it (IPv6 in brackets, by the family: the address may be a host name). */
 export function realServerLabel(r: RealServer): string {
-  return formatHostPort(r.address, r.port ?? r.portName, r.family);
+  return formatHostPort(r.address, r.port ?? r.portName, r.family === 'ipv6');
 }
 
 /**

@@ -450,7 +450,7 @@ export function isBaseChain(chain: NftChain): boolean {
 
 /**
  * The text parser's rules, chains, symbol definitions and references may be class instances that make `range`,
- * `raw` and `statements` when read (core/parse/nft/nodes.ts, issue #8): the values are the same on every read, the
+ * `raw` and `statements` when read (core/parse/nft/nodes.ts, docs/performance.md#memory): the values are the same on every read, the
  * objects are not, so compare ranges and statements by value and do not keep state on them.
  */
 export interface NftRule {

@@ -1,30 +1,9 @@
-import { containsPosition, type Position, type Range } from './range';
-import type { ReferenceColumns } from './reference-columns';
+import { containsPosition, type Position } from './range';
+import type { ReferenceColumns } from './compact/references';
 import { grown } from './typed-arrays';
+import type { SymbolDefinition, SymbolKind, SymbolReference } from './symbol-types';
 
-export type SymbolKind = 'chain' | 'set' | 'map' | 'ipset' | 'virtualService' | 'table';
-
-/** A named thing that can be jumped to. `scope` keeps equal names in different tables apart. */
-export interface SymbolDefinition {
-  kind: SymbolKind;
-  name: string;
-  scope: string;
-  /** The name itself (selection range). */
-  range: Range;
-  /** The whole declaration, e.g. a chain with all its rules (folding / outline). */
-  fullRange: Range;
-  builtin?: boolean;
-}
-
-export type ReferenceRole = 'jump' | 'goto' | 'command' | 'rule-owner' | 'lookup';
-
-export interface SymbolReference {
-  kind: SymbolKind;
-  name: string;
-  scope: string;
-  range: Range;
-  role: ReferenceRole;
-}
+export type { ReferenceRole, SymbolDefinition, SymbolKind, SymbolReference } from './symbol-types';
 
 /**
  * References a model keeps in its own objects and makes when asked (the owner chain of every rule of a
@@ -36,9 +15,7 @@ export interface DerivedReferences {
   all(): Iterable<SymbolReference>;
 }
 
-export type SymbolHit =
-  | { type: 'definition'; definition: SymbolDefinition }
-  | { type: 'reference'; reference: SymbolReference };
+export type SymbolHit = { type: 'definition'; definition: SymbolDefinition } | { type: 'reference'; reference: SymbolReference };
 
 /**
  * Below this length a list grows by copying into an array of the exact size: `push` would reserve room for

@@ -1,8 +1,2 @@
-// Growing the typed arrays that parsers and indexes fill one entry at a time.
-
-/** A copy of `array`, of the same kind, with room for `size` elements (the rest zero). */
-export function grown<T extends Int32Array | Float64Array | Uint8Array>(array: T, size: number): T {
-  const out = new (array.constructor as new (length: number) => T)(size);
-  out.set(array as ArrayLike<number>);
-  return out;
-}
+// Moved to compact/ (the one home of the compact model's helpers); kept for the modules not yet moved.
+export { grown } from './compact/typed-arrays';

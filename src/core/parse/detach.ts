@@ -1,6 +1,6 @@
 // V8 makes a slice of 13 or more characters a view of the string it was cut from. Kept in a cache that lives
 // longer than one parse, a name cut from a line would keep the whole document text (tens of MB) alive after the
-// document is closed (issue #8). Shorter slices are copies already.
+// document is closed (docs/performance.md#memory). Shorter slices are copies already.
 
 /**
  * A copy of `s` that keeps no larger string alive, of exactly its length: models keep many such strings (ipset

@@ -32,7 +32,7 @@ function splitAtAnyBreak(text: string): string[] {
   return out;
 }
 
-// Lines one at a time (issue #8; the ipvsadm and ipset parsers): an array of all 167,000 lines of a 10,000-Service
+// Lines one at a time (docs/performance.md#memory; the ipvsadm and ipset parsers): an array of all 167,000 lines of a 10,000-Service
 // listing lives as long as the parse, so V8 promotes it and its line strings to the old generation, where they
 // stay as garbage until the next full GC and raise the peak memory. One line at a time, each dies young.
 
@@ -75,7 +75,7 @@ export class LineCursor {
 
 /**
  * The lines of `text` as spans, cut exactly as splitLines cuts them, for parsers that read a line's columns in the
- * text itself and make a string only of the lines their fast paths leave (issue #8: a slice per line was some
+ * text itself and make a string only of the lines their fast paths leave (docs/performance.md#memory: a slice per line was some
  * 170,000 strings of garbage for a 10,000-Service ipvsadm listing). Progress is reported every PROGRESS_MASK + 1 lines.
  */
 export class LineSpans {
@@ -132,7 +132,7 @@ function breakAt(text: string, from: number): number {
 
 /**
  * Where each line of a text starts, cut exactly as splitLines cuts it, for a parser that goes back to earlier lines
- * (the nft parser, issue #8): an array of all 591,000 lines of a 10,000-Service dump, a string each, lived as long
+ * (the nft parser, docs/performance.md#memory): an array of all 591,000 lines of a 10,000-Service dump, a string each, lived as long
  * as the parse and was promoted to the old generation; the starts are one typed array, and a line is made when asked.
  */
 export class LineStarts {

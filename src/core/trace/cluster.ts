@@ -6,7 +6,7 @@ import { servicePortText } from '../cluster/check';
 import { pairedPorts } from '../cluster/paired';
 import type { ApiEndpointSlice, ExpectedEndpoint, ExpectedServicePort } from '../cluster/types';
 import type { NodeSnapshot } from '../snapshot';
-import { canonicalAddress } from './addr';
+import { canonicalAddress } from '../model/address';
 import type { EndpointApiState, Outcome, OutcomeEndpoint, TraceResult } from './types';
 
 /** `ip:port` or `[ip6]:port` as address and port. */

@@ -36,7 +36,11 @@ export function known(facts: readonly Fact[], a: Assumption): boolean | undefine
   if (holds === undefined && a.iface) {
     const same = facts.filter((f) => f.iface?.dir === a.iface!.dir);
     const test: Condition = { key: a.key, holds: true, label: '', iface: a.iface };
-    const results = new Set(nameClasses([...same, test]).filter((n) => same.every((f) => ifaceHolds(n, f))).map((n) => ifaceHolds(n, test)));
+    const results = new Set(
+      nameClasses([...same, test])
+        .filter((n) => same.every((f) => ifaceHolds(n, f)))
+        .map((n) => ifaceHolds(n, test)),
+    );
     if (same.length > 0 && results.size === 1) holds = [...results][0];
   }
   if (holds === undefined && a.recent) holds = recentKnown(facts, a.recent);
@@ -191,7 +195,7 @@ function mergeUnknown<T extends { conditions: Condition[]; probability: number }
  */
 export function mergeAlike<T extends { conditions: Condition[]; probability: number }>(items: T[], alike: (o: T) => string, join: Join<T>): T[] {
   let list = addEqual(items, alike, join);
-  for (let merged = true; merged; ) {
+  for (let merged = true; merged;) {
     merged = false;
     for (const variable of new Set(list.flatMap((o) => o.conditions.map(variableOf)))) {
       const next = mergeUnknown(list, variable, alike, join);

@@ -1,7 +1,7 @@
 // A trace as text, Markdown and JSON: the CLI prints these and the Trace view copies them, so both say the same.
-import { formatShare } from '../kube/catalog';
+import { formatShare } from '../kube/service';
 import { code, join, md, text, type Md } from '../explain/markdown';
-import { hostPort } from './iptables';
+import { hostPort } from './engine';
 import { shownOutcomes, traceToJson, type OutcomeEndpoint, type PathStep, type TraceResult } from './index';
 
 const baseName = (name: string) => name.replace(/^.*[\\/]/, '');

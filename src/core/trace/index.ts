@@ -1,10 +1,12 @@
 // Tracing a node snapshot: picks the dumps that decide the packet's fate and fills in what the user
 // did not say (source address, node addresses) from what the rules reveal.
 import type { IptablesAnalysis } from '../language/iptables';
-import { servicePortNameString, type Service } from '../kube/catalog';
+import { servicePortNameString, type Service } from '../kube/service';
 import { t } from '../l10n';
-import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, isLoopback, parseAddress, parsePrefix, parseUserAddress } from './addr';
-import { hostPort, traceIptables, type IpvsTraceInput } from './iptables';
+import { addressText, canonicalAddress, formatAddress, hasLeadingZeroPart, isLoopback, parseAddress, parsePrefix, parseUserAddress } from '../model/address';
+import { traceIptables } from './iptables';
+import { hostPort } from './engine';
+import type { IpvsTraceInput } from './ipvs';
 import { traceNft } from './nft';
 import { buildIpvsCatalog } from '../kube/ipvs-catalog';
 import { inferIpsets } from './ipvs-sets';
@@ -17,7 +19,7 @@ import { appendAll } from '../model/append';
 import { perAnalyses, type PerAnalyses } from '../model/perAnalyses';
 
 export * from './types';
-export { hostPort } from './iptables';
+export { hostPort } from './engine';
 
 export interface SnapshotFile {
   name: string;
@@ -52,7 +54,13 @@ export function destinationHasLeadingZero(text: string): boolean {
 
 /** `compute(files)`, cached per list of analyses (by identity): traces run many times on one parse. */
 function perFiles<T>(cache: PerAnalyses<T>, files: SnapshotFile[], compute: (files: SnapshotFile[]) => T, empty: T): T {
-  return files.length === 0 ? empty : perAnalyses(cache, files.map((f) => f.analysis), () => compute(files));
+  return files.length === 0
+    ? empty
+    : perAnalyses(
+        cache,
+        files.map((f) => f.analysis),
+        () => compute(files),
+      );
 }
 
 const servicesCache: PerAnalyses<Service[]> = new WeakMap();
@@ -153,15 +161,18 @@ function nodeSource(files: SnapshotFile[], dst: string, family: 4 | 6, context: 
   const ipvs = ipvsInput(files);
   const local = context.nodeIPs.some((ip) => canonicalAddress(ip) === canonical) || (ipvs?.services.some(({ vs }) => vs.address !== undefined && canonicalAddress(vs.address) === canonical) ?? false);
   if (local) return { src: canonical, source: { origin: 'local-destination', text: t('Source {0}: the destination is an address of this node, so its local route gives it as the source.', canonical) } };
-  const own = context.nodeIPs.find((ip) => { const a = parseAddress(ip); return a?.family === family && !isLoopback(a); });
+  const own = context.nodeIPs.find((ip) => {
+    const a = parseAddress(ip);
+    return a?.family === family && !isLoopback(a);
+  });
   if (own === undefined) {
     const src = STAND_IN[family];
-    return { src, source: { origin: 'stand-in', text: t('Source {0}: a stand-in for this node\'s address, which was not given, configured or found in the dumps; masquerade decisions may differ.', src) } };
+    return { src, source: { origin: 'stand-in', text: t("Source {0}: a stand-in for this node's address, which was not given, configured or found in the dumps; masquerade decisions may differ.", src) } };
   }
   const why: Record<NodeIPsOrigin, string> = {
-    given: t('Source {0}: this node\'s address, as given (the route to the destination may pick another of its addresses).', own),
-    configured: t('Source {0}: this node\'s address, from the setting dataplane.nodeIPs (the route to the destination may pick another of its addresses).', own),
-    inferred: t('Source {0}: this node\'s address as inferred from {1} (the route to the destination may pick another of its addresses).', own, context.nodeIPsEvidence ?? '?'),
+    given: t("Source {0}: this node's address, as given (the route to the destination may pick another of its addresses).", own),
+    configured: t("Source {0}: this node's address, from the setting dataplane.nodeIPs (the route to the destination may pick another of its addresses).", own),
+    inferred: t("Source {0}: this node's address as inferred from {1} (the route to the destination may pick another of its addresses).", own, context.nodeIPsEvidence ?? '?'),
     unknown: '',
   };
   return { src: own, source: { origin: 'node-address', text: why[context.nodeIPsOrigin ?? 'given'] } };
@@ -293,7 +304,7 @@ export function traceSnapshot(files: SnapshotFile[], request: TraceRequest): Tra
       nodeIPs = revealed.addresses;
       origin = 'inferred';
       evidence = revealed.evidence.join('; ');
-      warnings.push(t('No node address given: using {0}, which the dumps list as this node\'s NodePort addresses.', nodeIPs.join(', ')));
+      warnings.push(t("No node address given: using {0}, which the dumps list as this node's NodePort addresses.", nodeIPs.join(', ')));
     }
   }
   if (nodeIPs.length === 0) {
@@ -329,7 +340,7 @@ function traceFromEntry(files: SnapshotFile[], request: TraceRequest, context: T
   }
   // A pod that is not one of the Service's endpoints: the first candidate address that no outcome sends the packet
   // back to. Checking the outcomes instead of every endpoint of the dump keeps the first trace of a large dump
-  // from reading 100,000 endpoints (issue #8); an endpoint of another Service is a pod like any other here.
+  // from reading 100,000 endpoints (docs/performance.md#memory); an endpoint of another Service is a pod like any other here.
   let result: TraceResult | undefined;
   for (const src of podSources(serviceFacts(services()), family)) {
     result = traceFrom(src);
@@ -363,9 +374,7 @@ function tracePacket(files: SnapshotFile[], packet: Packet, context: TraceContex
   const nftCandidates = files
     .map((f, index) => ({ f, index }))
     .filter(({ f }) => f.analysis.dialect === 'nftables' && f.analysis.ruleset.tables.some((tb) => tb.family === 'inet' || tb.family === (family === 4 ? 'ip' : 'ip6')));
-  const iptCandidates = files
-    .map((f, index) => ({ f, index }))
-    .filter(({ f }) => f.analysis.dialect === 'iptables' && f.analysis.ruleset.tables.some((tb) => tb.family === (family === 4 ? 'ipv4' : 'ipv6')));
+  const iptCandidates = files.map((f, index) => ({ f, index })).filter(({ f }) => f.analysis.dialect === 'iptables' && f.analysis.ruleset.tables.some((tb) => tb.family === (family === 4 ? 'ipv4' : 'ipv6')));
   const nftKube = nftCandidates.find(({ f }) => f.analysis.dialect === 'nftables' && f.analysis.catalog.services.length > 0);
   const iptKube = iptCandidates.find(({ f }) => f.analysis.dialect === 'iptables' && f.analysis.catalog.services.length > 0);
   const nft = nftKube ?? (iptCandidates.length === 0 ? nftCandidates[0] : undefined);
@@ -386,7 +395,19 @@ function tracePacket(files: SnapshotFile[], packet: Packet, context: TraceContex
 }
 
 function emptyRuleset() {
-  return { dialect: 'iptables' as const, backend: 'unknown' as const, family: 'ipv4' as const, saves: [], tables: [], tableById: new Map(), headers: [], diagnostics: [], symbols: undefined as never, ruleByLine: new Map(), lineCount: 0 };
+  return {
+    dialect: 'iptables' as const,
+    backend: 'unknown' as const,
+    family: 'ipv4' as const,
+    saves: [],
+    tables: [],
+    tableById: new Map(),
+    headers: [],
+    diagnostics: [],
+    symbols: undefined as never,
+    ruleByLine: new Map(),
+    lineCount: 0,
+  };
 }
 
 /** How many outcomes the CLI and the Trace view show; the others are counted ("N more outcomes"). */
@@ -415,7 +436,11 @@ export function traceToJson(result: TraceResult, fileNames: string[], max = SHOW
       return out;
     }),
     moreOutcomes: more,
-    nodeIPs: { addresses: result.context.nodeIPs, origin: result.context.nodeIPsOrigin ?? (result.context.nodeIPsInferred ? 'inferred' : result.context.nodeIPs.length ? 'given' : 'unknown'), ...(result.context.nodeIPsEvidence ? { evidence: result.context.nodeIPsEvidence } : {}) },
+    nodeIPs: {
+      addresses: result.context.nodeIPs,
+      origin: result.context.nodeIPsOrigin ?? (result.context.nodeIPsInferred ? 'inferred' : result.context.nodeIPs.length ? 'given' : 'unknown'),
+      ...(result.context.nodeIPsEvidence ? { evidence: result.context.nodeIPsEvidence } : {}),
+    },
     ...(result.source ? { source: { origin: result.source.origin, reason: result.source.text } } : {}),
     ...(result.noService ? { noService: true } : {}),
     ...(result.advice ? { advice: result.advice } : {}),

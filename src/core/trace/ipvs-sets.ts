@@ -3,9 +3,9 @@
 // as it creates its virtual service, each NodePort to KUBE-NODE-PORT-<PROTO>, each kube-ipvs0 address to
 // KUBE-IPVS-IPS, each local endpoint to KUBE-LOOP-BACK). What the table cannot tell (traffic policies, source
 // ranges, health check ports, the kind of an address the catalog only guesses) stays a condition of the trace.
-import type { FrontendKind, Service } from '../kube/catalog';
+import type { FrontendKind, Service } from '../kube/service';
 import { t } from '../l10n';
-import { addressText, formatAddress, type Address } from './addr';
+import { addressText, formatAddress, type Address } from '../model/address';
 
 export interface InferredIpsets {
   /** protocol|address|port of every frontend, with its kinds. */
@@ -72,5 +72,7 @@ export function inferredMember(inferred: InferredIpsets, name: string, flags: st
 
 /** What the trace says once when it inferred memberships. */
 export function inferredNote(): string {
-  return t('No ipset dump: membership of kube-proxy\'s ipsets was inferred from the IPVS virtual services, whose kinds are guesses (the same NodePort-range port on several node addresses or on loopback: a NodePort, in KUBE-NODE-PORT-*; any other: a ClusterIP, in KUBE-CLUSTER-IP); the sets they cannot tell stay conditions. Save `ipset save` beside the dumps to read them.');
+  return t(
+    "No ipset dump: membership of kube-proxy's ipsets was inferred from the IPVS virtual services, whose kinds are guesses (the same NodePort-range port on several node addresses or on loopback: a NodePort, in KUBE-NODE-PORT-*; any other: a ClusterIP, in KUBE-CLUSTER-IP); the sets they cannot tell stay conditions. Save `ipset save` beside the dumps to read them.",
+  );
 }

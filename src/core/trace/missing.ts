@@ -32,13 +32,28 @@ export class MissingOnPath {
 
   warnings(family: string): string[] {
     const out = [...this.tables].map((name) =>
-      t('The dump has no {0} table (iptables-save prints every table the kernel has): the packet passes it unchanged. That is what the kernel does if the dump is complete; if the table was left out of the dump, its rules were not traced.', name),
+      t(
+        'The dump has no {0} table (iptables-save prints every table the kernel has): the packet passes it unchanged. That is what the kernel does if the dump is complete; if the table was left out of the dump, its rules were not traced.',
+        name,
+      ),
     );
     for (const [name, hook] of this.chains) {
-      out.push(t('Table {0} of the dump has no built-in chain {1}, which iptables-save always prints: this is not a whole iptables-save dump (cut short, edited, or an iptables-restore input such as kube-proxy\'s). The trace passes {1} as an empty chain with policy ACCEPT.', name, hook));
+      out.push(
+        t(
+          "Table {0} of the dump has no built-in chain {1}, which iptables-save always prints: this is not a whole iptables-save dump (cut short, edited, or an iptables-restore input such as kube-proxy's). The trace passes {1} as an empty chain with policy ACCEPT.",
+          name,
+          hook,
+        ),
+      );
     }
     if (this.hooks.length > 0) {
-      out.push(t('The ruleset has no base chain on hooks the packet takes ({0}, {1}): there it is neither filtered nor NATed. That is what the kernel does if the dump is complete; chains left out of the dump were not traced.', this.hooks.join(', '), family));
+      out.push(
+        t(
+          'The ruleset has no base chain on hooks the packet takes ({0}, {1}): there it is neither filtered nor NATed. That is what the kernel does if the dump is complete; chains left out of the dump were not traced.',
+          this.hooks.join(', '),
+          family,
+        ),
+      );
     }
     for (const hook of this.natHooks) {
       out.push(t('No chain of type nat is on the {0} hook: nothing in this ruleset rewrites the destination there (no Service DNAT). If Service rules were expected, the dump lacks them.', hook));

@@ -1,18 +1,36 @@
 // The nftables packet simulator (DESIGN §5): every base chain of a hook, across the tables of the packet's
 // family, in priority order; statements evaluated left to right, verdict maps looked up with concatenated
 // keys, `numgen random mod N` branching by the map's elements (1/N for each value an element has), sets and maps by
-// their elements.
+// their elements. The engine (engine.ts) walks the hooks and chains; this file evaluates nft's rules.
 import type { NftChain, NftElement, NftExpression, NftHashExpression, NftMap, NftNatStatement, NftNumgenExpression, NftRule, NftRuleset, NftSet, NftStatement, NftTable, NftVerdictValue } from '../model/nft';
 import { known } from './facts';
 import { t } from '../l10n';
-import { MissingOnPath } from './missing';
-import { applyDnat, assume, branchOn, Budget, certain, hostPort, ifaceCond, initialState, mergeOutcomes, negate, no, shareChain, yes, type Cond, type End, type Ended, type State } from './iptables';
-import { formatAddress, isIpv4, isLoopback, parseAddress, parsePrefix, prefixContains, type Address } from './addr';
-import type { Entry, Packet, TraceContext, TraceResult, Verdict } from './types';
-import { appendAll } from '../model/append';
-
-const MAX_DEPTH = 64;
-const MAX_ASSUMPTION_SPLITS = 4096;
+import {
+  applyDnat,
+  assume,
+  assumeLimit,
+  assumeMatch,
+  branchOn,
+  certain,
+  hostPort,
+  ifaceCond,
+  negate,
+  no,
+  shareChain,
+  targetParts,
+  traceWith,
+  Walker,
+  yes,
+  type Cond,
+  type End,
+  type Final,
+  type Flow,
+  type Frame,
+  type Hook,
+  type State,
+} from './engine';
+import { formatAddress, isIpv4, parseAddress, parsePrefix, prefixContains, type Address } from '../model/address';
+import type { Packet, PathStep, TraceContext, TraceResult } from './types';
 
 /** What an expression evaluates to for a packet. */
 type Value =
@@ -42,7 +60,7 @@ function numericPrefix(text: string): ((n: number) => boolean) | undefined {
   if (!m || base === undefined || Number(m[2]) > 32) return undefined;
   const bits = Number(m[2]);
   const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return (n) => ((n & mask) >>> 0) === ((base & mask) >>> 0);
+  return (n) => (n & mask) >>> 0 === (base & mask) >>> 0;
 }
 
 /** Does one element key part (as written in the dump) contain the value? */
@@ -228,7 +246,7 @@ function numgenShares(elements: NftElement[], mod: number, offset: number): Numg
   const heap: Item[] = [];
   const heapPush = (item: Item) => {
     heap.push(item);
-    for (let i = heap.length - 1; i > 0; ) {
+    for (let i = heap.length - 1; i > 0;) {
       const up = (i - 1) >> 1;
       if (heap[up].prio <= heap[i].prio) break;
       [heap[up], heap[i]] = [heap[i], heap[up]];
@@ -240,7 +258,7 @@ function numgenShares(elements: NftElement[], mod: number, offset: number): Numg
     const last = heap.pop()!;
     if (heap.length > 0) {
       heap[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
@@ -269,7 +287,7 @@ function numgenShares(elements: NftElement[], mod: number, offset: number): Numg
     pos = end + 1;
   }
   const shares = [...items.map((i) => i.share), none].filter((x) => x.count > 0).sort((x, y) => x.runs[0][0] - y.runs[0][0]);
-  for (const share of shares) for (const run of share.runs) (run[0] += offset), (run[1] += offset);
+  for (const share of shares) for (const run of share.runs) ((run[0] += offset), (run[1] += offset));
   byKey.set(cacheKey, shares);
   return shares;
 }
@@ -280,7 +298,6 @@ function runsText(runs: [number, number][]): string {
   return runs.length > 3 ? `${shown.join(', ')}, …` : shown.join(', ');
 }
 
-type Branch = { s: State; notes: string[] };
 /** A branch of a map lookup and the element it found (none: a miss). */
 type Found = { b: Branch; element?: NftElement };
 
@@ -317,12 +334,7 @@ function splitTarget(text: string): [string | undefined, string | undefined] {
 /** Address and port of a literal NAT target: `10.0.0.1:80`, `[fd00::1]:80`, `fd00::1`, `10.0.0.1 . 80` (JSON). */
 function literalTarget(to: NftExpression): [string | undefined, string | undefined] {
   if (to.kind === 'value' || to.kind === 'raw') {
-    const text = to.kind === 'value' ? to.value : to.text;
-    const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-    if (bracket) return [bracket[1], bracket[2]];
-    if ((text.match(/:/g)?.length ?? 0) > 1) return [text, undefined];
-    const [addr, port] = text.split(':');
-    return [addr, port];
+    return targetParts(to.kind === 'value' ? to.value : to.text, 'digits');
   }
   if (to.kind === 'concat' && to.parts.length === 2 && to.parts[0].kind === 'value' && to.parts[1].kind === 'value') return [to.parts[0].value, to.parts[1].value];
   return [undefined, undefined];
@@ -344,29 +356,33 @@ function setMark(s: State, target: 'meta mark' | 'ct mark', v: Value, source: st
 
 const baseChainCache = new WeakMap<NftRuleset, Map<4 | 6, Map<string, { table: NftTable; chain: NftChain }[]>>>();
 
-class NftTracer {
-  readonly budget = new Budget();
-  private splits = MAX_ASSUMPTION_SPLITS;
-  readonly warnings: string[] = [];
-  readonly missing = new MissingOnPath();
+/** The verdicts that end a chain: how, and what their step says. */
+const VERDICT_ENDS: Record<'accept' | 'drop' | 'return' | 'queue', [End, () => string]> = {
+  accept: ['accept', () => t('accept: this base chain lets the packet through.')],
+  drop: ['drop', () => t('drop: the packet is discarded; the client times out.')],
+  return: ['return', () => t('return to the calling chain.')],
+  queue: ['accept', () => t('queue: handed to user space; treated as accepted.')],
+};
 
+/** A branch of one rule's evaluation: its state and what the statements so far said about it. */
+type Branch = { s: State; notes: string[] };
+
+/** A step's note: what the rule's statements said on the way, then what this one does. */
+const noteOf = (b: Branch, text: string): string => [...b.notes, text].filter(Boolean).join(' ');
+
+/** The nftables dialect of the walker: base chains by hook and priority, statements left to right, maps. */
+class NftTracer extends Walker<NftTable, NftChain, NftRule> {
   constructor(
     private readonly ruleset: NftRuleset,
-    private readonly fileIndex: number,
-    private readonly context: TraceContext,
+    fileIndex: number,
+    context: TraceContext,
     private readonly family: 4 | 6,
-  ) {}
+  ) {
+    super(fileIndex, context);
+  }
 
   private tables(): NftTable[] {
     return this.ruleset.tables.filter((tb) => tb.family === 'inet' || tb.family === (this.family === 4 ? 'ip' : 'ip6'));
-  }
-
-  isLocal(a: Address): boolean {
-    if (isLoopback(a)) return true;
-    return this.context.nodeIPs.some((ip) => {
-      const n = parseAddress(ip);
-      return n !== undefined && n.family === a.family && n.value === a.value;
-    });
   }
 
   /** Every base chain on `hook`, across tables, in priority order (nat chains only see new connections, which these are). */
@@ -395,94 +411,70 @@ class NftTracer {
     return byHook;
   }
 
-  private step(s: State, table: NftTable, chain: string, rule: NftRule, note: string): void {
-    s.path.push({ fileIndex: this.fileIndex, line: rule.range.start.line, range: rule.range, table: `${table.family} ${table.name}`, chain, text: rule.raw.trim(), note });
+  private step(s: State, { table, chain }: Frame<NftTable, NftChain>, rule: NftRule, note: string): void {
+    s.path.push({ fileIndex: this.fileIndex, line: rule.range.start.line, range: rule.range, table: `${table.family} ${table.name}`, chain: chain.name, text: rule.raw.trim(), note });
   }
 
-  runHook(hook: string, states: State[]): { passed: State[]; ended: { state: State; verdict: Verdict }[] } {
+  hook(hook: Hook, states: State[]): { passed: State[]; ended: Final[] } {
     let live = states;
-    const ended: { state: State; verdict: Verdict }[] = [];
-    if (states.length > 0) this.missing.nft(hook, this.baseChains(hook).map((c) => c.chain.type));
+    const ended: Final[] = [];
+    if (states.length > 0)
+      this.missing.nft(
+        hook,
+        this.baseChains(hook).map((c) => c.chain.type),
+      );
     for (const { table, chain } of this.baseChains(hook)) {
-      const next: State[] = [];
-      const result = this.runChain(table, chain, live, 0, []);
-      for (const e of [...result.ended, ...result.fallthrough.map((state) => ({ state, end: 'return' as End }))]) {
-        if (e.end === 'drop' || e.end === 'reject') ended.push({ state: e.state, verdict: e.end });
-        else if (e.end === 'return' && chain.policy === 'drop') {
-          e.state.path.push({ fileIndex: this.fileIndex, line: chain.range.start.line, range: chain.nameRange, table: `${table.family} ${table.name}`, chain: chain.name, text: `chain ${chain.name}`, note: t('No rule decided: the policy of {0} drops the packet.', chain.name) });
-          ended.push({ state: e.state, verdict: 'drop' });
-        } else next.push(e.state); // accept ends this base chain only; the next one still sees the packet
-      }
-      live = next;
+      const drop =
+        chain.policy === 'drop'
+          ? (): PathStep => ({
+              fileIndex: this.fileIndex,
+              line: chain.range.start.line,
+              range: chain.nameRange,
+              table: `${table.family} ${table.name}`,
+              chain: chain.name,
+              text: `chain ${chain.name}`,
+              note: t('No rule decided: the policy of {0} drops the packet.', chain.name),
+            })
+          : undefined;
+      live = this.runBase(table, chain, live, drop, ended);
     }
     return { passed: live, ended };
   }
 
-  private runChain(table: NftTable, chain: NftChain, states: State[], depth: number, stack: string[]): { ended: Ended[]; fallthrough: State[] } {
-    const ended: Ended[] = [];
-    if (depth > MAX_DEPTH || stack.includes(chain.name)) {
-      this.warnings.push(t('Loop or runaway depth at chain {0} ({1}): the trace stops there and drops the packet.', chain.name, [...stack, chain.name].join(' → ')));
-      return { ended: states.map((state) => ({ state, end: 'drop' as End })), fallthrough: [] };
-    }
-    const inner = [...stack, chain.name];
-    let live = states;
-    for (const rule of chain.rules) {
-      if (live.length === 0) break;
-      const next: State[] = [];
-      for (const state of live) {
-        // A stopped trace (Budget) drops the states under way; traceNft says the outcomes are incomplete.
-        if (!this.budget.visit()) return { ended, fallthrough: [] };
-        this.runRule(table, chain, rule, state, depth, inner, next, ended);
-      }
-      live = next;
-    }
-    return { ended, fallthrough: live };
+  protected rulesOf(chain: NftChain): readonly NftRule[] {
+    return chain.rules;
   }
 
   /** Evaluates one rule's statements left to right; a branch ends at a verdict or falls through to the next rule. */
-  private runRule(table: NftTable, chain: NftChain, rule: NftRule, start: State, depth: number, stack: string[], next: State[], ended: Ended[]): void {
-    type Branch = { s: State; notes: string[] };
+  protected runRule(frame: Frame<NftTable, NftChain>, rule: NftRule, start: State, flow: Flow): void {
     let live: Branch[] = [{ s: start, notes: [] }];
-    const note = (b: Branch, text: string) => [...b.notes, text].filter(Boolean).join(' ');
     for (const st of rule.statements) {
       const out: Branch[] = [];
-      for (const b of live) {
-        this.statement(table, chain, rule, st, b, depth, stack, out, next, ended, note);
-      }
+      for (const b of live) this.statement(frame, rule, st, b, out, flow);
       live = out;
       if (live.length === 0) return;
     }
     // Matched every condition and no verdict: the rule only counted or changed things; go on.
     for (const b of live) {
-      if (b.notes.length > 0 || rule.statements.some((x) => x.kind === 'mark' || x.kind === 'setUpdate')) this.step(b.s, table, chain.name, rule, note(b, ''));
-      next.push(b.s);
+      if (b.notes.length > 0 || rule.statements.some((x) => x.kind === 'mark' || x.kind === 'setUpdate')) this.step(b.s, frame, rule, noteOf(b, ''));
+      flow.next.push(b.s);
     }
   }
 
-  private statement(
-    table: NftTable,
-    chain: NftChain,
-    rule: NftRule,
-    st: NftStatement,
-    b: { s: State; notes: string[] },
-    depth: number,
-    stack: string[],
-    out: { s: State; notes: string[] }[],
-    next: State[],
-    ended: Ended[],
-    note: (b: { s: State; notes: string[] }, text: string) => string,
-  ): void {
+  /** One statement for one branch: matching branches go on to `out`, the rest to the next rule or out of the chain. */
+  private statement(frame: Frame<NftTable, NftChain>, rule: NftRule, st: NftStatement, b: Branch, out: Branch[], flow: Flow): void {
+    const { table } = frame;
     const s = b.s;
     switch (st.kind) {
       case 'match': {
         // `negated` mirrors `op === '!='` in the model; the condition applies the operator once.
         let c = this.condition(table, st.left, st.op, st.right, s);
         if (st.negated && st.op !== '!=') c = negate(c);
-        this.split(c, b, out, next);
+        this.split(c, b, out, flow);
         return;
       }
       case 'verdict':
-        this.verdict(table, chain, rule, { kind: st.verdict, chain: st.chain }, b, depth, stack, next, ended, note);
+        this.verdict(frame, rule, { kind: st.verdict, chain: st.chain }, b, flow);
         return;
       case 'vmap': {
         // A numgen value no element has ends the rule; any other miss does nothing.
@@ -490,57 +482,57 @@ class NftTracer {
         for (const { b: b2, element } of this.lookup(table, rule, st.key, st.map, b)) {
           const verdict = element && typeof element.value === 'object' ? element.value : undefined;
           if (!verdict) {
-            if (viaNumgen) next.push(b2.s);
+            if (viaNumgen) flow.next.push(b2.s);
             else out.push(b2);
             continue;
           }
           const sent = viaNumgen ? b2 : { s: b2.s, notes: [...b2.notes, t('The verdict map sends it on.')] };
-          this.verdict(table, chain, rule, verdict, sent, depth, stack, next, ended, note);
+          this.verdict(frame, rule, verdict, sent, flow);
         }
         return;
       }
       case 'nat': {
         const target = st.to ?? st.addr;
         if (isComputed(target) || isComputed(st.port)) {
-          this.natFromMap(table, chain, rule, st, b, next, ended, note);
+          this.natFromMap(frame, rule, st, b, flow);
           return;
         }
         if (st.type === 'masquerade' || st.type === 'snat') {
           s.masquerade = true;
-          this.step(s, table, chain.name, rule, note(b, st.type === 'masquerade' ? t('masquerade: the source becomes the outgoing interface\'s address.') : t('snat: the source address is rewritten.')));
+          this.step(s, frame, rule, noteOf(b, st.type === 'masquerade' ? t("masquerade: the source becomes the outgoing interface's address.") : t('snat: the source address is rewritten.')));
         } else {
           const rewritten = target ? this.rewrite(s, target, st.port) : false;
-          this.step(s, table, chain.name, rule, note(b, rewritten ? t('dnat: the destination becomes {0}.', hostPort(s.dstText, s.dport)) : t('{0} to an address the dump computes at run time (a map lookup).', st.type)));
+          this.step(s, frame, rule, noteOf(b, rewritten ? t('dnat: the destination becomes {0}.', hostPort(s.dstText, s.dport)) : t('{0} to an address the dump computes at run time (a map lookup).', st.type)));
         }
-        ended.push({ state: s, end: 'accept' });
+        flow.ended.push({ state: s, end: 'accept' });
         return;
       }
       case 'mark': {
         for (const d of this.data(table, rule, st.value, b)) {
           // A map that has no element for the packet ends the rule (the kernel's lookup breaks it).
-          if (!d.v) next.push(d.b.s);
+          if (!d.v) flow.next.push(d.b.s);
           else out.push({ s: d.b.s, notes: [...d.b.notes, setMark(d.b.s, st.target, d.v, d.v.kind === 'unknown' && d.v.source ? d.v.source : st.value.text)] });
         }
         return;
       }
       case 'reject':
-        this.step(s, table, chain.name, rule, note(b, t('reject: the client gets an error at once.')));
-        ended.push({ state: s, end: 'reject' });
+        this.step(s, frame, rule, noteOf(b, t('reject: the client gets an error at once.')));
+        flow.ended.push({ state: s, end: 'reject' });
         return;
       case 'limit':
       case 'quota':
         // A rate limit is the state of this rule's own counter: each rule is a condition of its own.
-        this.split(assume(`${rule.range.start.line} ${st.text}`, t('assuming {0} lets the packet through', st.text), t('assuming {0} holds the packet back', st.text)), b, out, next);
+        this.split(assumeLimit(rule.range.start.line, st.text), b, out, flow);
         return;
       case 'xt':
-        if (st.type === 'match') this.split(assume(st.text, t('assuming {0} matches', st.text), t('assuming {0} does not match', st.text)), b, out, next);
+        if (st.type === 'match') this.split(assumeMatch(st.text), b, out, flow);
         else out.push(b);
         return;
       case 'setUpdate': {
         const recorded = { s, notes: [...b.notes, t('Records the client in set {0}.', st.set)] };
         // A limit or quota on the element (a meter) goes on only while it holds: like a rule's own limit, a condition.
         const gate = st.statements.find((x) => /^(limit|quota|ct count)\b/.test(x.trim()));
-        if (gate) this.split(assume(`${rule.range.start.line} ${gate}`, t('assuming {0} lets the packet through', gate), t('assuming {0} holds the packet back', gate)), recorded, out, next);
+        if (gate) this.split(assumeLimit(rule.range.start.line, gate), recorded, out, flow);
         else out.push(recorded);
         return;
       }
@@ -549,69 +541,24 @@ class NftTracer {
     }
   }
 
-  private readonly canSplit = () => this.splits-- > 0;
-
   /** A matching branch goes on with the rule's next statement, the other to the next rule (the trace stops: neither). */
-  private split(c: Cond, b: { s: State; notes: string[] }, out: { s: State; notes: string[] }[], next: State[]): void {
+  private split(c: Cond, b: Branch, out: Branch[], flow: Flow): void {
     const { hit, miss } = branchOn(c, b.s, this.budget, this.canSplit);
     if (hit) out.push({ s: hit, notes: b.notes });
-    if (miss) next.push(miss);
+    if (miss) flow.next.push(miss);
   }
 
-  private verdict(
-    table: NftTable,
-    chain: NftChain,
-    rule: NftRule,
-    v: NftVerdictValue,
-    b: { s: State; notes: string[] },
-    depth: number,
-    stack: string[],
-    next: State[],
-    ended: Ended[],
-    note: (b: { s: State; notes: string[] }, text: string) => string,
-  ): void {
+  private verdict(frame: Frame<NftTable, NftChain>, rule: NftRule, v: NftVerdictValue, b: Branch, flow: Flow): void {
     const s = b.s;
-    switch (v.kind) {
-      case 'accept':
-        this.step(s, table, chain.name, rule, note(b, t('accept: this base chain lets the packet through.')));
-        ended.push({ state: s, end: 'accept' });
-        return;
-      case 'drop':
-        this.step(s, table, chain.name, rule, note(b, t('drop: the packet is discarded; the client times out.')));
-        ended.push({ state: s, end: 'drop' });
-        return;
-      case 'return':
-        this.step(s, table, chain.name, rule, note(b, t('return to the calling chain.')));
-        ended.push({ state: s, end: 'return' });
-        return;
-      case 'continue':
-        next.push(s);
-        return;
-      case 'queue':
-        this.step(s, table, chain.name, rule, note(b, t('queue: handed to user space; treated as accepted.')));
-        ended.push({ state: s, end: 'accept' });
-        return;
-      case 'jump':
-      case 'goto': {
-        const target = v.chain ? table.chainByName.get(v.chain) : undefined;
-        this.step(s, table, chain.name, rule, note(b, v.kind === 'jump' ? t('Jump to {0}.', v.chain ?? '?') : t('Go to {0} (no return here).', v.chain ?? '?')));
-        if (!target) {
-          this.warnings.push(t('Chain {0} is not in table {1} of this dump: treated as empty.', v.chain ?? '?', table.name));
-          if (v.kind === 'jump') next.push(s);
-          else ended.push({ state: s, end: 'return' });
-          return;
-        }
-        const result = this.runChain(table, target, [s], depth + 1, stack);
-        for (const e of result.ended) {
-          if (e.end === 'return' && v.kind === 'jump') next.push(e.state);
-          else ended.push(e);
-        }
-        for (const f of result.fallthrough) {
-          if (v.kind === 'jump') next.push(f);
-          else ended.push({ state: f, end: 'return' });
-        }
-        return;
-      }
+    if (v.kind === 'continue') {
+      flow.next.push(s);
+    } else if (v.kind === 'jump' || v.kind === 'goto') {
+      this.step(s, frame, rule, noteOf(b, v.kind === 'jump' ? t('Jump to {0}.', v.chain ?? '?') : t('Go to {0} (no return here).', v.chain ?? '?')));
+      this.call(frame, v.kind, v.chain ? frame.table.chainByName.get(v.chain) : undefined, v.chain ?? '?', s, flow);
+    } else {
+      const [end, text] = VERDICT_ENDS[v.kind];
+      this.step(s, frame, rule, noteOf(b, text()));
+      flow.ended.push({ state: s, end });
     }
   }
 
@@ -685,17 +632,19 @@ class NftTracer {
     let covered = shares !== undefined && shares.every((x) => x.element);
     if (groups.length > MAX_MAP_BRANCHES) {
       // Each result is an outcome of its own, under conditions that grow with each: a few dozen say what there is.
-      this.warnings.push(t('The map lookup on {0} at line {1} has {2} results that depend on what the dump does not show; the trace follows the first {3}.', key.text, rule.range.start.line + 1, groups.length, MAX_MAP_BRANCHES));
+      this.warnings.push(
+        t('The map lookup on {0} at line {1} has {2} results that depend on what the dump does not show; the trace follows the first {3}.', key.text, rule.range.start.line + 1, groups.length, MAX_MAP_BRANCHES),
+      );
       groups = groups.slice(0, MAX_MAP_BRANCHES);
       covered = false;
     }
     const found: Found[] = [];
     let s: State | undefined = b.s;
     // Once the trace may split no more, the rest is one miss.
-    for (let i = 0; i < groups.length && s && this.splits > 0; i++) {
+    for (let i = 0; i < groups.length && s && this.maySplit; i++) {
       const keys = groups[i].map((e) => e.key.join(' . '));
       const text = `${key.text} ${keys.length === 1 ? keys[0] : `{ ${keys.join(', ')} }`}`.replace(/\s+/g, ' ');
-      const c = { kind: 'assume' as const, key: text, label: t('assuming {0} matches', text), labelNot: t('assuming {0} does not match', text) };
+      const c = assumeMatch(text);
       if (covered && i === groups.length - 1) {
         // The facts that no element before matched already say it.
         if (known(s.facts, c) === false) return found;
@@ -724,7 +673,10 @@ class NftTracer {
   /** `numgen random mod 4` or `jhash ip saddr mod 4` as a value of its own: each of its values, as a map onto itself would give. */
   private ownValues(rule: NftRule, e: NftNumgenExpression | NftHashExpression, b: Branch): Found[] {
     const mod = Number.isInteger(e.mod) && e.mod >= 1 && e.mod <= MAX_OWN_VALUES ? e.mod : 0;
-    if (mod === 0) return e.kind === 'numgen' ? this.numgenLookup(rule, e, [], b).map(({ b }) => ({ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } })) : [{ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } }];
+    if (mod === 0)
+      return e.kind === 'numgen'
+        ? this.numgenLookup(rule, e, [], b).map(({ b }) => ({ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } }))
+        : [{ b, element: { key: [], value: e.text, range: e.range, keyRange: e.range } }];
     let elements = ownElements.get(e);
     if (!elements) {
       const offset = e.offset ?? 0;
@@ -734,13 +686,14 @@ class NftTracer {
   }
 
   /** NAT to an address (and port) a map, numgen or hash gives: one outcome per branch; a miss ends the rule. */
-  private natFromMap(table: NftTable, chain: NftChain, rule: NftRule, st: NftNatStatement, b: Branch, next: State[], ended: Ended[], note: (b: Branch, text: string) => string): void {
+  private natFromMap(frame: Frame<NftTable, NftChain>, rule: NftRule, st: NftNatStatement, b: Branch, flow: Flow): void {
+    const { table } = frame;
     const target = st.to ?? st.addr;
     const computed = isComputed(target);
     const targets = computed ? this.data(table, rule, target!, b) : [{ b, v: { kind: 'word', w: '' } as Value, text: target?.text }];
     for (const d of targets) {
       if (!d.v) {
-        next.push(d.b.s);
+        flow.next.push(d.b.s);
         continue;
       }
       const [addrText, portText] = computed ? splitTarget(d.text ?? '') : target ? literalTarget(target) : [];
@@ -748,7 +701,7 @@ class NftTracer {
       // snat's note names what the map gave (or the literal target).
       for (const p of ports) {
         if (!p.v) {
-          next.push(p.b.s);
+          flow.next.push(p.b.s);
           continue;
         }
         const s = p.b.s;
@@ -760,8 +713,8 @@ class NftTracer {
           const ok = applyDnat(s, addrText, p.text ?? portText);
           text = ok ? t('dnat: the destination becomes {0}.', hostPort(s.dstText, s.dport)) : t('{0} to an address the dump computes at run time (a map lookup).', st.type);
         }
-        this.step(s, table, chain.name, rule, note(p.b, text));
-        ended.push({ state: s, end: 'accept' });
+        this.step(s, frame, rule, noteOf(p.b, text));
+        flow.ended.push({ state: s, end: 'accept' });
       }
     }
   }
@@ -863,12 +816,12 @@ class NftTracer {
         hit = right.elements.some((e) => keyMatches(e.key, v) === true);
         break;
       case 'prefix':
-      {
-        // An invalid prefix (`/99`: a parser diagnostic) contains nothing.
-        const prefix = parsePrefix(`${right.address}/${right.length}`);
-        const numeric = v.kind === 'num' ? numericPrefix(`${right.address}/${right.length}`) : undefined;
-        hit = numeric ? numeric((v as { n: number }).n) : v.kind === 'addr' && prefix !== undefined && prefixContains(prefix, v.addr);
-      }
+        {
+          // An invalid prefix (`/99`: a parser diagnostic) contains nothing.
+          const prefix = parsePrefix(`${right.address}/${right.length}`);
+          const numeric = v.kind === 'num' ? numericPrefix(`${right.address}/${right.length}`) : undefined;
+          hit = numeric ? numeric((v as { n: number }).n) : v.kind === 'addr' && prefix !== undefined && prefixContains(prefix, v.addr);
+        }
         break;
       case 'range':
         hit = keyMatches([`${right.from}-${right.to}`], v) === true;
@@ -886,7 +839,7 @@ class NftTracer {
         break;
       }
       default: {
-        const c = assume(`${left.text} ${right.text}`, t('assuming {0} matches', `${left.text} ${right.text}`), t('assuming {0} does not match', `${left.text} ${right.text}`));
+        const c = assumeMatch(`${left.text} ${right.text}`);
         return op === '!=' ? negate(c) : c;
       }
     }
@@ -909,49 +862,10 @@ function unknownCond(left: NftExpression, op: string, right: NftExpression, sour
     return ifaceCond(left.key === 'iifname' ? 'in' : 'out', right.value);
   }
   const text = `${left.text} ${op === 'in' || op === '!=' ? '' : `${op} `}${right.text}${from}`.replace(/\s+/g, ' ');
-  return assume(key, t('assuming {0} matches', text), t('assuming {0} does not match', text));
+  return assumeMatch(text, key);
 }
 
 /** Traces the first packet of a new connection through an nftables ruleset. */
 export function traceNft(ruleset: NftRuleset, packet: Packet, context: TraceContext, fileIndex = 0): TraceResult {
-  const src = parseAddress(packet.src);
-  const dst = parseAddress(packet.dst);
-  if (!src || !dst || src.family !== dst.family) {
-    return { packet, outcomes: [], warnings: [t('Source and destination must be addresses of the same family.')], context };
-  }
-  const tracer = new NftTracer(ruleset, fileIndex, context, dst.family);
-  const start = initialState(packet, src, dst);
-  const finals: { state: State; verdict: Verdict }[] = [];
-  const deliver = (states: State[]) => {
-    for (const s of states) finals.push({ state: s, verdict: s.dnat ? 'dnat' : 'accept' });
-  };
-  const run = (entry: Entry) => {
-    if (entry === 'node') {
-      const out = tracer.runHook('output', [start]);
-      appendAll(finals, out.ended);
-      const post = tracer.runHook('postrouting', out.passed);
-      appendAll(finals, post.ended);
-      const local = post.passed.filter((s) => tracer.isLocal(s.dst));
-      const input = tracer.runHook('input', local);
-      appendAll(finals, input.ended);
-      deliver([...input.passed, ...post.passed.filter((s) => !tracer.isLocal(s.dst))]);
-      return;
-    }
-    const pre = tracer.runHook('prerouting', [start]);
-    appendAll(finals, pre.ended);
-    const input = tracer.runHook('input', pre.passed.filter((s) => tracer.isLocal(s.dst)));
-    appendAll(finals, input.ended);
-    deliver(input.passed);
-    const fwd = tracer.runHook('forward', pre.passed.filter((s) => !tracer.isLocal(s.dst)));
-    appendAll(finals, fwd.ended);
-    const post = tracer.runHook('postrouting', fwd.passed);
-    appendAll(finals, post.ended);
-    deliver(post.passed);
-  };
-  run(packet.entry);
-  const outcomes = mergeOutcomes(finals);
-  // A trace that hit a cap must not read as a complete answer: its warning comes first.
-  const stopped = tracer.budget.warning(outcomes);
-  const missing = tracer.missing.warnings(dst.family === 4 ? 'IPv4' : 'IPv6');
-  return { packet, outcomes, warnings: [...(stopped ? [stopped] : []), ...missing, ...new Set(tracer.warnings)], context };
+  return traceWith(packet, context, (family) => new NftTracer(ruleset, fileIndex, context, family));
 }

@@ -6,8 +6,8 @@
 // kube-proxy's own lists (session affinity) keep their story: a new client is in none of them.
 import type { Match, Rule } from '../model/iptables';
 import { t } from '../l10n';
-import { formatAddress, parseAddress, type Address } from './addr';
-import { assume, certain, negate, type Cond, type RecentOp, type State } from './iptables';
+import { formatAddress, parseAddress, type Address } from '../model/address';
+import { assume, certain, negate, type Cond, type RecentOp, type State } from './engine';
 import type { RecentTest } from './types';
 import { isKubeProxyAffinity } from '../kube/chains';
 
@@ -72,11 +72,20 @@ function historyCond(r: RecentTest, name: string, address: string): Cond {
   const key = `recent ${r.list} >=${r.hits}${r.seconds ? ` ${r.seconds}s` : ''}`;
   const [label, labelNot] =
     r.seconds && r.hits === 1
-      ? [t('assuming recent list {0} saw {1} in the last {2} s before this connection', name, address, r.seconds), t('assuming recent list {0} did not see {1} in the last {2} s before this connection', name, address, r.seconds)]
+      ? [
+          t('assuming recent list {0} saw {1} in the last {2} s before this connection', name, address, r.seconds),
+          t('assuming recent list {0} did not see {1} in the last {2} s before this connection', name, address, r.seconds),
+        ]
       : r.seconds
-        ? [t('assuming recent list {0} saw {1} at least {2} times in the last {3} s before this connection', name, address, r.hits, r.seconds), t('assuming recent list {0} saw {1} fewer than {2} times in the last {3} s before this connection', name, address, r.hits, r.seconds)]
+        ? [
+            t('assuming recent list {0} saw {1} at least {2} times in the last {3} s before this connection', name, address, r.hits, r.seconds),
+            t('assuming recent list {0} saw {1} fewer than {2} times in the last {3} s before this connection', name, address, r.hits, r.seconds),
+          ]
         : r.hits === 1
           ? [t('assuming {0} is in recent list {1} from earlier connections', address, name), t('assuming {0} is not in recent list {1}', address, name)]
-          : [t('assuming recent list {0} saw {1} at least {2} times before this connection', name, address, r.hits), t('assuming recent list {0} saw {1} fewer than {2} times before this connection', name, address, r.hits)];
-  return { ...(assume(key, label, labelNot) as Extract<Cond, { kind: 'assume' }>), recent: r };
+          : [
+              t('assuming recent list {0} saw {1} at least {2} times before this connection', name, address, r.hits),
+              t('assuming recent list {0} saw {1} fewer than {2} times before this connection', name, address, r.hits),
+            ];
+  return { ...assume(key, label, labelNot), recent: r };
 }

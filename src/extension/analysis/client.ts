@@ -98,10 +98,12 @@ export class AnalysisClient {
         if (this.worker === worker) worker.postMessage({ type: 'cancel', id } satisfies Notification);
         reject(new RequestError('cancelled', 'the request was cancelled'));
       });
-      const settle = <V>(done: (v: V) => void) => (v: V) => {
-        listener?.dispose();
-        done(v);
-      };
+      const settle =
+        <V>(done: (v: V) => void) =>
+        (v: V) => {
+          listener?.dispose();
+          done(v);
+        };
       this.pending.set(id, { resolve: settle(resolve as (v: unknown) => void), reject: settle(reject) });
       worker.postMessage({ ...request, id });
     });

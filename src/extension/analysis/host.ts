@@ -50,7 +50,10 @@ const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics']);
 export const PROGRESS_INTERVAL = 250;
 
 class Failure extends Error {
-  constructor(readonly kind: FailureKind, message: string) {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
     super(message);
   }
 }

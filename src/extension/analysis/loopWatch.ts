@@ -64,7 +64,12 @@ export class LoopWatch {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
-    this.report({ longestTask: Math.round(this.longestTask), longestTaskAt: Math.round(this.longestTaskAt), longestDelay: Math.round(Math.max(0, this.longestDelay)), watched: Math.round(performance.now() - this.started) });
+    this.report({
+      longestTask: Math.round(this.longestTask),
+      longestTaskAt: Math.round(this.longestTaskAt),
+      longestDelay: Math.round(Math.max(0, this.longestDelay)),
+      watched: Math.round(performance.now() - this.started),
+    });
   }
 
   dispose(): void {

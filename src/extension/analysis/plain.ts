@@ -1,5 +1,5 @@
 // Answers of the analysis worker as plain data. Models make ranges and other values on demand with getters
-// (issue #8: a large dump would otherwise keep millions of small objects), and a worker message is a structured
+// (docs/performance.md#memory: a large dump would otherwise keep millions of small objects), and a worker message is a structured
 // clone, which copies own properties only: what a getter answers must become a property before it travels.
 
 /** Getter names of each prototype (models have few classes: found once each). */

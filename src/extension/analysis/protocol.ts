@@ -81,7 +81,7 @@ export type FromWorker =
 /**
  * The analysis worker's young generation (MB; V8 splits it into three spaces of a third each). V8 grows it to 48 MB
  * while a large dump is parsed; bounded, the worker's peak memory is 10–15 MB lower at 10,000 Services, for parses
- * a few percent slower (issue #8). `npm run bench` measures with the same bound.
+ * a few percent slower (docs/performance.md#memory). `npm run bench` measures with the same bound.
  */
 export const WORKER_YOUNG_GENERATION_MB = 24;
 

@@ -13,7 +13,7 @@ import { clusterEndpoints } from '../../core/trace/cluster';
 import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
-import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/catalog';
+import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/service';
 import { serviceTitle, type GraphModel } from '../../core/graph/model';
 import { perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { t } from '../../core/l10n';
@@ -178,7 +178,10 @@ export function limitOutline(items: OutlineItem[], limit: number): OutlineItem[]
 /** Folding ranges, the tables (outermost) first, at most `limit` (VS Code's editor.foldingMaximumRegions). */
 export function limitFoldingRanges(ranges: { start: number; end: number }[], limit: number): { start: number; end: number }[] {
   if (ranges.length <= limit) return ranges;
-  return [...ranges].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, limit).sort((a, b) => a.start - b.start);
+  return [...ranges]
+    .sort((a, b) => b.end - b.start - (a.end - a.start))
+    .slice(0, limit)
+    .sort((a, b) => a.start - b.start);
 }
 
 /** Questions about one document's analysis (LanguageFeatures, plus what the providers need ready-made). */
@@ -289,8 +292,18 @@ export const snapshotQueries = {
   },
   graph: (s: NodeSnapshot) => graphModelOf(s),
   serviceGraphs: (s: NodeSnapshot, keys: string[]) => graphsOfSnapshot(s, keys.slice(0, MAX_GRAPHS_ASKED)),
-  tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) => snapshotKeysWhere(s, (g) => traceHighlight([g], trace).nodes.length > 0, max, (svc) => mayEnter(svc, trace)),
-  explain: (s: NodeSnapshot) => explainNode(s, s.files.map((f) => f.text?.())),
+  tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) =>
+    snapshotKeysWhere(
+      s,
+      (g) => traceHighlight([g], trace).nodes.length > 0,
+      max,
+      (svc) => mayEnter(svc, trace),
+    ),
+  explain: (s: NodeSnapshot) =>
+    explainNode(
+      s,
+      s.files.map((f) => f.text?.()),
+    ),
   clusterDiagnostics: (s: NodeSnapshot) => clusterDiagnostics(s),
   /** Which node the cluster check judged the dumps from (undefined without a cluster state). */
   clusterNode: (s: NodeSnapshot) => (s.cluster ? { ...s.cluster.check.node, known: knownNodeNames(s.cluster.state) } : undefined),

@@ -1,4 +1,4 @@
-// "Dataplane Explorer: Explain This Node" (issue 9): one webview panel that explains the node snapshot of a
+// "Dataplane Explorer: Explain This Node": one webview panel that explains the node snapshot of a
 // dump (its folder). The content comes from core/explain/node; the HTML is a fixed shell with a nonce'd
 // script, the data travels in checked messages, evidence links reveal their lines in the right file.
 import * as vscode from 'vscode';
@@ -96,7 +96,7 @@ class ExplainPanel {
 
   private async reveal(id: number): Promise<void> {
     const evidence = this.explanation?.evidence[id];
-    const uri = evidence?.path !== undefined ? (evidence.clusterFile !== undefined ? this.clusterUris[evidence.clusterFile] : undefined) ?? fileUri(evidence.path) : evidence ? this.uris[evidence.fileIndex] : undefined;
+    const uri = evidence?.path !== undefined ? ((evidence.clusterFile !== undefined ? this.clusterUris[evidence.clusterFile] : undefined) ?? fileUri(evidence.path)) : evidence ? this.uris[evidence.fileIndex] : undefined;
     if (!evidence || !uri) return;
     await revealBeside(this.panel, uri, toRange(evidence.range));
   }
@@ -152,11 +152,16 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
         current.show(document);
         return;
       }
-      const panel = vscode.window.createWebviewPanel(EXPLAIN_VIEW_TYPE, vscode.l10n.t('Explain This Node'), { viewColumn: columnBeside() ?? vscode.ViewColumn.Beside, preserveFocus: false }, {
-        enableScripts: true,
-        retainContextWhenHidden: false,
-        localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
-      });
+      const panel = vscode.window.createWebviewPanel(
+        EXPLAIN_VIEW_TYPE,
+        vscode.l10n.t('Explain This Node'),
+        { viewColumn: columnBeside() ?? vscode.ViewColumn.Beside, preserveFocus: false },
+        {
+          enableScripts: true,
+          retainContextWhenHidden: false,
+          localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
+        },
+      );
       create(panel, document);
     }),
     vscode.window.registerWebviewPanelSerializer(EXPLAIN_VIEW_TYPE, {

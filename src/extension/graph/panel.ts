@@ -1,4 +1,4 @@
-// The Service graph webview (issue 7, DESIGN §7): one panel per node snapshot, restored by a serializer.
+// The Service graph webview (DESIGN §7): one panel per node snapshot, restored by a serializer.
 // Data travels only in typed messages checked on receipt; the HTML is a fixed shell with a nonce'd script.
 //
 // Following the active editor: when the active editor shows a dump of another snapshot (another folder) that has
@@ -233,7 +233,11 @@ class GraphPanel {
   /** The first `max` Services the trace reaches (asked of the snapshot when not every graph is built here). */
   private async tracedServices(trace: TraceResult, max: number): Promise<string[]> {
     if (!this.model) return [];
-    if (this.model.complete) return [...this.model.graphs.values()].filter((g) => core().traceHighlight([g], trace).nodes.length > 0).slice(0, max).map((g) => g.key);
+    if (this.model.complete)
+      return [...this.model.graphs.values()]
+        .filter((g) => core().traceHighlight([g], trace).nodes.length > 0)
+        .slice(0, max)
+        .map((g) => g.key);
     const answer = await this.snapshots.query(await vscode.workspace.openTextDocument(this.document), 'tracedServices', trace, max);
     return answer?.value.filter((k) => this.keys.has(k)) ?? [];
   }
@@ -449,7 +453,10 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     const listener = p.panel.onDidChangeViewState((e) => {
       if (e.webviewPanel.active) lastActive = p;
     });
-    context.subscriptions.push(listener, p.panel.onDidDispose(() => listener.dispose()));
+    context.subscriptions.push(
+      listener,
+      p.panel.onDidDispose(() => listener.dispose()),
+    );
   };
   const forget = (p: GraphPanel) => {
     for (const [id, q] of panels) if (q === p) panels.delete(id);
@@ -458,11 +465,16 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
   const open = (document: vscode.Uri): GraphPanel => {
     const existing = panels.get(snapshotId(document));
     if (existing) return existing;
-    const panel = vscode.window.createWebviewPanel(GRAPH_VIEW_TYPE, vscode.l10n.t('Service Graph'), { viewColumn: columnBeside() ?? vscode.ViewColumn.Beside, preserveFocus: false }, {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-      localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
-    });
+    const panel = vscode.window.createWebviewPanel(
+      GRAPH_VIEW_TYPE,
+      vscode.l10n.t('Service Graph'),
+      { viewColumn: columnBeside() ?? vscode.ViewColumn.Beside, preserveFocus: false },
+      {
+        enableScripts: true,
+        retainContextWhenHidden: false,
+        localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
+      },
+    );
     const p = new GraphPanel(panel, document, [], context.extensionUri, cache, snapshots, log, forget);
     track(p);
     return p;

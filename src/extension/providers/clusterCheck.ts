@@ -108,7 +108,11 @@ class ClusterCheck implements vscode.Disposable {
     this.asked.add(folder);
     const choose = vscode.l10n.t('Choose the Node…');
     const answer = await vscode.window.showInformationMessage(
-      vscode.l10n.t('The dumps in {0} do not show which node they come from; {1} nodes fit. Local traffic policies and topology are judged without a node until you choose one.', vscode.workspace.asRelativePath(vscode.Uri.parse(folder)), node.candidates!.length),
+      vscode.l10n.t(
+        'The dumps in {0} do not show which node they come from; {1} nodes fit. Local traffic policies and topology are judged without a node until you choose one.',
+        vscode.workspace.asRelativePath(vscode.Uri.parse(folder)),
+        node.candidates!.length,
+      ),
       choose,
     );
     if (answer === choose) await this.chooseNode(document, node.candidates!);
@@ -123,10 +127,13 @@ class ClusterCheck implements vscode.Disposable {
     }
     const key = NODE_KEY + folderOf(document.uri).toString();
     const current = this.context.workspaceState.get<string>(key);
-    const picked = await vscode.window.showQuickPick(names.map((label) => ({ label, description: label === current ? vscode.l10n.t('chosen') : undefined })), {
-      title: vscode.l10n.t('Which node do these dumps come from?'),
-      placeHolder: vscode.l10n.t('A node of the cluster state'),
-    });
+    const picked = await vscode.window.showQuickPick(
+      names.map((label) => ({ label, description: label === current ? vscode.l10n.t('chosen') : undefined })),
+      {
+        title: vscode.l10n.t('Which node do these dumps come from?'),
+        placeHolder: vscode.l10n.t('A node of the cluster state'),
+      },
+    );
     if (!picked) return;
     await this.context.workspaceState.update(key, picked.label);
     this.log.info(`cluster check: ${folderOf(document.uri).fsPath} is node ${picked.label}`);
@@ -148,7 +155,7 @@ class ClusterCheck implements vscode.Disposable {
   async checkAgainstCommand(file?: vscode.Uri | string): Promise<void> {
     const dump = dumpForCommand();
     if (!dump) return;
-    const picked = typeof file === 'string' ? vscode.Uri.file(file) : file ?? (await pickClusterFile(dump.uri));
+    const picked = typeof file === 'string' ? vscode.Uri.file(file) : (file ?? (await pickClusterFile(dump.uri)));
     if (!picked) return;
     await this.context.workspaceState.update(PICKED_KEY + folderOf(dump.uri).toString(), picked.toString());
     await this.update(dump);
@@ -193,7 +200,10 @@ class DocsLinks {
   }
 
   private async lineOf(code: string): Promise<number> {
-    this.text ??= Promise.resolve(vscode.workspace.fs.readFile(this.doc)).then((b) => new TextDecoder().decode(b), () => '');
+    this.text ??= Promise.resolve(vscode.workspace.fs.readFile(this.doc)).then(
+      (b) => new TextDecoder().decode(b),
+      () => '',
+    );
     return core().docsLineOf(await this.text, code);
   }
 }

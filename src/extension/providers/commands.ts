@@ -52,11 +52,14 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
         void vscode.window.showInformationMessage(vscode.l10n.t('No kube-proxy Services in this dump or the dumps beside it (no KUBE-SERVICES rules, kube-proxy nft table or IPVS virtual services).'));
         return;
       }
-      const picked = await showFilteredPick({
-        title: vscode.l10n.t('Services in {0}', vscode.workspace.asRelativePath(document.uri)),
-        placeholder: vscode.l10n.t('Filter by namespace, name, address or port'),
-        rows: async (value) => (await snapshots.query(document, 'serviceRows', value, PICK_ROWS))?.value,
-      }, answer.value);
+      const picked = await showFilteredPick(
+        {
+          title: vscode.l10n.t('Services in {0}', vscode.workspace.asRelativePath(document.uri)),
+          placeholder: vscode.l10n.t('Filter by namespace, name, address or port'),
+          rows: async (value) => (await snapshots.query(document, 'serviceRows', value, PICK_ROWS))?.value,
+        },
+        answer.value,
+      );
       if (!picked?.range) return;
       const range = toRange(picked.range);
       const uri = answer.uris[picked.fileIndex ?? 0] ?? document.uri;

@@ -19,9 +19,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     const entry = await cache.get(document);
     if (document.isClosed || document.version !== version) return; // a newer version's update follows
     if (!entry) {
-      collection.set(document.uri, cache.isTooLarge(document)
-        ? [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), tooLargeMessage(document, cache.size(document)), vscode.DiagnosticSeverity.Information)]
-        : []);
+      collection.set(document.uri, cache.isTooLarge(document) ? [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), tooLargeMessage(document, cache.size(document)), vscode.DiagnosticSeverity.Information)] : []);
       return;
     }
     const reportUnreferenced = readSettings().reportUnreferencedChains;
@@ -43,7 +41,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
     }),
     { dispose },
   );
-  // The dumps already open are analysed just after activation, not during it (issue 8: activation ≤ 50 ms; the
+  // The dumps already open are analysed just after activation, not during it (docs/performance.md#budgets: activation ≤ 50 ms; the
   // first analysis loads the parsers, dist/core.js).
   const initial = setTimeout(() => vscode.workspace.textDocuments.forEach((d) => void update(d)), 0);
   context.subscriptions.push({ dispose: () => clearTimeout(initial) });

@@ -25,8 +25,6 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
 
 /** A Service's API side: by the Service port the hover names, or (ipvsadm) by the virtual service on the line. */
 function apiSide(snapshots: Snapshots, document: vscode.TextDocument, service: HoverService | undefined, position: vscode.Position, token: vscode.CancellationToken) {
-  const asked = service
-    ? snapshots.queryWith(token, document, 'clusterHover', service)
-    : document.languageId === 'ipvsadm' ? snapshots.queryWith(token, document, 'clusterHoverAt', 0, toPosition(position)) : undefined;
+  const asked = service ? snapshots.queryWith(token, document, 'clusterHover', service) : document.languageId === 'ipvsadm' ? snapshots.queryWith(token, document, 'clusterHoverAt', 0, toPosition(position)) : undefined;
   return asked?.catch(() => undefined);
 }

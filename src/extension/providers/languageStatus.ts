@@ -100,7 +100,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache)
     }),
     cache.onDidChangeState(refreshActive),
   );
-  // The active dump is analysed just after activation, not during it (issue 8; see diagnostics.ts).
+  // The active dump is analysed just after activation, not during it (docs/performance.md#budgets; see diagnostics.ts).
   const initial = setTimeout(() => {
     const active = vscode.window.activeTextEditor?.document;
     if (active) void cache.get(active);

@@ -11,7 +11,7 @@ const SYNC_GRACE_MS = 2000;
 
 async function head(uri: vscode.Uri): Promise<string | undefined> {
   if (uri.scheme !== 'file') return undefined;
-  // Loaded here, not at activation (issue 8: a Node built-in module costs about a millisecond to load).
+  // Loaded here, not at activation (docs/performance.md#budgets: a Node built-in module costs about a millisecond to load).
   const { open } = require('node:fs/promises') as typeof fsPromises;
   const file = await open(uri.fsPath, 'r');
   try {
@@ -48,7 +48,12 @@ export function register(context: vscode.ExtensionContext, log: Log): void {
       log.warn(`${uri.fsPath}: ${stat.size} bytes, above the ${SYNC_LIMIT} characters VS Code passes to extensions; not analysed (${dialect})`);
       const copy = vscode.l10n.t('Copy Command');
       const choice = await vscode.window.showWarningMessage(
-        vscode.l10n.t('{0} ({1}) is larger than VS Code passes to extensions (50 MB): no hovers, F12, outline or trace for it in the editor. Use the command line instead: {2}', vscode.workspace.asRelativePath(uri), formatSize(stat.size), cliRoute(uri.fsPath)),
+        vscode.l10n.t(
+          '{0} ({1}) is larger than VS Code passes to extensions (50 MB): no hovers, F12, outline or trace for it in the editor. Use the command line instead: {2}',
+          vscode.workspace.asRelativePath(uri),
+          formatSize(stat.size),
+          cliRoute(uri.fsPath),
+        ),
         copy,
       );
       if (choice === copy) await vscode.env.clipboard.writeText(cliRoute(uri.fsPath));

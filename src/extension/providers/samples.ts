@@ -15,7 +15,7 @@ const CLUSTER_STATE = 'cluster-state.yaml';
 const SAMPLES: { id: string; files: string[]; label: () => string; detail: () => string }[] = [
   { id: 'iptables-nft', files: ['node1.iptables'], label: () => vscode.l10n.t('iptables mode, nf_tables backend'), detail: () => vscode.l10n.t('iptables-nft-save of a kube-proxy node in iptables mode') },
   { id: 'iptables-legacy', files: ['node1.iptables'], label: () => vscode.l10n.t('iptables mode, legacy backend'), detail: () => vscode.l10n.t('the same Services written by iptables-legacy') },
-  { id: 'nftables', files: ['node1.nft'], label: () => vscode.l10n.t('nftables mode'), detail: () => vscode.l10n.t('nft list ruleset: kube-proxy\'s table ip kube-proxy') },
+  { id: 'nftables', files: ['node1.nft'], label: () => vscode.l10n.t('nftables mode'), detail: () => vscode.l10n.t("nft list ruleset: kube-proxy's table ip kube-proxy") },
   { id: 'ipvs', files: ['node1.ipvsadm', 'node1.ipset', 'node1.iptables'], label: () => vscode.l10n.t('IPVS mode'), detail: () => vscode.l10n.t('ipvsadm -Ln, ipset save and iptables-save of one node, read together') },
 ];
 
@@ -45,7 +45,10 @@ export async function sampleCopies(extensionUri: vscode.Uri, id: string, root?: 
   // The cluster state travels with the dumps (the folder is what the cluster check reads) but is not opened.
   for (const name of [...sample.files, CLUSTER_STATE]) {
     const copy = vscode.Uri.joinPath(folder, name);
-    const exists = await vscode.workspace.fs.stat(copy).then(() => true, () => false);
+    const exists = await vscode.workspace.fs.stat(copy).then(
+      () => true,
+      () => false,
+    );
     if (!exists) await vscode.workspace.fs.copy(vscode.Uri.joinPath(extensionUri, 'samples', id, name), copy);
     if (name !== CLUSTER_STATE) copies.push(copy);
   }

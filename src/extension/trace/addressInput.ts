@@ -1,6 +1,6 @@
 // What an input box says about an address the user typed; the trace and the graph ask for the node's address.
 import * as vscode from 'vscode';
-import { hasLeadingZeroPart, parseUserAddress } from '../../core/trace/addr';
+import { hasLeadingZeroPart, parseUserAddress } from '../../core/model/address';
 import { core } from '../loadCore';
 
 const LEADING_ZERO = () => vscode.l10n.t('Write the IPv4 parts without leading zeros (some tools read 010 as octal 8)');

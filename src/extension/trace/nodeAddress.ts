@@ -8,9 +8,7 @@ import { addressInputProblem } from './addressInput';
 export async function askNodeAddress(title: string, value?: string): Promise<string[] | undefined> {
   const typed = await vscode.window.showInputBox({
     title,
-    prompt: value === undefined
-      ? vscode.l10n.t('This node\'s address, the source of its connections (leave empty to take it from the dumps)')
-      : vscode.l10n.t('This node\'s address, where its NodePorts listen'),
+    prompt: value === undefined ? vscode.l10n.t("This node's address, the source of its connections (leave empty to take it from the dumps)") : vscode.l10n.t("This node's address, where its NodePorts listen"),
     value,
     validateInput: (v) => (v.trim() === '' && value === undefined ? undefined : addressInputProblem(v.trim())),
   });
@@ -22,7 +20,7 @@ export function offerToSave(addresses: string[]): void {
   const configured = readSettings().nodeIPs;
   if (addresses.length === 0 || addresses.every((a) => configured.includes(a))) return;
   const save = vscode.l10n.t('Save for this Workspace');
-  void vscode.window.showInformationMessage(vscode.l10n.t('Keep {0} as this node\'s address (setting dataplane.nodeIPs) so traces need not ask?', addresses.join(', ')), save).then(async (answer) => {
+  void vscode.window.showInformationMessage(vscode.l10n.t("Keep {0} as this node's address (setting dataplane.nodeIPs) so traces need not ask?", addresses.join(', ')), save).then(async (answer) => {
     if (answer !== save) return;
     const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     await vscode.workspace.getConfiguration('dataplane').update('nodeIPs', [...new Set([...addresses, ...configured])], target);
@@ -36,8 +34,8 @@ export function offerToSave(addresses: string[]): void {
 export async function adviseNodeAddress(advice: readonly string[] | undefined): Promise<string[] | undefined> {
   if (!advice?.includes('node-address')) return undefined;
   const set = vscode.l10n.t('Set Node Address…');
-  const answer = await vscode.window.showInformationMessage(vscode.l10n.t('This node\'s address was guessed for this trace: set this node\'s address for a surer answer.'), set);
+  const answer = await vscode.window.showInformationMessage(vscode.l10n.t("This node's address was guessed for this trace: set this node's address for a surer answer."), set);
   if (answer !== set) return undefined;
-  const asked = await askNodeAddress(vscode.l10n.t('This node\'s address'));
+  const asked = await askNodeAddress(vscode.l10n.t("This node's address"));
   return asked?.length ? asked : undefined;
 }

@@ -84,7 +84,7 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<TraceNode> {
         const item = new vscode.TreeItem(plainLabel(`${core().formatShare(o.probability)}  ${what}`), single ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
         // The conditions are part of what the outcome says: its share is of new connections under them.
         // The cluster state names the endpoint (its pod, else its Service) and says when the API does not offer it.
-        const api = o.endpoint ? (o.endpoint.note ? vscode.l10n.t('⚠ {0}: {1}', o.endpoint.pod ?? o.endpoint.service, o.endpoint.note) : o.endpoint.pod ?? vscode.l10n.t('Service {0}', o.endpoint.service)) : '';
+        const api = o.endpoint ? (o.endpoint.note ? vscode.l10n.t('⚠ {0}: {1}', o.endpoint.pod ?? o.endpoint.service, o.endpoint.note) : (o.endpoint.pod ?? vscode.l10n.t('Service {0}', o.endpoint.service))) : '';
         item.description = plainLabel([api, o.masquerade ? vscode.l10n.t('masqueraded') : '', o.assumptions.length ? vscode.l10n.t('if: {0}', o.assumptions.join('; ')) : ''].filter(Boolean).join(' · ')) || undefined;
         item.iconPath = new vscode.ThemeIcon(o.endpoint?.note ? 'warning' : o.verdict === 'dnat' || o.verdict === 'accept' ? 'pass' : 'error');
         const endpointLines = o.endpoint ? [vscode.l10n.t('Endpoint: {0}', core().endpointLine(o.endpoint)), ...(o.endpoint.note ? [vscode.l10n.t('API: {0}', o.endpoint.note)] : [])] : [];

@@ -19,7 +19,10 @@ export function systemPackagesPlan(missing, { root }) {
   if (!missing.length) return { lines: [`System packages: ${all.join(', ')} are installed; nothing to install.`], commands: [] };
   const wanted = APT_PACKAGES.filter((p) => missing.includes(p.name));
   const lines = [`System packages to install: ${wanted.map((p) => `${p.name} (${p.why})`).join(', ')}.`];
-  const commands = [['apt-get', ['update', '-qq']], ['apt-get', ['install', '-y', '-qq', ...missing]]];
+  const commands = [
+    ['apt-get', ['update', '-qq']],
+    ['apt-get', ['install', '-y', '-qq', ...missing]],
+  ];
   const shown = commands.map(([cmd, argv]) => [cmd, ...argv].join(' ')).join(' && ');
   if (!root) {
     const sudo = commands.map(([cmd, argv]) => ['sudo', cmd, ...argv].join(' ')).join(' && ');

@@ -8,7 +8,12 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vscode from './vscode.mjs';
 
-const slug = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+const slug = (s) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60);
 
 function withTimeout(promise, ms, what) {
   let timer;
@@ -62,7 +67,11 @@ export async function runSuite({ context, url, workspace, fixtures, outDir, test
     const secs = ((Date.now() - start) / 1000).toFixed(1);
     if (error) {
       console.log(`FAIL ${n} - ${s.name} (${secs}s)`);
-      console.log(`     ${String(error?.message ?? error).split('\n').join('\n     ')}`);
+      console.log(
+        `     ${String(error?.message ?? error)
+          .split('\n')
+          .join('\n     ')}`,
+      );
       console.log(`     screenshot: ${path.relative(process.cwd(), shot) || shot}`);
     } else {
       console.log(`ok   ${n} - ${s.name} (${secs}s)`);

@@ -60,9 +60,7 @@ async function quickInput(page, opener, text) {
 
 /** Texts (aria-labels, else inner text) of the rows the quick input shows now. */
 export async function quickInputRows(page) {
-  return page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (rows) =>
-    rows.map((r) => r.getAttribute('aria-label') || r.innerText),
-  );
+  return page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (rows) => rows.map((r) => r.getAttribute('aria-label') || r.innerText));
 }
 
 /** Runs a command through the command palette (F1) by its visible label, e.g. "View: Close All Editors". */
@@ -156,14 +154,17 @@ export async function panelRows(page) {
  * (several webviews may be open: the walkthrough's media is one too).
  */
 export async function webviewWith(page, selector, what = `a webview with ${selector}`) {
-  return poll(async () => {
-    const count = await page.locator('iframe.webview.ready').count();
-    for (let i = count - 1; i >= 0; i--) {
-      const frame = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('iframe#active-frame');
-      if ((await frame.locator(selector).count()) > 0) return frame;
-    }
-    return undefined;
-  }, { timeout: 30_000, what });
+  return poll(
+    async () => {
+      const count = await page.locator('iframe.webview.ready').count();
+      for (let i = count - 1; i >= 0; i--) {
+        const frame = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('iframe#active-frame');
+        if ((await frame.locator(selector).count()) > 0) return frame;
+      }
+      return undefined;
+    },
+    { timeout: 30_000, what },
+  );
 }
 
 /**
@@ -178,11 +179,14 @@ export async function ensureLanguageMode(page, id, log) {
   await page.locator('.quick-input-widget .quick-input-box input').fill(id);
   const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
   let labels = [];
-  const index = await poll(async () => {
-    labels = await quickInputRows(page);
-    const i = labels.findIndex((l) => /^(\S+?),? \((\S+)\)/.exec(l.trim())?.[2] === id); // "iptables, (iptables)": name, (id)
-    return i >= 0 ? i + 1 : undefined;
-  }, { what: `language "${id}" in the language picker` }).catch((e) => {
+  const index = await poll(
+    async () => {
+      labels = await quickInputRows(page);
+      const i = labels.findIndex((l) => /^(\S+?),? \((\S+)\)/.exec(l.trim())?.[2] === id); // "iptables, (iptables)": name, (id)
+      return i >= 0 ? i + 1 : undefined;
+    },
+    { what: `language "${id}" in the language picker` },
+  ).catch((e) => {
     throw new Error(`${e.message}; rows: ${JSON.stringify(labels)}`);
   });
   await rows.nth(index - 1).click();
@@ -219,10 +223,13 @@ export async function cursorPosition(page) {
 export async function gotoLine(page, line, col = 1) {
   await quickInput(page, 'Control+G', `:${line}:${col}`);
   await page.keyboard.press('Enter');
-  await poll(async () => {
-    const pos = await cursorPosition(page);
-    return pos.line === line && pos.col === col;
-  }, { what: `cursor at Ln ${line}, Col ${col}` });
+  await poll(
+    async () => {
+      const pos = await cursorPosition(page);
+      return pos.line === line && pos.col === col;
+    },
+    { what: `cursor at Ln ${line}, Col ${col}` },
+  );
 }
 
 /**
@@ -265,10 +272,11 @@ export function tokenPoint(tok) {
 /** Visible editor hover text ('' when none). */
 export async function hoverText(page) {
   return page.evaluate(() => {
-    const hovers = [...document.querySelectorAll('.monaco-editor .monaco-hover, .monaco-hover')].filter(
-      (h) => !h.classList.contains('hidden') && h.getBoundingClientRect().height > 0,
-    );
-    return hovers.map((h) => h.innerText).join('\n---\n').trim();
+    const hovers = [...document.querySelectorAll('.monaco-editor .monaco-hover, .monaco-hover')].filter((h) => !h.classList.contains('hidden') && h.getBoundingClientRect().height > 0);
+    return hovers
+      .map((h) => h.innerText)
+      .join('\n---\n')
+      .trim();
   });
 }
 
@@ -279,20 +287,23 @@ export async function hoverText(page) {
  */
 export async function hoverPointUntil(page, point, expect, { what = `a hover containing "${expect}"`, timeout = 30_000, interval = 100, away = 100, steps = 3, tries = 12, every = 250 } = {}) {
   let text = '';
-  await poll(async () => {
-    const p = await point();
-    if (p.error) throw new Error(p.error);
-    await page.mouse.move(1, 1);
-    await sleep(away);
-    await page.mouse.move(p.x, p.y, { steps });
-    // The extension may still be activating: give the hover a few seconds, then hover again.
-    for (let i = 0; i < tries; i++) {
-      await sleep(every);
-      text = await hoverText(page);
-      if (text.includes(expect)) return true;
-    }
-    return false;
-  }, { timeout, interval, what }).catch((e) => {
+  await poll(
+    async () => {
+      const p = await point();
+      if (p.error) throw new Error(p.error);
+      await page.mouse.move(1, 1);
+      await sleep(away);
+      await page.mouse.move(p.x, p.y, { steps });
+      // The extension may still be activating: give the hover a few seconds, then hover again.
+      for (let i = 0; i < tries; i++) {
+        await sleep(every);
+        text = await hoverText(page);
+        if (text.includes(expect)) return true;
+      }
+      return false;
+    },
+    { timeout, interval, what },
+  ).catch((e) => {
     throw new Error(`${e.message}; hover text: ${JSON.stringify(text.slice(0, 2000))}`);
   });
   return text;
@@ -300,10 +311,15 @@ export async function hoverPointUntil(page, point, expect, { what = `a hover con
 
 /** Hovers the token `needle` in the rendered line `lineText` until the hover contains `expect`; returns the hover text. */
 export async function hoverUntil(page, lineText, needle, expect, { what = `a hover on ${needle} containing "${expect}"` } = {}) {
-  return hoverPointUntil(page, async () => {
-    const tok = await token(page, lineText, needle);
-    return tok.error ? tok : tokenPoint(tok);
-  }, expect, { what });
+  return hoverPointUntil(
+    page,
+    async () => {
+      const tok = await token(page, lineText, needle);
+      return tok.error ? tok : tokenPoint(tok);
+    },
+    expect,
+    { what },
+  );
 }
 
 /**
@@ -312,15 +328,18 @@ export async function hoverUntil(page, lineText, needle, expect, { what = `a hov
  */
 export async function f12Until(page, read, done, { what = 'F12 to move the cursor', describe = (v) => `last seen: ${JSON.stringify(v)}` } = {}) {
   let value;
-  await poll(async () => {
-    await page.keyboard.press('F12');
-    for (let i = 0; i < 8; i++) {
-      await sleep(250);
-      value = await read();
-      if (done(value)) return true;
-    }
-    return false;
-  }, { timeout: 20_000, interval: 100, what }).catch((e) => {
+  await poll(
+    async () => {
+      await page.keyboard.press('F12');
+      for (let i = 0; i < 8; i++) {
+        await sleep(250);
+        value = await read();
+        if (done(value)) return true;
+      }
+      return false;
+    },
+    { timeout: 20_000, interval: 100, what },
+  ).catch((e) => {
     throw new Error(`${e.message}; ${describe(value)}`);
   });
   return value;
@@ -328,10 +347,15 @@ export async function f12Until(page, read, done, { what = 'F12 to move the curso
 
 /** Presses F12 until the cursor leaves line `line`; returns the cursor position ({ line, col, text }) it lands on. */
 export async function f12FromLine(page, line, { what = 'F12 to move the cursor', expected } = {}) {
-  return f12Until(page, () => cursorPosition(page), (pos) => pos.line !== line, {
-    what,
-    describe: (pos) => `status bar says "${pos?.text}"${expected ? `, expected ${expected}` : ''}`,
-  });
+  return f12Until(
+    page,
+    () => cursorPosition(page),
+    (pos) => pos.line !== line,
+    {
+      what,
+      describe: (pos) => `status bar says "${pos?.text}"${expected ? `, expected ${expected}` : ''}`,
+    },
+  );
 }
 
 /** Rows (aria-label, level, text) of a tree/list in the element matching `containerSelector`. */
@@ -364,13 +388,23 @@ export function extensionLog(workspace) {
 
 /** The text of the language status hover (its items' texts), after pointing at the status bar entry; '' when none. */
 export async function languageStatusHover(page) {
-  const box = await page.locator('.part.statusbar [id="status.languageStatus"]').first().boundingBox().catch(() => null);
+  const box = await page
+    .locator('.part.statusbar [id="status.languageStatus"]')
+    .first()
+    .boundingBox()
+    .catch(() => null);
   if (!box) return '';
   await page.mouse.move(1, 1);
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 2 });
   for (let i = 0; i < 8; i++) {
     await new Promise((r) => setTimeout(r, 150));
-    const text = await page.evaluate(() => [...document.querySelectorAll('.hover-language-status')].map((e) => e.innerText).join(' | ').replace(/\s+/g, ' ').trim());
+    const text = await page.evaluate(() =>
+      [...document.querySelectorAll('.hover-language-status')]
+        .map((e) => e.innerText)
+        .join(' | ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
     if (text) return text;
   }
   return '';
@@ -384,7 +418,14 @@ export async function openRelative(page, relative) {
 
 /** Visible texts (label and description; no-break spaces as spaces) of the rows of the lists and trees in the panel. */
 export async function panelTexts(page) {
-  return page.$$eval('[id="workbench.parts.panel"] .monaco-list-row', (els) => els.map((r) => r.innerText.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim()));
+  return page.$$eval('[id="workbench.parts.panel"] .monaco-list-row', (els) =>
+    els.map((r) =>
+      r.innerText
+        .replace(/\u00a0/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ),
+  );
 }
 
 /** The labels of the active editor's breadcrumbs, e.g. ['node1.txt', 'nat', 'KUBE-SERVICES']. */
@@ -410,8 +451,11 @@ export async function copied(page, copy, what = 'the copied text') {
   const marker = `marker ${Date.now()}`;
   await setClipboard(page, marker);
   await copy();
-  return poll(async () => {
-    const text = await clipboardText(page);
-    return text !== marker ? text : undefined;
-  }, { what: `${what} on the clipboard` });
+  return poll(
+    async () => {
+      const text = await clipboardText(page);
+      return text !== marker ? text : undefined;
+    },
+    { what: `${what} on the clipboard` },
+  );
 }

@@ -23,7 +23,9 @@ export function message(locale, english, ...args) {
 
 /** Lines of a bundled sample dump, e.g. sampleLines('iptables-nft', 'node1.iptables'). */
 export function sampleLines(mode, file) {
-  return readFileSync(path.join(REPO, 'samples', mode, file), 'utf8').replace(/\r\n/g, '\n').split('\n');
+  return readFileSync(path.join(REPO, 'samples', mode, file), 'utf8')
+    .replace(/\r\n/g, '\n')
+    .split('\n');
 }
 
 /** Walkthrough steps in order: { id, title, links: [{ label, command }] } in display language `locale`. */
@@ -83,9 +85,11 @@ export async function showStep(page, walkthrough, stepTitle) {
 export async function clickStepLink(page, walkthrough, stepTitle, label) {
   const step = await showStep(page, walkthrough, stepTitle);
   const target = step.locator('.step-description-container .monaco-button, .step-description-container a', { hasText: label }).first();
-  await vscode.poll(async () => (await target.count()) > 0 && (await target.isVisible()), { what: `"${label}" in step "${stepTitle}"` }).catch(async (e) => {
-    throw new Error(`${e.message}; step text: ${JSON.stringify(await step.innerText())}`);
-  });
+  await vscode
+    .poll(async () => (await target.count()) > 0 && (await target.isVisible()), { what: `"${label}" in step "${stepTitle}"` })
+    .catch(async (e) => {
+      throw new Error(`${e.message}; step text: ${JSON.stringify(await step.innerText())}`);
+    });
   await target.click();
 }
 
@@ -97,16 +101,23 @@ export async function activeGroupTab(page) {
 
 /** Waits until the active editor tab is `name` and the editor's language mode is `mode`; returns the mode shown. */
 export async function waitForEditor(page, name, mode) {
-  await vscode.poll(async () => (await activeGroupTab(page))?.startsWith(name), { what: `${name} in front`, timeout: 20_000 }).catch(async (e) => {
-    throw new Error(`${e.message}; active tab: ${await activeGroupTab(page)}`);
-  });
+  await vscode
+    .poll(async () => (await activeGroupTab(page))?.startsWith(name), { what: `${name} in front`, timeout: 20_000 })
+    .catch(async (e) => {
+      throw new Error(`${e.message}; active tab: ${await activeGroupTab(page)}`);
+    });
   await page.waitForSelector('.editor-instance .monaco-editor .view-lines .view-line');
-  const shown = await vscode.poll(async () => {
-    const m = await vscode.statusItem(page, 'status.editor.mode');
-    return m && m.toLowerCase() === mode.toLowerCase() ? m : undefined;
-  }, { what: `language mode ${mode} for ${name}` }).catch(async (e) => {
-    throw new Error(`${e.message}; status bar shows ${await vscode.statusItem(page, 'status.editor.mode')}`);
-  });
+  const shown = await vscode
+    .poll(
+      async () => {
+        const m = await vscode.statusItem(page, 'status.editor.mode');
+        return m && m.toLowerCase() === mode.toLowerCase() ? m : undefined;
+      },
+      { what: `language mode ${mode} for ${name}` },
+    )
+    .catch(async (e) => {
+      throw new Error(`${e.message}; status bar shows ${await vscode.statusItem(page, 'status.editor.mode')}`);
+    });
   return shown;
 }
 
@@ -114,20 +125,26 @@ export async function waitForEditor(page, name, mode) {
 export async function focusTab(page, name) {
   const tab = page.locator('.part.editor .tab', { hasText: name }).first();
   let i = 0;
-  await vscode.poll(async () => {
-    // The walkthrough takes the focus back when it has just selected a step: try the tab, then the group shortcuts.
-    if (i % 3 === 0) await tab.click();
-    else await page.keyboard.press(i % 3 === 1 ? 'Control+2' : 'Control+1');
-    i++;
-    await vscode.sleep(300);
-    return (await activeGroupTab(page))?.startsWith(name);
-  }, { what: `${name} focused`, interval: 200 });
+  await vscode.poll(
+    async () => {
+      // The walkthrough takes the focus back when it has just selected a step: try the tab, then the group shortcuts.
+      if (i % 3 === 0) await tab.click();
+      else await page.keyboard.press(i % 3 === 1 ? 'Control+2' : 'Control+1');
+      i++;
+      await vscode.sleep(300);
+      return (await activeGroupTab(page))?.startsWith(name);
+    },
+    { what: `${name} focused`, interval: 200 },
+  );
 }
 
 /** Rendered text of the first visible lines of the active editor. */
 export async function visibleLines(page) {
   return page.$$eval('.editor-instance .monaco-editor .view-lines .view-line', (els) =>
-    els.map((e) => ({ top: e.getBoundingClientRect().top, text: e.textContent.replace(/\u00a0/g, ' ') })).sort((a, b) => a.top - b.top).map((l) => l.text),
+    els
+      .map((e) => ({ top: e.getBoundingClientRect().top, text: e.textContent.replace(/\u00a0/g, ' ') }))
+      .sort((a, b) => a.top - b.top)
+      .map((l) => l.text),
   );
 }
 

@@ -14,7 +14,7 @@ const STALE = '10.244.3.9:8080';
 
 export default [
   {
-    name: 'Cluster graph: the sample\'s stale endpoint is marked with its reason, shop/checkout is listed as not programmed',
+    name: "Cluster graph: the sample's stale endpoint is marked with its reason, shop/checkout is listed as not programmed",
     timeout: 180_000,
     async run({ page, vscode, log }) {
       await closeAll(page, vscode);
@@ -44,10 +44,12 @@ export async function clusterSteps({ page, vscode, log }, locale) {
   await view.locator('#fit').click();
   // The stale pod: marked by its class, its badge word and a tooltip with the API's reason.
   const stale = view.locator('svg.graph g.node.pod.mark-stale', { hasText: STALE }).first();
-  await vscode.poll(async () => (await stale.count()) > 0, { timeout: 30_000, what: `${STALE} marked stale (the cluster state read beside the dump)` }).catch(async (e) => {
-    const nodes = await view.locator('svg.graph g.node').evaluateAll((els) => els.map((g) => `${g.getAttribute('class')}: ${g.textContent}`));
-    throw new Error(`${e.message}\nnodes: ${JSON.stringify(nodes, null, 1)}`);
-  });
+  await vscode
+    .poll(async () => (await stale.count()) > 0, { timeout: 30_000, what: `${STALE} marked stale (the cluster state read beside the dump)` })
+    .catch(async (e) => {
+      const nodes = await view.locator('svg.graph g.node').evaluateAll((els) => els.map((g) => `${g.getAttribute('class')}: ${g.textContent}`));
+      throw new Error(`${e.message}\nnodes: ${JSON.stringify(nodes, null, 1)}`);
+    });
   const badge = await stale.locator('text.badges').textContent();
   const tip = await stale.locator('title').first().textContent();
   log(`  ${STALE}: ${badge} — ${tip}`);

@@ -23,12 +23,17 @@ export async function problemsWith(page, vscode, want) {
   await vscode.openFile(page, 'node1.nft');
   await vscode.runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
   let rows = [];
-  await vscode.poll(async () => {
-    rows = await vscode.listRows(page, '.markers-panel');
-    return want.every((w) => rows.some((r) => w.test(r.text)));
-  }, { timeout: 45_000, what: 'the cluster check in Problems' }).catch(() => {
-    throw new Error(`Problems misses ${want.filter((w) => !rows.some((r) => w.test(r.text))).join(', ')}; rows:\n${rows.map((r) => `  ${r.text}`).join('\n') || '  (none)'}`);
-  });
+  await vscode
+    .poll(
+      async () => {
+        rows = await vscode.listRows(page, '.markers-panel');
+        return want.every((w) => rows.some((r) => w.test(r.text)));
+      },
+      { timeout: 45_000, what: 'the cluster check in Problems' },
+    )
+    .catch(() => {
+      throw new Error(`Problems misses ${want.filter((w) => !rows.some((r) => w.test(r.text))).join(', ')}; rows:\n${rows.map((r) => `  ${r.text}`).join('\n') || '  (none)'}`);
+    });
   return rows;
 }
 
@@ -41,7 +46,7 @@ export async function squiggleOnStaleLine(page, vscode) {
 
 export default [
   {
-    name: 'cluster check: the sample\'s drifts in Problems, the stale rule on its dump line, the missing Service on its object',
+    name: "cluster check: the sample's drifts in Problems, the stale rule on its dump line, the missing Service on its object",
     async run({ page, vscode, log }) {
       const rows = await problemsWith(page, vscode, [
         new RegExp(`10\\.244\\.3\\.9:8080.*stale-endpoint.*\\[Ln ${STALE_LINE}, Col \\d+\\]`),
@@ -81,14 +86,22 @@ export default [
       await vscode.runCommand(page, 'View: Close All Editor Groups');
       await wt.clickStepLink(page, wt.walkthroughTitle('en'), step.title, step.links[0].label);
       await wt.waitForEditor(page, 'node1.iptables', 'iptables');
-      const pos = await vscode.poll(async () => {
-        const p = await vscode.cursorPosition(page);
-        return p.line === staleLine ? p : undefined;
-      }, { timeout: 30_000, what: `the cursor on the stale rule (Ln ${staleLine})` });
+      const pos = await vscode.poll(
+        async () => {
+          const p = await vscode.cursorPosition(page);
+          return p.line === staleLine ? p : undefined;
+        },
+        { timeout: 30_000, what: `the cursor on the stale rule (Ln ${staleLine})` },
+      );
       let rows = [];
-      await vscode.poll(async () => (rows = await vscode.listRows(page, '.markers-panel')).some((r) => r.text.includes('stale-endpoint') && r.text.includes(`[Ln ${staleLine},`)), { timeout: 30_000, what: 'the stale-endpoint row in Problems' }).catch((e) => {
-        throw new Error(`${e.message}; rows:\n${rows.map((r) => `  ${r.text}`).join('\n') || '  (none)'}`);
-      });
+      await vscode
+        .poll(async () => (rows = await vscode.listRows(page, '.markers-panel')).some((r) => r.text.includes('stale-endpoint') && r.text.includes(`[Ln ${staleLine},`)), {
+          timeout: 30_000,
+          what: 'the stale-endpoint row in Problems',
+        })
+        .catch((e) => {
+          throw new Error(`${e.message}; rows:\n${rows.map((r) => `  ${r.text}`).join('\n') || '  (none)'}`);
+        });
       log(`  ${pos.text}`);
       // The walkthrough stays in its own group: leave the workbench as the next test file expects it, one group.
       await vscode.runCommand(page, 'View: Close All Editor Groups');

@@ -11,12 +11,9 @@ const WHY = wt.message('zh-cn', '{0} Why: {1}', '', '').trim();
 
 export default [
   {
-    name: 'zh-cn: cluster check: the sample\'s drifts in Problems in Chinese, on the dump line and the cluster file\'s object',
+    name: "zh-cn: cluster check: the sample's drifts in Problems in Chinese, on the dump line and the cluster file's object",
     async run({ page, vscode, log }) {
-      const rows = await problemsWith(page, vscode, [
-        new RegExp(`10\\.244\\.3\\.9:8080.*stale-endpoint.*\\[(Ln|行) ${STALE_LINE}`),
-        new RegExp(`shop/checkout.*not-programmed.*\\[(Ln|行) ${CHECKOUT_LINE}`),
-      ]);
+      const rows = await problemsWith(page, vscode, [new RegExp(`10\\.244\\.3\\.9:8080.*stale-endpoint.*\\[(Ln|行) ${STALE_LINE}`), new RegExp(`shop/checkout.*not-programmed.*\\[(Ln|行) ${CHECKOUT_LINE}`)]);
       const stale = rows.find((r) => r.text.includes('stale-endpoint'));
       if (!/[\u4e00-\u9fff]/.test(stale.text) || !stale.text.includes(WHY)) throw new Error(`the finding is not in Chinese (want "${WHY}"): ${stale.text}`);
       await squiggleOnStaleLine(page, vscode);

@@ -38,17 +38,22 @@ export default [
       // In an iptables editor every command but Clear Trace (only with a trace shown) is in the palette.
       const keys = ['listServices', 'openAsDump', 'showLog', 'traceClusterIP', 'traceNodePort', 'tracePacket', 'showGraph', 'openSamples'].map((k) => `command.${k}`);
       let rows = [];
-      await vscode.poll(async () => {
-        rows = [];
-        // The list is virtual: scroll through it.
-        for (let i = 0; i < 6; i++) {
-          for (const r of await vscode.quickInputRows(page)) if (!rows.includes(r)) rows.push(r);
-          await page.keyboard.press('PageDown');
-        }
-        return keys.every((k) => rows.some((r) => r.startsWith(`${CATEGORY}: ${ZH[k]}`)));
-      }, { what: 'every command with its zh-cn title' }).catch((e) => {
-        throw new Error(`${e.message}; rows: ${JSON.stringify(rows)}`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            rows = [];
+            // The list is virtual: scroll through it.
+            for (let i = 0; i < 6; i++) {
+              for (const r of await vscode.quickInputRows(page)) if (!rows.includes(r)) rows.push(r);
+              await page.keyboard.press('PageDown');
+            }
+            return keys.every((k) => rows.some((r) => r.startsWith(`${CATEGORY}: ${ZH[k]}`)));
+          },
+          { what: 'every command with its zh-cn title' },
+        )
+        .catch((e) => {
+          throw new Error(`${e.message}; rows: ${JSON.stringify(rows)}`);
+        });
       const english = keys.filter((k) => rows.some((r) => r.startsWith(`${CATEGORY}: ${EN[k]}`)));
       if (english.length) throw new Error(`commands still in English: ${english.join(', ')}`);
       await page.keyboard.press('Escape');
@@ -88,24 +93,39 @@ export default [
       await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes(fromPod)), { what: `"${fromPod}" in the where-from picker` });
       await page.keyboard.press('Enter');
       const panel = '[id="workbench.parts.panel"]';
-      const rowsOf = () => page.$$eval(`${panel} .monaco-list-row`, (els) => els.map((r) => r.innerText.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim()));
+      const rowsOf = () =>
+        page.$$eval(`${panel} .monaco-list-row`, (els) =>
+          els.map((r) =>
+            r.innerText
+              .replace(/\u00a0/g, ' ')
+              .replace(/\s+/g, ' ')
+              .trim(),
+          ),
+        );
       let rows = [];
       const packet = msg('from a pod on this node');
-      await vscode.poll(async () => {
-        rows = await rowsOf();
-        return rows.some((r) => r.includes(packet)) && rows.some((r) => r.includes('DNAT → 10.244.1.7:8080'));
-      }, { timeout: 20_000, what: 'the traced packet and its outcomes' }).catch((e) => {
-        throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            rows = await rowsOf();
+            return rows.some((r) => r.includes(packet)) && rows.some((r) => r.includes('DNAT → 10.244.1.7:8080'));
+          },
+          { timeout: 20_000, what: 'the traced packet and its outcomes' },
+        )
+        .catch((e) => {
+          throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
+        });
       // The panel's tab is the view container's title (its only view's title when it is alone in a container).
       const titles = [ZH['view.container'], ZH['view.trace']];
       const shown = await page.locator(panel).innerText();
       if (!titles.some((title) => shown.includes(title))) throw new Error(`the panel shows neither "${titles.join('" nor "')}"`);
       await page.locator(`${panel} .monaco-list-row`, { hasText: 'DNAT → 10.244.1.7:8080' }).first().click();
       const note = msg('DNAT: the destination becomes {0}.', '10.244.1.7:8080');
-      await vscode.poll(async () => (rows = await rowsOf()).some((r) => r.includes(note)), { what: `the step "${note}"` }).catch((e) => {
-        throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
-      });
+      await vscode
+        .poll(async () => (rows = await rowsOf()).some((r) => r.includes(note)), { what: `the step "${note}"` })
+        .catch((e) => {
+          throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
+        });
       if (!rows.some((r) => /[\u4e00-\u9fff]/.test(r) && /nat\/KUBE-SEP-\w+/.test(r))) throw new Error(`no step row names its chain in Chinese: ${JSON.stringify(rows)}`);
     },
   },

@@ -33,12 +33,17 @@ export default [
     name: 'node1.txt opens in language mode iptables',
     async run({ page, vscode }) {
       await vscode.openFile(page, 'node1.txt');
-      const mode = await vscode.poll(async () => {
-        const t = await vscode.statusItem(page, 'status.editor.mode');
-        return t && t !== 'Plain Text' ? t : undefined;
-      }, { timeout: 10_000, what: 'a language mode other than Plain Text' }).catch(async (e) => {
-        throw new Error(`${e.message}\nstatus bar: ${(await vscode.statusBarTexts(page)).join(' | ')}`);
-      });
+      const mode = await vscode
+        .poll(
+          async () => {
+            const t = await vscode.statusItem(page, 'status.editor.mode');
+            return t && t !== 'Plain Text' ? t : undefined;
+          },
+          { timeout: 10_000, what: 'a language mode other than Plain Text' },
+        )
+        .catch(async (e) => {
+          throw new Error(`${e.message}\nstatus bar: ${(await vscode.statusBarTexts(page)).join(' | ')}`);
+        });
       if (mode.toLowerCase() !== 'iptables') throw new Error(`language mode is "${mode}", expected "iptables"`);
     },
   },
@@ -59,19 +64,24 @@ export default [
         { what: `chain declaration :${SVC}`, line: SVC_DECL, needle: SVC },
       ];
       let last = [];
-      await vscode.poll(async () => {
-        last = [];
-        for (const c of checks) {
-          await vscode.gotoLine(page, c.line);
-          const lineText = NODE1[c.line - 1];
-          const tok = await vscode.token(page, lineText, c.needle);
-          last.push({ ...c, tok });
-        }
-        return last.every((r) => r.tok.color && r.tok.color !== plain);
-      }, { timeout: 15_000, what: 'coloured tokens' }).catch(() => {
-        const lines = last.map((r) => `  ${r.what} (line ${r.line}): ${r.tok.error ?? `"${r.tok.text}" ${r.tok.color} class=${r.tok.className}`}${r.tok.color === plain ? '  <- same as plain text' : ''}`);
-        throw new Error(`some tokens have the plain text colour ${plain}:\n${lines.join('\n')}`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            last = [];
+            for (const c of checks) {
+              await vscode.gotoLine(page, c.line);
+              const lineText = NODE1[c.line - 1];
+              const tok = await vscode.token(page, lineText, c.needle);
+              last.push({ ...c, tok });
+            }
+            return last.every((r) => r.tok.color && r.tok.color !== plain);
+          },
+          { timeout: 15_000, what: 'coloured tokens' },
+        )
+        .catch(() => {
+          const lines = last.map((r) => `  ${r.what} (line ${r.line}): ${r.tok.error ?? `"${r.tok.text}" ${r.tok.color} class=${r.tok.className}`}${r.tok.color === plain ? '  <- same as plain text' : ''}`);
+          throw new Error(`some tokens have the plain text colour ${plain}:\n${lines.join('\n')}`);
+        });
     },
   },
 
@@ -129,20 +139,32 @@ export default [
       // Give the outline the sidebar's height: collapse the explorer's folder section above it.
       const folders = page.locator('.pane-header[aria-label^="Explorer Section"][aria-expanded="true"]');
       if (await folders.count()) await folders.first().click();
-      await page.locator('.outline-pane .monaco-list').first().focus().catch(() => {});
+      await page
+        .locator('.outline-pane .monaco-list')
+        .first()
+        .focus()
+        .catch(() => {});
       const seen = new Map();
       const want = ['mangle', 'filter', 'nat', 'KUBE-SERVICES', SVC, SEP1, SEP2];
       // A Service's chains lead with the Service: `ns1/svc1:p80 · KUBE-SVC-…`.
-      const find = (name) => [...seen.values()].find((r) => r.label === name || r.label.startsWith(`${name} `) || r.label.startsWith(`${name},`) || r.text.split(' ')[0] === name || r.label.includes(` · ${name}`) || r.text.includes(` · ${name}`));
-      await vscode.poll(async () => {
-        for (const r of await vscode.listRows(page, '.outline-pane')) seen.set(r.label || r.text, r);
-        if (want.every(find)) return true;
-        await page.keyboard.press('PageDown'); // the tree is virtual: scroll to see the rest
-        return false;
-      }, { timeout: 20_000, interval: 200, what: 'outline rows' }).catch(() => {
-        const rows = [...seen.values()].map((r) => `${'  '.repeat(r.level)}${r.label || r.text}`);
-        throw new Error(`outline misses ${want.filter((w) => !find(w)).join(', ')}; rows seen:\n${rows.join('\n') || '(none)'}`);
-      });
+      const find = (name) =>
+        [...seen.values()].find(
+          (r) => r.label === name || r.label.startsWith(`${name} `) || r.label.startsWith(`${name},`) || r.text.split(' ')[0] === name || r.label.includes(` · ${name}`) || r.text.includes(` · ${name}`),
+        );
+      await vscode
+        .poll(
+          async () => {
+            for (const r of await vscode.listRows(page, '.outline-pane')) seen.set(r.label || r.text, r);
+            if (want.every(find)) return true;
+            await page.keyboard.press('PageDown'); // the tree is virtual: scroll to see the rest
+            return false;
+          },
+          { timeout: 20_000, interval: 200, what: 'outline rows' },
+        )
+        .catch(() => {
+          const rows = [...seen.values()].map((r) => `${'  '.repeat(r.level)}${r.label || r.text}`);
+          throw new Error(`outline misses ${want.filter((w) => !find(w)).join(', ')}; rows seen:\n${rows.join('\n') || '(none)'}`);
+        });
       const nat = find('nat');
       const svc = find(SVC);
       if (!(svc.level > nat.level)) throw new Error(`${SVC} (level ${svc.level}) is not nested under table nat (level ${nat.level})`);
@@ -158,13 +180,18 @@ export default [
       let rows = [];
       // A marker row reads "<message> <source> [Ln 9, Col 1]".
       const hit = (line) => rows.some((r) => new RegExp(`\\[Ln ${line}, Col \\d+\\]`).test(r.text));
-      await vscode.poll(async () => {
-        rows = await vscode.listRows(page, '.markers-panel');
-        return hit(BROKEN_JUMP) && hit(BROKEN_PROSE);
-      }, { timeout: 20_000, what: 'problems' }).catch(() => {
-        const missing = [BROKEN_JUMP, BROKEN_PROSE].filter((l) => !hit(l)).map((l) => `line ${l} "${BROKEN[l - 1]}"`);
-        throw new Error(`no problem reported for ${missing.join(' and ')}; problems rows:\n${rows.map((r) => `  ${r.text}`).join('\n') || '  (none)'}`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            rows = await vscode.listRows(page, '.markers-panel');
+            return hit(BROKEN_JUMP) && hit(BROKEN_PROSE);
+          },
+          { timeout: 20_000, what: 'problems' },
+        )
+        .catch(() => {
+          const missing = [BROKEN_JUMP, BROKEN_PROSE].filter((l) => !hit(l)).map((l) => `line ${l} "${BROKEN[l - 1]}"`);
+          throw new Error(`no problem reported for ${missing.join(' and ')}; problems rows:\n${rows.map((r) => `  ${r.text}`).join('\n') || '  (none)'}`);
+        });
     },
   },
 
@@ -178,12 +205,17 @@ export default [
       await vscode.fillQuickInput(page, '>Dataplane Explorer');
       const want = ['Dataplane Explorer: List Services', 'Dataplane Explorer: Show Log', 'Dataplane Explorer: Open as Dataplane Dump'];
       let rows = [];
-      await vscode.poll(async () => {
-        rows = await vscode.quickInputRows(page);
-        return want.every((w) => rows.some((r) => r.startsWith(w)));
-      }, { timeout: 10_000, what: 'commands in the palette' }).catch(() => {
-        throw new Error(`palette misses ${want.filter((w) => !rows.some((r) => r.startsWith(w))).join(', ')}; rows:\n${rows.map((r) => `  ${r}`).join('\n') || '  (none)'}`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            rows = await vscode.quickInputRows(page);
+            return want.every((w) => rows.some((r) => r.startsWith(w)));
+          },
+          { timeout: 10_000, what: 'commands in the palette' },
+        )
+        .catch(() => {
+          throw new Error(`palette misses ${want.filter((w) => !rows.some((r) => r.startsWith(w))).join(', ')}; rows:\n${rows.map((r) => `  ${r}`).join('\n') || '  (none)'}`);
+        });
     },
   },
 
@@ -201,24 +233,29 @@ export default [
       let seen = '';
       let direction = 1;
       const list = page.locator('.runtime-extensions-editor .monaco-list').first();
-      const shown = await vscode.poll(async () => {
-        rows = await page.locator('.runtime-extensions-editor .monaco-list-row').evaluateAll((els) =>
-          els.map((el) => ({ name: el.querySelector('.name')?.textContent ?? '', time: el.querySelector('.activation-time')?.textContent ?? '' })),
-        );
-        const row = rows.find((r) => r.name === 'Dataplane Explorer');
-        const m = row && /Activation:\s*(\d+)\s*ms/.exec(row.time);
-        if (m) return Number(m[1]);
-        if (!row && rows.length > 0) {
-          const names = rows.map((r) => r.name).join('|');
-          if (names === seen) direction = -direction; // an end of the list: the same rows after a scroll
-          seen = names;
-          await list.hover().catch(() => {});
-          await page.mouse.wheel(0, direction * 300);
-        }
-        return undefined;
-      }, { timeout: 15_000, what: 'the Dataplane Explorer row in Running Extensions' }).catch(() => {
-        throw new Error(`no activation time for Dataplane Explorer; rows:\n${rows.map((r) => `  ${r.name}: ${r.time}`).join('\n') || '  (none)'}`);
-      });
+      const shown = await vscode
+        .poll(
+          async () => {
+            rows = await page
+              .locator('.runtime-extensions-editor .monaco-list-row')
+              .evaluateAll((els) => els.map((el) => ({ name: el.querySelector('.name')?.textContent ?? '', time: el.querySelector('.activation-time')?.textContent ?? '' })));
+            const row = rows.find((r) => r.name === 'Dataplane Explorer');
+            const m = row && /Activation:\s*(\d+)\s*ms/.exec(row.time);
+            if (m) return Number(m[1]);
+            if (!row && rows.length > 0) {
+              const names = rows.map((r) => r.name).join('|');
+              if (names === seen) direction = -direction; // an end of the list: the same rows after a scroll
+              seen = names;
+              await list.hover().catch(() => {});
+              await page.mouse.wheel(0, direction * 300);
+            }
+            return undefined;
+          },
+          { timeout: 15_000, what: 'the Dataplane Explorer row in Running Extensions' },
+        )
+        .catch(() => {
+          throw new Error(`no activation time for Dataplane Explorer; rows:\n${rows.map((r) => `  ${r.name}: ${r.time}`).join('\n') || '  (none)'}`);
+        });
       // The extension's own log line (Output › Dataplane Explorer): activate() and evaluating the bundle's modules.
       const re = /activated in ([\d.]+) ms; the bundle's modules were evaluated in ([\d.]+) ms/;
       const logged = await vscode.poll(async () => re.exec(extensionLog(workspace)), { timeout: 15_000, what: 'the "activated in" log line' });

@@ -40,14 +40,26 @@ const MODES = [
     file: 'node1.nft',
     headline: 'This node runs kube-proxy in nftables mode.',
     sections: ['verdict', 'evidence', 'cluster', 'tradeoffs', 'status', 'numbers'],
-    click: { section: 'evidence', quote: 'ip daddr . meta l4proto . th dport vmap @service-ips', length: NFT.find((l) => l.trim() === 'ip daddr . meta l4proto . th dport vmap @service-ips')?.length, file: 'node1.nft', line: lineOf(NFT, (l) => l.trim() === 'ip daddr . meta l4proto . th dport vmap @service-ips') },
+    click: {
+      section: 'evidence',
+      quote: 'ip daddr . meta l4proto . th dport vmap @service-ips',
+      length: NFT.find((l) => l.trim() === 'ip daddr . meta l4proto . th dport vmap @service-ips')?.length,
+      file: 'node1.nft',
+      line: lineOf(NFT, (l) => l.trim() === 'ip daddr . meta l4proto . th dport vmap @service-ips'),
+    },
   },
   {
     label: 'IPVS mode',
     file: 'node1.ipvsadm',
     headline: 'This node runs kube-proxy in IPVS mode.',
     sections: ['verdict', 'evidence', 'backend', 'cluster', 'iptables-nft', 'tradeoffs', 'status', 'numbers'],
-    click: { section: 'evidence', quote: IPSET.find((l) => l.startsWith('create KUBE-CLUSTER-IP ')), length: IPSET.find((l) => l.startsWith('create KUBE-CLUSTER-IP '))?.length, file: 'node1.ipset', line: lineOf(IPSET, (l) => l.startsWith('create KUBE-CLUSTER-IP ')) },
+    click: {
+      section: 'evidence',
+      quote: IPSET.find((l) => l.startsWith('create KUBE-CLUSTER-IP ')),
+      length: IPSET.find((l) => l.startsWith('create KUBE-CLUSTER-IP '))?.length,
+      file: 'node1.ipset',
+      line: lineOf(IPSET, (l) => l.startsWith('create KUBE-CLUSTER-IP ')),
+    },
   },
 ];
 
@@ -63,26 +75,36 @@ async function checkExplanation(page, vscode, log, m) {
   const view = await webview(page, vscode);
   const headline = view.locator('#headline');
   await headline.waitFor({ state: 'visible', timeout: 30_000 });
-  await vscode.poll(async () => (await headline.textContent()) === m.headline, { what: `headline "${m.headline}"`, timeout: 20_000 }).catch(async (e) => {
-    throw new Error(`${e.message}; shown: ${await headline.textContent()}`);
-  });
+  await vscode
+    .poll(async () => (await headline.textContent()) === m.headline, { what: `headline "${m.headline}"`, timeout: 20_000 })
+    .catch(async (e) => {
+      throw new Error(`${e.message}; shown: ${await headline.textContent()}`);
+    });
   const sections = await view.locator('section[data-section]').evaluateAll((els) => els.map((e) => e.getAttribute('data-section')));
   if (JSON.stringify(sections) !== JSON.stringify(m.sections)) throw new Error(`sections ${JSON.stringify(sections)}, expected ${JSON.stringify(m.sections)}`);
   const numbers = await view.locator('section[data-section="numbers"] table.facts').innerText();
   if (!/Service ports\s+6\b/.test(numbers) || !/Service ports without endpoints\s+1\b/.test(numbers)) throw new Error(`numbers: ${numbers}`);
-  const link = view.locator(`section[data-section="${m.click.section}"] a.evidence-link`).filter({ has: view.locator('code.quote', { hasText: m.click.quote }) }).first();
+  const link = view
+    .locator(`section[data-section="${m.click.section}"] a.evidence-link`)
+    .filter({ has: view.locator('code.quote', { hasText: m.click.quote }) })
+    .first();
   await link.waitFor({ state: 'visible' });
   const location = await link.locator('.location').textContent();
   if (location !== `${m.click.file}:${m.click.line}`) throw new Error(`evidence "${m.click.quote}" says ${location}, expected ${m.click.file}:${m.click.line}`);
   await link.click();
-  const pos = await vscode.poll(async () => {
-    const tab = await vscode.activeTab(page);
-    const p = await vscode.cursorPosition(page);
-    // The whole line is selected; the cursor ends at its end.
-    return tab?.startsWith(m.click.file) && p.line === m.click.line && /selected/.test(p.text ?? '') ? p : undefined;
-  }, { what: `${m.click.file} with line ${m.click.line} selected` }).catch(async (e) => {
-    throw new Error(`${e.message}; tab ${await vscode.activeTab(page)}, status bar: ${(await vscode.cursorPosition(page)).text}`);
-  });
+  const pos = await vscode
+    .poll(
+      async () => {
+        const tab = await vscode.activeTab(page);
+        const p = await vscode.cursorPosition(page);
+        // The whole line is selected; the cursor ends at its end.
+        return tab?.startsWith(m.click.file) && p.line === m.click.line && /selected/.test(p.text ?? '') ? p : undefined;
+      },
+      { what: `${m.click.file} with line ${m.click.line} selected` },
+    )
+    .catch(async (e) => {
+      throw new Error(`${e.message}; tab ${await vscode.activeTab(page)}, status bar: ${(await vscode.cursorPosition(page)).text}`);
+    });
   // The whole line, indentation included (nft indents with tabs), and nothing more.
   const selected = Number(/\((\d+) selected\)/.exec(pos.text)?.[1]);
   if (selected !== m.click.length) throw new Error(`${selected} characters selected, expected the whole line (${m.click.length}): ${pos.text}`);

@@ -48,22 +48,32 @@ export default CASES.map((c) => ({
     await vscode.runCommand(page, `${CATEGORY}: ${ZH['command.explainNode']}`);
     const view = await webview(page, vscode);
     const headline = view.locator('#headline');
-    await vscode.poll(async () => (await headline.textContent()) === c.headline, { what: `headline "${c.headline}"`, timeout: 20_000 }).catch(async (e) => {
-      throw new Error(`${e.message}; shown: ${await headline.textContent()}`);
-    });
+    await vscode
+      .poll(async () => (await headline.textContent()) === c.headline, { what: `headline "${c.headline}"`, timeout: 20_000 })
+      .catch(async (e) => {
+        throw new Error(`${e.message}; shown: ${await headline.textContent()}`);
+      });
     const title = await view.locator(`section[data-section="${c.section.id}"] h2`).textContent();
     if (title !== c.section.title) throw new Error(`section ${c.section.id} titled "${title}", expected "${c.section.title}"`);
     const trade = await view.locator('section[data-section="tradeoffs"]').innerText();
     if (!/[\u4e00-\u9fff]/.test(trade) || !trade.includes(msg('Good:'))) throw new Error(`trade-offs not in Chinese:\n${trade}`);
     for (const w of c.words) if (!trade.includes(w)) throw new Error(`trade-offs miss "${w}":\n${trade}`);
-    const link = view.locator('a.evidence-link').filter({ has: view.locator('code.quote', { hasText: c.quote }) }).first();
+    const link = view
+      .locator('a.evidence-link')
+      .filter({ has: view.locator('code.quote', { hasText: c.quote }) })
+      .first();
     await link.click();
-    const pos = await vscode.poll(async () => {
-      const p = await vscode.cursorPosition(page);
-      return (await vscode.activeTab(page))?.startsWith(c.file) && p.line === c.line && /selected/.test(p.text ?? '') ? p : undefined;
-    }, { what: `${c.file} with line ${c.line} selected` }).catch(async (e) => {
-      throw new Error(`${e.message}; status bar: ${(await vscode.cursorPosition(page)).text}`);
-    });
+    const pos = await vscode
+      .poll(
+        async () => {
+          const p = await vscode.cursorPosition(page);
+          return (await vscode.activeTab(page))?.startsWith(c.file) && p.line === c.line && /selected/.test(p.text ?? '') ? p : undefined;
+        },
+        { what: `${c.file} with line ${c.line} selected` },
+      )
+      .catch(async (e) => {
+        throw new Error(`${e.message}; status bar: ${(await vscode.cursorPosition(page)).text}`);
+      });
     log(`  ${c.headline} · ${title} · ${pos.text}`);
   },
 }));

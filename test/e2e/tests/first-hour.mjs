@@ -23,16 +23,19 @@ const PANEL = '[id="workbench.parts.panel"]';
  * `how`, the index of its first rendered row instead (0 at the top).
  */
 export async function scrollPanelTree(page, how) {
-  return page.evaluate(({ panel, how }) => {
-    const list = [...document.querySelectorAll(`${panel} .monaco-list`)].find((l) => l.getClientRects().length && l.getBoundingClientRect().height > 0 && l.querySelector('.monaco-list-row'));
-    if (!list) return false;
-    if (how === undefined) return Math.min(...[...list.querySelectorAll('.monaco-list-row')].map((r) => Number(r.dataset.index)));
-    const deltaY = how === 'top' ? -1e7 : how === 'page' ? Math.max(20, list.getBoundingClientRect().height - 44) : how;
-    // Chromium's legacy wheelDelta is what VS Code's wheel handler reads first.
-    const init = { deltaY, deltaMode: 0, wheelDeltaX: 0, wheelDeltaY: -deltaY, bubbles: true, cancelable: true };
-    (list.querySelector('.monaco-scrollable-element') ?? list).dispatchEvent(new WheelEvent('wheel', init));
-    return true;
-  }, { panel: PANEL, how });
+  return page.evaluate(
+    ({ panel, how }) => {
+      const list = [...document.querySelectorAll(`${panel} .monaco-list`)].find((l) => l.getClientRects().length && l.getBoundingClientRect().height > 0 && l.querySelector('.monaco-list-row'));
+      if (!list) return false;
+      if (how === undefined) return Math.min(...[...list.querySelectorAll('.monaco-list-row')].map((r) => Number(r.dataset.index)));
+      const deltaY = how === 'top' ? -1e7 : how === 'page' ? Math.max(20, list.getBoundingClientRect().height - 44) : how;
+      // Chromium's legacy wheelDelta is what VS Code's wheel handler reads first.
+      const init = { deltaY, deltaMode: 0, wheelDeltaX: 0, wheelDeltaY: -deltaY, bubbles: true, cancelable: true };
+      (list.querySelector('.monaco-scrollable-element') ?? list).dispatchEvent(new WheelEvent('wheel', init));
+      return true;
+    },
+    { panel: PANEL, how },
+  );
 }
 
 const nextFrame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -46,25 +49,30 @@ export async function panelRowWith(page, vscode, parts, what) {
   let rows = [];
   let first;
   const seen = new Set();
-  const found = await vscode.poll(async () => {
-    rows = await vscode.panelTexts(page);
-    if (rows.some(has)) return rows.find(has);
-    if (!(await scrollPanelTree(page, 'top'))) return undefined;
-    await nextFrame(page);
-    // The walk proves nothing unless it starts at the first row.
-    if ((first = await scrollPanelTree(page)) !== 0) return undefined;
-    for (let before = ''; ;) {
-      await nextFrame(page);
-      rows = await vscode.panelTexts(page);
-      rows.forEach((r) => seen.add(r));
-      if (rows.some(has)) return rows.find(has);
-      if (JSON.stringify(rows) === before) return undefined;
-      before = JSON.stringify(rows);
-      await scrollPanelTree(page, 'page');
-    }
-  }, { timeout: 20_000, what }).catch((e) => {
-    throw new Error(`${e.message}\nfirst row at the top: ${first}; rows seen: ${JSON.stringify([...seen], null, 1)}`);
-  });
+  const found = await vscode
+    .poll(
+      async () => {
+        rows = await vscode.panelTexts(page);
+        if (rows.some(has)) return rows.find(has);
+        if (!(await scrollPanelTree(page, 'top'))) return undefined;
+        await nextFrame(page);
+        // The walk proves nothing unless it starts at the first row.
+        if ((first = await scrollPanelTree(page)) !== 0) return undefined;
+        for (let before = ''; ;) {
+          await nextFrame(page);
+          rows = await vscode.panelTexts(page);
+          rows.forEach((r) => seen.add(r));
+          if (rows.some(has)) return rows.find(has);
+          if (JSON.stringify(rows) === before) return undefined;
+          before = JSON.stringify(rows);
+          await scrollPanelTree(page, 'page');
+        }
+      },
+      { timeout: 20_000, what },
+    )
+    .catch((e) => {
+      throw new Error(`${e.message}\nfirst row at the top: ${first}; rows seen: ${JSON.stringify([...seen], null, 1)}`);
+    });
   return found;
 }
 
@@ -85,18 +93,24 @@ export async function traceShopWeb(page, vscode, { command, fromPod }) {
  * bar gets no click): scrolls it in first.
  */
 export async function clickPanelRow(page, vscode, text) {
-  await vscode.poll(async () => {
-    await panelRowWith(page, vscode, [text], `the row "${text}"`);
-    const list = await page.locator(`${PANEL} .monaco-list:visible`, { has: page.locator('.monaco-list-row') }).first().boundingBox({ timeout: 2000 });
-    const box = await page.locator(`${PANEL} .monaco-list-row`, { hasText: text }).first().boundingBox({ timeout: 1000 });
-    if (!list || !box) return false;
-    if (box.y < list.y || box.y + box.height > list.y + list.height) {
-      await scrollPanelTree(page, box.y < list.y ? box.y - list.y - 2 * box.height : box.y + 2 * box.height - (list.y + list.height));
-      return false;
-    }
-    await page.mouse.click(box.x + Math.min(box.width / 2, 200), box.y + box.height / 2);
-    return true;
-  }, { what: `a click on the row "${text}"`, timeout: 30_000 });
+  await vscode.poll(
+    async () => {
+      await panelRowWith(page, vscode, [text], `the row "${text}"`);
+      const list = await page
+        .locator(`${PANEL} .monaco-list:visible`, { has: page.locator('.monaco-list-row') })
+        .first()
+        .boundingBox({ timeout: 2000 });
+      const box = await page.locator(`${PANEL} .monaco-list-row`, { hasText: text }).first().boundingBox({ timeout: 1000 });
+      if (!list || !box) return false;
+      if (box.y < list.y || box.y + box.height > list.y + list.height) {
+        await scrollPanelTree(page, box.y < list.y ? box.y - list.y - 2 * box.height : box.y + 2 * box.height - (list.y + list.height));
+        return false;
+      }
+      await page.mouse.click(box.x + Math.min(box.width / 2, 200), box.y + box.height / 2);
+      return true;
+    },
+    { what: `a click on the row "${text}"`, timeout: 30_000 },
+  );
 }
 
 /**
@@ -105,13 +119,16 @@ export async function clickPanelRow(page, vscode, text) {
  */
 export async function expandLastTwo(page, vscode) {
   for (const ep of ['10.244.3.9:8080', '10.244.2.8:8080']) {
-    await vscode.poll(async () => {
-      await panelRowWith(page, vscode, [`DNAT → ${ep}`], `the outcome DNAT → ${ep}`);
-      const row = page.locator(`${PANEL} .monaco-list-row`, { hasText: `DNAT → ${ep}` }).first();
-      if ((await row.getAttribute('aria-expanded', { timeout: 1000 })) === 'true') return true;
-      await clickPanelRow(page, vscode, `DNAT → ${ep}`);
-      return false;
-    }, { what: `the outcome DNAT → ${ep} expanded`, timeout: 60_000 });
+    await vscode.poll(
+      async () => {
+        await panelRowWith(page, vscode, [`DNAT → ${ep}`], `the outcome DNAT → ${ep}`);
+        const row = page.locator(`${PANEL} .monaco-list-row`, { hasText: `DNAT → ${ep}` }).first();
+        if ((await row.getAttribute('aria-expanded', { timeout: 1000 })) === 'true') return true;
+        await clickPanelRow(page, vscode, `DNAT → ${ep}`);
+        return false;
+      },
+      { what: `the outcome DNAT → ${ep} expanded`, timeout: 60_000 },
+    );
   }
 }
 
@@ -128,10 +145,14 @@ export function statisticSteps(locale) {
 
 /** Runs a Copy Trace command from the Trace view's title bar menu (…), as a person finds it; returns what it copied. */
 export async function copyFromTitleMenu(page, vscode, title) {
-  return vscode.copied(page, async () => {
-    await page.locator(`${PANEL} .codicon-toolbar-more`).first().click();
-    await page.locator('.monaco-menu .action-item', { hasText: title }).first().click();
-  }, `"${title}"`);
+  return vscode.copied(
+    page,
+    async () => {
+      await page.locator(`${PANEL} .codicon-toolbar-more`).first().click();
+      await page.locator('.monaco-menu .action-item', { hasText: title }).first().click();
+    },
+    `"${title}"`,
+  );
 }
 
 /**
@@ -178,12 +199,17 @@ export default [
         await vscode.runCommand(page, 'View: Close All Editor Groups');
         await vscode.openRelative(page, c.file);
         await vscode.ensureLanguageMode(page, c.mode);
-        const status = await vscode.poll(async () => {
-          const s = await vscode.languageStatusHover(page);
-          return s.includes(c.text) && s.includes(c.detail) ? s : undefined;
-        }, { what: `the language status of ${c.file}: "${c.text}" and "${c.detail}"` }).catch(async (e) => {
-          throw new Error(`${e.message}; shown: ${await vscode.languageStatusHover(page)}`);
-        });
+        const status = await vscode
+          .poll(
+            async () => {
+              const s = await vscode.languageStatusHover(page);
+              return s.includes(c.text) && s.includes(c.detail) ? s : undefined;
+            },
+            { what: `the language status of ${c.file}: "${c.text}" and "${c.detail}"` },
+          )
+          .catch(async (e) => {
+            throw new Error(`${e.message}; shown: ${await vscode.languageStatusHover(page)}`);
+          });
         if (/\b0 Services/.test(status)) throw new Error(`${c.file}: the status counts 0 Services: ${status}`);
         await vscode.resetUi(page);
       }
@@ -194,7 +220,15 @@ export default [
     timeout: 90_000,
     async run({ page, vscode }) {
       const node1 = vscode.fixtureLines(readFileSync(path.join(REPO, 'test/e2e/fixtures/node1.txt'), 'utf8'));
-      const decl = (chain) => node1.findIndex((l, i) => l.startsWith(`:${chain} `) && node1.slice(0, i).reverse().find((x) => x.startsWith('*')) === '*nat') + 1;
+      const decl = (chain) =>
+        node1.findIndex(
+          (l, i) =>
+            l.startsWith(`:${chain} `) &&
+            node1
+              .slice(0, i)
+              .reverse()
+              .find((x) => x.startsWith('*')) === '*nat',
+        ) + 1;
       const cases = [
         { line: decl('KUBE-SVC-XPGD46QRK7WJZT7O'), last: 'ns1/svc1:p80 · KUBE-SVC-XPGD46QRK7WJZT7O' },
         { line: decl('KUBE-SERVICES'), last: 'KUBE-SERVICES' },
@@ -206,9 +240,11 @@ export default [
         if (c.line <= 0) throw new Error(`fixture: no declaration for ${c.last} in *nat`);
         await vscode.gotoLine(page, c.line);
         let crumbs = [];
-        await vscode.poll(async () => (crumbs = await vscode.breadcrumbs(page)).at(-1) === c.last && crumbs.at(-2) === 'nat', { what: `breadcrumbs "… › nat › ${c.last}" on line ${c.line}` }).catch((e) => {
-          throw new Error(`${e.message}; breadcrumbs: ${crumbs.join(' › ')}`);
-        });
+        await vscode
+          .poll(async () => (crumbs = await vscode.breadcrumbs(page)).at(-1) === c.last && crumbs.at(-2) === 'nat', { what: `breadcrumbs "… › nat › ${c.last}" on line ${c.line}` })
+          .catch((e) => {
+            throw new Error(`${e.message}; breadcrumbs: ${crumbs.join(' › ')}`);
+          });
       }
     },
   },
@@ -224,7 +260,7 @@ export default [
     },
   },
   {
-    name: 'first hour: Copy Trace as Text / Markdown / JSON put the CLI\'s output on the clipboard; Ctrl+C copies a step',
+    name: "first hour: Copy Trace as Text / Markdown / JSON put the CLI's output on the clipboard; Ctrl+C copies a step",
     timeout: 240_000,
     async run({ page, vscode, log }) {
       await traceShopWeb(page, vscode, { command: 'Dataplane Explorer: Trace ClusterIP', fromPod: 'From a pod on this node' });

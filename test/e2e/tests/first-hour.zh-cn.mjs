@@ -22,15 +22,18 @@ export default [
       // The first query reads every snapshot folder of the workspace: on a loaded machine it may answer before they
       // are all read, and quick open asks again only when the text changes. Type it again, as a person would.
       let asked = Date.now();
-      await vscode.poll(async () => {
-        if ((await vscode.quickInputRows(page)).some((r) => r.includes('kube-system/kube-dns:dns/udp'))) return true;
-        if (Date.now() - asked > 5_000) {
-          await input.fill('#kube-system/kube-dns');
-          await input.fill('#kube-system/kube-dns:dns');
-          asked = Date.now();
-        }
-        return false;
-      }, { what: 'kube-system/kube-dns:dns/udp among the workspace symbols', timeout: 60_000 });
+      await vscode.poll(
+        async () => {
+          if ((await vscode.quickInputRows(page)).some((r) => r.includes('kube-system/kube-dns:dns/udp'))) return true;
+          if (Date.now() - asked > 5_000) {
+            await input.fill('#kube-system/kube-dns');
+            await input.fill('#kube-system/kube-dns:dns');
+            asked = Date.now();
+          }
+          return false;
+        },
+        { what: 'kube-system/kube-dns:dns/udp among the workspace symbols', timeout: 60_000 },
+      );
     },
   },
   {
@@ -38,19 +41,29 @@ export default [
     timeout: 120_000,
     async run({ page, vscode }) {
       const cases = [
-        { file: SAMPLE, mode: 'iptables', text: `iptables-nft · ${msg('kube-proxy {0}', 'iptables')} · ${msg('{0} Services', 6)}`, detail: `${msg('{0} tables, {1} chains, {2} rules', 3, 48, 82)} · ${msg('{0} errors, {1} warnings', 0, 0)}` },
+        {
+          file: SAMPLE,
+          mode: 'iptables',
+          text: `iptables-nft · ${msg('kube-proxy {0}', 'iptables')} · ${msg('{0} Services', 6)}`,
+          detail: `${msg('{0} tables, {1} chains, {2} rules', 3, 48, 82)} · ${msg('{0} errors, {1} warnings', 0, 0)}`,
+        },
         { file: 'samples/ipvs/node1.ipvsadm', mode: 'ipvsadm', text: `ipvsadm · ${msg('{0} virtual services', 9)} · ${msg('{0} real servers', 16)}`, detail: msg('{0} errors, {1} warnings', 0, 1) },
       ];
       for (const c of cases) {
         await vscode.runCommand(page, 'View: Close All Editor Groups');
         await vscode.openRelative(page, c.file);
         await vscode.ensureLanguageMode(page, c.mode);
-        await vscode.poll(async () => {
-          const s = await vscode.languageStatusHover(page);
-          return s.includes(c.text) && s.includes(c.detail);
-        }, { what: `the language status of ${c.file}: "${c.text}" and "${c.detail}"` }).catch(async (e) => {
-          throw new Error(`${e.message}; shown: ${await vscode.languageStatusHover(page)}`);
-        });
+        await vscode
+          .poll(
+            async () => {
+              const s = await vscode.languageStatusHover(page);
+              return s.includes(c.text) && s.includes(c.detail);
+            },
+            { what: `the language status of ${c.file}: "${c.text}" and "${c.detail}"` },
+          )
+          .catch(async (e) => {
+            throw new Error(`${e.message}; shown: ${await vscode.languageStatusHover(page)}`);
+          });
         await vscode.resetUi(page);
       }
     },
@@ -71,7 +84,8 @@ export default [
       const markdown = await copyFromTitleMenu(page, vscode, ZH['command.copyTraceMarkdown']);
       for (const s of ['Service `shop/web:http`', steps[3]]) if (!markdown.includes(s)) throw new Error(`the Markdown misses ${JSON.stringify(s)}:\n${markdown.slice(0, 3000)}`);
       const step = await copyStepWithCtrlC(page, vscode, steps[1], `${ZH['view.container']}: Focus on ${ZH['view.trace']} View`);
-      if (!step.startsWith(`node1.iptables:${STAT[1]}  nat/KUBE-SVC-67NZLRHBNDSAWJRO  `) || !step.includes(steps[1]) || !step.endsWith('-j KUBE-SEP-OOU4MFCTGRJM4IXC')) throw new Error(`Ctrl+C on the step copied:\n${step}`);
+      if (!step.startsWith(`node1.iptables:${STAT[1]}  nat/KUBE-SVC-67NZLRHBNDSAWJRO  `) || !step.includes(steps[1]) || !step.endsWith('-j KUBE-SEP-OOU4MFCTGRJM4IXC'))
+        throw new Error(`Ctrl+C on the step copied:\n${step}`);
     },
   },
   {

@@ -31,10 +31,13 @@ const show = (r) => `${Math.round(r.x0)},${Math.round(r.y0)}–${Math.round(r.x1
 async function expectFitted(view, vscode, what) {
   let last;
   await vscode
-    .poll(async () => {
-      last = await geometry(view);
-      return last.canvas && last.graph && last.nodes > 0 && last.zoom >= MIN_READABLE_ZOOM && inside(last.graph, last.canvas);
-    }, { timeout: 30_000, what })
+    .poll(
+      async () => {
+        last = await geometry(view);
+        return last.canvas && last.graph && last.nodes > 0 && last.zoom >= MIN_READABLE_ZOOM && inside(last.graph, last.canvas);
+      },
+      { timeout: 30_000, what },
+    )
     .catch((e) => {
       throw new Error(`${e.message}: zoom ${last?.zoom}, graph ${last?.graph ? show(last.graph) : '-'} in canvas ${last?.canvas ? show(last.canvas) : '-'}`);
     });

@@ -11,8 +11,12 @@ import { closeAll, openGraph } from './graph.mjs';
 const RELATIVE = 'samples/iptables-nft/node1.iptables';
 const LINES = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', RELATIVE), 'utf8').split('\n');
 const chainOf = (prefix) => /-j (KUBE-\S+)/.exec(LINES.find((l) => l.startsWith(`-A ${prefix}`) && l.includes('ingress/gateway')) ?? '')?.[1];
-const SVL = LINES.find((l) => l.startsWith(':KUBE-SVL-'))?.slice(1).split(' ')[0];
-const EXT = LINES.find((l) => l.startsWith(':KUBE-EXT-') && LINES.some((m) => m.startsWith(`-A ${l.slice(1).split(' ')[0]} `) && m.includes('pod traffic for ingress/gateway')))?.slice(1).split(' ')[0];
+const SVL = LINES.find((l) => l.startsWith(':KUBE-SVL-'))
+  ?.slice(1)
+  .split(' ')[0];
+const EXT = LINES.find((l) => l.startsWith(':KUBE-EXT-') && LINES.some((m) => m.startsWith(`-A ${l.slice(1).split(' ')[0]} `) && m.includes('pod traffic for ingress/gateway')))
+  ?.slice(1)
+  .split(' ')[0];
 const LOCAL_SEP = SVL ? /-j (KUBE-SEP-\S+)/.exec(LINES.find((l) => l.startsWith(`-A ${SVL} `)) ?? '')?.[1] : undefined;
 const LB = '203.0.113.10:443';
 const LOCAL_POD = '10.244.1.30:8443';
@@ -44,14 +48,22 @@ async function localSteps({ page, vscode, log }) {
   const graph = view.locator('svg.graph');
   await graph.waitFor({ state: 'visible', timeout: 30_000 });
   await view.locator('vscode-button#fit').click();
-  await vscode.poll(async () => {
-    const text = (await graph.count()) > 0 ? await graph.textContent() : '';
-    return [EXT, SVL, LOCAL_SEP, LB, LOCAL_POD].every((s) => text.includes(s));
-  }, { timeout: 30_000, what: `ingress/gateway with ${EXT}, ${SVL} and ${LOCAL_SEP}` });
+  await vscode.poll(
+    async () => {
+      const text = (await graph.count()) > 0 ? await graph.textContent() : '';
+      return [EXT, SVL, LOCAL_SEP, LB, LOCAL_POD].every((s) => text.includes(s));
+    },
+    { timeout: 30_000, what: `ingress/gateway with ${EXT}, ${SVL} and ${LOCAL_SEP}` },
+  );
 
   // The external chain's two branches say their condition; the local chain picks its one endpoint at 100%.
   const edges = await edgeTexts(view);
-  log(`  edges: ${edges.map((e) => e.label).filter(Boolean).join(' | ')}`);
+  log(
+    `  edges: ${edges
+      .map((e) => e.label)
+      .filter(Boolean)
+      .join(' | ')}`,
+  );
   for (const want of ['from pods (10.0.0.0/8) or this node', 'other sources', '100%']) {
     if (!edges.some((e) => e.label === want)) throw new Error(`no edge labelled ${JSON.stringify(want)}: ${JSON.stringify(edges.map((e) => e.label))}`);
   }

@@ -117,10 +117,13 @@ async function graphSteps({ page, vscode, log, svgFile }) {
   // Fit: the whole graph in the (half-width) panel, so every node is drawn.
   await graph.waitFor({ state: 'visible', timeout: 30_000 });
   await view.locator('vscode-button#fit').click();
-  await vscode.poll(async () => {
-    const text = (await graph.count()) > 0 ? await graph.textContent() : '';
-    return text.includes('ns1/svc1:p80/tcp') && text.includes(SEP1) && text.includes(SEP2) && text.includes('10.180.0.1:80') && text.includes('10.180.0.2:80');
-  }, { timeout: 30_000, what: 'ns1/svc1:p80 with both endpoints and pods in the graph' });
+  await vscode.poll(
+    async () => {
+      const text = (await graph.count()) > 0 ? await graph.textContent() : '';
+      return text.includes('ns1/svc1:p80/tcp') && text.includes(SEP1) && text.includes(SEP2) && text.includes('10.180.0.1:80') && text.includes('10.180.0.2:80');
+    },
+    { timeout: 30_000, what: 'ns1/svc1:p80 with both endpoints and pods in the graph' },
+  );
   const shares = await view.locator('svg.graph text.share').allTextContents();
   if (shares.length !== 2 || !shares.every((s) => s === '50%')) throw new Error(`expected two 50% edges, got ${JSON.stringify(shares)}`);
   log(`  ${(await view.locator('.status').innerText()).split('·')[0].trim()}`);
@@ -158,12 +161,17 @@ async function graphSteps({ page, vscode, log, svgFile }) {
 
   // Click an endpoint node: the editor's cursor goes to its DNAT rule.
   await sepNode.click();
-  const pos = await vscode.poll(async () => {
-    const p = await vscode.cursorPosition(page);
-    return p.line === SEP1_DNAT ? p : undefined;
-  }, { what: `the cursor on the DNAT rule of ${SEP1} (line ${SEP1_DNAT})` }).catch(async (e) => {
-    throw new Error(`${e.message}; status bar: ${(await vscode.cursorPosition(page)).text}`);
-  });
+  const pos = await vscode
+    .poll(
+      async () => {
+        const p = await vscode.cursorPosition(page);
+        return p.line === SEP1_DNAT ? p : undefined;
+      },
+      { what: `the cursor on the DNAT rule of ${SEP1} (line ${SEP1_DNAT})` },
+    )
+    .catch(async (e) => {
+      throw new Error(`${e.message}; status bar: ${(await vscode.cursorPosition(page)).text}`);
+    });
   log(`  endpoint node revealed ${pos.text}`);
 }
 
@@ -185,9 +193,14 @@ async function hostileSteps({ page, vscode, log, dialogs }) {
   const hover = view.locator('#node-hover');
   // It describes the endpoint's Service, whose name is the hostile text.
   let hoverText = '';
-  await vscode.poll(async () => (await hover.isVisible()) && (hoverText = await hover.innerText()).includes('<img/src=x/onerror=alert(1)></script><script>alert(2)</script>'), { timeout: 15_000, what: 'the hostile Service name as text in the node hover' }).catch((e) => {
-    throw new Error(`${e.message}; hover: ${JSON.stringify(hoverText.slice(0, 600))}`);
-  });
+  await vscode
+    .poll(async () => (await hover.isVisible()) && (hoverText = await hover.innerText()).includes('<img/src=x/onerror=alert(1)></script><script>alert(2)</script>'), {
+      timeout: 15_000,
+      what: 'the hostile Service name as text in the node hover',
+    })
+    .catch((e) => {
+      throw new Error(`${e.message}; hover: ${JSON.stringify(hoverText.slice(0, 600))}`);
+    });
   log(`  node hover: ${hoverText.split('\n')[0].slice(0, 140)}`);
   if ((await hover.locator('img, script').count()) > 0) throw new Error('the node hover holds an element from the dump');
   // The 10 kB name: drawn clipped, as text.
@@ -210,11 +223,14 @@ async function hostileSteps({ page, vscode, log, dialogs }) {
   // Back to the dump's editor group; the key goes through the graph's webview when it has the focus: again until the
   // focus has left it.
   await page.keyboard.press('Control+1');
-  await vscode.poll(async () => {
-    const inWebview = await page.evaluate(() => document.activeElement?.tagName === 'IFRAME');
-    if (inWebview) await page.keyboard.press('Control+1');
-    return !inWebview;
-  }, { what: 'the focus back in the editor, out of the graph', timeout: 15_000, interval: 1000 });
+  await vscode.poll(
+    async () => {
+      const inWebview = await page.evaluate(() => document.activeElement?.tagName === 'IFRAME');
+      if (inWebview) await page.keyboard.press('Control+1');
+      return !inWebview;
+    },
+    { what: 'the focus back in the editor, out of the graph', timeout: 15_000, interval: 1000 },
+  );
   // The jump target ends a long line: put the cursor after it, which scrolls all of it into view.
   await vscode.gotoLine(page, line, HOSTILE_LINES[line - 1].length + 1);
   const text = await vscode.hoverUntil(page, HOSTILE_LINES[line - 1], 'KUBE-SVC-EVIL', 'ns1/evil', { what: 'the editor hover over the evil Service' }).catch(async (e) => {

@@ -63,10 +63,13 @@ export default [
       await vscode.openFile(page, NAME);
       await vscode.ensureLanguageMode(page, 'nftables', log);
       // The Problems of the node snapshot are asked with the files beside the dump: the worker reads readme.txt.
-      const first = await vscode.poll(() => {
-        const all = longestTasks(workspace).slice(before);
-        return all.length > 0 ? all : undefined;
-      }, { timeout: 60_000, interval: 250, what: 'the extension host measured while the worker read the node snapshot' });
+      const first = await vscode.poll(
+        () => {
+          const all = longestTasks(workspace).slice(before);
+          return all.length > 0 ? all : undefined;
+        },
+        { timeout: 60_000, interval: 250, what: 'the extension host measured while the worker read the node snapshot' },
+      );
       log(`  extension host while the worker read the snapshot: longest task ${first.join(', ')} ms`);
       await hoverAndF12(page, vscode);
 

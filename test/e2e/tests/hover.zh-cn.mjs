@@ -21,7 +21,11 @@ export default [
       // Chinese prose around unchanged technical words and numbers.
       if (!/[\u4e00-\u9fff]/.test(text)) throw new Error(`the hover is not in Chinese:\n${text}`);
       for (const s of ['KUBE-SVC-XPGD46QRK7WJZT7O', '10.180.0.1:80', '50%']) if (!text.includes(s)) throw new Error(`hover misses ${s}:\n${text}`);
-      const lesson = text.indexOf(ZH["One Service port's load balancer for traffic from inside the cluster. It first marks packets from outside the cluster CIDR for masquerade, then picks one endpoint chain (KUBE-SEP-…): with n endpoints rule k matches with probability 1/(n−k+1), so every endpoint receives 1/n of new connections."].slice(0, 12));
+      const lesson = text.indexOf(
+        ZH[
+          "One Service port's load balancer for traffic from inside the cluster. It first marks packets from outside the cluster CIDR for masquerade, then picks one endpoint chain (KUBE-SEP-…): with n endpoints rule k matches with probability 1/(n−k+1), so every endpoint receives 1/n of new connections."
+        ].slice(0, 12),
+      );
       if (lesson < 0 || lesson < text.indexOf('10.180.0.2:80')) throw new Error(`the hover does not lead with the Service and its endpoints:\n${text}`);
       if (text.includes('\\')) throw new Error(`a Markdown escape shows in the hover:\n${text}`);
       log(`  hover: ${text.split('\n').slice(0, 3).join(' | ')}`);

@@ -25,11 +25,19 @@ export default [
       if (mode?.toLowerCase() !== 'iptables') throw new Error(`language mode is ${mode}`);
       const col = IPTABLES[MATCH_LINE - 1].indexOf('KUBE-CLUSTER-IP ') + 3;
       await vscode.gotoLine(page, MATCH_LINE, col);
-      await vscode.f12Until(page, () => vscode.activeTab(page), (tab) => tab?.startsWith('node1.ipset'), { what: 'F12 to open node1.ipset', describe: (tab) => `active tab: ${tab}` });
-      const pos = await vscode.poll(async () => {
-        const p = await vscode.cursorPosition(page);
-        return p.line === CREATE_LINE ? p : undefined;
-      }, { what: `the cursor on the create KUBE-CLUSTER-IP line (${CREATE_LINE})` });
+      await vscode.f12Until(
+        page,
+        () => vscode.activeTab(page),
+        (tab) => tab?.startsWith('node1.ipset'),
+        { what: 'F12 to open node1.ipset', describe: (tab) => `active tab: ${tab}` },
+      );
+      const pos = await vscode.poll(
+        async () => {
+          const p = await vscode.cursorPosition(page);
+          return p.line === CREATE_LINE ? p : undefined;
+        },
+        { what: `the cursor on the create KUBE-CLUSTER-IP line (${CREATE_LINE})` },
+      );
       const lang = await vscode.statusItem(page, 'status.editor.mode');
       if (lang?.toLowerCase() !== 'ipset') throw new Error(`node1.ipset opened in language mode ${lang}`);
       return pos;

@@ -62,27 +62,34 @@ export function generateDump(workspace, file, seed, log) {
 
 /** Point over the `occurrence`-th `needle` in the rendered line `lineText` (works without tokenization: large files). */
 async function pointAt(page, lineText, needle) {
-  return page.evaluate(({ lineText, needle }) => {
-    const squash = (s) => s.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim();
-    const line = [...document.querySelectorAll('.editor-instance .monaco-editor .view-lines .view-line')].find((l) => squash(l.textContent) === squash(lineText));
-    if (!line) return { error: `line not rendered: ${lineText.slice(0, 80)}…` };
-    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
-    let offset = 0;
-    const at = line.textContent.replace(/\u00a0/g, ' ').indexOf(needle);
-    if (at < 0) return { error: `${needle} not in the line` };
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const len = node.textContent.length;
-      if (at + 2 < offset + len) {
-        const range = document.createRange();
-        range.setStart(node, at - offset + 2);
-        range.setEnd(node, at - offset + 3);
-        const r = range.getBoundingClientRect();
-        return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+  return page.evaluate(
+    ({ lineText, needle }) => {
+      const squash = (s) =>
+        s
+          .replace(/\u00a0/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim();
+      const line = [...document.querySelectorAll('.editor-instance .monaco-editor .view-lines .view-line')].find((l) => squash(l.textContent) === squash(lineText));
+      if (!line) return { error: `line not rendered: ${lineText.slice(0, 80)}…` };
+      const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+      let offset = 0;
+      const at = line.textContent.replace(/\u00a0/g, ' ').indexOf(needle);
+      if (at < 0) return { error: `${needle} not in the line` };
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const len = node.textContent.length;
+        if (at + 2 < offset + len) {
+          const range = document.createRange();
+          range.setStart(node, at - offset + 2);
+          range.setEnd(node, at - offset + 3);
+          const r = range.getBoundingClientRect();
+          return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+        }
+        offset += len;
       }
-      offset += len;
-    }
-    return { error: 'no text node' };
-  }, { lineText, needle });
+      return { error: 'no text node' };
+    },
+    { lineText, needle },
+  );
 }
 
 /** Hovers over `needle` until the hover contains `expect`; returns the time it took (ms). */
@@ -115,9 +122,11 @@ async function gotoLine(page, vscode, line, col) {
   await vscode.fillQuickInput(page, `:${line}:${col ?? 1}`);
   await page.keyboard.press('Enter');
   let at;
-  await vscode.poll(async () => (at = await cursorLine(page)) === line, { what: `the cursor on line ${line}`, timeout: 30_000 }).catch((e) => {
-    throw new Error(`${e.message} (gutter says ${at})`);
-  });
+  await vscode
+    .poll(async () => (at = await cursorLine(page)) === line, { what: `the cursor on line ${line}`, timeout: 30_000 })
+    .catch((e) => {
+      throw new Error(`${e.message} (gutter says ${at})`);
+    });
 }
 
 async function openBig(ctx) {
@@ -128,10 +137,17 @@ async function openBig(ctx) {
   // Should code-server still ask (setting not read yet), open it anyway as a person would. The question can come
   // after the tab (once the file is loaded): look for it on every poll.
   const anyway = page.getByRole('button', { name: /Open Anyway/i });
-  await vscode.poll(async () => {
-    if (await anyway.count()) await anyway.first().click().catch(() => {});
-    return (await page.$$eval('.editor-instance .monaco-editor .view-lines .view-line', (ls) => ls.map((l) => l.textContent))).some((t) => /^\S/.test(t.trim()) && /KUBE|COMMIT|Generated|^[:*-]/.test(t.trim()));
-  }, { what: `${NAME} rendered`, timeout: 120_000 });
+  await vscode.poll(
+    async () => {
+      if (await anyway.count())
+        await anyway
+          .first()
+          .click()
+          .catch(() => {});
+      return (await page.$$eval('.editor-instance .monaco-editor .view-lines .view-line', (ls) => ls.map((l) => l.textContent))).some((t) => /^\S/.test(t.trim()) && /KUBE|COMMIT|Generated|^[:*-]/.test(t.trim()));
+    },
+    { what: `${NAME} rendered`, timeout: 120_000 },
+  );
   await vscode.ensureLanguageMode(page, 'iptables', log);
   return b;
 }
@@ -159,11 +175,14 @@ async function recordKeyLatency(page) {
  * not report was painted within 16 ms and counts as 16.
  */
 async function keyLatencies(page, from, to) {
-  return page.evaluate(({ from, to }) => {
-    const { down, timed } = window.__dataplaneKeys;
-    const t0 = performance.timeOrigin;
-    return down.filter((at) => t0 + at >= from && t0 + at <= to).map((at) => timed.find(([start]) => Math.abs(start - at) < 1)?.[1] ?? 16);
-  }, { from, to });
+  return page.evaluate(
+    ({ from, to }) => {
+      const { down, timed } = window.__dataplaneKeys;
+      const t0 = performance.timeOrigin;
+      return down.filter((at) => t0 + at >= from && t0 + at <= to).map((at) => timed.find(([start]) => Math.abs(start - at) < 1)?.[1] ?? 16);
+    },
+    { from, to },
+  );
 }
 
 const percentile = (values, p) => {
@@ -188,7 +207,10 @@ async function typeInUntitled(page, vscode, { until = (typed) => typed >= 1, tim
     const typed = `${phrases.length} ${PHRASE}`;
     const started = Date.now();
     await page.keyboard.type(typed, { delay: 0 });
-    await vscode.poll(async () => (await page.evaluate(() => [...document.querySelectorAll('.editor-instance .monaco-editor .view-lines .view-line')].map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n'))).includes(typed), { timeout: 60_000, interval: 10, what: 'the typed text on screen' });
+    await vscode.poll(
+      async () => (await page.evaluate(() => [...document.querySelectorAll('.editor-instance .monaco-editor .view-lines .view-line')].map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n'))).includes(typed),
+      { timeout: 60_000, interval: 10, what: 'the typed text on screen' },
+    );
     phrases.push(Date.now() - started);
     if (until(phrases.length)) break;
     if (Date.now() - from > timeout) throw new Error(`still typing after ${timeout / 1000} s: what the typing waited for did not happen`);
@@ -231,12 +253,17 @@ function checkKeys(ms, what) {
  */
 async function checkColoured(page, vscode, log, lineText, needle, plain, what) {
   let last = {};
-  await vscode.poll(async () => {
-    last = { name: await vscode.token(page, lineText, needle), plain: await vscode.token(page, lineText, plain) };
-    return last.name.color && last.plain.color && last.name.color !== last.plain.color;
-  }, { timeout: 30_000, interval: 200, what: `${needle} coloured (${what})` }).catch((e) => {
-    throw new Error(`${e.message}: ${needle} ${last.name?.color ?? last.name?.error}, ${plain} ${last.plain?.color ?? last.plain?.error}`);
-  });
+  await vscode
+    .poll(
+      async () => {
+        last = { name: await vscode.token(page, lineText, needle), plain: await vscode.token(page, lineText, plain) };
+        return last.name.color && last.plain.color && last.name.color !== last.plain.color;
+      },
+      { timeout: 30_000, interval: 200, what: `${needle} coloured (${what})` },
+    )
+    .catch((e) => {
+      throw new Error(`${e.message}: ${needle} ${last.name?.color ?? last.name?.error}, ${plain} ${last.plain?.color ?? last.plain?.error}`);
+    });
   log(`  ${what}: ${needle} ${last.name.color}, ${plain} ${last.plain.color}`);
 }
 
@@ -289,13 +316,18 @@ export default [
       log(`  language status busy after opening: ${busy}`);
       // While the worker parses, the status item says how much it has read, then that it builds the catalog.
       let seen = '';
-      const progress = await vscode.poll(async () => {
-        if (analysed(workspace, 1) !== undefined) return 'the parse ended first';
-        seen = await languageStatusHover(page);
-        return /Parsing [^|]*\d+%|Finding the Services in/.test(seen) ? seen : undefined;
-      }, { timeout: 120_000, interval: 100, what: 'the language status to show how far the parse has come' }).catch((e) => {
-        throw new Error(`${e.message}; last seen: ${JSON.stringify(seen)}`);
-      });
+      const progress = await vscode
+        .poll(
+          async () => {
+            if (analysed(workspace, 1) !== undefined) return 'the parse ended first';
+            seen = await languageStatusHover(page);
+            return /Parsing [^|]*\d+%|Finding the Services in/.test(seen) ? seen : undefined;
+          },
+          { timeout: 120_000, interval: 100, what: 'the language status to show how far the parse has come' },
+        )
+        .catch((e) => {
+          throw new Error(`${e.message}; last seen: ${JSON.stringify(seen)}`);
+        });
       log(`  language status while parsing: ${progress}`);
       await page.mouse.move(1, 1);
       // Type until 3 s after the worker's answer, so that the keys cover the rest of the parse and the extension
@@ -331,10 +363,13 @@ export default [
         await gotoLine(page, vscode, b.rule, col);
         const started = Date.now();
         await page.keyboard.press('F12');
-        const at = await vscode.poll(async () => {
-          const n = await cursorLine(page);
-          return n !== undefined && n !== b.rule ? n : undefined;
-        }, { timeout: 20_000, interval: 20, what: 'F12 to move the cursor' });
+        const at = await vscode.poll(
+          async () => {
+            const n = await cursorLine(page);
+            return n !== undefined && n !== b.rule ? n : undefined;
+          },
+          { timeout: 20_000, interval: 20, what: 'F12 to move the cursor' },
+        );
         f12.push(Date.now() - started);
         if (at !== b.decl) throw new Error(`F12 went to line ${at}, expected line ${b.decl} "${b.lines.decl}"`);
       }
@@ -344,7 +379,15 @@ export default [
       await checkColoured(page, vscode, log, b.lines.decl, b.svc, '[0:0]', 'the declaration F12 went to');
       if (f12[1] > 5000) throw new Error(`F12 took ${f12[1]} ms (median)`);
       // The extension writes the measurement 5 s after the worker's last answer (answers are converted after the parse).
-      const delays = await vscode.poll(async () => { const d = loopDelays(workspace); return d.length > 0 ? d : undefined; }, { timeout: 30_000, what: 'the extension\'s event loop measurement for the worker parse' }).catch(() => []);
+      const delays = await vscode
+        .poll(
+          async () => {
+            const d = loopDelays(workspace);
+            return d.length > 0 ? d : undefined;
+          },
+          { timeout: 30_000, what: "the extension's event loop measurement for the worker parse" },
+        )
+        .catch(() => []);
       log(`  extension host while the worker parsed: ${delays.map((d) => `longest task ${d.task} ms (longest timer delay ${d.delay} ms)`).join('; ') || '(not logged)'}`);
       if (delays.length === 0) throw new Error('the extension logged no event loop measurement for the worker parse');
       // Loose on purpose: the whole extension host (VS Code's own work included) on a shared 2-core machine.
@@ -392,7 +435,10 @@ export default [
       // Leave the workbench as it was: revert and close the big dump, and wait until its tab is gone (closing a
       // 49 MB editor takes a while; the next test's quick open must not lose the focus to it).
       await vscode.runCommand(page, 'View: Revert and Close Editor');
-      await vscode.poll(async () => (await page.locator('.tabs-container .tab').evaluateAll((tabs, name) => tabs.filter((t) => (t.getAttribute('aria-label') ?? '').startsWith(name)).length, NAME)) === 0, { what: `the ${NAME} tab closed`, timeout: 60_000 });
+      await vscode.poll(async () => (await page.locator('.tabs-container .tab').evaluateAll((tabs, name) => tabs.filter((t) => (t.getAttribute('aria-label') ?? '').startsWith(name)).length, NAME)) === 0, {
+        what: `the ${NAME} tab closed`,
+        timeout: 60_000,
+      });
       await vscode.sleep(1000);
     },
   },

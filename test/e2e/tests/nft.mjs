@@ -16,16 +16,22 @@ export default [
     async run({ page, vscode }) {
       if (ELEMENT_LINE <= 0 || !GOTO || CHAIN_LINE <= 0) throw new Error('samples/nftables/node1.nft lacks the web Service element or its chain');
       await vscode.openFile(page, 'node1.nft');
-      const mode = await vscode.poll(async () => {
-        const m = await vscode.statusItem(page, 'status.editor.mode');
-        return m && m !== 'Plain Text' ? m : undefined;
-      }, { what: 'a language mode' });
+      const mode = await vscode.poll(
+        async () => {
+          const m = await vscode.statusItem(page, 'status.editor.mode');
+          return m && m !== 'Plain Text' ? m : undefined;
+        },
+        { what: 'a language mode' },
+      );
       if (!/^nftables$/i.test(mode)) throw new Error(`language mode is "${mode}", expected nftables`);
       // The language status: short text, native nftables is never "iptables-nft".
-      const status = await vscode.poll(async () => {
-        const s = await vscode.languageStatusHover(page);
-        return s.includes('Services') ? s : undefined;
-      }, { what: 'the language status item' });
+      const status = await vscode.poll(
+        async () => {
+          const s = await vscode.languageStatusHover(page);
+          return s.includes('Services') ? s : undefined;
+        },
+        { what: 'the language status item' },
+      );
       if (!status.includes('nftables · kube-proxy nftables · 6 Services') || status.includes('iptables-nft')) throw new Error(`language status: ${status}`);
       await vscode.resetUi(page);
 

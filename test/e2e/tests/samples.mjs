@@ -3,13 +3,21 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
-/** The folder the extension's log says the sample `id` was copied to (the newest such line). */
-async function copiedTo(vscode, workspace, id) {
+function copiesLogged(vscode, workspace, id) {
+  return [...vscode.extensionLog(workspace).matchAll(new RegExp(`opened sample ${id} \\(copied to (.+)\\)`, 'g'))].map((m) => m[1]);
+}
+
+/** The folder the extension's log says the sample `id` was copied to: the first such line after the `before` earlier ones
+ * (an earlier test may have opened the same sample elsewhere, and the log is written after the editor shows the copy). */
+async function copiedTo(vscode, workspace, id, before = 0) {
   let folder;
-  await vscode.poll(async () => {
-    const found = [...vscode.extensionLog(workspace).matchAll(new RegExp(`opened sample ${id} \\(copied to (.+)\\)`, 'g'))];
-    return (folder = found.at(-1)?.[1]);
-  }, { what: `"opened sample ${id}" in the extension's log` });
+  await vscode.poll(
+    async () => {
+      const found = copiesLogged(vscode, workspace, id);
+      return (folder = found.length > before ? found[before] : undefined);
+    },
+    { what: `"opened sample ${id}" in the extension's log` },
+  );
   return folder;
 }
 
@@ -17,6 +25,7 @@ export default [
   {
     name: 'Open Sample Dumps: IPVS mode opens the three dumps of one node, each in its language',
     async run({ page, vscode, workspace, log }) {
+      const before = copiesLogged(vscode, workspace, 'ipvs').length;
       await vscode.runCommand(page, 'Dataplane Explorer: Open Sample Dumps');
       await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('IPVS mode')), { what: 'the mode picker' });
       await vscode.chooseInQuickInput(page, 'IPVS', { text: 'IPVS mode', what: 'IPVS mode first' });
@@ -26,13 +35,16 @@ export default [
       for (const name of ['node1.ipvsadm', 'node1.ipset', 'node1.iptables']) {
         if (!tabs.some((t) => t.startsWith(name))) throw new Error(`no tab ${name}; tabs: ${tabs.join(' | ')}`);
       }
-      const mode = await vscode.poll(async () => {
-        const m = await vscode.statusItem(page, 'status.editor.mode');
-        return m && m !== 'Plain Text' ? m : undefined;
-      }, { what: 'a language mode' });
+      const mode = await vscode.poll(
+        async () => {
+          const m = await vscode.statusItem(page, 'status.editor.mode');
+          return m && m !== 'Plain Text' ? m : undefined;
+        },
+        { what: 'a language mode' },
+      );
       if (!/ipvsadm|IPVS/i.test(mode)) throw new Error(`node1.ipvsadm opened in language mode ${mode}`);
       // A copy outside the extension's install folder (<run>/ext), where editing it changes nothing installed.
-      const folder = await copiedTo(vscode, workspace, 'ipvs');
+      const folder = await copiedTo(vscode, workspace, 'ipvs', before);
       const extensions = path.join(workspace, '..', 'ext');
       if (!path.relative(extensions, folder).startsWith('..') || folder.includes('dataplane-explorer.dataplane-explorer')) throw new Error(`the sample opened from the extension's folder: ${folder}`);
       if (!existsSync(path.join(folder, 'node1.ipvsadm'))) throw new Error(`no copy node1.ipvsadm in ${folder}`);
@@ -42,6 +54,7 @@ export default [
   {
     name: 'Open Sample Dumps: the folder button of a mode copies that sample into the workspace folder',
     async run({ page, vscode, workspace, log }) {
+      const before = copiesLogged(vscode, workspace, 'nftables').length;
       await vscode.runCommand(page, 'Dataplane Explorer: Open Sample Dumps');
       const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'nftables mode' }).first();
       await row.waitFor({ state: 'visible' });
@@ -51,7 +64,7 @@ export default [
       const copy = path.join(workspace, 'dataplane-samples', 'nftables', 'node1.nft');
       try {
         if (!existsSync(copy)) throw new Error(`no ${copy}`);
-        const folder = await copiedTo(vscode, workspace, 'nftables');
+        const folder = await copiedTo(vscode, workspace, 'nftables', before);
         if (path.resolve(folder) !== path.dirname(copy)) throw new Error(`opened the copy in ${folder}, expected ${path.dirname(copy)}`);
         log(`  nftables sample copied to ${folder}`);
       } finally {

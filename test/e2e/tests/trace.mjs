@@ -23,12 +23,17 @@ export default [
       await vscode.acceptQuickInputWhenShown(page, '172.30.0.41:80', 'the ClusterIP 172.30.0.41:80 in the picker');
       await vscode.acceptQuickInputWhenShown(page, 'From a pod on this node', 'the "where from" picker');
       let rows = [];
-      await vscode.poll(async () => {
-        rows = await vscode.panelRows(page);
-        return rows.some((r) => r.includes('DNAT → 10.180.0.1:80')) && rows.some((r) => r.includes('DNAT → 10.180.0.2:80'));
-      }, { timeout: 20_000, what: 'both endpoints in the Dataplane Trace view' }).catch((e) => {
-        throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            rows = await vscode.panelRows(page);
+            return rows.some((r) => r.includes('DNAT → 10.180.0.1:80')) && rows.some((r) => r.includes('DNAT → 10.180.0.2:80'));
+          },
+          { timeout: 20_000, what: 'both endpoints in the Dataplane Trace view' },
+        )
+        .catch((e) => {
+          throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
+        });
       const shares = rows.filter((r) => /DNAT →/.test(r));
       if (shares.length !== 2 || !shares.every((r) => r.includes('50%'))) throw new Error(`expected two endpoints with 50% each, got ${JSON.stringify(shares)}`);
       // Expand the first endpoint's outcome and click its DNAT step: the editor selects that rule.
@@ -36,12 +41,17 @@ export default [
       const step = page.locator(`${VIEW} .monaco-list-row`, { hasText: 'DNAT: the destination becomes 10.180.0.1:80' }).first();
       await vscode.poll(async () => (await step.count()) > 0, { what: 'the DNAT step of the first outcome' });
       await step.click();
-      const pos = await vscode.poll(async () => {
-        const p = await vscode.cursorPosition(page);
-        return p.line === SEP1_DNAT ? p : undefined;
-      }, { what: `the cursor on line ${SEP1_DNAT}` }).catch(async (e) => {
-        throw new Error(`${e.message}; status bar: ${(await vscode.cursorPosition(page)).text}`);
-      });
+      const pos = await vscode
+        .poll(
+          async () => {
+            const p = await vscode.cursorPosition(page);
+            return p.line === SEP1_DNAT ? p : undefined;
+          },
+          { what: `the cursor on line ${SEP1_DNAT}` },
+        )
+        .catch(async (e) => {
+          throw new Error(`${e.message}; status bar: ${(await vscode.cursorPosition(page)).text}`);
+        });
       log(`  step revealed ${pos.text}`);
     },
   },
@@ -55,12 +65,17 @@ export default [
       await vscode.acceptQuickInputWhenShown(page, '172.30.0.99:80/tcp', 'the typed address in the picker');
       await vscode.acceptQuickInputWhenShown(page, 'From a pod on this node', 'the "where from" picker');
       let rows = [];
-      await vscode.poll(async () => {
-        rows = await vscode.panelRows(page);
-        return rows.some((r) => r.includes('No Service matches 172.30.0.99:80'));
-      }, { timeout: 20_000, what: 'the no-Service note in the Dataplane Trace view' }).catch((e) => {
-        throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            rows = await vscode.panelRows(page);
+            return rows.some((r) => r.includes('No Service matches 172.30.0.99:80'));
+          },
+          { timeout: 20_000, what: 'the no-Service note in the Dataplane Trace view' },
+        )
+        .catch((e) => {
+          throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
+        });
       await vscode.runCommand(page, 'Dataplane Explorer: Clear Trace');
       const button = page.locator(`${VIEW} .welcome-view-content .monaco-button`, { hasText: 'Trace ClusterIP' });
       await vscode.poll(async () => (await button.count()) > 0, { what: 'the welcome content with a Trace ClusterIP button' });

@@ -11,7 +11,9 @@ const SVC_DECL = IPT.indexOf(`:${SVC} - [0:0]`) + 1;
 const SVC_TO_SEP = IPT.findIndex((l) => l.startsWith(`-A ${SVC} `) && / -j KUBE-SEP-\w+$/.test(l)) + 1;
 const SEP = SVC_TO_SEP > 0 ? / -j (KUBE-SEP-\w+)$/.exec(IPT[SVC_TO_SEP - 1])[1] : '';
 const SEP_DECL = IPT.indexOf(`:${SEP} - [0:0]`) + 1;
-const ENDPOINTS = IPT.filter((l) => l.startsWith(`-A ${SVC} `) && l.includes('-j KUBE-SEP-')).map((l) => /-> ([\d.]+:\d+)/.exec(l)?.[1]).filter(Boolean);
+const ENDPOINTS = IPT.filter((l) => l.startsWith(`-A ${SVC} `) && l.includes('-j KUBE-SEP-'))
+  .map((l) => /-> ([\d.]+:\d+)/.exec(l)?.[1])
+  .filter(Boolean);
 // The first rule of the KUBE-SVC chain that picks an endpoint with --probability (the hover button's line).
 const SVC_PROBABILITY = IPT.findIndex((l) => l.startsWith(`-A ${SVC} `) && / --probability [\d.]+ -j KUBE-SEP-\w+$/.test(l)) + 1;
 
@@ -29,12 +31,17 @@ async function expectTraceOffered(page, vscode, language) {
   await page.keyboard.press('F1');
   await vscode.fillQuickInput(page, '>Dataplane Explorer: Trace');
   let rows = [];
-  await vscode.poll(async () => {
-    rows = await vscode.quickInputRows(page);
-    return ['Trace ClusterIP', 'Trace NodePort', 'Trace Packet'].every((c) => rows.some((r) => r.includes(c)));
-  }, { what: `the trace commands in the palette of a ${language} editor` }).catch((e) => {
-    throw new Error(`${e.message}; palette rows: ${JSON.stringify(rows)}`);
-  });
+  await vscode
+    .poll(
+      async () => {
+        rows = await vscode.quickInputRows(page);
+        return ['Trace ClusterIP', 'Trace NodePort', 'Trace Packet'].every((c) => rows.some((r) => r.includes(c)));
+      },
+      { what: `the trace commands in the palette of a ${language} editor` },
+    )
+    .catch((e) => {
+      throw new Error(`${e.message}; palette rows: ${JSON.stringify(rows)}`);
+    });
   await page.keyboard.press('Escape');
   const button = page.locator('.part.editor .editor-group-container.active .editor-actions .action-label[aria-label^="Trace ClusterIP"]');
   await vscode.poll(async () => (await button.count()) > 0, { what: `the Trace ClusterIP button in the title bar of a ${language} editor` });
@@ -74,7 +81,10 @@ export default [
       await vscode.runCommand(page, 'View: Close All Editor Groups');
       await wt.openWalkthrough(page, TITLE);
       // The editor steps say what to do there by hand.
-      for (const [id, words] of [['jump', ['F12', 'KUBE-SERVICES → KUBE-SVC → KUBE-SEP']], ['hover', ['KUBE-SVC', '--probability']]]) {
+      for (const [id, words] of [
+        ['jump', ['F12', 'KUBE-SERVICES → KUBE-SVC → KUBE-SEP']],
+        ['hover', ['KUBE-SVC', '--probability']],
+      ]) {
         const text = await wt.stepText(page, STEPS[id].title);
         for (const w of words) if (!text.includes(w)) throw new Error(`step "${STEPS[id].title}" does not mention ${w}: ${JSON.stringify(text)}`);
       }
@@ -105,12 +115,17 @@ export default [
       // The cursor at the start of the chain name after -j, the name selected, the rule on screen.
       const col = IPT[SERVICES_RULE - 1].indexOf(`-j ${SVC}`) + 4;
       let pos;
-      await vscode.poll(async () => {
-        pos = await vscode.cursorPosition(page);
-        return pos.line === SERVICES_RULE && pos.col === col && pos.text.includes(`(${SVC.length} selected)`);
-      }, { what: `the cursor on ${SVC} (Ln ${SERVICES_RULE}, Col ${col}, ${SVC.length} selected)` }).catch((e) => {
-        throw new Error(`${e.message}; status bar says "${pos?.text}"`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            pos = await vscode.cursorPosition(page);
+            return pos.line === SERVICES_RULE && pos.col === col && pos.text.includes(`(${SVC.length} selected)`);
+          },
+          { what: `the cursor on ${SVC} (Ln ${SERVICES_RULE}, Col ${col}, ${SVC.length} selected)` },
+        )
+        .catch((e) => {
+          throw new Error(`${e.message}; status bar says "${pos?.text}"`);
+        });
       const lines = await wt.visibleLines(page);
       if (!lines.includes(IPT[SERVICES_RULE - 1])) throw new Error(`line ${SERVICES_RULE} is not on screen: ${JSON.stringify(lines.slice(0, 3))} …`);
       const selected = await page.locator('.editor-instance .monaco-editor .selected-text').count();
@@ -119,7 +134,8 @@ export default [
       const tok = await vscode.token(page, IPT[SERVICES_RULE - 1], SVC);
       if (tok.error) throw new Error(tok.error);
       const view = await page.locator('.editor-instance .monaco-editor .overflow-guard').first().boundingBox();
-      if (!view || tok.box.x < view.x || tok.box.x + tok.box.width > view.x + view.width) throw new Error(`${SVC} is off screen: at x ${Math.round(tok.box.x)}–${Math.round(tok.box.x + tok.box.width)}, the editor shows ${Math.round(view?.x)}–${Math.round(view?.x + view?.width)}`);
+      if (!view || tok.box.x < view.x || tok.box.x + tok.box.width > view.x + view.width)
+        throw new Error(`${SVC} is off screen: at x ${Math.round(tok.box.x)}–${Math.round(tok.box.x + tok.box.width)}, the editor shows ${Math.round(view?.x)}–${Math.round(view?.x + view?.width)}`);
       // The reader only presses F12: the editor has the focus.
       pos = await vscode.f12FromLine(page, SERVICES_RULE);
       if (pos.line !== SVC_DECL) throw new Error(`F12 went to line ${pos.line}, expected ${SVC_DECL} (:${SVC})`);
@@ -136,9 +152,11 @@ export default [
       await wt.clickStepLink(page, TITLE, STEPS.hover.title, link('hover').label);
       await wt.waitForEditor(page, 'node1.iptables', 'iptables');
       let text = '';
-      await vscode.poll(async () => (text = await vscode.hoverText(page)).includes('shop/web:http'), { timeout: 20_000, what: 'a hover naming shop/web:http' }).catch((e) => {
-        throw new Error(`${e.message}; hover text: ${JSON.stringify(text)}`);
-      });
+      await vscode
+        .poll(async () => (text = await vscode.hoverText(page)).includes('shop/web:http'), { timeout: 20_000, what: 'a hover naming shop/web:http' })
+        .catch((e) => {
+          throw new Error(`${e.message}; hover text: ${JSON.stringify(text)}`);
+        });
       for (const s of [SVC, ...ENDPOINTS]) if (!text.includes(s)) throw new Error(`the hover misses ${s}:\n${text}`);
       const pos = await vscode.cursorPosition(page);
       if (pos.line !== SVC_PROBABILITY || pos.col !== 4) throw new Error(`cursor at ${pos.text}, expected Ln ${SVC_PROBABILITY}, Col 4 (the chain name after -A)`);
@@ -155,12 +173,17 @@ export default [
       await vscode.acceptQuickInputWhenShown(page, '10.96.12.40:80', 'the ClusterIP 10.96.12.40:80 in the picker');
       await vscode.acceptQuickInputWhenShown(page, 'From a pod on this node', 'the "where from" picker');
       let rows = [];
-      await vscode.poll(async () => {
-        rows = await vscode.panelRows(page);
-        return ENDPOINTS.every((e) => rows.some((r) => r.includes(`DNAT → ${e}`)));
-      }, { timeout: 20_000, what: 'the three endpoints in the Dataplane Trace view' }).catch((e) => {
-        throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            rows = await vscode.panelRows(page);
+            return ENDPOINTS.every((e) => rows.some((r) => r.includes(`DNAT → ${e}`)));
+          },
+          { timeout: 20_000, what: 'the three endpoints in the Dataplane Trace view' },
+        )
+        .catch((e) => {
+          throw new Error(`${e.message}\nrows: ${JSON.stringify(rows)}`);
+        });
     },
   },
   {
@@ -177,9 +200,11 @@ export default [
       const tabs = () => page.$$eval('.part.editor .tab', (els) => els.map((e) => (e.getAttribute('aria-label') ?? '').split(',')[0]));
       // Only the IPVS sample's three dumps beside the walkthrough: the earlier samples were replaced, not piled up.
       let shown = [];
-      await vscode.poll(async () => (shown = (await tabs()).filter((t) => t.startsWith('node1.'))).length === 3, { what: 'three dump tabs' }).catch(async (e) => {
-        throw new Error(`${e.message}; tabs: ${JSON.stringify(await tabs())}`);
-      });
+      await vscode
+        .poll(async () => (shown = (await tabs()).filter((t) => t.startsWith('node1.'))).length === 3, { what: 'three dump tabs' })
+        .catch(async (e) => {
+          throw new Error(`${e.message}; tabs: ${JSON.stringify(await tabs())}`);
+        });
       if (JSON.stringify([...shown].sort()) !== JSON.stringify(['node1.ipset', 'node1.iptables', 'node1.ipvsadm'])) throw new Error(`tabs beside the walkthrough: ${JSON.stringify(shown)}`);
       await wt.clickStepLink(page, TITLE, STEPS.graph.title, link('graph').label);
       await vscode.poll(async () => (await tabs()).some((t) => t.startsWith('Service Graph')), { timeout: 30_000, what: 'the Service Graph tab' });
@@ -238,10 +263,20 @@ export default [
       await openIptablesSample(page, vscode);
       await wt.clickStepLink(page, TITLE, STEPS.graph.title, link('graph').label);
       // The walkthrough's Markdown is a webview too: look for the graph's Service list in every frame.
-      await vscode.poll(async () => {
-        for (const frame of page.frames()) if ((await frame.locator('.service', { hasText: 'shop/web:http' }).count().catch(() => 0)) > 0) return true;
-        return false;
-      }, { timeout: 30_000, what: 'shop/web:http in the Service graph' });
+      await vscode.poll(
+        async () => {
+          for (const frame of page.frames())
+            if (
+              (await frame
+                .locator('.service', { hasText: 'shop/web:http' })
+                .count()
+                .catch(() => 0)) > 0
+            )
+              return true;
+          return false;
+        },
+        { timeout: 30_000, what: 'shop/web:http in the Service graph' },
+      );
     },
   },
   {

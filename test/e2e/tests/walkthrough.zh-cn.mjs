@@ -28,7 +28,16 @@ export default [
       const open = STEPS.find((s) => s.id === 'open');
       await wt.showStep(page, TITLE, open.title);
       const media = page.frameLocator('.gettingStartedContainer iframe.webview.ready').frameLocator('iframe#active-frame');
-      await vscode.poll(async () => ((await media.locator('body').innerText().catch(() => '')) ?? '').includes('示例节点'), { timeout: 20_000, what: 'the Chinese Markdown of step "open" (walkthrough/zh-cn/open.md)' });
+      await vscode.poll(
+        async () =>
+          (
+            (await media
+              .locator('body')
+              .innerText()
+              .catch(() => '')) ?? ''
+          ).includes('示例节点'),
+        { timeout: 20_000, what: 'the Chinese Markdown of step "open" (walkthrough/zh-cn/open.md)' },
+      );
       await wt.clickStepLink(page, TITLE, open.title, open.links[0].label);
       await wt.waitForEditor(page, 'node1.iptables', 'iptables');
       log(`  ${TITLE}: ${shown.length} steps, button "${open.links[0].label}"`);
@@ -49,21 +58,28 @@ export default [
       await wt.waitForEditor(page, 'node1.iptables', 'iptables');
       const col = IPT[SERVICES_RULE - 1].indexOf(`-j ${SVC}`) + 4;
       let pos;
-      await vscode.poll(async () => {
-        pos = await vscode.cursorPosition(page);
-        return pos.line === SERVICES_RULE && pos.col === col;
-      }, { what: `the cursor on ${SVC} (Ln ${SERVICES_RULE}, Col ${col})` }).catch((e) => {
-        throw new Error(`${e.message}; status bar says "${pos?.text}"`);
-      });
+      await vscode
+        .poll(
+          async () => {
+            pos = await vscode.cursorPosition(page);
+            return pos.line === SERVICES_RULE && pos.col === col;
+          },
+          { what: `the cursor on ${SVC} (Ln ${SERVICES_RULE}, Col ${col})` },
+        )
+        .catch((e) => {
+          throw new Error(`${e.message}; status bar says "${pos?.text}"`);
+        });
       await vscode.runCommand(page, 'View: Close All Editor Groups');
       await page.mouse.move(1, 1);
       await wt.clickStepLink(page, TITLE, hover.title, hover.links[0].label);
       await wt.waitForEditor(page, 'node1.iptables', 'iptables');
       let text = '';
       const chainFacts = wt.message('zh-cn', 'user chain in table {0}', 'nat');
-      await vscode.poll(async () => (text = await vscode.hoverText(page)).includes(chainFacts), { timeout: 20_000, what: `a Chinese hover ("${chainFacts}")` }).catch((e) => {
-        throw new Error(`${e.message}; hover text: ${JSON.stringify(text)}`);
-      });
+      await vscode
+        .poll(async () => (text = await vscode.hoverText(page)).includes(chainFacts), { timeout: 20_000, what: `a Chinese hover ("${chainFacts}")` })
+        .catch((e) => {
+          throw new Error(`${e.message}; hover text: ${JSON.stringify(text)}`);
+        });
       for (const s of [SVC, 'shop/web:http', '10.244.1.7:8080']) if (!text.includes(s)) throw new Error(`the hover misses ${s}:\n${text}`);
       pos = await vscode.cursorPosition(page);
       if (pos.line !== SVC_PROBABILITY) throw new Error(`cursor at ${pos.text}, expected line ${SVC_PROBABILITY}`);

@@ -24,10 +24,12 @@ for (const port of spec.tcp ?? []) {
       socket.on('error', () => {});
       socket.end(answer(port, socket.remoteAddress, socket.localAddress));
     });
-    pending.push(new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port, host, backlog: 1024 }, resolve);
-    }));
+    pending.push(
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ port, host, backlog: 1024 }, resolve);
+      }),
+    );
   }
 }
 for (const port of spec.udp ?? []) {
@@ -35,10 +37,12 @@ for (const port of spec.udp ?? []) {
     const socket = dgram.createSocket('udp4');
     const local = host === '0.0.0.0' ? undefined : host;
     socket.on('message', (_msg, rinfo) => socket.send(answer(port, rinfo.address, local), rinfo.port, rinfo.address));
-    pending.push(new Promise((resolve, reject) => {
-      socket.once('error', reject);
-      socket.bind(port, host, resolve);
-    }));
+    pending.push(
+      new Promise((resolve, reject) => {
+        socket.once('error', reject);
+        socket.bind(port, host, resolve);
+      }),
+    );
   }
 }
 

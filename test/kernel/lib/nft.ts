@@ -108,7 +108,11 @@ export async function listNft(ns: string): Promise<NftListing> {
 export function withoutHandles(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutHandles);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'handle').map(([k, v]) => [k, withoutHandles(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'handle')
+        .map(([k, v]) => [k, withoutHandles(v)]),
+    );
   }
   return value;
 }

@@ -2,7 +2,7 @@
 // nftables mode, a node with `--nodeport-addresses` unset (every local address but localhost), and the
 // generator's random Service sets. A scenario is one node (one dump, loaded in one of nft's forms); a probe is
 // one kind of packet sent many times.
-import type { GenServicePort, NftGenOptions } from '../../../src/core/kube/generate/nft';
+import type { GenServicePort, NftGenOptions } from '../../../tools/generate/nft';
 import type { NftLoadForm } from './nft';
 import {
   AFFINITY_CLIENTS,

@@ -1,7 +1,7 @@
 // What the kernel tests send where: hand-made Services for each behaviour the issue names, and random
 // Service sets from the dump generator. A scenario is one node (one dump, one topology); a probe is one kind of
 // packet (origin, destination, protocol) sent many times.
-import { randomServices, type GenServicePort } from '../../../src/core/kube/generate/iptables';
+import { randomServices, type GenServicePort } from '../../../tools/generate/iptables';
 import type { Entry } from '../../../src/core/trace';
 import { CLIENT_IP, EXTERNAL_CLIENT_IP, NODE_IP, NODE_UPLINK_IP, POD_GATEWAY, WORLD_IP, type Origin, type PodSpec, type SideClient } from './topology';
 
@@ -238,7 +238,8 @@ export function handScenario(): Scenario {
       { ...fromPod(v('notReady'), p), name: `a not-ready endpoint is left out: ${fromPod(v('notReady'), p).name}` },
     );
     if (p === 'udp') probes.push({ ...fromPod(v('three'), p), kind: 'same-flow', name: `UDP conntrack: 40 datagrams from one source port → ${v('three').clusterIP}:80 stay on one endpoint` });
-    if (p === 'tcp') probes.push({ ...fromPod(v('capacity'), p), kind: 'recent-capacity', name: `xt_recent keeps at most 100 clients per endpoint list: ${CAPACITY_CLIENTS.length} clients → ${v('capacity').clusterIP}:80` });
+    if (p === 'tcp')
+      probes.push({ ...fromPod(v('capacity'), p), kind: 'recent-capacity', name: `xt_recent keeps at most 100 clients per endpoint list: ${CAPACITY_CLIENTS.length} clients → ${v('capacity').clusterIP}:80` });
   }
   const services = Object.values(s).flatMap((x) => [x.tcp, x.udp]);
   return { id: 'hand', title: 'hand-made Services', services, pods: podsFor(services), extraClientAddresses: [...AFFINITY_CLIENTS, ...CAPACITY_CLIENTS], probes };
@@ -261,7 +262,8 @@ export function randomScenario(seed: number, count: number, endpointsPerService:
     const affinity = svc.sessionAffinityTimeout !== undefined;
     anyAffinity ||= affinity;
     const add = (probe: Probe) => probes.push({ ...probe, kind: affinity ? 'sticky' : 'plain', name: `${tag}: ${probe.name}` });
-    if (affinity) probes.push({ ...fromPod(svc, p), kind: 'affinity', name: `${tag}: session affinity (${svc.sessionAffinityTimeout} s): ${AFFINITY_CLIENTS.length} clients → ${svc.clusterIP}:${svc.port}, 5 connections each` });
+    if (affinity)
+      probes.push({ ...fromPod(svc, p), kind: 'affinity', name: `${tag}: session affinity (${svc.sessionAffinityTimeout} s): ${AFFINITY_CLIENTS.length} clients → ${svc.clusterIP}:${svc.port}, 5 connections each` });
     else add(fromPod(svc, p));
     if (i % 3 === 0) add(fromNode(svc, p));
     if (svc.nodePort) add(externalToNodePort(svc, p));
@@ -322,12 +324,34 @@ export function ifaceProbes(s: ReturnType<typeof ifaceServices>): Probe[] {
       const svc = s[key][p];
       const out = key === 'weave' ? 'weave' : 'vp0';
       for (const w of ways) {
-        probes.push({ name: `${svc.name}: ${w.what} (${w.from}) → ${svc.clusterIP}:${svc.port}, leaving through ${out === 'weave' ? 'weave' : 'a vp interface'}`, kind: 'plain', origin: w.origin, protocol: p, to: svc.clusterIP, port: svc.port, entry: w.entry, from: w.from, via: { in: w.in, out } });
+        probes.push({
+          name: `${svc.name}: ${w.what} (${w.from}) → ${svc.clusterIP}:${svc.port}, leaving through ${out === 'weave' ? 'weave' : 'a vp interface'}`,
+          kind: 'plain',
+          origin: w.origin,
+          protocol: p,
+          to: svc.clusterIP,
+          port: svc.port,
+          entry: w.entry,
+          from: w.from,
+          via: { in: w.in, out },
+        });
       }
-      probes.push({ ...fromNode(svc, p), from: NODE_UPLINK_IP, nodeSource: true, via: { in: 'lo', out }, name: `${svc.name}: node → ${svc.clusterIP}:${svc.port} from its uplink address ${NODE_UPLINK_IP} (its route's source)` });
+      probes.push({
+        ...fromNode(svc, p),
+        from: NODE_UPLINK_IP,
+        nodeSource: true,
+        via: { in: 'lo', out },
+        name: `${svc.name}: node → ${svc.clusterIP}:${svc.port} from its uplink address ${NODE_UPLINK_IP} (its route's source)`,
+      });
     }
     const svc = s.nodeSrc[p];
-    probes.push({ ...fromNode(svc, p), from: POD_GATEWAY, nodeSource: true, via: { in: 'lo', out: 'vp0' }, name: `${svc.name}: node → ${svc.clusterIP}:${svc.port} from ${POD_GATEWAY} (its route's source, inside the cluster CIDR: not masqueraded)` });
+    probes.push({
+      ...fromNode(svc, p),
+      from: POD_GATEWAY,
+      nodeSource: true,
+      via: { in: 'lo', out: 'vp0' },
+      name: `${svc.name}: node → ${svc.clusterIP}:${svc.port} from ${POD_GATEWAY} (its route's source, inside the cluster CIDR: not masqueraded)`,
+    });
   }
   return probes;
 }

@@ -11,11 +11,7 @@ export class IpsetLineParser extends CstParser {
 
   public line = this.RULE('line', () => {
     this.OPTION(() => {
-      this.OR([
-        { ALT: () => this.CONSUME(Comment) },
-        { ALT: () => this.SUBRULE(this.fieldLine) },
-        { ALT: () => this.SUBRULE(this.commandLine) },
-      ]);
+      this.OR([{ ALT: () => this.CONSUME(Comment) }, { ALT: () => this.SUBRULE(this.fieldLine) }, { ALT: () => this.SUBRULE(this.commandLine) }]);
     });
   });
 

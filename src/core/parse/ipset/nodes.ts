@@ -1,4 +1,4 @@
-// Compact model objects of the ipset fast path (issue #8): kube-proxy's `ipset save` of 10,000 Services has
+// Compact model objects of the ipset fast path (see docs/performance.md): kube-proxy's `ipset save` of 10,000 Services has
 // ~60,000 `add` lines. A member keeps its typed values and where the words start, and makes its text (when it is
 // the canonical form of those values), its ranges, its typed parts and its (empty) options when they are asked
 // for; its command and its set reference are views of it. From the outside these are the IpsetMember,
@@ -8,8 +8,9 @@ import { IPSET_SCOPE } from '../../model/ipset';
 import { lineRange, type Range } from '../../model/range';
 import type { ReferenceRole, SymbolReference } from '../../model/symbols';
 import { LineMap } from '../../model/line-map';
+import { endColumn, packColumns, startColumn } from '../../model/compact/columns';
 // A cycle (parser.ts builds these nodes), read only when a member's parts are first asked for.
-import { parseMemberParts } from './parser';
+import { parseMemberParts } from './members';
 
 const NO_OPTIONS: IpsetMemberOptions = Object.freeze({});
 
@@ -44,14 +45,14 @@ export abstract class MemberNode implements IpsetMember {
   #target: AddTarget;
   /** The member as written, unless it is canonicalText() (most kube-proxy members): then undefined. */
   #text: string | undefined;
-  /** The spaces beyond one before the set name (low 15 bits) and before the member (high bits). */
+  /** The spaces beyond one before the set name and before the member (packColumns). */
   #spacing: number;
 
   constructor(at: AddLine) {
     this.line = at.line;
     this.#target = at.target;
     this.#text = undefined;
-    this.#spacing = (at.nameStart - 4) | ((at.memberStart - at.nameEnd - 1) << 15);
+    this.#spacing = packColumns(at.nameStart - 4, at.memberStart - at.nameEnd - 1);
   }
 
   /** The member's text made from its values (the parser keeps the written text when it differs). */
@@ -77,10 +78,10 @@ export abstract class MemberNode implements IpsetMember {
   }
 
   nameStart(): number {
-    return 4 + (this.#spacing & 0x7fff);
+    return 4 + startColumn(this.#spacing);
   }
   memberStart(): number {
-    return this.nameStart() + this.#target.name.length + 1 + (this.#spacing >>> 15);
+    return this.nameStart() + this.#target.name.length + 1 + endColumn(this.#spacing);
   }
 
   get range(): Range {

@@ -37,20 +37,7 @@ export interface OptionSpec {
   summary: string;
   /** For an alias spelling (`--source-port`): the canonical option's own summary; `summary` then reads "Same as …". */
   canonicalSummary?: string;
-  valueKind?:
-    | 'address'
-    | 'addresses'
-    | 'port'
-    | 'ports'
-    | 'mac'
-    | 'mark'
-    | 'number'
-    | 'probability'
-    | 'string'
-    | 'interface'
-    | 'protocol'
-    | 'chain'
-    | 'other';
+  valueKind?: 'address' | 'addresses' | 'port' | 'ports' | 'mac' | 'mark' | 'number' | 'probability' | 'string' | 'interface' | 'protocol' | 'chain' | 'other';
 }
 
 export interface ExtensionSpec {
@@ -140,9 +127,14 @@ const CT_PORT = (which: string): Def => one('ports', `Port or port range (or GRE
 // Match extensions (-m NAME)
 // ---------------------------------------------------------------------------------------------
 
-const icmp6 = m('icmp6', 'Matches ICMPv6 messages by type and code (loaded implicitly by -p ipv6-icmp / -p icmpv6).', {
-  '--icmpv6-type': one('other', 'ICMPv6 type, type/code pair, or type name such as echo-request or packet-too-big.', true),
-}, V6);
+const icmp6 = m(
+  'icmp6',
+  'Matches ICMPv6 messages by type and code (loaded implicitly by -p ipv6-icmp / -p icmpv6).',
+  {
+    '--icmpv6-type': one('other', 'ICMPv6 type, type/code pair, or type name such as echo-request or packet-too-big.', true),
+  },
+  V6,
+);
 
 const state = m('state', 'Matches the connection-tracking state of the packet (the older subset of -m conntrack).', {
   '--state': one('other', 'Comma-separated states: INVALID, NEW, ESTABLISHED, RELATED, UNTRACKED.', true),
@@ -165,12 +157,12 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--object-pinned': one('string', 'Path of a pinned eBPF object in the bpf filesystem.'),
   }),
   cgroup: m('cgroup', 'Matches packets of sockets belonging to a control group.', {
-    '--cgroup': one('number', 'net_cls classid of the socket\'s cgroup.', true),
-    '--path': one('string', 'cgroup v2 path (relative to the cgroup2 root) of the socket\'s owner, including sub-groups.', true),
+    '--cgroup': one('number', "net_cls classid of the socket's cgroup.", true),
+    '--path': one('string', "cgroup v2 path (relative to the cgroup2 root) of the socket's owner, including sub-groups.", true),
   }),
   cluster: m('cluster', 'Decides by hashing whether this node of a load-sharing cluster handles the packet.', {
     '--cluster-total-nodes': one('number', 'Number of nodes in the cluster.'),
-    '--cluster-local-node': one('number', 'This node\'s number (1-based).', true),
+    '--cluster-local-node': one('number', "This node's number (1-based).", true),
     '--cluster-local-nodemask': one('number', 'Bit mask of node numbers handled by this node (instead of --cluster-local-node).', true),
     '--cluster-hash-seed': one('number', 'Seed of the Jenkins hash; must be the same on every node.'),
   }),
@@ -196,7 +188,7 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   connmark: m('connmark', 'Matches the mark stored on the connection (set with -j CONNMARK).', {
     '--mark': one('mark', 'Connection mark value[/mask]; the mask is ANDed with the ctmark before comparing.', true),
   }),
-  conntrack: m('conntrack', 'Matches properties of the packet\'s connection-tracking entry: state, addresses, ports, status, expiry.', {
+  conntrack: m('conntrack', "Matches properties of the packet's connection-tracking entry: state, addresses, ports, status, expiry.", {
     '--ctstate': one('other', 'Comma-separated states: INVALID, NEW, ESTABLISHED, RELATED, UNTRACKED, SNAT, DNAT.', true),
     '--ctproto': one('protocol', 'Layer-4 protocol of the connection (name or number).', true),
     '--ctorigsrc': CT_ADDR('original source'),
@@ -227,10 +219,15 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--dscp': one('number', 'DSCP value 0-63 (decimal or hex).', true),
     '--dscp-class': one('other', 'DiffServ class name: BE, EF, AFxx or CSx.', true),
   }),
-  dst: m('dst', 'Matches the IPv6 Destination Options extension header.', {
-    '--dst-len': one('number', 'Total length of the header in octets.', true),
-    '--dst-opts': one('other', 'Comma-separated list of option type[:length].'),
-  }, V6),
+  dst: m(
+    'dst',
+    'Matches the IPv6 Destination Options extension header.',
+    {
+      '--dst-len': one('number', 'Total length of the header in octets.', true),
+      '--dst-opts': one('other', 'Comma-separated list of option type[:length].'),
+    },
+    V6,
+  ),
   ecn: m('ecn', 'Matches the Explicit Congestion Notification bits of the IP and TCP headers.', {
     '--ecn-tcp-cwr': flag('Matches if the TCP CWR (congestion window reduced) bit is set.', true),
     '--ecn-tcp-ece': flag('Matches if the TCP ECE (ECN echo) bit is set.', true),
@@ -240,14 +237,19 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--espspi': one('other', 'Security Parameter Index, or a range first:last.', true),
   }),
   eui64: m('eui64', 'Matches if the low 64 bits of the IPv6 source address are the EUI-64 derived from the source MAC address.', {}, V6),
-  frag: m('frag', 'Matches fields of the IPv6 Fragment extension header.', {
-    '--fragid': one('other', 'Fragment identification, or a range first:last.', true),
-    '--fraglen': one('number', 'Length of the fragment header (meaningless on kernels since 2.6.10).', true),
-    '--fragres': flag('Matches if the reserved fields are zero.'),
-    '--fragfirst': flag('Matches the first fragment.'),
-    '--fragmore': flag('Matches if more fragments follow.'),
-    '--fraglast': flag('Matches the last fragment.'),
-  }, V6),
+  frag: m(
+    'frag',
+    'Matches fields of the IPv6 Fragment extension header.',
+    {
+      '--fragid': one('other', 'Fragment identification, or a range first:last.', true),
+      '--fraglen': one('number', 'Length of the fragment header (meaningless on kernels since 2.6.10).', true),
+      '--fragres': flag('Matches if the reserved fields are zero.'),
+      '--fragfirst': flag('Matches the first fragment.'),
+      '--fragmore': flag('Matches if more fragments follow.'),
+      '--fraglast': flag('Matches the last fragment.'),
+    },
+    V6,
+  ),
   hashlimit: m('hashlimit', 'Rate-limits per group of packets (by source/destination address and/or port) using one token bucket per group.', {
     '--hashlimit-upto': one('other', 'Matches while the rate is at most this: n[/second|/minute|/hour|/day] or bytes like 10mb/s.', true, ['--hashlimit']),
     '--hashlimit-above': one('other', 'Matches when the rate is above this: n[/second|/minute|/hour|/day] or bytes like 10mb/s.', true),
@@ -263,21 +265,36 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--hashlimit-rate-match': flag('Only classify flows by whether they exceed the rate instead of rate-limiting them.'),
     '--hashlimit-rate-interval': one('number', 'Seconds between rate samples (with --hashlimit-rate-match).'),
   }),
-  hbh: m('hbh', 'Matches the IPv6 Hop-by-Hop Options extension header.', {
-    '--hbh-len': one('number', 'Total length of the header in octets.', true),
-    '--hbh-opts': one('other', 'Comma-separated list of option type[:length].'),
-  }, V6),
+  hbh: m(
+    'hbh',
+    'Matches the IPv6 Hop-by-Hop Options extension header.',
+    {
+      '--hbh-len': one('number', 'Total length of the header in octets.', true),
+      '--hbh-opts': one('other', 'Comma-separated list of option type[:length].'),
+    },
+    V6,
+  ),
   helper: m('helper', 'Matches packets of connections set up by a conntrack helper (e.g. ftp data connections).', {
     '--helper': one('string', 'Helper name, optionally with -port, e.g. ftp or ftp-2121.', true),
   }),
-  hl: m('hl', 'Matches the IPv6 Hop Limit field.', {
-    '--hl-eq': one('number', 'Matches if the hop limit equals this value.', true, ['--hl']),
-    '--hl-lt': one('number', 'Matches if the hop limit is less than this value.'),
-    '--hl-gt': one('number', 'Matches if the hop limit is greater than this value.'),
-  }, V6),
-  icmp: m('icmp', 'Matches ICMP messages by type and code (loaded implicitly by -p icmp).', {
-    '--icmp-type': one('other', 'ICMP type, type/code pair, or type name such as echo-request or any.', true),
-  }, V4),
+  hl: m(
+    'hl',
+    'Matches the IPv6 Hop Limit field.',
+    {
+      '--hl-eq': one('number', 'Matches if the hop limit equals this value.', true, ['--hl']),
+      '--hl-lt': one('number', 'Matches if the hop limit is less than this value.'),
+      '--hl-gt': one('number', 'Matches if the hop limit is greater than this value.'),
+    },
+    V6,
+  ),
+  icmp: m(
+    'icmp',
+    'Matches ICMP messages by type and code (loaded implicitly by -p icmp).',
+    {
+      '--icmp-type': one('other', 'ICMP type, type/code pair, or type name such as echo-request or any.', true),
+    },
+    V4,
+  ),
   icmp6,
   // iptables maps these spellings to the icmp6 module too (libxtables' xtables_find_match).
   icmpv6: icmp6,
@@ -290,10 +307,15 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--src-range': one('addresses', 'Source address range from[-to].', true),
     '--dst-range': one('addresses', 'Destination address range from[-to].', true),
   }),
-  ipv6header: m('ipv6header', 'Matches which IPv6 extension headers (and upper-layer header) the packet carries.', {
-    '--header': one('other', 'Comma-separated headers: hop-by-hop, dst, route, frag, auth, esp, none, prot (or protocol names/numbers).', true),
-    '--soft': flag('Match if any of the listed headers is present instead of exactly that set.'),
-  }, V6),
+  ipv6header: m(
+    'ipv6header',
+    'Matches which IPv6 extension headers (and upper-layer header) the packet carries.',
+    {
+      '--header': one('other', 'Comma-separated headers: hop-by-hop, dst, route, frag, auth, esp, none, prot (or protocol names/numbers).', true),
+      '--soft': flag('Match if any of the listed headers is present instead of exactly that set.'),
+    },
+    V6,
+  ),
   ipvs: m('ipvs', 'Matches properties of the IPVS (kernel load balancer) connection a packet belongs to.', {
     '--ipvs': flag('Matches if the packet belongs to an IPVS connection.', true),
     '--vproto': one('protocol', 'Protocol of the virtual service (name or number).', true),
@@ -316,9 +338,14 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   mark: m('mark', 'Matches the packet mark (fwmark) set by -j MARK or elsewhere.', {
     '--mark': one('mark', 'Mark value[/mask]; the mask is ANDed with the packet mark before comparing.', true),
   }),
-  mh: m('mh', 'Matches the type of an IPv6 Mobility Header (loaded implicitly by -p mh).', {
-    '--mh-type': one('other', 'Mobility Header type, range first:last, or type name.', true),
-  }, V6),
+  mh: m(
+    'mh',
+    'Matches the type of an IPv6 Mobility Header (loaded implicitly by -p mh).',
+    {
+      '--mh-type': one('other', 'Mobility Header type, range first:last, or type name.', true),
+    },
+    V6,
+  ),
   multiport: m('multiport', 'Matches up to 15 source or destination ports or port ranges at once (tcp, udp, udplite, dccp, sctp).', {
     '--sports': one('ports', 'Comma-separated source ports or port ranges (first:last).', true, ['--source-ports']),
     '--dports': one('ports', 'Comma-separated destination ports or port ranges (first:last).', true, ['--destination-ports']),
@@ -327,15 +354,20 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   nfacct: m('nfacct', 'Counts matching traffic in an extended-accounting object created with nfacct(8); matches every packet.', {
     '--nfacct-name': one('string', 'Name of the accounting object.'),
   }),
-  osf: m('osf', 'Passive OS fingerprinting of TCP SYN packets.', {
-    '--genre': one('string', 'Operating-system genre to match, e.g. Linux or Windows.', true),
-    '--ttl': one('number', 'TTL check level: 0 compare exactly, 1 allow lower TTL, 2 do not compare.'),
-    '--log': one('number', 'Log determined genres: 0 all, 1 only the first, 2 only known matches.'),
-  }, V4),
+  osf: m(
+    'osf',
+    'Passive OS fingerprinting of TCP SYN packets.',
+    {
+      '--genre': one('string', 'Operating-system genre to match, e.g. Linux or Windows.', true),
+      '--ttl': one('number', 'TTL check level: 0 compare exactly, 1 allow lower TTL, 2 do not compare.'),
+      '--log': one('number', 'Log determined genres: 0 all, 1 only the first, 2 only known matches.'),
+    },
+    V4,
+  ),
   owner: m('owner', 'Matches the user, group or socket of locally generated packets (OUTPUT and POSTROUTING only).', {
-    '--uid-owner': one('other', 'User name, UID, or UID range first-last of the socket\'s owner.', true),
-    '--gid-owner': one('other', 'Group name, GID, or GID range first-last of the socket\'s owner.', true),
-    '--suppl-groups': flag('Also check the --gid-owner group against the process\'s supplementary groups.'),
+    '--uid-owner': one('other', "User name, UID, or UID range first-last of the socket's owner.", true),
+    '--gid-owner': one('other', "Group name, GID, or GID range first-last of the socket's owner.", true),
+    '--suppl-groups': flag("Also check the --gid-owner group against the process's supplementary groups."),
     '--socket-exists': flag('Matches if the packet is associated with a socket.', true),
   }),
   physdev: m('physdev', 'Matches the bridge ports a bridged packet enters or leaves through.', {
@@ -378,13 +410,18 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--rateest-pps1': d('optional', 'number', 'Packets-per-second value for the first estimator.'),
     '--rateest-pps2': d('optional', 'number', 'Packets-per-second value for the second estimator.'),
   }),
-  realm: m('realm', 'Matches the routing realm of the route the packet took.', {
-    '--realm': one('other', 'Realm number[/mask] or realm name from /etc/iproute2/rt_realms.', true),
-  }, V4),
+  realm: m(
+    'realm',
+    'Matches the routing realm of the route the packet took.',
+    {
+      '--realm': one('other', 'Realm number[/mask] or realm name from /etc/iproute2/rt_realms.', true),
+    },
+    V4,
+  ),
   recent: m('recent', 'Keeps dynamic lists of recently seen addresses and matches packets against them.', {
     '--name': one('string', 'List to use; default DEFAULT.'),
-    '--set': flag('Add (or refresh) the packet\'s address in the list; always matches.', true),
-    '--rcheck': flag('Matches if the packet\'s address is in the list.', true),
+    '--set': flag("Add (or refresh) the packet's address in the list; always matches.", true),
+    '--rcheck': flag("Matches if the packet's address is in the list.", true),
     '--update': flag('Like --rcheck, and refreshes the "last seen" time when it matches.', true),
     '--remove': flag('Matches if the address is in the list, and removes it.', true),
     '--rsource': flag('Use the source address (the default).'),
@@ -401,14 +438,19 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--accept-local': flag('Also accept packets whose source address is a local address.'),
     '--invert': flag('Invert: match packets that fail the reverse-path check.'),
   }),
-  rt: m('rt', 'Matches the IPv6 Routing extension header.', {
-    '--rt-type': one('number', 'Routing header type.', true),
-    '--rt-segsleft': one('other', 'Segments-left field, or a range first:last.', true),
-    '--rt-len': one('number', 'Length of the header.', true),
-    '--rt-0-res': flag('Also match the reserved field (type 0).'),
-    '--rt-0-addrs': one('addresses', 'Comma-separated addresses of a type-0 routing header.'),
-    '--rt-0-not-strict': flag('The --rt-0-addrs list need not be complete.'),
-  }, V6),
+  rt: m(
+    'rt',
+    'Matches the IPv6 Routing extension header.',
+    {
+      '--rt-type': one('number', 'Routing header type.', true),
+      '--rt-segsleft': one('other', 'Segments-left field, or a range first:last.', true),
+      '--rt-len': one('number', 'Length of the header.', true),
+      '--rt-0-res': flag('Also match the reserved field (type 0).'),
+      '--rt-0-addrs': one('addresses', 'Comma-separated addresses of a type-0 routing header.'),
+      '--rt-0-not-strict': flag('The --rt-0-addrs list need not be complete.'),
+    },
+    V6,
+  ),
   sctp: m('sctp', 'Matches SCTP header fields (loaded implicitly by -p sctp).', {
     ...PORT_PAIR('SCTP'),
     '--chunk-types': d(2, 'other', 'Two words: all, any or only, then comma-separated chunk types with optional :flags (e.g. all INIT,DATA:Be).', { neg: true }),
@@ -416,36 +458,41 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   set: m('set', 'Matches packets whose addresses/ports are in an ipset.', {
     '--match-set': d(2, 'other', 'Two words: the set name, then comma-separated src/dst flags saying which packet fields to look up.', { neg: true, aliases: ['--set'] }),
     '--return-nomatch': flag('Reverse the result for elements flagged nomatch in the set.'),
-    '--update-counters': flag('Update the element\'s packet/byte counters; written negated to stop updating them.', true),
+    '--update-counters': flag("Update the element's packet/byte counters; written negated to stop updating them.", true),
     '--update-subcounters': flag('Update counters of the member set of a list:set; written negated to stop updating them.', true),
-    '--packets-eq': one('number', 'Also require the element\'s packet counter to equal this.', true),
-    '--packets-lt': one('number', 'Also require the element\'s packet counter to be less than this.'),
-    '--packets-gt': one('number', 'Also require the element\'s packet counter to be greater than this.'),
-    '--bytes-eq': one('number', 'Also require the element\'s byte counter to equal this.', true),
-    '--bytes-lt': one('number', 'Also require the element\'s byte counter to be less than this.'),
-    '--bytes-gt': one('number', 'Also require the element\'s byte counter to be greater than this.'),
+    '--packets-eq': one('number', "Also require the element's packet counter to equal this.", true),
+    '--packets-lt': one('number', "Also require the element's packet counter to be less than this."),
+    '--packets-gt': one('number', "Also require the element's packet counter to be greater than this."),
+    '--bytes-eq': one('number', "Also require the element's byte counter to equal this.", true),
+    '--bytes-lt': one('number', "Also require the element's byte counter to be less than this."),
+    '--bytes-gt': one('number', "Also require the element's byte counter to be greater than this."),
   }),
   socket: m('socket', 'Matches if an open local TCP/UDP socket is found for the packet (used for transparent proxying).', {
     '--transparent': flag('Only consider transparent sockets.'),
     '--nowildcard': flag('Also consider sockets bound to the any-address.'),
-    '--restore-skmark': flag('Set the packet mark from the matching socket\'s mark.'),
+    '--restore-skmark': flag("Set the packet mark from the matching socket's mark."),
   }),
-  srh: m('srh', 'Matches fields of the IPv6 Segment Routing Header.', {
-    '--srh-next-hdr': one('number', 'Next Header field.', true),
-    '--srh-hdr-len-eq': one('number', 'Header length equals this.', true),
-    '--srh-hdr-len-gt': one('number', 'Header length is greater than this.', true),
-    '--srh-hdr-len-lt': one('number', 'Header length is less than this.', true),
-    '--srh-segs-left-eq': one('number', 'Segments Left equals this.', true),
-    '--srh-segs-left-gt': one('number', 'Segments Left is greater than this.', true),
-    '--srh-segs-left-lt': one('number', 'Segments Left is less than this.', true),
-    '--srh-last-entry-eq': one('number', 'Last Entry equals this.', true),
-    '--srh-last-entry-gt': one('number', 'Last Entry is greater than this.', true),
-    '--srh-last-entry-lt': one('number', 'Last Entry is less than this.', true),
-    '--srh-tag': one('number', 'Tag field equals this.', true),
-    '--srh-psid': one('addresses', 'Previous segment ID address[/prefix].', true),
-    '--srh-nsid': one('addresses', 'Next segment ID address[/prefix].', true),
-    '--srh-lsid': one('addresses', 'Last segment ID address[/prefix].', true),
-  }, V6),
+  srh: m(
+    'srh',
+    'Matches fields of the IPv6 Segment Routing Header.',
+    {
+      '--srh-next-hdr': one('number', 'Next Header field.', true),
+      '--srh-hdr-len-eq': one('number', 'Header length equals this.', true),
+      '--srh-hdr-len-gt': one('number', 'Header length is greater than this.', true),
+      '--srh-hdr-len-lt': one('number', 'Header length is less than this.', true),
+      '--srh-segs-left-eq': one('number', 'Segments Left equals this.', true),
+      '--srh-segs-left-gt': one('number', 'Segments Left is greater than this.', true),
+      '--srh-segs-left-lt': one('number', 'Segments Left is less than this.', true),
+      '--srh-last-entry-eq': one('number', 'Last Entry equals this.', true),
+      '--srh-last-entry-gt': one('number', 'Last Entry is greater than this.', true),
+      '--srh-last-entry-lt': one('number', 'Last Entry is less than this.', true),
+      '--srh-tag': one('number', 'Tag field equals this.', true),
+      '--srh-psid': one('addresses', 'Previous segment ID address[/prefix].', true),
+      '--srh-nsid': one('addresses', 'Next segment ID address[/prefix].', true),
+      '--srh-lsid': one('addresses', 'Last segment ID address[/prefix].', true),
+    },
+    V6,
+  ),
   state,
   statistic: m('statistic', 'Matches a random fraction of packets, or every n-th packet.', {
     '--mode': one('other', 'random or nth.'),
@@ -478,17 +525,22 @@ export const MATCH_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--monthdays': one('other', 'Comma-separated days of the month, 1-31.', true),
     '--weekdays': one('other', 'Comma-separated weekdays: Mon..Sun, Mo..Su or 1-7.', true),
     '--contiguous': flag('When the stop time is earlier than the start time, treat it as one period over midnight.'),
-    '--kerneltz': { ...flag('Use the kernel\'s timezone instead of UTC.'), aliases: ['--localtz'] },
+    '--kerneltz': { ...flag("Use the kernel's timezone instead of UTC."), aliases: ['--localtz'] },
     '--utc': flag('Interpret times as UTC (the default; accepted for compatibility).'),
   }),
   tos: m('tos', 'Matches the 8-bit Type of Service / traffic class field.', {
     '--tos': one('other', 'TOS value[/mask] or a name such as Minimize-Delay or Normal-Service.', true),
   }),
-  ttl: m('ttl', 'Matches the IPv4 Time To Live field.', {
-    '--ttl-eq': one('number', 'Matches if the TTL equals this value.', true, ['--ttl']),
-    '--ttl-gt': one('number', 'Matches if the TTL is greater than this value.'),
-    '--ttl-lt': one('number', 'Matches if the TTL is less than this value.'),
-  }, V4),
+  ttl: m(
+    'ttl',
+    'Matches the IPv4 Time To Live field.',
+    {
+      '--ttl-eq': one('number', 'Matches if the TTL equals this value.', true, ['--ttl']),
+      '--ttl-gt': one('number', 'Matches if the TTL is greater than this value.'),
+      '--ttl-lt': one('number', 'Matches if the TTL is less than this value.'),
+    },
+    V4,
+  ),
   u32: m('u32', 'Extracts up to 4 bytes at computed offsets of the packet and tests them against values or ranges.', {
     '--u32': one('other', 'A u32 test program, e.g. "0>>22&0x3C@12>>26&0x3C@0=0x474554".', true),
   }),
@@ -506,7 +558,7 @@ const NAT_RANGE_TAIL = 'optionally :port[-port] when the rule also has -p tcp/ud
 export const TARGET_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   ACCEPT: tg('ACCEPT', 'Lets the packet through: stops traversing this chain and its callers in this table.', {}),
   DROP: tg('DROP', 'Silently discards the packet.', {}),
-  RETURN: tg('RETURN', 'Leaves the current chain and continues in the calling chain (or applies the built-in chain\'s policy).', {}),
+  RETURN: tg('RETURN', "Leaves the current chain and continues in the calling chain (or applies the built-in chain's policy).", {}),
   QUEUE: tg('QUEUE', 'Hands the packet to userspace on queue 0 (same as -j NFQUEUE --queue-num 0).', {}),
   AUDIT: tg('AUDIT', 'Writes an audit record for the packet; the rule continues with the next rule.', {
     '--type': one('other', 'Record type: accept, drop or reject (ignored since Linux 4.12).'),
@@ -514,18 +566,23 @@ export const TARGET_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   CHECKSUM: tg('CHECKSUM', 'Fills in a missing layer-4 checksum (workaround for old DHCP clients); mangle table only.', {
     '--checksum-fill': flag('Compute and fill in the checksum.'),
   }),
-  CLASSIFY: tg('CLASSIFY', 'Sets the packet\'s priority, i.e. its traffic-control class.', {
+  CLASSIFY: tg('CLASSIFY', "Sets the packet's priority, i.e. its traffic-control class.", {
     '--set-class': one('other', 'Class major:minor, in hexadecimal.'),
   }),
-  CLUSTERIP: tg('CLUSTERIP', 'Deprecated: shares one IP and MAC address among cluster nodes, each answering a hash share of connections.', {
-    '--new': flag('Create a new ClusterIP (needed on the first rule of it).'),
-    '--hashmode': one('other', 'What to hash: sourceip, sourceip-sourceport or sourceip-sourceport-destport.'),
-    '--clustermac': one('mac', 'Multicast MAC address shared by the cluster.'),
-    '--total-nodes': one('number', 'Number of nodes in the cluster.'),
-    '--local-node': one('number', 'This node\'s number.'),
-    '--hash-init': one('number', 'Random seed for the hash.'),
-  }, V4),
-  CONNMARK: tg('CONNMARK', 'Sets, saves or restores the mark stored on the packet\'s connection.', {
+  CLUSTERIP: tg(
+    'CLUSTERIP',
+    'Deprecated: shares one IP and MAC address among cluster nodes, each answering a hash share of connections.',
+    {
+      '--new': flag('Create a new ClusterIP (needed on the first rule of it).'),
+      '--hashmode': one('other', 'What to hash: sourceip, sourceip-sourceport or sourceip-sourceport-destport.'),
+      '--clustermac': one('mac', 'Multicast MAC address shared by the cluster.'),
+      '--total-nodes': one('number', 'Number of nodes in the cluster.'),
+      '--local-node': one('number', "This node's number."),
+      '--hash-init': one('number', 'Random seed for the hash.'),
+    },
+    V4,
+  ),
+  CONNMARK: tg('CONNMARK', "Sets, saves or restores the mark stored on the packet's connection.", {
     '--set-xmark': one('mark', 'Clear the bits in mask, then XOR value into the connection mark: value[/mask].'),
     '--set-mark': one('mark', 'Set the connection mark bits selected by mask to value: value[/mask].'),
     '--and-mark': one('mark', 'Binary-AND the connection mark with bits.'),
@@ -540,11 +597,11 @@ export const TARGET_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--right-shift-mark': one('number', 'Shift the mark right by this many bits while copying.'),
   }),
   CONNSECMARK: tg('CONNSECMARK', 'Copies the security (SELinux) mark between packet and connection.', {
-    '--save': flag('Copy the packet\'s security mark to the connection if it has none.'),
-    '--restore': flag('Copy the connection\'s security mark to the packet if it has none.'),
+    '--save': flag("Copy the packet's security mark to the connection if it has none."),
+    '--restore': flag("Copy the connection's security mark to the packet if it has none."),
   }),
-  CT: tg('CT', 'Sets connection-tracking parameters for the packet\'s future connection (raw table): no tracking, helper, zone, events, timeouts.', {
-    '--notrack': flag('Do not track this packet\'s connection at all.'),
+  CT: tg('CT', "Sets connection-tracking parameters for the packet's future connection (raw table): no tracking, helper, zone, events, timeouts.", {
+    '--notrack': flag("Do not track this packet's connection at all."),
     '--helper': one('string', 'Conntrack helper to attach, e.g. ftp.'),
     '--ctevents': one('other', 'Comma-separated conntrack events to generate: new, related, destroy, reply, assured, protoinfo, helper, mark, natseqinfo, secmark.'),
     '--expevents': one('other', 'Comma-separated expectation events to generate: new.'),
@@ -558,25 +615,40 @@ export const TARGET_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--random': flag('Randomize the source-port mapping.'),
     '--persistent': flag('Give a client the same address for every connection.'),
   }),
-  DNPT: tg('DNPT', 'Stateless IPv6 destination network-prefix translation (RFC 6296); mangle table.', {
-    '--src-pfx': one('addresses', 'Prefix/length to translate from.'),
-    '--dst-pfx': one('addresses', 'Prefix/length to translate to.'),
-  }, V6),
+  DNPT: tg(
+    'DNPT',
+    'Stateless IPv6 destination network-prefix translation (RFC 6296); mangle table.',
+    {
+      '--src-pfx': one('addresses', 'Prefix/length to translate from.'),
+      '--dst-pfx': one('addresses', 'Prefix/length to translate to.'),
+    },
+    V6,
+  ),
   DSCP: tg('DSCP', 'Rewrites the DSCP field of the IP header; mangle table.', {
     '--set-dscp': one('number', 'DSCP value 0-63 (decimal or hex).'),
     '--set-dscp-class': one('other', 'DiffServ class name: BE, EF, AFxx or CSx.'),
   }),
-  ECN: tg('ECN', 'Rewrites ECN bits, e.g. to work around ECN blackholes; mangle table.', {
-    '--ecn-tcp-remove': flag('Clear all ECN bits from the TCP header.'),
-    '--ecn-tcp-cwr': one('number', 'Set the TCP CWR bit to 0 or 1.'),
-    '--ecn-tcp-ece': one('number', 'Set the TCP ECE bit to 0 or 1.'),
-    '--ecn-ip-ect': one('number', 'Set the IP ECT codepoint (0-3).'),
-  }, V4),
-  HL: tg('HL', 'Sets, increments or decrements the IPv6 Hop Limit; mangle table.', {
-    '--hl-set': one('number', 'Set the hop limit to this value.'),
-    '--hl-dec': one('number', 'Decrement the hop limit by this amount.'),
-    '--hl-inc': one('number', 'Increment the hop limit by this amount.'),
-  }, V6),
+  ECN: tg(
+    'ECN',
+    'Rewrites ECN bits, e.g. to work around ECN blackholes; mangle table.',
+    {
+      '--ecn-tcp-remove': flag('Clear all ECN bits from the TCP header.'),
+      '--ecn-tcp-cwr': one('number', 'Set the TCP CWR bit to 0 or 1.'),
+      '--ecn-tcp-ece': one('number', 'Set the TCP ECE bit to 0 or 1.'),
+      '--ecn-ip-ect': one('number', 'Set the IP ECT codepoint (0-3).'),
+    },
+    V4,
+  ),
+  HL: tg(
+    'HL',
+    'Sets, increments or decrements the IPv6 Hop Limit; mangle table.',
+    {
+      '--hl-set': one('number', 'Set the hop limit to this value.'),
+      '--hl-dec': one('number', 'Decrement the hop limit by this amount.'),
+      '--hl-inc': one('number', 'Increment the hop limit by this amount.'),
+    },
+    V6,
+  ),
   HMARK: tg('HMARK', 'Sets the packet mark to a hash of chosen header fields, spread over a range of marks.', {
     '--hmark-tuple': one('other', 'Comma-separated fields to hash: src, dst, sport, dport, spi, proto, ct.'),
     '--hmark-mod': one('number', 'Modulus of the hash: number of distinct marks.'),
@@ -652,14 +724,14 @@ export const TARGET_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   REJECT: tg('REJECT', 'Drops the packet and sends back an error (ICMP unreachable or TCP reset).', {
     '--reject-with': one('other', 'Error to send, e.g. icmp-port-unreachable, icmp-host-prohibited, icmp6-adm-prohibited or tcp-reset.'),
   }),
-  SECMARK: tg('SECMARK', 'Sets the packet\'s security (SELinux) mark; security or mangle table.', {
+  SECMARK: tg('SECMARK', "Sets the packet's security (SELinux) mark; security or mangle table.", {
     '--selctx': one('string', 'Security context, e.g. system_u:object_r:http_packet_t:s0.'),
   }),
-  SET: tg('SET', 'Adds or deletes the packet\'s addresses/ports to or from an ipset, or maps packet properties from one.', {
-    '--add-set': d(2, 'other', 'Two words: set name, then comma-separated src/dst flags; adds the packet\'s entry to the set.'),
-    '--del-set': d(2, 'other', 'Two words: set name, then comma-separated src/dst flags; deletes the packet\'s entry from the set.'),
+  SET: tg('SET', "Adds or deletes the packet's addresses/ports to or from an ipset, or maps packet properties from one.", {
+    '--add-set': d(2, 'other', "Two words: set name, then comma-separated src/dst flags; adds the packet's entry to the set."),
+    '--del-set': d(2, 'other', "Two words: set name, then comma-separated src/dst flags; deletes the packet's entry from the set."),
     '--map-set': d(2, 'other', 'Two words: set name, then comma-separated src/dst flags; takes mark/priority/queue from the matching entry.'),
-    '--timeout': one('number', 'Timeout for added entries instead of the set\'s default.'),
+    '--timeout': one('number', "Timeout for added entries instead of the set's default."),
     '--exist': flag('When adding an existing entry, reset its timeout.'),
     '--map-mark': flag('With --map-set, set the packet mark from the entry.'),
     '--map-prio': flag('With --map-set, set the tc priority from the entry.'),
@@ -671,16 +743,21 @@ export const TARGET_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
     '--random-fully': flag('Fully randomize the source-port mapping.'),
     '--persistent': flag('Give a client the same address for every connection.'),
   }),
-  SNPT: tg('SNPT', 'Stateless IPv6 source network-prefix translation (RFC 6296); mangle table.', {
-    '--src-pfx': one('addresses', 'Prefix/length to translate from.'),
-    '--dst-pfx': one('addresses', 'Prefix/length to translate to.'),
-  }, V6),
+  SNPT: tg(
+    'SNPT',
+    'Stateless IPv6 source network-prefix translation (RFC 6296); mangle table.',
+    {
+      '--src-pfx': one('addresses', 'Prefix/length to translate from.'),
+      '--dst-pfx': one('addresses', 'Prefix/length to translate to.'),
+    },
+    V6,
+  ),
   SYNPROXY: tg('SYNPROXY', 'Answers TCP handshakes with SYN cookies itself and only then connects to the server (SYN-flood protection).', {
     '--mss': one('number', 'MSS announced to clients; must match the backend.'),
     '--wscale': one('number', 'Window scale announced to clients; must match the backend.'),
-    '--sack-perm': flag('Pass the client\'s selective-acknowledgement option to the backend.'),
-    '--timestamp': flag('Pass the client\'s timestamp option to the backend.'),
-    '--ecn': flag('Pass the client\'s ECN support to the backend.'),
+    '--sack-perm': flag("Pass the client's selective-acknowledgement option to the backend."),
+    '--timestamp': flag("Pass the client's timestamp option to the backend."),
+    '--ecn': flag("Pass the client's ECN support to the backend."),
   }),
   TCPMSS: tg('TCPMSS', 'Rewrites the MSS option of TCP SYN segments (clamps it to the path MTU or a fixed value).', {
     '--set-mss': one('number', 'Set the MSS to this value (never raised).'),
@@ -701,21 +778,31 @@ export const TARGET_EXTENSIONS: Record<string, ExtensionSpec> = nameTable({
   }),
   TPROXY: tg('TPROXY', 'Delivers the packet to a local (transparent proxy) socket without changing its header; mangle PREROUTING.', {
     '--on-port': one('port', 'Local port to deliver to (0 = the original port).'),
-    '--on-ip': one('address', 'Local address to deliver to (default: the incoming interface\'s).'),
+    '--on-ip': one('address', "Local address to deliver to (default: the incoming interface's)."),
     '--tproxy-mark': one('mark', 'Mark value[/mask] to set on the packet for policy routing.'),
   }),
   TRACE: tg('TRACE', 'Marks the packet so every rule it traverses is logged (raw table); the rule continues.', {}),
-  TTL: tg('TTL', 'Sets, increments or decrements the IPv4 TTL; mangle table.', {
-    '--ttl-set': one('number', 'Set the TTL to this value.'),
-    '--ttl-dec': one('number', 'Decrement the TTL by this amount.'),
-    '--ttl-inc': one('number', 'Increment the TTL by this amount.'),
-  }, V4),
-  ULOG: tg('ULOG', 'Deprecated IPv4 predecessor of NFLOG: multicasts the packet to a netlink group; needs a kernel older than 3.17.', {
-    '--ulog-nlgroup': one('number', 'Netlink group 1-32; default 1.'),
-    '--ulog-prefix': one('string', 'Text (up to 32 characters) attached to the logged packet.'),
-    '--ulog-cprange': one('number', 'Bytes to copy to userspace; 0 = whole packet.'),
-    '--ulog-qthreshold': one('number', 'Packets to queue in the kernel before sending.'),
-  }, V4),
+  TTL: tg(
+    'TTL',
+    'Sets, increments or decrements the IPv4 TTL; mangle table.',
+    {
+      '--ttl-set': one('number', 'Set the TTL to this value.'),
+      '--ttl-dec': one('number', 'Decrement the TTL by this amount.'),
+      '--ttl-inc': one('number', 'Increment the TTL by this amount.'),
+    },
+    V4,
+  ),
+  ULOG: tg(
+    'ULOG',
+    'Deprecated IPv4 predecessor of NFLOG: multicasts the packet to a netlink group; needs a kernel older than 3.17.',
+    {
+      '--ulog-nlgroup': one('number', 'Netlink group 1-32; default 1.'),
+      '--ulog-prefix': one('string', 'Text (up to 32 characters) attached to the logged packet.'),
+      '--ulog-cprange': one('number', 'Bytes to copy to userspace; 0 = whole packet.'),
+      '--ulog-qthreshold': one('number', 'Packets to queue in the kernel before sending.'),
+    },
+    V4,
+  ),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -727,7 +814,7 @@ export const BASIC_OPTIONS: Record<string, OptionSpec> = (() => {
     '-A': { arity: 1, kind: 'chain', summary: 'Appends the rule to this chain (how iptables-save writes every rule).', long: ['--append'] },
     '-s': { arity: 1, kind: 'addresses', neg: true, summary: 'Source address[/mask], or a comma-separated list of them.', long: ['--source', '--src'] },
     '-d': { arity: 1, kind: 'addresses', neg: true, summary: 'Destination address[/mask], or a comma-separated list of them.', long: ['--destination', '--dst'] },
-    '-p': { arity: 1, kind: 'protocol', neg: true, summary: 'Layer-4 protocol by name or number (tcp, udp, icmp, all, ...); also enables that protocol\'s match options.', long: ['--protocol'] },
+    '-p': { arity: 1, kind: 'protocol', neg: true, summary: "Layer-4 protocol by name or number (tcp, udp, icmp, all, ...); also enables that protocol's match options.", long: ['--protocol'] },
     '-i': { arity: 1, kind: 'interface', neg: true, summary: 'Interface the packet arrived on (a trailing + matches any suffix).', long: ['--in-interface'] },
     '-o': { arity: 1, kind: 'interface', neg: true, summary: 'Interface the packet will leave through (a trailing + matches any suffix).', long: ['--out-interface'] },
     '-f': { arity: 0, neg: true, summary: 'Matches second and later fragments of fragmented IPv4 packets (iptables only).', long: ['--fragment', '--fragments'] },
@@ -735,7 +822,7 @@ export const BASIC_OPTIONS: Record<string, OptionSpec> = (() => {
     '-6': { arity: 0, summary: 'The rule applies only to IPv6 (iptables-restore ignores it in iptables input).', long: ['--ipv6'] },
     '-c': { arity: 2, kind: 'number', summary: 'Initial packet and byte counters: two numbers (iptables also accepts one word "packets,bytes").', long: ['--set-counters'] },
     '-j': { arity: 1, kind: 'chain', summary: 'Target: a built-in verdict, a target extension, or a user chain to jump to (and return from).', long: ['--jump'] },
-    '-g': { arity: 1, kind: 'chain', summary: 'Goes to a user chain without returning here: its RETURN goes back to this chain\'s caller.', long: ['--goto'] },
+    '-g': { arity: 1, kind: 'chain', summary: "Goes to a user chain without returning here: its RETURN goes back to this chain's caller.", long: ['--goto'] },
     '-m': { arity: 1, kind: 'other', summary: 'Loads a match extension by name; its options follow.', long: ['--match'] },
   };
   const out = emptyNameTable<OptionSpec>();

@@ -1,17 +1,6 @@
 // Chevrotain grammar of one line of iptables-save / iptables-restore input.
 import { CstParser, type CstNode, type IToken } from 'chevrotain';
-import {
-  allTokens,
-  Bang,
-  ChainDecl,
-  Comment,
-  Commit,
-  Counters,
-  LongOption,
-  ShortOption,
-  TableName,
-  Word,
-} from './lexer';
+import { allTokens, Bang, ChainDecl, Comment, Commit, Counters, LongOption, ShortOption, TableName, Word } from './lexer';
 
 const VALUE_TOKENS = new Set([Word, Commit, Counters, ChainDecl, TableName]);
 

@@ -24,19 +24,7 @@ export const Commit = createToken({ name: 'Commit', pattern: /COMMIT/, longer_al
 // A quote that is never closed runs to the end of the line.
 export const UnterminatedString = createToken({ name: 'UnterminatedString', pattern: /"(?:[^"\\]|\\.)*\\?(?![\s\S])/ });
 
-export const allTokens: TokenType[] = [
-  WhiteSpace,
-  Comment,
-  Counters,
-  Bang,
-  TableName,
-  ChainDecl,
-  LongOption,
-  ShortOption,
-  Commit,
-  Word,
-  UnterminatedString,
-];
+export const allTokens: TokenType[] = [WhiteSpace, Comment, Counters, Bang, TableName, ChainDecl, LongOption, ShortOption, Commit, Word, UnterminatedString];
 
 export const lineLexer = lazyLexer(allTokens, {
   positionTracking: 'onlyOffset',

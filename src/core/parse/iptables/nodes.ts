@@ -1,6 +1,6 @@
 // The lean iptables model: rules, options, matches and targets keep token indexes instead of Range objects
 // and create the ranges (plain `{ start, end }` objects, as everywhere else) only when a feature asks.
-// A 400,000-line dump would otherwise hold tens of millions of small objects (issue #8).
+// A 400,000-line dump would otherwise hold tens of millions of small objects (docs/performance.md#memory).
 //
 // Token offsets of a line come from `scanLine` (the fast path's lexer, re-run on demand from `raw`), or, for
 // lines the Chevrotain lexer read, from an explicit offsets array kept for the rule (ruleOffsets).
@@ -205,8 +205,7 @@ function peekPlainValue(raw: string, j: number): string | undefined {
 }
 
 const isMatchItem = (raw: string, j: number) => peekImageIs(raw, peekOpt[j], '-m') || peekImageIs(raw, peekOpt[j], '--match');
-const isTargetItem = (raw: string, j: number) =>
-  peekImageIs(raw, peekOpt[j], '-j') || peekImageIs(raw, peekOpt[j], '--jump') || peekImageIs(raw, peekOpt[j], '-g') || peekImageIs(raw, peekOpt[j], '--goto');
+const isTargetItem = (raw: string, j: number) => peekImageIs(raw, peekOpt[j], '-j') || peekImageIs(raw, peekOpt[j], '--jump') || peekImageIs(raw, peekOpt[j], '-g') || peekImageIs(raw, peekOpt[j], '--goto');
 
 const lr = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
 
@@ -268,19 +267,19 @@ export function withTransientRuleDetails<T>(fn: () => T): T {
 
 /**
  * Token offsets of the rules that have them: lines the Chevrotain lexer read, and those whose tokens' ranges were
- * asked for (rescanned). Few rules of a large dump: a map instead of a field in each of 300,000 (issue #8).
+ * asked for (rescanned). Few rules of a large dump: a map instead of a field in each of 300,000 (docs/performance.md#memory).
  */
 const ruleOffsets = new WeakMap<RuleNode, number[]>();
 
 /**
  * A rule. The parser validates every line but keeps only what every feature needs of every rule (chain, line,
  * target name, operation); params, matches, target and counters are read again from the line when first asked for
- * and kept from then on. A 400,000-line dump would otherwise keep tens of millions of small objects (issue #8).
+ * and kept from then on. A 400,000-line dump would otherwise keep tens of millions of small objects (docs/performance.md#memory).
  */
 export class RuleNode implements Rule {
   index = 0;
   // The `-j`/`-g` target: its name, or the chain of that name when the parser found it (the catalog follows 100,000
-  // jumps to endpoint chains without looking each one up by name, issue #8). The table's map of chains keeps the
+  // jumps to endpoint chains without looking each one up by name, docs/performance.md#memory). The table's map of chains keeps the
   // chain it first made for a name, so a chain found here is the one a lookup would find later.
   #target: string | ChainNode | undefined = undefined;
   /** The first `-d`'s value unless negated, else null: the trace indexes KUBE-SERVICES' 10,000 rules by it. */
@@ -318,7 +317,7 @@ export class RuleNode implements Rule {
 
   /**
    * The rule's line, cut from the document when asked: a string of its own for each of 300,000 rules, and an array
-   * of all lines kept for them, were some 17 MB of a large dump's analysis (issue #8).
+   * of all lines kept for them, were some 17 MB of a large dump's analysis (docs/performance.md#memory).
    */
   get raw(): string {
     return this.#chain.lineText(this.line);

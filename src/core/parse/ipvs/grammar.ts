@@ -1,22 +1,7 @@
 // Chevrotain grammar of one line of ipvsadm output or ipvsadm -S / -R input. The grammar tells the line
 // kinds apart; the builder (parser.ts) reads the columns, whose meaning depends on the listing format.
 import { CstParser, type CstNode, type IToken } from 'chevrotain';
-import {
-  allTokens,
-  Arrow,
-  Comment,
-  ConnectionsHeader,
-  Expire,
-  Fwm,
-  LongOption,
-  Pro,
-  Prot,
-  Protocol,
-  ShortOption,
-  TimeoutHeader,
-  VersionHeader,
-  Word,
-} from './lexer';
+import { allTokens, Arrow, Comment, ConnectionsHeader, Expire, Fwm, LongOption, Pro, Prot, Protocol, ShortOption, TimeoutHeader, VersionHeader, Word } from './lexer';
 
 export class IpvsLineParser extends CstParser {
   constructor() {
@@ -88,11 +73,7 @@ export class IpvsLineParser extends CstParser {
     this.CONSUME(Protocol);
     // The address: anything but an `expire` column, which makes the line a connection entry.
     this.OPTION(() => {
-      this.OR([
-        { ALT: () => this.SUBRULE(this.plain) },
-        { ALT: () => this.CONSUME(LongOption, { LABEL: 'token' }) },
-        { ALT: () => this.CONSUME(ShortOption, { LABEL: 'token' }) },
-      ]);
+      this.OR([{ ALT: () => this.SUBRULE(this.plain) }, { ALT: () => this.CONSUME(LongOption, { LABEL: 'token' }) }, { ALT: () => this.CONSUME(ShortOption, { LABEL: 'token' }) }]);
       this.MANY(() => this.SUBRULE(this.value));
     });
   });
@@ -143,18 +124,7 @@ export class IpvsLineParser extends CstParser {
   });
 }
 
-export type LineKind =
-  | 'comment'
-  | 'version'
-  | 'connectionsHeader'
-  | 'timeout'
-  | 'columns'
-  | 'connectionColumns'
-  | 'realServer'
-  | 'connection'
-  | 'service'
-  | 'fwmarkService'
-  | 'command';
+export type LineKind = 'comment' | 'version' | 'connectionsHeader' | 'timeout' | 'columns' | 'connectionColumns' | 'realServer' | 'connection' | 'service' | 'fwmarkService' | 'command';
 
 const KIND_BY_RULE: Record<string, LineKind> = {
   versionLine: 'version',

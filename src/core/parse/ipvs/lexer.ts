@@ -29,22 +29,7 @@ export const Expire = createToken({ name: 'Expire', pattern: word('\\d{1,6}:[0-5
 export const LongOption = createToken({ name: 'LongOption', pattern: word('--[A-Za-z][A-Za-z0-9-]*'), longer_alt: Word });
 export const ShortOption = createToken({ name: 'ShortOption', pattern: word('-[A-Za-z0-9]'), longer_alt: Word });
 
-export const allTokens: TokenType[] = [
-  WhiteSpace,
-  Comment,
-  VersionHeader,
-  ConnectionsHeader,
-  TimeoutHeader,
-  Prot,
-  Pro,
-  Arrow,
-  Protocol,
-  Fwm,
-  Expire,
-  LongOption,
-  ShortOption,
-  Word,
-];
+export const allTokens: TokenType[] = [WhiteSpace, Comment, VersionHeader, ConnectionsHeader, TimeoutHeader, Prot, Pro, Arrow, Protocol, Fwm, Expire, LongOption, ShortOption, Word];
 
 export const lineLexer = lazyLexer(allTokens, {
   positionTracking: 'onlyOffset',

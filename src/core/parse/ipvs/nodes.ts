@@ -1,6 +1,6 @@
-// Compact model objects of the ipvsadm fast path (issue #8): a listing of 10,000 Services has ~150,000 real
+// Compact model objects of the ipvsadm accelerators (see docs/performance.md): a listing of 10,000 Services has ~150,000 real
 // server lines, and a Range is three objects. These classes keep each column as one packed number
-// (start | end << 15, lines shorter than FAST_MAX_LINE), a real server just where its line starts in the text,
+// (packColumns of model/compact, lines shorter than FAST_MAX_LINE), a real server just where its line starts in the text,
 // and make the Range when it is asked for; from the outside they are the RealServer / VirtualService /
 // SymbolDefinition of model/ipvs.ts (a range can still be assigned, as the merge of two listings does).
 import type { IpvsFamily, IpvsForward, IpvsFormat, IpvsStats, Persistence, RealServer, TunnelInfo, VirtualService } from '../../model/ipvs';
@@ -9,17 +9,15 @@ import type { Range } from '../../model/range';
 import type { SymbolDefinition } from '../../model/symbols';
 import { LineMap } from '../../model/line-map';
 import { digitsValue } from '../digits';
+import { columnsRange, endColumn, MAX_PACKED_COLUMN, packColumns } from '../../model/compact/columns';
 
-/** The fast path only reads lines shorter than this, so that a column fits in 15 bits. */
-export const FAST_MAX_LINE = 0x7fff;
+/** The fast path only reads lines shorter than this, so that its columns fit packColumns. */
+export const FAST_MAX_LINE = MAX_PACKED_COLUMN;
 
-export const pack = (start: number, end: number): number => start | (end << 15);
+export const pack = packColumns;
 
 /** The Range of a packed column on `line` (a fresh object each time, like any other Range of the model). */
-export const unpack = (line: number, packed: number): Range => ({
-  start: { line, character: packed & 0x7fff },
-  end: { line, character: packed >>> 15 },
-});
+export const unpack = columnsRange;
 
 /** A range stored packed until it is replaced by an assigned Range (or undefined). */
 type Slot = number | Range | undefined;
@@ -169,7 +167,7 @@ export class RealServerNode implements RealServer {
   }
 
   // The address is read from the line too (a string per server, kept as long as the model, was ~3 MB on a
-  // 10,000-Service node, issue #8): the text between `->` and the port, without the brackets of an IPv6 one.
+  // 10,000-Service node, see docs/performance.md): the text between `->` and the port, without the brackets of an IPv6 one.
   get address(): string {
     const columns = this.#columns;
     if (typeof columns !== 'number') return columns[12] as string;
@@ -351,7 +349,7 @@ export class ServiceNode implements VirtualService {
     this.#name = nameColumns;
     this.#scheduler = schedulerColumns;
     this.#fullEndLine = line;
-    this.#fullEnd = range >>> 15;
+    this.#fullEnd = endColumn(range);
     this.#text = text;
   }
 

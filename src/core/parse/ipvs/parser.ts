@@ -3,7 +3,8 @@
 // connection tables and `ipvsadm -S[n]` / `ipvsadm -R` input, also several of them pasted into one file.
 // Each line is lexed and parsed on its own; problems are returned as diagnostics, nothing here throws.
 import type { IToken } from 'chevrotain';
-import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Severity } from '../../model/diagnostics';
+import { acceleratorsOn, DiagnosticsCollector, guardedParse, LINE_LIMITS, lineProblem, releaseInputs, readLines, type Accelerator, type ParseOptions, type PendingReference } from '../pipeline';
 import {
   DEFAULT_PERSISTENT_TIMEOUT,
   DEFAULT_SCHEDULER,
@@ -22,11 +23,12 @@ import {
   type RealServer,
   type VirtualService,
 } from '../../model/ipvs';
-import { binaryRange, lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
-import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
+import { lineRange, spanRanges, tokenRange, type Range } from '../../model/range';
+import { Symbols, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { endpointNumber, ipv4Value, isIpv4, isIpv6, parseCount, parsePort } from './address';
-import { LineCursor, LineSpans } from '../lines';
+import { endpointNumber, ipv4Value, isIpv4, isIpv6 } from '../../model/address';
+import { parseCount, parsePort } from './address';
+import { LineCursor } from '../lines';
 import { IpvsLineParser, lineOf, type CommandItem, type LineCst } from './grammar';
 import { lineLexer } from './lexer';
 import { FAST_MAX_LINE, forwardAt, pack, PlainServiceServerNode, RealServerByLine, RealServerLine, RealServerNode, ServiceDefinition, ServiceNode } from './nodes';
@@ -37,7 +39,7 @@ import { SortedLineMap } from '../../model/line-map';
 import { emptyNameTable, nameTable } from '../../model/name-table';
 
 /** Lines longer than this are not lexed (no ipvsadm line comes near it). */
-export const MAX_LINE_LENGTH = 65_536;
+export const MAX_LINE_LENGTH = LINE_LIMITS.ipvsadm.maxLength;
 // Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
 export { MAX_DIAGNOSTICS };
 
@@ -54,14 +56,22 @@ const FORWARD_NAMES: Record<string, { forward: IpvsForward; local?: boolean }> =
 const CONNECTION_PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP', 'IP', 'ICMP', 'ICMPv6', 'AH', 'ESP']);
 
 const COMMANDS: Record<string, IpvsCommand['command']> = nameTable({
-  '-A': 'add-service', '--add-service': 'add-service',
-  '-E': 'edit-service', '--edit-service': 'edit-service',
-  '-D': 'delete-service', '--delete-service': 'delete-service',
-  '-a': 'add-server', '--add-server': 'add-server',
-  '-e': 'edit-server', '--edit-server': 'edit-server',
-  '-d': 'delete-server', '--delete-server': 'delete-server',
-  '-C': 'clear', '--clear': 'clear',
-  '-Z': 'zero', '--zero': 'zero',
+  '-A': 'add-service',
+  '--add-service': 'add-service',
+  '-E': 'edit-service',
+  '--edit-service': 'edit-service',
+  '-D': 'delete-service',
+  '--delete-service': 'delete-service',
+  '-a': 'add-server',
+  '--add-server': 'add-server',
+  '-e': 'edit-server',
+  '--edit-server': 'edit-server',
+  '-d': 'delete-server',
+  '--delete-server': 'delete-server',
+  '-C': 'clear',
+  '--clear': 'clear',
+  '-Z': 'zero',
+  '--zero': 'zero',
   '--set': 'set',
 });
 /** Commands that ipvsadm accepts on its command line but not in `ipvsadm -R` input. */
@@ -107,14 +117,7 @@ const SERVICE_SPEC_PROTOCOL: Record<string, 'TCP' | 'UDP' | 'SCTP' | 'FWM'> = na
 
 const DAEMON_RE = /^(master|backup) sync daemon\b/;
 
-interface PendingRef {
-  name: string;
-  range: Range;
-  role: ReferenceRole;
-  line: number;
-  /** Report an error when nothing defines it (restore input); connection entries stay silent. */
-  required: boolean;
-}
+type PendingRef = PendingReference;
 
 function lineExtent(i: number, text: string): Range {
   const start = text.length - text.trimStart().length;
@@ -122,7 +125,7 @@ function lineExtent(i: number, text: string): Range {
 }
 
 // Built on first parse, not at load: the grammar self-analysis costs milliseconds the extension's activation
-// does not have (issue 8). One instance, reused with a new input per line (Chevrotain's performance guide).
+// does not have (docs/performance.md#accelerators). One instance, reused with a new input per line (Chevrotain's performance guide).
 let parserInstance: IpvsLineParser | undefined;
 const lineParser = (): IpvsLineParser => (parserInstance ??= new IpvsLineParser());
 
@@ -197,17 +200,25 @@ for (const c of 'TUS') FAST_START[c.charCodeAt(0)] = SERVICE_LINE;
 for (const c of 'IP') FAST_START[c.charCodeAt(0)] = TITLE_LINE;
 
 /** The protocols of fast-path service lines: the model's name and the service name's prefix. */
-const FAST_PROTOCOLS = new Map(
-  (['TCP', 'UDP', 'SCTP'] as const).map((p) => [p as string, { protocol: p.toLowerCase() as VirtualService['protocol'], prefix: NAME_PREFIXES.get(p)! }]),
-);
+const FAST_PROTOCOLS = new Map((['TCP', 'UDP', 'SCTP'] as const).map((p) => [p as string, { protocol: p.toLowerCase() as VirtualService['protocol'], prefix: NAME_PREFIXES.get(p)! }]));
 
 function serviceName(protocol: string, endpointText: string): string {
   return (NAME_PREFIXES.get(protocol) ?? `${protocol} `) + endpointText;
 }
 
+/** The virtual service a save / restore command names. */
+interface CommandService {
+  name: string;
+  family: IpvsFamily;
+  endpoint: IpvsEndpoint | undefined;
+  hasPort: boolean;
+  fwmark: number | undefined;
+  protocolWord: 'TCP' | 'UDP' | 'SCTP' | 'FWM';
+  specRange: Range;
+}
+
 class IpvsBuilder {
-  readonly diagnostics: Diagnostic[] = [];
-  private suppressed = 0;
+  private readonly diagnostics = new DiagnosticsCollector({ problems: (n) => t('{0} more problems were not reported; is this really ipvsadm output?', n) });
   readonly symbols: Symbols;
   services: VirtualService[] = [];
   private readonly serviceByName = new Map<string, VirtualService>();
@@ -217,7 +228,7 @@ class IpvsBuilder {
   readonly commands: IpvsCommand[] = [];
   readonly headers: IpvsHeaderLine[] = [];
   readonly formats: IpvsFormat[] = [];
-  /** Service lines are a tenth of a listing's lines: sorted lines and values, not a hash table (issue #8). */
+  /** Service lines are a tenth of a listing's lines: sorted lines and values, not a hash table (docs/performance.md#memory). */
   readonly serviceByLine = new SortedLineMap<VirtualService>();
   readonly realServerByLine = new RealServerByLine();
   readonly connectionByLine = new Map<number, IpvsConnection>();
@@ -235,7 +246,7 @@ class IpvsBuilder {
   /**
    * Which output a line belongs to: listings pasted one after another are separate blocks. The line the current
    * block starts on: a service is of this block when its own line is not before it (no map from service to block:
-   * on a node of 10,000 Services it would be megabytes of garbage once the parse is done, issue #8).
+   * on a node of 10,000 Services it would be megabytes of garbage once the parse is done, docs/performance.md#memory).
    */
   private blockStart = 0;
   private lastKind: string | undefined;
@@ -258,40 +269,26 @@ class IpvsBuilder {
   }
 
   diag(range: Range, severity: Severity, code: string, message: string, unnecessary?: boolean): void {
-    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
-      this.suppressed++;
-      return;
-    }
-    this.diagnostics.push(unnecessary ? { range, severity, code, message, unnecessary } : { range, severity, code, message });
+    this.diagnostics.add(range, severity, code, message, unnecessary);
   }
 
   build(): IpvsDump {
-    const fast = this.fast;
     const all = this.text;
     // Read in place: the fast path reads a line's columns in the text itself, and only a line it leaves is made a
     // string (see LineSpans).
-    const spans = new LineSpans(all);
-    while (spans.next()) {
-      const { index: i, start, end } = spans;
-      if (!(fast && this.fastLine(i, start, end))) {
-        const text = all.slice(start, end);
-        this.lineText = text;
-        this.line(i, text);
-      }
-    }
-    this.lineCount = spans.count;
+    const sink = { line: 0 };
+    const fastLine: Accelerator<typeof sink> = (_, start, end, at) => this.fastLine(at.line, start, end);
+    const reference = (i: number, start: number, end: number) => {
+      const text = all.slice(start, end);
+      this.lineText = text;
+      this.line(i, text);
+    };
+    this.lineCount = readLines(all, { sink, accelerators: [fastLine], reference }, this.fast);
     this.resolveReferences();
     // A listed service's definition reads its ranges from the service itself; the others get them now.
     for (const [svc, def] of this.definitionOf) def.fullRange = svc.fullRange;
-    if (this.suppressed > 0) {
-      this.diagnostics.push({
-        range: lineRange(0, 0, 0),
-        severity: 'warning',
-        code: 'too-many-problems',
-        message: t('{0} more problems were not reported; is this really ipvsadm output?', this.suppressed),
-      });
-    }
-    // Each list grew by push, with room to spare: an exact copy is about half the size (issue #8).
+    const diagnostics = this.diagnostics.close();
+    // Each list grew by push, with room to spare: an exact copy is about half the size (docs/performance.md#memory).
     this.closeServers();
     if (this.goneServices.size > 0) this.services = this.services.filter((s) => !this.goneServices.has(s));
     if (this.listsEdited) for (const s of this.services) if (s.realServers.length > 0) s.realServers = this.liveServers(s.realServers);
@@ -308,7 +305,7 @@ class IpvsBuilder {
       commands: this.commands,
       headers: this.headers,
       timeouts: this.timeouts,
-      diagnostics: this.diagnostics,
+      diagnostics,
       symbols: this.symbols,
       serviceByLine: this.serviceByLine,
       realServerByLine: this.realServerByLine,
@@ -328,7 +325,7 @@ class IpvsBuilder {
   }
 
   /**
-   * The fast path (issue #8): a service line (`TCP  10.96.0.10:53 rr [persistent N]`) or a real server line
+   * The fast path (docs/performance.md#memory): a service line (`TCP  10.96.0.10:53 rr [persistent N]`) or a real server line
    * (`  -> 10.244.1.5:8080  Masq  1  0  0`) of a plain listing, with valid addresses, a known scheduler and
    * numeric columns, read without Chevrotain into the compact nodes of ./nodes. Builds exactly what line()
    * builds; false (nothing done) for any other line, which line() then reads.
@@ -435,17 +432,19 @@ class IpvsBuilder {
     const extent = pack(cols[0], cols[11]);
     const weight = digitsValue(text, start + cols[6], start + cols[7]);
     if (weight > 65535) return false; // weight() reports it
-    const server =
-      svc instanceof ServiceNode
-        ? new RealServerNode(svc, i, fwd.local, weight, start)
-        : new PlainServiceServerNode(svc, i, fwd.local, weight, start, text);
+    const server = svc instanceof ServiceNode ? new RealServerNode(svc, i, fwd.local, weight, start) : new PlainServiceServerNode(svc, i, fwd.local, weight, start, text);
     // What weight(), the family check and realServerLine() do for such a line, in the same order.
     if (server.weight === 0) {
       this.diag(server.weightRange!, 'hint', 'weight-zero', t('Weight 0: this real server gets no new connections; existing ones go on. kube-proxy sets it while an endpoint terminates.'));
     }
     // The parsed family and forward, not the server's (it reads them from the line again).
     if (family !== svc.family && fwd.forward !== 'tunnel' && !svc.hostname && svc.protocol !== 'fwmark') {
-      this.diag(server.addressRange, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
+      this.diag(
+        server.addressRange,
+        'warning',
+        'family-mismatch',
+        t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'),
+      );
     }
     if (this.currentServers.add(text, start + cols[2], start + cols[3])) {
       this.diag(server.addressRange, 'warning', 'duplicate-real-server', t('Real server {0} is listed twice under {1}.', text.slice(start + cols[2], start + cols[3]), svc.name));
@@ -473,12 +472,9 @@ class IpvsBuilder {
 
   private line(i: number, text: string): void {
     if (text.trim() === '') return;
-    if (text.length > MAX_LINE_LENGTH) {
-      this.diag(lineRange(i, 0, 200), 'error', 'line-too-long', t('Line is {0} characters long; not analysed.', text.length));
-      return;
-    }
-    if (text.includes('\u0000')) {
-      this.diag(binaryRange(i, text), 'error', 'binary', t('Binary data, not ipvsadm output.'));
+    const problem = lineProblem(i, text, LINE_LIMITS.ipvsadm);
+    if (problem !== undefined) {
+      this.diag(problem.range, problem.severity, problem.code, problem.message);
       return;
     }
     const extent = lineExtent(i, text);
@@ -563,15 +559,7 @@ class IpvsBuilder {
       case 'columns': {
         if (this.lastKind !== 'version') this.newBlock(i);
         const words = new Set(tokens.map((tk) => tk.image));
-        const format: IpvsFormat = words.has('Conns')
-          ? 'stats'
-          : words.has('CPS')
-            ? 'rate'
-            : words.has('Uthreshold')
-              ? 'thresholds'
-              : words.has('PersistConn')
-                ? 'persistent-conn'
-                : 'list';
+        const format: IpvsFormat = words.has('Conns') ? 'stats' : words.has('CPS') ? 'rate' : words.has('Uthreshold') ? 'thresholds' : words.has('PersistConn') ? 'persistent-conn' : 'list';
         this.format = format;
         this.current = undefined;
         this.noteFormat(format);
@@ -710,9 +698,7 @@ class IpvsBuilder {
   private stats(i: number, kind: 'stats' | 'rate', columns: IToken[], extent: Range): IpvsStats | undefined {
     const counts = columns.slice(0, 5).map((c) => parseCount(c.image));
     if (columns.length !== 5 || counts.some((c) => !c)) {
-      this.diag(extent, 'warning', 'bad-columns', kind === 'stats'
-        ? t('Expected five counters: Conns, InPkts, OutPkts, InBytes, OutBytes.')
-        : t('Expected five rates: CPS, InPPS, OutPPS, InBPS, OutBPS.'));
+      this.diag(extent, 'warning', 'bad-columns', kind === 'stats' ? t('Expected five counters: Conns, InPkts, OutPkts, InBytes, OutBytes.') : t('Expected five rates: CPS, InPPS, OutPPS, InBPS, OutBPS.'));
       return undefined;
     }
     const v = counts.map((c) => c!.value);
@@ -774,7 +760,13 @@ class IpvsBuilder {
       } else if (word === 'ops' || word === 'synproxy') {
         svc.flags.push(word);
         svc.flagRanges.push(r);
-      } else if (/^\(?[\w-]+(,[\w-]+)*\)?$/.test(word) && word.replace(/[()]/g, '').split(',').every((f) => SCHED_FLAGS.has(f))) {
+      } else if (
+        /^\(?[\w-]+(,[\w-]+)*\)?$/.test(word) &&
+        word
+          .replace(/[()]/g, '')
+          .split(',')
+          .every((f) => SCHED_FLAGS.has(f))
+      ) {
         for (const f of word.replace(/[()]/g, '').split(',')) {
           svc.flags.push(f);
           if (!flagFits(f, svc.scheduler)) {
@@ -789,7 +781,7 @@ class IpvsBuilder {
   }
 
   private checkNetmask(r: Range, svc: VirtualService, mask: string): void {
-    if (svc.family === 'ipv6' || svc.protocol === 'fwmark' && /^\d+$/.test(mask)) {
+    if (svc.family === 'ipv6' || (svc.protocol === 'fwmark' && /^\d+$/.test(mask))) {
       if (!/^\d+$/.test(mask) || Number(mask) > 128) this.diag(r, 'error', 'bad-netmask', t('{0} is not an IPv6 prefix length (0–128).', mask));
       else if (Number(mask) === 0) this.diag(r, 'hint', 'mask-all-clients', t('mask 0 puts every client into one persistence group: all of them go to the same real server.'));
       return;
@@ -798,7 +790,10 @@ class IpvsBuilder {
       this.diag(r, 'error', 'bad-netmask', t('{0} is not an IPv4 netmask.', mask));
       return;
     }
-    const bits = mask.split('.').map(Number).reduce((n, o) => n * 256 + o, 0);
+    const bits = mask
+      .split('.')
+      .map(Number)
+      .reduce((n, o) => n * 256 + o, 0);
     const inverted = ~bits >>> 0;
     if ((inverted & (inverted + 1)) !== 0) this.diag(r, 'warning', 'bad-netmask', t('{0} is not a contiguous netmask.', mask));
     if (mask === '0.0.0.0') {
@@ -870,7 +865,7 @@ class IpvsBuilder {
   /**
    * The service whose real server lines are being read: its list grows by push, with room to spare, and is
    * copied to its exact size once the next service's lines start (while it is young: copied at the end, the
-   * grown lists of a 10,000-Service node would be megabytes of garbage in the old generation, issue #8).
+   * grown lists of a 10,000-Service node would be megabytes of garbage in the old generation, docs/performance.md#memory).
    */
   private growing: VirtualService | undefined;
   /** Whether restore commands added or deleted real servers: then every list is copied at the end. */
@@ -954,7 +949,12 @@ class IpvsBuilder {
     const format = this.realServerFormat(svc, columns);
     this.realServerColumns(i, server, format, columns, extent);
     if (server.family !== svc.family && server.forward !== 'tunnel' && !server.hostname && !svc.hostname && svc.protocol !== 'fwmark') {
-      this.diag(ep.range, 'warning', 'family-mismatch', t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', server.family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'));
+      this.diag(
+        ep.range,
+        'warning',
+        'family-mismatch',
+        t('An {0} real server behind an {1} virtual service: only tunnelling can do that.', server.family === 'ipv6' ? 'IPv6' : 'IPv4', svc.family === 'ipv6' ? 'IPv6' : 'IPv4'),
+      );
     }
     const key = addressToken.image;
     if (this.currentServers.add(key, 0, key.length)) {
@@ -1023,14 +1023,17 @@ class IpvsBuilder {
         server.notInDump = ['forward', 'weight'];
         const counts = columns.map((c) => parseCount(c.image));
         if (columns.length !== 5 || counts.some((c) => !c)) {
-          this.diag(extent, 'warning', 'bad-columns', format === 'stats'
-            ? t('Expected five counters: Conns, InPkts, OutPkts, InBytes, OutBytes.')
-            : t('Expected five rates: CPS, InPPS, OutPPS, InBPS, OutBPS.'));
+          this.diag(extent, 'warning', 'bad-columns', format === 'stats' ? t('Expected five counters: Conns, InPkts, OutPkts, InBytes, OutBytes.') : t('Expected five rates: CPS, InPPS, OutPPS, InBPS, OutBPS.'));
           return;
         }
         const v = counts.map((c) => c!.value);
         server.stats = {
-          kind: format, conns: v[0], inPackets: v[1], outPackets: v[2], inBytes: v[3], outBytes: v[4],
+          kind: format,
+          conns: v[0],
+          inPackets: v[1],
+          outPackets: v[2],
+          inBytes: v[3],
+          outBytes: v[4],
           approximate: counts.some((c) => c!.approximate),
           range: spanRanges(tokenRange(i, columns[0]), tokenRange(i, columns[4])),
         };
@@ -1150,7 +1153,11 @@ class IpvsBuilder {
       line: i,
     };
     if (tokens.length >= 7) connection.peName = tokens[6].image;
-    if (tokens.length >= 8) connection.peData = tokens.slice(7).map((tk) => tk.image).join(' ');
+    if (tokens.length >= 8)
+      connection.peData = tokens
+        .slice(7)
+        .map((tk) => tk.image)
+        .join(' ');
     if (tokens.length > 8 || (tokens.length > 6 && this.connectionColumns === 6)) {
       this.diag(spanRanges(tokenRange(i, tokens[6]), tokenRange(i, tokens[tokens.length - 1])), 'warning', 'bad-columns', t('Unexpected columns after the destination.'));
     }
@@ -1190,6 +1197,46 @@ class IpvsBuilder {
       if (v.length === 3 && v.every((x) => Number.isInteger(x) && x >= 0)) this.timeouts = { tcp: v[0], tcpFin: v[1], udp: v[2] };
       else this.diag(extent, 'error', 'bad-timeout', t('--set needs three timeouts in seconds: tcp, tcpfin and udp.'));
     }
+    const byName = this.commandOptions(i, kind, commandName, items, options);
+    if (kind === 'clear') {
+      for (const s of this.services) if (!this.goneServices.has(s)) this.removeService(s);
+      this.services.length = 0;
+      this.goneServices.clear();
+      return;
+    }
+    if (kind === 'zero' || kind === 'set') return;
+    const target = this.commandService(i, commandName, options, byName, extent);
+    if (target === undefined) return;
+    const { name, specRange } = target;
+    command.service = name;
+    switch (kind) {
+      case 'add-service':
+        return this.addService(i, target, byName, extent);
+      case 'edit-service':
+      case 'delete-service': {
+        this.pendingRefs.push({ name, range: specRange, role: 'command', line: i, required: true });
+        const svc = this.serviceByName.get(name);
+        if (!svc) return;
+        if (kind === 'edit-service') this.applyServiceOptions(svc, byName, false);
+        else this.removeService(svc);
+        return;
+      }
+      default: {
+        this.pendingRefs.push({ name, range: specRange, role: 'rule-owner', line: i, required: true });
+        const svc = this.serviceByName.get(name);
+        const rOpt = byName.get('-r');
+        if (!rOpt || rOpt.values[0] === undefined) {
+          this.diag(extent, 'error', 'missing-real-server', t('{0} needs a real server (-r address[:port]).', commandName));
+          return;
+        }
+        if (!svc) return;
+        this.serverCommand(i, kind, svc, rOpt, byName, extent);
+      }
+    }
+  }
+
+  /** The options after a command (checked against it), by canonical name; each also goes to `options`. */
+  private commandOptions(i: number, kind: NonNullable<(typeof COMMANDS)[string]>, commandName: string, items: CommandItem[], options: IpvsOption[]): Map<string, IpvsOption> {
     const byName = new Map<string, IpvsOption>();
     for (const item of items.slice(1)) {
       const name = item.option.image;
@@ -1226,23 +1273,21 @@ class IpvsBuilder {
       byName.set(spec.canonical, opt);
       options.push(opt);
     }
-    if (kind === 'clear') {
-      for (const s of this.services) if (!this.goneServices.has(s)) this.removeService(s);
-      this.services.length = 0;
-      this.goneServices.clear();
-      return;
-    }
-    if (kind === 'zero' || kind === 'set') return;
+    return byName;
+  }
+
+  /** The virtual service a command names (-t, -u, --sctp-service or -f), or undefined when it names none. */
+  private commandService(i: number, commandName: string, options: IpvsOption[], byName: Map<string, IpvsOption>, extent: Range): CommandService | undefined {
     const specs = options.filter((o) => SERVICE_SPEC_PROTOCOL[o.name]);
     if (specs.length === 0) {
       this.diag(extent, 'error', 'missing-service', t('{0} needs a virtual service: -t, -u or --sctp-service with an address, or -f with a firewall mark.', commandName));
-      return;
+      return undefined;
     }
     if (specs.length > 1) this.diag(specs[1].nameRange, 'error', 'two-services', t('Only one virtual service per line.'));
     const spec = specs[0];
     const specValue = spec.values[0];
     const specRange = spec.valueRanges[0];
-    if (specValue === undefined || !specRange) return;
+    if (specValue === undefined || !specRange) return undefined;
     const protocolWord = SERVICE_SPEC_PROTOCOL[spec.name];
     let name: string;
     let family: IpvsFamily = 'ipv4';
@@ -1264,53 +1309,34 @@ class IpvsBuilder {
       const shown = hasPort ? specValue : `${specValue}:0`;
       name = serviceName(protocolWord, shown);
     }
-    command.service = name;
-    switch (kind) {
-      case 'add-service': {
-        if (this.serviceByName.has(name)) {
-          this.diag(specRange, 'error', 'duplicate-service', t('Virtual service {0} already exists: ipvsadm -R fails here ("Service already exists").', name));
-          this.pendingRefs.push({ name, range: specRange, role: 'command', line: i, required: true });
-          return;
-        }
-        const svc = this.newService(i, name, protocolWord === 'FWM' ? 'fwmark' : (protocolWord.toLowerCase() as 'tcp'), family, specRange, extent);
-        svc.format = 'save';
-        if (endpoint) {
-          svc.address = endpoint.address;
-          svc.port = hasPort ? endpoint.port : 0;
-          if (endpoint.portName !== undefined) svc.portName = endpoint.portName;
-          if (endpoint.hostname) svc.hostname = true;
-        }
-        if (fwmark !== undefined) svc.fwmark = fwmark;
-        this.applyServiceOptions(svc, byName, true);
-        this.services.push(svc);
-        this.serviceByName.set(name, svc);
-        const def: SymbolDefinition = { kind: 'virtualService', name, scope: IPVS_SCOPE, range: specRange, fullRange: extent };
-        this.symbols.define(def);
-        this.definitionOf.set(svc, def);
-        this.serviceByLine.set(i, svc);
-        return;
-      }
-      case 'edit-service':
-      case 'delete-service': {
-        this.pendingRefs.push({ name, range: specRange, role: 'command', line: i, required: true });
-        const svc = this.serviceByName.get(name);
-        if (!svc) return;
-        if (kind === 'edit-service') this.applyServiceOptions(svc, byName, false);
-        else this.removeService(svc);
-        return;
-      }
-      default: {
-        this.pendingRefs.push({ name, range: specRange, role: 'rule-owner', line: i, required: true });
-        const svc = this.serviceByName.get(name);
-        const rOpt = byName.get('-r');
-        if (!rOpt || rOpt.values[0] === undefined) {
-          this.diag(extent, 'error', 'missing-real-server', t('{0} needs a real server (-r address[:port]).', commandName));
-          return;
-        }
-        if (!svc) return;
-        this.serverCommand(i, kind, svc, rOpt, byName, extent);
-      }
+    return { name, family, endpoint, hasPort, fwmark, protocolWord, specRange };
+  }
+
+  /** `-A`: a new virtual service. */
+  private addService(i: number, target: CommandService, byName: Map<string, IpvsOption>, extent: Range): void {
+    const { name, family, endpoint, hasPort, fwmark, protocolWord, specRange } = target;
+    if (this.serviceByName.has(name)) {
+      this.diag(specRange, 'error', 'duplicate-service', t('Virtual service {0} already exists: ipvsadm -R fails here ("Service already exists").', name));
+      this.pendingRefs.push({ name, range: specRange, role: 'command', line: i, required: true });
+      return;
     }
+    const svc = this.newService(i, name, protocolWord === 'FWM' ? 'fwmark' : (protocolWord.toLowerCase() as 'tcp'), family, specRange, extent);
+    svc.format = 'save';
+    if (endpoint) {
+      svc.address = endpoint.address;
+      svc.port = hasPort ? endpoint.port : 0;
+      if (endpoint.portName !== undefined) svc.portName = endpoint.portName;
+      if (endpoint.hostname) svc.hostname = true;
+    }
+    if (fwmark !== undefined) svc.fwmark = fwmark;
+    this.applyServiceOptions(svc, byName, true);
+    this.services.push(svc);
+    this.serviceByName.set(name, svc);
+    const def: SymbolDefinition = { kind: 'virtualService', name, scope: IPVS_SCOPE, range: specRange, fullRange: extent };
+    this.symbols.define(def);
+    this.definitionOf.set(svc, def);
+    this.serviceByLine.set(i, svc);
+    return;
   }
 
   private removeService(svc: VirtualService): void {
@@ -1441,7 +1467,10 @@ class IpvsBuilder {
       const token = { image: w.values[0], startOffset: w.valueRanges[0].start.character, endOffset: w.valueRanges[0].end.character - 1 } as IToken;
       this.weight(i, server, token);
     }
-    for (const [name, key] of [['-x', 'upperThreshold'], ['-y', 'lowerThreshold']] as const) {
+    for (const [name, key] of [
+      ['-x', 'upperThreshold'],
+      ['-y', 'lowerThreshold'],
+    ] as const) {
       const o = byName.get(name);
       if (o?.values[0] === undefined) continue;
       if (!/^\d+$/.test(o.values[0])) this.diag(o.valueRanges[0], 'error', 'bad-number', t('{0} needs a number of connections.', name));
@@ -1524,18 +1553,17 @@ function mergeServer(into: RealServer, from: RealServer): void {
   into.tunnel ??= from.tunnel;
 }
 
-export interface ParseIpvsadmOptions {
-  /** `chevrotain` reads every line with the Chevrotain grammar (the fast path's reference, for tests). */
-  mode?: 'fast' | 'chevrotain';
-}
+/** `accelerators: 'off'` reads every line with the reference reader (the accelerators' oracle, for tests). */
+export type ParseIpvsadmOptions = ParseOptions;
 
 export function parseIpvsadm(text: string, options: ParseIpvsadmOptions = {}): IpvsDump {
-  try {
-    return new IpvsBuilder(text, options.mode !== 'chevrotain').build();
-  } finally {
-    // The line parser keeps its last input, tokens cut from the text: they would keep a closed document alive.
-    if (parserInstance) parserInstance.input = [];
-  }
+  return guardedParse('ipvsadm', text, (input) => {
+    try {
+      return new IpvsBuilder(input, acceleratorsOn(options)).build();
+    } finally {
+      releaseInputs(parserInstance);
+    }
+  });
 }
 
 // ---- the fast path ------------------------------------------------------------------------------------------
@@ -1602,7 +1630,7 @@ function isDigits(text: string, start: number, end: number, max: number): boolea
 /**
  * One string per IPv4 address where it is cheap (an endpoint backs several virtual services): a fixed table of
  * the last address seen per hash slot. A Map of every address would be ~7 MB on a 10,000-Service node, garbage
- * once the parse is done but promoted to the old generation by then (issue #8: peak memory).
+ * once the parse is done but promoted to the old generation by then (docs/performance.md#memory: peak memory).
  */
 export class AddressCache {
   readonly #values: Int32Array;
@@ -1669,7 +1697,7 @@ function fastEndpoint(text: string, start: number, end: number, ipv4: AddressCac
 /**
  * The endpoint texts of the real servers listed under one service line, to report one listed twice. A dotted
  * `address:port` (nearly all) is kept as its endpointNumber in one open-addressing table reused for every
- * service (a Set of key strings per service made a string and a hash table per line and service, issue #8);
+ * service (a Set of key strings per service made a string and a hash table per line and service, docs/performance.md#memory);
  * another text in a Set of strings.
  */
 export class ServerKeys {
@@ -1739,6 +1767,3 @@ export class ServerKeys {
 const FAST_VERSION_RE = /^IP Virtual Server version (\d+\.\d+\.\d+) \(size=(\d+)\)$/;
 const FAST_COLUMNS = 'Prot LocalAddress:Port Scheduler Flags';
 const FAST_SERVER_COLUMNS_RE = /^ +-> RemoteAddress:Port +Forward +Weight +ActiveConn +InActConn$/;
-
-
-

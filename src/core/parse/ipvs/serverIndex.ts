@@ -34,5 +34,4 @@ export class ServerIndex {
 export const restoreKey = (address: string, port: number | undefined): string => `${address} ${port ?? 0}`;
 
 /** The key a second listing of a service finds a server by: address and port, or the port's name. */
-export const listingKey = (address: string, port: number | string | undefined): string =>
-  `${address} ${typeof port === 'number' ? port : port === undefined ? '-' : `~${port}`}`;
+export const listingKey = (address: string, port: number | string | undefined): string => `${address} ${typeof port === 'number' ? port : port === undefined ? '-' : `~${port}`}`;

@@ -9,10 +9,7 @@ import { CstParser, type CstNode, type IToken } from 'chevrotain';
 import {
   allTokens,
   Atom,
-  Amp,
   Assign,
-  Bang,
-  Caret,
   Colon,
   Comma,
   Define,
@@ -20,31 +17,18 @@ import {
   Devices,
   Dot,
   Elements,
-  EqEq,
   Flags,
-  Greater,
-  GreaterEq,
   Hook,
   Identifier,
   Include,
   LBrace,
-  Less,
-  LessEq,
   LParen,
-  Minus,
-  NotEq,
-  Pipe,
-  Plus,
   Policy,
   Priority,
   RawPayload,
   RBrace,
   Redefine,
   RParen,
-  SetRef,
-  ShiftLeft,
-  ShiftRight,
-  Slash,
   StringTok,
   TypeKw,
   Typeof,
@@ -62,12 +46,7 @@ export class NftUnitParser extends CstParser {
   public topUnit = this.RULE('topUnit', () => {
     this.OR({
       IGNORE_AMBIGUITIES: true,
-      DEF: [
-        { ALT: () => this.SUBRULE(this.includeCommand) },
-        { ALT: () => this.SUBRULE(this.defineCommand) },
-        { ALT: () => this.SUBRULE(this.undefineCommand) },
-        { ALT: () => this.SUBRULE(this.items) },
-      ],
+      DEF: [{ ALT: () => this.SUBRULE(this.includeCommand) }, { ALT: () => this.SUBRULE(this.defineCommand) }, { ALT: () => this.SUBRULE(this.undefineCommand) }, { ALT: () => this.SUBRULE(this.items) }],
     });
   });
 
@@ -148,11 +127,7 @@ export class NftUnitParser extends CstParser {
         {
           ALT: () => {
             this.CONSUME(Device);
-            this.OR2([
-              { ALT: () => this.CONSUME3(Identifier, { LABEL: 'device' }) },
-              { ALT: () => this.CONSUME(StringTok, { LABEL: 'device' }) },
-              { ALT: () => this.CONSUME(Variable, { LABEL: 'device' }) },
-            ]);
+            this.OR2([{ ALT: () => this.CONSUME3(Identifier, { LABEL: 'device' }) }, { ALT: () => this.CONSUME(StringTok, { LABEL: 'device' }) }, { ALT: () => this.CONSUME(Variable, { LABEL: 'device' }) }]);
           },
         },
         {
@@ -173,10 +148,7 @@ export class NftUnitParser extends CstParser {
   // policy accept
   private policySpec = this.RULE('policySpec', () => {
     this.CONSUME(Policy);
-    this.OR([
-      { ALT: () => this.CONSUME(Identifier, { LABEL: 'policy' }) },
-      { ALT: () => this.CONSUME(Variable, { LABEL: 'policy' }) },
-    ]);
+    this.OR([{ ALT: () => this.CONSUME(Identifier, { LABEL: 'policy' }) }, { ALT: () => this.CONSUME(Variable, { LABEL: 'policy' }) }]);
   });
 
   // devices = { "eth0", "eth1" }
@@ -243,11 +215,7 @@ export class NftUnitParser extends CstParser {
   });
 
   private atom(): void {
-    this.OR9([
-      { ALT: () => this.CONSUME9(Atom, { LABEL: 'item' }) },
-      { ALT: () => this.SUBRULE9(this.braceGroup, { LABEL: 'item' }) },
-      { ALT: () => this.SUBRULE9(this.parenGroup, { LABEL: 'item' }) },
-    ]);
+    this.OR9([{ ALT: () => this.CONSUME9(Atom, { LABEL: 'item' }) }, { ALT: () => this.SUBRULE9(this.braceGroup, { LABEL: 'item' }) }, { ALT: () => this.SUBRULE9(this.parenGroup, { LABEL: 'item' }) }]);
   }
 }
 

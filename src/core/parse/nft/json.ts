@@ -1,7 +1,7 @@
 // `nft -j list ruleset` JSON (libnftables-json(5)) → the same nft model as the text parser builds. Ranges
 // point at the JSON objects in the text (names at their string values), so navigation works in a .json
 // dump too. Malformed JSON gets one diagnostic at the offending line and column; nothing here throws.
-import type { Diagnostic, Severity } from '../../model/diagnostics';
+import type { Severity } from '../../model/diagnostics';
 import {
   isNftFamily,
   type NftChain,
@@ -10,12 +10,10 @@ import {
   type NftElement,
   type NftExpression,
   type NftFamily,
-  type NftMap,
   type NftObjectKind,
   type NftRelationalOperator,
   type NftRule,
   type NftRuleset,
-  type NftSet,
   type NftSetExpression,
   type NftSetRefExpression,
   type NftStatement,
@@ -23,16 +21,15 @@ import {
   type NftVerdictValue,
 } from '../../model/nft';
 import type { Range } from '../../model/range';
-import { Symbols, type SymbolDefinition, type SymbolKind } from '../../model/symbols';
+import type { SymbolDefinition, SymbolKind } from '../../model/symbols';
 import { t } from '../../l10n';
 import { LineIndex, num, prop, readJson, str, type JObject, type JValue } from './jsonReader';
 import { promptsAfter, promptsBefore } from '../prompt';
-import { emptyNftRuleset, MAX_DIAGNOSTICS } from './parser';
+import { emptyNftRuleset } from './parser';
 import { prefixProblem } from './statements';
-import { emptyNameTable, nameTable } from '../../model/name-table';
+import { nameTable } from '../../model/name-table';
 import { appendAll } from '../../model/append';
-import { EditedChains } from './ruleOrder';
-import { DeletedChains } from './deletedChains';
+import { NftSink } from './sink';
 
 const SIMPLE_VERDICTS = new Set(['accept', 'drop', 'continue', 'return']);
 const BITMASK_KEYS = new Set(['ct:state', 'ct:status', 'ct:event', 'tcp:flags']);
@@ -55,7 +52,12 @@ export function formatDuration(seconds: number): string {
   let rest = Math.floor(seconds);
   const ms = Math.round((seconds - rest) * 1000);
   const parts: string[] = [];
-  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`);
       rest %= size;
@@ -74,11 +76,9 @@ interface PendingRef {
 }
 
 class NftJsonBuilder {
-  readonly diagnostics: Diagnostic[] = [];
-  private suppressed = 0;
-  readonly symbols = new Symbols();
-  readonly tables: NftTable[] = [];
-  readonly tableById = new Map<string, NftTable>();
+  /** Where the model is built (the text reader builds through one too). */
+  private readonly sink = new NftSink(0, false);
+  private readonly tables = this.sink.tables;
   readonly commands: NftCommand[] = [];
   readonly ruleByLine = new Map<number, NftRule>();
   private readonly lines: LineIndex;
@@ -86,9 +86,8 @@ class NftJsonBuilder {
   private readonly pending: PendingRef[] = [];
   private readonly defined = new Map<string, SymbolDefinition>();
   private readonly setKinds = new Map<string, 'set' | 'map'>();
-  private readonly declaredTables = new Set<string>();
-  private readonly edited = new EditedChains();
-  private readonly deletedChains = new DeletedChains();
+  private readonly edited = this.sink.edited;
+  private readonly deletedChains = this.sink.deletedChains;
   private table: NftTable | undefined;
 
   constructor(private readonly text: string) {
@@ -96,11 +95,7 @@ class NftJsonBuilder {
   }
 
   private diag(range: Range, severity: Severity, code: string, message: string): void {
-    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
-      this.suppressed++;
-      return;
-    }
-    this.diagnostics.push({ range, severity, code, message });
+    this.sink.diag(range, severity, code, message);
   }
 
   private range(v: { start: number; end: number }): Range {
@@ -147,17 +142,15 @@ class NftJsonBuilder {
     this.edited.settleAll();
     this.deletedChains.apply();
     this.resolveReferences();
-    if (this.suppressed > 0) {
-      this.diagnostics.push({ range: this.range({ start: 0, end: 0 }), severity: 'warning', code: 'too-many-problems', message: t('{0} more problems were not reported.', this.suppressed) });
-    }
+    this.sink.summarize(this.range({ start: 0, end: 0 }), (count) => t('{0} more problems were not reported.', count));
     return {
       dialect: 'nftables',
       producer: this.producer,
       format: 'json',
       tables: this.tables,
-      tableById: this.tableById,
-      diagnostics: this.diagnostics,
-      symbols: this.symbols,
+      tableById: this.sink.tableById,
+      diagnostics: this.sink.diagnostics,
+      symbols: this.sink.symbols,
       lineCount: this.lineCount(),
       defines: [],
       includes: [],
@@ -200,7 +193,7 @@ class NftJsonBuilder {
     if (family && isNftFamily(family)) cmd.family = family;
     const tableName = kind === 'table' ? str(prop(inner, 'name')) : str(prop(inner, 'table'));
     if (tableName) cmd.table = tableName;
-    const name = kind !== 'table' ? str(prop(inner, 'name')) ?? str(prop(inner, 'chain')) : undefined;
+    const name = kind !== 'table' ? (str(prop(inner, 'name')) ?? str(prop(inner, 'chain'))) : undefined;
     if (name) cmd.name = name;
     this.commands.push(cmd);
     if (verb === 'add' || verb === 'create' || verb === 'insert' || verb === 'replace') {
@@ -209,17 +202,15 @@ class NftJsonBuilder {
     }
     if (verb === 'flush' && kind === 'ruleset') {
       this.edited.settleAll();
-      this.tables.length = 0;
-      this.tableById.clear();
+      this.sink.removeAllTables();
       return;
     }
-    const table = this.tableById.get(`${family ?? 'ip'} ${tableName}`);
+    const table = this.sink.tableById.get(`${family ?? 'ip'} ${tableName}`);
     if (!table) return;
     if (verb === 'delete' || verb === 'destroy') {
       if (kind === 'table') {
         for (const c of this.deletedChains.live(table)) this.edited.settle(c);
-        this.tables.splice(this.tables.indexOf(table), 1);
-        this.tableById.delete(table.id);
+        this.sink.removeTable(table);
       } else if (kind === 'chain' && name) {
         const chain = table.chainByName.get(name);
         if (chain) {
@@ -290,33 +281,6 @@ class NftJsonBuilder {
     return undefined;
   }
 
-  private ensureTable(family: NftFamily, name: string, nameRange: Range, range: Range): NftTable {
-    const id = `${family} ${name}`;
-    let table = this.tableById.get(id);
-    if (!table) {
-      table = {
-        id,
-        family,
-        name,
-        flags: [],
-        chains: [],
-        sets: [],
-        maps: [],
-        flowtables: [],
-        objects: [],
-        chainByName: new Map(),
-        setByName: new Map(),
-        mapByName: new Map(),
-        range,
-        nameRange,
-        declared: false,
-      };
-      this.tables.push(table);
-      this.tableById.set(id, table);
-    }
-    return table;
-  }
-
   /** The table an object belongs to (`"family"` and `"table"` properties). */
   private ownerTable(body: JValue, item: JObject): NftTable | undefined {
     const family = this.familyOf(body, item);
@@ -326,7 +290,7 @@ class NftJsonBuilder {
       if (family) this.diag(this.range(item), 'error', 'bad-json-object', t('"table" is missing.'));
       return undefined;
     }
-    const table = this.ensureTable(family, name, this.innerRange(tableValue), this.range(item));
+    const table = this.sink.table(family, name, this.innerRange(tableValue), this.range(item));
     this.table = table;
     return table;
   }
@@ -341,15 +305,8 @@ class NftJsonBuilder {
     }
     const range = this.range(item);
     const nameRange = this.innerRange(nameValue);
-    const table = this.ensureTable(family, name, nameRange, range);
-    if (!table.declared) {
-      table.declared = true;
-      table.range = range;
-      table.nameRange = nameRange;
-      const def: SymbolDefinition = { kind: 'table', name, scope: family, range: nameRange, fullRange: range };
-      this.symbols.define(def);
-    }
-    this.declaredTables.add(table.id);
+    const table = this.sink.table(family, name, nameRange, range);
+    if (this.sink.declareTable(table, nameRange, range)) this.sink.defineTable(family, name, nameRange, range);
     const handle = num(prop(body, 'handle'));
     if (handle !== undefined) table.handle = handle;
     const comment = str(prop(body, 'comment'));
@@ -364,12 +321,19 @@ class NftJsonBuilder {
     return [];
   }
 
+  /** Defines a set, map or object of `table` unless it is defined already; whether it defined it. */
   private define(kind: SymbolKind, table: NftTable, name: string, nameRange: Range, range: Range): boolean {
     const key = `${kind}\u0000${table.id}\u0000${name}`;
     if (this.defined.has(key)) return false;
-    const def: SymbolDefinition = { kind, name, scope: table.id, range: nameRange, fullRange: range };
-    this.symbols.define(def);
-    this.defined.set(key, def);
+    this.defined.set(key, this.sink.defineObject(kind, table, name, nameRange, range));
+    return true;
+  }
+
+  /** Defines a chain unless it is defined already; whether it defined it. */
+  private defineChain(table: NftTable, chain: NftChain, nameRange: Range, range: Range): boolean {
+    const key = `chain\u0000${table.id}\u0000${chain.name}`;
+    if (this.defined.has(key)) return false;
+    this.defined.set(key, this.sink.defineChain(table, chain, nameRange, range, false));
     return true;
   }
 
@@ -382,15 +346,14 @@ class NftJsonBuilder {
     const nameRange = this.innerRange(nameValue);
     let chain = table.chainByName.get(name);
     if (!chain) {
-      chain = { name, tableId: table.id, flags: [], rules: [], range, nameRange, fullRange: range, declared: true };
-      table.chains.push(chain);
-      table.chainByName.set(name, chain);
+      chain = this.sink.newChain(table, name, nameRange, range);
+      chain.declared = true;
     } else if (!chain.declared) {
       chain.declared = true;
       chain.range = chain.fullRange = range;
       chain.nameRange = nameRange;
     }
-    if (!this.define('chain', table, name, nameRange, range)) this.pending.push({ kind: 'chain', table, name, range: nameRange, role: 'command' });
+    if (!this.defineChain(table, chain, nameRange, range)) this.pending.push({ kind: 'chain', table, name, range: nameRange, role: 'command' });
     const handle = num(prop(body, 'handle'));
     if (handle !== undefined) chain.handle = handle;
     const type = str(prop(body, 'type'));
@@ -414,13 +377,7 @@ class NftJsonBuilder {
     if (name === undefined || !chainValue) return undefined;
     const nameRange = this.innerRange(chainValue);
     this.pending.push({ kind: 'chain', table, name, range: nameRange, role: 'rule-owner' });
-    let chain = table.chainByName.get(name);
-    if (!chain) {
-      chain = { name, tableId: table.id, flags: [], rules: [], range: nameRange, nameRange, fullRange: nameRange, declared: false };
-      table.chains.push(chain);
-      table.chainByName.set(name, chain);
-    }
-    return chain;
+    return table.chainByName.get(name) ?? this.sink.newChain(table, name, nameRange, nameRange);
   }
 
   private ruleObject(body: JValue, item: JObject, verb: NftCommandVerb): void {
@@ -476,21 +433,7 @@ class NftJsonBuilder {
     if (!table || name === undefined || !nameValue) return;
     const range = this.range(item);
     const nameRange = this.innerRange(nameValue);
-    let set: NftSet | NftMap | undefined = kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name);
-    if (!set) {
-      const base = { name, tableId: table.id, keyType: [], keyTypeof: false, flags: [], extra: [], elements: [], range, nameRange, fullRange: range };
-      if (kind === 'map') {
-        const map: NftMap = { kind: 'map', ...base, dataType: [], dataTypeof: false };
-        table.maps.push(map);
-        table.mapByName.set(name, map);
-        set = map;
-      } else {
-        const s: NftSet = { kind: 'set', ...base };
-        table.sets.push(s);
-        table.setByName.set(name, s);
-        set = s;
-      }
-    }
+    const set = (kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name)) ?? this.sink.newSet(table, kind, name, nameRange, range);
     if (this.define(kind, table, name, nameRange, range)) this.setKinds.set(`${table.id}\u0000${name}`, kind);
     else this.pending.push({ kind: 'set', table, name, range: nameRange, role: 'command' });
     const type = prop(body, 'type');
@@ -566,7 +509,15 @@ class NftJsonBuilder {
     const name = str(nameValue);
     if (!table || name === undefined || !nameValue) return;
     const range = this.range(item);
-    const ft = { name, tableId: table.id, devices: this.strings(prop(body, 'dev')), flags: this.strings(prop(body, 'flags')), range, nameRange: this.innerRange(nameValue), fullRange: range } as NftTable['flowtables'][number];
+    const ft = {
+      name,
+      tableId: table.id,
+      devices: this.strings(prop(body, 'dev')),
+      flags: this.strings(prop(body, 'flags')),
+      range,
+      nameRange: this.innerRange(nameValue),
+      fullRange: range,
+    } as NftTable['flowtables'][number];
     const hook = str(prop(body, 'hook'));
     if (hook !== undefined) ft.hook = hook;
     const prio = prop(body, 'prio');
@@ -610,185 +561,234 @@ class NftJsonBuilder {
     const key = v.keys[0];
     const body = v.values[0];
     if (SIMPLE_VERDICTS.has(key)) return { kind: 'verdict', verdict: key as 'accept', text: key, range };
+    return this.typedStatement(key, body, range) ?? { kind: 'raw', text: this.render(v), range };
+  }
+
+  /** The statement of type `key` as the model types it, or undefined for one kept raw. */
+  private typedStatement(key: string, body: JValue, range: Range): NftStatement | undefined {
     switch (key) {
       case 'jump':
-      case 'goto': {
-        const target = prop(body, 'target');
-        const chain = str(target);
-        if (chain === undefined || !target) break;
-        const chainRange = this.innerRange(target);
-        this.chainRef(chain, chainRange, key);
-        return { kind: 'verdict', verdict: key, chain, chainRange, text: `${key} ${chain}`, range };
-      }
-      case 'match': {
-        const left = this.expression(prop(body, 'left'));
-        const right = this.expression(prop(body, 'right'));
-        const written = str(prop(body, 'op')) ?? '==';
-        const setLike = right.kind === 'set' || right.kind === 'setRef' || right.kind === 'list';
-        let op: NftRelationalOperator;
-        let negated = false;
-        if (written === '!=') {
-          op = setLike ? 'in' : '!=';
-          negated = true;
-        } else if (written === '==' || written === 'in') {
-          // nft -j prints an implicit operator as "==", or as "in" for flags (`ct state new`)
-          const bitmask = (left.kind === 'ct' && BITMASK_KEYS.has(`ct:${left.key}`)) || (left.kind === 'payload' && BITMASK_KEYS.has(`${left.protocol}:${left.field}`));
-          op = setLike || written === 'in' || bitmask ? 'in' : '==';
-        } else if (written === '<' || written === '>' || written === '<=' || written === '>=') {
-          op = written;
-        } else {
-          op = '==';
-        }
-        const opText = written === 'in' || written === '==' ? '' : ` ${written}`;
-        return { kind: 'match', left, op, right, negated, implicit: written === 'in' || written === '==', text: `${left.text}${opText} ${right.text}`, range };
-      }
-      case 'vmap': {
-        const keyExpr = this.expression(prop(body, 'key'));
-        const map = this.mapData(prop(body, 'data'));
-        return { kind: 'vmap', key: keyExpr, map, text: `${keyExpr.text} vmap ${map.text}`, range };
-      }
-      case 'mangle': {
-        const target = this.expression(prop(body, 'key'));
-        const value = this.expression(prop(body, 'value'));
-        const text = `${target.text} set ${value.text}`;
-        if ((target.kind === 'meta' || target.kind === 'ct') && target.key === 'mark' && !(target.kind === 'ct' && target.direction)) {
-          return { kind: 'mark', target: target.kind === 'meta' ? 'meta mark' : 'ct mark', value, text, range };
-        }
-        return { kind: 'mangle', key: target, value, text, range };
-      }
-      case 'counter': {
-        if (body.t === 'string') return { kind: 'counter', name: body.v, text: `counter name ${JSON.stringify(body.v)}`, range };
-        const packets = num(prop(body, 'packets'));
-        const bytes = num(prop(body, 'bytes'));
-        const out: NftStatement = { kind: 'counter', text: packets !== undefined ? `counter packets ${packets} bytes ${bytes ?? 0}` : 'counter', range };
-        if (packets !== undefined) out.packets = packets;
-        if (bytes !== undefined) out.bytes = bytes;
-        return out;
-      }
-      case 'log': {
-        const options: Record<string, string> = {};
-        if (body.t === 'object') {
-          for (let k = 0; k < body.keys.length; k++) {
-            const x = body.values[k];
-            options[body.keys[k]] = x.t === 'string' ? x.v : x.t === 'number' || x.t === 'literal' ? String(x.v) : this.strings(x).join(',');
-          }
-        }
-        const out: NftStatement = { kind: 'log', options, text: ['log', ...Object.entries(options).map(([k, x]) => (k === 'prefix' ? `prefix ${JSON.stringify(x)}` : `${k} ${x}`))].join(' '), range };
-        if (options.prefix !== undefined) out.prefix = options.prefix;
-        if (options.level !== undefined) out.level = options.level;
-        if (options.group !== undefined) out.group = Number(options.group);
-        return out;
-      }
-      case 'limit': {
-        if (body.t === 'string') return { kind: 'limit', name: body.v, over: false, text: `limit name ${JSON.stringify(body.v)}`, range };
-        const rate = num(prop(body, 'rate'));
-        const per = str(prop(body, 'per')) ?? 'second';
-        const unit = str(prop(body, 'rate_unit'));
-        const over = prop(body, 'inv')?.t === 'literal' && (prop(body, 'inv') as { v: unknown }).v === true;
-        const rateText = unit && unit !== 'packets' ? `${rate} ${unit}/${per}` : `${rate}/${per}`;
-        const out: NftStatement = { kind: 'limit', over, rate: rateText, text: `limit rate ${over ? 'over ' : ''}${rateText}`, range };
-        const burst = num(prop(body, 'burst'));
-        if (burst !== undefined && burst > 0) {
-          const bu = str(prop(body, 'burst_unit'));
-          out.burst = `${burst} ${bu ?? 'packets'}`;
-          out.text += ` burst ${out.burst}`;
-        }
-        return out;
-      }
-      case 'quota': {
-        if (body.t === 'string') return { kind: 'quota', name: body.v, over: false, text: `quota name ${JSON.stringify(body.v)}`, range };
-        const val = num(prop(body, 'val'));
-        const unit = str(prop(body, 'val_unit')) ?? 'bytes';
-        const over = prop(body, 'inv')?.t === 'literal' && (prop(body, 'inv') as { v: unknown }).v === true;
-        const out: NftStatement = { kind: 'quota', over, amount: `${val} ${unit}`, text: `quota ${over ? 'over ' : ''}${val} ${unit}`, range };
-        const used = num(prop(body, 'used'));
-        if (used !== undefined && used > 0) out.used = `${used} ${str(prop(body, 'used_unit')) ?? 'bytes'}`;
-        return out;
-      }
-      case 'reject': {
-        const type = str(prop(body, 'type'));
-        const code = str(prop(body, 'expr'));
-        const out: NftStatement = { kind: 'reject', text: 'reject', range };
-        if (type) {
-          out.type = type === 'tcp reset' ? 'tcp reset' : type;
-          out.with = type === 'tcp reset' ? 'tcp reset' : `${type} type ${code ?? ''}`.trim();
-          if (code) out.code = code;
-          out.text = `reject with ${out.with}`;
-        }
-        return out;
-      }
+      case 'goto':
+        return this.jumpStatement(key, body, range);
+      case 'match':
+        return this.matchStatement(body, range);
+      case 'vmap':
+        return this.vmapStatement(body, range);
+      case 'mangle':
+        return this.mangleStatement(body, range);
+      case 'counter':
+        return this.counterStatement(body, range);
+      case 'log':
+        return this.logStatement(body, range);
+      case 'limit':
+        return this.limitStatement(body, range);
+      case 'quota':
+        return this.quotaStatement(body, range);
+      case 'reject':
+        return this.rejectStatement(body, range);
       case 'dnat':
       case 'snat':
       case 'masquerade':
-      case 'redirect': {
-        const out: NftStatement = { kind: 'nat', type: key, flags: this.strings(prop(body, 'flags')), text: key, range };
-        const family = str(prop(body, 'family'));
-        if (family === 'ip' || family === 'ip6') out.family = family;
-        const addr = prop(body, 'addr');
-        const port = prop(body, 'port');
-        if (addr) out.addr = this.expression(addr);
-        if (port) out.port = this.expression(port);
-        const typeFlags = this.strings(prop(body, 'type_flags'));
-        if (typeFlags.length > 0) out.typeFlags = typeFlags;
-        const to = out.addr && out.port ? `${out.addr.text}:${out.port.text}` : out.addr ? out.addr.text : out.port ? `:${out.port.text}` : undefined;
-        if (out.addr && !out.port) out.to = out.addr;
-        else if (out.port && !out.addr) out.to = out.port;
-        else if (to !== undefined) out.to = { kind: 'value', value: to, text: to, range };
-        out.text = [key, out.family, to !== undefined ? `to ${to}` : undefined, out.flags.length ? out.flags.join(',') : undefined].filter(Boolean).join(' ');
-        return out;
-      }
-      case 'set': {
-        const op = str(prop(body, 'op'));
-        const setValue = prop(body, 'set');
-        const setName = str(setValue);
-        if ((op === 'add' || op === 'update' || op === 'delete') && setName !== undefined && setValue) {
-          const name = setName.replace(/^@/, '');
-          const setRange = this.innerRange(setValue);
-          this.setRef(name, setRange);
-          const keyExpr = this.expression(prop(body, 'elem'));
-          const stmts = prop(body, 'stmt');
-          const statements = stmts && stmts.t === 'array' ? stmts.items.map((s) => this.statement(s).text) : [];
-          const out: NftStatement = { kind: 'setUpdate', op, set: name, setRange, key: keyExpr, statements, text: `${op} @${name} { ${[keyExpr.text, ...statements].join(' ')} }`, range };
-          const timeout = num(prop(prop(body, 'elem'), 'timeout'));
-          if (timeout !== undefined) out.timeout = formatDuration(timeout);
-          return out;
-        }
-        break;
-      }
-      case 'map': {
-        // `update @m { ip saddr : tcp sport }`
-        const op = str(prop(body, 'op'));
-        const mapValue = prop(body, 'map');
-        const mapName = str(mapValue);
-        if ((op === 'add' || op === 'update' || op === 'delete') && mapName !== undefined && mapValue) {
-          const name = mapName.replace(/^@/, '');
-          const setRange = this.innerRange(mapValue);
-          this.setRef(name, setRange);
-          const keyExpr = this.expression(prop(body, 'elem'));
-          const data = this.expression(prop(body, 'data'));
-          return { kind: 'setUpdate', op, set: name, setRange, key: keyExpr, data, statements: [], text: `${op} @${name} { ${keyExpr.text} : ${data.text} }`, range };
-        }
-        break;
-      }
+      case 'redirect':
+        return this.natStatement(key, body, range);
+      case 'set':
+        return this.setUpdateStatement(body, range);
+      case 'map':
+        return this.mapUpdateStatement(body, range);
       case 'ct helper':
       case 'ct timeout':
       case 'ct expectation':
-      case 'secmark': {
-        // object references: `ct helper set "ftp"`, `meta secmark set "ssh"`
-        const target: NftExpression = key === 'secmark'
-          ? { kind: 'meta', key: 'secmark', text: 'meta secmark', range }
-          : { kind: 'ct', key: key.slice(3), text: key, range };
-        const value = this.expression(body);
-        return { kind: 'mangle', key: target, value, text: `${target.text} set ${value.text}`, range };
-      }
-      case 'xt': {
-        const type = str(prop(body, 'type'));
-        const name = str(prop(body, 'name'));
-        if ((type === 'match' || type === 'target' || type === 'watcher') && name) return { kind: 'xt', type, name, text: `xt ${type} ${name}`, range };
-        break;
+      case 'secmark':
+        return this.objectSetStatement(key, body, range);
+      case 'xt':
+        return this.xtStatement(body, range);
+    }
+    return undefined;
+  }
+
+  private jumpStatement(key: 'jump' | 'goto', body: JValue, range: Range): NftStatement | undefined {
+    const target = prop(body, 'target');
+    const chain = str(target);
+    if (chain === undefined || !target) return undefined;
+    const chainRange = this.innerRange(target);
+    this.chainRef(chain, chainRange, key);
+    return { kind: 'verdict', verdict: key, chain, chainRange, text: `${key} ${chain}`, range };
+  }
+
+  private matchStatement(body: JValue, range: Range): NftStatement | undefined {
+    const left = this.expression(prop(body, 'left'));
+    const right = this.expression(prop(body, 'right'));
+    const written = str(prop(body, 'op')) ?? '==';
+    const setLike = right.kind === 'set' || right.kind === 'setRef' || right.kind === 'list';
+    let op: NftRelationalOperator;
+    let negated = false;
+    if (written === '!=') {
+      op = setLike ? 'in' : '!=';
+      negated = true;
+    } else if (written === '==' || written === 'in') {
+      // nft -j prints an implicit operator as "==", or as "in" for flags (`ct state new`)
+      const bitmask = (left.kind === 'ct' && BITMASK_KEYS.has(`ct:${left.key}`)) || (left.kind === 'payload' && BITMASK_KEYS.has(`${left.protocol}:${left.field}`));
+      op = setLike || written === 'in' || bitmask ? 'in' : '==';
+    } else if (written === '<' || written === '>' || written === '<=' || written === '>=') {
+      op = written;
+    } else {
+      op = '==';
+    }
+    const opText = written === 'in' || written === '==' ? '' : ` ${written}`;
+    return { kind: 'match', left, op, right, negated, implicit: written === 'in' || written === '==', text: `${left.text}${opText} ${right.text}`, range };
+  }
+
+  private vmapStatement(body: JValue, range: Range): NftStatement | undefined {
+    const keyExpr = this.expression(prop(body, 'key'));
+    const map = this.mapData(prop(body, 'data'));
+    return { kind: 'vmap', key: keyExpr, map, text: `${keyExpr.text} vmap ${map.text}`, range };
+  }
+
+  private mangleStatement(body: JValue, range: Range): NftStatement | undefined {
+    const target = this.expression(prop(body, 'key'));
+    const value = this.expression(prop(body, 'value'));
+    const text = `${target.text} set ${value.text}`;
+    if ((target.kind === 'meta' || target.kind === 'ct') && target.key === 'mark' && !(target.kind === 'ct' && target.direction)) {
+      return { kind: 'mark', target: target.kind === 'meta' ? 'meta mark' : 'ct mark', value, text, range };
+    }
+    return { kind: 'mangle', key: target, value, text, range };
+  }
+
+  private counterStatement(body: JValue, range: Range): NftStatement | undefined {
+    if (body.t === 'string') return { kind: 'counter', name: body.v, text: `counter name ${JSON.stringify(body.v)}`, range };
+    const packets = num(prop(body, 'packets'));
+    const bytes = num(prop(body, 'bytes'));
+    const out: NftStatement = { kind: 'counter', text: packets !== undefined ? `counter packets ${packets} bytes ${bytes ?? 0}` : 'counter', range };
+    if (packets !== undefined) out.packets = packets;
+    if (bytes !== undefined) out.bytes = bytes;
+    return out;
+  }
+
+  private logStatement(body: JValue, range: Range): NftStatement | undefined {
+    const options: Record<string, string> = {};
+    if (body.t === 'object') {
+      for (let k = 0; k < body.keys.length; k++) {
+        const x = body.values[k];
+        options[body.keys[k]] = x.t === 'string' ? x.v : x.t === 'number' || x.t === 'literal' ? String(x.v) : this.strings(x).join(',');
       }
     }
-    return { kind: 'raw', text: this.render(v), range };
+    const out: NftStatement = { kind: 'log', options, text: ['log', ...Object.entries(options).map(([k, x]) => (k === 'prefix' ? `prefix ${JSON.stringify(x)}` : `${k} ${x}`))].join(' '), range };
+    if (options.prefix !== undefined) out.prefix = options.prefix;
+    if (options.level !== undefined) out.level = options.level;
+    if (options.group !== undefined) out.group = Number(options.group);
+    return out;
+  }
+
+  private limitStatement(body: JValue, range: Range): NftStatement | undefined {
+    if (body.t === 'string') return { kind: 'limit', name: body.v, over: false, text: `limit name ${JSON.stringify(body.v)}`, range };
+    const rate = num(prop(body, 'rate'));
+    const per = str(prop(body, 'per')) ?? 'second';
+    const unit = str(prop(body, 'rate_unit'));
+    const over = prop(body, 'inv')?.t === 'literal' && (prop(body, 'inv') as { v: unknown }).v === true;
+    const rateText = unit && unit !== 'packets' ? `${rate} ${unit}/${per}` : `${rate}/${per}`;
+    const out: NftStatement = { kind: 'limit', over, rate: rateText, text: `limit rate ${over ? 'over ' : ''}${rateText}`, range };
+    const burst = num(prop(body, 'burst'));
+    if (burst !== undefined && burst > 0) {
+      const bu = str(prop(body, 'burst_unit'));
+      out.burst = `${burst} ${bu ?? 'packets'}`;
+      out.text += ` burst ${out.burst}`;
+    }
+    return out;
+  }
+
+  private quotaStatement(body: JValue, range: Range): NftStatement | undefined {
+    if (body.t === 'string') return { kind: 'quota', name: body.v, over: false, text: `quota name ${JSON.stringify(body.v)}`, range };
+    const val = num(prop(body, 'val'));
+    const unit = str(prop(body, 'val_unit')) ?? 'bytes';
+    const over = prop(body, 'inv')?.t === 'literal' && (prop(body, 'inv') as { v: unknown }).v === true;
+    const out: NftStatement = { kind: 'quota', over, amount: `${val} ${unit}`, text: `quota ${over ? 'over ' : ''}${val} ${unit}`, range };
+    const used = num(prop(body, 'used'));
+    if (used !== undefined && used > 0) out.used = `${used} ${str(prop(body, 'used_unit')) ?? 'bytes'}`;
+    return out;
+  }
+
+  private rejectStatement(body: JValue, range: Range): NftStatement | undefined {
+    const type = str(prop(body, 'type'));
+    const code = str(prop(body, 'expr'));
+    const out: NftStatement = { kind: 'reject', text: 'reject', range };
+    if (type) {
+      out.type = type === 'tcp reset' ? 'tcp reset' : type;
+      out.with = type === 'tcp reset' ? 'tcp reset' : `${type} type ${code ?? ''}`.trim();
+      if (code) out.code = code;
+      out.text = `reject with ${out.with}`;
+    }
+    return out;
+  }
+
+  private natStatement(key: 'dnat' | 'snat' | 'masquerade' | 'redirect', body: JValue, range: Range): NftStatement | undefined {
+    const out: NftStatement = { kind: 'nat', type: key, flags: this.strings(prop(body, 'flags')), text: key, range };
+    const family = str(prop(body, 'family'));
+    if (family === 'ip' || family === 'ip6') out.family = family;
+    const addr = prop(body, 'addr');
+    const port = prop(body, 'port');
+    if (addr) out.addr = this.expression(addr);
+    if (port) out.port = this.expression(port);
+    const typeFlags = this.strings(prop(body, 'type_flags'));
+    if (typeFlags.length > 0) out.typeFlags = typeFlags;
+    const to = out.addr && out.port ? `${out.addr.text}:${out.port.text}` : out.addr ? out.addr.text : out.port ? `:${out.port.text}` : undefined;
+    if (out.addr && !out.port) out.to = out.addr;
+    else if (out.port && !out.addr) out.to = out.port;
+    else if (to !== undefined) out.to = { kind: 'value', value: to, text: to, range };
+    out.text = [key, out.family, to !== undefined ? `to ${to}` : undefined, out.flags.length ? out.flags.join(',') : undefined].filter(Boolean).join(' ');
+    return out;
+  }
+
+  /** The operation and the set (`"set"`) or map (`"map"`) of a set or map update, its reference reported. */
+  private updated(body: JValue, which: 'set' | 'map'): { op: 'add' | 'update' | 'delete'; name: string; setRange: Range } | undefined {
+    const op = str(prop(body, 'op'));
+    const setValue = prop(body, which);
+    const setName = str(setValue);
+    if (!((op === 'add' || op === 'update' || op === 'delete') && setName !== undefined && setValue)) return undefined;
+    const name = setName.replace(/^@/, '');
+    const setRange = this.innerRange(setValue);
+    this.setRef(name, setRange);
+    return { op, name, setRange };
+  }
+
+  private setUpdateStatement(body: JValue, range: Range): NftStatement | undefined {
+    const update = this.updated(body, 'set');
+    if (update) {
+      const { op, name, setRange } = update;
+      const keyExpr = this.expression(prop(body, 'elem'));
+      const stmts = prop(body, 'stmt');
+      const statements = stmts && stmts.t === 'array' ? stmts.items.map((s) => this.statement(s).text) : [];
+      const out: NftStatement = { kind: 'setUpdate', op, set: name, setRange, key: keyExpr, statements, text: `${op} @${name} { ${[keyExpr.text, ...statements].join(' ')} }`, range };
+      const timeout = num(prop(prop(body, 'elem'), 'timeout'));
+      if (timeout !== undefined) out.timeout = formatDuration(timeout);
+      return out;
+    }
+    return undefined;
+  }
+
+  private mapUpdateStatement(body: JValue, range: Range): NftStatement | undefined {
+    // `update @m { ip saddr : tcp sport }`
+    const update = this.updated(body, 'map');
+    if (update) {
+      const { op, name, setRange } = update;
+      const keyExpr = this.expression(prop(body, 'elem'));
+      const data = this.expression(prop(body, 'data'));
+      return { kind: 'setUpdate', op, set: name, setRange, key: keyExpr, data, statements: [], text: `${op} @${name} { ${keyExpr.text} : ${data.text} }`, range };
+    }
+    return undefined;
+  }
+
+  private objectSetStatement(key: string, body: JValue, range: Range): NftStatement | undefined {
+    // object references: `ct helper set "ftp"`, `meta secmark set "ssh"`
+    const target: NftExpression = key === 'secmark' ? { kind: 'meta', key: 'secmark', text: 'meta secmark', range } : { kind: 'ct', key: key.slice(3), text: key, range };
+    const value = this.expression(body);
+    return { kind: 'mangle', key: target, value, text: `${target.text} set ${value.text}`, range };
+  }
+
+  private xtStatement(body: JValue, range: Range): NftStatement | undefined {
+    const type = str(prop(body, 'type'));
+    const name = str(prop(body, 'name'));
+    if ((type === 'match' || type === 'target' || type === 'watcher') && name) return { kind: 'xt', type, name, text: `xt ${type} ${name}`, range };
+    return undefined;
   }
 
   private chainRef(name: string, range: Range, role: 'jump' | 'goto'): void {
@@ -861,66 +861,37 @@ class NftJsonBuilder {
       }
       return left;
     }
+    return this.typedExpression(key, body, range) ?? { kind: 'raw', text: this.render(v), range };
+  }
+
+  /** The expression of type `key` as the model types it, or undefined for one kept raw. */
+  private typedExpression(key: string, body: JValue, range: Range): NftExpression | undefined {
     switch (key) {
-      case 'payload': {
-        const protocol = str(prop(body, 'protocol'));
-        const field = str(prop(body, 'field'));
-        if (protocol && field) return { kind: 'payload', protocol, field, text: `${protocol} ${field}`, range };
-        const base = str(prop(body, 'base'));
-        const raw = `@${base},${num(prop(body, 'offset'))},${num(prop(body, 'len'))}`;
-        return { kind: 'payload', protocol: 'raw', field: raw, text: raw, range };
-      }
+      case 'payload':
+        return this.payloadExpression(body, range);
       case 'meta': {
         const k = str(prop(body, 'key')) ?? '';
         return { kind: 'meta', key: k, text: `meta ${k}`, range };
       }
-      case 'ct': {
-        const k = str(prop(body, 'key')) ?? '';
-        const dir = str(prop(body, 'dir'));
-        const family = str(prop(body, 'family'));
-        const e: NftExpression = { kind: 'ct', key: k, text: ['ct', dir, family, k].filter(Boolean).join(' '), range };
-        if (dir === 'original' || dir === 'reply') e.direction = dir;
-        if (family === 'ip' || family === 'ip6') e.family = family;
-        return e;
-      }
+      case 'ct':
+        return this.ctExpression(body, range);
       case 'fib': {
         const flags = this.strings(prop(body, 'flags'));
         const result = str(prop(body, 'result')) ?? '';
         return { kind: 'fib', flags, result, text: `fib ${flags.join(' . ')} ${result}`, range };
       }
-      case 'numgen': {
-        const mode = str(prop(body, 'mode')) === 'inc' ? 'inc' : 'random';
-        const mod = num(prop(body, 'mod')) ?? 0;
-        const offset = num(prop(body, 'offset'));
-        const e: NftExpression = { kind: 'numgen', mode, mod, text: `numgen ${mode} mod ${mod}${offset ? ` offset ${offset}` : ''}`, range };
-        if (offset !== undefined) e.offset = offset;
-        return e;
-      }
+      case 'numgen':
+        return this.numgenExpression(body, range);
       case 'jhash':
-      case 'symhash': {
-        const mod = num(prop(body, 'mod')) ?? 0;
-        const e: NftExpression = { kind: 'hash', function: key, mod, text: '', range };
-        const inner = prop(body, 'expr');
-        if (inner) e.expr = this.expression(inner);
-        const seed = num(prop(body, 'seed'));
-        if (seed !== undefined) e.seed = seed;
-        const offset = num(prop(body, 'offset'));
-        if (offset !== undefined) e.offset = offset;
-        e.text = [key, e.expr?.text, `mod ${mod}`, seed !== undefined ? `seed 0x${seed.toString(16)}` : undefined, offset ? `offset ${offset}` : undefined].filter(Boolean).join(' ');
-        return e;
-      }
+      case 'symhash':
+        return this.hashExpression(key, body, range);
       case 'concat': {
         if (body.t !== 'array') break;
         const parts = body.items.map((x) => this.expression(x));
         return { kind: 'concat', parts, text: parts.map((p) => p.text).join(' . '), range };
       }
-      case 'prefix': {
-        const addr = this.expression(prop(body, 'addr')).text;
-        const len = num(prop(body, 'len')) ?? 0;
-        const problem = prefixProblem(addr, len);
-        if (problem) this.diag(range, 'error', 'bad-prefix', problem);
-        return { kind: 'prefix', address: addr, length: len, text: `${addr}/${len}`, range };
-      }
+      case 'prefix':
+        return this.prefixExpression(body, range);
       case 'range': {
         if (body.t !== 'array' || body.items.length !== 2) break;
         const from = this.expression(body.items[0]).text;
@@ -942,7 +913,56 @@ class NftJsonBuilder {
         return { ...inner, range };
       }
     }
-    return { kind: 'raw', text: this.render(v), range };
+    return undefined;
+  }
+
+  private payloadExpression(body: JValue, range: Range): NftExpression {
+    const protocol = str(prop(body, 'protocol'));
+    const field = str(prop(body, 'field'));
+    if (protocol && field) return { kind: 'payload', protocol, field, text: `${protocol} ${field}`, range };
+    const base = str(prop(body, 'base'));
+    const raw = `@${base},${num(prop(body, 'offset'))},${num(prop(body, 'len'))}`;
+    return { kind: 'payload', protocol: 'raw', field: raw, text: raw, range };
+  }
+
+  private ctExpression(body: JValue, range: Range): NftExpression {
+    const k = str(prop(body, 'key')) ?? '';
+    const dir = str(prop(body, 'dir'));
+    const family = str(prop(body, 'family'));
+    const e: NftExpression = { kind: 'ct', key: k, text: ['ct', dir, family, k].filter(Boolean).join(' '), range };
+    if (dir === 'original' || dir === 'reply') e.direction = dir;
+    if (family === 'ip' || family === 'ip6') e.family = family;
+    return e;
+  }
+
+  private numgenExpression(body: JValue, range: Range): NftExpression {
+    const mode = str(prop(body, 'mode')) === 'inc' ? 'inc' : 'random';
+    const mod = num(prop(body, 'mod')) ?? 0;
+    const offset = num(prop(body, 'offset'));
+    const e: NftExpression = { kind: 'numgen', mode, mod, text: `numgen ${mode} mod ${mod}${offset ? ` offset ${offset}` : ''}`, range };
+    if (offset !== undefined) e.offset = offset;
+    return e;
+  }
+
+  private hashExpression(key: 'jhash' | 'symhash', body: JValue, range: Range): NftExpression {
+    const mod = num(prop(body, 'mod')) ?? 0;
+    const e: NftExpression = { kind: 'hash', function: key, mod, text: '', range };
+    const inner = prop(body, 'expr');
+    if (inner) e.expr = this.expression(inner);
+    const seed = num(prop(body, 'seed'));
+    if (seed !== undefined) e.seed = seed;
+    const offset = num(prop(body, 'offset'));
+    if (offset !== undefined) e.offset = offset;
+    e.text = [key, e.expr?.text, `mod ${mod}`, seed !== undefined ? `seed 0x${seed.toString(16)}` : undefined, offset ? `offset ${offset}` : undefined].filter(Boolean).join(' ');
+    return e;
+  }
+
+  private prefixExpression(body: JValue, range: Range): NftExpression {
+    const addr = this.expression(prop(body, 'addr')).text;
+    const len = num(prop(body, 'len')) ?? 0;
+    const problem = prefixProblem(addr, len);
+    if (problem) this.diag(range, 'error', 'bad-prefix', problem);
+    return { kind: 'prefix', address: addr, length: len, text: `${addr}/${len}`, range };
   }
 
   /** The data of a vmap or map: an anonymous map `{"set": [[k, v], …]}` or `"@name"`. */
@@ -1030,14 +1050,14 @@ class NftJsonBuilder {
     for (const ref of this.pending) {
       let kind: SymbolKind = 'chain';
       if (ref.kind === 'set') kind = this.setKinds.get(`${ref.table.id}\u0000${ref.name}`) ?? 'set';
-      this.symbols.reference({ kind, name: ref.name, scope: ref.table.id, range: ref.range, role: ref.role });
+      this.sink.reference({ kind, name: ref.name, scope: ref.table.id, range: ref.range, role: ref.role });
       if (this.defined.has(`${kind}\u0000${ref.table.id}\u0000${ref.name}`)) {
         if ((ref.role === 'jump' || ref.role === 'goto') && ref.table.chainByName.get(ref.name)?.hook !== undefined) {
           this.diag(ref.range, 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', ref.name));
         }
         continue;
       }
-      const declaredHere = this.declaredTables.has(ref.table.id);
+      const declaredHere = this.sink.declaredTables.has(ref.table.id);
       if (ref.role === 'command' && !declaredHere) continue;
       const severity: Severity = declaredHere ? 'error' : 'warning';
       if (ref.kind === 'chain') {
@@ -1057,4 +1077,3 @@ export function parseNftJson(text: string): NftRuleset {
     return emptyNftRuleset('json', new LineIndex(text).lineCount, t('The nft JSON reader failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));
   }
 }
-

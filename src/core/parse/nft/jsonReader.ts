@@ -38,7 +38,196 @@ export interface JsonError {
 export const MAX_JSON_DEPTH = 512;
 
 class Failure {
-  constructor(readonly offset: number, readonly message: string) {}
+  constructor(
+    readonly offset: number,
+    readonly message: string,
+  ) {}
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/** One reading of a JSON text: the text and where it is at. */
+class JsonCursor {
+  i: number;
+  private readonly n: number;
+
+  constructor(
+    private readonly text: string,
+    from: number,
+  ) {
+    this.i = from;
+    this.n = text.length;
+  }
+
+  fail(message: string, at = this.i): never {
+    throw new Failure(Math.min(at, this.n), message);
+  }
+
+  skipWs(): void {
+    const text = this.text;
+    const n = this.n;
+    let i = this.i;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
+      else break;
+    }
+    this.i = i;
+  }
+
+  describe(at: number): string {
+    return at >= this.n ? 'the end of the text' : JSON.stringify(this.text[at]);
+  }
+
+  readString(): JString {
+    const text = this.text;
+    const start = this.i;
+    this.i++; // opening quote
+    let out = '';
+    let chunk = this.i;
+    for (;;) {
+      const i = this.i;
+      if (i >= this.n) this.fail('unterminated string', start);
+      const c = text.charCodeAt(i);
+      if (c === 34) {
+        out += text.slice(chunk, i);
+        this.i = i + 1;
+        return { t: 'string', v: out, start, end: this.i };
+      }
+      if (c === 92) {
+        out += text.slice(chunk, i) + this.escape();
+        this.i += 2;
+        chunk = this.i;
+        continue;
+      }
+      if (c < 32) this.fail('control character in a string');
+      this.i = i + 1;
+    }
+  }
+
+  /** The character the escape at i stands for (i moves past a \u escape's four digits). */
+  private escape(): string {
+    const e = this.text[this.i + 1];
+    switch (e) {
+      case '"':
+        return '"';
+      case '\\':
+        return '\\';
+      case '/':
+        return '/';
+      case 'b':
+        return '\b';
+      case 'f':
+        return '\f';
+      case 'n':
+        return '\n';
+      case 'r':
+        return '\r';
+      case 't':
+        return '\t';
+      case 'u': {
+        const hex = this.text.slice(this.i + 2, this.i + 6);
+        if (!/^[0-9A-Fa-f]{4}$/.test(hex)) this.fail('bad \\u escape');
+        this.i += 4;
+        return String.fromCharCode(parseInt(hex, 16));
+      }
+      default:
+        return this.fail('bad escape in a string');
+    }
+  }
+
+  readValue(depth: number): JValue {
+    if (depth > MAX_JSON_DEPTH) this.fail('nested too deeply');
+    this.skipWs();
+    if (this.i >= this.n) this.fail('unexpected end of the text');
+    const c = this.text.charCodeAt(this.i);
+    if (c === 123 /* { */) return this.readObject(depth);
+    if (c === 91 /* [ */) return this.readArray(depth);
+    if (c === 34) return this.readString();
+    return this.readScalar();
+  }
+
+  private readObject(depth: number): JValue {
+    const text = this.text;
+    const start = this.i++;
+    const keys: string[] = [];
+    const values: JValue[] = [];
+    this.skipWs();
+    if (text.charCodeAt(this.i) === 125) {
+      this.i++;
+      return { t: 'object', keys, values, start, end: this.i };
+    }
+    for (;;) {
+      this.skipWs();
+      if (text.charCodeAt(this.i) !== 34) this.fail(`expected a property name in double quotes, found ${this.describe(this.i)}`);
+      keys.push(this.readString().v);
+      this.skipWs();
+      if (text.charCodeAt(this.i) !== 58) this.fail(`expected ":" after a property name, found ${this.describe(this.i)}`);
+      this.i++;
+      values.push(this.readValue(depth + 1));
+      this.skipWs();
+      const d = text.charCodeAt(this.i);
+      if (d === 44) {
+        this.i++;
+        continue;
+      }
+      if (d === 125) {
+        this.i++;
+        return { t: 'object', keys, values, start, end: this.i };
+      }
+      this.fail(`expected "," or "}", found ${this.describe(this.i)}`);
+    }
+  }
+
+  private readArray(depth: number): JValue {
+    const text = this.text;
+    const start = this.i++;
+    const items: JValue[] = [];
+    this.skipWs();
+    if (text.charCodeAt(this.i) === 93) {
+      this.i++;
+      return { t: 'array', items, start, end: this.i };
+    }
+    for (;;) {
+      items.push(this.readValue(depth + 1));
+      this.skipWs();
+      const d = text.charCodeAt(this.i);
+      if (d === 44) {
+        this.i++;
+        continue;
+      }
+      if (d === 93) {
+        this.i++;
+        return { t: 'array', items, start, end: this.i };
+      }
+      this.fail(`expected "," or "]", found ${this.describe(this.i)}`);
+    }
+  }
+
+  /** true, false, null or a number. */
+  private readScalar(): JValue {
+    const text = this.text;
+    const start = this.i;
+    if (text.startsWith('true', start)) {
+      this.i += 4;
+      return { t: 'literal', v: true, start, end: this.i };
+    }
+    if (text.startsWith('false', start)) {
+      this.i += 5;
+      return { t: 'literal', v: false, start, end: this.i };
+    }
+    if (text.startsWith('null', start)) {
+      this.i += 4;
+      return { t: 'literal', v: null, start, end: this.i };
+    }
+    NUMBER.lastIndex = start;
+    const m = NUMBER.exec(text);
+    if (m && m[0].length > 0) {
+      this.i += m[0].length;
+      return { t: 'number', v: Number(m[0]), start, end: this.i };
+    }
+    return this.fail(`unexpected ${this.describe(start)}`);
+  }
 }
 
 /**
@@ -46,160 +235,17 @@ class Failure {
  * whole text). `error` is set when the text is not JSON; `value` then is undefined.
  */
 export function readJson(text: string, from = 0): { value?: JValue; error?: JsonError } {
-  let i = from;
-  const n = text.length;
-
-  const fail = (message: string, at = i): never => {
-    throw new Failure(Math.min(at, n), message);
-  };
-
-  const skipWs = (): void => {
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
-      else break;
-    }
-  };
-
-  const describe = (at: number): string => (at >= n ? 'the end of the text' : JSON.stringify(text[at]));
-
-  const readString = (): JString => {
-    const start = i;
-    i++; // opening quote
-    let out = '';
-    let chunk = i;
-    for (;;) {
-      if (i >= n) fail('unterminated string', start);
-      const c = text.charCodeAt(i);
-      if (c === 34) {
-        out += text.slice(chunk, i);
-        i++;
-        return { t: 'string', v: out, start, end: i };
-      }
-      if (c === 92) {
-        out += text.slice(chunk, i);
-        const e = text[i + 1];
-        switch (e) {
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          case '/': out += '/'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
-          case 'u': {
-            const hex = text.slice(i + 2, i + 6);
-            if (!/^[0-9A-Fa-f]{4}$/.test(hex)) fail('bad \\u escape');
-            out += String.fromCharCode(parseInt(hex, 16));
-            i += 4;
-            break;
-          }
-          default:
-            fail('bad escape in a string');
-        }
-        i += 2;
-        chunk = i;
-        continue;
-      }
-      if (c < 32) fail('control character in a string');
-      i++;
-    }
-  };
-
-  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-
-  const readValue = (depth: number): JValue => {
-    if (depth > MAX_JSON_DEPTH) fail('nested too deeply');
-    skipWs();
-    if (i >= n) fail('unexpected end of the text');
-    const c = text.charCodeAt(i);
-    const start = i;
-    if (c === 123 /* { */) {
-      i++;
-      const keys: string[] = [];
-      const values: JValue[] = [];
-      skipWs();
-      if (text.charCodeAt(i) === 125) {
-        i++;
-        return { t: 'object', keys, values, start, end: i };
-      }
-      for (;;) {
-        skipWs();
-        if (text.charCodeAt(i) !== 34) fail(`expected a property name in double quotes, found ${describe(i)}`);
-        keys.push(readString().v);
-        skipWs();
-        if (text.charCodeAt(i) !== 58) fail(`expected ":" after a property name, found ${describe(i)}`);
-        i++;
-        values.push(readValue(depth + 1));
-        skipWs();
-        const d = text.charCodeAt(i);
-        if (d === 44) {
-          i++;
-          continue;
-        }
-        if (d === 125) {
-          i++;
-          return { t: 'object', keys, values, start, end: i };
-        }
-        fail(`expected "," or "}", found ${describe(i)}`);
-      }
-    }
-    if (c === 91 /* [ */) {
-      i++;
-      const items: JValue[] = [];
-      skipWs();
-      if (text.charCodeAt(i) === 93) {
-        i++;
-        return { t: 'array', items, start, end: i };
-      }
-      for (;;) {
-        items.push(readValue(depth + 1));
-        skipWs();
-        const d = text.charCodeAt(i);
-        if (d === 44) {
-          i++;
-          continue;
-        }
-        if (d === 93) {
-          i++;
-          return { t: 'array', items, start, end: i };
-        }
-        fail(`expected "," or "]", found ${describe(i)}`);
-      }
-    }
-    if (c === 34) return readString();
-    if (text.startsWith('true', i)) {
-      i += 4;
-      return { t: 'literal', v: true, start, end: i };
-    }
-    if (text.startsWith('false', i)) {
-      i += 5;
-      return { t: 'literal', v: false, start, end: i };
-    }
-    if (text.startsWith('null', i)) {
-      i += 4;
-      return { t: 'literal', v: null, start, end: i };
-    }
-    NUMBER.lastIndex = i;
-    const m = NUMBER.exec(text);
-    if (m && m[0].length > 0) {
-      i += m[0].length;
-      return { t: 'number', v: Number(m[0]), start, end: i };
-    }
-    return fail(`unexpected ${describe(i)}`);
-  };
-
+  const cursor = new JsonCursor(text, from);
   try {
     // A byte order mark is harmless.
-    if (text.charCodeAt(i) === 0xfeff) i++;
-    const value = readValue(0);
-    skipWs();
-    if (i < n) fail(`unexpected ${describe(i)} after the JSON value`);
+    if (text.charCodeAt(cursor.i) === 0xfeff) cursor.i++;
+    const value = cursor.readValue(0);
+    cursor.skipWs();
+    if (cursor.i < text.length) cursor.fail(`unexpected ${cursor.describe(cursor.i)} after the JSON value`);
     return { value };
   } catch (e) {
     if (e instanceof Failure) return { error: { offset: e.offset, message: e.message } };
-    if (e instanceof RangeError) return { error: { offset: i, message: 'nested too deeply' } };
+    if (e instanceof RangeError) return { error: { offset: cursor.i, message: 'nested too deeply' } };
     throw e;
   }
 }

@@ -47,9 +47,7 @@ export const Variable = createToken({ name: 'Variable', pattern: /\$[A-Za-z_][A-
 const BASIC = 'A-Za-z0-9_*%~';
 // A word does not start with a single `:` before a letter: `redirect to :tcp dport map { … }` is a port expression.
 // It may end in `-` or `/` (nft identifiers may: kube-proxy names chains of unnamed ports `service-…/ns/svc/tcp/`).
-const WORD_RE = new RegExp(
-  `(?:[${BASIC}]|\\[[^\\]\\s]*\\]|::|[-+/.]+(?=[${BASIC}\\[])|:(?=[0-9\\[]))(?:[${BASIC}]|\\[[^\\]\\s]*\\]|[-+/.:]+(?=[${BASIC}\\[])|::|[-/]+)*`,
-);
+const WORD_RE = new RegExp(`(?:[${BASIC}]|\\[[^\\]\\s]*\\]|::|[-+/.]+(?=[${BASIC}\\[])|:(?=[0-9\\[]))(?:[${BASIC}]|\\[[^\\]\\s]*\\]|[-+/.:]+(?=[${BASIC}\\[])|::|[-/]+)*`);
 const WORD_START = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*%~[-+/.:'];
 
 /** Names, keywords, numbers and addresses. Keywords below are in this category so a name may be any word. */
@@ -342,19 +340,131 @@ function heldToken(image: string, startOffset: number, tokenType: TokenType): IT
   return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, startLine: tokenLine, r: undefined } as IToken;
 }
 
+/** What the token scanners below answer when the character does not start their kind of token. */
+const NOT_HERE = -1;
+/** What they answer for a token the fast scanner leaves to Chevrotain (the whole line goes there). */
+const NOT_FAST = -2;
+
+/** The one-character tokens, by character code: their image and token type. */
+const SINGLE_CHARACTER: (readonly [string, TokenType] | undefined)[] = [];
+for (const [code, image, type] of [
+  [C.LBrace, '{', LBrace],
+  [C.RBrace, '}', RBrace],
+  [C.LParen, '(', LParen],
+  [C.RParen, ')', RParen],
+  [C.Semi, ';', Semicolon],
+  [C.Comma, ',', Comma],
+  [C.Amp, '&', Amp],
+  [C.Pipe, '|', Pipe],
+  [C.Caret, '^', Caret],
+] as const) {
+  SINGLE_CHARACTER[code] = [image, type];
+}
+
+/** The bracket, `;`, `,` or operator at i, pushed: the index after it, or NOT_HERE. */
+function punctuationEnd(s: string, i: number, c: number, tokens: IToken[]): number {
+  const single = SINGLE_CHARACTER[c];
+  if (single !== undefined) {
+    tokens.push(tok(single[0], i, single[1]));
+    return i + 1;
+  }
+  return comparisonEnd(s, i, c, tokens);
+}
+
+/** `=`, `==`, `!`, `!=`, `<`, `<=`, `<<`, `>`, `>=`, `>>` at i, pushed: the index after it, or NOT_HERE. */
+function comparisonEnd(s: string, i: number, c: number, tokens: IToken[]): number {
+  const d = s.charCodeAt(i + 1);
+  switch (c) {
+    case C.Eq:
+      if (d !== C.Eq) return push(tokens, tok('=', i, Assign), i + 1);
+      return push(tokens, tok('==', i, EqEq), i + 2);
+    case C.Bang:
+      if (d !== C.Eq) return push(tokens, tok('!', i, Bang), i + 1);
+      return push(tokens, tok('!=', i, NotEq), i + 2);
+    case C.Less:
+      if (d === C.Eq) return push(tokens, tok('<=', i, LessEq), i + 2);
+      if (d === C.Less) return push(tokens, tok('<<', i, ShiftLeft), i + 2);
+      return push(tokens, tok('<', i, Less), i + 1);
+    case C.Greater:
+      if (d === C.Eq) return push(tokens, tok('>=', i, GreaterEq), i + 2);
+      if (d === C.Greater) return push(tokens, tok('>>', i, ShiftRight), i + 2);
+      return push(tokens, tok('>', i, Greater), i + 1);
+  }
+  return NOT_HERE;
+}
+
+function push(tokens: IToken[], token: IToken, next: number): number {
+  tokens.push(token);
+  return next;
+}
+
+/** A string, `@set` or raw payload, or `$variable` at i, pushed: the index after it, NOT_FAST or NOT_HERE. */
+function quotedOrReferenceEnd(s: string, i: number, c: number, tokens: IToken[]): number {
+  switch (c) {
+    case C.Quote: {
+      const close = s.indexOf('"', i + 1);
+      if (close < 0) return NOT_FAST;
+      return push(tokens, tok(s.slice(i, close + 1), i, StringTok), close + 1);
+    }
+    case C.At: {
+      RAW_PAYLOAD_AT.lastIndex = i;
+      let m = RAW_PAYLOAD_AT.exec(s);
+      let type = RawPayload;
+      if (!m) {
+        SET_REF_AT.lastIndex = i;
+        m = SET_REF_AT.exec(s);
+        type = SetRef;
+      }
+      if (!m) return NOT_FAST;
+      return push(tokens, tok(m[0], i, type), i + m[0].length);
+    }
+    case C.Dollar: {
+      let k = i + 1;
+      const d = s.charCodeAt(k);
+      if (!((d >= 97 && d <= 122) || (d >= 65 && d <= 90) || d === C.Underscore)) return NOT_FAST;
+      while (k < s.length && isNameChar(s.charCodeAt(k))) k++;
+      return push(tokens, tok(s.slice(i, k), i, Variable), k);
+    }
+  }
+  return NOT_HERE;
+}
+
+/** `.`, `:`, `-`, `+` or `/` standing alone at i, pushed: the index after it, or NOT_HERE. */
+function separatorEnd(i: number, c: number, tokens: IToken[]): number {
+  switch (c) {
+    case C.Dot:
+      return push(tokens, tok('.', i, Dot), i + 1);
+    case C.Colon:
+      return push(tokens, tok(':', i, Colon), i + 1);
+    case C.Minus:
+      return push(tokens, tok('-', i, Minus), i + 1);
+    case C.Plus:
+      return push(tokens, tok('+', i, Plus), i + 1);
+    case C.Slash:
+      return push(tokens, tok('/', i, Slash), i + 1);
+  }
+  return NOT_HERE;
+}
+
+/** The word (or keyword) in [i, end), pushed. */
+function pushWord(s: string, i: number, end: number, c: number, intern: Map<string, string> | undefined, tokens: IToken[]): void {
+  let image = s.slice(i, end);
+  if (intern !== undefined && end - i <= MAX_INTERNED) {
+    // Short words repeat (`ip`, `saddr`, `goto`, addresses): share one string instead of a copy per token.
+    const known = intern.get(image);
+    if (known === undefined) intern.set(image, image);
+    else image = known;
+  }
+  const length = end - i;
+  tokens.push(tok(image, i, (c >= 97 && c <= 122 && length >= KEYWORD_MIN && length <= KEYWORD_MAX && KEYWORD_BY_IMAGE.get(image)) || Word));
+}
+
 /**
  * The tokens and the comment of line number `line`, exactly as `lineLexer.tokenize` gives them (with
  * `startLine` set to `line`, as the builder stamps it), or undefined when the
  * line has something this scanner leaves to Chevrotain (lexer errors, unusual characters).
  */
-export function fastLexLine(
-  s: string,
-  intern?: Map<string, string>,
-  line = 0,
-  from = 0,
-  to = s.length,
-  outliveLine = false,
-): { tokens: IToken[]; comment: IToken | undefined } | undefined {
+export function fastLexLine(s: string, intern?: Map<string, string>, line = 0, from = 0, to = s.length, outliveLine = false): { tokens: IToken[]; comment: IToken | undefined } | undefined {
   // `from` must be where a token starts (or 0): the scanner carries no state from one token to the next, so the
   // tokens from there on are the line's. It stops before the first token at or after `to`. `outliveLine`: the
   // caller keeps the tokens past the next lines (they only differ in where V8 allocates them).
@@ -371,139 +481,30 @@ export function fastLexLine(
       i++;
       continue;
     }
-    switch (c) {
-      case C.Hash: {
-        const rest = s.slice(i);
-        if (LINE_SEPARATORS.test(rest)) return undefined;
-        comment = tok(rest, i, Comment);
-        i = n;
-        continue;
-      }
-      case C.Quote: {
-        const close = s.indexOf('"', i + 1);
-        if (close < 0) return undefined;
-        tokens.push(tok(s.slice(i, close + 1), i, StringTok));
-        i = close + 1;
-        continue;
-      }
-      case C.LBrace:
-        tokens.push(tok('{', i++, LBrace));
-        continue;
-      case C.RBrace:
-        tokens.push(tok('}', i++, RBrace));
-        continue;
-      case C.LParen:
-        tokens.push(tok('(', i++, LParen));
-        continue;
-      case C.RParen:
-        tokens.push(tok(')', i++, RParen));
-        continue;
-      case C.Semi:
-        tokens.push(tok(';', i++, Semicolon));
-        continue;
-      case C.Comma:
-        tokens.push(tok(',', i++, Comma));
-        continue;
-      case C.Eq:
-        if (s.charCodeAt(i + 1) === C.Eq) {
-          tokens.push(tok('==', i, EqEq));
-          i += 2;
-        } else tokens.push(tok('=', i++, Assign));
-        continue;
-      case C.Bang:
-        if (s.charCodeAt(i + 1) === C.Eq) {
-          tokens.push(tok('!=', i, NotEq));
-          i += 2;
-        } else tokens.push(tok('!', i++, Bang));
-        continue;
-      case C.Less: {
-        const d = s.charCodeAt(i + 1);
-        if (d === C.Eq) tokens.push(tok('<=', i, LessEq));
-        else if (d === C.Less) tokens.push(tok('<<', i, ShiftLeft));
-        else {
-          tokens.push(tok('<', i++, Less));
-          continue;
-        }
-        i += 2;
-        continue;
-      }
-      case C.Greater: {
-        const d = s.charCodeAt(i + 1);
-        if (d === C.Eq) tokens.push(tok('>=', i, GreaterEq));
-        else if (d === C.Greater) tokens.push(tok('>>', i, ShiftRight));
-        else {
-          tokens.push(tok('>', i++, Greater));
-          continue;
-        }
-        i += 2;
-        continue;
-      }
-      case C.Amp:
-        tokens.push(tok('&', i++, Amp));
-        continue;
-      case C.Pipe:
-        tokens.push(tok('|', i++, Pipe));
-        continue;
-      case C.Caret:
-        tokens.push(tok('^', i++, Caret));
-        continue;
-      case C.At: {
-        RAW_PAYLOAD_AT.lastIndex = i;
-        let m = RAW_PAYLOAD_AT.exec(s);
-        let type = RawPayload;
-        if (!m) {
-          SET_REF_AT.lastIndex = i;
-          m = SET_REF_AT.exec(s);
-          type = SetRef;
-        }
-        if (!m) return undefined;
-        tokens.push(tok(m[0], i, type));
-        i += m[0].length;
-        continue;
-      }
-      case C.Dollar: {
-        let k = i + 1;
-        const d = s.charCodeAt(k);
-        if (!((d >= 97 && d <= 122) || (d >= 65 && d <= 90) || d === C.Underscore)) return undefined;
-        while (k < n && isNameChar(s.charCodeAt(k))) k++;
-        tokens.push(tok(s.slice(i, k), i, Variable));
-        i = k;
-        continue;
-      }
+    if (c === C.Hash) {
+      const rest = s.slice(i);
+      if (LINE_SEPARATORS.test(rest)) return undefined;
+      comment = tok(rest, i, Comment);
+      i = n;
+      continue;
+    }
+    let next = punctuationEnd(s, i, c, tokens);
+    if (next === NOT_HERE) next = quotedOrReferenceEnd(s, i, c, tokens);
+    if (next === NOT_FAST) return undefined;
+    if (next !== NOT_HERE) {
+      i = next;
+      continue;
     }
     const end = wordEnd(s, i);
     if (end === -2) return undefined;
     if (end > i) {
-      let image = s.slice(i, end);
-      if (intern !== undefined && end - i <= MAX_INTERNED) {
-        // Short words repeat (`ip`, `saddr`, `goto`, addresses): share one string instead of a copy per token.
-        const known = intern.get(image);
-        if (known === undefined) intern.set(image, image);
-        else image = known;
-      }
-      const length = end - i;
-      tokens.push(tok(image, i, (c >= 97 && c <= 122 && length >= KEYWORD_MIN && length <= KEYWORD_MAX && KEYWORD_BY_IMAGE.get(image)) || Word));
+      pushWord(s, i, end, c, intern, tokens);
       i = end;
       continue;
     }
-    switch (c) {
-      case C.Dot:
-        tokens.push(tok('.', i++, Dot));
-        continue;
-      case C.Colon:
-        tokens.push(tok(':', i++, Colon));
-        continue;
-      case C.Minus:
-        tokens.push(tok('-', i++, Minus));
-        continue;
-      case C.Plus:
-        tokens.push(tok('+', i++, Plus));
-        continue;
-      case C.Slash:
-        tokens.push(tok('/', i++, Slash));
-        continue;
-    }
-    return undefined;
+    next = separatorEnd(i, c, tokens);
+    if (next === NOT_HERE) return undefined;
+    i = next;
   }
   return { tokens, comment };
 }

@@ -1,4 +1,4 @@
-// Compact nodes of the nft text model (issue #8): they keep positions as numbers and make their ranges (plain
+// Compact nodes of the nft text model (docs/performance.md#memory): they keep positions as numbers and make their ranges (plain
 // `{ start, end }` objects, equal to what the parser used to store) when asked, so a 29 MB kube-proxy dump does
 // not keep millions of Range and Position objects.
 //
@@ -235,10 +235,15 @@ export class ChainNode implements NftChain {
   #store(range: Range, nameRange: Range, fullRange: Range): void {
     const line = range.start.line;
     if (
-      Number.isInteger(line) && line >= 0 &&
-      range.end.line === line && nameRange.start.line === line && nameRange.end.line === line &&
-      fullRange.start.line === line && fullRange.start.character === range.start.character &&
-      fitsColumns(range.start.character, range.end.character) && fitsColumns(nameRange.start.character, nameRange.end.character) &&
+      Number.isInteger(line) &&
+      line >= 0 &&
+      range.end.line === line &&
+      nameRange.start.line === line &&
+      nameRange.end.line === line &&
+      fullRange.start.line === line &&
+      fullRange.start.character === range.start.character &&
+      fitsColumns(range.start.character, range.end.character) &&
+      fitsColumns(nameRange.start.character, nameRange.end.character) &&
       fitsColumns(fullRange.end.line - line, fullRange.end.character)
     ) {
       this.#line = line;

@@ -7,7 +7,7 @@
 // is fine. Errors are diagnostics with a range; a bad unit is skipped and reading resumes at the next line,
 // `;` or `}`. Nothing here throws.
 //
-// Fast paths (issue 8), each giving exactly what Chevrotain gives: lines go through `fastLexLine` (the
+// Fast paths (docs/performance.md#accelerators), each giving exactly what Chevrotain gives: lines go through `fastLexLine` (the
 // Chevrotain lexer only gets the lines it cannot read), and a unit starting with a plain word, which the
 // grammar always reads as its `items` alternative, gets its CST built directly (`plainItemsUnit`; a rule in a
 // chain goes to the chain without one). A lazy rule of the shapes kube-proxy writes is not read at first: only its
@@ -17,7 +17,7 @@ import { LineStarts } from '../lines';
 import { reportLine, reportProgress } from '../../progress';
 import { SortedLineMap } from '../../model/line-map';
 import type { CstNode, IToken } from 'chevrotain';
-import { MAX_DIAGNOSTICS, type Diagnostic, type Severity } from '../../model/diagnostics';
+import { MAX_DIAGNOSTICS, type Severity } from '../../model/diagnostics';
 import { PlaceholderTally, placeholderIn } from '../placeholders';
 import {
   isNftFamily,
@@ -44,17 +44,58 @@ import {
   type NftVerdictValue,
 } from '../../model/nft';
 import { binaryRange, lineRange, type Range } from '../../model/range';
-import { Symbols, type ReferenceRole, type SymbolDefinition, type SymbolKind, type SymbolReference } from '../../model/symbols';
+import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
-import { Comma, Dot, fastLexLine, Flags, isSpace, isWordAt, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word, wordyEnd } from './lexer';
-import { ElementNode, isKnownStatementWord, isPlainConstant, itemRange, itemsRange, PLAIN_JUMP, PLAIN_SET, plainLineRefEnds, plainLineRefKinds, plainLineRefStarts, plainRuleLine, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, VerdictNode, type StatementHost } from './statements';
+import {
+  Comma,
+  Dot,
+  fastLexLine,
+  Flags,
+  isSpace,
+  isWordAt,
+  isWordy,
+  LBrace,
+  lineLexer,
+  lineOf,
+  LParen,
+  MAX_INTERNED,
+  RBrace,
+  RParen,
+  Semicolon,
+  StringTok,
+  TypeKw,
+  unquote,
+  UnterminatedString,
+  Variable,
+  Word,
+  wordyEnd,
+} from './lexer';
+import {
+  ElementNode,
+  isKnownStatementWord,
+  isPlainConstant,
+  itemRange,
+  itemsRange,
+  PLAIN_JUMP,
+  PLAIN_SET,
+  plainLineRefEnds,
+  plainLineRefKinds,
+  plainLineRefStarts,
+  plainRuleLine,
+  rangeBetween,
+  reportPlainRuleReferences,
+  setShortLivedReading,
+  StatementReader,
+  VerdictNode,
+  type StatementHost,
+} from './statements';
 import { canRereadRule, ChainDefinition, ChainNode, forgetRereadCache, groupItems, isLazyRuleSpan, LazyRule } from './nodes';
 import { ReferenceColumns } from '../../model/reference-columns';
 import { appendAll } from '../../model/append';
-import { EditedChains } from './ruleOrder';
 import { ElementDeletions } from './elementDeletions';
-import { DeletedChains } from './deletedChains';
+import { NftSink } from './sink';
+import { acceleratorsOn, type ParseOptions } from '../pipeline';
 
 /** What the first reading of a lazy rule of a plain shape looks at (nothing: see reportPlainRuleReferences); never kept. */
 const NO_STATEMENTS: NftStatement[] = [];
@@ -107,7 +148,7 @@ interface TableDefs {
   /**
    * The command from which each chain exists: chainSeq, the first chain's, unless laterChains says otherwise.
    * Whether a chain is defined is whether the symbol table has its definition. A table block is one command: its
-   * 100,000 chains need no map (issue #8).
+   * 100,000 chains need no map (docs/performance.md#memory).
    */
   chainSeq: number;
   laterChains: Map<string, number>;
@@ -123,16 +164,16 @@ interface Spec {
   next: number;
 }
 
-// Built on first parse, not at load (activation time, issue 8).
+// Built on first parse, not at load (activation time, docs/performance.md#budgets).
 let unitParserInstance: NftUnitParser | undefined;
 const unitParser = (): NftUnitParser => (unitParserInstance ??= new NftUnitParser());
 
 class NftTextBuilder implements StatementHost {
-  readonly diagnostics: Diagnostic[] = [];
-  private suppressed = 0;
-  readonly symbols: Symbols;
-  readonly tables: NftTable[] = [];
-  readonly tableById = new Map<string, NftTable>();
+  /** Where the model is built (the JSON reader builds through one too). */
+  private readonly sink: NftSink;
+  private readonly symbols: Symbols;
+  private readonly tables: NftTable[];
+  private readonly tableById: Map<string, NftTable>;
   readonly defines: NftDefine[] = [];
   private readonly defineByName = new Map<string, NftDefine>();
   readonly includes: NftInclude[] = [];
@@ -178,18 +219,10 @@ class NftTextBuilder implements StatementHost {
   /** Per table id: the first definition of each chain and set/map, and from which command on it exists. */
   private readonly defs = new Map<string, TableDefs>();
   private readonly tableDefinitions = new Map<string, SymbolDefinition>();
-  /** Tables declared in this file: references into them must resolve here. */
-  private readonly declaredTables = new Set<string>();
   /** Whether a chain left a table's chainByName (deleted, renamed, or its table removed): see ensureChain. */
   private chainsForgotten = false;
-  /** Chains that insert, replace or delete rule commands edit: their rules in a list until the end. */
-  private readonly edited = new EditedChains();
-  /** `delete chain` commands, applied at the end. */
-  private readonly deletedChains = new DeletedChains();
   /** `delete element` commands, applied at the end. */
   private readonly deletedElements = new ElementDeletions();
-  /** The table ensureTable answered last (while it is in tableById). */
-  private lastTable: NftTable | undefined;
 
   /** Where the current line starts in the text. */
   private lineStart = 0;
@@ -203,7 +236,10 @@ class NftTextBuilder implements StatementHost {
     private readonly fast: boolean,
     private readonly lazyRules: boolean,
   ) {
-    this.symbols = new Symbols(lines.count);
+    this.sink = new NftSink(lines.count, true);
+    this.symbols = this.sink.symbols;
+    this.tables = this.sink.tables;
+    this.tableById = this.sink.tableById;
     this.mayHoldNul = document.includes('\u0000');
     this.reader.expansions.allowFor(document.length);
   }
@@ -289,12 +325,7 @@ class NftTextBuilder implements StatementHost {
   }
 
   diag(range: Range, severity: Severity, code: string, message: string): void {
-    if (this.isPlaceholderProblem(range, code)) return;
-    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
-      this.suppressed++;
-      return;
-    }
-    this.diagnostics.push({ range, severity, code, message });
+    if (!this.isPlaceholderProblem(range, code)) this.sink.diag(range, severity, code, message);
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -329,21 +360,14 @@ class NftTextBuilder implements StatementHost {
       if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing at the end of the file.'));
       this.closeBlock(eof);
     }
-    this.edited.settleAll();
+    this.sink.edited.settleAll();
     this.deletedElements.apply();
-    this.deletedChains.apply();
+    this.sink.deletedChains.apply();
     this.resolveReferences();
     this.applyWarnings();
     const placeholders = this.placeholders.diagnostic();
-    if (placeholders) this.diagnostics.push(placeholders);
-    if (this.suppressed > 0) {
-      this.diagnostics.push({
-        range: lineRange(0, 0, 0),
-        severity: 'warning',
-        code: 'too-many-problems',
-        message: t('{0} more problems were not reported; is this really nft syntax?', this.suppressed),
-      });
-    }
+    if (placeholders) this.sink.append(placeholders);
+    this.sink.summarize(lineRange(0, 0, 0), (count) => t('{0} more problems were not reported; is this really nft syntax?', count));
     const managed = this.tables.length > 0 && this.tables.every((tb) => tb.managedBy === 'iptables-nft');
     return {
       dialect: 'nftables',
@@ -351,7 +375,7 @@ class NftTextBuilder implements StatementHost {
       format: 'text',
       tables: this.tables,
       tableById: this.tableById,
-      diagnostics: this.diagnostics,
+      diagnostics: this.sink.diagnostics,
       symbols: this.symbols,
       lineCount: lines.count,
       defines: this.defines,
@@ -491,7 +515,7 @@ class NftTextBuilder implements StatementHost {
     const chain = block.chain!;
     const rule = new LazyRule(block.table!.id, chain.name, this.document, i, this.lineStart, start, text.length);
     this.indexRule(rule, i);
-    this.edited.push(chain, rule);
+    this.sink.edited.push(chain, rule);
   }
 
   /**
@@ -734,7 +758,7 @@ class NftTextBuilder implements StatementHost {
         return true;
       case 'flags': {
         const flags: string[] = [];
-        for (let at = valueStart; ; ) {
+        for (let at = valueStart; ;) {
           const end = wordyEnd(text, at);
           if (end < 0) return false;
           flags.push(this.internWord(text.slice(at, end)));
@@ -1116,58 +1140,20 @@ class NftTextBuilder implements StatementHost {
   }
 
   private ensureTable(family: NftFamily, name: string, nameRange: Range, declRange: Range, declare: boolean): NftTable {
-    // Commands name the same table again and again (`add rule ip kube-proxy …`): no key built and looked up for those.
-    let table = this.lastTable;
-    if (table === undefined || table.family !== family || table.name !== name) table = this.findOrAddTable(family, name, nameRange, declRange);
+    const table = this.sink.table(family, name, nameRange, declRange);
     if (declare) {
-      if (!table.declared) {
-        table.declared = true;
-        table.range = declRange;
-        table.nameRange = nameRange;
-      }
+      this.sink.declareTable(table, nameRange, declRange);
+      // One definition per table id, also when a deleted table is declared again.
       const id = table.id;
-      this.declaredTables.add(id);
-      if (!this.tableDefinitions.has(id)) {
-        const def: SymbolDefinition = new StoredDefinition('table', name, family, nameRange, declRange);
-        this.symbols.define(def);
-        this.tableDefinitions.set(id, def);
-      }
+      if (!this.tableDefinitions.has(id)) this.tableDefinitions.set(id, this.sink.defineTable(family, name, nameRange, declRange));
     }
-    return table;
-  }
-
-  private findOrAddTable(family: NftFamily, name: string, nameRange: Range, declRange: Range): NftTable {
-    const id = `${family} ${name}`;
-    let table = this.tableById.get(id);
-    if (!table) {
-      table = {
-        id,
-        family,
-        name,
-        flags: [],
-        chains: [],
-        sets: [],
-        maps: [],
-        flowtables: [],
-        objects: [],
-        chainByName: new Map(),
-        setByName: new Map(),
-        mapByName: new Map(),
-        range: declRange,
-        nameRange,
-        declared: false,
-      };
-      this.tables.push(table);
-      this.tableById.set(id, table);
-    }
-    this.lastTable = table;
     return table;
   }
 
   /**
    * One string per chain, set or map name: references and definitions share it (as do the lines they are on).
    * A name its table has already is its object's: `names` holds only the names referenced before their table
-   * has them (kube-proxy's maps name the service chains listed after them), not all 100,000 chains (issue #8).
+   * has them (kube-proxy's maps name the service chains listed after them), not all 100,000 chains (docs/performance.md#memory).
    */
   private name(kind: 'chain' | 'set', table: NftTable, name: string): string {
     const defined = kind === 'chain' ? table.chainByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
@@ -1193,13 +1179,6 @@ class NftTextBuilder implements StatementHost {
     this.pending.push(kind, name, table.id, role, range);
   }
 
-  private newChain(table: NftTable, name: string, nameRange: Range, declRange: Range): NftChain {
-    const chain: NftChain = new ChainNode(name, table.id, nameRange, declRange);
-    table.chains.push(chain);
-    table.chainByName.set(name, chain);
-    return chain;
-  }
-
   private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
     let chain = table.chainByName.get(name);
     // A chain made here has the declaration's ranges already.
@@ -1207,7 +1186,7 @@ class NftTextBuilder implements StatementHost {
     if (chain === undefined) {
       // The string of the references before it, if any (see name()).
       name = this.names.get(name) ?? name;
-      chain = this.newChain(table, name, nameRange, declRange);
+      chain = this.sink.newChain(table, name, nameRange, declRange);
       created = true;
     } else name = chain.name;
     let definition: SymbolDefinition | undefined;
@@ -1220,10 +1199,8 @@ class NftTextBuilder implements StatementHost {
         chain.nameRange = nameRange;
         chain.fullRange = declRange;
       }
-      definition = chain instanceof ChainNode ? new ChainDefinition(name, table.id, chain) : new StoredDefinition('chain', name, table.id, nameRange, declRange);
       // A chain made here has no definition (see above): no lookup of its name before storing it.
-      if (created && !this.chainsForgotten) this.symbols.defineNew(definition, nameRange.start.line);
-      else this.symbols.define(definition, nameRange.start.line);
+      definition = this.sink.defineChain(table, chain, nameRange, declRange, created && !this.chainsForgotten);
       const d = this.defsOf(table.id);
       if (d.chainSeq < 0) d.chainSeq = this.seq;
       else if (d.chainSeq !== this.seq) d.laterChains.set(name, this.seq);
@@ -1235,26 +1212,11 @@ class NftTextBuilder implements StatementHost {
   }
 
   private ensureSet(table: NftTable, kind: 'set' | 'map', name: string, nameRange: Range, declRange: Range): { set: NftSet | NftMap; definition?: SymbolDefinition } {
-    let set: NftSet | NftMap | undefined = kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name);
-    if (!set) {
-      const base = { name, tableId: table.id, keyType: [], keyTypeof: false, flags: [], extra: [], elements: [], range: declRange, nameRange, fullRange: declRange };
-      if (kind === 'map') {
-        const map: NftMap = { kind: 'map', ...base, dataType: [], dataTypeof: false };
-        table.maps.push(map);
-        table.mapByName.set(name, map);
-        set = map;
-      } else {
-        const s: NftSet = { kind: 'set', ...base };
-        table.sets.push(s);
-        table.setByName.set(name, s);
-        set = s;
-      }
-    }
+    const set = (kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name)) ?? this.sink.newSet(table, kind, name, nameRange, declRange);
     const sets = this.defsOf(table.id).sets;
     let definition: SymbolDefinition | undefined;
     if (!sets.has(name)) {
-      definition = new StoredDefinition(kind, name, table.id, nameRange, declRange);
-      this.symbols.define(definition, nameRange.start.line);
+      definition = this.sink.defineObject(kind, table, name, nameRange, declRange);
       sets.set(name, { definition, seq: this.seq });
     } else {
       this.pend('set', table, name, nameRange, 'command');
@@ -1321,27 +1283,33 @@ class NftTextBuilder implements StatementHost {
     this.defineByName.set(define.name, define);
   }
 
-  private command(items: Item[], range: Range, blockOpen: IToken | undefined): void {
+  /** The verb (`add` when none is written) and object of a command, and where its arguments start. */
+  private commandWords(items: Item[], w0: string): { verb: NftCommandVerb; explicitVerb: boolean; object: string | undefined; i: number } {
     let i = 0;
     let verb: NftCommandVerb = 'add';
-    const w0 = this.wordOf(items[0]);
-    if (w0 === undefined) {
-      this.diag(itemRange(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(itemRange(items[0])))));
-      return;
-    }
     const explicitVerb = VERBS.has(w0);
     if (explicitVerb) {
       verb = (['describe', 'monitor', 'get', 'export', 'import'].includes(w0) ? 'other' : w0) as NftCommandVerb;
       i = 1;
     }
     let object = this.wordOf(items[i]);
-    const objectRange = items[i] ? itemRange(items[i]) : range;
     if (object === 'ct' && CT_OBJECTS.has(this.wordOf(items[i + 1]) ?? '')) {
       object = `ct ${this.wordOf(items[i + 1])}`;
       i += 2;
     } else if (object !== undefined) {
       i++;
     }
+    return { verb, explicitVerb, object, i };
+  }
+
+  private command(items: Item[], range: Range, blockOpen: IToken | undefined): void {
+    const w0 = this.wordOf(items[0]);
+    if (w0 === undefined) {
+      this.diag(itemRange(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(itemRange(items[0])))));
+      return;
+    }
+    const { verb, explicitVerb, object, i } = this.commandWords(items, w0);
+    const objectRange = items[explicitVerb ? 1 : 0] ? itemRange(items[explicitVerb ? 1 : 0]) : range;
     const text = this.text(range);
     const record = (spec?: Spec, name?: string): void => {
       const cmd: NftCommand = { verb, object: object ?? '', text, range };
@@ -1403,16 +1371,8 @@ class NftTextBuilder implements StatementHost {
       }
       case 'rule':
         return this.ruleCommand(verb, items, i, range, record, objectRange);
-      case 'element': {
-        const spec = this.spec(items, i, 2);
-        if (!spec) return this.missing(objectRange, t('A table and a set name'));
-        record(spec, spec.names[1]);
-        const group = items[spec.next];
-        if (!group || !isBraceGroup(group)) return this.missing(spec.ranges[1], t('The elements in {…}'));
-        if (spec.next + 1 < items.length) this.diag(itemsRange(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, spec.next + 1)))));
-        this.elementCommand(verb, spec, group);
-        return;
-      }
+      case 'element':
+        return this.elementCommandUnit(verb, items, i, objectRange, record);
       default:
         if (verb === 'add' || verb === 'insert' || verb === 'create' || verb === 'replace') {
           if (explicitVerb && this.spec(items, i - 1, 2)) {
@@ -1420,14 +1380,33 @@ class NftTextBuilder implements StatementHost {
             return this.ruleCommand(verb, items, i - 1, range, record, objectRange);
           }
         }
-        if (/^(tables|chains|sets|maps|counters|quotas|limits|flowtables|meters|secmarks|synproxys|hooks)$/.test(object)) {
-          record();
-          return;
-        }
-        this.diag(objectRange, 'error', 'unknown-command', explicitVerb
-          ? t('{0} {1} is not an nft command.', w0, object)
-          : t('{0} is not an nft command: a line starts with table, add, insert, delete, flush, define or include.', JSON.stringify(object)));
+        this.otherCommand(w0, object, explicitVerb, objectRange, record);
     }
+  }
+
+  /** `add element t s { … }`. */
+  private elementCommandUnit(verb: NftCommandVerb, items: Item[], i: number, objectRange: Range, record: (spec?: Spec, name?: string) => void): void {
+    const spec = this.spec(items, i, 2);
+    if (!spec) return this.missing(objectRange, t('A table and a set name'));
+    record(spec, spec.names[1]);
+    const group = items[spec.next];
+    if (!group || !isBraceGroup(group)) return this.missing(spec.ranges[1], t('The elements in {…}'));
+    if (spec.next + 1 < items.length) this.diag(itemsRange(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, spec.next + 1)))));
+    this.elementCommand(verb, spec, group);
+  }
+
+  /** A listing command (`list chains`), kept as a command, or an unknown one. */
+  private otherCommand(w0: string, object: string, explicitVerb: boolean, objectRange: Range, record: () => void): void {
+    if (/^(tables|chains|sets|maps|counters|quotas|limits|flowtables|meters|secmarks|synproxys|hooks)$/.test(object)) {
+      record();
+      return;
+    }
+    this.diag(
+      objectRange,
+      'error',
+      'unknown-command',
+      explicitVerb ? t('{0} {1} is not an nft command.', w0, object) : t('{0} is not an nft command: a line starts with table, add, insert, delete, flush, define or include.', JSON.stringify(object)),
+    );
   }
 
   private tableCommand(verb: NftCommandVerb, spec: Spec, range: Range): NftTable | undefined {
@@ -1448,8 +1427,8 @@ class NftTextBuilder implements StatementHost {
         const table = this.tableById.get(id);
         this.tableRef(spec);
         if (table) {
-          for (const chain of this.deletedChains.live(table)) {
-            this.edited.settle(chain);
+          for (const chain of this.sink.deletedChains.live(table)) {
+            this.sink.edited.settle(chain);
             chain.rules = [];
           }
         }
@@ -1466,12 +1445,9 @@ class NftTextBuilder implements StatementHost {
   }
 
   private removeTable(table: NftTable): void {
-    if (table === this.lastTable) this.lastTable = undefined;
     this.chainsForgotten = true;
-    const i = this.tables.indexOf(table);
-    if (i >= 0) this.tables.splice(i, 1);
-    this.tableById.delete(table.id);
-    for (const chain of this.deletedChains.live(table)) for (const rule of this.edited.settle(chain)) this.forgetRule(rule);
+    this.sink.removeTable(table);
+    for (const chain of this.sink.deletedChains.live(table)) for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
   }
 
   private forgetRule(rule: NftRule): void {
@@ -1510,7 +1486,7 @@ class NftTextBuilder implements StatementHost {
         table.chainByName.delete(name);
         chain.name = newName;
         table.chainByName.set(newName, chain);
-        for (const rule of this.edited.settle(chain)) rule.chain = newName;
+        for (const rule of this.sink.edited.settle(chain)) rule.chain = newName;
       }
       return;
     }
@@ -1519,19 +1495,19 @@ class NftTextBuilder implements StatementHost {
       const chain = table.chainByName.get(name);
       if (!chain) return;
       if (verb === 'flush') {
-        for (const rule of this.edited.settle(chain)) this.forgetRule(rule);
+        for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
         chain.rules = [];
       } else if (verb === 'delete' || verb === 'destroy') {
-        for (const rule of this.edited.settle(chain)) this.forgetRule(rule);
+        for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
         this.chainsForgotten = true;
-        this.deletedChains.delete(table, chain);
+        this.sink.deletedChains.delete(table, chain);
         table.chainByName.delete(name);
       }
       return;
     }
     if (object === 'set' || object === 'map' || object === 'meter') {
       this.pend('set', table, name, nameRange, 'command');
-      const set = object === 'map' ? table.mapByName.get(name) : table.setByName.get(name) ?? table.mapByName.get(name);
+      const set = object === 'map' ? table.mapByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
       if (!set) return;
       if (verb === 'flush') set.elements = [];
       else if (verb === 'delete' || verb === 'destroy') {
@@ -1574,7 +1550,7 @@ class NftTextBuilder implements StatementHost {
     const { chain } = this.ensureChain(table, chainName, chainRange, range, false, 'rule-owner');
     if (verb === 'delete' || verb === 'destroy') {
       if (position && position.kind === 'handle') {
-        const list = this.edited.list(chain);
+        const list = this.sink.edited.list(chain);
         const node = list.withHandle(position.value);
         if (node) {
           this.forgetRule(node.rule);
@@ -1591,8 +1567,8 @@ class NftTextBuilder implements StatementHost {
     }
     const rule = this.makeRule(table, chain, items.slice(k));
     if (verb === 'reset') return;
-    if (verb !== 'insert' && !position) return this.edited.push(chain, rule);
-    const list = this.edited.list(chain);
+    if (verb !== 'insert' && !position) return this.sink.edited.push(chain, rule);
+    const list = this.sink.edited.list(chain);
     // The rule the new one goes before (undefined: at the end).
     let before = verb === 'insert' ? list.first() : undefined;
     if (position?.kind === 'index') {
@@ -1619,16 +1595,7 @@ class NftTextBuilder implements StatementHost {
       // Unknown here (the set may exist in the kernel): keep the elements on an undeclared set of the table.
       if (verb !== 'add' && verb !== 'create') return;
       const kind = elements.some((e) => e.value !== undefined) ? 'map' : 'set';
-      const base = { name, tableId: table.id, keyType: [], keyTypeof: false, flags: [], extra: [], elements, range: spec.ranges[1], nameRange: spec.ranges[1], fullRange: spec.ranges[1] };
-      if (kind === 'map') {
-        const map: NftMap = { kind: 'map', ...base, dataType: [], dataTypeof: false };
-        table.maps.push(map);
-        table.mapByName.set(name, map);
-      } else {
-        const s: NftSet = { kind: 'set', ...base };
-        table.sets.push(s);
-        table.setByName.set(name, s);
-      }
+      this.sink.newSet(table, kind, name, spec.ranges[1], spec.ranges[1], elements);
       return;
     }
     if (verb === 'add' || verb === 'create') {
@@ -1818,7 +1785,12 @@ class NftTextBuilder implements StatementHost {
     }
     if (first && !isGroup(first) && first.tokenType === Flags) {
       // A new array: a ChainNode's flags may be the one shared empty array.
-      chain.flags = chain.flags.concat(items.slice(1).filter((it) => this.wordOf(it) !== undefined).map((it) => (it as IToken).image));
+      chain.flags = chain.flags.concat(
+        items
+          .slice(1)
+          .filter((it) => this.wordOf(it) !== undefined)
+          .map((it) => (it as IToken).image),
+      );
       return;
     }
     if (first && !isGroup(first) && isWordy(first) && (first.image === 'type' || first.image === 'hook' || first.image === 'priority')) {
@@ -1826,7 +1798,7 @@ class NftTextBuilder implements StatementHost {
       return;
     }
     const rule = this.makeRule(table, chain, items);
-    this.edited.push(chain, rule);
+    this.sink.edited.push(chain, rule);
   }
 
   private hookSpec(node: CstNode, chain: NftChain, table: NftTable): void {
@@ -1919,9 +1891,10 @@ class NftTextBuilder implements StatementHost {
       this.discarding = false;
     }
     const range = lazy ? undefined : itemsRange(items);
-    const rule: NftRule = range === undefined
-      ? new LazyRule(table.id, chain.name, this.document, line, this.lineStart, startCharacter, endCharacter)
-      : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
+    const rule: NftRule =
+      range === undefined
+        ? new LazyRule(table.id, chain.name, this.document, line, this.lineStart, startCharacter, endCharacter)
+        : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
     for (const st of statements) {
       if (st.kind === 'comment') rule.comment = st.comment;
       else if (st.kind === 'raw') {
@@ -1948,7 +1921,16 @@ class NftTextBuilder implements StatementHost {
       const type = this.wordOf(items[k + 1]);
       if (type !== 'match' && type !== 'target' && type !== 'watcher') continue;
       const name = isGroup(items[k + 2]) ? '' : unquote((items[k + 2] as IToken).image);
-      this.diag(itemsRange(items.slice(k, k + 3)), 'hint', 'xt-compat', t('An iptables-nft rule: nft lists its {0} {1} as "xt", but cannot restore it ("unsupported xtables compat expression"). Save and restore it with iptables-nft-save / iptables-nft-restore.', type, JSON.stringify(name)));
+      this.diag(
+        itemsRange(items.slice(k, k + 3)),
+        'hint',
+        'xt-compat',
+        t(
+          'An iptables-nft rule: nft lists its {0} {1} as "xt", but cannot restore it ("unsupported xtables compat expression"). Save and restore it with iptables-nft-save / iptables-nft-restore.',
+          type,
+          JSON.stringify(name),
+        ),
+      );
     }
   }
 
@@ -1968,7 +1950,7 @@ class NftTextBuilder implements StatementHost {
     if (this.commonUnit(cst, range)) return;
     if (c.typeSpec) {
       const node = c.typeSpec[0] as CstNode;
-      const typeofKw = ((node.children.keyword as IToken[])[0]).image === 'typeof';
+      const typeofKw = (node.children.keyword as IToken[])[0].image === 'typeof';
       set.keyType = this.typeParts(node.children.key[0] as CstNode);
       set.keyTypeof = typeofKw;
       if (node.children.data) {
@@ -2140,7 +2122,7 @@ class NftTextBuilder implements StatementHost {
       if (!isChain) pending.setKind(i, definition?.kind ?? 'set');
       const kind = pending.kind(i);
       this.symbols.indexColumn(pending, i);
-      const declaredHere = this.declaredTables.has(table.id);
+      const declaredHere = this.sink.declaredTables.has(table.id);
       if (available === undefined) {
         if (role === 'command' && !declaredHere) continue;
         const range = pending.range(i);
@@ -2149,16 +2131,27 @@ class NftTextBuilder implements StatementHost {
         reported.add(rk);
         const severity: Severity = declaredHere ? 'error' : 'warning';
         if (isChain) {
-          this.diag(range, severity, 'undefined-chain', declaredHere
-            ? t('No chain {0} in table {1}.', name, table.id)
-            : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id));
+          this.diag(
+            range,
+            severity,
+            'undefined-chain',
+            declaredHere ? t('No chain {0} in table {1}.', name, table.id) : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
+          );
         } else {
-          this.diag(range, severity, 'undefined-set', declaredHere
-            ? t('No set or map {0} in table {1}.', name, table.id)
-            : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id));
+          this.diag(
+            range,
+            severity,
+            'undefined-set',
+            declaredHere ? t('No set or map {0} in table {1}.', name, table.id) : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
+          );
         }
       } else if (available > seq) {
-        this.diag(pending.range(i), 'warning', 'defined-later', t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', name, definition!.range.start.line + 1));
+        this.diag(
+          pending.range(i),
+          'warning',
+          'defined-later',
+          t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', name, definition!.range.start.line + 1),
+        );
       } else if ((role === 'jump' || role === 'goto') && baseChainsOf(table).has(name)) {
         this.diag(pending.range(i), 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', name));
       }
@@ -2175,7 +2168,8 @@ class NftTextBuilder implements StatementHost {
   }
 }
 
-export interface NftTextOptions {
+/** `accelerators: 'off'` turns both speed-ups below off unless they are given: every line goes through Chevrotain. */
+export interface NftTextOptions extends ParseOptions {
   /**
    * Use the fast paths (default): the hand-written line scanner and the direct building of plain units, both
    * giving exactly what the Chevrotain lexer and parser give. false runs everything through Chevrotain (tests
@@ -2287,7 +2281,8 @@ export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset
   // (a closed 29 MB document), this text's are not needed once it is parsed.
   forgetRereadCache();
   try {
-    return new NftTextBuilder(text, lines, options.fastPath !== false, options.lazyRules !== false).build();
+    const on = acceleratorsOn(options);
+    return new NftTextBuilder(text, lines, options.fastPath ?? on, options.lazyRules ?? on).build();
   } catch (e) {
     // A bug, not the input's fault: say so instead of taking the editor down.
     return emptyNftRuleset('text', lines.count, t('The nft parser failed on this text ({0}); please report it.', e instanceof Error ? e.message : String(e)));

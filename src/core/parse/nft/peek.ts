@@ -1,6 +1,6 @@
 // What the Service catalog reads from a rule (its address matches, final verdict, numgen vmaps, DNAT target and
 // set updates), taken straight from the rule's line when the rule has one of kube-proxy's regular shapes
-// (issue #8). A LazyRule's statements are read again from its line on every request, lexing and building
+// (docs/performance.md#memory). A LazyRule's statements are read again from its line on every request, lexing and building
 // expressions the catalog then drops: for 10,000 Services that was some 300,000 readings. The shapes below are
 // strict (single spaces, plain names and addresses, nothing else on the rule), so the statement reader would
 // read them in exactly one way; anything else, and every rule that is not a LazyRule, is read through its
@@ -87,7 +87,14 @@ export function vmapTargetOf(e: NftElement): VmapTargetFact {
 }
 
 export function ruleFactsFromStatements(statements: readonly NftStatement[]): RuleFacts {
-  const facts = { verdict: undefined as RuleFacts['verdict'], addressMatches: [] as AddressMatchFact[], fibSaddr: false, numgenVmaps: [] as NumgenVmapFact[], dnat: undefined as RuleFacts['dnat'], setUpdates: [] as string[] };
+  const facts = {
+    verdict: undefined as RuleFacts['verdict'],
+    addressMatches: [] as AddressMatchFact[],
+    fibSaddr: false,
+    numgenVmaps: [] as NumgenVmapFact[],
+    dnat: undefined as RuleFacts['dnat'],
+    setUpdates: [] as string[],
+  };
   for (let i = statements.length - 1; i >= 0; i--) {
     const s = statements[i]!;
     if (s.kind === 'comment') continue;

@@ -4,18 +4,7 @@
 // verbatim as a `raw` statement that runs to the next statement keyword: a rule is never dropped.
 import type { CstNode, IToken } from 'chevrotain';
 import type { Severity } from '../../model/diagnostics';
-import type {
-  NftBinaryOperator,
-  NftElement,
-  NftExpression,
-  NftMatchStatement,
-  NftNatStatement,
-  NftRelationalOperator,
-  NftSetExpression,
-  NftSetRefExpression,
-  NftStatement,
-  NftVerdictValue,
-} from '../../model/nft';
+import type { NftBinaryOperator, NftElement, NftExpression, NftMatchStatement, NftNatStatement, NftRelationalOperator, NftSetExpression, NftSetRefExpression, NftStatement, NftVerdictValue } from '../../model/nft';
 import type { Range } from '../../model/range';
 import { defineRareFields } from '../../model/rare-fields';
 import { readRange, storeRange, storeRangeOn } from '../../model/stored-ranges';
@@ -68,9 +57,7 @@ export interface StatementHost {
 
 const words = (s: string) => new Set(s.split(/\s+/).filter(Boolean));
 
-export const PAYLOAD_PROTOCOLS = words(
-  'ether vlan arp ip ip6 icmp icmpv6 igmp tcp udp udplite sctp dccp th ah esp comp gre gretap geneve vxlan mh hbh dst frag srh rt0 rt2 rt4 auth',
-);
+export const PAYLOAD_PROTOCOLS = words('ether vlan arp ip ip6 icmp icmpv6 igmp tcp udp udplite sctp dccp th ah esp comp gre gretap geneve vxlan mh hbh dst frag srh rt0 rt2 rt4 auth');
 /** nft's meta_key_unqualified: meta keys written without `meta`. */
 export const BARE_META_KEYS = words(
   'mark iif iifname iiftype oif oifname oiftype skuid skgid nftrace rtclassid ibriport obriport ibrname obrname ibridgename obridgename pkttype cpu iifgroup oifgroup cgroup time day hour',
@@ -80,8 +67,21 @@ const STATEMENT_KEYWORDS = words(
   'accept drop continue return jump goto queue counter log limit quota comment reject dnat snat masquerade redirect notrack xt add update delete meter tproxy dup fwd synproxy flow last reset',
 );
 const SIMPLE_VERDICTS = words('accept drop continue return');
-const RELATIONAL_WORDS = new Map<string, NftRelationalOperator>([['eq', '=='], ['ne', '!='], ['lt', '<'], ['gt', '>'], ['le', '<='], ['ge', '>=']]);
-const BINOP_WORDS = new Map<string, NftBinaryOperator>([['and', '&'], ['or', '|'], ['xor', '^'], ['lshift', '<<'], ['rshift', '>>']]);
+const RELATIONAL_WORDS = new Map<string, NftRelationalOperator>([
+  ['eq', '=='],
+  ['ne', '!='],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['le', '<='],
+  ['ge', '>='],
+]);
+const BINOP_WORDS = new Map<string, NftBinaryOperator>([
+  ['and', '&'],
+  ['or', '|'],
+  ['xor', '^'],
+  ['lshift', '<<'],
+  ['rshift', '>>'],
+]);
 const BINOP_PRECEDENCE: Record<NftBinaryOperator, number> = { '|': 1, '^': 2, '&': 3, '<<': 4, '>>': 4 };
 const NAT_FLAGS = words('random fully-random persistent netmap');
 const NAT_TYPE_FLAGS = words('addr port prefix interval');
@@ -118,7 +118,7 @@ function isRangeEnd(s: string): boolean {
 /** Tokens and groups cache their range: the model shares these objects instead of allocating copies. */
 type WithRange = { r?: Range };
 
-// V8 pretenuring (issue 8): each object literal in the source is one allocation site, and once most objects of
+// V8 pretenuring (docs/performance.md#memory): each object literal in the source is one allocation site, and once most objects of
 // a site outlive a young-generation GC, V8 allocates all later ones straight in the old generation. The element
 // lists at the top of a kube-proxy dump keep what they read (ranges, elements); the 200,000 rules after them
 // (LazyRules, read once and dropped) make the same objects as garbage. Sharing one site, that garbage filled the
@@ -167,7 +167,7 @@ function newElement(key: string[], range: Range, keyRange: Range): NftElement {
 /**
  * An element of a named set or map, its ranges kept as numbers and made when read (compare them by value). A
  * kube-proxy dump of 10,000 Services has some 28,000 such elements, and their ranges, verdicts and the positions
- * in them (ten small objects each) were some 12 MB of what the analysis kept (issue #8).
+ * in them (ten small objects each) were some 12 MB of what the analysis kept (docs/performance.md#memory).
  */
 export class ElementNode implements NftElement {
   value: string | NftVerdictValue | undefined = undefined;
@@ -465,22 +465,8 @@ export class StatementReader {
     }
     switch (w) {
       case 'jump':
-      case 'goto': {
-        this.pos++;
-        const target = this.next();
-        if (isGroup(target)) throw Stop.instance;
-        let chain: string;
-        if (target.tokenType === Variable) {
-          const v = this.host.variable(target.image.slice(1), itemRange(target));
-          chain = v && v.kind === 'value' ? v.value : target.image;
-        } else if (isWordy(target) || target.tokenType === StringTok) {
-          chain = unquote(target.image);
-        } else throw Stop.instance;
-        const chainRange = itemRange(target);
-        if (target.tokenType !== Variable) this.host.chainReference(chain, chainRange, w);
-        const range = this.span(start);
-        return { kind: 'verdict', verdict: w, chain, chainRange, text: this.textOf(range), range };
-      }
+      case 'goto':
+        return this.jumpStatement(w, start);
       case 'counter':
         return this.counter();
       case 'log':
@@ -489,12 +475,8 @@ export class StatementReader {
         return this.limit();
       case 'quota':
         return this.quota();
-      case 'comment': {
-        if (!this.at(StringTok, 1)) return undefined;
-        this.pos += 2;
-        const range = this.span(start);
-        return { kind: 'comment', comment: unquote((this.items[start + 1] as IToken).image), text: this.textOf(range), range };
-      }
+      case 'comment':
+        return this.commentStatement(start);
       case 'reject':
         return this.reject();
       case 'dnat':
@@ -502,15 +484,8 @@ export class StatementReader {
       case 'masquerade':
       case 'redirect':
         return this.nat(w);
-      case 'xt': {
-        this.pos++;
-        const type = this.expectWord().image;
-        if (type !== 'match' && type !== 'target' && type !== 'watcher') throw Stop.instance;
-        const name = this.next();
-        if (isGroup(name)) throw Stop.instance;
-        const range = this.span(start);
-        return { kind: 'xt', type, name: unquote(name.image), text: this.textOf(range), range };
-      }
+      case 'xt':
+        return this.xtStatement(start);
       case 'add':
       case 'update':
       case 'delete':
@@ -565,6 +540,40 @@ export class StatementReader {
         if (EXPRESSION_KEYWORDS.has(w) || PAYLOAD_PROTOCOLS.has(w) || BARE_META_KEYS.has(w)) return this.expressionStatement();
         return undefined;
     }
+  }
+
+  private jumpStatement(w: 'jump' | 'goto', start: number): NftStatement | undefined {
+    this.pos++;
+    const target = this.next();
+    if (isGroup(target)) throw Stop.instance;
+    let chain: string;
+    if (target.tokenType === Variable) {
+      const v = this.host.variable(target.image.slice(1), itemRange(target));
+      chain = v && v.kind === 'value' ? v.value : target.image;
+    } else if (isWordy(target) || target.tokenType === StringTok) {
+      chain = unquote(target.image);
+    } else throw Stop.instance;
+    const chainRange = itemRange(target);
+    if (target.tokenType !== Variable) this.host.chainReference(chain, chainRange, w);
+    const range = this.span(start);
+    return { kind: 'verdict', verdict: w, chain, chainRange, text: this.textOf(range), range };
+  }
+
+  private commentStatement(start: number): NftStatement | undefined {
+    if (!this.at(StringTok, 1)) return undefined;
+    this.pos += 2;
+    const range = this.span(start);
+    return { kind: 'comment', comment: unquote((this.items[start + 1] as IToken).image), text: this.textOf(range), range };
+  }
+
+  private xtStatement(start: number): NftStatement | undefined {
+    this.pos++;
+    const type = this.expectWord().image;
+    if (type !== 'match' && type !== 'target' && type !== 'watcher') throw Stop.instance;
+    const name = this.next();
+    if (isGroup(name)) throw Stop.instance;
+    const range = this.span(start);
+    return { kind: 'xt', type, name: unquote(name.image), text: this.textOf(range), range };
   }
 
   private raw(start: number): NftStatement {
@@ -1008,13 +1017,27 @@ export class StatementReader {
     const item = this.peek();
     if (item !== undefined && !isGroup(item)) {
       switch (item.tokenType) {
-        case EqEq: op = '=='; break;
-        case NotEq: op = '!='; break;
-        case Less: op = '<'; break;
-        case Greater: op = '>'; break;
-        case LessEq: op = '<='; break;
-        case GreaterEq: op = '>='; break;
-        case Bang: op = '!'; break;
+        case EqEq:
+          op = '==';
+          break;
+        case NotEq:
+          op = '!=';
+          break;
+        case Less:
+          op = '<';
+          break;
+        case Greater:
+          op = '>';
+          break;
+        case LessEq:
+          op = '<=';
+          break;
+        case GreaterEq:
+          op = '>=';
+          break;
+        case Bang:
+          op = '!';
+          break;
         default:
           if (w !== undefined && RELATIONAL_WORDS.has(w) && this.peek(1) !== undefined) op = RELATIONAL_WORDS.get(w);
       }
@@ -1106,11 +1129,16 @@ export class StatementReader {
     const item = this.peek();
     if (item === undefined || isGroup(item)) return undefined;
     switch (item.tokenType) {
-      case Amp: return '&';
-      case Pipe: return '|';
-      case Caret: return '^';
-      case ShiftLeft: return '<<';
-      case ShiftRight: return '>>';
+      case Amp:
+        return '&';
+      case Pipe:
+        return '|';
+      case Caret:
+        return '^';
+      case ShiftLeft:
+        return '<<';
+      case ShiftRight:
+        return '>>';
     }
     const w = isWordy(item) ? item.image : undefined;
     return w !== undefined && this.peek(1) !== undefined ? BINOP_WORDS.get(w) : undefined;
@@ -1169,108 +1197,150 @@ export class StatementReader {
     }
     const w = this.word();
     if (w === undefined) return undefined;
-    const done = (e: Bare<NftExpression>): NftExpression => {
-      const out = e as NftExpression;
-      out.range = this.span(start);
-      out.text = this.textOf(out.range);
-      return out;
-    };
-    const fieldWord = (k = 0): string | undefined => {
-      const f = this.word(k);
-      return f !== undefined && /^[a-z][a-z0-9-]*(?:\[\d+\])?$/.test(f) && !STATEMENT_KEYWORDS.has(f) && f !== 'vmap' && f !== 'set' && f !== 'map' ? f : undefined;
-    };
     if (w === 'meta') {
-      const key = fieldWord(1);
+      const key = this.fieldWord(1);
       if (!key) return undefined;
       this.pos += 2;
-      return done({ kind: 'meta', key });
+      return this.finish(start, { kind: 'meta', key });
     }
     if (BARE_META_KEYS.has(w)) {
       this.pos++;
-      return done({ kind: 'meta', key: w });
+      return this.finish(start, { kind: 'meta', key: w });
     }
-    if (w === 'ct') {
-      this.pos++;
-      let direction: 'original' | 'reply' | undefined;
-      let family: 'ip' | 'ip6' | undefined;
-      if (this.word() === 'original' || this.word() === 'reply') {
-        direction = this.word() as 'original' | 'reply';
+    if (w === 'ct') return this.ctSelector(start);
+    if (w === 'fib') return this.fibSelector(start);
+    if (w === 'numgen') return this.numgenSelector(start);
+    if (w === 'jhash' || w === 'symhash') return this.hashSelector(w, start);
+    const other = this.otherSelector(w, start);
+    if (other) return other;
+    if (PAYLOAD_PROTOCOLS.has(w)) {
+      const field = this.fieldWord(1);
+      if (!field) return undefined;
+      this.pos += 2;
+      if (w === 'arp' && (field === 'saddr' || field === 'daddr') && (this.word() === 'ip' || this.word() === 'ether') && this.peek(1) !== undefined) {
+        // `arp saddr ip 1.2.3.4`, `arp daddr ether aa:bb:cc:dd:ee:ff`
+        const sub = this.word()!;
         this.pos++;
+        return this.finish(start, { kind: 'payload', protocol: w, field: `${field} ${sub}` });
       }
-      if ((this.word() === 'ip' || this.word() === 'ip6') && fieldWord(1)) {
-        family = this.word() as 'ip' | 'ip6';
+      return this.finish(start, { kind: 'payload', protocol: w, field });
+    }
+    if (w === 'rt') {
+      // routing extension header: `rt type 0`, `rt nexthdr`
+      const field = this.fieldWord(1);
+      if (!field) return undefined;
+      this.pos += 2;
+      return this.finish(start, { kind: 'payload', protocol: 'rt', field });
+    }
+    return undefined;
+  }
+
+  /** The selector read from token `start` on, with its range and text. */
+  private finish(start: number, e: Bare<NftExpression>): NftExpression {
+    const out = e as NftExpression;
+    out.range = this.span(start);
+    out.text = this.textOf(out.range);
+    return out;
+  }
+
+  /** Word `k` ahead when it can be a field or key name (`saddr`, `mark`, `sack[1]`). */
+  private fieldWord(k = 0): string | undefined {
+    const f = this.word(k);
+    return f !== undefined && /^[a-z][a-z0-9-]*(?:\[\d+\])?$/.test(f) && !STATEMENT_KEYWORDS.has(f) && f !== 'vmap' && f !== 'set' && f !== 'map' ? f : undefined;
+  }
+
+  /** `ct [original|reply] [ip|ip6] key`. */
+  private ctSelector(start: number): NftExpression | undefined {
+    this.pos++;
+    let direction: 'original' | 'reply' | undefined;
+    let family: 'ip' | 'ip6' | undefined;
+    if (this.word() === 'original' || this.word() === 'reply') {
+      direction = this.word() as 'original' | 'reply';
+      this.pos++;
+    }
+    if ((this.word() === 'ip' || this.word() === 'ip6') && this.fieldWord(1)) {
+      family = this.word() as 'ip' | 'ip6';
+      this.pos++;
+    }
+    const key = this.fieldWord();
+    if (!key) {
+      this.pos = start;
+      return undefined;
+    }
+    this.pos++;
+    const e: { kind: 'ct'; key: string; direction?: 'original' | 'reply'; family?: 'ip' | 'ip6' } = { kind: 'ct', key };
+    if (direction) e.direction = direction;
+    if (family) e.family = family;
+    return this.finish(start, e);
+  }
+
+  /** `fib saddr . iif type`. */
+  private fibSelector(start: number): NftExpression | undefined {
+    this.pos++;
+    const flags: string[] = [];
+    while (this.word() !== undefined && FIB_FLAGS.has(this.word()!)) {
+      flags.push(this.word()!);
+      this.pos++;
+      if (this.at(Dot) && this.word(1) !== undefined && FIB_FLAGS.has(this.word(1)!)) this.pos++;
+      else break;
+    }
+    const result = this.fieldWord();
+    if (flags.length === 0 || !result) {
+      this.pos = start;
+      return undefined;
+    }
+    this.pos++;
+    return this.finish(start, { kind: 'fib', flags: exact(flags), result });
+  }
+
+  /** `numgen random|inc mod N [offset M]`. */
+  private numgenSelector(start: number): NftExpression {
+    this.pos++;
+    const mode = this.expectWord().image;
+    if (mode !== 'random' && mode !== 'inc') throw Stop.instance;
+    if (this.word() !== 'mod') throw Stop.instance;
+    this.pos++;
+    const mod = this.expectNumber();
+    let offset: number | undefined;
+    if (this.word() === 'offset') {
+      this.pos++;
+      offset = this.expectNumber();
+    }
+    return this.finish(start, offset === undefined ? { kind: 'numgen', mode: mode as 'random', mod } : { kind: 'numgen', mode: mode as 'random', mod, offset });
+  }
+
+  /** `jhash expr mod N [seed S] [offset M]`, `symhash mod N …`. */
+  private hashSelector(w: 'jhash' | 'symhash', start: number): NftExpression {
+    this.pos++;
+    let expr: NftExpression | undefined;
+    if (w === 'jhash') {
+      expr = this.lhs();
+      if (!expr) throw Stop.instance;
+    }
+    if (this.word() !== 'mod') throw Stop.instance;
+    this.pos++;
+    const mod = this.expectNumber();
+    const e: { kind: 'hash'; function: 'jhash' | 'symhash'; expr?: NftExpression; mod: number; seed?: number; offset?: number } = { kind: 'hash', function: w, mod };
+    if (expr) e.expr = expr;
+    for (;;) {
+      if (this.word() === 'seed') {
         this.pos++;
-      }
-      const key = fieldWord();
-      if (!key) {
-        this.pos = start;
-        return undefined;
-      }
-      this.pos++;
-      const e: { kind: 'ct'; key: string; direction?: 'original' | 'reply'; family?: 'ip' | 'ip6' } = { kind: 'ct', key };
-      if (direction) e.direction = direction;
-      if (family) e.family = family;
-      return done(e);
-    }
-    if (w === 'fib') {
-      this.pos++;
-      const flags: string[] = [];
-      while (this.word() !== undefined && FIB_FLAGS.has(this.word()!)) {
-        flags.push(this.word()!);
+        e.seed = this.expectNumber();
+      } else if (this.word() === 'offset') {
         this.pos++;
-        if (this.at(Dot) && this.word(1) !== undefined && FIB_FLAGS.has(this.word(1)!)) this.pos++;
-        else break;
-      }
-      const result = fieldWord();
-      if (flags.length === 0 || !result) {
-        this.pos = start;
-        return undefined;
-      }
-      this.pos++;
-      return done({ kind: 'fib', flags: exact(flags), result });
+        e.offset = this.expectNumber();
+      } else break;
     }
-    if (w === 'numgen') {
-      this.pos++;
-      const mode = this.expectWord().image;
-      if (mode !== 'random' && mode !== 'inc') throw Stop.instance;
-      if (this.word() !== 'mod') throw Stop.instance;
-      this.pos++;
-      const mod = this.expectNumber();
-      let offset: number | undefined;
-      if (this.word() === 'offset') {
-        this.pos++;
-        offset = this.expectNumber();
-      }
-      return done(offset === undefined ? { kind: 'numgen', mode: mode as 'random', mod } : { kind: 'numgen', mode: mode as 'random', mod, offset });
-    }
-    if (w === 'jhash' || w === 'symhash') {
-      this.pos++;
-      let expr: NftExpression | undefined;
-      if (w === 'jhash') {
-        expr = this.lhs();
-        if (!expr) throw Stop.instance;
-      }
-      if (this.word() !== 'mod') throw Stop.instance;
-      this.pos++;
-      const mod = this.expectNumber();
-      const e: { kind: 'hash'; function: 'jhash' | 'symhash'; expr?: NftExpression; mod: number; seed?: number; offset?: number } = { kind: 'hash', function: w, mod };
-      if (expr) e.expr = expr;
-      for (;;) {
-        if (this.word() === 'seed') {
-          this.pos++;
-          e.seed = this.expectNumber();
-        } else if (this.word() === 'offset') {
-          this.pos++;
-          e.offset = this.expectNumber();
-        } else break;
-      }
-      return done(e);
-    }
+    return this.finish(start, e);
+  }
+
+  /** The selectors kept raw (`rt`, `socket`, `osf`, `ipsec`, `exthdr`, options, `sctp chunk`, inner headers); undefined when `w` starts none. */
+  private otherSelector(w: string, start: number): NftExpression | undefined {
     if (w === 'rt' && (this.word(1) === 'ip' || this.word(1) === 'ip6' || RT_KEYS.has(this.word(1) ?? ''))) {
       this.pos++;
       if (this.word() === 'ip' || this.word() === 'ip6') this.pos++;
       this.expectWord();
-      return done({ kind: 'raw' });
+      return this.finish(start, { kind: 'raw' });
     }
     if (w === 'socket') {
       this.pos++;
@@ -1279,7 +1349,7 @@ export class StatementReader {
         this.pos++;
         this.expectWord();
       }
-      return done({ kind: 'raw' });
+      return this.finish(start, { kind: 'raw' });
     }
     if (w === 'osf') {
       this.pos++;
@@ -1288,7 +1358,7 @@ export class StatementReader {
         this.expectWord();
       }
       this.expectWord();
-      return done({ kind: 'raw' });
+      return this.finish(start, { kind: 'raw' });
     }
     if (w === 'ipsec' && (this.word(1) === 'in' || this.word(1) === 'out')) {
       this.pos += 2;
@@ -1296,15 +1366,15 @@ export class StatementReader {
         this.pos++;
         this.expectWord();
       }
-      if ((this.word() === 'ip' || this.word() === 'ip6') && fieldWord(1)) this.pos++;
+      if ((this.word() === 'ip' || this.word() === 'ip6') && this.fieldWord(1)) this.pos++;
       this.expectWord();
-      return done({ kind: 'raw' });
+      return this.finish(start, { kind: 'raw' });
     }
     if (w === 'exthdr') {
       this.pos++;
       this.expectWord();
-      if (fieldWord() && fieldWord() !== 'exists' && fieldWord() !== 'missing') this.pos++;
-      return done({ kind: 'raw' });
+      if (this.fieldWord() && this.fieldWord() !== 'exists' && this.fieldWord() !== 'missing') this.pos++;
+      return this.finish(start, { kind: 'raw' });
     }
     if ((w === 'tcp' || w === 'ip' || w === 'dccp') && this.word(1) === 'option') {
       this.pos += 2;
@@ -1312,40 +1382,21 @@ export class StatementReader {
       if (isGroup(opt)) throw Stop.instance;
       const fields = w === 'ip' ? IP_OPTION_FIELDS : TCP_OPTION_FIELDS;
       if (this.word() !== undefined && fields.has(this.word()!)) this.pos++;
-      return done({ kind: 'raw' });
+      return this.finish(start, { kind: 'raw' });
     }
     if (w === 'sctp' && this.word(1) === 'chunk') {
       this.pos += 2;
       this.expectWord();
-      const f = fieldWord();
+      const f = this.fieldWord();
       if (f && f !== 'exists' && f !== 'missing') this.pos++;
-      return done({ kind: 'raw' });
+      return this.finish(start, { kind: 'raw' });
     }
-    if ((w === 'vxlan' || w === 'geneve' || w === 'gretap' || w === 'gre') && PAYLOAD_PROTOCOLS.has(this.word(1) ?? '') && fieldWord(2)) {
+    if ((w === 'vxlan' || w === 'geneve' || w === 'gretap' || w === 'gre') && PAYLOAD_PROTOCOLS.has(this.word(1) ?? '') && this.fieldWord(2)) {
       // An inner header: `vxlan ip saddr`.
       this.pos++;
       const inner = this.selector();
       if (!inner) throw Stop.instance;
-      return done({ kind: 'raw' });
-    }
-    if (PAYLOAD_PROTOCOLS.has(w)) {
-      const field = fieldWord(1);
-      if (!field) return undefined;
-      this.pos += 2;
-      if (w === 'arp' && (field === 'saddr' || field === 'daddr') && (this.word() === 'ip' || this.word() === 'ether') && this.peek(1) !== undefined) {
-        // `arp saddr ip 1.2.3.4`, `arp daddr ether aa:bb:cc:dd:ee:ff`
-        const sub = this.word()!;
-        this.pos++;
-        return done({ kind: 'payload', protocol: w, field: `${field} ${sub}` });
-      }
-      return done({ kind: 'payload', protocol: w, field });
-    }
-    if (w === 'rt') {
-      // routing extension header: `rt type 0`, `rt nexthdr`
-      const field = fieldWord(1);
-      if (!field) return undefined;
-      this.pos += 2;
-      return done({ kind: 'payload', protocol: 'rt', field });
+      return this.finish(start, { kind: 'raw' });
     }
     return undefined;
   }
@@ -1684,7 +1735,7 @@ function setRefNameRange(token: IToken): Range {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Plain rules (issue 8). The first reading of a LazyRule only matters for what it reports: references (and
+// Plain rules (docs/performance.md#accelerators). The first reading of a LazyRule only matters for what it reports: references (and
 // diagnostics, comments, unknown statements, which the shapes below never have). For the shapes kube-proxy writes
 // hundreds of thousands of times, these are found without building statements:
 //   SELECTOR [!=] VALUE      `ip saddr 10.0.0.1`, `meta l4proto tcp`, `ip saddr != 10.0.0.0/8`, `ip saddr @set`

@@ -29,7 +29,14 @@ function manyServices(n: number): ClusterState {
     const eps: ApiEndpoint[] = [0, 1, 2].map((k) =>
       endpoint(ip(i * 3 + k + 2_000_000), { nodeName: `node-${k}`, zone: `zone-${k}`, hints: { forZones: [`zone-${k}`] }, conditions: { ready: k !== 2, serving: true, terminating: k === 2 } }),
     );
-    endpointSlices.push(slice(name, eps, { ports: [{ name: 'http', protocol: 'TCP', port: 8080 }, { name: 'metrics', protocol: 'TCP', port: 9090 }] }));
+    endpointSlices.push(
+      slice(name, eps, {
+        ports: [
+          { name: 'http', protocol: 'TCP', port: 8080 },
+          { name: 'metrics', protocol: 'TCP', port: 9090 },
+        ],
+      }),
+    );
   }
   return state({ services, endpointSlices, nodes: [node('node-0', 'zone-0'), node('node-1', 'zone-1')] });
 }

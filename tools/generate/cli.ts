@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // The argument handling of the dump generator's command line (`node dist/generate.js`, scripts/generate.ts):
 // argv in, the files to write (name → text) or a usage error out. Pure: no fs, no process; the script writes
 // the files (under --out DIR, or the single file on standard output) and sets the exit status.
@@ -115,28 +116,9 @@ function count(option: string, value: string | undefined, fallback: number, min:
  * Unknown options, modes and styles, options of another mode, and ipvs without --out are usage errors.
  */
 export function generateCli(argv: readonly string[]): GenerateCliResult {
-  const values = new Map<string, string[]>();
-  const flags = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    if (name in FLAG_OPTIONS) {
-      if (eq > 0) return { kind: 'error', message: `${name} takes no value` };
-      flags.add(name === '-h' ? '--help' : name);
-    } else if (name in VALUE_OPTIONS) {
-      let value: string | undefined;
-      if (eq > 0) value = arg.slice(eq + 1);
-      else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) value = argv[++i];
-      if (value === undefined || value === '') return { kind: 'error', message: `${name} needs a value` };
-      const list = values.get(name) ?? [];
-      if (list.length > 0 && !REPEATABLE.has(name)) return { kind: 'error', message: `${name} is given more than once` };
-      list.push(value);
-      values.set(name, list);
-    } else {
-      return { kind: 'error', message: arg.startsWith('-') ? `unknown option ${name}` : `unexpected argument "${arg}"` };
-    }
-  }
+  const read = readArgs(argv);
+  if ('kind' in read) return read;
+  const { values, flags } = read;
   if (flags.has('--help')) return { kind: 'help', text: GENERATE_USAGE };
   const get = (name: string) => values.get(name)?.[0];
 
@@ -192,19 +174,66 @@ export function generateCli(argv: readonly string[]): GenerateCliResult {
   const random = state ? [] : randomServices(services, endpoints, seed);
   const list: GenServicePort[] = state ? state.services : family === 'ipv6' ? ipv6Variant(random) : random;
   const clusterCIDR = state ? { clusterCIDR: CLUSTER_CIDR[family] } : {};
-  let files: Record<string, string>;
+  const files = dumpFiles({ mode, style, list, family, nodeIPs, flags, get, clusterCIDR, outDir });
+  if (typeof files === 'string') return { kind: 'error', message: files };
+  if (state) return withClusterState(files, state, clusterFormat as 'yaml' | 'json', outDir!);
+  return { kind: 'files', files, ...(outDir !== undefined ? { outDir } : {}), notes: [] };
+}
+
+/** The options and flags of the command line, or the usage error. */
+function readArgs(argv: readonly string[]): { values: Map<string, string[]>; flags: Set<string> } | GenerateCliResult {
+  const values = new Map<string, string[]>();
+  const flags = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    if (name in FLAG_OPTIONS) {
+      if (eq > 0) return { kind: 'error', message: `${name} takes no value` };
+      flags.add(name === '-h' ? '--help' : name);
+    } else if (name in VALUE_OPTIONS) {
+      let value: string | undefined;
+      if (eq > 0) value = arg.slice(eq + 1);
+      else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) value = argv[++i];
+      if (value === undefined || value === '') return { kind: 'error', message: `${name} needs a value` };
+      const list = values.get(name) ?? [];
+      if (list.length > 0 && !REPEATABLE.has(name)) return { kind: 'error', message: `${name} is given more than once` };
+      list.push(value);
+      values.set(name, list);
+    } else {
+      return { kind: 'error', message: arg.startsWith('-') ? `unknown option ${name}` : `unexpected argument "${arg}"` };
+    }
+  }
+  return { values, flags };
+}
+
+interface DumpRequest {
+  mode: GenerateMode;
+  style: string;
+  list: GenServicePort[];
+  family: Family;
+  nodeIPs: string[];
+  flags: Set<string>;
+  get: (name: string) => string | undefined;
+  clusterCIDR: { clusterCIDR?: string };
+  outDir: string | undefined;
+}
+
+/** The dump files of the mode, by name, or the usage error's message. */
+function dumpFiles(r: DumpRequest): Record<string, string> | string {
+  const { mode, style, list, family, nodeIPs, flags, get, clusterCIDR, outDir } = r;
   if (mode === 'iptables') {
     const iptablesStyle = style as GenOptions['style'];
-    files = {
+    return {
       'node.iptables': generateIptablesDump({ services: list, style: iptablesStyle, family, comments: !flags.has('--no-comments'), nodeRules: iptablesStyle !== 'restore-input', ...clusterCIDR }),
     };
   } else if (mode === 'nftables') {
     const nftStyle = style as NftGenOptions['style'];
     const cmds = get('--cmds');
     if (cmds !== undefined) {
-      if (nftStyle !== 'nft-cmds') return { kind: 'error', message: `--cmds applies to --style nft-cmds only, not to ${nftStyle}` };
+      if (nftStyle !== 'nft-cmds') return `--cmds applies to --style nft-cmds only, not to ${nftStyle}`;
       const badCmds = oneOf('--cmds', cmds, ['transaction', 'adds']);
-      if (badCmds) return { kind: 'error', message: badCmds };
+      if (badCmds) return badCmds;
     }
     const text = generateNftDump({
       services: list,
@@ -214,16 +243,16 @@ export function generateCli(argv: readonly string[]): GenerateCliResult {
       ...(cmds ? { cmds: cmds as NftGenOptions['cmds'] } : {}),
       ...clusterCIDR,
     });
-    files = { [nftStyle === 'nft-json' ? 'node.nft.json' : 'node.nft']: text };
+    return { [nftStyle === 'nft-json' ? 'node.nft.json' : 'node.nft']: text };
   } else {
     const ipvsadm = get('--ipvsadm') ?? 'list';
     const badIpvsadm = oneOf('--ipvsadm', ipvsadm, ['list', 'save']);
-    if (badIpvsadm) return { kind: 'error', message: badIpvsadm };
+    if (badIpvsadm) return badIpvsadm;
     const ipset = get('--ipset') ?? 'save';
     const badIpset = oneOf('--ipset', ipset, ['save', 'list']);
-    if (badIpset) return { kind: 'error', message: badIpset };
+    if (badIpset) return badIpset;
     if (outDir === undefined) {
-      return { kind: 'error', message: 'ipvs mode writes three files (node.ipvsadm, node.ipset, node.iptables): give --out DIR' };
+      return 'ipvs mode writes three files (node.ipvsadm, node.ipset, node.iptables): give --out DIR';
     }
     const snapshot = generateIpvsSnapshot({
       services: list,
@@ -232,19 +261,20 @@ export function generateCli(argv: readonly string[]): GenerateCliResult {
       style: style as IpvsGenOptions['style'],
       ...clusterCIDR,
     });
-    files = {
+    return {
       'node.ipvsadm': snapshot[ipvsadm === 'save' ? 'ipvsadm-save' : 'ipvsadm-list'],
       'node.ipset': snapshot[ipset === 'list' ? 'ipset-list' : 'ipset-save'],
       'node.iptables': snapshot['iptables-save'],
     };
   }
-  if (state) return withClusterState(files, state, clusterFormat as 'yaml' | 'json', outDir!);
-  return { kind: 'files', files, ...(outDir !== undefined ? { outDir } : {}), notes: [] };
 }
 
 function driftList(text: string | undefined): DriftKind[] | string {
   if (text === undefined) return [];
-  const kinds = text.split(',').map((k) => k.trim()).filter(Boolean);
+  const kinds = text
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   if (kinds.includes('all')) return [...DRIFT_KINDS];
   const bad = kinds.find((k) => !DRIFT_KINDS.includes(k as DriftKind));
   if (bad !== undefined || kinds.length === 0) return `--drift takes all or some of ${DRIFT_KINDS.join(', ')} (got "${bad ?? text}")`;

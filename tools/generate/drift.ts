@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // Drifts between a generated cluster's API objects and its node's dump, made on purpose, with the findings a
 // checker must report for them (no more, no fewer) as ground truth.
 //
@@ -16,36 +17,16 @@
 //    filtered-by-topology (hints left some ready endpoint out on this node) are reported for every Service
 //    port of the dump's family where they hold, drift or not, once per Service port; a not-ready pod that is
 //    also absent from the dump, or a Local-policy Service without a local endpoint, is no finding at all.
-import type { ExpectedFrontend, Finding, FindingCode } from '../../cluster/types';
 import { familyOf, type Family } from './address';
-import {
-  PodAddresses,
-  PodNamer,
-  clusterIPOf,
-  podAddress,
-  portView,
-  servicePortsForNode,
-  type GenCluster,
-  type GenNode,
-  type GenPod,
-  type GenService,
-  type ProxyMode,
-} from './cluster';
+import { PodAddresses, PodNamer, clusterIPOf, podAddress, portView, servicePortsForNode, type GenCluster, type GenNode, type GenPod, type GenService, type ProxyMode } from './cluster';
 import { mulberry32, type GenServicePort } from './iptables';
+
+/** The checker's finding codes (src/core/cluster/types.ts), spelled out here: the oracle imports no product type. */
+export type FindingCode = 'not-programmed' | 'stale-service' | 'missing-endpoint' | 'stale-endpoint' | 'frontend-mismatch' | 'policy-mismatch' | 'no-endpoints' | 'filtered-by-topology' | 'mode-mismatch';
 
 export type DriftKind = FindingCode;
 
-export const DRIFT_KINDS: readonly DriftKind[] = [
-  'not-programmed',
-  'stale-service',
-  'missing-endpoint',
-  'stale-endpoint',
-  'frontend-mismatch',
-  'policy-mismatch',
-  'no-endpoints',
-  'filtered-by-topology',
-  'mode-mismatch',
-];
+export const DRIFT_KINDS: readonly DriftKind[] = ['not-programmed', 'stale-service', 'missing-endpoint', 'stale-endpoint', 'frontend-mismatch', 'policy-mismatch', 'no-endpoints', 'filtered-by-topology', 'mode-mismatch'];
 
 export const DRIFT_SEVERITY: Record<FindingCode, 'error' | 'warning' | 'info'> = {
   'not-programmed': 'error',
@@ -60,7 +41,20 @@ export const DRIFT_SEVERITY: Record<FindingCode, 'error' | 'warning' | 'info'> =
 };
 
 /** A Finding reduced to what identifies it (the checker's words and evidence are its own). */
-export type ExpectedFinding = Pick<Finding, 'code' | 'severity' | 'service' | 'endpoint'> & { frontend?: ExpectedFrontend };
+export interface ExpectedFinding {
+  code: FindingCode;
+  severity: 'error' | 'warning' | 'info';
+  service: { namespace: string; name: string; portName: string; protocol: string };
+  endpoint?: string;
+  frontend?: ExpectedFrontend;
+}
+
+/** kind: an ExpectedFrontendKind of src/core/cluster/types.ts. */
+export interface ExpectedFrontend {
+  kind: 'clusterIP' | 'nodePort' | 'externalIP' | 'loadBalancer' | 'healthCheckNodePort';
+  address?: string;
+  port: number;
+}
 
 export interface Scenario {
   /** The API side: what the cluster-state file says. */
@@ -105,7 +99,8 @@ export function infoFindings(cluster: GenCluster, nodeName: string, family: Fami
   return out;
 }
 
-const findingKey = (f: ExpectedFinding) => [f.code, f.service.namespace, f.service.name, f.service.portName, f.service.protocol, f.endpoint ?? '', f.frontend?.kind ?? '', f.frontend?.address ?? '', f.frontend?.port ?? ''].join('\u0000');
+const findingKey = (f: ExpectedFinding) =>
+  [f.code, f.service.namespace, f.service.name, f.service.portName, f.service.protocol, f.endpoint ?? '', f.frontend?.kind ?? '', f.frontend?.address ?? '', f.frontend?.port ?? ''].join('\u0000');
 
 export function sortFindings(list: ExpectedFinding[]): ExpectedFinding[] {
   return [...list].sort((a, b) => (findingKey(a) < findingKey(b) ? -1 : findingKey(a) > findingKey(b) ? 1 : 0));
@@ -117,9 +112,17 @@ export function sortFindings(list: ExpectedFinding[]): ExpectedFinding[] {
 function plain(svc: GenService, family: Family): boolean {
   const pods = svc.pods.filter((p) => podAddress(p, family) !== undefined);
   return (
-    svc.type === 'ClusterIP' && svc.clusterIPs.length === 1 && clusterIPOf(svc, family) !== undefined && svc.externalIPs.length === 0 &&
-    svc.externalTrafficPolicy === 'Cluster' && svc.internalTrafficPolicy === 'Cluster' && !svc.trafficDistribution && !svc.topologyMode &&
-    svc.sessionAffinityTimeout === undefined && pods.length >= 2 && pods.every((p) => p.ready && !p.hints)
+    svc.type === 'ClusterIP' &&
+    svc.clusterIPs.length === 1 &&
+    clusterIPOf(svc, family) !== undefined &&
+    svc.externalIPs.length === 0 &&
+    svc.externalTrafficPolicy === 'Cluster' &&
+    svc.internalTrafficPolicy === 'Cluster' &&
+    !svc.trafficDistribution &&
+    !svc.topologyMode &&
+    svc.sessionAffinityTimeout === undefined &&
+    pods.length >= 2 &&
+    pods.every((p) => p.ready && !p.hints)
   );
 }
 
@@ -133,8 +136,16 @@ class Targets {
   private readonly used = new Set<GenService>();
   private readonly order: GenService[];
   private fresh = 0;
-  constructor(private readonly cluster: GenCluster, private readonly node: GenNode, private readonly family: Family, rnd: () => number) {
-    this.order = cluster.services.map((s) => ({ s, r: rnd() })).sort((a, b) => a.r - b.r).map((x) => x.s);
+  constructor(
+    private readonly cluster: GenCluster,
+    private readonly node: GenNode,
+    private readonly family: Family,
+    rnd: () => number,
+  ) {
+    this.order = cluster.services
+      .map((s) => ({ s, r: rnd() }))
+      .sort((a, b) => a.r - b.r)
+      .map((x) => x.s);
   }
 
   take(kind: DriftKind): GenService {
@@ -162,8 +173,17 @@ class Targets {
       return { name: namer.pod(rs), nodeName: n.name, addresses: [address], ready: true, serving: true, terminating: false };
     });
     const svc: GenService = {
-      namespace: 'default', name, type: 'ClusterIP', clusterIPs: [clusterIP], ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080 }],
-      externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [], externalTrafficPolicy: 'Cluster', internalTrafficPolicy: 'Cluster', pods,
+      namespace: 'default',
+      name,
+      type: 'ClusterIP',
+      clusterIPs: [clusterIP],
+      ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080 }],
+      externalIPs: [],
+      loadBalancerIPs: [],
+      loadBalancerSourceRanges: [],
+      externalTrafficPolicy: 'Cluster',
+      internalTrafficPolicy: 'Cluster',
+      pods,
     };
     this.cluster.services.push(svc);
     return svc;
@@ -218,7 +238,14 @@ function breakOne(kind: DriftKind, svc: GenService, w: Work): void {
   } else if (kind === 'missing-endpoint') {
     const sp = w.dump.find(samePort(svc))!;
     const gone = sp.endpoints.shift()!;
-    w.findings.push(finding(kind, svc, svc.ports.find((p) => p.name === sp.portName)!, { endpoint: joinHostPort(gone.address, gone.port) }));
+    w.findings.push(
+      finding(
+        kind,
+        svc,
+        svc.ports.find((p) => p.name === sp.portName)!,
+        { endpoint: joinHostPort(gone.address, gone.port) },
+      ),
+    );
   } else if (kind === 'stale-endpoint') {
     const pod = svc.pods[0]!;
     Object.assign(pod, { ready: false, serving: false, terminating: false });

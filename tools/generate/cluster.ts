@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // The cluster behind a generated node: Services with their pods, Nodes and kube-proxy's ConfigMap, from which
 // the generator derives what kube-proxy programs on one node (GenServicePort[], the dump generators' input)
 // and writes the API objects a user would save next to the dump (cluster-objects.ts).
@@ -5,7 +6,6 @@
 // The derivation is deliberately simple and independent of src/core/cluster (it is that code's ground truth):
 // kube-proxy's CategorizeEndpoints and topologyModeFromHints (pkg/proxy/topology.go) for the endpoints,
 // ExternallyAccessible / UsesClusterEndpoints / UsesLocalEndpoints (pkg/proxy/service.go) for the policies.
-import type { ApiService } from '../../cluster/types';
 import { canonicalIP, familyOf, parseCIDR, formatIP, type Family } from './address';
 import { mulberry32, randomServices, type GenEndpoint, type GenServicePort } from './iptables';
 import { ipv6Variant } from './nft';
@@ -34,10 +34,19 @@ export interface GenApiPort {
   nodePort?: number;
 }
 
-/** The fields of ApiService (the checker's model) that mean the same here. */
-type SameAsApi = 'namespace' | 'name' | 'externalIPs' | 'loadBalancerIPs' | 'loadBalancerSourceRanges' | 'externalTrafficPolicy' | 'internalTrafficPolicy' | 'healthCheckNodePort' | 'trafficDistribution';
-
-export interface GenService extends Pick<ApiService, SameAsApi> {
+/** The Service as the API has it (the fields before `type` mean what they mean in the checker's ApiService). */
+export interface GenService {
+  namespace: string;
+  name: string;
+  externalIPs: string[];
+  /** `status.loadBalancer.ingress[].ip`. */
+  loadBalancerIPs: string[];
+  loadBalancerSourceRanges: string[];
+  externalTrafficPolicy: 'Cluster' | 'Local';
+  internalTrafficPolicy: 'Cluster' | 'Local';
+  healthCheckNodePort?: number;
+  /** `spec.trafficDistribution`: `PreferClose`, `PreferSameZone`, `PreferSameNode`. */
+  trafficDistribution?: string;
   type: 'ClusterIP' | 'NodePort' | 'LoadBalancer' | 'ExternalName';
   /** `['None']` for a headless Service, `[]` for ExternalName; dual-stack: one per family, primary first. */
   clusterIPs: string[];
@@ -236,7 +245,7 @@ export class PodAddresses {
     const cidr = node.podCIDRs.find((c) => familyOf(c) === family);
     if (!cidr) throw new Error(`node ${node.name} has no ${family} podCIDR`);
     const key = `${node.name}/${family}`;
-    const n = (this.next.get(key) ?? 2);
+    const n = this.next.get(key) ?? 2;
     const { bytes, len } = parseCIDR(cidr);
     if (n >= 2 ** Math.min(30, bytes.length * 8 - len) - 1) throw new Error(`node ${node.name}'s podCIDR ${cidr} is full`);
     this.next.set(key, n + 1);
@@ -401,8 +410,17 @@ function addHeadless(services: GenService[], place: Place, rnd: () => number): v
       return { name: namer.pod(rs), nodeName: where.nodeName, addresses: where.addresses, ready: true, serving: true, terminating: false };
     });
     services.splice(services.indexOf(at) + 1, 0, {
-      namespace: at.namespace, name, type: 'ClusterIP', clusterIPs: ['None'], ports: [{ name: 'tcp', protocol: 'TCP', port: 5432, targetPort: 5432 }],
-      externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [], externalTrafficPolicy: 'Cluster', internalTrafficPolicy: 'Cluster', pods,
+      namespace: at.namespace,
+      name,
+      type: 'ClusterIP',
+      clusterIPs: ['None'],
+      ports: [{ name: 'tcp', protocol: 'TCP', port: 5432, targetPort: 5432 }],
+      externalIPs: [],
+      loadBalancerIPs: [],
+      loadBalancerSourceRanges: [],
+      externalTrafficPolicy: 'Cluster',
+      internalTrafficPolicy: 'Cluster',
+      pods,
     });
   }
 }

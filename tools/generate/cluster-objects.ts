@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // The API objects of a generated cluster, as kubectl prints them:
 //   kubectl get services,endpointslices -A -o json|yaml   (a List; every item with apiVersion and kind)
 //   kubectl get nodes -o json|yaml
@@ -16,7 +17,7 @@
 // ready/serving/terminating always set, and a placeholder slice (`endpoints: null`, `ports: null`) for a
 // Service that selects no pod. Endpoint ports carry `name: ""` for an unnamed Service port.
 import { Document, stringify } from 'yaml';
-import { sha256 } from '../hash';
+import { sha256 } from '../../src/core/kube/hash';
 import type { Family } from './address';
 import { familiesOf, podAddress, type GenCluster, type GenNode, type GenPod, type GenService } from './cluster';
 
@@ -175,9 +176,16 @@ export function nodeObject(node: GenNode, versions: Versions): JsonObject {
       conditions: [{ lastHeartbeatTime: CHANGED, lastTransitionTime: CREATED, message: 'kubelet is posting ready status', reason: 'KubeletReady', status: 'True', type: 'Ready' }],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {
-        architecture: 'amd64', bootID: uidOf('boot', '', node.name), containerRuntimeVersion: 'containerd://1.7.24', kernelVersion: '6.8.0-49-generic',
-        kubeProxyVersion: 'v1.32.0', kubeletVersion: 'v1.32.0', machineID: uidOf('machine', '', node.name).replace(/-/g, ''), operatingSystem: 'linux',
-        osImage: 'Ubuntu 24.04.1 LTS', systemUUID: uidOf('system', '', node.name),
+        architecture: 'amd64',
+        bootID: uidOf('boot', '', node.name),
+        containerRuntimeVersion: 'containerd://1.7.24',
+        kernelVersion: '6.8.0-49-generic',
+        kubeProxyVersion: 'v1.32.0',
+        kubeletVersion: 'v1.32.0',
+        machineID: uidOf('machine', '', node.name).replace(/-/g, ''),
+        operatingSystem: 'linux',
+        osImage: 'Ubuntu 24.04.1 LTS',
+        systemUUID: uidOf('system', '', node.name),
       },
     },
   };

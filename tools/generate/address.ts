@@ -1,6 +1,6 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // Addresses as kube-proxy (Go's net.IP / net.IPNet) prints them, for the dump generators: byte arrays, so the
 // generators can also sort and hash them the way the kernel does.
-import { formatAddress } from '../../trace/addr';
 
 export type Family = 'ipv4' | 'ipv6';
 
@@ -53,9 +53,20 @@ export function parseIP(text: string): { family: Family; bytes: number[] } | und
 
 /** Dotted quad, or RFC 5952 (the longest run of at least two zero groups, first on ties, becomes "::"). */
 export function formatIP(bytes: number[]): string {
-  let value = 0n;
-  for (const b of bytes) value = (value << 8n) | BigInt(b);
-  return formatAddress({ family: bytes.length === 4 ? 4 : 6, value });
+  if (bytes.length === 4) return bytes.join('.');
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!);
+  let best = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8;) {
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i >= 2 && j - i > bestLen) [best, bestLen] = [i, j - i];
+    i = Math.max(j, i + 1);
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (best < 0) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
 }
 
 export function familyOf(text: string): Family | undefined {
@@ -67,6 +78,11 @@ export function canonicalIP(text: string): string {
   const ip = parseIP(text);
   if (!ip) throw new Error(`not an IP address: ${JSON.stringify(text)}`);
   return formatIP(ip.bytes);
+}
+
+/** The first `len` bits of `bytes`, the rest cleared. */
+function masked(bytes: number[], len: number): number[] {
+  return bytes.map((b, i) => b & ((0xff << (8 - Math.max(0, Math.min(8, len - i * 8)))) & 0xff));
 }
 
 export interface Cidr {
@@ -82,12 +98,17 @@ export function parseCIDR(text: string): Cidr {
   const max = ip.bytes.length * 8;
   const len = slash < 0 ? max : Number(t.slice(slash + 1).trim());
   if (!Number.isInteger(len) || len < 0 || len > max) throw new Error(`bad prefix length: ${JSON.stringify(text)}`);
-  const bytes = ip.bytes.map((b, i) => b & ((0xff << (8 - Math.max(0, Math.min(8, len - i * 8)))) & 0xff));
-  return { bytes, len };
+  return { bytes: masked(ip.bytes, len), len };
 }
 
 /** "a.b.c.d/len" with the host bits cleared, as Go's (*net.IPNet).String() and iptables print it. */
 export function canonicalCIDR(text: string): string {
   const c = parseCIDR(text);
   return `${formatIP(c.bytes)}/${c.len}`;
+}
+
+/** Whether `bytes` (an address of the prefix's family) lies inside the prefix. */
+export function cidrContains(c: Cidr, bytes: number[]): boolean {
+  if (bytes.length !== c.bytes.length) return false;
+  return masked(bytes, c.len).every((b, i) => b === c.bytes[i]);
 }

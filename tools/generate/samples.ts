@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // The sample node snapshots bundled with the project: the same few Services in every mode, so the same
 // question can be asked of each. Generated (never copied): `npm run samples` rewrites samples/.
 import { generateIptablesDump, type GenServicePort } from './iptables';
@@ -9,30 +10,80 @@ import { SAMPLE_NODE, sampleCluster, sampleFindings } from './sample-cluster';
 
 export const SAMPLE_SERVICES: GenServicePort[] = [
   {
-    namespace: 'kube-system', name: 'kube-dns', portName: 'dns', protocol: 'udp', clusterIP: '10.96.0.10', port: 53,
-    endpoints: [{ address: '10.244.1.2', port: 53, local: true }, { address: '10.244.2.3', port: 53 }],
+    namespace: 'kube-system',
+    name: 'kube-dns',
+    portName: 'dns',
+    protocol: 'udp',
+    clusterIP: '10.96.0.10',
+    port: 53,
+    endpoints: [
+      { address: '10.244.1.2', port: 53, local: true },
+      { address: '10.244.2.3', port: 53 },
+    ],
   },
   {
-    namespace: 'kube-system', name: 'kube-dns', portName: 'dns-tcp', protocol: 'tcp', clusterIP: '10.96.0.10', port: 53,
-    endpoints: [{ address: '10.244.1.2', port: 53, local: true }, { address: '10.244.2.3', port: 53 }],
+    namespace: 'kube-system',
+    name: 'kube-dns',
+    portName: 'dns-tcp',
+    protocol: 'tcp',
+    clusterIP: '10.96.0.10',
+    port: 53,
+    endpoints: [
+      { address: '10.244.1.2', port: 53, local: true },
+      { address: '10.244.2.3', port: 53 },
+    ],
   },
   {
-    namespace: 'shop', name: 'web', portName: 'http', protocol: 'tcp', clusterIP: '10.96.12.40', port: 80, nodePort: 30080,
-    endpoints: [{ address: '10.244.1.7', port: 8080, local: true }, { address: '10.244.2.8', port: 8080 }, { address: '10.244.3.9', port: 8080 }],
+    namespace: 'shop',
+    name: 'web',
+    portName: 'http',
+    protocol: 'tcp',
+    clusterIP: '10.96.12.40',
+    port: 80,
+    nodePort: 30080,
+    endpoints: [
+      { address: '10.244.1.7', port: 8080, local: true },
+      { address: '10.244.2.8', port: 8080 },
+      { address: '10.244.3.9', port: 8080 },
+    ],
   },
   {
-    namespace: 'shop', name: 'cart', portName: '', protocol: 'tcp', clusterIP: '10.96.12.41', port: 6379,
+    namespace: 'shop',
+    name: 'cart',
+    portName: '',
+    protocol: 'tcp',
+    clusterIP: '10.96.12.41',
+    port: 6379,
     sessionAffinityTimeout: 10800,
-    endpoints: [{ address: '10.244.2.20', port: 6379 }, { address: '10.244.3.21', port: 6379 }],
+    endpoints: [
+      { address: '10.244.2.20', port: 6379 },
+      { address: '10.244.3.21', port: 6379 },
+    ],
   },
   {
-    namespace: 'shop', name: 'payments', portName: 'https', protocol: 'tcp', clusterIP: '10.96.12.42', port: 443,
+    namespace: 'shop',
+    name: 'payments',
+    portName: 'https',
+    protocol: 'tcp',
+    clusterIP: '10.96.12.42',
+    port: 443,
     endpoints: [],
   },
   {
-    namespace: 'ingress', name: 'gateway', portName: 'https', protocol: 'tcp', clusterIP: '10.96.20.5', port: 443, nodePort: 31443,
-    loadBalancerIPs: ['203.0.113.10'], externalTrafficPolicy: 'Local', healthCheckNodePort: 32000,
-    endpoints: [{ address: '10.244.1.30', port: 8443, local: true }, { address: '10.244.2.31', port: 8443 }],
+    namespace: 'ingress',
+    name: 'gateway',
+    portName: 'https',
+    protocol: 'tcp',
+    clusterIP: '10.96.20.5',
+    port: 443,
+    nodePort: 31443,
+    loadBalancerIPs: ['203.0.113.10'],
+    externalTrafficPolicy: 'Local',
+    healthCheckNodePort: 32000,
+    endpoints: [
+      { address: '10.244.1.30', port: 8443, local: true },
+      { address: '10.244.2.31', port: 8443 },
+    ],
   },
 ];
 
@@ -70,7 +121,7 @@ function samplesReadme(): string {
   return [
     '# Sample node snapshots',
     '',
-    'Written by `npm run samples` (src/core/kube/generate/samples.ts); do not edit by hand. Each folder is one',
+    'Written by `npm run samples` (tools/generate/samples.ts); do not edit by hand. Each folder is one',
     `node (\`${SAMPLE_NODE}\`) of the same small cluster in one kube-proxy mode: nftables, ipvs (ipvsadm + ipset +`,
     'iptables), iptables-nft and iptables-legacy.',
     '',

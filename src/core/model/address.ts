@@ -1,4 +1,6 @@
-// Addresses and prefixes for the packet simulator: IPv4 as numbers, IPv6 as bigints.
+// The one address library: IPv4 and IPv6 addresses and prefixes (as bigints, with hand-written fast paths for
+// the dotted IPv4 text of large dumps), and the one `host:port` formatter. Parsers, catalogs, trace, explain,
+// graph and cluster read and print addresses through it.
 export type Family = 4 | 6;
 
 export interface Address {
@@ -56,7 +58,10 @@ export function parseUserAddress(text: string): Address | undefined {
 /** `010.96.0.10`, `::ffff:10.096.0.1`: an IPv4 part written with a leading zero. */
 export function hasLeadingZeroPart(text: string): boolean {
   const dotted = text.trim().replace(/\]$/, '');
-  return dotted.slice(dotted.lastIndexOf(':') + 1).split('.').some((part, _, parts) => parts.length > 1 && /^0\d/.test(part));
+  return dotted
+    .slice(dotted.lastIndexOf(':') + 1)
+    .split('.')
+    .some((part, _, parts) => parts.length > 1 && /^0\d/.test(part));
 }
 
 function maskBits(mask: Address): number | undefined {
@@ -110,7 +115,7 @@ export function formatAddress(a: Address): string {
   // RFC 5952: compress the longest run of zero groups (length ≥ 2).
   let best = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
@@ -162,7 +167,7 @@ export function isIpv4(text: string): boolean {
  * The value (0 to 2^32 - 1) of an address isIpv4 accepts, else undefined; `leadingZeros` also accepts groups
  * such as `010`. Of the text at [start, end) when given (parsers read addresses in place, without a slice).
  * Hand-written: the parsers and the IPVS catalog ask for every address of a dump, the trace for every key of its
- * indexes (issue #8).
+ * indexes (docs/performance.md#memory).
  */
 export function ipv4Number(text: string, leadingZeros = false, start = 0, end = text.length): number | undefined {
   const n = end - start;
@@ -190,7 +195,61 @@ export function ipv4Number(text: string, leadingZeros = false, start = 0, end = 
   return dots === 3 ? value : undefined;
 }
 
-/** `ip:port`, with IPv6 addresses in brackets. */
-export function formatHostPort(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+/**
+ * The 32-bit value (as an int32, a small integer for Map keys) of the dotted IPv4 address at [start, end), when
+ * isIpv4 accepts it (so the text is determined by the value); NaN otherwise.
+ */
+export function ipv4Value(text: string, start: number, end: number): number {
+  const value = ipv4Number(text, false, start, end);
+  return value === undefined ? NaN : value | 0;
+}
+
+/**
+ * The number of the endpoint text at [start, end) when it is a dotted IPv4 address isIpv4 accepts and a port of
+ * digits as String() writes them, at most 65535 (the text is determined by the number); NaN for any other text.
+ */
+export function endpointNumber(text: string, start: number, end: number): number {
+  const colon = text.indexOf(':', start);
+  if (colon < 0 || colon >= end) return NaN;
+  const value = ipv4Number(text, false, start, colon);
+  if (value === undefined || end - colon < 2 || end - colon > 6 || (end - colon > 2 && text.charCodeAt(colon + 1) === 48)) return NaN;
+  let port = 0;
+  for (let k = colon + 1; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 48 || c > 57) return NaN;
+    port = port * 10 + (c - 48);
+  }
+  return port <= 65535 ? value * 65536 + port : NaN;
+}
+
+/** A syntactically valid IPv6 address (with an optional embedded IPv4 tail), no zone, no brackets. */
+export function isIpv6(text: string): boolean {
+  if (!/^[0-9A-Fa-f:.]+$/.test(text) || !text.includes(':')) return false;
+  let s = text;
+  const lastColon = s.lastIndexOf(':');
+  const tail = s.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    if (!isIpv4(tail)) return false;
+    s = s.slice(0, lastColon + 1) + '0:0';
+  }
+  const group = (g: string) => /^[0-9A-Fa-f]{1,4}$/.test(g);
+  const groups = (p: string) => (p === '' ? [] : p.split(':'));
+  const halves = s.split('::');
+  if (halves.length > 2) return false;
+  if (halves.length === 2) {
+    const all = [...groups(halves[0]), ...groups(halves[1])];
+    return all.length <= 7 && all.every(group);
+  }
+  const all = s.split(':');
+  return all.length === 8 && all.every(group);
+}
+
+/**
+ * `host:port` as every part of the project prints it: an IPv6 address in brackets (by default when the address
+ * has a colon; ipvsadm's model says so by its family), `*` for no address (any address: a NodePort), the host
+ * alone when there is no port.
+ */
+export function formatHostPort(address: string | undefined, port?: number | string, ipv6 = address !== undefined && address.includes(':')): string {
+  const host = address === undefined ? '*' : ipv6 ? `[${address}]` : address;
+  return port === undefined ? host : `${host}:${port}`;
 }

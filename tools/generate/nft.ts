@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // Generator of realistic kube-proxy nftables-mode dumps, with ground truth (expectedNftCatalog).
 //
 // The objects mirror kube-proxy's syncProxyRules()/setupNFTables() in pkg/proxy/nftables/proxier.go for a full
@@ -25,8 +26,9 @@
 //
 // Pure TypeScript apart from node:crypto (in ../nft-hash).
 import { prepareEach, servicePortName, type ExpectedCatalogEntry, type GenServicePort } from './iptables';
-import { NFT_OBJECT_PREFIX, nftEndpointChainNameBase, nftServiceChainNameBase } from '../nft-hash';
+import { NFT_OBJECT_PREFIX, nftEndpointChainNameBase, nftServiceChainNameBase } from '../../src/core/kube/nft-hash';
 import { canonicalCIDR, canonicalIP, familyOf, formatIP, parseCIDR, parseIP, parseIPv4, type Family } from './address';
+import { cmp, expectedEndpoints, servicePortView, type ViewEndpoint } from './service-port';
 
 export type { GenServicePort } from './iptables';
 export { randomServices } from './iptables';
@@ -159,12 +161,7 @@ function intervalJson(e: IntervalElement): Json {
 // ---------------------------------------------------------------------------------------------------------
 // kube-proxy's view of a service port (BaseServicePortInfo + CategorizeEndpoints)
 
-interface PreparedEndpoint {
-  address: string;
-  port: number;
-  local: boolean;
-  /** "ip:port" / "[ip]:port" (BaseEndpointInfo.String()). */
-  str: string;
+interface PreparedEndpoint extends ViewEndpoint {
   chain: string;
   affinitySet: string;
 }
@@ -199,36 +196,15 @@ interface PreparedService {
   firewallChain: string;
 }
 
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function prepare(svc: GenServicePort, family: Family): PreparedService | undefined {
-  if (familyOf(svc.clusterIP) !== family) return undefined;
   const protocol = svc.protocol.toLowerCase();
-  const ofFamily = (list: string[] | undefined) => (list ?? []).map((s) => s.trim()).filter((s) => familyOf(s) === family);
-  const externalIPs = ofFamily(svc.externalIPs).map(canonicalIP);
-  const lbIPs = ofFamily(svc.loadBalancerIPs).map(canonicalIP);
-  const sourceRanges = ofFamily(svc.loadBalancerSourceRanges).map(canonicalCIDR);
-  const nodePort = svc.nodePort ?? 0;
-  const externallyAccessible = nodePort !== 0 || lbIPs.length > 0 || externalIPs.length > 0;
-  const externalPolicyLocal = externallyAccessible && svc.externalTrafficPolicy === 'Local';
-  const internalPolicyLocal = svc.internalTrafficPolicy === 'Local';
-  const usesCluster = !internalPolicyLocal || externallyAccessible;
-  const usesLocal = internalPolicyLocal || externalPolicyLocal;
-
-  const byString = new Map<string, PreparedEndpoint>();
-  for (const ep of svc.endpoints) {
-    if (ep.ready === false || familyOf(ep.address) !== family) continue;
-    const address = canonicalIP(ep.address);
-    const str = family === 'ipv6' ? `[${address}]:${ep.port}` : `${address}:${ep.port}`;
-    if (byString.has(str)) continue;
-    const base = nftEndpointChainNameBase(svc.namespace, svc.name, protocol, svc.portName, address, ep.port);
-    byString.set(str, { address, port: ep.port, local: ep.local === true, str, chain: NFT_OBJECT_PREFIX.endpoint + base, affinitySet: NFT_OBJECT_PREFIX.affinity + base });
-  }
-  const ready = [...byString.values()].sort((a, b) => cmp(a.str, b.str));
-  const clusterEndpoints = usesCluster ? ready : [];
-  const localEndpoints = usesLocal ? ready.filter((e) => e.local) : [];
+  const view = servicePortView(svc, family, (ep) => {
+    const base = nftEndpointChainNameBase(svc.namespace, svc.name, protocol, svc.portName, ep.address, ep.port);
+    return { ...ep, chain: NFT_OBJECT_PREFIX.endpoint + base, affinitySet: NFT_OBJECT_PREFIX.affinity + base };
+  });
+  if (!view) return undefined;
+  const { externalIPs, lbIPs, sourceRanges, nodePort, externallyAccessible, externalPolicyLocal, internalPolicyLocal } = view;
+  const { usesCluster, usesLocal, ready, clusterEndpoints, localEndpoints } = view;
   const allReachable = !usesLocal ? clusterEndpoints : !usesCluster ? localEndpoints : clusterEndpoints;
   const hasEndpoints = ready.length > 0;
   const base = nftServiceChainNameBase(svc.namespace, svc.name, protocol, svc.portName);
@@ -237,7 +213,7 @@ function prepare(svc: GenServicePort, family: Family): PreparedService | undefin
     spn: servicePortName(svc),
     protocol,
     port: svc.port,
-    clusterIP: canonicalIP(svc.clusterIP),
+    clusterIP: view.clusterIP,
     externalIPs,
     lbIPs,
     sourceRanges,
@@ -284,7 +260,11 @@ function frag(cmd: string, json: Json, list: string = cmd, anon = 0): Frag {
 class Syntax {
   readonly ipX: 'ip' | 'ip6';
   readonly addrType: 'ipv4_addr' | 'ipv6_addr';
-  constructor(readonly family: Family, readonly markValue: number, readonly markCmd: string) {
+  constructor(
+    readonly family: Family,
+    readonly markValue: number,
+    readonly markCmd: string,
+  ) {
     this.ipX = family === 'ipv4' ? 'ip' : 'ip6';
     this.addrType = family === 'ipv4' ? 'ipv4_addr' : 'ipv6_addr';
   }
@@ -393,11 +373,7 @@ class Syntax {
   }
 
   markUnset(): Frag {
-    return frag(
-      `mark and ${this.markCmd} == 0`,
-      { match: { op: '==', left: { '&': [{ meta: { key: 'mark' } }, this.markValue] }, right: 0 } },
-      `meta mark & ${this.hexMark(this.markValue)} == ${this.hexMark(0)}`,
-    );
+    return frag(`mark and ${this.markCmd} == 0`, { match: { op: '==', left: { '&': [{ meta: { key: 'mark' } }, this.markValue] }, right: 0 } }, `meta mark & ${this.hexMark(this.markValue)} == ${this.hexMark(0)}`);
   }
 
   masqueradeFullyRandom(): Frag {
@@ -479,8 +455,21 @@ const LAYOUTS: Record<'pre-dnat' | 'post-dnat', Layout> = {
       ['cluster-ips-check', 'filter-output', true],
     ],
     testChainOrder: [
-      'cluster-ips-check', 'filter-prerouting-pre-dnat', 'filter-output-pre-dnat', 'filter-forward', 'filter-input', 'filter-output', 'firewall-check',
-      'mark-for-masquerade', 'masquerading', 'nat-output', 'nat-postrouting', 'nat-prerouting', 'nodeport-endpoints-check', 'reject-chain', 'services',
+      'cluster-ips-check',
+      'filter-prerouting-pre-dnat',
+      'filter-output-pre-dnat',
+      'filter-forward',
+      'filter-input',
+      'filter-output',
+      'firewall-check',
+      'mark-for-masquerade',
+      'masquerading',
+      'nat-output',
+      'nat-postrouting',
+      'nat-prerouting',
+      'nodeport-endpoints-check',
+      'reject-chain',
+      'services',
       'service-endpoints-check',
     ],
     masqRuleWithPort: false,
@@ -510,8 +499,21 @@ const LAYOUTS: Record<'pre-dnat' | 'post-dnat', Layout> = {
       ['cluster-ips-check', 'filter-output-post-dnat', true],
     ],
     testChainOrder: [
-      'cluster-ips-check', 'filter-prerouting', 'filter-input', 'filter-forward', 'filter-output', 'filter-output-post-dnat', 'firewall-check',
-      'mark-for-masquerade', 'masquerading', 'nat-output', 'nat-postrouting', 'nat-prerouting', 'nodeport-endpoints-check', 'reject-chain', 'services',
+      'cluster-ips-check',
+      'filter-prerouting',
+      'filter-input',
+      'filter-forward',
+      'filter-output',
+      'filter-output-post-dnat',
+      'firewall-check',
+      'mark-for-masquerade',
+      'masquerading',
+      'nat-output',
+      'nat-postrouting',
+      'nat-prerouting',
+      'nodeport-endpoints-check',
+      'reject-chain',
+      'services',
       'service-endpoints-check',
     ],
     masqRuleWithPort: true,
@@ -531,7 +533,10 @@ class TransactionBuilder {
   readonly matchAll: boolean;
   readonly masqueradeAll: boolean;
 
-  constructor(readonly opts: NftGenOptions, testFixtureMark: boolean) {
+  constructor(
+    readonly opts: NftGenOptions,
+    testFixtureMark: boolean,
+  ) {
     this.family = opts.family ?? 'ipv4';
     const v4 = this.family === 'ipv4';
     const bit = opts.masqueradeBit ?? 14;
@@ -634,7 +639,6 @@ class TransactionBuilder {
 
   /** The per-service part of syncProxyRules(). */
   service(s: PreparedService): void {
-    const sx = this.sx;
     const proto: KeyPart = { type: 'proto', text: s.protocol };
     const port: KeyPart = { type: 'port', value: s.port };
     const addrKey = (a: string): KeyPart[] => [{ type: 'addr', text: a }, proto, port];
@@ -967,7 +971,9 @@ function renderListRuleset(live: Live, family: Family): string {
 function jsonText(v: Json): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(jsonText).join(', ')}]`;
-  return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${jsonText(x)}`).join(', ')}}`;
+  return `{${Object.entries(v)
+    .map(([k, x]) => `${JSON.stringify(k)}: ${jsonText(x)}`)
+    .join(', ')}}`;
 }
 
 function renderJson(live: Live, family: Family): string {
@@ -1122,16 +1128,7 @@ export function expectedNftCatalog(services: GenServicePort[], opts: Pick<NftGen
     }
     frontends.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.address ?? '', b.address ?? '') || a.port - b.port);
 
-    const internal = !s.hasInternalEndpoints ? [] : s.internalPolicyLocal ? s.localEndpoints : s.clusterEndpoints;
-    const share = internal.length > 0 ? 1 / internal.length : 0;
-    const sharing = new Set(internal);
-    const localShown = new Set(s.usesLocalPolicyChain ? s.localEndpoints.map((e) => e.str) : []);
-    const endpoints = s.allReachable.map((ep) => ({
-      address: ep.address,
-      port: ep.port,
-      probability: sharing.has(ep) ? share : 0,
-      ...(localShown.has(ep.str) ? { local: true } : {}),
-    }));
+    const endpoints = expectedEndpoints(s);
 
     const policies: ExpectedNftCatalogEntry['policies'] = {};
     if (s.affinity !== undefined && s.allReachable.length > 0) policies.sessionAffinityTimeoutSeconds = s.affinity;
@@ -1219,21 +1216,39 @@ export const KUBE_PROXY_NFT_TEST_SERVICES: Record<string, GenServicePort[]> = {
     testService('ns1', 'svc1', '172.30.0.41', 80, ['10.180.0.1']),
     // LoadBalancer, externalTrafficPolicy Local; its endpoint is not on this node.
     testService('ns2', 'svc2', '172.30.0.42', 80, ['10.180.0.2'], {
-      nodePort: 3001, loadBalancerIPs: ['1.2.3.4'], externalIPs: ['192.168.99.22'], externalTrafficPolicy: 'Local', healthCheckNodePort: 30000,
+      nodePort: 3001,
+      loadBalancerIPs: ['1.2.3.4'],
+      externalIPs: ['192.168.99.22'],
+      externalTrafficPolicy: 'Local',
+      healthCheckNodePort: 30000,
     }),
     testService('ns3', 'svc3', '172.30.0.43', 80, ['10.180.0.3'], { nodePort: 3003 }),
     // 10.180.0.5 is on the test node, which changes nothing with externalTrafficPolicy Cluster.
-    { ...testService('ns4', 'svc4', '172.30.0.44', 80, []), externalIPs: ['192.168.99.33'], endpoints: [{ address: '10.180.0.4', port: 80 }, { address: '10.180.0.5', port: 80, local: true }] },
+    {
+      ...testService('ns4', 'svc4', '172.30.0.44', 80, []),
+      externalIPs: ['192.168.99.33'],
+      endpoints: [
+        { address: '10.180.0.4', port: 80 },
+        { address: '10.180.0.5', port: 80, local: true },
+      ],
+    },
     testService('ns5', 'svc5', '172.30.0.45', 80, ['10.180.0.3'], {
-      nodePort: 3002, loadBalancerIPs: ['5.6.7.8'], externalTrafficPolicy: 'Cluster', healthCheckNodePort: 30000,
-      loadBalancerSourceRanges: [' 203.0.113.0/25'], sessionAffinityTimeout: 10800,
+      nodePort: 3002,
+      loadBalancerIPs: ['5.6.7.8'],
+      externalTrafficPolicy: 'Cluster',
+      healthCheckNodePort: 30000,
+      loadBalancerSourceRanges: [' 203.0.113.0/25'],
+      sessionAffinityTimeout: 10800,
     }),
     testService('ns6', 'svc6', '172.30.0.46', 80, []),
   ],
   // Addresses and ranges of the other family are dropped by kube-proxy.
   TestBadIPs: [
     testService('ns1', 'svc1', '172.30.0.41', 80, ['10.180.0.1', 'fd00:10:180::1'], {
-      nodePort: 3001, externalIPs: ['192.168.99.22', '2600:5200::1'], loadBalancerIPs: ['1.2.3.4', 'fd00::1'], loadBalancerSourceRanges: [' 203.0.113.0/25', '2001:db8::/64'],
+      nodePort: 3001,
+      externalIPs: ['192.168.99.22', '2600:5200::1'],
+      loadBalancerIPs: ['1.2.3.4', 'fd00::1'],
+      loadBalancerSourceRanges: [' 203.0.113.0/25', '2001:db8::/64'],
     }),
   ],
   // TestSyncProxyRulesRepeated steps that are a full state (03, 07 and 09 also hold stale flushed chains).
@@ -1244,7 +1259,13 @@ export const KUBE_PROXY_NFT_TEST_SERVICES: Record<string, GenServicePort[]> = {
   TestSyncProxyRulesRepeated__06_add_svc4_endpoints: [R1, R3, { ...R4, endpoints: [{ address: '10.0.4.1', port: 80 }] }],
   TestSyncProxyRulesRepeated__08_add_svc3_endpoint: [
     R1,
-    { ...R3, endpoints: [{ address: '10.0.3.2', port: 80 }, { address: '10.0.3.3', port: 80 }] },
+    {
+      ...R3,
+      endpoints: [
+        { address: '10.0.3.2', port: 80 },
+        { address: '10.0.3.3', port: 80 },
+      ],
+    },
     { ...R4, endpoints: [{ address: '10.0.4.1', port: 80 }] },
   ],
 };

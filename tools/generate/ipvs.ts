@@ -1,3 +1,4 @@
+// Part of the dump generator, a test oracle kept apart from the product: see tools/generate/README.md.
 // Generator of realistic kube-proxy IPVS-mode node snapshots, with ground truth (expectedIpvsCatalog).
 //
 // An IPVS node needs three dumps read together (DESIGN §1): the IPVS table, the ipsets and the iptables rules
@@ -28,8 +29,9 @@
 // ipvsadm sorts services and real servers itself, so the IPVS dumps do not depend on kube-proxy's order.
 //
 // Pure TypeScript: no Node APIs.
-import { formatAddress, parseAddress, parsePrefix, prefixContains, type Address } from '../../trace/addr';
-import { prepareEach, servicePortName, type ExpectedCatalogEntry, type GenEndpoint, type GenServicePort } from './iptables';
+import { canonicalCIDR, cidrContains, formatIP, parseCIDR, parseIP, type Family } from './address';
+import { servicePortView, type ViewEndpoint } from './service-port';
+import { prepareEach, type ExpectedCatalogEntry, type GenServicePort } from './iptables';
 
 export type { ExpectedCatalogEntry, GenEndpoint, GenServicePort } from './iptables';
 export { randomServices } from './iptables';
@@ -104,50 +106,33 @@ export interface ExpectedIpvsCatalogEntry extends ExpectedCatalogEntry {
 // ---------------------------------------------------------------------------------------------------------
 // Addresses
 
-type Family = 'ipv4' | 'ipv6';
-
-function familyOfAddress(a: Address): Family {
-  return a.family === 4 ? 'ipv4' : 'ipv6';
-}
+/** An address as parseIP reads it: its family and bytes in network order. */
+type Address = { family: Family; bytes: number[] };
 
 function addressOf(text: string): Address | undefined {
   const t = text.trim();
   if (t.includes('/')) return undefined;
-  return parseAddress(t);
+  return parseIP(t);
 }
 
-function canonical(text: string): string {
-  const a = addressOf(text);
-  if (!a) throw new Error(`not an IP address: ${JSON.stringify(text)}`);
-  return formatAddress(a);
-}
-
-function familyOf(text: string): Family | undefined {
-  const a = addressOf(text.includes('/') ? text.slice(0, text.indexOf('/')) : text);
-  return a ? familyOfAddress(a) : undefined;
-}
-
-/** Go's (*net.IPNet).String(): host bits cleared. */
-function canonicalCIDR(text: string): string {
-  const p = parsePrefix(text.trim());
-  if (!p) throw new Error(`not a CIDR: ${JSON.stringify(text)}`);
-  return `${formatAddress({ family: p.family, value: p.network })}/${p.bits}`;
+function formatAddress(a: Address): string {
+  return formatIP(a.bytes);
 }
 
 /** The 32-bit words of an address in network order (1 for IPv4, 4 for IPv6). */
 function words(a: Address): number[] {
-  if (a.family === 4) return [Number(a.value)];
   const out: number[] = [];
-  for (let i = 3; i >= 0; i--) out.push(Number((a.value >> BigInt(i * 32)) & 0xffffffffn));
+  const b = a.bytes;
+  for (let i = 0; i < b.length; i += 4) out.push(((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0);
   return out;
 }
 
 function isLinkLocal6(a: Address): boolean {
-  return a.family === 6 && a.value >> 118n === 0x3fan; // fe80::/10
+  return a.family === 'ipv6' && a.bytes[0] === 0xfe && (a.bytes[1]! & 0xc0) === 0x80; // fe80::/10
 }
 
 function isLoopback(a: Address): boolean {
-  return a.family === 4 ? a.value >> 24n === 127n : a.value === 1n;
+  return a.family === 'ipv4' ? a.bytes[0] === 127 : a.bytes.every((b, i) => b === (i === 15 ? 1 : 0));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -155,12 +140,8 @@ function isLoopback(a: Address): boolean {
 
 type Protocol = 'tcp' | 'udp' | 'sctp';
 
-interface Ep {
-  address: string;
+interface Ep extends ViewEndpoint {
   addr: Address;
-  port: number;
-  local: boolean;
-  ready: boolean;
 }
 
 interface VirtualServer {
@@ -191,44 +172,22 @@ interface Prepared {
 }
 
 function prepare(svc: GenServicePort, family: Family): Prepared | undefined {
-  if (familyOf(svc.clusterIP) !== family) return undefined; // not proxied by this family's proxier
-  const protocol = svc.protocol.toLowerCase() as Protocol;
-  const ofFamily = (list: string[] | undefined) => (list ?? []).map((s) => s.trim()).filter((s) => familyOf(s) === family);
-  const externalIPs = [...new Set(ofFamily(svc.externalIPs).map(canonical))];
-  const lbIPs = [...new Set(ofFamily(svc.loadBalancerIPs).map(canonical))];
-  const sourceRanges = [...new Set(ofFamily(svc.loadBalancerSourceRanges).map(canonicalCIDR))];
-  const nodePort = svc.nodePort ?? 0;
-  const externallyAccessible = nodePort !== 0 || lbIPs.length > 0 || externalIPs.length > 0;
-  const externalPolicyLocal = externallyAccessible && svc.externalTrafficPolicy === 'Local';
-  const internalPolicyLocal = svc.internalTrafficPolicy === 'Local';
-  // UsesClusterEndpoints / UsesLocalEndpoints (pkg/proxy/serviceport.go).
-  const usesCluster = !internalPolicyLocal || externallyAccessible;
-  const usesLocal = internalPolicyLocal || externalPolicyLocal;
-
-  const byString = new Map<string, Ep>();
-  for (const ep of svc.endpoints as GenEndpoint[]) {
-    if (familyOf(ep.address) !== family) continue;
-    const addr = addressOf(ep.address)!;
-    const address = formatAddress(addr);
-    const key = family === 'ipv6' ? `[${address}]:${ep.port}` : `${address}:${ep.port}`;
-    if (byString.has(key)) continue;
-    byString.set(key, { address, addr, port: ep.port, local: ep.local === true, ready: ep.ready !== false });
-  }
-  const all = [...byString.values()];
-  const ready = all.filter((e) => e.ready);
+  const view = servicePortView(svc, family, (ep) => ({ ...ep, addr: addressOf(ep.address)! }));
+  if (!view) return undefined; // not proxied by this family's proxier
   return {
     svc,
-    protocol,
-    clusterIP: canonical(svc.clusterIP),
-    externalIPs,
-    lbIPs,
-    sourceRanges,
-    nodePort,
-    externalPolicyLocal,
-    internalPolicyLocal,
-    all,
-    clusterEndpoints: usesCluster ? ready : [],
-    localEndpoints: usesLocal ? ready.filter((e) => e.local) : [],
+    protocol: svc.protocol.toLowerCase() as Protocol,
+    clusterIP: view.clusterIP,
+    // Virtual servers and set members are unique: a repeated address makes one.
+    externalIPs: [...new Set(view.externalIPs)],
+    lbIPs: [...new Set(view.lbIPs)],
+    sourceRanges: [...new Set(view.sourceRanges)],
+    nodePort: view.nodePort,
+    externalPolicyLocal: view.externalPolicyLocal,
+    internalPolicyLocal: view.internalPolicyLocal,
+    all: view.all,
+    clusterEndpoints: view.clusterEndpoints,
+    localEndpoints: view.localEndpoints,
   };
 }
 
@@ -244,7 +203,7 @@ function usableNodeIPs(nodeIPs: string[], family: Family): { address: string; ad
   const out: { address: string; addr: Address }[] = [];
   for (const text of nodeIPs) {
     const addr = addressOf(text);
-    if (!addr || familyOfAddress(addr) !== family || isLoopback(addr) || isLinkLocal6(addr)) continue;
+    if (!addr || addr.family !== family || isLoopback(addr) || isLinkLocal6(addr)) continue;
     const address = formatAddress(addr);
     if (seen.has(address)) continue;
     seen.add(address);
@@ -346,12 +305,24 @@ function jhash2(k: number[], initval: number): number {
     a = (a + k[i]!) >>> 0;
     b = (b + k[i + 1]!) >>> 0;
     c = (c + k[i + 2]!) >>> 0;
-    a = (a - c) >>> 0; a = (a ^ rol32(c, 4)) >>> 0; c = (c + b) >>> 0;
-    b = (b - a) >>> 0; b = (b ^ rol32(a, 6)) >>> 0; a = (a + c) >>> 0;
-    c = (c - b) >>> 0; c = (c ^ rol32(b, 8)) >>> 0; b = (b + a) >>> 0;
-    a = (a - c) >>> 0; a = (a ^ rol32(c, 16)) >>> 0; c = (c + b) >>> 0;
-    b = (b - a) >>> 0; b = (b ^ rol32(a, 19)) >>> 0; a = (a + c) >>> 0;
-    c = (c - b) >>> 0; c = (c ^ rol32(b, 4)) >>> 0; b = (b + a) >>> 0;
+    a = (a - c) >>> 0;
+    a = (a ^ rol32(c, 4)) >>> 0;
+    c = (c + b) >>> 0;
+    b = (b - a) >>> 0;
+    b = (b ^ rol32(a, 6)) >>> 0;
+    a = (a + c) >>> 0;
+    c = (c - b) >>> 0;
+    c = (c ^ rol32(b, 8)) >>> 0;
+    b = (b + a) >>> 0;
+    a = (a - c) >>> 0;
+    a = (a ^ rol32(c, 16)) >>> 0;
+    c = (c + b) >>> 0;
+    b = (b - a) >>> 0;
+    b = (b ^ rol32(a, 19)) >>> 0;
+    a = (a + c) >>> 0;
+    c = (c - b) >>> 0;
+    c = (c ^ rol32(b, 4)) >>> 0;
+    b = (b + a) >>> 0;
     length -= 3;
     i += 3;
   }
@@ -359,21 +330,21 @@ function jhash2(k: number[], initval: number): number {
   if (length >= 3) c = (c + k[i + 2]!) >>> 0;
   if (length >= 2) b = (b + k[i + 1]!) >>> 0;
   a = (a + k[i]!) >>> 0;
-  c = (c ^ b) >>> 0; c = (c - rol32(b, 14)) >>> 0;
-  a = (a ^ c) >>> 0; a = (a - rol32(c, 11)) >>> 0;
-  b = (b ^ a) >>> 0; b = (b - rol32(a, 25)) >>> 0;
-  c = (c ^ b) >>> 0; c = (c - rol32(b, 16)) >>> 0;
-  a = (a ^ c) >>> 0; a = (a - rol32(c, 4)) >>> 0;
-  b = (b ^ a) >>> 0; b = (b - rol32(a, 14)) >>> 0;
-  c = (c ^ b) >>> 0; c = (c - rol32(b, 24)) >>> 0;
+  c = (c ^ b) >>> 0;
+  c = (c - rol32(b, 14)) >>> 0;
+  a = (a ^ c) >>> 0;
+  a = (a - rol32(c, 11)) >>> 0;
+  b = (b ^ a) >>> 0;
+  b = (b - rol32(a, 25)) >>> 0;
+  c = (c ^ b) >>> 0;
+  c = (c - rol32(b, 16)) >>> 0;
+  a = (a ^ c) >>> 0;
+  a = (a - rol32(c, 4)) >>> 0;
+  b = (b ^ a) >>> 0;
+  b = (b - rol32(a, 14)) >>> 0;
+  c = (c ^ b) >>> 0;
+  c = (c - rol32(b, 24)) >>> 0;
   return c;
-}
-
-/** The bytes of an address in network order. */
-function addressBytes(a: Address): number[] {
-  const out: number[] = [];
-  for (const w of words(a)) out.push(w >>> 24, (w >>> 16) & 255, (w >>> 8) & 255, w & 255);
-  return out;
 }
 
 /**
@@ -383,15 +354,15 @@ function addressBytes(a: Address): number[] {
  */
 function elementWords(type: SetType, member: string): number[] {
   const [ip, protoPort, third] = member.split(',');
-  const bytes = addressBytes(addressOf(ip!)!);
+  const bytes = [...addressOf(ip!)!.bytes];
   if (type !== 'hash:ip') {
     const [proto, port] = protoPort!.split(':');
     const tail = [Number(port) >> 8, Number(port) & 255];
     if (type === 'hash:ip,port') bytes.push(...tail, PROTO_NUMBER[proto as Protocol], 0);
-    else if (type === 'hash:ip,port,ip') bytes.push(...addressBytes(addressOf(third!)!), ...tail, PROTO_NUMBER[proto as Protocol], 0);
+    else if (type === 'hash:ip,port,ip') bytes.push(...addressOf(third!)!.bytes, ...tail, PROTO_NUMBER[proto as Protocol], 0);
     else {
-      const p = parsePrefix(third!)!;
-      bytes.push(...addressBytes({ family: p.family, value: p.network }), ...tail, p.bits - 1, PROTO_NUMBER[proto as Protocol]);
+      const p = parseCIDR(third!);
+      bytes.push(...p.bytes, ...tail, p.len - 1, PROTO_NUMBER[proto as Protocol]);
     }
   }
   const out: number[] = [];
@@ -514,7 +485,7 @@ function sync(opts: IpvsGenOptions): SyncResult {
         let allowFromNode = false;
         for (const cidr of s.sourceRanges) {
           set('KUBE-LOAD-BALANCER-SOURCE-CIDR').add(`${ip},${protocol}:${port},${cidr}`);
-          if (primaryNodeIP && prefixContains(parsePrefix(cidr)!, primaryNodeIP)) allowFromNode = true;
+          if (primaryNodeIP && cidrContains(parseCIDR(cidr), primaryNodeIP.bytes)) allowFromNode = true;
         }
         if (allowFromNode) set('KUBE-LOAD-BALANCER-SOURCE-IP').add(`${ip},${protocol}:${port},${ip}`);
         else noNodeAccess.push({ ip, protocol, port });
@@ -597,11 +568,7 @@ function renderIpvsadm(r: SyncResult, opts: IpvsGenOptions): { save: string; lis
   const flags = schedFlags(scheduler);
   const trailing = opts.trailingBlanks !== false;
   const save: string[] = [];
-  const list: string[] = [
-    'IP Virtual Server version 1.2.1 (size=4096)',
-    'Prot LocalAddress:Port Scheduler Flags',
-    '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
-  ];
+  const list: string[] = ['IP Virtual Server version 1.2.1 (size=4096)', 'Prot LocalAddress:Port Scheduler Flags', '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn'];
   for (const v of sorted) {
     const vname = hostPort(family, v.address, v.port);
     const sw = v.protocol === 'tcp' ? '-t' : v.protocol === 'udp' ? '-u' : '--sctp-service';
@@ -897,9 +864,7 @@ export function expectedIpvsCatalog(opts: IpvsGenOptions): ExpectedIpvsCatalogEn
   const entries: ExpectedIpvsCatalogEntry[] = [];
   for (const s of r.services) {
     const vss = byService.get(s) ?? [];
-    const frontends: ExpectedCatalogEntry['frontends'] = vss.map((v) =>
-      v.kind === 'nodePort' ? { kind: 'nodePort' as const, address: v.address, port: v.port } : { kind: v.kind, address: v.address, port: v.port },
-    );
+    const frontends: ExpectedCatalogEntry['frontends'] = vss.map((v) => (v.kind === 'nodePort' ? { kind: 'nodePort' as const, address: v.address, port: v.port } : { kind: v.kind, address: v.address, port: v.port }));
     frontends.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.address ?? '', b.address ?? '') || a.port - b.port);
     const clusterReals = vss.find((v) => v.kind === 'clusterIP')?.reals ?? [];
     const share = clusterReals.length > 0 ? 1 / clusterReals.length : 0;

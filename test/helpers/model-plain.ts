@@ -1,0 +1,37 @@
+// A parsed model as plain data, to compare two parses of one text deeply (accelerators on and off): getters of the
+// compact nodes read, Maps and Symbols as entries, undefined values dropped.
+import { Symbols } from '../../src/core/model/symbols';
+
+/**
+ * A model object as plain data: its own enumerable properties and the getters of its classes, read
+ * recursively; undefined values count as absent (as toEqual counts them). Maps become entry lists.
+ */
+export function plainModel(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(plainModel);
+  if (value instanceof Map) return [...value.entries()].map(([k, v]) => [k, entry(v)]);
+  if (value instanceof Symbols) return { definitions: plainModel(value.definitions), references: plainModel(value.references) };
+  const keys = new Set(Object.keys(value));
+  for (let p = Object.getPrototypeOf(value); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const [k, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) if (d.get) keys.add(k);
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of [...keys].sort()) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = plainModel(v);
+  }
+  return out;
+}
+
+/** A set or service (compared in full in its list) by name and line; a per-line index value with those as references. */
+const isContainer = (v: unknown): v is { name: string; line: number } => typeof v === 'object' && v !== null && ('members' in v || 'realServers' in v);
+function entry(v: unknown): unknown {
+  if (isContainer(v)) return { ref: v.name, line: v.line };
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return plainModel(v);
+  const out: Record<string, unknown> = {};
+  for (const k of ['set', 'service', 'server', 'member', 'range', 'key', 'keyRange']) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== undefined) out[k] = isContainer(x) ? { ref: x.name, line: x.line } : plainModel(x);
+  }
+  return Object.keys(out).length > 0 ? out : plainModel(v);
+}
