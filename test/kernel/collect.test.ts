@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectCommand } from '../../src/cli/collect';
-import { catalogToJson } from '../../src/core/kube/catalog';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateNftDump } from '../../src/core/kube/generate/nft';
+import { catalogToJson } from '../../src/core/kube/service';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { addNamespaces, deleteAllSync, nsExec, nsName } from './lib/netns';
 
@@ -89,7 +89,7 @@ if (skip) {
       await nsExec(ns, c.load[0], c.load[1], { input: c.dump });
     });
 
-    it('--local: the folder gives the generated dump\'s Service catalog', async () => {
+    it("--local: the folder gives the generated dump's Service catalog", async () => {
       const dir = join(tmp, `${c.tag}-local`);
       const r = await nsExec(ns, process.execPath, [cli, 'collect', '--out', dir, '--local'], { timeoutMs: 120_000 });
       expect(r.code, r.stderr).toBe(0);
@@ -106,9 +106,21 @@ if (skip) {
       const dir = join(tmp, `${c.tag}-anon`);
       const r = await nsExec(ns, process.execPath, [cli, 'collect', '--out', dir, '--local', '--anonymize'], { timeoutMs: 120_000 });
       expect(r.code, r.stderr).toBe(0);
-      const shares = (j: unknown) => (j as { services: { protocol: string; endpoints: { port: number; probability: number }[] }[] }).services.map((s) => `${s.protocol}:${s.endpoints.map((e) => `${e.port}/${e.probability}`).sort().join(',')}`).sort();
+      const shares = (j: unknown) =>
+        (j as { services: { protocol: string; endpoints: { port: number; probability: number }[] }[] }).services
+          .map(
+            (s) =>
+              `${s.protocol}:${s.endpoints
+                .map((e) => `${e.port}/${e.probability}`)
+                .sort()
+                .join(',')}`,
+          )
+          .sort();
       expect(shares(folderServices(dir))).toEqual(shares(truth()));
-      const text = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name), 'utf8')).join('\n');
+      const text = readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'))
+        .join('\n');
       const generated = new Set(c.dump.match(/\b10\.(96|244)\.\d+\.\d+\b/g));
       expect(generated.size).toBeGreaterThan(10);
       expect([...generated].filter((a) => new RegExp(`(?<![\\d.])${a.replace(/\./g, '\\.')}(?![\\d.])`).test(text))).toEqual([]);
@@ -119,13 +131,22 @@ if (skip) {
       const ssh = standIn(`ssh-${c.tag}`, `[ "$*" = "-o BatchMode=yes -T root@node-7 sh -s" ] || { echo "bad ssh arguments: $*" >&2; exit 9; }\nexec ip netns exec ${ns} sh -s`);
       const dir = join(tmp, `${c.tag}-ssh`);
       const err: string[] = [];
-      expect(collectCommand(['--out', dir, '--ssh', 'root@node-7', '--ssh-path', ssh], () => {}, (s) => err.push(s), {})).toBe(0);
+      expect(
+        collectCommand(
+          ['--out', dir, '--ssh', 'root@node-7', '--ssh-path', ssh],
+          () => {},
+          (s) => err.push(s),
+          {},
+        ),
+      ).toBe(0);
       expect(folderServices(dir)).toEqual(truth());
     });
 
     it('--kubectl-node: kubectl debug … chroot /host sh -c SCRIPT, then the debug pod deleted', () => {
       const log = join(tmp, `kubectl-${c.tag}.log`);
-      const kubectl = standIn(`kubectl-${c.tag}`, `printf '%s %s %s %s %s %s %s %s %s\\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" >> ${log}
+      const kubectl = standIn(
+        `kubectl-${c.tag}`,
+        `printf '%s %s %s %s %s %s %s %s %s\\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" >> ${log}
 case "$*" in
   "--context kind-x -n default debug node/node-7 --profile=sysadmin --image=busybox:1.36 --attach=true -- chroot /host sh -c "*)
     eval "script=\\\${$#}"
@@ -133,10 +154,16 @@ case "$*" in
     exec ip netns exec ${ns} sh -c "$script" 2>&1 ;;
   "--context kind-x -n default delete pod node-debugger-node-7-q8z2m --wait=false") echo 'pod "node-debugger-node-7-q8z2m" deleted' ;;
   *) echo "unexpected kubectl $*" >&2; exit 9 ;;
-esac`);
+esac`,
+      );
       const dir = join(tmp, `${c.tag}-kubectl`);
       const err: string[] = [];
-      const status = collectCommand(['--out', dir, '--kubectl-node', 'node-7', '--context', 'kind-x', '--image', 'busybox:1.36', '--kubectl', kubectl], () => {}, (s) => err.push(s), {});
+      const status = collectCommand(
+        ['--out', dir, '--kubectl-node', 'node-7', '--context', 'kind-x', '--image', 'busybox:1.36', '--kubectl', kubectl],
+        () => {},
+        (s) => err.push(s),
+        {},
+      );
       expect(err).toEqual([]);
       expect(status).toBe(0);
       const calls = readFileSync(log, 'utf8').trim().split('\n');

@@ -4,15 +4,27 @@
 import { describe, expect, it } from 'vitest';
 import { Anonymizer, anonymizeSnapshot } from '../../src/core/collect/anonymize';
 import type { CollectedFile, SnapshotManifest } from '../../src/core/collect/files';
-import { catalogToJson } from '../../src/core/kube/catalog';
-import { generateIptablesDump, randomServices } from '../../src/core/kube/generate/iptables';
-import { generateIpvsSnapshot } from '../../src/core/kube/generate/ipvs';
-import { generateNftDump, ipv6Variant } from '../../src/core/kube/generate/nft';
+import { catalogToJson } from '../../src/core/kube/service';
+import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
+import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
+import { generateNftDump, ipv6Variant } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
-import { formatAddress, parseAddress } from '../../src/core/trace/addr';
+import { formatAddress, parseAddress } from '../../src/core/model/address';
 
 const KEY = new Uint8Array(32).fill(7);
-const MANIFEST: SnapshotManifest = { format: 'dataplane-snapshot/1', node: 'worker-prod-eu-3', kernel: '6.1.0', time: null, via: 'ssh root@worker-prod-eu-3', complete: true, kubeProxyMode: 'iptables', commands: [], tools: {}, missing: [], anonymized: false };
+const MANIFEST: SnapshotManifest = {
+  format: 'dataplane-snapshot/1',
+  node: 'worker-prod-eu-3',
+  kernel: '6.1.0',
+  time: null,
+  via: 'ssh root@worker-prod-eu-3',
+  complete: true,
+  kubeProxyMode: 'iptables',
+  commands: [],
+  tools: {},
+  missing: [],
+  anonymized: false,
+};
 
 function analysed(files: CollectedFile[]): SnapshotFile[] {
   return files.map((f) => analyzeFile(f.path, f.text)).filter((f): f is SnapshotFile => f !== undefined);
@@ -20,7 +32,15 @@ function analysed(files: CollectedFile[]): SnapshotFile[] {
 
 interface Json {
   mode: string;
-  services: { namespace: string; name: string; portName: string; protocol: string; frontends: { kind: string; address?: string; port: number }[]; endpoints: { address: string; port: number; probability: number; local?: boolean }[]; policies: Record<string, unknown> }[];
+  services: {
+    namespace: string;
+    name: string;
+    portName: string;
+    protocol: string;
+    frontends: { kind: string; address?: string; port: number }[];
+    endpoints: { address: string; port: number; probability: number; local?: boolean }[];
+    policies: Record<string, unknown>;
+  }[];
 }
 
 function catalog(files: CollectedFile[]): Json {
@@ -30,18 +50,22 @@ function catalog(files: CollectedFile[]): Json {
 
 /** What must survive: everything but the names and addresses. */
 function shape(j: Json): unknown {
-  const services = j.services.map((s) => JSON.stringify({
-    portName: s.portName,
-    protocol: s.protocol,
-    frontends: s.frontends.map((f) => `${f.kind}:${f.port}:${f.address ? (f.address.includes(':') ? 6 : 4) : '-'}`).sort(),
-    endpoints: s.endpoints.map((e) => `${e.port}:${e.probability}:${e.local ?? false}`).sort(),
-    policies: Object.fromEntries(Object.entries(s.policies).map(([k, v]) => [k, Array.isArray(v) ? v.length : typeof v === 'string' && v.includes('/') ? `cidr/${v.split('/')[1]}` : v])),
-  }));
+  const services = j.services.map((s) =>
+    JSON.stringify({
+      portName: s.portName,
+      protocol: s.protocol,
+      frontends: s.frontends.map((f) => `${f.kind}:${f.port}:${f.address ? (f.address.includes(':') ? 6 : 4) : '-'}`).sort(),
+      endpoints: s.endpoints.map((e) => `${e.port}:${e.probability}:${e.local ?? false}`).sort(),
+      policies: Object.fromEntries(Object.entries(s.policies).map(([k, v]) => [k, Array.isArray(v) ? v.length : typeof v === 'string' && v.includes('/') ? `cidr/${v.split('/')[1]}` : v])),
+    }),
+  );
   return { mode: j.mode, services: services.sort() };
 }
 
 function diagnosticCodes(files: CollectedFile[]): string[] {
-  return analysed(files).flatMap((f) => f.analysis.diagnostics.map((d) => d.code)).sort();
+  return analysed(files)
+    .flatMap((f) => f.analysis.diagnostics.map((d) => d.code))
+    .sort();
 }
 
 const V4 = /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])/g;
@@ -59,11 +83,21 @@ const ipvs = generateIpvsSnapshot({ services, nodeIPs: ['192.168.0.10'] });
 const CASES: [string, CollectedFile[]][] = [
   ['iptables', [{ path: 'iptables-nft.iptables', text: generateIptablesDump({ services, style: 'iptables-nft-save', nodeRules: true }) }]],
   ['iptables IPv6', [{ path: 'ip6tables-nft.iptables', text: generateIptablesDump({ services: ipv6Variant(services), style: 'iptables-nft-save', family: 'ipv6' }) }]],
-  ['nftables text and JSON', [
-    { path: 'nft-ruleset.nft', text: generateNftDump({ services, style: 'nft-list-ruleset', nodeIPs: ['192.168.0.2'] }) },
-    { path: 'extra/nft-ruleset.nft.json', text: generateNftDump({ services, style: 'nft-json', nodeIPs: ['192.168.0.2'] }) },
-  ]],
-  ['ipvs', [{ path: 'ipvs.ipvsadm', text: ipvs['ipvsadm-list'] }, { path: 'ipset.ipset', text: ipvs['ipset-save'] }, { path: 'iptables-nft.iptables', text: ipvs['iptables-save'] }]],
+  [
+    'nftables text and JSON',
+    [
+      { path: 'nft-ruleset.nft', text: generateNftDump({ services, style: 'nft-list-ruleset', nodeIPs: ['192.168.0.2'] }) },
+      { path: 'extra/nft-ruleset.nft.json', text: generateNftDump({ services, style: 'nft-json', nodeIPs: ['192.168.0.2'] }) },
+    ],
+  ],
+  [
+    'ipvs',
+    [
+      { path: 'ipvs.ipvsadm', text: ipvs['ipvsadm-list'] },
+      { path: 'ipset.ipset', text: ipvs['ipset-save'] },
+      { path: 'iptables-nft.iptables', text: ipvs['iptables-save'] },
+    ],
+  ],
 ];
 
 describe('anonymize', () => {
@@ -97,7 +131,11 @@ describe('anonymize', () => {
     expect(text).toContain('127.0.0.0/8');
     expect(mask).toBe('255.255.255.0');
     // 10.96.0.0/12: both ends keep their first 12 bits.
-    const top12 = (ip: string) => ip.split('.').map(Number).reduce((v, o) => v * 256 + o, 0) >>> 20;
+    const top12 = (ip: string) =>
+      ip
+        .split('.')
+        .map(Number)
+        .reduce((v, o) => v * 256 + o, 0) >>> 20;
     expect(top12(first)).toBe(top12(last));
     expect(v6cidr).toMatch(/:0\/112$/);
     expect(v6.split(':').slice(0, 7)).toEqual(v6cidr.split(':').slice(0, 7));

@@ -20,7 +20,17 @@ function stream(records: [string, string, number][], extra = ''): string {
 
 describe('collect stream', () => {
   it('splits records, keeps text byte for byte, records missing tools and ignores lines outside records', () => {
-    const s = parseCollectStream(stream([['meta/hostname', 'node-1\n', 0], ['nft/text', 'no newline at end', 0], ['ipvs/save', '', 127]], `${M} MISSING ipvsadm\n`), M);
+    const s = parseCollectStream(
+      stream(
+        [
+          ['meta/hostname', 'node-1\n', 0],
+          ['nft/text', 'no newline at end', 0],
+          ['ipvs/save', '', 127],
+        ],
+        `${M} MISSING ipvsadm\n`,
+      ),
+      M,
+    );
     expect(s.started && s.complete).toBe(true);
     expect(s.records).toEqual([
       { name: 'meta/hostname', text: 'node-1\n', exitCode: 0 },
@@ -53,18 +63,24 @@ describe('collect stream', () => {
 describe('collect files', () => {
   it('names each dump as the extension recognises it, one listing per ruleset, and fills the manifest', () => {
     const nftText = 'table ip kube-proxy {\n\tchain x {\n\t}\n}\n';
-    const s = parseCollectStream(stream([
-      ['meta/hostname', 'node-1\n', 0],
-      ['iptables/iptables-nft', IPT, 0],
-      ['iptables/iptables-legacy', '', 0],
-      ['iptables/ip6tables-nft', '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n', 0],
-      ['version/iptables-nft', 'iptables-nft-save v1.8.9 (nf_tables)\n', 0],
-      ['nft/text', nftText, 0],
-      ['nft/json', '{"nftables": [{"metainfo": {}}]}\n', 0],
-      ['ipvs/save', '-A -t 10.96.0.1:443 -s rr\n', 0],
-      ['ipset/save', 'create KUBE-CLUSTER-IP hash:ip,port family inet\n', 0],
-      ['kube-proxy/mode', 'ipvs', 0],
-    ], `${M} MISSING conntrack\n`), M);
+    const s = parseCollectStream(
+      stream(
+        [
+          ['meta/hostname', 'node-1\n', 0],
+          ['iptables/iptables-nft', IPT, 0],
+          ['iptables/iptables-legacy', '', 0],
+          ['iptables/ip6tables-nft', '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n', 0],
+          ['version/iptables-nft', 'iptables-nft-save v1.8.9 (nf_tables)\n', 0],
+          ['nft/text', nftText, 0],
+          ['nft/json', '{"nftables": [{"metainfo": {}}]}\n', 0],
+          ['ipvs/save', '-A -t 10.96.0.1:443 -s rr\n', 0],
+          ['ipset/save', 'create KUBE-CLUSTER-IP hash:ip,port family inet\n', 0],
+          ['kube-proxy/mode', 'ipvs', 0],
+        ],
+        `${M} MISSING conntrack\n`,
+      ),
+      M,
+    );
     const { files, manifest } = snapshotOf(s, 'local');
     const byPath = new Map(files.map((f) => [f.path, f.text]));
     expect([...byPath.keys()].sort()).toEqual(['extra/nft-ruleset.nft.json', 'ipset.ipset', 'iptables-nft.iptables', 'ipvs.ipvsadm', 'nft-ruleset.nft']);
@@ -84,9 +100,27 @@ describe('collect files', () => {
     // nft 1.0.6 prints no warning: iptables' table names beside iptables-nft rules (counted, as -c prints them).
     const counted = IPT.replace('-A PREROUTING', '[12:720] -A PREROUTING');
     const plain = 'table ip filter {\n}\ntable ip nat {\n}\n';
-    const both = snapshotOf(parseCollectStream(stream([['iptables/iptables-nft', counted, 0], ['nft/text', plain, 0]]), M), 'local');
+    const both = snapshotOf(
+      parseCollectStream(
+        stream([
+          ['iptables/iptables-nft', counted, 0],
+          ['nft/text', plain, 0],
+        ]),
+        M,
+      ),
+      'local',
+    );
     expect(both.files.map((f) => f.path)).toEqual(['iptables-nft.iptables', 'extra/nft-ruleset.nft']);
-    const other = snapshotOf(parseCollectStream(stream([['iptables/iptables-nft', counted, 0], ['nft/text', `${plain}table inet cilium {\n}\n`, 0]]), M), 'local');
+    const other = snapshotOf(
+      parseCollectStream(
+        stream([
+          ['iptables/iptables-nft', counted, 0],
+          ['nft/text', `${plain}table inet cilium {\n}\n`, 0],
+        ]),
+        M,
+      ),
+      'local',
+    );
     expect(other.files.map((f) => f.path)).toEqual(['iptables-nft.iptables', 'nft-ruleset.nft']);
   });
 
@@ -120,7 +154,12 @@ describe('collect command', () => {
     const out: string[] = [];
     const err: string[] = [];
     const dir = join(tmp, 'ssh-out');
-    const status = collectCommand(['--out', dir, '--ssh', 'root@node-1', '--ssh-path', ssh], (s) => out.push(s), (s) => err.push(s), {});
+    const status = collectCommand(
+      ['--out', dir, '--ssh', 'root@node-1', '--ssh-path', ssh],
+      (s) => out.push(s),
+      (s) => err.push(s),
+      {},
+    );
     expect(err).toEqual([]);
     expect(status).toBe(0);
     expect(readFileSync(join(tmp, 'ssh.in'), 'utf8')).toContain(COLLECT_SCRIPT);
@@ -130,7 +169,9 @@ describe('collect command', () => {
 
   it('--kubectl-node runs kubectl debug with the script, deletes the debug pod, and passes --context', () => {
     const log = join(tmp, 'kubectl.log');
-    const kubectl = standIn('kubectl', `printf '%s %s %s %s %s\\n' "$1" "$2" "$3" "$4" "$5" >> ${log}
+    const kubectl = standIn(
+      'kubectl',
+      `printf '%s %s %s %s %s\\n' "$1" "$2" "$3" "$4" "$5" >> ${log}
 case "$*" in
   "--context prod -n default debug node/node-1 --profile=sysadmin --image=busybox --attach=true -- chroot /host sh -c "*)
     eval "last=\\\${$#}"; printf '%s' "$last" > ${tmp}/k.in
@@ -141,14 +182,23 @@ case "$*" in
   "--context prod get services,endpointslices,nodes -A -o json") echo '{"kind":"List","items":[]}' ;;
   "--context prod -n kube-system get configmap kube-proxy -o yaml") echo 'kind: ConfigMap' ;;
   *) echo "unexpected: $*" >&2; exit 9 ;;
-esac`);
+esac`,
+    );
     const dir = join(tmp, 'k-out');
     const err: string[] = [];
-    const status = collectCommand(['--out', dir, '--kubectl-node', 'node-1', '--context', 'prod', '--cluster'], () => {}, (s) => err.push(s), { DATAPLANE_KUBECTL: kubectl });
+    const status = collectCommand(
+      ['--out', dir, '--kubectl-node', 'node-1', '--context', 'prod', '--cluster'],
+      () => {},
+      (s) => err.push(s),
+      { DATAPLANE_KUBECTL: kubectl },
+    );
     expect(err).toEqual([]);
     expect(status).toBe(0);
     expect(readFileSync(join(tmp, 'k.in'), 'utf8')).toContain('DPX_QUIET=1');
-    const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2, 5).join(' '));
+    const calls = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').slice(2, 5).join(' '));
     expect(calls).toEqual(['-n default debug', '-n default delete', 'get services,endpointslices,nodes -A', '-n kube-system get']);
     expect(readFileSync(join(dir, 'iptables-nft.iptables'), 'utf8')).toBe(IPT);
     expect(existsSync(join(dir, 'cluster-state.json')) && existsSync(join(dir, 'kube-proxy-configmap.yaml'))).toBe(true);
@@ -158,14 +208,42 @@ esac`);
     const ssh = standIn('ssh-down', 'cat >/dev/null; echo "ssh: connect to host x port 22: Connection refused" >&2; exit 255');
     const err: string[] = [];
     const dir = join(tmp, 'down');
-    expect(collectCommand(['--out', dir, '--ssh', 'x', '--ssh-path', ssh], () => {}, (s) => err.push(s), {})).toBe(1);
+    expect(
+      collectCommand(
+        ['--out', dir, '--ssh', 'x', '--ssh-path', ssh],
+        () => {},
+        (s) => err.push(s),
+        {},
+      ),
+    ).toBe(1);
     expect(err.join('\n')).toContain('Connection refused');
     expect(existsSync(dir)).toBe(false);
   });
 
   it('refuses a missing target, two targets, and a host that reads as an option', () => {
-    expect(() => collectCommand(['--out', tmp], () => {}, () => {}, {})).toThrow(/exactly one/);
-    expect(() => collectCommand(['--out', tmp, '--local', '--ssh', 'h'], () => {}, () => {}, {})).toThrow(/exactly one/);
-    expect(() => collectCommand(['--out', tmp, '--ssh', '-oProxyCommand=x'], () => {}, () => {}, {})).toThrow(/plain name/);
+    expect(() =>
+      collectCommand(
+        ['--out', tmp],
+        () => {},
+        () => {},
+        {},
+      ),
+    ).toThrow(/exactly one/);
+    expect(() =>
+      collectCommand(
+        ['--out', tmp, '--local', '--ssh', 'h'],
+        () => {},
+        () => {},
+        {},
+      ),
+    ).toThrow(/exactly one/);
+    expect(() =>
+      collectCommand(
+        ['--out', tmp, '--ssh', '-oProxyCommand=x'],
+        () => {},
+        () => {},
+        {},
+      ),
+    ).toThrow(/plain name/);
   });
 });

@@ -7,10 +7,10 @@
 import { createHmac } from 'node:crypto';
 import { endpointHash, portProtoHash } from '../kube/hash';
 import { nftEndpointChainNameBase, nftServiceChainNameBase } from '../kube/nft-hash';
-import type { Service } from '../kube/catalog';
+import type { Service } from '../kube/service';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../snapshot';
 import type { CollectedFile, SnapshotManifest } from './files';
-import { formatAddress, formatHostPort, parseAddress, type Address } from '../trace/addr';
+import { formatAddress, formatHostPort, parseAddress, type Address } from '../model/address';
 
 /** Namespaces and Services every cluster has: kept, they tell nothing and help the reader. */
 const KEEP_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
@@ -76,8 +76,10 @@ export class Anonymizer {
   /** A link-local IPv6 address keeps fe80::/64; its interface id (often the MAC, EUI-64) is replaced. */
   private interfaceId(a: Address): Address {
     const low = a.value & ((1n << 64n) - 1n);
-    const digest = createHmac('sha256', this.key).update(`eui/${low.toString(16)}`).digest();
-    return { family: 6, value: (a.value >> 64n) << 64n | BigInt(`0x${digest.subarray(0, 8).toString('hex')}`) };
+    const digest = createHmac('sha256', this.key)
+      .update(`eui/${low.toString(16)}`)
+      .digest();
+    return { family: 6, value: ((a.value >> 64n) << 64n) | BigInt(`0x${digest.subarray(0, 8).toString('hex')}`) };
   }
 
   /** A MAC address: keyed, locally administered, unicast; all-zero and broadcast stay. */
@@ -119,14 +121,27 @@ export class Anonymizer {
 
   /** Rewrites one file's text in a single pass (nothing rewritten is rewritten again). */
   rewrite(text: string): string {
-    const out = text.replace(TOKEN, (m: string, mac: string | undefined, nftBase: string | undefined, hash: string | undefined, v4: string | undefined, v4bits: string | undefined, v6: string | undefined, v6bits: string | undefined, pair: string | undefined) => {
-      if (mac !== undefined) return this.mac(mac);
-      if (nftBase !== undefined) return this.chainParts.get(nftBase) ?? this.unlearnedNftBase(nftBase);
-      if (hash !== undefined) return m.slice(0, m.length - 16) + (this.chainParts.get(hash) ?? hash);
-      if (v4 !== undefined) return v4bits !== undefined ? this.prefix(v4, Number(v4bits)) : this.address(v4);
-      if (v6 !== undefined) return v6bits !== undefined ? this.prefix(v6, Number(v6bits)) : this.address(v6);
-      return this.services.get(pair!) ?? m;
-    });
+    const out = text.replace(
+      TOKEN,
+      (
+        m: string,
+        mac: string | undefined,
+        nftBase: string | undefined,
+        hash: string | undefined,
+        v4: string | undefined,
+        v4bits: string | undefined,
+        v6: string | undefined,
+        v6bits: string | undefined,
+        pair: string | undefined,
+      ) => {
+        if (mac !== undefined) return this.mac(mac);
+        if (nftBase !== undefined) return this.chainParts.get(nftBase) ?? this.unlearnedNftBase(nftBase);
+        if (hash !== undefined) return m.slice(0, m.length - 16) + (this.chainParts.get(hash) ?? hash);
+        if (v4 !== undefined) return v4bits !== undefined ? this.prefix(v4, Number(v4bits)) : this.address(v4);
+        if (v6 !== undefined) return v6bits !== undefined ? this.prefix(v6, Number(v6bits)) : this.address(v6);
+        return this.services.get(pair!) ?? m;
+      },
+    );
     return this.nodes.size === 0 ? out : out.replace(this.nodeWords(), (m) => this.nodes.get(m) ?? m);
   }
 
@@ -160,14 +175,17 @@ function linkLocal6(a: Address): boolean {
 
 // One pass: nft object name bases (hash + ns/name/proto/port[__addr/port]), kube-proxy's 16-character chain
 // hashes, IPv4 and IPv6 addresses (with a prefix length), namespace/name pairs, and other words (node names).
-const TOKEN = new RegExp([
-  /(?<![\w:])((?:[0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2})(?![\w:])/.source,
-  /(?<![A-Za-z0-9])([A-Z2-7]{8}-[a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9.-]*\/(?:tcp|udp|sctp)\/[a-z0-9-]*(?:__[0-9a-fA-F.]+\/\d+)?)/.source,
-  /(?<=KUBE-(?:SVC|SVL|EXT|FW|SEP|XLB)-)([A-Z2-7]{16})(?![A-Z2-7])/.source,
-  /(?<![\w.:])(\d{1,3}(?:\.\d{1,3}){3})(?:\/(\d{1,3})(?![\d.]))?(?![\w.])/.source,
-  /(?<![\w.:])((?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4})(?:\/(\d{1,3})(?!\d))?(?![\w.:])/.source,
-  /(?<![\w.\/-])([a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9.-]*)(?=[:\/"\s,]|$)/.source,
-].join('|'), 'gm');
+const TOKEN = new RegExp(
+  [
+    /(?<![\w:])((?:[0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2})(?![\w:])/.source,
+    /(?<![A-Za-z0-9])([A-Z2-7]{8}-[a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9.-]*\/(?:tcp|udp|sctp)\/[a-z0-9-]*(?:__[0-9a-fA-F.]+\/\d+)?)/.source,
+    /(?<=KUBE-(?:SVC|SVL|EXT|FW|SEP|XLB)-)([A-Z2-7]{16})(?![A-Z2-7])/.source,
+    /(?<![\w.:])(\d{1,3}(?:\.\d{1,3}){3})(?:\/(\d{1,3})(?![\d.]))?(?![\w.])/.source,
+    /(?<![\w.:])((?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4})(?:\/(\d{1,3})(?!\d))?(?![\w.:])/.source,
+    /(?<![\w.\/-])([a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9.-]*)(?=[:\/"\s,]|$)/.source,
+  ].join('|'),
+  'gm',
+);
 
 /** The snapshot with every file and the manifest rewritten by one Anonymizer (the key is not kept anywhere). */
 export function anonymizeSnapshot(files: readonly CollectedFile[], manifest: SnapshotManifest, key: Uint8Array): { files: CollectedFile[]; manifest: SnapshotManifest } {

@@ -106,7 +106,12 @@ export function fileOf(r: CollectRecord, iptablesNft = false): { path?: string; 
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? ''
+  );
 }
 
 /** The files to write and the manifest, from the parsed stream. */

@@ -47,7 +47,10 @@ export function parseCollectStream(text: string, marker: string): CollectStream 
     const end = nl < 0 ? text.length : nl;
     const next = nl < 0 ? text.length : nl + 1;
     if (text.startsWith(prefix, at)) {
-      const words = text.slice(at + prefix.length, end).replace(/\r$/, '').split(' ');
+      const words = text
+        .slice(at + prefix.length, end)
+        .replace(/\r$/, '')
+        .split(' ');
       if (open && words[0] === 'END' && words[1] === open.name) {
         // The script printed a newline of its own before END.
         const body = text.slice(open.start, Math.max(open.start, at - 1));
