@@ -10,6 +10,7 @@ import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
 import { generateNftDump, ipv6Variant } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { formatAddress, parseAddress } from '../../src/core/model/address';
+import type { CatalogJson } from '../helpers/catalog-json';
 
 const KEY = new Uint8Array(32).fill(7);
 const MANIFEST: SnapshotManifest = {
@@ -30,33 +31,20 @@ function analysed(files: CollectedFile[]): SnapshotFile[] {
   return files.map((f) => analyzeFile(f.path, f.text)).filter((f): f is SnapshotFile => f !== undefined);
 }
 
-interface Json {
-  mode: string;
-  services: {
-    namespace: string;
-    name: string;
-    portName: string;
-    protocol: string;
-    frontends: { kind: string; address?: string; port: number }[];
-    endpoints: { address: string; port: number; probability: number; local?: boolean }[];
-    policies: Record<string, unknown>;
-  }[];
-}
-
-function catalog(files: CollectedFile[]): Json {
+function catalog(files: CollectedFile[]): CatalogJson {
   const s = buildSnapshot(analysed(files));
-  return catalogToJson(s.catalogs, { mode: s.mode }) as Json;
+  return catalogToJson(s.catalogs, { mode: s.mode }) as CatalogJson;
 }
 
 /** What must survive: everything but the names and addresses. */
-function shape(j: Json): unknown {
+function shape(j: CatalogJson): unknown {
   const services = j.services.map((s) =>
     JSON.stringify({
       portName: s.portName,
       protocol: s.protocol,
       frontends: s.frontends.map((f) => `${f.kind}:${f.port}:${f.address ? (f.address.includes(':') ? 6 : 4) : '-'}`).sort(),
       endpoints: s.endpoints.map((e) => `${e.port}:${e.probability}:${e.local ?? false}`).sort(),
-      policies: Object.fromEntries(Object.entries(s.policies).map(([k, v]) => [k, Array.isArray(v) ? v.length : typeof v === 'string' && v.includes('/') ? `cidr/${v.split('/')[1]}` : v])),
+      policies: Object.fromEntries(Object.entries(s.policies ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.length : typeof v === 'string' && v.includes('/') ? `cidr/${v.split('/')[1]}` : v])),
     }),
   );
   return { mode: j.mode, services: services.sort() };
