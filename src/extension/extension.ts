@@ -19,6 +19,7 @@ import * as languageStatus from './providers/languageStatus';
 import * as largeFiles from './providers/largeFiles';
 import * as references from './providers/references';
 import * as samples from './providers/samples';
+import * as capture from './providers/capture';
 import * as semanticTokens from './providers/semanticTokens';
 import * as walkthrough from './providers/walkthrough';
 import * as trace from './trace/commands';
@@ -63,6 +64,7 @@ export function activate(context: vscode.ExtensionContext): void {
   graph.register(context, cache, snapshots, log);
   graphLens.register(context, cache);
   explain.register(context, snapshots, log);
+  capture.register(context, log);
   workspaceSymbols.register(context, cache, snapshots, log);
   // Both parts of activation (docs/performance.md#budgets: ≤ 50 ms): evaluating the bundle's modules (from ./loadStart, the first to run,
   // to the end of this module's top level; reading and compiling the file come before it and are not included, VS

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotOf } from '../../src/core/collect/files';
 import { COLLECT_SCRIPT, collectScript, parseCollectStream } from '../../src/core/collect/stream';
-import { collectCommand, debugPodName } from '../../src/cli/collect';
+import { collectCommand } from '../../src/cli/collect';
+import { debugPodName } from '../../src/core/collect/plan';
 import { detectDialect } from '../../src/core/detect';
 
 const M = '@@dpx-0123456789abcdef@@';
