@@ -18,7 +18,8 @@ export const COLLECT_HELP = `dataplane collect --out DIR (--local | --ssh HOST |
   --local: this machine; --ssh: 'ssh -o BatchMode=yes HOST sh -s'; --kubectl-node: 'kubectl debug node/NODE
   --profile=sysadmin --image=IMAGE (default busybox) -- chroot /host sh -c …', the debug pod deleted after.
   --anonymize rewrites addresses (prefix-preserving), node, namespace and Service names alike in every file,
-  kube-proxy's chain hashes recomputed, for sharing in a public bug report.
+  kube-proxy's chain hashes recomputed, with --cluster the API objects too (uids, annotations, node info dropped),
+  for sharing in a public bug report.
   --conntrack adds conntrack -L (large); --cluster adds 'kubectl get services,endpointslices,nodes -A -o json'
   and the kube-proxy ConfigMap. kubectl and ssh: --kubectl / --ssh-path, else $DATAPLANE_KUBECTL /
   $DATAPLANE_SSH, else from PATH.`;

@@ -2,7 +2,8 @@
 // Service catalog shape (counts, shares, ports, policies), no hash-mismatch hints the original did not have,
 // and no original address, namespace or Service name anywhere.
 import { describe, expect, it } from 'vitest';
-import { Anonymizer, anonymizeSnapshot } from '../../src/core/collect/anonymize';
+import { Anonymizer } from '../../src/core/collect/anonymize';
+import { anonymizeSnapshot } from '../../src/core/collect/anonymize-snapshot';
 import type { CollectedFile, SnapshotManifest } from '../../src/core/collect/files';
 import { catalogToJson } from '../../src/core/kube/service';
 import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';

@@ -88,6 +88,7 @@ describe('collect plan', () => {
     expect(captureFolderName({ kind: 'ssh', host: 'root@node-1' }, at)).toBe('node-1-20261207T160509Z');
     expect(captureFolderName({ kind: 'ssh', host: '../x/y' }, at)).toBe('.._x_y-20261207T160509Z');
     expect(captureFolderName({ kind: 'local' }, at)).toBe('local-20261207T160509Z');
+    expect(captureFolderName({ kind: 'kubectl', node: 'prod-db-1' }, at, true)).toBe('anonymized-20261207T160509Z');
   });
 });
 

@@ -8,8 +8,6 @@ import { createHmac } from 'node:crypto';
 import { endpointHash, portProtoHash } from '../kube/hash';
 import { nftEndpointChainNameBase, nftServiceChainNameBase } from '../kube/nft-hash';
 import type { Service } from '../kube/service';
-import { analyzeFile, buildSnapshot, type SnapshotFile } from '../snapshot';
-import type { CollectedFile, SnapshotManifest } from './files';
 import { formatAddress, formatHostPort, parseAddress, type Address } from '../model/address';
 
 /** Namespaces and Services every cluster has: kept, they tell nothing and help the reader. */
@@ -23,6 +21,7 @@ export class Anonymizer {
   /** Old chain-name parts (kube-proxy's hashes, nft object name bases) → new. */
   private readonly chainParts = new Map<string, string>();
   private readonly nodes = new Map<string, string>();
+  private readonly words = new Map<string, string>();
 
   constructor(private readonly key: Uint8Array) {}
 
@@ -52,15 +51,28 @@ export class Anonymizer {
   }
 
   /** "ns/name" → its new "ns/name". */
-  private servicePair(namespace: string, name: string): string {
+  servicePair(namespace: string, name: string): string {
     const key = `${namespace}/${name}`;
     let pair = this.services.get(key);
     if (pair) return pair;
-    let ns = KEEP_NAMESPACES.has(namespace) ? namespace : this.namespaces.get(namespace);
-    if (!ns) this.namespaces.set(namespace, (ns = `ns-${this.namespaces.size + 1}`));
+    const ns = this.namespace(namespace);
     pair = KEEP_SERVICES.has(key) ? key : `${ns}/svc-${this.services.size + 1}`;
     this.services.set(key, pair);
     return pair;
+  }
+
+  namespace(namespace: string): string {
+    let ns = KEEP_NAMESPACES.has(namespace) ? namespace : this.namespaces.get(namespace);
+    if (!ns) this.namespaces.set(namespace, (ns = `ns-${this.namespaces.size + 1}`));
+    return ns;
+  }
+
+  /** Any other name (pod, zone, host name, label value): `kind-N`, the same for the same value. */
+  word(kind: string, value: string): string {
+    const key = `${kind}\u0000${value}`;
+    let w = this.words.get(key);
+    if (!w) this.words.set(key, (w = `${kind}-${this.words.size + 1}`));
+    return w;
   }
 
   /** One address, prefix-preserving; undefined-safe for text that is not one. */
@@ -186,16 +198,3 @@ const TOKEN = new RegExp(
   ].join('|'),
   'gm',
 );
-
-/** The snapshot with every file and the manifest rewritten by one Anonymizer (the key is not kept anywhere). */
-export function anonymizeSnapshot(files: readonly CollectedFile[], manifest: SnapshotManifest, key: Uint8Array): { files: CollectedFile[]; manifest: SnapshotManifest } {
-  const a = new Anonymizer(key);
-  const dumps = files.map((f) => analyzeFile(f.path, f.text)).filter((f): f is SnapshotFile => f !== undefined);
-  // Each listing on its own: the snapshot's catalog lists one of two listings of the same rules.
-  for (const d of dumps) a.learn(buildSnapshot([d]).services);
-  if (manifest.node) a.node(manifest.node);
-  const out = files.map((f) => ({ path: f.path, text: a.rewrite(f.text) }));
-  const rewritten = JSON.parse(a.rewrite(JSON.stringify(manifest))) as SnapshotManifest;
-  // "ssh HOST" → "ssh": the host's name is not a node name the dumps show.
-  return { files: out, manifest: { ...rewritten, via: rewritten.via.split(' ')[0], anonymized: true } };
-}

@@ -1,7 +1,7 @@
 // What `dataplane collect` and "Capture Node Snapshot…" run, as program + arguments (no shell anywhere), and how
 // their answers become a snapshot. Pure: the CLI runs the invocations synchronously, the extension with a
 // cancellable child process; both hand the outputs back here.
-import { anonymizeSnapshot } from './anonymize';
+import { anonymizeSnapshot } from './anonymize-snapshot';
 import { snapshotOf, type CollectedFile, type SnapshotManifest } from './files';
 import { collectScript, parseCollectStream } from './stream';
 
@@ -137,8 +137,9 @@ export function assembleSnapshot(
 }
 
 /** The snapshot folder's name: the node (or host) and the capture time, safe as one path segment. */
-export function captureFolderName(target: CollectTarget, now: Date): string {
-  const who = target.kind === 'kubectl' ? target.node : target.kind === 'ssh' ? target.host.replace(/^.*@/, '') : 'local';
+export function captureFolderName(target: CollectTarget, now: Date, anonymize = false): string {
+  // An anonymized snapshot's folder does not name its node either.
+  const who = anonymize ? 'anonymized' : target.kind === 'kubectl' ? target.node : target.kind === 'ssh' ? target.host.replace(/^.*@/, '') : 'local';
   const stamp = now
     .toISOString()
     .replace(/\.\d+Z$/, 'Z')

@@ -129,8 +129,8 @@ async function pickOptions(target: CollectTarget): Promise<Omit<CollectRequest, 
 }
 
 /** A new folder under the workspace's dataplane-snapshots/, or under a folder the user picks. */
-async function outputFolder(target: CollectTarget): Promise<vscode.Uri | undefined> {
-  const name = captureFolderName(target, new Date());
+async function outputFolder(target: CollectTarget, anonymize: boolean): Promise<vscode.Uri | undefined> {
+  const name = captureFolderName(target, new Date(), anonymize);
   const workspace = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
   if (workspace) return vscode.Uri.joinPath(workspace.uri, 'dataplane-snapshots', name);
   const parent = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t('Save Snapshot Here') });
@@ -151,7 +151,7 @@ async function capture(log: Log): Promise<void> {
   if (!target) return;
   const options = await pickOptions(target);
   if (!options) return;
-  const folder = await outputFolder(target);
+  const folder = await outputFolder(target, options.anonymize === true);
   if (!folder) return;
   const req: CollectRequest = { target, ...options };
   const title = vscode.l10n.t('Capturing a snapshot of {0}…', target.kind === 'kubectl' ? target.node : target.kind === 'ssh' ? target.host : vscode.l10n.t('this machine'));
