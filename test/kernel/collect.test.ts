@@ -15,6 +15,9 @@ import { catalogToJson } from '../../src/core/kube/service';
 import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { generateNftDump } from '../../tools/generate/nft';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
+import { iptablesDumps, snapshotDiagnostics } from '../../src/core/crossref';
+import { explainNode } from '../../src/core/explain/node';
+import { iptablesBackendWriters } from '../../src/core/kube/backends';
 import { addNamespaces, deleteAllSync, nsExec, nsName } from './lib/netns';
 
 function have(tool: string): boolean {
@@ -175,6 +178,38 @@ esac`,
   });
 
   it.skipIf(have('ipvsadm'))('IPVS mode: skipped, ipvsadm is not installed here (Debian package ipvsadm)', () => {});
+
+  describe('dataplane collect: both iptables backends hold rules', () => {
+    const ns = nsName('collect-mixed');
+    const docker = readFileSync(join(__dirname, '../fixtures/mixed-backends/iptables-legacy.iptables'), 'utf8');
+    beforeAll(async () => {
+      await addNamespaces([ns]);
+      await nsExec(ns, 'ip', ['link', 'set', 'lo', 'up']);
+      // Docker's rules through the legacy backend, kube-proxy's through nf_tables: one node, two backends.
+      await nsExec(ns, 'iptables-legacy-restore', [], { input: docker });
+      await nsExec(ns, 'iptables-nft-restore', [], { input: cases[0].dump });
+    });
+
+    it('--local saves each backend to its file; the snapshot says who wrote to which', async () => {
+      const dir = join(tmp, 'mixed-local');
+      const r = await nsExec(ns, process.execPath, [cli, 'collect', '--out', dir, '--local'], { timeoutMs: 120_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const names = ['iptables-nft.iptables', 'iptables-legacy.iptables'];
+      for (const n of names) expect(existsSync(join(dir, n)), n).toBe(true);
+      const texts = names.map((n) => readFileSync(join(dir, n), 'utf8'));
+      const snapshot = buildSnapshot(names.map((n, i) => analyzeFile(join(dir, n), texts[i])!));
+      expect(iptablesBackendWriters(iptablesDumps(snapshot)).map((w) => [w.backend, w.writers])).toEqual([
+        // The generated node rules carry kubelet's KUBE-FIREWALL and canary chains too.
+        ['nf_tables', ['kube-proxy', 'kubelet']],
+        ['legacy', ['Docker']],
+      ]);
+      expect(snapshotDiagnostics(snapshot, 1).some((d) => d.code === 'mixed-iptables-backends')).toBe(true);
+      const e = explainNode(snapshot, texts);
+      expect(e.backend).toBe('mixed');
+      // The Service catalog is kube-proxy's, from the nf_tables file.
+      expect(folderServices(dir)).toEqual(servicesJson([analyzeFile('node.iptables', cases[0].dump)!]));
+    });
+  });
 }
 
 function nft(c: Case): boolean {
