@@ -3,10 +3,10 @@
 // kubectl gets no terminal.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type { CollectedFile, SnapshotManifest } from '../core/collect/files';
-import { assembleSnapshot, clusterInvocations, debugPodCleanup, plainName, scriptInvocation, type CollectRequest, type CollectTarget, type Invocation, type Programs, type RunResult } from '../core/collect/plan';
+import type { CollectedFile } from '../core/collect/files';
+import { assembleSnapshot } from '../core/collect/assemble';
+import { collectSummary, writeSnapshot } from './collect-write';
+import { clusterInvocations, debugPodCleanup, plainName, scriptInvocation, type CollectRequest, type CollectTarget, type Invocation, type Programs, type RunResult } from '../core/collect/plan';
 import { UsageError } from './args';
 import { clip } from './text';
 
@@ -91,21 +91,6 @@ function clusterFiles(req: CollectRequest, programs: Programs, timeoutMs: number
     else err(`warning: kubectl ${invocation.argv.join(' ')}: ${clip(r.stderr.trim() || r.error || `exit ${r.status}`)}`);
   }
   return files;
-}
-
-/** Writes the snapshot folder: the files and snapshot.json. */
-export function writeSnapshot(dir: string, files: readonly CollectedFile[], manifest: SnapshotManifest): void {
-  mkdirSync(dir, { recursive: true });
-  for (const f of files) {
-    mkdirSync(dirname(join(dir, f.path)), { recursive: true });
-    writeFileSync(join(dir, f.path), f.text);
-  }
-  writeFileSync(join(dir, 'snapshot.json'), JSON.stringify(manifest, null, 2) + '\n');
-}
-
-/** What collect prints when it is done. */
-export function collectSummary(dir: string, files: readonly CollectedFile[], manifest: SnapshotManifest): string {
-  return `${dir}: ${files.length} files from ${manifest.node ?? 'the node'} (${manifest.via})${manifest.missing.length ? `; missing: ${manifest.missing.join(', ')}` : ''}`;
 }
 
 export function collectCommand(argv: string[], out: (s: string) => void, err: (s: string) => void, env: NodeJS.ProcessEnv = process.env): number {

@@ -1,9 +1,7 @@
 // What `dataplane collect` and "Capture Node Snapshot…" run, as program + arguments (no shell anywhere), and how
 // their answers become a snapshot. Pure: the CLI runs the invocations synchronously, the extension with a
 // cancellable child process; both hand the outputs back here.
-import { anonymizeSnapshot } from './anonymize-snapshot';
-import { snapshotOf, type CollectedFile, type SnapshotManifest } from './files';
-import { collectScript, parseCollectStream } from './stream';
+import { collectScript } from './stream';
 
 export type CollectTarget = { kind: 'local' } | { kind: 'ssh'; host: string } | { kind: 'kubectl'; node: string; context?: string; namespace?: string; image?: string };
 
@@ -118,22 +116,6 @@ export interface RunResult {
   stderr: string;
   status: number | null;
   error?: string;
-}
-
-/** The snapshot from the script's output and the cluster files, anonymized together when asked. */
-export function assembleSnapshot(
-  req: CollectRequest,
-  stdout: string,
-  marker: string,
-  via: string,
-  cluster: CollectedFile[],
-  key: Uint8Array,
-): { files: CollectedFile[]; manifest: SnapshotManifest; started: boolean; truncated?: string } {
-  const stream = parseCollectStream(stdout, marker);
-  const collected = snapshotOf(stream, via);
-  const all = { files: [...collected.files, ...cluster], manifest: collected.manifest };
-  const out = req.anonymize ? anonymizeSnapshot(all.files, all.manifest, key) : all;
-  return { ...out, started: stream.started, ...(stream.truncated ? { truncated: stream.truncated } : {}) };
 }
 
 /** The snapshot folder's name: the node (or host) and the capture time, safe as one path segment. */

@@ -5,9 +5,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { collectSummary, writeSnapshot } from '../../cli/collect';
+import { collectSummary, writeSnapshot } from '../../cli/collect-write';
+import { core } from '../loadCore';
 import {
-  assembleSnapshot,
   captureFolderName,
   clusterInvocations,
   contextsInvocations,
@@ -183,7 +183,8 @@ async function runCapture(req: CollectRequest, programs: Programs, dir: string, 
       else log.warn(`capture: kubectl ${inv.argv.join(' ')}: ${(r.error ?? r.stderr).trim()}`);
     }
     if (token.isCancellationRequested) return undefined;
-    const snap = assembleSnapshot(req, ran.stdout, marker, via, cluster, randomBytes(32));
+    // Anonymizing reads the dumps: the parsers load now, not at activation.
+    const snap = core().assembleSnapshot(req, ran.stdout, marker, via, cluster, randomBytes(32));
     if (!snap.started) {
       void vscode.window.showErrorMessage(vscode.l10n.t('Capture via {0} failed: {1}', via, clipped((ran.error ?? ran.stderr).trim()) || `exit ${ran.status}`));
       return undefined;
