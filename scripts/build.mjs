@@ -15,6 +15,8 @@ const common = {
   sourcemap: production ? false : 'linked',
   minify: production,
   legalComments: 'none',
+  // src/core/collect/collect.sh is bundled as a string.
+  loader: { '.sh': 'text' },
   logLevel: 'warning',
 };
 

@@ -18,6 +18,7 @@ import { runWithBundles } from './bundle';
 import { checkOptions, parseArgs, parseSize, UsageError, type Args } from './args';
 import { DEFAULT_MAX_BYTES, readInput, type Loaded } from './input';
 import { clip, visible } from './text';
+import { COLLECT_HELP, collectCommand } from './collect';
 
 const VERSION = '0.1.0';
 
@@ -34,6 +35,7 @@ Usage:
   dataplane check FILE… --cluster FILE [--cluster FILE]… [--node NAME] [--json]
                                              compare the node's rules with the cluster's Services and
                                              EndpointSlices: findings, worst Service first
+${COLLECT_HELP}
   dataplane --help | --version
 
 FILE is a dump: iptables-save / iptables-restore, nft list ruleset (text or -j JSON), ipvsadm -Ln / -Sn,
@@ -366,6 +368,8 @@ export function run(argv: string[], out: (s: string) => void, err: (s: string) =
 }
 
 function dispatch(argv: string[], out: (s: string) => void, err: (s: string) => void): number {
+  // collect's options are its own (--cluster is a flag there, a FILE elsewhere).
+  if (argv[0] === 'collect' && !argv.includes('--help')) return collectCommand(argv.slice(1), out, err);
   const args = parseArgs(argv);
   const json = args.flags.has('--json');
   if (argv.length === 0 || args.flags.has('--help') || args.flags.has('-h') || args.command === 'help') {

@@ -4,6 +4,7 @@
 // dump analysed on the extension host, the first command that reads a dump). Types come from the modules
 // themselves; only values that the adapters call are re-exported here.
 export { setTranslator } from '../core/l10n';
+export { assembleSnapshot } from '../core/collect/assemble';
 export { featuresFor } from '../core/language';
 export { analyzeFile, buildSnapshot, languageOfDialect } from '../core/snapshot';
 export { buildSnapshotWithCluster, docsLineOf, readClusterInput } from '../core/cluster/snapshot';

@@ -19,6 +19,7 @@ import * as languageStatus from './providers/languageStatus';
 import * as largeFiles from './providers/largeFiles';
 import * as references from './providers/references';
 import * as samples from './providers/samples';
+import * as capture from './providers/capture';
 import * as semanticTokens from './providers/semanticTokens';
 import * as walkthrough from './providers/walkthrough';
 import * as trace from './trace/commands';
@@ -64,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): void {
   graph.register(context, cache, snapshots, log);
   graphLens.register(context, cache);
   explain.register(context, snapshots, log);
+  capture.register(context, log);
   workspaceSymbols.register(context, cache, snapshots, log);
   bundles.register(context, log);
   // Both parts of activation (docs/performance.md#budgets: ≤ 50 ms): evaluating the bundle's modules (from ./loadStart, the first to run,

@@ -4,19 +4,11 @@ import { analyzeIptables } from '../../src/core/language/iptables';
 import { splitHostPort } from '../../src/core/kube/catalog';
 import { catalogToJson } from '../../src/core/kube/service';
 import fc from 'fast-check';
+import type { CatalogJson } from '../helpers/catalog-json';
 import { addressProblem } from '../../src/core/parse/iptables/parser';
 import { expectedCatalog, generateIptablesDump, randomServices, type GenServicePort } from '../../tools/generate/iptables';
 
-type Json = {
-  services: {
-    namespace: string;
-    name: string;
-    portName: string;
-    protocol: string;
-    frontends: { kind: string; address?: string; port: number }[];
-    endpoints: { address: string; port: number; probability: number; local?: boolean }[];
-  }[];
-};
+type Json = CatalogJson;
 
 /** The catalog reduced to what the generator knows as ground truth, in a canonical order. */
 function normalized(services: Json['services']) {

@@ -7,6 +7,8 @@ const pkg = read('package.json');
 
 /** Settings that bound the work done on the extension host: a repository must not be able to raise them. */
 const HOST_WORK = ['dataplane.maxDocumentSize', 'dataplane.workerThreshold'];
+/** Programs Capture Node Snapshot runs: a repository must never choose them. */
+const PROGRAMS = ['dataplane.capture.kubectlPath', 'dataplane.capture.sshPath'];
 /**
  * Settings a repository may set in Restricted Mode: display choices, a delay that the schema caps and the code
  * clamps (10 s), and the node's addresses (data about the dumps, checked as addresses when read).
@@ -18,12 +20,12 @@ describe('package.json: untrusted workspaces', () => {
 
   it('restricts the settings that bound host work, so Restricted Mode ignores a repository’s values', () => {
     expect(trust.supported).toBe('limited');
-    expect([...trust.restrictedConfigurations].sort()).toEqual([...HOST_WORK].sort());
+    expect([...trust.restrictedConfigurations].sort()).toEqual([...HOST_WORK, ...PROGRAMS].sort());
   });
 
   it('has decided for every setting whether a repository may set it', () => {
     const settings = Object.keys(pkg.contributes.configuration.properties).sort();
-    expect(settings).toEqual([...HOST_WORK, ...WORKSPACE_SAFE].sort());
+    expect(settings).toEqual([...HOST_WORK, ...PROGRAMS, ...WORKSPACE_SAFE].sort());
   });
 
   it('tells the user, in every language, what Restricted Mode changes', () => {
