@@ -2,8 +2,19 @@
 // (test/helpers/unit-tier.ts); cost and memory checks (perfIt) run in the perf tier, test/perf/vitest.config.mts.
 import { defineConfig } from 'vitest/config';
 
-/** Files that replace modules (vi.resetModules, vi.doMock): they run in a module registry of their own. */
-const ISOLATED = ['test/unit/cli.test.ts'];
+/**
+ * Files that run in a module registry of their own: cli.test.ts replaces modules (vi.resetModules, vi.doMock); the
+ * others parse the corpus or large generated dumps many times, and in a shared worker (whose heap holds what the
+ * files before them left) their corpus passes ran 3–12× longer than alone and timed out at load average 15–24.
+ */
+const ISOLATED = [
+  'test/unit/cli.test.ts',
+  'test/unit/parse-accelerators.test.ts',
+  'test/unit/nft-fast-path.test.ts',
+  'test/unit/iptables-kube-shapes.test.ts',
+  'test/unit/iptables-fastpath.test.ts',
+  'test/unit/ipvs-ipset-fastpath.test.ts',
+];
 
 export default defineConfig({
   test: {
