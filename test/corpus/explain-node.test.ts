@@ -115,6 +115,7 @@ describe.skipIf(!HAVE_CORPUS)(`Explain This Node on kube-proxy's dumps (${HAVE_C
 
   it('real-world firewalls without Kubernetes: no kube-proxy mode, no crash', () => {
     const files = list('iptables/real-world', /\.iptables-save$/).slice(0, 25);
+    expect(files.length).toBeGreaterThan(0);
     for (const path of files) {
       const e = explainFile(path);
       expect(['none', 'kubelet-only'], path).toContain(e.mode);

@@ -20,6 +20,7 @@ import { AFFINITY_CLIENTS, CAPACITY_CLIENTS, handScenario, ifaceScenario, outsid
 import { chiSquare, gammaQ } from './lib/stats';
 import { CLUSTER_CIDR, NODE_ADDRESSES, OUTSIDE, POD_GATEWAY, Topology, type Attempt, type AttemptResult } from './lib/topology';
 import { ANSWER_GRACE_MS, TIMEOUT_MS } from './lib/timing';
+import { countedBetween, countersByLine, unconfirmedTimeouts } from './lib/counters';
 
 /** Attempts per probe when the trace predicts several outcomes (frequencies are tested), and when it predicts one. */
 const N_SPREAD = 300;
@@ -188,7 +189,8 @@ async function plainProbe(t: Topology, probe: Probe, trace: TraceResult, pred: M
   // A process on the node does not bind an address: routing picks it (the node's address, or 127.0.0.1).
   const src = probe.origin.kind === 'node' ? undefined : probe.from;
   const attempts: Attempt[] = t.ports(ns, n).map((sport) => ({ sport, ...(src ? { src } : {}) }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: spread ? 32 : n, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  const { results, counted } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: spread ? 32 : n, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  expect(unconfirmedTimeouts(trace, results, counted), `${probe.name}: timeouts the rule counters confirm`).toEqual([]);
   stats.attempts += results.length;
   const observed = tally(results.map(attemptKey));
   const v = judge(pred, observed, ALPHA);
@@ -208,7 +210,8 @@ async function affinityProbe(t: Topology, probe: Probe, trace: TraceResult, pred
   const ports = t.ports(ns, AFFINITY_CLIENTS.length * rounds);
   const attempts: Attempt[] = [];
   for (let r = 0; r < rounds; r++) AFFINITY_CLIENTS.forEach((c, i) => attempts.push({ src: c, sport: ports[r * AFFINITY_CLIENTS.length + i]!, wave: r }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  const { results, counted } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  expect(unconfirmedTimeouts(trace, results, counted), `${probe.name}: timeouts the rule counters confirm`).toEqual([]);
   stats.attempts += results.length;
   const byClient = new Map<string, string[]>();
   results.forEach((r, i) => {
@@ -235,7 +238,8 @@ async function stickyProbe(t: Topology, probe: Probe, trace: TraceResult, pred: 
   const src = probe.origin.kind === 'node' ? undefined : probe.from;
   // The first connection alone, then the others: all from the same source address.
   const attempts: Attempt[] = t.ports(ns, N_SINGLE).map((sport, i) => ({ sport, wave: i === 0 ? 0 : 1, ...(src ? { src } : {}) }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  const { results, counted } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  expect(unconfirmedTimeouts(trace, results, counted), `${probe.name}: timeouts the rule counters confirm`).toEqual([]);
   stats.attempts += results.length;
   const observed = tally(results.map(attemptKey));
   const [first] = [...observed.keys()];
@@ -265,7 +269,8 @@ async function capacityProbe(t: Topology, probe: Probe, trace: TraceResult, stat
   const ports = t.ports(ns, CAPACITY_CLIENTS.length);
   const attempts: Attempt[] = CAPACITY_CLIENTS.map((c, i) => ({ src: c, sport: ports[i]! }));
   // One after the other, so that the order in which xt_recent saw the clients is known.
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 1, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  const { results, counted } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 1, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  expect(unconfirmedTimeouts(trace, results, counted), `${probe.name}: timeouts the rule counters confirm`).toEqual([]);
   stats.attempts += results.length;
   const keys = results.map(attemptKey);
   const pred = predicted(trace);
@@ -298,5 +303,48 @@ describe('chi-square helper', () => {
     expect(gammaQ(2, 18.46682695290317 / 2)).toBeCloseTo(0.001, 6); // chi²(4) 99.9% quantile
     expect(chiSquare([100, 100, 100], [1 / 3, 1 / 3, 1 / 3]).p).toBeCloseTo(1, 9);
     expect(chiSquare([200, 100, 100], [1 / 3, 1 / 3, 1 / 3]).p).toBeLessThan(1e-10);
+  });
+});
+
+describe('rule counters confirm a timeout', () => {
+  const saved = ['# Generated by iptables-save', '*filter', ':INPUT ACCEPT [0:0]', ':FORWARD DROP [0:0]', '-A FORWARD -j KUBE-X', '-A KUBE-X -d 10.96.0.1/32 -j DROP', '-A KUBE-X -d 10.96.0.1/32 -j DROP', 'COMMIT'].join(
+    '\n',
+  );
+  const withCounts = (a: number, b: number, policy: number) =>
+    [
+      '# Generated by iptables-save',
+      '*filter',
+      ':INPUT ACCEPT [9:900]',
+      `:FORWARD DROP [${policy}:0]`,
+      '[7:0] -A FORWARD -j KUBE-X',
+      `[${a}:0] -A KUBE-X -d 10.96.0.1/32 -j DROP`,
+      `[${b}:0] -A KUBE-X -d 10.96.0.1/32 -j DROP`,
+      'COMMIT',
+    ].join('\n');
+  const trace = (line: number) => ({ outcomes: [{ verdict: 'drop', path: [{ line: 4 }, { line }] }] }) as unknown as TraceResult;
+  const timedOut = [
+    { sport: 1, src: null, outcome: 'timeout' },
+    { sport: 2, src: null, outcome: 'timeout' },
+  ] as AttemptResult[];
+
+  it('reads each line’s packets, the n-th copy of a line from the n-th', () => {
+    expect([...countersByLine(saved, withCounts(1, 2, 3))]).toEqual([
+      [2, 9],
+      [3, 3],
+      [4, 7],
+      [5, 1],
+      [6, 2],
+    ]);
+  });
+
+  it('calls two timeouts drops only when the rule the trace names counted two packets while they were sent again', () => {
+    const moved = countedBetween(countersByLine(saved, withCounts(1, 2, 3)), countersByLine(saved, withCounts(1, 4, 3)));
+    expect(unconfirmedTimeouts(trace(6), timedOut, moved)).toEqual([]);
+    expect(unconfirmedTimeouts(trace(5), timedOut, moved)).toEqual([expect.stringContaining('counted 0 packets')]);
+    expect(unconfirmedTimeouts(trace(3), timedOut, moved)).toEqual([expect.stringContaining('(lines 4)')]);
+    // No counter on the named line (nft rules without `counter`), no timeout, or no retry: nothing to confirm.
+    expect(unconfirmedTimeouts(trace(7), timedOut, moved)).toEqual([]);
+    expect(unconfirmedTimeouts(trace(5), [], moved)).toEqual([]);
+    expect(unconfirmedTimeouts(trace(5), timedOut, undefined)).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { attemptKey, describeCounts, describeTrace, judge, predicted, tally } fr
 import { deleteAllSync, installExitCleanup, nsExec, PREFIX } from './lib/netns';
 import { stopAllDaemons } from './lib/proc';
 import { ANSWER_GRACE_MS, TIMEOUT_MS } from './lib/timing';
+import { unconfirmedTimeouts } from './lib/counters';
 import { NODE_ADDRESSES, Topology, type Attempt } from './lib/topology';
 
 const VIP = '10.96.0.50';
@@ -107,7 +108,8 @@ if (skip) {
       const pred = predicted(trace);
       const ns = t.originNs({ kind: 'client' });
       const attempts: Attempt[] = t.ports(ns, N).map((sport) => ({ sport }));
-      const { results } = await t.request({ kind: 'client' }, { protocol: 'tcp', to: VIP, port: PORTS.service, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+      const { results, counted } = await t.request({ kind: 'client' }, { protocol: 'tcp', to: VIP, port: PORTS.service, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+      expect(unconfirmedTimeouts(trace, results, counted), 'pod to VIP: timeouts the rule counters confirm').toEqual([]);
       const observed = tally(results.map(attemptKey));
       const v = judge(pred, observed, 1e-6);
       expect(v.ok, ['tracer and kernel disagree', ...v.problems, 'trace:', describeTrace(trace), 'kernel:', describeCounts(observed)].join('\n')).toBe(true);

@@ -26,6 +26,7 @@ import { gammaQ } from './lib/stats';
 import { CLUSTER_CIDR, NODE_ADDRESSES, NODE_IP, NODE_LOCAL, OUTSIDE, POD_GATEWAY, Topology, type Attempt, type AttemptResult } from './lib/topology';
 import { nsExec } from './lib/netns';
 import { ANSWER_GRACE_MS, TIMEOUT_MS } from './lib/timing';
+import { unconfirmedTimeouts } from './lib/counters';
 
 /** Attempts per probe when the trace predicts several outcomes (frequencies are tested), and when it predicts one. */
 const N_SPREAD = 300;
@@ -169,6 +170,7 @@ function describeScenario(sc: NftScenario): void {
           }
           return { loaded: dump, saved: listing.text };
         },
+        counters: async (nodeNs) => (await nsExec(nodeNs, 'nft', ['list', 'ruleset'], { timeoutMs: 60_000 })).stdout,
         // kube-proxy's nftables mode has no localhost NodePorts and leaves route_localnet alone.
         sysctls: { 'net/ipv4/conf/all/route_localnet': '0' },
         nodeListener: sc.nodeListener,
@@ -278,7 +280,8 @@ async function plainProbe(t: Topology, probe: NftProbe, trace: TraceResult, pred
   // A process on the node does not bind an address: routing picks it (the node's address, or 127.0.0.1).
   const src = probe.origin.kind === 'node' ? undefined : probe.from;
   const attempts: Attempt[] = t.ports(ns, n).map((sport) => ({ sport, ...(src ? { src } : {}) }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: spread ? 32 : n, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  const { results, counted } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: spread ? 32 : n, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  expect(unconfirmedTimeouts(trace, results, counted), `${probe.name}: timeouts the rule counters confirm`).toEqual([]);
   stats.attempts += results.length;
   const observed = tally(results.map(attemptKey));
   const v = judge(pred, observed, ALPHA);
@@ -305,7 +308,8 @@ async function affinityProbe(t: Topology, probe: NftProbe, trace: TraceResult, p
   const ports = t.ports(ns, AFFINITY_CLIENTS.length * rounds);
   const attempts: Attempt[] = [];
   for (let r = 0; r < rounds; r++) AFFINITY_CLIENTS.forEach((c, i) => attempts.push({ src: c, sport: ports[r * AFFINITY_CLIENTS.length + i]!, wave: r }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  const { results, counted } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  expect(unconfirmedTimeouts(trace, results, counted), `${probe.name}: timeouts the rule counters confirm`).toEqual([]);
   stats.attempts += results.length;
   const byClient = new Map<string, string[]>();
   results.forEach((r, i) => {
@@ -330,7 +334,8 @@ async function stickyProbe(t: Topology, probe: NftProbe, trace: TraceResult, pre
   const src = probe.origin.kind === 'node' ? undefined : probe.from;
   // The first connection alone, then the others: all from the same source address.
   const attempts: Attempt[] = t.ports(ns, N_SINGLE).map((sport, i) => ({ sport, wave: i === 0 ? 0 : 1, ...(src ? { src } : {}) }));
-  const { results } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  const { results, counted } = await t.request(probe.origin, { protocol: probe.protocol, to: probe.to, port: probe.port, attempts, concurrency: 32, timeoutMs: TIMEOUT_MS, answerGraceMs: ANSWER_GRACE_MS });
+  expect(unconfirmedTimeouts(trace, results, counted), `${probe.name}: timeouts the rule counters confirm`).toEqual([]);
   stats.attempts += results.length;
   const observed = tally(results.map(attemptKey));
   const [first] = [...observed.keys()];

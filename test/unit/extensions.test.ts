@@ -541,6 +541,7 @@ describe.skipIf(!existsSync(dir))('netfilter extension tests (*.t; needs ../shar
     const tests = readTests();
     const validation = readValidation();
     const failLines = tests.filter((x) => x.result === 'FAIL');
+    expect(failLines.length).toBeGreaterThan(0);
     const byKind = new Map<string, number>();
     const flagged = new Set<TestLine>();
     for (const tl of failLines) {

@@ -7,6 +7,7 @@ import type { Hover } from '../../src/core/language/types';
 import { serviceTitle } from '../../src/core/graph/model';
 import { plainLabel } from '../../src/core/explain/label';
 import { frontendItems, serviceItems } from '../../src/extension/analysis/queries';
+import { perfIt } from '../helpers/linear';
 
 /** One token, no whitespace or quotes: a command link, a remote image, HTML, an autolink and bare URLs. */
 const PAY = '[x](command:dataplane.showGraph?%5B%7B%22path%22%3A%22%2Ftmp%2Fx%22%7D%5D)![b](https://host/p.png)<img/src=x/onerror=alert(1)><https://x.example>https://y.example/p_www.z.example_a@b.example';
@@ -192,49 +193,63 @@ function problem(hover: Hover, titles: Set<string>): string {
   return '';
 }
 
-/** Variants of a dump with the payload in one token, or appended to every occurrence of one name. */
-function* variants(text: string, json: boolean): Generator<string> {
+/**
+ * Variants of a dump with the payload in one token, or appended to every occurrence of one name. `alone`: only each
+ * occurrence of a name (3 characters or more) alone, where it occurs more than once (the perf tier's share); else
+ * every short token alone and every name at all its occurrences at once.
+ */
+function* variants(text: string, json: boolean, alone: boolean): Generator<string> {
   const token = json ? /"(?:[^"\\]|\\.)*"/g : /[^\s{};,]+/g;
   const plant = (t: string) => (json ? `${t.slice(0, -1)}${PAY}"` : `${t}${PAY}`);
   const seen = new Set<string>();
   for (const m of text.matchAll(token)) {
-    yield text.slice(0, m.index) + plant(m[0]) + text.slice(m.index! + m[0].length);
-    if (seen.has(m[0]) || m[0].length < 3) continue;
-    seen.add(m[0]);
-    yield text.split(m[0]).join(plant(m[0]));
+    const name = m[0].length >= 3;
+    const single = text.slice(0, m.index) + plant(m[0]) + text.slice(m.index! + m[0].length);
+    const everywhere = name ? text.split(m[0]).join(plant(m[0])) : single;
+    if (alone && name && everywhere !== single) yield single;
+    if (alone || seen.has(m[0])) continue;
+    if (name) seen.add(m[0]);
+    yield everywhere;
   }
 }
 
 describe('hovers on hostile dumps', () => {
+  // Every name planted everywhere at once here; each of its occurrences alone (a reference planted while its
+  // declaration is not) in the perf tier.
+  const cases = [
+    { alone: false, title: '', run: it },
+    { alone: true, title: ' (each occurrence of a name alone)', run: perfIt },
+  ];
   for (const dump of DUMPS) {
-    it(`${dump.name}: no live link, image or HTML from the dump, and only the code's commands`, () => {
-      const features = LANGUAGES.find((l) => l.languageId === dump.languageId)!;
-      const problems = new Set<string>();
-      let hovers = 0;
-      let withCommands = 0;
-      let variantCount = 0;
-      for (const text of variants(dump.text, dump.json ?? false)) {
-        variantCount++;
-        const a = features.analyze(text);
-        const titles = new Set(features.services(a).map(serviceTitle));
-        const lines = text.split('\n');
-        lines.forEach((line, l) => {
-          for (let c = 0; c <= line.length; c++) {
-            if (c > 0 && /\S/.test(line[c - 1]) && /\S/.test(line[c]) && !/[[\]()<>!:/@"`]/.test(line[c])) continue;
-            const hover = features.hoverAt(a, { line: l, character: c });
-            if (!hover) continue;
-            hovers++;
-            if (hover.commands?.length) withCommands++;
-            const p = problem(hover, titles);
-            if (p) problems.add(`${l + 1}:${c + 1} ${lines[l].trim().slice(0, 60)}: ${p}`);
-          }
-        });
-      }
-      expect(variantCount).toBeGreaterThan(100);
-      expect([...problems].slice(0, 10)).toEqual([]);
-      expect(hovers).toBeGreaterThan(100);
-      if (dump.languageId === 'iptables' || dump.languageId === 'nftables') expect(withCommands).toBeGreaterThan(0);
-    });
+    for (const k of cases)
+      k.run(`${dump.name}: no live link, image or HTML from the dump, and only the code's commands${k.title}`, () => {
+        const features = LANGUAGES.find((l) => l.languageId === dump.languageId)!;
+        const problems = new Set<string>();
+        let hovers = 0;
+        let withCommands = 0;
+        let variantCount = 0;
+        for (const text of variants(dump.text, dump.json ?? false, k.alone)) {
+          variantCount++;
+          const a = features.analyze(text);
+          const titles = new Set(features.services(a).map(serviceTitle));
+          const lines = text.split('\n');
+          lines.forEach((line, l) => {
+            for (let c = 0; c <= line.length; c++) {
+              if (c > 0 && /\S/.test(line[c - 1]) && /\S/.test(line[c]) && !/[[\]()<>!:/@"`]/.test(line[c])) continue;
+              const hover = features.hoverAt(a, { line: l, character: c });
+              if (!hover) continue;
+              hovers++;
+              if (hover.commands?.length) withCommands++;
+              const p = problem(hover, titles);
+              if (p) problems.add(`${l + 1}:${c + 1} ${lines[l].trim().slice(0, 60)}: ${p}`);
+            }
+          });
+        }
+        expect(variantCount).toBeGreaterThan(k.alone ? 0 : 50);
+        expect([...problems].slice(0, 10)).toEqual([]);
+        expect(hovers).toBeGreaterThan(k.alone ? 0 : 100);
+        if (dump.languageId === 'iptables' || dump.languageId === 'nftables') expect(withCommands).toBeGreaterThan(0);
+      });
   }
 
   it('the repro lines of the report: a planted command link and a remote image are text', () => {

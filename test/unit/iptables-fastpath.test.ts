@@ -11,6 +11,7 @@ import { lineLexer } from '../../src/core/parse/iptables/lexer';
 import { plainRuleset } from '../helpers/iptables-plain';
 import { corpusFiles, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 import { ipv6Services } from '../helpers/ipv6';
+import { perfIt } from '../helpers/linear';
 
 function same(text: string): void {
   const fast = parseIptables(text);
@@ -140,7 +141,9 @@ describe('iptables fast path = Chevrotain path', () => {
 
 describe.skipIf(!HAVE_CORPUS)(`iptables fast path on the shared corpus (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
   if (!HAVE_CORPUS) return;
-  it('every iptables dump gives the same model both ways', () => {
+  // The same check as test/unit/parse-accelerators.test.ts ('iptables' on the shared corpus: accelerators off is
+  // the Chevrotain mode) runs in npm test; this copy runs in the perf tier.
+  perfIt('every iptables dump gives the same model both ways', () => {
     const files = corpusFiles('iptables', /\.(tsv|json|md)$/);
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) same(readFileSync(f, 'utf8'));

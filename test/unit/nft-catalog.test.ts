@@ -227,6 +227,7 @@ const KUBE_FILES = HAVE_CORPUS
   : [];
 
 describe.skipIf(!HAVE_CORPUS)(`nftables catalog of kube-proxy’s test expectations (${HAVE_CORPUS ? 'shared corpus' : NO_CORPUS_MESSAGE})`, () => {
+  it('found the dumps', () => expect(KUBE_FILES.length).toBeGreaterThan(0));
   for (const file of KUBE_FILES) {
     const json = file.endsWith('.json');
     it.skipIf(json && !parseNftJson)(`${file}: the services kube-proxy's test defines, no error`, () => {

@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { addNamespaces, deleteNamespaces, ipBatch, nsExec, nsName, type Backend } from './netns';
 import { startDaemon, stopDaemon, type Daemon } from './proc';
 import { CONFIRM_TIMEOUT_MS, TIMEOUT_MS } from './timing';
+import { countedBetween, countersByLine } from './counters';
 
 export const NODE_IP = '203.0.113.1';
 export const EXTERNAL_CLIENT_IP = '203.0.113.99';
@@ -75,6 +76,8 @@ export interface TopologySpec {
    * loaded and what the tool prints back (the topology's loadedDump and savedDump). Replaces backend and nfacct.
    */
   load?: (nodeNs: string) => Promise<{ loaded: string; saved: string }>;
+  /** Lists the loaded ruleset with its counters (default: the backend's iptables-save -c); see ruleCounters(). */
+  counters?: (nodeNs: string) => Promise<string>;
   /** Node sysctls (path under /proc/sys → value) that replace or add to the defaults set in build(). */
   sysctls?: Record<string, string>;
   /**
@@ -320,7 +323,8 @@ export class Topology {
     return out;
   }
 
-  async request(origin: Origin, req: ClientRequest): Promise<{ ms: number; results: AttemptResult[] }> {
+  /** Runs a request; `counted`: what each rule counted while the attempts that timed out were sent again, if any still did. */
+  async request(origin: Origin, req: ClientRequest): Promise<{ ms: number; results: AttemptResult[]; counted?: Map<number, number> }> {
     const ns = this.originNs(origin);
     let client = this.clients.get(ns);
     if (!client) {
@@ -339,11 +343,21 @@ export class Topology {
     // A timeout is a drop only when the same flow times out again, waiting longer (a busy machine, not the rules).
     const again = out.results.flatMap((r, i) => (r.outcome === 'timeout' && !r.connected ? [i] : []));
     if (again.length === 0) return out;
+    // The rule counters around the retry say which rules its packets met (nothing else runs meanwhile).
+    const before = await this.ruleCounters();
     const retry = await send({ ...req, attempts: again.map((i) => ({ src: req.attempts[i]!.src, sport: req.attempts[i]!.sport })), timeoutMs: CONFIRM_TIMEOUT_MS });
     again.forEach((i, k) => {
       if (retry.results[k]!.outcome !== 'timeout') out.results[i] = { ...retry.results[k]!, retried: true };
     });
-    return { ms: out.ms + retry.ms, results: out.results };
+    const counted = retry.results.some((r) => r.outcome === 'timeout') ? countedBetween(before, await this.ruleCounters()) : undefined;
+    return { ms: out.ms + retry.ms, results: out.results, counted };
+  }
+
+  /** Packets counted so far per line of savedDump (lines with a counter only; see lib/counters.ts). */
+  async ruleCounters(): Promise<Map<number, number>> {
+    const { counters, backend } = this.spec;
+    const list = counters ?? (backend && (async (ns: string) => (await nsExec(ns, backend.save, ['-c'], { timeoutMs: 60_000 })).stdout));
+    return list ? countersByLine(this.savedDump, await list(this.node)) : new Map();
   }
 
   /** The node's xt_recent lists: name -> source addresses in it. */
