@@ -51,7 +51,7 @@ function walk(dir) {
 const folderGroup = (id, dir) => ({ id, dir, files: readdirSync(dir).filter((f) => statSync(join(dir, f)).isFile() && !SKIP.test(f)).sort() });
 
 async function bundle(work) {
-  const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: ROOT };
+  const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: ROOT, loader: { '.sh': 'text' } };
   await esbuild.build({ ...common, entryPoints: [join(ROOT, 'test/golden/golden.ts')], outfile: join(work, 'golden.cjs') });
   await esbuild.build({ ...common, entryPoints: [join(ROOT, 'scripts/generate.ts')], outfile: join(work, 'generate.cjs') });
 }

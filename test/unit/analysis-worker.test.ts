@@ -33,7 +33,7 @@ let workerFile: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dataplane-worker-test-'));
   workerFile = join(dir, 'worker.js');
-  await esbuild.build({ bundle: true, platform: 'node', format: 'cjs', target: 'node20', entryPoints: ['src/extension/worker.ts'], outfile: workerFile, logLevel: 'warning' });
+  await esbuild.build({ bundle: true, platform: 'node', format: 'cjs', target: 'node20', entryPoints: ['src/extension/worker.ts'], outfile: workerFile, logLevel: 'warning', loader: { '.sh': 'text' } });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

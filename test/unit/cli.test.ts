@@ -191,7 +191,7 @@ describe('dataplane services', () => {
 
   it('the bundled command reads standard input with - and exits with the right status', () => {
     const bundle = join(dir, 'cli.js');
-    buildSync({ entryPoints: [join(__dirname, '../../src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
+    buildSync({ entryPoints: [join(__dirname, '../../src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent', loader: { '.sh': 'text' } });
     const ok = spawnSync(process.execPath, [bundle, 'services', '-', '--json'], { input: readFileSync(good), encoding: 'utf8' });
     expect(ok.status).toBe(0);
     expect(JSON.parse(ok.stdout).services).toHaveLength(6);
