@@ -1,7 +1,7 @@
-// "Dataplane Explorer: Capture Node Snapshot…" from the palette, against a stand-in kubectl
-// (fixtures/stand-in-bin/kubectl: checks every argument the way test/kernel/collect.test.ts's stand-ins do, logs
-// each call, exits 9 on anything else). The workspace setting dataplane.capture.kubectlPath points the extension
-// at it; nothing else of code-server changes. As root with `ip netns`, the debug call runs the real collector
+// "Dataplane Explorer: Capture Node Snapshot…" from the palette, against a stand-in kubectl and ssh
+// (fixtures/stand-in-bin/: check every argument the way test/kernel/collect.test.ts's stand-ins do, log each
+// call, exit 9 on anything else). The workspace settings dataplane.capture.kubectlPath / sshPath point the
+// extension at them; nothing else of code-server changes. As root with `ip netns`, the debug call runs the real collector
 // inside a throw-away namespace loaded with node1.txt's kube-proxy rules (iptables-nft-restore); otherwise it
 // prints a canned collect stream around node1.txt. Either way the root namespace's firewall is never read.
 // Restricted Mode is not checked here: run.mjs starts code-server with --disable-workspace-trust, so an untrusted
@@ -57,65 +57,107 @@ async function openCaptureWithStandIn(page, vscode) {
   );
 }
 
+/**
+ * Runs `capture(standIn)` with the stand-ins set up (settings, stand-in.env, namespace) and removes all of it,
+ * and the snapshot folders, afterwards. standIn: { callLog, calls(), snapshot(prefix) }.
+ */
+async function withStandIns({ page, vscode, workspace, log }, capture) {
+  const bin = path.join(workspace, 'stand-in-bin');
+  const env = path.join(bin, 'stand-in.env');
+  const callLog = path.join(bin, 'calls.log');
+  const snapshots = path.join(workspace, 'dataplane-snapshots');
+  const hadSnapshots = existsSync(snapshots);
+  const made = [];
+  const ns = makeNamespace(`dpe2e-${process.pid}-capture`, path.join(workspace, 'node1.txt'), log);
+  let restoreSettings;
+  try {
+    log(`  collector: ${ns ? `real collect script in namespace ${ns}` : 'canned collect stream'}`);
+    for (const p of ['kubectl', 'ssh']) chmodSync(path.join(bin, p), 0o755);
+    writeFileSync(env, `STANDIN_LOG='${callLog}'\nSTANDIN_NS='${ns ?? ''}'\nSTANDIN_DUMP='${path.join(workspace, 'node1.txt')}'\n`);
+    writeFileSync(callLog, '');
+    restoreSettings = withWorkspaceSettings(workspace, { 'dataplane.capture.kubectlPath': path.join(bin, 'kubectl'), 'dataplane.capture.sshPath': path.join(bin, 'ssh') });
+    const calls = () => {
+      const lines = readFileSync(callLog, 'utf8').trim().split('\n');
+      const bad = lines.filter((c) => c.startsWith('unexpected'));
+      if (bad.length) throw new Error(`a stand-in saw unexpected calls: ${bad.join(' | ')}`);
+      return lines;
+    };
+    const snapshot = async (prefix) => {
+      const folder = await vscode.poll(
+        () => {
+          const name = existsSync(snapshots) ? readdirSync(snapshots).find((n) => new RegExp(`^${prefix}-\\d{8}T\\d{6}Z$`).test(n)) : undefined;
+          return name && existsSync(path.join(snapshots, name, 'snapshot.json')) ? path.join(snapshots, name) : undefined;
+        },
+        { timeout: 60_000, what: `dataplane-snapshots/${prefix}-<time>/snapshot.json` },
+      );
+      made.push(folder);
+      log(`  ${path.basename(folder)}: ${readdirSync(folder).join(', ')}`);
+      return folder;
+    };
+    await openCaptureWithStandIn(page, vscode);
+    await capture({ calls, snapshot });
+  } finally {
+    await vscode.runCommand(page, 'View: Close All Editors').catch(() => {});
+    restoreSettings?.();
+    for (const f of made) rmSync(f, { recursive: true, force: true });
+    if (!hadSnapshots) rmSync(snapshots, { recursive: true, force: true });
+    rmSync(env, { force: true });
+    rmSync(callLog, { force: true });
+    if (ns) spawnSync('ip', ['netns', 'del', ns]);
+  }
+}
+
+/** The snapshot's first dump (iptables-nft.iptables, node1.txt's rules) is in front, in the iptables language. */
+async function firstDumpOpen(page, vscode, folder) {
+  if (!readFileSync(path.join(folder, 'iptables-nft.iptables'), 'utf8').includes('KUBE-SVC-XPGD46QRK7WJZT7O')) throw new Error("iptables-nft.iptables lacks node1.txt's ns1/svc1 chain");
+  await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith('iptables-nft.iptables'), { what: 'iptables-nft.iptables in the active tab' });
+  await vscode.poll(async () => (await vscode.statusItem(page, 'status.editor.mode'))?.toLowerCase() === 'iptables', { what: 'language mode iptables' });
+}
+
+function manifestSays(folder, via) {
+  const manifest = JSON.parse(readFileSync(path.join(folder, 'snapshot.json'), 'utf8'));
+  if (manifest.via !== via || manifest.complete !== true) throw new Error(`snapshot.json: via ${manifest.via}, complete ${manifest.complete}; expected ${via}, complete`);
+}
+
 export default [
   {
     name: 'Capture Node Snapshot: context, node, options → a snapshot folder, its first dump open, the debug pod deleted',
     timeout: 150_000,
-    async run({ page, vscode, workspace, log }) {
-      const bin = path.join(workspace, 'stand-in-bin');
-      const kubectl = path.join(bin, 'kubectl');
-      const env = path.join(bin, 'stand-in.env');
-      const callLog = path.join(bin, 'calls.log');
-      const snapshots = path.join(workspace, 'dataplane-snapshots');
-      const hadSnapshots = existsSync(snapshots);
-      const ns = makeNamespace(`dpe2e-${process.pid}-capture`, path.join(workspace, 'node1.txt'), log);
-      let restoreSettings;
-      let folder;
-      try {
-        log(`  collector: ${ns ? `real collect script in namespace ${ns}` : 'canned collect stream'}`);
-        chmodSync(kubectl, 0o755);
-        writeFileSync(env, `STANDIN_LOG='${callLog}'\nSTANDIN_NS='${ns ?? ''}'\nSTANDIN_DUMP='${path.join(workspace, 'node1.txt')}'\n`);
-        writeFileSync(callLog, '');
-        restoreSettings = withWorkspaceSettings(workspace, { 'dataplane.capture.kubectlPath': kubectl });
-
-        await openCaptureWithStandIn(page, vscode);
+    run: (ctx) =>
+      withStandIns(ctx, async ({ calls, snapshot }) => {
+        const { page, vscode } = ctx;
         await vscode.chooseInQuickInput(page, CONTEXT);
         await vscode.chooseInQuickInput(page, NODE, { what: `node ${NODE} in the node picker` });
         // The options picker (Cluster state ticked): accepted as offered.
         await vscode.acceptQuickInputWhenShown(page, 'Cluster state', 'the options picker');
-
-        folder = await vscode.poll(
-          () => {
-            const name = existsSync(snapshots) ? readdirSync(snapshots).find((n) => new RegExp(`^${NODE}-\\d{8}T\\d{6}Z$`).test(n)) : undefined;
-            return name && existsSync(path.join(snapshots, name, 'snapshot.json')) ? path.join(snapshots, name) : undefined;
-          },
-          { timeout: 60_000, what: `dataplane-snapshots/${NODE}-<time>/snapshot.json` },
-        );
+        const folder = await snapshot(NODE);
         const files = readdirSync(folder);
-        log(`  ${path.basename(folder)}: ${files.join(', ')}`);
         for (const f of ['iptables-nft.iptables', 'cluster-state.json', 'kube-proxy-configmap.yaml']) if (!files.includes(f)) throw new Error(`the snapshot has no ${f}: ${files.join(', ')}`);
-        if (!readFileSync(path.join(folder, 'iptables-nft.iptables'), 'utf8').includes('KUBE-SVC-XPGD46QRK7WJZT7O')) throw new Error("iptables-nft.iptables lacks node1.txt's ns1/svc1 chain");
-        const manifest = JSON.parse(readFileSync(path.join(folder, 'snapshot.json'), 'utf8'));
-        if (manifest.via !== `kubectl debug node/${NODE}` || manifest.complete !== true) throw new Error(`snapshot.json: via ${manifest.via}, complete ${manifest.complete}`);
-
-        // The first dump opens in front, in the iptables language.
-        await vscode.poll(async () => (await vscode.activeTab(page))?.startsWith('iptables-nft.iptables'), { what: 'iptables-nft.iptables in the active tab' });
-        await vscode.poll(async () => (await vscode.statusItem(page, 'status.editor.mode'))?.toLowerCase() === 'iptables', { what: 'language mode iptables' });
-
-        const calls = readFileSync(callLog, 'utf8').trim().split('\n');
-        const bad = calls.filter((c) => c.startsWith('unexpected'));
-        if (bad.length) throw new Error(`the stand-in kubectl saw unexpected calls: ${bad.join(' | ')}`);
+        manifestSays(folder, `kubectl debug node/${NODE}`);
+        await firstDumpOpen(page, vscode, folder);
+        const all = calls();
         const del = `--context ${CONTEXT} -n default delete pod node-debugger-${NODE}-e2e01 --wait=false`;
-        if (!calls.includes(del) || calls.indexOf(del) < calls.indexOf(`debug node/${NODE}`)) throw new Error(`no pod deletion after the debug call: ${JSON.stringify(calls)}`);
-      } finally {
-        await vscode.runCommand(page, 'View: Close All Editors').catch(() => {});
-        restoreSettings?.();
-        if (folder) rmSync(folder, { recursive: true, force: true });
-        if (!hadSnapshots) rmSync(snapshots, { recursive: true, force: true });
-        rmSync(env, { force: true });
-        rmSync(callLog, { force: true });
-        if (ns) spawnSync('ip', ['netns', 'del', ns]);
-      }
-    },
+        if (!all.includes(del) || all.indexOf(del) < all.indexOf(`debug node/${NODE}`)) throw new Error(`no pod deletion after the debug call: ${JSON.stringify(all)}`);
+      }),
+  },
+  {
+    name: 'Capture Node Snapshot over SSH: the host typed in, one ssh -T HOST sh -s, its snapshot open',
+    timeout: 150_000,
+    run: (ctx) =>
+      withStandIns(ctx, async ({ calls, snapshot }) => {
+        const { page, vscode } = ctx;
+        await vscode.chooseInQuickInput(page, 'SSH host');
+        // The host input box (its prompt shown), not the picker it replaces.
+        const widget = page.locator('.quick-input-widget');
+        await vscode.poll(async () => (await widget.innerText()).includes('user@host'), { what: 'the SSH host input box' });
+        const input = await vscode.fillQuickInput(page, 'root@e2e-ssh');
+        await vscode.poll(async () => (await input.inputValue()) === 'root@e2e-ssh', { what: 'root@e2e-ssh typed into the input box' });
+        await page.keyboard.press('Enter');
+        await vscode.acceptQuickInputWhenShown(page, 'Connection tracking table', 'the options picker');
+        const folder = await snapshot('e2e-ssh');
+        manifestSays(folder, 'ssh root@e2e-ssh');
+        await firstDumpOpen(page, vscode, folder);
+        if (!calls().includes('-o BatchMode=yes -T root@e2e-ssh sh -s')) throw new Error(`no ssh call: ${JSON.stringify(calls())}`);
+      }),
   },
 ];
