@@ -26,6 +26,8 @@ import { withSlowProgress } from '../slowProgress';
 export const GRAPH_VIEW_TYPE = 'dataplane.graph';
 /** Beyond this many Services the panel draws the selected ones before it gets the whole list. */
 const LIST_AFTER_DRAWING = 2_000;
+/** How long that list waits at most for the page to say it painted its first drawing (ms). */
+const LIST_WAITS_FOR_PAINT = 3_000;
 const DUMP_LANGUAGES = new Set(['iptables', 'nftables', 'ipvsadm']);
 
 function strings(): GraphStrings {
@@ -84,6 +86,8 @@ class GraphPanel {
   private ready = false;
   private reloadTimer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The first drawing's clock on this side (epoch ms), logged with the webview's marks. */
+  private clock = new FirstDrawingClock();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -122,6 +126,7 @@ class GraphPanel {
   private postInit(services: ServiceSummary[]): void {
     this.listedAll = services === this.model?.services;
     this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services, selected: this.selected });
+    this.clock.mark('initPosted');
   }
 
   private post(message: ToWebview): void {
@@ -142,6 +147,7 @@ class GraphPanel {
     // The state the serializer restores names the new document.
     this.panel.webview.html = this.html();
     this.ready = false;
+    this.clock = new FirstDrawingClock();
   }
 
   async load(): Promise<void> {
@@ -149,8 +155,10 @@ class GraphPanel {
       const doc = await vscode.workspace.openTextDocument(this.document);
       // Built wherever the snapshot's analyses live (the extension host, or the worker for large dumps).
       const asked = performance.now();
+      this.clock.mark('modelAsked');
       const answer = await withSlowProgress(vscode.l10n.t('Building the Service graph…'), () => this.snapshots.query(doc, 'graph'));
       const answered = performance.now();
+      this.clock.mark('modelAnswered');
       if (!answer) {
         // Not analysed (yet): changed meanwhile, too large or not a dump. A later edit or reload redraws.
         if (!doc.isClosed && DUMP_LANGUAGES.has(doc.languageId)) this.scheduleReload();
@@ -178,6 +186,8 @@ class GraphPanel {
       } else {
         await this.drawSelection();
       }
+      // After the page painted its first drawing: posted with it, the list held up the drawing's messages.
+      if (later) await this.clock.afterPaint(LIST_WAITS_FOR_PAINT);
       if (later && this.model === model && !this.listedAll) this.postInit(model.services);
       this.log.info(`graph: ${model.services.length} Services from the ${answer.where} in ${Math.round(answered - asked)} ms, sent to the panel in ${Math.round(performance.now() - answered)} ms`);
     } catch (e) {
@@ -267,6 +277,7 @@ class GraphPanel {
 
   private sendGraphs(): void {
     this.post({ type: 'graph', graphs: this.graphs(this.selected) });
+    this.clock.mark('graphPosted');
   }
 
   private sendHighlight(): void {
@@ -288,8 +299,13 @@ class GraphPanel {
     }
     switch (message.type) {
       case 'ready':
+        this.clock.mark('readyReceived');
         this.ready = true;
         await this.load();
+        return;
+      case 'timing':
+        this.clock.painted();
+        this.log.info(`graph: first drawing, ms after the panel was created: ${this.clock.report(message.timeOrigin, message.marks)}`);
         return;
       case 'select':
         this.selected = message.keys.filter((k) => this.keys.has(k));
@@ -418,6 +434,7 @@ class GraphPanel {
       state: { document: this.document.toString(), selected: this.selected },
       root: 'div',
       images: true,
+      later: { elk: 'elk.js' },
     });
   }
 
@@ -429,6 +446,34 @@ class GraphPanel {
       return undefined;
     }
     return new GraphPanel(panel, vscode.Uri.parse(parsed.document), parsed.selected, extensionUri, cache, snapshots, log, onDispose);
+  }
+}
+
+/** Marks of the extension's side of a panel's first drawing, reported with the webview's marks in one time line. */
+class FirstDrawingClock {
+  private readonly created = Date.now();
+  private readonly marks: Record<string, number> = {};
+  private resolvePaint = () => {};
+  private readonly paint = new Promise<void>((resolve) => (this.resolvePaint = resolve));
+  /** The page painted its first drawing (its timing message came). */
+  painted(): void {
+    this.resolvePaint();
+  }
+  /** Resolves once the page painted its first drawing, or after `ms`. */
+  afterPaint(ms: number): Promise<void> {
+    return Promise.race([this.paint, new Promise<void>((resolve) => setTimeout(resolve, ms))]);
+  }
+  mark(name: string): void {
+    this.marks[name] ??= Date.now() - this.created;
+  }
+  /** Both sides' marks, in order: `name +ms` each, the webview's relative to its timeOrigin (the same clock). */
+  report(timeOrigin: number, webview: Record<string, number>): string {
+    const page = timeOrigin - this.created;
+    const all = [['pageStart', page], ...Object.entries(this.marks), ...Object.entries(webview).map(([k, v]) => [k, page + v] as const)] as [string, number][];
+    return all
+      .sort((a, b) => a[1] - b[1])
+      .map(([k, v]) => `${k} +${Math.round(v)}`)
+      .join(', ');
   }
 }
 
