@@ -13,6 +13,10 @@ const MAX_RESULTS = 500;
 const MAX_FOLDERS = 50;
 /** How long a listing of the workspace's dump files is reused (a watcher also drops it when a dump comes or goes). */
 const LIST_TTL_MS = 10_000;
+/** When the dump files are first listed after activation (ms). */
+const LIST_EARLY_MS = 3_000;
+/** An answer slower than this is logged (with its parts). */
+const SLOW_MS = 100;
 const DUMP_GLOB = '**/*.{iptables,iptables-save,rules,nft,nftables,ipvs,ipvsadm,ipset}';
 
 const KIND: Record<WorkspaceSymbolMatch['kind'], vscode.SymbolKind> = {
@@ -26,25 +30,34 @@ const KIND: Record<WorkspaceSymbolMatch['kind'], vscode.SymbolKind> = {
 };
 
 /**
- * The workspace's dump files, listed at most every LIST_TTL_MS or after a dump was created or deleted: every query
- * (each keystroke in Ctrl+T) listed them anew, a file search that started a process each time.
+ * The workspace's dump files, listed once and again after a dump was created or deleted: every query (each
+ * keystroke in Ctrl+T) listed them anew, a file search that started a process each time. A listing older than
+ * LIST_TTL_MS is still answered with while a new one runs (the watcher misses nothing it was asked to watch).
  */
 class DumpFiles {
   private listed: { at: number; files: Promise<vscode.Uri[]> } | undefined;
+  private relisting: Promise<vscode.Uri[]> | undefined;
   constructor(context: vscode.ExtensionContext) {
     const watcher = vscode.workspace.createFileSystemWatcher(DUMP_GLOB, false, true, false);
     const forget = () => (this.listed = undefined);
     context.subscriptions.push(watcher, watcher.onDidCreate(forget), watcher.onDidDelete(forget), vscode.workspace.onDidChangeWorkspaceFolders(forget));
   }
   get(): Promise<vscode.Uri[]> {
-    if (!this.listed || performance.now() - this.listed.at > LIST_TTL_MS) {
-      const files = Promise.resolve(vscode.workspace.findFiles(DUMP_GLOB, '**/node_modules/**', 1000)).then((found) => found.sort((a, b) => a.toString().localeCompare(b.toString())));
-      const listed = { at: performance.now(), files };
-      // A failed search is not kept.
-      files.catch(() => this.listed === listed && (this.listed = undefined));
-      this.listed = listed;
+    if (!this.listed) return this.list().files;
+    if (performance.now() - this.listed.at > LIST_TTL_MS && !this.relisting) {
+      const next = this.list(false);
+      this.relisting = next.files.finally(() => (this.relisting = undefined));
+      void next.files.then(() => (this.listed = next)).catch(() => {});
     }
     return this.listed.files;
+  }
+  /** A new listing, kept at once when `keep` (a failed one is not kept). */
+  private list(keep = true): { at: number; files: Promise<vscode.Uri[]> } {
+    const files = Promise.resolve(vscode.workspace.findFiles(DUMP_GLOB, '**/node_modules/**', 1000)).then((found) => found.sort((a, b) => a.toString().localeCompare(b.toString())));
+    const listed = { at: performance.now(), files };
+    files.catch(() => this.listed === listed && (this.listed = undefined));
+    if (keep) this.listed = listed;
+    return listed;
   }
 }
 
@@ -87,17 +100,28 @@ async function folderSymbols(item: vscode.TextDocument | vscode.Uri, query: stri
 
 export function register(context: vscode.ExtensionContext, cache: DocumentCache, snapshots: Snapshots, log: Log): void {
   const files = new DumpFiles(context);
+  // Listed ahead of the first Ctrl+T (a file search takes a second on a busy machine), not during activation.
+  const early = setTimeout(() => void files.get().catch(() => {}), LIST_EARLY_MS);
+  context.subscriptions.push({ dispose: () => clearTimeout(early) });
   const provider: vscode.WorkspaceSymbolProvider = {
     async provideWorkspaceSymbols(query, token) {
+      const started = performance.now();
       // Every folder asked at once, the answers kept in folder order: one after another, each waited for the
       // previous one's round trip to the worker (seconds for a workspace of a few folders on a busy machine).
-      const asked = (await snapshotDocuments(files)).map((item) =>
+      const documents = await snapshotDocuments(files);
+      const listed = performance.now();
+      const asked = documents.map((item) =>
         folderSymbols(item, query, cache, snapshots, token).catch((e: Error) => {
           log.warn(`workspace symbols: ${e.message}`);
           return [];
         }),
       );
       const out = (await Promise.all(asked)).flat();
+      const ms = performance.now() - started;
+      if (ms >= SLOW_MS)
+        log.info(
+          `workspace symbols: ${out.length} for "${query.slice(0, 80)}" from ${documents.length} snapshots in ${Math.round(ms)} ms (listing ${Math.round(listed - started)} ms)${token.isCancellationRequested ? ', cancelled' : ''}`,
+        );
       return token.isCancellationRequested ? [] : out.slice(0, MAX_RESULTS);
     },
   };
