@@ -43,8 +43,11 @@ const prepareSteps: Prepare = (files, scope) => {
 };
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
-/** Snapshot questions the editor asks on its own after each parse; the others wait for a user (Ctrl+T, graph, trace). */
-const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics']);
+/**
+ * Snapshot questions the editor asks on its own (after each parse, or to read the workspace's other snapshot folders
+ * ahead of Ctrl+T); the others wait for a user (Ctrl+T, graph, trace).
+ */
+const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics', 'warmSymbols']);
 
 /** A message or idle step that holds the worker this long (ms) is reported (see timed). */
 const SLOW_MS = 300;

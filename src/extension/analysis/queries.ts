@@ -282,6 +282,8 @@ export const snapshotQueries = {
   /** The rows of List Services that hold what the user typed so far. */
   serviceRows: (s: NodeSnapshot, filter: string, limit: number) => filterRows(serviceItemsOf(s), filter, limit),
   symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
+  /** Reads a snapshot folder no dump of which is open and builds its symbol index, ahead of Ctrl+T. */
+  warmSymbols: (s: NodeSnapshot) => void symbolIndexOf(s),
   serviceCount: (s: NodeSnapshot) => s.services.length,
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItemsOf(s, kind),
   /** The pick's rows that hold what the user typed so far (the pick asks again at each keystroke). */
