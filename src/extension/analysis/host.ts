@@ -8,7 +8,7 @@ import { analyzeFile, type SnapshotFile } from '../../core/snapshot';
 import { buildSnapshotWithCluster, readClusterInput, type ClusterInput } from '../../core/cluster/snapshot';
 import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
 import { preparationSteps, runDocumentQuery, runSnapshotQuery } from './queries';
-import { prepareTrace, type SnapshotFile as TraceFile } from '../../core/trace';
+import { prepareTraceSteps, type SnapshotFile as TraceFile } from '../../core/trace';
 import { cachedFor, perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { withProgress, type ProgressListener } from '../../core/progress';
 
@@ -39,7 +39,7 @@ const prepareSteps: Prepare = (files, scope) => {
   if (scope === 'snapshot') return preparationSteps(files);
   // One ipset or ipvsadm dump alone is traced nowhere: an IPVS node is traced through its snapshot.
   const a = files[0].analysis;
-  return a.dialect === 'iptables' || a.dialect === 'nftables' ? [() => prepareTrace(files as unknown as TraceFile[])] : [];
+  return a.dialect === 'iptables' || a.dialect === 'nftables' ? prepareTraceSteps(files as unknown as TraceFile[]) : [];
 };
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
