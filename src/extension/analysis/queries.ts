@@ -14,7 +14,7 @@ import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
 import { formatShare, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/service';
-import { serviceTitle, type GraphModel } from '../../core/graph/model';
+import { findService, serviceTitle, type GraphModel, type ServiceSelector } from '../../core/graph/model';
 import { perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { t } from '../../core/l10n';
 import { filterRows } from './pickRows';
@@ -232,6 +232,30 @@ function graphModelOf(s: NodeSnapshot): GraphModel {
   return { ...model, graphs: new Map(model.graphs) };
 }
 
+/**
+ * What the graph panel's first drawing needs: the model as it is when it lists at most `listUpTo` Services, else only
+ * the Services wanted (by key or selector; the first one when none is found) with their graphs, and how many there
+ * are: the whole list of 10,000 Services is most of the answer's size and follows the drawing ('graph').
+ */
+function graphStartOf(s: NodeSnapshot, keys: readonly string[], selector: ServiceSelector | undefined, listUpTo: number): { model: GraphModel; count: number } {
+  const model = graphModelOf(s);
+  const count = model.services.length;
+  if (count <= listUpTo) return { model, count };
+  const wanted = new Set(keys);
+  const found = selector && findService(model, selector);
+  if (found) wanted.add(found);
+  let services = model.services.filter((x) => wanted.has(x.key));
+  if (services.length === 0) services = model.services.slice(0, 1);
+  const graphs = new Map(
+    graphsOfSnapshot(
+      s,
+      services.filter((x) => !model.graphs.has(x.key)).map((x) => x.key),
+    ).map((g) => [g.key, g]),
+  );
+  for (const x of services) if (model.graphs.has(x.key)) graphs.set(x.key, model.graphs.get(x.key)!);
+  return { model: { services, graphs, complete: false }, count };
+}
+
 const traceFiles = (files: readonly SnapshotFile[]): TraceFile[] => files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
 
 const listRows: PerAnalyses<ServiceItem[]> = new WeakMap();
@@ -292,6 +316,7 @@ export const snapshotQueries = {
     return clusterEndpoints(s, { ...result, service: tracedService(files, result) });
   },
   graph: (s: NodeSnapshot) => graphModelOf(s),
+  graphStart: (s: NodeSnapshot, keys: string[], selector: ServiceSelector | undefined, listUpTo: number) => graphStartOf(s, keys, selector, listUpTo),
   serviceGraphs: (s: NodeSnapshot, keys: string[]) => graphsOfSnapshot(s, keys.slice(0, MAX_GRAPHS_ASKED)),
   tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) =>
     snapshotKeysWhere(

@@ -120,11 +120,10 @@ class GraphPanel {
     return this.document;
   }
 
-  /** Whether the panel got the whole list of the current model (not only the selected Services). */
-  private listedAll = false;
+  /** Whether the model holds only the first drawing's Services (the whole list follows it). */
+  private partial = false;
 
   private postInit(services: ServiceSummary[]): void {
-    this.listedAll = services === this.model?.services;
     this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services, selected: this.selected });
     this.clock.mark('initPosted');
   }
@@ -156,7 +155,10 @@ class GraphPanel {
       // Built wherever the snapshot's analyses live (the extension host, or the worker for large dumps).
       const asked = performance.now();
       this.clock.mark('modelAsked');
-      const answer = await withSlowProgress(vscode.l10n.t('Building the Service graph…'), () => this.snapshots.query(doc, 'graph'));
+      // The first drawing's Services only when the list is long: the whole list follows the drawing.
+      const wanted = typeof this.pending === 'string' ? [...this.selected, this.pending] : this.selected;
+      const selector = typeof this.pending === 'object' ? this.pending : undefined;
+      const answer = await withSlowProgress(vscode.l10n.t('Building the Service graph…'), () => this.snapshots.query(doc, 'graphStart', wanted, selector, LIST_AFTER_DRAWING));
       const answered = performance.now();
       this.clock.mark('modelAnswered');
       if (!answer) {
@@ -164,19 +166,19 @@ class GraphPanel {
         if (!doc.isClosed && DUMP_LANGUAGES.has(doc.languageId)) this.scheduleReload();
         return;
       }
-      this.model = answer.value;
-      this.keys = new Set(this.model.services.map((s) => s.key));
+      const { model, count } = answer.value;
+      this.setModel(model);
       this.uris = answer.uris;
       this.selected = this.selected.filter((k) => this.keys.has(k));
-      const wanted = this.pending === undefined ? undefined : typeof this.pending === 'string' ? (this.keys.has(this.pending) ? this.pending : undefined) : core().findService(this.model, this.pending);
-      this.pending = undefined;
-      if (wanted && !this.selected.includes(wanted)) this.selected = [wanted];
-      if (this.selected.length === 0 && this.model.services.length > 0) this.selected = [this.model.services[0].key];
+      const key = this.pending === undefined ? undefined : typeof this.pending === 'string' ? (this.keys.has(this.pending) ? this.pending : undefined) : core().findService(model, this.pending);
+      const later = count > model.services.length;
+      this.partial = later;
+      // A selector not found in the first drawing's Services is looked for again in the whole list.
+      this.pending = later && !key ? this.pending : undefined;
+      if (key && !this.selected.includes(key)) this.selected = [key];
+      if (this.selected.length === 0 && model.services.length > 0) this.selected = [model.services[0].key];
       this.panel.title = vscode.l10n.t('Service Graph: {0}', snapshotName(this.document.path));
-      // A long list follows the first drawing: 10,000 Services are megabytes the panel would read before it draws.
-      const model = this.model;
-      const later = model.services.length > LIST_AFTER_DRAWING;
-      this.postInit(later ? model.services.filter((s) => this.selected.includes(s.key)) : model.services);
+      this.postInit(model.services);
       // The walkthrough's graph step is done once a graph was drawn (package.json completionEvents).
       void vscode.commands.executeCommand('setContext', 'dataplane.graphShown', true);
       if (this.pendingTrace) {
@@ -188,19 +190,41 @@ class GraphPanel {
       }
       // After the page painted its first drawing: posted with it, the list held up the drawing's messages.
       if (later) await this.clock.afterPaint(LIST_WAITS_FOR_PAINT);
-      if (later && this.model === model && !this.listedAll) this.postInit(model.services);
-      this.log.info(`graph: ${model.services.length} Services from the ${answer.where} in ${Math.round(answered - asked)} ms, sent to the panel in ${Math.round(performance.now() - answered)} ms`);
+      if (later && this.model === model) await this.listAll(doc, model);
+      this.log.info(`graph: ${count} Services from the ${answer.where}: first drawing's model in ${Math.round(answered - asked)} ms, sent to the panel in ${Math.round(performance.now() - answered)} ms`);
     } catch (e) {
       this.log.error(`graph: ${(e as Error).message}`);
       void vscode.window.showErrorMessage(vscode.l10n.t('Cannot draw the Service graph: {0}', plainLabel((e as Error).message)));
     }
   }
 
+  private setModel(model: GraphModel): void {
+    this.model = model;
+    this.keys = new Set(model.services.map((s) => s.key));
+  }
+
+  /** The whole list after the first drawing (its graphs kept), and the Service a Show in Graph asked for meanwhile. */
+  private async listAll(doc: vscode.TextDocument, first: GraphModel): Promise<void> {
+    const started = performance.now();
+    const answer = await this.snapshots.query(doc, 'graph');
+    if (!answer || this.model !== first) return;
+    for (const [key, graph] of first.graphs) if (!answer.value.graphs.has(key)) answer.value.graphs.set(key, graph);
+    this.setModel(answer.value);
+    const pending = this.pending;
+    this.pending = undefined;
+    this.partial = false;
+    this.log.info(`graph: the list of ${answer.value.services.length} Services in ${Math.round(performance.now() - started)} ms`);
+    const key = pending === undefined ? undefined : typeof pending === 'string' ? (this.keys.has(pending) ? pending : undefined) : core().findService(answer.value, pending);
+    if (key) this.selected = [key];
+    this.postInit(answer.value.services);
+    if (key) await this.drawSelection();
+  }
+
   /** Brings the panel forward, drawing the Service a key or selector names. */
   show(select?: ServiceSelector | string): void {
     if (select !== undefined) {
       const key = !this.model ? undefined : typeof select === 'string' ? (this.keys.has(select) ? select : undefined) : core().findService(this.model, select);
-      if (!this.ready || !this.model) this.pending = select;
+      if (!this.ready || !this.model || this.partial) this.pending = select;
       else if (key) {
         this.selected = [key];
         this.postInit(this.model.services);

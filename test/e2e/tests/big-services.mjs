@@ -116,7 +116,7 @@ async function measure(ctx, open, service) {
   t.drawn = await drawn(page);
   // The panel's first drawing step by step (the webview's marks and the extension's, one time line).
   await vscode.poll(async () => logSince(workspace, mark, /graph: first drawing/).length > 0, { what: "the graph's timing line", timeout: 10_000 }).catch(() => {});
-  t.graphLog = logSince(workspace, mark, /graph: (first drawing|\d+ Services from)/);
+  t.graphLog = logSince(workspace, mark, /graph: (first drawing|\d+ Services from|the list of)/);
 
   await open();
   const target = `${service.address}:${service.port}`;
