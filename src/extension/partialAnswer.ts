@@ -14,10 +14,10 @@ export interface PartialAnswer<T> {
 }
 
 /**
- * Waits for every source or for `deadlineMs`, whichever comes first (or until `cancelled` says so when the deadline
- * passes); a source that failed counts as an empty answer (`fallback`).
+ * Waits for the `required` sources, and for the others until every source answered or `deadlineMs` passed,
+ * whichever comes first; a source that failed counts as an empty answer (`fallback`).
  */
-export async function answerWithin<T>(sources: readonly Promise<T>[], deadlineMs: number, fallback: T, wait: Sleep = sleep): Promise<PartialAnswer<T>> {
+export async function answerWithin<T>(sources: readonly Promise<T>[], required: readonly boolean[], deadlineMs: number, fallback: T, wait: Sleep = sleep): Promise<PartialAnswer<T>> {
   const done: (T | undefined)[] = sources.map(() => undefined);
   const settled = sources.map(() => false);
   const tracked = sources.map((p, i) =>
@@ -32,7 +32,7 @@ export async function answerWithin<T>(sources: readonly Promise<T>[], deadlineMs
       },
     ),
   );
-  await Promise.race([Promise.all(tracked), wait(deadlineMs)]);
+  await Promise.all([Promise.race([Promise.all(tracked), wait(deadlineMs)]), ...tracked.filter((_, i) => required[i])]);
   const results = done.filter((_, i) => settled[i]) as T[];
   return { results, pending: settled.filter((s) => !s).length };
 }

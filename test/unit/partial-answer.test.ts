@@ -22,7 +22,7 @@ describe('answerWithin', () => {
   it('answers every source in order when all finish before the deadline', async () => {
     const deadline = manualDeadline();
     const [a, b] = [deferred<string[]>(), deferred<string[]>()];
-    const answer = answerWithin([a.promise, b.promise], 300, [], deadline.sleep);
+    const answer = answerWithin([a.promise, b.promise], [false, false], 300, [], deadline.sleep);
     b.resolve(['b']);
     a.resolve(['a']);
     expect(await answer).toEqual({ results: [['a'], ['b']], pending: 0 });
@@ -32,7 +32,7 @@ describe('answerWithin', () => {
   it('answers what is ready at the deadline and counts the rest', async () => {
     const deadline = manualDeadline();
     const [a, slow, c] = [deferred<string[]>(), deferred<string[]>(), deferred<string[]>()];
-    const answer = answerWithin([a.promise, slow.promise, c.promise], 300, [], deadline.sleep);
+    const answer = answerWithin([a.promise, slow.promise, c.promise], [true, false, true], 300, [], deadline.sleep);
     a.resolve(['a']);
     c.resolve(['c']);
     await Promise.resolve();
@@ -45,15 +45,27 @@ describe('answerWithin', () => {
   it('takes a failed source as the fallback, not as a failure of the answer', async () => {
     const deadline = manualDeadline();
     const [a, bad] = [deferred<string[]>(), deferred<string[]>()];
-    const answer = answerWithin([a.promise, bad.promise], 300, [], deadline.sleep);
+    const answer = answerWithin([a.promise, bad.promise], [false, true], 300, [], deadline.sleep);
     bad.reject(new Error('worker restarted'));
     a.resolve(['a']);
     expect(await answer).toEqual({ results: [['a'], []], pending: 0 });
   });
 
+  it('waits past the deadline for the required sources (the open dumps), not for the others', async () => {
+    const deadline = manualDeadline();
+    const [open, folder] = [deferred<string[]>(), deferred<string[]>()];
+    let answered = false;
+    const answer = answerWithin([open.promise, folder.promise], [true, false], 300, [], deadline.sleep).then((a) => ((answered = true), a));
+    deadline.pass();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    open.resolve(['open']);
+    expect(await answer).toEqual({ results: [['open']], pending: 1 });
+  });
+
   it('answers nothing ready with every source pending', async () => {
     const deadline = manualDeadline();
-    const answer = answerWithin([deferred<string[]>().promise], 300, [], deadline.sleep);
+    const answer = answerWithin([deferred<string[]>().promise], [false], 300, [], deadline.sleep);
     deadline.pass();
     expect(await answer).toEqual({ results: [], pending: 1 });
   });

@@ -200,7 +200,9 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
           return [];
         }),
       );
-      const { results, pending } = await answerWithin(asked, DEADLINE_MS, []);
+      // The open dumps are waited for (the user looks at them); the folders still being read are not.
+      const open = documents.map((item) => !(item instanceof vscode.Uri));
+      const { results, pending } = await answerWithin(asked, open, DEADLINE_MS, []);
       const out = results.flat();
       const ms = performance.now() - started;
       if (ms >= SLOW_MS || pending > 0)
