@@ -33,7 +33,7 @@ if (!existsSync(CHROMIUM)) {
   console.error(`no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
   process.exit(2);
 }
-for (const f of ['dist/webview.js', 'dist/webview.css']) {
+for (const f of ['dist/webview.js', 'dist/elk.js', 'dist/webview.css']) {
   if (!existsSync(path.join(REPO, f))) {
     console.error(`${f} is missing: run \`node scripts/build.mjs --production\``);
     process.exit(2);
@@ -66,7 +66,15 @@ for (let run = 0; run < Math.min(RUNS, 3); run++) {
   const t0 = performance.now();
   await elk.layout({
     id: 'root',
-    layoutOptions: { 'elk.algorithm': 'layered', 'elk.direction': 'RIGHT', 'elk.spacing.nodeNode': '14', 'elk.layered.spacing.nodeNodeBetweenLayers': '90', 'elk.edgeRouting': 'POLYLINE', 'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF', 'elk.layered.thoroughness': '1' },
+    layoutOptions: {
+      'elk.algorithm': 'layered',
+      'elk.direction': 'RIGHT',
+      'elk.spacing.nodeNode': '14',
+      'elk.layered.spacing.nodeNodeBetweenLayers': '90',
+      'elk.edgeRouting': 'POLYLINE',
+      'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
+      'elk.layered.thoroughness': '1',
+    },
     children: wide.graph.nodes.map((n) => ({ id: n.id, width: 230, height: 52 })),
     edges: wide.graph.edges.map((e, i) => ({ id: `e${i}`, sources: [e.from], targets: [e.to] })),
   });
@@ -75,10 +83,27 @@ for (let run = 0; run < Math.min(RUNS, 3); run++) {
 console.log(`ELK alone (Node) on ${wide.graph.nodes.length} nodes: ${elkMs.map((x) => x.toFixed(0)).join(' ')} ms`);
 
 const strings = {
-  filterPlaceholder: 'Filter by namespace, name, address, port or chain', filterLabel: 'Filter Services', servicesLabel: 'Services', copyMermaid: 'Copy as Mermaid',
-  noSelection: 'Select one or more Services in the list to draw them.', noEndpoints: 'no endpoints', endpoints: 'endpoints', count: '{0} of {1} Services', graphLabel: 'Service graph',
-  saveSvg: 'Save as SVG', fit: 'Fit', zoomIn: 'Zoom in', zoomOut: 'Zoom out', namespaceLabel: 'Namespace', allNamespaces: 'All namespaces', onlyNoEndpoints: 'Only Services without endpoints',
-  traceFromHere: 'Trace from here', clearTrace: 'Clear Trace', traced: 'Trace {0}', keys: 'Keys', layoutTime: '{0} nodes laid out in {1} ms',
+  filterPlaceholder: 'Filter by namespace, name, address, port or chain',
+  filterLabel: 'Filter Services',
+  servicesLabel: 'Services',
+  copyMermaid: 'Copy as Mermaid',
+  noSelection: 'Select one or more Services in the list to draw them.',
+  noEndpoints: 'no endpoints',
+  endpoints: 'endpoints',
+  count: '{0} of {1} Services',
+  graphLabel: 'Service graph',
+  saveSvg: 'Save as SVG',
+  fit: 'Fit',
+  zoomIn: 'Zoom in',
+  zoomOut: 'Zoom out',
+  namespaceLabel: 'Namespace',
+  allNamespaces: 'All namespaces',
+  onlyNoEndpoints: 'Only Services without endpoints',
+  traceFromHere: 'Trace from here',
+  clearTrace: 'Clear Trace',
+  traced: 'Trace {0}',
+  keys: 'Keys',
+  layoutTime: '{0} nodes laid out in {1} ms',
 };
 
 // ---------------------------------------------------------------- page (the webview's CSP, a fake VS Code API)
@@ -87,7 +112,7 @@ const page = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; img-src 'self'; font-src 'self'; script-src 'nonce-${NONCE}';">
 <link rel="stylesheet" href="/webview.css"></head>
-<body data-state="{&quot;document&quot;:&quot;file:///bench/node1.iptables&quot;,&quot;selected&quot;:[]}">
+<body data-state="{&quot;document&quot;:&quot;file:///bench/node1.iptables&quot;,&quot;selected&quot;:[]}" data-scripts="{&quot;elk&quot;:&quot;/elk.js&quot;}">
 <div id="app"></div>
 <script nonce="${NONCE}">
 window.__posted = [];
@@ -96,7 +121,7 @@ window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m), 
 <script nonce="${NONCE}" src="/webview.js"></script>
 </body></html>`;
 const server = createServer((req, res) => {
-  const file = { '/webview.js': ['dist/webview.js', 'text/javascript'], '/webview.css': ['dist/webview.css', 'text/css'] }[req.url ?? ''];
+  const file = { '/webview.js': ['dist/webview.js', 'text/javascript'], '/elk.js': ['dist/elk.js', 'text/javascript'], '/webview.css': ['dist/webview.css', 'text/css'] }[req.url ?? ''];
   if (file) {
     res.writeHead(200, { 'content-type': file[1] });
     res.end(readFileSync(path.join(REPO, file[0])));
@@ -124,6 +149,8 @@ async function showService(p, summary) {
   await p.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
   await p.evaluate(({ strings, summary }) => window.postMessage({ type: 'init', title: 'bench', strings, files: ['node1.iptables'], services: [summary], selected: [] }, '*'), { strings, summary });
   await p.waitForFunction(() => document.querySelector('.empty'));
+  // With nothing drawn the page reads ELK (its own bundle) at once: the rows below time ELK's layouts, not its load.
+  await p.waitForFunction(() => document.body.dataset.elk === 'loaded');
 }
 
 /**
@@ -131,38 +158,47 @@ async function showService(p, summary) {
  * then pans through the whole graph with the wheel and adds { seen, frames, debug, shares }.
  */
 async function drawGraph(p, graph, pan) {
-  return p.evaluate(async ({ graph, pan }) => {
-    const before = document.body.dataset.rendered;
-    const t0 = performance.now();
-    window.postMessage({ type: 'graph', graphs: [graph] }, '*');
-    while (document.body.dataset.rendered === before) await new Promise((res) => setTimeout(res, 5));
-    // The next painted frame.
-    await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-    const total = performance.now() - t0;
-    const nodes = document.querySelectorAll('svg.graph g.node').length;
-    const drawn = { total, build: Number(document.body.dataset.buildMs), render: Number(document.body.dataset.renderMs), layout: Number(document.body.dataset.layoutMs), engine: document.body.dataset.engine, nodes };
-    if (!pan) return drawn;
-    // Then pan through the whole graph with the wheel: frame times while nodes come and go.
-    const canvas = document.querySelector('.canvas');
-    const frames = [];
-    const seen = new Set();
-    // From the top (Home), then down with the wheel.
-    canvas.dispatchEvent(new KeyboardEvent('keydown', { key: 'Home', bubbles: true }));
-    await new Promise((res) => requestAnimationFrame(res));
-    for (const g of document.querySelectorAll('svg.graph g.node')) seen.add(g.dataset.index);
-    let last = performance.now();
-    for (let i = 0; i < 2000; i++) {
-      canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: 400, bubbles: true, cancelable: true }));
+  return p.evaluate(
+    async ({ graph, pan }) => {
+      const before = document.body.dataset.rendered;
+      const t0 = performance.now();
+      window.postMessage({ type: 'graph', graphs: [graph] }, '*');
+      while (document.body.dataset.rendered === before) await new Promise((res) => setTimeout(res, 5));
+      // The next painted frame.
+      await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+      const total = performance.now() - t0;
+      const nodes = document.querySelectorAll('svg.graph g.node').length;
+      const drawn = { total, build: Number(document.body.dataset.buildMs), render: Number(document.body.dataset.renderMs), layout: Number(document.body.dataset.layoutMs), engine: document.body.dataset.engine, nodes };
+      if (!pan) return drawn;
+      // Then pan through the whole graph with the wheel: frame times while nodes come and go.
+      const canvas = document.querySelector('.canvas');
+      const frames = [];
+      const seen = new Set();
+      // From the top (Home), then down with the wheel.
+      canvas.dispatchEvent(new KeyboardEvent('keydown', { key: 'Home', bubbles: true }));
       await new Promise((res) => requestAnimationFrame(res));
-      const now = performance.now();
-      frames.push(now - last);
-      last = now;
       for (const g of document.querySelectorAll('svg.graph g.node')) seen.add(g.dataset.index);
-      const vp = document.querySelector('svg.graph g.viewport').getBoundingClientRect();
-      if (vp.bottom < canvas.getBoundingClientRect().bottom) break;
-    }
-    return { ...drawn, seen: seen.size, debug: { zoom: document.body.dataset.zoom, vp: document.querySelector('svg.graph g.viewport').getAttribute('transform'), h: canvas.clientHeight }, frames: frames.slice(1), shares: document.querySelectorAll('svg.graph text.share').length };
-  }, { graph, pan });
+      let last = performance.now();
+      for (let i = 0; i < 2000; i++) {
+        canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: 400, bubbles: true, cancelable: true }));
+        await new Promise((res) => requestAnimationFrame(res));
+        const now = performance.now();
+        frames.push(now - last);
+        last = now;
+        for (const g of document.querySelectorAll('svg.graph g.node')) seen.add(g.dataset.index);
+        const vp = document.querySelector('svg.graph g.viewport').getBoundingClientRect();
+        if (vp.bottom < canvas.getBoundingClientRect().bottom) break;
+      }
+      return {
+        ...drawn,
+        seen: seen.size,
+        debug: { zoom: document.body.dataset.zoom, vp: document.querySelector('svg.graph g.viewport').getAttribute('transform'), h: canvas.clientHeight },
+        frames: frames.slice(1),
+        shares: document.querySelectorAll('svg.graph text.share').length,
+      };
+    },
+    { graph, pan },
+  );
 }
 
 const results = {};
@@ -201,57 +237,64 @@ try {
     results.smallLayout.push(r.layout);
   }
   console.log(`${SMALL} endpoints (ELK): render ${results.small.map((x) => x.toFixed(0)).join(' ')} ms, ELK ${results.smallLayout.map((x) => x.toFixed(0)).join(' ')} ms`);
-  console.log(`1,000 endpoints: render ${render.map((x) => x.toFixed(0)).join(' ')} ms (median ${median(render).toFixed(0)}), layout median ${median(layout).toFixed(0)} ms (${results.engine}), ${results.domNodes} of ${wide.graph.nodes.length} nodes in the DOM at first`);
+  console.log(
+    `1,000 endpoints: render ${render.map((x) => x.toFixed(0)).join(' ')} ms (median ${median(render).toFixed(0)}), layout median ${median(layout).toFixed(0)} ms (${results.engine}), ${results.domNodes} of ${wide.graph.nodes.length} nodes in the DOM at first`,
+  );
   console.log(`  panned top to bottom in ${results.pan.length} frames: p50 ${pct(results.pan, 50).toFixed(1)} ms, p95 ${pct(results.pan, 95).toFixed(1)} ms, max ${Math.max(...results.pan).toFixed(1)} ms`);
 
   // ---- 2. a 10,000-Service list
   await p.goto(url);
   await p.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
-  const list = await p.evaluate(async ({ strings, services }) => {
-    const t0 = performance.now();
-    window.postMessage({ type: 'init', title: 'bench', strings, files: ['node1.iptables'], services, selected: [] }, '*');
-    const box = () => document.querySelector('.services');
-    while (!box() || box().scrollHeight < services.length * 50) await new Promise((res) => setTimeout(res, 5));
-    await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-    const initMs = performance.now() - t0;
-    const longTasks = [];
-    const observer = new PerformanceObserver((l) => longTasks.push(...l.getEntries().map((e) => e.duration)));
-    observer.observe({ type: 'longtask', buffered: false });
-    const el = box();
-    const frames = [];
-    const rowsInDom = [];
-    let last = performance.now();
-    const step = 1000; // px per frame: a fast fling, ~17 rows a frame
-    await new Promise((done) => {
-      const tick = () => {
-        const now = performance.now();
-        frames.push(now - last);
-        last = now;
-        rowsInDom.push(el.querySelectorAll('.service:not([hidden])').length);
-        if (el.scrollTop + el.clientHeight >= el.scrollHeight - 1) return done();
-        el.scrollTop += step;
-        requestAnimationFrame(tick);
-      };
-      requestAnimationFrame(tick);
-    });
-    observer.disconnect();
-    const lastRow = [...el.querySelectorAll('.service:not([hidden])')].map((r) => Number(r.dataset.index)).sort((a, b) => b - a)[0];
-    // Typing in the filter: from the input event to the next painted frame.
-    const filterMs = [];
-    const field = document.getElementById('filter');
-    for (const text of ['s', 'sh', 'sho', 'shop', 'shop/', 'shop/web', '10.96.1', 'udp', '']) {
-      const f0 = performance.now();
-      field.value = text;
-      field.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  const list = await p.evaluate(
+    async ({ strings, services }) => {
+      const t0 = performance.now();
+      window.postMessage({ type: 'init', title: 'bench', strings, files: ['node1.iptables'], services, selected: [] }, '*');
+      const box = () => document.querySelector('.services');
+      while (!box() || box().scrollHeight < services.length * 50) await new Promise((res) => setTimeout(res, 5));
       await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-      filterMs.push(performance.now() - f0);
-    }
-    return { initMs, frames: frames.slice(1), longTasks, maxRows: Math.max(...rowsInDom), lastRow, filterMs, count: document.querySelector('.count span')?.textContent };
-  }, { strings, services: many });
+      const initMs = performance.now() - t0;
+      const longTasks = [];
+      const observer = new PerformanceObserver((l) => longTasks.push(...l.getEntries().map((e) => e.duration)));
+      observer.observe({ type: 'longtask', buffered: false });
+      const el = box();
+      const frames = [];
+      const rowsInDom = [];
+      let last = performance.now();
+      const step = 1000; // px per frame: a fast fling, ~17 rows a frame
+      await new Promise((done) => {
+        const tick = () => {
+          const now = performance.now();
+          frames.push(now - last);
+          last = now;
+          rowsInDom.push(el.querySelectorAll('.service:not([hidden])').length);
+          if (el.scrollTop + el.clientHeight >= el.scrollHeight - 1) return done();
+          el.scrollTop += step;
+          requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      });
+      observer.disconnect();
+      const lastRow = [...el.querySelectorAll('.service:not([hidden])')].map((r) => Number(r.dataset.index)).sort((a, b) => b - a)[0];
+      // Typing in the filter: from the input event to the next painted frame.
+      const filterMs = [];
+      const field = document.getElementById('filter');
+      for (const text of ['s', 'sh', 'sho', 'shop', 'shop/', 'shop/web', '10.96.1', 'udp', '']) {
+        const f0 = performance.now();
+        field.value = text;
+        field.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+        await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+        filterMs.push(performance.now() - f0);
+      }
+      return { initMs, frames: frames.slice(1), longTasks, maxRows: Math.max(...rowsInDom), lastRow, filterMs, count: document.querySelector('.count span')?.textContent };
+    },
+    { strings, services: many },
+  );
   if (list.lastRow !== many.length - 1) throw new Error(`scrolled to row ${list.lastRow}, expected ${many.length - 1}`);
   results.list = list;
   const f = list.frames;
-  console.log(`10,000 Services: shown in ${list.initMs.toFixed(0)} ms; scrolled ${f.length} frames to row ${list.lastRow}: frame p50 ${pct(f, 50).toFixed(1)} ms, p95 ${pct(f, 95).toFixed(1)} ms, max ${Math.max(...f).toFixed(1)} ms, frames > 50 ms: ${f.filter((x) => x > 50).length}; long tasks: ${list.longTasks.length} (max ${list.longTasks.length ? Math.max(...list.longTasks).toFixed(0) : 0} ms); at most ${list.maxRows} rows in the DOM`);
+  console.log(
+    `10,000 Services: shown in ${list.initMs.toFixed(0)} ms; scrolled ${f.length} frames to row ${list.lastRow}: frame p50 ${pct(f, 50).toFixed(1)} ms, p95 ${pct(f, 95).toFixed(1)} ms, max ${Math.max(...f).toFixed(1)} ms, frames > 50 ms: ${f.filter((x) => x > 50).length}; long tasks: ${list.longTasks.length} (max ${list.longTasks.length ? Math.max(...list.longTasks).toFixed(0) : 0} ms); at most ${list.maxRows} rows in the DOM`,
+  );
   console.log(`filter while typing: ${list.filterMs.map((x) => x.toFixed(0)).join(' ')} ms per keystroke (to the painted frame)`);
   if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
   results.errors = errors;
@@ -266,7 +309,7 @@ const cpu = os.cpus();
 const md = `# Service graph benchmark (browser)
 
 Last run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} × ${cpu[0]?.model ?? 'CPU'} (load average ${os.loadavg()[0].toFixed(1)} at the end: the machine was shared), headless Chromium (${CHROMIUM}), \`npm run bench:graph\`.
-The production webview bundle (dist/webview.js, ${(readFileSync(path.join(REPO, 'dist/webview.js')).length / 1024).toFixed(0)} KiB, of which ELK is most) in a page with the webview's CSP.
+The production webview bundle (dist/webview.js, ${(readFileSync(path.join(REPO, 'dist/webview.js')).length / 1024).toFixed(0)} KiB, and ELK in dist/elk.js, ${(readFileSync(path.join(REPO, 'dist/elk.js')).length / 1024).toFixed(0)} KiB, which the page reads after its first drawing) in a page with the webview's CSP.
 Data: generated kube-proxy iptables dumps parsed by the core (graph models as the extension sends them).
 
 ## A Service with ${ENDPOINTS.toLocaleString('en')} endpoints (${wide.graph.nodes.length} nodes, ${wide.graph.edges.length} edges)

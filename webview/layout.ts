@@ -1,9 +1,10 @@
 // Layout of the selected Service graphs with ELK (layered, left to right), one band per Service stacked top to
-// bottom. ELK runs in the page (elk.bundled.js; the webview CSP allows no worker from our origin). Options are the
-// fast ones measured in bench/graph-results.md. ELK's time grows steeply with the width of a layer: beyond
-// MAX_ELK_NODES (a Service with ~200 endpoints) the core's deterministic layered layout, which places a fan-out
-// of thousands of endpoints in a few milliseconds, is used instead (the benchmark shows both).
-import ELK from 'elkjs/lib/elk.bundled.js';
+// bottom. ELK runs in the page (the webview CSP allows no worker from our origin). It is most of the graph's script
+// and its first layout in a page pays for its start: the webview loads it as a bundle of its own after the first
+// drawing (webview/elkLoader.ts) and hands it over with useElk; until then, and beyond MAX_ELK_NODES (a Service with
+// ~200 endpoints, where ELK's time grows steeply with the width of a layer), the core's deterministic layered
+// layout is used, which places a fan-out of thousands of endpoints in a few milliseconds (bench/graph-results.md).
+import type ELK from 'elkjs/lib/elk.bundled.js';
 import type { ElkNode } from 'elkjs/lib/elk-api';
 import type { ServiceGraph } from '../src/core/graph/model';
 import { layerGap, layeredLayout, NODE_HEIGHT, NODE_WIDTH, TITLE_HEIGHT, type GraphLayout } from '../src/core/graph/svg';
@@ -12,7 +13,18 @@ const MARGIN = 12;
 const BAND_GAP = 30;
 export const MAX_ELK_NODES = 400;
 
+let Elk: typeof ELK | undefined;
 let elk: InstanceType<typeof ELK> | undefined;
+
+/** Lays out with ELK from now on. */
+export function useElk(constructor: typeof ELK): void {
+  Elk ??= constructor;
+}
+
+/** Whether graphs of at most MAX_ELK_NODES nodes are laid out by ELK (it was handed over). */
+export function hasElk(): boolean {
+  return Elk !== undefined;
+}
 
 /**
  * ELK's options for one Service graph. Layers sit as close as the widest share label allows (the labels are
@@ -31,8 +43,8 @@ export function elkOptions(g: ServiceGraph): Record<string, string> {
   return g.nodes.length > 150 ? { ...common, 'elk.layered.thoroughness': '1' } : common;
 }
 
-async function layoutOne(g: ServiceGraph): Promise<GraphLayout> {
-  elk ??= new ELK();
+async function layoutOne(g: ServiceGraph, Elk: typeof ELK): Promise<GraphLayout> {
+  elk ??= new Elk();
   const ids = new Set(g.nodes.map((n) => n.id));
   const graph: ElkNode = {
     id: 'root',
@@ -60,12 +72,10 @@ async function layoutOne(g: ServiceGraph): Promise<GraphLayout> {
   return { width: out.width ?? 0, height: out.height ?? 0, nodes, edges, titles: [] };
 }
 
-/**
- * Lays out three nodes once. ELK's first layout in a page pays for its start (most of a second, seconds on a loaded
- * machine): done while the panel waits for its data, the first Service is drawn that much sooner.
- */
+/** Lays out three nodes once: ELK's first layout in a page pays for its start (most of a second on a loaded machine). */
 export async function warmUpLayout(): Promise<void> {
-  elk ??= new ELK();
+  if (!Elk) return;
+  elk ??= new Elk();
   const children = ['a', 'b', 'c'].map((id) => ({ id, width: NODE_WIDTH, height: NODE_HEIGHT }));
   const edges = [
     { id: 'ab', sources: ['a'], targets: ['b'] },
@@ -77,11 +87,12 @@ export async function warmUpLayout(): Promise<void> {
 /** Lays out every graph and stacks them, each under its title. */
 export async function layoutGraphs(graphs: ServiceGraph[]): Promise<GraphLayout & { engine: 'elk' | 'layered' }> {
   const total = graphs.reduce((n, g) => n + g.nodes.length, 0);
-  if (total > MAX_ELK_NODES) return { ...layeredLayout(graphs), engine: 'layered' };
+  const E = Elk;
+  if (total > MAX_ELK_NODES || !E) return { ...layeredLayout(graphs), engine: 'layered' };
   const result: GraphLayout = { width: 200, height: 0, nodes: [], edges: [], titles: [] };
   let top = MARGIN;
   for (const g of graphs) {
-    const one = await layoutOne(g);
+    const one = await layoutOne(g, E);
     result.titles.push({ key: g.key, x: MARGIN, y: top + 16 });
     top += TITLE_HEIGHT;
     for (const n of one.nodes) result.nodes.push({ id: n.id, x: n.x + MARGIN, y: n.y + top });

@@ -11,9 +11,13 @@ import { parseToWebview, type FromWebview, type GraphPanelState, type GraphStrin
 import { clip, edgeLabels, edgePath, NODE_HEIGHT, NODE_WIDTH, type GraphLayout } from '../src/core/graph/svg';
 import type { TraceHighlight } from '../src/core/graph/trace';
 import { firstView, wholeView } from '../src/core/graph/view';
-import { layoutGraphs, warmUpLayout } from './layout';
+import { loadElk } from './elkLoader';
+import { hasElk, layoutGraphs, useElk, warmUpLayout } from './layout';
 import { VirtualList } from './list';
 import { renderMarkdown } from './markdown';
+import { mark, sendAfterPaint } from './timing';
+
+mark('mainStart');
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -628,9 +632,11 @@ async function renderGraph(): Promise<void> {
     return;
   }
   const t0 = performance.now();
+  mark('layoutStart', t0);
   const laid = await layoutGraphs(graphs);
   if (seq !== renderSeq) return;
   const t1 = performance.now();
+  mark('layoutEnd', t1);
   layout = { width: laid.width, height: laid.height, nodes: laid.nodes, edges: laid.edges, titles: laid.titles };
   const edgeModel = indexGraphs(laid);
   buildItems(laid, edgeModel);
@@ -642,6 +648,36 @@ async function renderGraph(): Promise<void> {
   document.body.dataset.renderMs = (tBuilt - t0).toFixed(1);
   document.body.dataset.rendered = String(seq);
   document.body.dataset.engine = laid.engine;
+  mark('mounted', tBuilt);
+  sendAfterPaint(post);
+  if (laid.engine === 'layered' && !hasElk()) void startElk().then(() => redrawWithElk(seq));
+}
+
+/** Reads ELK after the first drawing (or a while after the page started, with nothing to draw yet). */
+function startElk(): Promise<void> {
+  return new Promise((resolve) =>
+    requestAnimationFrame(() =>
+      setTimeout(
+        () =>
+          void loadElk().then((Elk) => {
+            if (Elk) useElk(Elk);
+            document.body.dataset.elk = Elk ? 'loaded' : 'missing';
+            mark('elkLoaded');
+            resolve();
+          }),
+        0,
+      ),
+    ),
+  );
+}
+
+/**
+ * The drawing `seq` again with ELK, unless another one came meanwhile or the user already zoomed, panned or
+ * focused a node of it (the nodes would move under the pointer).
+ */
+function redrawWithElk(seq: number): void {
+  if (seq !== renderSeq || !hasElk() || moved || canvas.contains(document.activeElement) || hoverFor !== undefined) return;
+  void renderGraph();
 }
 
 type Laid = Awaited<ReturnType<typeof layoutGraphs>>;
@@ -658,6 +694,7 @@ function showNoGraph(words: GraphStrings): void {
   canvas.replaceChildren(el('p', { class: 'empty' }, words.noSelection));
   saveButton.disabled = true;
   status.textContent = words.keys;
+  void startElk();
 }
 
 /** The graphs' nodes by id and order, their placement, and the edges both ways; returns each edge's model. */
@@ -779,6 +816,7 @@ window.addEventListener('message', (event: MessageEvent) => {
   if (!message) return;
   switch (message.type) {
     case 'init': {
+      mark('init');
       // The same graphs with the same words (a longer list after the first drawing) need no new drawing.
       const redraw = graphs.map((g) => g.key).join('\n') !== message.selected.join('\n') || JSON.stringify(strings) !== JSON.stringify(message.strings) || files.join('\n') !== message.files.join('\n');
       strings = message.strings;
@@ -814,6 +852,7 @@ window.addEventListener('message', (event: MessageEvent) => {
       return;
     }
     case 'graph':
+      mark('graph');
       graphs = message.graphs;
       selected = graphs.map((g) => g.key);
       hoverCache.clear();
@@ -836,4 +875,6 @@ window.addEventListener('message', (event: MessageEvent) => {
 setCurrent(undefined);
 clearTraceButton.hidden = true;
 post({ type: 'ready' });
-void warmUpLayout();
+mark('ready');
+// With nothing drawn a while after the start, ELK is read anyway (and warmed up: its first layout is slow).
+setTimeout(() => void startElk().then(() => warmUpLayout()), 3_000);

@@ -121,6 +121,7 @@ export class DocumentCache implements vscode.Disposable {
           this.log.info(`worker: parsing ${key} v${version} (${size} characters)`);
         },
         onProgress: (key, version, share) => this.progress(key, version, share),
+        onSlow: (what, waited, ms) => this.log.info(`worker: ${what} ran ${ms} ms (queued ${waited} ms)`),
         onCrash: (error) => this.log.error(`the analysis worker stopped: ${error.message}`),
       },
     );

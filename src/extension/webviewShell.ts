@@ -24,6 +24,8 @@ export interface ShellOptions {
   root: 'main' | 'div';
   /** Whether the page may show images of our own (SVG exports). */
   images?: boolean;
+  /** Other bundles under dist/ the script may load later (with the page's nonce), by name: their URIs in data-scripts. */
+  later?: Record<string, string>;
 }
 
 export function webviewShell(o: ShellOptions): string {
@@ -33,6 +35,7 @@ export function webviewShell(o: ShellOptions): string {
   const style = o.webview.asWebviewUri(vscode.Uri.joinPath(dist, o.style));
   const src = o.webview.cspSource;
   const csp = `default-src 'none'; style-src ${src}; ${o.images ? `img-src ${src}; ` : ''}font-src ${src}; script-src 'nonce-${n}';`;
+  const later = Object.fromEntries(Object.entries(o.later ?? {}).map(([k, v]) => [k, o.webview.asWebviewUri(vscode.Uri.joinPath(dist, v)).toString()]));
   const root = o.root === 'main' ? '<main id="app" aria-busy="true"></main>' : '<div id="app"></div>';
   return `<!DOCTYPE html>
 <html lang="${attr(vscode.env.language)}">
@@ -42,7 +45,7 @@ export function webviewShell(o: ShellOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${attr(style.toString())}">
 </head>
-<body data-state="${attr(JSON.stringify(o.state))}">
+<body data-state="${attr(JSON.stringify(o.state))}" data-scripts="${attr(JSON.stringify(later))}">
 ${root}
 <script nonce="${n}" src="${attr(script.toString())}"></script>
 </body>

@@ -1,7 +1,7 @@
 // The Service graph's geometry: ELK's layer spacing, edge labels that never overlap (on the laid-out geometry, for
 // every Service of the iptables, nft and IPVS samples, a fan-out of many endpoints and several IPVS virtual
 // services sharing real servers), the first view's zoom, and the panel's short title.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { generateIptablesDump, type GenServicePort } from '../../tools/generate/iptables';
 import { generateIpvsSnapshot } from '../../tools/generate/ipvs';
 import { generateNftDump } from '../../tools/generate/nft';
@@ -13,7 +13,8 @@ import type { ServiceGraph } from '../../src/core/graph/model';
 import { firstView, MIN_READABLE_ZOOM, wholeView } from '../../src/core/graph/view';
 import { snapshotName } from '../../src/core/graph/title';
 import { analyzeFile, buildSnapshot } from '../../src/core/snapshot';
-import { elkOptions, layoutGraphs, warmUpLayout } from '../../webview/layout';
+import ELK from 'elkjs/lib/elk.bundled.js';
+import { elkOptions, layoutGraphs, useElk, warmUpLayout } from '../../webview/layout';
 import { costRatio, MAX_COST_RATIO_8X, perfIt } from '../helpers/linear';
 
 function graphsOf(files: Record<string, string>): ServiceGraph[] {
@@ -66,6 +67,21 @@ function expectClear(graphs: ServiceGraph[], layout: GraphLayout, onNodes = true
   expect(collisions(layout, labels, onNodes)).toEqual([]);
   return labels;
 }
+
+// The webview hands ELK over once its own bundle is loaded (webview/elkLoader.ts); these tests at once.
+useElk(ELK);
+
+describe('graph layout: before ELK is loaded', () => {
+  it('lays out with the core layered layout, then with ELK once handed over', async () => {
+    vi.resetModules();
+    const fresh = await import('../../webview/layout');
+    const [, graphs] = SAMPLES[0];
+    expect(fresh.hasElk()).toBe(false);
+    expect((await fresh.layoutGraphs(graphs.slice(0, 1))).engine).toBe('layered');
+    fresh.useElk(ELK);
+    expect((await fresh.layoutGraphs(graphs.slice(0, 1))).engine).toBe('elk');
+  });
+});
 
 describe('graph layout: the warm-up the panel runs while it waits for its data', () => {
   it('leaves the layouts of the Services as they were', async () => {

@@ -142,6 +142,10 @@ describe('protocol', () => {
     expect(parseFromWebview({ type: 'select', keys: ['a', 1] })).toBeUndefined();
     expect(parseFromWebview({ type: 'eval' })).toBeUndefined();
     expect(parseFromWebview(null)).toBeUndefined();
+    expect(parseFromWebview({ type: 'timing', timeOrigin: 1, marks: { ready: 2.5 } })).toEqual({ type: 'timing', timeOrigin: 1, marks: { ready: 2.5 } });
+    expect(parseFromWebview({ type: 'timing', timeOrigin: 1, marks: { ready: 'soon' } })).toBeUndefined();
+    expect(parseFromWebview({ type: 'timing', timeOrigin: 1, marks: { '<b>': 1 } })).toBeUndefined();
+    expect(parseFromWebview({ type: 'timing', timeOrigin: 1, marks: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`m${'x'.repeat(i)}`, i])) })).toBeUndefined();
     const g = graphOf('shop/web:http/tcp');
     expect(parseToWebview(JSON.parse(JSON.stringify({ type: 'graph', graphs: [g] })))).toBeDefined();
     expect(parseToWebview({ type: 'graph', graphs: [{ ...g, nodes: [{ ...g.nodes[0], kind: 'script' }] }] })).toBeUndefined();

@@ -87,6 +87,31 @@ describe('the Services a trace reaches, on a large snapshot', () => {
   });
 });
 
+describe("the graph's first drawing on a long list", () => {
+  const services = randomServices(600, 3, 11);
+  const text = generateIptablesDump({ services, style: 'iptables-nft-save', family: 'ipv4', comments: true });
+  const snapshot = buildSnapshot([analyzeFile('big.iptables', text)!]);
+  const full = runSnapshotQuery(snapshot, 'graph', []);
+
+  it('holds only the wanted Services, with the graphs the whole model draws for them, and the count', () => {
+    const far = full.services[550];
+    const start = runSnapshotQuery(snapshot, 'graphStart', [[far.key, 'no/such:key'], undefined, 100]);
+    expect(start.count).toBe(full.services.length);
+    expect(start.model.services).toEqual([far]);
+    expect([...start.model.graphs.values()]).toEqual(runSnapshotQuery(snapshot, 'serviceGraphs', [[far.key]]));
+    const bySelector = runSnapshotQuery(snapshot, 'graphStart', [[], { title: full.services[3].title }, 100]);
+    expect(bySelector.model.services.map((x) => x.key)).toEqual([full.services[3].key]);
+    expect(bySelector.model.graphs.get(full.services[3].key)).toEqual(full.graphs.get(full.services[3].key));
+  });
+
+  it('falls back to the first Service, and answers the whole model when the list is short', () => {
+    expect(runSnapshotQuery(snapshot, 'graphStart', [[], undefined, 100]).model.services).toEqual([full.services[0]]);
+    const whole = runSnapshotQuery(snapshot, 'graphStart', [[], undefined, 10_000]);
+    expect(whole.model.services).toEqual(full.services);
+    expect(whole.model.graphs).toEqual(full.graphs);
+  });
+});
+
 describe('symbol search over the joined names', () => {
   const services = randomServices(300, 2, 3);
   const text = generateIptablesDump({ services, style: 'iptables-nft-save', family: 'ipv4', comments: true });

@@ -50,7 +50,9 @@ export type FromWebview =
   | { type: 'trace'; nodeId: string }
   | { type: 'clearTrace' }
   /** "Save as SVG": the positions the webview drew (numbers and node ids only). */
-  | { type: 'saveSvg'; layout: GraphLayout };
+  | { type: 'saveSvg'; layout: GraphLayout }
+  /** The webview's own clock of its first drawing (performance.now() marks, ms since the page's timeOrigin). */
+  | { type: 'timing'; timeOrigin: number; marks: Record<string, number> };
 
 /** State the webview persists (vscode.setState) and the serializer receives after a reload. */
 export interface GraphPanelState {
@@ -82,9 +84,21 @@ export function parseFromWebview(v: unknown): FromWebview | undefined {
       const layout = parseLayout(v.layout);
       return layout ? { type: 'saveSvg', layout } : undefined;
     }
+    case 'timing':
+      return parseTiming(v);
     default:
       return undefined;
   }
+}
+
+const MAX_MARKS = 32;
+
+/** Timing marks: at most MAX_MARKS short names, each a finite number of ms. */
+function parseTiming(v: Record<string, unknown>): FromWebview | undefined {
+  if (!isNumber(v.timeOrigin) || !isObject(v.marks)) return undefined;
+  const entries = Object.entries(v.marks);
+  if (entries.length > MAX_MARKS || !entries.every(([k, ms]) => /^[A-Za-z]{1,32}$/.test(k) && isNumber(ms))) return undefined;
+  return { type: 'timing', timeOrigin: v.timeOrigin, marks: Object.fromEntries(entries) as Record<string, number> };
 }
 
 const MAX_NODES = 200_000;

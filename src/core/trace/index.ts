@@ -215,23 +215,33 @@ function destinationHost(destination: string): string {
  * someone asks for answers as fast as the later ones. For idle time after an analysis.
  */
 export function prepareTrace(files: SnapshotFile[]): void {
-  const services = allServices(files);
+  for (const step of prepareTraceSteps(files)) step();
+}
+
+/**
+ * prepareTrace as steps (the Service catalog, then each trace: a second or more in all on a 10,000-Service dump),
+ * for a caller that lets other work run between them.
+ */
+export function prepareTraceSteps(files: SnapshotFile[]): (() => void)[] {
+  const services = () => allServices(files);
   const protocolOf = (s: Service): Protocol => (s.protocol === 'udp' || s.protocol === 'sctp' ? s.protocol : 'tcp');
-  const cluster = services.find((s) => s.endpoints.length > 0 && s.frontends.some((x) => x.kind === 'clusterIP' && x.address !== undefined && parseAddress(x.address)));
-  if (cluster) {
-    const f = cluster.frontends.find((x) => x.kind === 'clusterIP' && x.address !== undefined && parseAddress(x.address))!;
-    // From a pod (PREROUTING) and from the node itself (OUTPUT: IPVS mode's KUBE-IPVS-OUT-FILTER, for one).
-    traceSnapshot(files, { to: f.address!, dport: f.port, protocol: protocolOf(cluster), entry: 'pod' });
-    traceSnapshot(files, { to: f.address!, dport: f.port, protocol: protocolOf(cluster), entry: 'node' });
-  }
+  const clusterIP = (x: Service['frontends'][number]) => x.kind === 'clusterIP' && x.address !== undefined && !!parseAddress(x.address);
+  // From a pod (PREROUTING) and from the node itself (OUTPUT: IPVS mode's KUBE-IPVS-OUT-FILTER, for one).
+  const toClusterIP = (entry: 'pod' | 'node') => () => {
+    const cluster = services().find((s) => s.endpoints.length > 0 && s.frontends.some(clusterIP));
+    const f = cluster?.frontends.find(clusterIP);
+    if (cluster && f) traceSnapshot(files, { to: f.address!, dport: f.port, protocol: protocolOf(cluster), entry });
+  };
   // And a NodePort from outside, to one of the node addresses the dumps reveal (else one taken to be the node's):
   // its chains (KUBE-NODEPORTS: one rule per NodePort) are indexed too.
-  const nodePort = services.find((s) => s.endpoints.length > 0 && s.frontends.some((x) => x.kind === 'nodePort'));
-  if (nodePort) {
-    const f = nodePort.frontends.find((x) => x.kind === 'nodePort')!;
-    const node = revealedNodeAddresses(files, services).addresses[0] ?? '192.0.2.10';
+  const toNodePort = () => {
+    const nodePort = services().find((s) => s.endpoints.length > 0 && s.frontends.some((x) => x.kind === 'nodePort'));
+    const f = nodePort?.frontends.find((x) => x.kind === 'nodePort');
+    if (!nodePort || !f) return;
+    const node = revealedNodeAddresses(files, services()).addresses[0] ?? '192.0.2.10';
     traceSnapshot(files, { to: node, dport: f.port, protocol: protocolOf(nodePort), entry: 'external', nodeIPs: [node] });
-  }
+  };
+  return [() => void services(), toClusterIP('pod'), toClusterIP('node'), toNodePort];
 }
 
 /** The node's addresses the dumps name, with what names them (nft's nodeport-ips set, IPVS NodePort virtual services, …). */

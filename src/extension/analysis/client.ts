@@ -42,6 +42,7 @@ export class AnalysisClient {
     private readonly start: () => Worker,
     private readonly events: {
       onParsing?: (key: string, version: number, size: number) => void;
+      onSlow?: (what: string, waited: number, ms: number) => void;
       onProgress?: (key: string, version: number, share: number) => void;
       onCrash?: (error: Error) => void;
     } = {},
@@ -64,6 +65,7 @@ export class AnalysisClient {
       if (message.id === undefined) {
         if (message.type === 'parsing') this.events.onParsing?.(message.key, message.version, message.size);
         else if (message.type === 'progress') this.events.onProgress?.(message.key, message.version, message.share);
+        else if (message.type === 'slow') this.events.onSlow?.(message.what, message.waited, message.ms);
         return;
       }
       const p = this.pending.get(message.id);

@@ -8,7 +8,7 @@ import { analyzeFile, type SnapshotFile } from '../../core/snapshot';
 import { buildSnapshotWithCluster, readClusterInput, type ClusterInput } from '../../core/cluster/snapshot';
 import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
 import { preparationSteps, runDocumentQuery, runSnapshotQuery } from './queries';
-import { prepareTrace, type SnapshotFile as TraceFile } from '../../core/trace';
+import { prepareTraceSteps, type SnapshotFile as TraceFile } from '../../core/trace';
 import { cachedFor, perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { withProgress, type ProgressListener } from '../../core/progress';
 
@@ -39,12 +39,18 @@ const prepareSteps: Prepare = (files, scope) => {
   if (scope === 'snapshot') return preparationSteps(files);
   // One ipset or ipvsadm dump alone is traced nowhere: an IPVS node is traced through its snapshot.
   const a = files[0].analysis;
-  return a.dialect === 'iptables' || a.dialect === 'nftables' ? [() => prepareTrace(files as unknown as TraceFile[])] : [];
+  return a.dialect === 'iptables' || a.dialect === 'nftables' ? prepareTraceSteps(files as unknown as TraceFile[]) : [];
 };
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
-/** Snapshot questions the editor asks on its own after each parse; the others wait for a user (Ctrl+T, graph, trace). */
-const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics']);
+/**
+ * Snapshot questions the editor asks on its own (after each parse, or to read the workspace's other snapshot folders
+ * ahead of Ctrl+T); the others wait for a user (Ctrl+T, graph, trace).
+ */
+const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics', 'warmSymbols']);
+
+/** A message or idle step that holds the worker this long (ms) is reported (see timed). */
+const SLOW_MS = 300;
 
 /** The least time between two progress messages of one parse (ms). */
 export const PROGRESS_INTERVAL = 250;
@@ -74,6 +80,8 @@ export class AnalysisHost {
   /** Files on disk, per path, while their size and modification time stay the same. */
   private readonly onDisk = new Map<string, { mtimeMs: number; size: number; picked: boolean; file: SnapshotFile | undefined; cluster?: ClusterInput }>();
   private readonly queue: ToWorker[] = [];
+  /** When each queued message arrived (performance.now()). */
+  private readonly arrived = new WeakMap<ToWorker, number>();
   private draining = false;
   /** The snapshots (lists of analyses) whose preparation was started. */
   private readonly preparedSnapshots: PerAnalyses<true> = new WeakMap();
@@ -106,16 +114,27 @@ export class AnalysisHost {
   }
 
   /** Runs the steps in turn, each once no message waits, while `wanted` holds. */
-  private inTurn(steps: (() => void)[], wanted: () => boolean): void {
+  private inTurn(steps: (() => void)[], wanted: () => boolean, step = 1): void {
     if (steps.length === 0) return;
     this.whenIdle(wanted, () => {
       try {
-        steps[0]();
+        this.timed(`idle preparation step ${step}`, undefined, steps[0]);
       } catch {
         // Only a head start: a question asked later reports its own problems.
       }
-      this.inTurn(steps.slice(1), wanted);
+      this.inTurn(steps.slice(1), wanted, step + 1);
     });
+  }
+
+  /** Runs `work`; tells the extension host when it held the worker SLOW_MS or more (what waited behind it). */
+  private timed(what: string, arrived: number | undefined, work: () => void): void {
+    const started = performance.now();
+    try {
+      work();
+    } finally {
+      const ms = performance.now() - started;
+      if (ms >= SLOW_MS) this.post({ type: 'slow', what, waited: Math.round(arrived === undefined ? 0 : started - arrived), ms: Math.round(ms) });
+    }
   }
 
   /** Runs `work` once no message waits (retried while some do), if it is still `wanted` then. */
@@ -138,6 +157,7 @@ export class AnalysisHost {
       if (i >= 0) this.queue.splice(i, 1);
       return;
     }
+    this.arrived.set(message, performance.now());
     this.queue.push(message);
     if (!this.draining) {
       this.draining = true;
@@ -147,7 +167,7 @@ export class AnalysisHost {
 
   private drain(): void {
     const message = this.queue.splice(this.nextIndex(), 1)[0];
-    if (message) this.handle(message);
+    if (message) this.timed(`${message.type}${'method' in message ? ` ${message.method}` : ''}`, this.arrived.get(message), () => this.handle(message));
     if (this.queue.length > 0) this.schedule(() => this.drain());
     else this.draining = false;
   }

@@ -76,7 +76,9 @@ export type FromWorker =
   /** Unsolicited: the worker started parsing a document version. */
   | { id?: undefined; type: 'parsing'; key: string; version: number; size: number }
   /** Unsolicited, while it parses: the share of the document's text read (1: every line read, the catalog comes next). */
-  | { id?: undefined; type: 'progress'; key: string; version: number; share: number };
+  | { id?: undefined; type: 'progress'; key: string; version: number; share: number }
+  /** Unsolicited: a message or an idle step that held the worker for a while (what a question queued behind it waited). */
+  | { id?: undefined; type: 'slow'; what: string; waited: number; ms: number };
 
 /**
  * The analysis worker's young generation (MB; V8 splits it into three spaces of a third each). V8 grows it to 48 MB

@@ -14,7 +14,7 @@ import type { AnyFeatures, DumpAnalysis } from '../../core/language';
 import { moreItem, type OutlineItem, type SemanticSymbol } from '../../core/language/types';
 import type { Position, Range } from '../../core/model/range';
 import { formatShare, frontendHostPort, serviceLabel, servicePortNameString, type ObjectRef, type Service } from '../../core/kube/service';
-import { serviceTitle, type GraphModel } from '../../core/graph/model';
+import { findService, serviceTitle, type GraphModel, type ServiceSelector } from '../../core/graph/model';
 import { perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { t } from '../../core/l10n';
 import { filterRows } from './pickRows';
@@ -22,7 +22,7 @@ import { plainLabel } from '../../core/explain/label';
 import { buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../core/snapshot';
 import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../core/symbols';
 import { snapshotFileLocator } from '../../core/graph/snapshot';
-import { hostPort, prepareTrace, traceSnapshot, tracedService, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
+import { hostPort, prepareTraceSteps, traceSnapshot, tracedService, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
 
 // The semantic token legend lives with the language ids activation needs (no parser code behind it).
 export { SEMANTIC_TOKEN_MODIFIERS, SEMANTIC_TOKEN_TYPES } from '../dumpLanguages';
@@ -232,6 +232,30 @@ function graphModelOf(s: NodeSnapshot): GraphModel {
   return { ...model, graphs: new Map(model.graphs) };
 }
 
+/**
+ * What the graph panel's first drawing needs: the model as it is when it lists at most `listUpTo` Services, else only
+ * the Services wanted (by key or selector; the first one when none is found) with their graphs, and how many there
+ * are: the whole list of 10,000 Services is most of the answer's size and follows the drawing ('graph').
+ */
+function graphStartOf(s: NodeSnapshot, keys: readonly string[], selector: ServiceSelector | undefined, listUpTo: number): { model: GraphModel; count: number } {
+  const model = graphModelOf(s);
+  const count = model.services.length;
+  if (count <= listUpTo) return { model, count };
+  const wanted = new Set(keys);
+  const found = selector && findService(model, selector);
+  if (found) wanted.add(found);
+  let services = model.services.filter((x) => wanted.has(x.key));
+  if (services.length === 0) services = model.services.slice(0, 1);
+  const graphs = new Map(
+    graphsOfSnapshot(
+      s,
+      services.filter((x) => !model.graphs.has(x.key)).map((x) => x.key),
+    ).map((g) => [g.key, g]),
+  );
+  for (const x of services) if (model.graphs.has(x.key)) graphs.set(x.key, model.graphs.get(x.key)!);
+  return { model: { services, graphs, complete: false }, count };
+}
+
 const traceFiles = (files: readonly SnapshotFile[]): TraceFile[] => files.map((f) => ({ name: f.name, analysis: f.analysis as TraceFile['analysis'] }));
 
 const listRows: PerAnalyses<ServiceItem[]> = new WeakMap();
@@ -259,14 +283,13 @@ export function preparationSteps(files: SnapshotFile[]): (() => void)[] {
   let built: NodeSnapshot | undefined;
   const snapshot = () => (built ??= buildSnapshot(files));
   const traceable = files.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables');
+  // The symbol index first: the cheapest, and Ctrl+T has the shortest target (a second). Each step is a part of
+  // a second at most on a 10,000-Service dump: a question waits for one step, not for the whole preparation.
   return [
-    () => {
-      if (!traceable) return;
-      prepareTrace(traceFiles(files));
-      frontendItemsOf(snapshot(), 'clusterIP');
-    },
-    () => void graphModelOf(snapshot()),
+    () => void snapshot(),
     () => void symbolIndexOf(snapshot()),
+    ...(traceable ? [...prepareTraceSteps(traceFiles(files)), () => void frontendItemsOf(snapshot(), 'clusterIP')] : []),
+    () => void graphModelOf(snapshot()),
   ];
 }
 
@@ -281,6 +304,8 @@ export const snapshotQueries = {
   /** The rows of List Services that hold what the user typed so far. */
   serviceRows: (s: NodeSnapshot, filter: string, limit: number) => filterRows(serviceItemsOf(s), filter, limit),
   symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
+  /** Reads a snapshot folder no dump of which is open and builds its symbol index, ahead of Ctrl+T. */
+  warmSymbols: (s: NodeSnapshot) => void symbolIndexOf(s),
   serviceCount: (s: NodeSnapshot) => s.services.length,
   frontendItems: (s: NodeSnapshot, kind: 'clusterIP' | 'nodePort') => frontendItemsOf(s, kind),
   /** The pick's rows that hold what the user typed so far (the pick asks again at each keystroke). */
@@ -291,6 +316,7 @@ export const snapshotQueries = {
     return clusterEndpoints(s, { ...result, service: tracedService(files, result) });
   },
   graph: (s: NodeSnapshot) => graphModelOf(s),
+  graphStart: (s: NodeSnapshot, keys: string[], selector: ServiceSelector | undefined, listUpTo: number) => graphStartOf(s, keys, selector, listUpTo),
   serviceGraphs: (s: NodeSnapshot, keys: string[]) => graphsOfSnapshot(s, keys.slice(0, MAX_GRAPHS_ASKED)),
   tracedServices: (s: NodeSnapshot, trace: TraceResult, max: number) =>
     snapshotKeysWhere(

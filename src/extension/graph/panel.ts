@@ -26,6 +26,8 @@ import { withSlowProgress } from '../slowProgress';
 export const GRAPH_VIEW_TYPE = 'dataplane.graph';
 /** Beyond this many Services the panel draws the selected ones before it gets the whole list. */
 const LIST_AFTER_DRAWING = 2_000;
+/** How long that list waits at most for the page to say it painted its first drawing (ms). */
+const LIST_WAITS_FOR_PAINT = 3_000;
 const DUMP_LANGUAGES = new Set(['iptables', 'nftables', 'ipvsadm']);
 
 function strings(): GraphStrings {
@@ -84,6 +86,8 @@ class GraphPanel {
   private ready = false;
   private reloadTimer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The first drawing's clock on this side (epoch ms), logged with the webview's marks. */
+  private clock = new FirstDrawingClock();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -116,12 +120,12 @@ class GraphPanel {
     return this.document;
   }
 
-  /** Whether the panel got the whole list of the current model (not only the selected Services). */
-  private listedAll = false;
+  /** Whether the model holds only the first drawing's Services (the whole list follows it). */
+  private partial = false;
 
   private postInit(services: ServiceSummary[]): void {
-    this.listedAll = services === this.model?.services;
     this.post({ type: 'init', title: this.panel.title, strings: strings(), files: this.uris.map((u) => u.path.slice(u.path.lastIndexOf('/') + 1)), services, selected: this.selected });
+    this.clock.mark('initPosted');
   }
 
   private post(message: ToWebview): void {
@@ -142,6 +146,7 @@ class GraphPanel {
     // The state the serializer restores names the new document.
     this.panel.webview.html = this.html();
     this.ready = false;
+    this.clock = new FirstDrawingClock();
   }
 
   async load(): Promise<void> {
@@ -149,26 +154,31 @@ class GraphPanel {
       const doc = await vscode.workspace.openTextDocument(this.document);
       // Built wherever the snapshot's analyses live (the extension host, or the worker for large dumps).
       const asked = performance.now();
-      const answer = await withSlowProgress(vscode.l10n.t('Building the Service graph…'), () => this.snapshots.query(doc, 'graph'));
+      this.clock.mark('modelAsked');
+      // The first drawing's Services only when the list is long: the whole list follows the drawing.
+      const wanted = typeof this.pending === 'string' ? [...this.selected, this.pending] : this.selected;
+      const selector = typeof this.pending === 'object' ? this.pending : undefined;
+      const answer = await withSlowProgress(vscode.l10n.t('Building the Service graph…'), () => this.snapshots.query(doc, 'graphStart', wanted, selector, LIST_AFTER_DRAWING));
       const answered = performance.now();
+      this.clock.mark('modelAnswered');
       if (!answer) {
         // Not analysed (yet): changed meanwhile, too large or not a dump. A later edit or reload redraws.
         if (!doc.isClosed && DUMP_LANGUAGES.has(doc.languageId)) this.scheduleReload();
         return;
       }
-      this.model = answer.value;
-      this.keys = new Set(this.model.services.map((s) => s.key));
+      const { model, count } = answer.value;
+      this.setModel(model);
       this.uris = answer.uris;
       this.selected = this.selected.filter((k) => this.keys.has(k));
-      const wanted = this.pending === undefined ? undefined : typeof this.pending === 'string' ? (this.keys.has(this.pending) ? this.pending : undefined) : core().findService(this.model, this.pending);
-      this.pending = undefined;
-      if (wanted && !this.selected.includes(wanted)) this.selected = [wanted];
-      if (this.selected.length === 0 && this.model.services.length > 0) this.selected = [this.model.services[0].key];
+      const key = this.pending === undefined ? undefined : typeof this.pending === 'string' ? (this.keys.has(this.pending) ? this.pending : undefined) : core().findService(model, this.pending);
+      const later = count > model.services.length;
+      this.partial = later;
+      // A selector not found in the first drawing's Services is looked for again in the whole list.
+      this.pending = later && !key ? this.pending : undefined;
+      if (key && !this.selected.includes(key)) this.selected = [key];
+      if (this.selected.length === 0 && model.services.length > 0) this.selected = [model.services[0].key];
       this.panel.title = vscode.l10n.t('Service Graph: {0}', snapshotName(this.document.path));
-      // A long list follows the first drawing: 10,000 Services are megabytes the panel would read before it draws.
-      const model = this.model;
-      const later = model.services.length > LIST_AFTER_DRAWING;
-      this.postInit(later ? model.services.filter((s) => this.selected.includes(s.key)) : model.services);
+      this.postInit(model.services);
       // The walkthrough's graph step is done once a graph was drawn (package.json completionEvents).
       void vscode.commands.executeCommand('setContext', 'dataplane.graphShown', true);
       if (this.pendingTrace) {
@@ -178,19 +188,43 @@ class GraphPanel {
       } else {
         await this.drawSelection();
       }
-      if (later && this.model === model && !this.listedAll) this.postInit(model.services);
-      this.log.info(`graph: ${model.services.length} Services from the ${answer.where} in ${Math.round(answered - asked)} ms, sent to the panel in ${Math.round(performance.now() - answered)} ms`);
+      // After the page painted its first drawing: posted with it, the list held up the drawing's messages.
+      if (later) await this.clock.afterPaint(LIST_WAITS_FOR_PAINT);
+      if (later && this.model === model) await this.listAll(doc, model);
+      this.log.info(`graph: ${count} Services from the ${answer.where}: first drawing's model in ${Math.round(answered - asked)} ms, sent to the panel in ${Math.round(performance.now() - answered)} ms`);
     } catch (e) {
       this.log.error(`graph: ${(e as Error).message}`);
       void vscode.window.showErrorMessage(vscode.l10n.t('Cannot draw the Service graph: {0}', plainLabel((e as Error).message)));
     }
   }
 
+  private setModel(model: GraphModel): void {
+    this.model = model;
+    this.keys = new Set(model.services.map((s) => s.key));
+  }
+
+  /** The whole list after the first drawing (its graphs kept), and the Service a Show in Graph asked for meanwhile. */
+  private async listAll(doc: vscode.TextDocument, first: GraphModel): Promise<void> {
+    const started = performance.now();
+    const answer = await this.snapshots.query(doc, 'graph');
+    if (!answer || this.model !== first) return;
+    for (const [key, graph] of first.graphs) if (!answer.value.graphs.has(key)) answer.value.graphs.set(key, graph);
+    this.setModel(answer.value);
+    const pending = this.pending;
+    this.pending = undefined;
+    this.partial = false;
+    this.log.info(`graph: the list of ${answer.value.services.length} Services in ${Math.round(performance.now() - started)} ms`);
+    const key = pending === undefined ? undefined : typeof pending === 'string' ? (this.keys.has(pending) ? pending : undefined) : core().findService(answer.value, pending);
+    if (key) this.selected = [key];
+    this.postInit(answer.value.services);
+    if (key) await this.drawSelection();
+  }
+
   /** Brings the panel forward, drawing the Service a key or selector names. */
   show(select?: ServiceSelector | string): void {
     if (select !== undefined) {
       const key = !this.model ? undefined : typeof select === 'string' ? (this.keys.has(select) ? select : undefined) : core().findService(this.model, select);
-      if (!this.ready || !this.model) this.pending = select;
+      if (!this.ready || !this.model || this.partial) this.pending = select;
       else if (key) {
         this.selected = [key];
         this.postInit(this.model.services);
@@ -267,6 +301,7 @@ class GraphPanel {
 
   private sendGraphs(): void {
     this.post({ type: 'graph', graphs: this.graphs(this.selected) });
+    this.clock.mark('graphPosted');
   }
 
   private sendHighlight(): void {
@@ -288,8 +323,13 @@ class GraphPanel {
     }
     switch (message.type) {
       case 'ready':
+        this.clock.mark('readyReceived');
         this.ready = true;
         await this.load();
+        return;
+      case 'timing':
+        this.clock.painted();
+        this.log.info(`graph: first drawing, ms after the panel was created: ${this.clock.report(message.timeOrigin, message.marks)}`);
         return;
       case 'select':
         this.selected = message.keys.filter((k) => this.keys.has(k));
@@ -418,6 +458,7 @@ class GraphPanel {
       state: { document: this.document.toString(), selected: this.selected },
       root: 'div',
       images: true,
+      later: { elk: 'elk.js' },
     });
   }
 
@@ -429,6 +470,34 @@ class GraphPanel {
       return undefined;
     }
     return new GraphPanel(panel, vscode.Uri.parse(parsed.document), parsed.selected, extensionUri, cache, snapshots, log, onDispose);
+  }
+}
+
+/** Marks of the extension's side of a panel's first drawing, reported with the webview's marks in one time line. */
+class FirstDrawingClock {
+  private readonly created = Date.now();
+  private readonly marks: Record<string, number> = {};
+  private resolvePaint = () => {};
+  private readonly paint = new Promise<void>((resolve) => (this.resolvePaint = resolve));
+  /** The page painted its first drawing (its timing message came). */
+  painted(): void {
+    this.resolvePaint();
+  }
+  /** Resolves once the page painted its first drawing, or after `ms`. */
+  afterPaint(ms: number): Promise<void> {
+    return Promise.race([this.paint, new Promise<void>((resolve) => setTimeout(resolve, ms))]);
+  }
+  mark(name: string): void {
+    this.marks[name] ??= Date.now() - this.created;
+  }
+  /** Both sides' marks, in order: `name +ms` each, the webview's relative to its timeOrigin (the same clock). */
+  report(timeOrigin: number, webview: Record<string, number>): string {
+    const page = timeOrigin - this.created;
+    const all = [['pageStart', page], ...Object.entries(this.marks), ...Object.entries(webview).map(([k, v]) => [k, page + v] as const)] as [string, number][];
+    return all
+      .sort((a, b) => a[1] - b[1])
+      .map(([k, v]) => `${k} +${Math.round(v)}`)
+      .join(', ');
   }
 }
 
