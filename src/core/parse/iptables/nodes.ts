@@ -11,8 +11,11 @@ import { defineRareFields } from '../../model/compact/rare-fields';
 import type { RuleFactRows } from '../../model/compact/rule-facts';
 import type { ReferenceRole, SymbolReference } from '../../model/symbols';
 
-/** The chains whose rules' facts the parser keeps for the Service catalog (it reads kube-proxy's chains). */
-export const hasRuleFacts = (chain: string): boolean => chain.startsWith('KUBE-');
+/**
+ * The chains whose rules' facts the parser keeps for the Service catalog: kube-proxy's, but for the endpoint chains
+ * (half of a large dump's rules), of which the catalog reads one rule only for a Service without a protocol.
+ */
+export const hasRuleFacts = (chain: string): boolean => chain.startsWith('KUBE-') && !chain.startsWith('KUBE-SEP-');
 
 export const K_VALUE = 0;
 export const K_LONG = 1;

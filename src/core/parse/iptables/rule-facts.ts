@@ -1,6 +1,6 @@
 // What the Service catalog reads of an iptables rule — its comment, protocol, first source, destination port and
 // session-affinity check — read from the line in one scan while the parser adds the rule (for rules of `KUBE-*`
-// chains, the ones the catalog reads), kept as columns in RuleFactRows, instead of building the rule's details (a
+// chains but `KUBE-SEP-*`, the ones the catalog reads: see hasRuleFacts), kept as columns in RuleFactRows, instead of building the rule's details (a
 // full re-parse into objects) for each of the 30,000 rules a 10,000-Service dump makes it read
 // (docs/performance.md#memory). The accelerators and the reference reader both add rules through the sink, which
 // fills the facts: the same facts whichever read the line.
