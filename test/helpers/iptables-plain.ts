@@ -2,6 +2,7 @@
 // models can be compared with toEqual whatever classes and lazy ranges implement them.
 import type { IptablesRuleset, Match, Option, Rule, Target } from '../../src/core/model/iptables';
 import type { Range } from '../../src/core/model/range';
+import { RuleFacts } from '../../src/core/parse/iptables/rule-facts';
 
 const range = (r: Range | undefined) => r && { start: { line: r.start.line, character: r.start.character }, end: { line: r.end.line, character: r.end.character } };
 
@@ -18,6 +19,22 @@ const match = (m: Match) => ({ module: m.module, implicit: m.implicit, range: ra
 
 const target = (tg: Target | undefined) => tg && { kind: tg.kind, name: tg.name, range: range(tg.range), nameRange: range(tg.nameRange), options: tg.options.map(option) };
 
+const facts = new RuleFacts();
+
+/** What the Service catalog reads of the rule (the facts the parser kept), and whether the line told it. */
+export function plainFacts(r: Rule) {
+  const f = facts.read(r);
+  return {
+    fromLine: (f as unknown as { fromLine: boolean }).fromLine,
+    comment: f.comment(),
+    protocol: f.protocol(),
+    port: f.destinationPort(),
+    source: f.source(),
+    affinity: f.isAffinityCheck(),
+    seconds: f.affinitySeconds(),
+  };
+}
+
 export const plainRule = (r: Rule) => ({
   tableId: r.tableId,
   chain: r.chain,
@@ -31,6 +48,7 @@ export const plainRule = (r: Rule) => ({
   params: r.params.map(option),
   matches: r.matches.map(match),
   target: target(r.target),
+  facts: plainFacts(r),
 });
 
 export function plainRuleset(r: IptablesRuleset) {

@@ -7,7 +7,7 @@ import { t } from '../l10n';
 import { classifyKubeChain, isServiceHashedKind } from './chains';
 import { endpointHash, isEndpointHashName, portProtoHash } from './hash';
 import { ChainNode, RuleNode, withTransientRuleDetails } from '../parse/iptables/nodes';
-import { RulePeek } from './iptables-rule-peek';
+import { RuleFacts } from '../parse/iptables/rule-facts';
 import { formatHostPort } from '../model/address';
 import {
   compareServices,
@@ -164,8 +164,8 @@ class CatalogBuilder {
   private readonly indexes = new Map<number, { byName: Map<string, Service>; byFrontend: Map<string, Service> }>();
   /** Hints about the kube-proxy objects, capped: one per chain of a huge dump would be a million. */
   private readonly found = new CappedDiagnostics();
-  /** Reads what the catalog needs of a rule from its line (see RulePeek). */
-  private readonly peek = new RulePeek();
+  /** Reads what the catalog needs of a rule from the facts the parser kept (see RuleFacts). */
+  private readonly peek = new RuleFacts();
 
   constructor(private readonly ruleset: IptablesRuleset) {}
 
@@ -513,7 +513,7 @@ class CatalogBuilder {
  * In rule order, what each `-j KUBE-MARK-MASQ` rule of a KUBE-SVC/SVL chain says: the cluster CIDR of its
  * negated `! -s`, or true (masquerade all) when it has no `-s`.
  */
-function masqueradeEffects(chain: Chain, peek: RulePeek): (string | true)[] {
+function masqueradeEffects(chain: Chain, peek: RuleFacts): (string | true)[] {
   const effects: (string | true)[] = [];
   for (const rule of chain.rules) {
     if (rule.targetName !== 'KUBE-MARK-MASQ') continue;

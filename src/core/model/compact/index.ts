@@ -7,3 +7,4 @@ export * from './declarations';
 export * from './references';
 export * from './rare-fields';
 export * from './typed-arrays';
+export * from './rule-facts';

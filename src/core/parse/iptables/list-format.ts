@@ -330,7 +330,7 @@ export class ListReader implements DetailsReader {
     }
     const d = row.params.find((p) => p.name === '-d');
     if (d && !d.negated) rule.plainDestination = d.values[0];
-    sink.rule(table, chain, rule, i);
+    sink.rule(table, chain, rule, i, rule.raw);
   }
 
   /** DetailsReader: the row read again, into objects. */

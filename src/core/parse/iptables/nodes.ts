@@ -8,7 +8,14 @@ import { findMatchOption, type Chain, type Counters, type Match, type Option, ty
 import type { Range } from '../../model/range';
 import { DeclarationRanges } from '../../model/compact/declarations';
 import { defineRareFields } from '../../model/compact/rare-fields';
+import type { RuleFactRows } from '../../model/compact/rule-facts';
 import type { ReferenceRole, SymbolReference } from '../../model/symbols';
+
+/**
+ * The chains whose rules' facts the parser keeps for the Service catalog: kube-proxy's, but for the endpoint chains
+ * (half of a large dump's rules), of which the catalog reads one rule only for a Service without a protocol.
+ */
+export const hasRuleFacts = (chain: string): boolean => chain.startsWith('KUBE-') && !chain.startsWith('KUBE-SEP-');
 
 export const K_VALUE = 0;
 export const K_LONG = 1;
@@ -241,6 +248,8 @@ export interface RuleReader {
   details(rule: RuleNode): RuleDetails;
   /** The text of line `line` (a rule's, when asked for). */
   lineText(line: number): string;
+  /** The facts the Service catalog reads of the rules of `KUBE-*` chains (rule-facts.ts). */
+  readonly ruleFacts: RuleFactRows;
 }
 
 // Details read while `transientDepth` > 0 are not kept on the rule: a pass over every rule of a large dump (the
@@ -321,6 +330,11 @@ export class RuleNode implements Rule {
    */
   get raw(): string {
     return this.#chain.lineText(this.line);
+  }
+
+  /** The rows holding this rule's facts for the Service catalog, if the parser kept them (see rule-facts.ts). */
+  factRows(): RuleFactRows | undefined {
+    return this.#chain.factRows();
   }
 
   /** The `-j`/`-g` value (the target's name), or undefined: read by catalogs for every rule. */
@@ -674,6 +688,11 @@ export class ChainNode extends DeclarationRanges implements Chain {
   /** The text of one of its rules' line. */
   lineText(line: number): string {
     return this.#reader.lineText(line);
+  }
+
+  /** The rows of its rules' facts for the Service catalog, if the parser kept them for this chain. */
+  factRows(): RuleFactRows | undefined {
+    return hasRuleFacts(this.name) ? this.#reader.ruleFacts : undefined;
   }
 
   get counters(): Counters | undefined {

@@ -608,7 +608,7 @@ export class IptablesReader {
       this.readDetails = { params: exact(r.params!), matches: builtMatches, target: r.target, counters: r.counters };
       s.containerNode.fill(undefined, 0, s.containerCount);
     } else {
-      this.sink.rule(table, r.chain!, r.rule, i);
+      this.sink.rule(table, r.chain!, r.rule, i, text);
     }
     r.clear();
   }

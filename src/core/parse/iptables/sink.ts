@@ -14,6 +14,8 @@ import { LineMap } from '../../model/line-map';
 import { grown } from '../../model/compact/typed-arrays';
 import { chainDefinition } from '../../model/compact/declarations';
 import { ReferenceColumns } from '../../model/compact/references';
+import { RuleFactRows } from '../../model/compact/rule-facts';
+import { hasRuleFacts, RuleFactScanner } from './rule-facts';
 import { ChainNode, RuleNode, RuleOwnerReference, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 
 /** Roles of pending chain references; DEFINED marks a reference to a chain already declared when it was read. */
@@ -92,6 +94,9 @@ export class IptablesSink implements RuleReader, LineSink {
   private readonly placeholders = new PlaceholderTally();
   /** Short words seen last in each slot (see shortText): per parse, so no document's text outlives it. */
   private readonly shortTexts: (string | undefined)[] = new Array(SHORT_TEXTS).fill(undefined);
+  /** What the Service catalog reads of the rules of `KUBE-*` chains (see rule-facts.ts). */
+  readonly ruleFacts = new RuleFactRows();
+  private factScanner: RuleFactScanner | undefined;
   /** Set by the reader once made: rules read their details again through it. */
   reader: DetailsReader | undefined;
 
@@ -178,6 +183,8 @@ export class IptablesSink implements RuleReader, LineSink {
     this.pendingRole = new Uint8Array(0);
     this.pendingCount = 0;
     withTransientRuleDetails(() => this.inferFamilies());
+    this.ruleFacts.trim();
+    this.factScanner = undefined;
     const placeholders = this.placeholders.diagnostic();
     if (placeholders) this.diagnostics.items.push(placeholders);
     const diagnostics = this.diagnostics.close();
@@ -305,10 +312,12 @@ export class IptablesSink implements RuleReader, LineSink {
   }
 
   /** A rule read for the first time, on line i, at the end of its chain. */
-  rule(table: Table, chain: Chain, rule: RuleNode, i: number): void {
+  /** Adds the rule on line i (its text `text`) to its chain, with the facts the Service catalog reads of it. */
+  rule(table: Table, chain: Chain, rule: RuleNode, i: number, text: string): void {
     table.rules.push(rule);
     (chain as ChainNode).addRule(rule);
     this.ruleByLine.set(i, rule);
+    if (hasRuleFacts(chain.name)) (this.factScanner ??= new RuleFactScanner()).fill(this.ruleFacts, i, text);
   }
 
   /** RuleReader: the text of a line. */

@@ -399,7 +399,7 @@ export class KubeRuleAccelerator {
     } else if (this.isDnat) {
       rule.targetName = 'DNAT';
     }
-    sink.rule(table, chain, rule, i);
+    sink.rule(table, chain, rule, i, text);
     return true;
   };
 }

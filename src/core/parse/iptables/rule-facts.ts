@@ -1,16 +1,37 @@
 // What the Service catalog reads of an iptables rule — its comment, protocol, first source, destination port and
-// session-affinity check — read from the line in one scan, instead of building the rule's details (a full re-parse
-// into objects) for each of the 30,000 rules a 10,000-Service dump makes it read (docs/performance.md#memory).
+// session-affinity check — read from the line in one scan while the parser adds the rule (for rules of `KUBE-*`
+// chains but `KUBE-SEP-*`, the ones the catalog reads: see hasRuleFacts), kept as columns in RuleFactRows, instead of building the rule's details (a
+// full re-parse into objects) for each of the 30,000 rules a 10,000-Service dump makes it read
+// (docs/performance.md#memory). The accelerators and the reference reader both add rules through the sink, which
+// fills the facts: the same facts whichever read the line.
 //
 // The scan answers only when the line leaves no doubt about what the details would hold: every option the catalog
 // reads (or an abbreviation of one) sits in the run of a `-m` match that knows it, so it cannot belong to anything
 // else; any other doubt (an unusual line, such an option before any match or after the target, two destination
-// ports) sends the reader to the details, which the accessors then use instead.
-import { findAnyMatchOption, findMatchOption, findParam, ruleComment, type Rule } from '../model/iptables';
-import { FULL_COUNTERS, K_BANG, K_LONG, K_SHORT, K_VALUE, RuleNode, scanLine, TokenTable } from '../parse/iptables/nodes';
-import { lookupMatchOption } from '../parse/iptables/extensions';
-import { unquote } from '../parse/iptables/lexer';
-
+// ports) marks the row DOUBT, and the accessors then read the details instead.
+import { findAnyMatchOption, findMatchOption, findParam, ruleComment, type Rule } from '../../model/iptables';
+import { packColumns, fitsColumns, endColumn, startColumn } from '../../model/compact/columns';
+import {
+  AFFINITY,
+  COMMENT_WORDS,
+  DOUBT,
+  FACT_COMMENT,
+  FACT_FLAGS,
+  FACT_PORT,
+  FACT_PROTOCOL,
+  FACT_SECONDS,
+  FACT_SOURCE,
+  HAS_PORT,
+  HAS_SOURCE,
+  PORT_NEGATED,
+  QUOTED,
+  RuleFactRows,
+  SOURCE_NEGATED,
+} from '../../model/compact/rule-facts';
+export { hasRuleFacts } from './nodes';
+import { FULL_COUNTERS, K_BANG, K_LONG, K_SHORT, K_VALUE, RuleNode, scanLine, TokenTable } from './nodes';
+import { lookupMatchOption } from './extensions';
+import { unquote } from './lexer';
 /** Options the catalog reads, in every spelling the details may store under these names (abbreviations are prefixes). */
 const READ_OPTIONS = ['--comment', '--dport', '--destination-port', '--dports', '--destination-ports', '--rcheck', '--update', '--seconds'];
 const DESTINATION_PORT_NAMES: readonly string[] = ['--dport', '--destination-port', '--dports', '--destination-ports'];
@@ -41,16 +62,10 @@ const CANONICAL_OPTIONS: readonly [string, string][] = [
   ['recent', '--seconds'],
 ];
 
-/**
- * One rule's facts for the catalog, valid until the next `read`. Each accessor answers what the rule's details
- * would (the same helpers' results), from the line when it could be read, else from the details.
- */
-export class RulePeek {
+/** Reads a rule's line into a row of RuleFactRows (one scanner per parse: it keeps a token table). */
+export class RuleFactScanner {
   private readonly tokens = new TokenTable();
-  private rule: Rule | undefined = undefined;
-  /** The line has been scanned (on the first question: some are answered without it). */
-  private scanned = false;
-  private readFromLine = false;
+  private raw = '';
   // What the scan found (token indexes into `tokens`, -1 when absent).
   private protocolToken = -1;
   private hasProtocol = false;
@@ -66,94 +81,57 @@ export class RulePeek {
   private hasSeconds = false;
   private secondsToken = -1;
 
-  /** Starts reading `rule` (its line is scanned when first asked); returns this. */
-  read(rule: Rule): this {
-    if (rule === this.rule) return this; // the same rule again (a chain's first rule is often its masquerade rule)
-    this.rule = rule;
-    this.scanned = false;
-    return this;
+  /** Adds the row of the rule on `line` (its text `raw`) to `rows`, unless the rule has none of the facts. */
+  fill(rows: RuleFactRows, line: number, raw: string): void {
+    this.raw = raw;
+    const row = rows.add(line);
+    if (!this.scan() || !this.store(rows, row)) rows.set(row, FACT_FLAGS, DOUBT);
+    else if (!this.hasAny()) rows.dropLast();
+    this.raw = '';
   }
 
-  /** The answers can come from the line. */
-  private get fromLine(): boolean {
-    if (!this.scanned) {
-      this.scanned = true;
-      this.readFromLine = this.scan(this.rule!.raw);
+  private hasAny(): boolean {
+    return this.commentToken >= 0 || this.hasProtocol || this.hasSource || this.hasPort || this.affinity || this.hasSeconds;
+  }
+
+  /** The scan's findings into `row`; false when a column does not fit. */
+  private store(rows: RuleFactRows, row: number): boolean {
+    let flags = (this.affinity ? AFFINITY : 0) | (this.hasSource ? HAS_SOURCE : 0) | (this.sourceNegated ? SOURCE_NEGATED : 0);
+    flags |= (this.hasPort ? HAS_PORT : 0) | (this.portNegated ? PORT_NEGATED : 0);
+    const slots: [number, number][] = [
+      [FACT_PROTOCOL, this.protocolToken],
+      [FACT_SOURCE, this.sourceToken],
+      [FACT_PORT, this.portToken],
+      [FACT_SECONDS, this.secondsToken],
+      [FACT_COMMENT, this.commentCount === 1 ? this.commentToken : -1],
+    ];
+    for (const [slot, token] of slots) {
+      if (token < 0) continue;
+      const start = this.tokens.start[token];
+      const end = this.tokens.end[token];
+      if (!fitsColumns(start, end)) return false;
+      rows.set(row, slot, packColumns(start, end));
+      if (this.tokens.quoted[token]) flags |= QUOTED << slot;
     }
-    return this.readFromLine;
-  }
-
-  /** ruleComment's answer. */
-  comment(): string | undefined {
-    if (!this.fromLine) return ruleComment(this.rule!);
-    if (this.commentToken < 0) return undefined;
-    if (this.commentCount === 1) return this.value(this.commentToken);
-    const words: string[] = [];
-    for (let k = 0; k < this.commentCount; k++) words.push(this.value(this.commentToken + k));
-    return words.join(' ');
-  }
-
-  /** The first `-p`'s first value, in lower case (negated or not). */
-  protocol(): string | undefined {
-    if (!this.fromLine) return findParam(this.rule!, '-p')?.values[0]?.toLowerCase();
-    const token = this.protocolToken;
-    if (token < 0) return undefined;
-    // One string for the usual names, as the details' interned values: each Service keeps its protocol.
-    for (const name of PROTOCOL_NAMES) if (this.is(token, name)) return name;
-    return this.value(token).toLowerCase();
-  }
-
-  /** The first destination port option's value when given, not negated and an integer. */
-  destinationPort(): number | undefined {
-    let value: string | undefined;
-    if (this.fromLine) {
-      if (!this.hasPort || this.portNegated || this.portToken < 0) return undefined;
-      value = this.value(this.portToken);
-    } else {
-      const o = findAnyMatchOption(this.rule!, ...DESTINATION_PORT_NAMES);
-      if (!o || o.negated) return undefined;
-      value = o.values[0];
+    if (this.commentCount > 1) {
+      const words: string[] = [];
+      for (let k = 0; k < this.commentCount; k++) words.push(this.value(this.commentToken + k));
+      rows.commentWords.set(rows.get(row, 0), words.join(' '));
+      flags |= COMMENT_WORDS;
     }
-    const n = Number(value);
-    return Number.isInteger(n) ? n : undefined;
-  }
-
-  /** The first `-s`: whether there is one, negated, and its value. */
-  source(): { negated: boolean; value: string | undefined } | undefined {
-    if (!this.fromLine) {
-      const o = findParam(this.rule!, '-s');
-      return o && { negated: o.negated, value: o.values[0] };
-    }
-    if (!this.hasSource) return undefined;
-    return { negated: this.sourceNegated, value: this.sourceToken < 0 ? undefined : this.value(this.sourceToken) };
-  }
-
-  /** The rule's first `-m recent` checks or updates the list (kube-proxy's session affinity rule). */
-  isAffinityCheck(): boolean {
-    const rule = this.rule!;
-    // A kube-proxy shape has no `-m recent` (100,000 endpoint rules of a large dump): the line is not even read.
-    if (rule instanceof RuleNode && rule.isKubeShape()) return false;
-    if (!rule.raw.includes('recent')) return false; // no `-m recent` in the line: nothing to read
-    if (this.fromLine) return this.affinity;
-    const m = rule.matches.find((x) => x.module === 'recent');
-    return Boolean(m && m.options.some((o) => o.name === '--rcheck' || o.name === '--update'));
-  }
-
-  /** The first `--seconds` of a `-m recent`, as findMatchOption's first value. */
-  affinitySeconds(): string | undefined {
-    if (!this.fromLine) return findMatchOption(this.rule!, 'recent', '--seconds')?.values[0];
-    return this.secondsToken < 0 ? undefined : this.value(this.secondsToken);
+    rows.set(row, FACT_FLAGS, flags);
+    return true;
   }
 
   private value(token: number): string {
-    const raw = this.rule!.raw;
+    const raw = this.raw;
     const image = raw.slice(this.tokens.start[token], this.tokens.end[token]);
     return this.tokens.quoted[token] ? unquote(image) : image;
   }
 
   private is(token: number, image: string): boolean {
     const start = this.tokens.start[token];
-    return this.tokens.end[token] - start === image.length && this.rule!.raw.startsWith(image, start);
+    return this.tokens.end[token] - start === image.length && this.raw.startsWith(image, start);
   }
 
   private isAny(token: number, images: readonly string[]): boolean {
@@ -163,7 +141,7 @@ export class RulePeek {
 
   /** What the option token is to the parser, as far as the catalog cares (see the parser's rule()). */
   private roleOf(option: number): number {
-    const raw = this.rule!.raw;
+    const raw = this.raw;
     const start = this.tokens.start[option];
     if (this.tokens.kind[option] === K_SHORT) {
       switch (raw.charCodeAt(start + 1)) {
@@ -198,13 +176,13 @@ export class RulePeek {
   private optionOf(moduleToken: number, option: number): string | undefined {
     // kube-proxy's spellings, known to be their own canonical names (tested), without slicing the line.
     for (const [module, name] of CANONICAL_OPTIONS) if (this.is(option, name) && this.is(moduleToken, module)) return name;
-    const raw = this.rule!.raw;
+    const raw = this.raw;
     return lookupMatchOption(this.value(moduleToken), raw.slice(this.tokens.start[option], this.tokens.end[option]))?.name;
   }
 
   /** The option token is one of READ_OPTIONS or an abbreviation of one. */
   private mayBeRead(token: number): boolean {
-    const raw = this.rule!.raw;
+    const raw = this.raw;
     const start = this.tokens.start[token];
     const length = this.tokens.end[token] - start;
     for (const name of READ_OPTIONS) {
@@ -217,7 +195,8 @@ export class RulePeek {
   }
 
   /** Reads the line into the fields above, the way the parser groups it; false when in doubt. */
-  private scan(raw: string): boolean {
+  private scan(): boolean {
+    const raw = this.raw;
     const tokens = this.tokens;
     const n = scanLine(raw, tokens);
     // The parser's fast path reads only lines that start at column 0: others go through its other lexer.
@@ -297,5 +276,113 @@ export class RulePeek {
       // Anything else (-d, other parameters, counters, unknown options) cannot hold what the catalog reads.
     }
     return true;
+  }
+}
+
+/**
+ * One rule's facts for the catalog, valid until the next `read`. Each accessor answers what the rule's details
+ * would (the same helpers' results): from the row the parser filled, else from the details.
+ */
+export class RuleFacts {
+  /** Rules without stored facts (outside `KUBE-*` chains) are read into this one row when asked. */
+  private readonly scratch = new RuleFactRows();
+  private readonly scanner = new RuleFactScanner();
+  private rule: Rule | undefined = undefined;
+  private rows: RuleFactRows = this.scratch;
+  /** The rule's row, or -1 when it has none of the facts. */
+  private row = -1;
+  private flags = 0;
+
+  /** Starts reading `rule`; returns this. */
+  read(rule: Rule): this {
+    if (rule === this.rule) return this; // the same rule again (a chain's first rule is often its masquerade rule)
+    this.rule = rule;
+    const stored = rule instanceof RuleNode ? rule.factRows() : undefined;
+    if (stored !== undefined) {
+      this.rows = stored;
+      this.row = stored.find((rule as RuleNode).line);
+    } else {
+      this.rows = this.scratch;
+      this.scratch.count = 0;
+      this.scratch.commentWords.clear();
+      this.scanner.fill(this.scratch, 0, rule.raw);
+      this.row = this.scratch.count - 1;
+    }
+    this.flags = this.row < 0 ? 0 : this.rows.get(this.row, FACT_FLAGS);
+    return this;
+  }
+
+  /** The answers can come from the row. */
+  private get fromLine(): boolean {
+    return (this.flags & DOUBT) === 0;
+  }
+
+  /** ruleComment's answer. */
+  comment(): string | undefined {
+    if (!this.fromLine) return ruleComment(this.rule!);
+    if (this.flags & COMMENT_WORDS) return this.rows.commentWords.get(this.rows.get(this.row, 0));
+    return this.value(FACT_COMMENT);
+  }
+
+  /** The first `-p`'s first value, in lower case (negated or not). */
+  protocol(): string | undefined {
+    if (!this.fromLine) return findParam(this.rule!, '-p')?.values[0]?.toLowerCase();
+    if (this.row < 0 || this.rows.get(this.row, FACT_PROTOCOL) < 0) return undefined;
+    // One string for the usual names, as the details' interned values: each Service keeps its protocol.
+    for (const name of PROTOCOL_NAMES) if (this.is(FACT_PROTOCOL, name)) return name;
+    return this.value(FACT_PROTOCOL)!.toLowerCase();
+  }
+
+  /** The first destination port option's value when given, not negated and an integer. */
+  destinationPort(): number | undefined {
+    let value: string | undefined;
+    if (this.fromLine) {
+      if (!(this.flags & HAS_PORT) || this.flags & PORT_NEGATED) return undefined;
+      value = this.value(FACT_PORT);
+      if (value === undefined) return undefined;
+    } else {
+      const o = findAnyMatchOption(this.rule!, ...DESTINATION_PORT_NAMES);
+      if (!o || o.negated) return undefined;
+      value = o.values[0];
+    }
+    const n = Number(value);
+    return Number.isInteger(n) ? n : undefined;
+  }
+
+  /** The first `-s`: whether there is one, negated, and its value. */
+  source(): { negated: boolean; value: string | undefined } | undefined {
+    if (!this.fromLine) {
+      const o = findParam(this.rule!, '-s');
+      return o && { negated: o.negated, value: o.values[0] };
+    }
+    if (!(this.flags & HAS_SOURCE)) return undefined;
+    return { negated: (this.flags & SOURCE_NEGATED) !== 0, value: this.value(FACT_SOURCE) };
+  }
+
+  /** The rule's first `-m recent` checks or updates the list (kube-proxy's session affinity rule). */
+  isAffinityCheck(): boolean {
+    if (this.fromLine) return (this.flags & AFFINITY) !== 0;
+    const m = this.rule!.matches.find((x) => x.module === 'recent');
+    return Boolean(m && m.options.some((o) => o.name === '--rcheck' || o.name === '--update'));
+  }
+
+  /** The first `--seconds` of a `-m recent`, as findMatchOption's first value. */
+  affinitySeconds(): string | undefined {
+    if (!this.fromLine) return findMatchOption(this.rule!, 'recent', '--seconds')?.values[0];
+    return this.value(FACT_SECONDS);
+  }
+
+  /** The value in `slot` of the row (unquoted), or undefined. */
+  private value(slot: number): string | undefined {
+    const packed = this.row < 0 ? -1 : this.rows.get(this.row, slot);
+    if (packed < 0) return undefined;
+    const image = this.rule!.raw.slice(startColumn(packed), endColumn(packed));
+    return this.flags & (QUOTED << slot) ? unquote(image) : image;
+  }
+
+  private is(slot: number, image: string): boolean {
+    const packed = this.rows.get(this.row, slot);
+    const start = startColumn(packed);
+    return endColumn(packed) - start === image.length && this.rule!.raw.startsWith(image, start);
   }
 }

@@ -1,11 +1,13 @@
-// The catalog's one-scan reading of a rule (RulePeek) must answer exactly what the rule's details say, on
-// kube-proxy's lines (which it reads from the line) and on every other line (where it may fall back); and the
+// The facts the parser keeps of a rule for the catalog (RuleFactScanner, read through RuleFacts) must answer exactly
+// what the rule's details say, on kube-proxy's lines (read from the line) and on every other line (where they may
+// fall back); the parser keeps them for `KUBE-*` chains while it reads, whichever reader read the line; and the
 // endpoint index, which finds endpoints through the Service index, what a map of its own would hold.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
-import { RulePeek } from '../../src/core/kube/iptables-rule-peek';
+import { RuleFacts } from '../../src/core/parse/iptables/rule-facts';
+import { RuleNode } from '../../src/core/parse/iptables/nodes';
 import { lookupMatchOption } from '../../src/core/parse/iptables/extensions';
 import { findAnyMatchOption, findMatchOption, findParam, ruleComment, type Rule } from '../../src/core/model/iptables';
 import { analyzeIptables } from '../../src/core/language/iptables';
@@ -26,7 +28,7 @@ function slow(rule: Rule) {
   };
 }
 
-function fast(peek: RulePeek, rule: Rule) {
+function fast(peek: RuleFacts, rule: Rule) {
   peek.read(rule);
   return {
     comment: peek.comment(),
@@ -40,7 +42,7 @@ function fast(peek: RulePeek, rule: Rule) {
 
 const rulesOf = (text: string, mode: 'fast' | 'chevrotain' = 'fast'): Rule[] => parseIptables(text, { mode }).tables.flatMap((tb) => tb.rules);
 const inNat = (lines: string[]) => ['*nat', ':KUBE-SVC-X - [0:0]', ':KUBE-SEP-Y - [0:0]', ...lines, 'COMMIT', ''].join('\n');
-const readFromLine = (peek: RulePeek) => (peek as unknown as { fromLine: boolean }).fromLine;
+const readFromLine = (peek: RuleFacts) => (peek as unknown as { fromLine: boolean }).fromLine;
 
 const TRICKY = [
   '-A KUBE-SVC-X -m comment --comment "ns/a:p -> 10.0.0.1:80" -m recent --rcheck --seconds 10800 --reap --name KUBE-SEP-Y --mask 255.255.255.255 --rsource -j KUBE-SEP-Y',
@@ -105,7 +107,7 @@ const TRICKY = [
   '-A KUBE-SEP-Y -d 10.1.0.5/32 -m comment --comment "when source is the pod\\\'s local node" -m addrtype --src-type LOCAL -j ACCEPT',
 ];
 
-describe('RulePeek', () => {
+describe('rule facts', () => {
   it('knows the options it reads as the parser does (exact spellings are their own canonical names)', () => {
     expect(lookupMatchOption('comment', '--comment')?.name).toBe('--comment');
     for (const m of ['tcp', 'udp', 'sctp']) expect(lookupMatchOption(m, '--dport')?.name).toBe('--dport');
@@ -117,7 +119,7 @@ describe('RulePeek', () => {
     for (const comments of [true, false]) {
       for (const family of ['ipv4', 'ipv6'] as const) {
         const dump = generateIptablesDump({ services: randomServices(40, 3, 11), style: 'iptables-nft-save', comments, family, nodeRules: true });
-        const peek = new RulePeek();
+        const peek = new RuleFacts();
         let fromLine = 0;
         for (const rule of rulesOf(dump)) {
           expect(fast(peek, rule), rule.raw).toEqual(slow(rule));
@@ -130,9 +132,24 @@ describe('RulePeek', () => {
     }
   });
 
+  it('are kept while parsing for KUBE-* chains but endpoint chains, by the accelerators and the reference reader alike', () => {
+    const dump = generateIptablesDump({ services: randomServices(20, 3, 5), style: 'iptables-nft-save', nodeRules: true });
+    for (const mode of ['fast', 'chevrotain'] as const) {
+      const rules = rulesOf(dump, mode) as RuleNode[];
+      const kube = rules.filter((r) => r.chain.startsWith('KUBE-') && !r.chain.startsWith('KUBE-SEP-'));
+      const rows = kube[0].factRows()!;
+      expect(rows.count, mode).toBeGreaterThan(kube.length / 2);
+      // A rule with a comment has its row; rules elsewhere (endpoint chains too) have none kept: read when asked.
+      for (const rule of kube) if (rule.raw.includes('--comment')) expect(rows.find(rule.line), rule.raw).toBeGreaterThanOrEqual(0);
+      const others = rules.filter((r) => !kube.includes(r));
+      expect(others.some((r) => r.chain.startsWith('KUBE-SEP-'))).toBe(true);
+      expect(others.every((r) => r.factRows() === undefined)).toBe(true);
+    }
+  });
+
   it('answers as the details on tricky lines, in both parser modes', () => {
     for (const mode of ['fast', 'chevrotain'] as const) {
-      const peek = new RulePeek();
+      const peek = new RuleFacts();
       const rules = rulesOf(inNat(TRICKY), mode);
       expect(rules.length).toBeGreaterThan(TRICKY.length - 3);
       for (const rule of rules) expect(fast(peek, rule), `${mode}: ${rule.raw}`).toEqual(slow(rule));
@@ -191,7 +208,7 @@ describe('RulePeek', () => {
           const k = at % (line.length + 1);
           line = `${line.slice(0, k)} ${text} ${line.slice(k)}`;
         }
-        const peek = new RulePeek();
+        const peek = new RuleFacts();
         for (const rule of rulesOf(inNat([line]))) expect(fast(peek, rule), rule.raw).toEqual(slow(rule));
       }),
       { numRuns: 800, seed: 42 },
