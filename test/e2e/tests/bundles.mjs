@@ -72,9 +72,19 @@ async function command(page, vscode, label) {
  * trailing slash, which the dialog enters before Enter accepts it. Enter is pressed until the dialog closes.
  */
 async function openBundle(page, vscode, file, folder) {
-  await command(page, vscode, 'Dataplane Explorer: Open Support Bundle…');
-  await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('An archive')), { what: 'the archive or folder picker' });
-  await vscode.chooseInQuickInput(page, folder ? 'A folder' : 'An archive', { text: folder ? 'A folder' : 'An archive' });
+  // A webview that takes the focus as it finishes loading (the previous step's Explain This Node) closes the picker:
+  // run the command again then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await command(page, vscode, 'Dataplane Explorer: Open Support Bundle…');
+      await vscode.poll(async () => (await vscode.quickInputRows(page)).some((r) => r.includes('An archive')), { what: 'the archive or folder picker' });
+      await vscode.chooseInQuickInput(page, folder ? 'A folder' : 'An archive', { text: folder ? 'A folder' : 'An archive' });
+      break;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      await vscode.resetUi(page);
+    }
+  }
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await vscode.poll(async () => (await input.isVisible()) && (await input.inputValue()).startsWith('/'), { what: 'the open dialog' });
   // The dialog fills in its starting folder once it has read it: type the path again until it stays.
@@ -165,6 +175,7 @@ export default [
     name: 'Support bundles: an archive with an entry climbing out (../) is refused with the reason',
     async run({ page, vscode, workspace }) {
       const { archives } = prepare(workspace);
+      await vscode.runCommand(page, 'View: Close All Editor Groups');
       await vscode.resetUi(page);
       await openBundle(page, vscode, path.join(archives, 'hostile.tar'), false);
       const shown = await vscode.poll(async () => (await notifications(page)).find((m) => m.includes('hostile.tar')), { timeout: 30_000, what: 'the refusal' });
