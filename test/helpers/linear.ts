@@ -44,15 +44,28 @@ export function cheapestCpuMs(fn: () => unknown, runs = 5): number {
 /** Times the small input is parsed in one timing: alone it takes a few milliseconds, and one GC in it doubled its time. */
 const SMALL_REPEATS = 8;
 
+/**
+ * The CPU time of one `parse(text)`, timed over enough calls to take `MIN_TIMED_MS` together: the thread clock
+ * advances by scheduler ticks, so a call cheaper than a tick can read as 0 ms (and a ratio as Infinity).
+ */
+function perCallCpuMs(parse: (text: string) => unknown, text: string, repeats: number): number {
+  for (;;) {
+    const ms = cheapestCpuMs(() => {
+      for (let k = 0; k < repeats; k++) parse(text);
+    });
+    if (ms >= MIN_TIMED_MS || repeats >= MAX_REPEATS) return ms / repeats;
+    repeats *= ms > 0 ? Math.min(8, Math.ceil(MIN_TIMED_MS / ms)) : 8;
+  }
+}
+const MIN_TIMED_MS = 20;
+const MAX_REPEATS = 1 << 16;
+
 /** How much more CPU time `parse(large)` takes than `parse(small)`, after a warm-up of both. */
 export function costRatio(parse: (text: string) => unknown, small: string, large: string): number {
   parse(small);
   parse(large);
-  const smallMs =
-    cheapestCpuMs(() => {
-      for (let k = 0; k < SMALL_REPEATS; k++) parse(small);
-    }) / SMALL_REPEATS;
-  return cheapestCpuMs(() => parse(large)) / smallMs;
+  const smallMs = perCallCpuMs(parse, small, SMALL_REPEATS);
+  return perCallCpuMs(parse, large, 1) / smallMs;
 }
 
 /**

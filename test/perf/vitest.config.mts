@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { shellText } from '../helpers/text-loader.mjs';
 
 /** The unit tier's cap on a property's cases (test/helpers/unit-tier.ts). */
 const UNIT_RUNS = 60;
@@ -20,6 +21,7 @@ function heavyUnitFiles(dir: string): string[] {
 }
 
 export default defineConfig({
+  plugins: [shellText()],
   test: {
     include: ['test/perf/**/*.test.ts', ...heavyUnitFiles('test/unit'), ...heavyUnitFiles('test/corpus')],
     env: { DATAPLANE_TEST_TIER: 'perf' },
