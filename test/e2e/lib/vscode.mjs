@@ -139,8 +139,8 @@ export async function chooseInQuickInput(page, filter, { text = filter, what = `
 }
 
 /** Waits until a row of the open quick input contains `text`, then accepts the focused row with Enter. */
-export async function acceptQuickInputWhenShown(page, text, what = `"${text}" in the picker`) {
-  await poll(async () => (await quickInputRows(page)).some((r) => r.includes(text)), { what });
+export async function acceptQuickInputWhenShown(page, text, what = `"${text}" in the picker`, timeout = 15_000) {
+  await poll(async () => (await quickInputRows(page)).some((r) => r.includes(text)), { what, timeout });
   await page.keyboard.press('Enter');
 }
 

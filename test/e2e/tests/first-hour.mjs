@@ -84,7 +84,9 @@ export async function traceShopWeb(page, vscode, { command, fromPod }) {
   await vscode.runCommand(page, command);
   await vscode.fillQuickInput(page, 'shop/web');
   await vscode.acceptQuickInputWhenShown(page, '10.96.12.40:80', 'the ClusterIP 10.96.12.40:80 in the picker');
-  await vscode.acceptQuickInputWhenShown(page, fromPod, `"${fromPod}" in the where-from picker`);
+  // The where-from picker follows the Service's analysis in the worker, which may still be reading the workspace's
+  // other folders ahead on a loaded machine.
+  await vscode.acceptQuickInputWhenShown(page, fromPod, `"${fromPod}" in the where-from picker`, 30_000);
   for (const ep of ['10.244.1.7:8080', '10.244.2.8:8080', '10.244.3.9:8080']) await panelRowWith(page, vscode, [`DNAT → ${ep}`], `the outcome DNAT → ${ep}`);
 }
 
