@@ -10,6 +10,7 @@ import type { StatusSummary } from '../core/language/types';
 import type { Diagnostic } from '../core/model/diagnostics';
 import { AnalysisClient, RequestError, type CancelSignal } from './analysis/client';
 import { LoopWatch } from './analysis/loopWatch';
+import { hostProfilerFromEnv } from './analysis/hostProfile';
 import { workerOptions, type AnalyzeResult, type WorkerData } from './analysis/protocol';
 import type { DocumentArgs, DocumentMethod, DocumentResult } from './analysis/queries';
 import { DUMP_LANGUAGE_IDS, isDumpLanguage } from './dumpLanguages';
@@ -95,10 +96,13 @@ export class DocumentCache implements vscode.Disposable {
   /** The document version the worker is parsing now (from its `parsing` notice until the answer). */
   private parsingNow: { key: string; version: number } | undefined;
   /** The extension host's event loop while the worker parses (logged: the editor must not stall). */
-  private readonly loop = new LoopWatch((r) =>
-    this.log.info(
-      `extension host while the worker worked (${(r.watched / 1000).toFixed(1)} s): longest task ${r.longestTask} ms (ended ${(r.longestTaskAt / 1000).toFixed(1)} s in), longest timer delay ${r.longestDelay} ms`,
-    ),
+  private readonly loop = new LoopWatch(
+    (r) =>
+      this.log.info(
+        `extension host while the worker worked (${(r.watched / 1000).toFixed(1)} s): longest task ${r.longestTask} ms (ended ${(r.longestTaskAt / 1000).toFixed(1)} s in), longest timer delay ${r.longestDelay} ms`,
+      ),
+    undefined,
+    hostProfilerFromEnv((message) => this.log.info(message)),
   );
   private readonly disposables: vscode.Disposable[] = [this.analyzed, this.stateChanged];
 

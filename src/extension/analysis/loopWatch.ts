@@ -2,6 +2,7 @@
 // task (event loop active time between two ticks of a 10 ms timer, so time the OS gave to other processes while
 // the loop was idle does not count) and the longest delay of the timer (which does).
 import { performance } from 'node:perf_hooks';
+import type { HostProfiler } from './hostProfile';
 
 export interface LoopReport {
   /** The longest stretch of work on this thread, ms. */
@@ -29,6 +30,8 @@ export class LoopWatch {
     private readonly report: (r: LoopReport) => void,
     /** Keeps watching this long after the last user is done (answers are converted after the parse). */
     private readonly linger = 5000,
+    /** Profiles each watch when asked for (hostProfile.ts): whose code the long tasks were. */
+    private readonly profiler?: HostProfiler,
   ) {}
 
   begin(): void {
@@ -39,6 +42,7 @@ export class LoopWatch {
     this.started = this.last = performance.now();
     this.lastElu = performance.eventLoopUtilization();
     this.longestTask = this.longestDelay = this.longestTaskAt = 0;
+    this.profiler?.start();
     this.timer = setInterval(() => {
       const now = performance.now();
       const elu = performance.eventLoopUtilization();
@@ -64,6 +68,7 @@ export class LoopWatch {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
+    this.profiler?.stop();
     this.report({
       longestTask: Math.round(this.longestTask),
       longestTaskAt: Math.round(this.longestTaskAt),
