@@ -7,6 +7,7 @@
 //   node test/e2e/run.mjs --vsix FILE       test that VSIX instead (no `npm run package`)
 //   node test/e2e/run.mjs --install-only    only fill the tool cache
 //   node test/e2e/run.mjs --locale zh-cn    only the Simplified Chinese run (tests named *.zh-cn.mjs); --locale en: only English
+//   node test/e2e/run.mjs --retries 0       a failing step fails at once (default: it runs once more, and passes as flaky)
 //   node test/e2e/run.mjs --try             `npm run try`: the walkthrough and a sample open, CodeLens on; stops on Ctrl-C
 //   node test/e2e/run.mjs --try --screenshot FILE   checks that first screen in headless Chromium, saves it, exits
 //
@@ -53,6 +54,8 @@ const opt = {
   // --locale zh-cn: VS Code in that display language; runs the tests named *.zh-cn.mjs (and only those).
   // --locale en: only the English tests. Default: English, then every locale that has tests (see LOCALES).
   locale: args.includes('--locale') ? args[args.indexOf('--locale') + 1] : undefined,
+  // --retries N: a failing step runs up to N more times and passes as "flaky" if a later run passes (default 1).
+  retries: args.includes('--retries') ? Number(args[args.indexOf('--retries') + 1]) : 1,
   // --try: `npm run try`, a real VS Code with the samples open for a person to use; stops on Ctrl-C.
   try: args.includes('--try'),
   // With --try: open the first screen in headless Chromium, check it, save a screenshot there and stop.
@@ -356,13 +359,14 @@ async function main() {
   const vsix = opt.vsix ?? newestVsix();
   log(`VSIX: ${path.relative(REPO, vsix)} (${(statSync(vsix).size / 1024).toFixed(0)} KiB)`);
 
-  const total = { passed: 0, failed: 0 };
+  const total = { passed: 0, failed: 0, flaky: 0 };
   for (const locale of locales) {
     if (signalled) break;
     try {
       const r = await runIn(locale, vsix);
       total.passed += r.passed;
       total.failed += r.failed;
+      total.flaky += r.flaky;
     } catch (err) {
       // A broken run in one language (code-server did not start, ...) counts as one failure; the next one still runs.
       console.error(`[e2e] harness error (${locale}): ${err?.stack || err}`);
@@ -570,6 +574,7 @@ async function runIn(locale, vsix) {
     testFiles: testFilesFor(locale),
     locale,
     grep: opt.grep,
+    retries: opt.retries,
     log,
     stopped: () => signalled,
   });
@@ -591,6 +596,7 @@ log(`finished in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
 if (opt.installOnly) process.exit(harnessError ? 1 : 0);
 const passed = results?.passed ?? 0;
 const failed = (results?.failed ?? 0) + (harnessError ? 1 : 0);
+if (results?.flaky) console.log(`${results.flaky} of the passed steps were flaky (failed once, then passed; see "Flaky steps" above)`);
 // The closing line, alone and last: "N passed, N failed".
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

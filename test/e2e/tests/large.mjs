@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hostBlocks, hostProfiles } from '../lib/host-profile.mjs';
 import { extensionLog, languageStatusHover } from '../lib/vscode.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -310,6 +311,7 @@ export default [
       baselineKeys = await keyLatencies(page, baseline.from, baseline.to);
       log(`  baseline, no dump open: phrases shown after ${baseline.phrases.join(', ')} ms; ${describeKeys(baselineKeys)}`);
       const opened = Date.now();
+      const profilesBefore = hostProfiles(workspace).length;
       const b = await openBig(ctx);
       await gotoLine(page, vscode, b.rule, 1);
       const busy = await vscode.poll(() => languageStatusBusy(page), { timeout: 10_000, interval: 50, what: 'the language status spinner' }).catch(() => false);
@@ -390,6 +392,11 @@ export default [
         .catch(() => []);
       log(`  extension host while the worker parsed: ${delays.map((d) => `longest task ${d.task} ms (longest timer delay ${d.delay} ms)`).join('; ') || '(not logged)'}`);
       if (delays.length === 0) throw new Error('the extension logged no event loop measurement for the worker parse');
+      const profile = hostProfiles(workspace)[profilesBefore];
+      if (profile) {
+        const { ours, any } = hostBlocks(profile);
+        log(`  host profile of the parse: longest of this extension's code ${ours.ms} ms (${ours.where || 'none'}); longest of any code ${any.ms} ms (${any.where})`);
+      }
       // Loose on purpose: the whole extension host (VS Code's own work included) on a shared 2-core machine.
       if (delays[0].task > 1000) throw new Error(`the extension host was busy for ${delays[0].task} ms at a stretch while ${NAME} was parsed`);
     },
