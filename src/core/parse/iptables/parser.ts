@@ -36,12 +36,12 @@ function parse(text: string, mode: ParseMode): IptablesRuleset {
   const sink = new IptablesSink(lines, lineEndings(text, lines));
   const format = pasteFormatOf(text);
   if (format === 'save') {
-    new IptablesReader(sink, mode).read();
+    new IptablesReader(sink, mode).read(text);
     return sink.finish();
   }
   const list = format === 'list' ? new ListReader(sink) : undefined;
   if (list) list.read();
-  else readSpec(sink, new IptablesReader(sink, mode));
+  else readSpec(text, sink, new IptablesReader(sink, mode));
   const ruleset = sink.finish();
   ruleset.listing = { format, losses: [...(list?.losses ?? [])].sort() };
   return ruleset;

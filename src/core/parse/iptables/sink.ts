@@ -265,16 +265,16 @@ export class IptablesSink implements RuleReader, LineSink {
   }
 
   /**
-   * The chain a rule line names from start to end of `text` (unquoted), made if new: the last rule's chain or one of
-   * the next declared ones found without slicing, else looked up by name.
+   * The chain a rule line names from start to end of `text` (unquoted; the line starts at `lineStart`), made if new:
+   * the last rule's chain or one of the next declared ones found without slicing, else looked up by name.
    */
-  ruleChain(table: Table, i: number, text: string, start: number, end: number): Chain {
+  ruleChain(table: Table, i: number, text: string, start: number, end: number, lineStart = 0): Chain {
     const last = this.lastChain;
     const sameChain = last !== undefined && last.tableId === table.id && end - start === last.name.length && text.startsWith(last.name, start);
     let chain: Chain | undefined = sameChain ? last : this.nextDeclaredChain(table, text, start, end);
     if (chain === undefined) {
       const chainName = this.plainValue(text, start, end);
-      chain = table.chainByName.get(chainName) ?? this.addChain(table, chainName, lineRange(i, start, end));
+      chain = table.chainByName.get(chainName) ?? this.addChain(table, chainName, lineRange(i, start - lineStart, end - lineStart));
       this.moveChainCursor(table, chain);
     }
     this.lastChain = chain;
@@ -311,13 +311,15 @@ export class IptablesSink implements RuleReader, LineSink {
     else rule.targetName = name;
   }
 
-  /** A rule read for the first time, on line i, at the end of its chain. */
-  /** Adds the rule on line i (its text `text`) to its chain, with the facts the Service catalog reads of it. */
-  rule(table: Table, chain: Chain, rule: RuleNode, i: number, text: string): void {
+  /**
+   * Adds the rule read for the first time on line i, [start, end) of `text`, at the end of its chain, with the facts
+   * the Service catalog reads of it.
+   */
+  rule(table: Table, chain: Chain, rule: RuleNode, i: number, text: string, start = 0, end = text.length): void {
     table.rules.push(rule);
     (chain as ChainNode).addRule(rule);
     this.ruleByLine.set(i, rule);
-    if (hasRuleFacts(chain.name)) (this.factScanner ??= new RuleFactScanner()).fill(this.ruleFacts, i, text);
+    if (hasRuleFacts(chain.name)) (this.factScanner ??= new RuleFactScanner()).fill(this.ruleFacts, i, start === 0 && end === text.length ? text : text.slice(start, end));
   }
 
   /** RuleReader: the text of a line. */
