@@ -31,7 +31,7 @@ import type { IptablesSink } from './sink';
 import { LINE_LIMITS, lineProblem, readLines, releaseInputs, type Accelerator } from '../pipeline';
 import { KubeRuleAccelerator } from './accelerators/kube-rule';
 import { tryChainDeclaration } from './accelerators/chain-declaration';
-import { tryScanLine } from './accelerators/scan-line';
+import { scanAccelerator, tryScanLine } from './accelerators/scan-line';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
 export const MAX_LINE_LENGTH = LINE_LIMITS.iptables.maxLength;
@@ -128,7 +128,7 @@ export class IptablesReader {
   ) {
     sink.reader = this;
     this.scanDetails = mode !== 'chevrotain';
-    const scan: Accelerator<IptablesSink> = (text, start, end, into) => end - start <= MAX_LINE_LENGTH && tryScanLine(this.lineOf(text, start, end), into.line, this);
+    const scan = scanAccelerator(this);
     this.accelerators = mode === 'fast' ? [new KubeRuleAccelerator().tryLine, tryChainDeclaration, scan] : mode === 'scan' ? [scan] : [];
   }
 
@@ -150,7 +150,7 @@ export class IptablesReader {
   }
 
   /** The line at [start, end) of the document as a string (made once for the scan and the reference reader). */
-  private lineOf(text: string, start: number, end: number): string {
+  lineOf(text: string, start: number, end: number): string {
     if (this.textStart !== start) {
       this.text = start === 0 && end === text.length ? text : text.slice(start, end);
       this.textStart = start;

@@ -15,7 +15,7 @@ import { grown } from '../../model/compact/typed-arrays';
 import { chainDefinition } from '../../model/compact/declarations';
 import { ReferenceColumns } from '../../model/compact/references';
 import { RuleFactRows } from '../../model/compact/rule-facts';
-import { hasRuleFacts, RuleFactScanner } from './rule-facts';
+import { hasRuleFacts, RuleFactScanner, type FoundFacts } from './rule-facts';
 import { ChainNode, RuleNode, RuleOwnerReference, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 
 /** Roles of pending chain references; DEFINED marks a reference to a chain already declared when it was read. */
@@ -311,15 +311,22 @@ export class IptablesSink implements RuleReader, LineSink {
     else rule.targetName = name;
   }
 
-  /**
-   * Adds the rule read for the first time on line i, [start, end) of `text`, at the end of its chain, with the facts
-   * the Service catalog reads of it.
-   */
-  rule(table: Table, chain: Chain, rule: RuleNode, i: number, text: string, start = 0, end = text.length): void {
+  /** Adds the rule read for the first time on line i (`text`) at the end of its chain, with the facts the catalog reads. */
+  rule(table: Table, chain: Chain, rule: RuleNode, i: number, text: string): void {
+    this.addRule(table, chain, rule, i);
+    if (hasRuleFacts(chain.name)) (this.factScanner ??= new RuleFactScanner()).fill(this.ruleFacts, i, text);
+  }
+
+  /** rule() for a reader that found the rule's facts itself (`found`, read when the chain has facts). */
+  ruleWithFacts(table: Table, chain: Chain, rule: RuleNode, i: number, found: FoundFacts): void {
+    this.addRule(table, chain, rule, i);
+    if (hasRuleFacts(chain.name)) found.addTo(this.ruleFacts, i);
+  }
+
+  private addRule(table: Table, chain: Chain, rule: RuleNode, i: number): void {
     table.rules.push(rule);
     (chain as ChainNode).addRule(rule);
     this.ruleByLine.set(i, rule);
-    if (hasRuleFacts(chain.name)) (this.factScanner ??= new RuleFactScanner()).fill(this.ruleFacts, i, start === 0 && end === text.length ? text : text.slice(start, end));
   }
 
   /** RuleReader: the text of a line. */

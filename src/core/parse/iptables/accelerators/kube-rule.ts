@@ -7,6 +7,8 @@ import { COUNTERS_PREFIX, notedBits } from '../nodes';
 import { addressProblem } from '../address-problem';
 import { TARGET_EXTENSION_NAMES, VERDICTS } from '../vocabulary';
 import type { IptablesSink } from '../sink';
+import { FoundFacts } from '../rule-facts';
+import { FACT_COMMENT, FACT_PORT, FACT_PROTOCOL, FACT_SOURCE, HAS_PORT, HAS_SOURCE, SOURCE_NEGATED } from '../../../model/compact/rule-facts';
 import { LINE_LIMITS } from '../../pipeline';
 import { isDigit, textIs, wordEnd } from './text';
 
@@ -208,8 +210,11 @@ export class KubeRuleAccelerator {
   private containerCount = 0;
 
   // Where read found the parts of the line (offsets in the document; -1 when absent).
-  /** The end of the line read. */
+  /** Where the line read starts and ends. */
+  private start = 0;
   private end = 0;
+  /** What the Service catalog reads of the rule (see rule-facts.ts), found on the way: no second scan of the line. */
+  private readonly facts = new FoundFacts();
   private chainEnd = 0;
   private destinationStart = -1;
   private destinationEnd = -1;
@@ -243,7 +248,9 @@ export class KubeRuleAccelerator {
     const knows = kubeKnows();
     if (knows === null) return false;
     if (length - lineStart < 4 || text.charCodeAt(lineStart + 1) !== 65 /* A */ || text.charCodeAt(lineStart + 2) !== 32) return false;
+    this.start = lineStart;
     this.end = length;
+    this.facts.clear();
     const chainEnd = wordEnd(text, lineStart + 3, length);
     if (chainEnd < 0) return false;
     this.chainEnd = chainEnd;
@@ -282,6 +289,14 @@ export class KubeRuleAccelerator {
     return true;
   }
 
+  /** A fact of the rule: the value from start to end of the text in `slot`, and `flags`. */
+  private fact(text: string, slot: number, start: number, end: number, flags: number): void {
+    const facts = this.facts;
+    facts.set(slot, start - this.start, end - this.start, text.charCodeAt(start) === 34 /* " */);
+    facts.flags |= flags;
+    facts.any = true;
+  }
+
   /** `-s`, `-d`, `-p`, `-m` or `-j` and its value at `valueStart`: the value's end, or -1 when the line is not usual. */
   private shortOption(text: string, start: number, valueStart: number, negated: boolean): number {
     const valueEnd = spaceOrEnd(text, valueStart, this.end);
@@ -290,6 +305,7 @@ export class KubeRuleAccelerator {
     if (c === 115 /* s */ || c === 100 /* d */) {
       if (!isPlainAddress(text, valueStart, valueEnd)) return -1;
       bit = c === 115 ? SEEN_SOURCE : SEEN_DESTINATION;
+      if (c === 115) this.fact(text, FACT_SOURCE, valueStart, valueEnd, HAS_SOURCE | (negated ? SOURCE_NEGATED : 0));
       if (c === 100) {
         this.destinationStart = valueStart;
         this.destinationEnd = valueEnd;
@@ -300,6 +316,7 @@ export class KubeRuleAccelerator {
     } else if (c === 112 /* p */) {
       this.implicitModule = kubeModuleAt(text, valueStart, valueEnd);
       if (this.implicitModule !== M_TCP && this.implicitModule !== M_UDP && this.implicitModule !== M_SCTP) return -1;
+      this.fact(text, FACT_PROTOCOL, valueStart, valueEnd, 0);
       bit = SEEN_PROTOCOL;
     } else if (c === 109 /* m */) {
       const module = kubeModuleAt(text, valueStart, valueEnd);
@@ -330,6 +347,9 @@ export class KubeRuleAccelerator {
     const option = kubeOptionAt(text, start, end);
     if (option < 0 || this.seen & option) return -1;
     this.seen |= option;
+    // The catalog's scan takes --comment and --dport only from the match just opened (-m) that knows them.
+    const fromMatch = this.current >= 0 && this.container[this.current] < T_DNAT && (knows[this.container[this.current]] & option) !== 0;
+    if ((option === O_COMMENT || option === O_DPORT) && !fromMatch) this.facts.doubt = true;
     // The match or target that owns the option, as ownerOf finds it: the current one, earlier matches, then
     // a new implicit match of -p's protocol. None: the generic path reports it.
     if (!(this.current >= 0 && knows[this.container[this.current]] & option)) {
@@ -342,8 +362,13 @@ export class KubeRuleAccelerator {
       if (owner < 0 && this.implicitModule >= 0 && knows[this.implicitModule] & option) owner = this.push(this.implicitModule);
       if (owner < 0) return -1;
     }
-    if (option === O_COMMENT) return commentEnd(text, valueStart, this.end);
+    if (option === O_COMMENT) {
+      const end = commentEnd(text, valueStart, this.end);
+      this.fact(text, FACT_COMMENT, valueStart, end, 0);
+      return end;
+    }
     const valueEnd = spaceOrEnd(text, valueStart, this.end);
+    if (option === O_DPORT) this.fact(text, FACT_PORT, valueStart, valueEnd, HAS_PORT);
     if (
       option === O_DPORT || option === O_SPORT
         ? !isPort(text, valueStart, valueEnd)
@@ -397,7 +422,7 @@ export class KubeRuleAccelerator {
     } else if (this.isDnat) {
       rule.targetName = 'DNAT';
     }
-    sink.rule(table, chain, rule, i, text, start, end);
+    sink.ruleWithFacts(table, chain, rule, i, this.facts);
     return true;
   };
 }
