@@ -40,7 +40,7 @@ function parse(text: string, mode: ParseMode): IptablesRuleset {
     return sink.finish();
   }
   const list = format === 'list' ? new ListReader(sink) : undefined;
-  if (list) list.read();
+  if (list) list.read(text);
   else readSpec(text, sink, new IptablesReader(sink, mode));
   const ruleset = sink.finish();
   ruleset.listing = { format, losses: [...(list?.losses ?? [])].sort() };
