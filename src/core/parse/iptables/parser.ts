@@ -1,5 +1,6 @@
 // iptables-save / iptables-restore text → the iptables model (DESIGN §3): the reference reader (reference.ts) with
-// its accelerators (accelerators/) reads the lines into the sink (sink.ts), which makes the model. Problems are
+// its accelerators (accelerators/) reads the lines on the shared line loop (pipeline.ts) into the sink (sink.ts),
+// which makes the model. Problems are
 // returned as diagnostics; nothing here throws.
 import { MAX_DIAGNOSTICS } from '../../model/diagnostics';
 import type { IptablesRuleset } from '../../model/iptables';
