@@ -3,11 +3,12 @@
 // fall back); the parser keeps them for `KUBE-*` chains while it reads, whichever reader read the line; and the
 // endpoint index, which finds endpoints through the Service index, what a map of its own would hold.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { RuleFacts } from '../../src/core/parse/iptables/rule-facts';
 import { RuleNode } from '../../src/core/parse/iptables/nodes';
+import { IptablesSink } from '../../src/core/parse/iptables/sink';
 import { lookupMatchOption } from '../../src/core/parse/iptables/extensions';
 import { findAnyMatchOption, findMatchOption, findParam, ruleComment, type Rule } from '../../src/core/model/iptables';
 import { analyzeIptables } from '../../src/core/language/iptables';
@@ -154,6 +155,37 @@ describe('rule facts', () => {
       expect(rules.length).toBeGreaterThan(TRICKY.length - 3);
       for (const rule of rules) expect(fast(peek, rule), `${mode}: ${rule.raw}`).toEqual(slow(rule));
     }
+  });
+
+  // kube-proxy's shapes, whose facts the kube-rule accelerator notes as it reads them (no second scan of the line):
+  // the same rows as the scan of the reference reader's lines, in doubt where an option's owner is not the match
+  // just opened (implicit matches, an option found in an earlier match or after the target).
+  const KUBE_SHAPES = [
+    '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-X',
+    '-A KUBE-SERVICES ! -s 10.0.0.0/8 -p udp -m udp --dport 53 -j KUBE-SVC-X',
+    '-A KUBE-SERVICES -s 10.0.0.0/8 -m comment --comment plain-word -j KUBE-SVC-X',
+    '-A KUBE-SERVICES -p tcp --dport 80 -m comment --comment x -j KUBE-SVC-X',
+    '-A KUBE-SERVICES -p tcp -m comment --comment x --dport 89 -j KUBE-SVC-X',
+    '-A KUBE-SERVICES -m comment -m tcp -p tcp --comment x --dport 1 -j KUBE-SVC-X',
+    '-A KUBE-SVC-X -m comment -j DNAT --comment x --to-destination 10.0.0.1:80',
+    '-A KUBE-SVC-X -j KUBE-SEP-Y -m comment --comment after',
+    '-A KUBE-SVC-X -m comment --comment "ns/a:p" -m statistic --mode random --probability 0.5 -j KUBE-SEP-Y',
+    '-A KUBE-SVC-X -m statistic --mode random --probability 0.5 -p sctp -m sctp --sport 5 --dport 6 -j KUBE-SEP-Y',
+    '-A KUBE-SVC-X -p tcp -m statistic --dport 7 --mode random --probability 1 -j KUBE-SEP-Y',
+    '-A KUBE-SEP-Y -p tcp -m comment --comment "ns/a:p" -m tcp -j DNAT --to-destination 10.0.0.1:80',
+  ];
+
+  it('are the same whether the kube-rule accelerator or the scan notes them', () => {
+    const taken = vi.spyOn(IptablesSink.prototype, 'ruleWithFacts');
+    const text = inNat(KUBE_SHAPES);
+    const plain = (mode: 'fast' | 'chevrotain') => rulesOf(text, mode).map((rule) => ({ raw: rule.raw, fromLine: readFromLine(new RuleFacts().read(rule)), facts: fast(new RuleFacts(), rule) }));
+    const chevrotain = plain('chevrotain');
+    expect(taken).not.toHaveBeenCalled();
+    expect(plain('fast')).toEqual(chevrotain);
+    expect(taken).toHaveBeenCalledTimes(KUBE_SHAPES.length);
+    taken.mockRestore();
+    expect(chevrotain.filter((r) => r.fromLine).length).toBeGreaterThan(2);
+    expect(chevrotain.filter((r) => !r.fromLine).length).toBeGreaterThan(2);
   });
 
   it('answers as the details on randomly mutated rules', () => {

@@ -8,7 +8,7 @@
 import type { Chain, Counters, ListingLoss, Table } from '../../model/iptables';
 import { lineRange, type Range } from '../../model/range';
 import { t } from '../../l10n';
-import { reportLine, reportProgress } from '../../progress';
+import { readLines } from '../pipeline';
 import { promptCommand } from '../prompt';
 import { NEGATED_BEFORE, MatchNode, OptionNode, TargetNode, type RuleDetails, type RuleNode } from './nodes';
 import { LIST_CHAIN_HEADER, pastedCommand } from './paste-format';
@@ -245,22 +245,20 @@ export class ListReader implements DetailsReader {
     sink.reader = this;
   }
 
-  read(): void {
+  /** Reads `text` (the document the sink's lines cut) on the shared line loop: a listing has no accelerators. */
+  read(text: string): void {
     const sink = this.sink;
     const runs = new Map(listRuns(sink).map((r) => [r.start, r]));
-    const count = sink.lines.count;
-    for (let i = 0; i < count; i++) {
-      reportLine(i, count);
+    const reference = (i: number, start: number, end: number) => {
       const run = runs.get(i);
       if (run !== undefined) {
         openRunTable(sink, run, 'L');
         this.chain = undefined;
       }
-      sink.line = i;
-      this.line(i, sink.lines.line(i) ?? '');
-    }
-    reportProgress(count, count);
-    if (sink.table) sink.closeTable(count - 1);
+      this.line(i, text.slice(start, end));
+    };
+    readLines(text, { sink, accelerators: [], reference });
+    if (sink.table) sink.closeTable(sink.lines.count - 1);
     this.reportLosses();
   }
 

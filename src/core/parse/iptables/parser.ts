@@ -1,5 +1,6 @@
 // iptables-save / iptables-restore text → the iptables model (DESIGN §3): the reference reader (reference.ts) with
-// its accelerators (accelerators/) reads the lines into the sink (sink.ts), which makes the model. Problems are
+// its accelerators (accelerators/) reads the lines on the shared line loop (pipeline.ts) into the sink (sink.ts),
+// which makes the model. Problems are
 // returned as diagnostics; nothing here throws.
 import { MAX_DIAGNOSTICS } from '../../model/diagnostics';
 import type { IptablesRuleset } from '../../model/iptables';
@@ -36,12 +37,12 @@ function parse(text: string, mode: ParseMode): IptablesRuleset {
   const sink = new IptablesSink(lines, lineEndings(text, lines));
   const format = pasteFormatOf(text);
   if (format === 'save') {
-    new IptablesReader(sink, mode).read();
+    new IptablesReader(sink, mode).read(text);
     return sink.finish();
   }
   const list = format === 'list' ? new ListReader(sink) : undefined;
-  if (list) list.read();
-  else readSpec(sink, new IptablesReader(sink, mode));
+  if (list) list.read(text);
+  else readSpec(text, sink, new IptablesReader(sink, mode));
   const ruleset = sink.finish();
   ruleset.listing = { format, losses: [...(list?.losses ?? [])].sort() };
   return ruleset;

@@ -7,7 +7,6 @@ import { isPlaceholder } from '../placeholders';
 import { isBuiltinChain, type Chain, type ChainCommand, type Counters, type IptablesBackend, type Match, type Option, type RuleOperation, type Table } from '../../model/iptables';
 import { binaryRange, lineRange, tokenRange, type Range } from '../../model/range';
 import { t } from '../../l10n';
-import { reportLine, reportProgress } from '../../progress';
 import { IptablesLineParser, itemOf } from './grammar';
 import { lineLexer, unquote } from './lexer';
 import type { OptionSpec } from './extensions';
@@ -29,13 +28,13 @@ import {
 import { addressProblem } from './address-problem';
 import { LineScratch } from './scratch';
 import type { IptablesSink } from './sink';
-import { releaseInputs, type Accelerator } from '../pipeline';
+import { LINE_LIMITS, lineProblem, readLines, releaseInputs, type Accelerator } from '../pipeline';
 import { KubeRuleAccelerator } from './accelerators/kube-rule';
 import { tryChainDeclaration } from './accelerators/chain-declaration';
-import { tryScanLine } from './accelerators/scan-line';
+import { scanAccelerator, tryScanLine } from './accelerators/scan-line';
 
 /** Lines longer than this are not lexed (iptables-restore itself refuses far shorter lines). */
-export const MAX_LINE_LENGTH = 65_536;
+export const MAX_LINE_LENGTH = LINE_LIMITS.iptables.maxLength;
 
 /**
  * Which way lines are read: kube-proxy's usual rule shapes straight from the text, the hand-written fast path for
@@ -111,12 +110,16 @@ class RuleState {
 export class IptablesReader {
   /** The line being read: its text, where its tokens' offsets come from. */
   private text = '';
+  /** Where `text` starts in the document being read (-1: not a line of it). */
+  private textStart = -1;
   /** The line's tokens and items, shared with the scan accelerator. */
   readonly s = new LineScratch();
   /** A rule's details read again (see details). */
   private readDetails: RuleDetails | undefined;
-  /** Tried in order on each line the reference reader would read as a rule, chain or COMMIT line. */
+  /** Tried in order on each line before the reference reader (none when accelerators are off). */
   private readonly accelerators: readonly Accelerator<IptablesSink>[];
+  /** Whether rules' details are read again by the scan accelerator first. */
+  private readonly scanDetails: boolean;
   private readonly r = new RuleState();
 
   constructor(
@@ -124,22 +127,35 @@ export class IptablesReader {
     mode: ParseMode,
   ) {
     sink.reader = this;
-    const scan: Accelerator<IptablesSink> = (text, start, end, into) => start === 0 && end === text.length && tryScanLine(text, into.line, this);
+    this.scanDetails = mode !== 'chevrotain';
+    const scan = scanAccelerator(this);
     this.accelerators = mode === 'fast' ? [new KubeRuleAccelerator().tryLine, tryChainDeclaration, scan] : mode === 'scan' ? [scan] : [];
   }
 
-  /** Every line, then the sink's model; `before` may take a line first (true: read, skip it). */
-  read(before?: (i: number, text: string) => boolean): void {
-    const lines = this.sink.lines;
-    const count = lines.count;
+  /**
+   * Every line of `text` (the document the sink's lines cut) on the shared line loop; `first`, when given, is
+   * tried on each line before the accelerators (an `iptables -S` paste's tables and prompt lines).
+   */
+  read(text: string, first?: Accelerator<IptablesSink>): void {
     this.carriageReturn();
-    for (let i = 0; i < count; i++) {
-      reportLine(i, count);
-      const text = lines.line(i)!;
-      if (before === undefined || !before(i, text)) this.line(i, text);
+    const reference = (i: number, start: number, end: number) => this.referenceLine(i, this.lineOf(text, start, end));
+    const accelerators = first === undefined ? this.accelerators : [first, ...this.accelerators];
+    try {
+      readLines(text, { sink: this.sink, accelerators, reference });
+    } finally {
+      this.text = '';
+      this.textStart = -1;
+      this.forgetLine();
     }
-    reportProgress(count, count);
-    this.forgetLine();
+  }
+
+  /** The line at [start, end) of the document as a string (made once for the scan and the reference reader). */
+  lineOf(text: string, start: number, end: number): string {
+    if (this.textStart !== start) {
+      this.text = start === 0 && end === text.length ? text : text.slice(start, end);
+      this.textStart = start;
+    }
+    return this.text;
   }
 
   /** Drops what the scratch state holds of the last line (slices of the document). */
@@ -213,11 +229,16 @@ export class IptablesReader {
     if (this.sink.reading !== undefined) throw new Error('iptables rule details read while another rule is being read');
     const table = this.sink.table;
     const text = this.text;
+    const textStart = this.textStart;
     this.sink.reading = rule;
     this.readDetails = undefined;
     this.sink.table = this.sink.tableById.get(rule.tableId);
     try {
-      this.line(rule.line, rule.raw);
+      const raw = rule.raw;
+      this.text = raw;
+      this.textStart = -1;
+      this.sink.line = rule.line;
+      if (!(this.scanDetails && tryScanLine(raw, rule.line, this))) this.referenceLine(rule.line, raw);
       return this.readDetails ?? NO_DETAILS;
     } finally {
       this.forgetLine();
@@ -225,13 +246,16 @@ export class IptablesReader {
       this.readDetails = undefined;
       this.sink.table = table;
       this.text = text;
+      this.textStart = textStart;
     }
   }
 
-  private line(i: number, text: string): void {
+  /** Line i, `text`, read the reference way (no accelerator took it). */
+  private referenceLine(i: number, text: string): void {
     if (text.length === 0) return;
     if (text.length > MAX_LINE_LENGTH) {
-      this.sink.diag(lineRange(i, 0, 200), 'error', 'line-too-long', t('Line is {0} characters long; not analysed.', text.length));
+      const problem = lineProblem(i, text, LINE_LIMITS.iptables)!;
+      this.sink.diag(problem.range, problem.severity, problem.code, problem.message);
       return;
     }
     const first = text.charCodeAt(0);
@@ -240,11 +264,6 @@ export class IptablesReader {
       return;
     }
     this.text = text;
-    // kube-proxy's usual lines first (read once: the details of a rule are read by the generic path).
-    // The accelerators first (kube-proxy's usual rules and chains only on the first reading).
-    const sink = this.sink;
-    sink.line = i;
-    for (const accelerator of this.accelerators) if (accelerator(text, 0, text.length, sink)) return;
     if (first === 42 /* * */ || first === 58 /* : */) {
       this.declarationLine(i, text, 0);
       return;

@@ -62,9 +62,71 @@ const CANONICAL_OPTIONS: readonly [string, string][] = [
   ['recent', '--seconds'],
 ];
 
+/** The slots of a row that hold value columns. */
+const VALUE_SLOTS = [FACT_PROTOCOL, FACT_SOURCE, FACT_PORT, FACT_SECONDS, FACT_COMMENT];
+
+/**
+ * What a reader found of a rule's facts, as columns of its line: what the scanner below finds in its tokens, or the
+ * kube-rule accelerator in the shape it just read (the same answers, without tokenising the line again).
+ */
+export class FoundFacts {
+  /** By slot: the value's start and end column (-1: absent) and whether it is quoted. */
+  private readonly start = new Int32Array(FACT_FLAGS).fill(-1);
+  private readonly end = new Int32Array(FACT_FLAGS);
+  private readonly quoted = new Uint8Array(FACT_FLAGS);
+  /** AFFINITY, HAS_SOURCE, SOURCE_NEGATED, HAS_PORT and PORT_NEGATED. */
+  flags = 0;
+  /** The comment when it is several words. */
+  commentWords: string | undefined;
+  /** Whether the rule has any of the facts (a `-p` without a value is one). */
+  any = false;
+  /** The line could not be read with certainty: the rule's details tell. */
+  doubt = false;
+
+  clear(): void {
+    this.start.fill(-1);
+    this.flags = 0;
+    this.commentWords = undefined;
+    this.any = false;
+    this.doubt = false;
+  }
+
+  set(slot: number, start: number, end: number, quoted: boolean): void {
+    this.start[slot] = start;
+    this.end[slot] = end;
+    this.quoted[slot] = quoted ? 1 : 0;
+  }
+
+  /** Adds the row of the rule on `line` to `rows` (DOUBT when a column does not fit), unless it has none of the facts. */
+  addTo(rows: RuleFactRows, line: number): void {
+    const row = rows.add(line);
+    if (this.doubt || !this.store(rows, row)) rows.set(row, FACT_FLAGS, DOUBT);
+    else if (!this.any) rows.dropLast();
+  }
+
+  private store(rows: RuleFactRows, row: number): boolean {
+    let flags = this.flags;
+    for (const slot of VALUE_SLOTS) {
+      const start = this.start[slot];
+      if (start < 0) continue;
+      const end = this.end[slot];
+      if (!fitsColumns(start, end)) return false;
+      rows.set(row, slot, packColumns(start, end));
+      if (this.quoted[slot]) flags |= QUOTED << slot;
+    }
+    if (this.commentWords !== undefined) {
+      rows.commentWords.set(rows.get(row, 0), this.commentWords);
+      flags |= COMMENT_WORDS;
+    }
+    rows.set(row, FACT_FLAGS, flags);
+    return true;
+  }
+}
+
 /** Reads a rule's line into a row of RuleFactRows (one scanner per parse: it keeps a token table). */
 export class RuleFactScanner {
   private readonly tokens = new TokenTable();
+  private readonly found = new FoundFacts();
   private raw = '';
   // What the scan found (token indexes into `tokens`, -1 when absent).
   private protocolToken = -1;
@@ -84,20 +146,19 @@ export class RuleFactScanner {
   /** Adds the row of the rule on `line` (its text `raw`) to `rows`, unless the rule has none of the facts. */
   fill(rows: RuleFactRows, line: number, raw: string): void {
     this.raw = raw;
-    const row = rows.add(line);
-    if (!this.scan() || !this.store(rows, row)) rows.set(row, FACT_FLAGS, DOUBT);
-    else if (!this.hasAny()) rows.dropLast();
+    this.collect(this.scan()).addTo(rows, line);
     this.raw = '';
   }
 
-  private hasAny(): boolean {
-    return this.commentToken >= 0 || this.hasProtocol || this.hasSource || this.hasPort || this.affinity || this.hasSeconds;
-  }
-
-  /** The scan's findings into `row`; false when a column does not fit. */
-  private store(rows: RuleFactRows, row: number): boolean {
-    let flags = (this.affinity ? AFFINITY : 0) | (this.hasSource ? HAS_SOURCE : 0) | (this.sourceNegated ? SOURCE_NEGATED : 0);
-    flags |= (this.hasPort ? HAS_PORT : 0) | (this.portNegated ? PORT_NEGATED : 0);
+  /** The scan's findings as columns (`read`: the scan read the line). */
+  private collect(read: boolean): FoundFacts {
+    const found = this.found;
+    found.clear();
+    found.doubt = !read;
+    if (!read) return found;
+    found.any = this.commentToken >= 0 || this.hasProtocol || this.hasSource || this.hasPort || this.affinity || this.hasSeconds;
+    found.flags = (this.affinity ? AFFINITY : 0) | (this.hasSource ? HAS_SOURCE : 0) | (this.sourceNegated ? SOURCE_NEGATED : 0);
+    found.flags |= (this.hasPort ? HAS_PORT : 0) | (this.portNegated ? PORT_NEGATED : 0);
     const slots: [number, number][] = [
       [FACT_PROTOCOL, this.protocolToken],
       [FACT_SOURCE, this.sourceToken],
@@ -105,22 +166,13 @@ export class RuleFactScanner {
       [FACT_SECONDS, this.secondsToken],
       [FACT_COMMENT, this.commentCount === 1 ? this.commentToken : -1],
     ];
-    for (const [slot, token] of slots) {
-      if (token < 0) continue;
-      const start = this.tokens.start[token];
-      const end = this.tokens.end[token];
-      if (!fitsColumns(start, end)) return false;
-      rows.set(row, slot, packColumns(start, end));
-      if (this.tokens.quoted[token]) flags |= QUOTED << slot;
-    }
+    for (const [slot, token] of slots) if (token >= 0) found.set(slot, this.tokens.start[token], this.tokens.end[token], this.tokens.quoted[token] === 1);
     if (this.commentCount > 1) {
       const words: string[] = [];
       for (let k = 0; k < this.commentCount; k++) words.push(this.value(this.commentToken + k));
-      rows.commentWords.set(rows.get(row, 0), words.join(' '));
-      flags |= COMMENT_WORDS;
+      found.commentWords = words.join(' ');
     }
-    rows.set(row, FACT_FLAGS, flags);
-    return true;
+    return found;
   }
 
   private value(token: number): string {

@@ -15,7 +15,7 @@ import { grown } from '../../model/compact/typed-arrays';
 import { chainDefinition } from '../../model/compact/declarations';
 import { ReferenceColumns } from '../../model/compact/references';
 import { RuleFactRows } from '../../model/compact/rule-facts';
-import { hasRuleFacts, RuleFactScanner } from './rule-facts';
+import { hasRuleFacts, RuleFactScanner, type FoundFacts } from './rule-facts';
 import { ChainNode, RuleNode, RuleOwnerReference, withTransientRuleDetails, type RuleDetails, type RuleReader } from './nodes';
 
 /** Roles of pending chain references; DEFINED marks a reference to a chain already declared when it was read. */
@@ -265,16 +265,16 @@ export class IptablesSink implements RuleReader, LineSink {
   }
 
   /**
-   * The chain a rule line names from start to end of `text` (unquoted), made if new: the last rule's chain or one of
-   * the next declared ones found without slicing, else looked up by name.
+   * The chain a rule line names from start to end of `text` (unquoted; the line starts at `lineStart`), made if new:
+   * the last rule's chain or one of the next declared ones found without slicing, else looked up by name.
    */
-  ruleChain(table: Table, i: number, text: string, start: number, end: number): Chain {
+  ruleChain(table: Table, i: number, text: string, start: number, end: number, lineStart = 0): Chain {
     const last = this.lastChain;
     const sameChain = last !== undefined && last.tableId === table.id && end - start === last.name.length && text.startsWith(last.name, start);
     let chain: Chain | undefined = sameChain ? last : this.nextDeclaredChain(table, text, start, end);
     if (chain === undefined) {
       const chainName = this.plainValue(text, start, end);
-      chain = table.chainByName.get(chainName) ?? this.addChain(table, chainName, lineRange(i, start, end));
+      chain = table.chainByName.get(chainName) ?? this.addChain(table, chainName, lineRange(i, start - lineStart, end - lineStart));
       this.moveChainCursor(table, chain);
     }
     this.lastChain = chain;
@@ -311,13 +311,22 @@ export class IptablesSink implements RuleReader, LineSink {
     else rule.targetName = name;
   }
 
-  /** A rule read for the first time, on line i, at the end of its chain. */
-  /** Adds the rule on line i (its text `text`) to its chain, with the facts the Service catalog reads of it. */
+  /** Adds the rule read for the first time on line i (`text`) at the end of its chain, with the facts the catalog reads. */
   rule(table: Table, chain: Chain, rule: RuleNode, i: number, text: string): void {
+    this.addRule(table, chain, rule, i);
+    if (hasRuleFacts(chain.name)) (this.factScanner ??= new RuleFactScanner()).fill(this.ruleFacts, i, text);
+  }
+
+  /** rule() for a reader that found the rule's facts itself (`found`, read when the chain has facts). */
+  ruleWithFacts(table: Table, chain: Chain, rule: RuleNode, i: number, found: FoundFacts): void {
+    this.addRule(table, chain, rule, i);
+    if (hasRuleFacts(chain.name)) found.addTo(this.ruleFacts, i);
+  }
+
+  private addRule(table: Table, chain: Chain, rule: RuleNode, i: number): void {
     table.rules.push(rule);
     (chain as ChainNode).addRule(rule);
     this.ruleByLine.set(i, rule);
-    if (hasRuleFacts(chain.name)) (this.factScanner ??= new RuleFactScanner()).fill(this.ruleFacts, i, text);
   }
 
   /** RuleReader: the text of a line. */

@@ -80,15 +80,17 @@ export function openRunTable(sink: IptablesSink, run: PastedRun, format: 'S' | '
   sink.diag(range, 'information', 'inferred-table', message);
 }
 
-/** Reads an `iptables -S` paste: the reference reader reads its lines inside the tables opened here. */
-export function readSpec(sink: IptablesSink, reader: IptablesReader): void {
+/** Reads an `iptables -S` paste (`text`): the reference reader reads its lines inside the tables opened here. */
+export function readSpec(text: string, sink: IptablesSink, reader: IptablesReader): void {
   const runs = specRuns(sink);
   const starts = new Map(runs.map((r) => [r.start, r]));
-  reader.read((i, text) => {
+  // Tried before the accelerators: the run's table opens before its first line is read; prompt lines are taken.
+  reader.read(text, (document, start, end, into) => {
+    const i = into.line;
     const run = starts.get(i);
     if (run !== undefined) openRunTable(sink, run, 'S');
-    if (run?.command === undefined && promptCommand(text) === undefined) return false;
-    sink.header('comment', text, lineRange(i, 0, text.length));
+    if (run?.command === undefined && promptCommand(document.slice(start, end)) === undefined) return false;
+    sink.header('comment', document.slice(start, end), lineRange(i, 0, end - start));
     return true;
   });
   if (sink.table) sink.closeTable(sink.lines.count - 1);

@@ -7,6 +7,9 @@ import { COUNTERS_PREFIX, notedBits } from '../nodes';
 import { addressProblem } from '../address-problem';
 import { TARGET_EXTENSION_NAMES, VERDICTS } from '../vocabulary';
 import type { IptablesSink } from '../sink';
+import { FoundFacts } from '../rule-facts';
+import { FACT_COMMENT, FACT_PORT, FACT_PROTOCOL, FACT_SOURCE, HAS_PORT, HAS_SOURCE, SOURCE_NEGATED } from '../../../model/compact/rule-facts';
+import { LINE_LIMITS } from '../../pipeline';
 import { isDigit, textIs, wordEnd } from './text';
 
 // The vocabulary of kubeRule: matches (M_, below T_DNAT) and targets (T_); long options (O_ bits) and the other
@@ -206,7 +209,12 @@ export class KubeRuleAccelerator {
   private readonly container = new Uint8Array(16);
   private containerCount = 0;
 
-  // Where readKubeShape found the parts of the line (columns; -1 when absent).
+  // Where read found the parts of the line (offsets in the document; -1 when absent).
+  /** Where the line read starts and ends. */
+  private start = 0;
+  private end = 0;
+  /** What the Service catalog reads of the rule (see rule-facts.ts), found on the way: no second scan of the line. */
+  private readonly facts = new FoundFacts();
   private chainEnd = 0;
   private destinationStart = -1;
   private destinationEnd = -1;
@@ -216,9 +224,9 @@ export class KubeRuleAccelerator {
   private targetEnd = -1;
   /** `-j DNAT`. */
   private isDnat = false;
-  /** The option whose value is noted on the rule, and the value's column. */
+  /** The option whose value is noted on the rule, and where the value starts. */
   private notedOption: '--to-destination' | '--probability' | undefined;
-  private notedColumn = 0;
+  private notedStart = 0;
 
   private push(module: number): number {
     this.container[this.containerCount] = module;
@@ -233,16 +241,17 @@ export class KubeRuleAccelerator {
   private implicitModule = -1;
 
   /**
-   * Whether `text` (a line starting with `-`) is one of kube-proxy's usual rules (see kubeRule); if so, where its
-   * parts are, in the shape variables.
+   * Whether the line at [lineStart, length) of `text` (starting with `-`) is one of kube-proxy's usual rules (see
+   * KubeRuleAccelerator); if so, where its parts are, in the shape variables.
    */
-  private read(text: string): boolean {
+  private read(text: string, lineStart: number, length: number): boolean {
     const knows = kubeKnows();
     if (knows === null) return false;
-    const length = text.length;
-    if (text.charCodeAt(1) !== 65 /* A */ || text.charCodeAt(2) !== 32) return false;
-    const chainStart = 3;
-    const chainEnd = wordEnd(text, chainStart, length);
+    if (length - lineStart < 4 || text.charCodeAt(lineStart + 1) !== 65 /* A */ || text.charCodeAt(lineStart + 2) !== 32) return false;
+    this.start = lineStart;
+    this.end = length;
+    this.facts.clear();
+    const chainEnd = wordEnd(text, lineStart + 3, length);
     if (chainEnd < 0) return false;
     this.chainEnd = chainEnd;
     let p = chainEnd;
@@ -253,20 +262,18 @@ export class KubeRuleAccelerator {
     this.targetStart = -1;
     this.targetEnd = -1;
     this.notedOption = undefined;
-    this.notedColumn = 0;
+    this.notedStart = 0;
     this.current = -1;
     this.implicitModule = -1;
     this.containerCount = 0;
     while (p < length) {
       let start = p + 1;
-      let end = text.indexOf(' ', start);
-      if (end < 0) end = length;
+      let end = spaceOrEnd(text, start, length);
       let negated = false;
       if (end === start + 1 && text.charCodeAt(start) === 33 /* ! */) {
         negated = true;
         start = end + 1;
-        end = text.indexOf(' ', start);
-        if (end < 0) end = length;
+        end = spaceOrEnd(text, start, length);
       }
       // Every option here takes one value.
       const valueStart = end + 1;
@@ -282,15 +289,23 @@ export class KubeRuleAccelerator {
     return true;
   }
 
+  /** A fact of the rule: the value from start to end of the text in `slot`, and `flags`. */
+  private fact(text: string, slot: number, start: number, end: number, flags: number): void {
+    const facts = this.facts;
+    facts.set(slot, start - this.start, end - this.start, text.charCodeAt(start) === 34 /* " */);
+    facts.flags |= flags;
+    facts.any = true;
+  }
+
   /** `-s`, `-d`, `-p`, `-m` or `-j` and its value at `valueStart`: the value's end, or -1 when the line is not usual. */
   private shortOption(text: string, start: number, valueStart: number, negated: boolean): number {
-    let valueEnd = text.indexOf(' ', valueStart);
-    if (valueEnd < 0) valueEnd = text.length;
+    const valueEnd = spaceOrEnd(text, valueStart, this.end);
     const c = text.charCodeAt(start + 1);
     let bit: number;
     if (c === 115 /* s */ || c === 100 /* d */) {
       if (!isPlainAddress(text, valueStart, valueEnd)) return -1;
       bit = c === 115 ? SEEN_SOURCE : SEEN_DESTINATION;
+      if (c === 115) this.fact(text, FACT_SOURCE, valueStart, valueEnd, HAS_SOURCE | (negated ? SOURCE_NEGATED : 0));
       if (c === 100) {
         this.destinationStart = valueStart;
         this.destinationEnd = valueEnd;
@@ -301,6 +316,7 @@ export class KubeRuleAccelerator {
     } else if (c === 112 /* p */) {
       this.implicitModule = kubeModuleAt(text, valueStart, valueEnd);
       if (this.implicitModule !== M_TCP && this.implicitModule !== M_UDP && this.implicitModule !== M_SCTP) return -1;
+      this.fact(text, FACT_PROTOCOL, valueStart, valueEnd, 0);
       bit = SEEN_PROTOCOL;
     } else if (c === 109 /* m */) {
       const module = kubeModuleAt(text, valueStart, valueEnd);
@@ -312,7 +328,7 @@ export class KubeRuleAccelerator {
       if (textIs(text, valueStart, valueEnd, 'DNAT')) {
         this.current = this.push(T_DNAT);
       } else {
-        if (wordEnd(text, valueStart, text.length) !== valueEnd) return -1;
+        if (wordEnd(text, valueStart, this.end) !== valueEnd) return -1;
         this.targetStart = valueStart;
         this.targetEnd = valueEnd;
         this.current = this.push(T_CHAIN);
@@ -331,6 +347,9 @@ export class KubeRuleAccelerator {
     const option = kubeOptionAt(text, start, end);
     if (option < 0 || this.seen & option) return -1;
     this.seen |= option;
+    // The catalog's scan takes --comment and --dport only from the match just opened (-m) that knows them.
+    const fromMatch = this.current >= 0 && this.container[this.current] < T_DNAT && (knows[this.container[this.current]] & option) !== 0;
+    if ((option === O_COMMENT || option === O_DPORT) && !fromMatch) this.facts.doubt = true;
     // The match or target that owns the option, as ownerOf finds it: the current one, earlier matches, then
     // a new implicit match of -p's protocol. None: the generic path reports it.
     if (!(this.current >= 0 && knows[this.container[this.current]] & option)) {
@@ -343,9 +362,13 @@ export class KubeRuleAccelerator {
       if (owner < 0 && this.implicitModule >= 0 && knows[this.implicitModule] & option) owner = this.push(this.implicitModule);
       if (owner < 0) return -1;
     }
-    if (option === O_COMMENT) return commentEnd(text, valueStart, text.length);
-    let valueEnd = text.indexOf(' ', valueStart);
-    if (valueEnd < 0) valueEnd = text.length;
+    if (option === O_COMMENT) {
+      const end = commentEnd(text, valueStart, this.end);
+      this.fact(text, FACT_COMMENT, valueStart, end, 0);
+      return end;
+    }
+    const valueEnd = spaceOrEnd(text, valueStart, this.end);
+    if (option === O_DPORT) this.fact(text, FACT_PORT, valueStart, valueEnd, HAS_PORT);
     if (
       option === O_DPORT || option === O_SPORT
         ? !isPort(text, valueStart, valueEnd)
@@ -359,17 +382,17 @@ export class KubeRuleAccelerator {
     if (option === O_PROBABILITY || option === O_TO_DESTINATION) {
       if (this.notedOption !== undefined) return -1; // one noted value per rule
       this.notedOption = option === O_PROBABILITY ? '--probability' : '--to-destination';
-      this.notedColumn = valueStart;
+      this.notedStart = valueStart;
     }
     return valueEnd;
   }
 
-  /** An Accelerator of the pipeline, given the line itself (the model's columns count from its start). */
+  /** An Accelerator of the pipeline: the line is [start, end) of the document `text`, read in place. */
   readonly tryLine = (text: string, start: number, end: number, sink: IptablesSink): boolean => {
     const table = sink.table;
-    if (table === undefined || sink.reading !== undefined || start !== 0 || end !== text.length || text.charCodeAt(0) !== 45 /* - */ || !this.read(text)) return false;
+    if (table === undefined || sink.reading !== undefined || end - start > LINE_LIMITS.iptables.maxLength || text.charCodeAt(start) !== 45 /* - */ || !this.read(text, start, end)) return false;
     const i = sink.line;
-    const chainStart = 3;
+    const chainStart = start + 3;
     const chainEnd = this.chainEnd;
     const targetStart = this.targetStart;
     const targetEnd = this.targetEnd;
@@ -387,19 +410,25 @@ export class KubeRuleAccelerator {
       if (TARGET_EXTENSION_NAMES.has(name) || VERDICTS.has(name) || name === 'RETURN') return false;
     }
 
-    // The line is one of the shapes: what the reference reader does on its first reading.
-    const chain = sink.ruleChain(table, i, text, chainStart, chainEnd);
-    const noted = notedBits(this.notedOption ?? '--to-destination', this.notedColumn);
-    const rule = sink.newRule(table, chain, 'append', undefined, i, 1, undefined, noted, chainStart, chainEnd);
+    // The line is one of the shapes: what the reference reader does on its first reading (the model in columns).
+    const chain = sink.ruleChain(table, i, text, chainStart, chainEnd, start);
+    const noted = notedBits(this.notedOption ?? '--to-destination', this.notedOption === undefined ? 0 : this.notedStart - start);
+    const rule = sink.newRule(table, chain, 'append', undefined, i, 1, undefined, noted, 3, chainEnd - start);
     if (this.destinationStart >= 0 && !this.destinationNegated) rule.plainDestination = sink.plainValue(text, this.destinationStart, this.destinationEnd);
     if (targetStart >= 0) {
       const name = jumpChain ? jumpChain.name : sink.intern(jumpName!);
-      sink.ruleTarget(table, rule, name, jumpChain, false, false, targetStart, targetEnd);
+      sink.ruleTarget(table, rule, name, jumpChain, false, false, targetStart - start, targetEnd - start);
       if (jumpChain !== undefined) sink.lastJump = jumpChain;
     } else if (this.isDnat) {
       rule.targetName = 'DNAT';
     }
-    sink.rule(table, chain, rule, i, text);
+    sink.ruleWithFacts(table, chain, rule, i, this.facts);
     return true;
   };
+}
+
+/** The first space from `start` on, or `end` (the line's end) when there is none before it. */
+function spaceOrEnd(text: string, start: number, end: number): number {
+  const space = text.indexOf(' ', start);
+  return space < 0 || space > end ? end : space;
 }

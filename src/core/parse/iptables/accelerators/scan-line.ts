@@ -1,14 +1,24 @@
 // The accelerator of well-formed rule and COMMIT lines: read by hand (scanLine) into the same token table and items
 // the reference reader's Chevrotain parser produces, which its visitor then reads: the same sink calls by the same
-// code. See docs/performance.md.
+// code. The visitor reads the line's columns in a string of the line, which the reference reader makes of a line the
+// scan leaves too (once). See docs/performance.md.
 import { FULL_COUNTERS, K_BANG, K_LONG, K_SHORT, K_VALUE, scanLine } from '../nodes';
 import type { LineScratch } from '../scratch';
+import { LINE_LIMITS, type Accelerator } from '../../pipeline';
+import type { IptablesSink } from '../sink';
 
 /** What the scan hands its items to: the reference reader's visitor of a command line and of COMMIT. */
 export interface ItemVisitor {
   readonly s: LineScratch;
+  /** The line at [start, end) of the document, as the string the visitor reads (made once per line). */
+  lineOf(text: string, start: number, end: number): string;
   commitLine(i: number, text: string): void;
   commandLine(i: number, text: string, prefix: number, itemCount: number, offsets: number[] | undefined): void;
+}
+
+/** The scan as an Accelerator of the pipeline, handing its items to `reader`. */
+export function scanAccelerator(reader: ItemVisitor): Accelerator<IptablesSink> {
+  return (text, start, end, sink) => end - start <= LINE_LIMITS.iptables.maxLength && tryScanLine(reader.lineOf(text, start, end), sink.line, reader);
 }
 
 /**

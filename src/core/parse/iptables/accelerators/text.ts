@@ -6,8 +6,9 @@ export const textIs = (text: string, start: number, end: number, word: string): 
 export const WORD_CHAR = new Uint8Array(128);
 for (let c = 0; c < 128; c++) WORD_CHAR[c] = /[A-Za-z0-9_.-]/.test(String.fromCharCode(c)) ? 1 : 0;
 
-/** The end of the name starting at `start` (a letter, digit or `_` first) followed by a space or the end; else -1. */
+/** The end of the name starting at `start` (a letter, digit or `_` first) followed by a space or `length`; else -1. */
 export function wordEnd(text: string, start: number, length: number): number {
+  if (start >= length) return -1;
   const first = text.charCodeAt(start);
   if (!(first < 128 && WORD_CHAR[first]) || first === 45 || first === 46) return -1;
   let p = start + 1;
