@@ -159,17 +159,20 @@ export function encodeFoldingRanges(ranges: readonly { start: number; end: numbe
 /**
  * The outline with at most `limit` items below the tables: a 49 MB dump has 99,000 chains, and turning that many
  * into editor symbols (and VS Code sending them on) would hold up the extension host for a second or more. The
- * rest is summed up in one last item per table.
+ * rest is summed up in one last item per table. A list the dialect capped already (its last item says how many
+ * more) counts without that item.
  */
 export function limitOutline(items: OutlineItem[], limit: number): OutlineItem[] {
   let left = limit;
   return items.map((item) => {
-    if (item.children.length <= left) {
-      left -= item.children.length;
+    const last = item.children.at(-1);
+    const kept = item.children.length - (last?.more === undefined ? 0 : 1);
+    if (kept <= left) {
+      left -= kept;
       return item;
     }
     const shown = item.children.slice(0, Math.max(0, left));
-    const more = item.children.length - shown.length;
+    const more = kept - shown.length + (last?.more ?? 0);
     left = 0;
     return { ...item, children: [...shown, moreItem(item.children[shown.length], more, limit)] };
   });
