@@ -7,7 +7,7 @@ import { featuresFor, type AnyFeatures, type DumpAnalysis } from '../../core/lan
 import { analyzeFile, type SnapshotFile } from '../../core/snapshot';
 import { buildSnapshotWithCluster, readClusterInput, type ClusterInput } from '../../core/cluster/snapshot';
 import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
-import { preparationSteps, runDocumentQuery, runSnapshotQuery } from './queries';
+import { preparationSteps, runDocumentQuery, runSnapshotQuery, snapshotOf, type PreparationStep } from './queries';
 import { prepareTraceSteps, type SnapshotFile as TraceFile } from '../../core/trace';
 import { cachedFor, perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { withProgress, type ProgressListener } from '../../core/progress';
@@ -33,7 +33,7 @@ interface Held {
  * model and its symbol index. A 10,000-Service dump needs a second or more for these, which the first trace, graph
  * or Ctrl+T would otherwise wait for.
  */
-export type Prepare = (files: SnapshotFile[], scope: 'document' | 'snapshot') => (() => void)[];
+export type Prepare = (files: SnapshotFile[], scope: 'document' | 'snapshot') => PreparationStep[];
 
 const prepareSteps: Prepare = (files, scope) => {
   if (scope === 'snapshot') return preparationSteps(files);
@@ -113,16 +113,21 @@ export class AnalysisHost {
     this.inTurn(this.prepare(files, 'snapshot'), current);
   }
 
-  /** Runs the steps in turn, each once no message waits, while `wanted` holds. */
-  private inTurn(steps: (() => void)[], wanted: () => boolean, step = 1): void {
+  /**
+   * Runs the steps in turn, each once no message waits, while `wanted` holds; a step that says it has more to do
+   * runs again in a later task (after the messages that came meanwhile).
+   */
+  private inTurn(steps: PreparationStep[], wanted: () => boolean, step = 1): void {
     if (steps.length === 0) return;
     this.whenIdle(wanted, () => {
+      let again = false;
       try {
-        this.timed(`idle preparation step ${step}`, undefined, steps[0]);
+        this.timed(`idle preparation step ${step}`, undefined, () => (again = steps[0]() === true));
       } catch {
         // Only a head start: a question asked later reports its own problems.
       }
-      this.inTurn(steps.slice(1), wanted, step + 1);
+      if (again) this.inTurn(steps, wanted, step);
+      else this.inTurn(steps.slice(1), wanted, step + 1);
     });
   }
 
@@ -337,7 +342,7 @@ export class AnalysisHost {
             clusters.push(cluster);
           }
         });
-        const snapshot = buildSnapshotWithCluster(files, clusters, request.folder, request.node);
+        const snapshot = buildSnapshotWithCluster(files, clusters, request.folder, request.node, snapshotOf);
         const answer: SnapshotAnswer = { included, clusterIncluded, value: runSnapshotQuery(snapshot, request.method, request.args as never) };
         if (files.length > 0) this.prepareSnapshotWhenIdle(files, () => current.every((c) => c()));
         return answer;
