@@ -45,12 +45,12 @@ function serviceEntries(s: Service, fileOf: (s: Service, tableId?: string) => nu
   // A Service known by address alone (IPVS without names) has one per protocol: the name says which.
   const label = plainLabel(s.anonymous ? `${serviceLabel(s)}/${s.protocol}` : serviceLabel(s));
   const fileIndex = fileOf(s, target.tableId);
-  out.push({ name: label, kind: 'service', container: '', fileIndex, range: copyRange(target.range) });
+  out.push({ name: label, kind: 'service', container: '', fileIndex, range: plainRange(target.range) });
   for (const f of s.frontends) {
     const kind: SymbolKind = f.kind === 'clusterIP' ? 'clusterIP' : f.kind === 'nodePort' ? 'nodePort' : 'frontend';
     const name = f.address && f.kind !== 'nodePort' ? formatHostPort(f.address, f.port) : `:${f.port}`;
     // A frontend without its own line (an ipvsadm virtual service is one line for both) goes to the Service's.
-    out.push({ name: plainLabel(`${name}/${s.protocol}`), kind, container: label, fileIndex: f.range ? fileOf(s) : fileIndex, range: copyRange(f.range ?? target.range) });
+    out.push({ name: plainLabel(`${name}/${s.protocol}`), kind, container: label, fileIndex: f.range ? fileOf(s) : fileIndex, range: plainRange(f.range ?? target.range) });
   }
 }
 
@@ -73,10 +73,16 @@ function* addEntries(snapshot: NodeSnapshot, out: WorkspaceSymbolMatch[]): Gener
   // The outline's chains, sets and maps, without the labels the outline spends most of its time on.
   for (const [fileIndex, f] of snapshot.files.entries()) {
     for (const o of f.features.namedObjects?.(f.analysis) ?? []) {
-      out.push({ name: plainLabel(o.name), kind: o.kind, container: o.container && plainLabel(o.container), fileIndex, range: copyRange(o.selectionRange) });
+      out.push({ name: plainLabel(o.name), kind: o.kind, container: o.container && plainLabel(o.container), fileIndex, range: plainRange(o.selectionRange) });
       yield;
     }
   }
+}
+
+/** The range as plain data: itself when it is (the models make a new plain one per read), else a copy. */
+function plainRange(r: Range): Range {
+  const plain = (o: object) => Object.getPrototypeOf(o) === Object.prototype;
+  return plain(r) && plain(r.start) && plain(r.end) ? r : copyRange(r);
 }
 
 /** How long one part of symbolIndexSteps runs at most before it pauses (ms). */
@@ -86,8 +92,8 @@ export const SYMBOL_INDEX_STEP_MS = 50;
  * Builds the symbol index in parts: it pauses (yields) after the entry that took a part past `budgetMs` (0: after
  * each entry). The index of a 10,000-Service snapshot takes most of a second, and the analysis
  * worker runs its preparation one part per idle task so that a question never waits for more than a part
- * (docs/performance.md#preparation). The entries are plain data (their ranges copied from the model's getters), so
- * that an answer crosses to the extension host as it is.
+ * (docs/performance.md#preparation). The entries are plain data, so that an answer crosses to the extension host as it
+ * is.
  */
 export function* symbolIndexSteps(snapshot: NodeSnapshot, budgetMs = SYMBOL_INDEX_STEP_MS): Generator<void, SymbolIndex> {
   const entries: WorkspaceSymbolMatch[] = [];

@@ -464,6 +464,7 @@ describe('analysis worker: documents', () => {
     host.receive({ type: 'query', key: 'k', version: 1, method: 'foldingRanges', args: [], id: 3 });
     host.receive({ type: 'snapshot', files, method: 'diagnostics', args: [0], id: 4 });
     host.receive({ type: 'query', key: 'k', version: 1, method: 'serviceLenses', args: [100], id: 5 });
+    host.receive({ type: 'snapshot', files, method: 'clusterDiagnostics', args: [], id: 10 });
     host.receive({ type: 'snapshot', files, method: 'symbols', args: ['KUBE-SVC', 10], id: 6 });
     host.receive({ type: 'snapshot', files, method: 'graph', args: [], id: 7 });
     while (tasks.length) tasks.shift()!();
@@ -474,8 +475,9 @@ describe('analysis worker: documents', () => {
     while (tasks.length) tasks.shift()!();
     const order = posted.flatMap((m) => (m.id === undefined ? [] : [m.id]));
     // The parse (1) first; Ctrl+T (6) and the graph (7) before the outline, folding, lenses (2, 3, 5) and the
-    // diagnostics that follow every parse (4); a pick list (9) waits for the text and edit queued before it.
-    expect(order).toEqual([1, 6, 7, 2, 3, 4, 5, 8, 9]);
+    // diagnostics and cluster check that follow every parse (4, 10); a pick list (9) waits for the text and edit
+    // queued before it.
+    expect(order).toEqual([1, 6, 7, 2, 3, 4, 5, 10, 8, 9]);
     expect(posted.filter((m) => m.id !== undefined && !m.ok)).toEqual([]);
   });
 

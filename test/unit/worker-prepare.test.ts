@@ -8,7 +8,8 @@ import { generateIptablesDump, randomServices } from '../../tools/generate/iptab
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { buildSymbolIndex, querySymbols, symbolIndexSteps } from '../../src/core/symbols';
 import { plainData } from '../../src/extension/analysis/plain';
-import { preparationSteps, runSnapshotQuery } from '../../src/extension/analysis/queries';
+import { preparationSteps, runSnapshotQuery, snapshotOf } from '../../src/extension/analysis/queries';
+import { prepareSteps } from '../../src/extension/analysis/host';
 import { filterRows, MAX_PICK_ROWS } from '../../src/extension/analysis/pickRows';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 import { traceHighlight } from '../../src/core/graph/trace';
@@ -61,6 +62,17 @@ describe('preparation after a parse', () => {
       expect(expected.rows.length).toBeGreaterThan(0);
     });
   }
+
+  it("an iptables or nft dump's own preparation builds the symbol index of its snapshot alone (Ctrl+T asks it right after a parse)", () => {
+    for (const dir of ['iptables-nft', 'nftables']) {
+      const { files, calls } = counted(dir);
+      const dump = files.filter((f) => f.languageId === 'iptables' || f.languageId === 'nftables').slice(-1);
+      for (const step of prepareSteps(dump, 'document')) while (step() === true);
+      const after = calls();
+      expect(runSnapshotQuery(snapshotOf(dump), 'symbols', ['kube', 10]).length).toBeGreaterThan(0);
+      expect(calls()).toBe(after);
+    }
+  });
 
   it('a graph asked for is a copy: graphs the panel adds to it do not reach the next answer', () => {
     const { files } = counted('iptables-nft');

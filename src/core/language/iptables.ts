@@ -71,7 +71,7 @@ function outlineRange(chain: Chain): Range {
   if (chain.fullRange.start.line !== start || end === start) return chain.range;
   let own = 0;
   for (const rule of chain.rules) {
-    const line = rule.range.start.line;
+    const line = rule.line ?? rule.range.start.line;
     if (line > start && line <= end) own++;
   }
   return own === end - start ? chain.fullRange : chain.range;
@@ -131,7 +131,7 @@ export function foldingRanges(a: IptablesAnalysis): FoldingRange[] {
       if (runStart >= 0 && runEnd > runStart) out.push({ start: runStart, end: runEnd });
     };
     for (const rule of table.rules) {
-      const line = rule.range.start.line;
+      const line = rule.line ?? rule.range.start.line;
       if (rule.chain === runChain && line === runEnd + 1) {
         runEnd = line;
       } else {

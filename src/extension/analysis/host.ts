@@ -7,7 +7,7 @@ import { featuresFor, type AnyFeatures, type DumpAnalysis } from '../../core/lan
 import { analyzeFile, type SnapshotFile } from '../../core/snapshot';
 import { buildSnapshotWithCluster, readClusterInput, type ClusterInput } from '../../core/cluster/snapshot';
 import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
-import { preparationSteps, runDocumentQuery, runSnapshotQuery, snapshotOf, type PreparationStep } from './queries';
+import { preparationSteps, runDocumentQuery, runSnapshotQuery, snapshotOf, symbolIndexPreparation, type PreparationStep } from './queries';
 import { prepareTraceSteps, type SnapshotFile as TraceFile } from '../../core/trace';
 import { cachedFor, perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { withProgress, type ProgressListener } from '../../core/progress';
@@ -35,11 +35,13 @@ interface Held {
  */
 export type Prepare = (files: SnapshotFile[], scope: 'document' | 'snapshot') => PreparationStep[];
 
-const prepareSteps: Prepare = (files, scope) => {
+export const prepareSteps: Prepare = (files, scope) => {
   if (scope === 'snapshot') return preparationSteps(files);
-  // One ipset or ipvsadm dump alone is traced nowhere: an IPVS node is traced through its snapshot.
+  // One ipset or ipvsadm dump alone is traced nowhere: an IPVS node is traced through its snapshot. An iptables or
+  // nft dump is mostly the only one of its folder: Ctrl+T asks the snapshot of it alone, often right after the
+  // parse and before the editor asked about the folder (which starts the snapshot's preparation).
   const a = files[0].analysis;
-  return a.dialect === 'iptables' || a.dialect === 'nftables' ? prepareTraceSteps(files as unknown as TraceFile[]) : [];
+  return a.dialect === 'iptables' || a.dialect === 'nftables' ? [symbolIndexPreparation(files), ...prepareTraceSteps(files as unknown as TraceFile[])] : [];
 };
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
@@ -47,7 +49,7 @@ const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt'
  * Snapshot questions the editor asks on its own (after each parse, or to read the workspace's other snapshot folders
  * ahead of Ctrl+T); the others wait for a user (Ctrl+T, graph, trace).
  */
-const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics', 'warmSymbols']);
+const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics', 'clusterDiagnostics', 'warmSymbols']);
 
 /** A message or idle step that holds the worker this long (ms) is reported (see timed). */
 const SLOW_MS = 300;

@@ -335,6 +335,12 @@ export function snapshotOf(files: SnapshotFile[]): NodeSnapshot {
   };
 }
 
+/** Prepares the symbol index of the snapshot of these files: a step run again until the index is built. */
+export const symbolIndexPreparation =
+  (files: SnapshotFile[], stepMs = SYMBOL_INDEX_STEP_MS): PreparationStep =>
+  () =>
+    symbolIndexStep(snapshotOf(files), stepMs);
+
 /**
  * What the first trace (and its pick list), the graph and Ctrl+T of a snapshot need, as steps the analysis worker runs one at a time
  * when nothing else waits, right after a parse: each answers at once afterwards. The snapshot is built by the first
@@ -348,7 +354,7 @@ export function preparationSteps(files: SnapshotFile[], symbolStepMs = SYMBOL_IN
   // a second at most on a 10,000-Service dump: a question waits for one step, not for the whole preparation.
   return [
     () => void snapshot(),
-    () => symbolIndexStep(snapshot(), symbolStepMs),
+    symbolIndexPreparation(files, symbolStepMs),
     ...(traceable ? [...prepareTraceSteps(traceFiles(files)), () => void frontendItemsOf(snapshot(), 'clusterIP')] : []),
     () => void graphModelOf(snapshot()),
   ];
