@@ -97,18 +97,21 @@ export const SYMBOL_INDEX_STEP_MS = 50;
  */
 export function* symbolIndexSteps(snapshot: NodeSnapshot, budgetMs = SYMBOL_INDEX_STEP_MS): Generator<void, SymbolIndex> {
   const entries: WorkspaceSymbolMatch[] = [];
+  // Keys and their places as the entries come, so that the last part only joins them.
+  const keys: string[] = [];
+  const starts: number[] = [];
+  let at = 0;
   let since = performance.now();
   for (const _ of addEntries(snapshot, entries)) {
+    for (let i = keys.length; i < entries.length; i++) {
+      const key = entries[i].name.toLowerCase();
+      keys.push(key);
+      starts.push(at);
+      at += key.length + SEPARATOR.length;
+    }
     if (performance.now() - since < budgetMs) continue;
     yield;
     since = performance.now();
-  }
-  const keys = entries.map((e) => e.name.toLowerCase());
-  const starts: number[] = [];
-  let at = 0;
-  for (const key of keys) {
-    starts.push(at);
-    at += key.length + SEPARATOR.length;
   }
   return { entries, keys, text: keys.join(SEPARATOR), starts };
 }
