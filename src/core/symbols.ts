@@ -9,6 +9,7 @@ import type { Range } from './model/range';
 import type { NodeSnapshot } from './snapshot';
 import { snapshotFileLocator } from './graph/snapshot';
 import { formatHostPort } from './model/address';
+import { copyRange } from './model/compact/ranges';
 
 export type SymbolKind = 'service' | 'clusterIP' | 'nodePort' | 'frontend' | 'chain' | 'set' | 'map';
 
@@ -44,32 +45,73 @@ function serviceEntries(s: Service, fileOf: (s: Service, tableId?: string) => nu
   // A Service known by address alone (IPVS without names) has one per protocol: the name says which.
   const label = plainLabel(s.anonymous ? `${serviceLabel(s)}/${s.protocol}` : serviceLabel(s));
   const fileIndex = fileOf(s, target.tableId);
-  out.push({ name: label, kind: 'service', container: '', fileIndex, range: target.range });
+  out.push({ name: label, kind: 'service', container: '', fileIndex, range: plainRange(target.range) });
   for (const f of s.frontends) {
     const kind: SymbolKind = f.kind === 'clusterIP' ? 'clusterIP' : f.kind === 'nodePort' ? 'nodePort' : 'frontend';
     const name = f.address && f.kind !== 'nodePort' ? formatHostPort(f.address, f.port) : `:${f.port}`;
     // A frontend without its own line (an ipvsadm virtual service is one line for both) goes to the Service's.
-    out.push({ name: plainLabel(`${name}/${s.protocol}`), kind, container: label, fileIndex: f.range ? fileOf(s) : fileIndex, range: f.range ?? target.range });
+    out.push({ name: plainLabel(`${name}/${s.protocol}`), kind, container: label, fileIndex: f.range ? fileOf(s) : fileIndex, range: plainRange(f.range ?? target.range) });
   }
 }
 
-/** Every symbol of the snapshot, indexed. */
+/** Every symbol of the snapshot, indexed, at once (symbolIndexSteps builds it in parts). */
 export function buildSymbolIndex(snapshot: NodeSnapshot): SymbolIndex {
-  const entries: WorkspaceSymbolMatch[] = [];
+  const steps = symbolIndexSteps(snapshot);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Adds the snapshot's symbols to `out`, yielding after each Service and each chain, set or map. */
+function* addEntries(snapshot: NodeSnapshot, out: WorkspaceSymbolMatch[]): Generator<void> {
   const fileOf = snapshotFileLocator(snapshot);
-  for (const s of snapshot.services) serviceEntries(s, fileOf, entries);
+  for (const s of snapshot.services) {
+    serviceEntries(s, fileOf, out);
+    yield;
+  }
   // The outline's chains, sets and maps, without the labels the outline spends most of its time on.
-  snapshot.files.forEach((f, fileIndex) => {
+  for (const [fileIndex, f] of snapshot.files.entries()) {
     for (const o of f.features.namedObjects?.(f.analysis) ?? []) {
-      entries.push({ name: plainLabel(o.name), kind: o.kind, container: o.container && plainLabel(o.container), fileIndex, range: o.selectionRange });
+      out.push({ name: plainLabel(o.name), kind: o.kind, container: o.container && plainLabel(o.container), fileIndex, range: plainRange(o.selectionRange) });
+      yield;
     }
-  });
-  const keys = entries.map((e) => e.name.toLowerCase());
+  }
+}
+
+/** The range as plain data: itself when it is (the models make a new plain one per read), else a copy. */
+function plainRange(r: Range): Range {
+  const plain = (o: object) => Object.getPrototypeOf(o) === Object.prototype;
+  return plain(r) && plain(r.start) && plain(r.end) ? r : copyRange(r);
+}
+
+/** How long one part of symbolIndexSteps runs at most before it pauses (ms). */
+export const SYMBOL_INDEX_STEP_MS = 50;
+
+/**
+ * Builds the symbol index in parts: it pauses (yields) after the entry that took a part past `budgetMs` (0: after
+ * each entry). The index of a 10,000-Service snapshot takes most of a second, and the analysis
+ * worker runs its preparation one part per idle task so that a question never waits for more than a part
+ * (docs/performance.md#preparation). The entries are plain data, so that an answer crosses to the extension host as it
+ * is.
+ */
+export function* symbolIndexSteps(snapshot: NodeSnapshot, budgetMs = SYMBOL_INDEX_STEP_MS): Generator<void, SymbolIndex> {
+  const entries: WorkspaceSymbolMatch[] = [];
+  // Keys and their places as the entries come, so that the last part only joins them.
+  const keys: string[] = [];
   const starts: number[] = [];
   let at = 0;
-  for (const key of keys) {
-    starts.push(at);
-    at += key.length + SEPARATOR.length;
+  let since = performance.now();
+  for (const _ of addEntries(snapshot, entries)) {
+    for (let i = keys.length; i < entries.length; i++) {
+      const key = entries[i].name.toLowerCase();
+      keys.push(key);
+      starts.push(at);
+      at += key.length + SEPARATOR.length;
+    }
+    if (performance.now() - since < budgetMs) continue;
+    yield;
+    since = performance.now();
   }
   return { entries, keys, text: keys.join(SEPARATOR), starts };
 }

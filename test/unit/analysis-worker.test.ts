@@ -18,9 +18,9 @@ import { serviceTitle } from '../../src/core/graph/model';
 import { SAMPLE_SERVICES } from '../../tools/generate/samples';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { AnalysisClient, RequestError } from '../../src/extension/analysis/client';
-import { AnalysisHost } from '../../src/extension/analysis/host';
+import { AnalysisHost, type Prepare } from '../../src/extension/analysis/host';
 import { workerOptions, WORKER_YOUNG_GENERATION_MB, type AnalyzeResult, type FromWorker, type SnapshotAnswer, type SnapshotFileSpec, type TextChange, type WorkerData } from '../../src/extension/analysis/protocol';
-import { runDocumentQuery, runSnapshotQuery, serviceLenses, type DocumentMethod } from '../../src/extension/analysis/queries';
+import { preparationSteps, runDocumentQuery, runSnapshotQuery, serviceLenses, type DocumentMethod } from '../../src/extension/analysis/queries';
 import { plainData } from '../../src/extension/analysis/plain';
 import { snapshotInWorker } from '../../src/extension/analysis/route';
 import { prepareTrace, traceSnapshot, traceToJson } from '../../src/core/trace';
@@ -81,6 +81,18 @@ function localAsk(text: string, languageId = 'iptables') {
   const features = featuresFor(languageId)!;
   const analysis = features.analyze(text);
   return (method: DocumentMethod, ...args: unknown[]) => Promise.resolve(plainData(runDocumentQuery(features, analysis, method, args as never)));
+}
+
+/** A worker host whose tasks wait in `tasks` (runOne runs the next): the order of answers and steps, step by step. */
+function hostInTasks(prepare: Prepare) {
+  const posted: FromWorker[] = [];
+  const tasks: (() => void)[] = [];
+  const host = new AnalysisHost(
+    (m) => posted.push(m),
+    (fn) => tasks.push(fn),
+    prepare,
+  );
+  return { host, posted, tasks, answers: () => posted.filter((m) => m.id !== undefined).length, runOne: () => tasks.shift()!() };
 }
 
 describe('analysis worker: documents', () => {
@@ -336,6 +348,27 @@ describe('analysis worker: documents', () => {
     expect(log.slice(5)).toEqual(['snapshot trace after 7', 'snapshot graph after 7', 'snapshot symbols after 7']);
   });
 
+  it('builds the symbol index in parts, one per idle task: Ctrl+T asked meanwhile is answered before the next part, in full', () => {
+    const parts: number[] = [];
+    // Parts of 0 ms: the index pauses after each Service and each chain (the worker's are about 50 ms).
+    const { host, posted, tasks, answers, runOne } = hostInTasks((files, scope) => (scope === 'snapshot' ? preparationSteps(files, 0).map((step, i) => () => (i === 1 && parts.push(answers()), step())) : []));
+    const files: SnapshotFileSpec[] = [{ kind: 'text', key: 'parts', version: 1, name: 'parts.iptables', languageId: 'iptables', text: dump }];
+    host.receive({ type: 'snapshot', files, method: 'serviceCount', args: [], id: 1 });
+    while (tasks.length && parts.length < 5) runOne();
+    // The index is half built, one part per task; a question arrives.
+    expect(parts).toEqual([1, 1, 1, 1, 1]);
+    host.receive({ type: 'snapshot', files, method: 'symbols', args: ['kube-dns', 50], id: 2 });
+    while (tasks.length && answers() < 2) runOne();
+    expect(parts).toHaveLength(5);
+    const answer = posted.find((m) => m.id === 2) as { ok: boolean; value: SnapshotAnswer<unknown[]> };
+    const expected = plainData(runSnapshotQuery(buildSnapshot([analyzeFile('parts.iptables', dump)!]), 'symbols', ['kube-dns', 50]));
+    expect(answer.value.value).toEqual(expected);
+    expect(expected.length).toBeGreaterThan(0);
+    // The question finished the index: the next part has nothing left to do, and the other steps follow.
+    while (tasks.length) runOne();
+    expect(parts).toEqual([1, 1, 1, 1, 1, 2]);
+  });
+
   it('answers the graph, Ctrl+T and a trace after the preparation as it does without one', () => {
     const run = (prepare: boolean): unknown[] => {
       const posted: FromWorker[] = [];
@@ -431,6 +464,7 @@ describe('analysis worker: documents', () => {
     host.receive({ type: 'query', key: 'k', version: 1, method: 'foldingRanges', args: [], id: 3 });
     host.receive({ type: 'snapshot', files, method: 'diagnostics', args: [0], id: 4 });
     host.receive({ type: 'query', key: 'k', version: 1, method: 'serviceLenses', args: [100], id: 5 });
+    host.receive({ type: 'snapshot', files, method: 'clusterDiagnostics', args: [], id: 10 });
     host.receive({ type: 'snapshot', files, method: 'symbols', args: ['KUBE-SVC', 10], id: 6 });
     host.receive({ type: 'snapshot', files, method: 'graph', args: [], id: 7 });
     while (tasks.length) tasks.shift()!();
@@ -441,8 +475,9 @@ describe('analysis worker: documents', () => {
     while (tasks.length) tasks.shift()!();
     const order = posted.flatMap((m) => (m.id === undefined ? [] : [m.id]));
     // The parse (1) first; Ctrl+T (6) and the graph (7) before the outline, folding, lenses (2, 3, 5) and the
-    // diagnostics that follow every parse (4); a pick list (9) waits for the text and edit queued before it.
-    expect(order).toEqual([1, 6, 7, 2, 3, 4, 5, 8, 9]);
+    // diagnostics and cluster check that follow every parse (4, 10); a pick list (9) waits for the text and edit
+    // queued before it.
+    expect(order).toEqual([1, 6, 7, 2, 3, 4, 5, 10, 8, 9]);
     expect(posted.filter((m) => m.id !== undefined && !m.ok)).toEqual([]);
   });
 

@@ -6,8 +6,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { analyzeFile, buildSnapshot, type SnapshotFile } from '../../src/core/snapshot';
-import { buildSymbolIndex, querySymbols } from '../../src/core/symbols';
-import { preparationSteps, runSnapshotQuery } from '../../src/extension/analysis/queries';
+import { buildSymbolIndex, querySymbols, symbolIndexSteps } from '../../src/core/symbols';
+import { plainData } from '../../src/extension/analysis/plain';
+import { preparationSteps, runSnapshotQuery, snapshotOf } from '../../src/extension/analysis/queries';
+import { prepareSteps } from '../../src/extension/analysis/host';
 import { filterRows, MAX_PICK_ROWS } from '../../src/extension/analysis/pickRows';
 import { traceSnapshot, type SnapshotFile as TraceFile } from '../../src/core/trace';
 import { traceHighlight } from '../../src/core/graph/trace';
@@ -60,6 +62,17 @@ describe('preparation after a parse', () => {
       expect(expected.rows.length).toBeGreaterThan(0);
     });
   }
+
+  it("an iptables or nft dump's own preparation builds the symbol index of its snapshot alone (Ctrl+T asks it right after a parse)", () => {
+    for (const dir of ['iptables-nft', 'nftables']) {
+      const { files, calls } = counted(dir);
+      const dump = files.filter((f) => f.languageId === 'iptables' || f.languageId === 'nftables').slice(-1);
+      for (const step of prepareSteps(dump, 'document')) while (step() === true);
+      const after = calls();
+      expect(runSnapshotQuery(snapshotOf(dump), 'symbols', ['kube', 10]).length).toBeGreaterThan(0);
+      expect(calls()).toBe(after);
+    }
+  });
 
   it('a graph asked for is a copy: graphs the panel adds to it do not reach the next answer', () => {
     const { files } = counted('iptables-nft');
@@ -133,6 +146,20 @@ describe('symbol search over the joined names', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('is built in parts (one per entry with no time to spare) into the same index, of plain data', () => {
+    const snapshot = buildSnapshot([analyzeFile('n.iptables', text)!]);
+    const steps = symbolIndexSteps(snapshot, 0);
+    let parts = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) parts++;
+    // One pause after each Service and each chain: the worker answers questions between any two.
+    expect(parts).toBe(snapshot.services.length + snapshot.files[0].features.namedObjects!(snapshot.files[0].analysis).length);
+    expect(step.value).toEqual(index);
+    // Entries cross to the extension host as they are: nothing left for plainData to convert.
+    expect(plainData(step.value.entries)).toBe(step.value.entries);
+    for (const e of step.value.entries) expect([e, e.range, e.range.start, e.range.end].every((o) => Object.getPrototypeOf(o) === Object.prototype)).toBe(true);
   });
 
   it('a query across two names, or with a line break, finds nothing', () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { generateIptablesDump, randomServices } from '../../tools/generate/iptables';
 import { analyzeFile, buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../src/core/snapshot';
 import { buildSymbolIndex, querySymbols, type SymbolIndex, type WorkspaceSymbolMatch } from '../../src/core/symbols';
-import { runDocumentQuery, runSnapshotQuery } from '../../src/extension/analysis/queries';
+import { runDocumentQuery, runSnapshotQuery, snapshotOf } from '../../src/extension/analysis/queries';
 import { AnalysisHost } from '../../src/extension/analysis/host';
 import { plainData } from '../../src/extension/analysis/plain';
 import type { FromWorker, SnapshotAnswer, SnapshotFileSpec } from '../../src/extension/analysis/protocol';
@@ -123,6 +123,44 @@ describe('a 10,000-Service dump', () => {
     // A new snapshot of the same analyses (the worker builds one per request) reuses the index.
     const again = buildSnapshot(s.files);
     expect(runSnapshotQuery(again, 'symbols', ['KUBE-SERVICES', 10])[0]).toBe(first[0]);
+  });
+});
+
+describe('a second Ctrl+T question of the same analyses', () => {
+  /** The files of a sample snapshot, their features counting the Service lists asked of them. */
+  function counted(dir: string): { files: SnapshotFile[]; calls: () => number } {
+    let calls = 0;
+    const files = sample(dir).files.map((f) => {
+      const { services } = f.features;
+      return { ...f, features: { ...f.features, services: ((a: never) => (calls++, services(a))) as never } };
+    });
+    return { files, calls: () => calls };
+  }
+
+  it('builds no snapshot again: the one of these analyses is reused, a copy with the files asked with', () => {
+    const { files, calls } = counted('iptables-nft');
+    const first = snapshotOf(files);
+    const before = calls();
+    expect(before).toBeGreaterThan(0);
+    const again = files.map((f) => ({ ...f }));
+    const second = snapshotOf(again);
+    expect(calls()).toBe(before);
+    expect(second.files).toBe(again);
+    expect(second).not.toBe(first);
+    expect(second.services).toBe(first.services);
+    // A cluster check added to one answer's snapshot does not reach the next.
+    Object.assign(second, { cluster: {} });
+    expect(snapshotOf(files).cluster).toBeUndefined();
+  });
+
+  it('answers a query asked before with the answer kept, and a new query by filtering the same index', () => {
+    const { files } = counted('nftables');
+    const found = runSnapshotQuery(snapshotOf(files), 'symbols', ['kube', 20]);
+    expect(found.length).toBeGreaterThan(0);
+    expect(runSnapshotQuery(snapshotOf(files), 'symbols', ['kube', 20])).toBe(found);
+    const narrower = runSnapshotQuery(snapshotOf(files), 'symbols', ['kube-dns', 20]);
+    expect(narrower[0]).toBe(found.find((m) => m === narrower[0]));
+    expect(runSnapshotQuery(snapshotOf(files), 'symbols', ['kube', 5])).toEqual(found.slice(0, 5));
   });
 });
 

@@ -37,10 +37,10 @@ const KEPT_PER_STATE = 4;
 /**
  * The node snapshot of `files`, with the check against `clusters` as `snapshot.cluster` (none without a dump or a
  * cluster file). `folder` is the snapshot folder's name, which may be the node's; `node` the node the user said the
- * dumps come from (else it is inferred).
+ * dumps come from (else it is inferred); `build` makes the snapshot of the dumps (a new object: it gets the check).
  */
-export function buildSnapshotWithCluster(files: SnapshotFile[], clusters: readonly ClusterInput[], folder?: string, node?: string): NodeSnapshot {
-  const snapshot = buildSnapshot(files);
+export function buildSnapshotWithCluster(files: SnapshotFile[], clusters: readonly ClusterInput[], folder?: string, node?: string, build = buildSnapshot): NodeSnapshot {
+  const snapshot = build(files);
   if (files.length === 0 || clusters.length === 0) return snapshot;
   const key = [...files.map((f) => f.analysis), ...clusters.map((c) => c.state)];
   const list = kept.get(clusters[0].state) ?? [];

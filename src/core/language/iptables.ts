@@ -16,7 +16,7 @@ import { ChainIndex, EndpointIndex, type IptablesAnalysis } from '../analysis';
 export { ChainIndex, EndpointIndex, type IptablesAnalysis } from '../analysis';
 import { kubeProxyModeOfIptables } from '../detect';
 import { describeService } from '../explain/service';
-import { problemCounts, serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
+import { cappedItems, problemCounts, serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 
 export type { FoldingRange, Hover, OutlineItem, StatusSummary } from './types';
@@ -71,30 +71,38 @@ function outlineRange(chain: Chain): Range {
   if (chain.fullRange.start.line !== start || end === start) return chain.range;
   let own = 0;
   for (const rule of chain.rules) {
-    const line = rule.range.start.line;
+    const line = rule.line ?? rule.range.start.line;
     if (line > start && line <= end) own++;
   }
   return own === end - start ? chain.fullRange : chain.range;
 }
 
-export function outline(a: IptablesAnalysis): OutlineItem[] {
+function chainItem(a: IptablesAnalysis, table: Table, chain: Chain): OutlineItem {
+  const service = a.serviceByChain.get(table.id, chain.name);
+  const label = serviceFirst(chain.name, service);
+  const parts = [chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length), ...label.detail];
+  if (chain.policy) parts.unshift(chain.policy);
+  return {
+    name: label.name,
+    objectName: chain.name,
+    detail: parts.join(' · '),
+    kind: 'chain',
+    range: outlineRange(chain),
+    selectionRange: chain.nameRange,
+    children: [],
+  };
+}
+
+/**
+ * The tables and their chains, at most `limit` chains in all (then one "… N more" per table): a 10,000-Service
+ * dump has 110,000 chains, and labelling them all held the analysis worker for a second for the 5,000 shown.
+ */
+export function outline(a: IptablesAnalysis, limit = Number.POSITIVE_INFINITY): OutlineItem[] {
   const multipleSaves = new Set(a.ruleset.tables.map((tb) => tb.saveIndex)).size > 1;
+  let left = limit;
   return a.ruleset.tables.map((table) => {
-    const children: OutlineItem[] = table.chains.map((chain) => {
-      const service = a.serviceByChain.get(table.id, chain.name);
-      const label = serviceFirst(chain.name, service);
-      const parts = [chain.rules.length === 1 ? t('1 rule') : t('{0} rules', chain.rules.length), ...label.detail];
-      if (chain.policy) parts.unshift(chain.policy);
-      return {
-        name: label.name,
-        objectName: chain.name,
-        detail: parts.join(' · '),
-        kind: 'chain' as const,
-        range: outlineRange(chain),
-        selectionRange: chain.nameRange,
-        children: [],
-      };
-    });
+    const children = cappedItems(table.chains.length, left, (k) => chainItem(a, table, table.chains[k]), limit);
+    left = Math.max(0, left - table.chains.length);
     return {
       name: table.name,
       detail: multipleSaves ? `${table.family}` : t('{0} chains', table.chains.length),
@@ -123,7 +131,7 @@ export function foldingRanges(a: IptablesAnalysis): FoldingRange[] {
       if (runStart >= 0 && runEnd > runStart) out.push({ start: runStart, end: runEnd });
     };
     for (const rule of table.rules) {
-      const line = rule.range.start.line;
+      const line = rule.line ?? rule.range.start.line;
       if (rule.chain === runChain && line === runEnd + 1) {
         runEnd = line;
       } else {

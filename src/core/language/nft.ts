@@ -15,7 +15,7 @@ import { explainNftKubeIdiom, explainNftKubeObjectName, explainNftKubeProxyMode,
 import { describeService } from '../explain/service';
 import { bold, code, hoverOf, join, md, MarkdownBuilder, mdT, text, type Md } from '../explain/markdown';
 import { t } from '../l10n';
-import { problemCounts, serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
+import { cappedItems, problemCounts, serviceFirst, type FoldingRange, type Hover, type LanguageFeatures, type NamedObject, type OutlineItem, type StatusSummary } from './types';
 import { symbolsToSemantic } from './semantic';
 import type { NftAnalysis, ServiceByObject } from '../analysis';
 export type { NftAnalysis } from '../analysis';
@@ -107,9 +107,19 @@ function chainItem(a: NftAnalysis, table: NftTable, chain: NftChain): OutlineIte
   };
 }
 
-export function outline(a: NftAnalysis): OutlineItem[] {
+/**
+ * The tables and their sets, maps and chains, at most `limit` of those in all (then one "… N more" per table): the
+ * items beyond the outline's cap are not made (a 10,000-Service dump has 30,000 sets, maps and chains).
+ */
+export function outline(a: NftAnalysis, limit = Number.POSITIVE_INFINITY): OutlineItem[] {
+  let left = limit;
   return a.ruleset.tables.map((table) => {
-    const children: OutlineItem[] = [...table.sets.map((s) => setItem(s, 'set')), ...table.maps.map((m) => setItem(m, 'map')), ...table.chains.map((chain) => chainItem(a, table, chain))];
+    const { sets, maps, chains } = table;
+    const count = sets.length + maps.length + chains.length;
+    const item = (k: number): OutlineItem =>
+      k < sets.length ? setItem(sets[k], 'set') : k < sets.length + maps.length ? setItem(maps[k - sets.length], 'map') : chainItem(a, table, chains[k - sets.length - maps.length]);
+    const children = cappedItems(count, left, item, limit);
+    left = Math.max(0, left - count);
     return {
       name: `${table.family} ${table.name}`,
       detail: table.managedBy ? t('managed by iptables-nft') : isKubeProxyNftTable(table) ? t('kube-proxy') : '',

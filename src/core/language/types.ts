@@ -15,6 +15,8 @@ export interface OutlineItem {
   range: Range;
   selectionRange: Range;
   children: OutlineItem[];
+  /** A capped list's last item ("… N more"): how many items it stands for. */
+  more?: number;
 }
 
 /** A chain, set or map as Ctrl+T lists it: its own name, the table it is in (none: ''), where its name is. */
@@ -46,14 +48,18 @@ export function moreItem(first: OutlineItem, more: number, limit: number): Outli
     range: first.range,
     selectionRange: first.selectionRange,
     children: [],
+    more,
   };
 }
 
-/** The first `limit` of `count` items made by `make`, and one moreItem for the rest. */
-export function cappedItems(count: number, limit: number, make: (k: number) => OutlineItem): OutlineItem[] {
+/**
+ * The first `limit` of `count` items made by `make`, and one moreItem for the rest; `total`: the cap its message
+ * names (the outline's, when `limit` is what is left of it).
+ */
+export function cappedItems(count: number, limit: number, make: (k: number) => OutlineItem, total = limit): OutlineItem[] {
   const out: OutlineItem[] = [];
   for (let k = 0; k < Math.min(count, limit); k++) out.push(make(k));
-  if (count > limit) out.push(moreItem(make(limit), count - limit, limit));
+  if (count > limit) out.push(moreItem(make(limit), count - limit, total));
   return out;
 }
 

@@ -61,6 +61,8 @@ export interface Rule {
   counters: Counters | undefined;
   raw: string;
   range: Range;
+  /** `range.start.line`, when the model keeps it: the range is made from the line's text at each read. */
+  line?: number;
   chainRange: Range;
   /**
    * The first `-d`'s value unless negated, null when there is none (or it is negated), as the parser saw it while

@@ -7,7 +7,7 @@ import { featuresFor, type AnyFeatures, type DumpAnalysis } from '../../core/lan
 import { analyzeFile, type SnapshotFile } from '../../core/snapshot';
 import { buildSnapshotWithCluster, readClusterInput, type ClusterInput } from '../../core/cluster/snapshot';
 import type { AnalyzeResult, FailureKind, FromWorker, Request, SnapshotAnswer, SnapshotFileSpec, ToWorker } from './protocol';
-import { preparationSteps, runDocumentQuery, runSnapshotQuery } from './queries';
+import { preparationSteps, runDocumentQuery, runSnapshotQuery, snapshotOf, symbolIndexPreparation, type PreparationStep } from './queries';
 import { prepareTraceSteps, type SnapshotFile as TraceFile } from '../../core/trace';
 import { cachedFor, perAnalyses, type PerAnalyses } from '../../core/model/perAnalyses';
 import { withProgress, type ProgressListener } from '../../core/progress';
@@ -33,13 +33,15 @@ interface Held {
  * model and its symbol index. A 10,000-Service dump needs a second or more for these, which the first trace, graph
  * or Ctrl+T would otherwise wait for.
  */
-export type Prepare = (files: SnapshotFile[], scope: 'document' | 'snapshot') => (() => void)[];
+export type Prepare = (files: SnapshotFile[], scope: 'document' | 'snapshot') => PreparationStep[];
 
-const prepareSteps: Prepare = (files, scope) => {
+export const prepareSteps: Prepare = (files, scope) => {
   if (scope === 'snapshot') return preparationSteps(files);
-  // One ipset or ipvsadm dump alone is traced nowhere: an IPVS node is traced through its snapshot.
+  // One ipset or ipvsadm dump alone is traced nowhere: an IPVS node is traced through its snapshot. An iptables or
+  // nft dump is mostly the only one of its folder: Ctrl+T asks the snapshot of it alone, often right after the
+  // parse and before the editor asked about the folder (which starts the snapshot's preparation).
   const a = files[0].analysis;
-  return a.dialect === 'iptables' || a.dialect === 'nftables' ? prepareTraceSteps(files as unknown as TraceFile[]) : [];
+  return a.dialect === 'iptables' || a.dialect === 'nftables' ? [symbolIndexPreparation(files), ...prepareTraceSteps(files as unknown as TraceFile[])] : [];
 };
 
 const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt']);
@@ -47,7 +49,7 @@ const POINT_QUERIES = new Set<string>(['hoverAt', 'definitionAt', 'referencesAt'
  * Snapshot questions the editor asks on its own (after each parse, or to read the workspace's other snapshot folders
  * ahead of Ctrl+T); the others wait for a user (Ctrl+T, graph, trace).
  */
-const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics', 'warmSymbols']);
+const BACKGROUND_SNAPSHOT_QUERIES = new Set<string>(['diagnostics', 'clusterDiagnostics', 'warmSymbols']);
 
 /** A message or idle step that holds the worker this long (ms) is reported (see timed). */
 const SLOW_MS = 300;
@@ -113,16 +115,21 @@ export class AnalysisHost {
     this.inTurn(this.prepare(files, 'snapshot'), current);
   }
 
-  /** Runs the steps in turn, each once no message waits, while `wanted` holds. */
-  private inTurn(steps: (() => void)[], wanted: () => boolean, step = 1): void {
+  /**
+   * Runs the steps in turn, each once no message waits, while `wanted` holds; a step that says it has more to do
+   * runs again in a later task (after the messages that came meanwhile).
+   */
+  private inTurn(steps: PreparationStep[], wanted: () => boolean, step = 1): void {
     if (steps.length === 0) return;
     this.whenIdle(wanted, () => {
+      let again = false;
       try {
-        this.timed(`idle preparation step ${step}`, undefined, steps[0]);
+        this.timed(`idle preparation step ${step}`, undefined, () => (again = steps[0]() === true));
       } catch {
         // Only a head start: a question asked later reports its own problems.
       }
-      this.inTurn(steps.slice(1), wanted, step + 1);
+      if (again) this.inTurn(steps, wanted, step);
+      else this.inTurn(steps.slice(1), wanted, step + 1);
     });
   }
 
@@ -337,7 +344,7 @@ export class AnalysisHost {
             clusters.push(cluster);
           }
         });
-        const snapshot = buildSnapshotWithCluster(files, clusters, request.folder, request.node);
+        const snapshot = buildSnapshotWithCluster(files, clusters, request.folder, request.node, snapshotOf);
         const answer: SnapshotAnswer = { included, clusterIncluded, value: runSnapshotQuery(snapshot, request.method, request.args as never) };
         if (files.length > 0) this.prepareSnapshotWhenIdle(files, () => current.every((c) => c()));
         return answer;

@@ -20,7 +20,7 @@ import { t } from '../../core/l10n';
 import { filterRows } from './pickRows';
 import { plainLabel } from '../../core/explain/label';
 import { buildSnapshot, type NodeSnapshot, type SnapshotFile } from '../../core/snapshot';
-import { buildSymbolIndex, querySymbols, type SymbolIndex } from '../../core/symbols';
+import { querySymbols, SYMBOL_INDEX_STEP_MS, symbolIndexSteps, type SymbolIndex, type WorkspaceSymbolMatch } from '../../core/symbols';
 import { snapshotFileLocator } from '../../core/graph/snapshot';
 import { hostPort, prepareTraceSteps, traceSnapshot, tracedService, type Protocol, type SnapshotFile as TraceFile, type TraceRequest, type TraceResult } from '../../core/trace';
 
@@ -79,14 +79,51 @@ export function serviceItems(services: readonly Service[], fileOf?: (s: Service,
   });
 }
 
-const symbolIndexes: PerAnalyses<SymbolIndex> = new WeakMap();
+/** A snapshot's symbol index being built (symbolIndexSteps), then built, with its latest answers. */
+interface SymbolIndexBuild {
+  steps: Generator<void, SymbolIndex>;
+  index?: SymbolIndex;
+  /** The latest answers by query and limit: plain data, each asked again costs nothing. */
+  answers: Map<string, WorkspaceSymbolMatch[]>;
+}
+
+const symbolIndexes: PerAnalyses<SymbolIndexBuild> = new WeakMap();
+/** Answers kept per index (Ctrl+T asks again with each keystroke, and again with the same query). */
+const KEPT_ANSWERS = 16;
 
 /**
  * The symbol index of the snapshot with these analyses, kept while they live: the worker builds a new snapshot
  * per request, and Ctrl+T asks at each keystroke.
  */
-function symbolIndexOf(s: NodeSnapshot): SymbolIndex {
-  return perAnalyses(symbolIndexes, analysesOf(s), () => buildSymbolIndex(s), 4);
+const symbolBuildOf = (s: NodeSnapshot, stepMs?: number): SymbolIndexBuild => perAnalyses(symbolIndexes, analysesOf(s), () => ({ steps: symbolIndexSteps(s, stepMs), answers: new Map() }), 4);
+
+/** One part of the index's preparation (see preparationSteps), of about `stepMs`: true while parts are left. */
+function symbolIndexStep(s: NodeSnapshot, stepMs?: number): boolean {
+  const build = symbolBuildOf(s, stepMs);
+  if (build.index) return false;
+  const step = build.steps.next();
+  if (step.done) build.index = step.value;
+  return !step.done;
+}
+
+/** The index, its parts not yet prepared built now (a question does not wait for idle tasks). */
+function symbolIndexOf(s: NodeSnapshot): SymbolIndexBuild & { index: SymbolIndex } {
+  while (symbolIndexStep(s));
+  return symbolBuildOf(s) as SymbolIndexBuild & { index: SymbolIndex };
+}
+
+/** The symbols matching `query`, from the index's kept answers when it was asked before. */
+function symbolsOf(s: NodeSnapshot, query: string, limit?: number): WorkspaceSymbolMatch[] {
+  const { index, answers } = symbolIndexOf(s);
+  const key = `${limit ?? ''}\u0000${query}`;
+  let found = answers.get(key);
+  if (found === undefined) {
+    found = querySymbols(index, query, limit);
+    if (answers.size >= KEPT_ANSWERS) answers.delete(answers.keys().next().value!);
+  }
+  answers.delete(key);
+  answers.set(key, found);
+  return found;
 }
 
 const analysesOf = (s: NodeSnapshot): object[] => s.files.map((f) => f.analysis);
@@ -159,17 +196,20 @@ export function encodeFoldingRanges(ranges: readonly { start: number; end: numbe
 /**
  * The outline with at most `limit` items below the tables: a 49 MB dump has 99,000 chains, and turning that many
  * into editor symbols (and VS Code sending them on) would hold up the extension host for a second or more. The
- * rest is summed up in one last item per table.
+ * rest is summed up in one last item per table. A list the dialect capped already (its last item says how many
+ * more) counts without that item.
  */
 export function limitOutline(items: OutlineItem[], limit: number): OutlineItem[] {
   let left = limit;
   return items.map((item) => {
-    if (item.children.length <= left) {
-      left -= item.children.length;
+    const last = item.children.at(-1);
+    const kept = item.children.length - (last?.more === undefined ? 0 : 1);
+    if (kept <= left) {
+      left -= kept;
       return item;
     }
     const shown = item.children.slice(0, Math.max(0, left));
-    const more = item.children.length - shown.length;
+    const more = kept - shown.length + (last?.more ?? 0);
     left = 0;
     return { ...item, children: [...shown, moreItem(item.children[shown.length], more, limit)] };
   });
@@ -273,21 +313,48 @@ function frontendItemsOf(s: NodeSnapshot, kind: 'clusterIP' | 'nodePort'): Front
   return (rows[kind] ??= frontendItems(s.services, kind));
 }
 
+/** One step of the preparation after a parse; answering true: it has more to do, run it again (in another task). */
+export type PreparationStep = () => unknown;
+
+const snapshots: PerAnalyses<NodeSnapshot> = new WeakMap();
+
+/**
+ * The snapshot of these files, built once while their analyses live (its Service list and leftovers read every
+ * chain of a large dump: the worker answered each Ctrl+T keystroke with a new one). A copy, with these files: an
+ * answer may add to it (the cluster check) or read the files' text.
+ */
+export function snapshotOf(files: SnapshotFile[]): NodeSnapshot {
+  return {
+    ...perAnalyses(
+      snapshots,
+      files.map((f) => f.analysis),
+      () => buildSnapshot(files),
+      4,
+    ),
+    files,
+  };
+}
+
+/** Prepares the symbol index of the snapshot of these files: a step run again until the index is built. */
+export const symbolIndexPreparation =
+  (files: SnapshotFile[], stepMs = SYMBOL_INDEX_STEP_MS): PreparationStep =>
+  () =>
+    symbolIndexStep(snapshotOf(files), stepMs);
+
 /**
  * What the first trace (and its pick list), the graph and Ctrl+T of a snapshot need, as steps the analysis worker runs one at a time
  * when nothing else waits, right after a parse: each answers at once afterwards. The snapshot is built by the first
  * step that needs it (not while its files are still being asked about); one without an iptables or nft dump is
  * traced nowhere.
  */
-export function preparationSteps(files: SnapshotFile[]): (() => void)[] {
-  let built: NodeSnapshot | undefined;
-  const snapshot = () => (built ??= buildSnapshot(files));
+export function preparationSteps(files: SnapshotFile[], symbolStepMs = SYMBOL_INDEX_STEP_MS): PreparationStep[] {
+  const snapshot = () => snapshotOf(files);
   const traceable = files.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables');
   // The symbol index first: the cheapest, and Ctrl+T has the shortest target (a second). Each step is a part of
   // a second at most on a 10,000-Service dump: a question waits for one step, not for the whole preparation.
   return [
     () => void snapshot(),
-    () => void symbolIndexOf(snapshot()),
+    symbolIndexPreparation(files, symbolStepMs),
     ...(traceable ? [...prepareTraceSteps(traceFiles(files)), () => void frontendItemsOf(snapshot(), 'clusterIP')] : []),
     () => void graphModelOf(snapshot()),
   ];
@@ -303,7 +370,7 @@ export const snapshotQueries = {
   serviceItems: (s: NodeSnapshot) => serviceItems(s.services, snapshotFileLocator(s)),
   /** The rows of List Services that hold what the user typed so far. */
   serviceRows: (s: NodeSnapshot, filter: string, limit: number) => filterRows(serviceItemsOf(s), filter, limit),
-  symbols: (s: NodeSnapshot, query: string, limit?: number) => querySymbols(symbolIndexOf(s), query, limit),
+  symbols: (s: NodeSnapshot, query: string, limit?: number) => symbolsOf(s, query, limit),
   /** Reads a snapshot folder no dump of which is open and builds its symbol index, ahead of Ctrl+T. */
   warmSymbols: (s: NodeSnapshot) => void symbolIndexOf(s),
   serviceCount: (s: NodeSnapshot) => s.services.length,
