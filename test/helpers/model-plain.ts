@@ -12,15 +12,30 @@ export function plainModel(value: unknown): unknown {
   if (value instanceof Map) return [...value.entries()].map(([k, v]) => [k, entry(v)]);
   if (value instanceof Symbols) return { definitions: plainModel(value.definitions), references: plainModel(value.references) };
   const keys = new Set(Object.keys(value));
-  for (let p = Object.getPrototypeOf(value); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
-    for (const [k, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) if (d.get) keys.add(k);
-  }
+  for (const k of getterNames(Object.getPrototypeOf(value))) keys.add(k);
   const out: Record<string, unknown> = {};
   for (const k of [...keys].sort()) {
     const v = (value as Record<string, unknown>)[k];
     if (v !== undefined) out[k] = plainModel(v);
   }
   return out;
+}
+
+/** The getters of a prototype chain, looked up once per class: the walk above meets some 10⁵ nodes a dump. */
+const getters = new WeakMap<object, string[]>();
+function getterNames(proto: object | null): string[] {
+  if (!proto || proto === Object.prototype) return [];
+  let names = getters.get(proto);
+  if (!names) {
+    names = [
+      ...Object.entries(Object.getOwnPropertyDescriptors(proto))
+        .filter(([, d]) => d.get)
+        .map(([k]) => k),
+      ...getterNames(Object.getPrototypeOf(proto)),
+    ];
+    getters.set(proto, names);
+  }
+  return names;
 }
 
 /** A set or service (compared in full in its list) by name and line; a per-line index value with those as references. */
