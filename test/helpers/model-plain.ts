@@ -1,6 +1,7 @@
 // A parsed model as plain data, to compare two parses of one text deeply (accelerators on and off): getters of the
 // compact nodes read, Maps and Symbols as entries, undefined values dropped.
 import { Symbols } from '../../src/core/model/symbols';
+import type { NftRuleset } from '../../src/core/model/nft';
 
 /**
  * A model object as plain data: its own enumerable properties and the getters of its classes, read
@@ -49,4 +50,15 @@ function entry(v: unknown): unknown {
     if (x !== undefined) out[k] = isContainer(x) ? { ref: x.name, line: x.line } : plainModel(x);
   }
   return Object.keys(out).length > 0 ? out : plainModel(v);
+}
+
+/**
+ * The nft model as plain data, without the line a LazyRule keeps to read itself again (not part of NftRule), with
+ * every reference (the text reader keeps its references as columns, which `references` does not list).
+ */
+export function plainNft(model: NftRuleset): unknown {
+  const plain = plainModel(model) as { tables: { chains: { rules: { line?: number }[] }[] }[]; allReferences?: unknown };
+  for (const table of plain.tables) for (const chain of table.chains) for (const rule of chain.rules) delete rule.line;
+  plain.allReferences = plainModel(model.symbols.allReferences());
+  return plain;
 }
