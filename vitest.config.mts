@@ -1,5 +1,6 @@
 // The unit tier (`npm test`): deterministic and quick (under 2 minutes on two cores). Properties run capped
 // (test/helpers/unit-tier.ts); cost and memory checks (perfIt) run in the perf tier, test/perf/vitest.config.mts.
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { shellText } from './test/helpers/text-loader.mjs';
 
@@ -20,6 +21,9 @@ const ISOLATED = [
 export default defineConfig({
   plugins: [shellText()],
   test: {
+    // Vitest's default is one worker fewer than the cores: on two cores, one worker ran every file in turn while
+    // the other core idled. Its main process only collects results, so every core runs a worker.
+    maxWorkers: availableParallelism(),
     testTimeout: 60_000,
     // A worker bundle built with esbuild in beforeAll took over 10 s at load average 25.
     hookTimeout: 60_000,
@@ -33,7 +37,9 @@ export default defineConfig({
         // files (60 s → 25 s). Every file that changes shared state (the translator) puts it back after itself.
         test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/corpus/**/*.test.ts'], exclude: ISOLATED, isolate: false },
       },
-      { extends: true, test: { name: 'unit-isolated', include: ISOLATED } },
+      // Named to sort before 'unit' (projects run in name order): the longest files start first and the short
+      // shared-worker files fill in after them, instead of a long isolated file running alone at the end.
+      { extends: true, test: { name: 'isolated', include: ISOLATED } },
     ],
   },
 });

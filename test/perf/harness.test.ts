@@ -1,5 +1,6 @@
 // The perf tier's own checks must be able to fail: the injection detector and the pipeline's invariants.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { IptablesReader } from '../../src/core/parse/iptables/reference';
 import { liveInjection, newStats, runInput } from './harness';
 
 describe('perf harness', () => {
@@ -20,5 +21,16 @@ describe('perf harness', () => {
     runInput('iptables', '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n', 1, stats);
     expect(stats.inputs).toBe(1);
     expect(() => runInput('iptables', 'x', 1, stats, [null as never])).toThrow(/iptables input \(salt 1\) "x"/);
+  });
+
+  it('a reader that threw fails the input, though the pipeline turned it into a diagnostic', () => {
+    const spy = vi.spyOn(IptablesReader.prototype, 'read').mockImplementationOnce(() => {
+      throw new Error('planted');
+    });
+    try {
+      expect(() => runInput('iptables', '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n', 1, newStats())).toThrow(/parser-bug: .*planted/);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

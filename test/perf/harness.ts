@@ -102,10 +102,13 @@ function pipeline(kind: InputKind, text: string, salt: number, companions: Snaps
   if (injected.length > 0) throw new Error(`hover injection: ${injected[0]}`);
 }
 
+const BUG_CODES = new Set(['internal-error', 'parser-bug']);
+
 function checkDiagnostic(d: Diagnostic, docLines: string[], bad: string[]): void {
   if (!inside(d.range, docLines)) bad.push(`diagnostic ${d.code} outside the text: ${JSON.stringify(d.range)} (${docLines.length} lines)`);
   if (!d.message) bad.push(`diagnostic ${d.code} without a message`);
-  if (d.code === 'internal-error') bad.push(`internal error: ${d.message}`);
+  // A reader that threw (parse/pipeline.ts guardedParse: 'parser-bug') or an internal error is a bug, whatever the input.
+  if (BUG_CODES.has(d.code)) bad.push(`${d.code}: ${d.message}`);
 }
 
 function inside(r: Range, docLines: string[]): boolean {

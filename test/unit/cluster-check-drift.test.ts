@@ -9,7 +9,7 @@ import { checkSnapshot } from '../../src/core/cluster/check';
 import { mergeClusterStates, readClusterFile } from '../../src/core/cluster/read';
 import type { Finding } from '../../src/core/cluster/types';
 import type { Family } from '../../tools/generate/address';
-import { randomCluster, THIS_NODE, type ProxyMode } from '../../tools/generate/cluster';
+import { randomCluster, THIS_NODE, type GenCluster, type ProxyMode } from '../../tools/generate/cluster';
 import { clusterStateFiles } from '../../tools/generate/cluster-objects';
 import { DRIFT_KINDS, scenario, sortFindings, type ExpectedFinding, type Scenario } from '../../tools/generate/drift';
 import { scenarioDump } from '../helpers/cluster-snapshot';
@@ -66,16 +66,43 @@ describe("the generator's drifts are found exactly", () => {
   }
 });
 
+/** Every kind of Service and pod the generator makes, and whether the cluster has one of each. */
+function kinds(cluster: GenCluster): string[] {
+  const seen = new Set<string>();
+  for (const x of cluster.services) {
+    const pods = x.pods.map((p) => `pod ready=${p.ready} serving=${p.serving} terminating=${p.terminating} hints=${Object.keys(p.hints ?? {})}`);
+    for (const k of [`type ${x.type}`, `eTP ${x.externalTrafficPolicy}`, `iTP ${x.internalTrafficPolicy}`, `affinity ${!!x.sessionAffinityTimeout}`, ...pods]) seen.add(k);
+    for (const p of x.ports) seen.add(`protocol ${p.protocol}`);
+    const flags = { sourceRanges: x.loadBalancerSourceRanges.length > 0, externalIPs: x.externalIPs.length > 0, loadBalancerIPs: x.loadBalancerIPs.length > 0 };
+    const more = { ...flags, healthCheck: !!x.healthCheckNodePort, headless: x.clusterIPs[0] === 'None', ports: x.ports.length > 1, noPods: x.pods.length === 0 };
+    for (const [k, v] of Object.entries({ ...more, distribution: x.trafficDistribution, topologyMode: x.topologyMode })) seen.add(`${k} ${v ?? false}`);
+  }
+  return [...seen].sort();
+}
+
+/**
+ * The unit tier's cluster without drifts: 150 Service ports have every kind of Service and pod the 1,000 have
+ * (100 lack not-ready pods with topology hints; the perf tier checks it below), at a sixth of the cost.
+ */
+const UNIT_PORTS = 150;
+
 describe('no drift: no error or warning', () => {
-  for (const mode of MODES) {
-    for (const family of ['ipv4', 'ipv6'] as Family[]) {
-      it(`1000 Service ports, ${mode}, ${family}`, () => {
-        const cluster = randomCluster({ services: 1000, endpoints: 5, seed: 7, family, nodeIP: NODE_IP[family], mode });
-        const s = scenario(cluster, { node: THIS_NODE, family, mode, seed: 7 });
-        const r = check(s);
-        expect(r.findings.filter((f) => f.severity !== 'info').map((f) => `${f.code} ${f.service.namespace}/${f.service.name} ${f.endpoint ?? ''}`)).toEqual([]);
-        expect(sortFindings(r.findings.map(identity))).toEqual(s.findings);
-      });
+  for (const size of [UNIT_PORTS, 1000]) {
+    for (const mode of MODES) {
+      for (const family of ['ipv4', 'ipv6'] as Family[]) {
+        (size > UNIT_PORTS ? perfIt : it)(`${size} Service ports, ${mode}, ${family}`, () => {
+          const cluster = randomCluster({ services: size, endpoints: 5, seed: 7, family, nodeIP: NODE_IP[family], mode });
+          const s = scenario(cluster, { node: THIS_NODE, family, mode, seed: 7 });
+          const r = check(s);
+          expect(r.findings.filter((f) => f.severity !== 'info').map((f) => `${f.code} ${f.service.namespace}/${f.service.name} ${f.endpoint ?? ''}`)).toEqual([]);
+          expect(sortFindings(r.findings.map(identity))).toEqual(s.findings);
+        });
+      }
     }
   }
+
+  perfIt(`the ${UNIT_PORTS} Service ports have every kind of Service and pod the 1000 have`, () => {
+    const cluster = (services: number) => randomCluster({ services, endpoints: 5, seed: 7, family: 'ipv4', nodeIP: NODE_IP.ipv4, mode: 'iptables' });
+    expect(kinds(cluster(UNIT_PORTS))).toEqual(kinds(cluster(1000)));
+  });
 });

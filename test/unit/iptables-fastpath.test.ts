@@ -9,6 +9,7 @@ import { parseIptables } from '../../src/core/parse/iptables/parser';
 import { scanLine, TokenTable } from '../../src/core/parse/iptables/nodes';
 import { lineLexer } from '../../src/core/parse/iptables/lexer';
 import { plainRuleset } from '../helpers/iptables-plain';
+import { expectSamePlain } from '../helpers/same-plain';
 import { corpusFiles, HAVE_CORPUS, NO_CORPUS_MESSAGE } from '../helpers/shared';
 import { ipv6Services } from '../helpers/ipv6';
 import { perfIt } from '../helpers/linear';
@@ -16,7 +17,7 @@ import { perfIt } from '../helpers/linear';
 function same(text: string): void {
   const fast = parseIptables(text);
   const slow = parseIptables(text, { mode: 'chevrotain' });
-  expect(plainRuleset(fast)).toEqual(plainRuleset(slow));
+  expectSamePlain(plainRuleset(fast), plainRuleset(slow));
 }
 
 describe('iptables fast path = Chevrotain path', () => {
