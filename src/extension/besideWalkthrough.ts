@@ -16,6 +16,20 @@ export function columnBeside(): vscode.ViewColumn | undefined {
   return column === 'beside' ? vscode.ViewColumn.Beside : column;
 }
 
+/** A webview panel beside the walkthrough (else beside the active editor) that runs scripts from `dist/` only. */
+export function createPanelBeside(viewType: string, title: string, extensionUri: vscode.Uri): vscode.WebviewPanel {
+  return vscode.window.createWebviewPanel(
+    viewType,
+    title,
+    { viewColumn: columnBeside() ?? vscode.ViewColumn.Beside, preserveFocus: false },
+    {
+      enableScripts: true,
+      retainContextWhenHidden: false,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')],
+    },
+  );
+}
+
 /** Closes the sample copies (under `roots`) in group `column` that `keep` does not include, unmodified ones only. */
 export async function closeStaleSamples(column: vscode.ViewColumn, roots: readonly vscode.Uri[], keep: readonly vscode.Uri[]): Promise<void> {
   const group = vscode.window.tabGroups.all.find((g) => g.viewColumn === column);

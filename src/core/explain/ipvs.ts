@@ -92,30 +92,35 @@ export function explainForward(forward: IpvsForward, localNode?: boolean): Md {
   }
   switch (forward) {
     case 'masq':
-      return join([
-        md`${bold(mdT('Masquerading (NAT)'))} — ${code('-m')}`,
-        md``,
+      return forwardMethod(
+        mdT('Masquerading (NAT)'),
+        '-m',
         mdT(
           "IPVS rewrites the destination address and port to the real server's (DNAT) and sends the packet on. Replies must come back through this host to be rewritten back, so the real server's route to the client goes through here. The only method that can change the port. kube-proxy always uses it.",
         ),
-      ]);
+      );
     case 'route':
-      return join([
-        md`${bold(mdT('Direct routing (gatewaying)'))} — ${code('-g')}`,
-        md``,
+      return forwardMethod(
+        mdT('Direct routing (gatewaying)'),
+        '-g',
         mdT(
           "The packet is sent unchanged to the real server's MAC address; the real server must own the virtual address (on a loopback or dummy interface) and answers the client directly. It must be on the same layer-2 network, and the port cannot change.",
         ),
-      ]);
+      );
     case 'tunnel':
-      return join([
-        md`${bold(mdT('Tunnelling'))} — ${code('-i')}`,
-        md``,
+      return forwardMethod(
+        mdT('Tunnelling'),
+        '-i',
         mdT(
           'The packet is encapsulated (IP-in-IP, or GUE/GRE) and sent to the real server, which decapsulates it, must own the virtual address and answers the client directly. The real server can be on another network; the port cannot change.',
         ),
-      ]);
+      );
   }
+}
+
+/** One forwarding method: its name in bold and its ipvsadm flag, then what it does. */
+function forwardMethod(title: Md, flag: string, what: Md): Md {
+  return join([md`${bold(title)} — ${code(flag)}`, md``, what]);
 }
 
 export function explainWeight(weight: number): Md {

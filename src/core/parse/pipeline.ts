@@ -13,7 +13,8 @@
 //   `close()` appends the one summary ("N more problems…; is this really X?", or "N more hints…").
 // - guarded(dialect, parse, fallback): runs a parse; a throw (a parser bug) becomes a 'parser-bug' diagnostic on
 //   the model `fallback(diagnostic)` gives, never an exception. guardedParse(dialect, text, parse): the fallback
-//   is parse('') with the bug among its diagnostics.
+//   is parse('') with the bug among its diagnostics. guardedLineParse(dialect, text, options, read, referenceParser):
+//   the same for a dialect read line by line, releasing its reference parser's input afterwards.
 // - releaseInputs(...parsers): after a parse, Chevrotain parsers forget their last tokens (cut from the text).
 // - detached(s): a copy of a slice that keeps no document alive (re-exported from detach.ts).
 import type { Diagnostic, Severity } from '../model/diagnostics';
@@ -162,6 +163,26 @@ export function guardedParse<T extends { diagnostics: Diagnostic[] }>(dialect: s
       return empty;
     },
   );
+}
+
+/**
+ * guardedParse of a line-by-line dialect: `read(text, accelerators)` with the options' accelerators, and then
+ * (even after a bug) its Chevrotain reference parser, when one was made, forgets the text.
+ */
+export function guardedLineParse<T extends { diagnostics: Diagnostic[] }>(
+  dialect: string,
+  text: string,
+  options: ParseOptions,
+  read: (text: string, accelerators: boolean) => T,
+  referenceParser: () => { input: unknown[] } | undefined,
+): T {
+  return guardedParse(dialect, text, (input) => {
+    try {
+      return read(input, acceleratorsOn(options));
+    } finally {
+      releaseInputs(referenceParser());
+    }
+  });
 }
 
 /** A reference met while reading, resolved once every line is read (a later line may define what it names). */

@@ -2,7 +2,7 @@
 // dump (its folder). The content comes from core/explain/node; the HTML is a fixed shell with a nonce'd
 // script, the data travels in checked messages, evidence links reveal their lines in the right file.
 import * as vscode from 'vscode';
-import { columnBeside } from '../besideWalkthrough';
+import { createPanelBeside } from '../besideWalkthrough';
 import type { NodeExplanation } from '../../core/explain/node';
 import { parseExplainPanelState, parseFromWebview, toView, type ExplainStrings, type ToWebview } from '../../core/explain/node-protocol';
 import { toRange } from '../convert';
@@ -152,16 +152,7 @@ export function register(context: vscode.ExtensionContext, snapshots: Snapshots,
         current.show(document);
         return;
       }
-      const panel = vscode.window.createWebviewPanel(
-        EXPLAIN_VIEW_TYPE,
-        vscode.l10n.t('Explain This Node'),
-        { viewColumn: columnBeside() ?? vscode.ViewColumn.Beside, preserveFocus: false },
-        {
-          enableScripts: true,
-          retainContextWhenHidden: false,
-          localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
-        },
-      );
+      const panel = createPanelBeside(EXPLAIN_VIEW_TYPE, vscode.l10n.t('Explain This Node'), context.extensionUri);
       create(panel, document);
     }),
     vscode.window.registerWebviewPanelSerializer(EXPLAIN_VIEW_TYPE, {

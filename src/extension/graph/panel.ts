@@ -5,7 +5,7 @@
 // no panel yet, the graph panel that is visible switches to that snapshot (keeping one panel per snapshot);
 // a snapshot that already has its own panel keeps it. Edits to the snapshot's dumps redraw the graph.
 import * as vscode from 'vscode';
-import { columnBeside } from '../besideWalkthrough';
+import { createPanelBeside } from '../besideWalkthrough';
 import { activeDumpDocument } from '../activeDump';
 import type { GraphModel, GraphNode, ServiceGraph, ServiceSelector, ServiceSummary } from '../../core/graph/model';
 import { parseFromWebview, parseGraphPanelState, type GraphStrings, type ToWebview } from '../../core/graph/protocol';
@@ -534,16 +534,7 @@ export function register(context: vscode.ExtensionContext, cache: DocumentCache,
   const open = (document: vscode.Uri): GraphPanel => {
     const existing = panels.get(snapshotId(document));
     if (existing) return existing;
-    const panel = vscode.window.createWebviewPanel(
-      GRAPH_VIEW_TYPE,
-      vscode.l10n.t('Service Graph'),
-      { viewColumn: columnBeside() ?? vscode.ViewColumn.Beside, preserveFocus: false },
-      {
-        enableScripts: true,
-        retainContextWhenHidden: false,
-        localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
-      },
-    );
+    const panel = createPanelBeside(GRAPH_VIEW_TYPE, vscode.l10n.t('Service Graph'), context.extensionUri);
     const p = new GraphPanel(panel, document, [], context.extensionUri, cache, snapshots, log, forget);
     track(p);
     return p;

@@ -20,6 +20,14 @@ export type TraceNode =
   | { type: 'more'; count: number }
   | { type: 'step'; step: PathStep; index: number; trace: ShownTrace };
 
+/** A line of text with an icon (a warning, an assumption, a note); `tooltip`: the whole text on hover. */
+function textItem(text: string, icon: string, tooltip: boolean): vscode.TreeItem {
+  const item = new vscode.TreeItem(plainLabel(text));
+  item.iconPath = new vscode.ThemeIcon(icon);
+  if (tooltip) item.tooltip = text;
+  return item;
+}
+
 export class TraceTreeProvider implements vscode.TreeDataProvider<TraceNode> {
   private trace: ShownTrace | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
@@ -70,12 +78,8 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<TraceNode> {
         item.tooltip = vscode.l10n.t('The first packet of a new connection {0}.', from);
         return item;
       }
-      case 'warning': {
-        const item = new vscode.TreeItem(plainLabel(node.text));
-        item.iconPath = new vscode.ThemeIcon('warning');
-        item.tooltip = node.text;
-        return item;
-      }
+      case 'warning':
+        return textItem(node.text, 'warning', true);
       case 'outcome': {
         const o = node.outcome;
         const what = o.verdict === 'dnat' ? `DNAT → ${o.destination}` : o.verdict.toUpperCase();
@@ -100,17 +104,10 @@ export class TraceTreeProvider implements vscode.TreeDataProvider<TraceNode> {
         item.tooltip = vscode.l10n.t('Only the first outcomes are listed: the largest shares under the fewest assumptions.');
         return item;
       }
-      case 'assumption': {
-        const item = new vscode.TreeItem(plainLabel(node.text));
-        item.iconPath = new vscode.ThemeIcon('question');
-        return item;
-      }
-      case 'note': {
-        const item = new vscode.TreeItem(plainLabel(node.text));
-        item.iconPath = new vscode.ThemeIcon('info');
-        item.tooltip = node.text;
-        return item;
-      }
+      case 'assumption':
+        return textItem(node.text, 'question', false);
+      case 'note':
+        return textItem(node.text, 'info', true);
       case 'step': {
         const s = node.step;
         const item = new vscode.TreeItem(plainLabel(s.note || `${s.table}/${s.chain}`));

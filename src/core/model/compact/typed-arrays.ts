@@ -6,3 +6,10 @@ export function grown<T extends Int32Array | Float64Array | Uint8Array>(array: T
   out.set(array as ArrayLike<number>);
   return out;
 }
+
+/** `size` doubled until it holds `capacity` (scratch arrays grow this way: few regrowths, at most twice the need). */
+export function doubledTo(size: number, capacity: number): number {
+  let n = Math.max(size, 1);
+  while (n < capacity) n *= 2;
+  return n;
+}

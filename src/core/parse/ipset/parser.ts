@@ -3,7 +3,7 @@
 // reader (reference.ts); both tell the sink (sink.ts), the only code that makes the model. Problems are returned
 // as diagnostics; nothing here throws (see pipeline.ts).
 import type { IpsetDump } from '../../model/ipset';
-import { acceleratorsOn, detached, guardedParse, LINE_LIMITS, LineCursor, MAX_DIAGNOSTICS, readLines, releaseInputs, type ParseOptions } from '../pipeline';
+import { detached, guardedLineParse, LINE_LIMITS, LineCursor, MAX_DIAGNOSTICS, readLines, type ParseOptions } from '../pipeline';
 import { addLineAccelerator } from './accelerators/add-line';
 import { tryLine as createLine } from './accelerators/create-line';
 import { readLine, referenceParser } from './reference';
@@ -18,13 +18,7 @@ export { MAX_DIAGNOSTICS };
 export type ParseIpsetOptions = ParseOptions;
 
 export function parseIpset(text: string, options: ParseIpsetOptions = {}): IpsetDump {
-  return guardedParse('ipset', text, (input) => {
-    try {
-      return read(input, acceleratorsOn(options));
-    } finally {
-      releaseInputs(referenceParser());
-    }
-  });
+  return guardedLineParse('ipset', text, options, read, referenceParser);
 }
 
 function read(text: string, accelerators: boolean): IpsetDump {

@@ -7,6 +7,7 @@
 import { findMatchOption, type Chain, type Counters, type Match, type Option, type Rule, type RuleOperation, type Target, type TargetKind } from '../../model/iptables';
 import type { Range } from '../../model/range';
 import { DeclarationRanges } from '../../model/compact/declarations';
+import { doubledTo } from '../../model/compact/typed-arrays';
 import { defineRareFields } from '../../model/compact/rare-fields';
 import type { RuleFactRows } from '../../model/compact/rule-facts';
 import type { ReferenceRole, SymbolReference } from '../../model/symbols';
@@ -33,8 +34,7 @@ export class TokenTable {
 
   ensure(capacity: number): void {
     if (capacity <= this.start.length) return;
-    let size = this.start.length;
-    while (size < capacity) size *= 2;
+    const size = doubledTo(this.start.length, capacity);
     this.start = new Int32Array(size);
     this.end = new Int32Array(size);
     this.kind = new Uint8Array(size);

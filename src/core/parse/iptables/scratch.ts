@@ -1,7 +1,7 @@
 // The per-parse scratch state of the line being read: its tokens, its items (an option with its negation and
 // values), and the matches and target its options find their owner among. One per parse, never shared.
 import type { OptionSpec } from './extensions';
-import { grown } from '../../model/compact/typed-arrays';
+import { doubledTo, grown } from '../../model/compact/typed-arrays';
 import { TokenTable, type MatchNode, type TargetNode } from './nodes';
 
 export class LineScratch {
@@ -29,8 +29,7 @@ export class LineScratch {
 
   ensureItems(capacity: number): void {
     if (capacity <= this.opt.length) return;
-    let size = this.opt.length;
-    while (size < capacity) size *= 2;
+    const size = doubledTo(this.opt.length, capacity);
     this.neg = new Int32Array(size);
     this.opt = new Int32Array(size);
     this.late = new Int32Array(size);

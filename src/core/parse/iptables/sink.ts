@@ -507,25 +507,15 @@ export class IptablesSink implements RuleReader, LineSink {
       const key = `${table.id}\u0000${name}\u0000${rule.line}`;
       if (reported.has(key)) continue;
       reported.add(key);
-      if (role === OWNER) {
-        this.diag(
-          range,
-          strict ? 'error' : 'warning',
-          'undeclared-chain',
-          strict
-            ? t('Chain {0} is not declared in table {1}: iptables-restore would refuse this rule.', name, table.name)
-            : t('Chain {0} is not declared in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', name, table.name),
-        );
-      } else {
-        this.diag(
-          range,
-          strict ? 'error' : 'warning',
-          'undefined-chain',
-          strict
-            ? t('No chain or target {0} in table {1}: iptables-restore would refuse the file.', name, table.name)
-            : t('No chain or target {0} in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', name, table.name),
-        );
-      }
+      const owner = role === OWNER;
+      const message = owner
+        ? strict
+          ? t('Chain {0} is not declared in table {1}: iptables-restore would refuse this rule.', name, table.name)
+          : t('Chain {0} is not declared in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', name, table.name)
+        : strict
+          ? t('No chain or target {0} in table {1}: iptables-restore would refuse the file.', name, table.name)
+          : t('No chain or target {0} in table {1}: iptables-restore accepts this only with --noflush when the chain already exists.', name, table.name);
+      this.diag(range, strict ? 'error' : 'warning', owner ? 'undeclared-chain' : 'undefined-chain', message);
     }
     for (const table of this.tables) {
       for (const chain of table.chains) {

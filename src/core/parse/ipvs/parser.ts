@@ -5,7 +5,7 @@
 // reference reader (reference.ts); both tell the sink (sink.ts), the only code that makes the model. Problems are
 // returned as diagnostics; nothing here throws (see pipeline.ts).
 import type { IpvsDump } from '../../model/ipvs';
-import { acceleratorsOn, guardedParse, LINE_LIMITS, MAX_DIAGNOSTICS, readLines, releaseInputs, type ParseOptions } from '../pipeline';
+import { guardedLineParse, LINE_LIMITS, MAX_DIAGNOSTICS, readLines, type ParseOptions } from '../pipeline';
 import { tryLine as listingLine } from './accelerators/listing';
 import { readLine, referenceParser } from './reference';
 import { IpvsSink } from './sink';
@@ -22,13 +22,7 @@ export { MAX_DIAGNOSTICS };
 export type ParseIpvsadmOptions = ParseOptions;
 
 export function parseIpvsadm(text: string, options: ParseIpvsadmOptions = {}): IpvsDump {
-  return guardedParse('ipvsadm', text, (input) => {
-    try {
-      return read(input, acceleratorsOn(options));
-    } finally {
-      releaseInputs(referenceParser());
-    }
-  });
+  return guardedLineParse('ipvsadm', text, options, read, referenceParser);
 }
 
 function read(text: string, accelerators: boolean): IpvsDump {

@@ -23,7 +23,7 @@ import {
 import type { Range } from '../../model/range';
 import type { SymbolDefinition, SymbolKind } from '../../model/symbols';
 import { t } from '../../l10n';
-import { LineIndex, num, prop, readJson, str, type JObject, type JValue } from './jsonReader';
+import { LineIndex, num, prop, readJson, str, stringProp, type JObject, type JValue } from './jsonReader';
 import { promptsAfter, promptsBefore } from '../prompt';
 import { emptyNftRuleset } from './parser';
 import { prefixProblem } from './statements';
@@ -338,9 +338,9 @@ class NftJsonBuilder {
 
   private chainObject(body: JValue, item: JObject): void {
     const table = this.ownerTable(body, item);
-    const nameValue = prop(body, 'name');
-    const name = str(nameValue);
-    if (!table || name === undefined || !nameValue) return;
+    const nameValue = stringProp(body, 'name');
+    if (!table || !nameValue) return;
+    const name = nameValue.v;
     const range = this.range(item);
     const nameRange = this.innerRange(nameValue);
     let chain = table.chainByName.get(name);
@@ -359,8 +359,8 @@ class NftJsonBuilder {
     if (type !== undefined) chain.type = type;
     const hook = str(prop(body, 'hook'));
     if (hook !== undefined) chain.hook = hook;
-    const prio = prop(body, 'prio');
-    if (prio && prio.t === 'number') chain.priority = { value: prio.v, text: String(prio.v), range: this.range(prio) };
+    const priority = this.priority(body);
+    if (priority) chain.priority = priority;
     const policy = str(prop(body, 'policy'));
     if (policy !== undefined) chain.policy = policy;
     const dev = prop(body, 'dev');
@@ -368,6 +368,12 @@ class NftJsonBuilder {
     else if (dev && dev.t === 'array') chain.devices = this.strings(dev);
     const comment = str(prop(body, 'comment'));
     if (comment !== undefined) chain.comment = comment;
+  }
+
+  /** A chain's or flowtable's `"prio"` when it is a number. */
+  private priority(body: JValue): NftChain['priority'] {
+    const prio = prop(body, 'prio');
+    return prio && prio.t === 'number' ? { value: prio.v, text: String(prio.v), range: this.range(prio) } : undefined;
   }
 
   private chainFor(table: NftTable, body: JValue): NftChain | undefined {
@@ -427,9 +433,9 @@ class NftJsonBuilder {
 
   private setObject(kind: 'set' | 'map', body: JValue, item: JObject): void {
     const table = this.ownerTable(body, item);
-    const nameValue = prop(body, 'name');
-    const name = str(nameValue);
-    if (!table || name === undefined || !nameValue) return;
+    const nameValue = stringProp(body, 'name');
+    if (!table || !nameValue) return;
+    const name = nameValue.v;
     const range = this.range(item);
     const nameRange = this.innerRange(nameValue);
     const set = (kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name)) ?? this.sink.newSet(table, kind, name, nameRange, range);
@@ -487,9 +493,9 @@ class NftJsonBuilder {
 
   private elementObject(body: JValue, item: JObject): void {
     const table = this.ownerTable(body, item);
-    const nameValue = prop(body, 'name');
-    const name = str(nameValue);
-    if (!table || name === undefined || !nameValue) return;
+    const nameValue = stringProp(body, 'name');
+    if (!table || !nameValue) return;
+    const name = nameValue.v;
     this.pending.push({ kind: 'set', table, name, range: this.innerRange(nameValue), role: 'command' });
     const set = table.mapByName.get(name) ?? table.setByName.get(name);
     // `"elem": [ … ]` or, as libnftables-json documents it, `"elem": {"set": [ … ]}`
@@ -504,9 +510,9 @@ class NftJsonBuilder {
 
   private flowtableObject(body: JValue, item: JObject): void {
     const table = this.ownerTable(body, item);
-    const nameValue = prop(body, 'name');
-    const name = str(nameValue);
-    if (!table || name === undefined || !nameValue) return;
+    const nameValue = stringProp(body, 'name');
+    if (!table || !nameValue) return;
+    const name = nameValue.v;
     const range = this.range(item);
     const ft = {
       name,
@@ -519,8 +525,8 @@ class NftJsonBuilder {
     } as NftTable['flowtables'][number];
     const hook = str(prop(body, 'hook'));
     if (hook !== undefined) ft.hook = hook;
-    const prio = prop(body, 'prio');
-    if (prio && prio.t === 'number') ft.priority = { value: prio.v, text: String(prio.v), range: this.range(prio) };
+    const priority = this.priority(body);
+    if (priority) ft.priority = priority;
     const handle = num(prop(body, 'handle'));
     if (handle !== undefined) ft.handle = handle;
     table.flowtables.push(ft);
@@ -528,9 +534,9 @@ class NftJsonBuilder {
 
   private namedObject(kind: NftObjectKind, body: JValue, item: JObject): void {
     const table = this.ownerTable(body, item);
-    const nameValue = prop(body, 'name');
-    const name = str(nameValue);
-    if (!table || name === undefined || !nameValue || body.t !== 'object') return;
+    const nameValue = stringProp(body, 'name');
+    if (!table || !nameValue || body.t !== 'object') return;
+    const name = nameValue.v;
     const range = this.range(item);
     const ob: NftTable['objects'][number] = { kind, name, tableId: table.id, properties: [], range, nameRange: this.innerRange(nameValue), fullRange: range };
     for (let k = 0; k < body.keys.length; k++) {

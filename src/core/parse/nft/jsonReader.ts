@@ -261,6 +261,12 @@ export function str(v: JValue | undefined): string | undefined {
   return v && v.t === 'string' ? v.v : undefined;
 }
 
+/** The string value of `key` in object `o`, with its offsets; undefined when it is missing or not a string. */
+export function stringProp(o: JValue | undefined, key: string): JString | undefined {
+  const v = prop(o, key);
+  return v && v.t === 'string' ? v : undefined;
+}
+
 export function num(v: JValue | undefined): number | undefined {
   return v && v.t === 'number' ? v.v : undefined;
 }

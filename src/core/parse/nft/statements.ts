@@ -107,6 +107,8 @@ export function isKnownStatementWord(w: string): boolean {
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 const IPV6 = /^\[?[0-9A-Fa-f]*:[0-9A-Fa-f:.]*\]?$/;
 const NUMBER = /^(?:0x[0-9A-Fa-f]+|\d+)$/;
+const BYTES_UNIT = /^[kmg]?bytes$/;
+const BURST_UNIT = /^(packets|[kmg]?bytes)$/;
 
 function isAddress(s: string): boolean {
   return IPV4.test(s) || IPV6.test(s);
@@ -334,21 +336,7 @@ export class StatementReader {
   readRule(items: Item[]): NftStatement[] {
     return this.with(items, () => {
       const out: NftStatement[] = [];
-      while (this.pos < this.items.length) {
-        const start = this.pos;
-        let statement: NftStatement | undefined;
-        try {
-          statement = this.statement();
-        } catch (e) {
-          if (!(e instanceof Stop)) throw e;
-          statement = undefined;
-        }
-        if (!statement || this.pos === start) {
-          this.pos = start;
-          statement = this.rawStatement(start);
-        }
-        out.push(statement);
-      }
+      while (this.pos < this.items.length) out.push(this.statementOrRaw());
       // A pushed-to array keeps spare capacity; the copy is exact (large dumps hold millions of these).
       return out.slice();
     });
@@ -599,16 +587,52 @@ export class StatementReader {
     return setRefNameRange(token);
   }
 
+  /** The statement at the cursor, or its raw text when it is not one the reader knows. */
+  private statementOrRaw(): NftStatement {
+    const start = this.pos;
+    let statement: NftStatement | undefined;
+    try {
+      statement = this.statement();
+    } catch (e) {
+      if (!(e instanceof Stop)) throw e;
+      statement = undefined;
+    }
+    if (statement && this.pos !== start) return statement;
+    this.pos = start;
+    return this.rawStatement(start);
+  }
+
+  /** The object a stateful statement names (`counter name "x"`), or undefined when it names none. */
+  private objectName(): string | undefined {
+    if (this.word() !== 'name') return undefined;
+    this.pos++;
+    const target = this.fullExpr();
+    return target.kind === 'value' ? target.value : target.text;
+  }
+
+  /** An amount and its unit when one follows (`5 mbytes`, `10 packets`). */
+  private amountWithUnit(unit: RegExp): string {
+    const amount = this.expectWord().image;
+    const u = this.word();
+    if (u === undefined || !unit.test(u)) return amount;
+    this.pos++;
+    return amount + ' ' + u;
+  }
+
+  /** Reads an optional `over` or `until`; true for `over`. */
+  private overOrUntil(): boolean {
+    const w = this.word();
+    if (w !== 'over' && w !== 'until') return false;
+    this.pos++;
+    return w === 'over';
+  }
+
   private counter(): NftStatement {
     const start = this.pos++;
     let packets: number | undefined;
     let bytes: number | undefined;
-    let name: string | undefined;
-    if (this.word() === 'name') {
-      this.pos++;
-      const target = this.fullExpr();
-      name = target.kind === 'value' ? target.value : target.text;
-    } else {
+    const name = this.objectName();
+    if (name === undefined) {
       for (;;) {
         const w = this.word();
         if (w === 'packets' && this.word(1) !== undefined && NUMBER.test(this.word(1)!)) {
@@ -676,18 +700,11 @@ export class StatementReader {
     let over = false;
     let rate: string | undefined;
     let burst: string | undefined;
-    let name: string | undefined;
-    if (this.word() === 'name') {
-      this.pos++;
-      const target = this.fullExpr();
-      name = target.kind === 'value' ? target.value : target.text;
-    } else {
+    const name = this.objectName();
+    if (name === undefined) {
       if (this.word() !== 'rate') throw Stop.instance;
       this.pos++;
-      if (this.word() === 'over' || this.word() === 'until') {
-        over = this.word() === 'over';
-        this.pos++;
-      }
+      over = this.overOrUntil();
       const amount = this.expectWord().image;
       rate = amount;
       // `2000 kbytes/second`, `1 mbytes / second`
@@ -705,12 +722,7 @@ export class StatementReader {
       }
       if (this.word() === 'burst') {
         this.pos++;
-        burst = this.expectWord().image;
-        const u = this.word();
-        if (u !== undefined && /^(packets|[kmg]?bytes)$/.test(u)) {
-          this.pos++;
-          burst += ' ' + u;
-        }
+        burst = this.amountWithUnit(BURST_UNIT);
       }
     }
     const range = this.span(start);
@@ -726,30 +738,13 @@ export class StatementReader {
     let over = false;
     let amount: string | undefined;
     let used: string | undefined;
-    let name: string | undefined;
-    if (this.word() === 'name') {
-      this.pos++;
-      const target = this.fullExpr();
-      name = target.kind === 'value' ? target.value : target.text;
-    } else {
-      if (this.word() === 'over' || this.word() === 'until') {
-        over = this.word() === 'over';
-        this.pos++;
-      }
-      amount = this.expectWord().image;
-      const unit = this.word();
-      if (unit !== undefined && /^[kmg]?bytes$/.test(unit)) {
-        this.pos++;
-        amount += ' ' + unit;
-      }
+    const name = this.objectName();
+    if (name === undefined) {
+      over = this.overOrUntil();
+      amount = this.amountWithUnit(BYTES_UNIT);
       if (this.word() === 'used') {
         this.pos++;
-        used = this.expectWord().image;
-        const u = this.word();
-        if (u !== undefined && /^[kmg]?bytes$/.test(u)) {
-          this.pos++;
-          used += ' ' + u;
-        }
+        used = this.amountWithUnit(BYTES_UNIT);
       }
     }
     const range = this.span(start);
@@ -910,19 +905,7 @@ export class StatementReader {
         timeout = this.expectWord().image;
         continue;
       }
-      const from = this.pos;
-      let st: NftStatement | undefined;
-      try {
-        st = this.statement();
-      } catch (e) {
-        if (!(e instanceof Stop)) throw e;
-        st = undefined;
-      }
-      if (!st || this.pos === from) {
-        this.pos = from;
-        st = this.rawStatement(from);
-      }
-      statements.push(st.text);
+      statements.push(this.statementOrRaw().text);
     }
     return { key, data, timeout, statements };
   }
@@ -1412,13 +1395,7 @@ export class StatementReader {
     if (!first) throw Stop.instance;
     let value = first;
     if (this.at(Comma) && this.isListable(first)) {
-      const values = [this.valueText(first)];
-      while (this.at(Comma) && this.word(1) !== undefined) {
-        this.pos++;
-        values.push(this.expectWord().image);
-      }
-      const range = this.span(start);
-      value = { kind: 'list', values: exact(values), text: this.textOf(range), range };
+      value = this.listFrom(first, start);
       if (!this.at(Slash)) return { expr: value };
     }
     if (this.at(Slash)) {
@@ -1427,16 +1404,7 @@ export class StatementReader {
       const maskStart = this.pos;
       const m = this.rhsTerm();
       if (!m) throw Stop.instance;
-      let mask: NftExpression = m;
-      if (this.at(Comma)) {
-        const values = [this.valueText(m)];
-        while (this.at(Comma) && this.word(1) !== undefined) {
-          this.pos++;
-          values.push(this.expectWord().image);
-        }
-        const range = this.span(maskStart);
-        mask = { kind: 'list', values: exact(values), text: this.textOf(range), range };
-      }
+      const mask = this.at(Comma) ? this.listFrom(m, maskStart) : m;
       return { expr: value, mask };
     }
     let expr = this.binopTail(first, 1, () => {
@@ -1456,6 +1424,17 @@ export class StatementReader {
       expr = { kind: 'concat', parts: exact(parts), text: this.textOf(range), range };
     }
     return { expr };
+  }
+
+  /** `first, b, c`: the words after `first` joined by commas, from token `start` on. */
+  private listFrom(first: NftExpression, start: number): NftExpression {
+    const values = [this.valueText(first)];
+    while (this.at(Comma) && this.word(1) !== undefined) {
+      this.pos++;
+      values.push(this.expectWord().image);
+    }
+    const range = this.span(start);
+    return { kind: 'list', values: exact(values), text: this.textOf(range), range };
   }
 
   private isListable(e: NftExpression): boolean {
@@ -1539,13 +1518,7 @@ export class StatementReader {
       const range = this.span(start);
       expr = { kind: 'concat', parts: exact(parts), text: this.textOf(range), range };
     } else if (this.at(Comma) && this.isListable(first) && this.word(1) !== undefined) {
-      const values = [this.valueText(first)];
-      while (this.at(Comma) && this.word(1) !== undefined) {
-        this.pos++;
-        values.push(this.expectWord().image);
-      }
-      const range = this.span(start);
-      expr = { kind: 'list', values: exact(values), text: this.textOf(range), range };
+      expr = this.listFrom(first, start);
     }
     if (this.word() === 'map') {
       this.pos++;
@@ -1638,18 +1611,7 @@ export class StatementReader {
         element.comment = unquote((this.items[this.pos + 1] as IToken).image);
         this.pos += 2;
       } else if (w !== undefined && ELEMENT_OPTIONS.has(w)) {
-        const from = this.pos;
-        let st: NftStatement | undefined;
-        try {
-          st = this.statement();
-        } catch (e) {
-          if (!(e instanceof Stop)) throw e;
-        }
-        if (!st || this.pos === from) {
-          this.pos = from;
-          st = this.rawStatement(from);
-        }
-        statements.push(st.text);
+        statements.push(this.statementOrRaw().text);
       } else {
         const r = itemRange(this.items[this.pos]);
         this.host.diag(r, 'error', 'bad-element', t('Unexpected {0} in a set element.', JSON.stringify(this.textOf(r))));
