@@ -266,10 +266,15 @@ async function cleanup() {
     // Whatever is still alive and belongs to this run (Chromium and its crashpad handlers run in their own process
     // groups) is found by the run's unique temp folder in its command line and ended by its pid.
     await killByCommandLine(tmp);
-    // Keep code-server's and the extension host's logs for a post-mortem.
-    try {
-      if (existsSync(path.join(tmp, 'data', 'logs'))) cpSync(path.join(tmp, 'data', 'logs'), path.join(runOut, 'logs'), { recursive: true });
-    } catch {}
+    // Keep code-server's and the extension host's logs, and the host's CPU profiles, for a post-mortem.
+    for (const [from, to] of [
+      ['data/logs', 'logs'],
+      ['host-profiles', 'host-profiles'],
+    ]) {
+      try {
+        if (existsSync(path.join(tmp, from))) cpSync(path.join(tmp, from), path.join(runOut, to), { recursive: true });
+      } catch {}
+    }
     const dir = tmp;
     tmp = undefined;
     rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
