@@ -319,25 +319,41 @@ export function setRefEnd(s: string, i: number): number {
   return m ? i + m[0].length : -1;
 }
 
-let tokenLine = 0;
-let tokensOutliveLine = false;
+/**
+ * One run of fastLexLine: the tokens made so far, the line they are stamped with, and which allocation site makes
+ * them. Made per call (never shared), so the scanner carries no state from one call to the next.
+ */
+class LineScan {
+  readonly tokens: IToken[] = [];
+  constructor(
+    readonly line: number,
+    /** The caller keeps the tokens past the next lines (see heldToken). */
+    readonly outliveLine: boolean,
+  ) {}
 
-function tok(image: string, startOffset: number, tokenType: TokenType): IToken {
+  /** The token, pushed: `next`, the index after it. */
+  push(image: string, startOffset: number, tokenType: TokenType, next: number): number {
+    this.tokens.push(tok(this, image, startOffset, tokenType));
+    return next;
+  }
+}
+
+function tok(scan: LineScan, image: string, startOffset: number, tokenType: TokenType): IToken {
   // Chevrotain's tokens with positionTracking 'onlyOffset' (Lexer.createOffsetOnlyToken), plus the two
   // properties the builder adds to every token (its line, and the range cache of statements.ts) declared up
   // front, which saves V8 a map transition and an out-of-object property store per token.
-  return tokensOutliveLine ? heldToken(image, startOffset, tokenType) : lineToken(image, startOffset, tokenType);
+  return scan.outliveLine ? heldToken(image, startOffset, tokenType, scan.line) : lineToken(image, startOffset, tokenType, scan.line);
 }
 
-// Two allocation sites for the same token (see setShortLivedReading in statements.ts): the tokens of a unit
+// Two allocation sites for the same token (see ReadingSites in statements.ts): the tokens of a unit
 // spanning lines (an element list of 10,000 lines) live until the unit ends, and V8 would then allocate every
 // later token, which dies with its line, in the old generation.
-function lineToken(image: string, startOffset: number, tokenType: TokenType): IToken {
-  return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, startLine: tokenLine, r: undefined } as IToken;
+function lineToken(image: string, startOffset: number, tokenType: TokenType, startLine: number): IToken {
+  return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, startLine, r: undefined } as IToken;
 }
 
-function heldToken(image: string, startOffset: number, tokenType: TokenType): IToken {
-  return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, startLine: tokenLine, r: undefined } as IToken;
+function heldToken(image: string, startOffset: number, tokenType: TokenType, startLine: number): IToken {
+  return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, startLine, r: undefined } as IToken;
 }
 
 /** What the token scanners below answer when the character does not start their kind of token. */
@@ -362,49 +378,43 @@ for (const [code, image, type] of [
 }
 
 /** The bracket, `;`, `,` or operator at i, pushed: the index after it, or NOT_HERE. */
-function punctuationEnd(s: string, i: number, c: number, tokens: IToken[]): number {
+function punctuationEnd(s: string, i: number, c: number, scan: LineScan): number {
   const single = SINGLE_CHARACTER[c];
   if (single !== undefined) {
-    tokens.push(tok(single[0], i, single[1]));
-    return i + 1;
+    return scan.push(single[0], i, single[1], i + 1);
   }
-  return comparisonEnd(s, i, c, tokens);
+  return comparisonEnd(s, i, c, scan);
 }
 
 /** `=`, `==`, `!`, `!=`, `<`, `<=`, `<<`, `>`, `>=`, `>>` at i, pushed: the index after it, or NOT_HERE. */
-function comparisonEnd(s: string, i: number, c: number, tokens: IToken[]): number {
+function comparisonEnd(s: string, i: number, c: number, scan: LineScan): number {
   const d = s.charCodeAt(i + 1);
   switch (c) {
     case C.Eq:
-      if (d !== C.Eq) return push(tokens, tok('=', i, Assign), i + 1);
-      return push(tokens, tok('==', i, EqEq), i + 2);
+      if (d !== C.Eq) return scan.push('=', i, Assign, i + 1);
+      return scan.push('==', i, EqEq, i + 2);
     case C.Bang:
-      if (d !== C.Eq) return push(tokens, tok('!', i, Bang), i + 1);
-      return push(tokens, tok('!=', i, NotEq), i + 2);
+      if (d !== C.Eq) return scan.push('!', i, Bang, i + 1);
+      return scan.push('!=', i, NotEq, i + 2);
     case C.Less:
-      if (d === C.Eq) return push(tokens, tok('<=', i, LessEq), i + 2);
-      if (d === C.Less) return push(tokens, tok('<<', i, ShiftLeft), i + 2);
-      return push(tokens, tok('<', i, Less), i + 1);
+      if (d === C.Eq) return scan.push('<=', i, LessEq, i + 2);
+      if (d === C.Less) return scan.push('<<', i, ShiftLeft, i + 2);
+      return scan.push('<', i, Less, i + 1);
     case C.Greater:
-      if (d === C.Eq) return push(tokens, tok('>=', i, GreaterEq), i + 2);
-      if (d === C.Greater) return push(tokens, tok('>>', i, ShiftRight), i + 2);
-      return push(tokens, tok('>', i, Greater), i + 1);
+      if (d === C.Eq) return scan.push('>=', i, GreaterEq, i + 2);
+      if (d === C.Greater) return scan.push('>>', i, ShiftRight, i + 2);
+      return scan.push('>', i, Greater, i + 1);
   }
   return NOT_HERE;
 }
 
-function push(tokens: IToken[], token: IToken, next: number): number {
-  tokens.push(token);
-  return next;
-}
-
 /** A string, `@set` or raw payload, or `$variable` at i, pushed: the index after it, NOT_FAST or NOT_HERE. */
-function quotedOrReferenceEnd(s: string, i: number, c: number, tokens: IToken[]): number {
+function quotedOrReferenceEnd(s: string, i: number, c: number, scan: LineScan): number {
   switch (c) {
     case C.Quote: {
       const close = s.indexOf('"', i + 1);
       if (close < 0) return NOT_FAST;
-      return push(tokens, tok(s.slice(i, close + 1), i, StringTok), close + 1);
+      return scan.push(s.slice(i, close + 1), i, StringTok, close + 1);
     }
     case C.At: {
       RAW_PAYLOAD_AT.lastIndex = i;
@@ -416,38 +426,38 @@ function quotedOrReferenceEnd(s: string, i: number, c: number, tokens: IToken[])
         type = SetRef;
       }
       if (!m) return NOT_FAST;
-      return push(tokens, tok(m[0], i, type), i + m[0].length);
+      return scan.push(m[0], i, type, i + m[0].length);
     }
     case C.Dollar: {
       let k = i + 1;
       const d = s.charCodeAt(k);
       if (!((d >= 97 && d <= 122) || (d >= 65 && d <= 90) || d === C.Underscore)) return NOT_FAST;
       while (k < s.length && isNameChar(s.charCodeAt(k))) k++;
-      return push(tokens, tok(s.slice(i, k), i, Variable), k);
+      return scan.push(s.slice(i, k), i, Variable, k);
     }
   }
   return NOT_HERE;
 }
 
 /** `.`, `:`, `-`, `+` or `/` standing alone at i, pushed: the index after it, or NOT_HERE. */
-function separatorEnd(i: number, c: number, tokens: IToken[]): number {
+function separatorEnd(i: number, c: number, scan: LineScan): number {
   switch (c) {
     case C.Dot:
-      return push(tokens, tok('.', i, Dot), i + 1);
+      return scan.push('.', i, Dot, i + 1);
     case C.Colon:
-      return push(tokens, tok(':', i, Colon), i + 1);
+      return scan.push(':', i, Colon, i + 1);
     case C.Minus:
-      return push(tokens, tok('-', i, Minus), i + 1);
+      return scan.push('-', i, Minus, i + 1);
     case C.Plus:
-      return push(tokens, tok('+', i, Plus), i + 1);
+      return scan.push('+', i, Plus, i + 1);
     case C.Slash:
-      return push(tokens, tok('/', i, Slash), i + 1);
+      return scan.push('/', i, Slash, i + 1);
   }
   return NOT_HERE;
 }
 
 /** The word (or keyword) in [i, end), pushed. */
-function pushWord(s: string, i: number, end: number, c: number, intern: Map<string, string> | undefined, tokens: IToken[]): void {
+function pushWord(s: string, i: number, end: number, c: number, intern: Map<string, string> | undefined, scan: LineScan): void {
   let image = s.slice(i, end);
   if (intern !== undefined && end - i <= MAX_INTERNED) {
     // Short words repeat (`ip`, `saddr`, `goto`, addresses): share one string instead of a copy per token.
@@ -456,7 +466,7 @@ function pushWord(s: string, i: number, end: number, c: number, intern: Map<stri
     else image = known;
   }
   const length = end - i;
-  tokens.push(tok(image, i, (c >= 97 && c <= 122 && length >= KEYWORD_MIN && length <= KEYWORD_MAX && KEYWORD_BY_IMAGE.get(image)) || Word));
+  scan.push(image, i, (c >= 97 && c <= 122 && length >= KEYWORD_MIN && length <= KEYWORD_MAX && KEYWORD_BY_IMAGE.get(image)) || Word, end);
 }
 
 /**
@@ -468,9 +478,7 @@ export function fastLexLine(s: string, intern?: Map<string, string>, line = 0, f
   // `from` must be where a token starts (or 0): the scanner carries no state from one token to the next, so the
   // tokens from there on are the line's. It stops before the first token at or after `to`. `outliveLine`: the
   // caller keeps the tokens past the next lines (they only differ in where V8 allocates them).
-  tokenLine = line;
-  tokensOutliveLine = outliveLine;
-  const tokens: IToken[] = [];
+  const scan = new LineScan(line, outliveLine);
   let comment: IToken | undefined;
   const n = s.length;
   let i = from;
@@ -484,12 +492,12 @@ export function fastLexLine(s: string, intern?: Map<string, string>, line = 0, f
     if (c === C.Hash) {
       const rest = s.slice(i);
       if (LINE_SEPARATORS.test(rest)) return undefined;
-      comment = tok(rest, i, Comment);
+      comment = tok(scan, rest, i, Comment);
       i = n;
       continue;
     }
-    let next = punctuationEnd(s, i, c, tokens);
-    if (next === NOT_HERE) next = quotedOrReferenceEnd(s, i, c, tokens);
+    let next = punctuationEnd(s, i, c, scan);
+    if (next === NOT_HERE) next = quotedOrReferenceEnd(s, i, c, scan);
     if (next === NOT_FAST) return undefined;
     if (next !== NOT_HERE) {
       i = next;
@@ -498,13 +506,13 @@ export function fastLexLine(s: string, intern?: Map<string, string>, line = 0, f
     const end = wordEnd(s, i);
     if (end === -2) return undefined;
     if (end > i) {
-      pushWord(s, i, end, c, intern, tokens);
+      pushWord(s, i, end, c, intern, scan);
       i = end;
       continue;
     }
-    next = separatorEnd(i, c, tokens);
+    next = separatorEnd(i, c, scan);
     if (next === NOT_HERE) return undefined;
     i = next;
   }
-  return { tokens, comment };
+  return { tokens: scan.tokens, comment };
 }

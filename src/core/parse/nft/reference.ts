@@ -45,10 +45,10 @@ import {
 import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
+import { giveBackUnitParser, groupTokens, isBraceGroup, isGroup, itemsOf, takeUnitParser, type Item, type NftUnitParser } from './grammar';
 import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word } from './lexer';
-import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
-import { ChainDefinition, ChainNode, groupItems, isLazyRuleSpan, LazyRule, RereadCheck } from './nodes';
+import { isKnownStatementWord, reportPlainRuleReferences, SHORT_LIVED_RANGES, StatementReader, type RangeSites, type StatementHost } from './statements';
+import { ChainDefinition, ChainNode, groupItems, isLazyRuleSpan, LazyRule, RereadCheck, RereadDocument } from './nodes';
 import { ReferenceColumns } from '../../model/compact/references';
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
@@ -106,13 +106,6 @@ interface Spec {
   ranges: Range[];
   next: number;
 }
-
-// Built on first parse, not at load (activation time, docs/performance.md#budgets).
-let unitParserInstance: NftUnitParser | undefined;
-const unitParser = (): NftUnitParser => (unitParserInstance ??= new NftUnitParser());
-
-/** The Chevrotain parser, to release its last input after a parse (see releaseInputs). */
-export const referenceParser = (): NftUnitParser | undefined => unitParserInstance;
 
 export class NftTextBuilder implements StatementHost, NftTextSink {
   /** Where the model is built (the JSON reader builds through one too). */
@@ -182,6 +175,10 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   /** Where the current line starts in the text. */
   private lineStart = 0;
+  /** What this parse's LazyRules share (the text, and their statement reader). */
+  private readonly rereadDocument: RereadDocument;
+  /** The Chevrotain parser this parse took (takeUnitParser), until release(). */
+  private parser: NftUnitParser | undefined;
   /** Whether some line may hold a NUL (one search of the whole text spares one per line). */
   readonly mayHoldNul: boolean;
 
@@ -197,7 +194,23 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.tables = this.sink.tables;
     this.tableById = this.sink.tableById;
     this.mayHoldNul = document.includes('\u0000');
+    this.rereadDocument = new RereadDocument(document);
     this.reader.expansions.allowFor(document.length);
+  }
+
+  /** Where what the reader makes now is allocated (see RangeSites): KEPT_RANGES unless a reading is dropped soon. */
+  get sites(): RangeSites {
+    return this.reader.sites;
+  }
+
+  set sites(sites: RangeSites) {
+    this.reader.sites = sites;
+  }
+
+  /** Gives back what the parse took (its Chevrotain parser); called once the parse is over, also after a throw. */
+  release(): void {
+    if (this.parser !== undefined) giveBackUnitParser(this.parser);
+    this.parser = undefined;
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -384,7 +397,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   addLazyRule(i: number, lineStart: number, start: number, end: number): void {
     const block = this.stack[this.stack.length - 1];
     const chain = block.chain!;
-    const rule = new LazyRule(block.table!.id, chain.name, this.document, i, lineStart, start, end);
+    const rule = new LazyRule(block.table!.id, chain.name, this.rereadDocument, i, lineStart, start, end);
     this.indexRule(rule, i);
     this.sink.edited.push(chain, rule);
   }
@@ -461,7 +474,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   private reportOpenGroup(): void {
     const open = this.openGroups[this.openGroups.length - 1];
-    if (open) this.diag(itemRange(open), 'error', 'missing-brace', t('This { is never closed.'));
+    if (open) this.diag(this.sites.item(open), 'error', 'missing-brace', t('This { is never closed.'));
   }
 
   private commentLine(i: number, text: string, start: number): void {
@@ -486,12 +499,13 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         if (this.depth === 0) {
           this.flushUnit();
           if (this.stack.length === 0) {
-            this.diag(itemRange(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
+            this.diag(this.sites.item(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
           } else {
             // A chain keeps its full range as numbers: the ranges made to close it are garbage.
-            const wasShortLived = setShortLivedReading(this.stack[this.stack.length - 1].kind === 'chain');
-            this.closeBlock(itemRange(token));
-            setShortLivedReading(wasShortLived);
+            const sites = this.sites;
+            if (this.stack[this.stack.length - 1].kind === 'chain') this.sites = SHORT_LIVED_RANGES;
+            this.closeBlock(this.sites.item(token));
+            this.sites = sites;
           }
           return;
         }
@@ -516,7 +530,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         this.unit.push(token);
         return;
       case UnterminatedString:
-        this.diag(itemRange(token), 'error', 'unterminated-string', t('The quoted string is not closed.'));
+        this.diag(this.sites.item(token), 'error', 'unterminated-string', t('The quoted string is not closed.'));
         this.unitBroken = true;
         return;
       default:
@@ -528,7 +542,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   private checkNesting(token: IToken): void {
     if (this.depth + this.parens === MAX_NESTING + 1 && !this.unitBroken) {
-      this.diag(itemRange(token), 'error', 'too-deep', t('Nested more than {0} levels deep; not analysed.', MAX_NESTING));
+      this.diag(this.sites.item(token), 'error', 'too-deep', t('Nested more than {0} levels deep; not analysed.', MAX_NESTING));
       this.unitBroken = true;
     }
   }
@@ -583,7 +597,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   /** Closes blocks (reporting each as unclosed) until `kind` is on top. */
   private recoverTo(kind: 'top' | 'table'): void {
-    const at = itemRange(this.unit[0]);
+    const at = this.sites.item(this.unit[0]);
     while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
       const block = this.stack[this.stack.length - 1];
       if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
@@ -605,8 +619,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.unitBroken = false;
     if (broken || tokens.length === 0) {
       if (blockOpen) {
-        if (!broken) this.diag(itemRange(blockOpen), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
-        this.pushBroken(itemRange(blockOpen));
+        if (!broken) this.diag(this.sites.item(blockOpen), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
+        this.pushBroken(this.sites.item(blockOpen));
       }
       return;
     }
@@ -624,7 +638,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       this.applyUnit(ctx, fastCst, tokens, blockOpen);
       return;
     }
-    const parser = unitParser();
+    const parser = (this.parser ??= takeUnitParser());
     parser.input = tokens;
     let cst: CstNode;
     switch (ctx) {
@@ -645,11 +659,11 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       const err = parser.errors[0];
       const token = err.token && !Number.isNaN(err.token.startOffset) && err.token.image ? err.token : tokens[tokens.length - 1];
       if (!err.token || Number.isNaN(err.token.startOffset)) {
-        this.diag(itemRange(token), 'error', 'syntax', t('Incomplete: the line ends after {0}.', JSON.stringify(token.image)));
+        this.diag(this.sites.item(token), 'error', 'syntax', t('Incomplete: the line ends after {0}.', JSON.stringify(token.image)));
       } else {
-        this.diag(itemRange(token), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(token.image)));
+        this.diag(this.sites.item(token), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(token.image)));
       }
-      if (blockOpen) this.pushBroken(itemRange(blockOpen));
+      if (blockOpen) this.pushBroken(this.sites.item(blockOpen));
       return;
     }
     this.applyUnit(ctx, cst, tokens, blockOpen);
@@ -660,16 +674,17 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     if (ctx === 'chain') {
       // Rules keep ranges of their own (lazy ones none): a chain unit makes its range only when it needs it.
       this.chainUnit(cst, tokens);
-      if (blockOpen && this.stack.length === depthBefore) this.pushBroken(itemRange(blockOpen));
+      if (blockOpen && this.stack.length === depthBefore) this.pushBroken(this.sites.item(blockOpen));
       return;
     }
     // The ranges of chain headers (chains keep their positions as numbers) are garbage once read: they are made at
     // their own allocation sites. Not those of set and map headers: sets keep them (a kube-proxy dump declares
     // thousands of affinity sets).
     const chainHeader = ctx === 'table' && tokens[0].image === 'chain';
-    const wasShortLived = setShortLivedReading(chainHeader);
+    const sites = this.sites;
+    if (chainHeader) this.sites = SHORT_LIVED_RANGES;
     const range = this.unitRange(tokens, blockOpen);
-    if (!chainHeader) setShortLivedReading(wasShortLived);
+    if (!chainHeader) this.sites = sites;
     switch (ctx) {
       case 'top':
         this.topUnit(cst, range, blockOpen);
@@ -678,7 +693,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         try {
           this.tableUnit(cst, range, blockOpen);
         } finally {
-          setShortLivedReading(wasShortLived);
+          this.sites = sites;
         }
         break;
       case 'set':
@@ -696,13 +711,13 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
     if (blockOpen && this.stack.length === depthBefore) {
       // A header that did not open anything (reported already): keep the braces balanced.
-      this.pushBroken(itemRange(blockOpen));
+      this.pushBroken(this.sites.item(blockOpen));
     }
   }
 
   /** From the unit's first token to its last, or to the `{` after it that opens a block. */
   private unitRange(tokens: IToken[], blockOpen: IToken | undefined): Range {
-    return rangeBetween(itemRange(tokens[0]).start, itemRange(blockOpen ?? tokens[tokens.length - 1]).end);
+    return this.sites.between(this.sites.item(tokens[0]).start, this.sites.item(blockOpen ?? tokens[tokens.length - 1]).end);
   }
 
   private push(block: Block): void {
@@ -716,7 +731,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   closeBlock(closing: Range): void {
     const block = this.stack.pop();
     if (!block) return;
-    const full = rangeBetween(block.header.start, closing.end);
+    const full = this.sites.between(block.header.start, closing.end);
     switch (block.kind) {
       case 'table':
         if (block.table && block.table.range === block.header) block.table.range = full;
@@ -761,7 +776,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     if (isWordy(item)) return item.image;
     if (item.tokenType === StringTok) return unquote(item.image);
     if (item.tokenType === Variable) {
-      const v = this.variable(item.image.slice(1), itemRange(item));
+      const v = this.variable(item.image.slice(1), this.sites.item(item));
       if (v && v.kind === 'value') return v.value;
     }
     return undefined;
@@ -789,7 +804,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       const name = this.nameOf(item);
       if (name === undefined) return undefined;
       names.push(name);
-      ranges.push(itemRange(item));
+      ranges.push(this.sites.item(item));
       i++;
     }
     return { family, familyGiven, names, ranges, next: i };
@@ -921,7 +936,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
     if (c.undefineCommand) {
       const name = ((c.undefineCommand[0] as CstNode).children.name as IToken[])[0];
-      if (!this.defineByName.delete(name.image)) this.diag(itemRange(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
+      if (!this.defineByName.delete(name.image)) this.diag(this.sites.item(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
       return true;
     }
     return false;
@@ -930,12 +945,12 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private defineCommand(node: CstNode, range: Range): void {
     const nameToken = (node.children.name as IToken[])[0];
     const valueItems = itemsOf(node.children.value?.[0] as CstNode);
-    const nameRange = itemRange(nameToken);
+    const nameRange = this.sites.item(nameToken);
     if (valueItems.length === 0) {
       this.missing(nameRange, t('A value after "="'));
       return;
     }
-    const valueRange = itemsRange(valueItems);
+    const valueRange = this.sites.items(valueItems);
     const define: NftDefine = { name: nameToken.image, value: this.text(valueRange), range, nameRange };
     const expression = this.reader.readValue(valueItems);
     if (expression) define.expression = expression;
@@ -965,11 +980,11 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private command(items: Item[], range: Range, blockOpen: IToken | undefined): void {
     const w0 = this.wordOf(items[0]);
     if (w0 === undefined) {
-      this.diag(itemRange(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(itemRange(items[0])))));
+      this.diag(this.sites.item(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(this.sites.item(items[0])))));
       return;
     }
     const { verb, explicitVerb, object, i } = this.commandWords(items, w0);
-    const objectRange = items[explicitVerb ? 1 : 0] ? itemRange(items[explicitVerb ? 1 : 0]) : range;
+    const objectRange = items[explicitVerb ? 1 : 0] ? this.sites.item(items[explicitVerb ? 1 : 0]) : range;
     const text = this.text(range);
     const record = (spec?: Spec, name?: string): void => {
       const cmd: NftCommand = { verb, object: object ?? '', text, range };
@@ -1051,7 +1066,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     record(spec, spec.names[1]);
     const group = items[spec.next];
     if (!group || !isBraceGroup(group)) return this.missing(spec.ranges[1], t('The elements in {…}'));
-    if (spec.next + 1 < items.length) this.diag(itemsRange(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, spec.next + 1)))));
+    if (spec.next + 1 < items.length) this.diag(this.sites.items(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(this.sites.items(items, spec.next + 1)))));
     this.elementCommand(verb, spec, group);
   }
 
@@ -1131,7 +1146,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.currentTable = table;
     if (verb === 'add' || verb === 'create') {
       if (spec.next < items.length) {
-        this.diag(itemsRange(items, spec.next), 'error', 'syntax', t('Unexpected {0}: a declaration continues in { … }.', JSON.stringify(this.text(itemsRange(items, spec.next)))));
+        this.diag(this.sites.items(items, spec.next), 'error', 'syntax', t('Unexpected {0}: a declaration continues in { … }.', JSON.stringify(this.text(this.sites.items(items, spec.next)))));
       }
       this.openDeclaration(table, object, name, nameRange, range, blockOpen !== undefined);
       return;
@@ -1223,7 +1238,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
     if (k >= items.length) {
       if (verb === 'reset') return;
-      return this.missing(itemsRange(items, items.length - 1), t('The statements of the rule'));
+      return this.missing(this.sites.items(items, items.length - 1), t('The statements of the rule'));
     }
     const rule = this.makeRule(table, chain, items.slice(k));
     if (verb === 'reset') return;
@@ -1341,9 +1356,9 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         k = 2;
       }
       const name = this.nameOf(items[k]);
-      if (name === undefined) return this.missing(itemRange(items[k - 1]), t('A name'));
-      if (items.length > k + 1) this.diag(itemsRange(items, k + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, k + 1)))));
-      this.openDeclaration(table, object, name, itemRange(items[k]), range, true);
+      if (name === undefined) return this.missing(this.sites.item(items[k - 1]), t('A name'));
+      if (items.length > k + 1) this.diag(this.sites.items(items, k + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(this.sites.items(items, k + 1)))));
+      this.openDeclaration(table, object, name, this.sites.item(items[k]), range, true);
       return;
     }
     if (w0 === 'comment' && items.length === 2 && this.isString(items[1])) {
@@ -1364,7 +1379,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private flagsOf(node: CstNode): string[] {
     return ((node.children.flag as IToken[] | undefined) ?? []).map((f) => {
       if (f.tokenType === Variable) {
-        const v = this.variable(f.image.slice(1), itemRange(f));
+        const v = this.variable(f.image.slice(1), this.sites.item(f));
         return v ? (v.kind === 'value' ? v.value : v.text) : f.image;
       }
       return f.image;
@@ -1380,14 +1395,14 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         .map((it) => {
           const tok = it as IToken;
           if (tok.tokenType === Variable) {
-            const v = this.variable(tok.image.slice(1), itemRange(tok));
+            const v = this.variable(tok.image.slice(1), this.sites.item(tok));
             return v ? (v.kind === 'value' ? v.value : v.text) : tok.image;
           }
           return unquote(tok.image);
         });
     }
     const tok = dev as IToken;
-    const v = this.variable(tok.image.slice(1), itemRange(tok));
+    const v = this.variable(tok.image.slice(1), this.sites.item(tok));
     if (v && v.kind === 'set') return v.elements.map((e) => e.key.join(' . '));
     return v ? [v.kind === 'value' ? v.value : v.text] : [];
   }
@@ -1416,11 +1431,11 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       const p = (c.policySpec[0] as CstNode).children.policy![0] as IToken;
       let policy = p.image;
       if (p.tokenType === Variable) {
-        const v = this.variable(p.image.slice(1), itemRange(p));
+        const v = this.variable(p.image.slice(1), this.sites.item(p));
         policy = v && v.kind === 'value' ? v.value : p.image;
       }
       if (policy !== 'accept' && policy !== 'drop' && p.tokenType !== Variable) {
-        this.diag(itemRange(p), 'error', 'bad-policy', t('A chain policy is accept or drop, not {0}.', JSON.stringify(policy)));
+        this.diag(this.sites.item(p), 'error', 'bad-policy', t('A chain policy is accept or drop, not {0}.', JSON.stringify(policy)));
       }
       chain.policy = policy;
       return;
@@ -1467,14 +1482,14 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const hook = (c.hook as IToken[])[0];
     chain.type = type.image;
     chain.hook = hook.image;
-    if (!CHAIN_TYPES.has(type.image)) this.diag(itemRange(type), 'error', 'bad-chain-type', t('Unknown chain type {0}: nft knows filter, nat and route.', JSON.stringify(type.image)));
+    if (!CHAIN_TYPES.has(type.image)) this.diag(this.sites.item(type), 'error', 'bad-chain-type', t('Unknown chain type {0}: nft knows filter, nat and route.', JSON.stringify(type.image)));
     if (!HOOKS[table.family].includes(hook.image)) {
-      this.diag(itemRange(hook), 'error', 'bad-hook', t('The {0} family has no hook {1} (it has {2}).', table.family, JSON.stringify(hook.image), HOOKS[table.family].join(', ')));
+      this.diag(this.sites.item(hook), 'error', 'bad-hook', t('The {0} family has no hook {1} (it has {2}).', table.family, JSON.stringify(hook.image), HOOKS[table.family].join(', ')));
     }
     const device = (c.device as IToken[] | undefined)?.[0];
     if (device) {
       if (device.tokenType === Variable) {
-        const v = this.variable(device.image.slice(1), itemRange(device));
+        const v = this.variable(device.image.slice(1), this.sites.item(device));
         chain.device = v ? (v.kind === 'value' ? v.value : v.text) : device.image;
       } else chain.device = unquote(device.image);
     }
@@ -1482,7 +1497,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     if (c.priority) {
       const items = itemsOf(c.priority[0] as CstNode);
       if (items.length === 0) {
-        this.missing(itemRange((c.Kw_priority as IToken[])[0]), t('A priority'));
+        this.missing(this.sites.item((c.Kw_priority as IToken[])[0]), t('A priority'));
         return;
       }
       chain.priority = this.priority(items, table.family, hook.image);
@@ -1491,7 +1506,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   /** `priority filter`, `priority -110`, `priority dstnat - 10`, `priority $p`. */
   private priority(items: Item[], family: NftFamily, hook: string | undefined): NftChainPriority {
-    const range = itemsRange(items);
+    const range = this.sites.items(items);
     const text = this.text(range);
     const out: NftChainPriority = { text, range };
     const compact = text.replace(/\s+/g, '');
@@ -1539,21 +1554,22 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const endCharacter = lastTok.startOffset + lastTok.image.length;
     const lazy = line === lineOf(lastTok) && line === this.line && isLazyRuleSpan(startCharacter, endCharacter) && this.canReread(line, startCharacter, endCharacter);
     // The statements of a lazy rule are garbage after this reading: their texts need not be shared, and they
-    // are made at allocation sites of their own (see setShortLivedReading).
+    // are made at allocation sites of their own (see RangeSites).
     this.discarding = lazy;
-    const wasShortLived = setShortLivedReading(lazy);
+    const sites = this.sites;
+    if (lazy) this.sites = SHORT_LIVED_RANGES;
     let statements: NftStatement[];
     try {
       // A lazy rule of a plain shape only needs its references reported: its statements are read on demand.
-      statements = lazy && reportPlainRuleReferences(items, this) ? NO_STATEMENTS : this.reader.readRule(items);
+      statements = lazy && reportPlainRuleReferences(items, this, this.sites) ? NO_STATEMENTS : this.reader.readRule(items);
     } finally {
-      setShortLivedReading(wasShortLived);
+      this.sites = sites;
       this.discarding = false;
     }
-    const range = lazy ? undefined : itemsRange(items);
+    const range = lazy ? undefined : this.sites.items(items);
     const rule: NftRule =
       range === undefined
-        ? new LazyRule(table.id, chain.name, this.document, line, this.lineStart, startCharacter, endCharacter)
+        ? new LazyRule(table.id, chain.name, this.rereadDocument, line, this.lineStart, startCharacter, endCharacter)
         : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
     for (const st of statements) {
       if (st.kind === 'comment') rule.comment = st.comment;
@@ -1582,7 +1598,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       if (type !== 'match' && type !== 'target' && type !== 'watcher') continue;
       const name = isGroup(items[k + 2]) ? '' : unquote((items[k + 2] as IToken).image);
       this.diag(
-        itemsRange(items.slice(k, k + 3)),
+        this.sites.items(items.slice(k, k + 3)),
         'hint',
         'xt-compat',
         t(
@@ -1641,14 +1657,14 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       } else {
         const tok = e as IToken;
         const name = tok.image.slice(1);
-        const v = this.variable(name, itemRange(tok));
-        if (v && v.kind === 'set' && this.reader.expansions.admit(set.elements.length, v.elements.length, name, itemRange(tok), (...d) => this.diag(...d))) appendAll(set.elements, v.elements);
+        const v = this.variable(name, this.sites.item(tok));
+        if (v && v.kind === 'set' && this.reader.expansions.admit(set.elements.length, v.elements.length, name, this.sites.item(tok), (...d) => this.diag(...d))) appendAll(set.elements, v.elements);
       }
       return;
     }
     const items = itemsOf(c.items?.[0] as CstNode);
     const w0 = this.wordOf(items[0]) ?? '';
-    const valueText = items.length > 1 ? this.text(itemsRange(items, 1)) : '';
+    const valueText = items.length > 1 ? this.text(this.sites.items(items, 1)) : '';
     switch (w0) {
       case 'timeout':
         set.timeout = valueText;
@@ -1689,7 +1705,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         parts.push(current.join(' '));
         current = [];
       } else if (tok.tokenType === Variable) {
-        const v = this.variable(tok.image.slice(1), itemRange(tok));
+        const v = this.variable(tok.image.slice(1), this.sites.item(tok));
         current.push(v ? (v.kind === 'value' ? v.value : v.text) : tok.image);
       } else current.push(unquote(tok.image));
     }

@@ -1,4 +1,4 @@
-// The ranges the accelerators make, each at an allocation site of its own (see setShortLivedReading in
+// The ranges the accelerators make, each at an allocation site of its own (see RangeSites in
 import type { Range } from '../../../model/range';
 import { isSpace } from '../lexer';
 // statements.ts): which objects V8 keeps young depends on it, not what they are.
