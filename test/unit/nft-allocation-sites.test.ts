@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomServices } from '../../tools/generate/iptables';
 import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../tools/generate/nft';
-import { fastLexLine } from '../../src/core/parse/nft/lexer';
+import { fastLexLine } from '../../src/core/parse/nft/accelerators/fast-lex';
 import { NFT_ACCELERATORS, parseNft } from '../../src/core/parse/nft/parser';
 import { NftTextBuilder } from '../../src/core/parse/nft/reference';
 import { KEPT_RANGES, SHORT_LIVED_RANGES } from '../../src/core/parse/nft/statements';

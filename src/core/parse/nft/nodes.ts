@@ -22,7 +22,8 @@ import { defineRareFields } from '../../model/compact/rare-fields';
 import { columnsRange, endColumn, fitsColumns, packColumns, startColumn } from '../../model/compact/columns';
 import { copyRange, rangeIs } from '../../model/compact/ranges';
 import type { Item } from './grammar';
-import { fastLexLine, LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
+import { LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
+import { fastLexLine } from './accelerators/fast-lex';
 import { SHORT_LIVED_RANGES, StatementReader, type StatementHost } from './statements';
 
 /** The items of a token list as the grammar groups them (`{ … }` and `( … )`), or undefined when unbalanced. */

@@ -1,21 +1,21 @@
 // The nft text reference reader: what `nft list ruleset` output and `nft -f` scripts mean, read the plain way.
 // Start here to learn the dialect.
 //
-// 1. Tokens (lexer.ts): each line is lexed on its own (Chevrotain's lexer; `fastLexLine`, the hand-written
-//    scanner, gives the same tokens faster and leaves it the lines it cannot read).
+// 1. Tokens (lexer.ts): each line is lexed on its own by Chevrotain's lexer.
 // 2. Units: the token stream is cut at `;`, at newlines and at block braces (a newline inside `{ … }` of an
 //    anonymous set or element list does not end a unit); `table … {`, `chain … {`, `set … {` open blocks.
 // 3. Grammar (grammar.ts, a Chevrotain CstParser): each unit is parsed with the rule of the block it is in (top
-//    level, table, chain, set/map, object). A unit starting with a plain word always takes the grammar's `items`
-//    alternative: its CST is built directly (`plainItemsUnit`; a rule in a chain goes to the chain without one).
+//    level, table, chain, set/map, object).
 // 4. The units are applied: commands, declarations, rules (statements.ts reads their statements; a rule that can
 //    be read again from its line is kept as a LazyRule, nodes.ts), through the one nft sink (sink.ts) that the
 //    JSON front end shares.
 //
-// The accelerators (accelerators/*.ts) read the commonest lines without tokens and must make the same model
-// (test/unit/parse-accelerators.test.ts); they call this reader through NftTextSink (text-sink.ts). Memory stays
-// proportional to the model, not to the token count. Errors are diagnostics with a range; a bad unit is skipped and
-// reading resumes at the next line, `;` or `}`. Nothing here throws.
+// The accelerators (ParseOptions.accelerators 'on') make the same model faster (test/unit/parse-accelerators.test.ts):
+// accelerators/fast-units.ts replaces steps 1 and 3 for the lines and units it can (fastLexLine, the CST of plain
+// units built directly), and the line accelerators (accelerators/*.ts, through NftTextSink, text-sink.ts) read the
+// commonest lines without tokens. With 'off' every line takes steps 1–4. Memory stays proportional to the model,
+// not to the token count. Errors are diagnostics with a range; a bad unit is skipped and reading resumes at the
+// next line, `;` or `}`. Nothing here throws. Everything a parse changes is its builder's: parses may interleave.
 import { StoredDefinition } from '../../model/compact/declarations';
 import { LineStarts } from '../lines';
 import { SortedLineMap } from '../../model/line-map';
@@ -46,9 +46,11 @@ import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { giveBackUnitParser, groupTokens, isBraceGroup, isGroup, itemsOf, takeUnitParser, type Item, type NftUnitParser } from './grammar';
-import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word } from './lexer';
+import { Comma, Dot, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable } from './lexer';
+import { MAX_INTERNED } from './accelerators/fast-lex';
+import { FastUnits } from './accelerators/fast-units';
 import { isKnownStatementWord, reportPlainRuleReferences, SHORT_LIVED_RANGES, StatementReader, type RangeSites, type StatementHost } from './statements';
-import { ChainDefinition, ChainNode, groupItems, isLazyRuleSpan, LazyRule, RereadCheck, RereadDocument } from './nodes';
+import { ChainDefinition, ChainNode, isLazyRuleSpan, LazyRule, RereadCheck, RereadDocument } from './nodes';
 import { ReferenceColumns } from '../../model/compact/references';
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
@@ -145,9 +147,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private cachedLine = '';
   private cachedLineStart = -1;
   private cachedLineEnd = -1;
-  /** The current line's tokens when the fast scanner read it. */
-  private lineTokens: IToken[] | undefined;
-  private lineTokenCursor = 0;
+  /** The token-level accelerators (accelerators/fast-units.ts), when they are on. */
+  private readonly fastUnits: FastUnits | undefined;
 
   /** Sequence number of the current top-level command (a table block counts as one). */
   private seq = 0;
@@ -186,7 +187,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     /** The whole text (lazy rules read their line from it). */
     readonly document: string,
     readonly lines: LineStarts,
-    private readonly fast: boolean,
+    /** Whether the token-level accelerators are used (FastUnits). */
+    fast: boolean,
     readonly lazyRules: boolean,
   ) {
     this.sink = new NftSink(lines.count, true, { problems: (count) => t('{0} more problems were not reported; is this really nft syntax?', count) });
@@ -195,6 +197,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.tableById = this.sink.tableById;
     this.mayHoldNul = document.includes('\u0000');
     this.rereadDocument = new RereadDocument(document);
+    this.fastUnits = fast ? new FastUnits() : undefined;
     this.reader.expansions.allowFor(document.length);
   }
 
@@ -220,7 +223,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const { start, end } = range;
     if (start.line === end.line) {
       const text = this.lineSlice(start.line, start.character, end.character);
-      if (!this.fast || this.discarding || text.length > MAX_INTERNED) return text;
+      if (this.fastUnits === undefined || this.discarding || text.length > MAX_INTERNED) return text;
       const known = this.interned.get(text);
       if (known !== undefined) return known;
       this.interned.set(text, text);
@@ -347,19 +350,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
   private canReread(line: number, start: number, end: number): boolean {
     if (!this.lazyRules) return false;
-    if (!this.fast) return this.rereadCheck.canReread(this.lines.line(line)!, line, start, end);
-    const tokens = this.lineTokens;
-    if (tokens === undefined) return false;
-    // Rules of one line come in order: go on from where the last one ended (no quadratic scan of long lines).
-    let k = this.lineTokenCursor;
-    while (k < tokens.length && tokens[k].startOffset < start) k++;
-    let ok = true;
-    for (; k < tokens.length && tokens[k].startOffset < end; k++) {
-      const type = tokens[k].tokenType;
-      if (type === Variable || type === Semicolon) ok = false;
-    }
-    this.lineTokenCursor = k;
-    return ok;
+    const fast = this.fastUnits;
+    return fast === undefined ? this.rereadCheck.canReread(this.lines.line(line)!, line, start, end) : fast.canReread(start, end);
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -373,7 +365,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   set line(i: number) {
     this.currentLine = i;
     this.lineComment = undefined;
-    this.lineTokens = undefined;
+    this.fastUnits?.newLine();
   }
 
   lineBlock(start: number, end: number): Block | undefined {
@@ -434,9 +426,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     // Words of a chain's lines are not interned: they are rules, nearly all lazy, whose tokens are garbage after
     // the line (interning them kept a map of every address in the dump until the end of the parse).
     const intern = this.lazyRules && this.depth === 0 && this.contextKind() === 'chain' ? undefined : this.interned;
-    const fast = this.fast ? fastLexLine(text, intern, i, 0, text.length, this.depth > 0) : undefined;
-    this.lineTokens = fast?.tokens;
-    this.lineTokenCursor = 0;
+    const fast = this.fastUnits?.lexLine(text, intern, i, this.depth > 0);
     if (fast) {
       tokens = fast.tokens;
       comment = fast.comment;
@@ -463,7 +453,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       this.openGroups = [];
       this.unitBroken = false;
     }
-    if (fast && this.unit.length === 0 && this.depth === 0 && !hasStructureToken(tokens)) {
+    if (fast && this.unit.length === 0 && this.depth === 0 && this.fastUnits!.isWholeUnit(tokens)) {
       // Most lines are one whole unit (a rule) with nothing for feed() to act on: the line's token array is the unit.
       if (tokens.length > 0) this.unit = tokens;
     } else {
@@ -625,15 +615,16 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       return;
     }
     const ctx = this.contextKind();
-    if (this.fast && ctx === 'chain' && blockOpen === undefined && tokens[0].tokenType === Word) {
-      // A rule (or a chain's comment or flags): what plainItemsUnit and applyUnit come to, without the CST.
-      const items = groupItems(tokens);
+    const fast = this.fastUnits;
+    if (fast !== undefined && ctx === 'chain' && blockOpen === undefined) {
+      // A rule (or a chain's comment or flags): what the grammar and applyUnit come to, without the CST.
+      const items = fast.chainItems(tokens);
       if (items !== undefined) {
         this.chainItems(items, tokens);
         return;
       }
     }
-    const fastCst = this.fast ? (plainItemsUnit(tokens, ctx) ?? (ctx === 'set' || ctx === 'map' ? plainSetUnit(tokens) : undefined)) : undefined;
+    const fastCst = fast?.plainUnit(tokens, ctx);
     if (fastCst) {
       this.applyUnit(ctx, fastCst, tokens, blockOpen);
       return;
@@ -1842,55 +1833,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       if (table) table.managedBy = 'iptables-nft';
     }
   }
-}
-
-/**
- * The CST of a unit that is a plain list of items (a rule, a property, a command): what the grammar's
- * `items` alternative builds, without running the parser. A unit starting with a Word always takes that
- * alternative (the others start with keyword tokens); undefined when the grammar would reject the unit or
- * when the parser is needed (`;` or unbalanced braces and parentheses inside the unit).
- */
-function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | undefined {
-  if (tokens[0].tokenType !== Word) return undefined;
-  const top = groupItems(tokens);
-  if (top === undefined) return undefined;
-  const name = ctx === 'top' ? 'topUnit' : ctx === 'chain' ? 'chainUnit' : ctx === 'set' || ctx === 'map' ? 'setUnit' : 'plainUnit';
-  return { name, children: { items: [{ name: 'items', children: { item: top } }] } };
-}
-
-/**
- * `type WORD` and `flags WORD, WORD…` in a set or map block (each of a dump's thousands of affinity sets has both):
- * the CST the grammar's setUnit builds, as far as setUnit reads it; undefined for other units.
- */
-function plainSetUnit(tokens: IToken[]): CstNode | undefined {
-  const n = tokens.length;
-  const first = tokens[0].tokenType;
-  if (first === TypeKw) {
-    if (n !== 2 || !isWordy(tokens[1])) return undefined;
-    return { name: 'setUnit', children: { typeSpec: [{ name: 'typeSpec', children: { keyword: [tokens[0]], key: [{ name: 'typeExpr', children: { item: [tokens[1]] } }] } }] } };
-  }
-  if (first !== Flags || n % 2 !== 0) return undefined;
-  const flag: IToken[] = [];
-  const commas: IToken[] = [];
-  for (let k = 1; k < n; k += 2) {
-    if (!isWordy(tokens[k])) return undefined;
-    flag.push(tokens[k]);
-    if (k + 1 === n) break;
-    if (tokens[k + 1].tokenType !== Comma) return undefined;
-    commas.push(tokens[k + 1]);
-  }
-  const children: CstNode['children'] = { Flags: [tokens[0]], flag };
-  if (commas.length > 0) children.Comma = commas;
-  return { name: 'setUnit', children: { flagsSpec: [{ name: 'flagsSpec', children }] } };
-}
-
-/** Whether one of the tokens is one feed() does more with than add it to the unit. */
-function hasStructureToken(tokens: readonly IToken[]): boolean {
-  for (let k = 0; k < tokens.length; k++) {
-    const type = tokens[k].tokenType;
-    if (type === LBrace || type === RBrace || type === Semicolon || type === LParen || type === RParen || type === UnterminatedString) return true;
-  }
-  return false;
 }
 
 /** The first token of an item (a group's opening brace or parenthesis). */

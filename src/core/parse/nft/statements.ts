@@ -38,9 +38,8 @@ import {
   Variable,
   Word,
   isWordy,
-  isWordAt,
-  setRefEnd,
 } from './lexer';
+import { isWordAt, setRefEnd } from './accelerators/fast-lex';
 import { appendAll } from '../../model/append';
 import { ExpansionBudget } from './expansion';
 import type { LineScratch } from './scratch';

@@ -1,7 +1,7 @@
 // `chain NAME {`, `set NAME {` or `map NAME {` in a table block, NAME a plain word (a dump declares 100,000 chains
 // and thousands of affinity sets): what the tokens `chain`, NAME and `{` come to in the reference reader (the
 // declaration opened), without the tokens, the CST and their ranges.
-import { isWordAt, MAX_INTERNED } from '../lexer';
+import { isWordAt, MAX_INTERNED } from './fast-lex';
 import { SHORT_LIVED_RANGES } from '../statements';
 import type { NftTextSink } from '../text-sink';
 import { headerLineRange, setLineRange, indentEnd } from './ranges';
