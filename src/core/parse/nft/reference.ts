@@ -24,9 +24,7 @@ import type { Severity } from '../../model/diagnostics';
 import { PlaceholderTally, placeholderIn } from '../placeholders';
 import {
   isNftFamily,
-  standardPriority,
   type NftChain,
-  type NftChainPriority,
   type NftCommand,
   type NftCommandVerb,
   type NftCommentLine,
@@ -46,14 +44,15 @@ import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { giveBackUnitParser, groupTokens, isBraceGroup, isGroup, itemsOf, takeUnitParser, type Item, type NftUnitParser } from './grammar';
-import { Comma, Dot, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable } from './lexer';
+import { Flags, isWordy, LBrace, lineLexer, lineOf, LParen, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable } from './lexer';
 import { MAX_INTERNED } from './accelerators/fast-lex';
 import { FastUnits } from './accelerators/fast-units';
 import { isKnownStatementWord, reportPlainRuleReferences, SHORT_LIVED_RANGES, StatementReader, type RangeSites, type StatementHost } from './statements';
 import { ChainDefinition, ChainNode, isLazyRuleSpan, LazyRule, RereadCheck, RereadDocument } from './nodes';
-import { ReferenceColumns } from '../../model/compact/references';
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
+import { PendingReferences } from './references';
+import { devicesOf, flagsOf, flowtableUnit, isString, objectUnit, priority, setUnit, wordOf } from './declaration-units';
 import { NftSink } from './sink';
 import { LINE_LIMITS, lineProblem, readLines, type Accelerator } from '../pipeline';
 import { LineScratch } from './scratch';
@@ -71,7 +70,6 @@ const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy'
 const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
 const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
 const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
-const SET_PROPERTIES = new Set(['timeout', 'gc-interval', 'size', 'policy', 'auto-merge', 'comment', 'counter', 'quota', 'limit', 'ct', 'last']);
 
 const HOOKS: Record<NftFamily, readonly string[]> = {
   ip: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
@@ -82,24 +80,6 @@ const HOOKS: Record<NftFamily, readonly string[]> = {
   netdev: ['ingress', 'egress'],
 };
 const CHAIN_TYPES = new Set(['filter', 'nat', 'route']);
-
-interface Defined {
-  definition: SymbolDefinition;
-  /** Sequence number of the command from which it exists. */
-  seq: number;
-}
-
-interface TableDefs {
-  /**
-   * The command from which each chain exists: chainSeq, the first chain's, unless laterChains says otherwise.
-   * Whether a chain is defined is whether the symbol table has its definition. A table block is one command: its
-   * 100,000 chains need no map (docs/performance.md#memory).
-   */
-  chainSeq: number;
-  laterChains: Map<string, number>;
-  /** Sets and maps share one namespace in nft. */
-  sets: Map<string, Defined>;
-}
 
 interface Spec {
   family: NftFamily;
@@ -123,7 +103,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   readonly ruleByLine: Map<number, NftRule> = new SortedLineMap<NftRule>();
   /** The line of the last rule put in ruleByLine (rules come in line order), or -1 once it was taken out again. */
   private lastRuleLine = -1;
-  private readonly reader = new StatementReader(this);
+  readonly reader = new StatementReader(this);
   /** Short strings of the model, shared (see fastLexLine). */
   private readonly interned = new Map<string, string>();
   private readonly names = new Map<string, string>();
@@ -153,21 +133,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   /** Sequence number of the current top-level command (a table block counts as one). */
   private seq = 0;
   currentTable: NftTable | undefined;
-  /**
-   * References resolved at the end (names may be defined later): each is already the reference the symbol
-   * table gets (its kind is settled for sets and maps then), with its table and command number alongside.
-   */
-  /** The references pending until the end of the parse (then indexed by the symbol table, which keeps these columns). */
-  private readonly pending = new ReferenceColumns();
-  /**
-   * The table and command number of the pending references, as runs: from reference pendingRunStarts[k] on,
-   * pendingRunTables[k] and pendingRunSeqs[k] (a table block is one command, so a dump is a few runs).
-   */
-  private readonly pendingRunStarts: number[] = [];
-  private readonly pendingRunTables: NftTable[] = [];
-  private readonly pendingRunSeqs: number[] = [];
-  /** Per table id: the first definition of each chain and set/map, and from which command on it exists. */
-  private readonly defs = new Map<string, TableDefs>();
+  /** The chain and set references, resolved at the end (names may be defined later), and the definitions' commands. */
+  private readonly references = new PendingReferences();
   private readonly tableDefinitions = new Map<string, SymbolDefinition>();
   /** Whether a chain left a table's chainByName (deleted, renamed, or its table removed): see ensureChain. */
   private chainsForgotten = false;
@@ -325,7 +292,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.sink.edited.settleAll();
     this.deletedElements.apply();
     this.sink.deletedChains.apply();
-    this.resolveReferences();
+    this.references.resolve(this.symbols, this.sink.declaredTables, (...d) => this.diag(...d));
     this.applyWarnings();
     const placeholders = this.placeholders.diagnostic();
     if (placeholders) this.sink.append(placeholders);
@@ -689,13 +656,9 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         break;
       case 'set':
       case 'map':
-        this.setUnit(cst, range);
-        break;
       case 'flowtable':
-        this.flowtableUnit(cst, range);
-        break;
       case 'object':
-        this.objectUnit(cst, range);
+        this.declarationUnit(cst, range);
         break;
       case 'broken':
         break;
@@ -751,16 +714,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   // ---------------------------------------------------------------------------------------------------
   // Helpers
 
-  private defsOf(tableId: string): TableDefs {
-    let d = this.defs.get(tableId);
-    if (!d) this.defs.set(tableId, (d = { chainSeq: -1, laterChains: new Map(), sets: new Map() }));
-    return d;
-  }
-
-  private wordOf(item: Item | undefined): string | undefined {
-    return item !== undefined && !isGroup(item) && isWordy(item) ? item.image : undefined;
-  }
-
   /** A name: a word, a quoted string, or a variable holding one. */
   private nameOf(item: Item | undefined): string | undefined {
     if (item === undefined || isGroup(item)) return undefined;
@@ -778,7 +731,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     let i = from;
     let family: NftFamily = 'ip';
     let familyGiven = false;
-    const first = this.wordOf(items[i]);
+    const first = wordOf(items[i]);
     if (first !== undefined && isNftFamily(first)) {
       let names = 0;
       for (let k = i + 1; k < items.length && names < count && this.nameOf(items[k]) !== undefined; k++) names++;
@@ -836,13 +789,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   /** pend() of a name that is the shared string already. */
   private pendShared(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
-    const runs = this.pendingRunTables.length;
-    if (runs === 0 || this.pendingRunTables[runs - 1] !== table || this.pendingRunSeqs[runs - 1] !== this.seq) {
-      this.pendingRunStarts.push(this.pending.length);
-      this.pendingRunTables.push(table);
-      this.pendingRunSeqs.push(this.seq);
-    }
-    this.pending.push(kind, name, table.id, role, range);
+    this.references.add(kind, table, name, range, role, this.seq);
   }
 
   private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
@@ -867,7 +814,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       }
       // A chain made here has no definition (see above): no lookup of its name before storing it.
       definition = this.sink.defineChain(table, chain, nameRange, declRange, created && !this.chainsForgotten);
-      const d = this.defsOf(table.id);
+      const d = this.references.defsOf(table.id);
       if (d.chainSeq < 0) d.chainSeq = this.seq;
       else if (d.chainSeq !== this.seq) d.laterChains.set(name, this.seq);
     } else {
@@ -879,7 +826,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   private ensureSet(table: NftTable, kind: 'set' | 'map', name: string, nameRange: Range, declRange: Range): { set: NftSet | NftMap; definition?: SymbolDefinition } {
     const set = (kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name)) ?? this.sink.newSet(table, kind, name, nameRange, declRange);
-    const sets = this.defsOf(table.id).sets;
+    const sets = this.references.defsOf(table.id).sets;
     let definition: SymbolDefinition | undefined;
     if (!sets.has(name)) {
       definition = this.sink.defineObject(kind, table, name, nameRange, declRange);
@@ -958,9 +905,9 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       verb = (['describe', 'monitor', 'get', 'export', 'import'].includes(w0) ? 'other' : w0) as NftCommandVerb;
       i = 1;
     }
-    let object = this.wordOf(items[i]);
-    if (object === 'ct' && CT_OBJECTS.has(this.wordOf(items[i + 1]) ?? '')) {
-      object = `ct ${this.wordOf(items[i + 1])}`;
+    let object = wordOf(items[i]);
+    if (object === 'ct' && CT_OBJECTS.has(wordOf(items[i + 1]) ?? '')) {
+      object = `ct ${wordOf(items[i + 1])}`;
       i += 2;
     } else if (object !== undefined) {
       i++;
@@ -969,7 +916,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   }
 
   private command(items: Item[], range: Range, blockOpen: IToken | undefined): void {
-    const w0 = this.wordOf(items[0]);
+    const w0 = wordOf(items[0]);
     if (w0 === undefined) {
       this.diag(this.sites.item(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(this.sites.item(items[0])))));
       return;
@@ -1004,7 +951,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         return;
       }
       case 'ruleset': {
-        const fam = this.wordOf(items[i]);
+        const fam = wordOf(items[i]);
         if (verb === 'flush' || verb === 'delete' || verb === 'destroy') {
           for (const table of [...this.tables]) if (!fam || table.family === fam) this.removeTable(table);
         }
@@ -1025,7 +972,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       case 'ct timeout':
       case 'ct expectation': {
         const spec = this.spec(items, i, 2);
-        if (spec && spec.names[1] === 'handle' && /^\d+$/.test(this.wordOf(items[spec.next]) ?? '')) {
+        if (spec && spec.names[1] === 'handle' && /^\d+$/.test(wordOf(items[spec.next]) ?? '')) {
           // `delete chain ip t handle 5`
           record(spec);
           return;
@@ -1208,9 +1155,9 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const chainRange = spec.ranges[1];
     let k = spec.next;
     let position: { kind: 'position' | 'handle' | 'index'; value: number } | undefined;
-    const pw = this.wordOf(items[k]);
-    if ((pw === 'position' || pw === 'handle' || pw === 'index') && /^\d+$/.test(this.wordOf(items[k + 1]) ?? '')) {
-      position = { kind: pw, value: Number(this.wordOf(items[k + 1])) };
+    const pw = wordOf(items[k]);
+    if ((pw === 'position' || pw === 'handle' || pw === 'index') && /^\d+$/.test(wordOf(items[k + 1]) ?? '')) {
+      position = { kind: pw, value: Number(wordOf(items[k + 1])) };
       k += 2;
     }
     const { chain } = this.ensureChain(table, chainName, chainRange, range, false, 'rule-owner');
@@ -1329,7 +1276,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.currentTable = table;
     const c = cst.children;
     if (c.flagsSpec) {
-      appendAll(table.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
+      appendAll(table.flags, flagsOf(this, c.flagsSpec[0] as CstNode));
       return;
     }
     if (this.commonUnit(cst, range)) return;
@@ -1338,12 +1285,12 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       return;
     }
     const items = itemsOf(c.items?.[0] as CstNode);
-    const w0 = this.wordOf(items[0]);
+    const w0 = wordOf(items[0]);
     if (blockOpen) {
       let object = w0 ?? '';
       let k = 1;
       if (object === 'ct') {
-        object = `ct ${this.wordOf(items[1])}`;
+        object = `ct ${wordOf(items[1])}`;
         k = 2;
       }
       const name = this.nameOf(items[k]);
@@ -1352,7 +1299,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       this.openDeclaration(table, object, name, this.sites.item(items[k]), range, true);
       return;
     }
-    if (w0 === 'comment' && items.length === 2 && this.isString(items[1])) {
+    if (w0 === 'comment' && items.length === 2 && isString(items[1])) {
       table.comment = unquote((items[1] as IToken).image);
       return;
     }
@@ -1361,41 +1308,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       return;
     }
     this.diag(range, 'error', 'unexpected-in-table', t('{0} is not allowed directly in a table: rules belong in a chain.', JSON.stringify(this.text(range).slice(0, 60))));
-  }
-
-  private isString(item: Item | undefined): boolean {
-    return item !== undefined && !isGroup(item) && item.tokenType === StringTok;
-  }
-
-  private flagsOf(node: CstNode): string[] {
-    return ((node.children.flag as IToken[] | undefined) ?? []).map((f) => {
-      if (f.tokenType === Variable) {
-        const v = this.variable(f.image.slice(1), this.sites.item(f));
-        return v ? (v.kind === 'value' ? v.value : v.text) : f.image;
-      }
-      return f.image;
-    });
-  }
-
-  private devicesOf(node: CstNode): string[] {
-    const dev = node.children.devices?.[0];
-    if (!dev) return [];
-    if (isGroup(dev as Item)) {
-      return itemsOf(dev as CstNode)
-        .filter((it) => !isGroup(it) && it.tokenType !== Comma)
-        .map((it) => {
-          const tok = it as IToken;
-          if (tok.tokenType === Variable) {
-            const v = this.variable(tok.image.slice(1), this.sites.item(tok));
-            return v ? (v.kind === 'value' ? v.value : v.text) : tok.image;
-          }
-          return unquote(tok.image);
-        });
-    }
-    const tok = dev as IToken;
-    const v = this.variable(tok.image.slice(1), this.sites.item(tok));
-    if (v && v.kind === 'set') return v.elements.map((e) => e.key.join(' . '));
-    return v ? [v.kind === 'value' ? v.value : v.text] : [];
   }
 
   private chainUnit(cst: CstNode, tokens: IToken[]): void {
@@ -1432,7 +1344,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       return;
     }
     if (c.devicesSpec) {
-      chain.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
+      chain.devices = devicesOf(this, c.devicesSpec[0] as CstNode);
       return;
     }
     this.commonUnit(cst, this.unitRange(tokens, undefined));
@@ -1445,7 +1357,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const table = block.table!;
     this.currentTable = table;
     const first = items[0];
-    if (this.wordOf(first) === 'comment' && items.length === 2 && this.isString(items[1])) {
+    if (wordOf(first) === 'comment' && items.length === 2 && isString(items[1])) {
       chain.comment = unquote((items[1] as IToken).image);
       return;
     }
@@ -1454,7 +1366,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       chain.flags = chain.flags.concat(
         items
           .slice(1)
-          .filter((it) => this.wordOf(it) !== undefined)
+          .filter((it) => wordOf(it) !== undefined)
           .map((it) => (it as IToken).image),
       );
       return;
@@ -1484,55 +1396,15 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         chain.device = v ? (v.kind === 'value' ? v.value : v.text) : device.image;
       } else chain.device = unquote(device.image);
     }
-    if (c.devices) chain.devices = this.devicesOf(node);
+    if (c.devices) chain.devices = devicesOf(this, node);
     if (c.priority) {
       const items = itemsOf(c.priority[0] as CstNode);
       if (items.length === 0) {
         this.missing(this.sites.item((c.Kw_priority as IToken[])[0]), t('A priority'));
         return;
       }
-      chain.priority = this.priority(items, table.family, hook.image);
+      chain.priority = priority(this, items, table.family, hook.image);
     }
-  }
-
-  /** `priority filter`, `priority -110`, `priority dstnat - 10`, `priority $p`. */
-  private priority(items: Item[], family: NftFamily, hook: string | undefined): NftChainPriority {
-    const range = this.sites.items(items);
-    const text = this.text(range);
-    const out: NftChainPriority = { text, range };
-    const compact = text.replace(/\s+/g, '');
-    let m = /^([a-z]+)(?:([+-])(\d+))?$/.exec(compact);
-    let base: string | undefined;
-    let sign = '+';
-    let offset = 0;
-    if (items.length === 1 && !isGroup(items[0]) && items[0].tokenType === Variable) {
-      const v = this.variable(items[0].image.slice(1), range);
-      if (!v || v.kind !== 'value') return out;
-      const vm = /^(-?\d+)$/.exec(v.value);
-      if (vm) {
-        out.value = Number(vm[1]);
-        return out;
-      }
-      m = /^([a-z]+)(?:([+-])(\d+))?$/.exec(v.value.replace(/\s+/g, ''));
-    }
-    if (/^-?\d+$/.test(compact)) {
-      out.value = Number(compact);
-      return out;
-    }
-    if (!m) {
-      this.diag(range, 'error', 'bad-priority', t('{0} is not a priority: a number, or a name such as filter, optionally with + or - a number.', JSON.stringify(text)));
-      return out;
-    }
-    base = m[1];
-    sign = m[2] ?? '+';
-    offset = m[3] ? Number(m[3]) : 0;
-    const value = standardPriority(base, family, hook);
-    if (value === undefined) {
-      this.diag(range, 'error', 'bad-priority', t('{0} is not a valid priority for a {1} chain on the {2} hook.', JSON.stringify(base), family, hook ?? '?'));
-      return out;
-    }
-    out.value = sign === '-' ? value - offset : value + offset;
-    return out;
   }
 
   private makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
@@ -1584,8 +1456,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
    */
   private xtResidue(items: Item[]): void {
     for (let k = 0; k + 2 < items.length; k++) {
-      if (this.wordOf(items[k]) !== 'xt') continue;
-      const type = this.wordOf(items[k + 1]);
+      if (wordOf(items[k]) !== 'xt') continue;
+      const type = wordOf(items[k + 1]);
       if (type !== 'match' && type !== 'target' && type !== 'watcher') continue;
       const name = isGroup(items[k + 2]) ? '' : unquote((items[k + 2] as IToken).image);
       this.diag(
@@ -1609,221 +1481,19 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
   }
 
-  private setUnit(cst: CstNode, range: Range): void {
+  /** A unit in a set, map, flowtable or object block (declaration-units.ts). */
+  private declarationUnit(cst: CstNode, range: Range): void {
     const block = this.stack[this.stack.length - 1];
-    const set = block.set!;
-    this.currentTable = block.table;
-    const c = cst.children;
+    if (block.kind === 'set' || block.kind === 'map') this.currentTable = block.table;
+    else if (block.kind === 'object' && !block.object) return;
     if (this.commonUnit(cst, range)) return;
-    if (c.typeSpec) {
-      const node = c.typeSpec[0] as CstNode;
-      const typeofKw = (node.children.keyword as IToken[])[0].image === 'typeof';
-      set.keyType = this.typeParts(node.children.key[0] as CstNode);
-      set.keyTypeof = typeofKw;
-      if (node.children.data) {
-        let data = this.typeParts(node.children.data[0] as CstNode);
-        if (set.kind !== 'map') {
-          this.diag(range, 'error', 'set-with-data', t('A set has no data type; declare a map for "key : data".'));
-          return;
-        }
-        if (data.length === 1 && data[0].startsWith('interval ')) {
-          set.dataInterval = true;
-          data = [data[0].slice('interval '.length)];
-        }
-        set.dataType = data;
-        set.dataTypeof = typeofKw || node.children.dataTypeof !== undefined;
-      } else if (set.kind === 'map') {
-        this.diag(range, 'error', 'map-without-data', t('A map needs a data type: type KEY : DATA.'));
-      }
-      return;
-    }
-    if (c.flagsSpec) {
-      appendAll(set.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
-      return;
-    }
-    if (c.elementsSpec) {
-      const e = (c.elementsSpec[0] as CstNode).children.elements![0];
-      if (isGroup(e as Item)) {
-        for (const el of this.reader.readElements(e as CstNode)) set.elements.push(el);
-      } else {
-        const tok = e as IToken;
-        const name = tok.image.slice(1);
-        const v = this.variable(name, this.sites.item(tok));
-        if (v && v.kind === 'set' && this.reader.expansions.admit(set.elements.length, v.elements.length, name, this.sites.item(tok), (...d) => this.diag(...d))) appendAll(set.elements, v.elements);
-      }
-      return;
-    }
-    const items = itemsOf(c.items?.[0] as CstNode);
-    const w0 = this.wordOf(items[0]) ?? '';
-    const valueText = items.length > 1 ? this.text(this.sites.items(items, 1)) : '';
-    switch (w0) {
-      case 'timeout':
-        set.timeout = valueText;
-        return;
-      case 'gc-interval':
-        set.gcInterval = valueText;
-        return;
-      case 'size':
-        set.size = Number(valueText);
-        if (!/^\d+$/.test(valueText)) this.diag(range, 'error', 'syntax', t('A set size is a number.'));
-        return;
-      case 'policy':
-        set.policy = valueText;
-        return;
-      case 'auto-merge':
-        set.autoMerge = true;
-        return;
-      case 'comment':
-        if (items.length === 2 && this.isString(items[1])) {
-          set.comment = unquote((items[1] as IToken).image);
-          return;
-        }
-        break;
-    }
-    if (SET_PROPERTIES.has(w0)) {
-      set.extra.push(this.text(range));
-      return;
-    }
-    this.diag(range, 'error', 'unknown-property', t('{0} is not a set or map property (type, typeof, flags, timeout, size, policy, elements, comment…).', JSON.stringify(this.text(range).slice(0, 60))));
-  }
-
-  /** `ipv4_addr . inet_proto` → ['ipv4_addr', 'inet_proto']; `ip saddr . tcp dport` → ['ip saddr', 'tcp dport']. */
-  private typeParts(node: CstNode): string[] {
-    const parts: string[] = [];
-    let current: string[] = [];
-    for (const tok of (node.children.item as IToken[] | undefined) ?? []) {
-      if (tok.tokenType === Dot) {
-        parts.push(current.join(' '));
-        current = [];
-      } else if (tok.tokenType === Variable) {
-        const v = this.variable(tok.image.slice(1), this.sites.item(tok));
-        current.push(v ? (v.kind === 'value' ? v.value : v.text) : tok.image);
-      } else current.push(unquote(tok.image));
-    }
-    parts.push(current.join(' '));
-    return parts;
-  }
-
-  private flowtableUnit(cst: CstNode, range: Range): void {
-    const block = this.stack[this.stack.length - 1];
-    const ft = block.flowtable!;
-    const c = cst.children;
-    if (c.flagsSpec) {
-      appendAll(ft.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
-      return;
-    }
-    if (c.devicesSpec) {
-      ft.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
-      return;
-    }
-    if (this.commonUnit(cst, range)) return;
-    const items = itemsOf(c.items?.[0] as CstNode);
-    const w0 = this.wordOf(items[0]);
-    if (w0 === 'hook') {
-      ft.hook = this.wordOf(items[1]);
-      const p = items.findIndex((it) => this.wordOf(it) === 'priority');
-      if (p >= 0 && p + 1 < items.length) ft.priority = this.priority(items.slice(p + 1), 'netdev', ft.hook);
-      return;
-    }
-    if (w0 === 'counter' || w0 === 'comment') return;
-    this.diag(range, 'error', 'unknown-property', t('{0} is not a flowtable property (hook, priority, devices, flags, counter).', JSON.stringify(this.text(range).slice(0, 60))));
-  }
-
-  private objectUnit(cst: CstNode, range: Range): void {
-    const block = this.stack[this.stack.length - 1];
-    if (!block.object) return;
-    const c = cst.children;
-    if (this.commonUnit(cst, range)) return;
-    const text = this.text(range);
-    const items = itemsOf(c.items?.[0] as CstNode);
-    if (this.wordOf(items[0]) === 'comment' && items.length === 2 && this.isString(items[1])) {
-      block.object.comment = unquote((items[1] as IToken).image);
-      return;
-    }
-    const first = /^[A-Za-z][\w-]*/.exec(text)?.[0];
-    const name = first && !/^\d/.test(first) && !['over', 'until'].includes(first) ? first : '';
-    block.object.properties.push({ name, value: name ? text.slice(name.length).trim() : text, text, range });
+    if (block.set) setUnit(this, block.set, cst, range);
+    else if (block.flowtable) flowtableUnit(this, block.flowtable, cst, range);
+    else if (block.object) objectUnit(this, block.object, cst, range);
   }
 
   // ---------------------------------------------------------------------------------------------------
-  // References and comments
-
-  private resolveReferences(): void {
-    const reported = new Set<string>();
-    // Per table: the names of its base chains (a few), not a lookup among all its chains per jump.
-    const baseChainNames = new Map<NftTable, Set<string>>();
-    const baseChainsOf = (table: NftTable): Set<string> => {
-      let names = baseChainNames.get(table);
-      if (names === undefined) {
-        names = new Set();
-        for (const [name, chain] of table.chainByName) if (chain.hook !== undefined) names.add(name);
-        baseChainNames.set(table, names);
-      }
-      return names;
-    };
-    let run = -1;
-    let table = this.pendingRunTables[0];
-    let seq = this.pendingRunSeqs[0];
-    const pending = this.pending;
-    for (let i = 0; i < pending.length; i++) {
-      const name = pending.name(i);
-      const scope = pending.scope(i);
-      const role = pending.role(i);
-      if (this.pendingRunStarts[run + 1] === i) {
-        run++;
-        table = this.pendingRunTables[run];
-        seq = this.pendingRunSeqs[run];
-      }
-      const d = this.defs.get(scope);
-      let definition: SymbolDefinition | undefined;
-      let available: number | undefined;
-      const isChain = pending.kind(i) === 'chain';
-      if (d !== undefined && isChain) {
-        definition = this.symbols.definition('chain', scope, name);
-        if (definition !== undefined) available = d.laterChains.get(name) ?? d.chainSeq;
-      } else if (d !== undefined) {
-        const defined = d.sets.get(name);
-        definition = defined?.definition;
-        available = defined?.seq;
-      }
-      if (!isChain) pending.setKind(i, definition?.kind ?? 'set');
-      const kind = pending.kind(i);
-      this.symbols.indexColumn(pending, i);
-      const declaredHere = this.sink.declaredTables.has(table.id);
-      if (available === undefined) {
-        if (role === 'command' && !declaredHere) continue;
-        const range = pending.range(i);
-        const rk = `${kind}\u0000${table.id}\u0000${name}\u0000${range.start.line}\u0000${range.start.character}`;
-        if (reported.has(rk)) continue;
-        reported.add(rk);
-        const severity: Severity = declaredHere ? 'error' : 'warning';
-        if (isChain) {
-          this.diag(
-            range,
-            severity,
-            'undefined-chain',
-            declaredHere ? t('No chain {0} in table {1}.', name, table.id) : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
-          );
-        } else {
-          this.diag(
-            range,
-            severity,
-            'undefined-set',
-            declaredHere ? t('No set or map {0} in table {1}.', name, table.id) : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
-          );
-        }
-      } else if (available > seq) {
-        this.diag(
-          pending.range(i),
-          'warning',
-          'defined-later',
-          t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', name, definition!.range.start.line + 1),
-        );
-      } else if ((role === 'jump' || role === 'goto') && baseChainsOf(table).has(name)) {
-        this.diag(pending.range(i), 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', name));
-      }
-    }
-  }
+  // Comments
 
   private applyWarnings(): void {
     for (const c of this.comments) {
