@@ -1,7 +1,8 @@
-// The units inside declaration blocks of nft text — sets and maps, flowtables, stateful objects — and the values
-// several blocks share (flags, devices, priorities), read from their CST (grammar.ts) by the reference reader.
+// The units inside declaration blocks of nft text — a chain's hook, policy and devices, sets and maps, flowtables,
+// stateful objects — and the values several blocks share (flags, devices, priorities), read from their CST
+// (grammar.ts) by the reference reader.
 import type { CstNode, IToken } from 'chevrotain';
-import { standardPriority, type NftChainPriority, type NftExpression, type NftFamily, type NftFlowtable, type NftMap, type NftObject, type NftSet } from '../../model/nft';
+import { standardPriority, type NftChain, type NftChainPriority, type NftExpression, type NftFamily, type NftFlowtable, type NftMap, type NftObject, type NftSet, type NftTable } from '../../model/nft';
 import type { Severity } from '../../model/diagnostics';
 import type { Range } from '../../model/range';
 import { appendAll } from '../../model/append';
@@ -20,6 +21,71 @@ export interface UnitHost {
 }
 
 const SET_PROPERTIES = new Set(['timeout', 'gc-interval', 'size', 'policy', 'auto-merge', 'comment', 'counter', 'quota', 'limit', 'ct', 'last']);
+
+const HOOKS: Record<NftFamily, readonly string[]> = {
+  ip: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  ip6: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  inet: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  arp: ['input', 'output'],
+  bridge: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
+  netdev: ['ingress', 'egress'],
+};
+const CHAIN_TYPES = new Set(['filter', 'nat', 'route']);
+
+/** A chain's `type … hook … priority …`, `policy …` or `devices = …`: whether the unit was one of them. */
+export function chainPropertyUnit(host: UnitHost, chain: NftChain, table: NftTable, cst: CstNode): boolean {
+  const c = cst.children;
+  if (c.hookSpec) {
+    hookSpec(host, c.hookSpec[0] as CstNode, chain, table);
+    return true;
+  }
+  if (c.policySpec) {
+    const p = (c.policySpec[0] as CstNode).children.policy![0] as IToken;
+    let policy = p.image;
+    if (p.tokenType === Variable) {
+      const v = host.variable(p.image.slice(1), host.sites.item(p));
+      policy = v && v.kind === 'value' ? v.value : p.image;
+    }
+    if (policy !== 'accept' && policy !== 'drop' && p.tokenType !== Variable) {
+      host.diag(host.sites.item(p), 'error', 'bad-policy', t('A chain policy is accept or drop, not {0}.', JSON.stringify(policy)));
+    }
+    chain.policy = policy;
+    return true;
+  }
+  if (c.devicesSpec) {
+    chain.devices = devicesOf(host, c.devicesSpec[0] as CstNode);
+    return true;
+  }
+  return false;
+}
+
+function hookSpec(host: UnitHost, node: CstNode, chain: NftChain, table: NftTable): void {
+  const c = node.children;
+  const type = (c.chainType as IToken[])[0];
+  const hook = (c.hook as IToken[])[0];
+  chain.type = type.image;
+  chain.hook = hook.image;
+  if (!CHAIN_TYPES.has(type.image)) host.diag(host.sites.item(type), 'error', 'bad-chain-type', t('Unknown chain type {0}: nft knows filter, nat and route.', JSON.stringify(type.image)));
+  if (!HOOKS[table.family].includes(hook.image)) {
+    host.diag(host.sites.item(hook), 'error', 'bad-hook', t('The {0} family has no hook {1} (it has {2}).', table.family, JSON.stringify(hook.image), HOOKS[table.family].join(', ')));
+  }
+  const device = (c.device as IToken[] | undefined)?.[0];
+  if (device) {
+    if (device.tokenType === Variable) {
+      const v = host.variable(device.image.slice(1), host.sites.item(device));
+      chain.device = v ? (v.kind === 'value' ? v.value : v.text) : device.image;
+    } else chain.device = unquote(device.image);
+  }
+  if (c.devices) chain.devices = devicesOf(host, node);
+  if (c.priority) {
+    const items = itemsOf(c.priority[0] as CstNode);
+    if (items.length === 0) {
+      host.diag(host.sites.item((c.Kw_priority as IToken[])[0]), 'error', 'syntax', t('{0} is missing here.', t('A priority')));
+      return;
+    }
+    chain.priority = priority(host, items, table.family, hook.image);
+  }
+}
 
 /** The word an item is, if it is one. */
 export function wordOf(item: Item | undefined): string | undefined {

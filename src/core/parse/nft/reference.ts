@@ -52,7 +52,7 @@ import { ChainDefinition, ChainNode, isLazyRuleSpan, LazyRule, RereadCheck, Rere
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
 import { PendingReferences } from './references';
-import { devicesOf, flagsOf, flowtableUnit, isString, objectUnit, priority, setUnit, wordOf } from './declaration-units';
+import { chainPropertyUnit, flagsOf, flowtableUnit, isString, objectUnit, setUnit, wordOf } from './declaration-units';
 import { NftSink } from './sink';
 import { LINE_LIMITS, lineProblem, readLines, type Accelerator } from '../pipeline';
 import { LineScratch } from './scratch';
@@ -70,16 +70,6 @@ const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy'
 const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
 const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
 const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
-
-const HOOKS: Record<NftFamily, readonly string[]> = {
-  ip: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
-  ip6: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
-  inet: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
-  arp: ['input', 'output'],
-  bridge: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
-  netdev: ['ingress', 'egress'],
-};
-const CHAIN_TYPES = new Set(['filter', 'nat', 'route']);
 
 interface Spec {
   family: NftFamily;
@@ -1322,32 +1312,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   /** A chain's hook, policy or devices, or a define in a chain. */
   private chainDeclarationUnit(cst: CstNode, tokens: IToken[]): void {
     const block = this.stack[this.stack.length - 1];
-    const chain = block.chain!;
-    const table = block.table!;
-    this.currentTable = table;
-    const c = cst.children;
-    if (c.hookSpec) {
-      this.hookSpec(c.hookSpec[0] as CstNode, chain, table);
-      return;
-    }
-    if (c.policySpec) {
-      const p = (c.policySpec[0] as CstNode).children.policy![0] as IToken;
-      let policy = p.image;
-      if (p.tokenType === Variable) {
-        const v = this.variable(p.image.slice(1), this.sites.item(p));
-        policy = v && v.kind === 'value' ? v.value : p.image;
-      }
-      if (policy !== 'accept' && policy !== 'drop' && p.tokenType !== Variable) {
-        this.diag(this.sites.item(p), 'error', 'bad-policy', t('A chain policy is accept or drop, not {0}.', JSON.stringify(policy)));
-      }
-      chain.policy = policy;
-      return;
-    }
-    if (c.devicesSpec) {
-      chain.devices = devicesOf(this, c.devicesSpec[0] as CstNode);
-      return;
-    }
-    this.commonUnit(cst, this.unitRange(tokens, undefined));
+    this.currentTable = block.table!;
+    if (!chainPropertyUnit(this, block.chain!, block.table!, cst)) this.commonUnit(cst, this.unitRange(tokens, undefined));
   }
 
   /** A rule, or a chain's comment or flags (the unit's items). */
@@ -1377,34 +1343,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
     const rule = this.makeRule(table, chain, items);
     this.sink.edited.push(chain, rule);
-  }
-
-  private hookSpec(node: CstNode, chain: NftChain, table: NftTable): void {
-    const c = node.children;
-    const type = (c.chainType as IToken[])[0];
-    const hook = (c.hook as IToken[])[0];
-    chain.type = type.image;
-    chain.hook = hook.image;
-    if (!CHAIN_TYPES.has(type.image)) this.diag(this.sites.item(type), 'error', 'bad-chain-type', t('Unknown chain type {0}: nft knows filter, nat and route.', JSON.stringify(type.image)));
-    if (!HOOKS[table.family].includes(hook.image)) {
-      this.diag(this.sites.item(hook), 'error', 'bad-hook', t('The {0} family has no hook {1} (it has {2}).', table.family, JSON.stringify(hook.image), HOOKS[table.family].join(', ')));
-    }
-    const device = (c.device as IToken[] | undefined)?.[0];
-    if (device) {
-      if (device.tokenType === Variable) {
-        const v = this.variable(device.image.slice(1), this.sites.item(device));
-        chain.device = v ? (v.kind === 'value' ? v.value : v.text) : device.image;
-      } else chain.device = unquote(device.image);
-    }
-    if (c.devices) chain.devices = devicesOf(this, node);
-    if (c.priority) {
-      const items = itemsOf(c.priority[0] as CstNode);
-      if (items.length === 0) {
-        this.missing(this.sites.item((c.Kw_priority as IToken[])[0]), t('A priority'));
-        return;
-      }
-      chain.priority = priority(this, items, table.family, hook.image);
-    }
   }
 
   private makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
