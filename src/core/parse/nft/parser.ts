@@ -15,7 +15,8 @@ import { tryLine as setProperty } from './accelerators/set-property';
 import { NftTextBuilder } from './reference';
 import type { NftTextSink } from './text-sink';
 
-export { MAX_LINE_LENGTH, MAX_NESTING } from './reference';
+export { MAX_LINE_LENGTH } from './reference';
+export { MAX_NESTING } from './units';
 // Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
 export { MAX_DIAGNOSTICS };
 

@@ -2,13 +2,14 @@
 // Start here to learn the dialect.
 //
 // 1. Tokens (lexer.ts): each line is lexed on its own by Chevrotain's lexer.
-// 2. Units: the token stream is cut at `;`, at newlines and at block braces (a newline inside `{ … }` of an
-//    anonymous set or element list does not end a unit); `table … {`, `chain … {`, `set … {` open blocks.
+// 2. Units (units.ts): the token stream is cut at `;`, at newlines and at block braces (a newline inside `{ … }` of
+//    an anonymous set or element list does not end a unit); `table … {`, `chain … {`, `set … {` open blocks.
 // 3. Grammar (grammar.ts, a Chevrotain CstParser): each unit is parsed with the rule of the block it is in (top
 //    level, table, chain, set/map, object).
 // 4. The units are applied: commands, declarations, rules (statements.ts reads their statements; a rule that can
-//    be read again from its line is kept as a LazyRule, nodes.ts), through the one nft sink (sink.ts) that the
-//    JSON front end shares.
+//    be read again from its line is kept as a LazyRule, nodes.ts; declaration-units.ts reads the units of chain
+//    properties, sets, flowtables and objects), through the one nft sink (sink.ts) that the JSON front end shares.
+//    References are resolved at the end (references.ts).
 //
 // The accelerators (ParseOptions.accelerators 'on') make the same model faster (test/unit/parse-accelerators.test.ts):
 // accelerators/fast-units.ts replaces steps 1 and 3 for the lines and units it can (fastLexLine, the CST of plain
@@ -44,7 +45,7 @@ import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
 import { giveBackUnitParser, groupTokens, isBraceGroup, isGroup, itemsOf, takeUnitParser, type Item, type NftUnitParser } from './grammar';
-import { Flags, isWordy, LBrace, lineLexer, lineOf, LParen, RBrace, RParen, Semicolon, StringTok, unquote, UnterminatedString, Variable } from './lexer';
+import { Flags, isWordy, lineLexer, lineOf, StringTok, unquote, Variable } from './lexer';
 import { MAX_INTERNED } from './accelerators/fast-lex';
 import { FastUnits } from './accelerators/fast-units';
 import { isKnownStatementWord, reportPlainRuleReferences, SHORT_LIVED_RANGES, StatementReader, type RangeSites, type StatementHost } from './statements';
@@ -52,6 +53,7 @@ import { ChainDefinition, ChainNode, isLazyRuleSpan, LazyRule, RereadCheck, Rere
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
 import { PendingReferences } from './references';
+import { UnitCutter } from './units';
 import { chainPropertyUnit, flagsOf, flowtableUnit, isString, objectUnit, setUnit, wordOf } from './declaration-units';
 import { NftSink } from './sink';
 import { LINE_LIMITS, lineProblem, readLines, type Accelerator } from '../pipeline';
@@ -63,8 +65,6 @@ const NO_STATEMENTS: NftStatement[] = [];
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = LINE_LIMITS.nftables.maxLength;
-/** Braces and parentheses nested deeper than this inside one statement are refused (nft itself stops far earlier). */
-export const MAX_NESTING = 64;
 
 const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush', 'list', 'reset', 'rename', 'describe', 'monitor', 'get', 'export', 'import']);
 const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
@@ -101,10 +101,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private discarding = false;
 
   private readonly stack: Block[] = [];
-  private unit: IToken[] = [];
-  private depth = 0;
-  private openGroups: IToken[] = [];
-  private unitBroken = false;
+  /** Step 2: the token stream cut into units (units.ts). */
+  private readonly units = new UnitCutter(this);
   private lineComment: IToken | undefined;
   private currentLine = 0;
   /** Whether a rule can be read again from its line (the reference path without the fast scanner asks it). */
@@ -270,8 +268,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       this.readLine(i, this.lineText(start, end));
     };
     readLines(text, { sink: this as NftTextSink, accelerators, reference });
-    this.flushUnit();
-    if (this.depth > 0) this.reportOpenGroup();
+    this.units.flush();
     const lastLine = Math.max(0, lines.count - 1);
     const eof = lineRange(lastLine, this.lineLength(lastLine), this.lineLength(lastLine));
     while (this.stack.length > 0) {
@@ -326,7 +323,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   }
 
   lineBlock(start: number, end: number): Block | undefined {
-    if (this.depth !== 0 || this.unit.length !== 0 || this.unitBroken || this.stack.length === 0 || end - start > MAX_LINE_LENGTH) return undefined;
+    if (!this.units.idle || this.stack.length === 0 || end - start > MAX_LINE_LENGTH) return undefined;
     if (this.mayHoldNul) {
       const nul = this.document.indexOf('\u0000', start);
       if (nul >= 0 && nul < end) return undefined;
@@ -366,15 +363,15 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private readLine(i: number, text: string): void {
     this.line = i;
     if (text.length === 0) {
-      this.endOfLine();
+      this.units.endOfLine();
       return;
     }
     // (One search of the whole text for a NUL spares one per line.)
     const problem = text.length > MAX_LINE_LENGTH || this.mayHoldNul ? lineProblem(i, text, LINE_LIMITS.nftables) : undefined;
     if (problem !== undefined) {
       this.diag(problem.range, problem.severity, problem.code, problem.message);
-      this.unitBroken = true;
-      this.endOfLine();
+      this.units.markBroken();
+      this.units.endOfLine();
       return;
     }
     let tokens: IToken[];
@@ -382,8 +379,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     // Inside a `{` left open on an earlier line (an element list), the unit keeps its tokens until it is closed.
     // Words of a chain's lines are not interned: they are rules, nearly all lazy, whose tokens are garbage after
     // the line (interning them kept a map of every address in the dump until the end of the parse).
-    const intern = this.lazyRules && this.depth === 0 && this.contextKind() === 'chain' ? undefined : this.interned;
-    const fast = this.fastUnits?.lexLine(text, intern, i, this.depth > 0);
+    const intern = this.lazyRules && !this.units.inGroup && this.contextKind() === 'chain' ? undefined : this.interned;
+    const fast = this.fastUnits?.lexLine(text, intern, i, this.units.inGroup);
     if (fast) {
       tokens = fast.tokens;
       comment = fast.comment;
@@ -401,27 +398,15 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       this.lineComment = comment;
       if (tokens.length === 0) this.commentLine(i, comment.image, comment.startOffset);
     }
-    if (this.depth > 0 && tokens.length >= 2 && isWordy(tokens[0]) && LINE_START_DECLARATIONS.has(tokens[0].image) && (isWordy(tokens[1]) || tokens[1].tokenType === StringTok)) {
+    if (this.units.inGroup && tokens.length >= 2 && isWordy(tokens[0]) && LINE_START_DECLARATIONS.has(tokens[0].image) && (isWordy(tokens[1]) || tokens[1].tokenType === StringTok)) {
       // A declaration while `{` of an anonymous set is still open: that `{` was never closed.
-      this.reportOpenGroup();
-      this.unit = [];
-      this.depth = 0;
-      this.parens = 0;
-      this.openGroups = [];
-      this.unitBroken = false;
+      this.units.abandonOpenGroup();
     }
-    if (fast && this.unit.length === 0 && this.depth === 0 && this.fastUnits!.isWholeUnit(tokens)) {
-      // Most lines are one whole unit (a rule) with nothing for feed() to act on: the line's token array is the unit.
-      if (tokens.length > 0) this.unit = tokens;
-    } else {
-      for (let k = 0; k < tokens.length; k++) this.feed(tokens[k]);
+    // Most lines are one whole unit (a rule) with nothing for the cutter to act on: the line's token array is the unit.
+    if (!(fast && this.fastUnits!.isWholeUnit(tokens) && this.units.takeLine(tokens))) {
+      for (let k = 0; k < tokens.length; k++) this.units.feed(tokens[k]);
     }
-    this.endOfLine();
-  }
-
-  private reportOpenGroup(): void {
-    const open = this.openGroups[this.openGroups.length - 1];
-    if (open) this.diag(this.sites.item(open), 'error', 'missing-brace', t('This { is never closed.'));
+    this.units.endOfLine();
   }
 
   private commentLine(i: number, text: string, start: number): void {
@@ -430,121 +415,53 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.comments.push({ text, range, kind });
   }
 
-  private feed(token: IToken): void {
-    switch (token.tokenType) {
-      case LBrace:
-        if (this.depth === 0 && this.unit.length > 0 && this.opensBlock()) {
-          this.flushUnit(token);
-          return;
-        }
-        this.depth++;
-        this.openGroups.push(token);
-        this.unit.push(token);
-        this.checkNesting(token);
-        return;
-      case RBrace:
-        if (this.depth === 0) {
-          this.flushUnit();
-          if (this.stack.length === 0) {
-            this.diag(this.sites.item(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
-          } else {
-            // A chain keeps its full range as numbers: the ranges made to close it are garbage.
-            const sites = this.sites;
-            if (this.stack[this.stack.length - 1].kind === 'chain') this.sites = SHORT_LIVED_RANGES;
-            this.closeBlock(this.sites.item(token));
-            this.sites = sites;
-          }
-          return;
-        }
-        this.depth--;
-        this.openGroups.pop();
-        this.unit.push(token);
-        return;
-      case Semicolon:
-        if (this.depth === 0) {
-          this.flushUnit();
-          return;
-        }
-        this.unit.push(token);
-        return;
-      case LParen:
-        this.parens++;
-        this.unit.push(token);
-        this.checkNesting(token);
-        return;
-      case RParen:
-        if (this.parens > 0) this.parens--;
-        this.unit.push(token);
-        return;
-      case UnterminatedString:
-        this.diag(this.sites.item(token), 'error', 'unterminated-string', t('The quoted string is not closed.'));
-        this.unitBroken = true;
-        return;
-      default:
-        this.unit.push(token);
-    }
-  }
-
-  private parens = 0;
-
-  private checkNesting(token: IToken): void {
-    if (this.depth + this.parens === MAX_NESTING + 1 && !this.unitBroken) {
-      this.diag(this.sites.item(token), 'error', 'too-deep', t('Nested more than {0} levels deep; not analysed.', MAX_NESTING));
-      this.unitBroken = true;
-    }
-  }
-
-  private endOfLine(): void {
-    if (this.depth === 0) this.flushUnit();
-  }
-
   private contextKind(): BlockKind | 'top' {
     return this.stack.length === 0 ? 'top' : this.stack[this.stack.length - 1].kind;
   }
 
-  private unitWord(k: number): string | undefined {
-    const tok = this.unit[k];
+  private unitWord(unit: readonly IToken[], k: number): string | undefined {
+    const tok = unit[k];
     return tok && isWordy(tok) ? tok.image : undefined;
   }
 
-  /** Whether `{` after the current unit opens a block (rather than an anonymous set or element list). */
-  private opensBlock(): boolean {
+  /** Whether `{` after `unit` opens a block (rather than an anonymous set or element list). */
+  opensBlock(unit: readonly IToken[]): boolean {
     const ctx = this.contextKind();
-    const w0 = this.unitWord(0);
+    const w0 = this.unitWord(unit, 0);
     if (w0 === undefined) return false;
     if (ctx === 'top') {
       let k = 0;
       if (w0 === 'add' || w0 === 'create') k = 1;
       else if (VERBS.has(w0)) return false;
-      const obj = this.unitWord(k);
-      if (obj === 'ct') return CT_OBJECTS.has(this.unitWord(k + 1) ?? '');
+      const obj = this.unitWord(unit, k);
+      if (obj === 'ct') return CT_OBJECTS.has(this.unitWord(unit, k + 1) ?? '');
       return obj !== undefined && BLOCK_OBJECTS.has(obj);
     }
     if (ctx === 'table') {
       if (w0 === 'table') {
-        this.recoverTo('top');
+        this.recoverTo('top', unit[0]);
         return true;
       }
-      if (w0 === 'ct') return CT_OBJECTS.has(this.unitWord(1) ?? '');
+      if (w0 === 'ct') return CT_OBJECTS.has(this.unitWord(unit, 1) ?? '');
       return TABLE_CHILDREN.has(w0);
     }
     if (ctx === 'broken') return false;
     // Inside a chain, set or object: `chain x {` or `table ip t {` means the block before was not closed.
-    const n = this.unit.length;
+    const n = unit.length;
     if (w0 === 'table' && n >= 2 && n <= 3) {
-      this.recoverTo('top');
+      this.recoverTo('top', unit[0]);
       return true;
     }
     if ((w0 === 'chain' || w0 === 'set' || w0 === 'map' || w0 === 'flowtable') && n === 2 && this.stack.some((b) => b.kind === 'table')) {
-      this.recoverTo('table');
+      this.recoverTo('table', unit[0]);
       return true;
     }
     return false;
   }
 
   /** Closes blocks (reporting each as unclosed) until `kind` is on top. */
-  private recoverTo(kind: 'top' | 'table'): void {
-    const at = this.sites.item(this.unit[0]);
+  private recoverTo(kind: 'top' | 'table', first: IToken): void {
+    const at = this.sites.item(first);
     while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
       const block = this.stack[this.stack.length - 1];
       if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
@@ -555,20 +472,25 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
   }
 
-  private flushUnit(blockOpen?: IToken): void {
-    const tokens = this.unit;
-    const broken = this.unitBroken;
-    // Most lines end an empty unit (`}`, blank lines): allocate nothing for those.
-    if (tokens.length > 0) this.unit = [];
-    this.depth = 0;
-    this.parens = 0;
-    if (this.openGroups.length > 0) this.openGroups = [];
-    this.unitBroken = false;
+  /** A `}` outside any group: it closes the innermost block. */
+  closeBrace(token: IToken): void {
+    if (this.stack.length === 0) {
+      this.diag(this.sites.item(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
+      return;
+    }
+    // A chain keeps its full range as numbers: the ranges made to close it are garbage.
+    const sites = this.sites;
+    if (this.stack[this.stack.length - 1].kind === 'chain') this.sites = SHORT_LIVED_RANGES;
+    this.closeBlock(this.sites.item(token));
+    this.sites = sites;
+  }
+
+  /** Step 3: a unit parsed with the grammar rule of the block it is in, then applied (step 4). */
+  unit(tokens: IToken[], broken: boolean, blockOpen: IToken | undefined): void {
     if (broken || tokens.length === 0) {
-      if (blockOpen) {
-        if (!broken) this.diag(this.sites.item(blockOpen), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
-        this.pushBroken(this.sites.item(blockOpen));
-      }
+      // A `{` opening a block after nothing (or after a broken unit): keep the braces balanced.
+      if (!broken) this.diag(this.sites.item(blockOpen!), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
+      this.pushBroken(this.sites.item(blockOpen!));
       return;
     }
     const ctx = this.contextKind();
