@@ -5,10 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { randomServices } from '../../tools/generate/iptables';
 import { generateNftDump, ipv6Variant, type NftGenOptions } from '../../tools/generate/nft';
-import { fastLexLine } from '../../src/core/parse/nft/lexer';
-import { parseNft } from '../../src/core/parse/nft/parser';
-import { itemRange, itemsRange, rangeBetween, setShortLivedReading } from '../../src/core/parse/nft/statements';
-import { splitLines } from '../../src/core/parse/lines';
+import { fastLexLine } from '../../src/core/parse/nft/accelerators/fast-lex';
+import { NFT_ACCELERATORS, parseNft } from '../../src/core/parse/nft/parser';
+import { NftTextBuilder } from '../../src/core/parse/nft/reference';
+import { KEPT_RANGES, SHORT_LIVED_RANGES } from '../../src/core/parse/nft/statements';
+import { LineStarts, splitLines } from '../../src/core/parse/lines';
 
 const GENERATED: [string, NftGenOptions][] = [
   ['seed 3', { services: randomServices(40, 4, 3), style: 'nft-list-ruleset' }],
@@ -40,41 +41,37 @@ describe('nft allocation-site variants give the same values', () => {
 
   it('ranges made as short-lived equal kept ones', () => {
     const tokens = fastLexLine('\tip daddr { 10.0.0.1, 10.0.0.2 } accept', undefined, 4)!.tokens;
-    const kept = tokens.map((t) => itemRange({ ...t }));
-    const keptSpan = itemsRange(
+    const kept = tokens.map((t) => KEPT_RANGES.item({ ...t }));
+    const keptSpan = KEPT_RANGES.items(
       tokens.map((t) => ({ ...t })),
       1,
       4,
     );
-    const was = setShortLivedReading(true);
-    try {
-      expect(tokens.map((t) => itemRange({ ...t }))).toStrictEqual(kept);
-      expect(
-        itemsRange(
-          tokens.map((t) => ({ ...t })),
-          1,
-          4,
-        ),
-      ).toStrictEqual(keptSpan);
-      expect(rangeBetween(kept[0].start, kept[2].end)).toStrictEqual({ start: kept[0].start, end: kept[2].end });
-    } finally {
-      setShortLivedReading(was);
-    }
+    expect(tokens.map((t) => SHORT_LIVED_RANGES.item({ ...t }))).toStrictEqual(kept);
+    expect(
+      SHORT_LIVED_RANGES.items(
+        tokens.map((t) => ({ ...t })),
+        1,
+        4,
+      ),
+    ).toStrictEqual(keptSpan);
+    expect(SHORT_LIVED_RANGES.between(kept[0].start, kept[2].end)).toStrictEqual({ start: kept[0].start, end: kept[2].end });
+    expect(SHORT_LIVED_RANGES.simpleVerdict('drop')).toStrictEqual(KEPT_RANGES.simpleVerdict('drop'));
   });
 
   it('a parse reading everything as short-lived gives the model of a normal parse', () => {
     for (const text of [...GENERATED.map(([, o]) => generateNftDump(o)), ...TRICKY]) {
       const normal = parseNft(text);
-      const was = setShortLivedReading(true);
+      // A builder starting short-lived stays so: each switch back restores what it started with.
+      const builder = new NftTextBuilder(text, new LineStarts(text), true, true);
+      builder.sites = SHORT_LIVED_RANGES;
       let shortLived;
       try {
-        shortLived = parseNft(text);
+        shortLived = builder.build(NFT_ACCELERATORS);
       } finally {
-        setShortLivedReading(was);
+        builder.release();
       }
       expect(shortLived, text.slice(0, 60)).toStrictEqual(normal);
-      // parseNft leaves the reader in its normal mode.
-      expect(setShortLivedReading(false), text.slice(0, 60)).toBe(false);
     }
   });
 

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateNftDump, ipv6Variant, randomServices } from '../../tools/generate/nft';
 import { lineRange } from '../../src/core/model/range';
-import { fastLexLine, isSpace } from '../../src/core/parse/nft/lexer';
+import { fastLexLine, isSpace } from '../../src/core/parse/nft/accelerators/fast-lex';
 import { groupItems } from '../../src/core/parse/nft/nodes';
 import { parseNft } from '../../src/core/parse/nft/parser';
 import { PLAIN_JUMP, PLAIN_SET, plainRuleLine, reportPlainRuleReferences } from '../../src/core/parse/nft/statements';

@@ -4,7 +4,7 @@
 // and no raw statement; when it does not take a rule, it reports nothing.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fastLexLine } from '../../src/core/parse/nft/lexer';
+import { fastLexLine } from '../../src/core/parse/nft/accelerators/fast-lex';
 import { groupItems } from '../../src/core/parse/nft/nodes';
 import { reportPlainRuleReferences, StatementReader } from '../../src/core/parse/nft/statements';
 import { recorder } from '../helpers/nft-host';

@@ -1,5 +1,4 @@
 // Language features for nftables (`nft list ruleset`, nft scripts, `nft -j` JSON), as pure functions.
-import { forgetRereadCache } from '../parse/nft/nodes';
 import { withLater } from '../model/diagnostics';
 import type { NftChain, NftElement, NftMap, NftSet, NftStatement, NftTable } from '../model/nft';
 import { containsPosition, type Position, type Range } from '../model/range';
@@ -44,8 +43,6 @@ export function isNftJson(text: string): boolean {
 export function analyzeNft(text: string): NftAnalysis {
   const ruleset = isNftJson(text) ? parseNftJson(text) : parseNft(text);
   const catalog = buildNftCatalog(ruleset);
-  // The catalog read the rules through the re-read cache: let it forget them (see parseNft).
-  forgetRereadCache();
   // Made now, not on the first hover: some 120,000 entries for 10,000 Services would make that hover wait.
   return { dialect: 'nftables', ruleset, catalog, diagnostics: withLater(ruleset.diagnostics, catalog.diagnostics, catalog.unreported), serviceByObject: servicesByObject(catalog) };
 }

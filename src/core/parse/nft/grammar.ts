@@ -219,6 +219,21 @@ export class NftUnitParser extends CstParser {
   }
 }
 
+// Building a parser runs its grammar analysis (not at load: activation time, docs/performance.md#budgets). A parse
+// takes one for its whole run and gives it back: two parses never share one, and the next parse reuses it.
+const idleParsers: NftUnitParser[] = [];
+
+/** A parser for one parse's exclusive use (give it back with giveBackUnitParser). */
+export function takeUnitParser(): NftUnitParser {
+  return idleParsers.pop() ?? new NftUnitParser();
+}
+
+/** The parser back, without its last input (tokens cut from the text would keep a closed document alive). */
+export function giveBackUnitParser(parser: NftUnitParser): void {
+  parser.input = [];
+  idleParsers.push(parser);
+}
+
 /** An element of a unit: a token, or a `{ … }` / `( … )` group. */
 export type Item = IToken | CstNode;
 

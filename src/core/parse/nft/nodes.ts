@@ -22,8 +22,9 @@ import { defineRareFields } from '../../model/compact/rare-fields';
 import { columnsRange, endColumn, fitsColumns, packColumns, startColumn } from '../../model/compact/columns';
 import { copyRange, rangeIs } from '../../model/compact/ranges';
 import type { Item } from './grammar';
-import { fastLexLine, LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
-import { setShortLivedReading, StatementReader, type StatementHost } from './statements';
+import { LBrace, LParen, RBrace, RParen, Semicolon, Variable } from './lexer';
+import { fastLexLine } from './accelerators/fast-lex';
+import { SHORT_LIVED_RANGES, StatementReader, type StatementHost } from './statements';
 
 /** The items of a token list as the grammar groups them (`{ … }` and `( … )`), or undefined when unbalanced. */
 export function groupItems(tokens: readonly IToken[], from = 0, to = tokens.length): Item[] | undefined {
@@ -78,9 +79,6 @@ class RereadHost implements StatementHost {
   diag(): void {}
 }
 
-const host = new RereadHost();
-const reader = new StatementReader(host);
-
 /**
  * Whether the rule spanning columns [start, end) of `line` can be read again from the line alone: the fast
  * scanner reads the line, and the rule has no variable and no `;`. Both parser paths decide it the same way
@@ -105,27 +103,58 @@ export class RereadCheck {
 
 /**
  * The statements of the rules read last: consumers go over the few rules of a chain several times in a row
- * (the Service catalog does). A ring of CACHE_SIZE entries; what it holds is garbage once it moves on.
+ * (the Service catalog does). A ring of CACHE_SIZE entries per document.
  */
 const CACHE_SIZE = 64;
-const cachedRules: (LazyRule | undefined)[] = new Array(CACHE_SIZE).fill(undefined);
-const cachedStatements: NftStatement[][] = new Array(CACHE_SIZE).fill([]);
-let cacheNext = 0;
 
 /**
- * Forgets the rules remembered above: they hold slices of a document's text, which would keep the
- * whole text alive after the document is closed (called when a new text is parsed).
+ * What the LazyRules of one parsed text share: the text, a statement reader of their own and the ring of their
+ * last readings. One per parse, so reading a document's rules again never touches another document's state (and
+ * the ring goes with the document's model).
  */
-export function forgetRereadCache(): void {
-  cachedRules.fill(undefined);
-  cachedStatements.fill([]);
+export class RereadDocument {
+  private readonly host = new RereadHost();
+  private readonly reader = new StatementReader(this.host);
+  private readonly cachedRules: (LazyRule | undefined)[] = new Array<LazyRule | undefined>(CACHE_SIZE).fill(undefined);
+  private readonly cachedStatements: NftStatement[][] = new Array<NftStatement[]>(CACHE_SIZE).fill([]);
+  private cacheNext = 0;
+
+  constructor(
+    /** The whole document. */
+    readonly text: string,
+  ) {
+    // Most readings are dropped once looked at (the ring holds the last few).
+    this.reader.sites = SHORT_LIVED_RANGES;
+  }
+
+  /** The statements of `rule`, which spans columns [start, end) of its line (starting at lineStart). */
+  statements(rule: LazyRule, lineStart: number, start: number, end: number): NftStatement[] {
+    const cachedRules = this.cachedRules;
+    for (let k = 0; k < CACHE_SIZE; k++) if (cachedRules[k] === rule) return this.cachedStatements[k];
+    // The line up to the rule's end lexes the rule's tokens as the whole line does (the scanner stops at `end`, and
+    // a token it ended there did not depend on what follows). Only the rule's part is read (a line may hold
+    // thousands of `;`-separated rules).
+    const lineText = this.text.slice(lineStart, lineStart + end);
+    const items = groupItems(fastLexLine(lineText, undefined, rule.line, start, end)!.tokens)!;
+    this.host.line = lineText;
+    let statements: NftStatement[];
+    try {
+      statements = this.reader.readRule(items);
+    } finally {
+      this.host.line = '';
+    }
+    cachedRules[this.cacheNext] = rule;
+    this.cachedStatements[this.cacheNext] = statements;
+    this.cacheNext = (this.cacheNext + 1) % CACHE_SIZE;
+    return statements;
+  }
 }
 
 export class LazyRule implements NftRule {
   index = 0;
   // The whole document rather than the rule's line: a line string per rule (a slice of the document) was 32 more
   // bytes each. Private fields: answers sent to the extension host carry the rule's raw text and range, not these.
-  readonly #text: string;
+  readonly #document: RereadDocument;
   /** Where the rule's line starts in the document. */
   readonly #lineStart: number;
   /** startCharacter * COLUMNS + endCharacter (see isLazyRuleSpan). */
@@ -133,8 +162,8 @@ export class LazyRule implements NftRule {
   constructor(
     public tableId: string,
     public chain: string,
-    /** The whole document. */
-    text: string,
+    /** The document the rule is in. */
+    document: RereadDocument,
     /** 0-based line. */
     readonly line: number,
     /** Where the line starts in `text`. */
@@ -142,7 +171,7 @@ export class LazyRule implements NftRule {
     start: number,
     end: number,
   ) {
-    this.#text = text;
+    this.#document = document;
     this.#lineStart = lineStart;
     this.#columns = packColumns(start, end);
   }
@@ -150,7 +179,7 @@ export class LazyRule implements NftRule {
   get raw(): string {
     const from = this.#lineStart;
     const columns = this.#columns;
-    return this.#text.slice(from + startColumn(columns), from + endColumn(columns));
+    return this.#document.text.slice(from + startColumn(columns), from + endColumn(columns));
   }
 
   get range(): Range {
@@ -158,28 +187,7 @@ export class LazyRule implements NftRule {
   }
 
   get statements(): NftStatement[] {
-    for (let k = 0; k < CACHE_SIZE; k++) if (cachedRules[k] === this) return cachedStatements[k];
-    const start = startColumn(this.#columns);
-    const end = endColumn(this.#columns);
-    // The line up to the rule's end lexes the rule's tokens as the whole line does (the scanner stops at `end`, and
-    // a token it ended there did not depend on what follows). Only the rule's part is read (a line may hold
-    // thousands of `;`-separated rules).
-    const lineText = this.#text.slice(this.#lineStart, this.#lineStart + end);
-    const items = groupItems(fastLexLine(lineText, undefined, this.line, start, end)!.tokens)!;
-    host.line = lineText;
-    // Most readings are dropped once looked at (the ring below holds the last few).
-    const wasShortLived = setShortLivedReading(true);
-    let statements: NftStatement[];
-    try {
-      statements = reader.readRule(items);
-    } finally {
-      setShortLivedReading(wasShortLived);
-      host.line = '';
-    }
-    cachedRules[cacheNext] = this;
-    cachedStatements[cacheNext] = statements;
-    cacheNext = (cacheNext + 1) % CACHE_SIZE;
-    return statements;
+    return this.#document.statements(this, this.#lineStart, startColumn(this.#columns), endColumn(this.#columns));
   }
 }
 

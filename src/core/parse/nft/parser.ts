@@ -5,24 +5,23 @@ import type { NftRuleset } from '../../model/nft';
 import { lineRange } from '../../model/range';
 import { Symbols } from '../../model/symbols';
 import { LineStarts } from '../lines';
-import { acceleratorsOn, guardedParse, MAX_DIAGNOSTICS, releaseInputs, type Accelerator, type ParseOptions } from '../pipeline';
+import { acceleratorsOn, guardedParse, MAX_DIAGNOSTICS, type Accelerator, type ParseOptions } from '../pipeline';
 import { tryLine as chainClose } from './accelerators/chain-close';
 import { tryLine as declarationHeader } from './accelerators/declaration-header';
 import { tryLine as elementList } from './accelerators/element-list';
 import { tryLine as plainRule } from './accelerators/plain-rule';
 import { tryLine as readAhead } from './accelerators/read-ahead';
 import { tryLine as setProperty } from './accelerators/set-property';
-import { forgetRereadCache } from './nodes';
-import { NftTextBuilder, referenceParser } from './reference';
-import { setShortLivedReading } from './statements';
+import { NftTextBuilder } from './reference';
 import type { NftTextSink } from './text-sink';
 
-export { MAX_LINE_LENGTH, MAX_NESTING } from './reference';
+export { MAX_LINE_LENGTH } from './reference';
+export { MAX_NESTING } from './units';
 // Past the shared cap a file is clearly not this dialect; the rest are summarised in one.
 export { MAX_DIAGNOSTICS };
 
 /** The accelerators, tried in this order on each line (each checks the block it reads in). */
-const ACCELERATORS: readonly Accelerator<NftTextSink>[] = [readAhead, elementList, chainClose, declarationHeader, setProperty, plainRule];
+export const NFT_ACCELERATORS: readonly Accelerator<NftTextSink>[] = [readAhead, elementList, chainClose, declarationHeader, setProperty, plainRule];
 
 /** `accelerators: 'off'` turns both speed-ups below off unless they are given: every line goes through Chevrotain. */
 export interface NftTextOptions extends ParseOptions {
@@ -42,20 +41,16 @@ export interface NftTextOptions extends ParseOptions {
 /** Parses nft text: `nft list ruleset` output or an `nft -f` script. Never throws. */
 export function parseNft(text: string, options: NftTextOptions = {}): NftRuleset {
   return guardedParse('nft', text, (input) => {
-    // The rules and line the re-read cache remembers hold slices of a text: an earlier text's would keep it alive
-    // (a closed 29 MB document), this text's are not needed once it is parsed.
-    forgetRereadCache();
+    const on = acceleratorsOn(options);
+    const fast = options.fastPath ?? on;
+    // Everything the parse changes is the builder's (and its LazyRules'): parses may interleave.
+    const builder = new NftTextBuilder(input, new LineStarts(input), fast, options.lazyRules ?? on);
     try {
-      const on = acceleratorsOn(options);
-      const fast = options.fastPath ?? on;
-      return new NftTextBuilder(input, new LineStarts(input), fast, options.lazyRules ?? on).build(fast ? ACCELERATORS : []);
+      return builder.build(fast ? NFT_ACCELERATORS : []);
     } finally {
-      forgetRereadCache();
-      // Only the allocation site changes with it, but a failed parse must not leave it set.
-      setShortLivedReading(false);
-      // The parser keeps its last input: the tokens of a set's 200,000 elements written over many lines were 90 MB
-      // kept until the next parse.
-      releaseInputs(referenceParser());
+      // Also after a throw: the parser goes back without its last input (the tokens of a set's 200,000 elements
+      // written over many lines were 90 MB kept until the next parse).
+      builder.release();
     }
   });
 }

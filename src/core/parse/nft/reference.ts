@@ -1,21 +1,22 @@
 // The nft text reference reader: what `nft list ruleset` output and `nft -f` scripts mean, read the plain way.
 // Start here to learn the dialect.
 //
-// 1. Tokens (lexer.ts): each line is lexed on its own (Chevrotain's lexer; `fastLexLine`, the hand-written
-//    scanner, gives the same tokens faster and leaves it the lines it cannot read).
-// 2. Units: the token stream is cut at `;`, at newlines and at block braces (a newline inside `{ … }` of an
-//    anonymous set or element list does not end a unit); `table … {`, `chain … {`, `set … {` open blocks.
+// 1. Tokens (lexer.ts): each line is lexed on its own by Chevrotain's lexer.
+// 2. Units (units.ts): the token stream is cut at `;`, at newlines and at block braces (a newline inside `{ … }` of
+//    an anonymous set or element list does not end a unit); `table … {`, `chain … {`, `set … {` open blocks.
 // 3. Grammar (grammar.ts, a Chevrotain CstParser): each unit is parsed with the rule of the block it is in (top
-//    level, table, chain, set/map, object). A unit starting with a plain word always takes the grammar's `items`
-//    alternative: its CST is built directly (`plainItemsUnit`; a rule in a chain goes to the chain without one).
+//    level, table, chain, set/map, object).
 // 4. The units are applied: commands, declarations, rules (statements.ts reads their statements; a rule that can
-//    be read again from its line is kept as a LazyRule, nodes.ts), through the one nft sink (sink.ts) that the
-//    JSON front end shares.
+//    be read again from its line is kept as a LazyRule, nodes.ts; declaration-units.ts reads the units of chain
+//    properties, sets, flowtables and objects), through the one nft sink (sink.ts) that the JSON front end shares.
+//    References are resolved at the end (references.ts).
 //
-// The accelerators (accelerators/*.ts) read the commonest lines without tokens and must make the same model
-// (test/unit/parse-accelerators.test.ts); they call this reader through NftTextSink (text-sink.ts). Memory stays
-// proportional to the model, not to the token count. Errors are diagnostics with a range; a bad unit is skipped and
-// reading resumes at the next line, `;` or `}`. Nothing here throws.
+// The accelerators (ParseOptions.accelerators 'on') make the same model faster (test/unit/parse-accelerators.test.ts):
+// accelerators/fast-units.ts replaces steps 1 and 3 for the lines and units it can (fastLexLine, the CST of plain
+// units built directly), and the line accelerators (accelerators/*.ts, through NftTextSink, text-sink.ts) read the
+// commonest lines without tokens. With 'off' every line takes steps 1–4. Memory stays proportional to the model,
+// not to the token count. Errors are diagnostics with a range; a bad unit is skipped and reading resumes at the
+// next line, `;` or `}`. Nothing here throws. Everything a parse changes is its builder's: parses may interleave.
 import { StoredDefinition } from '../../model/compact/declarations';
 import { LineStarts } from '../lines';
 import { SortedLineMap } from '../../model/line-map';
@@ -24,9 +25,7 @@ import type { Severity } from '../../model/diagnostics';
 import { PlaceholderTally, placeholderIn } from '../placeholders';
 import {
   isNftFamily,
-  standardPriority,
   type NftChain,
-  type NftChainPriority,
   type NftCommand,
   type NftCommandVerb,
   type NftCommentLine,
@@ -45,13 +44,17 @@ import {
 import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { groupTokens, isBraceGroup, isGroup, itemsOf, NftUnitParser, type Item } from './grammar';
-import { Comma, Dot, fastLexLine, Flags, isWordy, LBrace, lineLexer, lineOf, LParen, MAX_INTERNED, RBrace, RParen, Semicolon, StringTok, TypeKw, unquote, UnterminatedString, Variable, Word } from './lexer';
-import { isKnownStatementWord, itemRange, itemsRange, rangeBetween, reportPlainRuleReferences, setShortLivedReading, StatementReader, type StatementHost } from './statements';
-import { ChainDefinition, ChainNode, groupItems, isLazyRuleSpan, LazyRule, RereadCheck } from './nodes';
-import { ReferenceColumns } from '../../model/compact/references';
+import { giveBackUnitParser, groupTokens, isBraceGroup, isGroup, itemsOf, takeUnitParser, type Item, type NftUnitParser } from './grammar';
+import { Flags, isWordy, lineLexer, lineOf, StringTok, unquote, Variable } from './lexer';
+import { MAX_INTERNED } from './accelerators/fast-lex';
+import { FastUnits } from './accelerators/fast-units';
+import { isKnownStatementWord, reportPlainRuleReferences, SHORT_LIVED_RANGES, StatementReader, type RangeSites, type StatementHost } from './statements';
+import { ChainDefinition, ChainNode, isLazyRuleSpan, LazyRule, RereadCheck, RereadDocument } from './nodes';
 import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
+import { PendingReferences } from './references';
+import { UnitCutter } from './units';
+import { chainPropertyUnit, flagsOf, flowtableUnit, isString, objectUnit, setUnit, wordOf } from './declaration-units';
 import { NftSink } from './sink';
 import { LINE_LIMITS, lineProblem, readLines, type Accelerator } from '../pipeline';
 import { LineScratch } from './scratch';
@@ -62,42 +65,11 @@ const NO_STATEMENTS: NftStatement[] = [];
 
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = LINE_LIMITS.nftables.maxLength;
-/** Braces and parentheses nested deeper than this inside one statement are refused (nft itself stops far earlier). */
-export const MAX_NESTING = 64;
 
 const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush', 'list', 'reset', 'rename', 'describe', 'monitor', 'get', 'export', 'import']);
 const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
 const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
 const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
-const SET_PROPERTIES = new Set(['timeout', 'gc-interval', 'size', 'policy', 'auto-merge', 'comment', 'counter', 'quota', 'limit', 'ct', 'last']);
-
-const HOOKS: Record<NftFamily, readonly string[]> = {
-  ip: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
-  ip6: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
-  inet: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
-  arp: ['input', 'output'],
-  bridge: ['prerouting', 'input', 'forward', 'output', 'postrouting', 'ingress'],
-  netdev: ['ingress', 'egress'],
-};
-const CHAIN_TYPES = new Set(['filter', 'nat', 'route']);
-
-interface Defined {
-  definition: SymbolDefinition;
-  /** Sequence number of the command from which it exists. */
-  seq: number;
-}
-
-interface TableDefs {
-  /**
-   * The command from which each chain exists: chainSeq, the first chain's, unless laterChains says otherwise.
-   * Whether a chain is defined is whether the symbol table has its definition. A table block is one command: its
-   * 100,000 chains need no map (docs/performance.md#memory).
-   */
-  chainSeq: number;
-  laterChains: Map<string, number>;
-  /** Sets and maps share one namespace in nft. */
-  sets: Map<string, Defined>;
-}
 
 interface Spec {
   family: NftFamily;
@@ -106,13 +78,6 @@ interface Spec {
   ranges: Range[];
   next: number;
 }
-
-// Built on first parse, not at load (activation time, docs/performance.md#budgets).
-let unitParserInstance: NftUnitParser | undefined;
-const unitParser = (): NftUnitParser => (unitParserInstance ??= new NftUnitParser());
-
-/** The Chevrotain parser, to release its last input after a parse (see releaseInputs). */
-export const referenceParser = (): NftUnitParser | undefined => unitParserInstance;
 
 export class NftTextBuilder implements StatementHost, NftTextSink {
   /** Where the model is built (the JSON reader builds through one too). */
@@ -128,7 +93,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   readonly ruleByLine: Map<number, NftRule> = new SortedLineMap<NftRule>();
   /** The line of the last rule put in ruleByLine (rules come in line order), or -1 once it was taken out again. */
   private lastRuleLine = -1;
-  private readonly reader = new StatementReader(this);
+  readonly reader = new StatementReader(this);
   /** Short strings of the model, shared (see fastLexLine). */
   private readonly interned = new Map<string, string>();
   private readonly names = new Map<string, string>();
@@ -136,10 +101,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private discarding = false;
 
   private readonly stack: Block[] = [];
-  private unit: IToken[] = [];
-  private depth = 0;
-  private openGroups: IToken[] = [];
-  private unitBroken = false;
+  /** Step 2: the token stream cut into units (units.ts). */
+  private readonly units = new UnitCutter(this);
   private lineComment: IToken | undefined;
   private currentLine = 0;
   /** Whether a rule can be read again from its line (the reference path without the fast scanner asks it). */
@@ -152,28 +115,14 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private cachedLine = '';
   private cachedLineStart = -1;
   private cachedLineEnd = -1;
-  /** The current line's tokens when the fast scanner read it. */
-  private lineTokens: IToken[] | undefined;
-  private lineTokenCursor = 0;
+  /** The token-level accelerators (accelerators/fast-units.ts), when they are on. */
+  private readonly fastUnits: FastUnits | undefined;
 
   /** Sequence number of the current top-level command (a table block counts as one). */
   private seq = 0;
   currentTable: NftTable | undefined;
-  /**
-   * References resolved at the end (names may be defined later): each is already the reference the symbol
-   * table gets (its kind is settled for sets and maps then), with its table and command number alongside.
-   */
-  /** The references pending until the end of the parse (then indexed by the symbol table, which keeps these columns). */
-  private readonly pending = new ReferenceColumns();
-  /**
-   * The table and command number of the pending references, as runs: from reference pendingRunStarts[k] on,
-   * pendingRunTables[k] and pendingRunSeqs[k] (a table block is one command, so a dump is a few runs).
-   */
-  private readonly pendingRunStarts: number[] = [];
-  private readonly pendingRunTables: NftTable[] = [];
-  private readonly pendingRunSeqs: number[] = [];
-  /** Per table id: the first definition of each chain and set/map, and from which command on it exists. */
-  private readonly defs = new Map<string, TableDefs>();
+  /** The chain and set references, resolved at the end (names may be defined later), and the definitions' commands. */
+  private readonly references = new PendingReferences();
   private readonly tableDefinitions = new Map<string, SymbolDefinition>();
   /** Whether a chain left a table's chainByName (deleted, renamed, or its table removed): see ensureChain. */
   private chainsForgotten = false;
@@ -182,6 +131,10 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   /** Where the current line starts in the text. */
   private lineStart = 0;
+  /** What this parse's LazyRules share (the text, and their statement reader). */
+  private readonly rereadDocument: RereadDocument;
+  /** The Chevrotain parser this parse took (takeUnitParser), until release(). */
+  private parser: NftUnitParser | undefined;
   /** Whether some line may hold a NUL (one search of the whole text spares one per line). */
   readonly mayHoldNul: boolean;
 
@@ -189,7 +142,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     /** The whole text (lazy rules read their line from it). */
     readonly document: string,
     readonly lines: LineStarts,
-    private readonly fast: boolean,
+    /** Whether the token-level accelerators are used (FastUnits). */
+    fast: boolean,
     readonly lazyRules: boolean,
   ) {
     this.sink = new NftSink(lines.count, true, { problems: (count) => t('{0} more problems were not reported; is this really nft syntax?', count) });
@@ -197,7 +151,24 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.tables = this.sink.tables;
     this.tableById = this.sink.tableById;
     this.mayHoldNul = document.includes('\u0000');
+    this.rereadDocument = new RereadDocument(document);
+    this.fastUnits = fast ? new FastUnits() : undefined;
     this.reader.expansions.allowFor(document.length);
+  }
+
+  /** Where what the reader makes now is allocated (see RangeSites): KEPT_RANGES unless a reading is dropped soon. */
+  get sites(): RangeSites {
+    return this.reader.sites;
+  }
+
+  set sites(sites: RangeSites) {
+    this.reader.sites = sites;
+  }
+
+  /** Gives back what the parse took (its Chevrotain parser); called once the parse is over, also after a throw. */
+  release(): void {
+    if (this.parser !== undefined) giveBackUnitParser(this.parser);
+    this.parser = undefined;
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -207,7 +178,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const { start, end } = range;
     if (start.line === end.line) {
       const text = this.lineSlice(start.line, start.character, end.character);
-      if (!this.fast || this.discarding || text.length > MAX_INTERNED) return text;
+      if (this.fastUnits === undefined || this.discarding || text.length > MAX_INTERNED) return text;
       const known = this.interned.get(text);
       if (known !== undefined) return known;
       this.interned.set(text, text);
@@ -297,8 +268,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       this.readLine(i, this.lineText(start, end));
     };
     readLines(text, { sink: this as NftTextSink, accelerators, reference });
-    this.flushUnit();
-    if (this.depth > 0) this.reportOpenGroup();
+    this.units.flush();
     const lastLine = Math.max(0, lines.count - 1);
     const eof = lineRange(lastLine, this.lineLength(lastLine), this.lineLength(lastLine));
     while (this.stack.length > 0) {
@@ -309,7 +279,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.sink.edited.settleAll();
     this.deletedElements.apply();
     this.sink.deletedChains.apply();
-    this.resolveReferences();
+    this.references.resolve(this.symbols, this.sink.declaredTables, (...d) => this.diag(...d));
     this.applyWarnings();
     const placeholders = this.placeholders.diagnostic();
     if (placeholders) this.sink.append(placeholders);
@@ -334,19 +304,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
   private canReread(line: number, start: number, end: number): boolean {
     if (!this.lazyRules) return false;
-    if (!this.fast) return this.rereadCheck.canReread(this.lines.line(line)!, line, start, end);
-    const tokens = this.lineTokens;
-    if (tokens === undefined) return false;
-    // Rules of one line come in order: go on from where the last one ended (no quadratic scan of long lines).
-    let k = this.lineTokenCursor;
-    while (k < tokens.length && tokens[k].startOffset < start) k++;
-    let ok = true;
-    for (; k < tokens.length && tokens[k].startOffset < end; k++) {
-      const type = tokens[k].tokenType;
-      if (type === Variable || type === Semicolon) ok = false;
-    }
-    this.lineTokenCursor = k;
-    return ok;
+    const fast = this.fastUnits;
+    return fast === undefined ? this.rereadCheck.canReread(this.lines.line(line)!, line, start, end) : fast.canReread(start, end);
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -360,11 +319,11 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   set line(i: number) {
     this.currentLine = i;
     this.lineComment = undefined;
-    this.lineTokens = undefined;
+    this.fastUnits?.newLine();
   }
 
   lineBlock(start: number, end: number): Block | undefined {
-    if (this.depth !== 0 || this.unit.length !== 0 || this.unitBroken || this.stack.length === 0 || end - start > MAX_LINE_LENGTH) return undefined;
+    if (!this.units.idle || this.stack.length === 0 || end - start > MAX_LINE_LENGTH) return undefined;
     if (this.mayHoldNul) {
       const nul = this.document.indexOf('\u0000', start);
       if (nul >= 0 && nul < end) return undefined;
@@ -384,7 +343,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   addLazyRule(i: number, lineStart: number, start: number, end: number): void {
     const block = this.stack[this.stack.length - 1];
     const chain = block.chain!;
-    const rule = new LazyRule(block.table!.id, chain.name, this.document, i, lineStart, start, end);
+    const rule = new LazyRule(block.table!.id, chain.name, this.rereadDocument, i, lineStart, start, end);
     this.indexRule(rule, i);
     this.sink.edited.push(chain, rule);
   }
@@ -404,15 +363,15 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private readLine(i: number, text: string): void {
     this.line = i;
     if (text.length === 0) {
-      this.endOfLine();
+      this.units.endOfLine();
       return;
     }
     // (One search of the whole text for a NUL spares one per line.)
     const problem = text.length > MAX_LINE_LENGTH || this.mayHoldNul ? lineProblem(i, text, LINE_LIMITS.nftables) : undefined;
     if (problem !== undefined) {
       this.diag(problem.range, problem.severity, problem.code, problem.message);
-      this.unitBroken = true;
-      this.endOfLine();
+      this.units.markBroken();
+      this.units.endOfLine();
       return;
     }
     let tokens: IToken[];
@@ -420,10 +379,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     // Inside a `{` left open on an earlier line (an element list), the unit keeps its tokens until it is closed.
     // Words of a chain's lines are not interned: they are rules, nearly all lazy, whose tokens are garbage after
     // the line (interning them kept a map of every address in the dump until the end of the parse).
-    const intern = this.lazyRules && this.depth === 0 && this.contextKind() === 'chain' ? undefined : this.interned;
-    const fast = this.fast ? fastLexLine(text, intern, i, 0, text.length, this.depth > 0) : undefined;
-    this.lineTokens = fast?.tokens;
-    this.lineTokenCursor = 0;
+    const intern = this.lazyRules && !this.units.inGroup && this.contextKind() === 'chain' ? undefined : this.interned;
+    const fast = this.fastUnits?.lexLine(text, intern, i, this.units.inGroup);
     if (fast) {
       tokens = fast.tokens;
       comment = fast.comment;
@@ -441,27 +398,15 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       this.lineComment = comment;
       if (tokens.length === 0) this.commentLine(i, comment.image, comment.startOffset);
     }
-    if (this.depth > 0 && tokens.length >= 2 && isWordy(tokens[0]) && LINE_START_DECLARATIONS.has(tokens[0].image) && (isWordy(tokens[1]) || tokens[1].tokenType === StringTok)) {
+    if (this.units.inGroup && tokens.length >= 2 && isWordy(tokens[0]) && LINE_START_DECLARATIONS.has(tokens[0].image) && (isWordy(tokens[1]) || tokens[1].tokenType === StringTok)) {
       // A declaration while `{` of an anonymous set is still open: that `{` was never closed.
-      this.reportOpenGroup();
-      this.unit = [];
-      this.depth = 0;
-      this.parens = 0;
-      this.openGroups = [];
-      this.unitBroken = false;
+      this.units.abandonOpenGroup();
     }
-    if (fast && this.unit.length === 0 && this.depth === 0 && !hasStructureToken(tokens)) {
-      // Most lines are one whole unit (a rule) with nothing for feed() to act on: the line's token array is the unit.
-      if (tokens.length > 0) this.unit = tokens;
-    } else {
-      for (let k = 0; k < tokens.length; k++) this.feed(tokens[k]);
+    // Most lines are one whole unit (a rule) with nothing for the cutter to act on: the line's token array is the unit.
+    if (!(fast && this.fastUnits!.isWholeUnit(tokens) && this.units.takeLine(tokens))) {
+      for (let k = 0; k < tokens.length; k++) this.units.feed(tokens[k]);
     }
-    this.endOfLine();
-  }
-
-  private reportOpenGroup(): void {
-    const open = this.openGroups[this.openGroups.length - 1];
-    if (open) this.diag(itemRange(open), 'error', 'missing-brace', t('This { is never closed.'));
+    this.units.endOfLine();
   }
 
   private commentLine(i: number, text: string, start: number): void {
@@ -470,120 +415,53 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.comments.push({ text, range, kind });
   }
 
-  private feed(token: IToken): void {
-    switch (token.tokenType) {
-      case LBrace:
-        if (this.depth === 0 && this.unit.length > 0 && this.opensBlock()) {
-          this.flushUnit(token);
-          return;
-        }
-        this.depth++;
-        this.openGroups.push(token);
-        this.unit.push(token);
-        this.checkNesting(token);
-        return;
-      case RBrace:
-        if (this.depth === 0) {
-          this.flushUnit();
-          if (this.stack.length === 0) {
-            this.diag(itemRange(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
-          } else {
-            // A chain keeps its full range as numbers: the ranges made to close it are garbage.
-            const wasShortLived = setShortLivedReading(this.stack[this.stack.length - 1].kind === 'chain');
-            this.closeBlock(itemRange(token));
-            setShortLivedReading(wasShortLived);
-          }
-          return;
-        }
-        this.depth--;
-        this.openGroups.pop();
-        this.unit.push(token);
-        return;
-      case Semicolon:
-        if (this.depth === 0) {
-          this.flushUnit();
-          return;
-        }
-        this.unit.push(token);
-        return;
-      case LParen:
-        this.parens++;
-        this.unit.push(token);
-        this.checkNesting(token);
-        return;
-      case RParen:
-        if (this.parens > 0) this.parens--;
-        this.unit.push(token);
-        return;
-      case UnterminatedString:
-        this.diag(itemRange(token), 'error', 'unterminated-string', t('The quoted string is not closed.'));
-        this.unitBroken = true;
-        return;
-      default:
-        this.unit.push(token);
-    }
-  }
-
-  private parens = 0;
-
-  private checkNesting(token: IToken): void {
-    if (this.depth + this.parens === MAX_NESTING + 1 && !this.unitBroken) {
-      this.diag(itemRange(token), 'error', 'too-deep', t('Nested more than {0} levels deep; not analysed.', MAX_NESTING));
-      this.unitBroken = true;
-    }
-  }
-
-  private endOfLine(): void {
-    if (this.depth === 0) this.flushUnit();
-  }
-
   private contextKind(): BlockKind | 'top' {
     return this.stack.length === 0 ? 'top' : this.stack[this.stack.length - 1].kind;
   }
 
-  private unitWord(k: number): string | undefined {
-    const tok = this.unit[k];
+  private unitWord(unit: readonly IToken[], k: number): string | undefined {
+    const tok = unit[k];
     return tok && isWordy(tok) ? tok.image : undefined;
   }
 
-  /** Whether `{` after the current unit opens a block (rather than an anonymous set or element list). */
-  private opensBlock(): boolean {
+  /** Whether `{` after `unit` opens a block (rather than an anonymous set or element list). */
+  opensBlock(unit: readonly IToken[]): boolean {
     const ctx = this.contextKind();
-    const w0 = this.unitWord(0);
+    const w0 = this.unitWord(unit, 0);
     if (w0 === undefined) return false;
     if (ctx === 'top') {
       let k = 0;
       if (w0 === 'add' || w0 === 'create') k = 1;
       else if (VERBS.has(w0)) return false;
-      const obj = this.unitWord(k);
-      if (obj === 'ct') return CT_OBJECTS.has(this.unitWord(k + 1) ?? '');
+      const obj = this.unitWord(unit, k);
+      if (obj === 'ct') return CT_OBJECTS.has(this.unitWord(unit, k + 1) ?? '');
       return obj !== undefined && BLOCK_OBJECTS.has(obj);
     }
     if (ctx === 'table') {
       if (w0 === 'table') {
-        this.recoverTo('top');
+        this.recoverTo('top', unit[0]);
         return true;
       }
-      if (w0 === 'ct') return CT_OBJECTS.has(this.unitWord(1) ?? '');
+      if (w0 === 'ct') return CT_OBJECTS.has(this.unitWord(unit, 1) ?? '');
       return TABLE_CHILDREN.has(w0);
     }
     if (ctx === 'broken') return false;
     // Inside a chain, set or object: `chain x {` or `table ip t {` means the block before was not closed.
-    const n = this.unit.length;
+    const n = unit.length;
     if (w0 === 'table' && n >= 2 && n <= 3) {
-      this.recoverTo('top');
+      this.recoverTo('top', unit[0]);
       return true;
     }
     if ((w0 === 'chain' || w0 === 'set' || w0 === 'map' || w0 === 'flowtable') && n === 2 && this.stack.some((b) => b.kind === 'table')) {
-      this.recoverTo('table');
+      this.recoverTo('table', unit[0]);
       return true;
     }
     return false;
   }
 
   /** Closes blocks (reporting each as unclosed) until `kind` is on top. */
-  private recoverTo(kind: 'top' | 'table'): void {
-    const at = itemRange(this.unit[0]);
+  private recoverTo(kind: 'top' | 'table', first: IToken): void {
+    const at = this.sites.item(first);
     while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
       const block = this.stack[this.stack.length - 1];
       if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
@@ -594,37 +472,43 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
   }
 
-  private flushUnit(blockOpen?: IToken): void {
-    const tokens = this.unit;
-    const broken = this.unitBroken;
-    // Most lines end an empty unit (`}`, blank lines): allocate nothing for those.
-    if (tokens.length > 0) this.unit = [];
-    this.depth = 0;
-    this.parens = 0;
-    if (this.openGroups.length > 0) this.openGroups = [];
-    this.unitBroken = false;
+  /** A `}` outside any group: it closes the innermost block. */
+  closeBrace(token: IToken): void {
+    if (this.stack.length === 0) {
+      this.diag(this.sites.item(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
+      return;
+    }
+    // A chain keeps its full range as numbers: the ranges made to close it are garbage.
+    const sites = this.sites;
+    if (this.stack[this.stack.length - 1].kind === 'chain') this.sites = SHORT_LIVED_RANGES;
+    this.closeBlock(this.sites.item(token));
+    this.sites = sites;
+  }
+
+  /** Step 3: a unit parsed with the grammar rule of the block it is in, then applied (step 4). */
+  unit(tokens: IToken[], broken: boolean, blockOpen: IToken | undefined): void {
     if (broken || tokens.length === 0) {
-      if (blockOpen) {
-        if (!broken) this.diag(itemRange(blockOpen), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
-        this.pushBroken(itemRange(blockOpen));
-      }
+      // A `{` opening a block after nothing (or after a broken unit): keep the braces balanced.
+      if (!broken) this.diag(this.sites.item(blockOpen!), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
+      this.pushBroken(this.sites.item(blockOpen!));
       return;
     }
     const ctx = this.contextKind();
-    if (this.fast && ctx === 'chain' && blockOpen === undefined && tokens[0].tokenType === Word) {
-      // A rule (or a chain's comment or flags): what plainItemsUnit and applyUnit come to, without the CST.
-      const items = groupItems(tokens);
+    const fast = this.fastUnits;
+    if (fast !== undefined && ctx === 'chain' && blockOpen === undefined) {
+      // A rule (or a chain's comment or flags): what the grammar and applyUnit come to, without the CST.
+      const items = fast.chainItems(tokens);
       if (items !== undefined) {
         this.chainItems(items, tokens);
         return;
       }
     }
-    const fastCst = this.fast ? (plainItemsUnit(tokens, ctx) ?? (ctx === 'set' || ctx === 'map' ? plainSetUnit(tokens) : undefined)) : undefined;
+    const fastCst = fast?.plainUnit(tokens, ctx);
     if (fastCst) {
       this.applyUnit(ctx, fastCst, tokens, blockOpen);
       return;
     }
-    const parser = unitParser();
+    const parser = (this.parser ??= takeUnitParser());
     parser.input = tokens;
     let cst: CstNode;
     switch (ctx) {
@@ -645,11 +529,11 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       const err = parser.errors[0];
       const token = err.token && !Number.isNaN(err.token.startOffset) && err.token.image ? err.token : tokens[tokens.length - 1];
       if (!err.token || Number.isNaN(err.token.startOffset)) {
-        this.diag(itemRange(token), 'error', 'syntax', t('Incomplete: the line ends after {0}.', JSON.stringify(token.image)));
+        this.diag(this.sites.item(token), 'error', 'syntax', t('Incomplete: the line ends after {0}.', JSON.stringify(token.image)));
       } else {
-        this.diag(itemRange(token), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(token.image)));
+        this.diag(this.sites.item(token), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(token.image)));
       }
-      if (blockOpen) this.pushBroken(itemRange(blockOpen));
+      if (blockOpen) this.pushBroken(this.sites.item(blockOpen));
       return;
     }
     this.applyUnit(ctx, cst, tokens, blockOpen);
@@ -660,16 +544,17 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     if (ctx === 'chain') {
       // Rules keep ranges of their own (lazy ones none): a chain unit makes its range only when it needs it.
       this.chainUnit(cst, tokens);
-      if (blockOpen && this.stack.length === depthBefore) this.pushBroken(itemRange(blockOpen));
+      if (blockOpen && this.stack.length === depthBefore) this.pushBroken(this.sites.item(blockOpen));
       return;
     }
     // The ranges of chain headers (chains keep their positions as numbers) are garbage once read: they are made at
     // their own allocation sites. Not those of set and map headers: sets keep them (a kube-proxy dump declares
     // thousands of affinity sets).
     const chainHeader = ctx === 'table' && tokens[0].image === 'chain';
-    const wasShortLived = setShortLivedReading(chainHeader);
+    const sites = this.sites;
+    if (chainHeader) this.sites = SHORT_LIVED_RANGES;
     const range = this.unitRange(tokens, blockOpen);
-    if (!chainHeader) setShortLivedReading(wasShortLived);
+    if (!chainHeader) this.sites = sites;
     switch (ctx) {
       case 'top':
         this.topUnit(cst, range, blockOpen);
@@ -678,31 +563,27 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         try {
           this.tableUnit(cst, range, blockOpen);
         } finally {
-          setShortLivedReading(wasShortLived);
+          this.sites = sites;
         }
         break;
       case 'set':
       case 'map':
-        this.setUnit(cst, range);
-        break;
       case 'flowtable':
-        this.flowtableUnit(cst, range);
-        break;
       case 'object':
-        this.objectUnit(cst, range);
+        this.declarationUnit(cst, range);
         break;
       case 'broken':
         break;
     }
     if (blockOpen && this.stack.length === depthBefore) {
       // A header that did not open anything (reported already): keep the braces balanced.
-      this.pushBroken(itemRange(blockOpen));
+      this.pushBroken(this.sites.item(blockOpen));
     }
   }
 
   /** From the unit's first token to its last, or to the `{` after it that opens a block. */
   private unitRange(tokens: IToken[], blockOpen: IToken | undefined): Range {
-    return rangeBetween(itemRange(tokens[0]).start, itemRange(blockOpen ?? tokens[tokens.length - 1]).end);
+    return this.sites.between(this.sites.item(tokens[0]).start, this.sites.item(blockOpen ?? tokens[tokens.length - 1]).end);
   }
 
   private push(block: Block): void {
@@ -716,7 +597,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   closeBlock(closing: Range): void {
     const block = this.stack.pop();
     if (!block) return;
-    const full = rangeBetween(block.header.start, closing.end);
+    const full = this.sites.between(block.header.start, closing.end);
     switch (block.kind) {
       case 'table':
         if (block.table && block.table.range === block.header) block.table.range = full;
@@ -745,23 +626,13 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   // ---------------------------------------------------------------------------------------------------
   // Helpers
 
-  private defsOf(tableId: string): TableDefs {
-    let d = this.defs.get(tableId);
-    if (!d) this.defs.set(tableId, (d = { chainSeq: -1, laterChains: new Map(), sets: new Map() }));
-    return d;
-  }
-
-  private wordOf(item: Item | undefined): string | undefined {
-    return item !== undefined && !isGroup(item) && isWordy(item) ? item.image : undefined;
-  }
-
   /** A name: a word, a quoted string, or a variable holding one. */
   private nameOf(item: Item | undefined): string | undefined {
     if (item === undefined || isGroup(item)) return undefined;
     if (isWordy(item)) return item.image;
     if (item.tokenType === StringTok) return unquote(item.image);
     if (item.tokenType === Variable) {
-      const v = this.variable(item.image.slice(1), itemRange(item));
+      const v = this.variable(item.image.slice(1), this.sites.item(item));
       if (v && v.kind === 'value') return v.value;
     }
     return undefined;
@@ -772,7 +643,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     let i = from;
     let family: NftFamily = 'ip';
     let familyGiven = false;
-    const first = this.wordOf(items[i]);
+    const first = wordOf(items[i]);
     if (first !== undefined && isNftFamily(first)) {
       let names = 0;
       for (let k = i + 1; k < items.length && names < count && this.nameOf(items[k]) !== undefined; k++) names++;
@@ -789,7 +660,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       const name = this.nameOf(item);
       if (name === undefined) return undefined;
       names.push(name);
-      ranges.push(itemRange(item));
+      ranges.push(this.sites.item(item));
       i++;
     }
     return { family, familyGiven, names, ranges, next: i };
@@ -830,13 +701,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   /** pend() of a name that is the shared string already. */
   private pendShared(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
-    const runs = this.pendingRunTables.length;
-    if (runs === 0 || this.pendingRunTables[runs - 1] !== table || this.pendingRunSeqs[runs - 1] !== this.seq) {
-      this.pendingRunStarts.push(this.pending.length);
-      this.pendingRunTables.push(table);
-      this.pendingRunSeqs.push(this.seq);
-    }
-    this.pending.push(kind, name, table.id, role, range);
+    this.references.add(kind, table, name, range, role, this.seq);
   }
 
   private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
@@ -861,7 +726,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       }
       // A chain made here has no definition (see above): no lookup of its name before storing it.
       definition = this.sink.defineChain(table, chain, nameRange, declRange, created && !this.chainsForgotten);
-      const d = this.defsOf(table.id);
+      const d = this.references.defsOf(table.id);
       if (d.chainSeq < 0) d.chainSeq = this.seq;
       else if (d.chainSeq !== this.seq) d.laterChains.set(name, this.seq);
     } else {
@@ -873,7 +738,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
 
   private ensureSet(table: NftTable, kind: 'set' | 'map', name: string, nameRange: Range, declRange: Range): { set: NftSet | NftMap; definition?: SymbolDefinition } {
     const set = (kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name)) ?? this.sink.newSet(table, kind, name, nameRange, declRange);
-    const sets = this.defsOf(table.id).sets;
+    const sets = this.references.defsOf(table.id).sets;
     let definition: SymbolDefinition | undefined;
     if (!sets.has(name)) {
       definition = this.sink.defineObject(kind, table, name, nameRange, declRange);
@@ -921,7 +786,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
     if (c.undefineCommand) {
       const name = ((c.undefineCommand[0] as CstNode).children.name as IToken[])[0];
-      if (!this.defineByName.delete(name.image)) this.diag(itemRange(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
+      if (!this.defineByName.delete(name.image)) this.diag(this.sites.item(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
       return true;
     }
     return false;
@@ -930,12 +795,12 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private defineCommand(node: CstNode, range: Range): void {
     const nameToken = (node.children.name as IToken[])[0];
     const valueItems = itemsOf(node.children.value?.[0] as CstNode);
-    const nameRange = itemRange(nameToken);
+    const nameRange = this.sites.item(nameToken);
     if (valueItems.length === 0) {
       this.missing(nameRange, t('A value after "="'));
       return;
     }
-    const valueRange = itemsRange(valueItems);
+    const valueRange = this.sites.items(valueItems);
     const define: NftDefine = { name: nameToken.image, value: this.text(valueRange), range, nameRange };
     const expression = this.reader.readValue(valueItems);
     if (expression) define.expression = expression;
@@ -952,9 +817,9 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       verb = (['describe', 'monitor', 'get', 'export', 'import'].includes(w0) ? 'other' : w0) as NftCommandVerb;
       i = 1;
     }
-    let object = this.wordOf(items[i]);
-    if (object === 'ct' && CT_OBJECTS.has(this.wordOf(items[i + 1]) ?? '')) {
-      object = `ct ${this.wordOf(items[i + 1])}`;
+    let object = wordOf(items[i]);
+    if (object === 'ct' && CT_OBJECTS.has(wordOf(items[i + 1]) ?? '')) {
+      object = `ct ${wordOf(items[i + 1])}`;
       i += 2;
     } else if (object !== undefined) {
       i++;
@@ -963,13 +828,13 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   }
 
   private command(items: Item[], range: Range, blockOpen: IToken | undefined): void {
-    const w0 = this.wordOf(items[0]);
+    const w0 = wordOf(items[0]);
     if (w0 === undefined) {
-      this.diag(itemRange(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(itemRange(items[0])))));
+      this.diag(this.sites.item(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(this.sites.item(items[0])))));
       return;
     }
     const { verb, explicitVerb, object, i } = this.commandWords(items, w0);
-    const objectRange = items[explicitVerb ? 1 : 0] ? itemRange(items[explicitVerb ? 1 : 0]) : range;
+    const objectRange = items[explicitVerb ? 1 : 0] ? this.sites.item(items[explicitVerb ? 1 : 0]) : range;
     const text = this.text(range);
     const record = (spec?: Spec, name?: string): void => {
       const cmd: NftCommand = { verb, object: object ?? '', text, range };
@@ -998,7 +863,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
         return;
       }
       case 'ruleset': {
-        const fam = this.wordOf(items[i]);
+        const fam = wordOf(items[i]);
         if (verb === 'flush' || verb === 'delete' || verb === 'destroy') {
           for (const table of [...this.tables]) if (!fam || table.family === fam) this.removeTable(table);
         }
@@ -1019,7 +884,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       case 'ct timeout':
       case 'ct expectation': {
         const spec = this.spec(items, i, 2);
-        if (spec && spec.names[1] === 'handle' && /^\d+$/.test(this.wordOf(items[spec.next]) ?? '')) {
+        if (spec && spec.names[1] === 'handle' && /^\d+$/.test(wordOf(items[spec.next]) ?? '')) {
           // `delete chain ip t handle 5`
           record(spec);
           return;
@@ -1051,7 +916,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     record(spec, spec.names[1]);
     const group = items[spec.next];
     if (!group || !isBraceGroup(group)) return this.missing(spec.ranges[1], t('The elements in {…}'));
-    if (spec.next + 1 < items.length) this.diag(itemsRange(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, spec.next + 1)))));
+    if (spec.next + 1 < items.length) this.diag(this.sites.items(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(this.sites.items(items, spec.next + 1)))));
     this.elementCommand(verb, spec, group);
   }
 
@@ -1131,7 +996,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.currentTable = table;
     if (verb === 'add' || verb === 'create') {
       if (spec.next < items.length) {
-        this.diag(itemsRange(items, spec.next), 'error', 'syntax', t('Unexpected {0}: a declaration continues in { … }.', JSON.stringify(this.text(itemsRange(items, spec.next)))));
+        this.diag(this.sites.items(items, spec.next), 'error', 'syntax', t('Unexpected {0}: a declaration continues in { … }.', JSON.stringify(this.text(this.sites.items(items, spec.next)))));
       }
       this.openDeclaration(table, object, name, nameRange, range, blockOpen !== undefined);
       return;
@@ -1202,9 +1067,9 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const chainRange = spec.ranges[1];
     let k = spec.next;
     let position: { kind: 'position' | 'handle' | 'index'; value: number } | undefined;
-    const pw = this.wordOf(items[k]);
-    if ((pw === 'position' || pw === 'handle' || pw === 'index') && /^\d+$/.test(this.wordOf(items[k + 1]) ?? '')) {
-      position = { kind: pw, value: Number(this.wordOf(items[k + 1])) };
+    const pw = wordOf(items[k]);
+    if ((pw === 'position' || pw === 'handle' || pw === 'index') && /^\d+$/.test(wordOf(items[k + 1]) ?? '')) {
+      position = { kind: pw, value: Number(wordOf(items[k + 1])) };
       k += 2;
     }
     const { chain } = this.ensureChain(table, chainName, chainRange, range, false, 'rule-owner');
@@ -1223,7 +1088,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
     if (k >= items.length) {
       if (verb === 'reset') return;
-      return this.missing(itemsRange(items, items.length - 1), t('The statements of the rule'));
+      return this.missing(this.sites.items(items, items.length - 1), t('The statements of the rule'));
     }
     const rule = this.makeRule(table, chain, items.slice(k));
     if (verb === 'reset') return;
@@ -1323,7 +1188,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.currentTable = table;
     const c = cst.children;
     if (c.flagsSpec) {
-      appendAll(table.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
+      appendAll(table.flags, flagsOf(this, c.flagsSpec[0] as CstNode));
       return;
     }
     if (this.commonUnit(cst, range)) return;
@@ -1332,21 +1197,21 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       return;
     }
     const items = itemsOf(c.items?.[0] as CstNode);
-    const w0 = this.wordOf(items[0]);
+    const w0 = wordOf(items[0]);
     if (blockOpen) {
       let object = w0 ?? '';
       let k = 1;
       if (object === 'ct') {
-        object = `ct ${this.wordOf(items[1])}`;
+        object = `ct ${wordOf(items[1])}`;
         k = 2;
       }
       const name = this.nameOf(items[k]);
-      if (name === undefined) return this.missing(itemRange(items[k - 1]), t('A name'));
-      if (items.length > k + 1) this.diag(itemsRange(items, k + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(itemsRange(items, k + 1)))));
-      this.openDeclaration(table, object, name, itemRange(items[k]), range, true);
+      if (name === undefined) return this.missing(this.sites.item(items[k - 1]), t('A name'));
+      if (items.length > k + 1) this.diag(this.sites.items(items, k + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(this.sites.items(items, k + 1)))));
+      this.openDeclaration(table, object, name, this.sites.item(items[k]), range, true);
       return;
     }
-    if (w0 === 'comment' && items.length === 2 && this.isString(items[1])) {
+    if (w0 === 'comment' && items.length === 2 && isString(items[1])) {
       table.comment = unquote((items[1] as IToken).image);
       return;
     }
@@ -1355,41 +1220,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       return;
     }
     this.diag(range, 'error', 'unexpected-in-table', t('{0} is not allowed directly in a table: rules belong in a chain.', JSON.stringify(this.text(range).slice(0, 60))));
-  }
-
-  private isString(item: Item | undefined): boolean {
-    return item !== undefined && !isGroup(item) && item.tokenType === StringTok;
-  }
-
-  private flagsOf(node: CstNode): string[] {
-    return ((node.children.flag as IToken[] | undefined) ?? []).map((f) => {
-      if (f.tokenType === Variable) {
-        const v = this.variable(f.image.slice(1), itemRange(f));
-        return v ? (v.kind === 'value' ? v.value : v.text) : f.image;
-      }
-      return f.image;
-    });
-  }
-
-  private devicesOf(node: CstNode): string[] {
-    const dev = node.children.devices?.[0];
-    if (!dev) return [];
-    if (isGroup(dev as Item)) {
-      return itemsOf(dev as CstNode)
-        .filter((it) => !isGroup(it) && it.tokenType !== Comma)
-        .map((it) => {
-          const tok = it as IToken;
-          if (tok.tokenType === Variable) {
-            const v = this.variable(tok.image.slice(1), itemRange(tok));
-            return v ? (v.kind === 'value' ? v.value : v.text) : tok.image;
-          }
-          return unquote(tok.image);
-        });
-    }
-    const tok = dev as IToken;
-    const v = this.variable(tok.image.slice(1), itemRange(tok));
-    if (v && v.kind === 'set') return v.elements.map((e) => e.key.join(' . '));
-    return v ? [v.kind === 'value' ? v.value : v.text] : [];
   }
 
   private chainUnit(cst: CstNode, tokens: IToken[]): void {
@@ -1404,32 +1234,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   /** A chain's hook, policy or devices, or a define in a chain. */
   private chainDeclarationUnit(cst: CstNode, tokens: IToken[]): void {
     const block = this.stack[this.stack.length - 1];
-    const chain = block.chain!;
-    const table = block.table!;
-    this.currentTable = table;
-    const c = cst.children;
-    if (c.hookSpec) {
-      this.hookSpec(c.hookSpec[0] as CstNode, chain, table);
-      return;
-    }
-    if (c.policySpec) {
-      const p = (c.policySpec[0] as CstNode).children.policy![0] as IToken;
-      let policy = p.image;
-      if (p.tokenType === Variable) {
-        const v = this.variable(p.image.slice(1), itemRange(p));
-        policy = v && v.kind === 'value' ? v.value : p.image;
-      }
-      if (policy !== 'accept' && policy !== 'drop' && p.tokenType !== Variable) {
-        this.diag(itemRange(p), 'error', 'bad-policy', t('A chain policy is accept or drop, not {0}.', JSON.stringify(policy)));
-      }
-      chain.policy = policy;
-      return;
-    }
-    if (c.devicesSpec) {
-      chain.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
-      return;
-    }
-    this.commonUnit(cst, this.unitRange(tokens, undefined));
+    this.currentTable = block.table!;
+    if (!chainPropertyUnit(this, block.chain!, block.table!, cst)) this.commonUnit(cst, this.unitRange(tokens, undefined));
   }
 
   /** A rule, or a chain's comment or flags (the unit's items). */
@@ -1439,7 +1245,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const table = block.table!;
     this.currentTable = table;
     const first = items[0];
-    if (this.wordOf(first) === 'comment' && items.length === 2 && this.isString(items[1])) {
+    if (wordOf(first) === 'comment' && items.length === 2 && isString(items[1])) {
       chain.comment = unquote((items[1] as IToken).image);
       return;
     }
@@ -1448,7 +1254,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       chain.flags = chain.flags.concat(
         items
           .slice(1)
-          .filter((it) => this.wordOf(it) !== undefined)
+          .filter((it) => wordOf(it) !== undefined)
           .map((it) => (it as IToken).image),
       );
       return;
@@ -1461,74 +1267,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.sink.edited.push(chain, rule);
   }
 
-  private hookSpec(node: CstNode, chain: NftChain, table: NftTable): void {
-    const c = node.children;
-    const type = (c.chainType as IToken[])[0];
-    const hook = (c.hook as IToken[])[0];
-    chain.type = type.image;
-    chain.hook = hook.image;
-    if (!CHAIN_TYPES.has(type.image)) this.diag(itemRange(type), 'error', 'bad-chain-type', t('Unknown chain type {0}: nft knows filter, nat and route.', JSON.stringify(type.image)));
-    if (!HOOKS[table.family].includes(hook.image)) {
-      this.diag(itemRange(hook), 'error', 'bad-hook', t('The {0} family has no hook {1} (it has {2}).', table.family, JSON.stringify(hook.image), HOOKS[table.family].join(', ')));
-    }
-    const device = (c.device as IToken[] | undefined)?.[0];
-    if (device) {
-      if (device.tokenType === Variable) {
-        const v = this.variable(device.image.slice(1), itemRange(device));
-        chain.device = v ? (v.kind === 'value' ? v.value : v.text) : device.image;
-      } else chain.device = unquote(device.image);
-    }
-    if (c.devices) chain.devices = this.devicesOf(node);
-    if (c.priority) {
-      const items = itemsOf(c.priority[0] as CstNode);
-      if (items.length === 0) {
-        this.missing(itemRange((c.Kw_priority as IToken[])[0]), t('A priority'));
-        return;
-      }
-      chain.priority = this.priority(items, table.family, hook.image);
-    }
-  }
-
-  /** `priority filter`, `priority -110`, `priority dstnat - 10`, `priority $p`. */
-  private priority(items: Item[], family: NftFamily, hook: string | undefined): NftChainPriority {
-    const range = itemsRange(items);
-    const text = this.text(range);
-    const out: NftChainPriority = { text, range };
-    const compact = text.replace(/\s+/g, '');
-    let m = /^([a-z]+)(?:([+-])(\d+))?$/.exec(compact);
-    let base: string | undefined;
-    let sign = '+';
-    let offset = 0;
-    if (items.length === 1 && !isGroup(items[0]) && items[0].tokenType === Variable) {
-      const v = this.variable(items[0].image.slice(1), range);
-      if (!v || v.kind !== 'value') return out;
-      const vm = /^(-?\d+)$/.exec(v.value);
-      if (vm) {
-        out.value = Number(vm[1]);
-        return out;
-      }
-      m = /^([a-z]+)(?:([+-])(\d+))?$/.exec(v.value.replace(/\s+/g, ''));
-    }
-    if (/^-?\d+$/.test(compact)) {
-      out.value = Number(compact);
-      return out;
-    }
-    if (!m) {
-      this.diag(range, 'error', 'bad-priority', t('{0} is not a priority: a number, or a name such as filter, optionally with + or - a number.', JSON.stringify(text)));
-      return out;
-    }
-    base = m[1];
-    sign = m[2] ?? '+';
-    offset = m[3] ? Number(m[3]) : 0;
-    const value = standardPriority(base, family, hook);
-    if (value === undefined) {
-      this.diag(range, 'error', 'bad-priority', t('{0} is not a valid priority for a {1} chain on the {2} hook.', JSON.stringify(base), family, hook ?? '?'));
-      return out;
-    }
-    out.value = sign === '-' ? value - offset : value + offset;
-    return out;
-  }
-
   private makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
     this.currentTable = table;
     // Where the rule is, as numbers: a lazy rule keeps no range object.
@@ -1539,21 +1277,22 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const endCharacter = lastTok.startOffset + lastTok.image.length;
     const lazy = line === lineOf(lastTok) && line === this.line && isLazyRuleSpan(startCharacter, endCharacter) && this.canReread(line, startCharacter, endCharacter);
     // The statements of a lazy rule are garbage after this reading: their texts need not be shared, and they
-    // are made at allocation sites of their own (see setShortLivedReading).
+    // are made at allocation sites of their own (see RangeSites).
     this.discarding = lazy;
-    const wasShortLived = setShortLivedReading(lazy);
+    const sites = this.sites;
+    if (lazy) this.sites = SHORT_LIVED_RANGES;
     let statements: NftStatement[];
     try {
       // A lazy rule of a plain shape only needs its references reported: its statements are read on demand.
-      statements = lazy && reportPlainRuleReferences(items, this) ? NO_STATEMENTS : this.reader.readRule(items);
+      statements = lazy && reportPlainRuleReferences(items, this, this.sites) ? NO_STATEMENTS : this.reader.readRule(items);
     } finally {
-      setShortLivedReading(wasShortLived);
+      this.sites = sites;
       this.discarding = false;
     }
-    const range = lazy ? undefined : itemsRange(items);
+    const range = lazy ? undefined : this.sites.items(items);
     const rule: NftRule =
       range === undefined
-        ? new LazyRule(table.id, chain.name, this.document, line, this.lineStart, startCharacter, endCharacter)
+        ? new LazyRule(table.id, chain.name, this.rereadDocument, line, this.lineStart, startCharacter, endCharacter)
         : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
     for (const st of statements) {
       if (st.kind === 'comment') rule.comment = st.comment;
@@ -1577,12 +1316,12 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
    */
   private xtResidue(items: Item[]): void {
     for (let k = 0; k + 2 < items.length; k++) {
-      if (this.wordOf(items[k]) !== 'xt') continue;
-      const type = this.wordOf(items[k + 1]);
+      if (wordOf(items[k]) !== 'xt') continue;
+      const type = wordOf(items[k + 1]);
       if (type !== 'match' && type !== 'target' && type !== 'watcher') continue;
       const name = isGroup(items[k + 2]) ? '' : unquote((items[k + 2] as IToken).image);
       this.diag(
-        itemsRange(items.slice(k, k + 3)),
+        this.sites.items(items.slice(k, k + 3)),
         'hint',
         'xt-compat',
         t(
@@ -1602,221 +1341,19 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     }
   }
 
-  private setUnit(cst: CstNode, range: Range): void {
+  /** A unit in a set, map, flowtable or object block (declaration-units.ts). */
+  private declarationUnit(cst: CstNode, range: Range): void {
     const block = this.stack[this.stack.length - 1];
-    const set = block.set!;
-    this.currentTable = block.table;
-    const c = cst.children;
+    if (block.kind === 'set' || block.kind === 'map') this.currentTable = block.table;
+    else if (block.kind === 'object' && !block.object) return;
     if (this.commonUnit(cst, range)) return;
-    if (c.typeSpec) {
-      const node = c.typeSpec[0] as CstNode;
-      const typeofKw = (node.children.keyword as IToken[])[0].image === 'typeof';
-      set.keyType = this.typeParts(node.children.key[0] as CstNode);
-      set.keyTypeof = typeofKw;
-      if (node.children.data) {
-        let data = this.typeParts(node.children.data[0] as CstNode);
-        if (set.kind !== 'map') {
-          this.diag(range, 'error', 'set-with-data', t('A set has no data type; declare a map for "key : data".'));
-          return;
-        }
-        if (data.length === 1 && data[0].startsWith('interval ')) {
-          set.dataInterval = true;
-          data = [data[0].slice('interval '.length)];
-        }
-        set.dataType = data;
-        set.dataTypeof = typeofKw || node.children.dataTypeof !== undefined;
-      } else if (set.kind === 'map') {
-        this.diag(range, 'error', 'map-without-data', t('A map needs a data type: type KEY : DATA.'));
-      }
-      return;
-    }
-    if (c.flagsSpec) {
-      appendAll(set.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
-      return;
-    }
-    if (c.elementsSpec) {
-      const e = (c.elementsSpec[0] as CstNode).children.elements![0];
-      if (isGroup(e as Item)) {
-        for (const el of this.reader.readElements(e as CstNode)) set.elements.push(el);
-      } else {
-        const tok = e as IToken;
-        const name = tok.image.slice(1);
-        const v = this.variable(name, itemRange(tok));
-        if (v && v.kind === 'set' && this.reader.expansions.admit(set.elements.length, v.elements.length, name, itemRange(tok), (...d) => this.diag(...d))) appendAll(set.elements, v.elements);
-      }
-      return;
-    }
-    const items = itemsOf(c.items?.[0] as CstNode);
-    const w0 = this.wordOf(items[0]) ?? '';
-    const valueText = items.length > 1 ? this.text(itemsRange(items, 1)) : '';
-    switch (w0) {
-      case 'timeout':
-        set.timeout = valueText;
-        return;
-      case 'gc-interval':
-        set.gcInterval = valueText;
-        return;
-      case 'size':
-        set.size = Number(valueText);
-        if (!/^\d+$/.test(valueText)) this.diag(range, 'error', 'syntax', t('A set size is a number.'));
-        return;
-      case 'policy':
-        set.policy = valueText;
-        return;
-      case 'auto-merge':
-        set.autoMerge = true;
-        return;
-      case 'comment':
-        if (items.length === 2 && this.isString(items[1])) {
-          set.comment = unquote((items[1] as IToken).image);
-          return;
-        }
-        break;
-    }
-    if (SET_PROPERTIES.has(w0)) {
-      set.extra.push(this.text(range));
-      return;
-    }
-    this.diag(range, 'error', 'unknown-property', t('{0} is not a set or map property (type, typeof, flags, timeout, size, policy, elements, comment…).', JSON.stringify(this.text(range).slice(0, 60))));
-  }
-
-  /** `ipv4_addr . inet_proto` → ['ipv4_addr', 'inet_proto']; `ip saddr . tcp dport` → ['ip saddr', 'tcp dport']. */
-  private typeParts(node: CstNode): string[] {
-    const parts: string[] = [];
-    let current: string[] = [];
-    for (const tok of (node.children.item as IToken[] | undefined) ?? []) {
-      if (tok.tokenType === Dot) {
-        parts.push(current.join(' '));
-        current = [];
-      } else if (tok.tokenType === Variable) {
-        const v = this.variable(tok.image.slice(1), itemRange(tok));
-        current.push(v ? (v.kind === 'value' ? v.value : v.text) : tok.image);
-      } else current.push(unquote(tok.image));
-    }
-    parts.push(current.join(' '));
-    return parts;
-  }
-
-  private flowtableUnit(cst: CstNode, range: Range): void {
-    const block = this.stack[this.stack.length - 1];
-    const ft = block.flowtable!;
-    const c = cst.children;
-    if (c.flagsSpec) {
-      appendAll(ft.flags, this.flagsOf(c.flagsSpec[0] as CstNode));
-      return;
-    }
-    if (c.devicesSpec) {
-      ft.devices = this.devicesOf(c.devicesSpec[0] as CstNode);
-      return;
-    }
-    if (this.commonUnit(cst, range)) return;
-    const items = itemsOf(c.items?.[0] as CstNode);
-    const w0 = this.wordOf(items[0]);
-    if (w0 === 'hook') {
-      ft.hook = this.wordOf(items[1]);
-      const p = items.findIndex((it) => this.wordOf(it) === 'priority');
-      if (p >= 0 && p + 1 < items.length) ft.priority = this.priority(items.slice(p + 1), 'netdev', ft.hook);
-      return;
-    }
-    if (w0 === 'counter' || w0 === 'comment') return;
-    this.diag(range, 'error', 'unknown-property', t('{0} is not a flowtable property (hook, priority, devices, flags, counter).', JSON.stringify(this.text(range).slice(0, 60))));
-  }
-
-  private objectUnit(cst: CstNode, range: Range): void {
-    const block = this.stack[this.stack.length - 1];
-    if (!block.object) return;
-    const c = cst.children;
-    if (this.commonUnit(cst, range)) return;
-    const text = this.text(range);
-    const items = itemsOf(c.items?.[0] as CstNode);
-    if (this.wordOf(items[0]) === 'comment' && items.length === 2 && this.isString(items[1])) {
-      block.object.comment = unquote((items[1] as IToken).image);
-      return;
-    }
-    const first = /^[A-Za-z][\w-]*/.exec(text)?.[0];
-    const name = first && !/^\d/.test(first) && !['over', 'until'].includes(first) ? first : '';
-    block.object.properties.push({ name, value: name ? text.slice(name.length).trim() : text, text, range });
+    if (block.set) setUnit(this, block.set, cst, range);
+    else if (block.flowtable) flowtableUnit(this, block.flowtable, cst, range);
+    else if (block.object) objectUnit(this, block.object, cst, range);
   }
 
   // ---------------------------------------------------------------------------------------------------
-  // References and comments
-
-  private resolveReferences(): void {
-    const reported = new Set<string>();
-    // Per table: the names of its base chains (a few), not a lookup among all its chains per jump.
-    const baseChainNames = new Map<NftTable, Set<string>>();
-    const baseChainsOf = (table: NftTable): Set<string> => {
-      let names = baseChainNames.get(table);
-      if (names === undefined) {
-        names = new Set();
-        for (const [name, chain] of table.chainByName) if (chain.hook !== undefined) names.add(name);
-        baseChainNames.set(table, names);
-      }
-      return names;
-    };
-    let run = -1;
-    let table = this.pendingRunTables[0];
-    let seq = this.pendingRunSeqs[0];
-    const pending = this.pending;
-    for (let i = 0; i < pending.length; i++) {
-      const name = pending.name(i);
-      const scope = pending.scope(i);
-      const role = pending.role(i);
-      if (this.pendingRunStarts[run + 1] === i) {
-        run++;
-        table = this.pendingRunTables[run];
-        seq = this.pendingRunSeqs[run];
-      }
-      const d = this.defs.get(scope);
-      let definition: SymbolDefinition | undefined;
-      let available: number | undefined;
-      const isChain = pending.kind(i) === 'chain';
-      if (d !== undefined && isChain) {
-        definition = this.symbols.definition('chain', scope, name);
-        if (definition !== undefined) available = d.laterChains.get(name) ?? d.chainSeq;
-      } else if (d !== undefined) {
-        const defined = d.sets.get(name);
-        definition = defined?.definition;
-        available = defined?.seq;
-      }
-      if (!isChain) pending.setKind(i, definition?.kind ?? 'set');
-      const kind = pending.kind(i);
-      this.symbols.indexColumn(pending, i);
-      const declaredHere = this.sink.declaredTables.has(table.id);
-      if (available === undefined) {
-        if (role === 'command' && !declaredHere) continue;
-        const range = pending.range(i);
-        const rk = `${kind}\u0000${table.id}\u0000${name}\u0000${range.start.line}\u0000${range.start.character}`;
-        if (reported.has(rk)) continue;
-        reported.add(rk);
-        const severity: Severity = declaredHere ? 'error' : 'warning';
-        if (isChain) {
-          this.diag(
-            range,
-            severity,
-            'undefined-chain',
-            declaredHere ? t('No chain {0} in table {1}.', name, table.id) : t('No chain {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
-          );
-        } else {
-          this.diag(
-            range,
-            severity,
-            'undefined-set',
-            declaredHere ? t('No set or map {0} in table {1}.', name, table.id) : t('No set or map {0} in table {1} in this file: nft accepts this only when the kernel already has it.', name, table.id),
-          );
-        }
-      } else if (available > seq) {
-        this.diag(
-          pending.range(i),
-          'warning',
-          'defined-later',
-          t('{0} is only added on line {1}: nft -f runs commands in order, so this one fails ("No such file or directory").', name, definition!.range.start.line + 1),
-        );
-      } else if ((role === 'jump' || role === 'goto') && baseChainsOf(table).has(name)) {
-        this.diag(pending.range(i), 'error', 'jump-to-base-chain', t('{0} is a base chain (it has a hook): the kernel refuses jump and goto to it ("Operation not supported").', name));
-      }
-    }
-  }
+  // Comments
 
   private applyWarnings(): void {
     for (const c of this.comments) {
@@ -1826,55 +1363,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       if (table) table.managedBy = 'iptables-nft';
     }
   }
-}
-
-/**
- * The CST of a unit that is a plain list of items (a rule, a property, a command): what the grammar's
- * `items` alternative builds, without running the parser. A unit starting with a Word always takes that
- * alternative (the others start with keyword tokens); undefined when the grammar would reject the unit or
- * when the parser is needed (`;` or unbalanced braces and parentheses inside the unit).
- */
-function plainItemsUnit(tokens: IToken[], ctx: BlockKind | 'top'): CstNode | undefined {
-  if (tokens[0].tokenType !== Word) return undefined;
-  const top = groupItems(tokens);
-  if (top === undefined) return undefined;
-  const name = ctx === 'top' ? 'topUnit' : ctx === 'chain' ? 'chainUnit' : ctx === 'set' || ctx === 'map' ? 'setUnit' : 'plainUnit';
-  return { name, children: { items: [{ name: 'items', children: { item: top } }] } };
-}
-
-/**
- * `type WORD` and `flags WORD, WORD…` in a set or map block (each of a dump's thousands of affinity sets has both):
- * the CST the grammar's setUnit builds, as far as setUnit reads it; undefined for other units.
- */
-function plainSetUnit(tokens: IToken[]): CstNode | undefined {
-  const n = tokens.length;
-  const first = tokens[0].tokenType;
-  if (first === TypeKw) {
-    if (n !== 2 || !isWordy(tokens[1])) return undefined;
-    return { name: 'setUnit', children: { typeSpec: [{ name: 'typeSpec', children: { keyword: [tokens[0]], key: [{ name: 'typeExpr', children: { item: [tokens[1]] } }] } }] } };
-  }
-  if (first !== Flags || n % 2 !== 0) return undefined;
-  const flag: IToken[] = [];
-  const commas: IToken[] = [];
-  for (let k = 1; k < n; k += 2) {
-    if (!isWordy(tokens[k])) return undefined;
-    flag.push(tokens[k]);
-    if (k + 1 === n) break;
-    if (tokens[k + 1].tokenType !== Comma) return undefined;
-    commas.push(tokens[k + 1]);
-  }
-  const children: CstNode['children'] = { Flags: [tokens[0]], flag };
-  if (commas.length > 0) children.Comma = commas;
-  return { name: 'setUnit', children: { flagsSpec: [{ name: 'flagsSpec', children }] } };
-}
-
-/** Whether one of the tokens is one feed() does more with than add it to the unit. */
-function hasStructureToken(tokens: readonly IToken[]): boolean {
-  for (let k = 0; k < tokens.length; k++) {
-    const type = tokens[k].tokenType;
-    if (type === LBrace || type === RBrace || type === Semicolon || type === LParen || type === RParen || type === UnterminatedString) return true;
-  }
-  return false;
 }
 
 /** The first token of an item (a group's opening brace or parenthesis). */

@@ -38,9 +38,8 @@ import {
   Variable,
   Word,
   isWordy,
-  isWordAt,
-  setRefEnd,
 } from './lexer';
+import { isWordAt, setRefEnd } from './accelerators/fast-lex';
 import { appendAll } from '../../model/append';
 import { ExpansionBudget } from './expansion';
 import type { LineScratch } from './scratch';
@@ -127,38 +126,70 @@ type WithRange = { r?: Range };
 // (LazyRules, read once and dropped) make the same objects as garbage. Sharing one site, that garbage filled the
 // old generation (with the tokens, see lexer.ts: 25× the file in peak memory for 10,000 Services instead of
 // 13×). So what a reading only looks at is made at sites of its own: same objects, other literal.
-let shortLived = false;
+// A reader's current RangeSites is KEPT_RANGES or SHORT_LIVED_RANGES (two stateless objects; which one is in use is
+// the reader's, per parse): the same values, made at different literals.
 
-/**
- * Whether what the reader makes from now on is dropped soon (a LazyRule's readings): it is then allocated
- * at allocation sites of its own, which V8 keeps in the young generation. The objects are the same.
- */
-export function setShortLivedReading(on: boolean): boolean {
-  const was = shortLived;
-  shortLived = on;
-  return was;
+/** Makes the ranges of tokens and groups, and simple verdicts, at the allocation sites of one lifetime. */
+export abstract class RangeSites {
+  /** `{ start: { line, character: start }, end: { line, character: end } }`. */
+  protected abstract lineRange(line: number, start: number, end: number): Range;
+  /** `{ start, end }`. */
+  abstract between(start: Range['start'], end: Range['end']): Range;
+  /** `{ kind }` of `accept`, `drop`, `continue`, `return`. */
+  abstract simpleVerdict(kind: NftVerdictValue['kind']): NftVerdictValue;
+
+  /** The range of a token or group, cached on it: the model shares these objects instead of allocating copies. */
+  item(item: Item): Range {
+    const cached = (item as WithRange).r;
+    if (cached) return cached;
+    let r: Range;
+    if (isGroup(item)) {
+      const { open, close } = groupTokens(item);
+      r = this.between(this.item(open).start, this.item(close).end);
+    } else {
+      r = this.lineRange(lineOf(item), item.startOffset, item.startOffset + item.image.length);
+    }
+    (item as WithRange).r = r;
+    return r;
+  }
+
+  /** From items[from] to items[to - 1]. */
+  items(items: readonly Item[], from = 0, to = items.length): Range {
+    const first = this.item(items[from]);
+    const last = to - 1 === from ? first : this.item(items[to - 1]);
+    return this.between(first.start, last.end);
+  }
 }
 
-/** `{ start, end }`, made at the allocation site setShortLivedReading says. */
-export function rangeBetween(start: Range['start'], end: Range['end']): Range {
-  return shortLived ? shortLivedSpan(start, end) : keptSpan(start, end);
+class KeptRanges extends RangeSites {
+  protected lineRange(line: number, start: number, end: number): Range {
+    return { start: { line, character: start }, end: { line, character: end } };
+  }
+  between(start: Range['start'], end: Range['end']): Range {
+    return { start, end };
+  }
+  simpleVerdict(kind: NftVerdictValue['kind']): NftVerdictValue {
+    return { kind };
+  }
 }
 
-function keptLineRange(line: number, start: number, end: number): Range {
-  return { start: { line, character: start }, end: { line, character: end } };
+/** KeptRanges' objects from literals of their own (the repetition is the point: one literal is one site). */
+class ShortLivedRanges extends RangeSites {
+  simpleVerdict(kind: NftVerdictValue['kind']): NftVerdictValue {
+    return { kind };
+  }
+  between(start: Range['start'], end: Range['end']): Range {
+    return { start, end };
+  }
+  protected lineRange(line: number, start: number, end: number): Range {
+    return { start: { line, character: start }, end: { line, character: end } };
+  }
 }
 
-function shortLivedLineRange(line: number, start: number, end: number): Range {
-  return { start: { line, character: start }, end: { line, character: end } };
-}
-
-function keptSpan(start: Range['start'], end: Range['end']): Range {
-  return { start, end };
-}
-
-function shortLivedSpan(start: Range['start'], end: Range['end']): Range {
-  return { start, end };
-}
+/** What the reader keeps (the model's ranges). */
+export const KEPT_RANGES: RangeSites = new KeptRanges();
+/** What a reading only looks at and drops (a LazyRule's readings, a chain's closing `}`). */
+export const SHORT_LIVED_RANGES: RangeSites = new ShortLivedRanges();
 
 // Elements and verdicts are kept in sets and maps, and dropped in the anonymous `vmap { … }` of lazy rules: both
 // are the classes below (objects made by a constructor have no allocation site that V8 pretenures), so a reading
@@ -236,34 +267,6 @@ function newVerdictValue(kind: 'jump' | 'goto', chain: string, chainRange: Range
   return new VerdictNode(kind, chain, chainRange);
 }
 
-function keptSimpleVerdictValue(kind: NftVerdictValue['kind']): NftVerdictValue {
-  return { kind };
-}
-
-export function itemRange(item: Item): Range {
-  const cached = (item as WithRange).r;
-  if (cached) return cached;
-  let r: Range;
-  if (isGroup(item)) {
-    const { open, close } = groupTokens(item);
-    const start = itemRange(open).start;
-    const end = itemRange(close).end;
-    r = rangeBetween(start, end);
-  } else {
-    const line = lineOf(item);
-    const end = item.startOffset + item.image.length;
-    r = shortLived ? shortLivedLineRange(line, item.startOffset, end) : keptLineRange(line, item.startOffset, end);
-  }
-  (item as WithRange).r = r;
-  return r;
-}
-
-export function itemsRange(items: readonly Item[], from = 0, to = items.length): Range {
-  const first = itemRange(items[from]);
-  const last = to - 1 === from ? first : itemRange(items[to - 1]);
-  return rangeBetween(first.start, last.end);
-}
-
 /** What nft says of `ADDRESS/LENGTH` when the length is longer than the address (undefined: fine). */
 export function prefixProblem(address: string, length: number): string | undefined {
   const v6 = address.includes(':');
@@ -326,6 +329,12 @@ export class StatementReader {
   private pos = 0;
   /** The document's copies of set elements from variables (the document builder's named sets count too). */
   readonly expansions = new ExpansionBudget();
+
+  /**
+   * Where what the reader makes is allocated: SHORT_LIVED_RANGES while a reading is dropped soon (a LazyRule's),
+   * else KEPT_RANGES (see RangeSites). The builder switches it around such readings.
+   */
+  sites: RangeSites = KEPT_RANGES;
 
   constructor(private readonly host: StatementHost) {}
 
@@ -426,7 +435,7 @@ export class StatementReader {
   }
 
   private span(from: number, to = this.pos): Range {
-    return itemsRange(this.items, from, to);
+    return this.sites.items(this.items, from, to);
   }
 
   private textOf(range: Range): string {
@@ -537,12 +546,12 @@ export class StatementReader {
     if (isGroup(target)) throw Stop.instance;
     let chain: string;
     if (target.tokenType === Variable) {
-      const v = this.host.variable(target.image.slice(1), itemRange(target));
+      const v = this.host.variable(target.image.slice(1), this.sites.item(target));
       chain = v && v.kind === 'value' ? v.value : target.image;
     } else if (isWordy(target) || target.tokenType === StringTok) {
       chain = unquote(target.image);
     } else throw Stop.instance;
-    const chainRange = itemRange(target);
+    const chainRange = this.sites.item(target);
     if (target.tokenType !== Variable) this.host.chainReference(chain, chainRange, w);
     const range = this.span(start);
     return { kind: 'verdict', verdict: w, chain, chainRange, text: this.textOf(range), range };
@@ -584,7 +593,7 @@ export class StatementReader {
   }
 
   private nameRangeOfSetRef(token: IToken): Range {
-    return setRefNameRange(token);
+    return setRefNameRange(token, this.sites);
   }
 
   /** The statement at the cursor, or its raw text when it is not one the reader knows. */
@@ -666,7 +675,7 @@ export class StatementReader {
         if (isGroup(v)) throw Stop.instance;
         let value = unquote(v.image);
         if (v.tokenType === Variable) {
-          const resolved = this.host.variable(v.image.slice(1), itemRange(v));
+          const resolved = this.host.variable(v.image.slice(1), this.sites.item(v));
           if (resolved && resolved.kind === 'value') value = resolved.value;
         }
         options[w] = value;
@@ -1070,15 +1079,15 @@ export class StatementReader {
     if (this.isToken(item, SetRef)) return this.setRefExpr(item as IToken);
     if (this.isToken(item, Variable)) {
       const tok = item as IToken;
-      const resolved = this.host.variable(tok.image.slice(1), itemRange(tok));
+      const resolved = this.host.variable(tok.image.slice(1), this.sites.item(tok));
       if (resolved && (resolved.kind === 'set' || resolved.kind === 'setRef')) return resolved;
-      return { kind: 'set', elements: [], text: tok.image, range: itemRange(tok) };
+      return { kind: 'set', elements: [], text: tok.image, range: this.sites.item(tok) };
     }
     throw Stop.instance;
   }
 
   private setLiteral(group: CstNode): NftSetExpression {
-    const range = itemRange(group);
+    const range = this.sites.item(group);
     return { kind: 'set', elements: exact(this.readElements(group)), text: this.textOf(range), range };
   }
 
@@ -1086,7 +1095,7 @@ export class StatementReader {
     const nameRange = this.nameRangeOfSetRef(token);
     const name = token.image.slice(1);
     this.host.setReference(name, nameRange);
-    return { kind: 'setRef', name, nameRange, text: token.image, range: itemRange(token) };
+    return { kind: 'setRef', name, nameRange, text: token.image, range: this.sites.item(token) };
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -1172,11 +1181,11 @@ export class StatementReader {
         if (this.pos < this.items.length) throw Stop.instance;
         return e;
       });
-      return { ...inner, text: this.textOf(itemRange(item)), range: itemRange(item) };
+      return { ...inner, text: this.textOf(this.sites.item(item)), range: this.sites.item(item) };
     }
     if (this.isToken(item, RawPayload)) {
       this.pos++;
-      const range = itemRange(item);
+      const range = this.sites.item(item);
       return { kind: 'payload', protocol: 'raw', field: item.image, text: item.image, range };
     }
     const w = this.word();
@@ -1455,7 +1464,7 @@ export class StatementReader {
     }
     if (isParenGroup(item)) {
       this.pos++;
-      const range = itemRange(item);
+      const range = this.sites.item(item);
       const inner = this.with(itemsOf(item), () => {
         const e = this.fullExpr();
         if (this.pos < this.items.length) throw Stop.instance;
@@ -1464,7 +1473,7 @@ export class StatementReader {
       return { ...inner, text: this.textOf(range), range };
     }
     if (isGroup(item)) return undefined;
-    const range = itemRange(item);
+    const range = this.sites.item(item);
     let term: NftExpression;
     if (item.tokenType === SetRef) {
       this.pos++;
@@ -1493,7 +1502,7 @@ export class StatementReader {
     if (this.at(Minus) && this.peek(1) !== undefined && !isGroup(this.peek(1)!) && (isWordy(this.peek(1) as IToken) || this.at(StringTok, 1))) {
       const toItem = this.peek(1) as IToken;
       this.pos += 2;
-      const r = { start: range.start, end: itemRange(toItem).end };
+      const r = { start: range.start, end: this.sites.item(toItem).end };
       const from = term.kind === 'value' ? term.value : term.text;
       return { kind: 'range', from, to: unquote(toItem.image), text: this.textOf(r), range: r };
     }
@@ -1578,7 +1587,7 @@ export class StatementReader {
     // `{ $set, 3 }`: a variable holding a set literal contributes its elements.
     if (items.length === 1 && this.isToken(items[0], Variable)) {
       const name = (items[0] as IToken).image.slice(1);
-      const range = itemRange(items[0]);
+      const range = this.sites.item(items[0]);
       const resolved = this.host.variable(name, range);
       if (resolved && resolved.kind === 'set') {
         if (this.expansions.admit(out.length, resolved.elements.length, name, range, (...d) => this.host.diag(...d))) appendAll(out, resolved.elements);
@@ -1594,11 +1603,11 @@ export class StatementReader {
       }
     } catch (e) {
       if (!(e instanceof Stop)) throw e;
-      this.host.diag(itemsRange(items), 'error', 'bad-element', t('This set element is not understood: {0}', this.textOf(itemsRange(items))));
+      this.host.diag(this.sites.items(items), 'error', 'bad-element', t('This set element is not understood: {0}', this.textOf(this.sites.items(items))));
       return;
     }
     const keyRange = this.span(0);
-    const element = newElement(exact(key), itemsRange(items), keyRange);
+    const element = newElement(exact(key), this.sites.items(items), keyRange);
     const statements: string[] = [];
     while (this.pos < this.items.length && !this.at(Colon)) {
       const w = this.word();
@@ -1613,7 +1622,7 @@ export class StatementReader {
       } else if (w !== undefined && ELEMENT_OPTIONS.has(w)) {
         statements.push(this.statementOrRaw().text);
       } else {
-        const r = itemRange(this.items[this.pos]);
+        const r = this.sites.item(this.items[this.pos]);
         this.host.diag(r, 'error', 'bad-element', t('Unexpected {0} in a set element.', JSON.stringify(this.textOf(r))));
         return;
       }
@@ -1626,12 +1635,12 @@ export class StatementReader {
         element.value = this.elementValue();
       } catch (e) {
         if (!(e instanceof Stop)) throw e;
-        const r = from < this.items.length ? itemsRange(this.items, from) : itemRange(this.items[from - 1]);
+        const r = from < this.items.length ? this.sites.items(this.items, from) : this.sites.item(this.items[from - 1]);
         this.host.diag(r, 'error', 'bad-element', t('The value of this map element is missing or not understood.'));
         return;
       }
       if (this.pos < this.items.length) {
-        const r = itemRange(this.items[this.pos]);
+        const r = this.sites.item(this.items[this.pos]);
         this.host.diag(r, 'error', 'bad-element', t('Unexpected {0} in a set element.', JSON.stringify(this.textOf(r))));
         return;
       }
@@ -1647,7 +1656,7 @@ export class StatementReader {
     let text: string;
     if (item.tokenType === StringTok) text = unquote(item.image);
     else if (item.tokenType === Variable) {
-      const resolved = this.host.variable(item.image.slice(1), itemRange(item));
+      const resolved = this.host.variable(item.image.slice(1), this.sites.item(item));
       text = resolved ? (resolved.kind === 'value' ? resolved.value : resolved.text) : item.image;
     } else if (isWordy(item)) text = item.image;
     else if ((item.tokenType === Minus || item.tokenType === Plus) && this.word() !== undefined) text = item.image + this.expectWord().image;
@@ -1670,7 +1679,7 @@ export class StatementReader {
       if (w === 'jump' || w === 'goto') {
         const target = this.next();
         if (isGroup(target)) throw Stop.instance;
-        const chainRange = itemRange(target);
+        const chainRange = this.sites.item(target);
         let chain = unquote(target.image);
         if (target.tokenType === Variable) {
           const v = this.host.variable(target.image.slice(1), chainRange);
@@ -1680,7 +1689,7 @@ export class StatementReader {
         }
         return newVerdictValue(w === 'jump' ? 'jump' : 'goto', chain, chainRange);
       }
-      return shortLived ? { kind: w as NftVerdictValue['kind'] } : keptSimpleVerdictValue(w as NftVerdictValue['kind']);
+      return this.sites.simpleVerdict(w as NftVerdictValue['kind']);
     }
     const parts = [this.elementPart()];
     while (this.at(Dot)) {
@@ -1692,8 +1701,8 @@ export class StatementReader {
 }
 
 /** The name of `@name` (without the `@`). */
-function setRefNameRange(token: IToken): Range {
-  const r = itemRange(token);
+function setRefNameRange(token: IToken, sites: RangeSites): Range {
+  const r = sites.item(token);
   return { start: { line: r.start.line, character: r.start.character + 1 }, end: r.end };
 }
 
@@ -1742,14 +1751,14 @@ export function isPlainConstant(image: string | undefined): boolean {
  * reader would, and answers true (its statements hold no comment and no raw statement). Otherwise reports
  * nothing and answers false: the reader is needed.
  */
-export function reportPlainRuleReferences(items: readonly Item[], host: StatementHost): boolean {
-  if (!walkPlainRule(items, undefined)) return false;
-  walkPlainRule(items, host);
+export function reportPlainRuleReferences(items: readonly Item[], host: StatementHost, sites: RangeSites = KEPT_RANGES): boolean {
+  if (!walkPlainRule(items, undefined, sites)) return false;
+  walkPlainRule(items, host, sites);
   return true;
 }
 
 /** Whether the items are a plain rule; with a host, reports the references too (called again once the answer is yes). */
-function walkPlainRule(items: readonly Item[], host: StatementHost | undefined): boolean {
+function walkPlainRule(items: readonly Item[], host: StatementHost | undefined, sites: RangeSites): boolean {
   const n = items.length;
   let k = 0;
   while (k < n) {
@@ -1757,7 +1766,7 @@ function walkPlainRule(items: readonly Item[], host: StatementHost | undefined):
     if (w === undefined) return false;
     if (SIMPLE_VERDICTS.has(w)) k++;
     else if (w === 'jump' || w === 'goto') {
-      if (!plainVerdictTarget(items, k + 1, w, host)) return false;
+      if (!plainVerdictTarget(items, k + 1, w, host, sites)) return false;
       k += 2;
     } else if (w === 'dnat' || w === 'snat') {
       const target = plainWordOf(items[k + 2]);
@@ -1765,7 +1774,7 @@ function walkPlainRule(items: readonly Item[], host: StatementHost | undefined):
       k += 3;
     } else if (w === 'numgen') {
       if (plainWordOf(items[k + 1]) !== 'random' || plainWordOf(items[k + 2]) !== 'mod' || !/^\d+$/.test(plainWordOf(items[k + 3]) ?? '')) return false;
-      if (plainWordOf(items[k + 4]) !== 'vmap' || !plainVerdictMap(items[k + 5], host)) return false;
+      if (plainWordOf(items[k + 4]) !== 'vmap' || !plainVerdictMap(items[k + 5], host, sites)) return false;
       k += 6;
     } else {
       const fields = PLAIN_SELECTORS.get(w);
@@ -1773,7 +1782,7 @@ function walkPlainRule(items: readonly Item[], host: StatementHost | undefined):
       k += 2;
       if (isTokenOf(items[k], NotEq)) k++;
       const value = items[k];
-      if (isTokenOf(value, SetRef)) host?.setReference((value as IToken).image.slice(1), setRefNameRange(value as IToken));
+      if (isTokenOf(value, SetRef)) host?.setReference((value as IToken).image.slice(1), setRefNameRange(value as IToken, sites));
       else if (!isPlainConstant(plainWordOf(value))) return false;
       k++;
     }
@@ -1782,10 +1791,10 @@ function walkPlainRule(items: readonly Item[], host: StatementHost | undefined):
 }
 
 /** The NAME of `jump NAME` / `goto NAME` at k: whether it is a word (reported to the host when there is one). */
-function plainVerdictTarget(items: readonly Item[], k: number, verdict: 'jump' | 'goto', host: StatementHost | undefined): boolean {
+function plainVerdictTarget(items: readonly Item[], k: number, verdict: 'jump' | 'goto', host: StatementHost | undefined, sites: RangeSites): boolean {
   const name = plainWordOf(items[k]);
   if (name === undefined) return false;
-  host?.chainReference(name, itemRange(items[k]), verdict);
+  host?.chainReference(name, sites.item(items[k]), verdict);
   return true;
 }
 
@@ -1864,7 +1873,7 @@ export function plainRuleLine(text: string, start: number, scratch: LineScratch)
 }
 
 /** `{ KEY : goto NAME, KEY : drop, … }` with plain keys (its references reported to the host when there is one). */
-function plainVerdictMap(group: Item | undefined, host: StatementHost | undefined): boolean {
+function plainVerdictMap(group: Item | undefined, host: StatementHost | undefined, sites: RangeSites): boolean {
   if (group === undefined || !isBraceGroup(group)) return false;
   const inner = itemsOf(group);
   let k = 0;
@@ -1872,7 +1881,7 @@ function plainVerdictMap(group: Item | undefined, host: StatementHost | undefine
     if (!isPlainConstant(plainWordOf(inner[k])) || !isTokenOf(inner[k + 1], Colon)) return false;
     const verdict = plainWordOf(inner[k + 2]);
     if (verdict === 'jump' || verdict === 'goto') {
-      if (!plainVerdictTarget(inner, k + 3, verdict, host)) return false;
+      if (!plainVerdictTarget(inner, k + 3, verdict, host, sites)) return false;
       k += 4;
     } else if (verdict !== undefined && SIMPLE_VERDICTS.has(verdict)) k += 3;
     else return false;

@@ -7,6 +7,7 @@ import type { SymbolDefinition } from '../../model/symbols';
 import type { LineStarts } from '../lines';
 import type { LineSink } from '../pipeline';
 import type { LineScratch } from './scratch';
+import type { RangeSites } from './statements';
 
 /** Words that start a declaration: one starting a line ends an element list or anonymous set left open. */
 export const LINE_START_DECLARATIONS = new Set(['table', 'chain', 'add', 'insert', 'create', 'replace', 'delete', 'destroy', 'flush', 'define', 'redefine', 'include']);
@@ -31,6 +32,8 @@ export interface NftTextSink extends LineSink {
   readonly document: string;
   readonly lines: LineStarts;
   readonly scratch: LineScratch;
+  /** Where what the reader makes now is allocated (set SHORT_LIVED_RANGES around what is garbage once read). */
+  sites: RangeSites;
   /** Whether rules are kept as LazyRules (read again on demand). */
   readonly lazyRules: boolean;
   /** Whether some line may hold a NUL. */

@@ -1,8 +1,8 @@
 // `chain NAME {`, `set NAME {` or `map NAME {` in a table block, NAME a plain word (a dump declares 100,000 chains
 // and thousands of affinity sets): what the tokens `chain`, NAME and `{` come to in the reference reader (the
 // declaration opened), without the tokens, the CST and their ranges.
-import { isWordAt, MAX_INTERNED } from '../lexer';
-import { setShortLivedReading } from '../statements';
+import { isWordAt, MAX_INTERNED } from './fast-lex';
+import { SHORT_LIVED_RANGES } from '../statements';
 import type { NftTextSink } from '../text-sink';
 import { headerLineRange, setLineRange, indentEnd } from './ranges';
 
@@ -27,11 +27,12 @@ export function tryLine(_all: string, lineStart: number, lineEnd: number, sink: 
     return true;
   }
   // As the reference reader reads a chain header: what it makes is garbage once the chain has its numbers.
-  const wasShortLived = setShortLivedReading(true);
+  const sites = sink.sites;
+  sink.sites = SHORT_LIVED_RANGES;
   try {
     sink.openDeclaration(table, 'chain', name, headerLineRange(i, nameStart, nameEnd), headerLineRange(i, start, text.length), true);
   } finally {
-    setShortLivedReading(wasShortLived);
+    sink.sites = sites;
   }
   return true;
 }

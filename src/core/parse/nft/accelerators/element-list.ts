@@ -5,7 +5,7 @@
 // anything is made; the lines after the first are then read already (see read-ahead.ts).
 import type { NftElement, NftVerdictValue } from '../../../model/nft';
 import { LINE_LIMITS } from '../../pipeline';
-import { isSpace, wordyEnd } from '../lexer';
+import { isSpace, wordyEnd } from './fast-lex';
 import { ElementNode, VerdictNode } from '../statements';
 import { LINE_START_DECLARATIONS, type NftTextSink } from '../text-sink';
 import { elementLineRange } from './ranges';

@@ -5,7 +5,7 @@
 import type { NftTable } from '../../../model/nft';
 import { lineRange } from '../../../model/range';
 import { isLazyRuleSpan } from '../nodes';
-import { isWordAt } from '../lexer';
+import { isWordAt } from './fast-lex';
 import { isPlainConstant, PLAIN_JUMP, PLAIN_SET, plainRuleLine } from '../statements';
 import type { NftTextSink } from '../text-sink';
 import { isDigit, indentEnd } from './ranges';

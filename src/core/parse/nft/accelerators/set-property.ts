@@ -2,7 +2,7 @@
 // single spaces (each of a dump's thousands of affinity sets is six such lines): what the reference reader makes of
 // their tokens, without them.
 import { appendAll } from '../../../model/append';
-import { isWordAt, wordyEnd } from '../lexer';
+import { isWordAt, wordyEnd } from './fast-lex';
 import type { NftTextSink } from '../text-sink';
 import { isDigit, setLineRange, indentEnd } from './ranges';
 
