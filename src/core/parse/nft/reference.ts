@@ -27,14 +27,12 @@ import {
   isNftFamily,
   type NftChain,
   type NftCommand,
-  type NftCommandVerb,
   type NftCommentLine,
   type NftDefine,
   type NftExpression,
   type NftFamily,
   type NftInclude,
   type NftMap,
-  type NftObjectKind,
   type NftRule,
   type NftRuleset,
   type NftSet,
@@ -44,17 +42,19 @@ import {
 import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { giveBackUnitParser, groupTokens, isBraceGroup, isGroup, itemsOf, takeUnitParser, type Item, type NftUnitParser } from './grammar';
-import { Flags, isWordy, lineLexer, lineOf, StringTok, unquote, Variable } from './lexer';
+import { giveBackUnitParser, groupTokens, isGroup, takeUnitParser, type Item, type NftUnitParser } from './grammar';
+import { isWordy, lineLexer, lineOf, StringTok, unquote, Variable } from './lexer';
 import { MAX_INTERNED } from './accelerators/fast-lex';
 import { FastUnits } from './accelerators/fast-units';
 import { isKnownStatementWord, reportPlainRuleReferences, SHORT_LIVED_RANGES, StatementReader, type RangeSites, type StatementHost } from './statements';
 import { ChainDefinition, ChainNode, isLazyRuleSpan, LazyRule, RereadCheck, RereadDocument } from './nodes';
-import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
 import { PendingReferences } from './references';
 import { UnitCutter } from './units';
-import { chainPropertyUnit, flagsOf, flowtableUnit, isString, objectUnit, setUnit, wordOf } from './declaration-units';
+import { wordOf } from './declaration-units';
+import { topUnit } from './commands';
+import { chainItems, chainUnit, declarationUnit, openDeclaration as openDeclarationBlock, openTable as openTableBlock, tableUnit } from './table-units';
+import { CT_OBJECTS, TABLE_CHILDREN, VERBS, type ReaderHost, type Spec } from './reader-host';
 import { NftSink } from './sink';
 import { LINE_LIMITS, lineProblem, readLines, type Accelerator } from '../pipeline';
 import { LineScratch } from './scratch';
@@ -66,27 +66,16 @@ const NO_STATEMENTS: NftStatement[] = [];
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = LINE_LIMITS.nftables.maxLength;
 
-const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush', 'list', 'reset', 'rename', 'describe', 'monitor', 'get', 'export', 'import']);
 const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
-const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
-const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
 
-interface Spec {
-  family: NftFamily;
-  familyGiven: boolean;
-  names: string[];
-  ranges: Range[];
-  next: number;
-}
-
-export class NftTextBuilder implements StatementHost, NftTextSink {
+export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
   /** Where the model is built (the JSON reader builds through one too). */
-  private readonly sink: NftSink;
-  private readonly symbols: Symbols;
-  private readonly tables: NftTable[];
-  private readonly tableById: Map<string, NftTable>;
+  readonly sink: NftSink;
+  readonly symbols: Symbols;
+  readonly tables: NftTable[];
+  readonly tableById: Map<string, NftTable>;
   readonly defines: NftDefine[] = [];
-  private readonly defineByName = new Map<string, NftDefine>();
+  readonly defineByName = new Map<string, NftDefine>();
   readonly includes: NftInclude[] = [];
   readonly commands: NftCommand[] = [];
   readonly comments: NftCommentLine[] = [];
@@ -100,7 +89,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   /** Reading statements that are not kept (the first reading of a LazyRule). */
   private discarding = false;
 
-  private readonly stack: Block[] = [];
+  readonly stack: Block[] = [];
   /** Step 2: the token stream cut into units (units.ts). */
   private readonly units = new UnitCutter(this);
   private lineComment: IToken | undefined;
@@ -119,15 +108,15 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private readonly fastUnits: FastUnits | undefined;
 
   /** Sequence number of the current top-level command (a table block counts as one). */
-  private seq = 0;
+  seq = 0;
   currentTable: NftTable | undefined;
   /** The chain and set references, resolved at the end (names may be defined later), and the definitions' commands. */
   private readonly references = new PendingReferences();
-  private readonly tableDefinitions = new Map<string, SymbolDefinition>();
+  readonly tableDefinitions = new Map<string, SymbolDefinition>();
   /** Whether a chain left a table's chainByName (deleted, renamed, or its table removed): see ensureChain. */
-  private chainsForgotten = false;
+  chainsForgotten = false;
   /** `delete element` commands, applied at the end. */
-  private readonly deletedElements = new ElementDeletions();
+  readonly deletedElements = new ElementDeletions();
 
   /** Where the current line starts in the text. */
   private lineStart = 0;
@@ -499,7 +488,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       // A rule (or a chain's comment or flags): what the grammar and applyUnit come to, without the CST.
       const items = fast.chainItems(tokens);
       if (items !== undefined) {
-        this.chainItems(items, tokens);
+        chainItems(this, items, tokens);
         return;
       }
     }
@@ -543,7 +532,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     const depthBefore = this.stack.length;
     if (ctx === 'chain') {
       // Rules keep ranges of their own (lazy ones none): a chain unit makes its range only when it needs it.
-      this.chainUnit(cst, tokens);
+      chainUnit(this, cst, tokens);
       if (blockOpen && this.stack.length === depthBefore) this.pushBroken(this.sites.item(blockOpen));
       return;
     }
@@ -557,11 +546,11 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     if (!chainHeader) this.sites = sites;
     switch (ctx) {
       case 'top':
-        this.topUnit(cst, range, blockOpen);
+        topUnit(this, cst, range, blockOpen);
         break;
       case 'table':
         try {
-          this.tableUnit(cst, range, blockOpen);
+          tableUnit(this, cst, range, blockOpen);
         } finally {
           this.sites = sites;
         }
@@ -570,7 +559,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       case 'map':
       case 'flowtable':
       case 'object':
-        this.declarationUnit(cst, range);
+        declarationUnit(this, cst, range);
         break;
       case 'broken':
         break;
@@ -582,12 +571,21 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   }
 
   /** From the unit's first token to its last, or to the `{` after it that opens a block. */
-  private unitRange(tokens: IToken[], blockOpen: IToken | undefined): Range {
+  unitRange(tokens: IToken[], blockOpen: IToken | undefined): Range {
     return this.sites.between(this.sites.item(tokens[0]).start, this.sites.item(blockOpen ?? tokens[tokens.length - 1]).end);
   }
 
-  private push(block: Block): void {
+  push(block: Block): void {
     this.stack.push(block);
+  }
+
+  /** A `table … {` header: its block opens (table-units.ts). */
+  openTable(table: NftTable, header: Range): void {
+    openTableBlock(this, table, header);
+  }
+
+  openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean): void {
+    openDeclarationBlock(this, table, object, name, nameRange, header, block);
   }
 
   private pushBroken(header: Range): void {
@@ -627,7 +625,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   // Helpers
 
   /** A name: a word, a quoted string, or a variable holding one. */
-  private nameOf(item: Item | undefined): string | undefined {
+  nameOf(item: Item | undefined): string | undefined {
     if (item === undefined || isGroup(item)) return undefined;
     if (isWordy(item)) return item.image;
     if (item.tokenType === StringTok) return unquote(item.image);
@@ -639,7 +637,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   }
 
   /** `[family] name…`: reads `count` names, the family first when it is one and enough names follow. */
-  private spec(items: Item[], from: number, count: number): Spec | undefined {
+  spec(items: Item[], from: number, count: number): Spec | undefined {
     let i = from;
     let family: NftFamily = 'ip';
     let familyGiven = false;
@@ -666,11 +664,11 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     return { family, familyGiven, names, ranges, next: i };
   }
 
-  private missing(range: Range, what: string): void {
+  missing(range: Range, what: string): void {
     this.diag(range, 'error', 'syntax', t('{0} is missing here.', what));
   }
 
-  private ensureTable(family: NftFamily, name: string, nameRange: Range, declRange: Range, declare: boolean): NftTable {
+  ensureTable(family: NftFamily, name: string, nameRange: Range, declRange: Range, declare: boolean): NftTable {
     const table = this.sink.table(family, name, nameRange, declRange);
     if (declare) {
       this.sink.declareTable(table, nameRange, declRange);
@@ -686,7 +684,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
    * A name its table has already is its object's: `names` holds only the names referenced before their table
    * has them (kube-proxy's maps name the service chains listed after them), not all 100,000 chains (docs/performance.md#memory).
    */
-  private name(kind: 'chain' | 'set', table: NftTable, name: string): string {
+  name(kind: 'chain' | 'set', table: NftTable, name: string): string {
     const defined = kind === 'chain' ? table.chainByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
     if (defined !== undefined) return defined.name;
     const known = this.names.get(name);
@@ -695,7 +693,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     return name;
   }
 
-  private pend(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
+  pend(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
     this.pendShared(kind, table, this.name(kind, table, name), range, role);
   }
 
@@ -704,7 +702,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     this.references.add(kind, table, name, range, role, this.seq);
   }
 
-  private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
+  ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
     let chain = table.chainByName.get(name);
     // A chain made here has the declaration's ranges already.
     let created = false;
@@ -736,7 +734,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     return { chain, definition };
   }
 
-  private ensureSet(table: NftTable, kind: 'set' | 'map', name: string, nameRange: Range, declRange: Range): { set: NftSet | NftMap; definition?: SymbolDefinition } {
+  ensureSet(table: NftTable, kind: 'set' | 'map', name: string, nameRange: Range, declRange: Range): { set: NftSet | NftMap; definition?: SymbolDefinition } {
     const set = (kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name)) ?? this.sink.newSet(table, kind, name, nameRange, declRange);
     const sets = this.references.defsOf(table.id).sets;
     let definition: SymbolDefinition | undefined;
@@ -749,7 +747,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     return { set, definition };
   }
 
-  private handleOf(range: Range): number | undefined {
+  handleOf(range: Range): number | undefined {
     return this.handleAt(range.end.line);
   }
 
@@ -762,512 +760,9 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   }
 
   // ---------------------------------------------------------------------------------------------------
-  // Top level
+  // Rules: made, indexed by line, forgotten
 
-  private topUnit(cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
-    this.seq++;
-    if (this.commonUnit(cst, range)) return;
-    this.command(itemsOf(cst.children.items?.[0] as CstNode), range, blockOpen);
-  }
-
-  /** nft's common_block, allowed at the top and in every block: include, define / redefine, undefine. */
-  private commonUnit(cst: CstNode, range: Range): boolean {
-    const c = cst.children;
-    if (c.includeCommand) {
-      const node = c.includeCommand[0] as CstNode;
-      const path = unquote((node.children.path as IToken[])[0].image);
-      this.includes.push({ path, range });
-      this.diag(range, 'information', 'include', t('nft reads {0} here; what it holds is not part of this dump, so it is not analysed.', JSON.stringify(path)));
-      return true;
-    }
-    if (c.defineCommand) {
-      this.defineCommand(c.defineCommand[0] as CstNode, range);
-      return true;
-    }
-    if (c.undefineCommand) {
-      const name = ((c.undefineCommand[0] as CstNode).children.name as IToken[])[0];
-      if (!this.defineByName.delete(name.image)) this.diag(this.sites.item(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
-      return true;
-    }
-    return false;
-  }
-
-  private defineCommand(node: CstNode, range: Range): void {
-    const nameToken = (node.children.name as IToken[])[0];
-    const valueItems = itemsOf(node.children.value?.[0] as CstNode);
-    const nameRange = this.sites.item(nameToken);
-    if (valueItems.length === 0) {
-      this.missing(nameRange, t('A value after "="'));
-      return;
-    }
-    const valueRange = this.sites.items(valueItems);
-    const define: NftDefine = { name: nameToken.image, value: this.text(valueRange), range, nameRange };
-    const expression = this.reader.readValue(valueItems);
-    if (expression) define.expression = expression;
-    this.defines.push(define);
-    this.defineByName.set(define.name, define);
-  }
-
-  /** The verb (`add` when none is written) and object of a command, and where its arguments start. */
-  private commandWords(items: Item[], w0: string): { verb: NftCommandVerb; explicitVerb: boolean; object: string | undefined; i: number } {
-    let i = 0;
-    let verb: NftCommandVerb = 'add';
-    const explicitVerb = VERBS.has(w0);
-    if (explicitVerb) {
-      verb = (['describe', 'monitor', 'get', 'export', 'import'].includes(w0) ? 'other' : w0) as NftCommandVerb;
-      i = 1;
-    }
-    let object = wordOf(items[i]);
-    if (object === 'ct' && CT_OBJECTS.has(wordOf(items[i + 1]) ?? '')) {
-      object = `ct ${wordOf(items[i + 1])}`;
-      i += 2;
-    } else if (object !== undefined) {
-      i++;
-    }
-    return { verb, explicitVerb, object, i };
-  }
-
-  private command(items: Item[], range: Range, blockOpen: IToken | undefined): void {
-    const w0 = wordOf(items[0]);
-    if (w0 === undefined) {
-      this.diag(this.sites.item(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(this.sites.item(items[0])))));
-      return;
-    }
-    const { verb, explicitVerb, object, i } = this.commandWords(items, w0);
-    const objectRange = items[explicitVerb ? 1 : 0] ? this.sites.item(items[explicitVerb ? 1 : 0]) : range;
-    const text = this.text(range);
-    const record = (spec?: Spec, name?: string): void => {
-      const cmd: NftCommand = { verb, object: object ?? '', text, range };
-      if (spec) {
-        cmd.family = spec.family;
-        cmd.table = spec.names[0];
-      }
-      if (name !== undefined) cmd.name = name;
-      this.commands.push(cmd);
-    };
-    if (object === undefined) {
-      this.diag(range, 'error', 'syntax', t('{0} needs an object: table, chain, rule, set, map, element or ruleset.', w0));
-      return;
-    }
-    if (verb === 'other' || verb === 'list' || (verb === 'reset' && !['counter', 'quota', 'rule', 'element'].includes(object))) {
-      record();
-      return;
-    }
-    switch (object) {
-      case 'table': {
-        const spec = this.spec(items, i, 1);
-        if (!spec) return this.missing(objectRange, t('A table name'));
-        const table = this.tableCommand(verb, spec, range);
-        record(spec);
-        if (table && blockOpen) this.openTable(table, range);
-        return;
-      }
-      case 'ruleset': {
-        const fam = wordOf(items[i]);
-        if (verb === 'flush' || verb === 'delete' || verb === 'destroy') {
-          for (const table of [...this.tables]) if (!fam || table.family === fam) this.removeTable(table);
-        }
-        record();
-        return;
-      }
-      case 'chain':
-      case 'set':
-      case 'map':
-      case 'flowtable':
-      case 'counter':
-      case 'quota':
-      case 'limit':
-      case 'secmark':
-      case 'synproxy':
-      case 'meter':
-      case 'ct helper':
-      case 'ct timeout':
-      case 'ct expectation': {
-        const spec = this.spec(items, i, 2);
-        if (spec && spec.names[1] === 'handle' && /^\d+$/.test(wordOf(items[spec.next]) ?? '')) {
-          // `delete chain ip t handle 5`
-          record(spec);
-          return;
-        }
-        if (!spec) return this.missing(objectRange, t('A table and a name'));
-        record(spec, spec.names[1]);
-        this.objectCommand(verb, object, spec, range, blockOpen, items);
-        return;
-      }
-      case 'rule':
-        return this.ruleCommand(verb, items, i, range, record, objectRange);
-      case 'element':
-        return this.elementCommandUnit(verb, items, i, objectRange, record);
-      default:
-        if (verb === 'add' || verb === 'insert' || verb === 'create' || verb === 'replace') {
-          if (explicitVerb && this.spec(items, i - 1, 2)) {
-            // `add ip t c <statements>`: the rule shorthand
-            return this.ruleCommand(verb, items, i - 1, range, record, objectRange);
-          }
-        }
-        this.otherCommand(w0, object, explicitVerb, objectRange, record);
-    }
-  }
-
-  /** `add element t s { … }`. */
-  private elementCommandUnit(verb: NftCommandVerb, items: Item[], i: number, objectRange: Range, record: (spec?: Spec, name?: string) => void): void {
-    const spec = this.spec(items, i, 2);
-    if (!spec) return this.missing(objectRange, t('A table and a set name'));
-    record(spec, spec.names[1]);
-    const group = items[spec.next];
-    if (!group || !isBraceGroup(group)) return this.missing(spec.ranges[1], t('The elements in {…}'));
-    if (spec.next + 1 < items.length) this.diag(this.sites.items(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(this.sites.items(items, spec.next + 1)))));
-    this.elementCommand(verb, spec, group);
-  }
-
-  /** A listing command (`list chains`), kept as a command, or an unknown one. */
-  private otherCommand(w0: string, object: string, explicitVerb: boolean, objectRange: Range, record: () => void): void {
-    if (/^(tables|chains|sets|maps|counters|quotas|limits|flowtables|meters|secmarks|synproxys|hooks)$/.test(object)) {
-      record();
-      return;
-    }
-    this.diag(
-      objectRange,
-      'error',
-      'unknown-command',
-      explicitVerb ? t('{0} {1} is not an nft command.', w0, object) : t('{0} is not an nft command: a line starts with table, add, insert, delete, flush, define or include.', JSON.stringify(object)),
-    );
-  }
-
-  private tableCommand(verb: NftCommandVerb, spec: Spec, range: Range): NftTable | undefined {
-    const [name] = spec.names;
-    const id = `${spec.family} ${name}`;
-    switch (verb) {
-      case 'add':
-      case 'create':
-        return this.ensureTable(spec.family, name, spec.ranges[0], range, true);
-      case 'delete':
-      case 'destroy': {
-        const table = this.tableById.get(id);
-        this.tableRef(spec);
-        if (table) this.removeTable(table);
-        return undefined;
-      }
-      case 'flush': {
-        const table = this.tableById.get(id);
-        this.tableRef(spec);
-        if (table) {
-          for (const chain of this.sink.deletedChains.live(table)) {
-            this.sink.edited.settle(chain);
-            chain.rules = [];
-          }
-        }
-        return undefined;
-      }
-      default:
-        this.tableRef(spec);
-        return undefined;
-    }
-  }
-
-  private tableRef(spec: Spec): void {
-    this.symbols.reference({ kind: 'table', name: spec.names[0], scope: spec.family, range: spec.ranges[0], role: 'command' });
-  }
-
-  private removeTable(table: NftTable): void {
-    this.chainsForgotten = true;
-    this.sink.removeTable(table);
-    for (const chain of this.sink.deletedChains.live(table)) for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
-  }
-
-  private forgetRule(rule: NftRule): void {
-    const line = rule.range.start.line;
-    if (this.ruleByLine.get(line) === rule) {
-      this.ruleByLine.delete(line);
-      if (line === this.lastRuleLine) this.lastRuleLine = -1;
-    }
-  }
-
-  private tableOf(spec: Spec, range: Range): NftTable {
-    const table = this.ensureTable(spec.family, spec.names[0], spec.ranges[0], range, false);
-    this.symbols.reference({ kind: 'table', name: spec.names[0], scope: spec.family, range: spec.ranges[0], role: 'command' });
-    return table;
-  }
-
-  private objectCommand(verb: NftCommandVerb, object: string, spec: Spec, range: Range, blockOpen: IToken | undefined, items: Item[]): void {
-    const table = this.tableOf(spec, range);
-    const name = spec.names[1];
-    const nameRange = spec.ranges[1];
-    this.currentTable = table;
-    if (verb === 'add' || verb === 'create') {
-      if (spec.next < items.length) {
-        this.diag(this.sites.items(items, spec.next), 'error', 'syntax', t('Unexpected {0}: a declaration continues in { … }.', JSON.stringify(this.text(this.sites.items(items, spec.next)))));
-      }
-      this.openDeclaration(table, object, name, nameRange, range, blockOpen !== undefined);
-      return;
-    }
-    if (verb === 'rename' && object === 'chain') {
-      const chain = table.chainByName.get(name);
-      const written = this.nameOf(items[spec.next]);
-      const newName = written === undefined ? undefined : this.name('chain', table, written);
-      this.pend('chain', table, name, nameRange, 'command');
-      if (chain && newName !== undefined) {
-        this.chainsForgotten = true;
-        table.chainByName.delete(name);
-        chain.name = newName;
-        table.chainByName.set(newName, chain);
-        for (const rule of this.sink.edited.settle(chain)) rule.chain = newName;
-      }
-      return;
-    }
-    if (object === 'chain') {
-      this.pend('chain', table, name, nameRange, 'command');
-      const chain = table.chainByName.get(name);
-      if (!chain) return;
-      if (verb === 'flush') {
-        for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
-        chain.rules = [];
-      } else if (verb === 'delete' || verb === 'destroy') {
-        for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
-        this.chainsForgotten = true;
-        this.sink.deletedChains.delete(table, chain);
-        table.chainByName.delete(name);
-      }
-      return;
-    }
-    if (object === 'set' || object === 'map' || object === 'meter') {
-      this.pend('set', table, name, nameRange, 'command');
-      const set = object === 'map' ? table.mapByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
-      if (!set) return;
-      if (verb === 'flush') set.elements = [];
-      else if (verb === 'delete' || verb === 'destroy') {
-        if (set.kind === 'map') {
-          table.maps.splice(table.maps.indexOf(set), 1);
-          table.mapByName.delete(name);
-        } else {
-          table.sets.splice(table.sets.indexOf(set), 1);
-          table.setByName.delete(name);
-        }
-      }
-      return;
-    }
-    if (verb === 'delete' || verb === 'destroy') {
-      if (object === 'flowtable') {
-        const ft = table.flowtables.findIndex((f) => f.name === name);
-        if (ft >= 0) table.flowtables.splice(ft, 1);
-      } else {
-        const ob = table.objects.findIndex((o) => o.kind === object && o.name === name);
-        if (ob >= 0) table.objects.splice(ob, 1);
-      }
-    }
-  }
-
-  private ruleCommand(verb: NftCommandVerb, items: Item[], i: number, range: Range, record: (spec?: Spec, name?: string) => void, objectRange: Range): void {
-    const spec = this.spec(items, i, 2);
-    if (!spec) return this.missing(objectRange, t('A table and a chain name'));
-    record(spec, spec.names[1]);
-    const table = this.tableOf(spec, range);
-    this.currentTable = table;
-    const chainName = spec.names[1];
-    const chainRange = spec.ranges[1];
-    let k = spec.next;
-    let position: { kind: 'position' | 'handle' | 'index'; value: number } | undefined;
-    const pw = wordOf(items[k]);
-    if ((pw === 'position' || pw === 'handle' || pw === 'index') && /^\d+$/.test(wordOf(items[k + 1]) ?? '')) {
-      position = { kind: pw, value: Number(wordOf(items[k + 1])) };
-      k += 2;
-    }
-    const { chain } = this.ensureChain(table, chainName, chainRange, range, false, 'rule-owner');
-    if (verb === 'delete' || verb === 'destroy') {
-      if (position && position.kind === 'handle') {
-        const list = this.sink.edited.list(chain);
-        const node = list.withHandle(position.value);
-        if (node) {
-          this.forgetRule(node.rule);
-          list.remove(node);
-        }
-      } else {
-        this.missing(chainRange, t('"handle N" of the rule to delete'));
-      }
-      return;
-    }
-    if (k >= items.length) {
-      if (verb === 'reset') return;
-      return this.missing(this.sites.items(items, items.length - 1), t('The statements of the rule'));
-    }
-    const rule = this.makeRule(table, chain, items.slice(k));
-    if (verb === 'reset') return;
-    if (verb !== 'insert' && !position) return this.sink.edited.push(chain, rule);
-    const list = this.sink.edited.list(chain);
-    // The rule the new one goes before (undefined: at the end).
-    let before = verb === 'insert' ? list.first() : undefined;
-    if (position?.kind === 'index') {
-      before = list.nodeAt(verb === 'insert' ? position.value : position.value + 1);
-    } else if (position) {
-      const h = list.withHandle(position.value);
-      if (h && verb === 'replace') {
-        this.forgetRule(h.rule);
-        return list.replace(h, rule);
-      }
-      if (h) before = verb === 'insert' ? h : h.next;
-    }
-    list.insertBefore(before, rule);
-  }
-
-  private elementCommand(verb: NftCommandVerb, spec: Spec, group: CstNode): void {
-    const table = this.tableOf(spec, spec.ranges[0]);
-    this.currentTable = table;
-    const name = spec.names[1];
-    this.pend('set', table, name, spec.ranges[1], 'command');
-    const elements = this.reader.readElements(group);
-    const set = table.mapByName.get(name) ?? table.setByName.get(name);
-    if (!set) {
-      // Unknown here (the set may exist in the kernel): keep the elements on an undeclared set of the table.
-      if (verb !== 'add' && verb !== 'create') return;
-      const kind = elements.some((e) => e.value !== undefined) ? 'map' : 'set';
-      this.sink.newSet(table, kind, name, spec.ranges[1], spec.ranges[1], elements);
-      return;
-    }
-    if (verb === 'add' || verb === 'create') {
-      for (const e of elements) set.elements.push(e);
-    } else if (verb === 'delete' || verb === 'destroy') {
-      this.deletedElements.delete(set.elements, elements);
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // Blocks
-
-  private openTable(table: NftTable, header: Range): void {
-    this.currentTable = table;
-    this.push({ kind: 'table', table, header, definition: this.tableDefinitions.get(table.id) });
-    if (table.range.start.line === header.start.line && table.range.start.character === header.start.character) table.range = header;
-    const handle = this.handleOf(header);
-    if (handle !== undefined) table.handle = handle;
-  }
-
-  /** A declaration inside a table block or from `add chain/set/map/… ip t name`. */
-  openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean): void {
-    const handle = this.handleOf(header);
-    switch (object) {
-      case 'chain': {
-        const { chain, definition } = this.ensureChain(table, name, nameRange, header, true, 'command');
-        if (handle !== undefined) chain.handle = handle;
-        if (block) this.push({ kind: 'chain', table, chain, header, definition });
-        return;
-      }
-      case 'set':
-      case 'map':
-      case 'meter': {
-        const { set, definition } = this.ensureSet(table, object === 'map' ? 'map' : 'set', name, nameRange, header);
-        if (handle !== undefined) set.handle = handle;
-        if (block) this.push({ kind: object === 'map' ? 'map' : 'set', table, set, header, definition });
-        return;
-      }
-      case 'flowtable': {
-        let ft = table.flowtables.find((f) => f.name === name);
-        if (!ft) {
-          ft = { name, tableId: table.id, devices: [], flags: [], range: header, nameRange, fullRange: header };
-          table.flowtables.push(ft);
-        }
-        if (handle !== undefined) ft.handle = handle;
-        if (block) this.push({ kind: 'flowtable', table, flowtable: ft, header });
-        return;
-      }
-      default: {
-        const kind = object as NftObjectKind;
-        let ob = table.objects.find((o) => o.kind === kind && o.name === name);
-        if (!ob) {
-          ob = { kind, name, tableId: table.id, properties: [], range: header, nameRange, fullRange: header };
-          table.objects.push(ob);
-        }
-        if (handle !== undefined) ob.handle = handle;
-        if (block) this.push({ kind: 'object', table, object: ob, header });
-      }
-    }
-  }
-
-  private tableUnit(cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
-    const block = this.stack[this.stack.length - 1];
-    const table = block.table!;
-    this.currentTable = table;
-    const c = cst.children;
-    if (c.flagsSpec) {
-      appendAll(table.flags, flagsOf(this, c.flagsSpec[0] as CstNode));
-      return;
-    }
-    if (this.commonUnit(cst, range)) return;
-    if (c.devicesSpec) {
-      this.diag(range, 'error', 'syntax', t('"devices" belongs in a chain or flowtable, not in a table.'));
-      return;
-    }
-    const items = itemsOf(c.items?.[0] as CstNode);
-    const w0 = wordOf(items[0]);
-    if (blockOpen) {
-      let object = w0 ?? '';
-      let k = 1;
-      if (object === 'ct') {
-        object = `ct ${wordOf(items[1])}`;
-        k = 2;
-      }
-      const name = this.nameOf(items[k]);
-      if (name === undefined) return this.missing(this.sites.item(items[k - 1]), t('A name'));
-      if (items.length > k + 1) this.diag(this.sites.items(items, k + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(this.sites.items(items, k + 1)))));
-      this.openDeclaration(table, object, name, this.sites.item(items[k]), range, true);
-      return;
-    }
-    if (w0 === 'comment' && items.length === 2 && isString(items[1])) {
-      table.comment = unquote((items[1] as IToken).image);
-      return;
-    }
-    if (w0 !== undefined && TABLE_CHILDREN.has(w0)) {
-      this.diag(range, 'error', 'syntax', t('{0} needs a block: {0} NAME { … }.', w0));
-      return;
-    }
-    this.diag(range, 'error', 'unexpected-in-table', t('{0} is not allowed directly in a table: rules belong in a chain.', JSON.stringify(this.text(range).slice(0, 60))));
-  }
-
-  private chainUnit(cst: CstNode, tokens: IToken[]): void {
-    const c = cst.children;
-    if (!c.items) {
-      this.chainDeclarationUnit(cst, tokens);
-      return;
-    }
-    this.chainItems(itemsOf(c.items[0] as CstNode), tokens);
-  }
-
-  /** A chain's hook, policy or devices, or a define in a chain. */
-  private chainDeclarationUnit(cst: CstNode, tokens: IToken[]): void {
-    const block = this.stack[this.stack.length - 1];
-    this.currentTable = block.table!;
-    if (!chainPropertyUnit(this, block.chain!, block.table!, cst)) this.commonUnit(cst, this.unitRange(tokens, undefined));
-  }
-
-  /** A rule, or a chain's comment or flags (the unit's items). */
-  private chainItems(items: Item[], tokens: IToken[]): void {
-    const block = this.stack[this.stack.length - 1];
-    const chain = block.chain!;
-    const table = block.table!;
-    this.currentTable = table;
-    const first = items[0];
-    if (wordOf(first) === 'comment' && items.length === 2 && isString(items[1])) {
-      chain.comment = unquote((items[1] as IToken).image);
-      return;
-    }
-    if (first && !isGroup(first) && first.tokenType === Flags) {
-      // A new array: a ChainNode's flags may be the one shared empty array.
-      chain.flags = chain.flags.concat(
-        items
-          .slice(1)
-          .filter((it) => wordOf(it) !== undefined)
-          .map((it) => (it as IToken).image),
-      );
-      return;
-    }
-    if (first && !isGroup(first) && isWordy(first) && (first.image === 'type' || first.image === 'hook' || first.image === 'priority')) {
-      this.diag(this.unitRange(tokens, undefined), 'error', 'syntax', t('A base chain is declared as "type TYPE hook HOOK priority PRIORITY".'));
-      return;
-    }
-    const rule = this.makeRule(table, chain, items);
-    this.sink.edited.push(chain, rule);
-  }
-
-  private makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
+  makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
     this.currentTable = table;
     // Where the rule is, as numbers: a lazy rule keeps no range object.
     const firstTok = firstToken(items[0]);
@@ -1340,16 +835,12 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
       this.lastRuleLine = line;
     }
   }
-
-  /** A unit in a set, map, flowtable or object block (declaration-units.ts). */
-  private declarationUnit(cst: CstNode, range: Range): void {
-    const block = this.stack[this.stack.length - 1];
-    if (block.kind === 'set' || block.kind === 'map') this.currentTable = block.table;
-    else if (block.kind === 'object' && !block.object) return;
-    if (this.commonUnit(cst, range)) return;
-    if (block.set) setUnit(this, block.set, cst, range);
-    else if (block.flowtable) flowtableUnit(this, block.flowtable, cst, range);
-    else if (block.object) objectUnit(this, block.object, cst, range);
+  forgetRule(rule: NftRule): void {
+    const line = rule.range.start.line;
+    if (this.ruleByLine.get(line) === rule) {
+      this.ruleByLine.delete(line);
+      if (line === this.lastRuleLine) this.lastRuleLine = -1;
+    }
   }
 
   // ---------------------------------------------------------------------------------------------------
