@@ -74,6 +74,7 @@ function commandWords(items: Item[], w0: string): { verb: NftCommandVerb; explic
   return { verb, explicitVerb, object, i };
 }
 
+/** A command: `[verb] object [family] names… [arguments]`, applied to the model and kept in `commands`. */
 function command(host: ReaderHost, items: Item[], range: Range, blockOpen: IToken | undefined): void {
   const w0 = wordOf(items[0]);
   if (w0 === undefined) {
@@ -181,6 +182,7 @@ function otherCommand(host: ReaderHost, w0: string, object: string, explicitVerb
   );
 }
 
+/** `add/delete/flush … table`: the table declared (returned, to open its block), removed or emptied. */
 function tableCommand(host: ReaderHost, verb: NftCommandVerb, spec: Spec, range: Range): NftTable | undefined {
   const [name] = spec.names;
   const id = `${spec.family} ${name}`;
@@ -228,6 +230,7 @@ function tableOf(host: ReaderHost, spec: Spec, range: Range): NftTable {
   return table;
 }
 
+/** A command on a chain, set, map, flowtable or stateful object of a table. */
 function objectCommand(host: ReaderHost, verb: NftCommandVerb, object: string, spec: Spec, range: Range, blockOpen: IToken | undefined, items: Item[]): void {
   const table = tableOf(host, spec, range);
   const name = spec.names[1];
@@ -296,6 +299,7 @@ function objectCommand(host: ReaderHost, verb: NftCommandVerb, object: string, s
   }
 }
 
+/** `add/insert/replace/delete rule [family] table chain [position|handle|index N] statements`. */
 function ruleCommand(host: ReaderHost, verb: NftCommandVerb, items: Item[], i: number, range: Range, record: (spec?: Spec, name?: string) => void, objectRange: Range): void {
   const spec = host.spec(items, i, 2);
   if (!spec) return host.missing(objectRange, t('A table and a chain name'));
@@ -348,6 +352,7 @@ function ruleCommand(host: ReaderHost, verb: NftCommandVerb, items: Item[], i: n
   list.insertBefore(before, rule);
 }
 
+/** The elements of `add/delete element` added to or taken from their set or map. */
 function elementCommand(host: ReaderHost, verb: NftCommandVerb, spec: Spec, group: CstNode): void {
   const table = tableOf(host, spec, spec.ranges[0]);
   host.currentTable = table;

@@ -6,10 +6,16 @@
 //    an anonymous set or element list does not end a unit); `table … {`, `chain … {`, `set … {` open blocks.
 // 3. Grammar (grammar.ts, a Chevrotain CstParser): each unit is parsed with the rule of the block it is in (top
 //    level, table, chain, set/map, object).
-// 4. The units are applied: commands, declarations, rules (statements.ts reads their statements; a rule that can
-//    be read again from its line is kept as a LazyRule, nodes.ts; declaration-units.ts reads the units of chain
-//    properties, sets, flowtables and objects), through the one nft sink (sink.ts) that the JSON front end shares.
-//    References are resolved at the end (references.ts).
+// 4. The units are applied by the visitor of their block: commands.ts the top-level commands (and the include and
+//    define units every block allows), table-units.ts the units of table and chain blocks, declaration-units.ts
+//    those of chain properties, sets, flowtables and objects; statements.ts reads a rule's statements (a rule that
+//    can be read again from its line is kept as a LazyRule, nodes.ts). The visitors see this reader as a ReaderHost
+//    (reader-host.ts); it keeps the open blocks, the rules' line index and the names the model shares. Everything
+//    goes through the one nft sink (sink.ts) that the JSON front end shares. References are resolved at the end
+//    (references.ts).
+//
+// Below, in reading order: a line (step 1), a unit and its visitor (steps 2–3), blocks opened and closed, the end of
+// the text (build), then what the visitors, the statement reader and the accelerators call.
 //
 // The accelerators (ParseOptions.accelerators 'on') make the same model faster (test/unit/parse-accelerators.test.ts):
 // accelerators/fast-units.ts replaces steps 1 and 3 for the lines and units it can (fastLexLine, the CST of plain
@@ -161,144 +167,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
   }
 
   // ---------------------------------------------------------------------------------------------------
-  // StatementHost
-
-  text(range: Range): string {
-    const { start, end } = range;
-    if (start.line === end.line) {
-      const text = this.lineSlice(start.line, start.character, end.character);
-      if (this.fastUnits === undefined || this.discarding || text.length > MAX_INTERNED) return text;
-      const known = this.interned.get(text);
-      if (known !== undefined) return known;
-      this.interned.set(text, text);
-      return text;
-    }
-    const parts = [(this.lines.line(start.line) ?? '').slice(start.character)];
-    for (let l = start.line + 1; l < end.line; l++) parts.push(this.lines.line(l) ?? '');
-    parts.push((this.lines.line(end.line) ?? '').slice(0, end.character));
-    return parts.join('\n');
-  }
-
-  /** Line `line` from column `from` to `to` (as the line's slice(from, to); '' past the last line). */
-  private lineSlice(line: number, from: number, to: number): string {
-    const lines = this.lines;
-    if (!(Number.isInteger(line) && line >= 0 && line < lines.count)) return '';
-    const start = lines.start(line);
-    const length = lines.end(line) - start;
-    // Columns as slice() takes them: negative ones count from the end, all are clamped to the line.
-    const column = (k: number) => {
-      const c = Math.trunc(k) || 0;
-      return c < 0 ? Math.max(length + c, 0) : Math.min(c, length);
-    };
-    return this.document.slice(start + column(from), start + column(to));
-  }
-
-  /** The length of line `line` (0 past the last line). */
-  private lineLength(line: number): number {
-    return Number.isInteger(line) && line >= 0 && line < this.lines.count ? this.lines.end(line) - this.lines.start(line) : 0;
-  }
-
-  chainReference(name: string, range: Range, role: 'jump' | 'goto'): void {
-    const table = this.currentTable;
-    if (!table) return;
-    // Most jumps of a dump go to one chain (`jump mark-for-masquerade`): the shared string of the last target,
-    // compared by its characters, spares a lookup of the new string in a map of 100,000 names (see name()).
-    if (table !== this.lastTargetTable || name !== this.lastTarget) {
-      this.lastTarget = this.name('chain', table, name);
-      this.lastTargetTable = table;
-    }
-    this.pendShared('chain', table, this.lastTarget, range, role);
-  }
-
-  /** The last chainReference's table and shared name string. */
-  lastTargetTable: NftTable | undefined;
-  lastTarget = '';
-
-  setReference(name: string, range: Range): void {
-    if (this.currentTable) this.pend('set', this.currentTable, name, range, 'lookup');
-  }
-
-  variable(name: string, range: Range): NftExpression | undefined {
-    const def = this.defineByName.get(name);
-    if (!def) {
-      this.diag(range, 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name));
-      return undefined;
-    }
-    return def.expression;
-  }
-
-  /** Anonymised addresses and MACs: one diagnostic for all of them. */
-  private readonly placeholders = new PlaceholderTally();
-
-  /** An element or statement not understood because of a placeholder (`<IP>`, `X.X.X.X`) is counted, not reported. */
-  private isPlaceholderProblem(range: Range, code: string): boolean {
-    if (code !== 'bad-element' && code !== 'unknown-statement') return false;
-    const line = range.start.line;
-    const at = placeholderIn(this.document.slice(this.lines.start(line), this.lines.end(line)));
-    if (!at) return false;
-    this.placeholders.note(lineRange(line, at.start, at.end));
-    return true;
-  }
-
-  diag(range: Range, severity: Severity, code: string, message: string): void {
-    if (!this.isPlaceholderProblem(range, code)) this.sink.diag(range, severity, code, message);
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // Driver
-
-  /** Reads the text, each line by the first of `accelerators` that takes it, else the reference way. */
-  build(accelerators: readonly Accelerator<NftTextSink>[]): NftRuleset {
-    const lines = this.lines;
-    const text = this.document;
-    // Each line goes to the first accelerator that takes it, else to the reference reader (made a string there).
-    const reference = (i: number, start: number, end: number) => {
-      this.lineStart = start;
-      this.readLine(i, this.lineText(start, end));
-    };
-    readLines(text, { sink: this as NftTextSink, accelerators, reference });
-    this.units.flush();
-    const lastLine = Math.max(0, lines.count - 1);
-    const eof = lineRange(lastLine, this.lineLength(lastLine), this.lineLength(lastLine));
-    while (this.stack.length > 0) {
-      const block = this.stack[this.stack.length - 1];
-      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing at the end of the file.'));
-      this.closeBlock(eof);
-    }
-    this.sink.edited.settleAll();
-    this.deletedElements.apply();
-    this.sink.deletedChains.apply();
-    this.references.resolve(this.symbols, this.sink.declaredTables, (...d) => this.diag(...d));
-    this.applyWarnings();
-    const placeholders = this.placeholders.diagnostic();
-    if (placeholders) this.sink.append(placeholders);
-    const managed = this.tables.length > 0 && this.tables.every((tb) => tb.managedBy === 'iptables-nft');
-    return {
-      dialect: 'nftables',
-      producer: managed ? 'iptables-nft' : undefined,
-      format: 'text',
-      tables: this.tables,
-      tableById: this.tableById,
-      diagnostics: this.sink.closeDiagnostics(),
-      symbols: this.symbols,
-      lineCount: lines.count,
-      defines: this.defines,
-      includes: this.includes,
-      commands: this.commands,
-      comments: this.comments,
-      ruleByLine: this.ruleByLine,
-    };
-  }
-
-  /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
-  private canReread(line: number, start: number, end: number): boolean {
-    if (!this.lazyRules) return false;
-    const fast = this.fastUnits;
-    return fast === undefined ? this.rereadCheck.canReread(this.lines.line(line)!, line, start, end) : fast.canReread(start, end);
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // What the accelerators call (NftTextSink)
+  // Step 1: the line loop, lexed
 
   /** The number of the line being read; a new line forgets the last one's comment and tokens. */
   get line(): number {
@@ -310,44 +179,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
     this.lineComment = undefined;
     this.fastUnits?.newLine();
   }
-
-  lineBlock(start: number, end: number): Block | undefined {
-    if (!this.units.idle || this.stack.length === 0 || end - start > MAX_LINE_LENGTH) return undefined;
-    if (this.mayHoldNul) {
-      const nul = this.document.indexOf('\u0000', start);
-      if (nul >= 0 && nul < end) return undefined;
-    }
-    return this.stack[this.stack.length - 1];
-  }
-
-  lineText(start: number, end: number): string {
-    if (start !== this.cachedLineStart || end !== this.cachedLineEnd) {
-      this.cachedLine = this.document.slice(start, end);
-      this.cachedLineStart = start;
-      this.cachedLineEnd = end;
-    }
-    return this.cachedLine;
-  }
-
-  addLazyRule(i: number, lineStart: number, start: number, end: number): void {
-    const block = this.stack[this.stack.length - 1];
-    const chain = block.chain!;
-    const rule = new LazyRule(block.table!.id, chain.name, this.rereadDocument, i, lineStart, start, end);
-    this.indexRule(rule, i);
-    this.sink.edited.push(chain, rule);
-  }
-
-  /** A word as fastLexLine gives it outside chains: short ones shared. */
-  intern(word: string): string {
-    if (word.length > MAX_INTERNED) return word;
-    const known = this.interned.get(word);
-    if (known !== undefined) return known;
-    this.interned.set(word, word);
-    return word;
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // The reference reader: tokens, units, the grammar
 
   private readLine(i: number, text: string): void {
     this.line = i;
@@ -404,6 +235,9 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
     this.comments.push({ text, range, kind });
   }
 
+  // ---------------------------------------------------------------------------------------------------
+  // Step 2 hands over units; step 3 parses each with the grammar of its block and gives it to its visitor
+
   private contextKind(): BlockKind | 'top' {
     return this.stack.length === 0 ? 'top' : this.stack[this.stack.length - 1].kind;
   }
@@ -446,32 +280,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
       return true;
     }
     return false;
-  }
-
-  /** Closes blocks (reporting each as unclosed) until `kind` is on top. */
-  private recoverTo(kind: 'top' | 'table', first: IToken): void {
-    const at = this.sites.item(first);
-    while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
-      const block = this.stack[this.stack.length - 1];
-      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
-      // At the end of the line before the unit; where the block opened on the unit's own line, right before it.
-      const prev = at.start.line - 1;
-      if (block.header.start.line < at.start.line) this.closeBlock(lineRange(prev, this.lineLength(prev), this.lineLength(prev)));
-      else this.closeBlock(lineRange(at.start.line, at.start.character, at.start.character));
-    }
-  }
-
-  /** A `}` outside any group: it closes the innermost block. */
-  closeBrace(token: IToken): void {
-    if (this.stack.length === 0) {
-      this.diag(this.sites.item(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
-      return;
-    }
-    // A chain keeps its full range as numbers: the ranges made to close it are garbage.
-    const sites = this.sites;
-    if (this.stack[this.stack.length - 1].kind === 'chain') this.sites = SHORT_LIVED_RANGES;
-    this.closeBlock(this.sites.item(token));
-    this.sites = sites;
   }
 
   /** Step 3: a unit parsed with the grammar rule of the block it is in, then applied (step 4). */
@@ -575,8 +383,15 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
     return this.sites.between(this.sites.item(tokens[0]).start, this.sites.item(blockOpen ?? tokens[tokens.length - 1]).end);
   }
 
+  // ---------------------------------------------------------------------------------------------------
+  // Blocks: opened by the visitors, closed by `}` or by a header that cannot be inside them
+
   push(block: Block): void {
     this.stack.push(block);
+  }
+
+  private pushBroken(header: Range): void {
+    this.stack.push({ kind: 'broken', header });
   }
 
   /** A `table … {` header: its block opens (table-units.ts). */
@@ -588,8 +403,30 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
     openDeclarationBlock(this, table, object, name, nameRange, header, block);
   }
 
-  private pushBroken(header: Range): void {
-    this.stack.push({ kind: 'broken', header });
+  /** A `}` outside any group: it closes the innermost block. */
+  closeBrace(token: IToken): void {
+    if (this.stack.length === 0) {
+      this.diag(this.sites.item(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
+      return;
+    }
+    // A chain keeps its full range as numbers: the ranges made to close it are garbage.
+    const sites = this.sites;
+    if (this.stack[this.stack.length - 1].kind === 'chain') this.sites = SHORT_LIVED_RANGES;
+    this.closeBlock(this.sites.item(token));
+    this.sites = sites;
+  }
+
+  /** Closes blocks (reporting each as unclosed) until `kind` is on top. */
+  private recoverTo(kind: 'top' | 'table', first: IToken): void {
+    const at = this.sites.item(first);
+    while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
+      const block = this.stack[this.stack.length - 1];
+      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
+      // At the end of the line before the unit; where the block opened on the unit's own line, right before it.
+      const prev = at.start.line - 1;
+      if (block.header.start.line < at.start.line) this.closeBlock(lineRange(prev, this.lineLength(prev), this.lineLength(prev)));
+      else this.closeBlock(lineRange(at.start.line, at.start.character, at.start.character));
+    }
   }
 
   closeBlock(closing: Range): void {
@@ -622,7 +459,62 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
   }
 
   // ---------------------------------------------------------------------------------------------------
-  // Helpers
+  // The end of the text
+
+  /** Reads the text, each line by the first of `accelerators` that takes it, else the reference way. */
+  build(accelerators: readonly Accelerator<NftTextSink>[]): NftRuleset {
+    const lines = this.lines;
+    const text = this.document;
+    // Each line goes to the first accelerator that takes it, else to the reference reader (made a string there).
+    const reference = (i: number, start: number, end: number) => {
+      this.lineStart = start;
+      this.readLine(i, this.lineText(start, end));
+    };
+    readLines(text, { sink: this as NftTextSink, accelerators, reference });
+    this.units.flush();
+    const lastLine = Math.max(0, lines.count - 1);
+    const eof = lineRange(lastLine, this.lineLength(lastLine), this.lineLength(lastLine));
+    while (this.stack.length > 0) {
+      const block = this.stack[this.stack.length - 1];
+      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing at the end of the file.'));
+      this.closeBlock(eof);
+    }
+    this.sink.edited.settleAll();
+    this.deletedElements.apply();
+    this.sink.deletedChains.apply();
+    this.references.resolve(this.symbols, this.sink.declaredTables, (...d) => this.diag(...d));
+    this.applyWarnings();
+    const placeholders = this.placeholders.diagnostic();
+    if (placeholders) this.sink.append(placeholders);
+    const managed = this.tables.length > 0 && this.tables.every((tb) => tb.managedBy === 'iptables-nft');
+    return {
+      dialect: 'nftables',
+      producer: managed ? 'iptables-nft' : undefined,
+      format: 'text',
+      tables: this.tables,
+      tableById: this.tableById,
+      diagnostics: this.sink.closeDiagnostics(),
+      symbols: this.symbols,
+      lineCount: lines.count,
+      defines: this.defines,
+      includes: this.includes,
+      commands: this.commands,
+      comments: this.comments,
+      ruleByLine: this.ruleByLine,
+    };
+  }
+
+  private applyWarnings(): void {
+    for (const c of this.comments) {
+      const m = /^#\s*Warning: table (\S+) (\S+) is managed by iptables-nft/.exec(c.text);
+      if (!m) continue;
+      const table = this.tableById.get(`${m[1]} ${m[2]}`);
+      if (table) table.managedBy = 'iptables-nft';
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // What the visitors use (ReaderHost): names, tables, chains, sets and their references
 
   /** A name: a word, a quoted string, or a variable holding one. */
   nameOf(item: Item | undefined): string | undefined {
@@ -805,6 +697,13 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
     return rule;
   }
 
+  /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
+  private canReread(line: number, start: number, end: number): boolean {
+    if (!this.lazyRules) return false;
+    const fast = this.fastUnits;
+    return fast === undefined ? this.rereadCheck.canReread(this.lines.line(line)!, line, start, end) : fast.canReread(start, end);
+  }
+
   /**
    * `xt match "multiport"`, `xt target "TPROXY"`: how nft lists an iptables-nft rule's compat expression. nft
    * itself cannot read it back ("unsupported xtables compat expression"): say where the rule came from.
@@ -835,6 +734,8 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
       this.lastRuleLine = line;
     }
   }
+
+  /** Takes a rule out of ruleByLine (deleted, replaced, its chain flushed or its table removed). */
   forgetRule(rule: NftRule): void {
     const line = rule.range.start.line;
     if (this.ruleByLine.get(line) === rule) {
@@ -844,15 +745,125 @@ export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
   }
 
   // ---------------------------------------------------------------------------------------------------
-  // Comments
+  // StatementHost
 
-  private applyWarnings(): void {
-    for (const c of this.comments) {
-      const m = /^#\s*Warning: table (\S+) (\S+) is managed by iptables-nft/.exec(c.text);
-      if (!m) continue;
-      const table = this.tableById.get(`${m[1]} ${m[2]}`);
-      if (table) table.managedBy = 'iptables-nft';
+  text(range: Range): string {
+    const { start, end } = range;
+    if (start.line === end.line) {
+      const text = this.lineSlice(start.line, start.character, end.character);
+      if (this.fastUnits === undefined || this.discarding || text.length > MAX_INTERNED) return text;
+      const known = this.interned.get(text);
+      if (known !== undefined) return known;
+      this.interned.set(text, text);
+      return text;
     }
+    const parts = [(this.lines.line(start.line) ?? '').slice(start.character)];
+    for (let l = start.line + 1; l < end.line; l++) parts.push(this.lines.line(l) ?? '');
+    parts.push((this.lines.line(end.line) ?? '').slice(0, end.character));
+    return parts.join('\n');
+  }
+
+  /** Line `line` from column `from` to `to` (as the line's slice(from, to); '' past the last line). */
+  private lineSlice(line: number, from: number, to: number): string {
+    const lines = this.lines;
+    if (!(Number.isInteger(line) && line >= 0 && line < lines.count)) return '';
+    const start = lines.start(line);
+    const length = lines.end(line) - start;
+    // Columns as slice() takes them: negative ones count from the end, all are clamped to the line.
+    const column = (k: number) => {
+      const c = Math.trunc(k) || 0;
+      return c < 0 ? Math.max(length + c, 0) : Math.min(c, length);
+    };
+    return this.document.slice(start + column(from), start + column(to));
+  }
+
+  /** The length of line `line` (0 past the last line). */
+  private lineLength(line: number): number {
+    return Number.isInteger(line) && line >= 0 && line < this.lines.count ? this.lines.end(line) - this.lines.start(line) : 0;
+  }
+
+  chainReference(name: string, range: Range, role: 'jump' | 'goto'): void {
+    const table = this.currentTable;
+    if (!table) return;
+    // Most jumps of a dump go to one chain (`jump mark-for-masquerade`): the shared string of the last target,
+    // compared by its characters, spares a lookup of the new string in a map of 100,000 names (see name()).
+    if (table !== this.lastTargetTable || name !== this.lastTarget) {
+      this.lastTarget = this.name('chain', table, name);
+      this.lastTargetTable = table;
+    }
+    this.pendShared('chain', table, this.lastTarget, range, role);
+  }
+
+  /** The last chainReference's table and shared name string. */
+  lastTargetTable: NftTable | undefined;
+  lastTarget = '';
+
+  setReference(name: string, range: Range): void {
+    if (this.currentTable) this.pend('set', this.currentTable, name, range, 'lookup');
+  }
+
+  variable(name: string, range: Range): NftExpression | undefined {
+    const def = this.defineByName.get(name);
+    if (!def) {
+      this.diag(range, 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name));
+      return undefined;
+    }
+    return def.expression;
+  }
+
+  /** Anonymised addresses and MACs: one diagnostic for all of them. */
+  private readonly placeholders = new PlaceholderTally();
+
+  /** An element or statement not understood because of a placeholder (`<IP>`, `X.X.X.X`) is counted, not reported. */
+  private isPlaceholderProblem(range: Range, code: string): boolean {
+    if (code !== 'bad-element' && code !== 'unknown-statement') return false;
+    const line = range.start.line;
+    const at = placeholderIn(this.document.slice(this.lines.start(line), this.lines.end(line)));
+    if (!at) return false;
+    this.placeholders.note(lineRange(line, at.start, at.end));
+    return true;
+  }
+
+  diag(range: Range, severity: Severity, code: string, message: string): void {
+    if (!this.isPlaceholderProblem(range, code)) this.sink.diag(range, severity, code, message);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // What the accelerators call (NftTextSink)
+
+  lineBlock(start: number, end: number): Block | undefined {
+    if (!this.units.idle || this.stack.length === 0 || end - start > MAX_LINE_LENGTH) return undefined;
+    if (this.mayHoldNul) {
+      const nul = this.document.indexOf('\u0000', start);
+      if (nul >= 0 && nul < end) return undefined;
+    }
+    return this.stack[this.stack.length - 1];
+  }
+
+  lineText(start: number, end: number): string {
+    if (start !== this.cachedLineStart || end !== this.cachedLineEnd) {
+      this.cachedLine = this.document.slice(start, end);
+      this.cachedLineStart = start;
+      this.cachedLineEnd = end;
+    }
+    return this.cachedLine;
+  }
+
+  addLazyRule(i: number, lineStart: number, start: number, end: number): void {
+    const block = this.stack[this.stack.length - 1];
+    const chain = block.chain!;
+    const rule = new LazyRule(block.table!.id, chain.name, this.rereadDocument, i, lineStart, start, end);
+    this.indexRule(rule, i);
+    this.sink.edited.push(chain, rule);
+  }
+
+  /** A word as fastLexLine gives it outside chains: short ones shared. */
+  intern(word: string): string {
+    if (word.length > MAX_INTERNED) return word;
+    const known = this.interned.get(word);
+    if (known !== undefined) return known;
+    this.interned.set(word, word);
+    return word;
   }
 }
 

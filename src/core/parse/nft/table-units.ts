@@ -12,6 +12,7 @@ import { chainPropertyUnit, flagsOf, flowtableUnit, isString, objectUnit, setUni
 import { commonUnit } from './commands';
 import { TABLE_CHILDREN, type ReaderHost } from './reader-host';
 
+/** `table ip t {`: the table's block opens (its range is the header's until the `}`). */
 export function openTable(host: ReaderHost, table: NftTable, header: Range): void {
   host.currentTable = table;
   host.push({ kind: 'table', table, header, definition: host.tableDefinitions.get(table.id) });
@@ -61,6 +62,7 @@ export function openDeclaration(host: ReaderHost, table: NftTable, object: strin
   }
 }
 
+/** A unit directly in a table block: flags, comment, a common unit, or a declaration that opens its block. */
 export function tableUnit(host: ReaderHost, cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
   const block = host.stack[host.stack.length - 1];
   const table = block.table!;
@@ -101,6 +103,7 @@ export function tableUnit(host: ReaderHost, cst: CstNode, range: Range, blockOpe
   host.diag(range, 'error', 'unexpected-in-table', t('{0} is not allowed directly in a table: rules belong in a chain.', JSON.stringify(host.text(range).slice(0, 60))));
 }
 
+/** A unit of a chain block parsed with the grammar: a property or common unit, or a rule. */
 export function chainUnit(host: ReaderHost, cst: CstNode, tokens: IToken[]): void {
   const c = cst.children;
   if (!c.items) {
