@@ -6,10 +6,16 @@
 //    an anonymous set or element list does not end a unit); `table … {`, `chain … {`, `set … {` open blocks.
 // 3. Grammar (grammar.ts, a Chevrotain CstParser): each unit is parsed with the rule of the block it is in (top
 //    level, table, chain, set/map, object).
-// 4. The units are applied: commands, declarations, rules (statements.ts reads their statements; a rule that can
-//    be read again from its line is kept as a LazyRule, nodes.ts; declaration-units.ts reads the units of chain
-//    properties, sets, flowtables and objects), through the one nft sink (sink.ts) that the JSON front end shares.
-//    References are resolved at the end (references.ts).
+// 4. The units are applied by the visitor of their block: commands.ts the top-level commands (and the include and
+//    define units every block allows), table-units.ts the units of table and chain blocks, declaration-units.ts
+//    those of chain properties, sets, flowtables and objects; statements.ts reads a rule's statements (a rule that
+//    can be read again from its line is kept as a LazyRule, nodes.ts). The visitors see this reader as a ReaderHost
+//    (reader-host.ts); it keeps the open blocks, the rules' line index and the names the model shares. Everything
+//    goes through the one nft sink (sink.ts) that the JSON front end shares. References are resolved at the end
+//    (references.ts).
+//
+// Below, in reading order: a line (step 1), a unit and its visitor (steps 2–3), blocks opened and closed, the end of
+// the text (build), then what the visitors, the statement reader and the accelerators call.
 //
 // The accelerators (ParseOptions.accelerators 'on') make the same model faster (test/unit/parse-accelerators.test.ts):
 // accelerators/fast-units.ts replaces steps 1 and 3 for the lines and units it can (fastLexLine, the CST of plain
@@ -27,14 +33,12 @@ import {
   isNftFamily,
   type NftChain,
   type NftCommand,
-  type NftCommandVerb,
   type NftCommentLine,
   type NftDefine,
   type NftExpression,
   type NftFamily,
   type NftInclude,
   type NftMap,
-  type NftObjectKind,
   type NftRule,
   type NftRuleset,
   type NftSet,
@@ -44,17 +48,19 @@ import {
 import { lineRange, type Range } from '../../model/range';
 import { Symbols, type ReferenceRole, type SymbolDefinition } from '../../model/symbols';
 import { t } from '../../l10n';
-import { giveBackUnitParser, groupTokens, isBraceGroup, isGroup, itemsOf, takeUnitParser, type Item, type NftUnitParser } from './grammar';
-import { Flags, isWordy, lineLexer, lineOf, StringTok, unquote, Variable } from './lexer';
+import { giveBackUnitParser, groupTokens, isGroup, takeUnitParser, type Item, type NftUnitParser } from './grammar';
+import { isWordy, lineLexer, lineOf, StringTok, unquote, Variable } from './lexer';
 import { MAX_INTERNED } from './accelerators/fast-lex';
 import { FastUnits } from './accelerators/fast-units';
 import { isKnownStatementWord, reportPlainRuleReferences, SHORT_LIVED_RANGES, StatementReader, type RangeSites, type StatementHost } from './statements';
 import { ChainDefinition, ChainNode, isLazyRuleSpan, LazyRule, RereadCheck, RereadDocument } from './nodes';
-import { appendAll } from '../../model/append';
 import { ElementDeletions } from './elementDeletions';
 import { PendingReferences } from './references';
 import { UnitCutter } from './units';
-import { chainPropertyUnit, flagsOf, flowtableUnit, isString, objectUnit, setUnit, wordOf } from './declaration-units';
+import { wordOf } from './declaration-units';
+import { topUnit } from './commands';
+import { chainItems, chainUnit, declarationUnit, openDeclaration as openDeclarationBlock, openTable as openTableBlock, tableUnit } from './table-units';
+import { CT_OBJECTS, TABLE_CHILDREN, VERBS, type ReaderHost, type Spec } from './reader-host';
 import { NftSink } from './sink';
 import { LINE_LIMITS, lineProblem, readLines, type Accelerator } from '../pipeline';
 import { LineScratch } from './scratch';
@@ -66,27 +72,16 @@ const NO_STATEMENTS: NftStatement[] = [];
 /** Lines longer than this are not lexed (a 1,000-endpoint vmap on one line is about 90 KB). */
 export const MAX_LINE_LENGTH = LINE_LIMITS.nftables.maxLength;
 
-const VERBS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush', 'list', 'reset', 'rename', 'describe', 'monitor', 'get', 'export', 'import']);
 const BLOCK_OBJECTS = new Set(['table', 'chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'meter']);
-const TABLE_CHILDREN = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct']);
-const CT_OBJECTS = new Set(['helper', 'timeout', 'expectation']);
 
-interface Spec {
-  family: NftFamily;
-  familyGiven: boolean;
-  names: string[];
-  ranges: Range[];
-  next: number;
-}
-
-export class NftTextBuilder implements StatementHost, NftTextSink {
+export class NftTextBuilder implements StatementHost, NftTextSink, ReaderHost {
   /** Where the model is built (the JSON reader builds through one too). */
-  private readonly sink: NftSink;
-  private readonly symbols: Symbols;
-  private readonly tables: NftTable[];
-  private readonly tableById: Map<string, NftTable>;
+  readonly sink: NftSink;
+  readonly symbols: Symbols;
+  readonly tables: NftTable[];
+  readonly tableById: Map<string, NftTable>;
   readonly defines: NftDefine[] = [];
-  private readonly defineByName = new Map<string, NftDefine>();
+  readonly defineByName = new Map<string, NftDefine>();
   readonly includes: NftInclude[] = [];
   readonly commands: NftCommand[] = [];
   readonly comments: NftCommentLine[] = [];
@@ -100,7 +95,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   /** Reading statements that are not kept (the first reading of a LazyRule). */
   private discarding = false;
 
-  private readonly stack: Block[] = [];
+  readonly stack: Block[] = [];
   /** Step 2: the token stream cut into units (units.ts). */
   private readonly units = new UnitCutter(this);
   private lineComment: IToken | undefined;
@@ -119,15 +114,15 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   private readonly fastUnits: FastUnits | undefined;
 
   /** Sequence number of the current top-level command (a table block counts as one). */
-  private seq = 0;
+  seq = 0;
   currentTable: NftTable | undefined;
   /** The chain and set references, resolved at the end (names may be defined later), and the definitions' commands. */
   private readonly references = new PendingReferences();
-  private readonly tableDefinitions = new Map<string, SymbolDefinition>();
+  readonly tableDefinitions = new Map<string, SymbolDefinition>();
   /** Whether a chain left a table's chainByName (deleted, renamed, or its table removed): see ensureChain. */
-  private chainsForgotten = false;
+  chainsForgotten = false;
   /** `delete element` commands, applied at the end. */
-  private readonly deletedElements = new ElementDeletions();
+  readonly deletedElements = new ElementDeletions();
 
   /** Where the current line starts in the text. */
   private lineStart = 0;
@@ -169,6 +164,584 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   release(): void {
     if (this.parser !== undefined) giveBackUnitParser(this.parser);
     this.parser = undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Step 1: the line loop, lexed
+
+  /** The number of the line being read; a new line forgets the last one's comment and tokens. */
+  get line(): number {
+    return this.currentLine;
+  }
+
+  set line(i: number) {
+    this.currentLine = i;
+    this.lineComment = undefined;
+    this.fastUnits?.newLine();
+  }
+
+  private readLine(i: number, text: string): void {
+    this.line = i;
+    if (text.length === 0) {
+      this.units.endOfLine();
+      return;
+    }
+    // (One search of the whole text for a NUL spares one per line.)
+    const problem = text.length > MAX_LINE_LENGTH || this.mayHoldNul ? lineProblem(i, text, LINE_LIMITS.nftables) : undefined;
+    if (problem !== undefined) {
+      this.diag(problem.range, problem.severity, problem.code, problem.message);
+      this.units.markBroken();
+      this.units.endOfLine();
+      return;
+    }
+    let tokens: IToken[];
+    let comment: IToken | undefined;
+    // Inside a `{` left open on an earlier line (an element list), the unit keeps its tokens until it is closed.
+    // Words of a chain's lines are not interned: they are rules, nearly all lazy, whose tokens are garbage after
+    // the line (interning them kept a map of every address in the dump until the end of the parse).
+    const intern = this.lazyRules && !this.units.inGroup && this.contextKind() === 'chain' ? undefined : this.interned;
+    const fast = this.fastUnits?.lexLine(text, intern, i, this.units.inGroup);
+    if (fast) {
+      tokens = fast.tokens;
+      comment = fast.comment;
+    } else {
+      const lexed = lineLexer.tokenize(text);
+      for (const e of lexed.errors) {
+        this.diag(lineRange(i, e.offset, e.offset + Math.max(1, e.length)), 'error', 'syntax', t('Unexpected character {0}.', JSON.stringify(text.substr(e.offset, 1))));
+      }
+      comment = lexed.groups.comments?.[0];
+      tokens = lexed.tokens;
+      for (let k = 0; k < tokens.length; k++) tokens[k].startLine = i;
+    }
+    if (comment) {
+      comment.startLine = i;
+      this.lineComment = comment;
+      if (tokens.length === 0) this.commentLine(i, comment.image, comment.startOffset);
+    }
+    if (this.units.inGroup && tokens.length >= 2 && isWordy(tokens[0]) && LINE_START_DECLARATIONS.has(tokens[0].image) && (isWordy(tokens[1]) || tokens[1].tokenType === StringTok)) {
+      // A declaration while `{` of an anonymous set is still open: that `{` was never closed.
+      this.units.abandonOpenGroup();
+    }
+    // Most lines are one whole unit (a rule) with nothing for the cutter to act on: the line's token array is the unit.
+    if (!(fast && this.fastUnits!.isWholeUnit(tokens) && this.units.takeLine(tokens))) {
+      for (let k = 0; k < tokens.length; k++) this.units.feed(tokens[k]);
+    }
+    this.units.endOfLine();
+  }
+
+  private commentLine(i: number, text: string, start: number): void {
+    const range = lineRange(i, start, start + text.length);
+    const kind: NftCommentLine['kind'] = /^#\s*Warning:/.test(text) ? 'warning' : i === 0 && text.startsWith('#!') ? 'shebang' : 'comment';
+    this.comments.push({ text, range, kind });
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Step 2 hands over units; step 3 parses each with the grammar of its block and gives it to its visitor
+
+  private contextKind(): BlockKind | 'top' {
+    return this.stack.length === 0 ? 'top' : this.stack[this.stack.length - 1].kind;
+  }
+
+  private unitWord(unit: readonly IToken[], k: number): string | undefined {
+    const tok = unit[k];
+    return tok && isWordy(tok) ? tok.image : undefined;
+  }
+
+  /** Whether `{` after `unit` opens a block (rather than an anonymous set or element list). */
+  opensBlock(unit: readonly IToken[]): boolean {
+    const ctx = this.contextKind();
+    const w0 = this.unitWord(unit, 0);
+    if (w0 === undefined) return false;
+    if (ctx === 'top') {
+      let k = 0;
+      if (w0 === 'add' || w0 === 'create') k = 1;
+      else if (VERBS.has(w0)) return false;
+      const obj = this.unitWord(unit, k);
+      if (obj === 'ct') return CT_OBJECTS.has(this.unitWord(unit, k + 1) ?? '');
+      return obj !== undefined && BLOCK_OBJECTS.has(obj);
+    }
+    if (ctx === 'table') {
+      if (w0 === 'table') {
+        this.recoverTo('top', unit[0]);
+        return true;
+      }
+      if (w0 === 'ct') return CT_OBJECTS.has(this.unitWord(unit, 1) ?? '');
+      return TABLE_CHILDREN.has(w0);
+    }
+    if (ctx === 'broken') return false;
+    // Inside a chain, set or object: `chain x {` or `table ip t {` means the block before was not closed.
+    const n = unit.length;
+    if (w0 === 'table' && n >= 2 && n <= 3) {
+      this.recoverTo('top', unit[0]);
+      return true;
+    }
+    if ((w0 === 'chain' || w0 === 'set' || w0 === 'map' || w0 === 'flowtable') && n === 2 && this.stack.some((b) => b.kind === 'table')) {
+      this.recoverTo('table', unit[0]);
+      return true;
+    }
+    return false;
+  }
+
+  /** Step 3: a unit parsed with the grammar rule of the block it is in, then applied (step 4). */
+  unit(tokens: IToken[], broken: boolean, blockOpen: IToken | undefined): void {
+    if (broken || tokens.length === 0) {
+      // A `{` opening a block after nothing (or after a broken unit): keep the braces balanced.
+      if (!broken) this.diag(this.sites.item(blockOpen!), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
+      this.pushBroken(this.sites.item(blockOpen!));
+      return;
+    }
+    const ctx = this.contextKind();
+    const fast = this.fastUnits;
+    if (fast !== undefined && ctx === 'chain' && blockOpen === undefined) {
+      // A rule (or a chain's comment or flags): what the grammar and applyUnit come to, without the CST.
+      const items = fast.chainItems(tokens);
+      if (items !== undefined) {
+        chainItems(this, items, tokens);
+        return;
+      }
+    }
+    const fastCst = fast?.plainUnit(tokens, ctx);
+    if (fastCst) {
+      this.applyUnit(ctx, fastCst, tokens, blockOpen);
+      return;
+    }
+    const parser = (this.parser ??= takeUnitParser());
+    parser.input = tokens;
+    let cst: CstNode;
+    switch (ctx) {
+      case 'top':
+        cst = parser.topUnit();
+        break;
+      case 'chain':
+        cst = parser.chainUnit();
+        break;
+      case 'set':
+      case 'map':
+        cst = parser.setUnit();
+        break;
+      default:
+        cst = parser.plainUnit();
+    }
+    if (parser.errors.length > 0) {
+      const err = parser.errors[0];
+      const token = err.token && !Number.isNaN(err.token.startOffset) && err.token.image ? err.token : tokens[tokens.length - 1];
+      if (!err.token || Number.isNaN(err.token.startOffset)) {
+        this.diag(this.sites.item(token), 'error', 'syntax', t('Incomplete: the line ends after {0}.', JSON.stringify(token.image)));
+      } else {
+        this.diag(this.sites.item(token), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(token.image)));
+      }
+      if (blockOpen) this.pushBroken(this.sites.item(blockOpen));
+      return;
+    }
+    this.applyUnit(ctx, cst, tokens, blockOpen);
+  }
+
+  private applyUnit(ctx: BlockKind | 'top', cst: CstNode, tokens: IToken[], blockOpen: IToken | undefined): void {
+    const depthBefore = this.stack.length;
+    if (ctx === 'chain') {
+      // Rules keep ranges of their own (lazy ones none): a chain unit makes its range only when it needs it.
+      chainUnit(this, cst, tokens);
+      if (blockOpen && this.stack.length === depthBefore) this.pushBroken(this.sites.item(blockOpen));
+      return;
+    }
+    // The ranges of chain headers (chains keep their positions as numbers) are garbage once read: they are made at
+    // their own allocation sites. Not those of set and map headers: sets keep them (a kube-proxy dump declares
+    // thousands of affinity sets).
+    const chainHeader = ctx === 'table' && tokens[0].image === 'chain';
+    const sites = this.sites;
+    if (chainHeader) this.sites = SHORT_LIVED_RANGES;
+    const range = this.unitRange(tokens, blockOpen);
+    if (!chainHeader) this.sites = sites;
+    switch (ctx) {
+      case 'top':
+        topUnit(this, cst, range, blockOpen);
+        break;
+      case 'table':
+        try {
+          tableUnit(this, cst, range, blockOpen);
+        } finally {
+          this.sites = sites;
+        }
+        break;
+      case 'set':
+      case 'map':
+      case 'flowtable':
+      case 'object':
+        declarationUnit(this, cst, range);
+        break;
+      case 'broken':
+        break;
+    }
+    if (blockOpen && this.stack.length === depthBefore) {
+      // A header that did not open anything (reported already): keep the braces balanced.
+      this.pushBroken(this.sites.item(blockOpen));
+    }
+  }
+
+  /** From the unit's first token to its last, or to the `{` after it that opens a block. */
+  unitRange(tokens: IToken[], blockOpen: IToken | undefined): Range {
+    return this.sites.between(this.sites.item(tokens[0]).start, this.sites.item(blockOpen ?? tokens[tokens.length - 1]).end);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Blocks: opened by the visitors, closed by `}` or by a header that cannot be inside them
+
+  push(block: Block): void {
+    this.stack.push(block);
+  }
+
+  private pushBroken(header: Range): void {
+    this.stack.push({ kind: 'broken', header });
+  }
+
+  /** A `table … {` header: its block opens (table-units.ts). */
+  openTable(table: NftTable, header: Range): void {
+    openTableBlock(this, table, header);
+  }
+
+  openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean): void {
+    openDeclarationBlock(this, table, object, name, nameRange, header, block);
+  }
+
+  /** A `}` outside any group: it closes the innermost block. */
+  closeBrace(token: IToken): void {
+    if (this.stack.length === 0) {
+      this.diag(this.sites.item(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
+      return;
+    }
+    // A chain keeps its full range as numbers: the ranges made to close it are garbage.
+    const sites = this.sites;
+    if (this.stack[this.stack.length - 1].kind === 'chain') this.sites = SHORT_LIVED_RANGES;
+    this.closeBlock(this.sites.item(token));
+    this.sites = sites;
+  }
+
+  /** Closes blocks (reporting each as unclosed) until `kind` is on top. */
+  private recoverTo(kind: 'top' | 'table', first: IToken): void {
+    const at = this.sites.item(first);
+    while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
+      const block = this.stack[this.stack.length - 1];
+      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
+      // At the end of the line before the unit; where the block opened on the unit's own line, right before it.
+      const prev = at.start.line - 1;
+      if (block.header.start.line < at.start.line) this.closeBlock(lineRange(prev, this.lineLength(prev), this.lineLength(prev)));
+      else this.closeBlock(lineRange(at.start.line, at.start.character, at.start.character));
+    }
+  }
+
+  closeBlock(closing: Range): void {
+    const block = this.stack.pop();
+    if (!block) return;
+    const full = this.sites.between(block.header.start, closing.end);
+    switch (block.kind) {
+      case 'table':
+        if (block.table && block.table.range === block.header) block.table.range = full;
+        break;
+      case 'chain':
+        if (block.chain && (block.chain instanceof ChainNode ? block.chain.fullRangeIs(block.header) : block.chain.fullRange === block.header)) block.chain.fullRange = full;
+        // exact capacity: see StatementReader.readRule
+        if (block.chain && block.chain.rules.length < 32) block.chain.rules = block.chain.rules.slice();
+        break;
+      case 'set':
+      case 'map':
+        if (block.set && block.set.fullRange === block.header) block.set.fullRange = full;
+        break;
+      case 'flowtable':
+        if (block.flowtable) block.flowtable.fullRange = full;
+        break;
+      case 'object':
+        if (block.object) block.object.fullRange = full;
+        break;
+    }
+    const definition = block.definition;
+    if (definition && (definition instanceof StoredDefinition || definition instanceof ChainDefinition ? definition.fullRangeIs(block.header) : definition.fullRange === block.header)) definition.fullRange = full;
+    if (this.stack.length === 0) this.currentTable = undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // The end of the text
+
+  /** Reads the text, each line by the first of `accelerators` that takes it, else the reference way. */
+  build(accelerators: readonly Accelerator<NftTextSink>[]): NftRuleset {
+    const lines = this.lines;
+    const text = this.document;
+    // Each line goes to the first accelerator that takes it, else to the reference reader (made a string there).
+    const reference = (i: number, start: number, end: number) => {
+      this.lineStart = start;
+      this.readLine(i, this.lineText(start, end));
+    };
+    readLines(text, { sink: this as NftTextSink, accelerators, reference });
+    this.units.flush();
+    const lastLine = Math.max(0, lines.count - 1);
+    const eof = lineRange(lastLine, this.lineLength(lastLine), this.lineLength(lastLine));
+    while (this.stack.length > 0) {
+      const block = this.stack[this.stack.length - 1];
+      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing at the end of the file.'));
+      this.closeBlock(eof);
+    }
+    this.sink.edited.settleAll();
+    this.deletedElements.apply();
+    this.sink.deletedChains.apply();
+    this.references.resolve(this.symbols, this.sink.declaredTables, (...d) => this.diag(...d));
+    this.applyWarnings();
+    const placeholders = this.placeholders.diagnostic();
+    if (placeholders) this.sink.append(placeholders);
+    const managed = this.tables.length > 0 && this.tables.every((tb) => tb.managedBy === 'iptables-nft');
+    return {
+      dialect: 'nftables',
+      producer: managed ? 'iptables-nft' : undefined,
+      format: 'text',
+      tables: this.tables,
+      tableById: this.tableById,
+      diagnostics: this.sink.closeDiagnostics(),
+      symbols: this.symbols,
+      lineCount: lines.count,
+      defines: this.defines,
+      includes: this.includes,
+      commands: this.commands,
+      comments: this.comments,
+      ruleByLine: this.ruleByLine,
+    };
+  }
+
+  private applyWarnings(): void {
+    for (const c of this.comments) {
+      const m = /^#\s*Warning: table (\S+) (\S+) is managed by iptables-nft/.exec(c.text);
+      if (!m) continue;
+      const table = this.tableById.get(`${m[1]} ${m[2]}`);
+      if (table) table.managedBy = 'iptables-nft';
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // What the visitors use (ReaderHost): names, tables, chains, sets and their references
+
+  /** A name: a word, a quoted string, or a variable holding one. */
+  nameOf(item: Item | undefined): string | undefined {
+    if (item === undefined || isGroup(item)) return undefined;
+    if (isWordy(item)) return item.image;
+    if (item.tokenType === StringTok) return unquote(item.image);
+    if (item.tokenType === Variable) {
+      const v = this.variable(item.image.slice(1), this.sites.item(item));
+      if (v && v.kind === 'value') return v.value;
+    }
+    return undefined;
+  }
+
+  /** `[family] name…`: reads `count` names, the family first when it is one and enough names follow. */
+  spec(items: Item[], from: number, count: number): Spec | undefined {
+    let i = from;
+    let family: NftFamily = 'ip';
+    let familyGiven = false;
+    const first = wordOf(items[i]);
+    if (first !== undefined && isNftFamily(first)) {
+      let names = 0;
+      for (let k = i + 1; k < items.length && names < count && this.nameOf(items[k]) !== undefined; k++) names++;
+      if (names >= count) {
+        family = first;
+        familyGiven = true;
+        i++;
+      }
+    }
+    const names: string[] = [];
+    const ranges: Range[] = [];
+    for (let k = 0; k < count; k++) {
+      const item = items[i];
+      const name = this.nameOf(item);
+      if (name === undefined) return undefined;
+      names.push(name);
+      ranges.push(this.sites.item(item));
+      i++;
+    }
+    return { family, familyGiven, names, ranges, next: i };
+  }
+
+  missing(range: Range, what: string): void {
+    this.diag(range, 'error', 'syntax', t('{0} is missing here.', what));
+  }
+
+  ensureTable(family: NftFamily, name: string, nameRange: Range, declRange: Range, declare: boolean): NftTable {
+    const table = this.sink.table(family, name, nameRange, declRange);
+    if (declare) {
+      this.sink.declareTable(table, nameRange, declRange);
+      // One definition per table id, also when a deleted table is declared again.
+      const id = table.id;
+      if (!this.tableDefinitions.has(id)) this.tableDefinitions.set(id, this.sink.defineTable(family, name, nameRange, declRange));
+    }
+    return table;
+  }
+
+  /**
+   * One string per chain, set or map name: references and definitions share it (as do the lines they are on).
+   * A name its table has already is its object's: `names` holds only the names referenced before their table
+   * has them (kube-proxy's maps name the service chains listed after them), not all 100,000 chains (docs/performance.md#memory).
+   */
+  name(kind: 'chain' | 'set', table: NftTable, name: string): string {
+    const defined = kind === 'chain' ? table.chainByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
+    if (defined !== undefined) return defined.name;
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    this.names.set(name, name);
+    return name;
+  }
+
+  pend(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
+    this.pendShared(kind, table, this.name(kind, table, name), range, role);
+  }
+
+  /** pend() of a name that is the shared string already. */
+  private pendShared(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
+    this.references.add(kind, table, name, range, role, this.seq);
+  }
+
+  ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
+    let chain = table.chainByName.get(name);
+    // A chain made here has the declaration's ranges already.
+    let created = false;
+    if (chain === undefined) {
+      // The string of the references before it, if any (see name()).
+      name = this.names.get(name) ?? name;
+      chain = this.sink.newChain(table, name, nameRange, declRange);
+      created = true;
+    } else name = chain.name;
+    let definition: SymbolDefinition | undefined;
+    // A chain made here has no definition yet unless a table of this id forgot a chain (a declared chain stays in
+    // chainByName until then): one lookup fewer in a map of 100,000 names per chain.
+    if (declare && ((created && !this.chainsForgotten) || this.symbols.definition('chain', table.id, name) === undefined)) {
+      chain.declared = true;
+      if (!created) {
+        chain.range = declRange;
+        chain.nameRange = nameRange;
+        chain.fullRange = declRange;
+      }
+      // A chain made here has no definition (see above): no lookup of its name before storing it.
+      definition = this.sink.defineChain(table, chain, nameRange, declRange, created && !this.chainsForgotten);
+      const d = this.references.defsOf(table.id);
+      if (d.chainSeq < 0) d.chainSeq = this.seq;
+      else if (d.chainSeq !== this.seq) d.laterChains.set(name, this.seq);
+    } else {
+      if (declare) chain.declared = true;
+      this.pendShared('chain', table, name, nameRange, declare ? 'command' : role);
+    }
+    return { chain, definition };
+  }
+
+  ensureSet(table: NftTable, kind: 'set' | 'map', name: string, nameRange: Range, declRange: Range): { set: NftSet | NftMap; definition?: SymbolDefinition } {
+    const set = (kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name)) ?? this.sink.newSet(table, kind, name, nameRange, declRange);
+    const sets = this.references.defsOf(table.id).sets;
+    let definition: SymbolDefinition | undefined;
+    if (!sets.has(name)) {
+      definition = this.sink.defineObject(kind, table, name, nameRange, declRange);
+      sets.set(name, { definition, seq: this.seq });
+    } else {
+      this.pend('set', table, name, nameRange, 'command');
+    }
+    return { set, definition };
+  }
+
+  handleOf(range: Range): number | undefined {
+    return this.handleAt(range.end.line);
+  }
+
+  /** The handle in the comment of the current line, when `endLine` (where a declaration or rule ends) is that line. */
+  private handleAt(endLine: number): number | undefined {
+    const c = this.lineComment;
+    if (!c || c.startLine !== endLine) return undefined;
+    const m = /^#\s*handle\s+(\d+)/.exec(c.image);
+    return m ? Number(m[1]) : undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Rules: made, indexed by line, forgotten
+
+  makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
+    this.currentTable = table;
+    // Where the rule is, as numbers: a lazy rule keeps no range object.
+    const firstTok = firstToken(items[0]);
+    const lastTok = lastToken(items[items.length - 1]);
+    const line = lineOf(firstTok);
+    const startCharacter = firstTok.startOffset;
+    const endCharacter = lastTok.startOffset + lastTok.image.length;
+    const lazy = line === lineOf(lastTok) && line === this.line && isLazyRuleSpan(startCharacter, endCharacter) && this.canReread(line, startCharacter, endCharacter);
+    // The statements of a lazy rule are garbage after this reading: their texts need not be shared, and they
+    // are made at allocation sites of their own (see RangeSites).
+    this.discarding = lazy;
+    const sites = this.sites;
+    if (lazy) this.sites = SHORT_LIVED_RANGES;
+    let statements: NftStatement[];
+    try {
+      // A lazy rule of a plain shape only needs its references reported: its statements are read on demand.
+      statements = lazy && reportPlainRuleReferences(items, this, this.sites) ? NO_STATEMENTS : this.reader.readRule(items);
+    } finally {
+      this.sites = sites;
+      this.discarding = false;
+    }
+    const range = lazy ? undefined : this.sites.items(items);
+    const rule: NftRule =
+      range === undefined
+        ? new LazyRule(table.id, chain.name, this.rereadDocument, line, this.lineStart, startCharacter, endCharacter)
+        : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
+    for (const st of statements) {
+      if (st.kind === 'comment') rule.comment = st.comment;
+      else if (st.kind === 'raw') {
+        const first = /^[^\s]+/.exec(st.text)?.[0] ?? '';
+        if (!isKnownStatementWord(first)) {
+          this.diag(st.range, 'warning', 'unknown-statement', t('{0} is not an nft statement this extension knows; kept as written.', JSON.stringify(first)));
+        }
+      }
+    }
+    this.xtResidue(items);
+    const handle = this.handleAt(range === undefined ? line : range.end.line);
+    if (handle !== undefined) rule.handle = handle;
+    this.indexRule(rule, line);
+    return rule;
+  }
+
+  /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
+  private canReread(line: number, start: number, end: number): boolean {
+    if (!this.lazyRules) return false;
+    const fast = this.fastUnits;
+    return fast === undefined ? this.rereadCheck.canReread(this.lines.line(line)!, line, start, end) : fast.canReread(start, end);
+  }
+
+  /**
+   * `xt match "multiport"`, `xt target "TPROXY"`: how nft lists an iptables-nft rule's compat expression. nft
+   * itself cannot read it back ("unsupported xtables compat expression"): say where the rule came from.
+   */
+  private xtResidue(items: Item[]): void {
+    for (let k = 0; k + 2 < items.length; k++) {
+      if (wordOf(items[k]) !== 'xt') continue;
+      const type = wordOf(items[k + 1]);
+      if (type !== 'match' && type !== 'target' && type !== 'watcher') continue;
+      const name = isGroup(items[k + 2]) ? '' : unquote((items[k + 2] as IToken).image);
+      this.diag(
+        this.sites.items(items.slice(k, k + 3)),
+        'hint',
+        'xt-compat',
+        t(
+          'An iptables-nft rule: nft lists its {0} {1} as "xt", but cannot restore it ("unsupported xtables compat expression"). Save and restore it with iptables-nft-save / iptables-nft-restore.',
+          type,
+          JSON.stringify(name),
+        ),
+      );
+    }
+  }
+
+  private indexRule(rule: NftRule, line: number): void {
+    // The first rule of a line is its entry. Rules come in line order: a line has one already only if it was the last.
+    if (line !== this.lastRuleLine) {
+      this.ruleByLine.set(line, rule);
+      this.lastRuleLine = line;
+    }
+  }
+
+  /** Takes a rule out of ruleByLine (deleted, replaced, its chain flushed or its table removed). */
+  forgetRule(rule: NftRule): void {
+    const line = rule.range.start.line;
+    if (this.ruleByLine.get(line) === rule) {
+      this.ruleByLine.delete(line);
+      if (line === this.lastRuleLine) this.lastRuleLine = -1;
+    }
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -256,71 +829,7 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
   }
 
   // ---------------------------------------------------------------------------------------------------
-  // Driver
-
-  /** Reads the text, each line by the first of `accelerators` that takes it, else the reference way. */
-  build(accelerators: readonly Accelerator<NftTextSink>[]): NftRuleset {
-    const lines = this.lines;
-    const text = this.document;
-    // Each line goes to the first accelerator that takes it, else to the reference reader (made a string there).
-    const reference = (i: number, start: number, end: number) => {
-      this.lineStart = start;
-      this.readLine(i, this.lineText(start, end));
-    };
-    readLines(text, { sink: this as NftTextSink, accelerators, reference });
-    this.units.flush();
-    const lastLine = Math.max(0, lines.count - 1);
-    const eof = lineRange(lastLine, this.lineLength(lastLine), this.lineLength(lastLine));
-    while (this.stack.length > 0) {
-      const block = this.stack[this.stack.length - 1];
-      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing at the end of the file.'));
-      this.closeBlock(eof);
-    }
-    this.sink.edited.settleAll();
-    this.deletedElements.apply();
-    this.sink.deletedChains.apply();
-    this.references.resolve(this.symbols, this.sink.declaredTables, (...d) => this.diag(...d));
-    this.applyWarnings();
-    const placeholders = this.placeholders.diagnostic();
-    if (placeholders) this.sink.append(placeholders);
-    const managed = this.tables.length > 0 && this.tables.every((tb) => tb.managedBy === 'iptables-nft');
-    return {
-      dialect: 'nftables',
-      producer: managed ? 'iptables-nft' : undefined,
-      format: 'text',
-      tables: this.tables,
-      tableById: this.tableById,
-      diagnostics: this.sink.closeDiagnostics(),
-      symbols: this.symbols,
-      lineCount: lines.count,
-      defines: this.defines,
-      includes: this.includes,
-      commands: this.commands,
-      comments: this.comments,
-      ruleByLine: this.ruleByLine,
-    };
-  }
-
-  /** Whether the rule in columns [start, end) of the current line is kept as a LazyRule (the same on both paths). */
-  private canReread(line: number, start: number, end: number): boolean {
-    if (!this.lazyRules) return false;
-    const fast = this.fastUnits;
-    return fast === undefined ? this.rereadCheck.canReread(this.lines.line(line)!, line, start, end) : fast.canReread(start, end);
-  }
-
-  // ---------------------------------------------------------------------------------------------------
   // What the accelerators call (NftTextSink)
-
-  /** The number of the line being read; a new line forgets the last one's comment and tokens. */
-  get line(): number {
-    return this.currentLine;
-  }
-
-  set line(i: number) {
-    this.currentLine = i;
-    this.lineComment = undefined;
-    this.fastUnits?.newLine();
-  }
 
   lineBlock(start: number, end: number): Block | undefined {
     if (!this.units.idle || this.stack.length === 0 || end - start > MAX_LINE_LENGTH) return undefined;
@@ -355,1013 +864,6 @@ export class NftTextBuilder implements StatementHost, NftTextSink {
     if (known !== undefined) return known;
     this.interned.set(word, word);
     return word;
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // The reference reader: tokens, units, the grammar
-
-  private readLine(i: number, text: string): void {
-    this.line = i;
-    if (text.length === 0) {
-      this.units.endOfLine();
-      return;
-    }
-    // (One search of the whole text for a NUL spares one per line.)
-    const problem = text.length > MAX_LINE_LENGTH || this.mayHoldNul ? lineProblem(i, text, LINE_LIMITS.nftables) : undefined;
-    if (problem !== undefined) {
-      this.diag(problem.range, problem.severity, problem.code, problem.message);
-      this.units.markBroken();
-      this.units.endOfLine();
-      return;
-    }
-    let tokens: IToken[];
-    let comment: IToken | undefined;
-    // Inside a `{` left open on an earlier line (an element list), the unit keeps its tokens until it is closed.
-    // Words of a chain's lines are not interned: they are rules, nearly all lazy, whose tokens are garbage after
-    // the line (interning them kept a map of every address in the dump until the end of the parse).
-    const intern = this.lazyRules && !this.units.inGroup && this.contextKind() === 'chain' ? undefined : this.interned;
-    const fast = this.fastUnits?.lexLine(text, intern, i, this.units.inGroup);
-    if (fast) {
-      tokens = fast.tokens;
-      comment = fast.comment;
-    } else {
-      const lexed = lineLexer.tokenize(text);
-      for (const e of lexed.errors) {
-        this.diag(lineRange(i, e.offset, e.offset + Math.max(1, e.length)), 'error', 'syntax', t('Unexpected character {0}.', JSON.stringify(text.substr(e.offset, 1))));
-      }
-      comment = lexed.groups.comments?.[0];
-      tokens = lexed.tokens;
-      for (let k = 0; k < tokens.length; k++) tokens[k].startLine = i;
-    }
-    if (comment) {
-      comment.startLine = i;
-      this.lineComment = comment;
-      if (tokens.length === 0) this.commentLine(i, comment.image, comment.startOffset);
-    }
-    if (this.units.inGroup && tokens.length >= 2 && isWordy(tokens[0]) && LINE_START_DECLARATIONS.has(tokens[0].image) && (isWordy(tokens[1]) || tokens[1].tokenType === StringTok)) {
-      // A declaration while `{` of an anonymous set is still open: that `{` was never closed.
-      this.units.abandonOpenGroup();
-    }
-    // Most lines are one whole unit (a rule) with nothing for the cutter to act on: the line's token array is the unit.
-    if (!(fast && this.fastUnits!.isWholeUnit(tokens) && this.units.takeLine(tokens))) {
-      for (let k = 0; k < tokens.length; k++) this.units.feed(tokens[k]);
-    }
-    this.units.endOfLine();
-  }
-
-  private commentLine(i: number, text: string, start: number): void {
-    const range = lineRange(i, start, start + text.length);
-    const kind: NftCommentLine['kind'] = /^#\s*Warning:/.test(text) ? 'warning' : i === 0 && text.startsWith('#!') ? 'shebang' : 'comment';
-    this.comments.push({ text, range, kind });
-  }
-
-  private contextKind(): BlockKind | 'top' {
-    return this.stack.length === 0 ? 'top' : this.stack[this.stack.length - 1].kind;
-  }
-
-  private unitWord(unit: readonly IToken[], k: number): string | undefined {
-    const tok = unit[k];
-    return tok && isWordy(tok) ? tok.image : undefined;
-  }
-
-  /** Whether `{` after `unit` opens a block (rather than an anonymous set or element list). */
-  opensBlock(unit: readonly IToken[]): boolean {
-    const ctx = this.contextKind();
-    const w0 = this.unitWord(unit, 0);
-    if (w0 === undefined) return false;
-    if (ctx === 'top') {
-      let k = 0;
-      if (w0 === 'add' || w0 === 'create') k = 1;
-      else if (VERBS.has(w0)) return false;
-      const obj = this.unitWord(unit, k);
-      if (obj === 'ct') return CT_OBJECTS.has(this.unitWord(unit, k + 1) ?? '');
-      return obj !== undefined && BLOCK_OBJECTS.has(obj);
-    }
-    if (ctx === 'table') {
-      if (w0 === 'table') {
-        this.recoverTo('top', unit[0]);
-        return true;
-      }
-      if (w0 === 'ct') return CT_OBJECTS.has(this.unitWord(unit, 1) ?? '');
-      return TABLE_CHILDREN.has(w0);
-    }
-    if (ctx === 'broken') return false;
-    // Inside a chain, set or object: `chain x {` or `table ip t {` means the block before was not closed.
-    const n = unit.length;
-    if (w0 === 'table' && n >= 2 && n <= 3) {
-      this.recoverTo('top', unit[0]);
-      return true;
-    }
-    if ((w0 === 'chain' || w0 === 'set' || w0 === 'map' || w0 === 'flowtable') && n === 2 && this.stack.some((b) => b.kind === 'table')) {
-      this.recoverTo('table', unit[0]);
-      return true;
-    }
-    return false;
-  }
-
-  /** Closes blocks (reporting each as unclosed) until `kind` is on top. */
-  private recoverTo(kind: 'top' | 'table', first: IToken): void {
-    const at = this.sites.item(first);
-    while (this.stack.length > 0 && !(kind === 'table' && this.contextKind() === 'table')) {
-      const block = this.stack[this.stack.length - 1];
-      if (block.kind !== 'broken') this.diag(block.header, 'error', 'missing-brace', t('This block is not closed: a } is missing before line {0}.', at.start.line + 1));
-      // At the end of the line before the unit; where the block opened on the unit's own line, right before it.
-      const prev = at.start.line - 1;
-      if (block.header.start.line < at.start.line) this.closeBlock(lineRange(prev, this.lineLength(prev), this.lineLength(prev)));
-      else this.closeBlock(lineRange(at.start.line, at.start.character, at.start.character));
-    }
-  }
-
-  /** A `}` outside any group: it closes the innermost block. */
-  closeBrace(token: IToken): void {
-    if (this.stack.length === 0) {
-      this.diag(this.sites.item(token), 'error', 'unexpected-brace', t('This } closes nothing.'));
-      return;
-    }
-    // A chain keeps its full range as numbers: the ranges made to close it are garbage.
-    const sites = this.sites;
-    if (this.stack[this.stack.length - 1].kind === 'chain') this.sites = SHORT_LIVED_RANGES;
-    this.closeBlock(this.sites.item(token));
-    this.sites = sites;
-  }
-
-  /** Step 3: a unit parsed with the grammar rule of the block it is in, then applied (step 4). */
-  unit(tokens: IToken[], broken: boolean, blockOpen: IToken | undefined): void {
-    if (broken || tokens.length === 0) {
-      // A `{` opening a block after nothing (or after a broken unit): keep the braces balanced.
-      if (!broken) this.diag(this.sites.item(blockOpen!), 'error', 'syntax', t('A block needs a header such as "chain NAME" before {.'));
-      this.pushBroken(this.sites.item(blockOpen!));
-      return;
-    }
-    const ctx = this.contextKind();
-    const fast = this.fastUnits;
-    if (fast !== undefined && ctx === 'chain' && blockOpen === undefined) {
-      // A rule (or a chain's comment or flags): what the grammar and applyUnit come to, without the CST.
-      const items = fast.chainItems(tokens);
-      if (items !== undefined) {
-        this.chainItems(items, tokens);
-        return;
-      }
-    }
-    const fastCst = fast?.plainUnit(tokens, ctx);
-    if (fastCst) {
-      this.applyUnit(ctx, fastCst, tokens, blockOpen);
-      return;
-    }
-    const parser = (this.parser ??= takeUnitParser());
-    parser.input = tokens;
-    let cst: CstNode;
-    switch (ctx) {
-      case 'top':
-        cst = parser.topUnit();
-        break;
-      case 'chain':
-        cst = parser.chainUnit();
-        break;
-      case 'set':
-      case 'map':
-        cst = parser.setUnit();
-        break;
-      default:
-        cst = parser.plainUnit();
-    }
-    if (parser.errors.length > 0) {
-      const err = parser.errors[0];
-      const token = err.token && !Number.isNaN(err.token.startOffset) && err.token.image ? err.token : tokens[tokens.length - 1];
-      if (!err.token || Number.isNaN(err.token.startOffset)) {
-        this.diag(this.sites.item(token), 'error', 'syntax', t('Incomplete: the line ends after {0}.', JSON.stringify(token.image)));
-      } else {
-        this.diag(this.sites.item(token), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(token.image)));
-      }
-      if (blockOpen) this.pushBroken(this.sites.item(blockOpen));
-      return;
-    }
-    this.applyUnit(ctx, cst, tokens, blockOpen);
-  }
-
-  private applyUnit(ctx: BlockKind | 'top', cst: CstNode, tokens: IToken[], blockOpen: IToken | undefined): void {
-    const depthBefore = this.stack.length;
-    if (ctx === 'chain') {
-      // Rules keep ranges of their own (lazy ones none): a chain unit makes its range only when it needs it.
-      this.chainUnit(cst, tokens);
-      if (blockOpen && this.stack.length === depthBefore) this.pushBroken(this.sites.item(blockOpen));
-      return;
-    }
-    // The ranges of chain headers (chains keep their positions as numbers) are garbage once read: they are made at
-    // their own allocation sites. Not those of set and map headers: sets keep them (a kube-proxy dump declares
-    // thousands of affinity sets).
-    const chainHeader = ctx === 'table' && tokens[0].image === 'chain';
-    const sites = this.sites;
-    if (chainHeader) this.sites = SHORT_LIVED_RANGES;
-    const range = this.unitRange(tokens, blockOpen);
-    if (!chainHeader) this.sites = sites;
-    switch (ctx) {
-      case 'top':
-        this.topUnit(cst, range, blockOpen);
-        break;
-      case 'table':
-        try {
-          this.tableUnit(cst, range, blockOpen);
-        } finally {
-          this.sites = sites;
-        }
-        break;
-      case 'set':
-      case 'map':
-      case 'flowtable':
-      case 'object':
-        this.declarationUnit(cst, range);
-        break;
-      case 'broken':
-        break;
-    }
-    if (blockOpen && this.stack.length === depthBefore) {
-      // A header that did not open anything (reported already): keep the braces balanced.
-      this.pushBroken(this.sites.item(blockOpen));
-    }
-  }
-
-  /** From the unit's first token to its last, or to the `{` after it that opens a block. */
-  private unitRange(tokens: IToken[], blockOpen: IToken | undefined): Range {
-    return this.sites.between(this.sites.item(tokens[0]).start, this.sites.item(blockOpen ?? tokens[tokens.length - 1]).end);
-  }
-
-  private push(block: Block): void {
-    this.stack.push(block);
-  }
-
-  private pushBroken(header: Range): void {
-    this.stack.push({ kind: 'broken', header });
-  }
-
-  closeBlock(closing: Range): void {
-    const block = this.stack.pop();
-    if (!block) return;
-    const full = this.sites.between(block.header.start, closing.end);
-    switch (block.kind) {
-      case 'table':
-        if (block.table && block.table.range === block.header) block.table.range = full;
-        break;
-      case 'chain':
-        if (block.chain && (block.chain instanceof ChainNode ? block.chain.fullRangeIs(block.header) : block.chain.fullRange === block.header)) block.chain.fullRange = full;
-        // exact capacity: see StatementReader.readRule
-        if (block.chain && block.chain.rules.length < 32) block.chain.rules = block.chain.rules.slice();
-        break;
-      case 'set':
-      case 'map':
-        if (block.set && block.set.fullRange === block.header) block.set.fullRange = full;
-        break;
-      case 'flowtable':
-        if (block.flowtable) block.flowtable.fullRange = full;
-        break;
-      case 'object':
-        if (block.object) block.object.fullRange = full;
-        break;
-    }
-    const definition = block.definition;
-    if (definition && (definition instanceof StoredDefinition || definition instanceof ChainDefinition ? definition.fullRangeIs(block.header) : definition.fullRange === block.header)) definition.fullRange = full;
-    if (this.stack.length === 0) this.currentTable = undefined;
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // Helpers
-
-  /** A name: a word, a quoted string, or a variable holding one. */
-  private nameOf(item: Item | undefined): string | undefined {
-    if (item === undefined || isGroup(item)) return undefined;
-    if (isWordy(item)) return item.image;
-    if (item.tokenType === StringTok) return unquote(item.image);
-    if (item.tokenType === Variable) {
-      const v = this.variable(item.image.slice(1), this.sites.item(item));
-      if (v && v.kind === 'value') return v.value;
-    }
-    return undefined;
-  }
-
-  /** `[family] name…`: reads `count` names, the family first when it is one and enough names follow. */
-  private spec(items: Item[], from: number, count: number): Spec | undefined {
-    let i = from;
-    let family: NftFamily = 'ip';
-    let familyGiven = false;
-    const first = wordOf(items[i]);
-    if (first !== undefined && isNftFamily(first)) {
-      let names = 0;
-      for (let k = i + 1; k < items.length && names < count && this.nameOf(items[k]) !== undefined; k++) names++;
-      if (names >= count) {
-        family = first;
-        familyGiven = true;
-        i++;
-      }
-    }
-    const names: string[] = [];
-    const ranges: Range[] = [];
-    for (let k = 0; k < count; k++) {
-      const item = items[i];
-      const name = this.nameOf(item);
-      if (name === undefined) return undefined;
-      names.push(name);
-      ranges.push(this.sites.item(item));
-      i++;
-    }
-    return { family, familyGiven, names, ranges, next: i };
-  }
-
-  private missing(range: Range, what: string): void {
-    this.diag(range, 'error', 'syntax', t('{0} is missing here.', what));
-  }
-
-  private ensureTable(family: NftFamily, name: string, nameRange: Range, declRange: Range, declare: boolean): NftTable {
-    const table = this.sink.table(family, name, nameRange, declRange);
-    if (declare) {
-      this.sink.declareTable(table, nameRange, declRange);
-      // One definition per table id, also when a deleted table is declared again.
-      const id = table.id;
-      if (!this.tableDefinitions.has(id)) this.tableDefinitions.set(id, this.sink.defineTable(family, name, nameRange, declRange));
-    }
-    return table;
-  }
-
-  /**
-   * One string per chain, set or map name: references and definitions share it (as do the lines they are on).
-   * A name its table has already is its object's: `names` holds only the names referenced before their table
-   * has them (kube-proxy's maps name the service chains listed after them), not all 100,000 chains (docs/performance.md#memory).
-   */
-  private name(kind: 'chain' | 'set', table: NftTable, name: string): string {
-    const defined = kind === 'chain' ? table.chainByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
-    if (defined !== undefined) return defined.name;
-    const known = this.names.get(name);
-    if (known !== undefined) return known;
-    this.names.set(name, name);
-    return name;
-  }
-
-  private pend(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
-    this.pendShared(kind, table, this.name(kind, table, name), range, role);
-  }
-
-  /** pend() of a name that is the shared string already. */
-  private pendShared(kind: 'chain' | 'set', table: NftTable, name: string, range: Range, role: ReferenceRole): void {
-    this.references.add(kind, table, name, range, role, this.seq);
-  }
-
-  private ensureChain(table: NftTable, name: string, nameRange: Range, declRange: Range, declare: boolean, role: ReferenceRole): { chain: NftChain; definition?: SymbolDefinition } {
-    let chain = table.chainByName.get(name);
-    // A chain made here has the declaration's ranges already.
-    let created = false;
-    if (chain === undefined) {
-      // The string of the references before it, if any (see name()).
-      name = this.names.get(name) ?? name;
-      chain = this.sink.newChain(table, name, nameRange, declRange);
-      created = true;
-    } else name = chain.name;
-    let definition: SymbolDefinition | undefined;
-    // A chain made here has no definition yet unless a table of this id forgot a chain (a declared chain stays in
-    // chainByName until then): one lookup fewer in a map of 100,000 names per chain.
-    if (declare && ((created && !this.chainsForgotten) || this.symbols.definition('chain', table.id, name) === undefined)) {
-      chain.declared = true;
-      if (!created) {
-        chain.range = declRange;
-        chain.nameRange = nameRange;
-        chain.fullRange = declRange;
-      }
-      // A chain made here has no definition (see above): no lookup of its name before storing it.
-      definition = this.sink.defineChain(table, chain, nameRange, declRange, created && !this.chainsForgotten);
-      const d = this.references.defsOf(table.id);
-      if (d.chainSeq < 0) d.chainSeq = this.seq;
-      else if (d.chainSeq !== this.seq) d.laterChains.set(name, this.seq);
-    } else {
-      if (declare) chain.declared = true;
-      this.pendShared('chain', table, name, nameRange, declare ? 'command' : role);
-    }
-    return { chain, definition };
-  }
-
-  private ensureSet(table: NftTable, kind: 'set' | 'map', name: string, nameRange: Range, declRange: Range): { set: NftSet | NftMap; definition?: SymbolDefinition } {
-    const set = (kind === 'map' ? table.mapByName.get(name) : table.setByName.get(name)) ?? this.sink.newSet(table, kind, name, nameRange, declRange);
-    const sets = this.references.defsOf(table.id).sets;
-    let definition: SymbolDefinition | undefined;
-    if (!sets.has(name)) {
-      definition = this.sink.defineObject(kind, table, name, nameRange, declRange);
-      sets.set(name, { definition, seq: this.seq });
-    } else {
-      this.pend('set', table, name, nameRange, 'command');
-    }
-    return { set, definition };
-  }
-
-  private handleOf(range: Range): number | undefined {
-    return this.handleAt(range.end.line);
-  }
-
-  /** The handle in the comment of the current line, when `endLine` (where a declaration or rule ends) is that line. */
-  private handleAt(endLine: number): number | undefined {
-    const c = this.lineComment;
-    if (!c || c.startLine !== endLine) return undefined;
-    const m = /^#\s*handle\s+(\d+)/.exec(c.image);
-    return m ? Number(m[1]) : undefined;
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // Top level
-
-  private topUnit(cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
-    this.seq++;
-    if (this.commonUnit(cst, range)) return;
-    this.command(itemsOf(cst.children.items?.[0] as CstNode), range, blockOpen);
-  }
-
-  /** nft's common_block, allowed at the top and in every block: include, define / redefine, undefine. */
-  private commonUnit(cst: CstNode, range: Range): boolean {
-    const c = cst.children;
-    if (c.includeCommand) {
-      const node = c.includeCommand[0] as CstNode;
-      const path = unquote((node.children.path as IToken[])[0].image);
-      this.includes.push({ path, range });
-      this.diag(range, 'information', 'include', t('nft reads {0} here; what it holds is not part of this dump, so it is not analysed.', JSON.stringify(path)));
-      return true;
-    }
-    if (c.defineCommand) {
-      this.defineCommand(c.defineCommand[0] as CstNode, range);
-      return true;
-    }
-    if (c.undefineCommand) {
-      const name = ((c.undefineCommand[0] as CstNode).children.name as IToken[])[0];
-      if (!this.defineByName.delete(name.image)) this.diag(this.sites.item(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
-      return true;
-    }
-    return false;
-  }
-
-  private defineCommand(node: CstNode, range: Range): void {
-    const nameToken = (node.children.name as IToken[])[0];
-    const valueItems = itemsOf(node.children.value?.[0] as CstNode);
-    const nameRange = this.sites.item(nameToken);
-    if (valueItems.length === 0) {
-      this.missing(nameRange, t('A value after "="'));
-      return;
-    }
-    const valueRange = this.sites.items(valueItems);
-    const define: NftDefine = { name: nameToken.image, value: this.text(valueRange), range, nameRange };
-    const expression = this.reader.readValue(valueItems);
-    if (expression) define.expression = expression;
-    this.defines.push(define);
-    this.defineByName.set(define.name, define);
-  }
-
-  /** The verb (`add` when none is written) and object of a command, and where its arguments start. */
-  private commandWords(items: Item[], w0: string): { verb: NftCommandVerb; explicitVerb: boolean; object: string | undefined; i: number } {
-    let i = 0;
-    let verb: NftCommandVerb = 'add';
-    const explicitVerb = VERBS.has(w0);
-    if (explicitVerb) {
-      verb = (['describe', 'monitor', 'get', 'export', 'import'].includes(w0) ? 'other' : w0) as NftCommandVerb;
-      i = 1;
-    }
-    let object = wordOf(items[i]);
-    if (object === 'ct' && CT_OBJECTS.has(wordOf(items[i + 1]) ?? '')) {
-      object = `ct ${wordOf(items[i + 1])}`;
-      i += 2;
-    } else if (object !== undefined) {
-      i++;
-    }
-    return { verb, explicitVerb, object, i };
-  }
-
-  private command(items: Item[], range: Range, blockOpen: IToken | undefined): void {
-    const w0 = wordOf(items[0]);
-    if (w0 === undefined) {
-      this.diag(this.sites.item(items[0]), 'error', 'syntax', t('Unexpected {0}: a command such as "table", "add rule" or "flush ruleset" was expected.', JSON.stringify(this.text(this.sites.item(items[0])))));
-      return;
-    }
-    const { verb, explicitVerb, object, i } = this.commandWords(items, w0);
-    const objectRange = items[explicitVerb ? 1 : 0] ? this.sites.item(items[explicitVerb ? 1 : 0]) : range;
-    const text = this.text(range);
-    const record = (spec?: Spec, name?: string): void => {
-      const cmd: NftCommand = { verb, object: object ?? '', text, range };
-      if (spec) {
-        cmd.family = spec.family;
-        cmd.table = spec.names[0];
-      }
-      if (name !== undefined) cmd.name = name;
-      this.commands.push(cmd);
-    };
-    if (object === undefined) {
-      this.diag(range, 'error', 'syntax', t('{0} needs an object: table, chain, rule, set, map, element or ruleset.', w0));
-      return;
-    }
-    if (verb === 'other' || verb === 'list' || (verb === 'reset' && !['counter', 'quota', 'rule', 'element'].includes(object))) {
-      record();
-      return;
-    }
-    switch (object) {
-      case 'table': {
-        const spec = this.spec(items, i, 1);
-        if (!spec) return this.missing(objectRange, t('A table name'));
-        const table = this.tableCommand(verb, spec, range);
-        record(spec);
-        if (table && blockOpen) this.openTable(table, range);
-        return;
-      }
-      case 'ruleset': {
-        const fam = wordOf(items[i]);
-        if (verb === 'flush' || verb === 'delete' || verb === 'destroy') {
-          for (const table of [...this.tables]) if (!fam || table.family === fam) this.removeTable(table);
-        }
-        record();
-        return;
-      }
-      case 'chain':
-      case 'set':
-      case 'map':
-      case 'flowtable':
-      case 'counter':
-      case 'quota':
-      case 'limit':
-      case 'secmark':
-      case 'synproxy':
-      case 'meter':
-      case 'ct helper':
-      case 'ct timeout':
-      case 'ct expectation': {
-        const spec = this.spec(items, i, 2);
-        if (spec && spec.names[1] === 'handle' && /^\d+$/.test(wordOf(items[spec.next]) ?? '')) {
-          // `delete chain ip t handle 5`
-          record(spec);
-          return;
-        }
-        if (!spec) return this.missing(objectRange, t('A table and a name'));
-        record(spec, spec.names[1]);
-        this.objectCommand(verb, object, spec, range, blockOpen, items);
-        return;
-      }
-      case 'rule':
-        return this.ruleCommand(verb, items, i, range, record, objectRange);
-      case 'element':
-        return this.elementCommandUnit(verb, items, i, objectRange, record);
-      default:
-        if (verb === 'add' || verb === 'insert' || verb === 'create' || verb === 'replace') {
-          if (explicitVerb && this.spec(items, i - 1, 2)) {
-            // `add ip t c <statements>`: the rule shorthand
-            return this.ruleCommand(verb, items, i - 1, range, record, objectRange);
-          }
-        }
-        this.otherCommand(w0, object, explicitVerb, objectRange, record);
-    }
-  }
-
-  /** `add element t s { … }`. */
-  private elementCommandUnit(verb: NftCommandVerb, items: Item[], i: number, objectRange: Range, record: (spec?: Spec, name?: string) => void): void {
-    const spec = this.spec(items, i, 2);
-    if (!spec) return this.missing(objectRange, t('A table and a set name'));
-    record(spec, spec.names[1]);
-    const group = items[spec.next];
-    if (!group || !isBraceGroup(group)) return this.missing(spec.ranges[1], t('The elements in {…}'));
-    if (spec.next + 1 < items.length) this.diag(this.sites.items(items, spec.next + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(this.sites.items(items, spec.next + 1)))));
-    this.elementCommand(verb, spec, group);
-  }
-
-  /** A listing command (`list chains`), kept as a command, or an unknown one. */
-  private otherCommand(w0: string, object: string, explicitVerb: boolean, objectRange: Range, record: () => void): void {
-    if (/^(tables|chains|sets|maps|counters|quotas|limits|flowtables|meters|secmarks|synproxys|hooks)$/.test(object)) {
-      record();
-      return;
-    }
-    this.diag(
-      objectRange,
-      'error',
-      'unknown-command',
-      explicitVerb ? t('{0} {1} is not an nft command.', w0, object) : t('{0} is not an nft command: a line starts with table, add, insert, delete, flush, define or include.', JSON.stringify(object)),
-    );
-  }
-
-  private tableCommand(verb: NftCommandVerb, spec: Spec, range: Range): NftTable | undefined {
-    const [name] = spec.names;
-    const id = `${spec.family} ${name}`;
-    switch (verb) {
-      case 'add':
-      case 'create':
-        return this.ensureTable(spec.family, name, spec.ranges[0], range, true);
-      case 'delete':
-      case 'destroy': {
-        const table = this.tableById.get(id);
-        this.tableRef(spec);
-        if (table) this.removeTable(table);
-        return undefined;
-      }
-      case 'flush': {
-        const table = this.tableById.get(id);
-        this.tableRef(spec);
-        if (table) {
-          for (const chain of this.sink.deletedChains.live(table)) {
-            this.sink.edited.settle(chain);
-            chain.rules = [];
-          }
-        }
-        return undefined;
-      }
-      default:
-        this.tableRef(spec);
-        return undefined;
-    }
-  }
-
-  private tableRef(spec: Spec): void {
-    this.symbols.reference({ kind: 'table', name: spec.names[0], scope: spec.family, range: spec.ranges[0], role: 'command' });
-  }
-
-  private removeTable(table: NftTable): void {
-    this.chainsForgotten = true;
-    this.sink.removeTable(table);
-    for (const chain of this.sink.deletedChains.live(table)) for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
-  }
-
-  private forgetRule(rule: NftRule): void {
-    const line = rule.range.start.line;
-    if (this.ruleByLine.get(line) === rule) {
-      this.ruleByLine.delete(line);
-      if (line === this.lastRuleLine) this.lastRuleLine = -1;
-    }
-  }
-
-  private tableOf(spec: Spec, range: Range): NftTable {
-    const table = this.ensureTable(spec.family, spec.names[0], spec.ranges[0], range, false);
-    this.symbols.reference({ kind: 'table', name: spec.names[0], scope: spec.family, range: spec.ranges[0], role: 'command' });
-    return table;
-  }
-
-  private objectCommand(verb: NftCommandVerb, object: string, spec: Spec, range: Range, blockOpen: IToken | undefined, items: Item[]): void {
-    const table = this.tableOf(spec, range);
-    const name = spec.names[1];
-    const nameRange = spec.ranges[1];
-    this.currentTable = table;
-    if (verb === 'add' || verb === 'create') {
-      if (spec.next < items.length) {
-        this.diag(this.sites.items(items, spec.next), 'error', 'syntax', t('Unexpected {0}: a declaration continues in { … }.', JSON.stringify(this.text(this.sites.items(items, spec.next)))));
-      }
-      this.openDeclaration(table, object, name, nameRange, range, blockOpen !== undefined);
-      return;
-    }
-    if (verb === 'rename' && object === 'chain') {
-      const chain = table.chainByName.get(name);
-      const written = this.nameOf(items[spec.next]);
-      const newName = written === undefined ? undefined : this.name('chain', table, written);
-      this.pend('chain', table, name, nameRange, 'command');
-      if (chain && newName !== undefined) {
-        this.chainsForgotten = true;
-        table.chainByName.delete(name);
-        chain.name = newName;
-        table.chainByName.set(newName, chain);
-        for (const rule of this.sink.edited.settle(chain)) rule.chain = newName;
-      }
-      return;
-    }
-    if (object === 'chain') {
-      this.pend('chain', table, name, nameRange, 'command');
-      const chain = table.chainByName.get(name);
-      if (!chain) return;
-      if (verb === 'flush') {
-        for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
-        chain.rules = [];
-      } else if (verb === 'delete' || verb === 'destroy') {
-        for (const rule of this.sink.edited.settle(chain)) this.forgetRule(rule);
-        this.chainsForgotten = true;
-        this.sink.deletedChains.delete(table, chain);
-        table.chainByName.delete(name);
-      }
-      return;
-    }
-    if (object === 'set' || object === 'map' || object === 'meter') {
-      this.pend('set', table, name, nameRange, 'command');
-      const set = object === 'map' ? table.mapByName.get(name) : (table.setByName.get(name) ?? table.mapByName.get(name));
-      if (!set) return;
-      if (verb === 'flush') set.elements = [];
-      else if (verb === 'delete' || verb === 'destroy') {
-        if (set.kind === 'map') {
-          table.maps.splice(table.maps.indexOf(set), 1);
-          table.mapByName.delete(name);
-        } else {
-          table.sets.splice(table.sets.indexOf(set), 1);
-          table.setByName.delete(name);
-        }
-      }
-      return;
-    }
-    if (verb === 'delete' || verb === 'destroy') {
-      if (object === 'flowtable') {
-        const ft = table.flowtables.findIndex((f) => f.name === name);
-        if (ft >= 0) table.flowtables.splice(ft, 1);
-      } else {
-        const ob = table.objects.findIndex((o) => o.kind === object && o.name === name);
-        if (ob >= 0) table.objects.splice(ob, 1);
-      }
-    }
-  }
-
-  private ruleCommand(verb: NftCommandVerb, items: Item[], i: number, range: Range, record: (spec?: Spec, name?: string) => void, objectRange: Range): void {
-    const spec = this.spec(items, i, 2);
-    if (!spec) return this.missing(objectRange, t('A table and a chain name'));
-    record(spec, spec.names[1]);
-    const table = this.tableOf(spec, range);
-    this.currentTable = table;
-    const chainName = spec.names[1];
-    const chainRange = spec.ranges[1];
-    let k = spec.next;
-    let position: { kind: 'position' | 'handle' | 'index'; value: number } | undefined;
-    const pw = wordOf(items[k]);
-    if ((pw === 'position' || pw === 'handle' || pw === 'index') && /^\d+$/.test(wordOf(items[k + 1]) ?? '')) {
-      position = { kind: pw, value: Number(wordOf(items[k + 1])) };
-      k += 2;
-    }
-    const { chain } = this.ensureChain(table, chainName, chainRange, range, false, 'rule-owner');
-    if (verb === 'delete' || verb === 'destroy') {
-      if (position && position.kind === 'handle') {
-        const list = this.sink.edited.list(chain);
-        const node = list.withHandle(position.value);
-        if (node) {
-          this.forgetRule(node.rule);
-          list.remove(node);
-        }
-      } else {
-        this.missing(chainRange, t('"handle N" of the rule to delete'));
-      }
-      return;
-    }
-    if (k >= items.length) {
-      if (verb === 'reset') return;
-      return this.missing(this.sites.items(items, items.length - 1), t('The statements of the rule'));
-    }
-    const rule = this.makeRule(table, chain, items.slice(k));
-    if (verb === 'reset') return;
-    if (verb !== 'insert' && !position) return this.sink.edited.push(chain, rule);
-    const list = this.sink.edited.list(chain);
-    // The rule the new one goes before (undefined: at the end).
-    let before = verb === 'insert' ? list.first() : undefined;
-    if (position?.kind === 'index') {
-      before = list.nodeAt(verb === 'insert' ? position.value : position.value + 1);
-    } else if (position) {
-      const h = list.withHandle(position.value);
-      if (h && verb === 'replace') {
-        this.forgetRule(h.rule);
-        return list.replace(h, rule);
-      }
-      if (h) before = verb === 'insert' ? h : h.next;
-    }
-    list.insertBefore(before, rule);
-  }
-
-  private elementCommand(verb: NftCommandVerb, spec: Spec, group: CstNode): void {
-    const table = this.tableOf(spec, spec.ranges[0]);
-    this.currentTable = table;
-    const name = spec.names[1];
-    this.pend('set', table, name, spec.ranges[1], 'command');
-    const elements = this.reader.readElements(group);
-    const set = table.mapByName.get(name) ?? table.setByName.get(name);
-    if (!set) {
-      // Unknown here (the set may exist in the kernel): keep the elements on an undeclared set of the table.
-      if (verb !== 'add' && verb !== 'create') return;
-      const kind = elements.some((e) => e.value !== undefined) ? 'map' : 'set';
-      this.sink.newSet(table, kind, name, spec.ranges[1], spec.ranges[1], elements);
-      return;
-    }
-    if (verb === 'add' || verb === 'create') {
-      for (const e of elements) set.elements.push(e);
-    } else if (verb === 'delete' || verb === 'destroy') {
-      this.deletedElements.delete(set.elements, elements);
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // Blocks
-
-  private openTable(table: NftTable, header: Range): void {
-    this.currentTable = table;
-    this.push({ kind: 'table', table, header, definition: this.tableDefinitions.get(table.id) });
-    if (table.range.start.line === header.start.line && table.range.start.character === header.start.character) table.range = header;
-    const handle = this.handleOf(header);
-    if (handle !== undefined) table.handle = handle;
-  }
-
-  /** A declaration inside a table block or from `add chain/set/map/… ip t name`. */
-  openDeclaration(table: NftTable, object: string, name: string, nameRange: Range, header: Range, block: boolean): void {
-    const handle = this.handleOf(header);
-    switch (object) {
-      case 'chain': {
-        const { chain, definition } = this.ensureChain(table, name, nameRange, header, true, 'command');
-        if (handle !== undefined) chain.handle = handle;
-        if (block) this.push({ kind: 'chain', table, chain, header, definition });
-        return;
-      }
-      case 'set':
-      case 'map':
-      case 'meter': {
-        const { set, definition } = this.ensureSet(table, object === 'map' ? 'map' : 'set', name, nameRange, header);
-        if (handle !== undefined) set.handle = handle;
-        if (block) this.push({ kind: object === 'map' ? 'map' : 'set', table, set, header, definition });
-        return;
-      }
-      case 'flowtable': {
-        let ft = table.flowtables.find((f) => f.name === name);
-        if (!ft) {
-          ft = { name, tableId: table.id, devices: [], flags: [], range: header, nameRange, fullRange: header };
-          table.flowtables.push(ft);
-        }
-        if (handle !== undefined) ft.handle = handle;
-        if (block) this.push({ kind: 'flowtable', table, flowtable: ft, header });
-        return;
-      }
-      default: {
-        const kind = object as NftObjectKind;
-        let ob = table.objects.find((o) => o.kind === kind && o.name === name);
-        if (!ob) {
-          ob = { kind, name, tableId: table.id, properties: [], range: header, nameRange, fullRange: header };
-          table.objects.push(ob);
-        }
-        if (handle !== undefined) ob.handle = handle;
-        if (block) this.push({ kind: 'object', table, object: ob, header });
-      }
-    }
-  }
-
-  private tableUnit(cst: CstNode, range: Range, blockOpen: IToken | undefined): void {
-    const block = this.stack[this.stack.length - 1];
-    const table = block.table!;
-    this.currentTable = table;
-    const c = cst.children;
-    if (c.flagsSpec) {
-      appendAll(table.flags, flagsOf(this, c.flagsSpec[0] as CstNode));
-      return;
-    }
-    if (this.commonUnit(cst, range)) return;
-    if (c.devicesSpec) {
-      this.diag(range, 'error', 'syntax', t('"devices" belongs in a chain or flowtable, not in a table.'));
-      return;
-    }
-    const items = itemsOf(c.items?.[0] as CstNode);
-    const w0 = wordOf(items[0]);
-    if (blockOpen) {
-      let object = w0 ?? '';
-      let k = 1;
-      if (object === 'ct') {
-        object = `ct ${wordOf(items[1])}`;
-        k = 2;
-      }
-      const name = this.nameOf(items[k]);
-      if (name === undefined) return this.missing(this.sites.item(items[k - 1]), t('A name'));
-      if (items.length > k + 1) this.diag(this.sites.items(items, k + 1), 'error', 'syntax', t('Unexpected {0}.', JSON.stringify(this.text(this.sites.items(items, k + 1)))));
-      this.openDeclaration(table, object, name, this.sites.item(items[k]), range, true);
-      return;
-    }
-    if (w0 === 'comment' && items.length === 2 && isString(items[1])) {
-      table.comment = unquote((items[1] as IToken).image);
-      return;
-    }
-    if (w0 !== undefined && TABLE_CHILDREN.has(w0)) {
-      this.diag(range, 'error', 'syntax', t('{0} needs a block: {0} NAME { … }.', w0));
-      return;
-    }
-    this.diag(range, 'error', 'unexpected-in-table', t('{0} is not allowed directly in a table: rules belong in a chain.', JSON.stringify(this.text(range).slice(0, 60))));
-  }
-
-  private chainUnit(cst: CstNode, tokens: IToken[]): void {
-    const c = cst.children;
-    if (!c.items) {
-      this.chainDeclarationUnit(cst, tokens);
-      return;
-    }
-    this.chainItems(itemsOf(c.items[0] as CstNode), tokens);
-  }
-
-  /** A chain's hook, policy or devices, or a define in a chain. */
-  private chainDeclarationUnit(cst: CstNode, tokens: IToken[]): void {
-    const block = this.stack[this.stack.length - 1];
-    this.currentTable = block.table!;
-    if (!chainPropertyUnit(this, block.chain!, block.table!, cst)) this.commonUnit(cst, this.unitRange(tokens, undefined));
-  }
-
-  /** A rule, or a chain's comment or flags (the unit's items). */
-  private chainItems(items: Item[], tokens: IToken[]): void {
-    const block = this.stack[this.stack.length - 1];
-    const chain = block.chain!;
-    const table = block.table!;
-    this.currentTable = table;
-    const first = items[0];
-    if (wordOf(first) === 'comment' && items.length === 2 && isString(items[1])) {
-      chain.comment = unquote((items[1] as IToken).image);
-      return;
-    }
-    if (first && !isGroup(first) && first.tokenType === Flags) {
-      // A new array: a ChainNode's flags may be the one shared empty array.
-      chain.flags = chain.flags.concat(
-        items
-          .slice(1)
-          .filter((it) => wordOf(it) !== undefined)
-          .map((it) => (it as IToken).image),
-      );
-      return;
-    }
-    if (first && !isGroup(first) && isWordy(first) && (first.image === 'type' || first.image === 'hook' || first.image === 'priority')) {
-      this.diag(this.unitRange(tokens, undefined), 'error', 'syntax', t('A base chain is declared as "type TYPE hook HOOK priority PRIORITY".'));
-      return;
-    }
-    const rule = this.makeRule(table, chain, items);
-    this.sink.edited.push(chain, rule);
-  }
-
-  private makeRule(table: NftTable, chain: NftChain, items: Item[]): NftRule {
-    this.currentTable = table;
-    // Where the rule is, as numbers: a lazy rule keeps no range object.
-    const firstTok = firstToken(items[0]);
-    const lastTok = lastToken(items[items.length - 1]);
-    const line = lineOf(firstTok);
-    const startCharacter = firstTok.startOffset;
-    const endCharacter = lastTok.startOffset + lastTok.image.length;
-    const lazy = line === lineOf(lastTok) && line === this.line && isLazyRuleSpan(startCharacter, endCharacter) && this.canReread(line, startCharacter, endCharacter);
-    // The statements of a lazy rule are garbage after this reading: their texts need not be shared, and they
-    // are made at allocation sites of their own (see RangeSites).
-    this.discarding = lazy;
-    const sites = this.sites;
-    if (lazy) this.sites = SHORT_LIVED_RANGES;
-    let statements: NftStatement[];
-    try {
-      // A lazy rule of a plain shape only needs its references reported: its statements are read on demand.
-      statements = lazy && reportPlainRuleReferences(items, this, this.sites) ? NO_STATEMENTS : this.reader.readRule(items);
-    } finally {
-      this.sites = sites;
-      this.discarding = false;
-    }
-    const range = lazy ? undefined : this.sites.items(items);
-    const rule: NftRule =
-      range === undefined
-        ? new LazyRule(table.id, chain.name, this.rereadDocument, line, this.lineStart, startCharacter, endCharacter)
-        : { tableId: table.id, chain: chain.name, index: 0, statements, raw: this.text(range), range };
-    for (const st of statements) {
-      if (st.kind === 'comment') rule.comment = st.comment;
-      else if (st.kind === 'raw') {
-        const first = /^[^\s]+/.exec(st.text)?.[0] ?? '';
-        if (!isKnownStatementWord(first)) {
-          this.diag(st.range, 'warning', 'unknown-statement', t('{0} is not an nft statement this extension knows; kept as written.', JSON.stringify(first)));
-        }
-      }
-    }
-    this.xtResidue(items);
-    const handle = this.handleAt(range === undefined ? line : range.end.line);
-    if (handle !== undefined) rule.handle = handle;
-    this.indexRule(rule, line);
-    return rule;
-  }
-
-  /**
-   * `xt match "multiport"`, `xt target "TPROXY"`: how nft lists an iptables-nft rule's compat expression. nft
-   * itself cannot read it back ("unsupported xtables compat expression"): say where the rule came from.
-   */
-  private xtResidue(items: Item[]): void {
-    for (let k = 0; k + 2 < items.length; k++) {
-      if (wordOf(items[k]) !== 'xt') continue;
-      const type = wordOf(items[k + 1]);
-      if (type !== 'match' && type !== 'target' && type !== 'watcher') continue;
-      const name = isGroup(items[k + 2]) ? '' : unquote((items[k + 2] as IToken).image);
-      this.diag(
-        this.sites.items(items.slice(k, k + 3)),
-        'hint',
-        'xt-compat',
-        t(
-          'An iptables-nft rule: nft lists its {0} {1} as "xt", but cannot restore it ("unsupported xtables compat expression"). Save and restore it with iptables-nft-save / iptables-nft-restore.',
-          type,
-          JSON.stringify(name),
-        ),
-      );
-    }
-  }
-
-  private indexRule(rule: NftRule, line: number): void {
-    // The first rule of a line is its entry. Rules come in line order: a line has one already only if it was the last.
-    if (line !== this.lastRuleLine) {
-      this.ruleByLine.set(line, rule);
-      this.lastRuleLine = line;
-    }
-  }
-
-  /** A unit in a set, map, flowtable or object block (declaration-units.ts). */
-  private declarationUnit(cst: CstNode, range: Range): void {
-    const block = this.stack[this.stack.length - 1];
-    if (block.kind === 'set' || block.kind === 'map') this.currentTable = block.table;
-    else if (block.kind === 'object' && !block.object) return;
-    if (this.commonUnit(cst, range)) return;
-    if (block.set) setUnit(this, block.set, cst, range);
-    else if (block.flowtable) flowtableUnit(this, block.flowtable, cst, range);
-    else if (block.object) objectUnit(this, block.object, cst, range);
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // Comments
-
-  private applyWarnings(): void {
-    for (const c of this.comments) {
-      const m = /^#\s*Warning: table (\S+) (\S+) is managed by iptables-nft/.exec(c.text);
-      if (!m) continue;
-      const table = this.tableById.get(`${m[1]} ${m[2]}`);
-      if (table) table.managedBy = 'iptables-nft';
-    }
   }
 }
 
