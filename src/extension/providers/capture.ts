@@ -2,8 +2,8 @@
 // host, or this machine), run the same collector the CLI runs (core/collect/plan.ts) under a cancellable progress
 // notification, write the folder the CLI writes, and show it. Runs only when the user invokes it, and never in
 // an untrusted workspace: the kubectl and ssh programs come from settings Restricted Mode does not hand out.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import type * as childProcess from 'node:child_process';
+import type * as nodeCrypto from 'node:crypto';
 import * as vscode from 'vscode';
 import { collectSummary, writeSnapshot } from '../../cli/collect-write';
 import { core } from '../loadCore';
@@ -42,10 +42,15 @@ export function capturePrograms(): Programs {
   return { kubectl: program('kubectlPath', 'kubectl'), ssh: program('sshPath', 'ssh') };
 }
 
+// Loaded on the first capture, not at activation: a fresh process pays some 10 ms for the two modules
+// (docs/performance.md#budgets).
+const spawnProcess = () => (require('node:child_process') as typeof childProcess).spawn;
+const randomBytes = () => (require('node:crypto') as typeof nodeCrypto).randomBytes;
+
 /** Runs one invocation; the abort signal kills it. Never throws: a missing program is an error result. */
 export function runInvocation(inv: Invocation, timeoutMs: number, signal?: AbortSignal): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(inv.program, inv.argv, { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs, signal });
+    const child = spawnProcess()(inv.program, inv.argv, { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs, signal });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let error: string | undefined;
@@ -164,7 +169,7 @@ async function runCapture(req: CollectRequest, programs: Programs, dir: string, 
   const abort = new AbortController();
   const cancel = token.onCancellationRequested(() => abort.abort());
   try {
-    const marker = `@@dpx-${randomBytes(8).toString('hex')}@@`;
+    const marker = `@@dpx-${randomBytes()(8).toString('hex')}@@`;
     const { invocation, via } = scriptInvocation(req, programs, marker);
     log.info(`capture: ${invocation.program} ${invocation.argv.slice(0, 8).join(' ')}…`);
     const ran = await runInvocation(invocation, CAPTURE_TIMEOUT_MS, abort.signal);
@@ -184,7 +189,7 @@ async function runCapture(req: CollectRequest, programs: Programs, dir: string, 
     }
     if (token.isCancellationRequested) return undefined;
     // Anonymizing reads the dumps: the parsers load now, not at activation.
-    const snap = core().assembleSnapshot(req, ran.stdout, marker, via, cluster, randomBytes(32));
+    const snap = core().assembleSnapshot(req, ran.stdout, marker, via, cluster, randomBytes()(32));
     if (!snap.started) {
       void vscode.window.showErrorMessage(vscode.l10n.t('Capture via {0} failed: {1}', via, clipped((ran.error ?? ran.stderr).trim()) || `exit ${ran.status}`));
       return undefined;
