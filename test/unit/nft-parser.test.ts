@@ -626,6 +626,11 @@ add rule inet t c iifname $wan oifname $nope accept
     const later = t.chainByName.get('c')!.rules[1].statements[0] as NftMatchStatement;
     expect((later.right as Extract<NftExpression, { kind: 'variable' }>).resolved).toMatchObject({ value: 'eth1' });
     expect(problems(r)).toEqual(['3:1 information include', '16:40 error undefined-variable']);
+    // The words of the messages too, not only their codes.
+    expect(r.diagnostics.filter((d) => d.code === 'include' || d.code === 'undefined-variable').map((d) => d.message)).toEqual([
+      'nft reads "/etc/nftables/*.nft" here; what it holds is not part of this dump, so it is not analysed.',
+      'Variable $nope is not defined (before this line).',
+    ]);
   });
 
   it('objects, flowtables and a table’s flags', () => {

@@ -24,7 +24,7 @@ export function commonUnit(host: ReaderHost, cst: CstNode, range: Range): boolea
     const node = c.includeCommand[0] as CstNode;
     const path = unquote((node.children.path as IToken[])[0].image);
     host.includes.push({ path, range });
-    host.diag(range, 'information', 'include', t('nft reads {0} here; what it holds is not part of host dump, so it is not analysed.', JSON.stringify(path)));
+    host.diag(range, 'information', 'include', t('nft reads {0} here; what it holds is not part of this dump, so it is not analysed.', JSON.stringify(path)));
     return true;
   }
   if (c.defineCommand) {
@@ -33,7 +33,7 @@ export function commonUnit(host: ReaderHost, cst: CstNode, range: Range): boolea
   }
   if (c.undefineCommand) {
     const name = ((c.undefineCommand[0] as CstNode).children.name as IToken[])[0];
-    if (!host.defineByName.delete(name.image)) host.diag(host.sites.item(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before host line).', name.image));
+    if (!host.defineByName.delete(name.image)) host.diag(host.sites.item(name), 'error', 'undefined-variable', t('Variable ${0} is not defined (before this line).', name.image));
     return true;
   }
   return false;
