@@ -2,7 +2,9 @@
 // names a folder (DATAPLANE_HOST_PROFILE). The loop watch says how long the host was busy; the profile says whose
 // code it was: VS Code's own (port detection, file search, message compression) or this extension's. The e2e
 // suite reads these profiles (docs/performance.md#worker).
+import { writeFileSync } from 'node:fs';
 import type { Session } from 'node:inspector';
+import { join } from 'node:path';
 
 /** Profiles the thread between start and stop; each stop writes host-<n>.cpuprofile into the folder. */
 export interface HostProfiler {
@@ -42,8 +44,6 @@ class InspectorProfiler implements HostProfiler {
   stop(): void {
     this.session?.post('Profiler.stop', (error, result) => {
       if (error || !result) return this.log(`host profile not taken: ${error?.message ?? 'no profile'}`);
-      const { writeFileSync } = require('node:fs') as typeof import('node:fs');
-      const { join } = require('node:path') as typeof import('node:path');
       const file = join(this.folder, `host-${++this.written}.cpuprofile`);
       try {
         writeFileSync(file, JSON.stringify(result.profile));

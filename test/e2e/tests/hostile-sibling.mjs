@@ -2,7 +2,8 @@
 // `readme.txt` next to a normal nftables dump. Nobody opens it, but the snapshot reads the files beside a dump by
 // content: it must be analysed in the worker (and bounded there), never on the extension host. Opening the normal
 // dump: its hover and F12 work, and no task of this extension's code on the extension host takes over 100 ms (the
-// host's CPU profiles, lib/host-profile.mjs; the whole host's longest task, VS Code's own work included, is logged). The folder is written at run time into the test workspace (hostile-sibling/): a copy of
+// host's CPU profiles, lib/host-profile.mjs; the whole host's longest task, VS Code's own work included, is only
+// logged). The folder is written at run time into the test workspace (hostile-sibling/): a copy of
 // samples/nftables/node1.nft and the bomb.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
