@@ -352,6 +352,7 @@ export function preparationSteps(files: SnapshotFile[], symbolStepMs = SYMBOL_IN
   const traceable = files.some((f) => f.languageId === 'iptables' || f.languageId === 'nftables');
   // The symbol index first: the cheapest, and Ctrl+T has the shortest target (a second). Each step is a part of
   // a second at most on a 10,000-Service dump: a question waits for one step, not for the whole preparation.
+  // scripts/bench.ts (timePreparation) times them by this order: snapshot and index, trace steps, graph model last.
   return [
     () => void snapshot(),
     symbolIndexPreparation(files, symbolStepMs),
