@@ -109,7 +109,7 @@ export function flagsOf(host: UnitHost, node: CstNode): string[] {
 }
 
 /** The devices of a `devices = …` node (variables read). */
-export function devicesOf(host: UnitHost, node: CstNode): string[] {
+function devicesOf(host: UnitHost, node: CstNode): string[] {
   const dev = node.children.devices?.[0];
   if (!dev) return [];
   if (isGroup(dev as Item)) {

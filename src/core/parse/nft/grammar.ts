@@ -6,6 +6,7 @@
 // statements are kept as an ordered list of items that the statement builder reads with nft's keyword
 // tables, which is how nft itself disambiguates them.
 import { CstParser, type CstNode, type IToken } from 'chevrotain';
+import { releaseInputs } from '../pipeline';
 import {
   allTokens,
   Atom,
@@ -230,7 +231,7 @@ export function takeUnitParser(): NftUnitParser {
 
 /** The parser back, without its last input (tokens cut from the text would keep a closed document alive). */
 export function giveBackUnitParser(parser: NftUnitParser): void {
-  parser.input = [];
+  releaseInputs(parser);
   idleParsers.push(parser);
 }
 
