@@ -159,20 +159,22 @@ export class RuleFactScanner {
     found.any = this.commentToken >= 0 || this.hasProtocol || this.hasSource || this.hasPort || this.affinity || this.hasSeconds;
     found.flags = (this.affinity ? AFFINITY : 0) | (this.hasSource ? HAS_SOURCE : 0) | (this.sourceNegated ? SOURCE_NEGATED : 0);
     found.flags |= (this.hasPort ? HAS_PORT : 0) | (this.portNegated ? PORT_NEGATED : 0);
-    const slots: [number, number][] = [
-      [FACT_PROTOCOL, this.protocolToken],
-      [FACT_SOURCE, this.sourceToken],
-      [FACT_PORT, this.portToken],
-      [FACT_SECONDS, this.secondsToken],
-      [FACT_COMMENT, this.commentCount === 1 ? this.commentToken : -1],
-    ];
-    for (const [slot, token] of slots) if (token >= 0) found.set(slot, this.tokens.start[token], this.tokens.end[token], this.tokens.quoted[token] === 1);
+    this.setToken(FACT_PROTOCOL, this.protocolToken);
+    this.setToken(FACT_SOURCE, this.sourceToken);
+    this.setToken(FACT_PORT, this.portToken);
+    this.setToken(FACT_SECONDS, this.secondsToken);
+    this.setToken(FACT_COMMENT, this.commentCount === 1 ? this.commentToken : -1);
     if (this.commentCount > 1) {
       const words: string[] = [];
       for (let k = 0; k < this.commentCount; k++) words.push(this.value(this.commentToken + k));
       found.commentWords = words.join(' ');
     }
     return found;
+  }
+
+  /** Token `token`'s columns (none when it is -1) as the found value of `slot`. */
+  private setToken(slot: number, token: number): void {
+    if (token >= 0) this.found.set(slot, this.tokens.start[token], this.tokens.end[token], this.tokens.quoted[token] === 1);
   }
 
   private value(token: number): string {

@@ -89,8 +89,10 @@ export function readSpec(text: string, sink: IptablesSink, reader: IptablesReade
     const i = into.line;
     const run = starts.get(i);
     if (run !== undefined) openRunTable(sink, run, 'S');
-    if (run?.command === undefined && promptCommand(document.slice(start, end)) === undefined) return false;
-    sink.header('comment', document.slice(start, end), lineRange(i, 0, end - start));
+    // The reader's string of the line: made once, it is the one the accelerators and the reference reader read too.
+    const line = reader.lineOf(document, start, end);
+    if (run?.command === undefined && promptCommand(line) === undefined) return false;
+    sink.header('comment', line, lineRange(i, 0, end - start));
     return true;
   });
   if (sink.table) sink.closeTable(sink.lines.count - 1);
